@@ -1,0 +1,245 @@
+//! Result tables and the output modes that print them: one [`Table`], many renderings.
+//!
+//! A table on a terminal, TSV when piped; `--mode` picks any of [`OutputMode`]. Vectors
+//! are abbreviated in tables and whole in json/jsonl.
+
+use std::io::Write;
+
+use clap::ValueEnum;
+
+/// How results are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputMode {
+    /// Boxed table (default on a terminal).
+    Table,
+    /// Tab-separated values (default when piped).
+    Tsv,
+    Csv,
+    /// One JSON array of objects.
+    Json,
+    /// One JSON object per line.
+    Jsonl,
+    /// GitHub-flavoured Markdown table.
+    Markdown,
+    /// One `column = value` per line, records separated by a blank line.
+    Line,
+}
+
+impl OutputMode {
+    /// The default for the given stdout.
+    pub fn default_for(tty: bool) -> OutputMode {
+        if tty { OutputMode::Table } else { OutputMode::Tsv }
+    }
+}
+
+/// One cell: text for table-like modes, JSON for json modes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    pub json: serde_json::Value,
+}
+
+impl Cell {
+    pub fn text(&self, abbreviate: bool) -> String {
+        match &self.json {
+            serde_json::Value::Null => String::new(),
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Array(a) if abbreviate && a.len() > 3 => {
+                let head: Vec<String> = a.iter().take(2).map(fmt_num).collect();
+                format!("[{}, … {} dims]", head.join(", "), a.len())
+            }
+            serde_json::Value::Array(a) => {
+                format!("[{}]", a.iter().map(fmt_num).collect::<Vec<_>>().join(", "))
+            }
+            other => fmt_num(other),
+        }
+    }
+}
+
+fn fmt_num(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Number(n) => match n.as_f64() {
+            Some(f) if !n.is_i64() && !n.is_u64() => format!("{}", (f * 1e4).round() / 1e4),
+            _ => n.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+impl From<serde_json::Value> for Cell {
+    fn from(json: serde_json::Value) -> Cell {
+        Cell { json }
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(s: &str) -> Cell {
+        Cell { json: serde_json::Value::String(s.to_string()) }
+    }
+}
+
+impl From<String> for Cell {
+    fn from(s: String) -> Cell {
+        Cell { json: serde_json::Value::String(s) }
+    }
+}
+
+impl From<u64> for Cell {
+    fn from(x: u64) -> Cell {
+        Cell { json: x.into() }
+    }
+}
+
+/// Rows of named columns.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<Cell>>,
+    /// Printed under the table in table-like modes (e.g. "10 rows").
+    pub footer: Option<String>,
+}
+
+impl Table {
+    pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Table {
+        Table { headers: headers.into_iter().map(Into::into).collect(), rows: Vec::new(), footer: None }
+    }
+
+    pub fn push(&mut self, row: Vec<Cell>) {
+        self.rows.push(row);
+    }
+}
+
+/// Printing options shared by argv and the shell.
+#[derive(Clone, Copy, Debug)]
+pub struct Printer {
+    pub mode: OutputMode,
+    pub headers: bool,
+    pub color: bool,
+}
+
+impl Printer {
+    pub fn print(&self, t: &Table, out: &mut dyn Write) -> std::io::Result<()> {
+        match self.mode {
+            OutputMode::Table => self.table(t, out),
+            OutputMode::Tsv => self.separated(t, out, '\t'),
+            OutputMode::Csv => self.separated(t, out, ','),
+            OutputMode::Json => {
+                let arr: Vec<serde_json::Value> = t.rows.iter().map(|r| object(t, r)).collect();
+                writeln!(out, "{}", serde_json::to_string_pretty(&arr).expect("json"))
+            }
+            OutputMode::Jsonl => {
+                for r in &t.rows {
+                    writeln!(out, "{}", serde_json::to_string(&object(t, r)).expect("json"))?;
+                }
+                Ok(())
+            }
+            OutputMode::Markdown => {
+                let esc = |s: String| s.replace('|', "\\|").replace('\n', " ");
+                writeln!(out, "| {} |", t.headers.join(" | "))?;
+                writeln!(out, "|{}", "---|".repeat(t.headers.len()))?;
+                for r in &t.rows {
+                    let cells: Vec<String> = r.iter().map(|c| esc(c.text(true))).collect();
+                    writeln!(out, "| {} |", cells.join(" | "))?;
+                }
+                self.footer(t, out)
+            }
+            OutputMode::Line => {
+                let w = t.headers.iter().map(|h| h.chars().count()).max().unwrap_or(0);
+                for (i, r) in t.rows.iter().enumerate() {
+                    if i > 0 {
+                        writeln!(out)?;
+                    }
+                    for (h, c) in t.headers.iter().zip(r) {
+                        writeln!(out, "{h:>w$} = {}", c.text(true))?;
+                    }
+                }
+                self.footer(t, out)
+            }
+        }
+    }
+
+    fn footer(&self, t: &Table, out: &mut dyn Write) -> std::io::Result<()> {
+        match &t.footer {
+            Some(f) => writeln!(out, "({f})"),
+            None => Ok(()),
+        }
+    }
+
+    fn table(&self, t: &Table, out: &mut dyn Write) -> std::io::Result<()> {
+        let mut ct = comfy_table::Table::new();
+        ct.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
+        ct.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+        if !self.color {
+            ct.force_no_tty();
+        }
+        if self.headers {
+            ct.set_header(&t.headers);
+        }
+        for r in &t.rows {
+            ct.add_row(r.iter().map(|c| c.text(true)).collect::<Vec<_>>());
+        }
+        if !t.rows.is_empty() || self.headers {
+            writeln!(out, "{ct}")?;
+        }
+        self.footer(t, out)
+    }
+
+    fn separated(&self, t: &Table, out: &mut dyn Write, sep: char) -> std::io::Result<()> {
+        let quote = |s: String| -> String {
+            if sep == ',' && (s.contains([',', '"', '\n', '\r'])) {
+                format!("\"{}\"", s.replace('"', "\"\""))
+            } else if sep == '\t' {
+                s.replace(['\t', '\n'], " ")
+            } else {
+                s
+            }
+        };
+        let s = sep.to_string();
+        if self.headers {
+            writeln!(out, "{}", t.headers.iter().map(|h| quote(h.clone())).collect::<Vec<_>>().join(&s))?;
+        }
+        for r in &t.rows {
+            writeln!(out, "{}", r.iter().map(|c| quote(c.text(false))).collect::<Vec<_>>().join(&s))?;
+        }
+        Ok(())
+    }
+}
+
+fn object(t: &Table, r: &[Cell]) -> serde_json::Value {
+    serde_json::Value::Object(t.headers.iter().cloned().zip(r.iter().map(|c| c.json.clone())).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Table {
+        let mut t = Table::new(["key", "score", "emb"]);
+        t.push(vec!["a,b".into(), serde_json::json!(0.123456).into(), serde_json::json!([1.0, 2.5, 3.0, 4.0]).into()]);
+        t.push(vec!["c".into(), serde_json::json!(2).into(), serde_json::Value::Null.into()]);
+        t
+    }
+
+    fn render(mode: OutputMode) -> String {
+        let mut out = Vec::new();
+        Printer { mode, headers: true, color: false }.print(&sample(), &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn every_mode_renders_the_same_rows() {
+        assert_eq!(render(OutputMode::Tsv), "key\tscore\temb\na,b\t0.1235\t[1, 2.5, 3, 4]\nc\t2\t\n");
+        assert_eq!(render(OutputMode::Csv), "key,score,emb\n\"a,b\",0.1235,\"[1, 2.5, 3, 4]\"\nc,2,\n");
+        assert!(render(OutputMode::Json).contains("\"emb\": [\n      1.0,"));
+        assert_eq!(
+            render(OutputMode::Jsonl),
+            "{\"key\":\"a,b\",\"score\":0.123456,\"emb\":[1.0,2.5,3.0,4.0]}\n{\"key\":\"c\",\"score\":2,\"emb\":null}\n"
+        );
+        assert!(
+            render(OutputMode::Markdown)
+                .starts_with("| key | score | emb |\n|---|---|---|\n| a,b | 0.1235 | [1, 2.5, … 4 dims] |")
+        );
+        assert!(render(OutputMode::Line).contains("  key = a,b\nscore = 0.1235\n  emb = [1, 2.5, … 4 dims]\n\n"));
+        let table = render(OutputMode::Table);
+        assert!(table.contains("[1, 2.5, … 4 dims]"), "{table}");
+    }
+}

@@ -1,0 +1,281 @@
+//! The mutable segment: rows written since the last flush, held in memory in the same
+//! columnar shape as a segment file, so flush writes slices and search reads them alike.
+
+use std::collections::HashMap;
+
+use half::f16;
+use roaring::RoaringBitmap;
+
+use crate::schema::{FieldType, ScalarType, Schema, VectorType};
+use crate::storage::column::{
+    ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
+};
+use crate::value::{Row, Value};
+
+#[derive(Clone, Debug)]
+struct VarBuf {
+    offsets: Vec<u64>,
+    bytes: Vec<u8>,
+}
+
+impl VarBuf {
+    fn new() -> VarBuf {
+        VarBuf { offsets: vec![0], bytes: Vec::new() }
+    }
+
+    fn push(&mut self, b: &[u8]) {
+        self.bytes.extend_from_slice(b);
+        self.offsets.push(self.bytes.len() as u64);
+    }
+
+    fn view(&self) -> VarColumn<'_> {
+        VarColumn { offsets: &self.offsets, bytes: &self.bytes }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.offsets.capacity() * 8 + self.bytes.capacity()
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Data {
+    Bool(Vec<u8>),
+    Int32(Vec<i32>),
+    Int64(Vec<i64>),
+    Uint32(Vec<u32>),
+    Uint64(Vec<u64>),
+    Float(Vec<f32>),
+    Double(Vec<f64>),
+    String(VarBuf),
+    Fp32(Vec<f32>),
+    Fp16(Vec<f16>),
+    Int8(Vec<i8>),
+}
+
+#[derive(Clone, Debug)]
+struct Column {
+    /// Present for nullable fields only.
+    validity: Option<Vec<u8>>,
+    data: Data,
+    dim: usize,
+    /// Norms, for cosine vector fields.
+    norms: Option<Vec<f32>>,
+}
+
+impl Column {
+    fn new(schema: &Schema, idx: usize) -> Column {
+        let f = schema.field(idx);
+        let (data, dim, norms) = match &f.ty {
+            FieldType::Scalar(s) => (
+                match s {
+                    ScalarType::String => Data::String(VarBuf::new()),
+                    ScalarType::Bool => Data::Bool(Vec::new()),
+                    ScalarType::Int32 => Data::Int32(Vec::new()),
+                    ScalarType::Int64 => Data::Int64(Vec::new()),
+                    ScalarType::Uint32 => Data::Uint32(Vec::new()),
+                    ScalarType::Uint64 => Data::Uint64(Vec::new()),
+                    ScalarType::Float => Data::Float(Vec::new()),
+                    ScalarType::Double => Data::Double(Vec::new()),
+                },
+                0,
+                None,
+            ),
+            FieldType::Vector(v) => (
+                match v.elem {
+                    VectorType::Fp32 => Data::Fp32(Vec::new()),
+                    VectorType::Fp16 => Data::Fp16(Vec::new()),
+                    VectorType::Int8 => Data::Int8(Vec::new()),
+                },
+                v.dim as usize,
+                (v.metric == crate::schema::Metric::Cosine).then(Vec::new),
+            ),
+        };
+        Column { validity: f.nullable.then(Vec::new), data, dim, norms }
+    }
+
+    /// Appends row `row`'s value; the row was validated against the schema.
+    fn push(&mut self, row: usize, v: &Value) {
+        if let Some(bits) = &mut self.validity {
+            if row.is_multiple_of(8) {
+                bits.push(0);
+            }
+            if *v != Value::Null {
+                *bits.last_mut().expect("pushed") |= 1 << (row % 8);
+            }
+        }
+        let dim = self.dim;
+        match (&mut self.data, v) {
+            (Data::Bool(d), Value::Bool(x)) => d.push(*x as u8),
+            (Data::Int32(d), Value::Int32(x)) => d.push(*x),
+            (Data::Int64(d), Value::Int64(x)) => d.push(*x),
+            (Data::Uint32(d), Value::Uint32(x)) => d.push(*x),
+            (Data::Uint64(d), Value::Uint64(x)) => d.push(*x),
+            (Data::Float(d), Value::Float(x)) => d.push(*x),
+            (Data::Double(d), Value::Double(x)) => d.push(*x),
+            (Data::String(d), Value::String(x)) => d.push(x.as_bytes()),
+            (Data::Fp32(d), Value::VectorFp32(x)) => d.extend_from_slice(x),
+            (Data::Fp16(d), Value::VectorFp16(x)) => d.extend_from_slice(x),
+            (Data::Int8(d), Value::VectorInt8(x)) => d.extend_from_slice(x),
+            (Data::Bool(d), _) => d.push(0),
+            (Data::Int32(d), _) => d.push(0),
+            (Data::Int64(d), _) => d.push(0),
+            (Data::Uint32(d), _) => d.push(0),
+            (Data::Uint64(d), _) => d.push(0),
+            (Data::Float(d), _) => d.push(0.0),
+            (Data::Double(d), _) => d.push(0.0),
+            (Data::String(d), _) => d.push(b""),
+            (Data::Fp32(d), _) => d.resize(d.len() + dim, 0.0),
+            (Data::Fp16(d), _) => d.resize(d.len() + dim, f16::ZERO),
+            (Data::Int8(d), _) => d.resize(d.len() + dim, 0),
+        }
+        if let Some(norms) = &mut self.norms {
+            let sq: f64 = match v {
+                Value::VectorFp32(x) => x.iter().map(|&a| (a as f64) * (a as f64)).sum(),
+                Value::VectorFp16(x) => x.iter().map(|a| a.to_f64() * a.to_f64()).sum(),
+                Value::VectorInt8(x) => x.iter().map(|&a| (a as f64) * (a as f64)).sum(),
+                _ => 0.0,
+            };
+            norms.push(sq.sqrt() as f32);
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        let data = match &self.data {
+            Data::Bool(d) => d.capacity(),
+            Data::Int32(d) => d.capacity() * 4,
+            Data::Int64(d) => d.capacity() * 8,
+            Data::Uint32(d) => d.capacity() * 4,
+            Data::Uint64(d) => d.capacity() * 8,
+            Data::Float(d) => d.capacity() * 4,
+            Data::Double(d) => d.capacity() * 8,
+            Data::String(d) => d.heap_bytes(),
+            Data::Fp32(d) => d.capacity() * 4,
+            Data::Fp16(d) => d.capacity() * 2,
+            Data::Int8(d) => d.capacity(),
+        };
+        data + self.validity.as_ref().map_or(0, |v| v.capacity()) + self.norms.as_ref().map_or(0, |n| n.capacity() * 4)
+    }
+
+    fn is_vector(&self) -> bool {
+        matches!(self.data, Data::Fp32(_) | Data::Fp16(_) | Data::Int8(_))
+    }
+}
+
+/// Rows not yet flushed. A key appears at most once among the live rows; an overwritten
+/// row is marked deleted and the new version appended.
+#[derive(Clone, Debug)]
+pub struct MemSegment {
+    keys: VarBuf,
+    columns: Vec<Column>,
+    live: HashMap<Box<str>, u32>,
+    deleted: RoaringBitmap,
+}
+
+impl MemSegment {
+    pub fn new(schema: &Schema) -> MemSegment {
+        MemSegment {
+            keys: VarBuf::new(),
+            columns: (0..schema.fields().len()).map(|i| Column::new(schema, i)).collect(),
+            live: HashMap::new(),
+            deleted: RoaringBitmap::new(),
+        }
+    }
+
+    /// Number of rows, deleted ones included.
+    pub fn len(&self) -> usize {
+        self.keys.offsets.len() - 1
+    }
+
+    pub fn live_count(&self) -> usize {
+        self.live.len()
+    }
+
+    pub fn deleted(&self) -> &RoaringBitmap {
+        &self.deleted
+    }
+
+    /// Row holding the live version of `key`.
+    pub fn find(&self, key: &str) -> Option<u32> {
+        self.live.get(key).copied()
+    }
+
+    /// Appends a validated row, replacing any live version of its key.
+    pub fn put(&mut self, row: &Row) {
+        let n = self.len();
+        self.keys.push(row.key.as_bytes());
+        for (c, v) in self.columns.iter_mut().zip(&row.values) {
+            c.push(n, v);
+        }
+        if let Some(old) = self.live.insert(row.key.as_str().into(), n as u32) {
+            self.deleted.insert(old);
+        }
+    }
+
+    /// Deletes the live version of `key`; false when it has none here.
+    pub fn delete(&mut self, key: &str) -> bool {
+        match self.live.remove(key) {
+            Some(row) => {
+                self.deleted.insert(row);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Rows in insertion order that are still live.
+    pub fn live_rows(&self) -> Vec<u32> {
+        (0..self.len() as u32).filter(|r| !self.deleted.contains(*r)).collect()
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.keys.heap_bytes()
+            + self.columns.iter().map(Column::heap_bytes).sum::<usize>()
+            + self.live.capacity() * (std::mem::size_of::<(Box<str>, u32)>() + 8)
+            + self.live.keys().map(|k| k.len()).sum::<usize>()
+            + self.deleted.serialized_size()
+    }
+
+    /// Heap bytes of vector data alone.
+    pub fn vector_bytes(&self) -> usize {
+        self.columns.iter().filter(|c| c.is_vector()).map(Column::heap_bytes).sum()
+    }
+}
+
+impl ColumnSource for MemSegment {
+    fn rows(&self) -> usize {
+        self.len()
+    }
+
+    fn keys(&self) -> VarColumn<'_> {
+        self.keys.view()
+    }
+
+    fn scalar(&self, field: usize) -> ScalarColumn<'_> {
+        let c = &self.columns[field];
+        let data = match &c.data {
+            Data::Bool(d) => ColumnData::Bool(d),
+            Data::Int32(d) => ColumnData::Int32(d),
+            Data::Int64(d) => ColumnData::Int64(d),
+            Data::Uint32(d) => ColumnData::Uint32(d),
+            Data::Uint64(d) => ColumnData::Uint64(d),
+            Data::Float(d) => ColumnData::Float(d),
+            Data::Double(d) => ColumnData::Double(d),
+            Data::String(d) => ColumnData::String(d.view()),
+            _ => panic!("field {field} is a vector field"),
+        };
+        ScalarColumn { validity: Validity(c.validity.as_deref()), data }
+    }
+}
+
+impl SegmentView for MemSegment {
+    fn vector(&self, field: usize) -> VectorColumn<'_> {
+        let c = &self.columns[field];
+        let data = match &c.data {
+            Data::Fp32(d) => VectorData::Fp32(d),
+            Data::Fp16(d) => VectorData::Fp16(d),
+            Data::Int8(d) => VectorData::Int8(d),
+            _ => panic!("field {field} is not a vector field"),
+        };
+        VectorColumn { dim: c.dim, validity: Validity(c.validity.as_deref()), data, norms: c.norms.as_deref() }
+    }
+}

@@ -1,0 +1,437 @@
+//! A collection handle: open (writable or read-only), writes through the WAL, flush into
+//! segments, and snapshots for queries.
+//!
+//! One writer per collection (an OS file lock); any number of read-only handles, in this
+//! or other processes. Every write is validated, logged, then applied to the mutable
+//! segment; `flush` seals it into a segment file and publishes a new manifest.
+
+mod mem;
+mod query;
+mod snapshot;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+pub use query::{Hit, MAX_K, Query, Target};
+pub use snapshot::{Location, Snapshot};
+
+use self::mem::MemSegment;
+use self::snapshot::SegmentRef;
+use self::writer::Writer;
+use crate::error::{Error, ReadOnly, StorageError};
+use crate::schema::Schema;
+use crate::storage::manifest::{self, CollectionOptions, Manifest};
+use crate::storage::mmap::FileBytes;
+use crate::storage::segment::Segment;
+use crate::storage::wal::{self, SyncPolicy};
+use crate::storage::{FileKind, deletes, lock::WriterLock};
+use crate::value::Doc;
+
+/// How to open a collection.
+#[derive(Clone, Debug)]
+pub struct OpenOptions {
+    /// Take the writer lock and allow writes.
+    pub write: bool,
+    /// Map segment files (default) or read them into owned buffers.
+    pub mmap: bool,
+    /// When the WAL is fsynced (writers only).
+    pub sync: SyncPolicy,
+    /// Check the CRC of vector sections on open too (other sections always are).
+    pub verify_vectors: bool,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions { write: false, mmap: true, sync: SyncPolicy::EveryBatch, verify_vectors: true }
+    }
+}
+
+impl OpenOptions {
+    pub fn read_only() -> OpenOptions {
+        OpenOptions::default()
+    }
+
+    pub fn writable() -> OpenOptions {
+        OpenOptions { write: true, ..OpenOptions::default() }
+    }
+
+    pub fn mmap(mut self, mmap: bool) -> OpenOptions {
+        self.mmap = mmap;
+        self
+    }
+
+    pub fn sync(mut self, sync: SyncPolicy) -> OpenOptions {
+        self.sync = sync;
+        self
+    }
+
+    pub fn verify_vectors(mut self, yes: bool) -> OpenOptions {
+        self.verify_vectors = yes;
+        self
+    }
+}
+
+/// Counts and sizes of a collection, for `describe` and `stats`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stats {
+    pub generation: u64,
+    pub live_docs: u64,
+    pub deleted_docs: u64,
+    pub segments: Vec<SegmentStats>,
+    pub mem_rows: u64,
+    pub mem_live: u64,
+    pub wal_bytes: u64,
+    pub disk_bytes: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SegmentStats {
+    pub id: u64,
+    pub file: String,
+    pub rows: u64,
+    pub deleted: u64,
+    pub bytes: u64,
+}
+
+/// The engine's own accounting of the memory it holds, by kind.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemoryUsage {
+    /// Vector sections of mapped segments (page cache, counted in RSS once touched).
+    pub mapped_vectors: u64,
+    /// Other mapped segment bytes: keys, scalar columns.
+    pub mapped_other: u64,
+    /// Segment files read into owned buffers (`mmap = false`).
+    pub owned_segments: u64,
+    /// The mutable segment's vectors.
+    pub mem_vectors: u64,
+    /// The mutable segment's keys, scalars and key map.
+    pub mem_other: u64,
+    /// Deleted-row bitmaps.
+    pub delete_bitmaps: u64,
+    /// The WAL writer's frame buffer.
+    pub wal_buffer: u64,
+}
+
+impl MemoryUsage {
+    pub fn total(&self) -> u64 {
+        self.mapped_vectors
+            + self.mapped_other
+            + self.owned_segments
+            + self.mem_vectors
+            + self.mem_other
+            + self.delete_bitmaps
+            + self.wal_buffer
+    }
+}
+
+/// An open collection.
+///
+/// ```
+/// use xvec::{Collection, Doc, Field, Metric, Query, Schema, ScalarType, VectorType};
+/// let dir = tempfile::tempdir().unwrap();
+/// let schema = Schema::builder("demo")
+///     .field(Field::scalar("title", ScalarType::String))
+///     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+///     .build()
+///     .unwrap();
+/// let coll = Collection::create(dir.path(), schema, Default::default()).unwrap();
+/// coll.insert(vec![
+///     Doc::new("a").set("title", "first").set("emb", vec![0.0f32, 0.0]),
+///     Doc::new("b").set("title", "second").set("emb", vec![1.0f32, 1.0]),
+/// ]).unwrap();
+/// coll.flush().unwrap();
+/// let hits = coll.query(&Query::vector(vec![0.9, 0.9]).k(1)).unwrap();
+/// assert_eq!(hits[0].key, "b");
+/// ```
+pub struct Collection {
+    dir: PathBuf,
+    schema: Arc<Schema>,
+    current: RwLock<Arc<Snapshot>>,
+    writer: Option<Mutex<Writer>>,
+    options: OpenOptions,
+}
+
+impl std::fmt::Debug for Collection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Collection").field("dir", &self.dir).field("write", &self.writer.is_some()).finish()
+    }
+}
+
+/// Outcome of one item of a batch write.
+pub type ItemResult = Result<(), crate::error::DocError>;
+
+impl Collection {
+    /// Creates a new collection in `dir` (created if missing, must hold no collection)
+    /// and opens it for writing.
+    pub fn create(dir: impl AsRef<Path>, schema: Schema, options: CollectionOptions) -> Result<Collection, Error> {
+        let dir = dir.as_ref();
+        std::fs::create_dir_all(dir).map_err(|e| StorageError::io(dir, e))?;
+        let lock = WriterLock::acquire(dir)?;
+        if dir.join("CURRENT").exists() {
+            return Err(StorageError::AlreadyExists { path: dir.to_path_buf() }.into());
+        }
+        let m = Manifest::new(&schema, options);
+        let wal = wal::WalWriter::create(dir, m.wal_seq, SyncPolicy::EveryBatch)?;
+        m.publish(dir)?;
+        drop(wal);
+        drop(lock);
+        Collection::open(dir, &OpenOptions::writable())
+    }
+
+    /// Opens an existing collection.
+    pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<Collection, Error> {
+        let dir = dir.as_ref();
+        let lock = if options.write { Some(WriterLock::acquire(dir)?) } else { None };
+        // A read-only handle can race a writer's flush, which replaces CURRENT and removes
+        // the files it superseded; such a race shows as a missing file, so retry.
+        let mut attempt = 0;
+        loop {
+            match Self::load(dir, options, lock.is_some()) {
+                Ok((m, snapshot, wal_state)) => {
+                    let schema = snapshot.schema.clone();
+                    let writer = match lock {
+                        Some(lock) => Some(Mutex::new(Writer::new(dir, lock, m, wal_state, options.sync)?)),
+                        None => None,
+                    };
+                    return Ok(Collection {
+                        dir: dir.to_path_buf(),
+                        schema,
+                        current: RwLock::new(Arc::new(snapshot)),
+                        writer,
+                        options: options.clone(),
+                    });
+                }
+                Err(Error::Storage(StorageError::Io { source, .. }))
+                    if source.kind() == std::io::ErrorKind::NotFound && lock.is_none() && attempt < 10 =>
+                {
+                    attempt += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(5 * attempt));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Reads the live manifest, opens its segments and replays the WAL.
+    fn load(
+        dir: &Path,
+        options: &OpenOptions,
+        writable: bool,
+    ) -> Result<(Manifest, Snapshot, Option<wal::WalContents>), Error> {
+        let m = manifest::load(dir)?;
+        let mpath = dir.join(crate::storage::manifest_name(m.generation));
+        let schema = Arc::new(m.schema(&mpath)?);
+        let mut segments = Vec::with_capacity(m.segments.len());
+        for e in &m.segments {
+            let path = dir.join(&e.file);
+            let seg = Segment::open(&path, schema.clone(), options.mmap, options.verify_vectors)?;
+            if seg.id() != e.id || seg.rows() as u64 != e.rows || seg.file_len() != e.size {
+                return Err(StorageError::corrupted(
+                    &path,
+                    0,
+                    format!(
+                        "segment {} with {} rows and {} bytes; the manifest expects segment {} with {} rows and {} bytes",
+                        seg.id(),
+                        seg.rows(),
+                        seg.file_len(),
+                        e.id,
+                        e.rows,
+                        e.size
+                    ),
+                )
+                .into());
+            }
+            let deleted = match &e.deletes {
+                Some(d) => {
+                    let p = dir.join(&d.file);
+                    let bytes = std::fs::read(&p).map_err(|err| StorageError::io(&p, err))?;
+                    deletes::decode(&p, &bytes, e.id, seg.rows())?
+                }
+                None => Default::default(),
+            };
+            segments.push(SegmentRef {
+                segment: Arc::new(seg),
+                deleted: Arc::new(deleted),
+                deletes_file: e.deletes.clone(),
+                dirty: false,
+            });
+        }
+        let mut snapshot = Snapshot {
+            schema: schema.clone(),
+            generation: m.generation,
+            segments,
+            mem: Arc::new(MemSegment::new(&schema)),
+        };
+        let wal_path = dir.join(crate::storage::wal_name(m.wal_seq));
+        let contents = match FileBytes::open(&wal_path, true) {
+            Ok(bytes) => Some(wal::read(&wal_path, bytes.as_slice())?),
+            Err(StorageError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound && writable => None,
+            Err(e) => return Err(e.into()),
+        };
+        if let Some(c) = &contents {
+            if c.seq != m.wal_seq {
+                return Err(StorageError::corrupted(
+                    &wal_path,
+                    16,
+                    format!("WAL sequence {}, expected {}", c.seq, m.wal_seq),
+                )
+                .into());
+            }
+            for r in &c.records {
+                writer::apply(&mut snapshot, r, &wal_path)?;
+            }
+        }
+        Ok((m, snapshot, contents))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    pub fn is_writable(&self) -> bool {
+        self.writer.is_some()
+    }
+
+    /// Pins the current state for queries; it stays valid after later writes, flushes and
+    /// even after this handle is closed.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.current.read().expect("snapshot lock poisoned").clone()
+    }
+
+    fn writer(&self) -> Result<MutexGuard<'_, Writer>, Error> {
+        match &self.writer {
+            Some(w) => Ok(w.lock().expect("writer lock poisoned")),
+            None => Err(ReadOnly.into()),
+        }
+    }
+
+    /// Inserts new documents; an existing key fails that item.
+    pub fn insert(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
+        self.writer()?.write(&self.current, docs, writer::Mode::Insert)
+    }
+
+    /// Inserts documents or merges the given fields into existing ones.
+    pub fn upsert(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
+        self.writer()?.write(&self.current, docs, writer::Mode::Upsert)
+    }
+
+    /// Replaces the given fields of existing documents; a missing key fails that item.
+    pub fn update(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
+        self.writer()?.write(&self.current, docs, writer::Mode::Update)
+    }
+
+    /// Deletes documents by key; a missing key fails that item.
+    pub fn delete(&self, keys: &[&str]) -> Result<Vec<ItemResult>, Error> {
+        self.writer()?.delete(&self.current, keys)
+    }
+
+    /// Deletes every live document matching `filter`; returns how many.
+    pub fn delete_where(&self, filter: &str) -> Result<u64, Error> {
+        let mut w = self.writer()?;
+        let keys = self.snapshot().keys_where(Some(filter))?;
+        let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+        w.delete(&self.current, &refs)?;
+        Ok(keys.len() as u64)
+    }
+
+    /// Fetches documents by key (`None` when missing).
+    pub fn fetch(&self, keys: &[&str], fields: Option<&[String]>) -> Result<Vec<Option<Doc>>, Error> {
+        self.snapshot().fetch(keys, fields)
+    }
+
+    /// Nearest-neighbour search over the current snapshot.
+    pub fn query(&self, q: &Query) -> Result<Vec<Hit>, Error> {
+        self.snapshot().query(q)
+    }
+
+    /// Live documents.
+    pub fn count(&self) -> u64 {
+        self.snapshot().count()
+    }
+
+    /// Seals the mutable segment into a segment file and publishes a new generation.
+    pub fn flush(&self) -> Result<(), Error> {
+        self.writer()?.flush(&self.current, self.options.mmap)
+    }
+
+    /// Syncs the WAL and releases the writer lock. Snapshots taken earlier stay usable.
+    pub fn close(self) -> Result<(), Error> {
+        if let Some(w) = &self.writer {
+            w.lock().expect("writer lock poisoned").sync()?;
+        }
+        Ok(())
+    }
+
+    pub fn stats(&self) -> Stats {
+        let snap = self.snapshot();
+        let segments: Vec<SegmentStats> = snap
+            .segments
+            .iter()
+            .map(|s| SegmentStats {
+                id: s.segment.id(),
+                file: crate::storage::segment_name(s.segment.id()),
+                rows: s.segment.rows() as u64,
+                deleted: s.deleted.len(),
+                bytes: s.segment.file_len(),
+            })
+            .collect();
+        let mut disk_bytes = 0;
+        let mut wal_bytes = 0;
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for e in entries.flatten() {
+                let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+                disk_bytes += len;
+                if FileKind::of_name(&e.file_name().to_string_lossy()) == Some(FileKind::Wal) {
+                    wal_bytes += len;
+                }
+            }
+        }
+        Stats {
+            generation: snap.generation,
+            live_docs: snap.count(),
+            deleted_docs: segments.iter().map(|s| s.deleted).sum::<u64>() + snap.mem.deleted().len(),
+            segments,
+            mem_rows: snap.mem.len() as u64,
+            mem_live: snap.mem.live_count() as u64,
+            wal_bytes,
+            disk_bytes,
+        }
+    }
+
+    /// Memory held by this handle, by kind.
+    pub fn memory(&self) -> MemoryUsage {
+        let snap = self.snapshot();
+        let mut m = MemoryUsage::default();
+        for s in &snap.segments {
+            let vectors = s.segment.vector_bytes() as u64;
+            if s.segment.is_mapped() {
+                m.mapped_vectors += vectors;
+                m.mapped_other += s.segment.file_len() - vectors;
+            } else {
+                m.owned_segments += s.segment.heap_bytes() as u64;
+            }
+            m.delete_bitmaps += s.deleted.serialized_size() as u64;
+        }
+        m.mem_vectors = snap.mem.vector_bytes() as u64;
+        m.mem_other = (snap.mem.heap_bytes() - snap.mem.vector_bytes()) as u64;
+        if let Some(w) = &self.writer {
+            m.wal_buffer = w.lock().expect("writer lock poisoned").buffer_bytes() as u64;
+        }
+        m
+    }
+}
+
+impl Drop for Collection {
+    fn drop(&mut self) {
+        if let Some(w) = &self.writer
+            && let Ok(mut w) = w.lock()
+        {
+            let _ = w.sync();
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! A snapshot: one consistent view of a collection (its segments, their deleted rows and
+//! the mutable segment) that queries pin. Writers publish new snapshots; a pinned one
+//! keeps its files and memory alive until the last query using it returns.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use roaring::RoaringBitmap;
+
+use super::mem::MemSegment;
+use crate::schema::Schema;
+use crate::storage::column::SegmentView;
+use crate::storage::manifest::DeletesEntry;
+use crate::storage::segment::Segment;
+use crate::value::Value;
+
+/// An immutable segment as seen by one snapshot.
+#[derive(Clone, Debug)]
+pub struct SegmentRef {
+    pub segment: Arc<Segment>,
+    pub deleted: Arc<RoaringBitmap>,
+    /// The delete file this state was read from, if the deletes are published.
+    pub deletes_file: Option<DeletesEntry>,
+    /// True when `deleted` holds rows not yet written to a delete file.
+    pub dirty: bool,
+}
+
+/// Where the live version of a key is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// Row of the segment at this position in the snapshot.
+    Segment(usize, u32),
+    /// Row of the mutable segment.
+    Mem(u32),
+}
+
+/// One consistent view of a collection; cheap to clone, safe to share across threads.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub(crate) schema: Arc<Schema>,
+    pub(crate) generation: u64,
+    pub(crate) segments: Vec<SegmentRef>,
+    pub(crate) mem: Arc<MemSegment>,
+}
+
+impl Snapshot {
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// Manifest generation this snapshot is based on.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Live documents.
+    pub fn count(&self) -> u64 {
+        self.segments.iter().map(|s| s.segment.rows() as u64 - s.deleted.len()).sum::<u64>()
+            + self.mem.live_count() as u64
+    }
+
+    /// Finds the live version of `key`: the mutable segment first, then segments newest
+    /// first (an older segment can only hold deleted versions of a key a newer one has).
+    pub fn locate(&self, key: &str) -> Option<Location> {
+        if let Some(r) = self.mem.find(key) {
+            return Some(Location::Mem(r));
+        }
+        for (i, s) in self.segments.iter().enumerate().rev() {
+            if let Some(r) = s.segment.find_key(key)
+                && !s.deleted.contains(r)
+            {
+                return Some(Location::Segment(i, r));
+            }
+        }
+        None
+    }
+
+    pub(crate) fn view(&self, loc: Location) -> (&dyn SegmentView, usize) {
+        match loc {
+            Location::Segment(i, r) => (&*self.segments[i].segment as &dyn SegmentView, r as usize),
+            Location::Mem(r) => (&*self.mem as &dyn SegmentView, r as usize),
+        }
+    }
+
+    /// Every value of the row at `loc`, in schema order.
+    pub(crate) fn row_values(&self, loc: Location) -> Vec<Value> {
+        let (src, row) = self.view(loc);
+        (0..self.schema.fields().len()).map(|f| field_value(&self.schema, src, f, row)).collect()
+    }
+
+    /// The key and chosen fields of a row.
+    pub(crate) fn project(
+        &self,
+        src: &dyn SegmentView,
+        row: usize,
+        fields: &[usize],
+    ) -> (String, BTreeMap<String, Value>) {
+        let key = src.keys().get_str(row).to_string();
+        let mut out = BTreeMap::new();
+        for &f in fields {
+            let v = field_value(&self.schema, src, f, row);
+            if v != Value::Null {
+                out.insert(self.schema.field(f).name.clone(), v);
+            }
+        }
+        (key, out)
+    }
+
+    /// Segment views in search order, with the position the top-k uses for ties.
+    pub(crate) fn sources(&self) -> impl Iterator<Item = (u32, &dyn SegmentView, &RoaringBitmap)> {
+        self.segments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i as u32, &*s.segment as &dyn SegmentView, &*s.deleted))
+            .chain(std::iter::once((self.segments.len() as u32, &*self.mem as &dyn SegmentView, self.mem.deleted())))
+    }
+
+    pub(crate) fn source(&self, position: u32) -> &dyn SegmentView {
+        match self.segments.get(position as usize) {
+            Some(s) => &*s.segment,
+            None => &*self.mem,
+        }
+    }
+}
+
+fn field_value(schema: &Schema, src: &dyn SegmentView, f: usize, row: usize) -> Value {
+    if schema.field(f).as_vector().is_some() { src.vector(f).value(row) } else { src.scalar(f).value(row) }
+}

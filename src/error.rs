@@ -1,0 +1,140 @@
+//! Error kinds, one enum per operation family, all converging into [`Error`].
+//!
+//! Callers match kinds, never message text. Each layer adds only the context it owns:
+//! storage names the file and offset, validation the key and field.
+
+use std::path::PathBuf;
+
+pub use crate::filter::FilterError;
+
+/// A schema that cannot be used.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SchemaError {
+    #[error("bad collection name {0:?}: expected 1..=255 bytes without '/', '\\' or NUL")]
+    BadCollectionName(String),
+    #[error("bad field name {0:?}: expected [A-Za-z_][A-Za-z0-9_]* of at most 128 bytes, not `_key`")]
+    BadFieldName(String),
+    #[error("field `{0}` is defined twice")]
+    DuplicateField(String),
+    #[error("field `{field}`: dimension {dim} is out of range; expected 1..=20000")]
+    BadDimension { field: String, dim: u32 },
+    #[error("{0} vector fields; a collection may have at most 5")]
+    TooManyVectorFields(usize),
+    #[error("{0} fields; a collection may have at most 1024")]
+    TooManyFields(usize),
+    #[error(
+        "field `{field}`: unknown type {ty:?}; expected string, bool, int32, int64, uint32, uint64, float, double, vector_fp32, vector_fp16 or vector_int8"
+    )]
+    UnknownType { field: String, ty: String },
+    #[error("field `{field}`: vector fields need `{what}`")]
+    Missing { field: String, what: &'static str },
+    #[error("field `{0}`: dim, metric and index apply to vector fields only, not to a scalar field")]
+    VectorOptionOnScalar(String),
+    #[error("schema JSON: {0}")]
+    Json(String),
+}
+
+/// A document that does not match the schema.
+#[derive(Debug, thiserror::Error, PartialEq, Clone)]
+pub enum DocError {
+    #[error("empty primary key: expected 1..=65536 bytes of UTF-8")]
+    EmptyKey,
+    #[error("primary key {key:?} is {len} bytes; expected at most 65536")]
+    KeyTooLong { key: String, len: usize },
+    #[error("key {key:?}: unknown field `{field}`")]
+    UnknownField { key: String, field: String },
+    #[error("key {key:?}: field `{field}` expects {expected}, found {found}")]
+    BadValue { key: String, field: String, expected: String, found: String },
+    #[error("key {key:?}: field `{field}` expects dimension {expected}, found {found}")]
+    BadDimension { key: String, field: String, expected: u32, found: usize },
+    #[error("key {key:?}: field `{field}` has a value that is not finite (NaN or infinity) at index {index}")]
+    NotFinite { key: String, field: String, index: usize },
+    #[error("key {key:?}: field `{field}` is not nullable but has no value")]
+    NullNotAllowed { key: String, field: String },
+    #[error("key {0:?} already exists")]
+    DuplicateKey(String),
+    #[error("key {0:?} not found")]
+    NotFound(String),
+    #[error("missing primary key member `{0}`")]
+    MissingKey(String),
+    #[error("primary key member `{0}` must be a string or a number")]
+    BadKeyJson(String),
+}
+
+/// Reading or writing collection files failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}: corrupted at offset {offset}: {what}", path.display())]
+    Corrupted { path: PathBuf, offset: u64, what: String },
+    #[error("{}: format version {found} is not supported (this build reads version {supported})", path.display())]
+    UnsupportedVersion { path: PathBuf, found: u32, supported: u32 },
+    #[error("{}: not an xvec collection (no CURRENT file)", path.display())]
+    NotACollection { path: PathBuf },
+    #[error("{}: a collection already exists here", path.display())]
+    AlreadyExists { path: PathBuf },
+    #[error("{}: collection is locked by another writer", path.display())]
+    Locked { path: PathBuf },
+}
+
+impl StorageError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> StorageError {
+        StorageError::Io { path: path.into(), source }
+    }
+
+    pub(crate) fn corrupted(path: impl Into<PathBuf>, offset: u64, what: impl Into<String>) -> StorageError {
+        StorageError::Corrupted { path: path.into(), offset, what: what.into() }
+    }
+}
+
+/// A query that cannot run.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum QueryError {
+    #[error("no vector field named `{0}`")]
+    NoSuchVectorField(String),
+    #[error("the collection has {0} vector fields; name one")]
+    AmbiguousField(usize),
+    #[error("the collection has no vector field")]
+    NoVectorField,
+    #[error("field `{field}` expects a query vector of dimension {expected}, found {found}")]
+    BadDimension { field: String, expected: u32, found: usize },
+    #[error("query vector has a value that is not finite at index {0}")]
+    NotFinite(usize),
+    #[error("field `{field}` holds vector_int8; the query vector must be integers in -128..=127 (index {index})")]
+    NotInt8 { field: String, index: usize },
+    #[error("top-k {0} is out of range; expected 1..=100000")]
+    BadLimit(usize),
+    #[error("key {0:?} not found")]
+    KeyNotFound(String),
+    #[error("key {key:?} has no value in vector field `{field}`")]
+    KeyHasNoVector { key: String, field: String },
+    #[error("unknown field `{0}` in projection")]
+    UnknownField(String),
+    #[error("the query needs a vector or a primary key")]
+    NoTarget,
+}
+
+/// The collection was opened read-only.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("the collection is open read-only; open it for writing")]
+pub struct ReadOnly;
+
+/// Any engine error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    #[error(transparent)]
+    Doc(#[from] DocError),
+    #[error(transparent)]
+    Filter(#[from] FilterError),
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    #[error(transparent)]
+    ReadOnly(#[from] ReadOnly),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,107 @@
+//! Exact search: score every candidate row of a vector column with the field's kernel.
+
+use roaring::RoaringBitmap;
+
+use super::topk::{Candidate, TopK};
+use crate::kernels::Kernels;
+use crate::schema::Metric;
+use crate::storage::column::{VectorColumn, VectorData};
+
+/// A query vector converted once for the field it searches.
+#[derive(Clone, Debug)]
+pub struct PreparedQuery {
+    metric: Metric,
+    data: QueryData,
+}
+
+#[derive(Clone, Debug)]
+enum QueryData {
+    /// For fp32 and fp16 fields; unit length for cosine.
+    Float(Vec<f32>),
+    /// For int8 fields, with the query's norm for cosine.
+    Int8(Vec<i8>, f32),
+}
+
+impl PreparedQuery {
+    /// Prepares a float query (fp32/fp16 fields). The caller checked dimension and finiteness.
+    pub fn float(metric: Metric, mut q: Vec<f32>) -> PreparedQuery {
+        if metric == Metric::Cosine {
+            let norm = q.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt() as f32;
+            if norm > 0.0 {
+                q.iter_mut().for_each(|x| *x /= norm);
+            }
+        }
+        PreparedQuery { metric, data: QueryData::Float(q) }
+    }
+
+    /// Prepares an int8 query (int8 fields).
+    pub fn int8(metric: Metric, q: Vec<i8>) -> PreparedQuery {
+        let norm = q.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt() as f32;
+        PreparedQuery { metric, data: QueryData::Int8(q, norm) }
+    }
+
+    /// Turns an internal distance back into the metric's user-facing score.
+    pub fn score(&self, dist: f32) -> f32 {
+        match self.metric {
+            Metric::L2 => dist,
+            Metric::Ip | Metric::Cosine => -dist,
+        }
+    }
+
+    /// Internal distance (lower is better) of row `row` of `col`.
+    #[inline]
+    pub fn distance(&self, k: &Kernels, col: &VectorColumn, row: usize) -> f32 {
+        let r = row * col.dim..(row + 1) * col.dim;
+        let raw = match (&self.data, col.data) {
+            (QueryData::Float(q), VectorData::Fp32(d)) => match self.metric {
+                Metric::L2 => return (k.l2_f32)(q, &d[r]),
+                _ => (k.dot_f32)(q, &d[r]),
+            },
+            (QueryData::Float(q), VectorData::Fp16(d)) => match self.metric {
+                Metric::L2 => return (k.l2_f16)(q, &d[r]),
+                _ => (k.dot_f16)(q, &d[r]),
+            },
+            (QueryData::Int8(q, qn), VectorData::Int8(d)) => match self.metric {
+                Metric::L2 => return (k.l2_i8)(q, &d[r]) as f32,
+                Metric::Ip => (k.dot_i8)(q, &d[r]) as f32,
+                Metric::Cosine => {
+                    let denom = qn * col.norms.map_or(1.0, |n| n[row]);
+                    let dot = (k.dot_i8)(q, &d[r]) as f32;
+                    return -(if denom > 0.0 { dot / denom } else { 0.0 });
+                }
+            },
+            _ => unreachable!("queries are prepared for their field's element type"),
+        };
+        match self.metric {
+            Metric::Cosine => {
+                let n = col.norms.map_or(1.0, |n| n[row]);
+                -(if n > 0.0 { raw / n } else { 0.0 })
+            }
+            _ => -raw,
+        }
+    }
+}
+
+/// Scores the rows of `col` (all, or only `candidates`) into `top`. Null rows are skipped.
+pub fn scan(
+    k: &Kernels,
+    col: &VectorColumn,
+    rows: usize,
+    q: &PreparedQuery,
+    candidates: Option<&RoaringBitmap>,
+    segment: u32,
+    top: &mut TopK,
+) {
+    let mut visit = |row: usize| {
+        if col.validity.is_valid(row) {
+            let dist = q.distance(k, col, row);
+            if dist <= top.threshold() {
+                top.push(Candidate { dist, segment, row: row as u32 });
+            }
+        }
+    };
+    match candidates {
+        Some(c) => c.iter().for_each(|r| visit(r as usize)),
+        None => (0..rows).for_each(visit),
+    }
+}

@@ -1,0 +1,8 @@
+//! Vector indexes over one segment's vector column. Each takes a prepared query and a
+//! candidate restriction and feeds a bounded top-k; none holds a copy of the vectors.
+
+pub mod flat;
+pub mod topk;
+
+pub use flat::PreparedQuery;
+pub use topk::{Candidate, TopK};

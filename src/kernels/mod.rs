@@ -1,0 +1,241 @@
+//! Distance kernels: the inner loops that score one vector against another.
+//!
+//! This module owns every distance computation on raw slices: `f32` vectors, `f16` stored rows
+//! scored against an `f32` query, `i8` quantised vectors, and a four-query batch form for exact
+//! scans. A [`Kernels`] table is one complete set of these for one instruction set: [`scalar()`]
+//! is the plain-loop oracle, [`best()`] the fastest set this CPU runs (detected once), and
+//! [`available()`] every set this CPU runs.
+//!
+//! Score conventions, identical in every set:
+//! - `dot_*` is the inner product `Σ aᵢ·bᵢ`: larger means more similar.
+//! - `l2_*` is the *squared* Euclidean distance `Σ (aᵢ − bᵢ)²`: smaller means more similar;
+//!   no square root is taken.
+//! - `*_f16` widens the stored `f16` row exactly to `f32` and computes in `f32`.
+//! - `*_i8` is exact in `i32` (for `l2_i8` up to dim 20000).
+//! - `*_f32_x4` gives each of four queries `q[j]` the single form's score (up to rounding).
+//!
+//! Float results of different sets differ only by rounding (summation order, fused
+//! multiply-add), within the usual `n·ε·Σ|terms|` bound; integer results are identical.
+//! Every function requires equal lengths (debug-asserted); with unequal lengths a release
+//! build still reads only within both slices, but the score is unspecified.
+
+use std::sync::OnceLock;
+
+mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod x86_64;
+
+/// One resolved set of kernels for this CPU.
+///
+/// All functions require `a.len() == b.len()` (debug-asserted) and never read out of bounds
+/// for any length, including 0.
+#[derive(Debug)]
+pub struct Kernels {
+    /// Instruction set the kernels use: `"scalar"`, `"avx2+fma+f16c"` or `"avx512f"`.
+    pub isa: &'static str,
+    /// Inner product.
+    pub dot_f32: fn(&[f32], &[f32]) -> f32,
+    /// Squared Euclidean distance.
+    pub l2_f32: fn(&[f32], &[f32]) -> f32,
+    /// Inner product of an `f32` query with a stored `f16` row.
+    pub dot_f16: fn(&[f32], &[half::f16]) -> f32,
+    /// Squared Euclidean distance of an `f32` query to a stored `f16` row.
+    pub l2_f16: fn(&[f32], &[half::f16]) -> f32,
+    /// Exact integer inner product.
+    pub dot_i8: fn(&[i8], &[i8]) -> i32,
+    /// Exact squared Euclidean distance; fits `i32` for dim <= 20000.
+    pub l2_i8: fn(&[i8], &[i8]) -> i32,
+    /// Four queries against one stored row in a single pass: `out[j] = dot(q[j], x)`.
+    pub dot_f32_x4: fn([&[f32]; 4], &[f32]) -> [f32; 4],
+    /// Four queries against one stored row in a single pass: `out[j] = l2(q[j], x)`.
+    pub l2_f32_x4: fn([&[f32]; 4], &[f32]) -> [f32; 4],
+}
+
+/// The scalar oracle: plain sequential loops, available everywhere.
+pub fn scalar() -> &'static Kernels {
+    &scalar::KERNELS
+}
+
+/// The fastest set this CPU runs, detected on first call.
+pub fn best() -> &'static Kernels {
+    static BEST: OnceLock<&'static Kernels> = OnceLock::new();
+    // `available` lists sets from slowest to fastest.
+    BEST.get_or_init(|| available().last().copied().unwrap_or(scalar()))
+}
+
+/// Every set this CPU runs, scalar first, then from slowest to fastest.
+pub fn available() -> Vec<&'static Kernels> {
+    #[cfg(target_arch = "x86_64")]
+    let simd = x86_64::detected();
+    #[cfg(not(target_arch = "x86_64"))]
+    let simd: [&'static Kernels; 0] = [];
+    std::iter::once(scalar()).chain(simd).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use half::f16;
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+
+    const DIMS: [usize; 11] = [0, 1, 7, 15, 16, 17, 65, 383, 384, 768, 1536];
+
+    /// Exact score in f64 and `Σ|terms|`, the scale of the rounding error of any f32
+    /// evaluation order.
+    fn reference(a: &[f32], b: &[f32], l2: bool) -> (f64, f64) {
+        let terms = a.iter().zip(b).map(|(&x, &y)| {
+            let (x, y) = (f64::from(x), f64::from(y));
+            if l2 { (x - y) * (x - y) } else { x * y }
+        });
+        terms.fold((0.0, 0.0), |(s, m), t| (s + t, m + t.abs()))
+    }
+
+    fn reference_i8(a: &[i8], b: &[i8], l2: bool) -> i64 {
+        let terms = a.iter().zip(b).map(|(&x, &y)| {
+            let (x, y) = (i64::from(x), i64::from(y));
+            if l2 { (x - y) * (x - y) } else { x * y }
+        });
+        terms.sum()
+    }
+
+    /// Checks `got` against the exact `(value, Σ|terms|)` of a dim-`n` score.
+    ///
+    /// Bound: any summation order of `n` rounded products (or rounded differences squared)
+    /// is within `γ_{n+2}·Σ|terms|` of the exact value, `γ_k = k·u/(1−k·u)`, `u = 2⁻²⁴`
+    /// (Higham, *Accuracy and Stability of Numerical Algorithms*, §3.1; FMA only tightens
+    /// it). `(n+2)·f32::EPSILON = 2·(n+2)·u` exceeds `γ_{n+2}` for these dims and leaves
+    /// room for the f64 reference's own rounding, so the check cannot flake: a relative
+    /// tolerance of about 1e-5 at dim 80, 1.8e-4 at dim 1536. It is relative to `Σ|terms|`,
+    /// not to the score, which cancellation can bring arbitrarily close to 0. With `exact`,
+    /// all partial sums are small integers, so every evaluation order must hit the value.
+    fn check(got: f32, (value, magnitude): (f64, f64), n: usize, exact: bool, what: &str) {
+        let got = f64::from(got);
+        let tol = if exact { 0.0 } else { (n + 2) as f64 * f64::from(f32::EPSILON) * magnitude };
+        assert!((got - value).abs() <= tol, "{what}: got {got}, want {value} ± {tol}");
+    }
+
+    /// Checks every float kernel of `k`: each query of `q` against the row `x`.
+    fn check_floats(k: &Kernels, q: [&[f32]; 4], x: &[f32], exact: bool) {
+        let n = x.len();
+        let x16: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+        // The f16 kernels see the rounded row; the reference uses exactly those values.
+        let x16_wide: Vec<f32> = x16.iter().map(|v| v.to_f32()).collect();
+        let dot4 = (k.dot_f32_x4)(q, x);
+        let l24 = (k.l2_f32_x4)(q, x);
+        for (j, q) in q.into_iter().enumerate() {
+            let what = |f: &str| format!("{} {f} dim {n} query {j}", k.isa);
+            let (dot, l2) = (reference(q, x, false), reference(q, x, true));
+            check((k.dot_f32)(q, x), dot, n, exact, &what("dot_f32"));
+            check((k.l2_f32)(q, x), l2, n, exact, &what("l2_f32"));
+            check(dot4[j], dot, n, exact, &what("dot_f32_x4"));
+            check(l24[j], l2, n, exact, &what("l2_f32_x4"));
+            let (dot, l2) = (reference(q, &x16_wide, false), reference(q, &x16_wide, true));
+            check((k.dot_f16)(q, &x16), dot, n, exact, &what("dot_f16"));
+            check((k.l2_f16)(q, &x16), l2, n, exact, &what("l2_f16"));
+        }
+    }
+
+    fn check_i8(k: &Kernels, a: &[i8], b: &[i8]) {
+        let what = |f: &str| format!("{} {f} dim {}", k.isa, a.len());
+        let dot = (k.dot_i8)(a, b);
+        let l2 = (k.l2_i8)(a, b);
+        assert_eq!(i64::from(dot), reference_i8(a, b, false), "{}", what("dot_i8"));
+        assert_eq!(i64::from(l2), reference_i8(a, b, true), "{}", what("l2_i8"));
+    }
+
+    #[test]
+    fn floats_match_reference_within_rounding_bound() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for k in available() {
+            for n in DIMS {
+                let mut vec = || -> Vec<f32> { (0..n).map(|_| rng.random_range(-1.0..1.0)).collect() };
+                let (x, q0, q1, q2) = (vec(), vec(), vec(), vec());
+                // The row itself as a query: l2 must be exactly 0.
+                check_floats(k, [&q0, &q1, &q2, &x], &x, false);
+            }
+        }
+    }
+
+    #[test]
+    fn floats_are_exact_on_small_integers() {
+        // |terms| <= 32² and n <= 1536 keep every partial sum an integer below 2²⁴, so any
+        // dropped, repeated or misplaced element shows up as an exact mismatch.
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        for k in available() {
+            for n in DIMS {
+                let mut vec = || -> Vec<f32> { (0..n).map(|_| rng.random_range(-16i8..=16).into()).collect() };
+                let (x, q0, q1, q2, q3) = (vec(), vec(), vec(), vec(), vec());
+                check_floats(k, [&q0, &q1, &q2, &q3], &x, true);
+            }
+        }
+    }
+
+    #[test]
+    fn i8_is_exact() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for k in available() {
+            for n in DIMS {
+                let mut vec = || -> Vec<i8> { (0..n).map(|_| rng.random()).collect() };
+                let (a, b) = (vec(), vec());
+                check_i8(k, &a, &b);
+                check_i8(k, &a, &a);
+            }
+        }
+    }
+
+    #[test]
+    fn i8_extremes_do_not_overflow() {
+        // -128 · -128 and (127 − -128)² are the largest products; the kernels widen to i16
+        // and must not saturate or wrap there, nor in i32 up to the documented dim 20000.
+        for k in available() {
+            for n in DIMS.into_iter().chain([20_000]) {
+                let lo = vec![i8::MIN; n];
+                let hi = vec![i8::MAX; n];
+                let alt: Vec<i8> = (0..n).map(|i| if i % 2 == 0 { i8::MIN } else { i8::MAX }).collect();
+                let alt_rev: Vec<i8> = alt.iter().map(|&v| if v == i8::MIN { i8::MAX } else { i8::MIN }).collect();
+                check_i8(k, &lo, &lo);
+                check_i8(k, &lo, &hi);
+                check_i8(k, &hi, &lo);
+                check_i8(k, &alt, &alt_rev);
+            }
+            assert_eq!((k.dot_i8)(&[i8::MIN; 1536], &[i8::MIN; 1536]), 1536 * 16384, "{}", k.isa);
+            assert_eq!((k.l2_i8)(&[i8::MIN; 20_000], &[i8::MAX; 20_000]), 20_000 * 255 * 255, "{}", k.isa);
+        }
+    }
+
+    #[test]
+    fn best_is_simd_when_the_cpu_has_it() {
+        let sets = available();
+        assert_eq!(sets[0].isa, "scalar");
+        assert!(sets.iter().any(|&k| std::ptr::eq(k, best())));
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c") {
+            assert_ne!(best().isa, "scalar");
+            assert!(sets.iter().any(|k| k.isa == "avx2+fma+f16c"));
+        }
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    fn unequal_lengths_panic_in_debug() {
+        use std::panic::catch_unwind;
+        let (a, b) = ([1.0f32; 9], [1.0f32; 8]);
+        let b16 = [f16::ONE; 8];
+        let (a8, b8) = ([1i8; 17], [1i8; 16]);
+        for k in available() {
+            let results = [
+                catch_unwind(|| (k.dot_f32)(&a, &b)).is_err(),
+                catch_unwind(|| (k.l2_f32)(&a, &b)).is_err(),
+                catch_unwind(|| (k.dot_f16)(&a, &b16)).is_err(),
+                catch_unwind(|| (k.l2_f16)(&a, &b16)).is_err(),
+                catch_unwind(|| (k.dot_i8)(&a8, &b8)).is_err(),
+                catch_unwind(|| (k.l2_i8)(&a8, &b8)).is_err(),
+                catch_unwind(|| (k.dot_f32_x4)([&b, &b, &a, &b], &b)).is_err(),
+                catch_unwind(|| (k.l2_f32_x4)([&b, &b, &b, &a], &b)).is_err(),
+            ];
+            assert_eq!(results, [true; 8], "{}", k.isa);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! Scalar kernels: plain sequential loops, the oracle every SIMD set is tested against and
+//! the fallback on CPUs without a SIMD set.
+
+use half::f16;
+
+use super::Kernels;
+
+pub(super) static KERNELS: Kernels =
+    Kernels { isa: "scalar", dot_f32, l2_f32, dot_f16, l2_f16, dot_i8, l2_i8, dot_f32_x4, l2_f32_x4 };
+
+fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    a.iter().zip(b).fold(0.0, |s, (&x, &y)| s + x * y)
+}
+
+fn l2_f32(a: &[f32], b: &[f32]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    a.iter().zip(b).fold(0.0, |s, (&x, &y)| {
+        let d = x - y;
+        s + d * d
+    })
+}
+
+fn dot_f16(a: &[f32], b: &[f16]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    a.iter().zip(b).fold(0.0, |s, (&x, y)| s + x * y.to_f32())
+}
+
+fn l2_f16(a: &[f32], b: &[f16]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    a.iter().zip(b).fold(0.0, |s, (&x, y)| {
+        let d = x - y.to_f32();
+        s + d * d
+    })
+}
+
+fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    debug_assert_eq!(a.len(), b.len());
+    a.iter().zip(b).fold(0, |s, (&x, &y)| s + i32::from(x) * i32::from(y))
+}
+
+fn l2_i8(a: &[i8], b: &[i8]) -> i32 {
+    debug_assert_eq!(a.len(), b.len());
+    a.iter().zip(b).fold(0, |s, (&x, &y)| {
+        let d = i32::from(x) - i32::from(y);
+        s + d * d
+    })
+}
+
+fn dot_f32_x4(q: [&[f32]; 4], x: &[f32]) -> [f32; 4] {
+    q.map(|q| dot_f32(q, x))
+}
+
+fn l2_f32_x4(q: [&[f32]; 4], x: &[f32]) -> [f32; 4] {
+    q.map(|q| l2_f32(q, x))
+}

@@ -1,0 +1,377 @@
+//! x86-64 kernel sets: AVX2+FMA+F16C, and AVX-512F for the `f32`/`f16` kernels.
+//!
+//! Soundness rests on one invariant: the tables [`AVX2`] and [`AVX512`] are private and leave
+//! this module only through [`detected`], after runtime detection has confirmed every CPU
+//! feature their `#[target_feature]` functions are compiled for. The `fn` pointers in the
+//! tables are safe wrappers whose `unsafe` call relies on exactly that; nothing else in this
+//! module calls them.
+//!
+//! Every kernel scores the common prefix of its inputs, so unequal lengths (a caller bug,
+//! debug-asserted in the wrappers) never read out of bounds.
+
+use core::arch::x86_64::*;
+
+use half::f16;
+
+use super::Kernels;
+
+static AVX2: Kernels = Kernels {
+    isa: "avx2+fma+f16c",
+    dot_f32: avx2_dot_f32,
+    l2_f32: avx2_l2_f32,
+    dot_f16: avx2_dot_f16,
+    l2_f16: avx2_l2_f16,
+    dot_i8: avx2_dot_i8,
+    l2_i8: avx2_l2_i8,
+    dot_f32_x4: avx2_dot_f32_x4,
+    l2_f32_x4: avx2_l2_f32_x4,
+};
+
+/// AVX-512F for the single-query float kernels; the AVX2 ones for the rest.
+static AVX512: Kernels = Kernels {
+    isa: "avx512f",
+    dot_f32: avx512_dot_f32,
+    l2_f32: avx512_l2_f32,
+    dot_f16: avx512_dot_f16,
+    l2_f16: avx512_l2_f16,
+    ..AVX2
+};
+
+/// The sets this CPU runs, slowest first.
+pub(super) fn detected() -> impl Iterator<Item = &'static Kernels> {
+    let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c");
+    let avx512 = avx2 && is_x86_feature_detected!("avx512f");
+    [(avx2, &AVX2), (avx512, &AVX512)].into_iter().filter_map(|(runs, set)| runs.then_some(set))
+}
+
+// Safe wrappers: the only entry points, reachable only through tables handed out by `detected`.
+
+fn avx2_dot_f32(a: &[f32], b: &[f32]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
+    unsafe { f32_avx2::<false>(a, b) }
+}
+
+fn avx2_l2_f32(a: &[f32], b: &[f32]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
+    unsafe { f32_avx2::<true>(a, b) }
+}
+
+fn avx2_dot_f16(a: &[f32], b: &[f16]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX2`, handed out after detecting avx2+fma+f16c.
+    unsafe { f16_avx2::<false>(a, b) }
+}
+
+fn avx2_l2_f16(a: &[f32], b: &[f16]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX2`, handed out after detecting avx2+fma+f16c.
+    unsafe { f16_avx2::<true>(a, b) }
+}
+
+fn avx2_dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
+    unsafe { i8_avx2::<false>(a, b) }
+}
+
+fn avx2_l2_i8(a: &[i8], b: &[i8]) -> i32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
+    unsafe { i8_avx2::<true>(a, b) }
+}
+
+fn avx2_dot_f32_x4(q: [&[f32]; 4], x: &[f32]) -> [f32; 4] {
+    debug_assert!(q.iter().all(|q| q.len() == x.len()));
+    // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
+    unsafe { f32_x4_avx2::<false>(q, x) }
+}
+
+fn avx2_l2_f32_x4(q: [&[f32]; 4], x: &[f32]) -> [f32; 4] {
+    debug_assert!(q.iter().all(|q| q.len() == x.len()));
+    // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
+    unsafe { f32_x4_avx2::<true>(q, x) }
+}
+
+fn avx512_dot_f32(a: &[f32], b: &[f32]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX512`, handed out after detecting avx512f.
+    unsafe { f32_avx512::<false>(a, b) }
+}
+
+fn avx512_l2_f32(a: &[f32], b: &[f32]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX512`, handed out after detecting avx512f.
+    unsafe { f32_avx512::<true>(a, b) }
+}
+
+fn avx512_dot_f16(a: &[f32], b: &[f16]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX512`, handed out after detecting avx512f.
+    unsafe { f16_avx512::<false>(a, b) }
+}
+
+fn avx512_l2_f16(a: &[f32], b: &[f16]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX512`, handed out after detecting avx512f.
+    unsafe { f16_avx512::<true>(a, b) }
+}
+
+/// One scalar term: `x·y`, or `(x−y)²` when `L2`.
+#[inline]
+fn term<const L2: bool>(x: f32, y: f32) -> f32 {
+    if L2 {
+        let d = x - y;
+        d * d
+    } else {
+        x * y
+    }
+}
+
+/// One scalar integer term: `x·y`, or `(x−y)²` when `L2`.
+#[inline]
+fn term_i8<const L2: bool>(x: i8, y: i8) -> i32 {
+    let (x, y) = (i32::from(x), i32::from(y));
+    if L2 { (x - y) * (x - y) } else { x * y }
+}
+
+// AVX2 + FMA + F16C. These are safe `#[target_feature]` functions: the compiler makes every
+// call from outside a matching target-feature context `unsafe`, so only the wrappers above,
+// with their detection invariant, reach them.
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn load_ps(v: &[f32; 8]) -> __m256 {
+    // SAFETY: `v` is 32 readable bytes; the unaligned load has no alignment requirement.
+    unsafe { _mm256_loadu_ps(v.as_ptr()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn load_ph(v: &[f16; 8]) -> __m256 {
+    // SAFETY: `v` is 16 readable bytes (`f16` is a transparent `u16`); unaligned load.
+    _mm256_cvtph_ps(unsafe { _mm_loadu_si128(v.as_ptr().cast()) })
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn load_epi16(v: &[i8; 16]) -> __m256i {
+    // SAFETY: `v` is 16 readable bytes; unaligned load.
+    _mm256_cvtepi8_epi16(unsafe { _mm_loadu_si128(v.as_ptr().cast()) })
+}
+
+/// `acc + x·y`, or `acc + (x−y)²` when `L2`, lane-wise.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn step_ps<const L2: bool>(acc: __m256, x: __m256, y: __m256) -> __m256 {
+    if L2 {
+        let d = _mm256_sub_ps(x, y);
+        _mm256_fmadd_ps(d, d, acc)
+    } else {
+        _mm256_fmadd_ps(x, y, acc)
+    }
+}
+
+/// Pairwise sums of `x·y`, or of `(x−y)²` when `L2`, into 8 i32 lanes. Inputs are widened
+/// i8, so differences fit i16 and `madd` cannot overflow (at most 2·255² per lane).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn madd_epi16<const L2: bool>(x: __m256i, y: __m256i) -> __m256i {
+    if L2 {
+        let d = _mm256_sub_epi16(x, y);
+        _mm256_madd_epi16(d, d)
+    } else {
+        _mm256_madd_epi16(x, y)
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn hsum_ps(v: __m256) -> f32 {
+    let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+    let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn hsum_epi32(v: __m256i) -> i32 {
+    let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
+    _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s)))
+}
+
+/// `Σ a·b`, or `Σ (a−b)²` when `L2`: 4 accumulators × 8 lanes, then 8 lanes, then scalar.
+#[target_feature(enable = "avx2,fma,f16c")]
+fn f32_avx2<const L2: bool>(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a8, a_tail) = a[..n].as_chunks::<8>();
+    let (b8, b_tail) = b[..n].as_chunks::<8>();
+    let (a32, a8) = a8.as_chunks::<4>();
+    let (b32, b8) = b8.as_chunks::<4>();
+    let mut acc = [_mm256_setzero_ps(); 4];
+    for (x, y) in a32.iter().zip(b32) {
+        for ((acc, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *acc = step_ps::<L2>(*acc, load_ps(x), load_ps(y));
+        }
+    }
+    for ((acc, x), y) in acc.iter_mut().zip(a8).zip(b8) {
+        *acc = step_ps::<L2>(*acc, load_ps(x), load_ps(y));
+    }
+    let sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+    let tail = a_tail.iter().zip(b_tail);
+    tail.fold(hsum_ps(sum), |s, (&x, &y)| s + term::<L2>(x, y))
+}
+
+/// As [`f32_avx2`], with `b` widened from f16 eight lanes at a time.
+#[target_feature(enable = "avx2,fma,f16c")]
+fn f16_avx2<const L2: bool>(a: &[f32], b: &[f16]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a8, a_tail) = a[..n].as_chunks::<8>();
+    let (b8, b_tail) = b[..n].as_chunks::<8>();
+    let (a32, a8) = a8.as_chunks::<4>();
+    let (b32, b8) = b8.as_chunks::<4>();
+    let mut acc = [_mm256_setzero_ps(); 4];
+    for (x, y) in a32.iter().zip(b32) {
+        for ((acc, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *acc = step_ps::<L2>(*acc, load_ps(x), load_ph(y));
+        }
+    }
+    for ((acc, x), y) in acc.iter_mut().zip(a8).zip(b8) {
+        *acc = step_ps::<L2>(*acc, load_ps(x), load_ph(y));
+    }
+    let sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+    let tail = a_tail.iter().zip(b_tail);
+    tail.fold(hsum_ps(sum), |s, (&x, y)| s + term::<L2>(x, y.to_f32()))
+}
+
+/// Exact `Σ a·b`, or `Σ (a−b)²` when `L2`: 16 bytes widened to i16 per step, `madd` into
+/// 4 i32 accumulators, then 16 bytes, then scalar.
+#[target_feature(enable = "avx2,fma,f16c")]
+fn i8_avx2<const L2: bool>(a: &[i8], b: &[i8]) -> i32 {
+    let n = a.len().min(b.len());
+    let (a16, a_tail) = a[..n].as_chunks::<16>();
+    let (b16, b_tail) = b[..n].as_chunks::<16>();
+    let (a64, a16) = a16.as_chunks::<4>();
+    let (b64, b16) = b16.as_chunks::<4>();
+    let mut acc = [_mm256_setzero_si256(); 4];
+    for (x, y) in a64.iter().zip(b64) {
+        for ((acc, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *acc = _mm256_add_epi32(*acc, madd_epi16::<L2>(load_epi16(x), load_epi16(y)));
+        }
+    }
+    for ((acc, x), y) in acc.iter_mut().zip(a16).zip(b16) {
+        *acc = _mm256_add_epi32(*acc, madd_epi16::<L2>(load_epi16(x), load_epi16(y)));
+    }
+    let sum = _mm256_add_epi32(_mm256_add_epi32(acc[0], acc[1]), _mm256_add_epi32(acc[2], acc[3]));
+    let tail = a_tail.iter().zip(b_tail);
+    tail.fold(hsum_epi32(sum), |s, (&x, &y)| s + term_i8::<L2>(x, y))
+}
+
+/// Four queries against `x`: each 8 lanes of `x` is loaded once and combined with all four
+/// queries; two halves of 8 lanes per step give 8 independent accumulators.
+#[target_feature(enable = "avx2,fma,f16c")]
+fn f32_x4_avx2<const L2: bool>(q: [&[f32]; 4], x: &[f32]) -> [f32; 4] {
+    let n = q.iter().fold(x.len(), |n, q| n.min(q.len()));
+    let (x8, x_tail) = x[..n].as_chunks::<8>();
+    let (x16, x8_rest) = x8.as_chunks::<2>();
+    let q8 = q.map(|q| q[..n].as_chunks::<8>().0);
+    let q16 = q8.map(|q| q.as_chunks::<2>().0);
+    // acc[j][h]: query j, half h.
+    let mut acc = [[_mm256_setzero_ps(); 2]; 4];
+    let rows = x16.iter().zip(q16[0]).zip(q16[1]).zip(q16[2]).zip(q16[3]);
+    for ((((xs, q0), q1), q2), q3) in rows {
+        let xv = [load_ps(&xs[0]), load_ps(&xs[1])];
+        for (acc, qs) in acc.iter_mut().zip([q0, q1, q2, q3]) {
+            acc[0] = step_ps::<L2>(acc[0], load_ps(&qs[0]), xv[0]);
+            acc[1] = step_ps::<L2>(acc[1], load_ps(&qs[1]), xv[1]);
+        }
+    }
+    for (xs, i) in x8_rest.iter().zip(2 * x16.len()..) {
+        let xv = load_ps(xs);
+        for (acc, q) in acc.iter_mut().zip(q8) {
+            acc[0] = step_ps::<L2>(acc[0], load_ps(&q[i]), xv);
+        }
+    }
+    let mut out = [0.0; 4];
+    for ((out, acc), q) in out.iter_mut().zip(acc).zip(q) {
+        let q_tail = &q[n - x_tail.len()..n];
+        let tail = q_tail.iter().zip(x_tail);
+        let sum = hsum_ps(_mm256_add_ps(acc[0], acc[1]));
+        *out = tail.fold(sum, |s, (&q, &x)| s + term::<L2>(q, x));
+    }
+    out
+}
+
+// AVX-512F, same structure with 16 lanes. The wrappers check avx512f; the tables that hold
+// them also require avx2+fma+f16c, which avx512f implies.
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_ps16(v: &[f32; 16]) -> __m512 {
+    // SAFETY: `v` is 64 readable bytes; the unaligned load has no alignment requirement.
+    unsafe { _mm512_loadu_ps(v.as_ptr()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_ph16(v: &[f16; 16]) -> __m512 {
+    // SAFETY: `v` is 32 readable bytes (`f16` is a transparent `u16`); unaligned load.
+    _mm512_cvtph_ps(unsafe { _mm256_loadu_si256(v.as_ptr().cast()) })
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn step_ps16<const L2: bool>(acc: __m512, x: __m512, y: __m512) -> __m512 {
+    if L2 {
+        let d = _mm512_sub_ps(x, y);
+        _mm512_fmadd_ps(d, d, acc)
+    } else {
+        _mm512_fmadd_ps(x, y, acc)
+    }
+}
+
+/// `Σ a·b`, or `Σ (a−b)²` when `L2`: 4 accumulators × 16 lanes, then 16 lanes, then scalar.
+#[target_feature(enable = "avx512f")]
+fn f32_avx512<const L2: bool>(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a16, a_tail) = a[..n].as_chunks::<16>();
+    let (b16, b_tail) = b[..n].as_chunks::<16>();
+    let (a64, a16) = a16.as_chunks::<4>();
+    let (b64, b16) = b16.as_chunks::<4>();
+    let mut acc = [_mm512_setzero_ps(); 4];
+    for (x, y) in a64.iter().zip(b64) {
+        for ((acc, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *acc = step_ps16::<L2>(*acc, load_ps16(x), load_ps16(y));
+        }
+    }
+    for ((acc, x), y) in acc.iter_mut().zip(a16).zip(b16) {
+        *acc = step_ps16::<L2>(*acc, load_ps16(x), load_ps16(y));
+    }
+    let sum = _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3]));
+    let tail = a_tail.iter().zip(b_tail);
+    tail.fold(_mm512_reduce_add_ps(sum), |s, (&x, &y)| s + term::<L2>(x, y))
+}
+
+/// As [`f32_avx512`], with `b` widened from f16 sixteen lanes at a time.
+#[target_feature(enable = "avx512f")]
+fn f16_avx512<const L2: bool>(a: &[f32], b: &[f16]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a16, a_tail) = a[..n].as_chunks::<16>();
+    let (b16, b_tail) = b[..n].as_chunks::<16>();
+    let (a64, a16) = a16.as_chunks::<4>();
+    let (b64, b16) = b16.as_chunks::<4>();
+    let mut acc = [_mm512_setzero_ps(); 4];
+    for (x, y) in a64.iter().zip(b64) {
+        for ((acc, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *acc = step_ps16::<L2>(*acc, load_ps16(x), load_ph16(y));
+        }
+    }
+    for ((acc, x), y) in acc.iter_mut().zip(a16).zip(b16) {
+        *acc = step_ps16::<L2>(*acc, load_ps16(x), load_ph16(y));
+    }
+    let sum = _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3]));
+    let tail = a_tail.iter().zip(b_tail);
+    tail.fold(_mm512_reduce_add_ps(sum), |s, (&x, y)| s + term::<L2>(x, y.to_f32()))
+}

@@ -1,0 +1,463 @@
+//! Collection schema: field names, types, vector parameters and index choice.
+//!
+//! A schema is validated once, when it is built or parsed; every later stage (WAL,
+//! segments, filters, queries) may rely on it being well-formed. The JSON form is what
+//! `xvec create --schema FILE` reads and what the manifest stores.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::SchemaError;
+
+/// Largest dimension a vector field may have.
+pub const MAX_DIM: u32 = 20_000;
+/// Most vector fields one collection may have.
+pub const MAX_VECTOR_FIELDS: usize = 5;
+/// Most fields (scalar and vector) one collection may have.
+pub const MAX_FIELDS: usize = 1024;
+/// Name of the pseudo-field that holds the primary key in filters and projections.
+pub const KEY_FIELD: &str = "_key";
+
+/// Scalar column types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScalarType {
+    String,
+    Bool,
+    Int32,
+    Int64,
+    Uint32,
+    Uint64,
+    Float,
+    Double,
+}
+
+impl ScalarType {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::String => "string",
+            ScalarType::Bool => "bool",
+            ScalarType::Int32 => "int32",
+            ScalarType::Int64 => "int64",
+            ScalarType::Uint32 => "uint32",
+            ScalarType::Uint64 => "uint64",
+            ScalarType::Float => "float",
+            ScalarType::Double => "double",
+        }
+    }
+
+    /// Bytes per row of the fixed-width column, `None` for strings.
+    pub fn width(self) -> Option<usize> {
+        match self {
+            ScalarType::String => None,
+            ScalarType::Bool => Some(1),
+            ScalarType::Int32 | ScalarType::Uint32 | ScalarType::Float => Some(4),
+            ScalarType::Int64 | ScalarType::Uint64 | ScalarType::Double => Some(8),
+        }
+    }
+
+    pub fn is_numeric(self) -> bool {
+        !matches!(self, ScalarType::String | ScalarType::Bool)
+    }
+}
+
+/// Element type of a vector field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum VectorType {
+    #[serde(rename = "vector_fp32")]
+    Fp32,
+    #[serde(rename = "vector_fp16")]
+    Fp16,
+    #[serde(rename = "vector_int8")]
+    Int8,
+}
+
+impl VectorType {
+    pub fn name(self) -> &'static str {
+        match self {
+            VectorType::Fp32 => "vector_fp32",
+            VectorType::Fp16 => "vector_fp16",
+            VectorType::Int8 => "vector_int8",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn elem_size(self) -> usize {
+        match self {
+            VectorType::Fp32 => 4,
+            VectorType::Fp16 => 2,
+            VectorType::Int8 => 1,
+        }
+    }
+}
+
+/// Similarity metric of a vector field.
+///
+/// Scores reported to users: `l2` is the squared Euclidean distance (lower is better),
+/// `ip` the inner product (higher is better), `cosine` the cosine similarity (higher is
+/// better). Results are always ordered best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    L2,
+    Ip,
+    Cosine,
+}
+
+impl Metric {
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::L2 => "l2",
+            Metric::Ip => "ip",
+            Metric::Cosine => "cosine",
+        }
+    }
+
+    /// True when a larger score is a better match.
+    pub fn higher_is_better(self) -> bool {
+        !matches!(self, Metric::L2)
+    }
+}
+
+/// Index built over a vector field. Grows with each index type the engine learns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum IndexParams {
+    /// Exact search over every stored vector.
+    #[default]
+    Flat,
+}
+
+impl IndexParams {
+    pub fn name(&self) -> &'static str {
+        match self {
+            IndexParams::Flat => "flat",
+        }
+    }
+}
+
+/// Parameters of a vector field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VectorSpec {
+    pub elem: VectorType,
+    pub dim: u32,
+    pub metric: Metric,
+    pub index: IndexParams,
+}
+
+impl VectorSpec {
+    /// Bytes one stored vector takes.
+    pub fn row_bytes(&self) -> usize {
+        self.dim as usize * self.elem.elem_size()
+    }
+}
+
+/// The type of a field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldType {
+    Scalar(ScalarType),
+    Vector(VectorSpec),
+}
+
+impl FieldType {
+    pub fn name(&self) -> &'static str {
+        match self {
+            FieldType::Scalar(s) => s.name(),
+            FieldType::Vector(v) => v.elem.name(),
+        }
+    }
+}
+
+/// One field of a schema.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub ty: FieldType,
+    pub nullable: bool,
+}
+
+impl Field {
+    pub fn scalar(name: impl Into<String>, ty: ScalarType) -> Field {
+        Field { name: name.into(), ty: FieldType::Scalar(ty), nullable: false }
+    }
+
+    pub fn vector(name: impl Into<String>, elem: VectorType, dim: u32, metric: Metric) -> Field {
+        Field {
+            name: name.into(),
+            ty: FieldType::Vector(VectorSpec { elem, dim, metric, index: IndexParams::Flat }),
+            nullable: false,
+        }
+    }
+
+    pub fn nullable(mut self, nullable: bool) -> Field {
+        self.nullable = nullable;
+        self
+    }
+
+    /// Sets the index of a vector field; no effect on scalar fields.
+    pub fn index(mut self, index: IndexParams) -> Field {
+        if let FieldType::Vector(v) = &mut self.ty {
+            v.index = index;
+        }
+        self
+    }
+
+    pub fn as_vector(&self) -> Option<&VectorSpec> {
+        match &self.ty {
+            FieldType::Vector(v) => Some(v),
+            FieldType::Scalar(_) => None,
+        }
+    }
+
+    pub fn as_scalar(&self) -> Option<ScalarType> {
+        match &self.ty {
+            FieldType::Scalar(s) => Some(*s),
+            FieldType::Vector(_) => None,
+        }
+    }
+}
+
+/// A validated collection schema.
+///
+/// ```
+/// use xvec::{Schema, Field, ScalarType, VectorType, Metric};
+/// let schema = Schema::builder("words")
+///     .field(Field::scalar("lemma", ScalarType::String))
+///     .field(Field::scalar("n_lemmas", ScalarType::Int32).nullable(true))
+///     .field(Field::vector("emb", VectorType::Fp32, 384, Metric::Cosine))
+///     .build()
+///     .unwrap();
+/// assert_eq!(schema.vector_fields().count(), 1);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schema {
+    name: String,
+    fields: Vec<Field>,
+}
+
+/// Builds a [`Schema`]; [`SchemaBuilder::build`] validates it.
+pub struct SchemaBuilder {
+    name: String,
+    fields: Vec<Field>,
+}
+
+impl SchemaBuilder {
+    pub fn field(mut self, field: Field) -> SchemaBuilder {
+        self.fields.push(field);
+        self
+    }
+
+    pub fn build(self) -> Result<Schema, SchemaError> {
+        Schema::new(self.name, self.fields)
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.len() <= 128
+}
+
+impl Schema {
+    pub fn builder(name: impl Into<String>) -> SchemaBuilder {
+        SchemaBuilder { name: name.into(), fields: Vec::new() }
+    }
+
+    /// Validates and builds a schema.
+    pub fn new(name: impl Into<String>, fields: Vec<Field>) -> Result<Schema, SchemaError> {
+        let name = name.into();
+        if name.is_empty() || name.len() > 255 || name.contains(['/', '\\', '\0']) {
+            return Err(SchemaError::BadCollectionName(name));
+        }
+        if fields.len() > MAX_FIELDS {
+            return Err(SchemaError::TooManyFields(fields.len()));
+        }
+        let mut vectors = 0;
+        for (i, f) in fields.iter().enumerate() {
+            if !valid_name(&f.name) || f.name == KEY_FIELD {
+                return Err(SchemaError::BadFieldName(f.name.clone()));
+            }
+            if fields[..i].iter().any(|g| g.name == f.name) {
+                return Err(SchemaError::DuplicateField(f.name.clone()));
+            }
+            if let FieldType::Vector(v) = &f.ty {
+                vectors += 1;
+                if v.dim == 0 || v.dim > MAX_DIM {
+                    return Err(SchemaError::BadDimension { field: f.name.clone(), dim: v.dim });
+                }
+            }
+        }
+        if vectors > MAX_VECTOR_FIELDS {
+            return Err(SchemaError::TooManyVectorFields(vectors));
+        }
+        Ok(Schema { name, fields })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    pub fn field(&self, idx: usize) -> &Field {
+        &self.fields[idx]
+    }
+
+    /// Position of a field by name.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|f| f.name == name)
+    }
+
+    /// Vector fields with their positions.
+    pub fn vector_fields(&self) -> impl Iterator<Item = (usize, &Field, &VectorSpec)> {
+        self.fields.iter().enumerate().filter_map(|(i, f)| f.as_vector().map(|v| (i, f, v)))
+    }
+
+    /// Parses the JSON schema form (see `docs/format.md`).
+    pub fn from_json(text: &str) -> Result<Schema, SchemaError> {
+        let raw: RawSchema = serde_json::from_str(text).map_err(|e| SchemaError::Json(e.to_string()))?;
+        raw.into_schema()
+    }
+
+    /// The JSON schema form, pretty-printed.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&RawSchema::from(self)).expect("schema serializes")
+    }
+
+    pub fn to_raw(&self) -> RawSchema {
+        RawSchema::from(self)
+    }
+}
+
+/// Serialized schema, as written in schema files and manifests; [`RawSchema::into_schema`]
+/// validates it.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawSchema {
+    pub name: String,
+    pub fields: Vec<RawField>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawField {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nullable: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dim: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<Metric>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<IndexParams>,
+}
+
+impl RawSchema {
+    pub fn into_schema(self) -> Result<Schema, SchemaError> {
+        let mut fields = Vec::with_capacity(self.fields.len());
+        for f in self.fields {
+            let elem = match f.ty.as_str() {
+                "vector_fp32" => Some(VectorType::Fp32),
+                "vector_fp16" => Some(VectorType::Fp16),
+                "vector_int8" => Some(VectorType::Int8),
+                _ => None,
+            };
+            let ty = match elem {
+                Some(elem) => {
+                    let dim = f.dim.ok_or_else(|| SchemaError::Missing { field: f.name.clone(), what: "dim" })?;
+                    let metric =
+                        f.metric.ok_or_else(|| SchemaError::Missing { field: f.name.clone(), what: "metric" })?;
+                    FieldType::Vector(VectorSpec { elem, dim, metric, index: f.index.unwrap_or_default() })
+                }
+                None => {
+                    let scalar = match f.ty.as_str() {
+                        "string" => ScalarType::String,
+                        "bool" => ScalarType::Bool,
+                        "int32" => ScalarType::Int32,
+                        "int64" => ScalarType::Int64,
+                        "uint32" => ScalarType::Uint32,
+                        "uint64" => ScalarType::Uint64,
+                        "float" => ScalarType::Float,
+                        "double" => ScalarType::Double,
+                        other => {
+                            return Err(SchemaError::UnknownType { field: f.name, ty: other.to_string() });
+                        }
+                    };
+                    if f.dim.is_some() || f.metric.is_some() || f.index.is_some() {
+                        return Err(SchemaError::VectorOptionOnScalar(f.name));
+                    }
+                    FieldType::Scalar(scalar)
+                }
+            };
+            fields.push(Field { name: f.name, ty, nullable: f.nullable });
+        }
+        Schema::new(self.name, fields)
+    }
+}
+
+impl From<&Schema> for RawSchema {
+    fn from(s: &Schema) -> RawSchema {
+        RawSchema {
+            name: s.name.clone(),
+            fields: s
+                .fields
+                .iter()
+                .map(|f| {
+                    let (dim, metric, index) = match &f.ty {
+                        FieldType::Vector(v) => (Some(v.dim), Some(v.metric), Some(v.index.clone())),
+                        FieldType::Scalar(_) => (None, None, None),
+                    };
+                    RawField {
+                        name: f.name.clone(),
+                        ty: f.ty.name().to_string(),
+                        nullable: f.nullable,
+                        dim,
+                        metric,
+                        index,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_round_trip() {
+        let text = r#"{"name":"w","fields":[
+            {"name":"lemma","type":"string"},
+            {"name":"n","type":"int32","nullable":true},
+            {"name":"emb","type":"vector_fp16","dim":8,"metric":"ip","index":{"type":"flat"}}]}"#;
+        let s = Schema::from_json(text).unwrap();
+        assert_eq!(s.fields().len(), 3);
+        assert!(s.field(1).nullable);
+        assert_eq!(Schema::from_json(&s.to_json()).unwrap(), s);
+    }
+
+    #[test]
+    fn rejects_bad_schemas() {
+        let bad = [
+            (r#"{"name":"w","fields":[{"name":"v","type":"vector_fp32","dim":0,"metric":"l2"}]}"#, "dimension"),
+            (r#"{"name":"w","fields":[{"name":"v","type":"vector_fp32","dim":20001,"metric":"l2"}]}"#, "dimension"),
+            (r#"{"name":"w","fields":[{"name":"v","type":"vector_fp32","metric":"l2"}]}"#, "dim"),
+            (r#"{"name":"w","fields":[{"name":"v","type":"text"}]}"#, "unknown type"),
+            (r#"{"name":"w","fields":[{"name":"a","type":"bool"},{"name":"a","type":"bool"}]}"#, "twice"),
+            (r#"{"name":"w","fields":[{"name":"_key","type":"bool"}]}"#, "field name"),
+            (r#"{"name":"w","fields":[{"name":"a","type":"bool","dim":3}]}"#, "scalar"),
+            (r#"{"name":"w","fields":[{"name":"a","type":"bool","extra":3}]}"#, "unknown field"),
+        ];
+        for (text, needle) in bad {
+            let err = Schema::from_json(text).unwrap_err().to_string();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
+        let six: Vec<Field> = (0..6).map(|i| Field::vector(format!("v{i}"), VectorType::Fp32, 4, Metric::L2)).collect();
+        assert!(matches!(Schema::new("w", six), Err(SchemaError::TooManyVectorFields(6))));
+    }
+}

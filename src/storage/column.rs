@@ -1,0 +1,147 @@
+//! Borrowed views of one segment's columns, the same for the in-memory mutable segment
+//! and a mapped immutable one. Filters and projections read through these.
+
+/// Validity bitmap: bit `i % 8` of byte `i / 8` set means row `i` has a value.
+#[derive(Clone, Copy, Debug)]
+pub struct Validity<'a>(pub Option<&'a [u8]>);
+
+impl Validity<'_> {
+    /// True when row `row` holds a value (not null).
+    #[inline]
+    pub fn is_valid(&self, row: usize) -> bool {
+        match self.0 {
+            None => true,
+            Some(bits) => bits[row / 8] >> (row % 8) & 1 == 1,
+        }
+    }
+}
+
+/// Variable-length values: row `i` is `bytes[offsets[i]..offsets[i + 1]]`.
+#[derive(Clone, Copy, Debug)]
+pub struct VarColumn<'a> {
+    pub offsets: &'a [u64],
+    pub bytes: &'a [u8],
+}
+
+impl<'a> VarColumn<'a> {
+    #[inline]
+    pub fn get(&self, row: usize) -> &'a [u8] {
+        &self.bytes[self.offsets[row] as usize..self.offsets[row + 1] as usize]
+    }
+
+    /// Row `row` as text; segment validation guarantees UTF-8, so a failure yields "".
+    #[inline]
+    pub fn get_str(&self, row: usize) -> &'a str {
+        std::str::from_utf8(self.get(row)).unwrap_or("")
+    }
+}
+
+/// The values of one scalar column (null rows hold an unspecified value).
+#[derive(Clone, Copy, Debug)]
+pub enum ColumnData<'a> {
+    /// One byte per row, 0 or 1.
+    Bool(&'a [u8]),
+    Int32(&'a [i32]),
+    Int64(&'a [i64]),
+    Uint32(&'a [u32]),
+    Uint64(&'a [u64]),
+    Float(&'a [f32]),
+    Double(&'a [f64]),
+    String(VarColumn<'a>),
+}
+
+/// One scalar column of a segment.
+#[derive(Clone, Copy, Debug)]
+pub struct ScalarColumn<'a> {
+    pub validity: Validity<'a>,
+    pub data: ColumnData<'a>,
+}
+
+/// Access to the columns of one segment, for filter evaluation.
+pub trait ColumnSource {
+    /// Number of rows (live or not) in the segment.
+    fn rows(&self) -> usize;
+    /// The primary keys, as a string column without nulls.
+    fn keys(&self) -> VarColumn<'_>;
+    /// Scalar column of schema field `field`; the caller guarantees it is a scalar field.
+    fn scalar(&self, field: usize) -> ScalarColumn<'_>;
+}
+
+/// The stored elements of one vector column, row-major, `dim` per row.
+#[derive(Clone, Copy, Debug)]
+pub enum VectorData<'a> {
+    Fp32(&'a [f32]),
+    Fp16(&'a [half::f16]),
+    Int8(&'a [i8]),
+}
+
+/// One vector column of a segment. Null rows hold zeros.
+#[derive(Clone, Copy, Debug)]
+pub struct VectorColumn<'a> {
+    pub dim: usize,
+    pub validity: Validity<'a>,
+    pub data: VectorData<'a>,
+    /// Euclidean norm of each row, kept for cosine fields only.
+    pub norms: Option<&'a [f32]>,
+}
+
+impl VectorColumn<'_> {
+    /// Row `row` as f32 (a copy; for projections and refinement, not for scans).
+    pub fn row_f32(&self, row: usize) -> Vec<f32> {
+        let r = row * self.dim..(row + 1) * self.dim;
+        match self.data {
+            VectorData::Fp32(d) => d[r].to_vec(),
+            VectorData::Fp16(d) => d[r].iter().map(|x| x.to_f32()).collect(),
+            VectorData::Int8(d) => d[r].iter().map(|&x| x as f32).collect(),
+        }
+    }
+
+    /// Row `row` as a typed value.
+    pub fn value(&self, row: usize) -> crate::value::Value {
+        use crate::value::Value;
+        if !self.validity.is_valid(row) {
+            return Value::Null;
+        }
+        let r = row * self.dim..(row + 1) * self.dim;
+        match self.data {
+            VectorData::Fp32(d) => Value::VectorFp32(d[r].to_vec()),
+            VectorData::Fp16(d) => Value::VectorFp16(d[r].to_vec()),
+            VectorData::Int8(d) => Value::VectorInt8(d[r].to_vec()),
+        }
+    }
+
+    /// Bytes of vector data in this column.
+    pub fn data_bytes(&self) -> usize {
+        match self.data {
+            VectorData::Fp32(d) => d.len() * 4,
+            VectorData::Fp16(d) => d.len() * 2,
+            VectorData::Int8(d) => d.len(),
+        }
+    }
+}
+
+impl ScalarColumn<'_> {
+    /// Row `row` as a typed value.
+    pub fn value(&self, row: usize) -> crate::value::Value {
+        use crate::value::Value;
+        if !self.validity.is_valid(row) {
+            return Value::Null;
+        }
+        match self.data {
+            ColumnData::Bool(d) => Value::Bool(d[row] != 0),
+            ColumnData::Int32(d) => Value::Int32(d[row]),
+            ColumnData::Int64(d) => Value::Int64(d[row]),
+            ColumnData::Uint32(d) => Value::Uint32(d[row]),
+            ColumnData::Uint64(d) => Value::Uint64(d[row]),
+            ColumnData::Float(d) => Value::Float(d[row]),
+            ColumnData::Double(d) => Value::Double(d[row]),
+            ColumnData::String(v) => Value::String(v.get_str(row).to_string()),
+        }
+    }
+}
+
+/// Every column of a segment: what flush, optimize, fetch and search read.
+pub trait SegmentView: ColumnSource {
+    /// Vector column of schema field `field`; the caller guarantees it is a vector field.
+    fn vector(&self, field: usize) -> VectorColumn<'_>;
+}

@@ -1,0 +1,206 @@
+//! The manifest (one generation of the collection: schema, options, live files) and
+//! `CURRENT`, the one-line file naming the live manifest.
+//!
+//! Manifest layout: common header (id = generation), `len u64`, `crc32c u32`,
+//! `reserved u32`, then `len` bytes of JSON. Publishing a generation is: write every new
+//! file and fsync it, write `MANIFEST-<gen>` and fsync it, write `CURRENT.tmp`, fsync,
+//! rename over `CURRENT`, fsync the directory. A crash before the rename leaves the old
+//! generation live and the new files as orphans.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{FileKind, HEADER_LEN, decode_header, encode_header, read_u32, read_u64};
+use crate::error::StorageError;
+use crate::schema::{RawSchema, Schema};
+
+const LEN_AT: usize = HEADER_LEN;
+const CRC_AT: usize = LEN_AT + 8;
+const BODY_AT: usize = CRC_AT + 8;
+/// Bound on a manifest's JSON, far above any real one; a larger claim is corruption.
+const MAX_BODY: u64 = 256 << 20;
+
+/// Options stored with the collection (as opposed to per-handle open options).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectionOptions {
+    /// Most documents one segment holds after optimize.
+    pub max_docs_per_segment: u64,
+}
+
+impl Default for CollectionOptions {
+    fn default() -> Self {
+        CollectionOptions { max_docs_per_segment: 1 << 22 }
+    }
+}
+
+/// A live delete file of a segment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeletesEntry {
+    pub file: String,
+    pub size: u64,
+    pub count: u64,
+}
+
+/// A live segment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentEntry {
+    pub id: u64,
+    pub file: String,
+    pub rows: u64,
+    pub size: u64,
+    pub deletes: Option<DeletesEntry>,
+}
+
+/// One generation of the collection.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub generation: u64,
+    pub schema: RawSchema,
+    pub options: CollectionOptions,
+    /// Id the next new segment takes.
+    pub next_segment_id: u64,
+    /// Sequence number of the WAL that holds writes made after this generation.
+    pub wal_seq: u64,
+    pub segments: Vec<SegmentEntry>,
+}
+
+impl Manifest {
+    pub fn new(schema: &Schema, options: CollectionOptions) -> Manifest {
+        Manifest {
+            generation: 1,
+            schema: schema.to_raw(),
+            options,
+            next_segment_id: 1,
+            wal_seq: 1,
+            segments: Vec::new(),
+        }
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let body = serde_json::to_vec_pretty(self).expect("manifest serializes");
+        let mut out = Vec::with_capacity(BODY_AT + body.len());
+        out.extend_from_slice(&encode_header(FileKind::Manifest, self.generation));
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        out.extend_from_slice(&crc32c::crc32c(&body).to_le_bytes());
+        out.extend_from_slice(&[0u8; 4]);
+        out.extend_from_slice(&body);
+        out
+    }
+
+    pub fn decode(path: &Path, bytes: &[u8]) -> Result<Manifest, StorageError> {
+        let generation = decode_header(path, bytes, FileKind::Manifest)?;
+        if bytes.len() < BODY_AT {
+            return Err(StorageError::corrupted(path, bytes.len() as u64, "file ends inside the manifest header"));
+        }
+        let len = read_u64(bytes, LEN_AT);
+        if len > MAX_BODY || len != (bytes.len() - BODY_AT) as u64 {
+            return Err(StorageError::corrupted(
+                path,
+                LEN_AT as u64,
+                format!("body length {len}, but {} bytes follow the header", bytes.len() - BODY_AT),
+            ));
+        }
+        if read_u32(bytes, CRC_AT + 4) != 0 {
+            return Err(StorageError::corrupted(path, (CRC_AT + 4) as u64, "reserved bytes are not zero"));
+        }
+        let body = &bytes[BODY_AT..];
+        if crc32c::crc32c(body) != read_u32(bytes, CRC_AT) {
+            return Err(StorageError::corrupted(path, BODY_AT as u64, "manifest checksum mismatch"));
+        }
+        let m: Manifest = serde_json::from_slice(body).map_err(|e| {
+            StorageError::corrupted(
+                path,
+                BODY_AT as u64,
+                format!("manifest JSON line {} column {}: {e}", e.line(), e.column()),
+            )
+        })?;
+        if m.generation != generation {
+            return Err(StorageError::corrupted(
+                path,
+                BODY_AT as u64,
+                format!("generation {} in the body, {generation} in the header", m.generation),
+            ));
+        }
+        for s in &m.segments {
+            let named_ok = s.file == super::segment_name(s.id)
+                && s.deletes.as_ref().is_none_or(|d| FileKind::of_name(&d.file) == Some(FileKind::Deletes));
+            if !named_ok || s.id >= m.next_segment_id {
+                return Err(StorageError::corrupted(path, BODY_AT as u64, format!("bad segment entry {}", s.file)));
+            }
+        }
+        Ok(m)
+    }
+
+    pub fn schema(&self, path: &Path) -> Result<Schema, StorageError> {
+        self.schema
+            .clone()
+            .into_schema()
+            .map_err(|e| StorageError::corrupted(path, BODY_AT as u64, format!("stored schema is invalid: {e}")))
+    }
+
+    /// Writes this manifest and points `CURRENT` at it (see the module docs).
+    pub fn publish(&self, dir: &Path) -> Result<(), StorageError> {
+        let name = super::manifest_name(self.generation);
+        super::write_file_atomic(dir, &name, &self.encode())?;
+        super::write_file_atomic(dir, "CURRENT", format!("{name}\n").as_bytes())?;
+        super::sync_dir(dir)
+    }
+}
+
+/// Reads `CURRENT` and returns the live manifest's file name.
+pub fn read_current(dir: &Path) -> Result<String, StorageError> {
+    let path = dir.join("CURRENT");
+    let text = match std::fs::read(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(StorageError::NotACollection { path: dir.to_path_buf() });
+        }
+        Err(e) => return Err(StorageError::io(&path, e)),
+    };
+    let name = std::str::from_utf8(&text).ok().and_then(|t| t.strip_suffix('\n')).unwrap_or("");
+    if FileKind::of_name(name) != Some(FileKind::Manifest) {
+        return Err(StorageError::corrupted(
+            &path,
+            0,
+            format!("expected one line `MANIFEST-<generation>`, found {:?}", String::from_utf8_lossy(&text)),
+        ));
+    }
+    Ok(name.to_string())
+}
+
+/// Reads the live manifest.
+pub fn load(dir: &Path) -> Result<Manifest, StorageError> {
+    let name = read_current(dir)?;
+    let path = dir.join(&name);
+    let bytes = std::fs::read(&path).map_err(|e| StorageError::io(&path, e))?;
+    Manifest::decode(&path, &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{Field, ScalarType};
+
+    #[test]
+    fn round_trip_and_damage() {
+        let schema = Schema::builder("t").field(Field::scalar("a", ScalarType::Int32)).build().unwrap();
+        let m = Manifest::new(&schema, CollectionOptions::default());
+        let bytes = m.encode();
+        let p = Path::new("MANIFEST-000001");
+        let back = Manifest::decode(p, &bytes).unwrap();
+        assert_eq!(back.schema(p).unwrap(), schema);
+        for i in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x20;
+            assert!(Manifest::decode(p, &bad).is_err(), "byte {i}");
+        }
+        for cut in 0..bytes.len() {
+            assert!(Manifest::decode(p, &bytes[..cut]).is_err(), "cut {cut}");
+        }
+    }
+}

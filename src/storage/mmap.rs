@@ -1,0 +1,114 @@
+//! Immutable file bytes, mapped or owned, and the typed views over them.
+//!
+//! This is one of the few files with `unsafe`: the map itself and the cast from bytes to
+//! plain little-endian numbers. Everything above it works with safe slices.
+
+use std::fs::File;
+use std::path::Path;
+
+use half::f16;
+
+use crate::error::StorageError;
+
+#[cfg(target_endian = "big")]
+compile_error!("xvec's on-disk format is little-endian and is used in place; big-endian hosts are not supported");
+
+/// The bytes of one immutable file.
+pub enum FileBytes {
+    /// Memory-mapped: the pages belong to the page cache, not the heap.
+    Mapped(memmap2::Mmap),
+    /// Read into one owned buffer, 8-byte aligned so typed views work.
+    Owned { words: Vec<u64>, len: usize },
+}
+
+impl FileBytes {
+    /// Maps or reads the whole file.
+    ///
+    /// Mapping relies on the collection's rule that a published file is never modified,
+    /// only replaced by a new file under a new name.
+    pub fn open(path: &Path, mmap: bool) -> Result<FileBytes, StorageError> {
+        let file = File::open(path).map_err(|e| StorageError::io(path, e))?;
+        let len = file.metadata().map_err(|e| StorageError::io(path, e))?.len() as usize;
+        if mmap && len > 0 {
+            // SAFETY: collection files are immutable once published (see DESIGN.md,
+            // "On disk"); nobody truncates or rewrites a file a snapshot can see.
+            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| StorageError::io(path, e))?;
+            Ok(FileBytes::Mapped(map))
+        } else {
+            let mut words = vec![0u64; len.div_ceil(8)];
+            // SAFETY: `words` owns len.div_ceil(8) * 8 >= len initialized bytes; u8 has no
+            // alignment or validity requirements.
+            let buf = unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) };
+            use std::io::Read;
+            (&file).read_exact(buf).map_err(|e| StorageError::io(path, e))?;
+            Ok(FileBytes::Owned { words, len })
+        }
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(m) => m,
+            FileBytes::Owned { words, len } => {
+                // SAFETY: `words` holds at least `len` initialized bytes (see `open`).
+                unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), *len) }
+            }
+        }
+    }
+
+    pub fn is_mapped(&self) -> bool {
+        matches!(self, FileBytes::Mapped(_))
+    }
+
+    /// Bytes held on the heap (zero for a mapping).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            FileBytes::Mapped(_) => 0,
+            FileBytes::Owned { words, .. } => words.capacity() * 8,
+        }
+    }
+}
+
+/// Numbers that may be viewed in place from little-endian bytes: every bit pattern is a
+/// valid value and there is no padding.
+pub trait Plain: Copy + 'static + sealed::Sealed {}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! plain {
+    ($($t:ty),*) => {$( impl sealed::Sealed for $t {} impl Plain for $t {} )*};
+}
+plain!(u8, i8, u32, i32, u64, i64, f32, f64, f16);
+
+/// Views `bytes` as a slice of `T`, or `None` when misaligned or not a whole number of `T`.
+pub fn cast_slice<T: Plain>(bytes: &[u8]) -> Option<&[T]> {
+    let size = std::mem::size_of::<T>();
+    if !bytes.len().is_multiple_of(size) || bytes.as_ptr().align_offset(std::mem::align_of::<T>()) != 0 {
+        return None;
+    }
+    // SAFETY: alignment and length were checked above; `T: Plain` accepts every bit
+    // pattern; the result borrows `bytes`, so it cannot outlive them.
+    Some(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), bytes.len() / size) })
+}
+
+/// Views a slice of `T` as its bytes (little-endian on every supported host).
+pub fn as_bytes<T: Plain>(values: &[T]) -> &[u8] {
+    // SAFETY: `T: Plain` has no padding, so every byte is initialized; u8 has alignment 1.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cast_checks_alignment_and_length() {
+        let words = [1u64, 2, 3];
+        let bytes = as_bytes(&words);
+        assert_eq!(cast_slice::<u64>(bytes), Some(&words[..]));
+        assert!(cast_slice::<u64>(&bytes[1..9]).is_none());
+        assert!(cast_slice::<u32>(&bytes[..6]).is_none());
+        assert_eq!(cast_slice::<u32>(&bytes[..8]).unwrap(), &[1, 0]);
+    }
+}

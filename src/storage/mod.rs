@@ -1,0 +1,235 @@
+//! Files of a collection directory: names, the common header, and the publish protocol.
+//!
+//! Each submodule owns the encoding, decoding and validation of one file kind. The byte
+//! layouts are specified in `docs/format.md`; a change there bumps [`FORMAT_VERSION`].
+
+pub mod column;
+pub mod deletes;
+pub mod lock;
+pub mod manifest;
+pub mod mmap;
+pub mod segment;
+pub mod wal;
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::StorageError;
+
+/// Version of every file kind's layout. Files of another version are refused.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// First bytes of every xvec file (the `\r\n\x1a` tail catches text-mode mangling).
+pub const MAGIC: [u8; 8] = *b"XVEC\x00\r\n\x1a";
+
+/// Bytes of the common header that starts every file.
+pub const HEADER_LEN: usize = 32;
+const MAGIC_AT: usize = 0;
+const VERSION_AT: usize = MAGIC_AT + 8;
+const KIND_AT: usize = VERSION_AT + 4;
+const ID_AT: usize = KIND_AT + 4;
+const RESERVED_AT: usize = ID_AT + 8;
+const HEADER_CRC_AT: usize = RESERVED_AT + 4;
+const _: () = assert!(HEADER_CRC_AT + 4 == HEADER_LEN);
+
+/// Every kind of file a collection directory may hold. Open, cleanup, `verify` and
+/// `inspect` iterate this list, so a new kind cannot be forgotten.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FileKind {
+    /// `CURRENT`: the name of the live manifest, one line of text.
+    Current,
+    /// `LOCK`: held exclusively by the writer.
+    Lock,
+    /// `MANIFEST-<gen>`: schema, options and the list of live files.
+    Manifest,
+    /// `WAL-<seq>.log`: framed write records since the last flush.
+    Wal,
+    /// `SEG-<id>.xseg`: an immutable columnar segment.
+    Segment,
+    /// `SEG-<id>-<gen>.del`: the deleted rows of one segment as of a generation.
+    Deletes,
+    /// `*.tmp`: a file being written; never live.
+    Temp,
+}
+
+impl FileKind {
+    pub const ALL: [FileKind; 7] = [
+        FileKind::Current,
+        FileKind::Lock,
+        FileKind::Manifest,
+        FileKind::Wal,
+        FileKind::Segment,
+        FileKind::Deletes,
+        FileKind::Temp,
+    ];
+
+    /// Code stored in the header of files of this kind.
+    pub fn code(self) -> u32 {
+        match self {
+            FileKind::Current => 0,
+            FileKind::Lock => 0,
+            FileKind::Manifest => 1,
+            FileKind::Wal => 2,
+            FileKind::Segment => 3,
+            FileKind::Deletes => 4,
+            FileKind::Temp => 0,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::Current => "current",
+            FileKind::Lock => "lock",
+            FileKind::Manifest => "manifest",
+            FileKind::Wal => "wal",
+            FileKind::Segment => "segment",
+            FileKind::Deletes => "deletes",
+            FileKind::Temp => "temp",
+        }
+    }
+
+    /// Classifies a directory entry by name; `None` for files xvec never makes.
+    pub fn of_name(name: &str) -> Option<FileKind> {
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        Some(match name {
+            "CURRENT" => FileKind::Current,
+            "LOCK" => FileKind::Lock,
+            _ if name.ends_with(".tmp") => FileKind::Temp,
+            _ => {
+                if let Some(g) = name.strip_prefix("MANIFEST-") {
+                    digits(g).then_some(FileKind::Manifest)?
+                } else if let Some(s) = name.strip_prefix("WAL-").and_then(|s| s.strip_suffix(".log")) {
+                    digits(s).then_some(FileKind::Wal)?
+                } else if let Some(s) = name.strip_prefix("SEG-").and_then(|s| s.strip_suffix(".xseg")) {
+                    digits(s).then_some(FileKind::Segment)?
+                } else if let Some(s) = name.strip_prefix("SEG-").and_then(|s| s.strip_suffix(".del")) {
+                    let (a, b) = s.split_once('-')?;
+                    (digits(a) && digits(b)).then_some(FileKind::Deletes)?
+                } else {
+                    return None;
+                }
+            }
+        })
+    }
+}
+
+pub fn manifest_name(generation: u64) -> String {
+    format!("MANIFEST-{generation:06}")
+}
+
+pub fn wal_name(seq: u64) -> String {
+    format!("WAL-{seq:06}.log")
+}
+
+pub fn segment_name(id: u64) -> String {
+    format!("SEG-{id:06}.xseg")
+}
+
+pub fn deletes_name(segment: u64, generation: u64) -> String {
+    format!("SEG-{segment:06}-{generation:06}.del")
+}
+
+/// Encodes the common header.
+pub fn encode_header(kind: FileKind, id: u64) -> [u8; HEADER_LEN] {
+    let mut h = [0u8; HEADER_LEN];
+    h[MAGIC_AT..VERSION_AT].copy_from_slice(&MAGIC);
+    h[VERSION_AT..KIND_AT].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    h[KIND_AT..ID_AT].copy_from_slice(&kind.code().to_le_bytes());
+    h[ID_AT..RESERVED_AT].copy_from_slice(&id.to_le_bytes());
+    let crc = crc32c::crc32c(&h[..HEADER_CRC_AT]);
+    h[HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
+    h
+}
+
+/// Checks the common header of `bytes` and returns its id field.
+pub fn decode_header(path: &Path, bytes: &[u8], kind: FileKind) -> Result<u64, StorageError> {
+    if bytes.len() < HEADER_LEN {
+        return Err(StorageError::corrupted(
+            path,
+            bytes.len() as u64,
+            format!("file is {} bytes, shorter than the {HEADER_LEN}-byte header", bytes.len()),
+        ));
+    }
+    if bytes[MAGIC_AT..VERSION_AT] != MAGIC {
+        return Err(StorageError::corrupted(path, 0, "bad magic: not an xvec file"));
+    }
+    let crc = read_u32(bytes, HEADER_CRC_AT);
+    if crc != crc32c::crc32c(&bytes[..HEADER_CRC_AT]) {
+        return Err(StorageError::corrupted(path, HEADER_CRC_AT as u64, "header checksum mismatch"));
+    }
+    let version = read_u32(bytes, VERSION_AT);
+    if version != FORMAT_VERSION {
+        return Err(StorageError::UnsupportedVersion {
+            path: path.to_path_buf(),
+            found: version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    let found = read_u32(bytes, KIND_AT);
+    if found != kind.code() {
+        return Err(StorageError::corrupted(
+            path,
+            KIND_AT as u64,
+            format!("file kind {found}, expected {} ({})", kind.code(), kind.name()),
+        ));
+    }
+    Ok(read_u64(bytes, ID_AT))
+}
+
+/// Little-endian u32 at `at`; the caller has checked the bounds.
+pub fn read_u32(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// Little-endian u64 at `at`; the caller has checked the bounds.
+pub fn read_u64(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Fsyncs a directory so that renames and creations in it are durable.
+pub fn sync_dir(dir: &Path) -> Result<(), StorageError> {
+    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| StorageError::io(dir, e))
+}
+
+/// Writes `data` to `dir/name` through a temp file, fsync and rename. The caller fsyncs
+/// the directory once its whole set of files is in place.
+pub fn write_file_atomic(dir: &Path, name: &str, data: &[u8]) -> Result<PathBuf, StorageError> {
+    let tmp = dir.join(format!("{name}.tmp"));
+    let path = dir.join(name);
+    let mut f = File::create(&tmp).map_err(|e| StorageError::io(&tmp, e))?;
+    f.write_all(data).and_then(|_| f.sync_all()).map_err(|e| StorageError::io(&tmp, e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| StorageError::io(&path, e))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_classify_back_to_their_kind() {
+        assert_eq!(FileKind::of_name(&manifest_name(7)), Some(FileKind::Manifest));
+        assert_eq!(FileKind::of_name(&wal_name(7)), Some(FileKind::Wal));
+        assert_eq!(FileKind::of_name(&segment_name(7)), Some(FileKind::Segment));
+        assert_eq!(FileKind::of_name(&deletes_name(7, 9)), Some(FileKind::Deletes));
+        assert_eq!(FileKind::of_name("CURRENT"), Some(FileKind::Current));
+        assert_eq!(FileKind::of_name("x.tmp"), Some(FileKind::Temp));
+        assert_eq!(FileKind::of_name("notes.txt"), None);
+        assert_eq!(FileKind::of_name("SEG-x.xseg"), None);
+    }
+
+    #[test]
+    fn header_round_trip_and_rejects_damage() {
+        let p = Path::new("f");
+        let h = encode_header(FileKind::Segment, 42);
+        assert_eq!(decode_header(p, &h, FileKind::Segment).unwrap(), 42);
+        assert!(decode_header(p, &h, FileKind::Wal).is_err());
+        for i in 0..HEADER_LEN {
+            let mut bad = h;
+            bad[i] ^= 0x10;
+            assert!(decode_header(p, &bad, FileKind::Segment).is_err(), "byte {i}");
+        }
+        assert!(decode_header(p, &h[..10], FileKind::Segment).is_err());
+    }
+}

@@ -1,0 +1,417 @@
+//! Field values and documents, and their validation against a schema.
+//!
+//! Validation happens here, before anything is logged: a [`Row`] only exists for a
+//! document that matches its schema, so the WAL and segments never see invalid data.
+
+use std::collections::BTreeMap;
+
+use half::f16;
+
+use crate::error::DocError;
+use crate::schema::{FieldType, ScalarType, Schema, VectorType};
+
+/// Longest primary key, in bytes.
+pub const MAX_KEY_BYTES: usize = 64 * 1024;
+
+/// One field value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    String(String),
+    Bool(bool),
+    Int32(i32),
+    Int64(i64),
+    Uint32(u32),
+    Uint64(u64),
+    Float(f32),
+    Double(f64),
+    VectorFp32(Vec<f32>),
+    VectorFp16(Vec<f16>),
+    VectorInt8(Vec<i8>),
+}
+
+impl Value {
+    /// Short name of the value's type, for error messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::String(_) => "string",
+            Value::Bool(_) => "bool",
+            Value::Int32(_) => "int32",
+            Value::Int64(_) => "int64",
+            Value::Uint32(_) => "uint32",
+            Value::Uint64(_) => "uint64",
+            Value::Float(_) => "float",
+            Value::Double(_) => "double",
+            Value::VectorFp32(_) => "vector_fp32",
+            Value::VectorFp16(_) => "vector_fp16",
+            Value::VectorInt8(_) => "vector_int8",
+        }
+    }
+
+    /// The vector as f32, for vector values.
+    pub fn vector_f32(&self) -> Option<Vec<f32>> {
+        match self {
+            Value::VectorFp32(v) => Some(v.clone()),
+            Value::VectorFp16(v) => Some(v.iter().map(|x| x.to_f32()).collect()),
+            Value::VectorInt8(v) => Some(v.iter().map(|&x| x as f32).collect()),
+            _ => None,
+        }
+    }
+
+    /// Converts a JSON value to the type the schema asks for.
+    pub fn from_json(ty: &FieldType, v: &serde_json::Value) -> Result<Value, String> {
+        use serde_json::Value as J;
+        if v.is_null() {
+            return Ok(Value::Null);
+        }
+        let int = |v: &J| -> Result<i128, String> {
+            if let Some(i) = v.as_i64() {
+                Ok(i as i128)
+            } else if let Some(u) = v.as_u64() {
+                Ok(u as i128)
+            } else {
+                Err(format!("an integer, found {}", json_kind(v)))
+            }
+        };
+        let range = |x: i128, name: &str| format!("{name} in range, found {x}");
+        Ok(match ty {
+            FieldType::Scalar(s) => match s {
+                ScalarType::String => {
+                    Value::String(v.as_str().ok_or_else(|| format!("a string, found {}", json_kind(v)))?.to_string())
+                }
+                ScalarType::Bool => Value::Bool(v.as_bool().ok_or_else(|| format!("a bool, found {}", json_kind(v)))?),
+                ScalarType::Int32 => {
+                    let x = int(v)?;
+                    Value::Int32(i32::try_from(x).map_err(|_| range(x, "int32"))?)
+                }
+                ScalarType::Int64 => {
+                    let x = int(v)?;
+                    Value::Int64(i64::try_from(x).map_err(|_| range(x, "int64"))?)
+                }
+                ScalarType::Uint32 => {
+                    let x = int(v)?;
+                    Value::Uint32(u32::try_from(x).map_err(|_| range(x, "uint32"))?)
+                }
+                ScalarType::Uint64 => {
+                    let x = int(v)?;
+                    Value::Uint64(u64::try_from(x).map_err(|_| range(x, "uint64"))?)
+                }
+                ScalarType::Float => {
+                    Value::Float(v.as_f64().ok_or_else(|| format!("a number, found {}", json_kind(v)))? as f32)
+                }
+                ScalarType::Double => {
+                    Value::Double(v.as_f64().ok_or_else(|| format!("a number, found {}", json_kind(v)))?)
+                }
+            },
+            FieldType::Vector(spec) => {
+                let arr = v.as_array().ok_or_else(|| format!("an array of numbers, found {}", json_kind(v)))?;
+                let mut nums = Vec::with_capacity(arr.len());
+                for (i, x) in arr.iter().enumerate() {
+                    nums.push(x.as_f64().ok_or_else(|| format!("a number at index {i}, found {}", json_kind(x)))?);
+                }
+                match spec.elem {
+                    VectorType::Fp32 => Value::VectorFp32(nums.iter().map(|&x| x as f32).collect()),
+                    VectorType::Fp16 => Value::VectorFp16(nums.iter().map(|&x| f16::from_f64(x)).collect()),
+                    VectorType::Int8 => {
+                        let mut out = Vec::with_capacity(nums.len());
+                        for (i, &x) in nums.iter().enumerate() {
+                            if x.fract() != 0.0 || !(-128.0..=127.0).contains(&x) {
+                                return Err(format!("an integer in -128..=127 at index {i}, found {x}"));
+                            }
+                            out.push(x as i8);
+                        }
+                        Value::VectorInt8(out)
+                    }
+                }
+            }
+        })
+    }
+
+    /// The value as JSON (vectors whole).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match self {
+            Value::Null => J::Null,
+            Value::String(s) => J::String(s.clone()),
+            Value::Bool(b) => J::Bool(*b),
+            Value::Int32(x) => J::from(*x),
+            Value::Int64(x) => J::from(*x),
+            Value::Uint32(x) => J::from(*x),
+            Value::Uint64(x) => J::from(*x),
+            Value::Float(x) => json_f64(*x as f64),
+            Value::Double(x) => json_f64(*x),
+            Value::VectorFp32(v) => J::Array(v.iter().map(|&x| json_f64(x as f64)).collect()),
+            Value::VectorFp16(v) => J::Array(v.iter().map(|x| json_f64(x.to_f64())).collect()),
+            Value::VectorInt8(v) => J::Array(v.iter().map(|&x| J::from(x)).collect()),
+        }
+    }
+}
+
+fn json_f64(x: f64) -> serde_json::Value {
+    serde_json::Number::from_f64(x).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null)
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a bool",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+macro_rules! value_from {
+    ($($t:ty => $v:ident),* $(,)?) => {$(
+        impl From<$t> for Value {
+            fn from(x: $t) -> Value { Value::$v(x.into()) }
+        }
+    )*};
+}
+value_from!(
+    String => String, &str => String, bool => Bool, i32 => Int32, i64 => Int64, u32 => Uint32,
+    u64 => Uint64, f32 => Float, f64 => Double, Vec<f32> => VectorFp32, Vec<f16> => VectorFp16,
+    Vec<i8> => VectorInt8,
+);
+
+/// A document as given by a caller: a primary key and some fields.
+///
+/// ```
+/// use xvec::Doc;
+/// let doc = Doc::new("dog").set("lemma", "dog").set("emb", vec![0.1f32, 0.2]);
+/// assert_eq!(doc.fields.len(), 2);
+/// ```
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Doc {
+    pub key: String,
+    pub fields: BTreeMap<String, Value>,
+}
+
+impl Doc {
+    pub fn new(key: impl Into<String>) -> Doc {
+        Doc { key: key.into(), fields: BTreeMap::new() }
+    }
+
+    pub fn set(mut self, field: impl Into<String>, value: impl Into<Value>) -> Doc {
+        self.fields.insert(field.into(), value.into());
+        self
+    }
+
+    pub fn get(&self, field: &str) -> Option<&Value> {
+        self.fields.get(field)
+    }
+}
+
+/// A validated document: one value per schema field, in schema order (absent = `Null`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub key: String,
+    pub values: Vec<Value>,
+}
+
+/// Checks a primary key.
+pub fn check_key(key: &str) -> Result<(), DocError> {
+    if key.is_empty() {
+        return Err(DocError::EmptyKey);
+    }
+    if key.len() > MAX_KEY_BYTES {
+        return Err(DocError::KeyTooLong { key: truncate_key(key), len: key.len() });
+    }
+    Ok(())
+}
+
+pub(crate) fn truncate_key(key: &str) -> String {
+    if key.len() <= 64 {
+        return key.to_string();
+    }
+    let mut end = 64;
+    while !key.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &key[..end])
+}
+
+/// Checks one value against its field; `Null` is checked by the caller.
+pub fn check_value(schema: &Schema, idx: usize, key: &str, value: &Value) -> Result<(), DocError> {
+    let field = schema.field(idx);
+    let bad = |expected: String| DocError::BadValue {
+        key: truncate_key(key),
+        field: field.name.clone(),
+        expected,
+        found: value.type_name().to_string(),
+    };
+    match (&field.ty, value) {
+        (_, Value::Null) => {
+            if !field.nullable {
+                return Err(DocError::NullNotAllowed { key: truncate_key(key), field: field.name.clone() });
+            }
+        }
+        (FieldType::Scalar(s), v) => {
+            let ok = matches!(
+                (s, v),
+                (ScalarType::String, Value::String(_))
+                    | (ScalarType::Bool, Value::Bool(_))
+                    | (ScalarType::Int32, Value::Int32(_))
+                    | (ScalarType::Int64, Value::Int64(_))
+                    | (ScalarType::Uint32, Value::Uint32(_))
+                    | (ScalarType::Uint64, Value::Uint64(_))
+                    | (ScalarType::Float, Value::Float(_))
+                    | (ScalarType::Double, Value::Double(_))
+            );
+            if !ok {
+                return Err(bad(s.name().to_string()));
+            }
+        }
+        (FieldType::Vector(spec), v) => {
+            let (len, bad_at) = match (spec.elem, v) {
+                (VectorType::Fp32, Value::VectorFp32(x)) => (x.len(), x.iter().position(|f| !f.is_finite())),
+                (VectorType::Fp16, Value::VectorFp16(x)) => (x.len(), x.iter().position(|f| !f.is_finite())),
+                (VectorType::Int8, Value::VectorInt8(x)) => (x.len(), None),
+                _ => return Err(bad(format!("{} of dimension {}", spec.elem.name(), spec.dim))),
+            };
+            if len != spec.dim as usize {
+                return Err(DocError::BadDimension {
+                    key: truncate_key(key),
+                    field: field.name.clone(),
+                    expected: spec.dim,
+                    found: len,
+                });
+            }
+            if let Some(i) = bad_at {
+                return Err(DocError::NotFinite { key: truncate_key(key), field: field.name.clone(), index: i });
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Row {
+    /// Validates a whole document (every non-nullable field present).
+    pub fn from_doc(schema: &Schema, doc: Doc) -> Result<Row, DocError> {
+        check_key(&doc.key)?;
+        let mut values = vec![Value::Null; schema.fields().len()];
+        for (name, value) in doc.fields {
+            let idx = schema
+                .index_of(&name)
+                .ok_or_else(|| DocError::UnknownField { key: truncate_key(&doc.key), field: name.clone() })?;
+            values[idx] = value;
+        }
+        for (idx, value) in values.iter().enumerate() {
+            check_value(schema, idx, &doc.key, value)?;
+        }
+        Ok(Row { key: doc.key, values })
+    }
+
+    /// Merges the given fields of `doc` over this row, validating each.
+    pub fn merge(mut self, schema: &Schema, doc: Doc) -> Result<Row, DocError> {
+        for (name, value) in doc.fields {
+            let idx = schema
+                .index_of(&name)
+                .ok_or_else(|| DocError::UnknownField { key: truncate_key(&doc.key), field: name.clone() })?;
+            check_value(schema, idx, &doc.key, &value)?;
+            self.values[idx] = value;
+        }
+        Ok(self)
+    }
+
+    /// Turns the row back into a document (null fields left out).
+    pub fn into_doc(self, schema: &Schema) -> Doc {
+        let mut doc = Doc::new(self.key);
+        for (f, v) in schema.fields().iter().zip(self.values) {
+            if v != Value::Null {
+                doc.fields.insert(f.name.clone(), v);
+            }
+        }
+        doc
+    }
+}
+
+/// Parses one JSON object `{"_key": ..., field: value, ...}` into a document.
+///
+/// `key_field` names the member holding the primary key.
+pub fn doc_from_json(
+    schema: &Schema,
+    obj: &serde_json::Map<String, serde_json::Value>,
+    key_field: &str,
+) -> Result<Doc, DocError> {
+    let key = match obj.get(key_field) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Number(n)) => n.to_string(),
+        Some(_) => return Err(DocError::BadKeyJson(key_field.to_string())),
+        None => return Err(DocError::MissingKey(key_field.to_string())),
+    };
+    let mut doc = Doc::new(key);
+    for (name, v) in obj {
+        if name == key_field {
+            continue;
+        }
+        let idx = schema
+            .index_of(name)
+            .ok_or_else(|| DocError::UnknownField { key: truncate_key(&doc.key), field: name.clone() })?;
+        let field = schema.field(idx);
+        let value = Value::from_json(&field.ty, v).map_err(|expected| DocError::BadValue {
+            key: truncate_key(&doc.key),
+            field: name.clone(),
+            expected,
+            found: json_kind(v).trim_start_matches("a ").trim_start_matches("an ").to_string(),
+        })?;
+        doc.fields.insert(name.clone(), value);
+    }
+    Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{Field, Metric};
+
+    fn schema() -> Schema {
+        Schema::builder("t")
+            .field(Field::scalar("s", ScalarType::String))
+            .field(Field::scalar("n", ScalarType::Int32).nullable(true))
+            .field(Field::vector("v", VectorType::Fp32, 3, Metric::L2))
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn bad_input_matrix_names_key_and_field() {
+        let s = schema();
+        let base = || Doc::new("k1").set("s", "x").set("v", vec![1.0f32, 2.0, 3.0]);
+        let cases: Vec<(Doc, &str)> = vec![
+            (base().set("s", 3i32), "field `s`"),
+            (base().set("v", vec![1.0f32]), "dimension 3"),
+            (base().set("v", vec![1.0f32, f32::NAN, 0.0]), "index 1"),
+            (base().set("v", vec![1.0f32, f32::INFINITY, 0.0]), "not finite"),
+            (Doc::new("k1").set("v", vec![1.0f32, 2.0, 3.0]), "field `s`"),
+            (base().set("zzz", 1i32), "unknown field `zzz`"),
+            (base().set("v", vec![1i8, 2, 3]), "vector_fp32"),
+        ];
+        for (doc, needle) in cases {
+            let err = Row::from_doc(&s, doc).unwrap_err().to_string();
+            assert!(err.contains("k1"), "{err}");
+            assert!(err.contains(needle), "{err} lacks {needle}");
+        }
+        let mut empty = base();
+        empty.key.clear();
+        assert!(matches!(Row::from_doc(&s, empty), Err(DocError::EmptyKey)));
+        let mut long = base();
+        long.key = "x".repeat(MAX_KEY_BYTES + 1);
+        assert!(matches!(Row::from_doc(&s, long), Err(DocError::KeyTooLong { .. })));
+        assert!(Row::from_doc(&s, base()).is_ok());
+    }
+
+    #[test]
+    fn json_conversion_checks_ranges() {
+        let s = schema();
+        let obj = |t: &str| serde_json::from_str::<serde_json::Map<_, _>>(t).unwrap();
+        let d = doc_from_json(&s, &obj(r#"{"id":"a","s":"x","n":5,"v":[1,2,3]}"#), "id").unwrap();
+        assert_eq!(d.get("n"), Some(&Value::Int32(5)));
+        let e = doc_from_json(&s, &obj(r#"{"id":"a","n":5000000000}"#), "id").unwrap_err().to_string();
+        assert!(e.contains("int32 in range"), "{e}");
+        let e = doc_from_json(&s, &obj(r#"{"s":"x"}"#), "id").unwrap_err().to_string();
+        assert!(e.contains("id"), "{e}");
+    }
+}

@@ -1,0 +1,285 @@
+//! Engine behaviour through the public API: round trips, reopen, batches, bad input,
+//! corruption, locking and snapshots.
+
+use std::sync::Arc;
+
+use half::f16;
+use xvec::{Collection, Doc, DocError, Error, Metric, OpenOptions, Query, QueryError, StorageError, Value, VectorType};
+
+use crate::util::{every_type_schema, random_vectors, simple_schema};
+
+fn every_doc(i: usize, elem: VectorType) -> Doc {
+    let v: Value = match elem {
+        VectorType::Fp32 => vec![i as f32, -1.5, 0.25, 3.0].into(),
+        VectorType::Fp16 => vec![f16::from_f32(i as f32), f16::from_f32(-1.5), f16::from_f32(0.25), f16::ONE].into(),
+        VectorType::Int8 => vec![(i % 100) as i8, -128, 127, 3].into(),
+    };
+    let mut d = Doc::new(format!("k{i:04}"))
+        .set("s", format!("str-{i} ✓"))
+        .set("b", i.is_multiple_of(2))
+        .set("i64", -(i as i64) * 1_000_000_000_000)
+        .set("u32", u32::MAX - i as u32)
+        .set("f", i as f32 * 0.5)
+        .set("d", i as f64 / 3.0);
+    if !i.is_multiple_of(3) {
+        d = d.set("i32", i as i32 - 7).set("u64", u64::MAX - i as u64).set("v", v);
+    }
+    d
+}
+
+fn check_every(coll: &Collection, n: usize, elem: VectorType) {
+    assert_eq!(coll.count(), n as u64);
+    let keys: Vec<String> = (0..n).map(|i| format!("k{i:04}")).collect();
+    let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+    let docs = coll.fetch(&refs, None).unwrap();
+    for (i, d) in docs.into_iter().enumerate() {
+        assert_eq!(d.unwrap(), every_doc(i, elem), "doc {i}");
+    }
+}
+
+#[test]
+fn every_type_round_trips_through_wal_flush_and_reopen() {
+    for elem in [VectorType::Fp32, VectorType::Fp16, VectorType::Int8] {
+        for mmap in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let coll =
+                Collection::create(dir.path(), every_type_schema(elem, 4, Metric::L2), Default::default()).unwrap();
+            let res = coll.insert((0..40).map(|i| every_doc(i, elem)).collect()).unwrap();
+            assert!(res.iter().all(|r| r.is_ok()), "{res:?}");
+            check_every(&coll, 40, elem);
+            coll.close().unwrap();
+
+            // From the WAL alone.
+            let coll = Collection::open(dir.path(), &OpenOptions::writable().mmap(mmap)).unwrap();
+            check_every(&coll, 40, elem);
+            coll.flush().unwrap();
+            coll.insert((40..50).map(|i| every_doc(i, elem)).collect()).unwrap();
+            check_every(&coll, 50, elem);
+            drop(coll);
+
+            // Segment + WAL, read-only.
+            let ro = Collection::open(dir.path(), &OpenOptions::read_only().mmap(mmap)).unwrap();
+            check_every(&ro, 50, elem);
+            assert!(matches!(ro.insert(vec![every_doc(99, elem)]), Err(Error::ReadOnly(_))));
+        }
+    }
+}
+
+#[test]
+fn batches_report_per_item_and_modes_behave() {
+    let dir = tempfile::tempdir().unwrap();
+    let coll = Collection::create(dir.path(), simple_schema(2, Metric::L2), Default::default()).unwrap();
+    let doc = |k: &str, n: i64| Doc::new(k).set("tag", "t").set("n", n).set("v", vec![n as f32, 0.0]);
+    let res =
+        coll.insert(vec![doc("a", 1), doc("b", 2), Doc::new("c").set("tag", "x"), doc("a", 3), doc("d", 4)]).unwrap();
+    assert!(res[0].is_ok() && res[1].is_ok() && res[4].is_ok());
+    assert!(matches!(&res[2], Err(DocError::NullNotAllowed { field, .. }) if field == "n"));
+    assert!(matches!(&res[3], Err(DocError::DuplicateKey(k)) if k == "a"));
+    assert_eq!(coll.count(), 3);
+
+    // update: given fields only; missing key fails.
+    let res = coll.update(vec![Doc::new("a").set("tag", "new"), Doc::new("zz").set("n", 1i64)]).unwrap();
+    assert!(res[0].is_ok());
+    assert!(matches!(&res[1], Err(DocError::NotFound(_))));
+    let a = coll.fetch(&["a"], None).unwrap().remove(0).unwrap();
+    assert_eq!(a.get("tag"), Some(&Value::String("new".into())));
+    assert_eq!(a.get("n"), Some(&Value::Int64(1)));
+
+    // upsert merges into existing, inserts new; works across a flush.
+    coll.flush().unwrap();
+    let res = coll.upsert(vec![Doc::new("b").set("n", 20i64), doc("e", 5)]).unwrap();
+    assert!(res.iter().all(|r| r.is_ok()));
+    let b = coll.fetch(&["b"], None).unwrap().remove(0).unwrap();
+    assert_eq!(b.get("n"), Some(&Value::Int64(20)));
+    assert_eq!(b.get("v"), Some(&Value::VectorFp32(vec![2.0, 0.0])));
+    assert_eq!(coll.count(), 4);
+
+    // delete by key and by filter.
+    let res = coll.delete(&["a", "nope", "a"]).unwrap();
+    assert!(res[0].is_ok() && res[1].is_err() && res[2].is_err());
+    assert_eq!(coll.delete_where("n >= 5").unwrap(), 2);
+    assert_eq!(coll.count(), 1);
+    coll.flush().unwrap();
+    drop(coll);
+    let ro = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap();
+    assert_eq!(ro.count(), 1);
+    assert!(ro.fetch(&["d"], None).unwrap()[0].is_some());
+    assert!(ro.fetch(&["b"], None).unwrap()[0].is_none());
+}
+
+#[test]
+fn bad_queries_get_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let coll = Collection::create(dir.path(), simple_schema(3, Metric::Cosine), Default::default()).unwrap();
+    coll.insert(vec![Doc::new("a").set("tag", "t").set("n", 1i64).set("v", vec![1.0f32, 0.0, 0.0])]).unwrap();
+    let err = |q: Query| coll.query(&q).unwrap_err();
+    assert!(matches!(
+        err(Query::vector(vec![1.0, 2.0])),
+        Error::Query(QueryError::BadDimension { expected: 3, found: 2, .. })
+    ));
+    assert!(matches!(err(Query::vector(vec![1.0, f32::NAN, 0.0])), Error::Query(QueryError::NotFinite(1))));
+    assert!(matches!(err(Query::vector(vec![1.0, 0.0, 0.0]).k(100_001)), Error::Query(QueryError::BadLimit(100_001))));
+    assert!(matches!(err(Query::vector(vec![1.0, 0.0, 0.0]).k(0)), Error::Query(QueryError::BadLimit(0))));
+    assert!(matches!(err(Query::key("zz")), Error::Query(QueryError::KeyNotFound(_))));
+    assert!(matches!(
+        err(Query::vector(vec![1.0, 0.0, 0.0]).field("tag")),
+        Error::Query(QueryError::NoSuchVectorField(_))
+    ));
+    assert!(matches!(
+        err(Query::vector(vec![1.0, 0.0, 0.0]).fields(["nope"])),
+        Error::Query(QueryError::UnknownField(_))
+    ));
+    match err(Query::vector(vec![1.0, 0.0, 0.0]).filter("tag = ")) {
+        Error::Filter(f) => assert_eq!((f.line, f.column), (1, 7)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(coll.query(&Query::vector(vec![1.0, 0.0, 0.0]).k(100_000)).unwrap().len(), 1);
+}
+
+#[test]
+fn second_writer_is_refused_and_readers_coexist() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = Collection::create(dir.path(), simple_schema(2, Metric::L2), Default::default()).unwrap();
+    let e = Collection::open(dir.path(), &OpenOptions::writable()).unwrap_err();
+    assert!(matches!(e, Error::Storage(StorageError::Locked { .. })), "{e}");
+    assert!(e.to_string().contains("locked by another writer"));
+    let r = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap();
+    assert_eq!(r.count(), 0);
+    drop(w);
+    Collection::open(dir.path(), &OpenOptions::writable()).unwrap();
+}
+
+#[test]
+fn snapshots_are_consistent_while_the_writer_flushes() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = Collection::create(dir.path(), simple_schema(4, Metric::L2), Default::default()).unwrap();
+    let vs = random_vectors(1, 600, 4);
+    let doc = |i: usize| Doc::new(format!("k{i}")).set("tag", "t").set("n", i as i64).set("v", vs[i].clone());
+    w.insert((0..200).map(doc).collect()).unwrap();
+    w.flush().unwrap();
+    let reader = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap();
+    let pinned = w.snapshot();
+    let q = Query::vector(vs[7].clone()).k(5);
+    let before = pinned.query(&q).unwrap();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for round in 0..4 {
+                w.insert((200 + round * 100..300 + round * 100).map(doc).collect()).unwrap();
+                w.delete(&[&format!("k{}", round * 3)]).unwrap();
+                w.flush().unwrap();
+            }
+        });
+        for _ in 0..50 {
+            assert_eq!(pinned.query(&q).unwrap(), before);
+            assert_eq!(pinned.count(), 200);
+            assert_eq!(reader.count(), 200);
+        }
+    });
+    assert_eq!(w.count(), 600 - 4);
+    let fresh = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap();
+    assert_eq!(fresh.count(), 600 - 4);
+}
+
+#[test]
+fn queries_outlive_a_closed_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = Collection::create(dir.path(), simple_schema(8, Metric::Ip), Default::default()).unwrap();
+    let vs = random_vectors(2, 2000, 8);
+    w.insert(
+        (0..2000)
+            .map(|i| Doc::new(format!("k{i}")).set("tag", "t").set("n", i as i64).set("v", vs[i].clone()))
+            .collect(),
+    )
+    .unwrap();
+    w.flush().unwrap();
+    drop(w);
+    let coll = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap();
+    let snap: Arc<xvec::Snapshot> = coll.snapshot();
+    let expected: Vec<_> = (0..20).map(|i| snap.query(&Query::vector(vs[i].clone()).k(10)).unwrap()).collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let handles: Vec<_> = (0..2)
+        .map(|t| {
+            let snap = snap.clone();
+            let vs = vs.clone();
+            let expected = expected.clone();
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                tx.send(()).unwrap();
+                for round in 0..30 {
+                    let i = (round + t) % 20;
+                    assert_eq!(snap.query(&Query::vector(vs[i].clone()).k(10)).unwrap(), expected[i]);
+                }
+            })
+        })
+        .collect();
+    rx.recv().unwrap();
+    drop(snap);
+    coll.close().unwrap();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+/// Flips bytes in each kind of file and expects a clear `Corrupted` error, never a panic.
+#[test]
+fn corrupted_bytes_in_every_file_kind_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = Collection::create(dir.path(), every_type_schema(VectorType::Fp32, 4, Metric::Cosine), Default::default())
+        .unwrap();
+    w.insert((0..30).map(|i| every_doc(i, VectorType::Fp32)).collect()).unwrap();
+    w.flush().unwrap();
+    w.delete(&["k0001"]).unwrap();
+    w.flush().unwrap();
+    w.insert((30..35).map(|i| every_doc(i, VectorType::Fp32)).collect()).unwrap();
+    drop(w);
+
+    let files: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    for kind in ["MANIFEST-", "SEG-000001.xseg", ".del", "WAL-", "CURRENT"] {
+        let name = files.iter().find(|f| f.contains(kind)).unwrap_or_else(|| panic!("no {kind} file in {files:?}"));
+        let path = dir.path().join(name);
+        let original = std::fs::read(&path).unwrap();
+        let step = (original.len() / 97).max(1);
+        let mut detected = 0;
+        let mut tried = 0;
+        for at in (0..original.len()).step_by(step) {
+            let mut bad = original.clone();
+            bad[at] ^= 0x55;
+            std::fs::write(&path, &bad).unwrap();
+            tried += 1;
+            match Collection::open(dir.path(), &OpenOptions::read_only()) {
+                Err(e) => {
+                    detected += 1;
+                    let msg = e.to_string();
+                    assert!(msg.contains(name.as_str()) || msg.contains("CURRENT"), "{name} byte {at}: {msg}");
+                }
+                Ok(c) => {
+                    // Only a WAL tail flip may pass (it reads as a torn last record).
+                    assert!(kind == "WAL-", "{name} byte {at} went unnoticed");
+                    assert!(c.count() >= 33);
+                }
+            }
+        }
+        std::fs::write(&path, &original).unwrap();
+        assert!(detected * 10 >= tried * 8 || kind == "WAL-", "{name}: {detected}/{tried}");
+        for cut in [0, 1, original.len() / 2, original.len() - 1] {
+            std::fs::write(&path, &original[..cut]).unwrap();
+            let r = Collection::open(dir.path(), &OpenOptions::read_only());
+            if kind != "WAL-" {
+                assert!(r.is_err(), "{name} cut at {cut} went unnoticed");
+            }
+        }
+        std::fs::write(&path, &original).unwrap();
+    }
+    assert_eq!(Collection::open(dir.path(), &OpenOptions::read_only()).unwrap().count(), 34);
+}
+
+#[test]
+fn not_a_collection_and_existing_collection_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap_err();
+    assert!(matches!(e, Error::Storage(StorageError::NotACollection { .. })), "{e}");
+    Collection::create(dir.path(), simple_schema(2, Metric::L2), Default::default()).unwrap();
+    let e = Collection::create(dir.path(), simple_schema(2, Metric::L2), Default::default()).unwrap_err();
+    assert!(e.to_string().contains("already exists") || e.to_string().contains("locked"), "{e}");
+}

@@ -1,0 +1,8 @@
+//! One integration-test binary (linking one per file is slow on small machines).
+
+mod util;
+
+mod cli;
+mod crash;
+mod engine;
+mod recall;
