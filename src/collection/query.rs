@@ -44,11 +44,26 @@ pub struct Query {
     pub fields: Option<Vec<String>>,
     /// Also return vector fields (with `fields: None`).
     pub include_vectors: bool,
+    /// Search breadth of graph indexes (HNSW `ef`); `None` uses the field's default.
+    /// Must be at least `k`. Exact (flat) search ignores it.
+    pub ef: Option<usize>,
+    /// Re-rank `refine × k` candidates found on quantized codes with the original vectors;
+    /// `None` uses the field's default.
+    pub refine: Option<usize>,
 }
 
 impl Query {
     pub fn vector(v: Vec<f32>) -> Query {
-        Query { target: Target::Vector(v), field: None, k: 10, filter: None, fields: None, include_vectors: false }
+        Query {
+            target: Target::Vector(v),
+            field: None,
+            k: 10,
+            filter: None,
+            fields: None,
+            include_vectors: false,
+            ef: None,
+            refine: None,
+        }
     }
 
     pub fn key(key: impl Into<String>) -> Query {
@@ -72,6 +87,16 @@ impl Query {
 
     pub fn fields<S: Into<String>>(mut self, fields: impl IntoIterator<Item = S>) -> Query {
         self.fields = Some(fields.into_iter().map(Into::into).collect());
+        self
+    }
+
+    pub fn ef(mut self, ef: usize) -> Query {
+        self.ef = Some(ef);
+        self
+    }
+
+    pub fn refine(mut self, factor: usize) -> Query {
+        self.refine = Some(factor);
         self
     }
 
