@@ -4,6 +4,7 @@
 //! layouts are specified in `docs/format.md`; a change there bumps [`FORMAT_VERSION`].
 
 pub mod column;
+pub mod container;
 pub mod deletes;
 pub mod lock;
 pub mod manifest;

@@ -1,12 +1,9 @@
 //! Immutable columnar segment files: writing them from row selections of other segments,
 //! and opening them (mapped or read) with every section checked before first use.
 //!
-//! Layout (see `docs/format.md`): common header, `rows u64`, `section_count u32`,
-//! `table_crc u32`, a table of 32-byte section entries, then the sections, each at a
-//! 64-byte aligned offset and each with its own CRC32C.
+//! A segment is a [container](super::container): a meta section (`rows u64`), then the
+//! key sections, then each field's sections (see `docs/format.md`).
 
-use std::fs::File;
-use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,18 +13,12 @@ use half::f16;
 use super::column::{
     ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
 };
+use super::container::{self, ContainerWriter, RawSection, SectionSink};
 use super::mmap::{FileBytes, cast_slice};
-use super::{FileKind, HEADER_LEN, decode_header, encode_header, read_u32, read_u64};
+use super::{FileKind, read_u64};
 use crate::error::StorageError;
 use crate::schema::{FieldType, Metric, ScalarType, Schema, VectorType};
 
-const ROWS_AT: usize = HEADER_LEN;
-const COUNT_AT: usize = ROWS_AT + 8;
-const TABLE_CRC_AT: usize = COUNT_AT + 4;
-const TABLE_AT: usize = TABLE_CRC_AT + 4;
-const ENTRY_LEN: usize = 32;
-/// Alignment of every section, so vectors can be read in place by SIMD code.
-pub const SECTION_ALIGN: u64 = 64;
 /// Most rows one segment may hold (row ids are u32).
 pub const MAX_ROWS: u64 = u32::MAX as u64;
 
@@ -35,6 +26,7 @@ pub const MAX_ROWS: u64 = u32::MAX as u64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u16)]
 pub enum SectionKind {
+    Meta = 0,
     KeyOffsets = 1,
     KeyBytes = 2,
     KeyOrder = 3,
@@ -49,13 +41,14 @@ pub enum SectionKind {
 impl SectionKind {
     fn from_code(code: u16) -> Option<SectionKind> {
         use SectionKind::*;
-        [KeyOffsets, KeyBytes, KeyOrder, Validity, Fixed, VarOffsets, VarBytes, Vectors, Norms]
+        [Meta, KeyOffsets, KeyBytes, KeyOrder, Validity, Fixed, VarOffsets, VarBytes, Vectors, Norms]
             .into_iter()
             .find(|k| *k as u16 == code)
     }
 
     pub fn name(self) -> &'static str {
         match self {
+            SectionKind::Meta => "meta",
             SectionKind::KeyOffsets => "key offsets",
             SectionKind::KeyBytes => "key bytes",
             SectionKind::KeyOrder => "key order",
@@ -72,26 +65,14 @@ impl SectionKind {
 /// Field number used for the key sections, which belong to no schema field.
 const NO_FIELD: u16 = u16::MAX;
 
-/// One entry of the section table.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Section {
-    pub kind: SectionKind,
-    pub field: u16,
-    pub offset: u64,
-    pub len: u64,
-    pub crc: u32,
-}
-
-impl Section {
-    fn range(&self) -> Range<usize> {
-        self.offset as usize..(self.offset + self.len) as usize
-    }
-}
-
 /// Sections a schema requires, in file order: keys first, then each field's.
 fn planned_sections(schema: &Schema) -> Vec<(SectionKind, u16)> {
-    let mut out =
-        vec![(SectionKind::KeyOffsets, NO_FIELD), (SectionKind::KeyBytes, NO_FIELD), (SectionKind::KeyOrder, NO_FIELD)];
+    let mut out = vec![
+        (SectionKind::Meta, NO_FIELD),
+        (SectionKind::KeyOffsets, NO_FIELD),
+        (SectionKind::KeyBytes, NO_FIELD),
+        (SectionKind::KeyOrder, NO_FIELD),
+    ];
     for (i, f) in schema.fields().iter().enumerate() {
         let i = i as u16;
         if f.nullable {
@@ -123,80 +104,23 @@ pub struct Part<'a> {
 /// Writes a new segment file holding the selected rows of `parts`, in order, and fsyncs it.
 /// Returns the file's size.
 pub fn write(path: &Path, id: u64, schema: &Schema, parts: &[Part]) -> Result<u64, StorageError> {
-    let io = |e| StorageError::io(path, e);
     let rows: u64 = parts.iter().map(|p| p.rows.len() as u64).sum();
     if rows > MAX_ROWS {
         return Err(StorageError::corrupted(path, 0, format!("{rows} rows exceed the segment limit")));
     }
     let plan = planned_sections(schema);
-    let file = File::create(path).map_err(io)?;
-    let mut w = SectionWriter { out: BufWriter::with_capacity(1 << 20, file), pos: 0, crc: 0, len: 0 };
-    let table_len = plan.len() * ENTRY_LEN;
-    w.out.write_all(&vec![0u8; TABLE_AT + table_len]).map_err(io)?;
-    w.pos = (TABLE_AT + table_len) as u64;
-
-    let mut table = Vec::with_capacity(plan.len());
+    let mut w = ContainerWriter::create(path, FileKind::Segment, id, plan.len())?;
     for &(kind, field) in &plan {
-        w.begin().map_err(io)?;
-        let offset = w.pos;
-        write_section(&mut w, schema, kind, field, parts).map_err(io)?;
-        table.push(Section { kind, field, offset, len: w.len, crc: w.crc });
+        w.section(kind as u16, field, |sink| write_section(sink, schema, kind, field, rows, parts))?;
     }
-    let mut file = w.out.into_inner().map_err(|e| io(e.into_error()))?;
-
-    let mut head = Vec::with_capacity(TABLE_AT + table_len);
-    head.extend_from_slice(&encode_header(FileKind::Segment, id));
-    head.extend_from_slice(&rows.to_le_bytes());
-    head.extend_from_slice(&(plan.len() as u32).to_le_bytes());
-    head.extend_from_slice(&[0u8; 4]);
-    for s in &table {
-        head.extend_from_slice(&(s.kind as u16).to_le_bytes());
-        head.extend_from_slice(&s.field.to_le_bytes());
-        head.extend_from_slice(&[0u8; 4]);
-        head.extend_from_slice(&s.offset.to_le_bytes());
-        head.extend_from_slice(&s.len.to_le_bytes());
-        head.extend_from_slice(&s.crc.to_le_bytes());
-        head.extend_from_slice(&[0u8; 4]);
-    }
-    let table_crc = crc32c::crc32c(&head[TABLE_AT..]);
-    head[TABLE_CRC_AT..TABLE_AT].copy_from_slice(&table_crc.to_le_bytes());
-    file.seek(SeekFrom::Start(0)).map_err(io)?;
-    file.write_all(&head).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    Ok(w.pos)
-}
-
-struct SectionWriter {
-    out: BufWriter<File>,
-    pos: u64,
-    crc: u32,
-    len: u64,
-}
-
-impl SectionWriter {
-    /// Pads to the next section boundary and resets the section's CRC and length.
-    fn begin(&mut self) -> std::io::Result<()> {
-        let pad = self.pos.next_multiple_of(SECTION_ALIGN) - self.pos;
-        self.out.write_all(&[0u8; SECTION_ALIGN as usize][..pad as usize])?;
-        self.pos += pad;
-        self.crc = 0;
-        self.len = 0;
-        Ok(())
-    }
-
-    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.crc = crc32c::crc32c_append(self.crc, bytes);
-        self.len += bytes.len() as u64;
-        self.pos += bytes.len() as u64;
-        self.out.write_all(bytes)
-    }
+    w.finish()
 }
 
 fn each_row<'a>(parts: &'a [Part<'a>]) -> impl Iterator<Item = (&'a dyn SegmentView, usize)> + 'a {
     parts.iter().flat_map(|p| p.rows.iter().map(move |&r| (p.source, r as usize)))
 }
 
-fn write_offsets<'a>(w: &mut SectionWriter, values: impl Iterator<Item = &'a [u8]>) -> std::io::Result<()> {
+fn write_offsets<'a>(w: &mut SectionSink, values: impl Iterator<Item = &'a [u8]>) -> std::io::Result<()> {
     let mut at = 0u64;
     w.put(&at.to_le_bytes())?;
     for v in values {
@@ -207,10 +131,11 @@ fn write_offsets<'a>(w: &mut SectionWriter, values: impl Iterator<Item = &'a [u8
 }
 
 fn write_section(
-    w: &mut SectionWriter,
+    w: &mut SectionSink,
     schema: &Schema,
     kind: SectionKind,
     field: u16,
+    rows: u64,
     parts: &[Part],
 ) -> std::io::Result<()> {
     let f = field as usize;
@@ -219,6 +144,7 @@ fn write_section(
         _ => unreachable!("planned only for string fields"),
     };
     match kind {
+        SectionKind::Meta => w.put(&rows.to_le_bytes()),
         SectionKind::KeyOffsets => {
             let keys: Vec<Vec<u8>> = each_row(parts).map(|(s, r)| s.keys().get(r).to_vec()).collect();
             write_offsets(w, keys.iter().map(|k| k.as_slice()))
@@ -337,7 +263,7 @@ pub struct Segment {
     path: PathBuf,
     bytes: FileBytes,
     rows: usize,
-    sections: Vec<Section>,
+    sections: Vec<RawSection>,
     keys: (Range<usize>, Range<usize>),
     key_order: Range<usize>,
     fields: Vec<FieldSections>,
@@ -356,92 +282,52 @@ impl Segment {
     pub fn open(path: &Path, schema: Arc<Schema>, mmap: bool, verify_data: bool) -> Result<Segment, StorageError> {
         let bytes = FileBytes::open(path, mmap)?;
         let b = bytes.as_slice();
-        let id = decode_header(path, b, FileKind::Segment)?;
-        let bad = |offset: usize, what: String| StorageError::corrupted(path, offset as u64, what);
-        if b.len() < TABLE_AT {
-            return Err(bad(b.len(), format!("file ends before the section table at {TABLE_AT}")));
+        let vectors = SectionKind::Vectors as u16;
+        let (id, raw) = container::read(path, b, FileKind::Segment, |k| verify_data || k != vectors)?;
+        let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
+        let plan = planned_sections(&schema);
+        if raw.len() != plan.len() {
+            return Err(bad(32, format!("{} sections, the schema needs {}", raw.len(), plan.len())));
         }
-        let rows = read_u64(b, ROWS_AT);
+        let meta = raw[0];
+        if meta.kind != SectionKind::Meta as u16 || meta.len != 8 {
+            return Err(bad(meta.offset, "first section is not the 8-byte meta section".into()));
+        }
+        let rows = read_u64(b, meta.offset as usize);
         if rows > MAX_ROWS {
-            return Err(bad(ROWS_AT, format!("row count {rows} exceeds {MAX_ROWS}")));
+            return Err(bad(meta.offset, format!("row count {rows} exceeds {MAX_ROWS}")));
         }
         let rows = rows as usize;
-        let plan = planned_sections(&schema);
-        let count = read_u32(b, COUNT_AT) as usize;
-        if count != plan.len() {
-            return Err(bad(COUNT_AT, format!("{count} sections, the schema needs {}", plan.len())));
-        }
-        let table_end = TABLE_AT + count * ENTRY_LEN;
-        if b.len() < table_end {
-            return Err(bad(b.len(), format!("file ends inside the section table (needs {table_end} bytes)")));
-        }
-        if crc32c::crc32c(&b[TABLE_AT..table_end]) != read_u32(b, TABLE_CRC_AT) {
-            return Err(bad(TABLE_CRC_AT, "section table checksum mismatch".into()));
-        }
-        let mut sections = Vec::with_capacity(count);
-        for (i, &(want_kind, want_field)) in plan.iter().enumerate() {
-            let e = TABLE_AT + i * ENTRY_LEN;
-            let code = u16::from_le_bytes([b[e], b[e + 1]]);
-            let field = u16::from_le_bytes([b[e + 2], b[e + 3]]);
-            let kind = SectionKind::from_code(code).ok_or_else(|| bad(e, format!("unknown section kind {code}")))?;
-            if kind != want_kind || field != want_field {
+        let mut sections: Vec<RawSection> = Vec::with_capacity(raw.len());
+        for (i, (s, &(want_kind, want_field))) in raw.iter().zip(&plan).enumerate() {
+            if s.kind != want_kind as u16 || s.field != want_field {
                 return Err(bad(
-                    e,
+                    s.offset,
                     format!(
-                        "section {i} is {} of field {field}, expected {} of field {want_field}",
-                        kind.name(),
+                        "section {i} has kind {} of field {}, expected {} of field {want_field}",
+                        s.kind,
+                        s.field,
                         want_kind.name()
                     ),
                 ));
             }
-            let offset = read_u64(b, e + 8);
-            let len = read_u64(b, e + 16);
-            let crc = read_u32(b, e + 24);
-            let end = offset.checked_add(len).filter(|&end| end <= b.len() as u64);
-            if end.is_none() || offset < table_end as u64 {
-                return Err(bad(
-                    e,
-                    format!("{} section [{offset}, +{len}) lies outside the file of {} bytes", kind.name(), b.len()),
-                ));
-            }
-            if !offset.is_multiple_of(SECTION_ALIGN) {
-                return Err(bad(
-                    e,
-                    format!("{} section offset {offset} is not {SECTION_ALIGN}-byte aligned", kind.name()),
-                ));
-            }
-            let expected = expected_len(&schema, kind, field, rows, b, &sections);
-            if let Some(expected) = expected
-                && expected != len
+            if let Some(expected) = expected_len(&schema, want_kind, s.field, rows, b, &sections)
+                && expected != s.len
             {
                 return Err(bad(
-                    e,
-                    format!("{} section is {len} bytes, expected {expected} for {rows} rows", kind.name()),
+                    s.offset,
+                    format!("{} section is {} bytes, expected {expected} for {rows} rows", want_kind.name(), s.len),
                 ));
             }
-            let s = Section { kind, field, offset, len, crc };
-            if (verify_data || kind != SectionKind::Vectors) && crc32c::crc32c(&b[s.range()]) != crc {
-                return Err(bad(offset as usize, format!("{} section checksum mismatch", kind.name())));
-            }
-            sections.push(s);
-        }
-        let mut at = table_end;
-        for s in &sections {
-            if let Some(i) = b[at..s.offset as usize].iter().position(|&x| x != 0) {
-                return Err(bad(at + i, format!("padding before the {} section is not zero", s.kind.name())));
-            }
-            at = (s.offset + s.len) as usize;
-        }
-        if at != b.len() {
-            return Err(bad(at, format!("{} bytes after the last section", b.len() - at)));
+            sections.push(*s);
         }
         let mut seg = Segment {
             id,
             path: path.to_path_buf(),
             bytes,
             rows,
-            keys: (sections[0].range(), sections[1].range()),
-            key_order: sections[2].range(),
+            keys: (sections[1].range(), sections[2].range()),
+            key_order: sections[3].range(),
             fields: vec![FieldSections::default(); schema.fields().len()],
             sections,
             schema,
@@ -451,7 +337,7 @@ impl Segment {
                 continue;
             }
             let fs = &mut seg.fields[s.field as usize];
-            match s.kind {
+            match SectionKind::from_code(s.kind).expect("checked against the plan") {
                 SectionKind::Validity => fs.validity = Some(s.range()),
                 SectionKind::Fixed | SectionKind::VarOffsets | SectionKind::Vectors => fs.data = s.range(),
                 SectionKind::VarBytes => fs.var_bytes = Some(s.range()),
@@ -530,7 +416,7 @@ impl Segment {
         &self.path
     }
 
-    pub fn sections(&self) -> &[Section] {
+    pub fn sections(&self) -> &[RawSection] {
         &self.sections
     }
 
@@ -548,22 +434,12 @@ impl Segment {
 
     /// Bytes of all vector sections (what exact search reads).
     pub fn vector_bytes(&self) -> usize {
-        self.sections.iter().filter(|s| s.kind == SectionKind::Vectors).map(|s| s.len as usize).sum()
+        self.sections.iter().filter(|s| s.kind == SectionKind::Vectors as u16).map(|s| s.len as usize).sum()
     }
 
     /// Checks the CRC of every section, vectors included.
     pub fn verify_all(&self) -> Result<(), StorageError> {
-        let b = self.bytes.as_slice();
-        for s in &self.sections {
-            if crc32c::crc32c(&b[s.range()]) != s.crc {
-                return Err(StorageError::corrupted(
-                    &self.path,
-                    s.offset,
-                    format!("{} section checksum mismatch", s.kind.name()),
-                ));
-            }
-        }
-        Ok(())
+        container::verify_all(&self.path, self.bytes.as_slice(), &self.sections)
     }
 
     /// Row holding `key`, by binary search over the key order.
@@ -589,11 +465,12 @@ fn expected_len(
     field: u16,
     rows: usize,
     file: &[u8],
-    before: &[Section],
+    before: &[RawSection],
 ) -> Option<u64> {
     let rows = rows as u64;
     let ty = (field != NO_FIELD).then(|| &schema.field(field as usize).ty);
     match kind {
+        SectionKind::Meta => Some(8),
         SectionKind::KeyOffsets | SectionKind::VarOffsets => Some((rows + 1) * 8),
         SectionKind::KeyOrder | SectionKind::Norms => Some(rows * 4),
         SectionKind::Validity => Some(rows.div_ceil(8)),
