@@ -30,6 +30,8 @@ pub enum SchemaError {
     Missing { field: String, what: &'static str },
     #[error("field `{0}`: dim, metric and index apply to vector fields only, not to a scalar field")]
     VectorOptionOnScalar(String),
+    #[error("field `{field}`: index: {what}")]
+    BadIndex { field: String, what: String },
     #[error("schema JSON: {0}")]
     Json(String),
 }
@@ -111,8 +113,8 @@ pub enum QueryError {
     KeyHasNoVector { key: String, field: String },
     #[error("unknown field `{0}` in projection")]
     UnknownField(String),
-    #[error("the query needs a vector or a primary key")]
-    NoTarget,
+    #[error("ef {ef} is smaller than k {k}; ef must be at least k")]
+    EfBelowK { ef: usize, k: usize },
 }
 
 /// The collection was opened read-only.
@@ -135,6 +137,8 @@ pub enum Error {
     Storage(#[from] StorageError),
     #[error(transparent)]
     ReadOnly(#[from] ReadOnly),
+    #[error("cancelled; the collection is unchanged")]
+    Cancelled,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -36,9 +36,14 @@ pub mod schema;
 pub mod storage;
 pub mod value;
 
-pub use collection::{Collection, Hit, MemoryUsage, OpenOptions, Query, Snapshot, Stats, Target};
+pub use collection::{
+    Collection, Hit, MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, Query, Snapshot,
+    Stats, Target,
+};
 pub use error::{DocError, Error, FilterError, QueryError, Result, SchemaError, StorageError};
-pub use schema::{Field, FieldType, IndexParams, Metric, ScalarType, Schema, VectorSpec, VectorType};
+pub use schema::{
+    Field, FieldType, FlatParams, HnswParams, IndexParams, Metric, Quantize, ScalarType, Schema, VectorSpec, VectorType,
+};
 pub use storage::FORMAT_VERSION;
 pub use storage::manifest::CollectionOptions;
 pub use storage::wal::SyncPolicy;

@@ -118,19 +118,167 @@ impl Metric {
     }
 }
 
-/// Index built over a vector field. Grows with each index type the engine learns.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
-pub enum IndexParams {
-    /// Exact search over every stored vector.
+/// Representation of vectors inside an index (the originals stay in the segment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Quantize {
+    /// Score against the original vectors.
     #[default]
-    Flat,
+    None,
+    /// IEEE half floats: 2 bytes per dimension.
+    Fp16,
+    /// 8-bit codes with a per-vector offset and scale: 1 byte per dimension.
+    Int8,
+    /// 4-bit codes, two per byte, per-vector offset and scale (even dimensions only).
+    Int4,
+}
+
+impl Quantize {
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantize::None => "none",
+            Quantize::Fp16 => "fp16",
+            Quantize::Int8 => "int8",
+            Quantize::Int4 => "int4",
+        }
+    }
+}
+
+/// Quantization settings shared by every index type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuantSpec {
+    pub quantize: Quantize,
+    /// Apply the seeded random orthogonal rotation before encoding.
+    pub rotate: bool,
+    /// Default re-rank factor: `refine × k` candidates are re-scored with the originals.
+    pub refine: u32,
+}
+
+fn default_m() -> u32 {
+    16
+}
+fn default_ef_construction() -> u32 {
+    200
+}
+fn default_ef() -> u32 {
+    64
+}
+fn default_seed() -> u64 {
+    42
+}
+
+/// Exact search, over the originals or over quantized codes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FlatParams {
+    #[serde(default)]
+    pub quantize: Quantize,
+    /// Defaults to true for int8 and int4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotate: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refine: Option<u32>,
+}
+
+/// Hierarchical navigable small world graph.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HnswParams {
+    /// Links per node on the upper layers; the base layer keeps `2 m`.
+    #[serde(default = "default_m")]
+    pub m: u32,
+    /// Candidate list size while building.
+    #[serde(default = "default_ef_construction")]
+    pub ef_construction: u32,
+    /// Default candidate list size while searching (a query may override it).
+    #[serde(default = "default_ef")]
+    pub ef: u32,
+    /// Seed of level assignment and rotation: one thread + one seed = one graph.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub quantize: Quantize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotate: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refine: Option<u32>,
+}
+
+impl Default for HnswParams {
+    fn default() -> Self {
+        HnswParams {
+            m: default_m(),
+            ef_construction: default_ef_construction(),
+            ef: default_ef(),
+            seed: default_seed(),
+            quantize: Quantize::None,
+            rotate: None,
+            refine: None,
+        }
+    }
+}
+
+/// Index built over a vector field. Grows with each index type the engine learns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum IndexParams {
+    /// Exact search over every stored vector (or its codes).
+    Flat(FlatParams),
+    /// Approximate search over an HNSW graph.
+    Hnsw(HnswParams),
+}
+
+impl Default for IndexParams {
+    fn default() -> Self {
+        IndexParams::Flat(FlatParams::default())
+    }
 }
 
 impl IndexParams {
     pub fn name(&self) -> &'static str {
         match self {
-            IndexParams::Flat => "flat",
+            IndexParams::Flat(_) => "flat",
+            IndexParams::Hnsw(_) => "hnsw",
+        }
+    }
+
+    /// Quantization with defaults resolved.
+    pub fn quant(&self) -> QuantSpec {
+        let (quantize, rotate, refine) = match self {
+            IndexParams::Flat(p) => (p.quantize, p.rotate, p.refine),
+            IndexParams::Hnsw(p) => (p.quantize, p.rotate, p.refine),
+        };
+        QuantSpec {
+            quantize,
+            rotate: rotate.unwrap_or(matches!(quantize, Quantize::Int8 | Quantize::Int4)),
+            refine: refine.unwrap_or(0),
+        }
+    }
+
+    /// True when optimize builds something for this field (a graph or codes).
+    pub fn builds_index(&self) -> bool {
+        !matches!(self, IndexParams::Flat(p) if p.quantize == Quantize::None)
+    }
+
+    /// Seed for randomized parts of the index (rotation, levels).
+    pub fn seed(&self) -> u64 {
+        match self {
+            IndexParams::Flat(_) => default_seed(),
+            IndexParams::Hnsw(p) => p.seed,
+        }
+    }
+
+    /// A compact description, e.g. `hnsw m=16 efc=200 ef=64 int8+rot refine=4`.
+    pub fn describe(&self) -> String {
+        let q = self.quant();
+        let quant = match q.quantize {
+            Quantize::None => String::new(),
+            other => format!(" {}{}", other.name(), if q.rotate { "+rot" } else { "" }),
+        };
+        let refine = if q.refine > 0 { format!(" refine={}", q.refine) } else { String::new() };
+        match self {
+            IndexParams::Flat(_) => format!("flat{quant}{refine}"),
+            IndexParams::Hnsw(p) => format!("hnsw m={} efc={} ef={}{quant}{refine}", p.m, p.ef_construction, p.ef),
         }
     }
 }
@@ -183,7 +331,7 @@ impl Field {
     pub fn vector(name: impl Into<String>, elem: VectorType, dim: u32, metric: Metric) -> Field {
         Field {
             name: name.into(),
-            ty: FieldType::Vector(VectorSpec { elem, dim, metric, index: IndexParams::Flat }),
+            ty: FieldType::Vector(VectorSpec { elem, dim, metric, index: IndexParams::default() }),
             nullable: false,
         }
     }
@@ -258,6 +406,32 @@ fn valid_name(name: &str) -> bool {
         && name.len() <= 128
 }
 
+fn check_index(field: &str, v: &VectorSpec) -> Result<(), SchemaError> {
+    let bad = |what: String| Err(SchemaError::BadIndex { field: field.to_string(), what });
+    let q = v.index.quant();
+    if q.quantize != Quantize::None && v.elem != VectorType::Fp32 {
+        return bad(format!("quantize = {} needs a vector_fp32 field, not {}", q.quantize.name(), v.elem.name()));
+    }
+    if q.quantize == Quantize::Int4 && v.dim % 2 != 0 {
+        return bad(format!("quantize = int4 needs an even dimension, not {}", v.dim));
+    }
+    if q.refine > 1000 {
+        return bad(format!("refine {} is out of range; expected 0..=1000", q.refine));
+    }
+    if let IndexParams::Hnsw(p) = &v.index {
+        if !(2..=512).contains(&p.m) {
+            return bad(format!("m {} is out of range; expected 2..=512", p.m));
+        }
+        if !(1..=100_000).contains(&p.ef_construction) {
+            return bad(format!("ef_construction {} is out of range; expected 1..=100000", p.ef_construction));
+        }
+        if !(1..=100_000).contains(&p.ef) {
+            return bad(format!("ef {} is out of range; expected 1..=100000", p.ef));
+        }
+    }
+    Ok(())
+}
+
 impl Schema {
     pub fn builder(name: impl Into<String>) -> SchemaBuilder {
         SchemaBuilder { name: name.into(), fields: Vec::new() }
@@ -285,6 +459,7 @@ impl Schema {
                 if v.dim == 0 || v.dim > MAX_DIM {
                     return Err(SchemaError::BadDimension { field: f.name.clone(), dim: v.dim });
                 }
+                check_index(&f.name, v)?;
             }
         }
         if vectors > MAX_VECTOR_FIELDS {
@@ -457,6 +632,26 @@ mod tests {
             let err = Schema::from_json(text).unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");
         }
+        let idx = |index: &str| {
+            format!(
+                r#"{{"name":"w","fields":[{{"name":"v","type":"vector_fp32","dim":3,"metric":"l2","index":{index}}}]}}"#
+            )
+        };
+        for (index, needle) in [
+            (r#"{"type":"hnsw","m":1}"#, "m 1 is out of range"),
+            (r#"{"type":"hnsw","quantize":"int4"}"#, "even dimension"),
+            (r#"{"type":"hnsw","bogus":1}"#, "unknown field"),
+            (r#"{"type":"ivf"}"#, "unknown variant"),
+            (r#"{"type":"flat","quantize":"int9"}"#, "unknown variant"),
+        ] {
+            let err = Schema::from_json(&idx(index)).unwrap_err().to_string();
+            assert!(err.contains(needle), "{index}: {err}");
+        }
+        let s = Schema::from_json(&idx(r#"{"type":"hnsw","quantize":"int8"}"#)).unwrap();
+        let spec = s.field(0).as_vector().unwrap();
+        assert_eq!(spec.index.quant().rotate, true);
+        assert_eq!(spec.index.describe(), "hnsw m=16 efc=200 ef=64 int8+rot");
+        assert_eq!(Schema::from_json(&s.to_json()).unwrap(), s);
         let six: Vec<Field> = (0..6).map(|i| Field::vector(format!("v{i}"), VectorType::Fp32, 4, Metric::L2)).collect();
         assert!(matches!(Schema::new("w", six), Err(SchemaError::TooManyVectorFields(6))));
     }

@@ -5,4 +5,5 @@ mod util;
 mod cli;
 mod crash;
 mod engine;
+mod index;
 mod recall;

@@ -6,6 +6,7 @@
 //! segment; `flush` seals it into a segment file and publishes a new manifest.
 
 mod mem;
+mod optimize;
 mod query;
 mod snapshot;
 mod writer;
@@ -13,6 +14,7 @@ mod writer;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
+pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
 pub use query::{Hit, MAX_K, Query, Target};
 pub use snapshot::{Location, Snapshot};
 
@@ -20,6 +22,7 @@ use self::mem::MemSegment;
 use self::snapshot::SegmentRef;
 use self::writer::Writer;
 use crate::error::{Error, ReadOnly, StorageError};
+use crate::index::segment_index::SegmentIndex;
 use crate::schema::Schema;
 use crate::storage::manifest::{self, CollectionOptions, Manifest};
 use crate::storage::mmap::FileBytes;
@@ -250,11 +253,23 @@ impl Collection {
                 }
                 None => Default::default(),
             };
+            let mut indexes = vec![None; schema.fields().len()];
+            for ie in &e.indexes {
+                let p = dir.join(&ie.file);
+                let spec = schema.fields().get(ie.field as usize).and_then(|f| f.as_vector()).ok_or_else(|| {
+                    StorageError::corrupted(&mpath, 0, format!("{}: field {} is not a vector field", ie.file, ie.field))
+                })?;
+                let index =
+                    SegmentIndex::open(&p, e.id, ie.field, spec, seg.rows(), options.mmap, options.verify_vectors)?;
+                indexes[ie.field as usize] = Some(Arc::new(index));
+            }
             segments.push(SegmentRef {
                 segment: Arc::new(seg),
                 deleted: Arc::new(deleted),
                 deletes_file: e.deletes.clone(),
                 dirty: false,
+                indexes,
+                index_files: e.indexes.clone(),
             });
         }
         let mut snapshot = Snapshot {
@@ -357,6 +372,12 @@ impl Collection {
     /// Seals the mutable segment into a segment file and publishes a new generation.
     pub fn flush(&self) -> Result<(), Error> {
         self.writer()?.flush(&self.current, self.options.mmap)
+    }
+
+    /// Rewrites the live data into compact segments and builds every field's index;
+    /// publishes the result atomically. Writes wait; queries keep running.
+    pub fn optimize(&self, opts: &OptimizeOptions) -> Result<OptimizeReport, Error> {
+        self.writer()?.optimize(&self.current, self.options.mmap, opts)
     }
 
     /// Syncs the WAL and releases the writer lock. Snapshots taken earlier stay usable.

@@ -8,9 +8,10 @@ use roaring::RoaringBitmap;
 use super::snapshot::Snapshot;
 use crate::error::{Error, QueryError};
 use crate::filter::Filter;
+use crate::index::segment_index::SearchParams;
 use crate::index::{PreparedQuery, TopK, flat};
 use crate::kernels;
-use crate::schema::{Schema, VectorType};
+use crate::schema::{IndexParams, Schema, VectorType};
 use crate::storage::column::SegmentView;
 use crate::value::Value;
 
@@ -217,13 +218,28 @@ impl Snapshot {
                 col.row_f32(row)
             }
         };
-        let prepared = prepare(&self.schema, field, vector)?;
+        let spec = self.schema.field(field).as_vector().expect("resolved to a vector field");
+        let ef = match (q.ef, &spec.index) {
+            (Some(ef), _) if ef < q.k => return Err(QueryError::EfBelowK { ef, k: q.k }.into()),
+            (Some(ef), _) => ef,
+            (None, IndexParams::Hnsw(p)) => (p.ef as usize).max(q.k),
+            (None, IndexParams::Flat(_)) => q.k,
+        };
+        let refine = q.refine.unwrap_or(spec.index.quant().refine as usize);
+        let prepared = prepare(&self.schema, field, vector.clone())?;
         let filter = q.filter.as_deref().map(|t| Filter::compile(t, &self.schema)).transpose()?;
         let k = kernels::best();
         let mut top = TopK::new(q.k);
-        for (position, src, deleted) in self.sources() {
-            let cands = candidates(src, deleted, filter.as_ref());
-            flat::scan(k, &src.vector(field), src.rows(), &prepared, cands.as_ref(), position, &mut top);
+        for src in self.sources() {
+            let cands = candidates(src.view, src.deleted, filter.as_ref());
+            let col = src.view.vector(field);
+            match src.indexes.get(field).and_then(|i| i.as_deref()) {
+                Some(index) => {
+                    let p = SearchParams { k: q.k, ef, refine, allowed: cands.as_ref(), position: src.position };
+                    index.search(col, &prepared, &vector, p, &mut top);
+                }
+                None => flat::scan(k, &col, src.view.rows(), &prepared, cands.as_ref(), src.position, &mut top),
+            }
         }
         Ok(top
             .into_sorted()
@@ -255,11 +271,11 @@ impl Snapshot {
     pub fn keys_where(&self, filter: Option<&str>) -> Result<Vec<String>, Error> {
         let filter = filter.map(|t| Filter::compile(t, &self.schema)).transpose()?;
         let mut out = Vec::new();
-        for (_, src, deleted) in self.sources() {
-            let keys = src.keys();
-            match candidates(src, deleted, filter.as_ref()) {
+        for src in self.sources() {
+            let keys = src.view.keys();
+            match candidates(src.view, src.deleted, filter.as_ref()) {
                 Some(c) => out.extend(c.iter().map(|r| keys.get_str(r as usize).to_string())),
-                None => out.extend((0..src.rows()).map(|r| keys.get_str(r).to_string())),
+                None => out.extend((0..src.view.rows()).map(|r| keys.get_str(r).to_string())),
             }
         }
         Ok(out)

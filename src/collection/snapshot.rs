@@ -8,9 +8,10 @@ use std::sync::Arc;
 use roaring::RoaringBitmap;
 
 use super::mem::MemSegment;
+use crate::index::segment_index::SegmentIndex;
 use crate::schema::Schema;
 use crate::storage::column::SegmentView;
-use crate::storage::manifest::DeletesEntry;
+use crate::storage::manifest::{DeletesEntry, IndexEntry};
 use crate::storage::segment::Segment;
 use crate::value::Value;
 
@@ -23,6 +24,18 @@ pub struct SegmentRef {
     pub deletes_file: Option<DeletesEntry>,
     /// True when `deleted` holds rows not yet written to a delete file.
     pub dirty: bool,
+    /// Open index per schema field (`None`: not built, or not a vector field).
+    pub indexes: Vec<Option<Arc<SegmentIndex>>>,
+    /// The index files behind `indexes`, as the manifest lists them.
+    pub index_files: Vec<IndexEntry>,
+}
+
+/// One searchable part of a snapshot.
+pub(crate) struct Source<'a> {
+    pub position: u32,
+    pub view: &'a dyn SegmentView,
+    pub deleted: &'a RoaringBitmap,
+    pub indexes: &'a [Option<Arc<SegmentIndex>>],
 }
 
 /// Where the live version of a key is.
@@ -107,12 +120,37 @@ impl Snapshot {
     }
 
     /// Segment views in search order, with the position the top-k uses for ties.
-    pub(crate) fn sources(&self) -> impl Iterator<Item = (u32, &dyn SegmentView, &RoaringBitmap)> {
+    pub(crate) fn sources(&self) -> impl Iterator<Item = Source<'_>> {
         self.segments
             .iter()
             .enumerate()
-            .map(|(i, s)| (i as u32, &*s.segment as &dyn SegmentView, &*s.deleted))
-            .chain(std::iter::once((self.segments.len() as u32, &*self.mem as &dyn SegmentView, self.mem.deleted())))
+            .map(|(i, s)| Source {
+                position: i as u32,
+                view: &*s.segment as &dyn SegmentView,
+                deleted: &s.deleted,
+                indexes: &s.indexes,
+            })
+            .chain(std::iter::once(Source {
+                position: self.segments.len() as u32,
+                view: &*self.mem as &dyn SegmentView,
+                deleted: self.mem.deleted(),
+                indexes: &[],
+            }))
+    }
+
+    /// Share of live rows covered by a built index, per vector field (1.0 = complete).
+    pub fn index_completeness(&self, field: usize) -> f64 {
+        let total = self.count();
+        if total == 0 {
+            return 1.0;
+        }
+        let indexed: u64 = self
+            .segments
+            .iter()
+            .filter(|s| s.indexes.get(field).is_some_and(|i| i.is_some()))
+            .map(|s| s.segment.rows() as u64 - s.deleted.len())
+            .sum();
+        indexed as f64 / total as f64
     }
 
     pub(crate) fn source(&self, position: u32) -> &dyn SegmentView {

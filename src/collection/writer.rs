@@ -32,10 +32,10 @@ pub(crate) enum Mode {
 }
 
 pub(crate) struct Writer {
-    dir: PathBuf,
+    pub(super) dir: PathBuf,
     _lock: WriterLock,
     wal: WalWriter,
-    manifest: Manifest,
+    pub(super) manifest: Manifest,
     sync: SyncPolicy,
 }
 
@@ -165,6 +165,8 @@ impl Writer {
                 deleted: Default::default(),
                 deletes_file: None,
                 dirty: false,
+                indexes: vec![None; snap.schema.fields().len()],
+                index_files: Vec::new(),
             });
         }
         m.segments = segments
@@ -175,6 +177,7 @@ impl Writer {
                 rows: s.segment.rows() as u64,
                 size: s.segment.file_len(),
                 deletes: s.deletes_file.clone(),
+                indexes: s.index_files.clone(),
             })
             .collect();
         m.wal_seq += 1;

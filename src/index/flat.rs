@@ -40,6 +40,14 @@ impl PreparedQuery {
         PreparedQuery { metric, data: QueryData::Int8(q, norm) }
     }
 
+    /// A query for row `row` of `col` itself (graph construction scores nodes this way).
+    pub fn from_row(metric: Metric, col: &VectorColumn, row: usize) -> PreparedQuery {
+        match col.data {
+            VectorData::Int8(d) => PreparedQuery::int8(metric, d[row * col.dim..(row + 1) * col.dim].to_vec()),
+            _ => PreparedQuery::float(metric, col.row_f32(row)),
+        }
+    }
+
     /// Turns an internal distance back into the metric's user-facing score.
     pub fn score(&self, dist: f32) -> f32 {
         match self.metric {
@@ -79,6 +87,37 @@ impl PreparedQuery {
             }
             _ => -raw,
         }
+    }
+}
+
+/// Internal distance between two rows of one column (lower is better), as
+/// [`PreparedQuery::distance`] would score row `a` used as a query against row `b`.
+pub fn row_distance(k: &Kernels, metric: Metric, col: &VectorColumn, a: usize, b: usize) -> f32 {
+    let ra = a * col.dim..(a + 1) * col.dim;
+    let rb = b * col.dim..(b + 1) * col.dim;
+    let dot = match col.data {
+        VectorData::Fp32(d) => match metric {
+            Metric::L2 => return (k.l2_f32)(&d[ra], &d[rb]),
+            _ => (k.dot_f32)(&d[ra], &d[rb]),
+        },
+        VectorData::Fp16(d) => {
+            let x: Vec<f32> = d[ra].iter().map(|v| v.to_f32()).collect();
+            match metric {
+                Metric::L2 => return (k.l2_f16)(&x, &d[rb]),
+                _ => (k.dot_f16)(&x, &d[rb]),
+            }
+        }
+        VectorData::Int8(d) => match metric {
+            Metric::L2 => return (k.l2_i8)(&d[ra], &d[rb]) as f32,
+            _ => (k.dot_i8)(&d[ra], &d[rb]) as f32,
+        },
+    };
+    match metric {
+        Metric::Cosine => {
+            let n = col.norms.map_or(1.0, |n| n[a] * n[b]);
+            -(if n > 0.0 { dot / n } else { 0.0 })
+        }
+        _ => -dot,
     }
 }
 

@@ -2,7 +2,13 @@
 //! candidate restriction and feeds a bounded top-k; none holds a copy of the vectors.
 
 pub mod flat;
+pub mod hnsw;
+pub mod quant;
+pub mod rng;
+pub mod scorer;
+pub mod segment_index;
 pub mod topk;
+pub mod visited;
 
 pub use flat::PreparedQuery;
 pub use topk::{Candidate, TopK};

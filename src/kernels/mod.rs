@@ -1,8 +1,9 @@
 //! Distance kernels: the inner loops that score one vector against another.
 //!
 //! This module owns every distance computation on raw slices: `f32` vectors, `f16` stored rows
-//! scored against an `f32` query, `i8` quantised vectors, and a four-query batch form for exact
-//! scans. A [`Kernels`] table is one complete set of these for one instruction set: [`scalar()`]
+//! scored against an `f32` query, `i8` quantised vectors, `u8` and packed 4-bit codes scored
+//! against an `f32` query, `u8` codes against an `i8` query, and a four-query batch form for
+//! exact scans; and [`prefetch_lines`], a cache hint for the row scored next. A [`Kernels`] table is one complete set of these for one instruction set: [`scalar()`]
 //! is the plain-loop oracle, [`best()`] the fastest set this CPU runs (detected once), and
 //! [`available()`] every set this CPU runs.
 //!
@@ -11,13 +12,16 @@
 //! - `l2_*` is the *squared* Euclidean distance `Σ (aᵢ − bᵢ)²`: smaller means more similar;
 //!   no square root is taken.
 //! - `*_f16` widens the stored `f16` row exactly to `f32` and computes in `f32`.
-//! - `*_i8` is exact in `i32` (for `l2_i8` up to dim 20000).
+//! - `*_i8` is exact in `i32` (for `l2_i8` and `dot_u8_i8` up to dim 20000).
+//! - `dot_f32_u8` and `dot_f32_u4` take the codes as the exact integers they hold (0..=255,
+//!   0..=15), converted exactly to `f32`; any scale or offset of the quantiser is the caller's.
 //! - `*_f32_x4` gives each of four queries `q[j]` the single form's score (up to rounding).
 //!
 //! Float results of different sets differ only by rounding (summation order, fused
 //! multiply-add), within the usual `n·ε·Σ|terms|` bound; integer results are identical.
-//! Every function requires equal lengths (debug-asserted); with unequal lengths a release
-//! build still reads only within both slices, but the score is unspecified.
+//! Every function requires matching lengths (equal, or `q.len() == 2 * codes.len()` for
+//! `dot_f32_u4`; debug-asserted); with other lengths a release build still reads only within
+//! the slices, but the score is unspecified.
 
 use std::sync::OnceLock;
 
@@ -27,8 +31,8 @@ mod x86_64;
 
 /// One resolved set of kernels for this CPU.
 ///
-/// All functions require `a.len() == b.len()` (debug-asserted) and never read out of bounds
-/// for any length, including 0.
+/// All functions require `a.len() == b.len()` (`dot_f32_u4`: `q.len() == 2 * codes.len()`;
+/// debug-asserted) and never read out of bounds for any lengths, including 0.
 #[derive(Debug)]
 pub struct Kernels {
     /// Instruction set the kernels use: `"scalar"`, `"avx2+fma+f16c"` or `"avx512f"`.
@@ -49,6 +53,22 @@ pub struct Kernels {
     pub dot_f32_x4: fn([&[f32]; 4], &[f32]) -> [f32; 4],
     /// Four queries against one stored row in a single pass: `out[j] = l2(q[j], x)`.
     pub l2_f32_x4: fn([&[f32]; 4], &[f32]) -> [f32; 4],
+    /// Asymmetric inner product of an `f32` query with unsigned 8-bit codes: `Σ qᵢ·cᵢ`, each
+    /// code `cᵢ` taken as the integer 0..=255.
+    pub dot_f32_u8: fn(&[f32], &[u8]) -> f32,
+    /// Asymmetric inner product of an `f32` query with 4-bit codes packed two per byte:
+    /// `Σ qᵢ·cᵢ`, each `cᵢ` taken as the integer 0..=15, with `q.len() == 2 * codes.len()`.
+    ///
+    /// Packing (the encoder must follow it): element `2j` is the low nibble of byte `j`
+    /// (`codes[j] & 0x0F`) and element `2j+1` its high nibble (`codes[j] >> 4`); so byte `j` is
+    /// `c[2j] | c[2j+1] << 4`, and element `i` sits in byte `i / 2` at bit `4 * (i % 2)`. An odd
+    /// dimension is padded with one element: code 0 in the last high nibble, and a query of
+    /// even length (the pad element's query value is irrelevant when its code is 0).
+    pub dot_f32_u4: fn(&[f32], &[u8]) -> f32,
+    /// Exact inner product `Σ aᵢ·bᵢ` of unsigned 8-bit codes with a signed 8-bit (quantised)
+    /// query, in `i32`: `|Σ| <= 255·128·dim`, which fits for dim <= 65793 (20000 gives
+    /// 652 800 000 < 2³¹).
+    pub dot_u8_i8: fn(&[u8], &[i8]) -> i32,
 }
 
 /// The scalar oracle: plain sequential loops, available everywhere.
@@ -70,6 +90,38 @@ pub fn available() -> Vec<&'static Kernels> {
     #[cfg(not(target_arch = "x86_64"))]
     let simd: [&'static Kernels; 0] = [];
     std::iter::once(scalar()).chain(simd).collect()
+}
+
+/// Size of the cache line [`prefetch_lines`] steps by.
+const CACHE_LINE: usize = 64;
+
+/// Hints the CPU to fetch into all cache levels (x86-64 `prefetcht0`) the first `lines`
+/// 64-byte cache lines of `data`: the line holding its first byte and the `lines − 1` after it,
+/// but never a line past the one holding its last byte.
+///
+/// A hint only: it has no effect on results, may be ignored by the CPU, and never faults, so it
+/// is harmless for any slice and any `lines`. It does nothing for an empty (or zero-sized)
+/// slice, for `lines == 0`, and on targets other than x86-64. Issue it for the next row of a
+/// scan while scoring the current one.
+#[inline]
+pub fn prefetch_lines<T>(data: &[T], lines: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let start = data.as_ptr().cast::<i8>();
+        // The slice ends within the address space, so `start + len` does not overflow.
+        let (offset, len) = (start.addr() % CACHE_LINE, size_of_val(data));
+        let count = if len == 0 { 0 } else { (offset + len).div_ceil(CACHE_LINE).min(lines) };
+        for i in 0..count {
+            // `start + i·64` lies in the `i`-th line of the slice, which holds a byte of it.
+            let line = start.wrapping_byte_add(i * CACHE_LINE);
+            // SAFETY: a prefetch reads nothing observable and never faults, for any address; the
+            // pointer is not dereferenced. SSE, which `_mm_prefetch` needs, is baseline x86-64.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(line) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (data, lines);
 }
 
 #[cfg(test)]
@@ -205,6 +257,153 @@ mod tests {
         }
     }
 
+    /// The elements of 4-bit codes, unpacked by the documented layout: element `2j` is the low
+    /// nibble of byte `j`, element `2j+1` its high nibble.
+    fn unpack_u4(c: &[u8]) -> Vec<f32> {
+        c.iter().flat_map(|&b| [b & 0x0F, b >> 4]).map(f32::from).collect()
+    }
+
+    /// Checks both asymmetric float kernels of `k` for the query `q` against the codes `c`:
+    /// `dot_f32_u8` on `c` as bytes, and `dot_f32_u4` on `c` as packed nibbles (against the
+    /// query `q` repeated twice, so every dim gets an even length).
+    fn check_codes(k: &Kernels, q: &[f32], c: &[u8], exact: bool) {
+        let n = c.len();
+        let what = |f: &str| format!("{} {f} dim {n} codes {:?}..", k.isa, &c[..n.min(4)]);
+        let wide: Vec<f32> = c.iter().map(|&c| f32::from(c)).collect();
+        check((k.dot_f32_u8)(q, c), reference(q, &wide, false), n, exact, &what("dot_f32_u8"));
+        let q2 = [q, q].concat();
+        let what = |f: &str| format!("{} {f} dim {} codes {:?}..", k.isa, 2 * n, &c[..n.min(4)]);
+        let got = (k.dot_f32_u4)(&q2, c);
+        check(got, reference(&q2, &unpack_u4(c), false), 2 * n, exact, &what("dot_f32_u4"));
+        // And an even dim that is not a doubled one: the first half of the query.
+        let (h, q_h) = (n / 2, &q[..n / 2 * 2]);
+        let what = |f: &str| format!("{} {f} dim {} codes {:?}..", k.isa, 2 * h, &c[..h.min(4)]);
+        let got = (k.dot_f32_u4)(q_h, &c[..h]);
+        check(got, reference(q_h, &unpack_u4(&c[..h]), false), 2 * h, exact, &what("dot_f32_u4"));
+    }
+
+    /// Code rows with every extreme: all 0, all 255, alternating 0/255 (as nibbles: low 15
+    /// high 0, low 0 high 15), and random.
+    fn code_rows(n: usize, rng: &mut ChaCha8Rng) -> [Vec<u8>; 6] {
+        [
+            vec![0; n],
+            vec![u8::MAX; n],
+            (0..n).map(|i| if i % 2 == 0 { 0 } else { u8::MAX }).collect(),
+            vec![0x0F; n],
+            vec![0xF0; n],
+            (0..n).map(|_| rng.random()).collect(),
+        ]
+    }
+
+    #[test]
+    fn codes_match_reference_within_rounding_bound() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        for k in available() {
+            for n in DIMS {
+                let q: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+                for c in code_rows(n, &mut rng) {
+                    check_codes(k, &q, &c, false);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn codes_are_exact_on_small_integers() {
+        // |terms| <= 16·255 and dim <= 2·1536 keep every partial sum an integer below 2²⁴.
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for k in available() {
+            for n in DIMS {
+                let q: Vec<f32> = (0..n).map(|_| rng.random_range(-16i8..=16).into()).collect();
+                for c in code_rows(n, &mut rng) {
+                    check_codes(k, &q, &c, true);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn u4_layout_is_low_nibble_first() {
+        for k in available() {
+            // Elements 1, 2, 3, 4: byte 0 = 1 | 2 << 4, byte 1 = 3 | 4 << 4.
+            assert_eq!((k.dot_f32_u4)(&[1000.0, 100.0, 10.0, 1.0], &[0x21, 0x43]), 1234.0, "{}", k.isa);
+            assert_eq!((k.dot_f32_u4)(&[1.0, 0.0], &[0xF0]), 0.0, "{}", k.isa);
+            assert_eq!((k.dot_f32_u4)(&[0.0, 1.0], &[0xF0]), 15.0, "{}", k.isa);
+            // One element set at a time, over SIMD blocks and the tail: element `i` of a row
+            // of 2·n must meet query value `i + 1`, nothing else.
+            for n in [17, 65] {
+                let q: Vec<f32> = (1..=2 * n).map(|i| i as f32).collect();
+                for i in 0..2 * n {
+                    let mut c = vec![0u8; n];
+                    c[i / 2] = 0x0F << (4 * (i % 2));
+                    let want = 15.0 * (i + 1) as f32;
+                    assert_eq!((k.dot_f32_u4)(&q, &c), want, "{} dim {} element {i}", k.isa, 2 * n);
+                    c[i / 2] = 0xFF;
+                    let pair = 15.0 * (4 * (i / 2) + 3) as f32;
+                    assert_eq!((k.dot_f32_u4)(&q, &c), pair, "{} dim {} byte {}", k.isa, 2 * n, i / 2);
+                }
+            }
+        }
+    }
+
+    fn check_u8_i8(k: &Kernels, a: &[u8], b: &[i8]) {
+        let want: i64 = a.iter().zip(b).map(|(&x, &y)| i64::from(x) * i64::from(y)).sum();
+        assert_eq!(i64::from((k.dot_u8_i8)(a, b)), want, "{} dot_u8_i8 dim {}", k.isa, a.len());
+    }
+
+    #[test]
+    fn u8_i8_is_exact() {
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        for k in available() {
+            for n in DIMS {
+                let a: Vec<u8> = (0..n).map(|_| rng.random()).collect();
+                let b: Vec<i8> = (0..n).map(|_| rng.random()).collect();
+                check_u8_i8(k, &a, &b);
+            }
+        }
+    }
+
+    #[test]
+    fn u8_i8_extremes_do_not_overflow() {
+        // 255 · -128 is the largest product: two of them overflow i16 (`maddubs` saturates),
+        // and 20000 of them must still fit i32.
+        for k in available() {
+            for n in DIMS.into_iter().chain([20_000]) {
+                let alt_a: Vec<u8> = (0..n).map(|i| if i % 2 == 0 { u8::MAX } else { 0 }).collect();
+                let alt_b: Vec<i8> = (0..n).map(|i| if i % 2 == 0 { i8::MIN } else { i8::MAX }).collect();
+                for a in [vec![u8::MAX; n], vec![0; n], alt_a] {
+                    for b in [vec![i8::MIN; n], vec![i8::MAX; n], alt_b.clone()] {
+                        check_u8_i8(k, &a, &b);
+                    }
+                }
+            }
+            assert_eq!((k.dot_u8_i8)(&[u8::MAX; 20_000], &[i8::MIN; 20_000]), -652_800_000, "{}", k.isa);
+            assert_eq!((k.dot_u8_i8)(&[u8::MAX; 20_000], &[i8::MAX; 20_000]), 647_700_000, "{}", k.isa);
+        }
+    }
+
+    #[test]
+    fn prefetch_is_harmless() {
+        let empty: [f32; 0] = [];
+        for lines in [0, 1, 4, usize::MAX] {
+            prefetch_lines(&empty, lines);
+            prefetch_lines(&Vec::<u8>::new(), lines);
+            prefetch_lines(&[(); 1000], lines);
+            prefetch_lines(&[7u8], lines);
+            prefetch_lines(&[1.0f32, 2.0, 3.0], lines);
+        }
+        // Every start offset within a line, lengths across line ends, and a whole buffer.
+        let buf = vec![1.0f32; 4096];
+        for start in 0..32 {
+            for len in [0, 1, 15, 16, 17, 100] {
+                prefetch_lines(&buf[start..start + len], 4);
+            }
+        }
+        prefetch_lines(&buf, usize::MAX);
+        prefetch_lines(&buf[4095..], usize::MAX);
+        assert!(buf.iter().all(|&v| v == 1.0));
+    }
+
     #[test]
     fn best_is_simd_when_the_cpu_has_it() {
         let sets = available();
@@ -224,6 +423,8 @@ mod tests {
         let (a, b) = ([1.0f32; 9], [1.0f32; 8]);
         let b16 = [f16::ONE; 8];
         let (a8, b8) = ([1i8; 17], [1i8; 16]);
+        let (c8, c9) = ([1u8; 8], [1u8; 9]);
+        let c4 = [1u8; 4];
         for k in available() {
             let results = [
                 catch_unwind(|| (k.dot_f32)(&a, &b)).is_err(),
@@ -234,8 +435,14 @@ mod tests {
                 catch_unwind(|| (k.l2_i8)(&a8, &b8)).is_err(),
                 catch_unwind(|| (k.dot_f32_x4)([&b, &b, &a, &b], &b)).is_err(),
                 catch_unwind(|| (k.l2_f32_x4)([&b, &b, &b, &a], &b)).is_err(),
+                catch_unwind(|| (k.dot_f32_u8)(&a, &c8)).is_err(),
+                catch_unwind(|| (k.dot_f32_u8)(&b, &c9)).is_err(),
+                catch_unwind(|| (k.dot_f32_u4)(&a, &c4)).is_err(),
+                catch_unwind(|| (k.dot_f32_u4)(&b, &c8)).is_err(),
+                catch_unwind(|| (k.dot_u8_i8)(&c9, &b8)).is_err(),
             ];
-            assert_eq!(results, [true; 8], "{}", k.isa);
+            assert_eq!(results, [true; 13], "{}", k.isa);
+            assert_eq!((k.dot_f32_u4)(&b, &c4), 4.0, "{}", k.isa);
         }
     }
 }

@@ -5,8 +5,20 @@ use half::f16;
 
 use super::Kernels;
 
-pub(super) static KERNELS: Kernels =
-    Kernels { isa: "scalar", dot_f32, l2_f32, dot_f16, l2_f16, dot_i8, l2_i8, dot_f32_x4, l2_f32_x4 };
+pub(super) static KERNELS: Kernels = Kernels {
+    isa: "scalar",
+    dot_f32,
+    l2_f32,
+    dot_f16,
+    l2_f16,
+    dot_i8,
+    l2_i8,
+    dot_f32_x4,
+    l2_f32_x4,
+    dot_f32_u8,
+    dot_f32_u4,
+    dot_u8_i8,
+};
 
 fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
     debug_assert_eq!(a.len(), b.len());
@@ -53,4 +65,21 @@ fn dot_f32_x4(q: [&[f32]; 4], x: &[f32]) -> [f32; 4] {
 
 fn l2_f32_x4(q: [&[f32]; 4], x: &[f32]) -> [f32; 4] {
     q.map(|q| l2_f32(q, x))
+}
+
+fn dot_f32_u8(q: &[f32], c: &[u8]) -> f32 {
+    debug_assert_eq!(q.len(), c.len());
+    q.iter().zip(c).fold(0.0, |s, (&x, &c)| s + x * f32::from(c))
+}
+
+fn dot_f32_u4(q: &[f32], c: &[u8]) -> f32 {
+    debug_assert_eq!(q.len(), 2 * c.len());
+    // Byte j holds element 2j in its low nibble and element 2j+1 in its high nibble.
+    let (q2, _) = q.as_chunks::<2>();
+    q2.iter().zip(c).fold(0.0, |s, (&[x0, x1], &c)| s + x0 * f32::from(c & 0x0F) + x1 * f32::from(c >> 4))
+}
+
+fn dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
+    debug_assert_eq!(a.len(), b.len());
+    a.iter().zip(b).fold(0, |s, (&x, &y)| s + i32::from(x) * i32::from(y))
 }

@@ -1,4 +1,4 @@
-//! x86-64 kernel sets: AVX2+FMA+F16C, and AVX-512F for the `f32`/`f16` kernels.
+//! x86-64 kernel sets: AVX2+FMA+F16C, and AVX-512F for the single-query float kernels.
 //!
 //! Soundness rests on one invariant: the tables [`AVX2`] and [`AVX512`] are private and leave
 //! this module only through [`detected`], after runtime detection has confirmed every CPU
@@ -25,15 +25,21 @@ static AVX2: Kernels = Kernels {
     l2_i8: avx2_l2_i8,
     dot_f32_x4: avx2_dot_f32_x4,
     l2_f32_x4: avx2_l2_f32_x4,
+    dot_f32_u8: avx2_dot_f32_u8,
+    dot_f32_u4: avx2_dot_f32_u4,
+    dot_u8_i8: avx2_dot_u8_i8,
 };
 
-/// AVX-512F for the single-query float kernels; the AVX2 ones for the rest.
+/// AVX-512F for the single-query float kernels; the AVX2 ones for the rest (the integer
+/// kernels would need AVX-512BW).
 static AVX512: Kernels = Kernels {
     isa: "avx512f",
     dot_f32: avx512_dot_f32,
     l2_f32: avx512_l2_f32,
     dot_f16: avx512_dot_f16,
     l2_f16: avx512_l2_f16,
+    dot_f32_u8: avx512_dot_f32_u8,
+    dot_f32_u4: avx512_dot_f32_u4,
     ..AVX2
 };
 
@@ -94,6 +100,24 @@ fn avx2_l2_f32_x4(q: [&[f32]; 4], x: &[f32]) -> [f32; 4] {
     unsafe { f32_x4_avx2::<true>(q, x) }
 }
 
+fn avx2_dot_f32_u8(q: &[f32], c: &[u8]) -> f32 {
+    debug_assert_eq!(q.len(), c.len());
+    // SAFETY: only reachable through `AVX2`, handed out after detecting avx2+fma+f16c.
+    unsafe { f32_u8_avx2(q, c) }
+}
+
+fn avx2_dot_f32_u4(q: &[f32], c: &[u8]) -> f32 {
+    debug_assert_eq!(q.len(), 2 * c.len());
+    // SAFETY: only reachable through `AVX2`, handed out after detecting avx2+fma+f16c.
+    unsafe { f32_u4_avx2(q, c) }
+}
+
+fn avx2_dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
+    unsafe { u8_i8_avx2(a, b) }
+}
+
 fn avx512_dot_f32(a: &[f32], b: &[f32]) -> f32 {
     debug_assert_eq!(a.len(), b.len());
     // SAFETY: only reachable through `AVX512`, handed out after detecting avx512f.
@@ -118,6 +142,18 @@ fn avx512_l2_f16(a: &[f32], b: &[f16]) -> f32 {
     unsafe { f16_avx512::<true>(a, b) }
 }
 
+fn avx512_dot_f32_u8(q: &[f32], c: &[u8]) -> f32 {
+    debug_assert_eq!(q.len(), c.len());
+    // SAFETY: only reachable through `AVX512`, handed out after detecting avx512f.
+    unsafe { f32_u8_avx512(q, c) }
+}
+
+fn avx512_dot_f32_u4(q: &[f32], c: &[u8]) -> f32 {
+    debug_assert_eq!(q.len(), 2 * c.len());
+    // SAFETY: only reachable through `AVX512`, handed out after detecting avx512f.
+    unsafe { f32_u4_avx512(q, c) }
+}
+
 /// One scalar term: `x·y`, or `(x−y)²` when `L2`.
 #[inline]
 fn term<const L2: bool>(x: f32, y: f32) -> f32 {
@@ -134,6 +170,13 @@ fn term<const L2: bool>(x: f32, y: f32) -> f32 {
 fn term_i8<const L2: bool>(x: i8, y: i8) -> i32 {
     let (x, y) = (i32::from(x), i32::from(y));
     if L2 { (x - y) * (x - y) } else { x * y }
+}
+
+/// The scalar form of the 4-bit kernels on the codes `c` of a tail: the query pairs `q` with the
+/// low nibble (even element) and the high nibble (odd element) of each byte, in order.
+#[inline]
+fn fold_u4(sum: f32, q: &[[f32; 2]], c: &[u8]) -> f32 {
+    q.iter().zip(c).fold(sum, |s, (&[x0, x1], &c)| s + x0 * f32::from(c & 0x0F) + x1 * f32::from(c >> 4))
 }
 
 // AVX2 + FMA + F16C. These are safe `#[target_feature]` functions: the compiler makes every
@@ -159,6 +202,32 @@ fn load_ph(v: &[f16; 8]) -> __m256 {
 fn load_epi16(v: &[i8; 16]) -> __m256i {
     // SAFETY: `v` is 16 readable bytes; unaligned load.
     _mm256_cvtepi8_epi16(unsafe { _mm_loadu_si128(v.as_ptr().cast()) })
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn load_epu16(v: &[u8; 16]) -> __m256i {
+    // SAFETY: `v` is 16 readable bytes; unaligned load.
+    _mm256_cvtepu8_epi16(unsafe { _mm_loadu_si128(v.as_ptr().cast()) })
+}
+
+/// Eight `u8` codes as exact floats.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn load_u8_ps(v: &[u8; 8]) -> __m256 {
+    // SAFETY: `v` is 8 readable bytes; `_mm_loadl_epi64` reads exactly 8, unaligned.
+    _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(unsafe { _mm_loadl_epi64(v.as_ptr().cast()) }))
+}
+
+/// Eight packed 4-bit codes (elements `2j`, `2j+1` in the low, high nibble of byte `j`) as
+/// exact floats, in element order: broadcast the 32-bit word, lane `i` shifts it right by
+/// `4i`, then keeps 4 bits.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn load_u4_ps(v: &[u8; 4]) -> __m256 {
+    let word = _mm256_set1_epi32(i32::from_le_bytes(*v));
+    let nibbles = _mm256_srlv_epi32(word, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
+    _mm256_cvtepi32_ps(_mm256_and_si256(nibbles, _mm256_set1_epi32(0x0F)))
 }
 
 /// `acc + x·y`, or `acc + (x−y)²` when `L2`, lane-wise.
@@ -269,6 +338,76 @@ fn i8_avx2<const L2: bool>(a: &[i8], b: &[i8]) -> i32 {
     tail.fold(hsum_epi32(sum), |s, (&x, &y)| s + term_i8::<L2>(x, y))
 }
 
+/// `Σ q·c`: 4 accumulators × 8 lanes of codes widened to i32 and converted, then 8 lanes,
+/// then scalar.
+#[target_feature(enable = "avx2,fma,f16c")]
+fn f32_u8_avx2(q: &[f32], c: &[u8]) -> f32 {
+    let n = q.len().min(c.len());
+    let (q8, q_tail) = q[..n].as_chunks::<8>();
+    let (c8, c_tail) = c[..n].as_chunks::<8>();
+    let (q32, q8) = q8.as_chunks::<4>();
+    let (c32, c8) = c8.as_chunks::<4>();
+    let mut acc = [_mm256_setzero_ps(); 4];
+    for (x, y) in q32.iter().zip(c32) {
+        for ((acc, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *acc = _mm256_fmadd_ps(load_ps(x), load_u8_ps(y), *acc);
+        }
+    }
+    for ((acc, x), y) in acc.iter_mut().zip(q8).zip(c8) {
+        *acc = _mm256_fmadd_ps(load_ps(x), load_u8_ps(y), *acc);
+    }
+    let sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+    let tail = q_tail.iter().zip(c_tail);
+    tail.fold(hsum_ps(sum), |s, (&x, &y)| s + x * f32::from(y))
+}
+
+/// `Σ q·c` over packed 4-bit codes: as [`f32_u8_avx2`], 4 code bytes (8 elements) per lane
+/// group, then scalar per byte.
+#[target_feature(enable = "avx2,fma,f16c")]
+fn f32_u4_avx2(q: &[f32], c: &[u8]) -> f32 {
+    let n = c.len().min(q.len() / 2);
+    let (q8, _) = q[..2 * n].as_chunks::<8>();
+    let (c4, c_tail) = c[..n].as_chunks::<4>();
+    let (q32, q8) = q8.as_chunks::<4>();
+    let (c16, c4) = c4.as_chunks::<4>();
+    let mut acc = [_mm256_setzero_ps(); 4];
+    for (x, y) in q32.iter().zip(c16) {
+        for ((acc, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *acc = _mm256_fmadd_ps(load_ps(x), load_u4_ps(y), *acc);
+        }
+    }
+    for ((acc, x), y) in acc.iter_mut().zip(q8).zip(c4) {
+        *acc = _mm256_fmadd_ps(load_ps(x), load_u4_ps(y), *acc);
+    }
+    let sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+    let q_tail = q[2 * (n - c_tail.len())..2 * n].as_chunks::<2>().0;
+    fold_u4(hsum_ps(sum), q_tail, c_tail)
+}
+
+/// Exact `Σ a·b` of u8 `a` and i8 `b`: both widened to i16 (not `maddubs`, whose i16 pair
+/// sums saturate at 2·255·-128), `madd` into 4 i32 accumulators (at most 2·255·128 per
+/// lane per step), then 16 bytes, then scalar.
+#[target_feature(enable = "avx2,fma,f16c")]
+fn u8_i8_avx2(a: &[u8], b: &[i8]) -> i32 {
+    let n = a.len().min(b.len());
+    let (a16, a_tail) = a[..n].as_chunks::<16>();
+    let (b16, b_tail) = b[..n].as_chunks::<16>();
+    let (a64, a16) = a16.as_chunks::<4>();
+    let (b64, b16) = b16.as_chunks::<4>();
+    let mut acc = [_mm256_setzero_si256(); 4];
+    for (x, y) in a64.iter().zip(b64) {
+        for ((acc, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *acc = _mm256_add_epi32(*acc, _mm256_madd_epi16(load_epu16(x), load_epi16(y)));
+        }
+    }
+    for ((acc, x), y) in acc.iter_mut().zip(a16).zip(b16) {
+        *acc = _mm256_add_epi32(*acc, _mm256_madd_epi16(load_epu16(x), load_epi16(y)));
+    }
+    let sum = _mm256_add_epi32(_mm256_add_epi32(acc[0], acc[1]), _mm256_add_epi32(acc[2], acc[3]));
+    let tail = a_tail.iter().zip(b_tail);
+    tail.fold(hsum_epi32(sum), |s, (&x, &y)| s + i32::from(x) * i32::from(y))
+}
+
 /// Four queries against `x`: each 8 lanes of `x` is loaded once and combined with all four
 /// queries; two halves of 8 lanes per step give 8 independent accumulators.
 #[target_feature(enable = "avx2,fma,f16c")]
@@ -374,4 +513,73 @@ fn f16_avx512<const L2: bool>(a: &[f32], b: &[f16]) -> f32 {
     let sum = _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3]));
     let tail = a_tail.iter().zip(b_tail);
     tail.fold(_mm512_reduce_add_ps(sum), |s, (&x, y)| s + term::<L2>(x, y.to_f32()))
+}
+
+/// Sixteen `u8` codes as exact floats.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_u8_ps16(v: &[u8; 16]) -> __m512 {
+    // SAFETY: `v` is 16 readable bytes; unaligned load.
+    _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(unsafe { _mm_loadu_si128(v.as_ptr().cast()) }))
+}
+
+/// Sixteen packed 4-bit codes as exact floats, in element order: lanes 0..8 take the first
+/// 32-bit word, lanes 8..16 the second, and lane `i` shifts it right by `4·(i mod 8)`. The
+/// float is then looked up in a table of 0.0..=15.0 with `vpermps`, which reads only the low
+/// 4 bits of each index lane: that is the nibble, so no mask or conversion is needed (one
+/// instruction instead of two; 7% faster than the AVX2 kernel at dim 384, where
+/// mask-and-convert was 5% slower).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_u4_ps16(v: &[u8; 8]) -> __m512 {
+    let words = _mm512_castsi128_si512(_mm_cvtsi64_si128(i64::from_le_bytes(*v)));
+    let words = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1), words);
+    let shifts = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
+    let table = _mm512_setr_ps(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0);
+    _mm512_permutexvar_ps(_mm512_srlv_epi32(words, shifts), table)
+}
+
+/// `Σ q·c`: 4 accumulators × 16 lanes, then 16 lanes, then scalar.
+#[target_feature(enable = "avx512f")]
+fn f32_u8_avx512(q: &[f32], c: &[u8]) -> f32 {
+    let n = q.len().min(c.len());
+    let (q16, q_tail) = q[..n].as_chunks::<16>();
+    let (c16, c_tail) = c[..n].as_chunks::<16>();
+    let (q64, q16) = q16.as_chunks::<4>();
+    let (c64, c16) = c16.as_chunks::<4>();
+    let mut acc = [_mm512_setzero_ps(); 4];
+    for (x, y) in q64.iter().zip(c64) {
+        for ((acc, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *acc = _mm512_fmadd_ps(load_ps16(x), load_u8_ps16(y), *acc);
+        }
+    }
+    for ((acc, x), y) in acc.iter_mut().zip(q16).zip(c16) {
+        *acc = _mm512_fmadd_ps(load_ps16(x), load_u8_ps16(y), *acc);
+    }
+    let sum = _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3]));
+    let tail = q_tail.iter().zip(c_tail);
+    tail.fold(_mm512_reduce_add_ps(sum), |s, (&x, &y)| s + x * f32::from(y))
+}
+
+/// `Σ q·c` over packed 4-bit codes: 4 accumulators × 16 lanes (8 code bytes), then 16 lanes,
+/// then scalar per byte.
+#[target_feature(enable = "avx512f")]
+fn f32_u4_avx512(q: &[f32], c: &[u8]) -> f32 {
+    let n = c.len().min(q.len() / 2);
+    let (q16, _) = q[..2 * n].as_chunks::<16>();
+    let (c8, c_tail) = c[..n].as_chunks::<8>();
+    let (q64, q16) = q16.as_chunks::<4>();
+    let (c32, c8) = c8.as_chunks::<4>();
+    let mut acc = [_mm512_setzero_ps(); 4];
+    for (x, y) in q64.iter().zip(c32) {
+        for ((acc, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *acc = _mm512_fmadd_ps(load_ps16(x), load_u4_ps16(y), *acc);
+        }
+    }
+    for ((acc, x), y) in acc.iter_mut().zip(q16).zip(c8) {
+        *acc = _mm512_fmadd_ps(load_ps16(x), load_u4_ps16(y), *acc);
+    }
+    let sum = _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3]));
+    let q_tail = q[2 * (n - c_tail.len())..2 * n].as_chunks::<2>().0;
+    fold_u4(_mm512_reduce_add_ps(sum), q_tail, c_tail)
 }

@@ -44,6 +44,15 @@ pub struct DeletesEntry {
     pub count: u64,
 }
 
+/// A live index file of one vector field of a segment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexEntry {
+    pub field: u16,
+    pub file: String,
+    pub size: u64,
+}
+
 /// A live segment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +62,8 @@ pub struct SegmentEntry {
     pub rows: u64,
     pub size: u64,
     pub deletes: Option<DeletesEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub indexes: Vec<IndexEntry>,
 }
 
 /// One generation of the collection.
@@ -128,7 +139,8 @@ impl Manifest {
         }
         for s in &m.segments {
             let named_ok = s.file == super::segment_name(s.id)
-                && s.deletes.as_ref().is_none_or(|d| FileKind::of_name(&d.file) == Some(FileKind::Deletes));
+                && s.deletes.as_ref().is_none_or(|d| FileKind::of_name(&d.file) == Some(FileKind::Deletes))
+                && s.indexes.iter().all(|i| i.file == super::index_name(s.id, i.field));
             if !named_ok || s.id >= m.next_segment_id {
                 return Err(StorageError::corrupted(path, BODY_AT as u64, format!("bad segment entry {}", s.file)));
             }

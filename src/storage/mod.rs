@@ -50,18 +50,21 @@ pub enum FileKind {
     Segment,
     /// `SEG-<id>-<gen>.del`: the deleted rows of one segment as of a generation.
     Deletes,
+    /// `SEG-<id>-f<field>.idx`: the index (graph, codes) of one vector field of a segment.
+    Index,
     /// `*.tmp`: a file being written; never live.
     Temp,
 }
 
 impl FileKind {
-    pub const ALL: [FileKind; 7] = [
+    pub const ALL: [FileKind; 8] = [
         FileKind::Current,
         FileKind::Lock,
         FileKind::Manifest,
         FileKind::Wal,
         FileKind::Segment,
         FileKind::Deletes,
+        FileKind::Index,
         FileKind::Temp,
     ];
 
@@ -74,6 +77,7 @@ impl FileKind {
             FileKind::Wal => 2,
             FileKind::Segment => 3,
             FileKind::Deletes => 4,
+            FileKind::Index => 5,
             FileKind::Temp => 0,
         }
     }
@@ -86,6 +90,7 @@ impl FileKind {
             FileKind::Wal => "wal",
             FileKind::Segment => "segment",
             FileKind::Deletes => "deletes",
+            FileKind::Index => "index",
             FileKind::Temp => "temp",
         }
     }
@@ -104,6 +109,9 @@ impl FileKind {
                     digits(s).then_some(FileKind::Wal)?
                 } else if let Some(s) = name.strip_prefix("SEG-").and_then(|s| s.strip_suffix(".xseg")) {
                     digits(s).then_some(FileKind::Segment)?
+                } else if let Some(s) = name.strip_prefix("SEG-").and_then(|s| s.strip_suffix(".idx")) {
+                    let (a, b) = s.split_once("-f")?;
+                    (digits(a) && digits(b)).then_some(FileKind::Index)?
                 } else if let Some(s) = name.strip_prefix("SEG-").and_then(|s| s.strip_suffix(".del")) {
                     let (a, b) = s.split_once('-')?;
                     (digits(a) && digits(b)).then_some(FileKind::Deletes)?
@@ -125,6 +133,10 @@ pub fn wal_name(seq: u64) -> String {
 
 pub fn segment_name(id: u64) -> String {
     format!("SEG-{id:06}.xseg")
+}
+
+pub fn index_name(segment: u64, field: u16) -> String {
+    format!("SEG-{segment:06}-f{field:03}.idx")
 }
 
 pub fn deletes_name(segment: u64, generation: u64) -> String {
@@ -214,6 +226,7 @@ mod tests {
         assert_eq!(FileKind::of_name(&wal_name(7)), Some(FileKind::Wal));
         assert_eq!(FileKind::of_name(&segment_name(7)), Some(FileKind::Segment));
         assert_eq!(FileKind::of_name(&deletes_name(7, 9)), Some(FileKind::Deletes));
+        assert_eq!(FileKind::of_name(&index_name(7, 2)), Some(FileKind::Index));
         assert_eq!(FileKind::of_name("CURRENT"), Some(FileKind::Current));
         assert_eq!(FileKind::of_name("x.tmp"), Some(FileKind::Temp));
         assert_eq!(FileKind::of_name("notes.txt"), None);

@@ -1,0 +1,242 @@
+//! Optimize: rewrite the live rows into compact segments, build every field's index per
+//! segment, and publish it all with one manifest swap.
+//!
+//! Queries keep running on the old snapshot meanwhile. New files are unpublished until the
+//! swap, so a crash leaves either the old generation or the new one; a cancelled run
+//! removes the files it made.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use super::mem::MemSegment;
+use super::snapshot::{SegmentRef, Snapshot};
+use super::writer::Writer;
+use crate::error::{Error, StorageError};
+use crate::index::hnsw::BuildProgress;
+use crate::index::segment_index::{self, SegmentIndex};
+use crate::storage::column::SegmentView;
+use crate::storage::manifest::{IndexEntry, SegmentEntry};
+use crate::storage::segment::{self, Part, Segment};
+use crate::storage::{index_name, manifest_name, segment_name};
+
+/// How to optimize.
+pub struct OptimizeOptions<'a> {
+    /// Threads for index builds (at least 1; 1 makes builds deterministic).
+    pub concurrency: usize,
+    /// Called as work advances (from build threads: keep it cheap).
+    pub progress: Option<&'a (dyn Fn(&OptimizeProgress) + Sync)>,
+    /// Set to stop early; the collection is left as it was.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl Default for OptimizeOptions<'_> {
+    fn default() -> Self {
+        OptimizeOptions {
+            concurrency: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            progress: None,
+            cancel: None,
+        }
+    }
+}
+
+/// Where a running optimize is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OptimizeProgress {
+    pub segments_done: usize,
+    pub segments_total: usize,
+    pub vectors_indexed: u64,
+    pub vectors_total: u64,
+}
+
+/// What an optimize did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OptimizeReport {
+    pub segments_before: usize,
+    pub segments_after: usize,
+    pub rows: u64,
+    /// Deleted or superseded rows dropped from disk.
+    pub dropped: u64,
+    pub indexes_built: usize,
+    pub seconds: f64,
+    /// False when the collection was already optimal and nothing was written.
+    pub changed: bool,
+}
+
+impl Writer {
+    pub(crate) fn optimize(
+        &mut self,
+        current: &std::sync::RwLock<Arc<Snapshot>>,
+        mmap: bool,
+        opts: &OptimizeOptions,
+    ) -> Result<OptimizeReport, Error> {
+        let start = Instant::now();
+        self.flush(current, mmap)?;
+        let snap = current.read().expect("snapshot lock poisoned").clone();
+        let schema = snap.schema.clone();
+        let indexed_fields: Vec<usize> =
+            schema.vector_fields().filter(|(_, _, v)| v.index.builds_index()).map(|(i, _, _)| i).collect();
+        let max_rows = self.manifest.options.max_docs_per_segment.clamp(1, segment::MAX_ROWS) as usize;
+        let live: Vec<Vec<u32>> = snap
+            .segments
+            .iter()
+            .map(|s| (0..s.segment.rows() as u32).filter(|r| !s.deleted.contains(*r)).collect())
+            .collect();
+        let rows: usize = live.iter().map(Vec::len).sum();
+        let dropped = snap.segments.iter().map(|s| s.deleted.len()).sum::<u64>();
+        let optimal = dropped == 0
+            && snap.segments.iter().all(|s| s.segment.rows() <= max_rows)
+            && snap.segments.len() == rows.div_ceil(max_rows)
+            && snap.segments.iter().all(|s| indexed_fields.iter().all(|&f| s.indexes[f].is_some()));
+        let mut report = OptimizeReport {
+            segments_before: snap.segments.len(),
+            segments_after: snap.segments.len(),
+            rows: rows as u64,
+            dropped,
+            indexes_built: 0,
+            seconds: 0.0,
+            changed: false,
+        };
+        if optimal {
+            report.seconds = start.elapsed().as_secs_f64();
+            return Ok(report);
+        }
+
+        // Cut the live rows, in order, into segments of at most `max_rows`.
+        let mut plans: Vec<Vec<(usize, std::ops::Range<usize>)>> = Vec::new();
+        let mut room = 0;
+        for (i, rows) in live.iter().enumerate() {
+            let mut at = 0;
+            while at < rows.len() {
+                if room == 0 {
+                    plans.push(Vec::new());
+                    room = max_rows;
+                }
+                let take = room.min(rows.len() - at);
+                plans.last_mut().expect("pushed").push((i, at..at + take));
+                at += take;
+                room -= take;
+            }
+        }
+        let total_vectors = (rows * indexed_fields.len()) as u64;
+        let indexed = AtomicU64::new(0);
+        let never = AtomicBool::new(false);
+        let cancel = opts.cancel.unwrap_or(&never);
+        let mut made: Vec<PathBuf> = Vec::new();
+        let mut next_id = self.manifest.next_segment_id;
+        let mut new_refs = Vec::with_capacity(plans.len());
+        let outcome = (|| -> Result<(), Error> {
+            for (done, plan) in plans.iter().enumerate() {
+                let report_progress = |base: u64, p: BuildProgress| {
+                    if let Some(cb) = opts.progress {
+                        cb(&OptimizeProgress {
+                            segments_done: done,
+                            segments_total: plans.len(),
+                            vectors_indexed: base + p.done as u64,
+                            vectors_total: total_vectors,
+                        });
+                    }
+                };
+                let id = next_id;
+                next_id += 1;
+                let path = self.dir.join(segment_name(id));
+                made.push(path.clone());
+                let parts: Vec<Part> = plan
+                    .iter()
+                    .map(|(i, r)| Part {
+                        source: &*snap.segments[*i].segment as &dyn SegmentView,
+                        rows: &live[*i][r.clone()],
+                    })
+                    .collect();
+                segment::write(&path, id, &schema, &parts)?;
+                let seg = Segment::open(&path, schema.clone(), mmap, false)?;
+                let mut indexes = vec![None; schema.fields().len()];
+                let mut index_files = Vec::new();
+                for &f in &indexed_fields {
+                    let spec = schema.field(f).as_vector().expect("vector field");
+                    let ipath = self.dir.join(index_name(id, f as u16));
+                    made.push(ipath.clone());
+                    let base = indexed.load(Ordering::Relaxed);
+                    let cb = |p: BuildProgress| report_progress(base, p);
+                    let size = segment_index::build(
+                        &ipath,
+                        id,
+                        f as u16,
+                        spec,
+                        seg.vector(f),
+                        seg.rows(),
+                        opts.concurrency.max(1),
+                        &cb,
+                        cancel,
+                    )?;
+                    let Some(size) = size else { return Err(Error::Cancelled) };
+                    indexed.fetch_add(seg.rows() as u64, Ordering::Relaxed);
+                    let index = SegmentIndex::open(&ipath, id, f as u16, spec, seg.rows(), mmap, false)?;
+                    indexes[f] = Some(Arc::new(index));
+                    index_files.push(IndexEntry { field: f as u16, file: index_name(id, f as u16), size });
+                    report.indexes_built += 1;
+                }
+                if cancel.load(Ordering::Relaxed) {
+                    return Err(Error::Cancelled);
+                }
+                new_refs.push(SegmentRef {
+                    segment: Arc::new(seg),
+                    deleted: Default::default(),
+                    deletes_file: None,
+                    dirty: false,
+                    indexes,
+                    index_files,
+                });
+            }
+            Ok(())
+        })();
+        if let Err(e) = outcome {
+            drop(new_refs);
+            for p in made {
+                let _ = std::fs::remove_file(p);
+            }
+            return Err(e);
+        }
+
+        let mut m = self.manifest.clone();
+        m.generation += 1;
+        m.next_segment_id = next_id;
+        m.segments = new_refs
+            .iter()
+            .map(|s| SegmentEntry {
+                id: s.segment.id(),
+                file: segment_name(s.segment.id()),
+                rows: s.segment.rows() as u64,
+                size: s.segment.file_len(),
+                deletes: None,
+                indexes: s.index_files.clone(),
+            })
+            .collect();
+        m.publish(&self.dir)?;
+        *current.write().expect("snapshot lock poisoned") = Arc::new(Snapshot {
+            schema: schema.clone(),
+            generation: m.generation,
+            segments: new_refs,
+            mem: Arc::new(MemSegment::new(&schema)),
+        });
+        let old = std::mem::replace(&mut self.manifest, m);
+        let mut obsolete = vec![self.dir.join(manifest_name(old.generation))];
+        for e in &old.segments {
+            obsolete.push(self.dir.join(&e.file));
+            obsolete.extend(e.deletes.iter().map(|d| self.dir.join(&d.file)));
+            obsolete.extend(e.indexes.iter().map(|i| self.dir.join(&i.file)));
+        }
+        for p in obsolete {
+            if let Err(e) = std::fs::remove_file(&p)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                return Err(StorageError::io(&p, e).into());
+            }
+        }
+        report.segments_after = self.manifest.segments.len();
+        report.changed = true;
+        report.seconds = start.elapsed().as_secs_f64();
+        Ok(report)
+    }
+}

@@ -1,0 +1,170 @@
+//! HNSW: a layered proximity graph (Malkov & Yashunin), built in parallel over a
+//! segment's rows and searched in place from a mapped index file.
+//!
+//! Layout: the base layer is one fixed-stride `u32` array, `m0 + 1` words per node (count,
+//! then neighbours, unused slots = [`NONE`]); nodes above layer 0 own `level` blocks of
+//! `m + 1` words in a compact upper array, found through a per-node offset.
+
+mod build;
+mod search;
+
+pub use build::{BuildProgress, build};
+pub use search::{SearchScratch, search};
+
+use crate::error::StorageError;
+
+/// Unused neighbour slot.
+pub const NONE: u32 = u32::MAX;
+/// Upper-offset of a node with no upper layers.
+pub const NO_UPPER: u32 = u32::MAX;
+/// Highest level a node may have (keeps `u8` levels and hostile files bounded).
+pub const MAX_LEVEL: u8 = 32;
+
+/// Read access to neighbour lists, for the search shared by build and queries.
+pub trait Links {
+    /// Copies the neighbours of `node` at `level` into `out` (cleared first).
+    fn neighbors(&self, node: u32, level: usize, out: &mut Vec<u32>);
+}
+
+/// A finished graph, borrowed from an index file (mapped) or from a fresh build.
+#[derive(Clone, Copy, Debug)]
+pub struct GraphView<'a> {
+    pub m: usize,
+    pub m0: usize,
+    pub entry: u32,
+    pub max_level: usize,
+    pub levels: &'a [u8],
+    pub base: &'a [u32],
+    pub upper_offsets: &'a [u32],
+    pub upper: &'a [u32],
+}
+
+impl GraphView<'_> {
+    pub fn nodes(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// The base-layer neighbours of `node`, in place.
+    #[inline]
+    pub fn base_neighbors(&self, node: u32) -> &[u32] {
+        let at = node as usize * (self.m0 + 1);
+        let n = self.base[at] as usize;
+        &self.base[at + 1..at + 1 + n]
+    }
+
+    #[inline]
+    pub fn level_neighbors(&self, node: u32, level: usize) -> &[u32] {
+        if level == 0 {
+            return self.base_neighbors(node);
+        }
+        let at = self.upper_offsets[node as usize] as usize + (level - 1) * (self.m + 1);
+        let n = self.upper[at] as usize;
+        &self.upper[at + 1..at + 1 + n]
+    }
+
+    /// Checks everything search relies on: sizes, counts within bounds, ids in range,
+    /// offsets consistent with levels, a valid entry point. Returns a description of
+    /// the first problem found.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.nodes();
+        if n == 0 {
+            return if self.base.is_empty() && self.upper.is_empty() {
+                Ok(())
+            } else {
+                Err("empty graph with links".into())
+            };
+        }
+        if self.base.len() != n * (self.m0 + 1) {
+            return Err(format!(
+                "base layer has {} words, expected {} for {n} nodes",
+                self.base.len(),
+                n * (self.m0 + 1)
+            ));
+        }
+        if self.upper_offsets.len() != n {
+            return Err(format!("{} upper offsets for {n} nodes", self.upper_offsets.len()));
+        }
+        if self.entry as usize >= n || self.levels[self.entry as usize] as usize != self.max_level {
+            return Err(format!("entry point {} is not a node of the top level {}", self.entry, self.max_level));
+        }
+        let mut next = 0usize;
+        for (node, &level) in self.levels.iter().enumerate() {
+            if level > MAX_LEVEL || level as usize > self.max_level {
+                return Err(format!("node {node} has level {level}, above the top level {}", self.max_level));
+            }
+            let off = self.upper_offsets[node];
+            if level == 0 {
+                if off != NO_UPPER {
+                    return Err(format!("node {node} has level 0 but upper offset {off}"));
+                }
+                continue;
+            }
+            if off as usize != next {
+                return Err(format!("node {node}: upper offset {off}, expected {next}"));
+            }
+            next += level as usize * (self.m + 1);
+        }
+        if next != self.upper.len() {
+            return Err(format!("upper layers have {} words, the levels need {next}", self.upper.len()));
+        }
+        let check = |words: &[u32], stride: usize, cap: usize, what: &str| -> Result<(), String> {
+            for (b, block) in words.chunks_exact(stride).enumerate() {
+                let count = block[0] as usize;
+                if count > cap {
+                    return Err(format!("{what} block {b}: {count} neighbours, more than {cap}"));
+                }
+                if let Some(bad) = block[1..1 + count].iter().find(|&&id| id as usize >= n) {
+                    return Err(format!("{what} block {b}: neighbour {bad} is out of range for {n} nodes"));
+                }
+            }
+            Ok(())
+        };
+        check(self.base, self.m0 + 1, self.m0, "base layer")?;
+        check(self.upper, self.m + 1, self.m, "upper layer")
+    }
+}
+
+impl Links for GraphView<'_> {
+    #[inline]
+    fn neighbors(&self, node: u32, level: usize, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend_from_slice(self.level_neighbors(node, level));
+    }
+}
+
+/// An owned graph, as a build produces it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Graph {
+    pub m: usize,
+    pub m0: usize,
+    pub entry: u32,
+    pub max_level: usize,
+    pub levels: Vec<u8>,
+    pub base: Vec<u32>,
+    pub upper_offsets: Vec<u32>,
+    pub upper: Vec<u32>,
+}
+
+impl Graph {
+    pub fn view(&self) -> GraphView<'_> {
+        GraphView {
+            m: self.m,
+            m0: self.m0,
+            entry: self.entry,
+            max_level: self.max_level,
+            levels: &self.levels,
+            base: &self.base,
+            upper_offsets: &self.upper_offsets,
+            upper: &self.upper,
+        }
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.levels.len() + (self.base.len() + self.upper_offsets.len() + self.upper.len()) * 4
+    }
+}
+
+/// A corrupt-graph error naming the index file.
+pub(crate) fn corrupt(path: &std::path::Path, offset: u64, what: String) -> StorageError {
+    StorageError::corrupted(path, offset, format!("HNSW graph: {what}"))
+}

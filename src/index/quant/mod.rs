@@ -1,0 +1,246 @@
+//! Scalar quantization: vectors become compact codes (fp16, int8, int4) scored
+//! asymmetrically against an f32 query. Optionally rotated first (see [`rotation`]).
+//!
+//! int8/int4 keep a per-vector offset and scale: `x ≈ min + scale · c`, so
+//! `q·x ≈ min · Σq + scale · (q·c)`. Every row also keeps the exact norm of its original,
+//! which makes L2 (`|q|² + |x|² − 2 q·x`) and cosine (`q·x / |x|`) exact up to the code
+//! error in `q·x`. int4 packs element `2j` in the low nibble of byte `j`, `2j+1` in the high.
+
+pub mod rotation;
+
+use half::f16;
+
+use super::scorer::Scorer;
+use crate::kernels::{self, Kernels};
+use crate::schema::{Metric, Quantize};
+use crate::storage::mmap::cast_slice;
+use rotation::Rotation;
+
+/// Floats kept per row beside its codes: offset, scale, norm of the original.
+pub const PARAMS_PER_ROW: usize = 3;
+
+/// Encodes vectors of one field and prepares queries for its codes.
+#[derive(Clone, Debug)]
+pub struct Quantizer {
+    kind: Quantize,
+    dim: usize,
+    metric: Metric,
+    rotation: Option<Rotation>,
+}
+
+/// A query prepared for a quantized field: rotated, normalized for cosine.
+#[derive(Clone, Debug)]
+pub struct QuantQuery {
+    q: Vec<f32>,
+    sum: f32,
+    norm_sq: f32,
+}
+
+/// Per-thread buffers for encoding and query preparation.
+#[derive(Default, Debug)]
+pub struct QuantScratch {
+    rotated: Vec<f32>,
+    tmp: Vec<f32>,
+}
+
+impl Quantizer {
+    pub fn new(kind: Quantize, dim: usize, metric: Metric, rotation: Option<Rotation>) -> Quantizer {
+        debug_assert!(kind != Quantize::None);
+        Quantizer { kind, dim, metric, rotation }
+    }
+
+    pub fn kind(&self) -> Quantize {
+        self.kind
+    }
+
+    pub fn rotation(&self) -> Option<&Rotation> {
+        self.rotation.as_ref()
+    }
+
+    /// Bytes of one row's codes.
+    pub fn code_bytes(&self) -> usize {
+        match self.kind {
+            Quantize::Fp16 => self.dim * 2,
+            Quantize::Int8 => self.dim,
+            Quantize::Int4 => self.dim / 2,
+            Quantize::None => 0,
+        }
+    }
+
+    fn rotate<'s>(&self, x: &'s [f32], s: &'s mut QuantScratch) -> &'s [f32] {
+        match &self.rotation {
+            Some(r) => {
+                s.rotated.resize(self.dim, 0.0);
+                r.apply(x, &mut s.rotated, &mut s.tmp);
+                &s.rotated
+            }
+            None => x,
+        }
+    }
+
+    /// Encodes one original vector into `codes` (`code_bytes` long) and its params.
+    pub fn encode(&self, x: &[f32], codes: &mut [u8], params: &mut [f32], s: &mut QuantScratch) {
+        let norm = x.iter().map(|&v| v as f64 * v as f64).sum::<f64>().sqrt() as f32;
+        let y = self.rotate(x, s);
+        let (min, scale) = match self.kind {
+            Quantize::Fp16 => {
+                for (c, &v) in codes.chunks_exact_mut(2).zip(y) {
+                    c.copy_from_slice(&f16::from_f32(v).to_le_bytes());
+                }
+                (0.0, 0.0)
+            }
+            Quantize::Int8 | Quantize::Int4 => {
+                let levels = if self.kind == Quantize::Int8 { 255.0 } else { 15.0 };
+                let min = y.iter().copied().fold(f32::INFINITY, f32::min);
+                let max = y.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let scale = if max > min { (max - min) / levels } else { 0.0 };
+                let code = |v: f32| if scale > 0.0 { ((v - min) / scale).round().clamp(0.0, levels) as u8 } else { 0 };
+                if self.kind == Quantize::Int8 {
+                    for (c, &v) in codes.iter_mut().zip(y) {
+                        *c = code(v);
+                    }
+                } else {
+                    for (c, pair) in codes.iter_mut().zip(y.chunks_exact(2)) {
+                        *c = code(pair[0]) | (code(pair[1]) << 4);
+                    }
+                }
+                (min, scale)
+            }
+            Quantize::None => unreachable!("no codes without quantization"),
+        };
+        params.copy_from_slice(&[min, scale, norm]);
+    }
+
+    /// Prepares a query vector (already checked for dimension and finiteness).
+    pub fn prepare(&self, q: &[f32], s: &mut QuantScratch) -> QuantQuery {
+        let mut v = self.rotate(q, s).to_vec();
+        let mut norm_sq = v.iter().map(|&x| x as f64 * x as f64).sum::<f64>();
+        if self.metric == Metric::Cosine && norm_sq > 0.0 {
+            let n = norm_sq.sqrt() as f32;
+            v.iter_mut().for_each(|x| *x /= n);
+            norm_sq = 1.0;
+        }
+        QuantQuery { sum: v.iter().sum(), q: v, norm_sq: norm_sq as f32 }
+    }
+}
+
+/// The codes of one segment's field: `code_bytes` per row and [`PARAMS_PER_ROW`] floats.
+#[derive(Clone, Copy, Debug)]
+pub struct Codes<'a> {
+    pub kind: Quantize,
+    pub code_bytes: usize,
+    pub codes: &'a [u8],
+    pub params: &'a [f32],
+}
+
+impl<'a> Codes<'a> {
+    #[inline]
+    fn row(&self, row: usize) -> &'a [u8] {
+        &self.codes[row * self.code_bytes..(row + 1) * self.code_bytes]
+    }
+
+    pub fn rows(&self) -> usize {
+        self.params.len() / PARAMS_PER_ROW
+    }
+}
+
+/// Scores a prepared query against codes.
+pub struct CodeScorer<'a> {
+    pub kernels: &'static Kernels,
+    pub codes: Codes<'a>,
+    pub query: &'a QuantQuery,
+    pub metric: Metric,
+}
+
+impl Scorer for CodeScorer<'_> {
+    #[inline]
+    fn dist(&self, row: u32) -> f32 {
+        let r = row as usize;
+        let c = self.codes.row(r);
+        let p = &self.codes.params[r * PARAMS_PER_ROW..(r + 1) * PARAMS_PER_ROW];
+        let q = &self.query.q;
+        let dot = match self.codes.kind {
+            Quantize::Fp16 => (self.kernels.dot_f16)(q, cast_slice::<f16>(c).expect("fp16 codes are 2-byte aligned")),
+            Quantize::Int8 => p[0] * self.query.sum + p[1] * (self.kernels.dot_f32_u8)(q, c),
+            Quantize::Int4 => p[0] * self.query.sum + p[1] * (self.kernels.dot_f32_u4)(q, c),
+            Quantize::None => unreachable!("no codes without quantization"),
+        };
+        match self.metric {
+            Metric::L2 => self.query.norm_sq + p[2] * p[2] - 2.0 * dot,
+            Metric::Ip => -dot,
+            Metric::Cosine => {
+                if p[2] > 0.0 {
+                    -dot / p[2]
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, row: u32) {
+        kernels::prefetch_lines(self.codes.row(row as usize), 8);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::rng::SplitMix64;
+
+    fn reference(metric: Metric, q: &[f32], x: &[f32]) -> f32 {
+        let dot: f64 = q.iter().zip(x).map(|(a, b)| *a as f64 * *b as f64).sum();
+        let nq: f64 = q.iter().map(|a| (*a as f64).powi(2)).sum();
+        let nx: f64 = x.iter().map(|a| (*a as f64).powi(2)).sum();
+        (match metric {
+            Metric::L2 => nq + nx - 2.0 * dot,
+            Metric::Ip => -dot,
+            Metric::Cosine => -dot / (nq.sqrt() * nx.sqrt()),
+        }) as f32
+    }
+
+    /// Codes approximate the exact distance within a bound that shrinks with precision.
+    #[test]
+    fn code_distances_track_exact_distances() {
+        let dim = 64;
+        let mut rng = SplitMix64::new(3);
+        let mut vec = || -> Vec<f32> { (0..dim).map(|_| rng.next_unit() as f32 * 2.0 - 1.0).collect() };
+        let rows: Vec<Vec<f32>> = (0..50).map(|_| vec()).collect();
+        let q = vec();
+        for (kind, tol) in [(Quantize::Fp16, 0.002), (Quantize::Int8, 0.03), (Quantize::Int4, 0.5)] {
+            for rotate in [false, true] {
+                for metric in [Metric::L2, Metric::Ip, Metric::Cosine] {
+                    let rot = rotate.then(|| Rotation::new(dim, 1));
+                    let quant = Quantizer::new(kind, dim, metric, rot);
+                    let mut s = QuantScratch::default();
+                    let mut codes = vec![0u8; quant.code_bytes() * rows.len()];
+                    let mut params = vec![0f32; PARAMS_PER_ROW * rows.len()];
+                    for (i, r) in rows.iter().enumerate() {
+                        let cb = quant.code_bytes();
+                        quant.encode(r, &mut codes[i * cb..(i + 1) * cb], &mut params[i * 3..i * 3 + 3], &mut s);
+                    }
+                    let prepared = quant.prepare(&q, &mut s);
+                    let scorer = CodeScorer {
+                        kernels: crate::kernels::best(),
+                        codes: Codes { kind, code_bytes: quant.code_bytes(), codes: &codes, params: &params },
+                        query: &prepared,
+                        metric,
+                    };
+                    let scale = match metric {
+                        Metric::Cosine => 1.0,
+                        _ => dim as f32 / 3.0,
+                    };
+                    for (i, r) in rows.iter().enumerate() {
+                        let got = scorer.dist(i as u32);
+                        let want = reference(metric, &q, r);
+                        assert!(
+                            (got - want).abs() <= tol * scale,
+                            "{kind:?} rot={rotate} {metric:?} row {i}: {got} vs {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

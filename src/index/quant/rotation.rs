@@ -1,0 +1,188 @@
+//! A seeded random orthogonal rotation: rounds of (permute, flip signs, block Hadamard).
+//!
+//! Quantizing rotated vectors spreads each vector's energy evenly over the dimensions, so
+//! one offset and scale per vector fit every coordinate. Each round is orthogonal, so
+//! norms and inner products are preserved exactly (up to rounding). The signs and
+//! permutations are stored in the index file; the seed only makes them reproducible.
+
+use super::super::rng::SplitMix64;
+
+const ROUNDS: usize = 3;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rotation {
+    dim: usize,
+    /// Per round: a permutation of 0..dim.
+    perms: Vec<Vec<u32>>,
+    /// Per round: +1 or -1 per dimension.
+    signs: Vec<Vec<f32>>,
+}
+
+impl Rotation {
+    pub fn new(dim: usize, seed: u64) -> Rotation {
+        let mut rng = SplitMix64::new(seed ^ 0x0007_07A7_1000);
+        let mut perms = Vec::with_capacity(ROUNDS);
+        let mut signs = Vec::with_capacity(ROUNDS);
+        for _ in 0..ROUNDS {
+            let mut p: Vec<u32> = (0..dim as u32).collect();
+            for i in (1..dim).rev() {
+                p.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            perms.push(p);
+            signs.push((0..dim).map(|_| if rng.next_u64() & 1 == 0 { 1.0 } else { -1.0 }).collect());
+        }
+        Rotation { dim, perms, signs }
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Rotates `x` into `out` (both `dim` long); `tmp` is scratch.
+    pub fn apply(&self, x: &[f32], out: &mut [f32], tmp: &mut Vec<f32>) {
+        tmp.clear();
+        tmp.extend_from_slice(x);
+        for (perm, signs) in self.perms.iter().zip(&self.signs) {
+            for ((o, &p), &s) in out.iter_mut().zip(perm).zip(signs) {
+                *o = tmp[p as usize] * s;
+            }
+            block_hadamard(out);
+            tmp.copy_from_slice(out);
+        }
+    }
+
+    /// Serialized form: for each round, `dim` u32 permutation entries then `dim` sign bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(ROUNDS * self.dim * 5 + 8);
+        out.extend_from_slice(&(ROUNDS as u32).to_le_bytes());
+        out.extend_from_slice(&(self.dim as u32).to_le_bytes());
+        for (perm, signs) in self.perms.iter().zip(&self.signs) {
+            perm.iter().for_each(|p| out.extend_from_slice(&p.to_le_bytes()));
+            out.extend(signs.iter().map(|&s| if s > 0.0 { 1u8 } else { 0u8 }));
+        }
+        out
+    }
+
+    /// Parses and checks the serialized form (every round a permutation, signs 0/1).
+    pub fn decode(bytes: &[u8], dim: usize) -> Result<Rotation, String> {
+        if bytes.len() < 8 {
+            return Err("rotation section shorter than its 8-byte header".into());
+        }
+        let rounds = u32::from_le_bytes(bytes[0..4].try_into().expect("4")) as usize;
+        let d = u32::from_le_bytes(bytes[4..8].try_into().expect("4")) as usize;
+        if d != dim || rounds == 0 || rounds > 16 || bytes.len() != 8 + rounds * dim * 5 {
+            return Err(format!(
+                "rotation header says {rounds} rounds of dimension {d}; expected dimension {dim} and {} bytes",
+                8 + rounds * dim * 5
+            ));
+        }
+        let mut perms = Vec::with_capacity(rounds);
+        let mut signs = Vec::with_capacity(rounds);
+        let mut at = 8;
+        for r in 0..rounds {
+            let mut seen = vec![false; dim];
+            let mut perm = Vec::with_capacity(dim);
+            for i in 0..dim {
+                let p = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")) as usize;
+                at += 4;
+                if p >= dim || std::mem::replace(&mut seen[p], true) {
+                    return Err(format!("rotation round {r}: entry {i} ({p}) breaks the permutation"));
+                }
+                perm.push(p as u32);
+            }
+            let mut sg = Vec::with_capacity(dim);
+            for i in 0..dim {
+                sg.push(match bytes[at] {
+                    1 => 1.0,
+                    0 => -1.0,
+                    other => return Err(format!("rotation round {r}: sign {i} is {other}, expected 0 or 1")),
+                });
+                at += 1;
+            }
+            perms.push(perm);
+            signs.push(sg);
+        }
+        Ok(Rotation { dim, perms, signs })
+    }
+}
+
+/// Orthonormal Walsh-Hadamard transform on consecutive power-of-two blocks covering the
+/// slice (largest first: 384 = 256 + 128).
+fn block_hadamard(x: &mut [f32]) {
+    let mut start = 0;
+    while start < x.len() {
+        let rest = x.len() - start;
+        let block = 1usize << (usize::BITS - 1 - rest.leading_zeros());
+        let b = &mut x[start..start + block];
+        let mut h = 1;
+        while h < block {
+            for i in (0..block).step_by(h * 2) {
+                for j in i..i + h {
+                    let (a, c) = (b[j], b[j + h]);
+                    b[j] = a + c;
+                    b[j + h] = a - c;
+                }
+            }
+            h *= 2;
+        }
+        let norm = 1.0 / (block as f32).sqrt();
+        b.iter_mut().for_each(|v| *v *= norm);
+        start += block;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dot(a: &[f32], b: &[f32]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| *x as f64 * *y as f64).sum()
+    }
+
+    #[test]
+    fn preserves_norms_and_inner_products() {
+        for dim in [1, 2, 7, 33, 384, 1000] {
+            let r = Rotation::new(dim, 5);
+            let mut rng = SplitMix64::new(dim as u64);
+            let x: Vec<f32> = (0..dim).map(|_| rng.next_unit() as f32 - 0.5).collect();
+            let y: Vec<f32> = (0..dim).map(|_| rng.next_unit() as f32 - 0.5).collect();
+            let (mut rx, mut ry, mut tmp) = (vec![0.0; dim], vec![0.0; dim], Vec::new());
+            r.apply(&x, &mut rx, &mut tmp);
+            r.apply(&y, &mut ry, &mut tmp);
+            assert!((dot(&rx, &rx) - dot(&x, &x)).abs() < 1e-4 * dot(&x, &x), "dim {dim}");
+            assert!((dot(&rx, &ry) - dot(&x, &y)).abs() < 1e-4 * (dot(&x, &x) * dot(&y, &y)).sqrt(), "dim {dim}");
+            if dim >= 33 {
+                assert!(rx != x, "dim {dim}: the rotation should move the vector");
+            }
+        }
+    }
+
+    #[test]
+    fn spreads_a_spike() {
+        let r = Rotation::new(384, 1);
+        let mut x = vec![0.0; 384];
+        x[7] = 1.0;
+        let (mut out, mut tmp) = (vec![0.0; 384], Vec::new());
+        r.apply(&x, &mut out, &mut tmp);
+        let max = out.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        assert!(max < 0.2, "largest coordinate {max} after rotating a unit spike");
+    }
+
+    #[test]
+    fn encode_round_trip_and_rejects_damage() {
+        let r = Rotation::new(33, 9);
+        let bytes = r.encode();
+        assert_eq!(Rotation::decode(&bytes, 33).unwrap(), r);
+        assert!(Rotation::decode(&bytes, 32).is_err());
+        let mut bad = bytes.clone();
+        bad[8..12].copy_from_slice(&40u32.to_le_bytes());
+        assert!(Rotation::decode(&bad, 33).unwrap_err().contains("permutation"));
+        let mut bad = bytes.clone();
+        let last = bad.len() - 1;
+        bad[last] = 7;
+        assert!(Rotation::decode(&bad, 33).unwrap_err().contains("sign"));
+        for cut in 0..bytes.len() {
+            assert!(Rotation::decode(&bytes[..cut], 33).is_err());
+        }
+    }
+}

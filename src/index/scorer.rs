@@ -1,0 +1,61 @@
+//! What graph traversal and exact scans score against: the originals in the segment, or
+//! an index's quantized codes. Both answer "distance of the query to row r" (lower is
+//! better) and can prefetch a row before it is scored.
+
+use std::cmp::Ordering;
+
+use super::flat::PreparedQuery;
+use crate::kernels::{self, Kernels};
+use crate::storage::column::{VectorColumn, VectorData};
+
+/// A node and its distance to the query, ordered by distance then id.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scored {
+    pub dist: f32,
+    pub id: u32,
+}
+
+impl Eq for Scored {}
+
+impl Ord for Scored {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.dist.total_cmp(&other.dist).then(self.id.cmp(&other.id))
+    }
+}
+
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Distance of one prepared query to any row of a segment.
+pub trait Scorer {
+    fn dist(&self, row: u32) -> f32;
+    /// Hints the CPU to load row `row`'s data; no effect on results.
+    fn prefetch(&self, row: u32);
+}
+
+/// Scores against the segment's original vectors (mapped, used in place).
+pub struct Originals<'a> {
+    pub kernels: &'static Kernels,
+    pub col: VectorColumn<'a>,
+    pub query: &'a PreparedQuery,
+}
+
+impl Scorer for Originals<'_> {
+    #[inline]
+    fn dist(&self, row: u32) -> f32 {
+        self.query.distance(self.kernels, &self.col, row as usize)
+    }
+
+    #[inline]
+    fn prefetch(&self, row: u32) {
+        let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
+        match self.col.data {
+            VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], 8),
+            VectorData::Fp16(d) => kernels::prefetch_lines(&d[r], 8),
+            VectorData::Int8(d) => kernels::prefetch_lines(&d[r], 8),
+        }
+    }
+}

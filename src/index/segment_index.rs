@@ -1,0 +1,414 @@
+//! The index of one vector field in one segment: build it from the segment's rows,
+//! persist it as an index file, open it (mapped, validated) and search it.
+//!
+//! An index file is a [container](crate::storage::container) holding a JSON meta section
+//! and, as the parameters ask: the rotation, the codes and their per-row params, the HNSW
+//! levels, base layer, upper offsets and upper layers. Originals are never copied in: an
+//! FP32 graph scores against the segment's mapped vectors, and refinement reads them too.
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use roaring::RoaringBitmap;
+use serde::{Deserialize, Serialize};
+
+use super::flat::PreparedQuery;
+use super::hnsw::{self, BuildProgress, Graph, GraphView, SearchScratch};
+use super::quant::rotation::Rotation;
+use super::quant::{CodeScorer, Codes, PARAMS_PER_ROW, QuantScratch, Quantizer};
+use super::scorer::{Originals, Scored, Scorer};
+use super::topk::{Candidate, TopK};
+use crate::error::StorageError;
+use crate::kernels;
+use crate::schema::{HnswParams, IndexParams, Metric, Quantize, VectorSpec};
+use crate::storage::FileKind;
+use crate::storage::column::VectorColumn;
+use crate::storage::container::{self, ContainerWriter, RawSection};
+use crate::storage::mmap::{FileBytes, cast_slice};
+
+/// Below this share of allowed rows a filtered query scans the allowed rows exactly
+/// instead of walking the graph (see `docs/format.md`, "Filtered search").
+pub const EXACT_FALLBACK_FRACTION: f64 = 0.02;
+
+#[repr(u16)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Meta = 0,
+    Rotation = 1,
+    Codes = 2,
+    Params = 3,
+    Levels = 4,
+    Base = 5,
+    UpperOffsets = 6,
+    Upper = 7,
+}
+
+/// What an index file describes about itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexMeta {
+    pub params: IndexParams,
+    pub rows: u64,
+    pub dim: u32,
+    pub metric: Metric,
+    /// Graph entry point and top level (HNSW only).
+    #[serde(default)]
+    pub entry: u32,
+    #[serde(default)]
+    pub max_level: u32,
+}
+
+/// An open index of one field of one segment.
+pub struct SegmentIndex {
+    path: PathBuf,
+    bytes: FileBytes,
+    meta: IndexMeta,
+    quantizer: Option<Quantizer>,
+    codes: Option<(Range<usize>, Range<usize>)>,
+    graph: Option<[Range<usize>; 4]>,
+}
+
+impl std::fmt::Debug for SegmentIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SegmentIndex").field("path", &self.path).field("meta", &self.meta).finish()
+    }
+}
+
+/// Bytes of an index by kind, for memory accounting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexBytes {
+    pub codes: u64,
+    pub graph: u64,
+}
+
+/// Per-query options an index search needs.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchParams<'a> {
+    pub k: usize,
+    pub ef: usize,
+    /// Re-rank `refine × k` candidates with the originals (quantized indexes only).
+    pub refine: usize,
+    pub allowed: Option<&'a RoaringBitmap>,
+    /// Position of the segment in the snapshot, for the merged top-k.
+    pub position: u32,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<(SearchScratch, QuantScratch, Vec<Scored>)> = RefCell::default();
+}
+
+fn quantizer_for(spec: &VectorSpec, rotation: Option<Rotation>) -> Option<Quantizer> {
+    let q = spec.index.quant();
+    (q.quantize != Quantize::None).then(|| Quantizer::new(q.quantize, spec.dim as usize, spec.metric, rotation))
+}
+
+/// Builds the index of `col` described by `spec` and writes it to `path`. Returns the
+/// file size, or `None` when cancelled.
+#[allow(clippy::too_many_arguments)]
+pub fn build(
+    path: &Path,
+    segment_id: u64,
+    field: u16,
+    spec: &VectorSpec,
+    col: VectorColumn,
+    rows: usize,
+    concurrency: usize,
+    progress: &(dyn Fn(BuildProgress) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Option<u64>, StorageError> {
+    let k = kernels::best();
+    let quant = spec.index.quant();
+    let rotation =
+        (quant.quantize != Quantize::None && quant.rotate).then(|| Rotation::new(spec.dim as usize, spec.index.seed()));
+    let quantizer = quantizer_for(spec, rotation.clone());
+    let mut codes = Vec::new();
+    let mut params = Vec::new();
+    if let Some(qz) = &quantizer {
+        let cb = qz.code_bytes();
+        codes = vec![0u8; cb * rows];
+        params = vec![0f32; PARAMS_PER_ROW * rows];
+        let mut s = QuantScratch::default();
+        for r in 0..rows {
+            let x = col.row_f32(r);
+            qz.encode(
+                &x,
+                &mut codes[r * cb..(r + 1) * cb],
+                &mut params[r * PARAMS_PER_ROW..(r + 1) * PARAMS_PER_ROW],
+                &mut s,
+            );
+        }
+    }
+    let graph = match &spec.index {
+        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, concurrency, progress, cancel) {
+            Some(g) => Some(g),
+            None => return Ok(None),
+        },
+        IndexParams::Flat(_) => {
+            progress(BuildProgress { done: rows, total: rows });
+            None
+        }
+    };
+    let meta = IndexMeta {
+        params: spec.index.clone(),
+        rows: rows as u64,
+        dim: spec.dim,
+        metric: spec.metric,
+        entry: graph.as_ref().map_or(0, |g| g.entry),
+        max_level: graph.as_ref().map_or(0, |g| g.max_level as u32),
+    };
+    write(
+        path,
+        segment_id,
+        field,
+        &meta,
+        rotation.as_ref(),
+        quantizer.is_some().then_some((&codes, &params)),
+        graph.as_ref(),
+    )
+    .map(Some)
+}
+
+fn write(
+    path: &Path,
+    segment_id: u64,
+    field: u16,
+    meta: &IndexMeta,
+    rotation: Option<&Rotation>,
+    codes: Option<(&Vec<u8>, &Vec<f32>)>,
+    graph: Option<&Graph>,
+) -> Result<u64, StorageError> {
+    use crate::storage::mmap::as_bytes;
+    let count = 1 + rotation.is_some() as usize + 2 * codes.is_some() as usize + 4 * graph.is_some() as usize;
+    let mut w = ContainerWriter::create(path, FileKind::Index, segment_id, count)?;
+    let json = serde_json::to_vec(meta).expect("index meta serializes");
+    w.section(Kind::Meta as u16, field, |s| s.put(&json))?;
+    if let Some(r) = rotation {
+        w.section(Kind::Rotation as u16, field, |s| s.put(&r.encode()))?;
+    }
+    if let Some((c, p)) = codes {
+        w.section(Kind::Codes as u16, field, |s| s.put(c))?;
+        w.section(Kind::Params as u16, field, |s| s.put(as_bytes(p)))?;
+    }
+    if let Some(g) = graph {
+        w.section(Kind::Levels as u16, field, |s| s.put(&g.levels))?;
+        w.section(Kind::Base as u16, field, |s| s.put(as_bytes(&g.base)))?;
+        w.section(Kind::UpperOffsets as u16, field, |s| s.put(as_bytes(&g.upper_offsets)))?;
+        w.section(Kind::Upper as u16, field, |s| s.put(as_bytes(&g.upper)))?;
+    }
+    w.finish()
+}
+
+impl SegmentIndex {
+    /// Opens and validates an index file for `field` of segment `segment_id` with `rows`
+    /// rows, built for `spec`. With `verify_data`, code and graph CRCs are checked too.
+    pub fn open(
+        path: &Path,
+        segment_id: u64,
+        field: u16,
+        spec: &VectorSpec,
+        rows: usize,
+        mmap: bool,
+        verify_data: bool,
+    ) -> Result<SegmentIndex, StorageError> {
+        let bytes = FileBytes::open(path, mmap)?;
+        let b = bytes.as_slice();
+        let small = |k: u16| k == Kind::Meta as u16 || k == Kind::Rotation as u16;
+        let (id, sections) = container::read(path, b, FileKind::Index, |k| verify_data || small(k))?;
+        let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
+        if id != segment_id {
+            return Err(bad(16, format!("index of segment {id}, expected segment {segment_id}")));
+        }
+        let find = |kind: Kind| -> Option<&RawSection> { sections.iter().find(|s| s.kind == kind as u16) };
+        for s in &sections {
+            if s.field != field || s.kind > Kind::Upper as u16 {
+                return Err(bad(
+                    s.offset,
+                    format!("section kind {} of field {}, expected field {field}", s.kind, s.field),
+                ));
+            }
+        }
+        let meta_s = find(Kind::Meta).ok_or_else(|| bad(32, "no meta section".into()))?;
+        let meta: IndexMeta =
+            serde_json::from_slice(&b[meta_s.range()]).map_err(|e| bad(meta_s.offset, format!("index meta: {e}")))?;
+        if meta.params != spec.index || meta.dim != spec.dim || meta.metric != spec.metric || meta.rows != rows as u64 {
+            return Err(bad(
+                meta_s.offset,
+                format!(
+                    "built for {} dim {} {} over {} rows; the field is {} dim {} {} over {rows} rows",
+                    meta.params.describe(),
+                    meta.dim,
+                    meta.metric.name(),
+                    meta.rows,
+                    spec.index.describe(),
+                    spec.dim,
+                    spec.metric.name()
+                ),
+            ));
+        }
+        let quant = spec.index.quant();
+        let rotation = match (find(Kind::Rotation), quant.quantize != Quantize::None && quant.rotate) {
+            (Some(s), true) => Some(Rotation::decode(&b[s.range()], spec.dim as usize).map_err(|e| bad(s.offset, e))?),
+            (None, false) => None,
+            (Some(s), false) => return Err(bad(s.offset, "rotation section in an index without rotation".into())),
+            (None, true) => return Err(bad(32, "rotation section missing".into())),
+        };
+        let quantizer = quantizer_for(spec, rotation);
+        let codes = match (&quantizer, find(Kind::Codes), find(Kind::Params)) {
+            (Some(qz), Some(c), Some(p)) => {
+                if c.len != (qz.code_bytes() * rows) as u64 || p.len != (PARAMS_PER_ROW * 4 * rows) as u64 {
+                    return Err(bad(
+                        c.offset,
+                        format!("codes {} and params {} bytes do not fit {rows} rows", c.len, p.len),
+                    ));
+                }
+                Some((c.range(), p.range()))
+            }
+            (None, None, None) => None,
+            _ => return Err(bad(32, "code sections do not match the quantization".into())),
+        };
+        let graph =
+            match (&spec.index, find(Kind::Levels), find(Kind::Base), find(Kind::UpperOffsets), find(Kind::Upper)) {
+                (IndexParams::Hnsw(_), Some(l), Some(bs), Some(o), Some(u)) => {
+                    Some([l.range(), bs.range(), o.range(), u.range()])
+                }
+                (IndexParams::Flat(_), None, None, None, None) => None,
+                _ => return Err(bad(32, "graph sections do not match the index type".into())),
+            };
+        if sections.len()
+            != 1 + (find(Kind::Rotation).is_some() as usize)
+                + 2 * codes.is_some() as usize
+                + 4 * graph.is_some() as usize
+        {
+            return Err(bad(32, "duplicate sections".into()));
+        }
+        let index = SegmentIndex { path: path.to_path_buf(), bytes, meta, quantizer, codes, graph };
+        if let Some(g) = index.graph() {
+            g.validate().map_err(|e| hnsw::corrupt(path, 0, e))?;
+        }
+        if let Some(c) = index.codes()
+            && let Some(i) = c.params.iter().position(|p| !p.is_finite())
+        {
+            return Err(bad(
+                index.codes.as_ref().expect("codes").1.start as u64 + i as u64 * 4,
+                "code params are not finite".into(),
+            ));
+        }
+        Ok(index)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn meta(&self) -> &IndexMeta {
+        &self.meta
+    }
+
+    fn slice<T: crate::storage::mmap::Plain>(&self, r: &Range<usize>) -> Option<&[T]> {
+        cast_slice(&self.bytes.as_slice()[r.clone()])
+    }
+
+    /// The graph, for HNSW indexes.
+    pub fn graph(&self) -> Option<GraphView<'_>> {
+        let [l, b, o, u] = self.graph.as_ref()?;
+        let IndexParams::Hnsw(HnswParams { m, .. }) = self.meta.params else { return None };
+        Some(GraphView {
+            m: m as usize,
+            m0: 2 * m as usize,
+            entry: self.meta.entry,
+            max_level: self.meta.max_level as usize,
+            levels: &self.bytes.as_slice()[l.clone()],
+            base: self.slice(b)?,
+            upper_offsets: self.slice(o)?,
+            upper: self.slice(u)?,
+        })
+    }
+
+    /// The codes, for quantized indexes.
+    pub fn codes(&self) -> Option<Codes<'_>> {
+        let (c, p) = self.codes.as_ref()?;
+        let qz = self.quantizer.as_ref()?;
+        Some(Codes {
+            kind: qz.kind(),
+            code_bytes: qz.code_bytes(),
+            codes: &self.bytes.as_slice()[c.clone()],
+            params: self.slice(p)?,
+        })
+    }
+
+    pub fn bytes_by_kind(&self) -> IndexBytes {
+        let codes = self.codes.as_ref().map_or(0, |(c, p)| (c.len() + p.len()) as u64);
+        let graph = self.graph.as_ref().map_or(0, |g| g.iter().map(|r| r.len() as u64).sum());
+        IndexBytes { codes, graph }
+    }
+
+    pub fn file_len(&self) -> u64 {
+        self.bytes.as_slice().len() as u64
+    }
+
+    /// Searches this segment's field: graph or exact scan (over codes or originals), then
+    /// refinement with the originals; pushes candidates into `top`.
+    pub fn search(
+        &self,
+        originals: VectorColumn,
+        query: &PreparedQuery,
+        raw_query: &[f32],
+        p: SearchParams,
+        top: &mut TopK,
+    ) {
+        let k = kernels::best();
+        SCRATCH.with(|cell| {
+            let (scratch, qscratch, found) = &mut *cell.borrow_mut();
+            let orig = Originals { kernels: k, col: originals, query };
+            let want = if self.quantizer.is_some() && p.refine > 0 { p.k * p.refine } else { p.k };
+            match (&self.quantizer, self.codes()) {
+                (Some(qz), Some(codes)) => {
+                    let qq = qz.prepare(raw_query, qscratch);
+                    let scorer = CodeScorer { kernels: k, codes, query: &qq, metric: self.meta.metric };
+                    self.candidates(&scorer, want, p, scratch, found);
+                }
+                _ => self.candidates(&orig, want, p, scratch, found),
+            }
+            let refine = self.quantizer.is_some() && p.refine > 0;
+            for c in found.iter().take(want) {
+                let dist = if refine { orig.dist(c.id) } else { c.dist };
+                top.push(Candidate { dist, segment: p.position, row: c.id });
+            }
+        });
+    }
+
+    fn candidates<S: Scorer>(
+        &self,
+        s: &S,
+        want: usize,
+        p: SearchParams,
+        sc: &mut SearchScratch,
+        out: &mut Vec<Scored>,
+    ) {
+        let rows = self.meta.rows as usize;
+        let few = p.allowed.is_some_and(|a| (a.len() as f64) < rows as f64 * EXACT_FALLBACK_FRACTION);
+        match self.graph() {
+            Some(g) if !few => hnsw::search(&g, s, p.ef.max(want), p.allowed, sc, out),
+            _ => exact_scan(s, rows, want, p.allowed, out),
+        }
+    }
+}
+
+/// Bounded exact scan: the `want` best rows (of `allowed`, or all), best first.
+fn exact_scan<S: Scorer>(s: &S, rows: usize, want: usize, allowed: Option<&RoaringBitmap>, out: &mut Vec<Scored>) {
+    let mut top = TopK::new(want);
+    let mut visit = |r: u32| {
+        let dist = s.dist(r);
+        if dist <= top.threshold() {
+            top.push(Candidate { dist, segment: 0, row: r });
+        }
+    };
+    match allowed {
+        Some(a) => a.iter().for_each(&mut visit),
+        None => (0..rows as u32).for_each(&mut visit),
+    }
+    out.clear();
+    out.extend(top.into_sorted().into_iter().map(|c| Scored { dist: c.dist, id: c.row }));
+}

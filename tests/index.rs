@@ -1,0 +1,178 @@
+//! Approximate indexes against brute force: HNSW and quantized flat, every metric and
+//! quantization, filters at several selectivities, determinism, persistence, optimize.
+
+use std::sync::atomic::AtomicBool;
+
+use xvec::{Collection, Doc, Metric, OpenOptions, OptimizeOptions, Query, Schema};
+
+use crate::util::{brute_force, random_vectors};
+
+fn schema(metric: Metric, dim: u32, index: &str) -> Schema {
+    let text = format!(
+        r#"{{"name":"ix","fields":[{{"name":"g","type":"int32"}},{{"name":"v","type":"vector_fp32","dim":{dim},"metric":"{}","index":{index}}}]}}"#,
+        metric.name()
+    );
+    Schema::from_json(&text).unwrap()
+}
+
+/// Clustered data around 20 fixed centers (queries share them with the data): closer to
+/// real embeddings than uniform noise.
+fn clustered(seed: u64, n: usize, dim: usize) -> Vec<Vec<f32>> {
+    let centers = random_vectors(77, 20, dim);
+    let noise = random_vectors(seed, n, dim);
+    noise
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| v.iter().zip(&centers[i % 20]).map(|(a, c)| c + 0.35 * a).collect())
+        .collect()
+}
+
+fn build(dir: &std::path::Path, metric: Metric, index: &str, data: &[Vec<f32>], threads: usize) -> Collection {
+    let coll = Collection::create(dir, schema(metric, data[0].len() as u32, index), Default::default()).unwrap();
+    let docs: Vec<Doc> = data
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Doc::new(format!("{i}")).set("g", (i % 1000) as i32).set("v", v.clone()))
+        .collect();
+    coll.insert(docs).unwrap();
+    coll.optimize(&OptimizeOptions { concurrency: threads, ..Default::default() }).unwrap();
+    coll
+}
+
+fn recall(coll: &Collection, metric: Metric, data: &[Vec<f32>], queries: &[Vec<f32>], k: usize, ef: usize) -> f64 {
+    let mut hit = 0;
+    for q in queries {
+        let got: Vec<usize> =
+            coll.query(&Query::vector(q.clone()).k(k).ef(ef)).unwrap().iter().map(|h| h.key.parse().unwrap()).collect();
+        let want = brute_force(metric, data, q, k);
+        hit += got.iter().filter(|g| want.contains(g)).count();
+    }
+    hit as f64 / (queries.len() * k) as f64
+}
+
+#[test]
+fn hnsw_and_quantized_recall_against_brute_force() {
+    let (n, dim) = (3000, 32);
+    let data = clustered(1, n, dim);
+    let queries = clustered(2, 40, dim);
+    let cases: &[(&str, f64, f64)] = &[
+        (r#"{"type":"hnsw","m":12,"ef_construction":100}"#, 0.95, 0.90),
+        (r#"{"type":"hnsw","m":12,"ef_construction":100,"quantize":"fp16"}"#, 0.95, 0.90),
+        (r#"{"type":"hnsw","m":12,"ef_construction":100,"quantize":"int8","refine":4}"#, 0.95, 0.90),
+        (r#"{"type":"hnsw","m":12,"ef_construction":100,"quantize":"int4","refine":8}"#, 0.90, 0.85),
+        (r#"{"type":"flat","quantize":"int8","refine":4}"#, 0.97, 0.95),
+        (r#"{"type":"flat","quantize":"int4","refine":10}"#, 0.95, 0.90),
+        (r#"{"type":"flat","quantize":"fp16"}"#, 0.99, 0.98),
+    ];
+    for &(index, min10, min100) in cases {
+        for metric in [Metric::L2, Metric::Ip, Metric::Cosine] {
+            let dir = tempfile::tempdir().unwrap();
+            let coll = build(dir.path(), metric, index, &data, 2);
+            let r10 = recall(&coll, metric, &data, &queries, 10, 128);
+            let r100 = recall(&coll, metric, &data, &queries, 100, 400);
+            assert!(r10 >= min10, "{index} {metric:?}: recall@10 {r10:.3} < {min10}");
+            assert!(r100 >= min100, "{index} {metric:?}: recall@100 {r100:.3} < {min100}");
+            drop(coll);
+            let ro = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap();
+            assert_eq!(
+                recall(&ro, metric, &data, &queries, 10, 128),
+                r10,
+                "{index} {metric:?}: reopened index differs"
+            );
+        }
+    }
+}
+
+#[test]
+fn one_thread_and_a_seed_build_the_same_graph() {
+    let data = clustered(3, 1200, 16);
+    let files = |dir: &std::path::Path| -> Vec<u8> {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "idx"))
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 1);
+        std::fs::read(&names[0]).unwrap()
+    };
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let index = r#"{"type":"hnsw","m":8,"ef_construction":64,"seed":7,"quantize":"int8"}"#;
+    drop(build(a.path(), Metric::L2, index, &data, 1));
+    drop(build(b.path(), Metric::L2, index, &data, 1));
+    assert_eq!(files(a.path()), files(b.path()));
+}
+
+#[test]
+fn filtered_search_is_correct_at_every_selectivity() {
+    let (n, dim) = (5000, 24);
+    let data = clustered(4, n, dim);
+    let queries = clustered(5, 20, dim);
+    let dir = tempfile::tempdir().unwrap();
+    let coll = build(dir.path(), Metric::L2, r#"{"type":"hnsw","m":16,"ef_construction":100}"#, &data, 2);
+    // g = i % 1000: "g < 5" keeps 0.5%, "g < 10" 1%, "g < 100" 10%, "g < 500" 50%.
+    for (filter, modulo, min_recall) in
+        [("g < 5", 5, 1.0), ("g < 10", 10, 1.0), ("g < 100", 100, 0.9), ("g < 500", 500, 0.9)]
+    {
+        let mut hit = 0;
+        let mut total = 0;
+        for q in &queries {
+            let hits = coll.query(&Query::vector(q.clone()).k(10).ef(100).filter(filter)).unwrap();
+            let got: Vec<usize> = hits.iter().map(|h| h.key.parse().unwrap()).collect();
+            assert!(got.iter().all(|&i| i % 1000 < modulo), "{filter}: result outside the filter");
+            let idx: Vec<usize> = (0..n).filter(|i| i % 1000 < modulo).collect();
+            let sub: Vec<Vec<f32>> = idx.iter().map(|&i| data[i].clone()).collect();
+            let want: Vec<usize> = brute_force(Metric::L2, &sub, q, 10).into_iter().map(|j| idx[j]).collect();
+            assert_eq!(got.len(), want.len(), "{filter}");
+            hit += got.iter().filter(|g| want.contains(g)).count();
+            total += want.len();
+        }
+        let r = hit as f64 / total as f64;
+        assert!(r >= min_recall, "{filter}: recall {r:.3} < {min_recall}");
+    }
+}
+
+#[test]
+fn writes_after_optimize_are_searched_exactly_and_deletes_hide_rows() {
+    let data = clustered(6, 2000, 16);
+    let dir = tempfile::tempdir().unwrap();
+    let coll = build(dir.path(), Metric::L2, r#"{"type":"hnsw","m":8}"#, &data, 2);
+    let snap = coll.snapshot();
+    assert_eq!(snap.index_completeness(1), 1.0);
+    coll.insert(vec![Doc::new("new").set("g", 1).set("v", data[5].iter().map(|x| x + 1e-4).collect::<Vec<f32>>())])
+        .unwrap();
+    coll.delete(&["5"]).unwrap();
+    let hits = coll.query(&Query::vector(data[5].clone()).k(3)).unwrap();
+    assert_eq!(hits[0].key, "new");
+    assert!(hits.iter().all(|h| h.key != "5"));
+    assert!(coll.snapshot().index_completeness(1) < 1.0);
+    // The pinned snapshot still sees the old state.
+    assert_eq!(snap.query(&Query::vector(data[5].clone()).k(1)).unwrap()[0].key, "5");
+    let report = coll.optimize(&OptimizeOptions::default()).unwrap();
+    assert!(report.changed);
+    assert_eq!(report.rows, 2000);
+    assert_eq!(coll.snapshot().index_completeness(1), 1.0);
+    assert!(!coll.optimize(&OptimizeOptions::default()).unwrap().changed);
+    let err = coll.query(&Query::vector(data[0].clone()).k(10).ef(5)).unwrap_err();
+    assert!(err.to_string().contains("ef 5 is smaller than k 10"), "{err}");
+}
+
+#[test]
+fn cancelled_optimize_leaves_the_collection_unchanged() {
+    let data = clustered(7, 3000, 16);
+    let dir = tempfile::tempdir().unwrap();
+    let coll =
+        Collection::create(dir.path(), schema(Metric::L2, 16, r#"{"type":"hnsw"}"#), Default::default()).unwrap();
+    coll.insert(
+        data.iter().enumerate().map(|(i, v)| Doc::new(format!("{i}")).set("g", 0).set("v", v.clone())).collect(),
+    )
+    .unwrap();
+    let cancel = AtomicBool::new(true);
+    let err = coll.optimize(&OptimizeOptions { concurrency: 1, progress: None, cancel: Some(&cancel) }).unwrap_err();
+    assert!(matches!(err, xvec::Error::Cancelled), "{err}");
+    let names: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(!names.iter().any(|n| n.ends_with(".idx")), "{names:?}");
+    assert_eq!(coll.count(), 3000);
+}
