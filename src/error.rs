@@ -113,8 +113,12 @@ pub enum QueryError {
     KeyHasNoVector { key: String, field: String },
     #[error("unknown field `{0}` in projection")]
     UnknownField(String),
+    #[error("cannot group by `{0}`: expected a scalar field")]
+    BadGroupField(String),
     #[error("ef {ef} is smaller than k {k}; ef must be at least k")]
     EfBelowK { ef: usize, k: usize },
+    #[error("query list {list} is smaller than k {k}; a Vamana query list (the query's ef) must be at least k")]
+    QueryListBelowK { list: usize, k: usize },
 }
 
 /// The collection was opened read-only.

@@ -37,12 +37,13 @@ pub mod storage;
 pub mod value;
 
 pub use collection::{
-    Collection, Hit, MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, Query, Snapshot,
+    Collection, Group, GroupBy, Hit, MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, Query, Snapshot,
     Stats, Target,
 };
 pub use error::{DocError, Error, FilterError, QueryError, Result, SchemaError, StorageError};
 pub use schema::{
-    Field, FieldType, FlatParams, HnswParams, IndexParams, Metric, Quantize, ScalarType, Schema, VectorSpec, VectorType,
+    Field, FieldType, FlatParams, HnswParams, IndexParams, Metric, Quantize, ScalarType, Schema, VamanaParams,
+    VectorSpec, VectorType,
 };
 pub use storage::FORMAT_VERSION;
 pub use storage::manifest::CollectionOptions;

@@ -1,40 +1,42 @@
 //! The `xvec` admin tool: parse, dispatch, map errors to exit codes. Nothing else.
 
 mod cli;
+mod shell;
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
+
+use cli::error::Status;
 
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
-        Ok(c) => c,
+    let parsed = cli::Cli::command().try_get_matches().and_then(|m| cli::Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let (cli, matches) = match parsed {
+        Ok(p) => p,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return ExitCode::from(if e.use_stderr() { Status::Usage.code() } else { 0 });
         }
     };
+    if let cli::Command::Shell(args) = &cli.command {
+        let inputs = shell::inputs_in_order(args, matches.subcommand_matches("shell"));
+        return ExitCode::from(shell::run(args, inputs, &cli.output));
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut err = std::io::stderr();
     let printer = cli::commands::printer_for(&cli.output);
-    let result = cli::commands::run(cli, &mut cli::commands::Io { out: &mut out, err: &mut err, printer });
-    let flushed = out.flush();
+    let mut colls = cli::commands::OneShot::default();
+    let mut io = cli::commands::Io { out: &mut out, err: &mut err, printer };
+    let result = cli::commands::run(cli.command, &mut colls, &mut io)
+        .and_then(|()| colls.close())
+        .and_then(|()| out.flush().map_err(cli::CliError::from));
     match result {
-        Ok(()) => match flushed {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                let _ = writeln!(err, "error: {e}");
-                ExitCode::from(1)
-            }
-            _ => ExitCode::SUCCESS,
-        },
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.broken_pipe => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = writeln!(err, "error: {}", e.message);
-            if let Some(h) = &e.hint {
-                let _ = writeln!(err, "hint: {h}");
-            }
+            e.report("", &mut err);
             e.exit_code()
         }
     }

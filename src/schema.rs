@@ -166,6 +166,21 @@ fn default_ef() -> u32 {
 fn default_seed() -> u64 {
     42
 }
+fn default_degree() -> u32 {
+    64
+}
+fn default_build_list() -> u32 {
+    100
+}
+fn default_query_list() -> u32 {
+    200
+}
+fn default_alpha() -> f32 {
+    1.2
+}
+fn default_occlusion() -> u32 {
+    750
+}
 
 /// Exact search, over the originals or over quantized codes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -218,6 +233,54 @@ impl Default for HnswParams {
     }
 }
 
+/// Vamana (DiskANN) graph: one layer of bounded degree, built by greedy search and
+/// alpha-relaxed robust prune.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VamanaParams {
+    /// Most neighbours per node (R).
+    #[serde(default = "default_degree")]
+    pub degree: u32,
+    /// Candidate list size while building (L).
+    #[serde(default = "default_build_list")]
+    pub build_list: u32,
+    /// Default candidate list size while searching (a query's `ef` overrides it).
+    #[serde(default = "default_query_list")]
+    pub query_list: u32,
+    /// Prune relaxation: a candidate survives unless a kept neighbour is `alpha` times
+    /// closer to it than the node is (for L2 and cosine distances).
+    #[serde(default = "default_alpha")]
+    pub alpha: f32,
+    /// Most candidates robust prune considers per node.
+    #[serde(default = "default_occlusion")]
+    pub occlusion: u32,
+    /// Seed of the initial graph, insertion order and rotation: one seed = one graph.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub quantize: Quantize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotate: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refine: Option<u32>,
+}
+
+impl Default for VamanaParams {
+    fn default() -> Self {
+        VamanaParams {
+            degree: default_degree(),
+            build_list: default_build_list(),
+            query_list: default_query_list(),
+            alpha: default_alpha(),
+            occlusion: default_occlusion(),
+            seed: default_seed(),
+            quantize: Quantize::None,
+            rotate: None,
+            refine: None,
+        }
+    }
+}
+
 /// Index built over a vector field. Grows with each index type the engine learns.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -226,6 +289,8 @@ pub enum IndexParams {
     Flat(FlatParams),
     /// Approximate search over an HNSW graph.
     Hnsw(HnswParams),
+    /// Approximate search over a Vamana (DiskANN) graph.
+    Vamana(VamanaParams),
 }
 
 impl Default for IndexParams {
@@ -239,6 +304,7 @@ impl IndexParams {
         match self {
             IndexParams::Flat(_) => "flat",
             IndexParams::Hnsw(_) => "hnsw",
+            IndexParams::Vamana(_) => "vamana",
         }
     }
 
@@ -247,6 +313,7 @@ impl IndexParams {
         let (quantize, rotate, refine) = match self {
             IndexParams::Flat(p) => (p.quantize, p.rotate, p.refine),
             IndexParams::Hnsw(p) => (p.quantize, p.rotate, p.refine),
+            IndexParams::Vamana(p) => (p.quantize, p.rotate, p.refine),
         };
         QuantSpec {
             quantize,
@@ -265,6 +332,7 @@ impl IndexParams {
         match self {
             IndexParams::Flat(_) => default_seed(),
             IndexParams::Hnsw(p) => p.seed,
+            IndexParams::Vamana(p) => p.seed,
         }
     }
 
@@ -279,6 +347,10 @@ impl IndexParams {
         match self {
             IndexParams::Flat(_) => format!("flat{quant}{refine}"),
             IndexParams::Hnsw(p) => format!("hnsw m={} efc={} ef={}{quant}{refine}", p.m, p.ef_construction, p.ef),
+            IndexParams::Vamana(p) => format!(
+                "vamana degree={} build_list={} query_list={} alpha={} occlusion={}{quant}{refine}",
+                p.degree, p.build_list, p.query_list, p.alpha, p.occlusion
+            ),
         }
     }
 }
@@ -427,6 +499,26 @@ fn check_index(field: &str, v: &VectorSpec) -> Result<(), SchemaError> {
         }
         if !(1..=100_000).contains(&p.ef) {
             return bad(format!("ef {} is out of range; expected 1..=100000", p.ef));
+        }
+    }
+    if let IndexParams::Vamana(p) = &v.index {
+        if !(2..=1024).contains(&p.degree) {
+            return bad(format!("degree {} is out of range; expected 2..=1024", p.degree));
+        }
+        if !(1..=100_000).contains(&p.build_list) {
+            return bad(format!("build_list {} is out of range; expected 1..=100000", p.build_list));
+        }
+        if !(1..=100_000).contains(&p.query_list) {
+            return bad(format!("query_list {} is out of range; expected 1..=100000", p.query_list));
+        }
+        if !(1.0..=4.0).contains(&p.alpha) {
+            return bad(format!("alpha {} is out of range; expected 1.0..=4.0", p.alpha));
+        }
+        if !(p.degree..=100_000).contains(&p.occlusion) {
+            return bad(format!(
+                "occlusion {} is out of range; expected degree ({})..=100000 candidates",
+                p.occlusion, p.degree
+            ));
         }
     }
     Ok(())
@@ -651,6 +743,30 @@ mod tests {
         let spec = s.field(0).as_vector().unwrap();
         assert_eq!(spec.index.quant().rotate, true);
         assert_eq!(spec.index.describe(), "hnsw m=16 efc=200 ef=64 int8+rot");
+        assert_eq!(Schema::from_json(&s.to_json()).unwrap(), s);
+        for (index, needle) in [
+            (r#"{"type":"vamana","degree":1}"#, "degree 1 is out of range"),
+            (r#"{"type":"vamana","build_list":0}"#, "build_list 0 is out of range"),
+            (r#"{"type":"vamana","query_list":0}"#, "query_list 0 is out of range"),
+            (r#"{"type":"vamana","alpha":0.9}"#, "alpha 0.9 is out of range"),
+            (r#"{"type":"vamana","degree":32,"occlusion":16}"#, "occlusion 16 is out of range; expected degree (32)"),
+            (r#"{"type":"vamana","quantize":"int4"}"#, "even dimension"),
+            (r#"{"type":"vamana","m":16}"#, "unknown field"),
+        ] {
+            let err = Schema::from_json(&idx(index)).unwrap_err().to_string();
+            assert!(err.contains(needle), "{index}: {err}");
+        }
+        let s = Schema::from_json(&idx(r#"{"type":"vamana","quantize":"int8","refine":4}"#)).unwrap();
+        let spec = s.field(0).as_vector().unwrap();
+        assert_eq!(
+            spec.index,
+            IndexParams::Vamana(VamanaParams { quantize: Quantize::Int8, refine: Some(4), ..Default::default() })
+        );
+        assert!(spec.index.builds_index());
+        assert_eq!(
+            spec.index.describe(),
+            "vamana degree=64 build_list=100 query_list=200 alpha=1.2 occlusion=750 int8+rot refine=4"
+        );
         assert_eq!(Schema::from_json(&s.to_json()).unwrap(), s);
         let six: Vec<Field> = (0..6).map(|i| Field::vector(format!("v{i}"), VectorType::Fp32, 4, Metric::L2)).collect();
         assert!(matches!(Schema::new("w", six), Err(SchemaError::TooManyVectorFields(6))));

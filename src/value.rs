@@ -351,11 +351,13 @@ pub fn doc_from_json(
             .index_of(name)
             .ok_or_else(|| DocError::UnknownField { key: truncate_key(&doc.key), field: name.clone() })?;
         let field = schema.field(idx);
-        let value = Value::from_json(&field.ty, v).map_err(|expected| DocError::BadValue {
-            key: truncate_key(&doc.key),
-            field: name.clone(),
-            expected,
-            found: json_kind(v).trim_start_matches("a ").trim_start_matches("an ").to_string(),
+        // `from_json` says "EXPECTED, found WHAT"; split it so the message says each once.
+        let value = Value::from_json(&field.ty, v).map_err(|why| {
+            let (expected, found) = match why.split_once(", found ") {
+                Some((e, f)) => (e.to_string(), f.to_string()),
+                None => (why, json_kind(v).to_string()),
+            };
+            DocError::BadValue { key: truncate_key(&doc.key), field: name.clone(), expected, found }
         })?;
         doc.fields.insert(name.clone(), value);
     }

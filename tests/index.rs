@@ -17,7 +17,7 @@ fn schema(metric: Metric, dim: u32, index: &str) -> Schema {
 
 /// Clustered data around 20 fixed centers (queries share them with the data): closer to
 /// real embeddings than uniform noise.
-fn clustered(seed: u64, n: usize, dim: usize) -> Vec<Vec<f32>> {
+pub fn clustered(seed: u64, n: usize, dim: usize) -> Vec<Vec<f32>> {
     let centers = random_vectors(77, 20, dim);
     let noise = random_vectors(seed, n, dim);
     noise
@@ -175,4 +175,47 @@ fn cancelled_optimize_leaves_the_collection_unchanged() {
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert!(!names.iter().any(|n| n.ends_with(".idx")), "{names:?}");
     assert_eq!(coll.count(), 3000);
+}
+
+/// Group-by returns, per distinct value, the best hits in that group, groups ordered by
+/// their best hit: exactly on flat, and matching brute force on HNSW at a generous ef.
+#[test]
+fn group_by_matches_brute_force_on_flat_and_hnsw() {
+    use std::collections::BTreeMap;
+    let data = clustered(8, 2000, 16);
+    let q = clustered(9, 1, 16).remove(0);
+    // Brute force: distance order, then bucket by g % 7 (the group field below).
+    let order = brute_force(Metric::L2, &data, &q, data.len());
+    let mut want: Vec<(i32, Vec<usize>)> = Vec::new();
+    let mut seen: BTreeMap<i32, usize> = BTreeMap::new();
+    for i in order {
+        let g = (i % 7) as i32;
+        let slot = *seen.entry(g).or_insert_with(|| {
+            want.push((g, Vec::new()));
+            want.len() - 1
+        });
+        if want[slot].1.len() < 3 {
+            want[slot].1.push(i);
+        }
+    }
+    want.truncate(4);
+    for index in [r#"{"type":"flat"}"#, r#"{"type":"hnsw","m":16}"#] {
+        let dir = tempfile::tempdir().unwrap();
+        let coll = Collection::create(dir.path(), schema(Metric::L2, 16, index), Default::default()).unwrap();
+        coll.insert(data.iter().enumerate().map(|(i, v)| Doc::new(format!("{i}")).set("g", (i % 7) as i32).set("v", v.clone())).collect())
+            .unwrap();
+        coll.optimize(&OptimizeOptions::default()).unwrap();
+        let by = xvec::GroupBy { field: "g".into(), groups: 4, per_group: 3 };
+        let groups = coll.query_groups(&Query::vector(q.clone()).ef(400), &by).unwrap();
+        let got: Vec<(i32, Vec<usize>)> = groups
+            .iter()
+            .map(|g| {
+                let xvec::Value::Int32(v) = g.value else { panic!("{:?}", g.value) };
+                (v, g.hits.iter().map(|h| h.key.parse().unwrap()).collect())
+            })
+            .collect();
+        assert_eq!(got, want, "{index}");
+        let err = coll.query_groups(&Query::vector(q.clone()), &xvec::GroupBy { field: "v".into(), groups: 1, per_group: 1 });
+        assert!(err.unwrap_err().to_string().contains("cannot group by `v`"));
+    }
 }

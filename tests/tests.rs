@@ -2,8 +2,10 @@
 
 mod util;
 
+mod bench;
 mod cli;
 mod crash;
 mod engine;
 mod index;
 mod recall;
+mod vamana;

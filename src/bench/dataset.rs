@@ -50,6 +50,9 @@ pub enum DatasetError {
     NpyDataLength { file: String, offset: usize, found: usize, rows: u64, dim: u64, item: usize, expected: String },
     #[error("{file}: {message}")]
     Unsupported { file: String, message: String },
+    /// A parquet file that cannot be read as a VectorDBBench dataset file.
+    #[error("{file}: {message}")]
+    Parquet { file: String, message: String },
     #[error("{file}: row {row} column {column}: negative id {id}")]
     NegativeId { file: String, row: usize, column: usize, id: i64 },
     #[error("{file}: row {row} column {column}: id {id} does not fit in 32 bits")]

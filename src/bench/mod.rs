@@ -1,4 +1,22 @@
-//! The `xvec bench` engine: dataset readers, benchmark phases and reports.
+//! The `xvec bench` engine: dataset readers, benchmark phases and reports. Library
+//! side only (no terminal crates); `cli::bench` is its face.
+//!
+//! - [`config`]: what a run does; [`source`], [`dataset`], [`npy`], `parquet`: the data;
+//!   [`truth`]: exact ground truth when there is none.
+//! - [`phases`]: runs it and measures ([`sys`]: RSS, CPU, machine); [`report`]: the
+//!   versioned JSON report.
+//! - [`export`] (CSV rows), [`plot`] (SVG curve), [`compare`] (reports side by side).
 
+pub mod compare;
+pub mod config;
 pub mod dataset;
+pub mod export;
 pub mod npy;
+#[cfg(feature = "parquet")]
+pub mod parquet;
+pub mod phases;
+pub mod plot;
+pub mod report;
+pub mod source;
+pub mod sys;
+pub mod truth;

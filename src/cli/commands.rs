@@ -1,5 +1,6 @@
-//! What each command does: open the collection the way it needs, call the engine, and
-//! turn the answer into a [`Table`].
+//! What each command does: get the collection the way it needs, call the engine, and
+//! turn the answer into a [`Table`]. Writing commands live in `write`, `import`, `create`
+//! and `export`; this file dispatches and holds the reading ones.
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -8,7 +9,7 @@ use xvec::bench::dataset::VectorFile;
 use xvec::{Collection, Error, Hit, OpenOptions, Query, Schema, Value};
 
 use super::output::{Cell, OutputMode, Printer, Table};
-use super::{Cli, CliError, Command, QueryArgs};
+use super::{CliError, Command, FetchArgs, QueryArgs, StatsArgs};
 
 /// Where a command writes: results to `out`, diagnostics to `err`.
 pub struct Io<'a> {
@@ -17,85 +18,71 @@ pub struct Io<'a> {
     pub printer: Printer,
 }
 
+/// Whether colour is wanted on a terminal: not when `NO_COLOR` is set to anything.
+pub fn color_allowed() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
 /// Printer settings for argv use.
 pub fn printer_for(args: &super::OutputArgs) -> Printer {
     let tty = std::io::stdout().is_terminal();
-    Printer {
-        mode: args.mode.unwrap_or(OutputMode::default_for(tty)),
-        headers: !args.no_headers,
-        color: tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    Printer { mode: args.mode.unwrap_or(OutputMode::default_for(tty)), headers: !args.no_headers, color: tty && color_allowed() }
+}
+
+/// How commands reach their collection: argv opens one per command ([`OneShot`]); the
+/// shell keeps one open across statements.
+pub trait Collections {
+    /// The collection in `dir`, open for writing when `write`.
+    fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError>;
+    /// Creates a collection in `dir` and keeps it open for writing.
+    fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError>;
+}
+
+/// argv use: the command's collection, opened on first use and closed by [`OneShot::close`].
+#[derive(Default)]
+pub struct OneShot {
+    coll: Option<Collection>,
+}
+
+impl OneShot {
+    /// Syncs and releases the collection, reporting what `Drop` would swallow.
+    pub fn close(self) -> Result<(), CliError> {
+        match self.coll {
+            Some(c) => Ok(c.close()?),
+            None => Ok(()),
+        }
     }
 }
 
-pub fn run(cli: Cli, io: &mut Io) -> Result<(), CliError> {
-    match cli.command {
-        Command::Create(a) => {
-            let text = std::fs::read_to_string(&a.schema)
-                .map_err(|e| CliError::failed(format!("{}: {e}", a.schema.display())))?;
-            let schema =
-                Schema::from_json(&text).map_err(|e| CliError::failed(format!("{}: {e}", a.schema.display())))?;
-            let coll = Collection::create(&a.dir, schema, Default::default())?;
-            coll.close()?;
-            writeln!(io.err, "created {}", a.dir.display())?;
-            Ok(())
-        }
-        Command::Import(a) => {
-            let coll = open_writable(&a.dir)?;
-            let report =
-                super::import::import_jsonl(&coll, &a.file, &a.key_field, &a.vectors, a.batch_size, a.upsert, io.err)?;
-            if a.flush {
-                coll.flush()?;
-            }
-            coll.close()?;
-            writeln!(
-                io.err,
-                "imported {} of {} documents from {}{}",
-                report.written,
-                report.lines,
-                a.file.display(),
-                if report.failed > 0 { format!(" ({} failed)", report.failed) } else { String::new() }
-            )?;
-            if report.failed > 0 {
-                return Err(CliError::failed(format!("{} documents were not imported", report.failed)));
-            }
-            Ok(())
-        }
+impl Collections for OneShot {
+    fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError> {
+        let options = if write { OpenOptions::writable() } else { OpenOptions::read_only() };
+        Ok(self.coll.insert(Collection::open(dir, &options)?))
+    }
+
+    fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError> {
+        Ok(self.coll.insert(Collection::create(dir, schema, Default::default())?))
+    }
+}
+
+/// Runs one command. `shell` is dispatched by `main`, which owns the terminal.
+pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    match command {
+        Command::Create(a) => super::create::run(&a, colls, io),
+        Command::Import(a) => super::import::run(&a, colls, io),
+        Command::Insert(a) => super::write::write_docs(&a.docs, super::write::Mode::Insert, colls, io),
+        Command::Upsert(a) => super::write::write_docs(&a.docs, super::write::Mode::Upsert, colls, io),
+        Command::Update(a) => super::write::write_docs(&a.docs, super::write::Mode::Update, colls, io),
+        Command::Delete(a) => super::write::delete(&a, colls, io),
+        Command::Fetch(a) => fetch(&a, colls.open(&a.coll.dir, false)?, io),
         Command::Query(a) => {
-            let coll = open_read(&a.dir)?;
-            let q = build_query(&coll, &a)?;
+            let coll = colls.open(&a.coll.dir, false)?;
+            let q = build_query(&a)?;
             let hits = coll.query(&q).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
             print(io, &hits_table(coll.schema(), &hits, &q))
         }
-        Command::Fetch(a) => {
-            let coll = open_read(&a.dir)?;
-            let keys: Vec<&str> = a.keys.iter().map(|k| k.as_str()).collect();
-            let docs = coll.fetch(&keys, a.fields.as_deref())?;
-            let names: Vec<String> = match &a.fields {
-                Some(f) => f.clone(),
-                None => coll.schema().fields().iter().map(|f| f.name.clone()).collect(),
-            };
-            let mut t = Table::new(std::iter::once("_key".to_string()).chain(names.iter().cloned()));
-            let mut missing = Vec::new();
-            for (key, doc) in a.keys.iter().zip(docs) {
-                match doc {
-                    Some(d) => t.push(
-                        std::iter::once(Cell::from(d.key.clone()))
-                            .chain(
-                                names.iter().map(|n| d.get(n).map_or(serde_json::Value::Null, Value::to_json).into()),
-                            )
-                            .collect(),
-                    ),
-                    None => missing.push(key.clone()),
-                }
-            }
-            print(io, &t)?;
-            if !missing.is_empty() {
-                return Err(CliError::failed(format!("key not found: {}", missing.join(", "))));
-            }
-            Ok(())
-        }
         Command::Count(a) => {
-            let coll = open_read(&a.dir)?;
+            let coll = colls.open(&a.coll.dir, false)?;
             let n = match &a.filter {
                 None => coll.count(),
                 Some(f) => coll.snapshot().keys_where(Some(f)).map_err(|e| with_filter_caret(e, Some(f)))?.len() as u64,
@@ -105,25 +92,22 @@ pub fn run(cli: Cli, io: &mut Io) -> Result<(), CliError> {
             print(io, &t)
         }
         Command::Flush(a) => {
-            let coll = open_writable(&a.dir)?;
+            let coll = colls.open(&a.coll.dir, true)?;
             coll.flush()?;
-            coll.close()?;
+            let s = coll.stats();
+            writeln!(io.err, "flushed: generation {}, {} segments", s.generation, s.segments.len())?;
             Ok(())
         }
-        Command::Describe(a) => {
-            let coll = open_read(&a.dir)?;
-            print(io, &describe_table(&coll))
-        }
+        Command::Optimize(a) => super::optimize::run(&a, colls, io),
+        Command::Describe(a) => print(io, &describe_table(colls.open(&a.coll.dir, false)?)),
+        Command::Stats(a) => stats(&a, colls, io),
+        Command::Export(a) => super::export::run(&a, colls.open(&a.coll.dir, false)?, io),
+        Command::Shell(_) => Err(CliError::usage("the shell cannot start another shell")),
+        Command::Completions(a) => super::docs::completions(a.shell, io.out),
+        Command::Man(a) => super::docs::write_man_pages(&a.out, io),
         Command::Quickstart(a) => super::quickstart::run(&a, io),
+        Command::Bench(a) => super::bench::run(a, io),
     }
-}
-
-pub fn open_read(dir: &Path) -> Result<Collection, CliError> {
-    Ok(Collection::open(dir, &OpenOptions::read_only())?)
-}
-
-pub fn open_writable(dir: &Path) -> Result<Collection, CliError> {
-    Ok(Collection::open(dir, &OpenOptions::writable())?)
 }
 
 pub fn print(io: &mut Io, t: &Table) -> Result<(), CliError> {
@@ -155,21 +139,26 @@ pub fn parse_vector(text: &str) -> Result<Vec<f32>, CliError> {
         .collect()
 }
 
-fn build_query(_coll: &Collection, a: &QueryArgs) -> Result<Query, CliError> {
+/// Opens a vector file, with the error naming it.
+pub fn open_vector_file(path: &Path) -> Result<VectorFile, CliError> {
+    VectorFile::open(path).map_err(|e| CliError::failed(e.to_string()))
+}
+
+fn build_query(a: &QueryArgs) -> Result<Query, CliError> {
     let mut q = if let Some(key) = &a.pk {
         Query::key(key.clone())
     } else if let Some(file) = &a.vector_file {
-        let vf = VectorFile::open(file).map_err(|e| CliError::failed(e.to_string()))?;
-        let row = a.row.unwrap_or(0);
-        if row >= vf.len() {
+        let vf = open_vector_file(file)?;
+        if a.row >= vf.len() {
             return Err(CliError::failed(format!(
-                "{}: row {row} is out of range; the file has {} rows",
+                "{}: row {} is out of range; the file has {} rows",
                 file.display(),
+                a.row,
                 vf.len()
             )));
         }
         let mut v = Vec::new();
-        vf.read_row(row, &mut v);
+        vf.read_row(a.row, &mut v);
         Query::vector(v)
     } else if let Some(lit) = &a.vector {
         Query::vector(parse_vector(lit)?)
@@ -177,15 +166,11 @@ fn build_query(_coll: &Collection, a: &QueryArgs) -> Result<Query, CliError> {
         return Err(CliError::usage("query needs a VECTOR, --pk KEY or --vector-file FILE --row N"));
     };
     q = q.k(a.k).with_vectors(a.with_vectors);
-    if let Some(f) = &a.field {
-        q = q.field(f.clone());
-    }
-    if let Some(f) = &a.filter {
-        q = q.filter(f.clone());
-    }
-    if let Some(f) = &a.fields {
-        q = q.fields(f.iter().cloned());
-    }
+    q.field = a.field.clone();
+    q.filter = a.filter.clone();
+    q.fields = a.fields.clone();
+    q.ef = a.ef;
+    q.refine = a.refine;
     Ok(q)
 }
 
@@ -202,14 +187,48 @@ pub fn hits_table(schema: &Schema, hits: &[Hit], q: &Query) -> Table {
     };
     let mut t = Table::new(["_key".to_string(), "score".to_string()].into_iter().chain(names.iter().cloned()));
     for h in hits {
-        let mut row: Vec<Cell> = vec![h.key.clone().into(), serde_json::json!(h.score).into()];
+        let mut row: Vec<Cell> = vec![h.key.clone().into(), score_json(h.score).into()];
         row.extend(names.iter().map(|n| h.fields.get(n).map_or(serde_json::Value::Null, Value::to_json).into()));
         t.push(row);
     }
     t
 }
 
-/// The `describe` table: one row per field, then counts in the footer.
+/// A score as the shortest decimal that reads back as the same f32 (not its f64 widening).
+fn score_json(score: f32) -> serde_json::Value {
+    score.to_string().parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(serde_json::Value::Null, Into::into)
+}
+
+fn fetch(a: &FetchArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError> {
+    let keys: Vec<&str> = a.keys.iter().map(|k| k.as_str()).collect();
+    let docs = coll.fetch(&keys, a.fields.as_deref())?;
+    let names: Vec<String> = match &a.fields {
+        Some(f) => f.clone(),
+        None => coll.schema().fields().iter().map(|f| f.name.clone()).collect(),
+    };
+    let mut t = Table::new(std::iter::once("_key".to_string()).chain(names.iter().cloned()));
+    let mut missing = Vec::new();
+    for (key, doc) in a.keys.iter().zip(docs) {
+        match doc {
+            Some(d) => t.push(
+                std::iter::once(Cell::from(d.key.clone()))
+                    .chain(names.iter().map(|n| d.get(n).map_or(serde_json::Value::Null, Value::to_json).into()))
+                    .collect(),
+            ),
+            None => missing.push(key.clone()),
+        }
+    }
+    if !t.rows.is_empty() {
+        print(io, &t)?;
+    }
+    if !missing.is_empty() {
+        return Err(CliError::failed(format!("key not found: {}", missing.join(", "))));
+    }
+    Ok(())
+}
+
+/// The `describe` table: one row per field with its index parameters as JSON, then counts
+/// in the footer.
 pub fn describe_table(coll: &Collection) -> Table {
     let s = coll.schema();
     let stats = coll.stats();
@@ -222,7 +241,7 @@ pub fn describe_table(coll: &Collection) -> Table {
             (if f.nullable { "yes" } else { "no" }).into(),
             v.map_or(serde_json::Value::Null, |v| v.dim.into()).into(),
             v.map_or(serde_json::Value::Null, |v| v.metric.name().into()).into(),
-            v.map_or(serde_json::Value::Null, |v| v.index.name().into()).into(),
+            v.map_or(serde_json::Value::Null, |v| serde_json::to_value(&v.index).unwrap_or_default()).into(),
         ]);
     }
     t.footer = Some(format!(
@@ -236,4 +255,34 @@ pub fn describe_table(coll: &Collection) -> Table {
         stats.disk_bytes as f64 / (1 << 20) as f64
     ));
     t
+}
+
+/// The `stats` table: one `name`, `value` row per figure, so every mode prints it whole.
+fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let coll = colls.open(&a.coll.dir, false)?;
+    let s = coll.stats();
+    let m = coll.memory();
+    let mut t = Table::new(["name", "value"]);
+    let mut row = |name: String, value: u64| t.push(vec![name.into(), value.into()]);
+    row("generation".into(), s.generation);
+    row("documents".into(), s.live_docs);
+    row("deleted".into(), s.deleted_docs);
+    for seg in &s.segments {
+        row(format!("segment {} rows", seg.file), seg.rows);
+        row(format!("segment {} deleted", seg.file), seg.deleted);
+        row(format!("segment {} bytes", seg.file), seg.bytes);
+    }
+    row("unflushed rows".into(), s.mem_rows);
+    row("unflushed live".into(), s.mem_live);
+    row("wal bytes".into(), s.wal_bytes);
+    row("disk bytes".into(), s.disk_bytes);
+    row("memory mapped vectors".into(), m.mapped_vectors);
+    row("memory mapped other".into(), m.mapped_other);
+    row("memory owned segments".into(), m.owned_segments);
+    row("memory unflushed vectors".into(), m.mem_vectors);
+    row("memory unflushed other".into(), m.mem_other);
+    row("memory delete bitmaps".into(), m.delete_bitmaps);
+    row("memory wal buffer".into(), m.wal_buffer);
+    row("memory total".into(), m.total());
+    print(io, &t)
 }

@@ -1,18 +1,44 @@
-//! Errors at the tool's boundary and the one place that maps them to exit codes.
+//! Errors at the tool's boundary and the one place that maps them to exit statuses.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use xvec::{Error, StorageError};
 
-/// Exit statuses, as documented in `man xvec`.
+/// Exit statuses other than 0 and `.exit N`, as documented in `man xvec` and `--help`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
-    /// The command failed: bad data, not found, query error.
     Failed = 1,
-    /// Unknown command, bad flag or argument, syntax error.
     Usage = 2,
-    /// The collection is locked by another writer.
+    Integrity = 3,
     Busy = 4,
+    Interrupted = 130,
+}
+
+impl Status {
+    pub const ALL: [Status; 5] = [Status::Failed, Status::Usage, Status::Integrity, Status::Busy, Status::Interrupted];
+
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Status::Failed => "the command failed: bad data, not found, query error, a batch statement failed",
+            Status::Usage => "usage: unknown command, bad flag or argument, syntax error in a statement",
+            Status::Integrity => "integrity: verify found corruption or orphan files (repair can act)",
+            Status::Busy => "busy: the collection is locked by another writer",
+            Status::Interrupted => "interrupted (Ctrl-C) in batch mode",
+        }
+    }
+}
+
+/// Every exit status with its meaning, in order: the table `--help` and the man page print.
+pub fn exit_statuses() -> Vec<(String, &'static str)> {
+    std::iter::once(("0".to_string(), "success"))
+        .chain(Status::ALL.iter().map(|s| (s.code().to_string(), s.meaning())))
+        .chain(std::iter::once(("N".to_string(), "the shell ran `.exit N`")))
+        .collect()
 }
 
 /// An error with the status it exits with and an optional hint.
@@ -34,13 +60,33 @@ impl CliError {
         CliError { status: Status::Usage, message: message.into(), hint: None, broken_pipe: false }
     }
 
+    pub fn interrupted() -> CliError {
+        CliError { status: Status::Interrupted, message: "interrupted".into(), hint: None, broken_pipe: false }
+    }
+
     pub fn hint(mut self, hint: impl Into<String>) -> CliError {
         self.hint = Some(hint.into());
         self
     }
 
     pub fn exit_code(&self) -> ExitCode {
-        ExitCode::from(self.status as u8)
+        ExitCode::from(self.status.code())
+    }
+
+    /// Writes `{location}error: message` and the hint, if any. `location` is empty on the
+    /// command line and `FILE:LINE: ` in scripts.
+    pub fn report(&self, location: &str, w: &mut dyn Write) {
+        let _ = writeln!(w, "{location}error: {}", self.message);
+        if let Some(h) = &self.hint {
+            let _ = writeln!(w, "hint: {h}");
+        }
+    }
+
+    /// A clap parse error as one line: its first line without clap's `error: ` prefix.
+    pub fn from_clap(e: &clap::Error) -> CliError {
+        let text = e.render().to_string();
+        let first = text.lines().next().unwrap_or_default();
+        CliError::usage(first.strip_prefix("error: ").unwrap_or(first))
     }
 }
 
@@ -59,6 +105,7 @@ impl From<Error> for CliError {
             Error::Storage(StorageError::NotACollection { .. }) => {
                 CliError::failed(e.to_string()).hint("create one with `xvec create DIR --schema FILE`")
             }
+            Error::Cancelled => CliError { message: e.to_string(), ..CliError::interrupted() },
             Error::ReadOnly(_) => CliError::failed(e.to_string()).hint("open it with --write"),
             other => CliError::failed(other.to_string()),
         }

@@ -1,20 +1,66 @@
-//! `xvec import`: JSON Lines documents, with vector fields inline or taken row by row
-//! from .fvecs/.npy files. Batched writes; errors name the file and line.
+//! `xvec import`: JSON Lines, CSV, or raw vectors (.fvecs/.npy) with keys. Vector fields
+//! are inline or taken row by row from vector files (`--vectors FIELD=FILE`). Writes in
+//! batches; bad rows are reported with file and line and skipped; Ctrl-C in the shell
+//! stops between batches.
 
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 
 use xvec::bench::dataset::VectorFile;
 use xvec::{Collection, Doc, Value, VectorType};
 
-use super::CliError;
+use super::commands::{Collections, Io, open_vector_file};
+use super::{CliError, ImportArgs, ImportFormat, interrupt};
+
+/// Row errors printed before the rest are only counted.
+const MAX_REPORTED_ERRORS: u64 = 20;
 
 /// What an import did.
 #[derive(Debug, Default)]
 pub struct ImportReport {
-    pub lines: u64,
+    /// Documents read (blank lines are not documents).
+    pub rows: u64,
     pub written: u64,
     pub failed: u64,
+}
+
+pub fn run(a: &ImportArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let coll = colls.open(&a.coll.dir, true)?;
+    let report = import(coll, a, io.err)?;
+    if a.flush {
+        coll.flush()?;
+    }
+    let failed = if report.failed > 0 { format!(" ({} failed)", report.failed) } else { String::new() };
+    writeln!(io.err, "imported {} of {} documents from {}{failed}", report.written, report.rows, a.file.display())?;
+    if report.failed > 0 {
+        return Err(CliError::failed(format!("{} documents were not imported", report.failed)));
+    }
+    Ok(())
+}
+
+fn format_of(path: &Path) -> Option<ImportFormat> {
+    match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+        "jsonl" | "ndjson" | "json" => Some(ImportFormat::Jsonl),
+        "csv" => Some(ImportFormat::Csv),
+        "fvecs" | "bvecs" | "ivecs" => Some(ImportFormat::Fvecs),
+        "npy" => Some(ImportFormat::Npy),
+        _ => None,
+    }
+}
+
+/// Imports `a.file` into `coll`, reporting bad rows on `errors`.
+pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Result<ImportReport, CliError> {
+    let format = a.format.or_else(|| format_of(&a.file)).ok_or_else(|| {
+        CliError::usage(format!("{}: cannot tell the format from the extension", a.file.display()))
+            .hint("pass --format jsonl|csv|fvecs|npy")
+    })?;
+    let mut sink = Sink::new(coll, a, errors)?;
+    match format {
+        ImportFormat::Jsonl => jsonl(&mut sink, &a.file)?,
+        ImportFormat::Csv => csv_rows(&mut sink, &a.file)?,
+        ImportFormat::Fvecs | ImportFormat::Npy => raw_vectors(&mut sink, a)?,
+    }
+    sink.finish()
 }
 
 /// Vector fields filled from a vector file: (field name, element type, file).
@@ -24,119 +70,258 @@ struct VectorSource {
     file: VectorFile,
 }
 
-fn vector_sources(coll: &Collection, specs: &[String]) -> Result<Vec<VectorSource>, CliError> {
-    specs
-        .iter()
-        .map(|spec| {
-            let (field, file) = spec
-                .split_once('=')
-                .ok_or_else(|| CliError::usage(format!("--vectors {spec:?}: expected FIELD=FILE")))?;
-            let f = coll
-                .schema()
-                .index_of(field)
-                .map(|i| coll.schema().field(i))
-                .and_then(|f| f.as_vector().map(|v| v.elem))
-                .ok_or_else(|| {
-                    CliError::usage(format!("--vectors: `{field}` is not a vector field of the collection"))
-                })?;
-            let vf = VectorFile::open(Path::new(file)).map_err(|e| CliError::failed(e.to_string()))?;
-            Ok(VectorSource { field: field.to_string(), elem: f, file: vf })
-        })
-        .collect()
-}
-
-/// Imports `path` into `coll`, calling `progress` after each batch with lines read so far.
-pub fn import_jsonl(
-    coll: &Collection,
-    path: &Path,
-    key_field: &str,
-    vectors: &[String],
+/// Collects documents into batches, attaches `--vectors` rows, writes, counts, reports.
+struct Sink<'a> {
+    coll: &'a Collection,
+    name: String,
+    key_field: &'a str,
+    sources: Vec<VectorSource>,
+    batch: Vec<(String, Doc)>,
     batch_size: usize,
     upsert: bool,
-    errors: &mut dyn std::io::Write,
-) -> Result<ImportReport, CliError> {
-    let sources = vector_sources(coll, vectors)?;
-    let file = std::fs::File::open(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
-    let reader = std::io::BufReader::with_capacity(1 << 20, file);
-    let mut report = ImportReport::default();
-    let mut batch: Vec<(u64, Doc)> = Vec::with_capacity(batch_size);
-    let mut row_buf = Vec::new();
-    let name = path.display().to_string();
-    let batch_size = batch_size.max(1);
-    let flush_batch = |batch: &mut Vec<(u64, Doc)>,
-                       report: &mut ImportReport,
-                       errors: &mut dyn std::io::Write|
-     -> Result<(), CliError> {
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let (lines, docs): (Vec<u64>, Vec<Doc>) = batch.drain(..).unzip();
-        let results = if upsert { coll.upsert(docs)? } else { coll.insert(docs)? };
-        for (line, r) in lines.into_iter().zip(results) {
-            match r {
-                Ok(()) => report.written += 1,
-                Err(e) => {
-                    report.failed += 1;
-                    let _ = writeln!(errors, "{name}:{line}: error: {e}");
-                }
-            }
-        }
-        Ok(())
-    };
-    for (i, line) in reader.lines().enumerate() {
-        let lineno = i as u64 + 1;
-        let line = line.map_err(|e| CliError::failed(format!("{name}:{lineno}: {e}")))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        report.lines += 1;
-        let obj: serde_json::Map<String, serde_json::Value> = match serde_json::from_str(&line) {
-            Ok(o) => o,
-            Err(e) => {
-                report.failed += 1;
-                let _ =
-                    writeln!(errors, "{name}:{lineno}:{}: error: expected one JSON object per line: {e}", e.column());
-                continue;
-            }
+    report: ImportReport,
+    errors: &'a mut dyn Write,
+    progress: indicatif::ProgressBar,
+    row_buf: Vec<f32>,
+}
+
+impl<'a> Sink<'a> {
+    fn new(coll: &'a Collection, a: &'a ImportArgs, errors: &'a mut dyn Write) -> Result<Sink<'a>, CliError> {
+        let sources = a.vectors.iter().map(|spec| vector_source(coll, spec)).collect::<Result<Vec<_>, _>>()?;
+        let progress = if std::io::stderr().is_terminal() {
+            let total = std::fs::metadata(&a.file).map(|m| m.len()).unwrap_or(0);
+            let bar = indicatif::ProgressBar::new(total);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {per_sec} eta {eta}")
+                    .expect("progress template"),
+            );
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
         };
-        let mut doc = match xvec::value::doc_from_json(coll.schema(), &obj, key_field) {
+        Ok(Sink {
+            coll,
+            name: a.file.display().to_string(),
+            key_field: &a.key_field,
+            sources,
+            batch: Vec::new(),
+            batch_size: a.batch_size as usize,
+            upsert: a.upsert,
+            report: ImportReport::default(),
+            errors,
+            progress,
+            row_buf: Vec::new(),
+        })
+    }
+
+    fn row_error(&mut self, place: &str, what: impl std::fmt::Display) {
+        self.report.failed += 1;
+        if self.report.failed <= MAX_REPORTED_ERRORS {
+            let _ = writeln!(self.errors, "{place}: error: {what}");
+        }
+    }
+
+    /// Takes the document of the next row (or why it could not be read), `place` naming
+    /// it in errors; `bytes` is how far into the input file it ends.
+    fn push(&mut self, place: String, doc: Result<Doc, String>, bytes: u64) -> Result<(), CliError> {
+        let row = self.report.rows as usize;
+        self.report.rows += 1;
+        let mut doc = match doc {
             Ok(d) => d,
             Err(e) => {
-                report.failed += 1;
-                let _ = writeln!(errors, "{name}:{lineno}: error: {e}");
-                continue;
+                self.row_error(&place, e);
+                return Ok(());
             }
         };
-        let row = report.lines as usize - 1;
-        for s in &sources {
+        for s in &self.sources {
             if row >= s.file.len() {
                 return Err(CliError::failed(format!(
-                    "{name}:{lineno}: the vector file for `{}` has only {} rows",
+                    "{place}: the vector file for `{}` has only {} rows",
                     s.field,
                     s.file.len()
                 )));
             }
-            s.file.read_row(row, &mut row_buf);
-            let v = match s.elem {
-                VectorType::Fp32 => Value::VectorFp32(row_buf.clone()),
-                VectorType::Fp16 => Value::VectorFp16(row_buf.iter().map(|&x| half::f16::from_f32(x)).collect()),
-                VectorType::Int8 => {
-                    if let Some(j) = row_buf.iter().position(|&x| x.fract() != 0.0 || !(-128.0..=127.0).contains(&x)) {
-                        return Err(CliError::failed(format!(
-                            "{name}:{lineno}: row {row} of the vector file for `{}` has {} at index {j}; an int8 field needs integers in -128..=127",
-                            s.field, row_buf[j]
-                        )));
-                    }
-                    Value::VectorInt8(row_buf.iter().map(|&x| x as i8).collect())
-                }
-            };
+            s.file.read_row(row, &mut self.row_buf);
+            let v = vector_value(s.elem, &self.row_buf)
+                .map_err(|why| CliError::failed(format!("{place}: row {row} of the vector file for `{}` {why}", s.field)))?;
             doc.fields.insert(s.field.clone(), v);
         }
-        batch.push((lineno, doc));
-        if batch.len() >= batch_size {
-            flush_batch(&mut batch, &mut report, errors)?;
+        self.batch.push((place, doc));
+        if self.batch.len() >= self.batch_size {
+            self.write_batch()?;
+            self.progress.set_position(bytes);
+            interrupt::check()?;
+        }
+        Ok(())
+    }
+
+    fn write_batch(&mut self) -> Result<(), CliError> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let (places, docs): (Vec<String>, Vec<Doc>) = self.batch.drain(..).unzip();
+        let results = if self.upsert { self.coll.upsert(docs)? } else { self.coll.insert(docs)? };
+        for (place, r) in places.into_iter().zip(results) {
+            match r {
+                Ok(()) => self.report.written += 1,
+                Err(e) => self.row_error(&place, e),
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<ImportReport, CliError> {
+        self.write_batch()?;
+        self.progress.finish_and_clear();
+        if self.report.failed > MAX_REPORTED_ERRORS {
+            let more = self.report.failed - MAX_REPORTED_ERRORS;
+            writeln!(self.errors, "{}: ... and {more} more row errors not shown", self.name)?;
+        }
+        Ok(self.report)
+    }
+}
+
+fn vector_source(coll: &Collection, spec: &str) -> Result<VectorSource, CliError> {
+    let (field, file) =
+        spec.split_once('=').ok_or_else(|| CliError::usage(format!("--vectors {spec:?}: expected FIELD=FILE")))?;
+    let elem = vector_elem(coll, field)?;
+    Ok(VectorSource { field: field.to_string(), elem, file: open_vector_file(Path::new(file))? })
+}
+
+fn vector_elem(coll: &Collection, field: &str) -> Result<VectorType, CliError> {
+    coll.schema()
+        .index_of(field)
+        .and_then(|i| coll.schema().field(i).as_vector().map(|v| v.elem))
+        .ok_or_else(|| CliError::usage(format!("`{field}` is not a vector field of the collection")))
+}
+
+/// A vector file row as a value of the field's element type.
+fn vector_value(elem: VectorType, row: &[f32]) -> Result<Value, String> {
+    Ok(match elem {
+        VectorType::Fp32 => Value::VectorFp32(row.to_vec()),
+        VectorType::Fp16 => Value::VectorFp16(row.iter().map(|&x| half::f16::from_f32(x)).collect()),
+        VectorType::Int8 => {
+            if let Some(j) = row.iter().position(|&x| x.fract() != 0.0 || !(-128.0..=127.0).contains(&x)) {
+                return Err(format!("has {} at index {j}; an int8 field needs integers in -128..=127", row[j]));
+            }
+            Value::VectorInt8(row.iter().map(|&x| x as i8).collect())
+        }
+    })
+}
+
+fn open(path: &Path) -> Result<std::fs::File, CliError> {
+    std::fs::File::open(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
+}
+
+fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, open(path)?);
+    let mut line = String::new();
+    let mut bytes = 0u64;
+    for lineno in 1.. {
+        line.clear();
+        let n = reader.read_line(&mut line).map_err(|e| CliError::failed(format!("{}:{lineno}: {e}", sink.name)))?;
+        if n == 0 {
+            break;
+        }
+        bytes += n as u64;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let place = format!("{}:{lineno}", sink.name);
+        let doc = match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&line) {
+            Ok(obj) => xvec::value::doc_from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string()),
+            Err(e) => Err(format!("column {}: expected one JSON object per line: {e}", e.column())),
+        };
+        sink.push(place, doc, bytes)?;
+    }
+    Ok(())
+}
+
+fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(open(path)?);
+    let headers = reader.headers().map_err(|e| CliError::failed(format!("{}:1: {e}", sink.name)))?.clone();
+    let mut record = csv::StringRecord::new();
+    loop {
+        let line = reader.position().line() + 1;
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {
+                let line = record.position().map_or(line, |p| p.line());
+                let obj = csv_object(sink.coll, sink.key_field, &headers, &record);
+                let doc = xvec::value::doc_from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string());
+                let bytes = reader.position().byte();
+                sink.push(format!("{}:{line}", sink.name), doc, bytes)?;
+            }
+            Err(e) => return Err(CliError::failed(format!("{}:{line}: {e}", sink.name))),
         }
     }
-    flush_batch(&mut batch, &mut report, errors)?;
-    Ok(report)
+    Ok(())
+}
+
+/// One CSV record as the JSON object a JSON Lines row would be: empty cells are absent,
+/// numbers, booleans and vectors (`[...]`) parsed by the field's type, other text kept as
+/// a string so the engine's validation names what it expected.
+fn csv_object(
+    coll: &Collection,
+    key_field: &str,
+    headers: &csv::StringRecord,
+    record: &csv::StringRecord,
+) -> serde_json::Map<String, serde_json::Value> {
+    let schema = coll.schema();
+    headers
+        .iter()
+        .zip(record.iter())
+        .filter(|(_, cell)| !cell.is_empty())
+        .map(|(name, cell)| {
+            let typed = name != key_field
+                && schema.index_of(name).is_some_and(|i| schema.field(i).as_scalar() != Some(xvec::ScalarType::String));
+            let value = match serde_json::from_str::<serde_json::Value>(cell) {
+                Ok(v) if typed => v,
+                _ => serde_json::Value::String(cell.to_string()),
+            };
+            (name.to_string(), value)
+        })
+        .collect()
+}
+
+fn raw_vectors(sink: &mut Sink, a: &ImportArgs) -> Result<(), CliError> {
+    let field = match &a.field {
+        Some(f) => f.clone(),
+        None => {
+            let mut vectors = sink.coll.schema().vector_fields();
+            match (vectors.next(), vectors.next()) {
+                (Some((_, f, _)), None) => f.name.clone(),
+                _ => return Err(CliError::usage("the collection has several vector fields; pass --field FIELD")),
+            }
+        }
+    };
+    let elem = vector_elem(sink.coll, &field)?;
+    let file = open_vector_file(&a.file)?;
+    let ids: Option<Vec<String>> = match &a.ids {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+            let ids: Vec<String> = text.lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect();
+            if ids.len() != file.len() {
+                return Err(CliError::failed(format!(
+                    "{}: {} keys for {} vectors in {}",
+                    path.display(),
+                    ids.len(),
+                    file.len(),
+                    a.file.display()
+                )));
+            }
+            Some(ids)
+        }
+        None => None,
+    };
+    let file_bytes = std::fs::metadata(&a.file).map(|m| m.len()).unwrap_or(0);
+    let mut row = Vec::new();
+    for i in 0..file.len() {
+        file.read_row(i, &mut row);
+        let key = ids.as_ref().map_or_else(|| i.to_string(), |ids| ids[i].clone());
+        let doc = vector_value(elem, &row).map(|v| Doc::new(key).set(field.clone(), v));
+        sink.push(format!("{}: row {i}", sink.name), doc, (i as u64 + 1) * file_bytes / file.len() as u64)?;
+    }
+    Ok(())
 }

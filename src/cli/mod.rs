@@ -1,16 +1,30 @@
 //! The one command tree of the `xvec` tool. argv, the shell, `--help`, man pages and
 //! completions are all derived from these definitions; nothing is described twice.
+//!
+//! Every command that works on a collection takes it as its first positional argument,
+//! [`CollectionArg`] (id `dir`); the shell fills that argument in with the collection it
+//! has open, so the same definitions serve both faces.
 
+pub mod args;
+pub mod bench;
 pub mod commands;
+pub mod create;
+pub mod docs;
 pub mod error;
+pub mod export;
 pub mod import;
+pub mod interrupt;
+pub mod meta;
+pub mod optimize;
 pub mod output;
 pub mod quickstart;
+pub mod write;
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueHint};
 
+pub use args::*;
 pub use error::CliError;
 use output::OutputMode;
 
@@ -21,10 +35,15 @@ use output::OutputMode;
     version,
     about = "Create, import, query and inspect xvec vector collections",
     long_about = "Create, import, query and inspect xvec vector collections.\n\n\
-        A collection is a directory. Commands open it read-only unless they write.\n\n\
-        Example:\n  xvec create words --schema schema.json\n  \
-        xvec import words data.jsonl --key-field id\n  \
-        xvec query words --pk n.02084071 --filter \"pos = 'n'\" -k 5"
+        A collection is a directory. Commands open it read-only unless they write; \
+        writing commands take the collection's writer lock for as long as they run. \
+        `xvec shell DIR` runs the same commands interactively or from scripts.\n\n\
+        Example:\n  \
+        xvec create words --schema commands/data/schema.json\n  \
+        xvec import words commands/data/wordnet.jsonl --vectors emb=commands/data/wordnet.fvecs --flush\n  \
+        xvec query words --pk n.01317391 --filter \"lexname = 'noun.animal'\" -k 5",
+    after_long_help = docs::after_long_help(),
+    max_term_width = 100
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -44,133 +63,39 @@ pub struct OutputArgs {
     pub no_headers: bool,
 }
 
+/// The collection a command works on. In the shell it is the open collection and is not
+/// typed.
+#[derive(Debug, Args, Clone)]
+pub struct CollectionArg {
+    /// Collection directory.
+    #[arg(value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub dir: PathBuf,
+}
+
+/// Id of [`CollectionArg::dir`], which the shell fills in.
+pub const COLLECTION_ARG: &str = "dir";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Create a collection from a JSON schema file.
     Create(CreateArgs),
-    /// Import documents from JSON Lines (vectors inline or from .fvecs/.npy files).
     Import(ImportArgs),
-    /// Nearest-neighbour search by vector literal, key or vector file row.
-    Query(QueryArgs),
-    /// Print documents by primary key.
+    Insert(InsertArgs),
+    Upsert(UpsertArgs),
+    Update(UpdateArgs),
+    Delete(DeleteArgs),
     Fetch(FetchArgs),
-    /// Count live documents, optionally matching a filter.
+    Query(QueryArgs),
     Count(CountArgs),
-    /// Seal the write-ahead log into an immutable segment.
-    Flush(DirArg),
-    /// Show the schema, index parameters, counts and size.
-    Describe(DirArg),
-    /// Build a sample collection from the bundled WordNet data and query it.
+    Flush(FlushArgs),
+    Optimize(OptimizeArgs),
+    Describe(DescribeArgs),
+    Stats(StatsArgs),
+    Export(ExportArgs),
+    Shell(ShellArgs),
+    Completions(CompletionsArgs),
+    Man(ManArgs),
     Quickstart(QuickstartArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct DirArg {
-    /// Collection directory.
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
-}
-
-#[derive(Debug, Args)]
-pub struct CreateArgs {
-    /// Directory to create the collection in.
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
-    /// JSON schema file: {"name": ..., "fields": [{"name", "type", "nullable", "dim", "metric", "index"}]}.
-    #[arg(long, value_name = "FILE")]
-    pub schema: PathBuf,
-}
-
-#[derive(Debug, Args)]
-pub struct ImportArgs {
-    /// Collection directory (opened for writing).
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
-    /// JSON Lines file, one document per line.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-    /// Member of each JSON object that holds the primary key.
-    #[arg(long, value_name = "NAME", default_value = "id")]
-    pub key_field: String,
-    /// Take a vector field from a .fvecs/.npy file: line i gets row i.
-    #[arg(long = "vectors", value_name = "FIELD=FILE")]
-    pub vectors: Vec<String>,
-    /// Documents per write batch (one WAL sync each).
-    #[arg(long, value_name = "N", default_value_t = 1000)]
-    pub batch_size: usize,
-    /// Insert or merge instead of failing on existing keys.
-    #[arg(long)]
-    pub upsert: bool,
-    /// Flush into a segment when done.
-    #[arg(long)]
-    pub flush: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct QueryArgs {
-    /// Collection directory.
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
-    /// Query vector literal, e.g. "[0.1, 0.2, 0.3]".
-    #[arg(value_name = "VECTOR")]
-    pub vector: Option<String>,
-    /// Use the stored vector of this document.
-    #[arg(long, value_name = "KEY", conflicts_with = "vector")]
-    pub pk: Option<String>,
-    /// Take the query vector from a .fvecs/.npy file (with --row).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["vector", "pk"], requires = "row")]
-    pub vector_file: Option<PathBuf>,
-    /// Row of --vector-file, from 0.
-    #[arg(long, value_name = "N")]
-    pub row: Option<usize>,
-    /// Vector field to search (needed when the schema has several).
-    #[arg(long, value_name = "NAME")]
-    pub field: Option<String>,
-    /// Filter, e.g. "pos = 'n' AND n_lemmas > 1".
-    #[arg(long, value_name = "EXPR")]
-    pub filter: Option<String>,
-    /// Number of results.
-    #[arg(short, long, value_name = "N", default_value_t = 10)]
-    pub k: usize,
-    /// Fields to print, comma-separated (default: all scalar fields).
-    #[arg(long, value_name = "A,B", value_delimiter = ',')]
-    pub fields: Option<Vec<String>>,
-    /// Also print vector fields.
-    #[arg(long)]
-    pub with_vectors: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct FetchArgs {
-    /// Collection directory.
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
-    /// Primary keys.
-    #[arg(value_name = "KEY", required = true)]
-    pub keys: Vec<String>,
-    /// Fields to print, comma-separated (default: all).
-    #[arg(long, value_name = "A,B", value_delimiter = ',')]
-    pub fields: Option<Vec<String>>,
-}
-
-#[derive(Debug, Args)]
-pub struct CountArgs {
-    /// Collection directory.
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
-    /// Count only documents matching this filter.
-    #[arg(long, value_name = "EXPR")]
-    pub filter: Option<String>,
-}
-
-#[derive(Debug, Args)]
-pub struct QuickstartArgs {
-    /// Where to build the sample collection (default: a fresh temporary directory).
-    #[arg(value_name = "DIR")]
-    pub dir: Option<PathBuf>,
-    /// Directory with the bundled sample data.
-    #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/commands/data"))]
-    pub data: PathBuf,
+    Bench(bench::BenchArgs),
 }
 
 #[cfg(test)]
@@ -181,5 +106,35 @@ mod tests {
     #[test]
     fn command_tree_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// Help is documentation: every command says what it does in one line that fits a
+    /// terminal, shows an example, and names every value it takes.
+    #[test]
+    fn every_command_has_short_and_long_help_and_value_names() {
+        for sub in Cli::command().get_subcommands().filter(|s| s.get_name() != "help") {
+            let name = sub.get_name();
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            assert!(!about.is_empty() && about.chars().count() <= 79, "{name}: about {about:?} is longer than 79 columns");
+            let long = sub.get_long_about().map(|a| a.to_string()).unwrap_or_default();
+            assert!(long.contains("Example"), "{name}: long help has no example");
+            for arg in sub.get_arguments() {
+                if arg.get_action().takes_values() && arg.get_id() != "help" {
+                    assert!(arg.get_value_names().is_some(), "{name} --{}: no value_name", arg.get_id());
+                }
+            }
+        }
+    }
+
+    /// The shell fills in the collection argument by position, so it must come first.
+    #[test]
+    fn collection_argument_is_always_the_first_positional() {
+        let mut cli = Cli::command();
+        cli.build();
+        for sub in cli.get_subcommands() {
+            if let Some(arg) = sub.get_arguments().find(|a| a.get_id() == COLLECTION_ARG) {
+                assert_eq!(arg.get_index(), Some(1), "{}", sub.get_name());
+            }
+        }
     }
 }

@@ -7,10 +7,10 @@ use std::time::Instant;
 use xvec::{Collection, OpenOptions, Query, Schema};
 
 use super::commands::{Io, describe_table, hits_table, print};
-use super::{CliError, QuickstartArgs};
+use super::{CliError, CollectionArg, ImportArgs, QuickstartArgs};
 
 pub fn run(a: &QuickstartArgs, io: &mut Io) -> Result<(), CliError> {
-    let dir = match &a.dir {
+    let dir = match &a.target {
         Some(d) => d.clone(),
         None => fresh_dir()?,
     };
@@ -24,8 +24,19 @@ pub fn run(a: &QuickstartArgs, io: &mut Io) -> Result<(), CliError> {
     writeln!(io.out, "== create {} ==", dir.display())?;
     let coll = Collection::create(&dir, schema, Default::default())?;
     let t = Instant::now();
-    let vectors = [format!("emb={}", data.join("wordnet.fvecs").display())];
-    let report = super::import::import_jsonl(&coll, &data.join("wordnet.jsonl"), "id", &vectors, 1000, false, io.err)?;
+    let args = ImportArgs {
+        coll: CollectionArg { dir: dir.clone() },
+        file: data.join("wordnet.jsonl"),
+        format: None,
+        key_field: "id".into(),
+        vectors: vec![format!("emb={}", data.join("wordnet.fvecs").display())],
+        field: None,
+        ids: None,
+        batch_size: 1000,
+        upsert: false,
+        flush: false,
+    };
+    let report = super::import::import(&coll, &args, io.err)?;
     let import_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     coll.flush()?;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
-pub use query::{Hit, MAX_K, Query, Target};
+pub use query::{Group, GroupBy, Hit, MAX_K, Query, Target};
 pub use snapshot::{Location, Snapshot};
 
 use self::mem::MemSegment;
@@ -106,6 +106,12 @@ pub struct MemoryUsage {
     pub mapped_other: u64,
     /// Segment files read into owned buffers (`mmap = false`).
     pub owned_segments: u64,
+    /// Quantized codes and their per-row params (index files).
+    pub codes: u64,
+    /// Graph links and levels (index files).
+    pub graph: u64,
+    /// Per-thread search scratch (visited sets, heaps), over all threads.
+    pub query_scratch: u64,
     /// The mutable segment's vectors.
     pub mem_vectors: u64,
     /// The mutable segment's keys, scalars and key map.
@@ -121,6 +127,9 @@ impl MemoryUsage {
         self.mapped_vectors
             + self.mapped_other
             + self.owned_segments
+            + self.codes
+            + self.graph
+            + self.query_scratch
             + self.mem_vectors
             + self.mem_other
             + self.delete_bitmaps
@@ -364,6 +373,11 @@ impl Collection {
         self.snapshot().query(q)
     }
 
+    /// Nearest-neighbour search grouped by a scalar field (see [`Snapshot::query_groups`]).
+    pub fn query_groups(&self, q: &Query, by: &GroupBy) -> Result<Vec<Group>, Error> {
+        self.snapshot().query_groups(q, by)
+    }
+
     /// Live documents.
     pub fn count(&self) -> u64 {
         self.snapshot().count()
@@ -424,6 +438,12 @@ impl Collection {
         }
     }
 
+    /// Records this handle appended to the WAL and has not fsynced yet; `None` for a
+    /// read-only handle (a writer in another process keeps its own count).
+    pub fn wal_unsynced(&self) -> Option<u64> {
+        self.writer.as_ref().map(|w| w.lock().expect("writer lock poisoned").unsynced_records())
+    }
+
     /// Memory held by this handle, by kind.
     pub fn memory(&self) -> MemoryUsage {
         let snap = self.snapshot();
@@ -437,7 +457,13 @@ impl Collection {
                 m.owned_segments += s.segment.heap_bytes() as u64;
             }
             m.delete_bitmaps += s.deleted.serialized_size() as u64;
+            for index in s.indexes.iter().flatten() {
+                let b = index.bytes_by_kind();
+                m.codes += b.codes;
+                m.graph += b.graph;
+            }
         }
+        m.query_scratch = crate::index::segment_index::scratch_bytes();
         m.mem_vectors = snap.mem.vector_bytes() as u64;
         m.mem_other = (snap.mem.heap_bytes() - snap.mem.vector_bytes()) as u64;
         if let Some(w) = &self.writer {

@@ -1,7 +1,7 @@
 //! Queries: what a caller asks (a vector or a key, top-k, filter, projection) and how a
 //! snapshot answers it: compile the filter once, scan each segment, merge one top-k.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use roaring::RoaringBitmap;
 
@@ -9,7 +9,7 @@ use super::snapshot::Snapshot;
 use crate::error::{Error, QueryError};
 use crate::filter::Filter;
 use crate::index::segment_index::SearchParams;
-use crate::index::{PreparedQuery, TopK, flat};
+use crate::index::{Candidate, PreparedQuery, Sink, TopK, flat};
 use crate::kernels;
 use crate::schema::{IndexParams, Schema, VectorType};
 use crate::storage::column::SegmentView;
@@ -45,8 +45,8 @@ pub struct Query {
     pub fields: Option<Vec<String>>,
     /// Also return vector fields (with `fields: None`).
     pub include_vectors: bool,
-    /// Search breadth of graph indexes (HNSW `ef`); `None` uses the field's default.
-    /// Must be at least `k`. Exact (flat) search ignores it.
+    /// Search breadth of graph indexes (HNSW `ef`, Vamana `query_list`); `None` uses the
+    /// field's default. Must be at least `k`. Exact (flat) search ignores it.
     pub ef: Option<usize>,
     /// Re-rank `refine × k` candidates found on quantized codes with the original vectors;
     /// `None` uses the field's default.
@@ -104,6 +104,70 @@ impl Query {
     pub fn with_vectors(mut self, yes: bool) -> Query {
         self.include_vectors = yes;
         self
+    }
+}
+
+/// How to group results: by the value of a scalar field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupBy {
+    pub field: String,
+    /// Most groups returned.
+    pub groups: usize,
+    /// Most hits per group.
+    pub per_group: usize,
+}
+
+/// Hits sharing one value of the group-by field, best first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    pub value: Value,
+    pub hits: Vec<Hit>,
+}
+
+/// A group-by value as a hash key (floats by their bits; -0.0 and 0.0 differ).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum GroupKey {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(u64),
+    Str(String),
+}
+
+impl GroupKey {
+    fn of(v: &Value) -> GroupKey {
+        match v {
+            Value::Null => GroupKey::Null,
+            Value::Bool(b) => GroupKey::Bool(*b),
+            Value::Int32(x) => GroupKey::Int(*x as i128),
+            Value::Int64(x) => GroupKey::Int(*x as i128),
+            Value::Uint32(x) => GroupKey::Int(*x as i128),
+            Value::Uint64(x) => GroupKey::Int(*x as i128),
+            Value::Float(x) => GroupKey::Float((*x as f64).to_bits()),
+            Value::Double(x) => GroupKey::Float(x.to_bits()),
+            Value::String(s) => GroupKey::Str(s.clone()),
+            Value::VectorFp32(_) | Value::VectorFp16(_) | Value::VectorInt8(_) => GroupKey::Null,
+        }
+    }
+}
+
+/// Collects candidates into per-group bounded top-k lists.
+struct GroupSink<'a> {
+    snap: &'a Snapshot,
+    field: usize,
+    per_group: usize,
+    map: HashMap<GroupKey, (Value, TopK)>,
+}
+
+impl Sink for GroupSink<'_> {
+    fn threshold(&self) -> f32 {
+        f32::INFINITY
+    }
+
+    fn push(&mut self, c: Candidate) {
+        let value = self.snap.source(c.segment).scalar(self.field).value(c.row as usize);
+        let per_group = self.per_group;
+        self.map.entry(GroupKey::of(&value)).or_insert_with(|| (value, TopK::new(per_group))).1.push(c);
     }
 }
 
@@ -194,11 +258,21 @@ pub(crate) fn candidates(
     }
 }
 
+/// A query resolved against a snapshot's schema, ready to run on every segment.
+struct Plan {
+    field: usize,
+    vector: Vec<f32>,
+    prepared: PreparedQuery,
+    filter: Option<Filter>,
+    ef: usize,
+    refine: usize,
+    projection: Vec<usize>,
+}
+
 impl Snapshot {
-    /// Runs a query against this snapshot.
-    pub fn query(&self, q: &Query) -> Result<Vec<Hit>, Error> {
-        if q.k == 0 || q.k > MAX_K {
-            return Err(QueryError::BadLimit(q.k).into());
+    fn plan(&self, q: &Query, k: usize) -> Result<Plan, Error> {
+        if k == 0 || k > MAX_K {
+            return Err(QueryError::BadLimit(k).into());
         }
         let field = resolve_field(&self.schema, q.field.as_deref())?;
         let projection = resolve_projection(&self.schema, q.fields.as_deref(), q.include_vectors)?;
@@ -219,35 +293,77 @@ impl Snapshot {
             }
         };
         let spec = self.schema.field(field).as_vector().expect("resolved to a vector field");
+        // For Vamana, `ef` is the query list size.
         let ef = match (q.ef, &spec.index) {
+            (Some(list), IndexParams::Vamana(_)) if list < q.k => {
+                return Err(QueryError::QueryListBelowK { list, k: q.k }.into());
+            }
             (Some(ef), _) if ef < q.k => return Err(QueryError::EfBelowK { ef, k: q.k }.into()),
-            (Some(ef), _) => ef,
-            (None, IndexParams::Hnsw(p)) => (p.ef as usize).max(q.k),
-            (None, IndexParams::Flat(_)) => q.k,
+            (Some(ef), _) => ef.max(k),
+            (None, IndexParams::Hnsw(p)) => (p.ef as usize).max(k),
+            (None, IndexParams::Vamana(p)) => (p.query_list as usize).max(k),
+            (None, IndexParams::Flat(_)) => k,
         };
         let refine = q.refine.unwrap_or(spec.index.quant().refine as usize);
         let prepared = prepare(&self.schema, field, vector.clone())?;
         let filter = q.filter.as_deref().map(|t| Filter::compile(t, &self.schema)).transpose()?;
-        let k = kernels::best();
-        let mut top = TopK::new(q.k);
+        Ok(Plan { field, vector, prepared, filter, ef, refine, projection })
+    }
+
+    /// Feeds the best candidates of every segment into `sink`, `k` per indexed segment.
+    fn run(&self, plan: &Plan, k: usize, sink: &mut impl Sink) {
+        let kernels = kernels::best();
         for src in self.sources() {
-            let cands = candidates(src.view, src.deleted, filter.as_ref());
-            let col = src.view.vector(field);
-            match src.indexes.get(field).and_then(|i| i.as_deref()) {
+            let cands = candidates(src.view, src.deleted, plan.filter.as_ref());
+            let col = src.view.vector(plan.field);
+            match src.indexes.get(plan.field).and_then(|i| i.as_deref()) {
                 Some(index) => {
-                    let p = SearchParams { k: q.k, ef, refine, allowed: cands.as_ref(), position: src.position };
-                    index.search(col, &prepared, &vector, p, &mut top);
+                    let p = SearchParams { k, ef: plan.ef, refine: plan.refine, allowed: cands.as_ref(), position: src.position };
+                    index.search(col, &plan.prepared, &plan.vector, p, sink);
                 }
-                None => flat::scan(k, &col, src.view.rows(), &prepared, cands.as_ref(), src.position, &mut top),
+                None => flat::scan(kernels, &col, src.view.rows(), &plan.prepared, cands.as_ref(), src.position, sink),
             }
         }
-        Ok(top
-            .into_sorted()
+    }
+
+    fn hit(&self, plan: &Plan, c: Candidate) -> Hit {
+        let (key, fields) = self.project(self.source(c.segment), c.row as usize, &plan.projection);
+        Hit { key, score: plan.prepared.score(c.dist), fields }
+    }
+
+    /// Runs a query against this snapshot.
+    pub fn query(&self, q: &Query) -> Result<Vec<Hit>, Error> {
+        let plan = self.plan(q, q.k)?;
+        let mut top = TopK::new(q.k);
+        self.run(&plan, q.k, &mut top);
+        Ok(top.into_sorted().into_iter().map(|c| self.hit(&plan, c)).collect())
+    }
+
+    /// Runs a query and groups its results by the value of a scalar field: up to
+    /// `by.groups` groups, best group first, each with its `by.per_group` best hits.
+    /// Exact on unindexed segments; on indexed ones the groups come from the `ef`
+    /// candidates the index finds (at least `groups × per_group`; raise `ef` to widen).
+    pub fn query_groups(&self, q: &Query, by: &GroupBy) -> Result<Vec<Group>, Error> {
+        let group_field = self
+            .schema
+            .index_of(&by.field)
+            .filter(|&i| self.schema.field(i).as_scalar().is_some())
+            .ok_or_else(|| QueryError::BadGroupField(by.field.clone()))?;
+        if by.groups == 0 || by.per_group == 0 {
+            return Err(QueryError::BadLimit(0).into());
+        }
+        let pool = by.groups.saturating_mul(by.per_group);
+        let plan = self.plan(q, pool.min(MAX_K))?;
+        let mut groups = GroupSink { snap: self, field: group_field, per_group: by.per_group, map: HashMap::new() };
+        // Every candidate an index finds (ef of them) feeds the groups, not only the best.
+        self.run(&plan, plan.ef, &mut groups);
+        let mut out: Vec<(Value, Vec<Candidate>)> =
+            groups.map.into_values().map(|(value, top)| (value, top.into_sorted())).collect();
+        out.sort_by(|a, b| a.1[0].cmp(&b.1[0]));
+        out.truncate(by.groups);
+        Ok(out
             .into_iter()
-            .map(|c| {
-                let (key, fields) = self.project(self.source(c.segment), c.row as usize, &projection);
-                Hit { key, score: prepared.score(c.dist), fields }
-            })
+            .map(|(value, hits)| Group { value, hits: hits.into_iter().map(|c| self.hit(&plan, c)).collect() })
             .collect())
     }
 

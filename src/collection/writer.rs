@@ -58,6 +58,10 @@ impl Writer {
         self.wal.sync()
     }
 
+    pub(crate) fn unsynced_records(&self) -> u64 {
+        self.wal.unsynced_records()
+    }
+
     pub(crate) fn buffer_bytes(&self) -> usize {
         self.wal.buffer_bytes()
     }

@@ -2,7 +2,7 @@
 
 use roaring::RoaringBitmap;
 
-use super::topk::{Candidate, TopK};
+use super::topk::{Candidate, Sink};
 use crate::kernels::Kernels;
 use crate::schema::Metric;
 use crate::storage::column::{VectorColumn, VectorData};
@@ -129,7 +129,7 @@ pub fn scan(
     q: &PreparedQuery,
     candidates: Option<&RoaringBitmap>,
     segment: u32,
-    top: &mut TopK,
+    top: &mut impl Sink,
 ) {
     let mut visit = |row: usize| {
         if col.validity.is_valid(row) {

@@ -8,7 +8,8 @@ pub mod rng;
 pub mod scorer;
 pub mod segment_index;
 pub mod topk;
+pub mod vamana;
 pub mod visited;
 
 pub use flat::PreparedQuery;
-pub use topk::{Candidate, TopK};
+pub use topk::{Candidate, Sink, TopK};

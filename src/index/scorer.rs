@@ -29,6 +29,10 @@ impl PartialOrd for Scored {
     }
 }
 
+/// Cache lines prefetched per row: the hardware prefetcher streams the rest, and more
+/// would exhaust the line-fill buffers when a whole neighbour list is prefetched at once.
+pub const PREFETCH_LINES: usize = 2;
+
 /// Distance of one prepared query to any row of a segment.
 pub trait Scorer {
     fn dist(&self, row: u32) -> f32;
@@ -53,9 +57,9 @@ impl Scorer for Originals<'_> {
     fn prefetch(&self, row: u32) {
         let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
         match self.col.data {
-            VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], 8),
-            VectorData::Fp16(d) => kernels::prefetch_lines(&d[r], 8),
-            VectorData::Int8(d) => kernels::prefetch_lines(&d[r], 8),
+            VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
+            VectorData::Fp16(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
+            VectorData::Int8(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
         }
     }
 }

@@ -3,13 +3,15 @@
 //!
 //! An index file is a [container](crate::storage::container) holding a JSON meta section
 //! and, as the parameters ask: the rotation, the codes and their per-row params, the HNSW
-//! levels, base layer, upper offsets and upper layers. Originals are never copied in: an
-//! FP32 graph scores against the segment's mapped vectors, and refinement reads them too.
+//! levels, base layer, upper offsets and upper layers, or the Vamana adjacency. Originals
+//! are never copied in: an FP32 graph scores against the segment's mapped vectors, and
+//! refinement reads them too. Files are written as `NAME.tmp`, fsynced, then renamed, so
+//! a half-written file never carries an index file's name.
 
 use std::cell::RefCell;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
@@ -19,7 +21,8 @@ use super::hnsw::{self, BuildProgress, Graph, GraphView, SearchScratch};
 use super::quant::rotation::Rotation;
 use super::quant::{CodeScorer, Codes, PARAMS_PER_ROW, QuantScratch, Quantizer};
 use super::scorer::{Originals, Scored, Scorer};
-use super::topk::{Candidate, TopK};
+use super::topk::{Candidate, Sink, TopK};
+use super::vamana;
 use crate::error::StorageError;
 use crate::kernels;
 use crate::schema::{HnswParams, IndexParams, Metric, Quantize, VectorSpec};
@@ -43,6 +46,26 @@ enum Kind {
     Base = 5,
     UpperOffsets = 6,
     Upper = 7,
+    Adjacency = 8,
+}
+
+/// Name of an index file's section kind, for reports (`verify`, `inspect`).
+pub fn section_name(kind: u16) -> Option<&'static str> {
+    use Kind::*;
+    [Meta, Rotation, Codes, Params, Levels, Base, UpperOffsets, Upper, Adjacency]
+        .into_iter()
+        .find(|k| *k as u16 == kind)
+        .map(|k| match k {
+            Meta => "meta",
+            Rotation => "rotation",
+            Codes => "codes",
+            Params => "code params",
+            Levels => "HNSW levels",
+            Base => "HNSW base layer",
+            UpperOffsets => "HNSW upper offsets",
+            Upper => "HNSW upper layers",
+            Adjacency => "Vamana adjacency",
+        })
 }
 
 /// What an index file describes about itself.
@@ -53,7 +76,8 @@ pub struct IndexMeta {
     pub rows: u64,
     pub dim: u32,
     pub metric: Metric,
-    /// Graph entry point and top level (HNSW only).
+    /// Graph entry point (HNSW: a node of the top level; Vamana: the medoid) and top
+    /// level (HNSW only).
     #[serde(default)]
     pub entry: u32,
     #[serde(default)]
@@ -68,6 +92,8 @@ pub struct SegmentIndex {
     quantizer: Option<Quantizer>,
     codes: Option<(Range<usize>, Range<usize>)>,
     graph: Option<[Range<usize>; 4]>,
+    /// The Vamana adjacency section.
+    adjacency: Option<Range<usize>>,
 }
 
 impl std::fmt::Debug for SegmentIndex {
@@ -97,6 +123,25 @@ pub struct SearchParams<'a> {
 
 thread_local! {
     static SCRATCH: RefCell<(SearchScratch, QuantScratch, Vec<Scored>)> = RefCell::default();
+    /// What this thread last added to [`SCRATCH_BYTES`].
+    static COUNTED: Counted = const { Counted(std::cell::Cell::new(0)) };
+}
+
+/// A thread's share of [`SCRATCH_BYTES`], given back when the thread ends.
+struct Counted(std::cell::Cell<u64>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        SCRATCH_BYTES.fetch_sub(self.0.get(), Ordering::Relaxed);
+    }
+}
+
+/// Heap bytes of every thread's search scratch, kept current after each search.
+static SCRATCH_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// Heap bytes of the search scratch of all threads that searched an index.
+pub fn scratch_bytes() -> u64 {
+    SCRATCH_BYTES.load(Ordering::Relaxed)
 }
 
 fn quantizer_for(spec: &VectorSpec, rotation: Option<Rotation>) -> Option<Quantizer> {
@@ -119,6 +164,48 @@ pub fn build(
     cancel: &AtomicBool,
 ) -> Result<Option<u64>, StorageError> {
     let k = kernels::best();
+    let encoded = encode(spec, col, rows);
+    let (mut graph, mut adjacency) = (None, None);
+    match &spec.index {
+        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, concurrency, progress, cancel) {
+            Some(g) => graph = Some(g),
+            None => return Ok(None),
+        },
+        IndexParams::Vamana(p) => match vamana::build(k, spec.metric, col, rows, p, concurrency, progress, cancel) {
+            Some(g) => adjacency = Some(g),
+            None => return Ok(None),
+        },
+        IndexParams::Flat(_) => progress(BuildProgress { done: rows, total: rows }),
+    }
+    write_index(path, segment_id, field, spec, rows, &encoded, graph.as_ref(), adjacency.as_ref()).map(Some)
+}
+
+/// Writes the index of `col` for `spec` around graphs that already exist, with the codes
+/// encoded afresh from the originals: how `verify`'s repair replaces damaged codes, or
+/// saves a graph whose unreachable nodes it reconnected, without a graph build.
+#[allow(clippy::too_many_arguments)]
+pub fn write_with_graph(
+    path: &Path,
+    segment_id: u64,
+    field: u16,
+    spec: &VectorSpec,
+    col: VectorColumn,
+    rows: usize,
+    graph: Option<&Graph>,
+    adjacency: Option<&vamana::Graph>,
+) -> Result<u64, StorageError> {
+    write_index(path, segment_id, field, spec, rows, &encode(spec, col, rows), graph, adjacency)
+}
+
+/// The codes of every row (quantized indexes only) and the rotation they were made with.
+struct Encoded {
+    rotation: Option<Rotation>,
+    quantizer: Option<Quantizer>,
+    codes: Vec<u8>,
+    params: Vec<f32>,
+}
+
+fn encode(spec: &VectorSpec, col: VectorColumn, rows: usize) -> Encoded {
     let quant = spec.index.quant();
     let rotation =
         (quant.quantize != Quantize::None && quant.rotate).then(|| Rotation::new(spec.dim as usize, spec.index.seed()));
@@ -140,34 +227,52 @@ pub fn build(
             );
         }
     }
-    let graph = match &spec.index {
-        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, concurrency, progress, cancel) {
-            Some(g) => Some(g),
-            None => return Ok(None),
-        },
-        IndexParams::Flat(_) => {
-            progress(BuildProgress { done: rows, total: rows });
-            None
-        }
-    };
+    Encoded { rotation, quantizer, codes, params }
+}
+
+/// Writes a finished index through a temp file renamed over `path`; returns its size.
+#[allow(clippy::too_many_arguments)]
+fn write_index(
+    path: &Path,
+    segment_id: u64,
+    field: u16,
+    spec: &VectorSpec,
+    rows: usize,
+    e: &Encoded,
+    graph: Option<&Graph>,
+    adjacency: Option<&vamana::Graph>,
+) -> Result<u64, StorageError> {
     let meta = IndexMeta {
         params: spec.index.clone(),
         rows: rows as u64,
         dim: spec.dim,
         metric: spec.metric,
-        entry: graph.as_ref().map_or(0, |g| g.entry),
-        max_level: graph.as_ref().map_or(0, |g| g.max_level as u32),
+        entry: graph.map(|g| g.entry).or(adjacency.map(|g| g.medoid)).unwrap_or(0),
+        max_level: graph.map_or(0, |g| g.max_level as u32),
     };
-    write(
-        path,
+    let tmp = temp_path(path);
+    let written = write(
+        &tmp,
         segment_id,
         field,
         &meta,
-        rotation.as_ref(),
-        quantizer.is_some().then_some((&codes, &params)),
-        graph.as_ref(),
+        e.rotation.as_ref(),
+        e.quantizer.is_some().then_some((&e.codes, &e.params)),
+        graph,
+        adjacency,
     )
-    .map(Some)
+    .and_then(|size| std::fs::rename(&tmp, path).map(|()| size).map_err(|e| StorageError::io(path, e)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// Where an index file is written before it is renamed to `path`.
+fn temp_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".tmp");
+    PathBuf::from(name)
 }
 
 fn write(
@@ -178,9 +283,14 @@ fn write(
     rotation: Option<&Rotation>,
     codes: Option<(&Vec<u8>, &Vec<f32>)>,
     graph: Option<&Graph>,
+    adjacency: Option<&vamana::Graph>,
 ) -> Result<u64, StorageError> {
     use crate::storage::mmap::as_bytes;
-    let count = 1 + rotation.is_some() as usize + 2 * codes.is_some() as usize + 4 * graph.is_some() as usize;
+    let count = 1
+        + rotation.is_some() as usize
+        + 2 * codes.is_some() as usize
+        + 4 * graph.is_some() as usize
+        + adjacency.is_some() as usize;
     let mut w = ContainerWriter::create(path, FileKind::Index, segment_id, count)?;
     let json = serde_json::to_vec(meta).expect("index meta serializes");
     w.section(Kind::Meta as u16, field, |s| s.put(&json))?;
@@ -196,6 +306,11 @@ fn write(
         w.section(Kind::Base as u16, field, |s| s.put(as_bytes(&g.base)))?;
         w.section(Kind::UpperOffsets as u16, field, |s| s.put(as_bytes(&g.upper_offsets)))?;
         w.section(Kind::Upper as u16, field, |s| s.put(as_bytes(&g.upper)))?;
+    }
+    if let Some(g) = adjacency {
+        // Straight from the built array: the writer checksums and writes it through its
+        // bounded buffer, so saving holds no second copy of the graph.
+        w.section(Kind::Adjacency as u16, field, |s| s.put(as_bytes(&g.adjacency)))?;
     }
     w.finish()
 }
@@ -222,7 +337,7 @@ impl SegmentIndex {
         }
         let find = |kind: Kind| -> Option<&RawSection> { sections.iter().find(|s| s.kind == kind as u16) };
         for s in &sections {
-            if s.field != field || s.kind > Kind::Upper as u16 {
+            if s.field != field || s.kind > Kind::Adjacency as u16 {
                 return Err(bad(
                     s.offset,
                     format!("section kind {} of field {}, expected field {field}", s.kind, s.field),
@@ -273,19 +388,35 @@ impl SegmentIndex {
                 (IndexParams::Hnsw(_), Some(l), Some(bs), Some(o), Some(u)) => {
                     Some([l.range(), bs.range(), o.range(), u.range()])
                 }
-                (IndexParams::Flat(_), None, None, None, None) => None,
+                (IndexParams::Flat(_) | IndexParams::Vamana(_), None, None, None, None) => None,
                 _ => return Err(bad(32, "graph sections do not match the index type".into())),
             };
+        let adjacency = match (&spec.index, find(Kind::Adjacency)) {
+            (IndexParams::Vamana(_), Some(a)) => Some(a.range()),
+            (IndexParams::Vamana(_), None) => return Err(bad(32, "Vamana adjacency section missing".into())),
+            (_, Some(a)) => return Err(bad(a.offset, "adjacency section in an index that is not Vamana".into())),
+            (_, None) => None,
+        };
         if sections.len()
             != 1 + (find(Kind::Rotation).is_some() as usize)
                 + 2 * codes.is_some() as usize
                 + 4 * graph.is_some() as usize
+                + adjacency.is_some() as usize
         {
             return Err(bad(32, "duplicate sections".into()));
         }
-        let index = SegmentIndex { path: path.to_path_buf(), bytes, meta, quantizer, codes, graph };
+        let index = SegmentIndex { path: path.to_path_buf(), bytes, meta, quantizer, codes, graph, adjacency };
         if let Some(g) = index.graph() {
             g.validate().map_err(|e| hnsw::corrupt(path, 0, e))?;
+        }
+        if let Some(r) = &index.adjacency {
+            let g = index.vamana().ok_or_else(|| {
+                bad(r.start as u64, format!("Vamana adjacency of {} bytes is not a whole number of u32 words", r.len()))
+            })?;
+            g.validate(rows).map_err(|e| {
+                let at = e.word.map_or(meta_s.offset, |w| r.start as u64 + 4 * w as u64);
+                bad(at, format!("Vamana graph: {}", e.what))
+            })?;
         }
         if let Some(c) = index.codes()
             && let Some(i) = c.params.iter().position(|p| !p.is_finite())
@@ -326,6 +457,18 @@ impl SegmentIndex {
         })
     }
 
+    /// The graph, for Vamana indexes.
+    pub fn vamana(&self) -> Option<vamana::GraphView<'_>> {
+        let r = self.adjacency.as_ref()?;
+        let IndexParams::Vamana(p) = &self.meta.params else { return None };
+        Some(vamana::GraphView { degree: p.degree as usize, medoid: self.meta.entry, adjacency: self.slice(r)? })
+    }
+
+    /// The quantizer the codes were made with (rotation included), for quantized indexes.
+    pub fn quantizer(&self) -> Option<&Quantizer> {
+        self.quantizer.as_ref()
+    }
+
     /// The codes, for quantized indexes.
     pub fn codes(&self) -> Option<Codes<'_>> {
         let (c, p) = self.codes.as_ref()?;
@@ -340,8 +483,9 @@ impl SegmentIndex {
 
     pub fn bytes_by_kind(&self) -> IndexBytes {
         let codes = self.codes.as_ref().map_or(0, |(c, p)| (c.len() + p.len()) as u64);
-        let graph = self.graph.as_ref().map_or(0, |g| g.iter().map(|r| r.len() as u64).sum());
-        IndexBytes { codes, graph }
+        let hnsw = self.graph.as_ref().map_or(0, |g| g.iter().map(|r| r.len() as u64).sum());
+        let vamana = self.adjacency.as_ref().map_or(0, |r| r.len() as u64);
+        IndexBytes { codes, graph: hnsw + vamana }
     }
 
     pub fn file_len(&self) -> u64 {
@@ -356,7 +500,7 @@ impl SegmentIndex {
         query: &PreparedQuery,
         raw_query: &[f32],
         p: SearchParams,
-        top: &mut TopK,
+        top: &mut impl Sink,
     ) {
         let k = kernels::best();
         SCRATCH.with(|cell| {
@@ -376,6 +520,11 @@ impl SegmentIndex {
                 let dist = if refine { orig.dist(c.id) } else { c.dist };
                 top.push(Candidate { dist, segment: p.position, row: c.id });
             }
+            let now = (scratch.heap_bytes() + found.capacity() * std::mem::size_of::<Scored>()) as u64;
+            let before = COUNTED.with(|c| c.0.replace(now));
+            if now != before {
+                SCRATCH_BYTES.fetch_add(now.wrapping_sub(before), Ordering::Relaxed);
+            }
         });
     }
 
@@ -389,9 +538,13 @@ impl SegmentIndex {
     ) {
         let rows = self.meta.rows as usize;
         let few = p.allowed.is_some_and(|a| (a.len() as f64) < rows as f64 * EXACT_FALLBACK_FRACTION);
-        match self.graph() {
-            Some(g) if !few => hnsw::search(&g, s, p.ef.max(want), p.allowed, sc, out),
-            _ => exact_scan(s, rows, want, p.allowed, out),
+        if few {
+            return exact_scan(s, rows, want, p.allowed, out);
+        }
+        match (self.graph(), self.vamana()) {
+            (Some(g), _) => hnsw::search(&g, s, p.ef.max(want), p.allowed, sc, out),
+            (None, Some(g)) => vamana::search(&g, s, p.ef.max(want), p.allowed, sc, out),
+            (None, None) => exact_scan(s, rows, want, p.allowed, out),
         }
     }
 }

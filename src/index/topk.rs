@@ -26,6 +26,13 @@ impl PartialOrd for Candidate {
     }
 }
 
+/// Where a search delivers candidates: a bounded top-k, or a per-group collector.
+pub trait Sink {
+    /// Distance a candidate must not exceed to be worth pushing.
+    fn threshold(&self) -> f32;
+    fn push(&mut self, c: Candidate);
+}
+
 /// Keeps the `k` best candidates seen; memory is O(k) whatever the number pushed.
 #[derive(Debug)]
 pub struct TopK {
@@ -39,20 +46,9 @@ impl TopK {
     }
 
     /// Distance a new candidate must beat to enter, once full.
-    #[inline]
-    pub fn threshold(&self) -> f32 {
-        if self.heap.len() < self.k { f32::INFINITY } else { self.heap.peek().map_or(f32::INFINITY, |c| c.dist) }
-    }
 
-    #[inline]
-    pub fn push(&mut self, c: Candidate) {
-        if self.heap.len() < self.k {
-            self.heap.push(c);
-        } else if let Some(mut worst) = self.heap.peek_mut()
-            && c < *worst
-        {
-            *worst = c;
-        }
+    pub fn k(&self) -> usize {
+        self.k
     }
 
     /// The kept candidates, best first.
@@ -66,6 +62,24 @@ impl TopK {
 
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
+    }
+}
+
+impl Sink for TopK {
+    #[inline]
+    fn threshold(&self) -> f32 {
+        if self.heap.len() < self.k { f32::INFINITY } else { self.heap.peek().map_or(f32::INFINITY, |c| c.dist) }
+    }
+
+    #[inline]
+    fn push(&mut self, c: Candidate) {
+        if self.heap.len() < self.k {
+            self.heap.push(c);
+        } else if let Some(mut worst) = self.heap.peek_mut()
+            && c < *worst
+        {
+            *worst = c;
+        }
     }
 }
 

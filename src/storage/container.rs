@@ -14,14 +14,14 @@ use std::path::{Path, PathBuf};
 use super::{FileKind, HEADER_LEN, decode_header, encode_header, read_u32, read_u64};
 use crate::error::StorageError;
 
-const COUNT_AT: usize = HEADER_LEN;
-const TABLE_CRC_AT: usize = COUNT_AT + 4;
-const TABLE_AT: usize = TABLE_CRC_AT + 4;
-const ENTRY_LEN: usize = 32;
+pub const COUNT_AT: usize = HEADER_LEN;
+pub const TABLE_CRC_AT: usize = COUNT_AT + 4;
+pub const TABLE_AT: usize = TABLE_CRC_AT + 4;
+pub const ENTRY_LEN: usize = 32;
 /// Alignment of every section, so vectors and codes can be read in place by SIMD code.
 pub const SECTION_ALIGN: u64 = 64;
 /// Bound on the section count; a larger claim is corruption, not an allocation.
-const MAX_SECTIONS: usize = 1 << 16;
+pub const MAX_SECTIONS: usize = 1 << 16;
 
 /// One entry of the section table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

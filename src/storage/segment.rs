@@ -39,7 +39,7 @@ pub enum SectionKind {
 }
 
 impl SectionKind {
-    fn from_code(code: u16) -> Option<SectionKind> {
+    pub fn from_code(code: u16) -> Option<SectionKind> {
         use SectionKind::*;
         [Meta, KeyOffsets, KeyBytes, KeyOrder, Validity, Fixed, VarOffsets, VarBytes, Vectors, Norms]
             .into_iter()
@@ -63,10 +63,10 @@ impl SectionKind {
 }
 
 /// Field number used for the key sections, which belong to no schema field.
-const NO_FIELD: u16 = u16::MAX;
+pub const NO_FIELD: u16 = u16::MAX;
 
 /// Sections a schema requires, in file order: keys first, then each field's.
-fn planned_sections(schema: &Schema) -> Vec<(SectionKind, u16)> {
+pub fn planned_sections(schema: &Schema) -> Vec<(SectionKind, u16)> {
     let mut out = vec![
         (SectionKind::Meta, NO_FIELD),
         (SectionKind::KeyOffsets, NO_FIELD),

@@ -16,8 +16,8 @@ use crate::error::StorageError;
 use crate::value::{Row, Value};
 
 /// Largest payload a frame may declare; anything larger is corruption, not an allocation.
-const MAX_FRAME: u32 = 1 << 30;
-const FRAME_HEADER: usize = 8;
+pub const MAX_FRAME: u32 = 1 << 30;
+pub const FRAME_HEADER: usize = 8;
 
 const OP_PUT: u8 = 1;
 const OP_DELETE: u8 = 2;
@@ -239,7 +239,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<WalContents, StorageError> {
 
 /// Offset of the first frame at or after `from` whose CRC checks out. A bad frame with a
 /// good one after it is damage in the middle of the log, not a write cut short.
-fn valid_frame_after(bytes: &[u8], from: usize) -> Option<usize> {
+pub fn valid_frame_after(bytes: &[u8], from: usize) -> Option<usize> {
     let mut budget: usize = 64 << 20;
     for p in from..bytes.len().saturating_sub(FRAME_HEADER) {
         let len = super::read_u32(bytes, p) as usize;

@@ -9,6 +9,7 @@ mod build;
 mod search;
 
 pub use build::{BuildProgress, build};
+pub(crate) use search::search_layer;
 pub use search::{SearchScratch, search};
 
 use crate::error::StorageError;
@@ -24,6 +25,8 @@ pub const MAX_LEVEL: u8 = 32;
 pub trait Links {
     /// Copies the neighbours of `node` at `level` into `out` (cleared first).
     fn neighbors(&self, node: u32, level: usize, out: &mut Vec<u32>);
+    /// Hints that the neighbours of `node` at `level` are read next.
+    fn prefetch(&self, _node: u32, _level: usize) {}
 }
 
 /// A finished graph, borrowed from an index file (mapped) or from a fresh build.
@@ -129,6 +132,14 @@ impl Links for GraphView<'_> {
     fn neighbors(&self, node: u32, level: usize, out: &mut Vec<u32>) {
         out.clear();
         out.extend_from_slice(self.level_neighbors(node, level));
+    }
+
+    #[inline]
+    fn prefetch(&self, node: u32, level: usize) {
+        if level == 0 {
+            let at = node as usize * (self.m0 + 1);
+            crate::kernels::prefetch_lines(&self.base[at..at + self.m0 + 1], 3);
+        }
     }
 }
 

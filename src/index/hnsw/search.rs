@@ -59,7 +59,7 @@ pub(super) fn greedy<L: Links, S: Scorer>(
 
 /// Best-first search of one layer from `entry`; leaves the `ef` nearest allowed nodes in
 /// `out`, best first. Nodes outside `allowed` are traversed but never returned.
-pub(super) fn search_layer<L: Links, S: Scorer>(
+pub(crate) fn search_layer<L: Links, S: Scorer>(
     g: &L,
     s: &S,
     entry: Scored,
@@ -83,15 +83,19 @@ pub(super) fn search_layer<L: Links, S: Scorer>(
         if c.dist > bound {
             break;
         }
+        // Keep only unvisited neighbours and start loading all of them before scoring
+        // any: the misses overlap instead of queueing one after another.
         g.neighbors(c.id, level, &mut sc.links);
+        let mut fresh = 0;
         for i in 0..sc.links.len() {
-            if let Some(&next) = sc.links.get(i + 1) {
-                s.prefetch(next);
-            }
             let nb = sc.links[i];
-            if !sc.visited.insert(nb) {
-                continue;
+            if sc.visited.insert(nb) {
+                s.prefetch(nb);
+                sc.links[fresh] = nb;
+                fresh += 1;
             }
+        }
+        for &nb in &sc.links[..fresh] {
             let d = s.dist(nb);
             sc.distances += 1;
             if d < bound || sc.results.len() < ef {
@@ -106,6 +110,9 @@ pub(super) fn search_layer<L: Links, S: Scorer>(
                     }
                 }
             }
+        }
+        if let Some(Reverse(next)) = sc.candidates.peek() {
+            g.prefetch(next.id, level);
         }
     }
     out.clear();

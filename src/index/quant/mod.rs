@@ -180,7 +180,7 @@ impl Scorer for CodeScorer<'_> {
 
     #[inline]
     fn prefetch(&self, row: u32) {
-        kernels::prefetch_lines(self.codes.row(row as usize), 8);
+        kernels::prefetch_lines(self.codes.row(row as usize), super::scorer::PREFETCH_LINES);
     }
 }
 

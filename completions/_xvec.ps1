@@ -1,0 +1,347 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'xvec'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'xvec' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a collection from a JSON schema file or --field/--vector flags.')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).')
+            [CompletionResult]::new('insert', 'insert', [CompletionResultType]::ParameterValue, 'Insert new documents; a key that exists already fails.')
+            [CompletionResult]::new('upsert', 'upsert', [CompletionResultType]::ParameterValue, 'Insert documents, or merge the given fields into existing ones.')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Replace the given fields of existing documents; a missing key fails.')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete documents by key, or every document matching --where.')
+            [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Print documents by primary key.')
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Nearest-neighbour search by vector literal, key or vector file row.')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
+            [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
+            [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
+            [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show the schema, index parameters, counts and size.')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, vectors inline; `import` reads them back.')
+            [CompletionResult]::new('shell', 'shell', [CompletionResultType]::ParameterValue, 'Interactive shell over a collection, or run a script.')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a completion script for a shell.')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write the man pages, one per command, into a directory.')
+            [CompletionResult]::new('quickstart', 'quickstart', [CompletionResultType]::ParameterValue, 'Build a sample collection from the bundled WordNet data and query it.')
+            [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Benchmark load time, search speed, recall and memory on a dataset.')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;create' {
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON schema file')
+            [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'A scalar field, NAME:TYPE or NAME:TYPE:nullable (repeatable)')
+            [CompletionResult]::new('--vector', '--vector', [CompletionResultType]::ParameterName, 'A vector field, NAME:DIM:METRIC[:fp32|fp16|int8][:nullable] (repeatable)')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g. ''{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}''')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Collection name with --field/--vector (default: the directory''s name)')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;import' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Input format (default: from the file''s extension)')
+            [CompletionResult]::new('--key-field', '--key-field', [CompletionResultType]::ParameterName, 'Member or column that holds the primary key')
+            [CompletionResult]::new('--vectors', '--vectors', [CompletionResultType]::ParameterName, 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i')
+            [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field that raw vectors fill (default: the only one)')
+            [CompletionResult]::new('--ids', '--ids', [CompletionResultType]::ParameterName, 'Keys of raw vectors, one per line (default: row numbers from 0)')
+            [CompletionResult]::new('--batch-size', '--batch-size', [CompletionResultType]::ParameterName, 'Documents per write batch (one WAL sync each)')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--upsert', '--upsert', [CompletionResultType]::ParameterName, 'Insert or merge instead of failing on existing keys')
+            [CompletionResult]::new('--flush', '--flush', [CompletionResultType]::ParameterName, 'Flush into a segment when done')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;insert' {
+            [CompletionResult]::new('--key-field', '--key-field', [CompletionResultType]::ParameterName, 'Member that holds the primary key')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;upsert' {
+            [CompletionResult]::new('--key-field', '--key-field', [CompletionResultType]::ParameterName, 'Member that holds the primary key')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;update' {
+            [CompletionResult]::new('--key-field', '--key-field', [CompletionResultType]::ParameterName, 'Member that holds the primary key')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;delete' {
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Delete every document matching this filter')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;fetch' {
+            [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to print, comma-separated (default: all, vectors too)')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;query' {
+            [CompletionResult]::new('--pk', '--pk', [CompletionResultType]::ParameterName, 'Use the stored vector of this document')
+            [CompletionResult]::new('--vector-file', '--vector-file', [CompletionResultType]::ParameterName, 'Take the query vector from a .fvecs/.npy file (with --row)')
+            [CompletionResult]::new('--row', '--row', [CompletionResultType]::ParameterName, 'Row of --vector-file, from 0')
+            [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field to search (needed when the schema has several)')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Number of results')
+            [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Number of results')
+            [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (at least k; exact search ignores it)')
+            [CompletionResult]::new('--refine', '--refine', [CompletionResultType]::ParameterName, 'Re-rank REFINE × k candidates of a quantized index with the original vectors')
+            [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to print, comma-separated (default: all scalar fields)')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--with-vectors', '--with-vectors', [CompletionResultType]::ParameterName, 'Also print vector fields')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;count' {
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Count only documents matching this filter')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;flush' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;optimize' {
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Threads for index builds (default: all cores; 1 builds deterministically)')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;describe' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;stats' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;export' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output file (default: standard output)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output file (default: standard output)')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter')
+            [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to write, comma-separated (default: all)')
+            [CompletionResult]::new('--key-field', '--key-field', [CompletionResultType]::ParameterName, 'Member that holds the primary key')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;shell' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Run the statements of this script (repeatable, runs in argv order with -c)')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Run the statements of this script (repeatable, runs in argv order with -c)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Run this statement (repeatable, runs in argv order with -f)')
+            [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'Run this statement (repeatable, runs in argv order with -f)')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--write', '--write', [CompletionResultType]::ParameterName, 'Open the collection for writing (takes the writer lock)')
+            [CompletionResult]::new('--keep-going', '--keep-going', [CompletionResultType]::ParameterName, 'In batch mode, run the remaining statements after one fails (the exit status is still 1)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;completions' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;man' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;quickstart' {
+            [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'Directory with the sample data (default: the source tree''s commands/data)')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;bench' {
+            [CompletionResult]::new('--dataset', '--dataset', [CompletionResultType]::ParameterName, 'Dataset directory: base.fvecs + queries.fvecs (+ gt_<metric>_<k>.ivecs), or VectorDBBench''s train.parquet (or shuffle_train*.parquet) + test.parquet (+ neighbors.parquet)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base vectors: .fvecs, .bvecs, .npy or .parquet')
+            [CompletionResult]::new('--queries', '--queries', [CompletionResultType]::ParameterName, 'Query vectors: .fvecs, .bvecs, .npy or .parquet')
+            [CompletionResult]::new('--gt', '--gt', [CompletionResultType]::ParameterName, 'Ground truth: .ivecs, integer .npy or neighbors .parquet (default: computed exactly)')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'Collection directory to create (default: a temporary one, removed afterwards)')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Index type of the vector field')
+            [CompletionResult]::new('--metric', '--metric', [CompletionResultType]::ParameterName, 'Similarity metric')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Neighbours per query; recall and nDCG are computed at this k')
+            [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Neighbours per query; recall and nDCG are computed at this k')
+            [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (default: the index''s own)')
+            [CompletionResult]::new('--m', '--m', [CompletionResultType]::ParameterName, 'HNSW links per node (default: the engine''s)')
+            [CompletionResult]::new('--ef-construction', '--ef-construction', [CompletionResultType]::ParameterName, 'Candidate list size while building a graph (default: the engine''s)')
+            [CompletionResult]::new('--quantize', '--quantize', [CompletionResultType]::ParameterName, 'Vector codes inside the index (default: none)')
+            [CompletionResult]::new('--rotate', '--rotate', [CompletionResultType]::ParameterName, 'Rotate vectors before quantizing (default: on for int8 and int4)')
+            [CompletionResult]::new('--refine', '--refine', [CompletionResultType]::ParameterName, 'Re-rank REFINE × k candidates with the original vectors (default: the index''s)')
+            [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed of graph construction and rotation')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Use only the first N base vectors (ground truth is checked, or computed, for them)')
+            [CompletionResult]::new('--batch-size', '--batch-size', [CompletionResultType]::ParameterName, 'Documents per insert call')
+            [CompletionResult]::new('--optimize-concurrency', '--optimize-concurrency', [CompletionResultType]::ParameterName, 'Threads the optimize phase may use (default: all cores)')
+            [CompletionResult]::new('--mmap', '--mmap', [CompletionResultType]::ParameterName, 'Map segment files when reopening for search, or read them into memory')
+            [CompletionResult]::new('--warmup', '--warmup', [CompletionResultType]::ParameterName, 'Untimed queries before the timed phases of each search setting')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)')
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m')
+            [CompletionResult]::new('--cooldown', '--cooldown', [CompletionResultType]::ParameterName, 'Pause between the concurrent phases and the serial phase')
+            [CompletionResult]::new('--sweep', '--sweep', [CompletionResultType]::ParameterName, 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)')
+            [CompletionResult]::new('--gt-threads', '--gt-threads', [CompletionResultType]::ParameterName, 'Threads for computing ground truth when the dataset has none (default: all cores)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report as JSON (schema: docs/bench-report.schema.json)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report as JSON (schema: docs/bench-report.schema.json)')
+            [CompletionResult]::new('--csv', '--csv', [CompletionResultType]::ParameterName, 'Append one row per search setting to this CSV file')
+            [CompletionResult]::new('--plot', '--plot', [CompletionResultType]::ParameterName, 'Draw recall (x) against QPS (y, log scale) as SVG, with any --compare runs')
+            [CompletionResult]::new('--compare', '--compare', [CompletionResultType]::ParameterName, 'Reports to print side by side (after this run''s, if a dataset is given), with ratios to the first')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--skip-load', '--skip-load', [CompletionResultType]::ParameterName, 'Reuse the collection at --path: no create, insert or optimize')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;help' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a collection from a JSON schema file or --field/--vector flags.')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).')
+            [CompletionResult]::new('insert', 'insert', [CompletionResultType]::ParameterValue, 'Insert new documents; a key that exists already fails.')
+            [CompletionResult]::new('upsert', 'upsert', [CompletionResultType]::ParameterValue, 'Insert documents, or merge the given fields into existing ones.')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Replace the given fields of existing documents; a missing key fails.')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete documents by key, or every document matching --where.')
+            [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Print documents by primary key.')
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Nearest-neighbour search by vector literal, key or vector file row.')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
+            [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
+            [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
+            [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show the schema, index parameters, counts and size.')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, vectors inline; `import` reads them back.')
+            [CompletionResult]::new('shell', 'shell', [CompletionResultType]::ParameterValue, 'Interactive shell over a collection, or run a script.')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a completion script for a shell.')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write the man pages, one per command, into a directory.')
+            [CompletionResult]::new('quickstart', 'quickstart', [CompletionResultType]::ParameterValue, 'Build a sample collection from the bundled WordNet data and query it.')
+            [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Benchmark load time, search speed, recall and memory on a dataset.')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;help;create' {
+            break
+        }
+        'xvec;help;import' {
+            break
+        }
+        'xvec;help;insert' {
+            break
+        }
+        'xvec;help;upsert' {
+            break
+        }
+        'xvec;help;update' {
+            break
+        }
+        'xvec;help;delete' {
+            break
+        }
+        'xvec;help;fetch' {
+            break
+        }
+        'xvec;help;query' {
+            break
+        }
+        'xvec;help;count' {
+            break
+        }
+        'xvec;help;flush' {
+            break
+        }
+        'xvec;help;optimize' {
+            break
+        }
+        'xvec;help;describe' {
+            break
+        }
+        'xvec;help;stats' {
+            break
+        }
+        'xvec;help;export' {
+            break
+        }
+        'xvec;help;shell' {
+            break
+        }
+        'xvec;help;completions' {
+            break
+        }
+        'xvec;help;man' {
+            break
+        }
+        'xvec;help;quickstart' {
+            break
+        }
+        'xvec;help;bench' {
+            break
+        }
+        'xvec;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

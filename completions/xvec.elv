@@ -1,0 +1,301 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[xvec] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'xvec'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'xvec'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand create 'Create a collection from a JSON schema file or --field/--vector flags.'
+            cand import 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
+            cand insert 'Insert new documents; a key that exists already fails.'
+            cand upsert 'Insert documents, or merge the given fields into existing ones.'
+            cand update 'Replace the given fields of existing documents; a missing key fails.'
+            cand delete 'Delete documents by key, or every document matching --where.'
+            cand fetch 'Print documents by primary key.'
+            cand query 'Nearest-neighbour search by vector literal, key or vector file row.'
+            cand count 'Count live documents, optionally only those matching a filter.'
+            cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
+            cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
+            cand describe 'Show the schema, index parameters, counts and size.'
+            cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
+            cand export 'Write documents as JSON Lines, vectors inline; `import` reads them back.'
+            cand shell 'Interactive shell over a collection, or run a script.'
+            cand completions 'Print a completion script for a shell.'
+            cand man 'Write the man pages, one per command, into a directory.'
+            cand quickstart 'Build a sample collection from the bundled WordNet data and query it.'
+            cand bench 'Benchmark load time, search speed, recall and memory on a dataset.'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;create'= {
+            cand --schema 'JSON schema file'
+            cand --field 'A scalar field, NAME:TYPE or NAME:TYPE:nullable (repeatable)'
+            cand --vector 'A vector field, NAME:DIM:METRIC[:fp32|fp16|int8][:nullable] (repeatable)'
+            cand --index 'Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g. ''{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}'''
+            cand --name 'Collection name with --field/--vector (default: the directory''s name)'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;import'= {
+            cand --format 'Input format (default: from the file''s extension)'
+            cand --key-field 'Member or column that holds the primary key'
+            cand --vectors 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i'
+            cand --field 'Vector field that raw vectors fill (default: the only one)'
+            cand --ids 'Keys of raw vectors, one per line (default: row numbers from 0)'
+            cand --batch-size 'Documents per write batch (one WAL sync each)'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --upsert 'Insert or merge instead of failing on existing keys'
+            cand --flush 'Flush into a segment when done'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;insert'= {
+            cand --key-field 'Member that holds the primary key'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;upsert'= {
+            cand --key-field 'Member that holds the primary key'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;update'= {
+            cand --key-field 'Member that holds the primary key'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;delete'= {
+            cand --where 'Delete every document matching this filter'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;fetch'= {
+            cand --fields 'Fields to print, comma-separated (default: all, vectors too)'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;query'= {
+            cand --pk 'Use the stored vector of this document'
+            cand --vector-file 'Take the query vector from a .fvecs/.npy file (with --row)'
+            cand --row 'Row of --vector-file, from 0'
+            cand --field 'Vector field to search (needed when the schema has several)'
+            cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand -k 'Number of results'
+            cand --k 'Number of results'
+            cand --ef 'Search breadth of graph indexes (at least k; exact search ignores it)'
+            cand --refine 'Re-rank REFINE × k candidates of a quantized index with the original vectors'
+            cand --fields 'Fields to print, comma-separated (default: all scalar fields)'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --with-vectors 'Also print vector fields'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;count'= {
+            cand --filter 'Count only documents matching this filter'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;flush'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;optimize'= {
+            cand --concurrency 'Threads for index builds (default: all cores; 1 builds deterministically)'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;describe'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;stats'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;export'= {
+            cand -o 'Output file (default: standard output)'
+            cand --output 'Output file (default: standard output)'
+            cand --filter 'Only documents matching this filter'
+            cand --fields 'Fields to write, comma-separated (default: all)'
+            cand --key-field 'Member that holds the primary key'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;shell'= {
+            cand -f 'Run the statements of this script (repeatable, runs in argv order with -c)'
+            cand --file 'Run the statements of this script (repeatable, runs in argv order with -c)'
+            cand -c 'Run this statement (repeatable, runs in argv order with -f)'
+            cand --command 'Run this statement (repeatable, runs in argv order with -f)'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --write 'Open the collection for writing (takes the writer lock)'
+            cand --keep-going 'In batch mode, run the remaining statements after one fails (the exit status is still 1)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;completions'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;man'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;quickstart'= {
+            cand --data 'Directory with the sample data (default: the source tree''s commands/data)'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;bench'= {
+            cand --dataset 'Dataset directory: base.fvecs + queries.fvecs (+ gt_<metric>_<k>.ivecs), or VectorDBBench''s train.parquet (or shuffle_train*.parquet) + test.parquet (+ neighbors.parquet)'
+            cand --base 'Base vectors: .fvecs, .bvecs, .npy or .parquet'
+            cand --queries 'Query vectors: .fvecs, .bvecs, .npy or .parquet'
+            cand --gt 'Ground truth: .ivecs, integer .npy or neighbors .parquet (default: computed exactly)'
+            cand --path 'Collection directory to create (default: a temporary one, removed afterwards)'
+            cand --index 'Index type of the vector field'
+            cand --metric 'Similarity metric'
+            cand -k 'Neighbours per query; recall and nDCG are computed at this k'
+            cand --k 'Neighbours per query; recall and nDCG are computed at this k'
+            cand --ef 'Search breadth of graph indexes (default: the index''s own)'
+            cand --m 'HNSW links per node (default: the engine''s)'
+            cand --ef-construction 'Candidate list size while building a graph (default: the engine''s)'
+            cand --quantize 'Vector codes inside the index (default: none)'
+            cand --rotate 'Rotate vectors before quantizing (default: on for int8 and int4)'
+            cand --refine 'Re-rank REFINE × k candidates with the original vectors (default: the index''s)'
+            cand --seed 'Seed of graph construction and rotation'
+            cand --limit 'Use only the first N base vectors (ground truth is checked, or computed, for them)'
+            cand --batch-size 'Documents per insert call'
+            cand --optimize-concurrency 'Threads the optimize phase may use (default: all cores)'
+            cand --mmap 'Map segment files when reopening for search, or read them into memory'
+            cand --warmup 'Untimed queries before the timed phases of each search setting'
+            cand --concurrency 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)'
+            cand --duration 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m'
+            cand --cooldown 'Pause between the concurrent phases and the serial phase'
+            cand --sweep 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)'
+            cand --gt-threads 'Threads for computing ground truth when the dataset has none (default: all cores)'
+            cand -o 'Write the report as JSON (schema: docs/bench-report.schema.json)'
+            cand --output 'Write the report as JSON (schema: docs/bench-report.schema.json)'
+            cand --csv 'Append one row per search setting to this CSV file'
+            cand --plot 'Draw recall (x) against QPS (y, log scale) as SVG, with any --compare runs'
+            cand --compare 'Reports to print side by side (after this run''s, if a dataset is given), with ratios to the first'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --skip-load 'Reuse the collection at --path: no create, insert or optimize'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;help'= {
+            cand create 'Create a collection from a JSON schema file or --field/--vector flags.'
+            cand import 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
+            cand insert 'Insert new documents; a key that exists already fails.'
+            cand upsert 'Insert documents, or merge the given fields into existing ones.'
+            cand update 'Replace the given fields of existing documents; a missing key fails.'
+            cand delete 'Delete documents by key, or every document matching --where.'
+            cand fetch 'Print documents by primary key.'
+            cand query 'Nearest-neighbour search by vector literal, key or vector file row.'
+            cand count 'Count live documents, optionally only those matching a filter.'
+            cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
+            cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
+            cand describe 'Show the schema, index parameters, counts and size.'
+            cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
+            cand export 'Write documents as JSON Lines, vectors inline; `import` reads them back.'
+            cand shell 'Interactive shell over a collection, or run a script.'
+            cand completions 'Print a completion script for a shell.'
+            cand man 'Write the man pages, one per command, into a directory.'
+            cand quickstart 'Build a sample collection from the bundled WordNet data and query it.'
+            cand bench 'Benchmark load time, search speed, recall and memory on a dataset.'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;help;create'= {
+        }
+        &'xvec;help;import'= {
+        }
+        &'xvec;help;insert'= {
+        }
+        &'xvec;help;upsert'= {
+        }
+        &'xvec;help;update'= {
+        }
+        &'xvec;help;delete'= {
+        }
+        &'xvec;help;fetch'= {
+        }
+        &'xvec;help;query'= {
+        }
+        &'xvec;help;count'= {
+        }
+        &'xvec;help;flush'= {
+        }
+        &'xvec;help;optimize'= {
+        }
+        &'xvec;help;describe'= {
+        }
+        &'xvec;help;stats'= {
+        }
+        &'xvec;help;export'= {
+        }
+        &'xvec;help;shell'= {
+        }
+        &'xvec;help;completions'= {
+        }
+        &'xvec;help;man'= {
+        }
+        &'xvec;help;quickstart'= {
+        }
+        &'xvec;help;bench'= {
+        }
+        &'xvec;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

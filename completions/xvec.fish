@@ -1,0 +1,328 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_xvec_global_optspecs
+    string join \n mode= no-headers h/help V/version
+end
+
+function __fish_xvec_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_xvec_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_xvec_using_subcommand
+    set -l cmd (__fish_xvec_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c xvec -n "__fish_xvec_needs_command" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_needs_command" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_needs_command" -s V -l version -d 'Print version'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "create" -d 'Create a collection from a JSON schema file or --field/--vector flags.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "import" -d 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "insert" -d 'Insert new documents; a key that exists already fails.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "upsert" -d 'Insert documents, or merge the given fields into existing ones.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "update" -d 'Replace the given fields of existing documents; a missing key fails.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "delete" -d 'Delete documents by key, or every document matching --where.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "fetch" -d 'Print documents by primary key.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "query" -d 'Nearest-neighbour search by vector literal, key or vector file row.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "count" -d 'Count live documents, optionally only those matching a filter.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "flush" -d 'Seal the write-ahead log into an immutable, memory-mapped segment.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "optimize" -d 'Compact segments and build the vector indexes (HNSW, quantized codes).'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "describe" -d 'Show the schema, index parameters, counts and size.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "stats" -d 'Show segments, deletions, WAL size and the memory the engine holds.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "export" -d 'Write documents as JSON Lines, vectors inline; `import` reads them back.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "shell" -d 'Interactive shell over a collection, or run a script.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "completions" -d 'Print a completion script for a shell.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "man" -d 'Write the man pages, one per command, into a directory.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "quickstart" -d 'Build a sample collection from the bundled WordNet data and query it.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "bench" -d 'Benchmark load time, search speed, recall and memory on a dataset.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l schema -d 'JSON schema file' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l field -d 'A scalar field, NAME:TYPE or NAME:TYPE:nullable (repeatable)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l vector -d 'A vector field, NAME:DIM:METRIC[:fp32|fp16|int8][:nullable] (repeatable)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l index -d 'Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g. \'{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}\'' -r
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l name -d 'Collection name with --field/--vector (default: the directory\'s name)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand create" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l format -d 'Input format (default: from the file\'s extension)' -r -f -a "jsonl\t'One JSON object per line'
+csv\t'A header row of field names, then one document per row'
+fvecs\t'Raw vectors, TEXMEX .fvecs (also .bvecs, .ivecs)'
+npy\t'Raw vectors, a 2-d NumPy array'"
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l key-field -d 'Member or column that holds the primary key' -r
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l vectors -d 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i' -r
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l field -d 'Vector field that raw vectors fill (default: the only one)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l ids -d 'Keys of raw vectors, one per line (default: row numbers from 0)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l batch-size -d 'Documents per write batch (one WAL sync each)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l upsert -d 'Insert or merge instead of failing on existing keys'
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l flush -d 'Flush into a segment when done'
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand insert" -l key-field -d 'Member that holds the primary key' -r
+complete -c xvec -n "__fish_xvec_using_subcommand insert" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand insert" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l key-field -d 'Member that holds the primary key' -r
+complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand upsert" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand update" -l key-field -d 'Member that holds the primary key' -r
+complete -c xvec -n "__fish_xvec_using_subcommand update" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand update" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -l where -d 'Delete every document matching this filter' -r
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l fields -d 'Fields to print, comma-separated (default: all, vectors too)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l pk -d 'Use the stored vector of this document' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l vector-file -d 'Take the query vector from a .fvecs/.npy file (with --row)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l row -d 'Row of --vector-file, from 0' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l field -d 'Vector field to search (needed when the schema has several)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l filter -d 'Only documents matching this filter, e.g. "pos = \'n\' AND n_lemmas > 1"' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -s k -l k -d 'Number of results' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes (at least k; exact search ignores it)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l with-vectors -d 'Also print vector fields'
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand query" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand count" -l filter -d 'Count only documents matching this filter' -r
+complete -c xvec -n "__fish_xvec_using_subcommand count" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand count" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand count" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand flush" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand flush" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l concurrency -d 'Threads for index builds (default: all cores; 1 builds deterministically)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand optimize" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand describe" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand describe" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand describe" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand stats" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand export" -s o -l output -d 'Output file (default: standard output)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l filter -d 'Only documents matching this filter' -r
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l fields -d 'Fields to write, comma-separated (default: all)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l key-field -d 'Member that holds the primary key' -r
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -s f -l file -d 'Run the statements of this script (repeatable, runs in argv order with -c)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -s c -l command -d 'Run this statement (repeatable, runs in argv order with -f)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l write -d 'Open the collection for writing (takes the writer lock)'
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l keep-going -d 'In batch mode, run the remaining statements after one fails (the exit status is still 1)'
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand completions" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand completions" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand man" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand man" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l data -d 'Directory with the sample data (default: the source tree\'s commands/data)' -r -f -a "(__fish_complete_directories)"
+complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l dataset -d 'Dataset directory: base.fvecs + queries.fvecs (+ gt_<metric>_<k>.ivecs), or VectorDBBench\'s train.parquet (or shuffle_train*.parquet) + test.parquet (+ neighbors.parquet)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l base -d 'Base vectors: .fvecs, .bvecs, .npy or .parquet' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l queries -d 'Query vectors: .fvecs, .bvecs, .npy or .parquet' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l gt -d 'Ground truth: .ivecs, integer .npy or neighbors .parquet (default: computed exactly)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l path -d 'Collection directory to create (default: a temporary one, removed afterwards)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l index -d 'Index type of the vector field' -r -f -a "flat\t'Exact search over every vector'
+hnsw\t'Hierarchical navigable small world graph'
+vamana\t'Vamana (DiskANN) graph'"
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l metric -d 'Similarity metric' -r -f -a "l2\t'Squared Euclidean distance'
+ip\t'Inner product'
+cosine\t'Cosine similarity'"
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbours per query; recall and nDCG are computed at this k' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes (default: the index\'s own)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW links per node (default: the engine\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'Candidate list size while building a graph (default: the engine\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l quantize -d 'Vector codes inside the index (default: none)' -r -f -a "none\t''
+fp16\t''
+int8\t''
+int4\t''"
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l rotate -d 'Rotate vectors before quantizing (default: on for int8 and int4)' -r -f -a "true\t''
+false\t''"
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l refine -d 'Re-rank REFINE × k candidates with the original vectors (default: the index\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l seed -d 'Seed of graph construction and rotation' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l limit -d 'Use only the first N base vectors (ground truth is checked, or computed, for them)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l batch-size -d 'Documents per insert call' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l optimize-concurrency -d 'Threads the optimize phase may use (default: all cores)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mmap -d 'Map segment files when reopening for search, or read them into memory' -r -f -a "true\t''
+false\t''"
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l warmup -d 'Untimed queries before the timed phases of each search setting' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l concurrency -d 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l duration -d 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l cooldown -d 'Pause between the concurrent phases and the serial phase' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l sweep -d 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l gt-threads -d 'Threads for computing ground truth when the dataset has none (default: all cores)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -s o -l output -d 'Write the report as JSON (schema: docs/bench-report.schema.json)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l csv -d 'Append one row per search setting to this CSV file' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l plot -d 'Draw recall (x) against QPS (y, log scale) as SVG, with any --compare runs' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l compare -d 'Reports to print side by side (after this run\'s, if a dataset is given), with ratios to the first' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l skip-load -d 'Reuse the collection at --path: no create, insert or optimize'
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "create" -d 'Create a collection from a JSON schema file or --field/--vector flags.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "import" -d 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "insert" -d 'Insert new documents; a key that exists already fails.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "upsert" -d 'Insert documents, or merge the given fields into existing ones.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "update" -d 'Replace the given fields of existing documents; a missing key fails.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "delete" -d 'Delete documents by key, or every document matching --where.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "fetch" -d 'Print documents by primary key.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "query" -d 'Nearest-neighbour search by vector literal, key or vector file row.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "count" -d 'Count live documents, optionally only those matching a filter.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "flush" -d 'Seal the write-ahead log into an immutable, memory-mapped segment.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "optimize" -d 'Compact segments and build the vector indexes (HNSW, quantized codes).'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "describe" -d 'Show the schema, index parameters, counts and size.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "stats" -d 'Show segments, deletions, WAL size and the memory the engine holds.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "export" -d 'Write documents as JSON Lines, vectors inline; `import` reads them back.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "shell" -d 'Interactive shell over a collection, or run a script.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "completions" -d 'Print a completion script for a shell.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "man" -d 'Write the man pages, one per command, into a directory.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "quickstart" -d 'Build a sample collection from the bundled WordNet data and query it.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "bench" -d 'Benchmark load time, search speed, recall and memory on a dataset.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,203 @@
+//! `--csv FILE`: a report flattened into rows of one CSV file that collects runs over
+//! time (ours and the peers'), one row per search setting.
+//!
+//! Column names follow VectorDBBench's result fields where they overlap (`qps`,
+//! `recall`, `ndcg`, `insert_duration`, `load_duration`, `serial_latency_p99`,
+//! `conc_num_list`, ...); durations are seconds, latencies milliseconds, lists are
+//! `;`-separated. Rows are written in the column order of the file's header, so a
+//! file keeps its layout; a file whose header lacks one of our columns is refused.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::report::{Report, SearchReport};
+
+/// The columns, in the order a new file gets them. `docs/benchmarks/README.md`
+/// explains each.
+pub const COLUMNS: &[&str] = &[
+    "date",
+    "db",
+    "db_version",
+    "commit",
+    "command",
+    "machine",
+    "cores",
+    "load_start",
+    "load_end",
+    "dataset",
+    "rows",
+    "dim",
+    "queries",
+    "metric",
+    "k",
+    "index",
+    "params",
+    "ef",
+    "insert_duration",
+    "optimize_duration",
+    "load_duration",
+    "rows_per_second",
+    "qps",
+    "serial_qps",
+    "recall",
+    "ndcg",
+    "serial_latency_avg",
+    "serial_latency_p50",
+    "serial_latency_p95",
+    "serial_latency_p99",
+    "conc_num_list",
+    "conc_qps_list",
+    "conc_latency_avg_list",
+    "conc_latency_p95_list",
+    "conc_latency_p99_list",
+    "peak_rss_mib",
+    "disk_mib",
+    "cpu_user_sec",
+    "cpu_sys_sec",
+    "ground_truth",
+    "notes",
+];
+
+/// The rows of `report`, one per search setting, each in [`COLUMNS`] order.
+pub fn rows(report: &Report) -> Vec<Vec<String>> {
+    report.searches.iter().map(|s| row(report, s)).collect()
+}
+
+fn num(v: f64, digits: usize) -> String {
+    format!("{v:.digits$}")
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(String::new, |v| num(v, digits))
+}
+
+fn list(values: impl Iterator<Item = String>) -> String {
+    values.collect::<Vec<_>>().join(";")
+}
+
+fn row(r: &Report, s: &SearchReport) -> Vec<String> {
+    let c = &r.config;
+    let load = |l: Option<[f64; 3]>| l.map_or_else(String::new, |l| num(l[0], 2));
+    let mut params = vec![format!("index={}", c.schema_index)];
+    params.extend(s.refine.map(|v| format!("refine={v}")));
+    params.push(format!("batch={}", c.batch_size));
+    params.push(format!("mmap={}", c.mmap));
+    if let Some(l) = c.limit {
+        params.push(format!("limit={l}"));
+    }
+    let best = s.concurrent.iter().map(|x| x.qps).fold(None, |m: Option<f64>, q| Some(m.map_or(q, |m| m.max(q))));
+    let values = [
+        ("date", r.started_at.clone()),
+        ("db", "xvec".to_string()),
+        ("db_version", r.system.info.xvec_version.clone()),
+        ("commit", r.system.info.commit.clone().unwrap_or_default()),
+        ("command", r.command.clone().unwrap_or_default()),
+        ("machine", r.system.info.cpu_model.clone().unwrap_or_default()),
+        ("cores", r.system.info.cores.to_string()),
+        ("load_start", load(r.system.loadavg_start)),
+        ("load_end", load(r.system.loadavg_end)),
+        ("dataset", r.dataset.name.clone()),
+        ("rows", r.load.rows.to_string()),
+        ("dim", r.dataset.dim.to_string()),
+        ("queries", r.dataset.queries.to_string()),
+        ("metric", c.metric.name().to_string()),
+        ("k", c.k.to_string()),
+        ("index", c.index.name().to_string()),
+        ("params", params.join(" ")),
+        ("ef", s.ef.map_or_else(String::new, |v| v.to_string())),
+        ("insert_duration", opt(r.load.insert_duration_sec, 3)),
+        ("optimize_duration", opt(r.load.optimize_duration_sec, 3)),
+        ("load_duration", opt(r.load.load_duration_sec, 3)),
+        ("rows_per_second", opt(r.load.rows_per_second, 0)),
+        ("qps", opt(best, 1)),
+        ("serial_qps", num(s.serial.qps, 1)),
+        ("recall", num(s.serial.recall, 4)),
+        ("ndcg", num(s.serial.ndcg, 4)),
+        ("serial_latency_avg", num(s.serial.latency.latency_avg_ms, 3)),
+        ("serial_latency_p50", num(s.serial.latency.latency_p50_ms, 3)),
+        ("serial_latency_p95", num(s.serial.latency.latency_p95_ms, 3)),
+        ("serial_latency_p99", num(s.serial.latency.latency_p99_ms, 3)),
+        ("conc_num_list", list(s.concurrent.iter().map(|x| x.concurrency.to_string()))),
+        ("conc_qps_list", list(s.concurrent.iter().map(|x| num(x.qps, 1)))),
+        ("conc_latency_avg_list", list(s.concurrent.iter().map(|x| num(x.latency.latency_avg_ms, 3)))),
+        ("conc_latency_p95_list", list(s.concurrent.iter().map(|x| num(x.latency.latency_p95_ms, 3)))),
+        ("conc_latency_p99_list", list(s.concurrent.iter().map(|x| num(x.latency.latency_p99_ms, 3)))),
+        ("peak_rss_mib", num(r.peak_rss_mib, 1)),
+        ("disk_mib", num(r.disk_bytes as f64 / (1 << 20) as f64, 1)),
+        ("cpu_user_sec", opt(r.cpu.user_sec, 2)),
+        ("cpu_sys_sec", opt(r.cpu.sys_sec, 2)),
+        ("ground_truth", r.dataset.ground_truth.clone()),
+        ("notes", r.notes.join(" | ")),
+    ];
+    debug_assert!(values.iter().map(|(n, _)| *n).eq(COLUMNS.iter().copied()));
+    values.into_iter().map(|(_, v)| v).collect()
+}
+
+/// One CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+/// Appends the rows of `report` to `path`, writing [`COLUMNS`] as the header of a new
+/// or empty file, else following the existing header's order.
+pub fn append(path: &Path, report: &Report) -> Result<usize, String> {
+    let file = path.display().to_string();
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("{file}: {e}")),
+    };
+    let header: Vec<String> = match existing.lines().next() {
+        Some(line) if !line.trim().is_empty() => line.split(',').map(|h| h.trim().to_string()).collect(),
+        _ => Vec::new(),
+    };
+    let order: Vec<Option<usize>> = if header.is_empty() {
+        (0..COLUMNS.len()).map(Some).collect()
+    } else {
+        let missing: Vec<&str> = COLUMNS.iter().copied().filter(|c| !header.iter().any(|h| h == c)).collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "{file}: line 1: the header lacks the columns {}; append to a new file",
+                missing.join(", ")
+            ));
+        }
+        header.iter().map(|h| COLUMNS.iter().position(|c| c == h)).collect()
+    };
+    let mut out = String::new();
+    if header.is_empty() {
+        out.push_str(&COLUMNS.join(","));
+        out.push('\n');
+    } else if !existing.ends_with('\n') {
+        out.push('\n');
+    }
+    let rows = rows(report);
+    for r in &rows {
+        let cells: Vec<String> = order.iter().map(|i| i.map_or_else(String::new, |i| field(&r[i]))).collect();
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| format!("{file}: {e}"))?;
+    f.write_all(out.as_bytes()).map_err(|e| format!("{file}: {e}"))?;
+    Ok(rows.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_quoted_only_when_needed() {
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("two\nlines"), "\"two\nlines\"");
+    }
+
+    #[test]
+    fn columns_are_unique() {
+        let mut c = COLUMNS.to_vec();
+        c.sort_unstable();
+        c.dedup();
+        assert_eq!(c.len(), COLUMNS.len());
+    }
+}

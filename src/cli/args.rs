@@ -1,0 +1,424 @@
+//! Arguments of each command. A struct's doc comment is the command's help: the first
+//! line its summary, the rest (with an example) its long help and man page.
+//!
+//! Parsing only validates shapes; opening files and collections happens when the command
+//! runs.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum, ValueHint};
+
+use super::CollectionArg;
+
+/// Create a collection from a JSON schema file or --field/--vector flags.
+///
+/// The directory is created if missing and must not hold a collection yet. A schema file
+/// looks like:
+///   {"name": "wordnet", "fields": [
+///     {"name": "lemma", "type": "string"},
+///     {"name": "n_lemmas", "type": "int32", "nullable": true},
+///     {"name": "emb", "type": "vector_fp32", "dim": 384, "metric": "cosine",
+///      "index": {"type": "flat"}}]}
+/// Scalar types: string, bool, int32, int64, uint32, uint64, float, double. Vector types:
+/// vector_fp32, vector_fp16, vector_int8; metrics: l2, ip, cosine.
+///
+/// Example:
+///   xvec create words --schema commands/data/schema.json
+///   xvec create words --field lemma:string --field n_lemmas:int32:nullable --vector emb:384:cosine
+///   xvec create ann --field lemma:string --vector emb:384:cosine --index '{"type": "hnsw", "quantize": "int8"}'
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct CreateArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// JSON schema file.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["fields", "vectors"])]
+    pub schema: Option<PathBuf>,
+    /// A scalar field, NAME:TYPE or NAME:TYPE:nullable (repeatable).
+    #[arg(long = "field", id = "fields", value_name = "NAME:TYPE")]
+    pub fields: Vec<String>,
+    /// A vector field, NAME:DIM:METRIC[:fp32|fp16|int8][:nullable] (repeatable).
+    #[arg(long = "vector", id = "vectors", value_name = "NAME:DIM:METRIC")]
+    pub vectors: Vec<String>,
+    /// Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g.
+    /// '{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}'.
+    #[arg(long, value_name = "INDEX", conflicts_with = "schema")]
+    pub index: Option<String>,
+    /// Collection name with --field/--vector (default: the directory's name).
+    #[arg(long, value_name = "NAME", conflicts_with = "schema")]
+    pub name: Option<String>,
+}
+
+/// Input formats of `import`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ImportFormat {
+    /// One JSON object per line.
+    Jsonl,
+    /// A header row of field names, then one document per row.
+    Csv,
+    /// Raw vectors, TEXMEX .fvecs (also .bvecs, .ivecs).
+    Fvecs,
+    /// Raw vectors, a 2-d NumPy array.
+    Npy,
+}
+
+/// Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).
+///
+/// JSON Lines and CSV rows name their fields; the key comes from --key-field. Vector fields
+/// are JSON arrays (in CSV: a cell holding a JSON array) or come row by row from a vector
+/// file with --vectors FIELD=FILE. A raw vector file fills one vector field (--field) and
+/// takes its keys from --ids FILE (one key per line) or from the row numbers.
+/// Writes in batches of --batch-size, one WAL sync each; bad rows are reported with their
+/// line and skipped, and the command then exits 1.
+///
+/// Example:
+///   xvec import words commands/data/wordnet.jsonl --vectors emb=commands/data/wordnet.fvecs --flush
+///   xvec import words extra.csv --key-field id
+///   xvec import words commands/data/queries.fvecs --field emb --ids ids.txt
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Input file.
+    #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub file: PathBuf,
+    /// Input format (default: from the file's extension).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ImportFormat>,
+    /// Member or column that holds the primary key.
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    pub key_field: String,
+    /// Take a vector field from a .fvecs/.npy file: row i of the input gets row i.
+    #[arg(long = "vectors", value_name = "FIELD=FILE")]
+    pub vectors: Vec<String>,
+    /// Vector field that raw vectors fill (default: the only one).
+    #[arg(long, value_name = "FIELD")]
+    pub field: Option<String>,
+    /// Keys of raw vectors, one per line (default: row numbers from 0).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub ids: Option<PathBuf>,
+    /// Documents per write batch (one WAL sync each).
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub batch_size: u32,
+    /// Insert or merge instead of failing on existing keys.
+    #[arg(long)]
+    pub upsert: bool,
+    /// Flush into a segment when done.
+    #[arg(long)]
+    pub flush: bool,
+}
+
+/// Documents given on the command line, for insert, upsert and update.
+#[derive(Debug, Args)]
+pub struct DocArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Documents, each a JSON object with the key in --key-field.
+    #[arg(value_name = "JSON", required = true)]
+    pub docs: Vec<String>,
+    /// Member that holds the primary key.
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    pub key_field: String,
+}
+
+/// Insert new documents; a key that exists already fails.
+///
+/// Each document is a JSON object; vectors are JSON arrays.
+///
+/// Example:
+///   xvec insert words '{"id": "x.1", "lemma": "xylophone", "pos": "n", "emb": [0.1, ...]}'
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct InsertArgs {
+    #[command(flatten)]
+    pub docs: DocArgs,
+}
+
+/// Insert documents, or merge the given fields into existing ones.
+///
+/// Example:
+///   xvec upsert words '{"id": "n.00001740", "n_lemmas": 2}'
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct UpsertArgs {
+    #[command(flatten)]
+    pub docs: DocArgs,
+}
+
+/// Replace the given fields of existing documents; a missing key fails.
+///
+/// Example:
+///   xvec update words '{"id": "n.00001740", "gloss": "that which exists"}'
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct UpdateArgs {
+    #[command(flatten)]
+    pub docs: DocArgs,
+}
+
+/// Delete documents by key, or every document matching --where.
+///
+/// Example:
+///   xvec delete words n.00001740 n.00032613
+///   xvec delete words --where "pos = 'r'"
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct DeleteArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Primary keys.
+    #[arg(value_name = "KEY", required_unless_present = "filter", conflicts_with = "filter")]
+    pub keys: Vec<String>,
+    /// Delete every document matching this filter.
+    #[arg(long = "where", id = "filter", value_name = "EXPR")]
+    pub filter: Option<String>,
+}
+
+/// Print documents by primary key.
+///
+/// Missing keys are reported on stderr and make the command exit 1.
+///
+/// Example:
+///   xvec fetch words n.07580359 v.02612234 --fields lemma,gloss
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct FetchArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Primary keys.
+    #[arg(value_name = "KEY", required = true)]
+    pub keys: Vec<String>,
+    /// Fields to print, comma-separated (default: all, vectors too).
+    #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
+    pub fields: Option<Vec<String>>,
+}
+
+/// Nearest-neighbour search by vector literal, key or vector file row.
+///
+/// The query vector is a literal ("[0.1, 0.2, ...]"), the stored vector of a document
+/// (--pk), or a row of a .fvecs/.npy file (--vector-file F --row N). Results come best
+/// first: the cosine similarity or inner product (higher is better) or the squared L2
+/// distance (lower is better). Filters are SQL-like over scalar fields and _key:
+/// = != < <= > >=, IN (...), LIKE 'prefix%', IS [NOT] NULL, AND, OR, NOT, parentheses.
+///
+/// Example:
+///   xvec query words --pk n.01317391 --filter "lexname = 'noun.animal'" -k 5 --fields lemma,gloss
+///   xvec query words --vector-file commands/data/queries.fvecs --row 3 --mode json
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Query vector literal, e.g. "[0.1, 0.2, 0.3]".
+    #[arg(value_name = "VECTOR")]
+    pub vector: Option<String>,
+    /// Use the stored vector of this document.
+    #[arg(long, value_name = "KEY", conflicts_with = "vector")]
+    pub pk: Option<String>,
+    /// Take the query vector from a .fvecs/.npy file (with --row).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["vector", "pk"])]
+    pub vector_file: Option<PathBuf>,
+    /// Row of --vector-file, from 0.
+    #[arg(long, value_name = "N", requires = "vector_file", default_value_t = 0)]
+    pub row: usize,
+    /// Vector field to search (needed when the schema has several).
+    #[arg(long, value_name = "FIELD")]
+    pub field: Option<String>,
+    /// Only documents matching this filter, e.g. "pos = 'n' AND n_lemmas > 1".
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// Number of results.
+    #[arg(short, long, value_name = "N", default_value_t = 10)]
+    pub k: usize,
+    /// Search breadth of graph indexes (at least k; exact search ignores it).
+    #[arg(long, value_name = "N")]
+    pub ef: Option<usize>,
+    /// Re-rank REFINE × k candidates of a quantized index with the original vectors.
+    #[arg(long, value_name = "FACTOR")]
+    pub refine: Option<usize>,
+    /// Fields to print, comma-separated (default: all scalar fields).
+    #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
+    pub fields: Option<Vec<String>>,
+    /// Also print vector fields.
+    #[arg(long)]
+    pub with_vectors: bool,
+}
+
+/// Count live documents, optionally only those matching a filter.
+///
+/// Example:
+///   xvec count words --filter "pos IN ('a', 's')"
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct CountArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Count only documents matching this filter.
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
+}
+
+/// Seal the write-ahead log into an immutable, memory-mapped segment.
+///
+/// Example:
+///   xvec flush words
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct FlushArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+}
+
+/// Compact segments and build the vector indexes (HNSW, quantized codes).
+///
+/// Rewrites the live rows (including unflushed ones) into compact segments and builds the
+/// index each vector field's schema names, then publishes everything in one step. Queries
+/// keep running on the previous state meanwhile; Ctrl-C in the shell cancels and leaves the
+/// collection unchanged. A progress bar shows on a terminal.
+///
+/// Example:
+///   xvec optimize words --concurrency 2
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct OptimizeArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Threads for index builds (default: all cores; 1 builds deterministically).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: Option<u32>,
+}
+
+/// Show the schema, index parameters, counts and size.
+///
+/// One row per field, then a footer with documents, segments and bytes on disk.
+///
+/// Example:
+///   xvec describe words
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct DescribeArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+}
+
+/// Show segments, deletions, WAL size and the memory the engine holds.
+///
+/// One row per segment (and one for the unflushed rows), then the engine's memory
+/// accounting by kind.
+///
+/// Example:
+///   xvec stats words --mode line
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+}
+
+/// Write documents as JSON Lines, vectors inline; `import` reads them back.
+///
+/// Example:
+///   xvec export words -o words.jsonl
+///   xvec export words --filter "pos = 'v'" --fields lemma,gloss | head
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Output file (default: standard output).
+    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output: Option<PathBuf>,
+    /// Only documents matching this filter.
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// Fields to write, comma-separated (default: all).
+    #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
+    pub fields: Option<Vec<String>>,
+    /// Member that holds the primary key.
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    pub key_field: String,
+}
+
+/// Interactive shell over a collection, or run a script.
+///
+/// The shell takes every command of `xvec` without the DIR argument (a leading `.` is
+/// allowed), plus meta commands such as .mode, .timer and .read: type .help. Statements end
+/// at `;` or at the end of a line whose quotes and brackets are closed; a trailing `\`
+/// continues a line. `$NAME` is replaced by a value bound with `.param set NAME VALUE`; `#`
+/// starts a comment line. Read-only unless --write.
+/// With -f, -c or input that is not a terminal the shell runs in batch mode: no prompt,
+/// and the first failing statement stops it with `FILE:LINE: error: ...` and exit status 1
+/// (--keep-going runs the rest, and still exits 1).
+///
+/// Example:
+///   xvec shell words
+///   xvec shell words --write -f commands/quickstart.xvec
+///   xvec shell words -c "count --filter \"pos = 'v'\"" -c "describe"
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ShellArgs {
+    /// Collection directory (may not exist yet: `create` makes it).
+    // Its own id, not the collection argument's: statements in the shell do not take one.
+    #[arg(id = "start_dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub dir: Option<PathBuf>,
+    /// Open the collection for writing (takes the writer lock).
+    #[arg(long)]
+    pub write: bool,
+    /// Run the statements of this script (repeatable, runs in argv order with -c).
+    #[arg(short = 'f', long = "file", value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub files: Vec<PathBuf>,
+    /// Run this statement (repeatable, runs in argv order with -f).
+    #[arg(short = 'c', long = "command", value_name = "STATEMENT")]
+    pub commands: Vec<String>,
+    /// In batch mode, run the remaining statements after one fails (the exit status is
+    /// still 1).
+    #[arg(long)]
+    pub keep_going: bool,
+}
+
+/// Print a completion script for a shell.
+///
+/// Example:
+///   xvec completions bash > ~/.local/share/bash-completion/completions/xvec
+///   xvec completions zsh > ~/.zfunc/_xvec
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct CompletionsArgs {
+    /// Shell to generate for.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// Write the man pages, one per command, into a directory.
+///
+/// Example:
+///   xvec man man/ && man man/xvec-query.1
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ManArgs {
+    /// Output directory (created if missing).
+    #[arg(value_name = "OUTDIR", value_hint = ValueHint::DirPath)]
+    pub out: PathBuf,
+}
+
+/// Build a sample collection from the bundled WordNet data and query it.
+///
+/// Example:
+///   xvec quickstart /tmp/wordnet
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct QuickstartArgs {
+    /// Where to build the sample collection (default: a fresh temporary directory).
+    #[arg(value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub target: Option<PathBuf>,
+    /// Directory with the sample data (default: the source tree's commands/data).
+    #[arg(
+        long,
+        value_name = "DIR",
+        value_hint = ValueHint::DirPath,
+        default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/commands/data"),
+        hide_default_value = true
+    )]
+    pub data: PathBuf,
+}

@@ -1,0 +1,127 @@
+//! Documents derived from the command tree: completion scripts (clap_complete) and man
+//! pages (clap_mangen), plus the sections clap does not know about: EXIT STATUS,
+//! ENVIRONMENT, FILES and the shell's meta commands. Both are committed under
+//! `completions/` and `man/` and a test keeps them fresh.
+
+use std::io::Write;
+use std::path::Path;
+
+use clap::CommandFactory;
+
+use super::commands::Io;
+use super::error::exit_statuses;
+use super::{Cli, CliError, meta};
+
+/// Environment variables the tool reads, for `--help` and the man pages.
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    ("NO_COLOR", "When set to a non-empty value, output has no colour."),
+    ("XVEC_HISTORY", "The shell's history file (default: $XDG_STATE_HOME/xvec/history)."),
+    ("XDG_STATE_HOME", "Where the shell keeps state (default: ~/.local/state)."),
+];
+
+/// Files the tool reads or writes besides the ones named on the command line.
+pub const FILES: &[(&str, &str)] = &[
+    ("$XDG_STATE_HOME/xvec/history", "The shell's history, one statement per entry."),
+    (
+        "DIR/CURRENT, DIR/MANIFEST-*, DIR/LOCK, DIR/*.wal, DIR/*.seg",
+        "A collection: the name of the live manifest, the manifests, the writer lock, the write-ahead log \
+         and the immutable segments (see docs/format.md).",
+    ),
+];
+
+/// Long-help epilogue of `xvec`: exit statuses and environment.
+pub fn after_long_help() -> String {
+    let mut s = String::from("Exit status:\n");
+    for (code, meaning) in exit_statuses() {
+        s.push_str(&format!("  {code:>3}  {meaning}\n"));
+    }
+    s.push_str("\nEnvironment:\n");
+    for (name, what) in ENVIRONMENT {
+        s.push_str(&format!("  {name:<15} {what}\n"));
+    }
+    s
+}
+
+pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<(), CliError> {
+    clap_complete::generate(shell, &mut Cli::command(), "xvec", out);
+    Ok(())
+}
+
+pub fn write_man_pages(dir: &Path, io: &mut Io) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| CliError::failed(format!("{}: {e}", dir.display())))?;
+    let pages = man_pages()?;
+    for (name, text) in &pages {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+    }
+    writeln!(io.err, "wrote {} man pages to {}", pages.len(), dir.display())?;
+    Ok(())
+}
+
+/// Every man page as (file name, roff text): `xvec.1`, then `xvec-COMMAND.1` per command.
+pub fn man_pages() -> Result<Vec<(String, Vec<u8>)>, CliError> {
+    let mut top = Cli::command().disable_help_subcommand(true);
+    top.build();
+    let mut pages = vec![page(top.clone(), true)?];
+    for sub in top.get_subcommands().filter(|s| !s.is_hide_set()) {
+        pages.push(page(sub.clone(), false)?);
+    }
+    Ok(pages)
+}
+
+fn page(cmd: clap::Command, top: bool) -> Result<(String, Vec<u8>), CliError> {
+    let is_shell = cmd.get_name() == "shell";
+    let man = clap_mangen::Man::new(cmd.clone());
+    let mut out = Vec::new();
+    let render = |out: &mut Vec<u8>| -> std::io::Result<()> {
+        man.render_title(out)?;
+        man.render_name_section(out)?;
+        man.render_synopsis_section(out)?;
+        man.render_description_section(out)?;
+        man.render_options_section(out)?;
+        if top {
+            man.render_subcommands_section(out)?;
+        }
+        if is_shell {
+            shell_commands_section(out)?;
+        }
+        section(out, "EXIT STATUS", exit_statuses().iter().map(|(c, m)| (c.as_str(), *m)))?;
+        section(out, "ENVIRONMENT", ENVIRONMENT.iter().copied())?;
+        section(out, "FILES", FILES.iter().copied())?;
+        if top {
+            man.render_version_section(out)
+        } else {
+            writeln!(out, ".SH \"SEE ALSO\"\n\\fBxvec\\fR(1)")
+        }
+    };
+    render(&mut out).map_err(|e| CliError::failed(format!("rendering the man page of {}: {e}", cmd.get_name())))?;
+    Ok((man.get_filename(), out))
+}
+
+/// `.SH TITLE` with one `.TP` entry per (term, text).
+fn section<'a>(
+    out: &mut dyn Write,
+    title: &str,
+    entries: impl Iterator<Item = (&'a str, &'a str)>,
+) -> std::io::Result<()> {
+    writeln!(out, ".SH \"{title}\"")?;
+    for (term, text) in entries {
+        writeln!(out, ".TP\n\\fB{}\\fR\n{}", roff_escape(term), roff_escape(text))?;
+    }
+    Ok(())
+}
+
+fn shell_commands_section(out: &mut dyn Write) -> std::io::Result<()> {
+    let metas = meta::MetaLine::command();
+    let entries: Vec<(String, String)> = metas
+        .get_subcommands()
+        .map(|m| (meta::usage(m), m.get_about().map(|a| a.to_string()).unwrap_or_default()))
+        .collect();
+    section(out, "SHELL COMMANDS", entries.iter().map(|(u, a)| (u.as_str(), a.as_str())))
+}
+
+/// Text as roff: backslashes and hyphens escaped, no line starting with a control character.
+fn roff_escape(text: &str) -> String {
+    let s = text.replace('\\', "\\e").replace('-', "\\-");
+    if s.starts_with(['.', '\'']) { format!("\\&{s}") } else { s }
+}

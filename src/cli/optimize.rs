@@ -1,0 +1,53 @@
+//! `xvec optimize`: the engine's optimize with a progress bar on a terminal and Ctrl-C
+//! (in the shell) as its cancel flag.
+
+use std::io::IsTerminal;
+
+use xvec::{OptimizeOptions, OptimizeProgress};
+
+use super::commands::{Collections, Io};
+use super::{CliError, OptimizeArgs, interrupt};
+
+pub fn run(a: &OptimizeArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let coll = colls.open(&a.coll.dir, true)?;
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} vectors indexed, eta {eta}")
+                .expect("progress template"),
+        );
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let progress = |p: &OptimizeProgress| {
+        bar.set_length(p.vectors_total);
+        bar.set_position(p.vectors_indexed);
+    };
+    let mut options = OptimizeOptions { progress: Some(&progress), cancel: Some(interrupt::flag()), ..Default::default() };
+    if let Some(n) = a.concurrency {
+        options.concurrency = n as usize;
+    }
+    let report = coll.optimize(&options);
+    bar.finish_and_clear();
+    let report = report?;
+    if report.changed {
+        writeln!(
+            io.err,
+            "optimized: {} rows in {} segments (from {}), {} deleted rows dropped, {} indexes built in {:.2}s",
+            report.rows,
+            report.segments_after,
+            report.segments_before,
+            report.dropped,
+            report.indexes_built,
+            report.seconds
+        )?;
+    } else {
+        writeln!(
+            io.err,
+            "optimized: {} rows in {} segments, already compact with every index built",
+            report.rows, report.segments_after
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,608 @@
+//! Vamana construction (Subramanya et al., NeurIPS 2019): the medoid as entry point, a
+//! seeded random R-regular initial graph, then two passes over the nodes in seeded random
+//! order, the first pruning with alpha = 1, the second with the configured alpha. A node's
+//! out-edges come from a greedy search (candidate list `build_list`) and robust prune of
+//! the nodes it expanded; each new neighbour gets a backward edge and is pruned again when
+//! its list overflows. Lists may grow to 1.3 R during the build (DiskANN's slack, so a
+//! full list is not re-pruned on every backward edge); a last sweep prunes them to R.
+//!
+//! Parallel and deterministic: nodes are inserted in batches that double from 1 up to 2%
+//! of the nodes (as ParlayANN does). Within a batch, searches read the graph as the
+//! previous batch left it and write their lists to a side buffer; backward edges are then
+//! grouped by target in sorted order and each target is updated by one task. No step
+//! depends on thread timing, so a seed builds the same graph at any concurrency.
+//!
+//! Rows are scored in place in the segment (mapped or read); the only large allocation is
+//! the adjacency array, which the finished graph keeps. No distance outlives the prune
+//! that computed it.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use rayon::prelude::*;
+
+use super::{Graph, NONE};
+use crate::index::hnsw::BuildProgress;
+use crate::index::rng::SplitMix64;
+use crate::index::scorer::{PREFETCH_LINES, Scored};
+use crate::index::visited::VisitedSet;
+use crate::kernels::{self, Kernels};
+use crate::schema::{Metric, VamanaParams};
+use crate::storage::column::{VectorColumn, VectorData};
+
+/// Largest batch, as a share of the nodes: small enough that a batch's nodes rarely
+/// needed each other's new edges, large enough to keep every thread busy.
+const MAX_BATCH_FRACTION: usize = 50;
+/// Growth of the occlusion level between prune rounds (DiskANN's).
+const LEVEL_STEP: f32 = 1.2;
+
+/// A row of the column made ready to be scored against the others: a query for the
+/// build's searches and prunes. FP16 rows are widened once, into a reused buffer.
+struct Anchor<'s> {
+    data: AnchorData<'s>,
+    /// The row's norm for cosine, 1 otherwise.
+    norm: f32,
+}
+
+enum AnchorData<'s> {
+    F32(&'s [f32]),
+    I8(&'s [i8]),
+}
+
+/// The rows being indexed and the distance construction uses: `row_distance`'s order,
+/// with cosine shifted to `1 − cos` so that L2 and cosine distances are non-negative, as
+/// the occlusion ratios of robust prune need.
+#[derive(Clone, Copy)]
+struct Rows<'a> {
+    kernels: &'static Kernels,
+    metric: Metric,
+    col: VectorColumn<'a>,
+}
+
+impl<'a> Rows<'a> {
+    fn anchor<'s>(&self, row: u32, buf: &'s mut Vec<f32>) -> Anchor<'s>
+    where
+        'a: 's,
+    {
+        let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
+        let data = match self.col.data {
+            VectorData::Fp32(d) => AnchorData::F32(&d[r]),
+            VectorData::Fp16(d) => {
+                buf.clear();
+                buf.extend(d[r].iter().map(|x| x.to_f32()));
+                AnchorData::F32(buf)
+            }
+            VectorData::Int8(d) => AnchorData::I8(&d[r]),
+        };
+        Anchor { data, norm: self.norm(row) }
+    }
+
+    #[inline]
+    fn norm(&self, row: u32) -> f32 {
+        match (self.metric, self.col.norms) {
+            (Metric::Cosine, Some(n)) => n[row as usize],
+            _ => 1.0,
+        }
+    }
+
+    #[inline]
+    fn dist(&self, a: &Anchor, row: u32) -> f32 {
+        let k = self.kernels;
+        let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
+        let l2 = self.metric == Metric::L2;
+        let dot = match (&a.data, self.col.data) {
+            (AnchorData::F32(q), VectorData::Fp32(d)) if l2 => return (k.l2_f32)(q, &d[r]),
+            (AnchorData::F32(q), VectorData::Fp32(d)) => (k.dot_f32)(q, &d[r]),
+            (AnchorData::F32(q), VectorData::Fp16(d)) if l2 => return (k.l2_f16)(q, &d[r]),
+            (AnchorData::F32(q), VectorData::Fp16(d)) => (k.dot_f16)(q, &d[r]),
+            (AnchorData::I8(q), VectorData::Int8(d)) if l2 => return (k.l2_i8)(q, &d[r]) as f32,
+            (AnchorData::I8(q), VectorData::Int8(d)) => (k.dot_i8)(q, &d[r]) as f32,
+            _ => unreachable!("anchors are rows of the same column"),
+        };
+        if self.metric == Metric::Cosine {
+            let n = a.norm * self.norm(row);
+            1.0 - if n > 0.0 { dot / n } else { 0.0 }
+        } else {
+            -dot
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, row: u32) {
+        let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
+        match self.col.data {
+            VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
+            VectorData::Fp16(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
+            VectorData::Int8(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
+        }
+    }
+}
+
+/// How strongly a kept neighbour `j` occludes a candidate `t` of node `p`: `t` is dropped
+/// at occlusion level `a` when the factor exceeds `a`. L2 and cosine compare distances,
+/// `d(p,t) / d(j,t)`. Inner product follows DiskANN's MIPS rule, `t` occluded when
+/// `⟨j,t⟩ > a·⟨p,t⟩`: the factor `⟨j,t⟩ / ⟨p,t⟩` for `⟨p,t⟩ > 0`; otherwise `t` is
+/// occluded at every level when `⟨j,t⟩ > ⟨p,t⟩`, and kept when not.
+#[inline]
+fn occlusion(metric: Metric, d_pt: f32, d_jt: f32) -> f32 {
+    match metric {
+        Metric::Ip => {
+            let (x, y) = (-d_pt, -d_jt);
+            if x > 0.0 {
+                y / x
+            } else if y > x {
+                f32::INFINITY
+            } else {
+                0.0
+            }
+        }
+        Metric::L2 | Metric::Cosine => {
+            if d_jt > 0.0 {
+                d_pt / d_jt
+            } else {
+                f32::INFINITY
+            }
+        }
+    }
+}
+
+/// The graph under construction: `cap + 1` words per node (count, then up to `cap`
+/// neighbours). Atomics let tasks of one phase update different nodes through a shared
+/// reference; phases never read a node another task of the same phase writes, and
+/// rayon's joins order one phase before the next, so relaxed accesses suffice.
+struct Adjacency {
+    cap: usize,
+    words: Vec<AtomicU32>,
+}
+
+impl Adjacency {
+    fn load(&self, node: u32, out: &mut Vec<u32>) {
+        let at = node as usize * (self.cap + 1);
+        let n = (self.words[at].load(Ordering::Relaxed) as usize).min(self.cap);
+        out.clear();
+        out.extend(self.words[at + 1..at + 1 + n].iter().map(|w| w.load(Ordering::Relaxed)));
+    }
+
+    fn store(&self, node: u32, ids: &[u32]) {
+        let at = node as usize * (self.cap + 1);
+        debug_assert!(ids.len() <= self.cap);
+        for (w, &id) in self.words[at + 1..].iter().zip(ids) {
+            w.store(id, Ordering::Relaxed);
+        }
+        self.words[at].store(ids.len() as u32, Ordering::Relaxed);
+    }
+
+    fn count(&self, node: u32) -> usize {
+        self.words[node as usize * (self.cap + 1)].load(Ordering::Relaxed) as usize
+    }
+}
+
+/// An entry of the greedy search's candidate list.
+#[derive(Clone, Copy)]
+struct Cand {
+    at: Scored,
+    expanded: bool,
+}
+
+/// Per-thread buffers, reused for every node.
+#[derive(Default)]
+struct Scratch {
+    /// The widened FP16 row of the node being linked.
+    anchor: Vec<f32>,
+    bufs: Bufs,
+}
+
+#[derive(Default)]
+struct Bufs {
+    visited: VisitedSet,
+    member: VisitedSet,
+    list: Vec<Cand>,
+    /// Prune candidates with their distance to the node, sorted before pruning.
+    pool: Vec<Scored>,
+    links: Vec<u32>,
+    factor: Vec<f32>,
+    /// The widened FP16 row of the neighbour a prune scores against.
+    prune_anchor: Vec<f32>,
+    out: Vec<u32>,
+}
+
+struct Builder<'a> {
+    rows: Rows<'a>,
+    graph: Adjacency,
+    degree: usize,
+    build_list: usize,
+    occlusion: usize,
+    medoid: u32,
+}
+
+impl Builder<'_> {
+    /// Greedy search for `node` from the medoid with a candidate list of `build_list`:
+    /// leaves every expanded node, with its distance, in `b.pool` (unsorted).
+    fn greedy(&self, a: &Anchor, node: u32, b: &mut Bufs) {
+        let l = self.build_list;
+        b.visited.clear(l * 16);
+        b.list.clear();
+        b.pool.clear();
+        b.visited.insert(node);
+        if self.medoid != node {
+            b.visited.insert(self.medoid);
+            b.list.push(Cand { at: Scored { dist: self.rows.dist(a, self.medoid), id: self.medoid }, expanded: false });
+        } else {
+            // The medoid itself: start from its neighbours.
+            self.graph.load(node, &mut b.links);
+            for &nb in &b.links {
+                if b.visited.insert(nb) {
+                    b.list.push(Cand { at: Scored { dist: self.rows.dist(a, nb), id: nb }, expanded: false });
+                }
+            }
+            b.list.sort_unstable_by(|x, y| x.at.cmp(&y.at));
+            b.list.truncate(l);
+        }
+        let mut cursor = 0;
+        while cursor < b.list.len() {
+            b.list[cursor].expanded = true;
+            let c = b.list[cursor].at;
+            b.pool.push(c);
+            self.graph.load(c.id, &mut b.links);
+            // Keep the unvisited neighbours and start loading all of them before scoring
+            // any, so that their cache misses overlap.
+            let mut fresh = 0;
+            for i in 0..b.links.len() {
+                let nb = b.links[i];
+                if b.visited.insert(nb) {
+                    self.rows.prefetch(nb);
+                    b.links[fresh] = nb;
+                    fresh += 1;
+                }
+            }
+            let mut next = cursor + 1;
+            for &nb in &b.links[..fresh] {
+                let s = Scored { dist: self.rows.dist(a, nb), id: nb };
+                if b.list.len() >= l && b.list.last().is_some_and(|w| s >= w.at) {
+                    continue;
+                }
+                let pos = b.list.partition_point(|x| x.at < s);
+                b.list.insert(pos, Cand { at: s, expanded: false });
+                b.list.truncate(l);
+                next = next.min(pos);
+            }
+            cursor = next;
+            while cursor < b.list.len() && b.list[cursor].expanded {
+                cursor += 1;
+            }
+        }
+    }
+
+    /// Robust prune of `b.pool` (sorted, distinct, without the node itself) into `b.out`:
+    /// at most `degree` neighbours, each occluding the later candidates it is much closer
+    /// to; the occlusion level rises from 1 by [`LEVEL_STEP`] up to `alpha` while room is
+    /// left.
+    fn prune(&self, alpha: f32, b: &mut Bufs) {
+        let Bufs { pool, factor, prune_anchor, out, .. } = b;
+        let pool = &pool[..pool.len().min(self.occlusion)];
+        out.clear();
+        factor.clear();
+        factor.resize(pool.len(), 0.0);
+        let mut level = 1.0f32;
+        loop {
+            for i in 0..pool.len() {
+                if out.len() >= self.degree {
+                    break;
+                }
+                if factor[i] > level {
+                    continue;
+                }
+                factor[i] = f32::INFINITY;
+                out.push(pool[i].id);
+                if out.len() == self.degree {
+                    break;
+                }
+                let a = self.rows.anchor(pool[i].id, prune_anchor);
+                for t in i + 1..pool.len() {
+                    if factor[t] > alpha {
+                        continue;
+                    }
+                    let d = self.rows.dist(&a, pool[t].id);
+                    factor[t] = factor[t].max(occlusion(self.rows.metric, pool[t].dist, d));
+                }
+            }
+            if level >= alpha || out.len() >= self.degree {
+                break;
+            }
+            level = (level * LEVEL_STEP).min(alpha);
+        }
+    }
+
+    /// New out-edges of `node`: search, then prune what it expanded together with the
+    /// node's current neighbours. Leaves them in `sc.bufs.out`.
+    fn link(&self, node: u32, alpha: f32, sc: &mut Scratch) {
+        let Scratch { anchor, bufs: b } = sc;
+        let a = self.rows.anchor(node, anchor);
+        self.greedy(&a, node, b);
+        b.member.clear(b.pool.len() + self.graph.cap);
+        for s in &b.pool {
+            b.member.insert(s.id);
+        }
+        self.graph.load(node, &mut b.links);
+        for &nb in &b.links {
+            if nb != node && b.member.insert(nb) {
+                b.pool.push(Scored { dist: self.rows.dist(&a, nb), id: nb });
+            }
+        }
+        b.pool.sort_unstable();
+        self.prune(alpha, b);
+    }
+
+    /// Re-prunes the neighbour list in `sc.bufs.links` of `node` to at most `degree` and
+    /// stores it.
+    fn reprune(&self, node: u32, alpha: f32, sc: &mut Scratch) {
+        let Scratch { anchor, bufs: b } = sc;
+        let a = self.rows.anchor(node, anchor);
+        for &nb in &b.links {
+            self.rows.prefetch(nb);
+        }
+        b.pool.clear();
+        b.pool.extend(b.links.iter().map(|&nb| Scored { dist: self.rows.dist(&a, nb), id: nb }));
+        b.pool.sort_unstable();
+        self.prune(alpha, b);
+        self.graph.store(node, &b.out);
+    }
+
+    /// Adds backward edges `sources → target` (sorted, distinct), re-pruning the target's
+    /// list when it would exceed the build capacity.
+    fn back_link(&self, target: u32, sources: &[(u32, u32)], alpha: f32, sc: &mut Scratch) {
+        let links = &mut sc.bufs.links;
+        self.graph.load(target, links);
+        let before = links.len();
+        for &(_, s) in sources {
+            if !links[..before].contains(&s) {
+                links.push(s);
+            }
+        }
+        if links.len() == before {
+        } else if links.len() <= self.graph.cap {
+            self.graph.store(target, links);
+        } else {
+            self.reprune(target, alpha, sc);
+        }
+    }
+}
+
+/// The node nearest the centroid of all rows (of the unit rows, for cosine), by L2 (by
+/// cosine for cosine fields): the entry point of every search.
+fn medoid(rows: Rows, n: usize) -> u32 {
+    let dim = rows.col.dim;
+    let mut sum = vec![0f64; dim];
+    for r in 0..n {
+        let norm = rows.norm(r as u32);
+        let scale = if norm > 0.0 { 1.0 / norm as f64 } else { 0.0 };
+        let range = r * dim..(r + 1) * dim;
+        match rows.col.data {
+            VectorData::Fp32(d) => sum.iter_mut().zip(&d[range]).for_each(|(s, &x)| *s += x as f64 * scale),
+            VectorData::Fp16(d) => sum.iter_mut().zip(&d[range]).for_each(|(s, x)| *s += x.to_f64() * scale),
+            VectorData::Int8(d) => sum.iter_mut().zip(&d[range]).for_each(|(s, &x)| *s += x as f64 * scale),
+        }
+    }
+    let centroid: Vec<f32> = sum.iter().map(|&s| (s / n.max(1) as f64) as f32).collect();
+    let rounded: Vec<i8> = centroid.iter().map(|&x| x.round().clamp(-128.0, 127.0) as i8).collect();
+    let data = match rows.col.data {
+        VectorData::Int8(_) => AnchorData::I8(&rounded),
+        _ => AnchorData::F32(&centroid),
+    };
+    let norm = match &data {
+        AnchorData::F32(c) => c.iter().map(|&x| x * x).sum::<f32>().sqrt(),
+        AnchorData::I8(c) => c.iter().map(|&x| (x as f32) * (x as f32)).sum::<f32>().sqrt(),
+    };
+    let center = Anchor { data, norm: if rows.metric == Metric::Cosine { norm } else { 1.0 } };
+    // Inner product has no "nearest to the centroid"; L2 picks a central node.
+    let by = Rows { metric: if rows.metric == Metric::Ip { Metric::L2 } else { rows.metric }, ..rows };
+    (0..n as u32).into_par_iter().map(|r| Scored { dist: by.dist(&center, r), id: r }).min().map_or(0, |s| s.id)
+}
+
+/// Seeded random out-neighbours of every node: `min(degree, n − 1)` distinct other nodes.
+fn random_graph(graph: &Adjacency, n: usize, degree: usize, seed: u64) {
+    let want = degree.min(n.saturating_sub(1));
+    (0..n as u32).into_par_iter().for_each_init(
+        || (VisitedSet::default(), Vec::with_capacity(want)),
+        |(member, ids), node| {
+            let mut rng = SplitMix64::new(seed ^ (node as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
+            member.clear(want);
+            ids.clear();
+            while ids.len() < want {
+                let id = rng.below(n as u64) as u32;
+                if id != node && member.insert(id) {
+                    ids.push(id);
+                }
+            }
+            graph.store(node, ids);
+        },
+    );
+}
+
+/// A seeded permutation of `0..n` (Fisher–Yates).
+fn permutation(n: usize, seed: u64) -> Vec<u32> {
+    let mut rng = SplitMix64::new(seed);
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    for i in (1..n).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    order
+}
+
+/// Builds the graph of all rows of `col`, with up to `concurrency` threads (the graph
+/// depends on the seed only). `progress` is called after each batch; `cancel` stops the
+/// build early (`None` returned).
+#[allow(clippy::too_many_arguments)]
+pub fn build(
+    kernels: &'static Kernels,
+    metric: Metric,
+    col: VectorColumn,
+    n: usize,
+    params: &VamanaParams,
+    concurrency: usize,
+    progress: &(dyn Fn(BuildProgress) + Sync),
+    cancel: &AtomicBool,
+) -> Option<Graph> {
+    let degree = params.degree as usize;
+    let cap = (degree * 13).div_ceil(10);
+    let rows = Rows { kernels, metric, col };
+    let threads = concurrency.max(1);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
+    let words: Vec<AtomicU32> = vec![0u32; n * (cap + 1)].into_iter().map(AtomicU32::new).collect();
+    let graph = Adjacency { cap, words };
+    let medoid = pool.install(|| {
+        random_graph(&graph, n, degree, params.seed);
+        medoid(rows, n)
+    });
+    let b = Builder {
+        rows,
+        graph,
+        degree,
+        build_list: params.build_list as usize,
+        occlusion: params.occlusion as usize,
+        medoid,
+    };
+    let scratch: Vec<Mutex<Scratch>> = (0..threads).map(|_| Mutex::default()).collect();
+    let with_scratch = |f: &mut dyn FnMut(&mut Scratch)| {
+        let i = rayon::current_thread_index().unwrap_or(0) % threads;
+        f(&mut scratch[i].lock().expect("build scratch"));
+    };
+    let max_batch = (n / MAX_BATCH_FRACTION).max(1);
+    let stride = degree + 1;
+    let mut buffer: Vec<u32> = Vec::new();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for (pass, alpha) in [(0u64, 1.0f32), (1, params.alpha)] {
+        let order = permutation(n, params.seed.wrapping_add(pass + 1));
+        let (mut start, mut size) = (0, 1);
+        while start < n {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            let batch = &order[start..(start + size).min(n)];
+            buffer.clear();
+            buffer.resize(batch.len() * stride, 0);
+            pool.install(|| {
+                batch.par_iter().zip(buffer.par_chunks_mut(stride)).for_each(|(&node, slot)| {
+                    if cancel.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    with_scratch(&mut |sc| {
+                        b.link(node, alpha, sc);
+                        slot[0] = sc.bufs.out.len() as u32;
+                        slot[1..1 + sc.bufs.out.len()].copy_from_slice(&sc.bufs.out);
+                    });
+                });
+            });
+            pairs.clear();
+            for (&node, slot) in batch.iter().zip(buffer.chunks_exact(stride)) {
+                let out = &slot[1..1 + slot[0] as usize];
+                b.graph.store(node, out);
+                pairs.extend(out.iter().map(|&j| (j, node)));
+            }
+            pool.install(|| {
+                pairs.par_sort_unstable();
+                pairs.par_chunk_by(|x, y| x.0 == y.0).for_each(|group| {
+                    with_scratch(&mut |sc| b.back_link(group[0].0, group, alpha, sc));
+                });
+            });
+            start += batch.len();
+            size = (size * 2).min(max_batch);
+            progress(BuildProgress { done: (pass as usize * n + start) / 2, total: n });
+        }
+    }
+    // Lists may have grown past the degree through backward edges: prune them to it.
+    pool.install(|| {
+        (0..n as u32).into_par_iter().filter(|&v| b.graph.count(v) > degree).for_each(|v| {
+            with_scratch(&mut |sc| {
+                b.graph.load(v, &mut sc.bufs.links);
+                b.reprune(v, params.alpha, sc);
+            })
+        });
+    });
+    if cancel.load(Ordering::Relaxed) {
+        return None;
+    }
+    // Reuse the allocation: drop the atomics, then close up the slack in place.
+    let mut words: Vec<u32> = b.graph.words.into_iter().map(AtomicU32::into_inner).collect();
+    for v in 0..n {
+        let (from, to) = (v * (cap + 1), v * stride);
+        let count = words[from] as usize;
+        debug_assert!(count <= degree);
+        words.copy_within(from..from + 1 + count, to);
+        words[to + 1 + count..to + stride].fill(NONE);
+    }
+    words.truncate(n * stride);
+    words.shrink_to_fit();
+    Some(Graph { degree, medoid, adjacency: words })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::flat::row_distance;
+    use crate::storage::column::Validity;
+
+    fn column<'a>(data: VectorData<'a>, norms: Option<&'a [f32]>, dim: usize) -> VectorColumn<'a> {
+        VectorColumn { dim, validity: Validity(None), data, norms }
+    }
+
+    /// The build's distance is `row_distance` (the search's), shifted by 1 for cosine.
+    #[test]
+    fn build_distance_matches_row_distance() {
+        let (n, dim) = (12, 19);
+        let mut rng = SplitMix64::new(5);
+        let f: Vec<f32> = (0..n * dim).map(|_| rng.next_unit() as f32 * 2.0 - 1.0).collect();
+        let h: Vec<half::f16> = f.iter().map(|&x| half::f16::from_f32(x)).collect();
+        let i: Vec<i8> = f.iter().map(|&x| (x * 100.0) as i8).collect();
+        let norms =
+            |v: Vec<f32>| -> Vec<f32> { v.chunks(dim).map(|r| r.iter().map(|x| x * x).sum::<f32>().sqrt()).collect() };
+        let nf = norms(f.clone());
+        let nh = norms(h.iter().map(|x| x.to_f32()).collect());
+        let ni = norms(i.iter().map(|&x| x as f32).collect());
+        let k = kernels::best();
+        for metric in [Metric::L2, Metric::Ip, Metric::Cosine] {
+            let cols = [
+                column(VectorData::Fp32(&f), Some(&nf), dim),
+                column(VectorData::Fp16(&h), Some(&nh), dim),
+                column(VectorData::Int8(&i), Some(&ni), dim),
+            ];
+            for col in cols {
+                let rows = Rows { kernels: k, metric, col };
+                let mut buf = Vec::new();
+                for a in 0..n {
+                    let anchor = rows.anchor(a as u32, &mut buf);
+                    for b in 0..n {
+                        let want =
+                            row_distance(k, metric, &col, a, b) + if metric == Metric::Cosine { 1.0 } else { 0.0 };
+                        let got = rows.dist(&anchor, b as u32);
+                        assert!(
+                            (got - want).abs() <= 1e-4 * want.abs().max(1.0),
+                            "{metric:?} {a} {b}: {got} vs {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn occlusion_orders_like_diskann() {
+        // L2: t is occluded by j at level a when d(p,t) > a·d(j,t).
+        assert_eq!(occlusion(Metric::L2, 2.0, 1.0), 2.0);
+        assert_eq!(occlusion(Metric::L2, 1.0, 0.0), f32::INFINITY);
+        // IP: t is occluded at level a when <j,t> > a·<p,t>.
+        assert_eq!(occlusion(Metric::Ip, -2.0, -3.0), 1.5);
+        assert_eq!(occlusion(Metric::Ip, 1.0, 0.5), f32::INFINITY);
+        assert_eq!(occlusion(Metric::Ip, 1.0, 2.0), 0.0);
+    }
+
+    #[test]
+    fn permutations_are_seeded() {
+        let a = permutation(100, 3);
+        let mut sorted = a.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..100).collect::<Vec<u32>>());
+        assert_eq!(a, permutation(100, 3));
+        assert_ne!(a, permutation(100, 4));
+    }
+}

@@ -1,0 +1,241 @@
+//! Shell statement syntax, shared by the REPL (validation, completion, highlighting) and
+//! batch scripts.
+//!
+//! Words split at whitespace. `'...'` is literal, `"..."` allows `\"` and `\\`, a `\`
+//! outside quotes escapes the next character and at the end of a line continues it. A
+//! `[` or `{` opens a group kept verbatim up to its matching bracket, so vector literals
+//! and JSON documents are one word without quoting. A statement ends at `;`, or at the end
+//! of a line once every quote and bracket is closed; a `#` where a statement would start
+//! comments out the rest of the line.
+
+/// A word of a statement, unquoted, with its byte span in the statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Word {
+    pub text: String,
+    pub start: usize,
+    pub end: usize,
+    /// Some part of it was quoted (a quoted `$x` is not a parameter).
+    pub quoted: bool,
+}
+
+/// What keeps input from being complete, with the byte offset of the opening character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Open {
+    Quote(char, usize),
+    Bracket(char, usize),
+    /// A trailing `\` continues the line.
+    Continuation,
+}
+
+/// A bracket that closes nothing, with its byte offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stray(pub char, pub usize);
+
+/// A lexical scan of some input: the words and statement boundaries found so far and
+/// what is left open at its end. Lenient: it never fails, so the completer and
+/// highlighter can use it on half-typed lines.
+#[derive(Clone, Debug, Default)]
+pub struct Scan {
+    /// Statements: byte ranges of the input, ended by `;` or the end of the input.
+    pub statements: Vec<(usize, usize)>,
+    pub open: Option<Open>,
+    pub stray: Option<Stray>,
+}
+
+fn closing(c: char) -> char {
+    if c == '[' { ']' } else { '}' }
+}
+
+/// Scans `input` for statement boundaries and unclosed quotes or brackets. A `#` where a
+/// statement would start comments out the rest of its line.
+pub fn scan(input: &str) -> Scan {
+    let mut s = Scan::default();
+    let mut quote: Option<(char, usize)> = None;
+    let mut brackets: Vec<(char, usize)> = Vec::new();
+    let mut start = 0;
+    let mut comment = false;
+    let mut chars = input.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if comment {
+            if c == '\n' {
+                comment = false;
+                start = i + 1;
+            }
+            continue;
+        }
+        match (quote, c) {
+            (Some((q, _)), _) if c == q => quote = None,
+            (Some(('"', _)), '\\') => {
+                chars.next();
+            }
+            (Some(_), _) => {}
+            (None, '#') if brackets.is_empty() && input[start..i].trim().is_empty() => comment = true,
+            (None, '\'' | '"') => quote = Some((c, i)),
+            (None, '\\') => {
+                if chars.next().is_none() {
+                    s.open = Some(Open::Continuation);
+                }
+            }
+            (None, '[' | '{') => brackets.push((c, i)),
+            (None, ']' | '}') => match brackets.last() {
+                Some(&(open, _)) if closing(open) == c => {
+                    brackets.pop();
+                }
+                _ => {
+                    s.stray.get_or_insert(Stray(c, i));
+                }
+            },
+            (None, ';' | '\n') if brackets.is_empty() => {
+                s.statements.push((start, i));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if let Some((q, i)) = quote {
+        s.open = Some(Open::Quote(q, i));
+    } else if let Some(&(b, i)) = brackets.first() {
+        s.open = Some(Open::Bracket(b, i));
+    }
+    s.statements.push((if comment { input.len() } else { start }, input.len()));
+    s.statements.retain(|&(a, b)| !input[a..b].trim().is_empty());
+    s
+}
+
+/// True when `input` ends with every quote and bracket closed and no continuation.
+pub fn is_complete(input: &str) -> bool {
+    scan(input).open.is_none()
+}
+
+/// Splits one statement into words. Lenient like [`scan`]: an unclosed quote or bracket
+/// runs to the end (the caller checks completeness first).
+pub fn words(stmt: &str) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut cur: Option<Word> = None;
+    let mut chars = stmt.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if let Some(w) = cur.take() {
+                    out.push(w);
+                }
+                continue;
+            }
+            '\'' | '"' => {
+                let w = word(&mut cur, i);
+                w.quoted = true;
+                while let Some((_, d)) = chars.next() {
+                    match d {
+                        d if d == c => break,
+                        '\\' if c == '"' => match chars.next() {
+                            Some((_, e @ ('"' | '\\'))) => w.text.push(e),
+                            Some((_, e)) => {
+                                w.text.push('\\');
+                                w.text.push(e);
+                            }
+                            None => w.text.push('\\'),
+                        },
+                        d => w.text.push(d),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some((_, '\n')) | None => {
+                    if let Some(w) = cur.take() {
+                        out.push(w);
+                    }
+                    continue;
+                }
+                Some((_, e)) => {
+                    let w = word(&mut cur, i);
+                    w.quoted = true;
+                    w.text.push(e);
+                }
+            },
+            '[' | '{' => {
+                let w = word(&mut cur, i);
+                w.text.push(c);
+                let mut depth = vec![closing(c)];
+                let mut in_string = false;
+                while let Some((_, d)) = chars.next() {
+                    w.text.push(d);
+                    match d {
+                        '"' => in_string = !in_string,
+                        '\\' if in_string => {
+                            if let Some((_, e)) = chars.next() {
+                                w.text.push(e);
+                            }
+                        }
+                        '[' | '{' if !in_string => depth.push(closing(d)),
+                        ']' | '}' if !in_string && depth.last() == Some(&d) => {
+                            depth.pop();
+                            if depth.is_empty() {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => word(&mut cur, i).text.push(c),
+        }
+        let end = chars.peek().map_or(stmt.len(), |&(j, _)| j);
+        word(&mut cur, i).end = end;
+    }
+    if let Some(w) = cur {
+        out.push(w);
+    }
+    out
+}
+
+/// The word being built, started at `i` if there is none.
+fn word(cur: &mut Option<Word>, i: usize) -> &mut Word {
+    cur.get_or_insert_with(|| Word { text: String::new(), start: i, end: i, quoted: false })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(s: &str) -> Vec<String> {
+        words(s).into_iter().map(|w| w.text).collect()
+    }
+
+    fn statements(s: &str) -> Vec<&str> {
+        scan(s).statements.iter().map(|&(a, b)| s[a..b].trim()).collect()
+    }
+
+    #[test]
+    fn words_follow_shell_quoting_and_keep_bracket_groups() {
+        assert_eq!(texts(r#"count --filter "pos = 'n'""#), ["count", "--filter", "pos = 'n'"]);
+        assert_eq!(texts(r#"a 'x y' "q\"z" b\ c"#), ["a", "x y", "q\"z", "b c"]);
+        assert_eq!(texts("query [0.1, -0.2,\n 0.3] -k 5"), ["query", "[0.1, -0.2,\n 0.3]", "-k", "5"]);
+        assert_eq!(texts(r#"insert {"id": "a b", "v": [1, 2]} x"#), ["insert", r#"{"id": "a b", "v": [1, 2]}"#, "x"]);
+        assert_eq!(texts("import f \\\n --flush"), ["import", "f", "--flush"]);
+        assert_eq!(texts("--vectors emb=[1, 2]"), ["--vectors", "emb=[1, 2]"]);
+        let w = words("query $q 'x'");
+        assert_eq!((w[1].start, w[1].end, w[1].quoted), (6, 8, false));
+        assert!(w[2].quoted);
+    }
+
+    #[test]
+    fn statements_end_at_semicolons_outside_quotes_and_brackets() {
+        assert_eq!(statements("count; describe"), ["count", "describe"]);
+        assert_eq!(statements("count --filter \"a = ';'\"; x"), ["count --filter \"a = ';'\"", "x"]);
+        assert_eq!(statements("insert {\"a\": \";\"};"), ["insert {\"a\": \";\"}"]);
+        assert_eq!(statements("# a comment\ncount\n# another\n"), ["count"]);
+        assert_eq!(statements("  ;  ; "), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn completeness_tracks_quotes_brackets_and_continuations() {
+        assert!(is_complete("count"));
+        assert!(is_complete("query [1, 2]"));
+        assert_eq!(scan("query [1,\n 2").open, Some(Open::Bracket('[', 6)));
+        assert_eq!(scan("count --filter \"pos = ").open, Some(Open::Quote('"', 15)));
+        assert_eq!(scan("import x \\").open, Some(Open::Continuation));
+        assert!(is_complete("# it's a comment with a quote"));
+        assert_eq!(scan("query 1]").stray, Some(Stray(']', 7)));
+        assert!(is_complete("query \"[\""));
+    }
+}

@@ -1,0 +1,102 @@
+//! `xvec shell`: the REPL and batch runner over the one command tree. Statements are the
+//! tool's commands without the collection argument, plus meta commands (`cli::meta`).
+//!
+//! Owns: statement syntax (`lexer`), one session's state (`session`), running text
+//! (`script`), the terminal (`interactive`, `helper`). Command behaviour stays in `cli`.
+
+mod help;
+mod helper;
+mod interactive;
+mod lexer;
+mod script;
+mod session;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use crate::cli::error::Status;
+use crate::cli::{OutputArgs, ShellArgs, interrupt};
+use script::{Halt, Runner};
+use session::{Session, Target};
+
+/// One batch input, in the order given on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    File(PathBuf),
+    Statement(String),
+}
+
+/// The `-f` and `-c` inputs in argv order (clap keeps each flag's values apart, so the
+/// order comes from their indexes).
+pub fn inputs_in_order(args: &ShellArgs, matches: Option<&clap::ArgMatches>) -> Vec<Input> {
+    let indexes = |id: &str| -> Vec<usize> {
+        matches.and_then(|m| m.indices_of(id)).map(|i| i.collect()).unwrap_or_default()
+    };
+    let mut inputs: Vec<(usize, Input)> = Vec::new();
+    let files = args.files.iter().cloned().map(Input::File);
+    inputs.extend(indexes("files").into_iter().zip(files));
+    let statements = args.commands.iter().cloned().map(Input::Statement);
+    inputs.extend(indexes("commands").into_iter().zip(statements));
+    inputs.sort_by_key(|(i, _)| *i);
+    inputs.into_iter().map(|(_, input)| input).collect()
+}
+
+/// Runs the shell; returns the exit status.
+pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs) -> u8 {
+    let stderr = &mut std::io::stderr();
+    if let Err(e) = interrupt::install() {
+        e.report("", stderr);
+        return e.status.code();
+    }
+    let target = match Target::open(args.dir.clone(), args.write) {
+        Ok(t) => t,
+        Err(e) => {
+            e.report("", stderr);
+            return e.status.code();
+        }
+    };
+    let mut session = Session::new(target, !args.keep_going);
+    if let Some(mode) = output.mode {
+        session.printer.mode = mode;
+    }
+    session.printer.headers = !output.no_headers;
+    let code = if inputs.is_empty() && std::io::stdin().is_terminal() {
+        interactive::run(&mut session)
+    } else {
+        batch(&mut session, inputs)
+    };
+    match session.target.close() {
+        Ok(()) => code,
+        Err(e) => {
+            e.report("", stderr);
+            code.max(e.status.code())
+        }
+    }
+}
+
+/// Batch mode: the inputs in order, or standard input without any. Exits with the status
+/// of the first failed statement (1 when it failed, 2 when it did not parse), unless
+/// `.exit N` said otherwise.
+fn batch(session: &mut Session, inputs: Vec<Input>) -> u8 {
+    let mut runner = Runner::new(session, false);
+    let mut result = Ok(());
+    if inputs.is_empty() {
+        result = runner.run_reader("<stdin>", &mut std::io::stdin().lock(), 0);
+    }
+    for (n, input) in inputs.into_iter().enumerate() {
+        result = match input {
+            Input::File(path) => runner.run_file(&path, 0, None),
+            Input::Statement(text) => runner.run_reader(&format!("-c #{}", n + 1), &mut text.as_bytes(), 0),
+        };
+        if result.is_err() {
+            break;
+        }
+    }
+    match result {
+        Ok(()) => runner.first_failure.map_or(0, Status::code),
+        Err(Halt::Exit(code)) => code,
+        Err(Halt::Failed(status)) => status.code(),
+        Err(Halt::Interrupted) => Status::Interrupted.code(),
+        Err(Halt::BrokenPipe) => 0,
+    }
+}

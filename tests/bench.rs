@@ -1,0 +1,739 @@
+//! `xvec bench` end to end on generated data: the real binary, real dataset files in every
+//! supported layout, the report checked field by field and against the committed JSON
+//! Schema, and the CSV, plot and compare outputs. Plus the parquet reader on malformed
+//! files, which only this test can write (the parquet crate's writer).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use xvec::Metric;
+use xvec::bench::dataset::{GroundTruth, VectorFile};
+
+use crate::util::{brute_force, random_vectors};
+
+const DIM: usize = 24;
+const ROWS: usize = 3000;
+const QUERIES: usize = 40;
+
+/// Runs the binary in `cwd` with a scrubbed environment; dumps everything on request.
+fn xvec(cwd: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xvec"));
+    cmd.args(args).current_dir(cwd).env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        cmd.env("PATH", path);
+    }
+    cmd.output().expect("run xvec")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn ok(out: &Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+fn write_vecs<T: Copy>(path: &Path, rows: &[Vec<T>], enc: impl Fn(T) -> [u8; 4]) {
+    let mut b = Vec::new();
+    for r in rows {
+        b.extend_from_slice(&(r.len() as i32).to_le_bytes());
+        r.iter().for_each(|&x| b.extend_from_slice(&enc(x)));
+    }
+    std::fs::write(path, b).unwrap();
+}
+
+fn fvecs(path: &Path, rows: &[Vec<f32>]) {
+    write_vecs(path, rows, f32::to_le_bytes);
+}
+
+/// Base, queries and their exact cosine top-20 (rows of the base).
+struct Data {
+    base: Vec<Vec<f32>>,
+    queries: Vec<Vec<f32>>,
+    gt: Vec<Vec<i32>>,
+}
+
+fn data() -> Data {
+    let base = random_vectors(7, ROWS, DIM);
+    let queries = random_vectors(8, QUERIES, DIM);
+    let gt =
+        queries.iter().map(|q| brute_force(Metric::Cosine, &base, q, 20).iter().map(|&i| i as i32).collect()).collect();
+    Data { base, queries, gt }
+}
+
+/// A dataset directory in the wordnet layout.
+fn wordnet_dir(root: &Path) -> PathBuf {
+    let dir = root.join("synthetic");
+    std::fs::create_dir_all(&dir).unwrap();
+    let Data { base, queries, gt } = data();
+    fvecs(&dir.join("base.fvecs"), &base);
+    fvecs(&dir.join("queries.fvecs"), &queries);
+    write_vecs(&dir.join("gt_cosine_20.ivecs"), &gt, i32::to_le_bytes);
+    dir
+}
+
+/// Fields of one CSV line (RFC 4180 quoting, no line breaks inside fields).
+fn split_csv(line: &str) -> Vec<String> {
+    let (mut fields, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                cur.push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => fields.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    fields.push(cur);
+    fields
+}
+
+fn at<'a>(v: &'a Value, pointer: &str) -> &'a Value {
+    v.pointer(pointer).unwrap_or_else(|| panic!("report has no {pointer}"))
+}
+
+fn f(v: &Value, pointer: &str) -> f64 {
+    at(v, pointer).as_f64().unwrap_or_else(|| panic!("{pointer} is not a number: {}", at(v, pointer)))
+}
+
+/// The figures every report must have, sane.
+fn check_sane(r: &Value) {
+    let recall = f(r, "/serial/recall");
+    assert!((0.0..=1.0).contains(&recall), "recall {recall}");
+    assert!((0.0..=1.0).contains(&f(r, "/serial/ndcg")));
+    assert!(f(r, "/serial/qps") > 0.0);
+    assert!(f(r, "/peak_rss_mib") > 0.0);
+    for p in ["latency_avg_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "duration_sec"] {
+        assert!(f(r, &format!("/serial/{p}")) >= 0.0, "{p}");
+    }
+    let p50 = f(r, "/serial/latency_p50_ms");
+    assert!(p50 <= f(r, "/serial/latency_p99_ms") && f(r, "/serial/latency_p99_ms") <= f(r, "/serial/latency_max_ms"));
+    for c in at(r, "/concurrent").as_array().unwrap() {
+        assert!(f(c, "/qps") > 0.0 && f(c, "/queries") > 0.0 && f(c, "/duration_sec") > 0.0, "{c}");
+    }
+    for p in at(r, "/phases").as_array().unwrap() {
+        assert!(f(p, "/duration_sec") >= 0.0, "{p}");
+        assert!(p["rss_end_mib"].as_f64().is_some_and(|v| v > 0.0), "{p}");
+    }
+    if !at(r, "/load/skipped").as_bool().unwrap() {
+        for p in ["insert_duration_sec", "optimize_duration_sec", "load_duration_sec"] {
+            assert!(f(r, &format!("/load/{p}")) >= 0.0, "{p}");
+        }
+        assert!(f(r, "/load/rows_per_second") > 0.0);
+    }
+    assert!(f(r, "/disk_bytes") > 0.0 && f(r, "/engine_memory/total") > 0.0);
+    assert!(f(r, "/cpu/user_sec") >= 0.0 && f(r, "/cpu/sys_sec") >= 0.0);
+    assert_eq!(at(r, "/serial"), at(r, "/searches/0/serial"));
+    schema::validate(r);
+}
+
+#[test]
+fn end_to_end_with_sweep_csv_plot_and_compare() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let dir = wordnet_dir(root);
+    let d = dir.to_str().unwrap();
+    let out = xvec(
+        root,
+        &[
+            "bench",
+            "--dataset",
+            d,
+            "--index",
+            "flat",
+            "--metric",
+            "cosine",
+            "-k",
+            "10",
+            "--concurrency",
+            "1,2",
+            "--duration",
+            "0.2s",
+            "--cooldown",
+            "0s",
+            "--warmup",
+            "10",
+            "--sweep",
+            "ef=16,32",
+            "--output",
+            "flat.json",
+            "--csv",
+            "runs.csv",
+            "--plot",
+            "curve.svg",
+            "--mode",
+            "tsv",
+        ],
+    );
+    let stdout = ok(&out, "bench");
+    let stderr = text(&out.stderr);
+    assert!(stdout.starts_with("setting\trecall@10\tndcg@10\tserial QPS\t"), "{stdout}");
+    assert!(stdout.contains("\nef=16\t1\t1\t") && stdout.contains("\nef=32\t1\t1\t"), "{stdout}");
+    assert!(stdout.contains("\nphase\tseconds\tRSS MiB\t") && stdout.contains("\ninsert\t"), "{stdout}");
+    assert!(stderr.contains("bench: inserted 3000 rows") && stderr.contains("appended 2 rows to runs.csv"), "{stderr}");
+
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("flat.json")).unwrap()).unwrap();
+    check_sane(&r);
+    // Flat search is exact: every neighbour found.
+    assert_eq!(f(&r, "/serial/recall"), 1.0);
+    assert_eq!(at(&r, "/dataset/ground_truth"), "file");
+    assert_eq!(at(&r, "/dataset/ground_truth_k"), 20);
+    assert_eq!((f(&r, "/dataset/rows"), f(&r, "/dataset/dim"), f(&r, "/dataset/queries")), (3000.0, 24.0, 40.0));
+    assert_eq!((f(&r, "/load/rows"), at(&r, "/load/skipped")), (3000.0, &Value::Bool(false)));
+    assert_eq!(at(&r, "/searches").as_array().unwrap().len(), 2);
+    assert_eq!(at(&r, "/searches/1/ef"), 32);
+    assert_eq!(at(&r, "/concurrent").as_array().unwrap().len(), 2);
+    assert_eq!(at(&r, "/config/schema_index"), &serde_json::json!({"type": "flat"}));
+    assert!(at(&r, "/command").as_str().unwrap().starts_with("xvec bench --dataset "));
+    let names: Vec<&str> = at(&r, "/phases").as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    for want in ["dataset", "create", "insert", "optimize", "close", "open", "ef=16 warmup", "ef=32 serial"] {
+        assert!(names.contains(&want), "{names:?}");
+    }
+    assert!(names.contains(&"ef=16 concurrent c=2"), "{names:?}");
+
+    let csv = std::fs::read_to_string(root.join("runs.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    assert_eq!(header, xvec::bench::export::COLUMNS);
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    assert!(lines[1].contains(",xvec,") && lines[2].contains(",synthetic,"), "{csv}");
+    let row = split_csv(lines[2]);
+    assert_eq!(row.len(), header.len());
+    assert_eq!((&*row[col("ef")], &*row[col("recall")], &*row[col("conc_num_list")]), ("32", "1.0000", "1;2"));
+    assert!(row[col("command")].contains("--concurrency 1,2"), "{row:?}");
+
+    let svg = std::fs::read_to_string(root.join("curve.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.matches("<circle").count() == 2, "{svg}");
+
+    // A second run without ground truth on a prefix: computed, exact, and appended in
+    // the existing file's column order.
+    let base = dir.join("base.fvecs");
+    let queries = dir.join("queries.fvecs");
+    let out = xvec(
+        root,
+        &[
+            "bench",
+            "--base",
+            base.to_str().unwrap(),
+            "--queries",
+            queries.to_str().unwrap(),
+            "--limit",
+            "1000",
+            "--metric",
+            "l2",
+            "--concurrency",
+            "1",
+            "--duration",
+            "0.1s",
+            "--cooldown",
+            "0s",
+            "-o",
+            "limit.json",
+            "--csv",
+            "runs.csv",
+        ],
+    );
+    ok(&out, "bench --limit");
+    let r2: Value = serde_json::from_str(&std::fs::read_to_string(root.join("limit.json")).unwrap()).unwrap();
+    check_sane(&r2);
+    assert_eq!((at(&r2, "/dataset/ground_truth"), f(&r2, "/dataset/rows")), (&Value::from("computed"), 1000.0));
+    assert_eq!(f(&r2, "/dataset/total_rows"), 3000.0);
+    assert_eq!(f(&r2, "/serial/recall"), 1.0);
+    assert!(at(&r2, "/notes/0").as_str().unwrap().contains("ground truth computed"), "{}", at(&r2, "/notes"));
+    assert_eq!(std::fs::read_to_string(root.join("runs.csv")).unwrap().lines().count(), 4);
+
+    // Compare only: no dataset, two reports side by side with ratios.
+    let out = xvec(root, &["bench", "--compare", "flat.json", "limit.json", "--plot", "both.svg", "--mode", "tsv"]);
+    let stdout = ok(&out, "bench --compare");
+    assert!(stdout.starts_with("figure\tbetter\tflat\tlimit\tlimit / flat\n"), "{stdout}");
+    let rows_line = stdout.lines().find(|l| l.starts_with("rows\t")).unwrap();
+    assert_eq!(rows_line, "rows\t\t3000\t1000\t");
+    assert!(stdout.lines().any(|l| l.starts_with("serial QPS\thigher\t") && l.ends_with('x')), "{stdout}");
+    let svg = std::fs::read_to_string(root.join("both.svg")).unwrap();
+    assert_eq!(svg.matches("<polyline").count(), 2);
+}
+
+#[test]
+fn skip_load_reuses_the_collection_and_refuses_to_overwrite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let dir = wordnet_dir(root);
+    let common = ["--dataset", dir.to_str().unwrap(), "--concurrency", "1", "--duration", "0.1s", "--cooldown", "0s"];
+    let run = |extra: &[&str]| xvec(root, &[&["bench"], &common[..], extra].concat());
+    ok(&run(&["--path", "coll"]), "first run");
+    assert!(root.join("coll/CURRENT").exists());
+    let again = run(&["--path", "coll"]);
+    assert_eq!(again.status.code(), Some(1));
+    let err = text(&again.stderr);
+    assert!(err.contains("error: create: ") && err.contains("hint: pass --skip-load"), "{err}");
+    ok(&run(&["--path", "coll", "--skip-load", "--mmap", "false", "-o", "reuse.json"]), "skip-load");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("reuse.json")).unwrap()).unwrap();
+    check_sane(&r);
+    assert_eq!(at(&r, "/load/skipped"), true);
+    assert_eq!((f(&r, "/load/rows"), at(&r, "/load/insert_duration_sec")), (3000.0, &Value::Null));
+    assert_eq!(at(&r, "/config/mmap"), false);
+    assert!(f(&r, "/engine_memory/owned_segments") > 0.0 && f(&r, "/engine_memory/mapped_vectors") == 0.0);
+    // --skip-load without --path is a usage error.
+    assert_eq!(run(&["--skip-load"]).status.code(), Some(2));
+}
+
+#[test]
+fn bad_datasets_and_flags_fail_with_clear_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let dir = wordnet_dir(root);
+    let d = dir.to_str().unwrap();
+    let err = |args: &[&str], code: i32| {
+        let out = xvec(root, args);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    // A truncated base file names the file, the row and the byte offset.
+    let bytes = std::fs::read(dir.join("base.fvecs")).unwrap();
+    std::fs::write(dir.join("base.fvecs"), &bytes[..bytes.len() - 7]).unwrap();
+    let msg = err(&["bench", "--dataset", d], 1);
+    assert!(msg.contains("base.fvecs: truncated: 93 bytes left at byte") && msg.contains("(row 2999)"), "{msg}");
+    std::fs::write(dir.join("base.fvecs"), &bytes).unwrap();
+    // Queries of another dimension.
+    fvecs(&root.join("q8.fvecs"), &random_vectors(1, 3, 8));
+    let base = dir.join("base.fvecs");
+    let msg = err(&["bench", "--base", base.to_str().unwrap(), "--queries", "q8.fvecs"], 1);
+    assert!(msg.contains("q8.fvecs: queries have dimension 8, the base vectors") && msg.contains(" 24"), "{msg}");
+    // Ground truth with fewer neighbours than k is replaced by computed ground truth.
+    let out = xvec(
+        root,
+        &["bench", "--dataset", d, "-k", "30", "--concurrency", "1", "--duration", "0.05s", "-o", "k30.json"],
+    );
+    ok(&out, "k above the file's");
+    assert!(text(&out.stderr).contains("fewer than k = 30"), "{}", text(&out.stderr));
+    // An empty directory, an index the engine does not know, a parameter flat does not take.
+    std::fs::create_dir(root.join("empty")).unwrap();
+    assert!(err(&["bench", "--dataset", "empty"], 1).contains("empty: no dataset found: expected base.fvecs"));
+    let msg = err(&["bench", "--dataset", d, "--index", "hnsw", "--m", "1"], 1);
+    assert!(msg.contains(r#"index {"type":"hnsw","m":1,"seed":42}: "#) && msg.contains("m 1 is out of range"), "{msg}");
+    assert!(err(&["bench", "--dataset", d, "--m", "8"], 1).contains("unknown field `m`"));
+    // Parser-checked flags.
+    assert!(err(&["bench", "--dataset", d, "--index", "ivf"], 2).contains("invalid value 'ivf'"));
+    assert!(err(&["bench", "--dataset", d, "--duration", "soon"], 2).contains("'soon' is not a duration"));
+    assert!(err(&["bench", "--dataset", d, "--sweep", "m=4"], 2).contains("'m' cannot be swept"));
+    assert!(err(&["bench", "--dataset", d, "--base", "x.fvecs"], 2).contains("cannot be used with"));
+    assert!(err(&["bench"], 2).contains("bench needs --dataset DIR"));
+    assert!(err(&["bench", "--compare", "nope.json"], 1).contains("nope.json: "));
+    // A CSV file of another layout is refused, not mixed.
+    std::fs::write(root.join("old.csv"), "date,db\n").unwrap();
+    let msg = err(&["bench", "--dataset", d, "--concurrency", "1", "--duration", "0.05s", "--csv", "old.csv"], 1);
+    assert!(msg.contains("old.csv: line 1: the header lacks the columns db_version, commit,"), "{msg}");
+}
+
+#[test]
+fn npy_dataset_and_ground_truth_read_as_fvecs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let dir = wordnet_dir(root);
+    let npy = |path: &Path, rows: usize, cols: usize, descr: &str, data: &[u8]| {
+        let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+        let mut header = dict.into_bytes();
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(b' ');
+        }
+        header.push(b'\n');
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        b.extend_from_slice(&header);
+        b.extend_from_slice(data);
+        std::fs::write(path, b).unwrap();
+    };
+    let v = VectorFile::open(&dir.join("queries.fvecs")).unwrap();
+    let mut q = Vec::new();
+    let mut row = Vec::new();
+    for i in 0..v.len() {
+        v.read_row(i, &mut row);
+        row.iter().for_each(|x| q.extend_from_slice(&x.to_le_bytes()));
+    }
+    npy(&root.join("q.npy"), QUERIES, DIM, "<f4", &q);
+    let gt = GroundTruth::open(&dir.join("gt_cosine_20.ivecs")).unwrap();
+    let ids: Vec<u8> =
+        (0..gt.len()).flat_map(|i| gt.row(i).to_vec()).flat_map(|id| i64::from(id).to_le_bytes()).collect();
+    npy(&root.join("gt.npy"), QUERIES, 20, "<i8", &ids);
+    let base = dir.join("base.fvecs");
+    let out = xvec(
+        root,
+        &[
+            "bench",
+            "--base",
+            base.to_str().unwrap(),
+            "--queries",
+            "q.npy",
+            "--gt",
+            "gt.npy",
+            "--concurrency",
+            "1",
+            "--duration",
+            "0.05s",
+            "--cooldown",
+            "0s",
+            "-o",
+            "npy.json",
+        ],
+    );
+    ok(&out, "npy");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("npy.json")).unwrap()).unwrap();
+    check_sane(&r);
+    assert_eq!((at(&r, "/dataset/ground_truth"), f(&r, "/serial/recall")), (&Value::from("file"), 1.0));
+}
+
+#[cfg(feature = "parquet")]
+mod parquet_files {
+    use std::fs::File;
+    use std::sync::Arc;
+
+    use parquet::basic::Compression;
+    use parquet::data_type::{DataType, DoubleType, FloatType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use xvec::bench::parquet::{read_neighbors, read_vectors};
+
+    use super::*;
+
+    /// One list column as pyarrow writes it: values with definition and repetition levels.
+    pub struct ListColumn<T: DataType> {
+        pub values: Vec<T::T>,
+        pub def: Vec<i16>,
+        pub rep: Vec<i16>,
+    }
+
+    impl<T: DataType> ListColumn<T> {
+        /// Every row a full list of non-null values.
+        pub fn dense(rows: &[Vec<T::T>]) -> ListColumn<T>
+        where
+            T::T: Clone,
+        {
+            let mut c = ListColumn { values: Vec::new(), def: Vec::new(), rep: Vec::new() };
+            for r in rows {
+                for (i, v) in r.iter().enumerate() {
+                    c.values.push(v.clone());
+                    c.def.push(3);
+                    c.rep.push(i16::from(i > 0));
+                }
+            }
+            c
+        }
+    }
+
+    /// Writes `REQUIRED INT64 id` and `OPTIONAL group <list> (LIST)` of `<elem>`, split
+    /// into row groups of `group` rows (the list column's levels split accordingly).
+    pub fn write<T: DataType>(path: &Path, ids: &[i64], list: &str, elem: &str, col: &ListColumn<T>, group: usize) {
+        let schema = parse_message_type(&format!(
+            "message schema {{ REQUIRED INT64 id; OPTIONAL group {list} (LIST) {{ REPEATED group list {{ OPTIONAL {elem} element; }} }} }}"
+        ))
+        .unwrap();
+        let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
+        let mut w = SerializedFileWriter::new(File::create(path).unwrap(), Arc::new(schema), props).unwrap();
+        let starts: Vec<usize> = col.rep.iter().enumerate().filter(|(_, r)| **r == 0).map(|(i, _)| i).collect();
+        let (mut level, mut value) = (0, 0);
+        for first in (0..ids.len()).step_by(group) {
+            let last = (first + group).min(ids.len());
+            let end_level = starts.get(last).copied().unwrap_or(col.rep.len());
+            let present = col.def[level..end_level].iter().filter(|d| **d == 3).count();
+            let mut rg = w.next_row_group().unwrap();
+            let mut c = rg.next_column().unwrap().unwrap();
+            c.typed::<Int64Type>().write_batch(&ids[first..last], None, None).unwrap();
+            c.close().unwrap();
+            let mut c = rg.next_column().unwrap().unwrap();
+            c.typed::<T>()
+                .write_batch(
+                    &col.values[value..value + present],
+                    Some(&col.def[level..end_level]),
+                    Some(&col.rep[level..end_level]),
+                )
+                .unwrap();
+            c.close().unwrap();
+            rg.close().unwrap();
+            (level, value) = (end_level, value + present);
+        }
+        w.close().unwrap();
+    }
+
+    /// A VectorDBBench directory whose ids are not row numbers, in several row groups,
+    /// with double-precision queries: ids, levels and both element types are exercised.
+    #[test]
+    fn vectordbbench_layout_end_to_end() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let dir = root.join("vdb");
+        std::fs::create_dir(&dir).unwrap();
+        let Data { base, queries, gt } = data();
+        let id_of = |row: i64| row * 3 + 7;
+        let ids: Vec<i64> = (0..ROWS as i64).map(id_of).collect();
+        write::<FloatType>(&dir.join("train.parquet"), &ids, "emb", "FLOAT", &ListColumn::dense(&base), 700);
+        let q64: Vec<Vec<f64>> = queries.iter().map(|q| q.iter().map(|&x| f64::from(x)).collect()).collect();
+        // Query ids in reverse, neighbours listed in another order: matched by id.
+        let qids: Vec<i64> = (0..QUERIES as i64).rev().collect();
+        write::<DoubleType>(&dir.join("test.parquet"), &qids, "emb", "DOUBLE", &ListColumn::dense(&q64), 1000);
+        // Neighbors row j is for query id j, which is test row QUERIES-1-j.
+        let nb_ids: Vec<i64> = (0..QUERIES as i64).collect();
+        let nb_rows: Vec<Vec<i64>> =
+            (0..QUERIES).map(|j| gt[QUERIES - 1 - j].iter().map(|&r| id_of(i64::from(r))).collect()).collect();
+        write::<Int64Type>(
+            &dir.join("neighbors.parquet"),
+            &nb_ids,
+            "neighbors_id",
+            "INT64",
+            &ListColumn::dense(&nb_rows),
+            1000,
+        );
+
+        let v = read_vectors(&dir.join("train.parquet")).unwrap();
+        assert_eq!((v.ids.len(), v.dim, v.ids[2]), (ROWS, DIM, 13));
+        assert_eq!(&v.data[DIM..2 * DIM], &base[1][..]);
+        let n = read_neighbors(&dir.join("neighbors.parquet")).unwrap();
+        assert_eq!((n.k, n.ids.as_ref().unwrap().len()), (20, QUERIES));
+
+        let out = xvec(
+            root,
+            &[
+                "bench",
+                "--dataset",
+                dir.to_str().unwrap(),
+                "--concurrency",
+                "1",
+                "--duration",
+                "0.05s",
+                "--cooldown",
+                "0s",
+                "-o",
+                "vdb.json",
+            ],
+        );
+        ok(&out, "parquet dataset");
+        let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("vdb.json")).unwrap()).unwrap();
+        check_sane(&r);
+        assert_eq!(at(&r, "/dataset/base_format"), "parquet");
+        assert_eq!((at(&r, "/dataset/ground_truth"), f(&r, "/serial/recall")), (&Value::from("file"), 1.0));
+        // --limit on ids that are not row numbers: the file's ground truth does not hold.
+        let out = xvec(
+            root,
+            &[
+                "bench",
+                "--dataset",
+                dir.to_str().unwrap(),
+                "--limit",
+                "500",
+                "--concurrency",
+                "1",
+                "--duration",
+                "0.05s",
+                "--cooldown",
+                "0s",
+                "-o",
+                "vdb500.json",
+            ],
+        );
+        ok(&out, "parquet --limit");
+        let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("vdb500.json")).unwrap()).unwrap();
+        assert_eq!((at(&r, "/dataset/ground_truth"), f(&r, "/serial/recall")), (&Value::from("computed"), 1.0));
+    }
+
+    #[test]
+    fn malformed_parquet_files_name_file_row_and_expectation() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("t.parquet");
+        let err = |p: &Path| read_vectors(p).unwrap_err().to_string();
+        let rows = vec![vec![1.0f32, 2.0], vec![3.0, 4.0], vec![5.0, 6.0]];
+        // Ragged: row 2 has one value.
+        let mut c = ListColumn::<FloatType>::dense(&rows);
+        c.values.pop();
+        c.def.pop();
+        c.rep.pop();
+        write(&p, &[0, 1, 2], "emb", "FLOAT", &c, 10);
+        let msg = err(&p);
+        assert!(msg.contains("t.parquet: column 'emb' row 2: 1 values, expected 2 (as in row 0)"), "{msg}");
+        // A null element (definition level 2) in row 1, and an empty list in row 0.
+        let mut c = ListColumn::<FloatType>::dense(&rows);
+        c.def[3] = 2;
+        c.values.remove(3);
+        write(&p, &[0, 1, 2], "emb", "FLOAT", &c, 10);
+        assert!(err(&p).contains("column 'emb' row 1: null or empty value (definition level 2 of 3)"), "{}", err(&p));
+        let c = ListColumn::<FloatType> { values: vec![3.0, 4.0], def: vec![1, 3, 3], rep: vec![0, 0, 1] };
+        write(&p, &[0, 1], "emb", "FLOAT", &c, 10);
+        assert!(err(&p).contains("row 0: null or empty value (definition level 1 of 3)"), "{}", err(&p));
+        // Wrong column name and wrong element type.
+        write(&p, &[0, 1, 2], "vec", "FLOAT", &ListColumn::<FloatType>::dense(&rows), 10);
+        assert!(err(&p).contains("no column 'emb'; the file has id, vec.list.element"), "{}", err(&p));
+        let ints = vec![vec![1i64, 2], vec![3, 4]];
+        write(&p, &[0, 1], "emb", "INT64", &ListColumn::<Int64Type>::dense(&ints), 10);
+        assert!(err(&p).contains("column 'emb' holds INT64, expected list<float or double>"), "{}", err(&p));
+        // Not parquet at all, cut short, empty.
+        std::fs::write(&p, b"PAR1 nonsense").unwrap();
+        assert!(err(&p).contains("t.parquet: not a readable parquet file"), "{}", err(&p));
+        write(&p, &[0, 1, 2], "emb", "FLOAT", &ListColumn::<FloatType>::dense(&rows), 10);
+        let bytes = std::fs::read(&p).unwrap();
+        std::fs::write(&p, &bytes[..bytes.len() - 9]).unwrap();
+        assert!(err(&p).contains("not a readable parquet file"), "{}", err(&p));
+        std::fs::write(&p, b"").unwrap();
+        assert!(err(&p).contains("not a readable parquet file"), "{}", err(&p));
+        // Every prefix and byte flip: an error or a result, never a panic.
+        for n in (0..bytes.len()).step_by(7) {
+            std::fs::write(&p, &bytes[..n]).unwrap();
+            let _ = read_vectors(&p);
+        }
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x5a;
+            std::fs::write(&p, &b).unwrap();
+            let _ = read_vectors(&p);
+        }
+    }
+}
+
+/// A validator for the subset of JSON Schema (2020-12) that
+/// `docs/bench-report.schema.json` uses: type, enum, const, properties, required,
+/// additionalProperties: false, items, minItems, maxItems, minimum, maximum,
+/// exclusiveMinimum, $ref into $defs.
+mod schema {
+    use serde_json::Value;
+
+    const KNOWN: &[&str] = &[
+        "$schema",
+        "title",
+        "description",
+        "type",
+        "enum",
+        "const",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "$ref",
+        "$defs",
+    ];
+
+    pub fn validate(report: &Value) {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/bench-report.schema.json");
+        let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut errors = Vec::new();
+        check(&schema, &schema, report, "", &mut errors);
+        assert!(errors.is_empty(), "report does not match {path}:\n{}", errors.join("\n"));
+    }
+
+    fn type_ok(t: &str, v: &Value) -> bool {
+        match t {
+            "object" => v.is_object(),
+            "array" => v.is_array(),
+            "string" => v.is_string(),
+            "number" => v.is_number(),
+            "integer" => v.is_u64() || v.is_i64(),
+            "boolean" => v.is_boolean(),
+            "null" => v.is_null(),
+            other => panic!("schema uses unknown type {other}"),
+        }
+    }
+
+    fn check(root: &Value, s: &Value, v: &Value, at: &str, errors: &mut Vec<String>) {
+        let s = s.as_object().expect("schemas are objects");
+        for key in s.keys() {
+            assert!(KNOWN.contains(&key.as_str()), "the validator does not implement {key}");
+        }
+        if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+            let target = root.pointer(r.trim_start_matches('#')).unwrap_or_else(|| panic!("dangling $ref {r}"));
+            return check(root, target, v, at, errors);
+        }
+        let mut fail = |what: String| errors.push(format!("{}: {what}", if at.is_empty() { "/" } else { at }));
+        if let Some(t) = s.get("type") {
+            let ok = match t {
+                Value::String(t) => type_ok(t, v),
+                Value::Array(ts) => ts.iter().any(|t| type_ok(t.as_str().unwrap(), v)),
+                _ => panic!("bad type in schema"),
+            };
+            if !ok {
+                return fail(format!("{v} is not of type {t}"));
+            }
+        }
+        if let Some(e) = s.get("enum").and_then(Value::as_array)
+            && !e.contains(v)
+        {
+            fail(format!("{v} is not one of {e:?}"));
+        }
+        if let Some(c) = s.get("const")
+            && c != v
+        {
+            fail(format!("{v} is not {c}"));
+        }
+        if let Some(x) = v.as_f64() {
+            let bound = |k: &str| s.get(k).and_then(Value::as_f64);
+            if bound("minimum").is_some_and(|m| x < m) || bound("maximum").is_some_and(|m| x > m) {
+                fail(format!("{x} is out of range"));
+            }
+            if bound("exclusiveMinimum").is_some_and(|m| x <= m) {
+                fail(format!("{x} is not above {}", s["exclusiveMinimum"]));
+            }
+        }
+        if let Some(o) = v.as_object() {
+            for r in s.get("required").and_then(Value::as_array).into_iter().flatten() {
+                if !o.contains_key(r.as_str().unwrap()) {
+                    fail(format!("missing {r}"));
+                }
+            }
+            let props = s.get("properties").and_then(Value::as_object);
+            for (k, val) in o {
+                match props.and_then(|p| p.get(k)) {
+                    Some(ps) => check(root, ps, val, &format!("{at}/{k}"), errors),
+                    None if s.get("additionalProperties") == Some(&Value::Bool(false)) => {
+                        errors.push(format!("{at}/{k}: not in the schema"))
+                    }
+                    None => {}
+                }
+            }
+        }
+        if let Some(a) = v.as_array() {
+            let n = |k: &str| s.get(k).and_then(Value::as_u64).map(|n| n as usize);
+            if n("minItems").is_some_and(|m| a.len() < m) || n("maxItems").is_some_and(|m| a.len() > m) {
+                errors.push(format!("{at}: {} items", a.len()));
+            }
+            if let Some(items) = s.get("items") {
+                for (i, x) in a.iter().enumerate() {
+                    check(root, items, x, &format!("{at}/{i}"), errors);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_validator_rejects_what_it_should() {
+        let root = serde_json::json!({
+            "type": "object", "additionalProperties": false, "required": ["a"],
+            "properties": {"a": {"$ref": "#/$defs/n"}, "b": {"type": ["string", "null"], "enum": ["x", null]}},
+            "$defs": {"n": {"type": "array", "maxItems": 2, "items": {"type": "integer", "minimum": 0, "exclusiveMinimum": 0}}}
+        });
+        let errs = |v: Value| {
+            let mut e = Vec::new();
+            check(&root, &root, &v, "", &mut e);
+            e
+        };
+        assert!(errs(serde_json::json!({"a": [1, 2], "b": null})).is_empty());
+        assert_eq!(errs(serde_json::json!({"b": "x"})), ["/: missing \"a\""]);
+        assert_eq!(errs(serde_json::json!({"a": [0]})), ["/a/0: 0 is not above 0"]);
+        assert_eq!(errs(serde_json::json!({"a": [1, 2, 3]})), ["/a: 3 items"]);
+        assert_eq!(errs(serde_json::json!({"a": [1.5]})).len(), 1);
+        assert_eq!(errs(serde_json::json!({"a": [], "b": "y"})).len(), 1);
+        assert_eq!(errs(serde_json::json!({"a": [], "c": 1})), ["/c: not in the schema"]);
+    }
+}

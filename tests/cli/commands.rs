@@ -1,0 +1,171 @@
+//! argv commands: what each does and the exit code it ends with.
+
+use super::harness::{data, wordnet, xvec};
+
+#[test]
+fn quickstart_builds_and_queries_the_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let coll = dir.path().join("wn");
+    let run = xvec(&["quickstart", coll.to_str().unwrap()]).run();
+    run.ok();
+    assert!(run.stdout.contains("imported 2500 WordNet synsets"), "{run}");
+    let animals = run.stdout.split("\n== nearest animals").nth(1).unwrap();
+    let animals = animals.split("\n== ").next().unwrap();
+    assert_eq!(animals.matches("\tnoun.animal\t").count(), 5, "{animals}");
+    assert!(!animals.contains("n.01317391\t"), "{animals}");
+}
+
+#[test]
+fn query_count_fetch_describe_stats_on_the_sample() {
+    let c = wordnet().to_str().unwrap();
+    let run = xvec(&["count", c, "--filter", "pos = 'v'"]).run();
+    assert_eq!(run.ok().stdout, "count\n296\n");
+
+    let run = xvec(&["query", c, "--pk", "n.07580359", "-k", "3", "--fields", "lemma", "--mode", "csv"]).run();
+    let mut lines = run.ok().stdout.lines();
+    assert_eq!(lines.next(), Some("_key,score,lemma"));
+    assert!(lines.next().unwrap().starts_with("n.07580359,1,casserole"), "{run}");
+    assert_eq!(lines.count(), 2);
+
+    let run = xvec(&["query", c, "--vector-file", &data("queries.fvecs"), "--row", "0", "-k", "1", "--ef", "20"]).run();
+    assert_eq!(run.ok().stdout.lines().count(), 2, "{run}");
+
+    let run = xvec(&["fetch", c, "n.07580359", "nope", "--fields", "lemma"]).run();
+    run.code(1);
+    assert_eq!(run.stdout, "_key\tlemma\nn.07580359\tcasserole\n");
+    assert_eq!(run.stderr, "error: key not found: nope\n");
+
+    let run = xvec(&["describe", c, "--mode", "line"]).run();
+    assert!(run.ok().stdout.contains("(collection wordnet: 2500 documents (0 deleted), 1 segments"), "{run}");
+    let run = xvec(&["stats", c]).run();
+    assert!(run.ok().stdout.contains("documents\t2500\n"), "{run}");
+}
+
+#[test]
+fn create_from_flags_then_insert_upsert_update_delete() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("small");
+    let c = c.to_str().unwrap();
+    let run = xvec(&["create", c, "--field", "title:string", "--field", "n:int32:nullable", "--vector", "v:3:l2"]).run();
+    assert_eq!(run.ok().stderr, format!("created {c}\n"));
+    let doc = |id: &str, x: f32| format!(r#"{{"id": "{id}", "title": "t{id}", "v": [{x}, 0, 0]}}"#);
+    let run = xvec(&["insert", c, &doc("a", 1.0), &doc("b", 2.0)]).run();
+    assert_eq!(run.ok().stderr, "inserted 2 documents\n");
+    let run = xvec(&["insert", c, &doc("a", 1.0), &doc("c", 3.0)]).run();
+    run.code(1);
+    assert_eq!(run.stderr, "inserted 1 documents\nerror: 1 of 2 documents were not inserted: key \"a\" already exists\n");
+    xvec(&["upsert", c, r#"{"id": "a", "n": 7}"#]).run().ok();
+    xvec(&["update", c, r#"{"id": "b", "title": "bee"}"#]).run().ok();
+    xvec(&["update", c, r#"{"id": "zz", "title": "x"}"#]).run().code(1);
+    let run = xvec(&["fetch", c, "a", "b", "--fields", "title,n"]).run();
+    assert_eq!(run.ok().stdout, "_key\ttitle\tn\na\tta\t7\nb\tbee\t\n");
+    let run = xvec(&["delete", c, "--where", "title = 'bee'"]).run();
+    assert_eq!(run.ok().stderr, "deleted 1 documents\n");
+    xvec(&["delete", c, "c"]).run().ok();
+    assert_eq!(xvec(&["count", c]).run().ok().stdout, "count\n1\n");
+    let run = xvec(&["query", c, "[0.9, 0, 0]", "--mode", "jsonl"]).run();
+    assert_eq!(run.ok().stdout, "{\"_key\":\"a\",\"score\":0.010000004,\"title\":\"ta\",\"n\":7}\n");
+
+    let run = xvec(&["insert", c, "{not json"]).run();
+    run.code(2);
+    assert!(run.stderr.starts_with("error: document 1: expected a JSON object"), "{run}");
+    let run = xvec(&["create", dir.path().join("bad").to_str().unwrap(), "--vector", "v:3:hamming"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("unknown metric \"hamming\""), "{run}");
+}
+
+#[test]
+fn import_csv_raw_vectors_and_export_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    let c = c.to_str().unwrap();
+    xvec(&["create", c, "--field", "lemma:string:nullable", "--field", "n:int32:nullable", "--vector", "emb:384:cosine"])
+        .run()
+        .ok();
+    let ids = dir.path().join("ids.txt");
+    let keys: Vec<String> = (0..100).map(|i| format!("q{i}")).collect();
+    std::fs::write(&ids, keys.join("\n")).unwrap();
+    let run = xvec(&["import", c, &data("queries.fvecs"), "--ids", ids.to_str().unwrap()]).run();
+    assert_eq!(run.ok().stderr, format!("imported 100 of 100 documents from {}\n", data("queries.fvecs")));
+
+    let csv = dir.path().join("more.csv");
+    std::fs::write(&csv, "id,lemma,n\nq0,first,1\nq1,\"with, comma\",\nq2,bad,x\n").unwrap();
+    let run = xvec(&["import", c, csv.to_str().unwrap(), "--upsert"]).run();
+    run.code(1);
+    let name = csv.display();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "{name}:4: error: key \"q2\": field `n` expects an integer, found a string\n\
+             imported 2 of 3 documents from {name} (1 failed)\nerror: 1 documents were not imported\n"
+        )
+    );
+    let run = xvec(&["fetch", c, "q1", "--fields", "lemma", "--mode", "csv"]).run();
+    assert_eq!(run.ok().stdout, "_key,lemma\nq1,\"with, comma\"\n");
+
+    let out = dir.path().join("out.jsonl");
+    xvec(&["export", c, "-o", out.to_str().unwrap()]).run().ok();
+    let copy = dir.path().join("copy");
+    let copy = copy.to_str().unwrap();
+    xvec(&["create", copy, "--field", "lemma:string:nullable", "--field", "n:int32:nullable", "--vector", "emb:384:cosine"])
+        .run()
+        .ok();
+    xvec(&["import", copy, out.to_str().unwrap()]).run().ok();
+    let export = |dir: &str| xvec(&["export", dir]).run().ok().stdout.clone();
+    assert_eq!(export(c), export(copy));
+    assert!(export(c).lines().any(|l| l.starts_with(r#"{"id":"q0","lemma":"first","n":1,"emb":[0.02"#)), "{}", export(c));
+}
+
+#[test]
+fn exit_codes_of_argv_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = wordnet().to_str().unwrap();
+    // Usage errors exit 2: no command, unknown command, bad flag, bad value.
+    xvec(&[]).run().code(2);
+    xvec(&["frobnicate"]).run().code(2);
+    xvec(&["query", c, "--bogus"]).run().code(2);
+    xvec(&["query", c, "-k", "many"]).run().code(2);
+    xvec(&["query", c]).run().code(2);
+    // Help and version succeed.
+    assert!(xvec(&["--help"]).run().ok().stdout.contains("Exit status:"));
+    xvec(&["--version"]).run().ok();
+    // Runtime failures exit 1 with one error line and maybe a hint.
+    let run = xvec(&["query", c, "[1, 2]"]).run();
+    run.code(1);
+    assert_eq!(run.stderr, "error: field `emb` expects a query vector of dimension 384, found 2\n");
+    let run = xvec(&["count", dir.path().join("missing").to_str().unwrap()]).run();
+    run.code(1);
+    assert!(run.stderr.contains("not an xvec collection") && run.stderr.contains("\nhint: create one"), "{run}");
+    let run = xvec(&["import", c, "/nonexistent.jsonl"]).run();
+    run.code(1);
+    // A filter error shows where: position, the text, a caret.
+    let run = xvec(&["query", c, "--pk", "n.07580359", "--filter", "pos = "]).run();
+    run.code(1);
+    assert_eq!(run.stderr, "error: filter: line 1, column 7: expected a literal ('string', number, TRUE or FALSE) after `=`, found end of input\npos = \n      ^\n");
+}
+
+#[test]
+fn busy_collection_exits_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    xvec(&["create", c.to_str().unwrap(), "--schema", &data("schema.json")]).run().ok();
+    let _writer = xvec::Collection::open(&c, &xvec::OpenOptions::writable()).unwrap();
+    let run = xvec(&["flush", c.to_str().unwrap()]).run();
+    run.code(4);
+    assert!(run.stderr.contains("locked by another writer"), "{run}");
+    xvec(&["shell", c.to_str().unwrap(), "--write", "-c", "count"]).run().code(4);
+}
+
+#[test]
+fn closed_pipe_exits_quietly() {
+    let c = wordnet().to_str().unwrap();
+    let bin = env!("CARGO_BIN_EXE_xvec");
+    for cmd in [format!("'{bin}' export '{c}' | head -n 1"), format!("'{bin}' shell '{c}' -c 'export' -c count | head -c 10")] {
+        let out = std::process::Command::new("bash")
+            .args(["-c", &format!("set -o pipefail; {cmd}")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{cmd}");
+    }
+}

@@ -1,0 +1,11 @@
+//! The real `xvec` binary: argv commands, the shell in batch mode and under a terminal,
+//! generated docs, example scripts and output modes.
+
+mod harness;
+
+mod commands;
+mod docs;
+mod modes;
+mod pty;
+mod scripts;
+mod shell;
