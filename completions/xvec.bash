@@ -161,7 +161,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__bench)
-            opts="-k -o -h --dataset --base --queries --gt --path --index --metric --k --ef --m --ef-construction --quantize --rotate --refine --seed --limit --skip-load --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --gt-threads --output --csv --plot --compare --mode --no-headers --help"
+            opts="-k -o -h --dataset --base --queries --gt --path --index --metric --k --ef --m --ef-construction --degree --build-list --alpha --quantize --rotate --refine --seed --limit --skip-load --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --gt-threads --output --csv --plot --compare --mode --no-headers --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -212,6 +212,18 @@ _xvec() {
                     return 0
                     ;;
                 --ef-construction)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --degree)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --build-list)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --alpha)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -941,7 +953,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --fields --with-vectors --mode --no-headers --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --mode --no-headers --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -991,6 +1003,14 @@ _xvec() {
                     return 0
                     ;;
                 --refine)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group-by)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --per-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -146,6 +146,8 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l filter -d 'Only docu
 complete -c xvec -n "__fish_xvec_using_subcommand query" -s k -l k -d 'Number of results' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes (at least k; exact search ignores it)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
@@ -272,7 +274,10 @@ cosine\t'Cosine similarity'"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbours per query; recall and nDCG are computed at this k' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes (default: the index\'s own)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW links per node (default: the engine\'s)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'Candidate list size while building a graph (default: the engine\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'HNSW candidate list size while building (default: the engine\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana: most neighbours per node, R (default: the engine\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l build-list -d 'Vamana: candidate list size while building, L (default: the engine\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l alpha -d 'Vamana: prune relaxation, e.g. 1.2 (default: the engine\'s)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l quantize -d 'Vector codes inside the index (default: none)' -r -f -a "none\t''
 fp16\t''
 int8\t''

@@ -35,6 +35,7 @@ pub mod kernels;
 pub mod schema;
 pub mod storage;
 pub mod value;
+pub mod verify;
 
 pub use collection::{
     Collection, Group, GroupBy, Hit, MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, Query, Snapshot,

@@ -265,6 +265,50 @@ fn end_to_end_with_sweep_csv_plot_and_compare() {
     assert_eq!(svg.matches("<polyline").count(), 2);
 }
 
+/// A graph index through the schema's JSON form: optimize builds it, the engine accounts
+/// for its graph, and a wider search finds more.
+#[test]
+fn hnsw_sweep_builds_the_index_and_reports_its_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let dir = wordnet_dir(root);
+    let out = xvec(
+        root,
+        &[
+            "bench",
+            "--dataset",
+            dir.to_str().unwrap(),
+            "--index",
+            "hnsw",
+            "--m",
+            "8",
+            "--ef-construction",
+            "64",
+            "--sweep",
+            "ef=10,80",
+            "--concurrency",
+            "1",
+            "--duration",
+            "0.1s",
+            "--cooldown",
+            "0s",
+            "-o",
+            "hnsw.json",
+        ],
+    );
+    ok(&out, "hnsw");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("hnsw.json")).unwrap()).unwrap();
+    check_sane(&r);
+    assert_eq!(
+        at(&r, "/config/schema_index"),
+        &serde_json::json!({"type": "hnsw", "m": 8, "ef_construction": 64, "seed": 42})
+    );
+    assert_eq!(at(&r, "/load/indexes_built"), 1);
+    assert!(f(&r, "/engine_memory/graph") > 0.0);
+    let (narrow, wide) = (f(&r, "/searches/0/serial/recall"), f(&r, "/searches/1/serial/recall"));
+    assert!(wide > 0.8 && wide >= narrow, "recall {narrow} at ef=10, {wide} at ef=80");
+}
+
 #[test]
 fn skip_load_reuses_the_collection_and_refuses_to_overwrite() {
     let tmp = tempfile::tempdir().unwrap();

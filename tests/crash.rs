@@ -80,3 +80,90 @@ fn killed_writer_loses_no_acknowledged_write() {
         acked_total = count;
     }
 }
+
+const OPTIMIZE_ENV: &str = "XVEC_CRASH_OPTIMIZE_DIR";
+
+/// The optimizing process: announces itself, then optimizes (HNSW + int8) until killed.
+#[test]
+fn crash_optimize_child() {
+    let Some(dir) = std::env::var_os(OPTIMIZE_ENV) else { return };
+    let coll = Collection::open(&dir, &OpenOptions::writable()).unwrap();
+    println!("ready");
+    std::io::stdout().flush().unwrap();
+    let progress = |p: &xvec::OptimizeProgress| {
+        let mut out = std::io::stdout();
+        writeln!(out, "progress {} {}", p.segments_done, p.vectors_indexed).unwrap();
+        out.flush().unwrap();
+    };
+    coll.optimize(&xvec::OptimizeOptions { concurrency: 1, progress: Some(&progress), cancel: None }).unwrap();
+    println!("optimized");
+    std::io::stdout().flush().unwrap();
+}
+
+/// Killing optimize at any point leaves either the old or the new generation, whole. The
+/// collection is cut into five segments so the kill can land between any two of them.
+#[test]
+fn killed_optimize_leaves_old_or_new_never_a_mix() {
+    let exe = std::env::current_exe().unwrap();
+    let schema = xvec::Schema::from_json(
+        r#"{"name":"c","fields":[{"name":"tag","type":"string"},{"name":"n","type":"int64"},
+            {"name":"v","type":"vector_fp32","dim":16,"metric":"l2","index":{"type":"hnsw","m":8,"quantize":"int8"}}]}"#,
+    )
+    .unwrap();
+    let mut outcomes = [0usize; 2];
+    let options = xvec::CollectionOptions { max_docs_per_segment: 700 };
+    for (round, after) in [0usize, 1, 2, 3, 4, 5, 6].into_iter().enumerate() {
+        let dir = tempfile::tempdir().unwrap();
+        let coll = Collection::create(dir.path(), schema.clone(), options.clone()).unwrap();
+        coll.insert((0..1500).map(doc).collect()).unwrap();
+        coll.flush().unwrap();
+        coll.insert((1500..3000).map(doc).collect()).unwrap();
+        coll.delete(&["k000007"]).unwrap();
+        drop(coll);
+        let mut child = Command::new(&exe)
+            .args(["crash::crash_optimize_child", "--exact", "--nocapture", "--test-threads=1"])
+            .env(OPTIMIZE_ENV, dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Kill after the `after`-th progress report (0: as soon as optimize starts).
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut seen = 0;
+        while let Some(Ok(line)) = lines.next() {
+            if line == "ready" && after == 0 {
+                break;
+            }
+            if line.starts_with("progress") {
+                seen += 1;
+                if seen == after {
+                    break;
+                }
+            }
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+
+        let coll = Collection::open(dir.path(), &OpenOptions::writable()).unwrap();
+        assert_eq!(coll.count(), 2999, "round {round}");
+        let complete = coll.snapshot().index_completeness(2);
+        assert!(complete == 0.0 || complete == 1.0, "round {round}: index completeness {complete}");
+        outcomes[(complete == 1.0) as usize] += 1;
+        let keys: Vec<String> = (0..3000).map(|i| format!("k{i:06}")).collect();
+        let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+        for (i, d) in coll.fetch(&refs, None).unwrap().into_iter().enumerate() {
+            if i == 7 {
+                assert!(d.is_none(), "round {round}: deleted key came back");
+            } else {
+                assert_eq!(d.unwrap(), doc(i), "round {round}");
+            }
+        }
+        let hit = coll.query(&xvec::Query::vector(doc(42).get("v").unwrap().vector_f32().unwrap()).k(1)).unwrap();
+        assert_eq!(hit[0].key, "k000042", "round {round}");
+        coll.optimize(&xvec::OptimizeOptions::default()).unwrap();
+        assert_eq!(coll.snapshot().index_completeness(2), 1.0);
+        assert_eq!(coll.count(), 2999);
+    }
+    eprintln!("optimize kill outcomes: {} old, {} new", outcomes[0], outcomes[1]);
+    assert!(outcomes[0] >= 3, "the kills should mostly land before the publish: {outcomes:?}");
+}

@@ -9,3 +9,4 @@ mod engine;
 mod index;
 mod recall;
 mod vamana;
+mod verify;

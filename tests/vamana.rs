@@ -10,7 +10,7 @@ use crate::index::clustered;
 use crate::util::brute_force;
 
 /// Small graphs keep the debug build quick; recall stays high on clustered data.
-const PARAMS: &str = r#""type":"vamana","degree":24,"build_list":48,"seed":11"#;
+const PARAMS: &str = r#""type":"vamana","degree":16,"build_list":32"#;
 
 fn schema(metric: Metric, dim: usize, extra: &str) -> Schema {
     let text = format!(
@@ -66,17 +66,18 @@ fn vamana_recall_against_brute_force_for_every_representation_and_metric() {
     let (n, dim) = (1500, 32);
     let data = clustered(21, n, dim);
     let queries = clustered(22, 30, dim);
+    // A list of k = 10 keeps the search narrow (a graph that was never built scores ~0.1).
     let cases: &[(&str, f64)] = &[
-        ("", 0.97),
-        (r#","quantize":"fp16""#, 0.97),
-        (r#","quantize":"int8","refine":4"#, 0.97),
+        ("", 0.95),
+        (r#","quantize":"fp16""#, 0.95),
+        (r#","quantize":"int8","refine":4"#, 0.95),
         (r#","quantize":"int4","refine":8"#, 0.93),
     ];
     for &(extra, min) in cases {
         for metric in [Metric::L2, Metric::Ip, Metric::Cosine] {
             let dir = tempfile::tempdir().unwrap();
             let coll = build(dir.path(), schema(metric, dim, extra), &data, 2, true);
-            let r = recall(&coll, metric, &data, &queries, 10, 48);
+            let r = recall(&coll, metric, &data, &queries, 10, 10);
             assert!(r >= min, "vamana{extra} {metric:?}: recall@10 {r:.3} < {min}");
             // The index saved by optimize, reopened read-only, answers the same.
             let before: Vec<Vec<Hit>> =
@@ -101,7 +102,7 @@ fn one_seed_builds_one_index_file() {
     let data = clustered(23, 1200, 16);
     let bytes = |threads: usize, mmap: bool| {
         let dir = tempfile::tempdir().unwrap();
-        drop(build(dir.path(), schema(Metric::Cosine, 16, r#","quantize":"int8""#), &data, threads, mmap));
+        drop(build(dir.path(), schema(Metric::Cosine, 16, r#","quantize":"int8","seed":11"#), &data, threads, mmap));
         std::fs::read(index_file(dir.path())).unwrap()
     };
     let first = bytes(1, true);

@@ -1,6 +1,6 @@
 //! VectorDBBench parquet files, read without arrow: `train.parquet` / `test.parquet` with an
-//! `id` (int64) and an `emb` (list<float> or list<double>) column, and `neighbors.parquet`
-//! with `id` and `neighbors_id` (list<int64> or list<int32>).
+//! `id` (int64) and an `emb` (`list<float>` or `list<double>`) column, and `neighbors.parquet`
+//! with `id` and `neighbors_id` (`list<int64>` or `list<int32>`).
 //!
 //! Owns only decoding: column readers over each row group, definition and repetition
 //! levels walked by hand so that a null, an empty list or a ragged row is an error naming

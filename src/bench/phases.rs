@@ -3,7 +3,7 @@
 //! reopen read-only → per search setting: warm-up, a concurrent phase per thread count,
 //! cool-down, a serial phase over every query with recall@k and nDCG@k.
 //!
-//! Every phase is timed and its RSS, VmHWM and CPU time recorded ([`PhaseLog`]). The
+//! Every phase is timed and its RSS, VmHWM and CPU time recorded (`PhaseLog`). The
 //! runner never prints: it reports progress through [`Progress`] and returns a
 //! [`Report`]; the tool decides how either looks.
 
@@ -58,15 +58,6 @@ pub trait Progress {
     fn set(&mut self, done: u64);
     /// The phase is over; `summary` is one line about it.
     fn end(&mut self, summary: &str);
-}
-
-/// Progress that goes nowhere.
-pub struct Silent;
-
-impl Progress for Silent {
-    fn begin(&mut self, _: &str, _: u64, _: &'static str) {}
-    fn set(&mut self, _: u64) {}
-    fn end(&mut self, _: &str) {}
 }
 
 /// Runs the benchmark `cfg` describes. `command` is recorded in the report as given.

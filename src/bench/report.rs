@@ -247,6 +247,9 @@ pub struct EngineMemory {
     pub mapped_vectors: u64,
     pub mapped_other: u64,
     pub owned_segments: u64,
+    pub codes: u64,
+    pub graph: u64,
+    pub query_scratch: u64,
     pub mem_vectors: u64,
     pub mem_other: u64,
     pub delete_bitmaps: u64,
@@ -256,14 +259,30 @@ pub struct EngineMemory {
 
 impl From<&crate::MemoryUsage> for EngineMemory {
     fn from(m: &crate::MemoryUsage) -> EngineMemory {
+        // Exhaustive on purpose: a new kind of memory must reach the report (and the schema).
+        let &crate::MemoryUsage {
+            mapped_vectors,
+            mapped_other,
+            owned_segments,
+            codes,
+            graph,
+            query_scratch,
+            mem_vectors,
+            mem_other,
+            delete_bitmaps,
+            wal_buffer,
+        } = m;
         EngineMemory {
-            mapped_vectors: m.mapped_vectors,
-            mapped_other: m.mapped_other,
-            owned_segments: m.owned_segments,
-            mem_vectors: m.mem_vectors,
-            mem_other: m.mem_other,
-            delete_bitmaps: m.delete_bitmaps,
-            wal_buffer: m.wal_buffer,
+            mapped_vectors,
+            mapped_other,
+            owned_segments,
+            codes,
+            graph,
+            query_scratch,
+            mem_vectors,
+            mem_other,
+            delete_bitmaps,
+            wal_buffer,
             total: m.total(),
         }
     }

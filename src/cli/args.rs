@@ -199,12 +199,15 @@ pub struct FetchArgs {
 /// The query vector is a literal ("[0.1, 0.2, ...]"), the stored vector of a document
 /// (--pk), or a row of a .fvecs/.npy file (--vector-file F --row N). Results come best
 /// first: the cosine similarity or inner product (higher is better) or the squared L2
-/// distance (lower is better). Filters are SQL-like over scalar fields and _key:
+/// distance (lower is better). With --group-by, -k counts groups (one value of the field
+/// each, best group first) of up to --per-group hits. Filters are SQL-like over scalar
+/// fields and _key:
 /// = != < <= > >=, IN (...), LIKE 'prefix%', IS [NOT] NULL, AND, OR, NOT, parentheses.
 ///
 /// Example:
 ///   xvec query words --pk n.01317391 --filter "lexname = 'noun.animal'" -k 5 --fields lemma,gloss
 ///   xvec query words --vector-file commands/data/queries.fvecs --row 3 --mode json
+///   xvec query words --pk n.07580359 --group-by lexname -k 4 --per-group 2 --fields lemma
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct QueryArgs {
@@ -237,6 +240,12 @@ pub struct QueryArgs {
     /// Re-rank REFINE × k candidates of a quantized index with the original vectors.
     #[arg(long, value_name = "FACTOR")]
     pub refine: Option<usize>,
+    /// Group results by this scalar field: -k groups, best first, of --per-group hits.
+    #[arg(long, value_name = "FIELD")]
+    pub group_by: Option<String>,
+    /// Hits per group with --group-by.
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "group_by")]
+    pub per_group: usize,
     /// Fields to print, comma-separated (default: all scalar fields).
     #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
     pub fields: Option<Vec<String>>,

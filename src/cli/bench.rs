@@ -432,7 +432,7 @@ mod tests {
     fn parse(args: &[&str]) -> BenchArgs {
         let cli = Cli::try_parse_from([&["xvec", "bench"], args].concat()).unwrap();
         match cli.command {
-            Command::Bench(a) => a,
+            Command::Bench(a) => *a,
             other => panic!("parsed as {other:?}"),
         }
     }

@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use xvec::bench::dataset::VectorFile;
-use xvec::{Collection, Error, Hit, OpenOptions, Query, Schema, Value};
+use xvec::{Collection, Error, Group, GroupBy, Hit, OpenOptions, Query, Schema, Value};
 
 use super::output::{Cell, OutputMode, Printer, Table};
 use super::{CliError, Command, FetchArgs, QueryArgs, StatsArgs};
@@ -26,7 +26,11 @@ pub fn color_allowed() -> bool {
 /// Printer settings for argv use.
 pub fn printer_for(args: &super::OutputArgs) -> Printer {
     let tty = std::io::stdout().is_terminal();
-    Printer { mode: args.mode.unwrap_or(OutputMode::default_for(tty)), headers: !args.no_headers, color: tty && color_allowed() }
+    Printer {
+        mode: args.mode.unwrap_or(OutputMode::default_for(tty)),
+        headers: !args.no_headers,
+        color: tty && color_allowed(),
+    }
 }
 
 /// How commands reach their collection: argv opens one per command ([`OneShot`]); the
@@ -78,8 +82,14 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Query(a) => {
             let coll = colls.open(&a.coll.dir, false)?;
             let q = build_query(&a)?;
-            let hits = coll.query(&q).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
-            print(io, &hits_table(coll.schema(), &hits, &q))
+            let caret = |e| with_filter_caret(e, a.filter.as_deref());
+            match &a.group_by {
+                None => print(io, &hits_table(coll.schema(), &coll.query(&q).map_err(caret)?, &q)),
+                Some(field) => {
+                    let by = GroupBy { field: field.clone(), groups: a.k, per_group: a.per_group };
+                    print(io, &groups_table(coll.schema(), &coll.query_groups(&q, &by).map_err(caret)?, &q, field))
+                }
+            }
         }
         Command::Count(a) => {
             let coll = colls.open(&a.coll.dir, false)?;
@@ -106,7 +116,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Completions(a) => super::docs::completions(a.shell, io.out),
         Command::Man(a) => super::docs::write_man_pages(&a.out, io),
         Command::Quickstart(a) => super::quickstart::run(&a, io),
-        Command::Bench(a) => super::bench::run(a, io),
+        Command::Bench(a) => super::bench::run(*a, io),
     }
 }
 
@@ -174,9 +184,9 @@ fn build_query(a: &QueryArgs) -> Result<Query, CliError> {
     Ok(q)
 }
 
-/// Results as a table: key, score, then the projected fields in schema order.
-pub fn hits_table(schema: &Schema, hits: &[Hit], q: &Query) -> Table {
-    let names: Vec<String> = match &q.fields {
+/// The fields a query prints: `--fields`, else the scalar fields (and vectors if asked).
+fn shown_fields(schema: &Schema, q: &Query) -> Vec<String> {
+    match &q.fields {
         Some(f) => f.clone(),
         None => schema
             .fields()
@@ -184,19 +194,46 @@ pub fn hits_table(schema: &Schema, hits: &[Hit], q: &Query) -> Table {
             .filter(|f| q.include_vectors || f.as_vector().is_none())
             .map(|f| f.name.clone())
             .collect(),
-    };
+    }
+}
+
+fn hit_row(h: &Hit, names: &[String]) -> Vec<Cell> {
+    let mut row: Vec<Cell> = vec![h.key.clone().into(), score_json(h.score).into()];
+    row.extend(names.iter().map(|n| h.fields.get(n).map_or(serde_json::Value::Null, Value::to_json).into()));
+    row
+}
+
+/// Results as a table: key, score, then the projected fields in schema order.
+pub fn hits_table(schema: &Schema, hits: &[Hit], q: &Query) -> Table {
+    let names = shown_fields(schema, q);
     let mut t = Table::new(["_key".to_string(), "score".to_string()].into_iter().chain(names.iter().cloned()));
     for h in hits {
-        let mut row: Vec<Cell> = vec![h.key.clone().into(), score_json(h.score).into()];
-        row.extend(names.iter().map(|n| h.fields.get(n).map_or(serde_json::Value::Null, Value::to_json).into()));
-        t.push(row);
+        t.push(hit_row(h, &names));
+    }
+    t
+}
+
+/// Grouped results: one row per hit, led by the group's value (column `group:FIELD`).
+fn groups_table(schema: &Schema, groups: &[Group], q: &Query, field: &str) -> Table {
+    let names = shown_fields(schema, q);
+    let headers = [format!("group:{field}"), "_key".into(), "score".into()];
+    let mut t = Table::new(headers.into_iter().chain(names.iter().cloned()));
+    for g in groups {
+        for h in &g.hits {
+            t.push(std::iter::once(Cell::from(g.value.to_json())).chain(hit_row(h, &names)).collect());
+        }
     }
     t
 }
 
 /// A score as the shortest decimal that reads back as the same f32 (not its f64 widening).
 fn score_json(score: f32) -> serde_json::Value {
-    score.to_string().parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(serde_json::Value::Null, Into::into)
+    score
+        .to_string()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map_or(serde_json::Value::Null, Into::into)
 }
 
 fn fetch(a: &FetchArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError> {

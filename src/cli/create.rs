@@ -1,7 +1,6 @@
 //! `xvec create`: a schema from a JSON file, or from `--field`/`--vector` flags turned into
 //! the same raw form, so the engine validates both the same way.
 
-
 use xvec::schema::{RawField, RawSchema};
 use xvec::{IndexParams, Metric, Schema};
 
@@ -105,7 +104,10 @@ mod tests {
         let f = scalar_field("n:int32:nullable").unwrap();
         assert_eq!((f.name.as_str(), f.ty.as_str(), f.nullable), ("n", "int32", true));
         let v = vector_field("emb:384:cosine:fp16:nullable").unwrap();
-        assert_eq!((v.ty.as_str(), v.dim, v.metric, v.nullable), ("vector_fp16", Some(384), Some(Metric::Cosine), true));
+        assert_eq!(
+            (v.ty.as_str(), v.dim, v.metric, v.nullable),
+            ("vector_fp16", Some(384), Some(Metric::Cosine), true)
+        );
         assert_eq!(vector_field("emb:3:l2").unwrap().ty, "vector_fp32");
         for bad in ["emb", "emb:x:l2", "emb:3:hamming", "emb:3:l2:fp64", "emb:3:l2:fp32:extra"] {
             let e = vector_field(bad).unwrap_err();

@@ -23,9 +23,9 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
 pub const FILES: &[(&str, &str)] = &[
     ("$XDG_STATE_HOME/xvec/history", "The shell's history, one statement per entry."),
     (
-        "DIR/CURRENT, DIR/MANIFEST-*, DIR/LOCK, DIR/*.wal, DIR/*.seg",
-        "A collection: the name of the live manifest, the manifests, the writer lock, the write-ahead log \
-         and the immutable segments (see docs/format.md).",
+        "DIR/CURRENT, DIR/MANIFEST-*, DIR/LOCK, DIR/WAL-*.log, DIR/SEG-*",
+        "A collection: the name of the live manifest, the manifests, the writer lock, the write-ahead log, \
+         and the immutable segments with their index and delete files (see docs/format.md).",
     ),
 ];
 
@@ -88,11 +88,7 @@ fn page(cmd: clap::Command, top: bool) -> Result<(String, Vec<u8>), CliError> {
         section(out, "EXIT STATUS", exit_statuses().iter().map(|(c, m)| (c.as_str(), *m)))?;
         section(out, "ENVIRONMENT", ENVIRONMENT.iter().copied())?;
         section(out, "FILES", FILES.iter().copied())?;
-        if top {
-            man.render_version_section(out)
-        } else {
-            writeln!(out, ".SH \"SEE ALSO\"\n\\fBxvec\\fR(1)")
-        }
+        if top { man.render_version_section(out) } else { writeln!(out, ".SH \"SEE ALSO\"\n\\fBxvec\\fR(1)") }
     };
     render(&mut out).map_err(|e| CliError::failed(format!("rendering the man page of {}: {e}", cmd.get_name())))?;
     Ok((man.get_filename(), out))

@@ -142,8 +142,9 @@ impl<'a> Sink<'a> {
                 )));
             }
             s.file.read_row(row, &mut self.row_buf);
-            let v = vector_value(s.elem, &self.row_buf)
-                .map_err(|why| CliError::failed(format!("{place}: row {row} of the vector file for `{}` {why}", s.field)))?;
+            let v = vector_value(s.elem, &self.row_buf).map_err(|why| {
+                CliError::failed(format!("{place}: row {row} of the vector file for `{}` {why}", s.field))
+            })?;
             doc.fields.insert(s.field.clone(), v);
         }
         self.batch.push((place, doc));
@@ -248,7 +249,8 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
             Ok(true) => {
                 let line = record.position().map_or(line, |p| p.line());
                 let obj = csv_object(sink.coll, sink.key_field, &headers, &record);
-                let doc = xvec::value::doc_from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string());
+                let doc =
+                    xvec::value::doc_from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string());
                 let bytes = reader.position().byte();
                 sink.push(format!("{}:{line}", sink.name), doc, bytes)?;
             }

@@ -165,6 +165,9 @@ mod tests {
         assert_eq!(u("mode"), ".mode MODE");
         assert_eq!(u("exit"), ".exit [CODE]");
         assert_eq!(u("param"), ".param set|unset|list ...");
-        assert_eq!(MetaLine::try_parse_from(["param", "set", "q", "[1, 2]"]).map(|m| format!("{:?}", m.meta)).unwrap(), "Param { action: Set { name: \"q\", value: \"[1, 2]\" } }");
+        assert_eq!(
+            MetaLine::try_parse_from(["param", "set", "q", "[1, 2]"]).map(|m| format!("{:?}", m.meta)).unwrap(),
+            "Param { action: Set { name: \"q\", value: \"[1, 2]\" } }"
+        );
     }
 }

@@ -95,7 +95,7 @@ pub enum Command {
     Completions(CompletionsArgs),
     Man(ManArgs),
     Quickstart(QuickstartArgs),
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
 }
 
 #[cfg(test)]
@@ -115,7 +115,10 @@ mod tests {
         for sub in Cli::command().get_subcommands().filter(|s| s.get_name() != "help") {
             let name = sub.get_name();
             let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
-            assert!(!about.is_empty() && about.chars().count() <= 79, "{name}: about {about:?} is longer than 79 columns");
+            assert!(
+                !about.is_empty() && about.chars().count() <= 79,
+                "{name}: about {about:?} is longer than 79 columns"
+            );
             let long = sub.get_long_about().map(|a| a.to_string()).unwrap_or_default();
             assert!(long.contains("Example"), "{name}: long help has no example");
             for arg in sub.get_arguments() {

@@ -2,7 +2,6 @@
 //! Each document is validated by the engine; a failed item is reported by key and makes
 //! the command fail after the others were written.
 
-
 use xvec::Doc;
 use xvec::collection::ItemResult;
 

@@ -88,10 +88,8 @@ impl ShellHelper {
         let done: Vec<&str> = done.iter().map(|w| w.text.as_str()).collect();
         let slot = self.slot(&done, current);
         let pairs = |start: usize, prefix: &str, names: &mut dyn Iterator<Item = String>| {
-            let mut v: Vec<Pair> = names
-                .filter(|n| n.starts_with(prefix))
-                .map(|n| Pair { display: n.clone(), replacement: n })
-                .collect();
+            let mut v: Vec<Pair> =
+                names.filter(|n| n.starts_with(prefix)).map(|n| Pair { display: n.clone(), replacement: n }).collect();
             v.sort_by(|a, b| a.display.cmp(&b.display));
             v.dedup_by(|a, b| a.display == b.display);
             (start, v)
@@ -296,10 +294,8 @@ mod tests {
     use super::*;
     fn helper() -> ShellHelper {
         let mut h = ShellHelper::new(super::super::session::command_tree(), super::super::session::meta_tree(), false);
-        h.fields = FieldNames {
-            scalars: vec!["lemma".into(), "lexname".into(), "pos".into()],
-            vectors: vec!["emb".into()],
-        };
+        h.fields =
+            FieldNames { scalars: vec!["lemma".into(), "lexname".into(), "pos".into()], vectors: vec!["emb".into()] };
         h
     }
 

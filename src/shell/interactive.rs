@@ -32,7 +32,9 @@ pub fn run(session: &mut Session) -> u8 {
         .history_ignore_dups(true)
         .and_then(|c| c.max_history_size(10_000))
         .map(|c| c.completion_type(CompletionType::List).build());
-    let editor = config.map_err(|e| e.to_string()).and_then(|c| Editor::<ShellHelper, FileHistory>::with_config(c).map_err(|e| e.to_string()));
+    let editor = config
+        .map_err(|e| e.to_string())
+        .and_then(|c| Editor::<ShellHelper, FileHistory>::with_config(c).map_err(|e| e.to_string()));
     let mut editor = match editor {
         Ok(e) => e,
         Err(e) => {

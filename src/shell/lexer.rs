@@ -72,7 +72,8 @@ pub fn scan(input: &str) -> Scan {
             (None, '#') if brackets.is_empty() && input[start..i].trim().is_empty() => comment = true,
             (None, '\'' | '"') => quote = Some((c, i)),
             (None, '\\') => {
-                if chars.next().is_none() {
+                let escaped = chars.next();
+                if escaped.is_none() {
                     s.open = Some(Open::Continuation);
                 }
             }

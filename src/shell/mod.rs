@@ -29,9 +29,8 @@ pub enum Input {
 /// The `-f` and `-c` inputs in argv order (clap keeps each flag's values apart, so the
 /// order comes from their indexes).
 pub fn inputs_in_order(args: &ShellArgs, matches: Option<&clap::ArgMatches>) -> Vec<Input> {
-    let indexes = |id: &str| -> Vec<usize> {
-        matches.and_then(|m| m.indices_of(id)).map(|i| i.collect()).unwrap_or_default()
-    };
+    let indexes =
+        |id: &str| -> Vec<usize> { matches.and_then(|m| m.indices_of(id)).map(|i| i.collect()).unwrap_or_default() };
     let mut inputs: Vec<(usize, Input)> = Vec::new();
     let files = args.files.iter().cloned().map(Input::File);
     inputs.extend(indexes("files").into_iter().zip(files));
@@ -91,6 +90,13 @@ fn batch(session: &mut Session, inputs: Vec<Input>) -> u8 {
         if result.is_err() {
             break;
         }
+    }
+    // Ctrl-C while waiting for input is noticed once the input ends.
+    if result.is_ok()
+        && let Err(e) = interrupt::check()
+    {
+        e.report("", &mut std::io::stderr());
+        return e.status.code();
     }
     match result {
         Ok(()) => runner.first_failure.map_or(0, Status::code),

@@ -149,7 +149,11 @@ impl Session {
             out: Box::new(std::io::BufWriter::new(std::io::stdout())),
             out_is_tty: tty,
             once: None,
-            printer: Printer { mode: OutputMode::default_for(tty), headers: true, color: tty && commands::color_allowed() },
+            printer: Printer {
+                mode: OutputMode::default_for(tty),
+                headers: true,
+                color: tty && commands::color_allowed(),
+            },
             timer: false,
             echo: false,
             bail,
@@ -167,11 +171,8 @@ impl Session {
         let Some(first) = words.first() else { return Ok(Flow::Continue) };
         let name = first.strip_prefix('.').unwrap_or(first).to_string();
         let started = Instant::now();
-        let result = if is_meta(&self.metas, &name) {
-            self.meta(&name, &words[1..])
-        } else {
-            self.command(&name, &words[1..])
-        };
+        let result =
+            if is_meta(&self.metas, &name) { self.meta(&name, &words[1..]) } else { self.command(&name, &words[1..]) };
         let flushed = self.out.flush();
         if self.timer {
             eprintln!("time: {:.3} ms", started.elapsed().as_secs_f64() * 1e3);
@@ -309,7 +310,9 @@ impl Session {
         } else if let Some(c) = self.tree.find_subcommand_mut(name) {
             c.render_long_help().to_string()
         } else {
-            return Err(CliError::usage(format!("no command or meta command `{topic}`")).hint("type .help for the list"));
+            return Err(
+                CliError::usage(format!("no command or meta command `{topic}`")).hint("type .help for the list")
+            );
         };
         Ok(self.out.write_all(text.as_bytes())?)
     }

@@ -18,8 +18,7 @@ pub fn crc32c(bytes: &[u8], threads: usize) -> u32 {
     }
     let chunk = bytes.len().div_ceil(threads);
     let parts: Vec<(u32, usize)> = std::thread::scope(|s| {
-        let handles: Vec<_> =
-            bytes.chunks(chunk).map(|c| s.spawn(move || (crc32c::crc32c(c), c.len()))).collect();
+        let handles: Vec<_> = bytes.chunks(chunk).map(|c| s.spawn(move || (crc32c::crc32c(c), c.len()))).collect();
         // A checksum thread cannot panic on any input; a join error would be a bug here.
         handles.into_iter().map(|h| h.join().expect("checksum thread")).collect()
     });

@@ -46,14 +46,18 @@ fn create_from_flags_then_insert_upsert_update_delete() {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join("small");
     let c = c.to_str().unwrap();
-    let run = xvec(&["create", c, "--field", "title:string", "--field", "n:int32:nullable", "--vector", "v:3:l2"]).run();
+    let run =
+        xvec(&["create", c, "--field", "title:string", "--field", "n:int32:nullable", "--vector", "v:3:l2"]).run();
     assert_eq!(run.ok().stderr, format!("created {c}\n"));
     let doc = |id: &str, x: f32| format!(r#"{{"id": "{id}", "title": "t{id}", "v": [{x}, 0, 0]}}"#);
     let run = xvec(&["insert", c, &doc("a", 1.0), &doc("b", 2.0)]).run();
     assert_eq!(run.ok().stderr, "inserted 2 documents\n");
     let run = xvec(&["insert", c, &doc("a", 1.0), &doc("c", 3.0)]).run();
     run.code(1);
-    assert_eq!(run.stderr, "inserted 1 documents\nerror: 1 of 2 documents were not inserted: key \"a\" already exists\n");
+    assert_eq!(
+        run.stderr,
+        "inserted 1 documents\nerror: 1 of 2 documents were not inserted: key \"a\" already exists\n"
+    );
     xvec(&["upsert", c, r#"{"id": "a", "n": 7}"#]).run().ok();
     xvec(&["update", c, r#"{"id": "b", "title": "bee"}"#]).run().ok();
     xvec(&["update", c, r#"{"id": "zz", "title": "x"}"#]).run().code(1);
@@ -79,9 +83,18 @@ fn import_csv_raw_vectors_and_export_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join("c");
     let c = c.to_str().unwrap();
-    xvec(&["create", c, "--field", "lemma:string:nullable", "--field", "n:int32:nullable", "--vector", "emb:384:cosine"])
-        .run()
-        .ok();
+    xvec(&[
+        "create",
+        c,
+        "--field",
+        "lemma:string:nullable",
+        "--field",
+        "n:int32:nullable",
+        "--vector",
+        "emb:384:cosine",
+    ])
+    .run()
+    .ok();
     let ids = dir.path().join("ids.txt");
     let keys: Vec<String> = (0..100).map(|i| format!("q{i}")).collect();
     std::fs::write(&ids, keys.join("\n")).unwrap();
@@ -107,13 +120,26 @@ fn import_csv_raw_vectors_and_export_round_trip() {
     xvec(&["export", c, "-o", out.to_str().unwrap()]).run().ok();
     let copy = dir.path().join("copy");
     let copy = copy.to_str().unwrap();
-    xvec(&["create", copy, "--field", "lemma:string:nullable", "--field", "n:int32:nullable", "--vector", "emb:384:cosine"])
-        .run()
-        .ok();
+    xvec(&[
+        "create",
+        copy,
+        "--field",
+        "lemma:string:nullable",
+        "--field",
+        "n:int32:nullable",
+        "--vector",
+        "emb:384:cosine",
+    ])
+    .run()
+    .ok();
     xvec(&["import", copy, out.to_str().unwrap()]).run().ok();
     let export = |dir: &str| xvec(&["export", dir]).run().ok().stdout.clone();
     assert_eq!(export(c), export(copy));
-    assert!(export(c).lines().any(|l| l.starts_with(r#"{"id":"q0","lemma":"first","n":1,"emb":[0.02"#)), "{}", export(c));
+    assert!(
+        export(c).lines().any(|l| l.starts_with(r#"{"id":"q0","lemma":"first","n":1,"emb":[0.02"#)),
+        "{}",
+        export(c)
+    );
 }
 
 #[test]
@@ -141,7 +167,10 @@ fn exit_codes_of_argv_commands() {
     // A filter error shows where: position, the text, a caret.
     let run = xvec(&["query", c, "--pk", "n.07580359", "--filter", "pos = "]).run();
     run.code(1);
-    assert_eq!(run.stderr, "error: filter: line 1, column 7: expected a literal ('string', number, TRUE or FALSE) after `=`, found end of input\npos = \n      ^\n");
+    assert_eq!(
+        run.stderr,
+        "error: filter: line 1, column 7: expected a literal ('string', number, TRUE or FALSE) after `=`, found end of input\npos = \n      ^\n"
+    );
 }
 
 #[test]
@@ -160,11 +189,10 @@ fn busy_collection_exits_4() {
 fn closed_pipe_exits_quietly() {
     let c = wordnet().to_str().unwrap();
     let bin = env!("CARGO_BIN_EXE_xvec");
-    for cmd in [format!("'{bin}' export '{c}' | head -n 1"), format!("'{bin}' shell '{c}' -c 'export' -c count | head -c 10")] {
-        let out = std::process::Command::new("bash")
-            .args(["-c", &format!("set -o pipefail; {cmd}")])
-            .output()
-            .unwrap();
+    for cmd in
+        [format!("'{bin}' export '{c}' | head -n 1"), format!("'{bin}' shell '{c}' -c 'export' -c count | head -c 10")]
+    {
+        let out = std::process::Command::new("bash").args(["-c", &format!("set -o pipefail; {cmd}")]).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{cmd}");
     }

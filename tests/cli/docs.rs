@@ -12,9 +12,13 @@ fn repo(path: &str) -> std::path::PathBuf {
 
 #[test]
 fn committed_completions_are_fresh() {
-    for (shell, file) in
-        [("bash", "xvec.bash"), ("zsh", "_xvec"), ("fish", "xvec.fish"), ("elvish", "xvec.elv"), ("powershell", "_xvec.ps1")]
-    {
+    for (shell, file) in [
+        ("bash", "xvec.bash"),
+        ("zsh", "_xvec"),
+        ("fish", "xvec.fish"),
+        ("elvish", "xvec.elv"),
+        ("powershell", "_xvec.ps1"),
+    ] {
         let run = xvec(&["completions", shell]).run();
         assert_golden(&repo("completions").join(file), &run.ok().stdout);
     }
@@ -25,8 +29,9 @@ fn committed_man_pages_are_fresh() {
     let dir = tempfile::tempdir().unwrap();
     xvec(&["man", dir.path().to_str().unwrap()]).run().ok();
     let names = |d: &Path| {
-        let mut v: Vec<String> =
-            std::fs::read_dir(d).map(|r| r.map(|e| e.unwrap().file_name().into_string().unwrap()).collect()).unwrap_or_default();
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .map(|r| r.map(|e| e.unwrap().file_name().into_string().unwrap()).collect())
+            .unwrap_or_default();
         v.sort();
         v
     };

@@ -109,7 +109,11 @@ pub fn assert_golden(path: &Path, actual: &str) {
     }
     let expected = std::fs::read_to_string(path).unwrap_or_default();
     if expected != actual {
-        let line = expected.lines().zip(actual.lines()).position(|(a, b)| a != b).unwrap_or(expected.lines().count().min(actual.lines().count()));
+        let line = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
         panic!(
             "{} is stale (first difference at line {}):\n--- expected ---\n{}\n--- actual ---\n{}\n\
              If the change is intended, regenerate with: XVEC_BLESS=1 cargo test --test tests cli::",

@@ -22,9 +22,12 @@ impl Tmux {
     }
 
     fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().expect(
-            "tmux is needed for the terminal test (.ci/run installs it; apt-get install tmux)",
-        );
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux is needed for the terminal test (.ci/run installs it; apt-get install tmux)");
         assert!(out.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
@@ -92,13 +95,18 @@ fn repl_prompt_completion_history_ctrl_c_ctrl_d() {
     t.wait("the count", |s| s.contains("│ 162   │"));
 
     // A statement may span lines until its brackets close.
+    t.wait("the prompt", |_| t.last_line() == "wordnet>");
     t.keys(&["query [1,", "Enter"]);
     t.keys(&["2]", "Enter"]);
-    t.wait("the dimension error", |s| s.contains("error: field `emb` expects a query vector of dimension 384, found 2"));
+    t.wait("the dimension error", |s| {
+        s.contains("error: field `emb` expects a query vector of dimension 384, found 2")
+    });
 
     // History: Up recalls the previous statement; Ctrl-C drops the line and keeps the shell.
     t.keys(&["describe", "Enter"]);
     t.wait("describe's output", |s| s.contains("collection wordnet: 2500 documents"));
+    // Keys typed before the prompt shows can be eaten by rustyline's cursor query.
+    t.wait("the prompt", |_| t.last_line() == "wordnet>");
     t.keys(&["Up"]);
     t.wait("the recalled statement", |_| t.last_line().starts_with("wordnet> describe"));
     t.keys(&["C-c"]);

@@ -123,7 +123,10 @@ fn meta_commands() {
          _key = n.07580359\nlemma = casserole\n.param list\n name = $k\nvalue = n.07580359\n\
          .param unset k\n.close\ncount\n"
     );
-    assert_eq!(run.stderr, "<stdin>:17: error: no collection is open\nhint: start with `xvec shell DIR`, or type .open DIR [--write]\n");
+    assert_eq!(
+        run.stderr,
+        "<stdin>:17: error: no collection is open\nhint: start with `xvec shell DIR`, or type .open DIR [--write]\n"
+    );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "296\n");
     assert_eq!(std::fs::read_to_string(&once).unwrap(), "[\n  {\n    \"count\": 42\n  }\n]\n");
 
@@ -147,7 +150,10 @@ fn read_runs_scripts_and_caps_nesting() {
     std::fs::write(&me, format!(".read {}\n", me.display())).unwrap();
     let run = shell(&["-f", me.to_str().unwrap()]).run();
     run.code(1);
-    assert!(run.stderr.ends_with(&format!("{}:1: error: {}: .read nests deeper than 16\n", me.display(), me.display())), "{run}");
+    assert!(
+        run.stderr.ends_with(&format!("{}:1: error: {}: .read nests deeper than 16\n", me.display(), me.display())),
+        "{run}"
+    );
 }
 
 #[test]
@@ -157,7 +163,10 @@ fn writes_need_a_writable_shell_and_create_makes_the_collection() {
     let c = c.to_str().unwrap();
     let run = xvec(&["shell", c, "-c", "create --field t:string --vector v:2:ip"]).run();
     run.code(1);
-    assert_eq!(run.stderr, format!("-c #1:1: error: the shell opened the collection read-only\nhint: .open {c} --write\n"));
+    assert_eq!(
+        run.stderr,
+        format!("-c #1:1: error: the shell opened the collection read-only\nhint: .open {c} --write\n")
+    );
     let run = xvec(&["shell", c, "--write"])
         .stdin("create --field t:string --vector v:2:ip\ninsert {\"id\": \"a\", \"t\": \"x\", \"v\": [1, 0]}\nquery [1, 1] --fields t\n")
         .run();
@@ -168,4 +177,33 @@ fn writes_need_a_writable_shell_and_create_makes_the_collection() {
     let run = xvec(&["shell", "-c", "count --help"]).run();
     assert!(run.ok().stdout.contains("Usage: xvec count"), "{run}");
     xvec(&["shell", "-c", "shell"]).run().code(2);
+}
+
+#[test]
+fn ctrl_c_stops_a_batch_with_status_130() {
+    use std::io::{BufRead, Write};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_xvec"))
+        .args(["shell", wordnet().to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, "count").unwrap();
+    let mut line = String::new();
+    while line != "2500\n" {
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+    }
+    let kill = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    writeln!(stdin, "count").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    // The handler runs on its own thread: the next statement or the end of input sees it.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr == "<stdin>:2: error: interrupted\n" || stderr == "error: interrupted\n", "{stderr}");
 }

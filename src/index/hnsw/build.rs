@@ -153,7 +153,7 @@ impl Builder<'_> {
             cur = greedy(&self.graph, &scorer, cur, l, &mut sc.search);
         }
         for l in (0..=level.min(top_level)).rev() {
-            search_layer(&self.graph, &scorer, cur, l, self.ef_construction, None, &mut sc.search, &mut sc.found);
+            search_layer(&self.graph, &scorer, cur, l, self.ef_construction, None, usize::MAX, &mut sc.search, &mut sc.found);
             self.select(&sc.found, self.graph.m, &mut sc.kept, &mut sc.selected);
             {
                 let _lock = self.graph.locks[node as usize].lock().expect("node lock");

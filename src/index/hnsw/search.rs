@@ -58,7 +58,10 @@ pub(super) fn greedy<L: Links, S: Scorer>(
 }
 
 /// Best-first search of one layer from `entry`; leaves the `ef` nearest allowed nodes in
-/// `out`, best first. Nodes outside `allowed` are traversed but never returned.
+/// `out`, best first. Nodes outside `allowed` are traversed but never returned. Gives up
+/// once `budget` distances have been computed (returns false): a filter correlated with
+/// the vectors can otherwise send the search through most of the graph, where an exact
+/// scan of the allowed rows would cost less.
 pub(crate) fn search_layer<L: Links, S: Scorer>(
     g: &L,
     s: &S,
@@ -66,10 +69,12 @@ pub(crate) fn search_layer<L: Links, S: Scorer>(
     level: usize,
     ef: usize,
     allowed: Option<&RoaringBitmap>,
+    budget: usize,
     sc: &mut SearchScratch,
     out: &mut Vec<Scored>,
-) {
+) -> bool {
     let ok = |id: u32| allowed.is_none_or(|a| a.contains(id));
+    let mut spent = 0usize;
     sc.visited.clear(ef * 16);
     sc.candidates.clear();
     sc.results.clear();
@@ -95,9 +100,13 @@ pub(crate) fn search_layer<L: Links, S: Scorer>(
                 fresh += 1;
             }
         }
+        spent += fresh;
+        if spent > budget {
+            sc.distances += spent as u64;
+            return false;
+        }
         for &nb in &sc.links[..fresh] {
             let d = s.dist(nb);
-            sc.distances += 1;
             if d < bound || sc.results.len() < ef {
                 sc.candidates.push(Reverse(Scored { dist: d, id: nb }));
                 if ok(nb) {
@@ -115,28 +124,32 @@ pub(crate) fn search_layer<L: Links, S: Scorer>(
             g.prefetch(next.id, level);
         }
     }
+    sc.distances += spent as u64;
     out.clear();
     out.extend(sc.results.drain());
     out.sort_unstable();
+    true
 }
 
-/// Searches a finished graph: returns up to `ef` nearest allowed nodes, best first.
+/// Searches a finished graph: leaves up to `ef` nearest allowed nodes in `out`, best
+/// first. False when `budget` distance computations did not suffice (see [`search_layer`]).
 pub fn search<S: Scorer>(
     g: &GraphView,
     s: &S,
     ef: usize,
     allowed: Option<&RoaringBitmap>,
+    budget: usize,
     sc: &mut SearchScratch,
     out: &mut Vec<Scored>,
-) {
+) -> bool {
     out.clear();
     if g.nodes() == 0 {
-        return;
+        return true;
     }
     let mut cur = Scored { dist: s.dist(g.entry), id: g.entry };
     sc.distances += 1;
     for level in (1..=g.max_level).rev() {
         cur = greedy(g, s, cur, level, sc);
     }
-    search_layer(g, s, cur, 0, ef, allowed, sc, out);
+    search_layer(g, s, cur, 0, ef, allowed, budget, sc, out)
 }

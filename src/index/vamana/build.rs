@@ -35,6 +35,9 @@ use crate::storage::column::{VectorColumn, VectorData};
 const MAX_BATCH_FRACTION: usize = 50;
 /// Growth of the occlusion level between prune rounds (DiskANN's).
 const LEVEL_STEP: f32 = 1.2;
+const AHEAD: usize = 2;
+pub static CNT: [std::sync::atomic::AtomicU64; 8] = [const { std::sync::atomic::AtomicU64::new(0) }; 8];
+fn cnt(i: usize, n: u64) { CNT[i].fetch_add(n, Ordering::Relaxed); }
 
 /// A row of the column made ready to be scored against the others: a query for the
 /// build's searches and prunes. FP16 rows are widened once, into a reused buffer.
@@ -114,6 +117,16 @@ impl<'a> Rows<'a> {
             VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
             VectorData::Fp16(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
             VectorData::Int8(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
+        }
+    }
+
+    #[inline]
+    fn prefetch_all(&self, row: u32) {
+        let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
+        match self.col.data {
+            VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], 64),
+            VectorData::Fp16(d) => kernels::prefetch_lines(&d[r], 64),
+            VectorData::Int8(d) => kernels::prefetch_lines(&d[r], 64),
         }
     }
 }
@@ -255,8 +268,13 @@ impl Builder<'_> {
                     fresh += 1;
                 }
             }
+            cnt(0, fresh as u64); cnt(1, 1);
             let mut next = cursor + 1;
-            for &nb in &b.links[..fresh] {
+            for i in 0..fresh {
+                let nb = b.links[i];
+                if let Some(&ahead) = b.links[..fresh].get(i + AHEAD) {
+                    self.rows.prefetch_all(ahead);
+                }
                 let s = Scored { dist: self.rows.dist(a, nb), id: nb };
                 if b.list.len() >= l && b.list.last().is_some_and(|w| s >= w.at) {
                     continue;
@@ -302,6 +320,7 @@ impl Builder<'_> {
                     if factor[t] > alpha {
                         continue;
                     }
+                    cnt(2, 1);
                     let d = self.rows.dist(&a, pool[t].id);
                     factor[t] = factor[t].max(occlusion(self.rows.metric, pool[t].dist, d));
                 }
@@ -330,7 +349,9 @@ impl Builder<'_> {
             }
         }
         b.pool.sort_unstable();
+        cnt(5, b.pool.len() as u64); cnt(6, 1);
         self.prune(alpha, b);
+        cnt(7, b.out.len() as u64);
     }
 
     /// Re-prunes the neighbour list in `sc.bufs.links` of `node` to at most `degree` and
@@ -344,6 +365,7 @@ impl Builder<'_> {
         b.pool.clear();
         b.pool.extend(b.links.iter().map(|&nb| Scored { dist: self.rows.dist(&a, nb), id: nb }));
         b.pool.sort_unstable();
+        cnt(3, 1); cnt(4, b.pool.len() as u64);
         self.prune(alpha, b);
         self.graph.store(node, &b.out);
     }
@@ -472,7 +494,7 @@ pub fn build(
     let mut buffer: Vec<u32> = Vec::new();
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     for (pass, alpha) in [(0u64, 1.0f32), (1, params.alpha)] {
-        let order = permutation(n, params.seed.wrapping_add(pass + 1));
+        let order = if pass == 1 && std::env::var("VORD").is_ok() { (0..n as u32).collect() } else { permutation(n, params.seed.wrapping_add(pass + 1)) };
         let (mut start, mut size) = (0, 1);
         while start < n {
             if cancel.load(Ordering::Relaxed) {
@@ -509,6 +531,7 @@ pub fn build(
             size = (size * 2).min(max_batch);
             progress(BuildProgress { done: (pass as usize * n + start) / 2, total: n });
         }
+        eprintln!("pass {pass}: {:?}", CNT.iter().map(|c| c.swap(0, Ordering::Relaxed)).collect::<Vec<_>>());
     }
     // Lists may have grown past the degree through backward edges: prune them to it.
     pool.install(|| {

@@ -9,21 +9,23 @@ use super::GraphView;
 use crate::index::hnsw::{SearchScratch, search_layer};
 use crate::index::scorer::{Scored, Scorer};
 
-/// Searches a finished graph with a candidate list of `list` nodes: returns up to `list`
-/// nearest allowed nodes, best first.
+/// Searches a finished graph with a candidate list of `list` nodes: leaves up to `list`
+/// nearest allowed nodes in `out`, best first. False when `budget` distance computations
+/// did not suffice (see [`search_layer`]).
 pub fn search<S: Scorer>(
     g: &GraphView,
     s: &S,
     list: usize,
     allowed: Option<&RoaringBitmap>,
+    budget: usize,
     sc: &mut SearchScratch,
     out: &mut Vec<Scored>,
-) {
+) -> bool {
     out.clear();
     if g.nodes() == 0 {
-        return;
+        return true;
     }
     let entry = Scored { dist: s.dist(g.medoid), id: g.medoid };
     sc.distances += 1;
-    search_layer(g, s, entry, 0, list, allowed, sc, out);
+    search_layer(g, s, entry, 0, list, allowed, budget, sc, out)
 }

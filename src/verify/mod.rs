@@ -1,0 +1,286 @@
+//! Integrity of a collection directory: `verify` (read-only checks of every file kind,
+//! graph topology, code re-encoding, orphans, and with `deep` a recall sample), `repair`
+//! (a plan, then new files and one manifest publish) and `inspect` (what the engine holds
+//! and where a key lives).
+//!
+//! Verify never writes, takes no lock and works while a writer runs: it checks the
+//! generation `CURRENT` names, and when `CURRENT` changes under it (a flush or optimize
+//! published meanwhile) it checks again rather than report the writer's removals as
+//! damage. Published files are immutable, so what it reads of them stays true.
+//!
+//! This module is engine code: it returns data ([`Report`]); the admin tool prints it.
+
+mod crc;
+mod exam;
+// pub mod inspect;
+mod recover;
+pub mod repair;
+mod salvage;
+mod scan;
+pub mod topology;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::error::StorageError;
+use topology::LayerStats;
+
+/// How thorough a verify is.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// Re-encode every row's codes (not a sample) and measure recall on a query sample.
+    pub deep: bool,
+    /// Rows per index whose codes are re-encoded when not `deep`.
+    pub code_sample: usize,
+    /// Stored vectors used as queries for the recall sample (`deep` only).
+    pub recall_queries: usize,
+    /// Top-k of the recall sample.
+    pub recall_k: usize,
+    /// Threads for checksumming large sections.
+    pub threads: usize,
+    /// Passes to try when a writer publishes a new generation during one.
+    pub attempts: usize,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            deep: false,
+            code_sample: 256,
+            recall_queries: 100,
+            recall_k: 10,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            attempts: 20,
+        }
+    }
+}
+
+/// How bad a finding is. `Corrupt` and `Orphan` make the collection fail verification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Data on disk is wrong, missing or inconsistent.
+    Corrupt,
+    /// A file no live manifest names (left by a crash or an interrupted write).
+    Orphan,
+    /// Worth knowing, not damage: a torn WAL tail, unreachable graph nodes, low recall.
+    Warning,
+    /// Context, e.g. files in flight while a writer runs.
+    Info,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Corrupt => "corrupt",
+            Severity::Orphan => "orphan",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+
+    /// Whether a finding of this severity fails verification (exit status 3).
+    pub fn is_problem(self) -> bool {
+        matches!(self, Severity::Corrupt | Severity::Orphan)
+    }
+}
+
+/// One thing verify found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    /// File name within the collection directory.
+    pub file: String,
+    /// Part of the file: `header`, `section table`, a section name, `frame`, `body`, ...
+    pub section: String,
+    /// Byte offset within the file, when one spot is at fault.
+    pub offset: Option<u64>,
+    pub what: String,
+    pub expected: String,
+    pub found: String,
+    /// Could be an artefact of a writer publishing mid-verify (a file removed, a WAL
+    /// being appended, a file not yet named); dropped if the generation changed.
+    #[serde(skip)]
+    pub(crate) transient: bool,
+}
+
+impl Finding {
+    pub(crate) fn new(severity: Severity, file: &str, section: &str, what: impl Into<String>) -> Finding {
+        Finding {
+            severity,
+            file: file.to_string(),
+            section: section.to_string(),
+            offset: None,
+            what: what.into(),
+            expected: String::new(),
+            found: String::new(),
+            transient: false,
+        }
+    }
+
+    pub(crate) fn at(mut self, offset: u64) -> Finding {
+        self.offset = Some(offset);
+        self
+    }
+
+    pub(crate) fn expected(mut self, expected: impl ToString, found: impl ToString) -> Finding {
+        self.expected = expected.to_string();
+        self.found = found.to_string();
+        self
+    }
+
+    pub(crate) fn transient(mut self) -> Finding {
+        self.transient = true;
+        self
+    }
+}
+
+/// One file verify read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileReport {
+    pub name: String,
+    pub kind: String,
+    pub bytes: u64,
+    /// No corrupt finding names it.
+    pub ok: bool,
+}
+
+/// Topology of one index graph.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GraphReport {
+    pub file: String,
+    pub segment: u64,
+    pub field: String,
+    /// `hnsw` or `vamana`.
+    pub kind: String,
+    pub nodes: u64,
+    /// Links over all layers.
+    pub edges: u64,
+    /// HNSW entry point or Vamana medoid.
+    pub entry: u32,
+    /// Base layer first.
+    pub layers: Vec<LayerStats>,
+}
+
+impl GraphReport {
+    /// Live nodes the base layer does not reach from the entry point.
+    pub fn unreachable_live(&self) -> u64 {
+        self.layers.first().map_or(0, |l| l.unreachable_live)
+    }
+}
+
+/// Stored codes checked against the re-encoded originals.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CodesReport {
+    pub file: String,
+    pub segment: u64,
+    pub field: String,
+    pub quantize: String,
+    pub rotated: bool,
+    pub rows: u64,
+    pub checked: u64,
+    pub mismatched: u64,
+    pub first_mismatch: Option<u64>,
+}
+
+/// Index search against exact search on a sample of stored vectors (`deep`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RecallReport {
+    pub file: String,
+    pub segment: u64,
+    pub field: String,
+    pub index: String,
+    pub queries: u64,
+    pub k: u64,
+    pub recall: f64,
+}
+
+/// The live write-ahead log.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WalReport {
+    pub file: String,
+    pub bytes: u64,
+    pub records: u64,
+    pub bad_frames: u64,
+    /// Offset and length of a torn tail.
+    pub torn: Option<(u64, u64)>,
+}
+
+/// Cost of a verify.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    pub files: u64,
+    /// Bytes whose CRC32C was computed.
+    pub bytes_checksummed: u64,
+    /// Wall time of the pass reported.
+    pub seconds: f64,
+    /// `bytes_checksummed` over `seconds`, in MB (10⁶ bytes) per second.
+    pub mb_per_s: f64,
+    /// Passes run (more than one when a writer published during a pass).
+    pub attempts: u64,
+}
+
+/// Everything one verify found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub dir: PathBuf,
+    /// The manifest checked.
+    pub manifest: Option<String>,
+    pub generation: Option<u64>,
+    pub findings: Vec<Finding>,
+    pub files: Vec<FileReport>,
+    pub graphs: Vec<GraphReport>,
+    pub codes: Vec<CodesReport>,
+    pub recall: Vec<RecallReport>,
+    pub wal: Option<WalReport>,
+    pub stats: Stats,
+}
+
+impl Report {
+    /// Findings that fail verification.
+    pub fn problems(&self) -> usize {
+        self.findings.iter().filter(|f| f.severity.is_problem()).count()
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings.iter().filter(|f| f.severity == severity).count()
+    }
+
+    pub fn is_clean(&self) -> bool {
+        self.problems() == 0
+    }
+}
+
+/// Verifies the collection in `dir`. Errors only when `dir` is no collection at all or
+/// cannot be listed; everything wrong inside it is a [`Finding`].
+pub fn run(dir: &Path, opts: &VerifyOptions) -> Result<Report, StorageError> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let exam = exam::examine(dir, opts, false)?;
+        let raced = exam.raced;
+        let mut report = exam.report;
+        report.stats.attempts = attempt as u64;
+        if !raced {
+            return Ok(report);
+        }
+        if attempt >= opts.attempts.max(1) {
+            // Still racing a busy writer: keep what holds regardless (damage inside files
+            // that were read), drop what the writer's own steps could have caused.
+            report.findings.retain(|f| !f.transient);
+            report.findings.push(Finding::new(
+                Severity::Warning,
+                "CURRENT",
+                "",
+                format!(
+                    "a writer published a new generation during each of {attempt} passes; \
+                     missing files, orphans and WAL state were not judged"
+                ),
+            ));
+            return Ok(report);
+        }
+        std::thread::sleep(Duration::from_millis(2 * attempt as u64));
+    }
+}
