@@ -46,6 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write the man pages, one per command, into a directory.')
             [CompletionResult]::new('quickstart', 'quickstart', [CompletionResultType]::ParameterValue, 'Build a sample collection from the bundled WordNet data and query it.')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Benchmark load time, search speed, recall and memory on a dataset.')
+            [CompletionResult]::new('tui', 'tui', [CompletionResultType]::ParameterValue, 'Live dashboard: run a search workload and watch QPS, latency, recall and memory.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -262,6 +263,28 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'xvec;tui' {
+            [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field to search (default: the only one)')
+            [CompletionResult]::new('--queries', '--queries', [CompletionResultType]::ParameterName, 'Query vectors, .fvecs or .npy (default: sampled from the collection)')
+            [CompletionResult]::new('--max-queries', '--max-queries', [CompletionResultType]::ParameterName, 'Most queries read from --queries')
+            [CompletionResult]::new('--gt', '--gt', [CompletionResultType]::ParameterName, 'Ground truth of --queries, .ivecs or .npy (keys must be dataset ids)')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Filter the `f` key turns on and off (on at the start)')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Neighbours per query')
+            [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Neighbours per query')
+            [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (HNSW ef, Vamana query list; default: the index''s)')
+            [CompletionResult]::new('--refine', '--refine', [CompletionResultType]::ParameterName, 'Re-rank factor of quantized indexes (0: codes only; default: the index''s)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Workload threads at the start (default: all cores)')
+            [CompletionResult]::new('--recall-sample', '--recall-sample', [CompletionResultType]::ParameterName, 'Queries with an exact-search reference for recall when there is no --gt')
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (e.g. 10s, 2m); headless runs default to 10s')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--write', '--write', [CompletionResultType]::ParameterName, 'Open for writing (takes the writer lock), so the Optimize view can optimize')
+            [CompletionResult]::new('--headless', '--headless', [CompletionResultType]::ParameterName, 'No screen: run the workload for --duration, then print the panel values')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'With --headless: print the values as one JSON object')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'xvec;help' {
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a collection from a JSON schema file or --field/--vector flags.')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).')
@@ -282,6 +305,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write the man pages, one per command, into a directory.')
             [CompletionResult]::new('quickstart', 'quickstart', [CompletionResultType]::ParameterValue, 'Build a sample collection from the bundled WordNet data and query it.')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Benchmark load time, search speed, recall and memory on a dataset.')
+            [CompletionResult]::new('tui', 'tui', [CompletionResultType]::ParameterValue, 'Live dashboard: run a search workload and watch QPS, latency, recall and memory.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -340,6 +364,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;bench' {
+            break
+        }
+        'xvec;help;tui' {
             break
         }
         'xvec;help;help' {

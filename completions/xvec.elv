@@ -43,6 +43,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand man 'Write the man pages, one per command, into a directory.'
             cand quickstart 'Build a sample collection from the bundled WordNet data and query it.'
             cand bench 'Benchmark load time, search speed, recall and memory on a dataset.'
+            cand tui 'Live dashboard: run a search workload and watch QPS, latency, recall and memory.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;create'= {
@@ -239,6 +240,27 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'xvec;tui'= {
+            cand --field 'Vector field to search (default: the only one)'
+            cand --queries 'Query vectors, .fvecs or .npy (default: sampled from the collection)'
+            cand --max-queries 'Most queries read from --queries'
+            cand --gt 'Ground truth of --queries, .ivecs or .npy (keys must be dataset ids)'
+            cand --filter 'Filter the `f` key turns on and off (on at the start)'
+            cand -k 'Neighbours per query'
+            cand --k 'Neighbours per query'
+            cand --ef 'Search breadth of graph indexes (HNSW ef, Vamana query list; default: the index''s)'
+            cand --refine 'Re-rank factor of quantized indexes (0: codes only; default: the index''s)'
+            cand --concurrency 'Workload threads at the start (default: all cores)'
+            cand --recall-sample 'Queries with an exact-search reference for recall when there is no --gt'
+            cand --duration 'Stop after this long (e.g. 10s, 2m); headless runs default to 10s'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --write 'Open for writing (takes the writer lock), so the Optimize view can optimize'
+            cand --headless 'No screen: run the workload for --duration, then print the panel values'
+            cand --json 'With --headless: print the values as one JSON object'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'xvec;help'= {
             cand create 'Create a collection from a JSON schema file or --field/--vector flags.'
             cand import 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
@@ -259,6 +281,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand man 'Write the man pages, one per command, into a directory.'
             cand quickstart 'Build a sample collection from the bundled WordNet data and query it.'
             cand bench 'Benchmark load time, search speed, recall and memory on a dataset.'
+            cand tui 'Live dashboard: run a search workload and watch QPS, latency, recall and memory.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;help;create'= {
@@ -298,6 +321,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;help;quickstart'= {
         }
         &'xvec;help;bench'= {
+        }
+        &'xvec;help;tui'= {
         }
         &'xvec;help;help'= {
         }

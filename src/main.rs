@@ -2,6 +2,7 @@
 
 mod cli;
 mod shell;
+mod tui;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -484,7 +484,7 @@ fn check_index(field: &str, v: &VectorSpec) -> Result<(), SchemaError> {
     if q.quantize != Quantize::None && v.elem != VectorType::Fp32 {
         return bad(format!("quantize = {} needs a vector_fp32 field, not {}", q.quantize.name(), v.elem.name()));
     }
-    if q.quantize == Quantize::Int4 && v.dim % 2 != 0 {
+    if q.quantize == Quantize::Int4 && !v.dim.is_multiple_of(2) {
         return bad(format!("quantize = int4 needs an even dimension, not {}", v.dim));
     }
     if q.refine > 1000 {
@@ -741,7 +741,7 @@ mod tests {
         }
         let s = Schema::from_json(&idx(r#"{"type":"hnsw","quantize":"int8"}"#)).unwrap();
         let spec = s.field(0).as_vector().unwrap();
-        assert_eq!(spec.index.quant().rotate, true);
+        assert!(spec.index.quant().rotate);
         assert_eq!(spec.index.describe(), "hnsw m=16 efc=200 ef=64 int8+rot");
         assert_eq!(Schema::from_json(&s.to_json()).unwrap(), s);
         for (index, needle) in [

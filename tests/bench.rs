@@ -114,6 +114,7 @@ fn check_sane(r: &Value) {
     assert!((0.0..=1.0).contains(&f(r, "/serial/ndcg")));
     assert!(f(r, "/serial/qps") > 0.0);
     assert!(f(r, "/peak_rss_mib") > 0.0);
+    assert!(f(r, "/query_peak_rss_mib") > 0.0 && f(r, "/query_peak_rss_mib") <= f(r, "/peak_rss_mib"));
     for p in ["latency_avg_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "duration_sec"] {
         assert!(f(r, &format!("/serial/{p}")) >= 0.0, "{p}");
     }

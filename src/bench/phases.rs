@@ -159,6 +159,9 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
         .chain(usage.map(|u| u.max_rss_mib))
         .chain(sys::rss().map(|r| r.hwm_mib))
         .fold(0.0, f64::max);
+    // From "open" on, the process is a read-only query process: the dataset is unmapped.
+    let open_at = log.done.iter().position(|p| p.name == "open").unwrap_or(0);
+    let query_peak_rss_mib = log.done[open_at..].iter().filter_map(|p| p.hwm_mib).fold(0.0, f64::max);
     let first = &searches[0];
     Ok(Report {
         schema_version: SCHEMA_VERSION,
@@ -174,6 +177,7 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
         concurrent: first.concurrent.clone(),
         searches,
         peak_rss_mib,
+        query_peak_rss_mib,
         phases: log.done,
         engine_memory,
         disk_bytes,

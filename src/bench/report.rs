@@ -40,6 +40,9 @@ pub struct Report {
     /// Peak RSS of the whole process: the larger of `getrusage` `ru_maxrss` and every
     /// phase's VmHWM.
     pub peak_rss_mib: f64,
+    /// Peak RSS from reopening the collection read-only to the end: what a process that
+    /// only queries needs (the phase VmHWMs from "open" on).
+    pub query_peak_rss_mib: f64,
     pub phases: Vec<PhaseReport>,
     /// The engine's own accounting after the search phases, by kind.
     pub engine_memory: EngineMemory,

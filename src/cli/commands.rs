@@ -117,6 +117,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Man(a) => super::docs::write_man_pages(&a.out, io),
         Command::Quickstart(a) => super::quickstart::run(&a, io),
         Command::Bench(a) => super::bench::run(*a, io),
+        Command::Tui(a) => super::tui::run(&a, colls, io),
     }
 }
 

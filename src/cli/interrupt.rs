@@ -1,17 +1,20 @@
-//! Ctrl-C while a command runs: the shell installs a handler that records the request,
-//! and long-running work (imports, exports, batch scripts) checks it between steps and
-//! stops with [`CliError::interrupted`]. Without the handler (argv use) Ctrl-C ends the
-//! process the usual way.
+//! Ctrl-C while a command runs: the shell routes SIGINT to a flag, and long-running work
+//! (imports, exports, optimize, batch scripts) checks it between steps and stops with
+//! [`CliError::interrupted`]. Without the flag (argv use) Ctrl-C ends the process the usual
+//! way. The flag is set inside the signal handler itself, so a statement read after the
+//! signal always sees it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use super::CliError;
 
-static REQUESTED: AtomicBool = AtomicBool::new(false);
+static REQUESTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
 
 /// Routes Ctrl-C to [`check`] instead of ending the process.
 pub fn install() -> Result<(), CliError> {
-    ctrlc::set_handler(|| REQUESTED.store(true, Ordering::SeqCst))
+    signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&REQUESTED))
+        .map(|_| ())
         .map_err(|e| CliError::failed(format!("cannot install the Ctrl-C handler: {e}")))
 }
 

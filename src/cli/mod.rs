@@ -18,6 +18,7 @@ pub mod meta;
 pub mod optimize;
 pub mod output;
 pub mod quickstart;
+pub mod tui;
 pub mod write;
 
 use std::path::PathBuf;
@@ -96,6 +97,7 @@ pub enum Command {
     Man(ManArgs),
     Quickstart(QuickstartArgs),
     Bench(Box<bench::BenchArgs>),
+    Tui(Box<tui::TuiArgs>),
 }
 
 #[cfg(test)]

@@ -187,7 +187,7 @@ pub fn build(
     let encoded = encode(spec, col, rows);
     let (mut graph, mut adjacency) = (None, None);
     match &spec.index {
-        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, concurrency, progress, cancel) {
+        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, &hnsw::BuildControl { concurrency, progress, cancel }) {
             Some(g) => graph = Some(g),
             None => return Ok(None),
         },
@@ -350,7 +350,8 @@ impl SegmentIndex {
         let bytes = FileBytes::open(path, mmap)?;
         let b = bytes.as_slice();
         let small = |k: u16| k == Kind::Meta as u16 || k == Kind::Rotation as u16;
-        let (id, sections) = container::read(path, b, FileKind::Index, |k| verify_data || small(k))?;
+        let (id, sections) =
+            container::read_with(path, b, FileKind::Index, |k| verify_data || small(k), |r| bytes.crc32c(r))?;
         let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
         if id != segment_id {
             return Err(bad(16, format!("index of segment {id}, expected segment {segment_id}")));
@@ -569,7 +570,7 @@ impl SegmentIndex {
         // With a filter, the graph may spend at most what the exact scan would.
         let budget = if p.allowed.is_some() { allowed_rows } else { usize::MAX };
         let done = match (self.graph(), self.vamana()) {
-            (Some(g), _) => hnsw::search(&g, s, p.ef.max(want), p.allowed, budget, sc, out),
+            (Some(g), _) => hnsw::search(&g, s, hnsw::Beam { ef: p.ef.max(want), allowed: p.allowed, budget }, sc, out),
             (None, Some(g)) => vamana::search(&g, s, p.ef.max(want), p.allowed, budget, sc, out),
             (None, None) => false,
         };

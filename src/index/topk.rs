@@ -45,8 +45,6 @@ impl TopK {
         TopK { k, heap: BinaryHeap::with_capacity(k + 1) }
     }
 
-    /// Distance a new candidate must beat to enter, once full.
-
     pub fn k(&self) -> usize {
         self.k
     }

@@ -16,7 +16,7 @@ pub fn overview(tree: &clap::Command, metas: &clap::Command) -> String {
         .collect();
     let metas: Vec<(String, String)> = metas.get_subcommands().map(|m| (meta::usage(m), about(m))).collect();
     let width = commands.iter().chain(&metas).map(|(n, _)| n.len()).max().unwrap_or(0);
-    let mut s = String::from("Commands (they work on the open collection; DIR is not typed):\n");
+    let mut s = String::from("Commands (DIR, the collection argument, is the open collection: leave it out):\n");
     for (name, about) in &commands {
         s.push_str(&format!("  {name:<width$}  {about}\n"));
     }

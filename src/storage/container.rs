@@ -138,6 +138,19 @@ pub fn read(
     kind: FileKind,
     check_crc: impl Fn(u16) -> bool,
 ) -> Result<(u64, Vec<RawSection>), StorageError> {
+    read_with(path, b, kind, check_crc, |r| Ok(crc32c::crc32c(&b[r])))
+}
+
+/// [`read`], with section CRCs computed by `crc_of` (see [`FileBytes::crc32c`]).
+///
+/// [`FileBytes::crc32c`]: super::mmap::FileBytes::crc32c
+pub fn read_with(
+    path: &Path,
+    b: &[u8],
+    kind: FileKind,
+    check_crc: impl Fn(u16) -> bool,
+    crc_of: impl Fn(Range<usize>) -> std::io::Result<u32>,
+) -> Result<(u64, Vec<RawSection>), StorageError> {
     let id = decode_header(path, b, kind)?;
     let bad = |offset: usize, what: String| StorageError::corrupted(path, offset as u64, what);
     if b.len() < TABLE_AT {
@@ -183,7 +196,7 @@ pub fn read(
         if let Some(p) = b[at..s.offset as usize].iter().position(|&x| x != 0) {
             return Err(bad(at + p, format!("padding before section {i} is not zero")));
         }
-        if check_crc(s.kind) && crc32c::crc32c(&b[s.range()]) != s.crc {
+        if check_crc(s.kind) && crc_of(s.range()).map_err(|e| StorageError::io(path, e))? != s.crc {
             return Err(bad(s.offset as usize, format!("section {i} (kind {}) checksum mismatch", s.kind)));
         }
         at = (s.offset + s.len) as usize;

@@ -15,8 +15,9 @@ compile_error!("xvec's on-disk format is little-endian and is used in place; big
 
 /// The bytes of one immutable file.
 pub enum FileBytes {
-    /// Memory-mapped: the pages belong to the page cache, not the heap.
-    Mapped(memmap2::Mmap),
+    /// Memory-mapped: the pages belong to the page cache, not the heap. The file stays
+    /// open so checksums can be computed with reads that leave the mapping untouched.
+    Mapped(memmap2::Mmap, File),
     /// Read into one owned buffer, 8-byte aligned so typed views work.
     Owned { words: Vec<u64>, len: usize },
 }
@@ -33,7 +34,7 @@ impl FileBytes {
             // SAFETY: collection files are immutable once published (see DESIGN.md,
             // "On disk"); nobody truncates or rewrites a file a snapshot can see.
             let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| StorageError::io(path, e))?;
-            Ok(FileBytes::Mapped(map))
+            Ok(FileBytes::Mapped(map, file))
         } else {
             let mut words = vec![0u64; len.div_ceil(8)];
             // SAFETY: `words` owns len.div_ceil(8) * 8 >= len initialized bytes; u8 has no
@@ -47,7 +48,7 @@ impl FileBytes {
 
     pub fn as_slice(&self) -> &[u8] {
         match self {
-            FileBytes::Mapped(m) => m,
+            FileBytes::Mapped(m, _) => m,
             FileBytes::Owned { words, len } => {
                 // SAFETY: `words` holds at least `len` initialized bytes (see `open`).
                 unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), *len) }
@@ -56,14 +57,38 @@ impl FileBytes {
     }
 
     pub fn is_mapped(&self) -> bool {
-        matches!(self, FileBytes::Mapped(_))
+        matches!(self, FileBytes::Mapped(..))
     }
 
     /// Bytes held on the heap (zero for a mapping).
     pub fn heap_bytes(&self) -> usize {
         match self {
-            FileBytes::Mapped(_) => 0,
+            FileBytes::Mapped(..) => 0,
             FileBytes::Owned { words, .. } => words.capacity() * 8,
+        }
+    }
+}
+
+impl FileBytes {
+    /// CRC32C of `range`. A mapping is checksummed through `pread` into a small buffer,
+    /// so opening a file does not make its pages resident in this process: data that
+    /// queries never touch (originals behind quantized codes) stays out of the RSS.
+    pub fn crc32c(&self, range: std::ops::Range<usize>) -> std::io::Result<u32> {
+        match self {
+            FileBytes::Owned { .. } => Ok(crc32c::crc32c(&self.as_slice()[range])),
+            FileBytes::Mapped(_, file) => {
+                use std::os::unix::fs::FileExt;
+                let mut buf = vec![0u8; (1 << 20).min(range.len())];
+                let mut crc = 0;
+                let mut at = range.start;
+                while at < range.end {
+                    let n = buf.len().min(range.end - at);
+                    file.read_exact_at(&mut buf[..n], at as u64)?;
+                    crc = crc32c::crc32c_append(crc, &buf[..n]);
+                    at += n;
+                }
+                Ok(crc)
+            }
         }
     }
 }

@@ -283,7 +283,8 @@ impl Segment {
         let bytes = FileBytes::open(path, mmap)?;
         let b = bytes.as_slice();
         let vectors = SectionKind::Vectors as u16;
-        let (id, raw) = container::read(path, b, FileKind::Segment, |k| verify_data || k != vectors)?;
+        let (id, raw) =
+            container::read_with(path, b, FileKind::Segment, |k| verify_data || k != vectors, |r| bytes.crc32c(r))?;
         let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
         let plan = planned_sections(&schema);
         if raw.len() != plan.len() {

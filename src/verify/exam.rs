@@ -170,8 +170,14 @@ pub(crate) fn segment_rows(b: &[u8]) -> Option<u64> {
 }
 
 /// Runs one pass. `holding_lock`: the caller (repair) holds the writer lock, so files not
-/// named are orphans for certain, not a writer's work in progress.
-pub(crate) fn examine(dir: &Path, opts: &VerifyOptions, holding_lock: bool) -> Result<Exam, StorageError> {
+/// named are orphans for certain, not a writer's work in progress. `fallback_schema`
+/// interprets the files when no manifest holds a readable schema.
+pub(crate) fn examine(
+    dir: &Path,
+    opts: &VerifyOptions,
+    holding_lock: bool,
+    fallback_schema: Option<&Schema>,
+) -> Result<Exam, StorageError> {
     let start = Instant::now();
     let current_path = dir.join("CURRENT");
     let current_before = std::fs::read(&current_path).ok();
@@ -272,7 +278,7 @@ pub(crate) fn examine(dir: &Path, opts: &VerifyOptions, holding_lock: bool) -> R
             let p = dir.join(&e.name);
             std::fs::read(&p).ok().and_then(|b| Manifest::decode(&p, &b).ok()).map(|m| (m.schema, Some(m.options)))
         });
-        if let Some((raw, options)) = salvaged.or(other) {
+        if let Some((raw, options)) = salvaged.or(other).or_else(|| fallback_schema.map(|s| (s.to_raw(), None))) {
             let generation = manifests.first().map_or(0, |e| number(&e.name)) + 1;
             let dir_files: Vec<DirFile> =
                 listing.iter().filter_map(|e| Some(DirFile { name: &e.name, kind: e.kind?, bytes: e.bytes })).collect();

@@ -259,7 +259,7 @@ pub fn run(dir: &Path, opts: &VerifyOptions) -> Result<Report, StorageError> {
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let exam = exam::examine(dir, opts, false)?;
+        let exam = exam::examine(dir, opts, false, None)?;
         let raced = exam.raced;
         let mut report = exam.report;
         report.stats.attempts = attempt as u64;

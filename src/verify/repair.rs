@@ -43,11 +43,14 @@ pub const LOST_FOUND: &str = "lost+found";
 pub struct RepairOptions {
     /// Threads for index builds.
     pub concurrency: usize,
+    /// The schema to interpret the files with when no manifest holds a readable one
+    /// (a manifest cut short inside its schema, with no older manifest left).
+    pub schema: Option<Schema>,
 }
 
 impl Default for RepairOptions {
     fn default() -> Self {
-        RepairOptions { concurrency: std::thread::available_parallelism().map_or(1, |n| n.get()) }
+        RepairOptions { concurrency: std::thread::available_parallelism().map_or(1, |n| n.get()), schema: None }
     }
 }
 
@@ -174,7 +177,7 @@ impl Repair {
     /// collection and plans.
     pub fn begin(dir: &Path, opts: RepairOptions) -> Result<Repair, StorageError> {
         let lock = WriterLock::acquire(dir)?;
-        let exam = exam::examine(dir, &verify_options(), true)?;
+        let exam = exam::examine(dir, &verify_options(), true, opts.schema.as_ref())?;
         let mut r = Repair {
             dir: dir.to_path_buf(),
             _lock: lock,
@@ -208,7 +211,7 @@ impl Repair {
     fn make_plan(&mut self) {
         let Some(base) = &self.exam.base else {
             self.plan.blocked =
-                Some("no manifest or schema is readable: the files cannot be interpreted, nothing is changed".into());
+                Some("no manifest or schema is readable, so the files cannot be interpreted; give the schema".into());
             return;
         };
         let schema = base.schema.clone();
@@ -669,7 +672,7 @@ impl Repair {
             let _ = std::fs::remove_dir(&lost_found);
         }
         drop(exam);
-        let after = exam::examine(&dir, &verify_options(), true)?.report;
+        let after = exam::examine(&dir, &verify_options(), true, None)?.report;
         Ok(Outcome { generation: published, done: plan.actions, losses: plan.losses, moved, after })
     }
 }

@@ -50,7 +50,11 @@ impl Tmux {
             if check(&screen) {
                 return screen;
             }
-            assert!(start.elapsed() < Duration::from_secs(20), "waiting for {what}; the screen is:\n{screen}");
+            if start.elapsed() > Duration::from_secs(20) {
+                let ps = Command::new("sh").args(["-c", "for p in $(pgrep -f 'xvec shell /tmp'); do echo PID $p $(cat /proc/$p/wchan) $(cut -d' ' -f3 /proc/$p/stat); cat /proc/$p/cmdline | tr '\\0' ' '; echo; for t in /proc/$p/task/*; do echo task $(cat $t/comm) $(cat $t/wchan); done; done"]).output().unwrap();
+                let esc = self.run(&["capture-pane", "-t", "t", "-p", "-e", "-S", "-5"]);
+                panic!("waiting for {what}; DEBUG {} ESC {:?}", String::from_utf8_lossy(&ps.stdout), esc.lines().rev().take(4).collect::<Vec<_>>());
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
     }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::search::{SearchScratch, greedy, search_layer};
+use super::search::{Beam, SearchScratch, greedy, search_layer};
 use super::{Graph, Links, MAX_LEVEL, NO_UPPER, NONE};
 use crate::index::flat::{PreparedQuery, row_distance};
 use crate::index::rng::SplitMix64;
@@ -16,6 +16,15 @@ use crate::index::scorer::{Originals, Scored, Scorer};
 use crate::kernels::Kernels;
 use crate::schema::{HnswParams, Metric};
 use crate::storage::column::VectorColumn;
+
+/// How a build runs: its threads, where it reports, and what stops it.
+#[derive(Clone, Copy)]
+pub struct BuildControl<'a> {
+    /// Worker threads (1 = deterministic).
+    pub concurrency: usize,
+    pub progress: &'a (dyn Fn(BuildProgress) + Sync),
+    pub cancel: &'a AtomicBool,
+}
 
 /// What a running build reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,7 +162,8 @@ impl Builder<'_> {
             cur = greedy(&self.graph, &scorer, cur, l, &mut sc.search);
         }
         for l in (0..=level.min(top_level)).rev() {
-            search_layer(&self.graph, &scorer, cur, l, self.ef_construction, None, usize::MAX, &mut sc.search, &mut sc.found);
+            let beam = Beam { ef: self.ef_construction, allowed: None, budget: usize::MAX };
+            search_layer(&self.graph, &scorer, cur, l, beam, &mut sc.search, &mut sc.found);
             self.select(&sc.found, self.graph.m, &mut sc.kept, &mut sc.selected);
             {
                 let _lock = self.graph.locks[node as usize].lock().expect("node lock");
@@ -195,10 +205,9 @@ pub fn build(
     col: VectorColumn,
     rows: usize,
     params: &HnswParams,
-    concurrency: usize,
-    progress: &(dyn Fn(BuildProgress) + Sync),
-    cancel: &AtomicBool,
+    ctl: &BuildControl,
 ) -> Option<Graph> {
+    let BuildControl { concurrency, progress, cancel } = *ctl;
     let m = params.m as usize;
     let m0 = 2 * m;
     let levels = draw_levels(rows, m, params.seed);

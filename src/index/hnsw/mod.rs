@@ -8,9 +8,9 @@
 mod build;
 mod search;
 
-pub use build::{BuildProgress, build};
+pub use build::{BuildControl, BuildProgress, build};
 pub(crate) use search::search_layer;
-pub use search::{SearchScratch, search};
+pub use search::{Beam, SearchScratch, search};
 
 use crate::error::StorageError;
 

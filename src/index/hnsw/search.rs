@@ -57,6 +57,17 @@ pub(super) fn greedy<L: Links, S: Scorer>(
     }
 }
 
+/// The shape of one best-first search.
+#[derive(Clone, Copy, Debug)]
+pub struct Beam<'a> {
+    /// Nodes kept (the candidate list size).
+    pub ef: usize,
+    /// Rows that may be returned; `None` for all.
+    pub allowed: Option<&'a RoaringBitmap>,
+    /// Most distances to compute before giving up.
+    pub budget: usize,
+}
+
 /// Best-first search of one layer from `entry`; leaves the `ef` nearest allowed nodes in
 /// `out`, best first. Nodes outside `allowed` are traversed but never returned. Gives up
 /// once `budget` distances have been computed (returns false): a filter correlated with
@@ -67,12 +78,11 @@ pub(crate) fn search_layer<L: Links, S: Scorer>(
     s: &S,
     entry: Scored,
     level: usize,
-    ef: usize,
-    allowed: Option<&RoaringBitmap>,
-    budget: usize,
+    beam: Beam,
     sc: &mut SearchScratch,
     out: &mut Vec<Scored>,
 ) -> bool {
+    let Beam { ef, allowed, budget } = beam;
     let ok = |id: u32| allowed.is_none_or(|a| a.contains(id));
     let mut spent = 0usize;
     sc.visited.clear(ef * 16);
@@ -131,17 +141,9 @@ pub(crate) fn search_layer<L: Links, S: Scorer>(
     true
 }
 
-/// Searches a finished graph: leaves up to `ef` nearest allowed nodes in `out`, best
-/// first. False when `budget` distance computations did not suffice (see [`search_layer`]).
-pub fn search<S: Scorer>(
-    g: &GraphView,
-    s: &S,
-    ef: usize,
-    allowed: Option<&RoaringBitmap>,
-    budget: usize,
-    sc: &mut SearchScratch,
-    out: &mut Vec<Scored>,
-) -> bool {
+/// Searches a finished graph: leaves up to `beam.ef` nearest allowed nodes in `out`, best
+/// first. False when the beam's budget did not suffice (see [`search_layer`]).
+pub fn search<S: Scorer>(g: &GraphView, s: &S, beam: Beam, sc: &mut SearchScratch, out: &mut Vec<Scored>) -> bool {
     out.clear();
     if g.nodes() == 0 {
         return true;
@@ -151,5 +153,5 @@ pub fn search<S: Scorer>(
     for level in (1..=g.max_level).rev() {
         cur = greedy(g, s, cur, level, sc);
     }
-    search_layer(g, s, cur, 0, ef, allowed, budget, sc, out)
+    search_layer(g, s, cur, 0, beam, sc, out)
 }

@@ -35,9 +35,6 @@ use crate::storage::column::{VectorColumn, VectorData};
 const MAX_BATCH_FRACTION: usize = 50;
 /// Growth of the occlusion level between prune rounds (DiskANN's).
 const LEVEL_STEP: f32 = 1.2;
-const AHEAD: usize = 2;
-pub static CNT: [std::sync::atomic::AtomicU64; 8] = [const { std::sync::atomic::AtomicU64::new(0) }; 8];
-fn cnt(i: usize, n: u64) { CNT[i].fetch_add(n, Ordering::Relaxed); }
 
 /// A row of the column made ready to be scored against the others: a query for the
 /// build's searches and prunes. FP16 rows are widened once, into a reused buffer.
@@ -117,16 +114,6 @@ impl<'a> Rows<'a> {
             VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
             VectorData::Fp16(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
             VectorData::Int8(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
-        }
-    }
-
-    #[inline]
-    fn prefetch_all(&self, row: u32) {
-        let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
-        match self.col.data {
-            VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], 64),
-            VectorData::Fp16(d) => kernels::prefetch_lines(&d[r], 64),
-            VectorData::Int8(d) => kernels::prefetch_lines(&d[r], 64),
         }
     }
 }
@@ -268,13 +255,8 @@ impl Builder<'_> {
                     fresh += 1;
                 }
             }
-            cnt(0, fresh as u64); cnt(1, 1);
             let mut next = cursor + 1;
-            for i in 0..fresh {
-                let nb = b.links[i];
-                if let Some(&ahead) = b.links[..fresh].get(i + AHEAD) {
-                    self.rows.prefetch_all(ahead);
-                }
+            for &nb in &b.links[..fresh] {
                 let s = Scored { dist: self.rows.dist(a, nb), id: nb };
                 if b.list.len() >= l && b.list.last().is_some_and(|w| s >= w.at) {
                     continue;
@@ -320,7 +302,6 @@ impl Builder<'_> {
                     if factor[t] > alpha {
                         continue;
                     }
-                    cnt(2, 1);
                     let d = self.rows.dist(&a, pool[t].id);
                     factor[t] = factor[t].max(occlusion(self.rows.metric, pool[t].dist, d));
                 }
@@ -349,9 +330,7 @@ impl Builder<'_> {
             }
         }
         b.pool.sort_unstable();
-        cnt(5, b.pool.len() as u64); cnt(6, 1);
         self.prune(alpha, b);
-        cnt(7, b.out.len() as u64);
     }
 
     /// Re-prunes the neighbour list in `sc.bufs.links` of `node` to at most `degree` and
@@ -365,14 +344,13 @@ impl Builder<'_> {
         b.pool.clear();
         b.pool.extend(b.links.iter().map(|&nb| Scored { dist: self.rows.dist(&a, nb), id: nb }));
         b.pool.sort_unstable();
-        cnt(3, 1); cnt(4, b.pool.len() as u64);
         self.prune(alpha, b);
         self.graph.store(node, &b.out);
     }
 
     /// Adds backward edges `sources → target` (sorted, distinct), re-pruning the target's
-    /// list when it would exceed the build capacity.
-    fn back_link(&self, target: u32, sources: &[(u32, u32)], alpha: f32, sc: &mut Scratch) {
+    /// list when it would grow past `limit`.
+    fn back_link(&self, target: u32, sources: &[(u32, u32)], alpha: f32, limit: usize, sc: &mut Scratch) {
         let links = &mut sc.bufs.links;
         self.graph.load(target, links);
         let before = links.len();
@@ -381,11 +359,10 @@ impl Builder<'_> {
                 links.push(s);
             }
         }
-        if links.len() == before {
-        } else if links.len() <= self.graph.cap {
-            self.graph.store(target, links);
-        } else {
+        if links.len() > limit {
             self.reprune(target, alpha, sc);
+        } else if links.len() > before {
+            self.graph.store(target, links);
         }
     }
 }
@@ -441,6 +418,31 @@ fn random_graph(graph: &Adjacency, n: usize, degree: usize, seed: u64) {
     );
 }
 
+/// Breadth-first order of the graph from the medoid; nodes it cannot reach follow, each
+/// starting a walk of its own, in row order.
+fn bfs_order(graph: &Adjacency, n: usize, medoid: u32) -> Vec<u32> {
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut links = Vec::new();
+    let mut roots = std::iter::once(medoid).chain(0..n as u32);
+    while order.len() < n {
+        let Some(root) = roots.find(|&r| !seen[r as usize]) else { break };
+        seen[root as usize] = true;
+        let mut at = order.len();
+        order.push(root);
+        while at < order.len() {
+            graph.load(order[at], &mut links);
+            for &x in &links {
+                if !std::mem::replace(&mut seen[x as usize], true) {
+                    order.push(x);
+                }
+            }
+            at += 1;
+        }
+    }
+    order
+}
+
 /// A seeded permutation of `0..n` (Fisher–Yates).
 fn permutation(n: usize, seed: u64) -> Vec<u32> {
     let mut rng = SplitMix64::new(seed);
@@ -493,9 +495,20 @@ pub fn build(
     let stride = degree + 1;
     let mut buffer: Vec<u32> = Vec::new();
     let mut pairs: Vec<(u32, u32)> = Vec::new();
-    for (pass, alpha) in [(0u64, 1.0f32), (1, params.alpha)] {
-        let order = if pass == 1 && std::env::var("VORD").is_ok() { (0..n as u32).collect() } else { permutation(n, params.seed.wrapping_add(pass + 1)) };
-        let (mut start, mut size) = (0, 1);
+    for pass in 0..2 {
+        // Pass 1 prunes with alpha = 1 in a seeded random order, starting from the random
+        // graph; a list overflows past the degree, as in the paper, so each random list is
+        // pruned away on its first backward edge and searches soon stop wading through
+        // random edges. Pass 2 prunes with alpha and lets lists grow to the build capacity
+        // before re-pruning (DiskANN's slack). It visits the nodes breadth-first through
+        // the pass-1 graph: consecutive nodes are neighbours whose searches find each
+        // other's vectors still in cache (about 10% less build time, same recall).
+        let (alpha, limit, order, mut size) = if pass == 0 {
+            (1.0, degree, permutation(n, params.seed.wrapping_add(1)), 1)
+        } else {
+            (params.alpha, cap, bfs_order(&b.graph, n, medoid), max_batch)
+        };
+        let mut start = 0;
         while start < n {
             if cancel.load(Ordering::Relaxed) {
                 return None;
@@ -524,14 +537,13 @@ pub fn build(
             pool.install(|| {
                 pairs.par_sort_unstable();
                 pairs.par_chunk_by(|x, y| x.0 == y.0).for_each(|group| {
-                    with_scratch(&mut |sc| b.back_link(group[0].0, group, alpha, sc));
+                    with_scratch(&mut |sc| b.back_link(group[0].0, group, alpha, limit, sc));
                 });
             });
             start += batch.len();
             size = (size * 2).min(max_batch);
             progress(BuildProgress { done: (pass as usize * n + start) / 2, total: n });
         }
-        eprintln!("pass {pass}: {:?}", CNT.iter().map(|c| c.swap(0, Ordering::Relaxed)).collect::<Vec<_>>());
     }
     // Lists may have grown past the degree through backward edges: prune them to it.
     pool.install(|| {

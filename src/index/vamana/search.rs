@@ -6,7 +6,7 @@
 use roaring::RoaringBitmap;
 
 use super::GraphView;
-use crate::index::hnsw::{SearchScratch, search_layer};
+use crate::index::hnsw::{Beam, SearchScratch, search_layer};
 use crate::index::scorer::{Scored, Scorer};
 
 /// Searches a finished graph with a candidate list of `list` nodes: leaves up to `list`
@@ -27,5 +27,5 @@ pub fn search<S: Scorer>(
     }
     let entry = Scored { dist: s.dist(g.medoid), id: g.medoid };
     sc.distances += 1;
-    search_layer(g, s, entry, 0, list, allowed, budget, sc, out)
+    search_layer(g, s, entry, 0, Beam { ef: list, allowed, budget }, sc, out)
 }

@@ -1,0 +1,498 @@
+//! Drawing: a pure function of [`State`] into a frame. No I/O, no clocks, no locks, so the
+//! snapshot tests render every view from a fixed feed. Colour only when `state.color`
+//! (`NO_COLOR` unset); every mark also differs by its symbol, so nothing depends on it.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker as Dots;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Axis, Block, Cell, Chart, Clear, Dataset, Gauge, GraphType, Paragraph, Row, Sparkline, Table, Tabs,
+};
+
+use super::metrics::LATENCY_BUCKETS_US;
+use super::state::{Load, OptimizeStatus, State, View};
+
+/// Smallest area the full layouts need; below it views fall back to plain text lines.
+const FULL: (u16, u16) = (80, 24);
+/// Fill symbols of the memory kinds, in [`engine_kinds`] order.
+const FILLS: [char; 8] = ['█', '▓', '▒', '░', '#', '=', '+', '~'];
+const COLORS: [Color; 8] =
+    [Color::Blue, Color::Cyan, Color::LightBlue, Color::Green, Color::Yellow, Color::Magenta, Color::Red, Color::Gray];
+
+/// The key map the `?` overlay shows.
+pub const KEYS: &[(&str, &str)] = &[
+    ("1-4, Tab", "switch view (Shift-Tab: back)"),
+    ("space", "start / pause the workload"),
+    ("+ / -", "more / fewer workload threads"),
+    ("] / [", "ef (query list) up / down"),
+    ("k / K", "k up / down"),
+    ("f", "filter on / off (--filter)"),
+    ("r", "quantized only / refined"),
+    ("} / {", "refine factor up / down"),
+    ("o / c", "start / cancel optimize (--write)"),
+    ("up / down", "select a segment"),
+    ("?", "show / hide this key map"),
+    ("q, Ctrl-C", "quit"),
+];
+
+fn style(state: &State, color: Color) -> Style {
+    if state.color { Style::default().fg(color) } else { Style::default() }
+}
+
+fn bold() -> Style {
+    Style::default().add_modifier(Modifier::BOLD)
+}
+
+pub fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |v| format!("{v:.digits$}"))
+}
+
+pub fn render(state: &State, frame: &mut Frame) {
+    let area = frame.area();
+    if area.width < 20 || area.height < 5 {
+        frame.render_widget(Paragraph::new("xvec tui: terminal too small"), area);
+        return;
+    }
+    let [header, body, footer] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(2)]).areas(area);
+    render_header(state, frame, header);
+    match state.view {
+        View::Overview => render_overview(state, frame, body),
+        View::Search => render_search(state, frame, body),
+        View::Optimize => render_optimize(state, frame, body),
+        View::Segments => render_segments(state, frame, body),
+    }
+    render_footer(state, frame, footer);
+    if state.help {
+        render_help(state, frame, body);
+    }
+}
+
+fn render_header(state: &State, frame: &mut Frame, area: Rect) {
+    let titles = View::ALL.iter().enumerate().map(|(i, v)| format!("{} {}", i + 1, v.title()));
+    let tabs = Tabs::new(titles)
+        .select(state.view.index())
+        .highlight_style(if state.color { bold().fg(Color::Yellow) } else { bold().add_modifier(Modifier::REVERSED) })
+        .divider("|")
+        .padding(" ", " ");
+    let name = format!(" {} ", state.overview.name);
+    let [left, right] =
+        Layout::horizontal([Constraint::Min(1), Constraint::Length(name.len() as u16 + 9)]).areas(area);
+    frame.render_widget(tabs, left);
+    frame.render_widget(Paragraph::new(format!("xvec tui{name}")).right_aligned(), right);
+}
+
+fn render_footer(state: &State, frame: &mut Frame, area: Rect) {
+    let s = &state.search;
+    let run = if s.settings.running { "running" } else { "paused" };
+    let ef = s.ef().map_or("n/a".into(), |e| e.to_string());
+    let refine = match s.refine() {
+        None => "n/a".to_string(),
+        Some(0) => "off".to_string(),
+        Some(r) => format!("x{r}"),
+    };
+    let filter = match (&s.filter, s.settings.filter) {
+        (None, _) => "none",
+        (Some(_), true) => "on",
+        (Some(_), false) => "off",
+    };
+    let settings = format!(
+        "{run} | threads {} | k {} | ef {ef} | refine {refine} | filter {filter} | {} queries {}",
+        s.settings.concurrency, s.settings.k, s.queries, s.query_source
+    );
+    let note = state.message.clone().unwrap_or_else(|| "? keys  q quit  space pause  ] [ ef  + - threads".into());
+    let lines = vec![Line::styled(settings, style(state, Color::Cyan)), Line::raw(note)];
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn render_help(state: &State, frame: &mut Frame, body: Rect) {
+    let w = 52.min(body.width);
+    let h = (KEYS.len() as u16 + 2).min(body.height);
+    let area = Rect { x: body.x + (body.width - w) / 2, y: body.y + (body.height - h) / 2, width: w, height: h };
+    let rows = KEYS.iter().map(|(k, what)| Row::new([Cell::from(*k), Cell::from(*what)]));
+    let table = Table::new(rows, [Constraint::Length(11), Constraint::Min(1)])
+        .block(Block::bordered().title(" keys (? to close) ").border_style(style(state, Color::Yellow)));
+    frame.render_widget(Clear, area);
+    frame.render_widget(table, area);
+}
+
+fn small(area: Rect) -> bool {
+    area.width < FULL.0 || area.height < FULL.1 - 3
+}
+
+fn render_overview(state: &State, frame: &mut Frame, area: Rect) {
+    let o = &state.overview;
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(o.name.clone(), bold()),
+            Span::raw(format!(" {} ({})", o.dir, if o.writable { "writable" } else { "read-only" })),
+        ]),
+        Line::raw(format!(
+            "documents {} live, {} deleted | {} segments | generation {} | {} on disk",
+            o.live,
+            o.deleted,
+            o.segments.len(),
+            o.generation,
+            mib(o.disk_bytes)
+        )),
+        Line::raw(format!("WAL {} bytes, {} unflushed rows", o.wal_bytes, o.unflushed)),
+    ];
+    if small(area) {
+        lines.extend(o.fields.iter().map(|f| {
+            let built = f.built.map_or(String::new(), |b| format!(" built {:.0}%", b * 100.0));
+            Line::raw(format!("{} {}{}", f.name, f.ty, built))
+        }));
+        frame.render_widget(Paragraph::new(lines), area);
+        return;
+    }
+    let files_h = o.files.len() as u16 + 3;
+    let [top, fields, files] =
+        Layout::vertical([Constraint::Length(3), Constraint::Min(4), Constraint::Length(files_h)]).areas(area);
+    frame.render_widget(Paragraph::new(lines), top);
+    let rows = o.fields.iter().map(|f| {
+        let built = f.built.map(|b| format!("{:>5.1}%", b * 100.0)).unwrap_or_default();
+        Row::new([f.name.clone(), f.ty.clone(), built, f.index.clone().unwrap_or_default()])
+    });
+    let table = Table::new(rows, [Constraint::Length(14), Constraint::Length(12), Constraint::Length(7), Constraint::Min(10)])
+        .header(Row::new(["field", "type", "built", "index"]).style(bold()))
+        .block(Block::bordered().title(" schema "));
+    frame.render_widget(table, fields);
+    let rows = o.files.iter().map(|f| Row::new([f.kind.to_string(), f.files.to_string(), mib(f.bytes)]));
+    let table = Table::new(rows, [Constraint::Length(12), Constraint::Length(7), Constraint::Min(10)])
+        .header(Row::new(["file kind", "files", "size"]).style(bold()))
+        .block(Block::bordered().title(" on disk "));
+    frame.render_widget(table, files);
+}
+
+fn render_search(state: &State, frame: &mut Frame, area: Rect) {
+    let s = state.metrics.summary();
+    let k = state.search.settings.k;
+    let recall = match (s.recall, state.search.reference_ready) {
+        (Some(r), _) => format!("{r:.4}"),
+        (None, false) => "computing reference".into(),
+        (None, true) => "-".into(),
+    };
+    if small(area) {
+        let lines = vec![
+            Line::raw(format!("QPS {:.1} (avg {:.1}) | {} queries", s.qps, s.qps_avg, s.queries)),
+            Line::raw(format!(
+                "latency ms p50 {:.3} p95 {:.3} p99 {:.3}",
+                s.latency_ms.p50, s.latency_ms.p95, s.latency_ms.p99
+            )),
+            Line::raw(format!("recall@{k} {recall}")),
+            Line::raw(format!(
+                "RSS {} MiB (peak {}) | engine {}",
+                opt(s.rss_mib, 1),
+                opt(s.rss_peak_mib, 1),
+                s.engine_total_bytes.map_or("-".into(), mib)
+            )),
+            Line::raw(format!("CPU user {} sys {} /s", opt(s.cpu_user, 2), opt(s.cpu_sys, 2))),
+        ];
+        frame.render_widget(Paragraph::new(lines), area);
+        return;
+    }
+    let [top, middle, bottom] =
+        Layout::vertical([Constraint::Length(8), Constraint::Min(5), Constraint::Length(6)]).areas(area);
+    let [thr, lat] = Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(top);
+
+    // Throughput: figures, then a sparkline of the most recent points that fit.
+    let block = Block::bordered().title(" throughput ");
+    let inner = block.inner(thr);
+    frame.render_widget(block, thr);
+    let [figs, spark] = Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(inner);
+    let figures = vec![
+        Line::from(vec![Span::raw("QPS "), Span::styled(format!("{:.1}", s.qps), bold()), Span::raw(format!("  avg {:.1}", s.qps_avg))]),
+        Line::raw(format!("queries {}  errors {}", s.queries, s.errors)),
+    ];
+    frame.render_widget(Paragraph::new(figures), figs);
+    let hist = state.metrics.history();
+    let points: Vec<u64> =
+        hist.iter().skip(hist.len().saturating_sub(spark.width as usize)).map(|p| p.qps.round() as u64).collect();
+    frame.render_widget(Sparkline::default().data(&points).style(style(state, Color::Green)), spark);
+
+    // Latency: percentiles, then the window's histogram as horizontal bars.
+    let block = Block::bordered().title(" latency (last 5 s) ");
+    let inner = block.inner(lat);
+    frame.render_widget(block, lat);
+    let mut lines = vec![Line::from(vec![
+        Span::raw("p50 "),
+        Span::styled(format!("{:.3}", s.latency_ms.p50), bold()),
+        Span::raw(format!("  p95 {:.3}  p99 {:.3} ms", s.latency_ms.p95, s.latency_ms.p99)),
+    ])];
+    let buckets = state.metrics.latency_buckets();
+    let first = buckets.iter().position(|&c| c > 0).unwrap_or(0);
+    let last = buckets.iter().rposition(|&c| c > 0).unwrap_or(0);
+    let room = inner.height.saturating_sub(1) as usize;
+    let (from, to) = if last + 1 - first > room { (last + 1 - room.min(last + 1), last) } else { (first, last) };
+    let max = buckets.iter().copied().max().unwrap_or(0).max(1);
+    let bar_w = inner.width.saturating_sub(20) as u64;
+    for (i, &count) in buckets.iter().enumerate().take(to + 1).skip(from) {
+        if max == 1 && count == 0 {
+            break;
+        }
+        let label = match LATENCY_BUCKETS_US[i] {
+            u64::MAX => format!(">={:.1}ms", LATENCY_BUCKETS_US[i - 1] as f64 / 1000.0),
+            hi => format!("<{:.1}ms", hi as f64 / 1000.0),
+        };
+        let n = (count * bar_w).div_ceil(max) as usize;
+        lines.push(Line::from(vec![
+            Span::raw(format!("{label:>9} ")),
+            Span::styled("■".repeat(n), style(state, Color::Magenta)),
+            Span::raw(format!(" {count}")),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+
+    render_qps_chart(state, frame, middle);
+
+    let [rec, mem] = Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(bottom);
+    let lines = vec![
+        Line::from(vec![Span::raw(format!("recall@{k} ")), Span::styled(recall, bold())]),
+        Line::raw(state.search.recall_source.clone()),
+        Line::raw(format!("CPU user {} sys {} s/s", opt(s.cpu_user, 2), opt(s.cpu_sys, 2))),
+        Line::raw(format!("{} queries scored", s.recall_queries)),
+    ];
+    frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" recall, CPU ")), rec);
+    render_memory(state, frame, mem);
+}
+
+/// QPS over the kept history, each settings change a vertical line with its label below.
+fn render_qps_chart(state: &State, frame: &mut Frame, area: Rect) {
+    let hist = state.metrics.history();
+    let data: Vec<(f64, f64)> = hist.iter().map(|p| (p.t, p.qps)).collect();
+    let t0 = hist.front().map_or(0.0, |p| p.t);
+    let t1 = state.metrics.now().max(t0 + 1.0);
+    let top = data.iter().map(|p| p.1).fold(1.0, f64::max) * 1.1;
+    let markers: Vec<_> = state.metrics.markers().iter().filter(|m| m.t >= t0).collect();
+    let lines: Vec<[(f64, f64); 2]> = markers.iter().map(|m| [(m.t, 0.0), (m.t, top)]).collect();
+    let mut sets = vec![
+        Dataset::default().marker(Dots::Braille).graph_type(GraphType::Line).style(style(state, Color::Green)).data(&data),
+    ];
+    for l in &lines {
+        sets.push(Dataset::default().marker(Dots::Dot).graph_type(GraphType::Line).style(style(state, Color::Yellow)).data(l));
+    }
+    let label = markers
+        .iter()
+        .rev()
+        .take(4)
+        .rev()
+        .map(|m| format!("{:.0}s {}", m.t, m.label))
+        .collect::<Vec<_>>()
+        .join(" | ");
+    let title = format!(" QPS, last {:.0} s ", t1 - t0);
+    let chart = Chart::new(sets)
+        .block(Block::bordered().title(title).title_bottom(Line::raw(label).left_aligned()))
+        .x_axis(Axis::default().bounds([t0, t1]))
+        .y_axis(Axis::default().bounds([0.0, top]).labels([Line::raw("0"), Line::raw(format!("{top:.0}"))]));
+    frame.render_widget(chart, area);
+}
+
+/// RSS and the engine's accounting by kind as one stacked bar scaled to the RSS peak.
+fn render_memory(state: &State, frame: &mut Frame, area: Rect) {
+    let s = state.metrics.summary();
+    let block = Block::bordered().title(" memory ");
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let mb = |b: u64| b as f64 / (1u64 << 20) as f64;
+    let engine = s.engine_bytes.clone().unwrap_or_default();
+    let rss = s.rss_mib.unwrap_or(0.0);
+    let peak = s.rss_peak_mib.unwrap_or(0.0).max(s.engine_peak_bytes.map_or(0.0, mb));
+    let width = inner.width as usize;
+    let scale = if peak > 0.0 { width as f64 / peak } else { 0.0 };
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (i, e) in engine.iter().enumerate() {
+        let n = ((mb(e.bytes) * scale).round() as usize).min(width - used);
+        if n > 0 {
+            spans.push(Span::styled(FILLS[i].to_string().repeat(n), style(state, COLORS[i])));
+            used += n;
+        }
+    }
+    let rss_cells = ((rss * scale).round() as usize).min(width);
+    if rss_cells > used {
+        spans.push(Span::raw("·".repeat(rss_cells - used)));
+        used = rss_cells;
+    }
+    if used < width {
+        spans.push(Span::raw(" ".repeat(width - used - 1)));
+        spans.push(Span::raw("|"));
+    }
+    let mut lines = vec![
+        Line::from(spans),
+        Line::raw(format!(
+            "RSS {} MiB (peak {}) | engine {} (peak {})",
+            opt(s.rss_mib, 1),
+            opt(s.rss_peak_mib, 1),
+            s.engine_total_bytes.map_or("-".into(), mib),
+            s.engine_peak_bytes.map_or("-".into(), mib)
+        )),
+    ];
+    let legend: Vec<String> =
+        engine.iter().enumerate().filter(|(_, e)| e.bytes > 0).map(|(i, e)| format!("{} {} {}", FILLS[i], e.kind, mib(e.bytes))).collect();
+    let mut line = String::new();
+    for item in legend.iter().map(String::as_str).chain(std::iter::once("· other RSS  | peak")) {
+        if !line.is_empty() && line.chars().count() + item.chars().count() + 2 > width {
+            lines.push(Line::raw(std::mem::take(&mut line)));
+        }
+        if !line.is_empty() {
+            line.push_str("  ");
+        }
+        line.push_str(item);
+    }
+    lines.push(Line::raw(line));
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn render_optimize(state: &State, frame: &mut Frame, area: Rect) {
+    let o = &state.optimize;
+    let status = match &o.status {
+        OptimizeStatus::ReadOnly => "read-only handle: reopen with --write to optimize".to_string(),
+        OptimizeStatus::Idle => "press o to optimize: compact segments and build every index".to_string(),
+        OptimizeStatus::Running => format!("optimizing for {:.1} s (c cancels)", o.seconds),
+        OptimizeStatus::Cancelling => "cancelling".to_string(),
+        OptimizeStatus::Done(what) => format!("done in {:.1} s: {what}", o.seconds),
+        OptimizeStatus::Failed(e) => format!("failed: {e}"),
+    };
+    let s = state.metrics.summary();
+    let figures = format!(
+        "{:.0} vectors/s | RSS {} MiB (peak {}) | engine {}",
+        o.rate,
+        opt(s.rss_mib, 1),
+        opt(s.rss_peak_mib, 1),
+        s.engine_total_bytes.map_or("-".into(), mib)
+    );
+    let ratio = |done: u64, total: u64| if total == 0 { 0.0 } else { (done as f64 / total as f64).clamp(0.0, 1.0) };
+    let seg = ratio(o.segments_done as u64, o.segments_total as u64);
+    let vec = ratio(o.vectors_done, o.vectors_total);
+    if small(area) {
+        let lines = vec![
+            Line::raw(status),
+            Line::raw(format!("segments {}/{} ({:.0}%)", o.segments_done, o.segments_total, seg * 100.0)),
+            Line::raw(format!("vectors {}/{} ({:.0}%)", o.vectors_done, o.vectors_total, vec * 100.0)),
+            Line::raw(figures),
+        ];
+        frame.render_widget(Paragraph::new(lines), area);
+        return;
+    }
+    let [head, g1, g2, rss_area] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(3),
+        Constraint::Length(3),
+        Constraint::Min(4),
+    ])
+    .areas(area);
+    frame.render_widget(Paragraph::new(vec![Line::styled(status, bold()), Line::raw(figures)]), head);
+    let gauge = |title: String, r: f64| {
+        Gauge::default()
+            .block(Block::bordered().title(title))
+            .gauge_style(style(state, Color::Green))
+            .use_unicode(true)
+            .ratio(r)
+    };
+    frame.render_widget(gauge(format!(" segments {}/{} ", o.segments_done, o.segments_total), seg), g1);
+    frame.render_widget(gauge(format!(" vectors indexed {}/{} ", o.vectors_done, o.vectors_total), vec), g2);
+    let hist = state.metrics.history();
+    let data: Vec<(f64, f64)> = hist.iter().map(|p| (p.t, p.rss_mib)).collect();
+    let t0 = hist.front().map_or(0.0, |p| p.t);
+    let t1 = state.metrics.now().max(t0 + 1.0);
+    let top = data.iter().map(|p| p.1).fold(1.0, f64::max) * 1.1;
+    let sets =
+        vec![Dataset::default().marker(Dots::Braille).graph_type(GraphType::Line).style(style(state, Color::Blue)).data(&data)];
+    let chart = Chart::new(sets)
+        .block(Block::bordered().title(" RSS MiB during the run "))
+        .x_axis(Axis::default().bounds([t0, t1]))
+        .y_axis(Axis::default().bounds([0.0, top]).labels([Line::raw("0"), Line::raw(format!("{top:.0}"))]));
+    frame.render_widget(chart, rss_area);
+}
+
+fn render_segments(state: &State, frame: &mut Frame, area: Rect) {
+    let segs = &state.overview.segments;
+    let sel = segs.get(state.selected);
+    let table_h = (segs.len() as u16 + 3).min(area.height / 2).max(4);
+    let [list, detail] = Layout::vertical([Constraint::Length(table_h), Constraint::Min(3)]).areas(area);
+    let visible = table_h.saturating_sub(3) as usize;
+    let skip = state.selected.saturating_sub(visible.saturating_sub(1));
+    let rows = segs.iter().enumerate().skip(skip).map(|(i, s)| {
+        let mark = if i == state.selected { ">" } else { " " };
+        let row = Row::new([
+            format!("{mark}{}", s.id),
+            s.file.clone(),
+            s.rows.to_string(),
+            s.deleted.to_string(),
+            mib(s.bytes),
+        ]);
+        if i == state.selected { row.style(if state.color { bold().fg(Color::Yellow) } else { bold() }) } else { row }
+    });
+    let table = Table::new(
+        rows,
+        [Constraint::Length(6), Constraint::Min(12), Constraint::Length(10), Constraint::Length(8), Constraint::Length(11)],
+    )
+    .header(Row::new(["id", "file", "rows", "deleted", "size"]).style(bold()))
+    .block(Block::bordered().title(format!(" segments ({}) ", segs.len())));
+    frame.render_widget(table, list);
+
+    let block = Block::bordered().title(match sel {
+        Some(s) => format!(" graph of segment {} ", s.id),
+        None => " graph ".to_string(),
+    });
+    let inner = block.inner(detail);
+    frame.render_widget(block, detail);
+    let lines = match (&state.graphs, sel) {
+        (_, None) => vec![Line::raw("no segments: flush or optimize first")],
+        (Load::NotStarted | Load::Loading, _) => vec![Line::raw("reading graphs (verify topology)...")],
+        (Load::Failed(e), _) => vec![Line::raw(format!("error: {e}"))],
+        (Load::Ready(graphs), Some(seg)) => graph_lines(state, graphs, seg.id, inner),
+    };
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Layer sizes, reachability and the base layer's degree histogram of one segment's graphs.
+fn graph_lines(state: &State, graphs: &[xvec::verify::GraphReport], segment: u64, area: Rect) -> Vec<Line<'static>> {
+    let mine: Vec<_> = graphs.iter().filter(|g| g.segment == segment).collect();
+    if mine.is_empty() {
+        return vec![Line::raw("no graph index in this segment (flat, or not built yet)")];
+    }
+    let mut lines = Vec::new();
+    for g in mine {
+        lines.push(Line::styled(
+            format!("{} `{}`: {} nodes, {} edges, entry {}", g.kind, g.field, g.nodes, g.edges, g.entry),
+            bold(),
+        ));
+        let sizes: Vec<String> = g.layers.iter().map(|l| format!("L{} {}", l.level, l.nodes)).collect();
+        lines.push(Line::raw(format!("layers: {}", sizes.join(" | "))));
+        let base = g.layers.first();
+        let (unreach, live) = base.map_or((0, 0), |l| (l.unreachable, l.unreachable_live));
+        let nodes = base.map_or(0, |l| l.nodes).max(1);
+        lines.push(Line::raw(format!(
+            "reachable from entry: {:.2}% ({} unreachable, {} live)",
+            100.0 * (nodes - unreach.min(nodes)) as f64 / nodes as f64,
+            unreach,
+            live
+        )));
+        let Some(base) = base else { continue };
+        // The histogram in at most as many rows as fit, degrees grouped evenly.
+        let room = (area.height as usize).saturating_sub(lines.len() + 1).max(1);
+        let h = &base.degree_histogram;
+        let width = h.len().div_ceil(room).max(1);
+        let groups: Vec<(usize, usize, u64)> =
+            h.chunks(width).enumerate().map(|(i, c)| (i * width, i * width + c.len() - 1, c.iter().sum())).collect();
+        let max = groups.iter().map(|g| g.2).max().unwrap_or(0).max(1);
+        let bar_w = area.width.saturating_sub(22) as u64;
+        lines.push(Line::raw(format!("out-degree, base layer (bound {}):", base.degree_bound)));
+        for (lo, hi, n) in groups {
+            let label = if lo == hi { format!("{lo}") } else { format!("{lo}-{hi}") };
+            lines.push(Line::from(vec![
+                Span::raw(format!("{label:>7} ")),
+                Span::styled("■".repeat((n * bar_w).div_ceil(max) as usize), style(state, Color::Cyan)),
+                Span::raw(format!(" {n}")),
+            ]));
+        }
+    }
+    lines
+}
