@@ -47,6 +47,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('quickstart', 'quickstart', [CompletionResultType]::ParameterValue, 'Build a sample collection from the bundled WordNet data and query it.')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Benchmark load time, search speed, recall and memory on a dataset.')
             [CompletionResult]::new('tui', 'tui', [CompletionResultType]::ParameterValue, 'Live dashboard: run a search workload and watch QPS, latency, recall and memory.')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check every file, checksum, graph and code of a collection.')
+            [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Repair a damaged collection: plan, confirm, then rebuild and republish.')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show segments, fields, graphs, memory, the WAL, or where a key lives.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -285,6 +288,112 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'xvec;verify' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--deep', '--deep', [CompletionResultType]::ParameterName, 'Re-encode every row''s codes and measure index recall on sampled stored vectors')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the whole report as one JSON object')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;repair' {
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON schema file, for when no manifest holds a readable schema')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and change nothing')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Apply the plan without asking')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;inspect' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('segments', 'segments', [CompletionResultType]::ParameterValue, 'Segments: rows, deletions, bytes per file, creation time')
+            [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'Fields: type, dimension, metric, index, quantization, build state')
+            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Graph topology of a vector field, one row per segment and level')
+            [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'The engine''s memory by kind, beside the process RSS')
+            [CompletionResult]::new('wal', 'wal', [CompletionResultType]::ParameterValue, 'WAL files: records, bytes, bad frames, torn tails, unsynced records')
+            [CompletionResult]::new('doc', 'doc', [CompletionResultType]::ParameterValue, 'Where a key lives: live row, older versions, deleted rows, WAL records')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;inspect;segments' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;inspect;fields' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;inspect;graph' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;inspect;memory' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;inspect;wal' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;inspect;doc' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;inspect;help' {
+            [CompletionResult]::new('segments', 'segments', [CompletionResultType]::ParameterValue, 'Segments: rows, deletions, bytes per file, creation time')
+            [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'Fields: type, dimension, metric, index, quantization, build state')
+            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Graph topology of a vector field, one row per segment and level')
+            [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'The engine''s memory by kind, beside the process RSS')
+            [CompletionResult]::new('wal', 'wal', [CompletionResultType]::ParameterValue, 'WAL files: records, bytes, bad frames, torn tails, unsynced records')
+            [CompletionResult]::new('doc', 'doc', [CompletionResultType]::ParameterValue, 'Where a key lives: live row, older versions, deleted rows, WAL records')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;inspect;help;segments' {
+            break
+        }
+        'xvec;inspect;help;fields' {
+            break
+        }
+        'xvec;inspect;help;graph' {
+            break
+        }
+        'xvec;inspect;help;memory' {
+            break
+        }
+        'xvec;inspect;help;wal' {
+            break
+        }
+        'xvec;inspect;help;doc' {
+            break
+        }
+        'xvec;inspect;help;help' {
+            break
+        }
         'xvec;help' {
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a collection from a JSON schema file or --field/--vector flags.')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).')
@@ -306,6 +415,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('quickstart', 'quickstart', [CompletionResultType]::ParameterValue, 'Build a sample collection from the bundled WordNet data and query it.')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Benchmark load time, search speed, recall and memory on a dataset.')
             [CompletionResult]::new('tui', 'tui', [CompletionResultType]::ParameterValue, 'Live dashboard: run a search workload and watch QPS, latency, recall and memory.')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check every file, checksum, graph and code of a collection.')
+            [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Repair a damaged collection: plan, confirm, then rebuild and republish.')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show segments, fields, graphs, memory, the WAL, or where a key lives.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -367,6 +479,39 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;tui' {
+            break
+        }
+        'xvec;help;verify' {
+            break
+        }
+        'xvec;help;repair' {
+            break
+        }
+        'xvec;help;inspect' {
+            [CompletionResult]::new('segments', 'segments', [CompletionResultType]::ParameterValue, 'Segments: rows, deletions, bytes per file, creation time')
+            [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'Fields: type, dimension, metric, index, quantization, build state')
+            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Graph topology of a vector field, one row per segment and level')
+            [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'The engine''s memory by kind, beside the process RSS')
+            [CompletionResult]::new('wal', 'wal', [CompletionResultType]::ParameterValue, 'WAL files: records, bytes, bad frames, torn tails, unsynced records')
+            [CompletionResult]::new('doc', 'doc', [CompletionResultType]::ParameterValue, 'Where a key lives: live row, older versions, deleted rows, WAL records')
+            break
+        }
+        'xvec;help;inspect;segments' {
+            break
+        }
+        'xvec;help;inspect;fields' {
+            break
+        }
+        'xvec;help;inspect;graph' {
+            break
+        }
+        'xvec;help;inspect;memory' {
+            break
+        }
+        'xvec;help;inspect;wal' {
+            break
+        }
+        'xvec;help;inspect;doc' {
             break
         }
         'xvec;help;help' {

@@ -52,6 +52,9 @@ _xvec() {
             xvec,insert)
                 cmd="xvec__subcmd__insert"
                 ;;
+            xvec,inspect)
+                cmd="xvec__subcmd__inspect"
+                ;;
             xvec,man)
                 cmd="xvec__subcmd__man"
                 ;;
@@ -63,6 +66,9 @@ _xvec() {
                 ;;
             xvec,quickstart)
                 cmd="xvec__subcmd__quickstart"
+                ;;
+            xvec,repair)
+                cmd="xvec__subcmd__repair"
                 ;;
             xvec,shell)
                 cmd="xvec__subcmd__shell"
@@ -78,6 +84,9 @@ _xvec() {
                 ;;
             xvec,upsert)
                 cmd="xvec__subcmd__upsert"
+                ;;
+            xvec,verify)
+                cmd="xvec__subcmd__verify"
                 ;;
             xvec__subcmd__help,bench)
                 cmd="xvec__subcmd__help__subcmd__bench"
@@ -115,6 +124,9 @@ _xvec() {
             xvec__subcmd__help,insert)
                 cmd="xvec__subcmd__help__subcmd__insert"
                 ;;
+            xvec__subcmd__help,inspect)
+                cmd="xvec__subcmd__help__subcmd__inspect"
+                ;;
             xvec__subcmd__help,man)
                 cmd="xvec__subcmd__help__subcmd__man"
                 ;;
@@ -126,6 +138,9 @@ _xvec() {
                 ;;
             xvec__subcmd__help,quickstart)
                 cmd="xvec__subcmd__help__subcmd__quickstart"
+                ;;
+            xvec__subcmd__help,repair)
+                cmd="xvec__subcmd__help__subcmd__repair"
                 ;;
             xvec__subcmd__help,shell)
                 cmd="xvec__subcmd__help__subcmd__shell"
@@ -142,6 +157,69 @@ _xvec() {
             xvec__subcmd__help,upsert)
                 cmd="xvec__subcmd__help__subcmd__upsert"
                 ;;
+            xvec__subcmd__help,verify)
+                cmd="xvec__subcmd__help__subcmd__verify"
+                ;;
+            xvec__subcmd__help__subcmd__inspect,doc)
+                cmd="xvec__subcmd__help__subcmd__inspect__subcmd__doc"
+                ;;
+            xvec__subcmd__help__subcmd__inspect,fields)
+                cmd="xvec__subcmd__help__subcmd__inspect__subcmd__fields"
+                ;;
+            xvec__subcmd__help__subcmd__inspect,graph)
+                cmd="xvec__subcmd__help__subcmd__inspect__subcmd__graph"
+                ;;
+            xvec__subcmd__help__subcmd__inspect,memory)
+                cmd="xvec__subcmd__help__subcmd__inspect__subcmd__memory"
+                ;;
+            xvec__subcmd__help__subcmd__inspect,segments)
+                cmd="xvec__subcmd__help__subcmd__inspect__subcmd__segments"
+                ;;
+            xvec__subcmd__help__subcmd__inspect,wal)
+                cmd="xvec__subcmd__help__subcmd__inspect__subcmd__wal"
+                ;;
+            xvec__subcmd__inspect,doc)
+                cmd="xvec__subcmd__inspect__subcmd__doc"
+                ;;
+            xvec__subcmd__inspect,fields)
+                cmd="xvec__subcmd__inspect__subcmd__fields"
+                ;;
+            xvec__subcmd__inspect,graph)
+                cmd="xvec__subcmd__inspect__subcmd__graph"
+                ;;
+            xvec__subcmd__inspect,help)
+                cmd="xvec__subcmd__inspect__subcmd__help"
+                ;;
+            xvec__subcmd__inspect,memory)
+                cmd="xvec__subcmd__inspect__subcmd__memory"
+                ;;
+            xvec__subcmd__inspect,segments)
+                cmd="xvec__subcmd__inspect__subcmd__segments"
+                ;;
+            xvec__subcmd__inspect,wal)
+                cmd="xvec__subcmd__inspect__subcmd__wal"
+                ;;
+            xvec__subcmd__inspect__subcmd__help,doc)
+                cmd="xvec__subcmd__inspect__subcmd__help__subcmd__doc"
+                ;;
+            xvec__subcmd__inspect__subcmd__help,fields)
+                cmd="xvec__subcmd__inspect__subcmd__help__subcmd__fields"
+                ;;
+            xvec__subcmd__inspect__subcmd__help,graph)
+                cmd="xvec__subcmd__inspect__subcmd__help__subcmd__graph"
+                ;;
+            xvec__subcmd__inspect__subcmd__help,help)
+                cmd="xvec__subcmd__inspect__subcmd__help__subcmd__help"
+                ;;
+            xvec__subcmd__inspect__subcmd__help,memory)
+                cmd="xvec__subcmd__inspect__subcmd__help__subcmd__memory"
+                ;;
+            xvec__subcmd__inspect__subcmd__help,segments)
+                cmd="xvec__subcmd__inspect__subcmd__help__subcmd__segments"
+                ;;
+            xvec__subcmd__inspect__subcmd__help,wal)
+                cmd="xvec__subcmd__inspect__subcmd__help__subcmd__wal"
+                ;;
             *)
                 ;;
         esac
@@ -149,7 +227,7 @@ _xvec() {
 
     case "${cmd}" in
         xvec)
-            opts="-h -V --mode --no-headers --help --version create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui help"
+            opts="-h -V --mode --no-headers --help --version create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -550,7 +628,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help)
-            opts="create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui help"
+            opts="create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -731,6 +809,104 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xvec__subcmd__help__subcmd__inspect)
+            opts="segments fields graph memory wal doc"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__inspect__subcmd__doc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__inspect__subcmd__fields)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__inspect__subcmd__graph)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__inspect__subcmd__memory)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__inspect__subcmd__segments)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__inspect__subcmd__wal)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xvec__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -774,6 +950,20 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__quickstart)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__repair)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -857,6 +1047,20 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xvec__subcmd__help__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xvec__subcmd__import)
             opts="-h --format --key-field --vectors --field --ids --batch-size --upsert --flush --mode --no-headers --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -921,6 +1125,244 @@ _xvec() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect)
+            opts="-h --mode --no-headers --help segments fields graph memory wal doc help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__doc)
+            opts="-h --mode --no-headers --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__fields)
+            opts="-h --mode --no-headers --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__graph)
+            opts="-h --mode --no-headers --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__help)
+            opts="segments fields graph memory wal doc help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__help__subcmd__doc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__help__subcmd__fields)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__help__subcmd__graph)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__help__subcmd__memory)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__help__subcmd__segments)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__help__subcmd__wal)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__memory)
+            opts="-h --mode --no-headers --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__segments)
+            opts="-h --mode --no-headers --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__wal)
+            opts="-h --mode --no-headers --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
@@ -1060,6 +1502,39 @@ _xvec() {
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__repair)
+            opts="-h --dry-run --yes --schema --mode --no-headers --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --schema)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
                     fi
                     return 0
                     ;;
@@ -1269,6 +1744,24 @@ _xvec() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__verify)
+            opts="-h --deep --json --mode --no-headers --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0

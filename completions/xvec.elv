@@ -44,6 +44,9 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand quickstart 'Build a sample collection from the bundled WordNet data and query it.'
             cand bench 'Benchmark load time, search speed, recall and memory on a dataset.'
             cand tui 'Live dashboard: run a search workload and watch QPS, latency, recall and memory.'
+            cand verify 'Check every file, checksum, graph and code of a collection.'
+            cand repair 'Repair a damaged collection: plan, confirm, then rebuild and republish.'
+            cand inspect 'Show segments, fields, graphs, memory, the WAL, or where a key lives.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;create'= {
@@ -261,6 +264,95 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'xvec;verify'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --deep 'Re-encode every row''s codes and measure index recall on sampled stored vectors'
+            cand --json 'Print the whole report as one JSON object'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;repair'= {
+            cand --schema 'JSON schema file, for when no manifest holds a readable schema'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --dry-run 'Print the plan and change nothing'
+            cand --yes 'Apply the plan without asking'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;inspect'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand segments 'Segments: rows, deletions, bytes per file, creation time'
+            cand fields 'Fields: type, dimension, metric, index, quantization, build state'
+            cand graph 'Graph topology of a vector field, one row per segment and level'
+            cand memory 'The engine''s memory by kind, beside the process RSS'
+            cand wal 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
+            cand doc 'Where a key lives: live row, older versions, deleted rows, WAL records'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;inspect;segments'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;inspect;fields'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;inspect;graph'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;inspect;memory'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;inspect;wal'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;inspect;doc'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;inspect;help'= {
+            cand segments 'Segments: rows, deletions, bytes per file, creation time'
+            cand fields 'Fields: type, dimension, metric, index, quantization, build state'
+            cand graph 'Graph topology of a vector field, one row per segment and level'
+            cand memory 'The engine''s memory by kind, beside the process RSS'
+            cand wal 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
+            cand doc 'Where a key lives: live row, older versions, deleted rows, WAL records'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;inspect;help;segments'= {
+        }
+        &'xvec;inspect;help;fields'= {
+        }
+        &'xvec;inspect;help;graph'= {
+        }
+        &'xvec;inspect;help;memory'= {
+        }
+        &'xvec;inspect;help;wal'= {
+        }
+        &'xvec;inspect;help;doc'= {
+        }
+        &'xvec;inspect;help;help'= {
+        }
         &'xvec;help'= {
             cand create 'Create a collection from a JSON schema file or --field/--vector flags.'
             cand import 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
@@ -282,6 +374,9 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand quickstart 'Build a sample collection from the bundled WordNet data and query it.'
             cand bench 'Benchmark load time, search speed, recall and memory on a dataset.'
             cand tui 'Live dashboard: run a search workload and watch QPS, latency, recall and memory.'
+            cand verify 'Check every file, checksum, graph and code of a collection.'
+            cand repair 'Repair a damaged collection: plan, confirm, then rebuild and republish.'
+            cand inspect 'Show segments, fields, graphs, memory, the WAL, or where a key lives.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;help;create'= {
@@ -323,6 +418,30 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;help;bench'= {
         }
         &'xvec;help;tui'= {
+        }
+        &'xvec;help;verify'= {
+        }
+        &'xvec;help;repair'= {
+        }
+        &'xvec;help;inspect'= {
+            cand segments 'Segments: rows, deletions, bytes per file, creation time'
+            cand fields 'Fields: type, dimension, metric, index, quantization, build state'
+            cand graph 'Graph topology of a vector field, one row per segment and level'
+            cand memory 'The engine''s memory by kind, beside the process RSS'
+            cand wal 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
+            cand doc 'Where a key lives: live row, older versions, deleted rows, WAL records'
+        }
+        &'xvec;help;inspect;segments'= {
+        }
+        &'xvec;help;inspect;fields'= {
+        }
+        &'xvec;help;inspect;graph'= {
+        }
+        &'xvec;help;inspect;memory'= {
+        }
+        &'xvec;help;inspect;wal'= {
+        }
+        &'xvec;help;inspect;doc'= {
         }
         &'xvec;help;help'= {
         }

@@ -8,5 +8,6 @@ mod crash;
 mod engine;
 mod index;
 mod recall;
+mod tui;
 mod vamana;
 mod verify;

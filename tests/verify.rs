@@ -300,3 +300,253 @@ fn repair_restores_a_clean_collection_after_any_single_corruption() {
         }
     }
 }
+
+/// Runs the real binary with a scrubbed environment; returns (exit code, stdout, stderr).
+fn xvec(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xvec"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+/// Exit statuses through the real binary: 0 clean, 3 corrupt (and for a dry run with a
+/// plan), 2 for a plan not confirmed, 4 while another process writes, 1 when repair had
+/// to give up data; and the tables `inspect` prints.
+#[test]
+fn the_binary_exits_with_the_documented_statuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    build(&dir, 12);
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = xvec(&["verify", d]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(err.contains("verify: 8 files") && err.contains("0 corrupt"), "{err}");
+
+    let (code, out, _) = xvec(&["inspect", d, "graph", "v", "--mode", "jsonl"]);
+    assert_eq!(code, 0);
+    assert!(out.lines().count() >= 1 && out.contains("\"kind\":\"hnsw\""), "{out}");
+    let (code, out, _) = xvec(&["inspect", d, "doc", "k013"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("SEG-000003.xseg\t1\tlive"), "{out}");
+    let (code, out, _) = xvec(&["inspect", d, "wal"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("WAL-000003.log\tyes\t"), "{out}");
+    for topic in [&[][..], &["segments"], &["fields"], &["memory"]] {
+        let args: Vec<&str> = ["inspect", d].iter().copied().chain(topic.iter().copied()).collect();
+        assert_eq!(xvec(&args).0, 0, "{args:?}");
+    }
+
+    // One flipped byte in the vectors of the flushed segment.
+    let seg = dir.join("SEG-000003.xseg");
+    let bytes = std::fs::read(&seg).unwrap();
+    let (_, table) = container::read(&seg, &bytes, xvec::storage::FileKind::Segment, |_| true).unwrap();
+    let v = table.iter().find(|s| s.kind == SectionKind::Vectors as u16 && s.field == 2).unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&seg).unwrap();
+    f.write_at(&[bytes[v.offset as usize] ^ 1], v.offset).unwrap();
+    let (code, out, err) = xvec(&["verify", d]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains(&format!("corrupt\tSEG-000003.xseg\tvectors of `v`\t{}\tchecksum mismatch", v.offset)), "{out}");
+    assert!(err.contains("error: ") && err.contains("1 corrupt"), "{err}");
+    let (code, out, _) = xvec(&["verify", d, "--json"]);
+    assert_eq!(code, 3);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["findings"][0]["section"], "vectors of `v`");
+
+    let (code, out, err) = xvec(&["repair", d, "--dry-run"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(out.contains("SEG-000003.xseg") && err.contains("dry run"), "{out}{err}");
+    assert_eq!(xvec(&["repair", d]).0, 2);
+    // Another process holds the writer lock (this test process, from the binary's view).
+    let lock = xvec::storage::lock::WriterLock::acquire(&dir).unwrap();
+    let (code, _, err) = xvec(&["repair", d, "--yes"]);
+    assert_eq!(code, 4, "{err}");
+    drop(lock);
+    let (code, out, err) = xvec(&["repair", d, "--yes"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("rows lost: their required field `v` is unreadable\t6\tk012 k013"), "{out}");
+    assert!(err.contains("data was lost: 6 rows"), "{err}");
+    let (code, _, err) = xvec(&["verify", d]);
+    assert_eq!(code, 0, "{err}");
+    assert!(dir.join("lost+found").read_dir().unwrap().next().is_some());
+}
+
+/// Verify while another process inserts and flushes: files appear, CURRENT moves and
+/// superseded files vanish under it, and none of that may read as damage.
+#[test]
+fn verify_while_another_process_writes_reports_no_damage() {
+    const WRITES: usize = 45;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    build(&dir, 12);
+    let before = contents(&dir).len();
+    let d = dir.to_str().unwrap();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let passes = std::thread::scope(|s| {
+        s.spawn(|| {
+            for i in 0..WRITES {
+                let doc = format!(r#"{{"id": "w{i}", "tag": "x", "v": [0.1, 0.2, 0.3, {i}]}}"#);
+                assert_eq!(xvec(&["insert", d, &doc]).0, 0);
+                if i % 3 == 2 {
+                    assert_eq!(xvec(&["flush", d]).0, 0);
+                }
+                if i % 15 == 14 {
+                    // Optimize replaces every segment and index file.
+                    assert_eq!(xvec(&["optimize", d, "--concurrency", "1"]).0, 0);
+                }
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        let mut passes = 0;
+        while !done.load(std::sync::atomic::Ordering::SeqCst) || passes < 3 {
+            let r = verify::run(&dir, &VerifyOptions { threads: 1, ..Default::default() }).unwrap();
+            assert!(r.is_clean(), "pass {passes}: {:#?}", r.findings);
+            passes += 1;
+        }
+        passes
+    });
+    assert!(passes >= 3);
+    assert!(verify::run(&dir, &quick()).unwrap().is_clean());
+    assert_eq!(contents(&dir).len(), before + WRITES);
+}
+
+/// Fuzzing the file readers: valid files damaged at random (bytes overwritten, cut,
+/// garbage appended) and plain random bytes. Every reader returns Ok or Err, never
+/// panics; verify always returns a report, and repair always leaves a clean collection.
+mod fuzz {
+    use std::sync::OnceLock;
+
+    use proptest::prelude::*;
+    use xvec::index::quant::rotation::Rotation;
+    use xvec::index::segment_index::SegmentIndex;
+    use xvec::storage::manifest::Manifest;
+    use xvec::storage::segment::Segment;
+    use xvec::storage::{FileKind, deletes, wal};
+
+    use super::*;
+
+    /// A small collection built once; its files are the seeds the cases damage.
+    fn seeds() -> &'static (PathBuf, Vec<(String, Vec<u8>)>) {
+        static SEEDS: OnceLock<(PathBuf, Vec<(String, Vec<u8>)>)> = OnceLock::new();
+        SEEDS.get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap().keep().join("seed");
+            build(&dir, 12);
+            let files = names(&dir).into_iter().map(|n| (n.clone(), std::fs::read(dir.join(&n)).unwrap())).collect();
+            (dir, files)
+        })
+    }
+
+    fn seed(prefix: &str) -> &'static [u8] {
+        &seeds().1.iter().find(|(n, _)| n.starts_with(prefix) || n.ends_with(prefix)).unwrap().1
+    }
+
+    /// Damage: up to 8 bytes overwritten at positions taken modulo the length, an optional
+    /// cut, optional garbage at the end.
+    fn damage() -> impl Strategy<Value = (Vec<(usize, u8)>, Option<usize>, Vec<u8>)> {
+        (
+            proptest::collection::vec((any::<usize>(), any::<u8>()), 0..8),
+            proptest::option::of(any::<usize>()),
+            proptest::collection::vec(any::<u8>(), 0..4),
+        )
+    }
+
+    fn apply(bytes: &[u8], (edits, cut, tail): &(Vec<(usize, u8)>, Option<usize>, Vec<u8>)) -> Vec<u8> {
+        let mut b = bytes.to_vec();
+        for &(at, v) in edits {
+            if !b.is_empty() {
+                let n = b.len();
+                b[at % n] = v;
+            }
+        }
+        if let Some(c) = cut {
+            b.truncate(c % (b.len() + 1));
+        }
+        b.extend_from_slice(tail);
+        b
+    }
+
+    fn config(cases: u32) -> ProptestConfig {
+        ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
+    }
+
+    proptest! {
+        #![proptest_config(config(256))]
+
+        #[test]
+        fn manifest_decoder(d in damage(), raw in proptest::collection::vec(any::<u8>(), 0..300)) {
+            let p = Path::new("MANIFEST-000004");
+            let _ = Manifest::decode(p, &apply(seed("MANIFEST-"), &d));
+            let _ = Manifest::decode(p, &raw);
+        }
+
+        #[test]
+        fn delete_file_decoder(d in damage(), raw in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let p = Path::new("SEG-000002-000004.del");
+            let _ = deletes::decode(p, &apply(seed(".del"), &d), 2, 12);
+            let _ = deletes::decode(p, &raw, 2, 12);
+        }
+
+        #[test]
+        fn wal_reader(d in damage(), raw in proptest::collection::vec(any::<u8>(), 0..300)) {
+            let p = Path::new("WAL-000003.log");
+            let _ = wal::read(p, &apply(seed("WAL-"), &d));
+            let _ = wal::read(p, &raw);
+        }
+
+        #[test]
+        fn container_table_reader(d in damage(), raw in proptest::collection::vec(any::<u8>(), 0..300)) {
+            for (name, kind) in [("SEG-000002.xseg", FileKind::Segment), ("f002.idx", FileKind::Index)] {
+                let _ = container::read(Path::new(name), &apply(seed(name), &d), kind, |_| true);
+            }
+            let _ = container::read(Path::new("x"), &raw, FileKind::Segment, |_| true);
+            let _ = Rotation::decode(&raw, 4);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(config(1500))]
+
+        /// Whole-file readers through the file system, with every check on.
+        #[test]
+        fn segment_and_index_open(d in damage(), field in 2u16..4) {
+            let tmp = tempfile::tempdir().unwrap();
+            let s = schema();
+            let seg = tmp.path().join("SEG-000002.xseg");
+            std::fs::write(&seg, apply(seed("SEG-000002.xseg"), &d)).unwrap();
+            for mmap in [true, false] {
+                let _ = Segment::open(&seg, std::sync::Arc::new(s.clone()), mmap, true);
+            }
+            let name = format!("f00{field}.idx");
+            let idx = tmp.path().join(&name);
+            std::fs::write(&idx, apply(seed(&name), &d)).unwrap();
+            let spec = s.field(field as usize).as_vector().unwrap();
+            let _ = SegmentIndex::open(&idx, 2, field, spec, 12, true, true);
+        }
+
+        /// Damage to any one file: verify reports, repair leaves a clean collection.
+        #[test]
+        fn verify_and_repair_any_damaged_file(which in any::<usize>(), d in damage()) {
+            let (pristine, files) = seeds();
+            let (name, bytes) = &files[which % files.len()];
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path().join("c");
+            copy_dir(pristine, &dir);
+            std::fs::write(dir.join(name), apply(bytes, &d)).unwrap();
+            let r = verify::run(&dir, &quick());
+            prop_assert!(r.is_ok(), "{name}: {r:?}");
+            let mut repair = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None }).unwrap();
+            if repair.plan().blocked.is_some() {
+                drop(repair);
+                repair = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: Some(schema()) }).unwrap();
+            }
+            let out = repair.apply().unwrap();
+            prop_assert!(out.after.is_clean(), "{name} {d:?}: {:#?}", out.after.findings);
+            let back = Collection::open(&dir, &OpenOptions::read_only());
+            prop_assert!(back.is_ok(), "{name} {d:?}: {:?}", back.err());
+        }
+    }
+}

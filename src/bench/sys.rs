@@ -156,7 +156,7 @@ pub fn utc_now() -> String {
 }
 
 /// Formats seconds since the Unix epoch (proleptic Gregorian calendar, UTC).
-fn utc_timestamp(secs: u64) -> String {
+pub fn utc_timestamp(secs: u64) -> String {
     let (days, rem) = (secs / 86_400, secs % 86_400);
     // Howard Hinnant's civil_from_days, for days since 1970-01-01 (non-negative here).
     let z = days as i64 + 719_468;

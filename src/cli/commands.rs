@@ -118,6 +118,9 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Quickstart(a) => super::quickstart::run(&a, io),
         Command::Bench(a) => super::bench::run(*a, io),
         Command::Tui(a) => super::tui::run(&a, colls, io),
+        Command::Verify(a) => super::verify::run_verify(&a, io),
+        Command::Repair(a) => super::verify::run_repair(&a, io),
+        Command::Inspect(a) => super::verify::run_inspect(&a, colls, io),
     }
 }
 

@@ -19,6 +19,7 @@ pub mod optimize;
 pub mod output;
 pub mod quickstart;
 pub mod tui;
+pub mod verify;
 pub mod write;
 
 use std::path::PathBuf;
@@ -98,6 +99,9 @@ pub enum Command {
     Quickstart(QuickstartArgs),
     Bench(Box<bench::BenchArgs>),
     Tui(Box<tui::TuiArgs>),
+    Verify(verify::VerifyArgs),
+    Repair(verify::RepairArgs),
+    Inspect(verify::InspectArgs),
 }
 
 #[cfg(test)]

@@ -76,7 +76,8 @@ pub struct TuiArgs {
 }
 
 pub fn run(a: &TuiArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
-    if !a.headless && !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+    let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    if !a.headless && !terminal {
         return Err(CliError::usage("the dashboard needs a terminal").hint("run it headless: --headless --json"));
     }
     let coll = colls.open(&a.coll.dir, a.write)?;

@@ -295,6 +295,7 @@ fn temp_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write(
     path: &Path,
     segment_id: u64,

@@ -11,6 +11,8 @@
 pub mod metrics;
 pub mod render;
 pub mod state;
+#[cfg(test)]
+mod tests;
 pub mod workload;
 
 use std::io::Stdout;
@@ -24,7 +26,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::crossterm::{cursor, execute, terminal};
 use xvec::bench::dataset::{GroundTruth, VectorFile};
-use xvec::verify::{GraphReport, VerifyOptions};
+use xvec::verify::GraphReport;
 use xvec::{Collection, MemoryUsage, OptimizeOptions, OptimizeProgress, OptimizeReport, Query};
 
 use metrics::{Metrics, Tick};
@@ -110,11 +112,11 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
         }
         Some(path) => (
             Truth::Given(GroundTruth::open(path).map_err(|e| TuiError::new(e.to_string()))?),
-            format!("vs ground truth {} (filter off)", path.file_name().unwrap_or_default().to_string_lossy()),
+            format!("vs {} (filter off)", path.file_name().unwrap_or_default().to_string_lossy()),
         ),
         None => {
             let n = o.recall_sample.min(queries.len());
-            (Truth::Exact { sample: n, keys: Default::default() }, format!("vs exact search, {n} sampled queries"))
+            (Truth::Exact { sample: n, keys: Default::default() }, format!("exact search, {n} queries"))
         }
     };
     let mut probe = Query::vector(queries[0].clone()).k(o.k).fields(Vec::<String>::new());
@@ -398,14 +400,15 @@ impl<'a: 's, 's, 'e> Ui<'a, 's, 'e> {
         }
     }
 
-    /// Reads the graphs' topology with the verify code, in the background.
+    /// Reads the graphs' topology with the inspect code, in the background.
     fn load_graphs(&self) {
         *self.graphs.lock().expect("graphs lock") = Load::Loading;
-        let (graphs, dir) = (self.graphs, self.coll.dir().to_path_buf());
+        let (graphs, coll) = (self.graphs, self.coll);
         self.scope.spawn(move || {
-            let opts = VerifyOptions { code_sample: 0, threads: 1, ..VerifyOptions::default() };
-            let loaded = match xvec::verify::run(&dir, &opts) {
-                Ok(r) => Load::Ready(r.graphs),
+            let fields: Vec<String> = coll.schema().vector_fields().map(|(_, f, _)| f.name.clone()).collect();
+            let read: Result<Vec<_>, _> = fields.iter().map(|f| xvec::verify::inspect::graphs(coll, f)).collect();
+            let loaded = match read {
+                Ok(g) => Load::Ready(g.into_iter().flatten().collect()),
                 Err(e) => Load::Failed(e.to_string()),
             };
             *graphs.lock().expect("graphs lock") = loaded;
@@ -502,9 +505,7 @@ impl<'a: 's, 's, 'e> Ui<'a, 's, 'e> {
                 state.optimize.status = OptimizeStatus::Cancelling;
             }
             KeyCode::Up => state.selected = state.selected.saturating_sub(1),
-            KeyCode::Down => {
-                state.selected = (state.selected + 1).min(state.overview.segments.len().saturating_sub(1))
-            }
+            KeyCode::Down => state.selected = (state.selected + 1).min(state.overview.segments.len().saturating_sub(1)),
             _ => {}
         }
         if s != before {

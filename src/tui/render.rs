@@ -21,6 +21,9 @@ const FILLS: [char; 8] = ['█', '▓', '▒', '░', '#', '=', '+', '~'];
 const COLORS: [Color; 8] =
     [Color::Blue, Color::Cyan, Color::LightBlue, Color::Green, Color::Yellow, Color::Magenta, Color::Red, Color::Gray];
 
+/// Legend names of the memory kinds, in [`super::metrics::engine_kinds`] order.
+const SHORT: [&str; 8] = ["vectors", "other", "owned", "codes", "graph", "scratch", "unflushed", "del+wal"];
+
 /// The key map the `?` overlay shows.
 pub const KEYS: &[(&str, &str)] = &[
     ("1-4, Tab", "switch view (Shift-Tab: back)"),
@@ -45,8 +48,28 @@ fn bold() -> Style {
     Style::default().add_modifier(Modifier::BOLD)
 }
 
+/// Bytes in the largest binary unit that keeps a digit before the point.
 pub fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut v = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
+/// Bytes in a few characters: `512B`, `9.0K`, `146.1M`, `1.2G`.
+fn short(bytes: u64) -> String {
+    let s = mib(bytes);
+    match s.split_once(' ') {
+        Some((v, unit)) => format!("{v}{}", &unit[..1]),
+        None => s,
+    }
 }
 
 fn opt(v: Option<f64>, digits: usize) -> String {
@@ -82,8 +105,11 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
         .divider("|")
         .padding(" ", " ");
     let name = format!(" {} ", state.overview.name);
-    let [left, right] =
-        Layout::horizontal([Constraint::Min(1), Constraint::Length(name.len() as u16 + 9)]).areas(area);
+    let [left, right] = Layout::horizontal([
+        Constraint::Min(1),
+        Constraint::Length(if area.width >= FULL.0 { name.len() as u16 + 9 } else { 0 }),
+    ])
+    .areas(area);
     frame.render_widget(tabs, left);
     frame.render_widget(Paragraph::new(format!("xvec tui{name}")).right_aligned(), right);
 }
@@ -103,8 +129,8 @@ fn render_footer(state: &State, frame: &mut Frame, area: Rect) {
         (Some(_), false) => "off",
     };
     let settings = format!(
-        "{run} | threads {} | k {} | ef {ef} | refine {refine} | filter {filter} | {} queries {}",
-        s.settings.concurrency, s.settings.k, s.queries, s.query_source
+        "{run} | threads {} | k {} | ef {ef} | refine {refine} | filter {filter}",
+        s.settings.concurrency, s.settings.k
     );
     let note = state.message.clone().unwrap_or_else(|| "? keys  q quit  space pause  ] [ ef  + - threads".into());
     let lines = vec![Line::styled(settings, style(state, Color::Cyan)), Line::raw(note)];
@@ -159,9 +185,10 @@ fn render_overview(state: &State, frame: &mut Frame, area: Rect) {
         let built = f.built.map(|b| format!("{:>5.1}%", b * 100.0)).unwrap_or_default();
         Row::new([f.name.clone(), f.ty.clone(), built, f.index.clone().unwrap_or_default()])
     });
-    let table = Table::new(rows, [Constraint::Length(14), Constraint::Length(12), Constraint::Length(7), Constraint::Min(10)])
-        .header(Row::new(["field", "type", "built", "index"]).style(bold()))
-        .block(Block::bordered().title(" schema "));
+    let table =
+        Table::new(rows, [Constraint::Length(14), Constraint::Length(12), Constraint::Length(7), Constraint::Min(10)])
+            .header(Row::new(["field", "type", "built", "index"]).style(bold()))
+            .block(Block::bordered().title(" schema "));
     frame.render_widget(table, fields);
     let rows = o.files.iter().map(|f| Row::new([f.kind.to_string(), f.files.to_string(), mib(f.bytes)]));
     let table = Table::new(rows, [Constraint::Length(12), Constraint::Length(7), Constraint::Min(10)])
@@ -202,12 +229,17 @@ fn render_search(state: &State, frame: &mut Frame, area: Rect) {
     let [thr, lat] = Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(top);
 
     // Throughput: figures, then a sparkline of the most recent points that fit.
-    let block = Block::bordered().title(" throughput ");
+    let block = Block::bordered()
+        .title(format!(" throughput, {} {} queries ", state.search.queries, state.search.query_source));
     let inner = block.inner(thr);
     frame.render_widget(block, thr);
     let [figs, spark] = Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(inner);
     let figures = vec![
-        Line::from(vec![Span::raw("QPS "), Span::styled(format!("{:.1}", s.qps), bold()), Span::raw(format!("  avg {:.1}", s.qps_avg))]),
+        Line::from(vec![
+            Span::raw("QPS "),
+            Span::styled(format!("{:.1}", s.qps), bold()),
+            Span::raw(format!("  avg {:.1}", s.qps_avg)),
+        ]),
         Line::raw(format!("queries {}  errors {}", s.queries, s.errors)),
     ];
     frame.render_widget(Paragraph::new(figures), figs);
@@ -228,18 +260,25 @@ fn render_search(state: &State, frame: &mut Frame, area: Rect) {
     let buckets = state.metrics.latency_buckets();
     let first = buckets.iter().position(|&c| c > 0).unwrap_or(0);
     let last = buckets.iter().rposition(|&c| c > 0).unwrap_or(0);
-    let room = inner.height.saturating_sub(1) as usize;
-    let (from, to) = if last + 1 - first > room { (last + 1 - room.min(last + 1), last) } else { (first, last) };
-    let max = buckets.iter().copied().max().unwrap_or(0).max(1);
+    // From the first non-empty bucket; what does not fit folds into an open last row.
+    let label = |i: usize| match LATENCY_BUCKETS_US[i] {
+        u64::MAX => format!(">={:.1}ms", LATENCY_BUCKETS_US[i - 1] as f64 / 1000.0),
+        hi => format!("<{:.1}ms", hi as f64 / 1000.0),
+    };
+    let room = (inner.height.saturating_sub(1) as usize).max(2);
+    let mut rows: Vec<(String, u64)> = if buckets.iter().all(|&c| c == 0) {
+        Vec::new()
+    } else {
+        (first..=last).map(|i| (label(i), buckets[i])).collect()
+    };
+    if rows.len() > room {
+        let tail: u64 = rows[room - 1..].iter().map(|r| r.1).sum();
+        rows.truncate(room - 1);
+        rows.push((format!(">={:.1}ms", LATENCY_BUCKETS_US[first + room - 2] as f64 / 1000.0), tail));
+    }
+    let max = rows.iter().map(|r| r.1).max().unwrap_or(0).max(1);
     let bar_w = inner.width.saturating_sub(20) as u64;
-    for (i, &count) in buckets.iter().enumerate().take(to + 1).skip(from) {
-        if max == 1 && count == 0 {
-            break;
-        }
-        let label = match LATENCY_BUCKETS_US[i] {
-            u64::MAX => format!(">={:.1}ms", LATENCY_BUCKETS_US[i - 1] as f64 / 1000.0),
-            hi => format!("<{:.1}ms", hi as f64 / 1000.0),
-        };
+    for (label, count) in rows {
         let n = (count * bar_w).div_ceil(max) as usize;
         lines.push(Line::from(vec![
             Span::raw(format!("{label:>9} ")),
@@ -251,7 +290,7 @@ fn render_search(state: &State, frame: &mut Frame, area: Rect) {
 
     render_qps_chart(state, frame, middle);
 
-    let [rec, mem] = Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(bottom);
+    let [rec, mem] = Layout::horizontal([Constraint::Percentage(35), Constraint::Percentage(65)]).areas(bottom);
     let lines = vec![
         Line::from(vec![Span::raw(format!("recall@{k} ")), Span::styled(recall, bold())]),
         Line::raw(state.search.recall_source.clone()),
@@ -272,19 +311,19 @@ fn render_qps_chart(state: &State, frame: &mut Frame, area: Rect) {
     let markers: Vec<_> = state.metrics.markers().iter().filter(|m| m.t >= t0).collect();
     let lines: Vec<[(f64, f64); 2]> = markers.iter().map(|m| [(m.t, 0.0), (m.t, top)]).collect();
     let mut sets = vec![
-        Dataset::default().marker(Dots::Braille).graph_type(GraphType::Line).style(style(state, Color::Green)).data(&data),
+        Dataset::default()
+            .marker(Dots::Braille)
+            .graph_type(GraphType::Line)
+            .style(style(state, Color::Green))
+            .data(&data),
     ];
     for l in &lines {
-        sets.push(Dataset::default().marker(Dots::Dot).graph_type(GraphType::Line).style(style(state, Color::Yellow)).data(l));
+        sets.push(
+            Dataset::default().marker(Dots::Dot).graph_type(GraphType::Line).style(style(state, Color::Yellow)).data(l),
+        );
     }
-    let label = markers
-        .iter()
-        .rev()
-        .take(4)
-        .rev()
-        .map(|m| format!("{:.0}s {}", m.t, m.label))
-        .collect::<Vec<_>>()
-        .join(" | ");
+    let label =
+        markers.iter().rev().take(4).rev().map(|m| format!("{:.0}s {}", m.t, m.label)).collect::<Vec<_>>().join(" | ");
     let title = format!(" QPS, last {:.0} s ", t1 - t0);
     let chart = Chart::new(sets)
         .block(Block::bordered().title(title).title_bottom(Line::raw(label).left_aligned()))
@@ -326,17 +365,21 @@ fn render_memory(state: &State, frame: &mut Frame, area: Rect) {
     let mut lines = vec![
         Line::from(spans),
         Line::raw(format!(
-            "RSS {} MiB (peak {}) | engine {} (peak {})",
-            opt(s.rss_mib, 1),
-            opt(s.rss_peak_mib, 1),
-            s.engine_total_bytes.map_or("-".into(), mib),
-            s.engine_peak_bytes.map_or("-".into(), mib)
+            "RSS {} peak {} | engine {} peak {}",
+            s.rss_mib.map_or("-".into(), |m| short((m * 1048576.0) as u64)),
+            s.rss_peak_mib.map_or("-".into(), |m| short((m * 1048576.0) as u64)),
+            s.engine_total_bytes.map_or("-".into(), short),
+            s.engine_peak_bytes.map_or("-".into(), short)
         )),
     ];
-    let legend: Vec<String> =
-        engine.iter().enumerate().filter(|(_, e)| e.bytes > 0).map(|(i, e)| format!("{} {} {}", FILLS[i], e.kind, mib(e.bytes))).collect();
+    let legend: Vec<String> = engine
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.bytes > 0)
+        .map(|(i, e)| format!("{}{} {}", FILLS[i], SHORT[i], short(e.bytes)))
+        .collect();
     let mut line = String::new();
-    for item in legend.iter().map(String::as_str).chain(std::iter::once("· other RSS  | peak")) {
+    for item in legend.iter().map(String::as_str).chain(std::iter::once("·other RSS |peak")) {
         if !line.is_empty() && line.chars().count() + item.chars().count() + 2 > width {
             lines.push(Line::raw(std::mem::take(&mut line)));
         }
@@ -380,13 +423,9 @@ fn render_optimize(state: &State, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(lines), area);
         return;
     }
-    let [head, g1, g2, rss_area] = Layout::vertical([
-        Constraint::Length(2),
-        Constraint::Length(3),
-        Constraint::Length(3),
-        Constraint::Min(4),
-    ])
-    .areas(area);
+    let [head, g1, g2, rss_area] =
+        Layout::vertical([Constraint::Length(2), Constraint::Length(3), Constraint::Length(3), Constraint::Min(4)])
+            .areas(area);
     frame.render_widget(Paragraph::new(vec![Line::styled(status, bold()), Line::raw(figures)]), head);
     let gauge = |title: String, r: f64| {
         Gauge::default()
@@ -402,8 +441,13 @@ fn render_optimize(state: &State, frame: &mut Frame, area: Rect) {
     let t0 = hist.front().map_or(0.0, |p| p.t);
     let t1 = state.metrics.now().max(t0 + 1.0);
     let top = data.iter().map(|p| p.1).fold(1.0, f64::max) * 1.1;
-    let sets =
-        vec![Dataset::default().marker(Dots::Braille).graph_type(GraphType::Line).style(style(state, Color::Blue)).data(&data)];
+    let sets = vec![
+        Dataset::default()
+            .marker(Dots::Braille)
+            .graph_type(GraphType::Line)
+            .style(style(state, Color::Blue))
+            .data(&data),
+    ];
     let chart = Chart::new(sets)
         .block(Block::bordered().title(" RSS MiB during the run "))
         .x_axis(Axis::default().bounds([t0, t1]))
@@ -431,7 +475,13 @@ fn render_segments(state: &State, frame: &mut Frame, area: Rect) {
     });
     let table = Table::new(
         rows,
-        [Constraint::Length(6), Constraint::Min(12), Constraint::Length(10), Constraint::Length(8), Constraint::Length(11)],
+        [
+            Constraint::Length(6),
+            Constraint::Min(12),
+            Constraint::Length(10),
+            Constraint::Length(8),
+            Constraint::Length(11),
+        ],
     )
     .header(Row::new(["id", "file", "rows", "deleted", "size"]).style(bold()))
     .block(Block::bordered().title(format!(" segments ({}) ", segs.len())));
@@ -445,7 +495,7 @@ fn render_segments(state: &State, frame: &mut Frame, area: Rect) {
     frame.render_widget(block, detail);
     let lines = match (&state.graphs, sel) {
         (_, None) => vec![Line::raw("no segments: flush or optimize first")],
-        (Load::NotStarted | Load::Loading, _) => vec![Line::raw("reading graphs (verify topology)...")],
+        (Load::NotStarted | Load::Loading, _) => vec![Line::raw("reading graphs (inspect)...")],
         (Load::Failed(e), _) => vec![Line::raw(format!("error: {e}"))],
         (Load::Ready(graphs), Some(seg)) => graph_lines(state, graphs, seg.id, inner),
     };

@@ -121,7 +121,13 @@ impl Overview {
             segments: stats
                 .segments
                 .iter()
-                .map(|s| SegmentRow { id: s.id, file: s.file.clone(), rows: s.rows, deleted: s.deleted, bytes: s.bytes })
+                .map(|s| SegmentRow {
+                    id: s.id,
+                    file: s.file.clone(),
+                    rows: s.rows,
+                    deleted: s.deleted,
+                    bytes: s.bytes,
+                })
                 .collect(),
         }
     }

@@ -169,6 +169,34 @@ pub(crate) fn segment_rows(b: &[u8]) -> Option<u64> {
     (len == 8 && crc32c::crc32c(meta) == crc).then(|| read_u64(meta, 0))
 }
 
+/// Whether the segment files present agree with `schema`: at least one whose section
+/// table reads has the sections the schema plans, with vector sections of the planned
+/// size (or none reads, so nothing contradicts it).
+fn fits_segments(dir: &Path, listing: &[DirEntry], schema: &Schema) -> bool {
+    let plan = planned_sections(schema);
+    let mut readable = false;
+    for e in listing.iter().filter(|e| e.kind == Some(FileKind::Segment)) {
+        let path = dir.join(&e.name);
+        let Ok(bytes) = FileBytes::open(&path, true) else { continue };
+        let b = bytes.as_slice();
+        let Ok((_, table)) = crate::storage::container::read(&path, b, FileKind::Segment, |_| false) else { continue };
+        readable = true;
+        let rows = segment_rows(b);
+        let fits = table.len() == plan.len()
+            && table.iter().zip(&plan).all(|(s, &(kind, field))| {
+                let vector_len =
+                    schema.fields().get(field as usize).and_then(|f| f.as_vector()).map(|v| v.row_bytes() as u64);
+                s.kind == kind as u16
+                    && s.field == field
+                    && (kind != SectionKind::Vectors || rows.zip(vector_len).is_none_or(|(r, w)| s.len == r * w))
+            });
+        if fits {
+            return true;
+        }
+    }
+    !readable
+}
+
 /// Runs one pass. `holding_lock`: the caller (repair) holds the writer lock, so files not
 /// named are orphans for certain, not a writer's work in progress. `fallback_schema`
 /// interprets the files when no manifest holds a readable schema.
@@ -250,6 +278,14 @@ pub(crate) fn examine(
                 };
                 if let Some((m, how)) = recovered {
                     match m.schema(&path) {
+                        Ok(s) if how.is_some() && !fits_segments(dir, &listing, &s) => {
+                            f.push(Finding::new(
+                                Severity::Info,
+                                name,
+                                "body",
+                                "the recovered schema does not fit the segment files; not used",
+                            ));
+                        }
                         Ok(s) => {
                             base = Some(Base {
                                 manifest: m,
@@ -274,11 +310,18 @@ pub(crate) fn examine(
     if base.is_none() {
         // Roll forward from the files present, with the schema from the damaged manifest
         // or else from any other manifest that still reads.
-        let other = manifests.iter().filter(|e| Some(&e.name) != target.as_ref()).find_map(|e| {
+        // or else from any other manifest that still reads, or else the caller's; a schema
+        // the segment files contradict (damage that still parses) is passed over.
+        let others = manifests.iter().filter(|e| Some(&e.name) != target.as_ref()).filter_map(|e| {
             let p = dir.join(&e.name);
             std::fs::read(&p).ok().and_then(|b| Manifest::decode(&p, &b).ok()).map(|m| (m.schema, Some(m.options)))
         });
-        if let Some((raw, options)) = salvaged.or(other).or_else(|| fallback_schema.map(|s| (s.to_raw(), None))) {
+        let chosen = salvaged
+            .into_iter()
+            .chain(others)
+            .find(|(raw, _)| raw.clone().into_schema().is_ok_and(|s| fits_segments(dir, &listing, &s)))
+            .or_else(|| fallback_schema.map(|s| (s.to_raw(), None)));
+        if let Some((raw, options)) = chosen {
             let generation = manifests.first().map_or(0, |e| number(&e.name)) + 1;
             let dir_files: Vec<DirFile> =
                 listing.iter().filter_map(|e| Some(DirFile { name: &e.name, kind: e.kind?, bytes: e.bytes })).collect();
@@ -380,6 +423,11 @@ pub(crate) fn examine(
         };
         let finding = if active() {
             Finding::new(Severity::Info, &e.name, "", format!("{reason}; a writer is active, so it may be in flight"))
+        } else if !dir.join(&e.name).exists() {
+            // Gone since the listing: a writer's cleanup after its publish, which ended
+            // before the lock was checked. A file present with no writer is an orphan:
+            // writers remove what they supersede before they let go of the lock.
+            continue;
         } else {
             Finding::new(Severity::Orphan, &e.name, "", reason)
         };
@@ -660,7 +708,7 @@ impl Checker<'_> {
             if self.codes(e, ie, &field, &index, seg) {
                 st.damage = IdxDamage::Codes;
             }
-            if self.opts.deep && st.damage == IdxDamage::None {
+            if self.opts.deep && matches!(st.damage, IdxDamage::None | IdxDamage::Unreachable(_)) {
                 self.recall(e, ie, &field, &spec, &index, seg);
             }
         }
@@ -796,9 +844,9 @@ impl Checker<'_> {
         let kern = kernels::best();
         // Rows without a vector are never results; exact search skips them, so the index
         // search is restricted the same way.
-        let valid: Option<RoaringBitmap> = (0..rows).any(|r| !col.validity.is_valid(r)).then(|| {
-            (0..rows as u32).filter(|&r| col.validity.is_valid(r as usize)).collect()
-        });
+        let valid: Option<RoaringBitmap> = (0..rows)
+            .any(|r| !col.validity.is_valid(r))
+            .then(|| (0..rows as u32).filter(|&r| col.validity.is_valid(r as usize)).collect());
         let step = (rows / self.opts.recall_queries.max(1)).max(1);
         let (mut queries, mut found, mut possible) = (0u64, 0u64, 0u64);
         for r in (0..rows).step_by(step).filter(|&r| col.validity.is_valid(r)).take(self.opts.recall_queries) {

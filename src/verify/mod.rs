@@ -12,7 +12,7 @@
 
 mod crc;
 mod exam;
-// pub mod inspect;
+pub mod inspect;
 mod recover;
 pub mod repair;
 mod salvage;

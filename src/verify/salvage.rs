@@ -154,7 +154,7 @@ impl ColumnSource for Salvage<'_> {
     }
 
     fn keys(&self) -> VarColumn<'_> {
-        self.keys.unwrap_or(VarColumn { offsets: self.zeros_as(self.rows + 1), bytes: &[] })
+        self.keys.unwrap_or_else(|| VarColumn { offsets: self.zeros_as(self.rows + 1), bytes: &[] })
     }
 
     fn scalar(&self, field: usize) -> ScalarColumn<'_> {

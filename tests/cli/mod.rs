@@ -1,11 +1,11 @@
 //! The real `xvec` binary: argv commands, the shell in batch mode and under a terminal,
 //! generated docs, example scripts and output modes.
 
-mod harness;
+pub(crate) mod harness;
 
 mod commands;
 mod docs;
 mod modes;
-mod pty;
+pub(crate) mod pty;
 mod scripts;
 mod shell;

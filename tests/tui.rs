@@ -1,0 +1,130 @@
+//! `xvec tui` (issue 9): the headless run prints every panel value with sane numbers, the
+//! dashboard refuses to start without a terminal, and under a real terminal (tmux) every
+//! view shows, the controls act, and quitting restores the terminal.
+
+use crate::cli::harness::{data, wordnet, xvec};
+use crate::cli::pty::Tmux;
+
+#[test]
+fn headless_json_has_every_panel_value() {
+    let coll = wordnet().to_str().unwrap();
+    let run =
+        xvec(&["tui", coll, "--headless", "--duration", "1500ms", "--json", "--concurrency", "1", "-k", "5"]).run();
+    run.ok();
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
+    let num = |path: &str| {
+        v.pointer(path).and_then(|x| x.as_f64()).unwrap_or_else(|| panic!("{path} missing or not a number: {v}"))
+    };
+    assert!(num("/qps") > 0.0 && num("/qps_avg") > 0.0 && num("/queries") > 0.0, "{v}");
+    assert_eq!(num("/errors"), 0.0);
+    let recall = num("/recall");
+    assert!((0.0..=1.0).contains(&recall) && num("/recall_queries") > 0.0, "{v}");
+    // A flat index is exact: recall against exact search is perfect.
+    assert!(recall > 0.99, "{v}");
+    assert!(num("/latency_ms/p50") > 0.0 && num("/latency_ms/p99") >= num("/latency_ms/p50"), "{v}");
+    assert!(num("/latency_ms_all/max") >= num("/latency_ms_all/p99"), "{v}");
+    assert!(num("/rss_mib") > 0.0 && num("/rss_peak_mib") >= num("/rss_mib"), "{v}");
+    assert!(num("/engine_total_bytes") > 0.0 && num("/engine_peak_bytes") >= num("/engine_total_bytes"), "{v}");
+    assert!(num("/cpu_user") >= 0.0 && num("/cpu_sys") >= 0.0, "{v}");
+    assert!(num("/elapsed_s") >= 1.0, "{v}");
+    let kinds = v["engine_bytes"].as_array().unwrap();
+    assert!(kinds.iter().any(|k| k["kind"] == "mapped vectors" && k["bytes"].as_u64() > Some(0)), "{v}");
+    assert_eq!(v["settings"]["k"], 5);
+    assert_eq!(v["settings"]["concurrency"], 1);
+    assert_eq!(v["recall_source"], "exact search, 100 queries");
+    assert_eq!(v["queries_source"], "sampled");
+}
+
+#[test]
+fn headless_with_a_query_file_a_filter_and_a_table() {
+    let coll = wordnet().to_str().unwrap();
+    let filter = "lexname = 'noun.animal'";
+    let run = xvec(&[
+        "tui",
+        coll,
+        "--headless",
+        "--duration",
+        "500ms",
+        "--queries",
+        &data("wordnet.fvecs"),
+        "--max-queries",
+        "50",
+        "--filter",
+        filter,
+    ])
+    .run();
+    run.ok();
+    for name in ["qps\t", "latency_ms.p99\t", "recall\t", "engine_bytes.mapped vectors\t", "settings.filter\t"] {
+        assert!(run.stdout.contains(name), "{name}: {run}");
+    }
+    assert!(run.stdout.contains(&format!("queries_source\tfrom {}", data("wordnet.fvecs"))), "{run}");
+}
+
+#[test]
+fn errors_are_one_line_with_a_hint() {
+    let coll = wordnet().to_str().unwrap();
+    let run = xvec(&["tui", coll]).run();
+    run.code(2);
+    assert_eq!(
+        run.stderr, "error: the dashboard needs a terminal\nhint: run it headless: --headless --json\n",
+        "{run}"
+    );
+    let run = xvec(&["tui", coll, "--headless", "--filter", "nope = 1"]).run();
+    run.code(1);
+    assert!(run.stderr.starts_with("error: ") && run.stderr.contains("nope"), "{run}");
+    let run = xvec(&["tui", coll, "--headless", "--gt", "gt.ivecs"]).run();
+    run.code(2);
+}
+
+/// Quitting leaves no alternate screen and a cooked terminal, after every view, an ef
+/// change, a pause and an optimize.
+#[test]
+fn dashboard_under_a_terminal_restores_it_on_quit() {
+    let dir = tempfile::tempdir().unwrap();
+    let coll = dir.path().join("ann");
+    let schema = std::fs::read_to_string(data("schema.json")).unwrap();
+    let schema =
+        schema.replace(r#""index": {"type": "flat"}"#, r#""index": {"type": "hnsw", "quantize": "int8", "refine": 2}"#);
+    std::fs::write(dir.path().join("schema.json"), schema).unwrap();
+    let c = coll.to_str().unwrap();
+    xvec(&["create", c, "--schema", dir.path().join("schema.json").to_str().unwrap()]).run().ok();
+    xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &format!("emb={}", data("wordnet.fvecs")), "--flush"])
+        .run()
+        .ok();
+
+    let shell = format!(
+        "env -i PATH=/usr/bin:/bin TERM=xterm HOME={home} NO_COLOR=1 PS1='tui-test$ ' sh",
+        home = dir.path().display()
+    );
+    let t = Tmux::start(dir.path(), &shell);
+    t.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"]);
+    t.wait("the shell prompt", |s| s.contains("tui-test$"));
+    t.keys(&[&format!("{} tui {c} --write --concurrency 1", env!("CARGO_BIN_EXE_xvec")), "Enter"]);
+    t.wait("the search view", |s| s.contains("1 Overview") && s.contains("QPS") && s.contains("recall@10"));
+    t.keys(&["1"]);
+    t.wait("the overview", |s| s.contains("on disk") && s.contains("hnsw m="));
+    t.keys(&["3"]);
+    t.wait("the optimize view", |s| s.contains("press o to optimize"));
+    t.keys(&["o"]);
+    t.wait("the optimize to finish", |s| s.contains("done in") && s.contains("indexes built"));
+    t.keys(&["4"]);
+    t.wait("the graph of the segment", |s| s.contains("layers: L0") && s.contains("reachable from entry"));
+    t.keys(&["2"]);
+    t.keys(&["]"]);
+    t.wait("ef raised", |s| s.contains("| ef 80 |"));
+    t.keys(&["Space"]);
+    t.wait("the pause", |s| s.contains("paused |"));
+    t.keys(&["?"]);
+    t.wait("the key map", |s| s.contains("keys (? to close)"));
+    t.keys(&["?"]);
+    t.wait("the key map closed", |s| !s.contains("keys (? to close)"));
+    t.keys(&["q"]);
+    t.wait("the prompt back", |s| !s.contains("1 Overview") && s.contains("tui-test$"));
+    assert_eq!(t.run(&["display", "-p", "-t", "t", "#{alternate_on}"]).trim(), "0");
+    t.keys(&[
+        "echo \"STTY:$(stty -a | tr ' ;' '\\n\\n' | grep -x -e echo -e icanon -e -echo -e -icanon | tr '\\n' ' ')\"",
+        "Enter",
+    ]);
+    let screen = t.wait("stty's answer", |s| s.contains("STTY:i") || s.contains("STTY:e") || s.contains("STTY:-"));
+    assert!(screen.contains("STTY:icanon echo\n"), "{screen}");
+}
