@@ -12,7 +12,7 @@ use super::output::Table;
 use super::{CliError, CollectionArg};
 use crate::tui;
 
-/// Live dashboard: run a search workload and watch QPS, latency, recall and memory.
+/// Live dashboard: run a search workload, watch QPS, latency, recall and memory.
 ///
 /// Runs queries against the collection on workload threads and shows, several times a
 /// second, throughput, latency percentiles and histogram, recall@k (against --gt, else
