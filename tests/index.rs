@@ -219,3 +219,36 @@ fn group_by_matches_brute_force_on_flat_and_hnsw() {
         assert!(err.unwrap_err().to_string().contains("cannot group by `v`"));
     }
 }
+
+/// Regression: null vectors are stored as zeros and linked into the graph; a graph search
+/// must still never return them.
+#[test]
+fn graph_search_never_returns_rows_without_a_vector() {
+    let data = clustered(10, 1500, 8);
+    let text = r#"{"name":"n","fields":[{"name":"g","type":"int32"},
+        {"name":"v","type":"vector_fp32","dim":8,"metric":"l2","nullable":true,"index":{"type":"hnsw","m":8}}]}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let coll = Collection::create(dir.path(), Schema::from_json(text).unwrap(), Default::default()).unwrap();
+    coll.insert(
+        data.iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let d = Doc::new(format!("{i}")).set("g", i as i32);
+                if i % 3 == 0 { d } else { d.set("v", v.clone()) }
+            })
+            .collect(),
+    )
+    .unwrap();
+    coll.optimize(&OptimizeOptions::default()).unwrap();
+    for q in [vec![0.0f32; 8], data[1].clone()] {
+        for filter in [None, Some("g < 700")] {
+            let mut query = Query::vector(q.clone()).k(50).ef(100);
+            if let Some(f) = filter {
+                query = query.filter(f);
+            }
+            let hits = coll.query(&query).unwrap();
+            assert_eq!(hits.len(), 50);
+            assert!(hits.iter().all(|h| h.key.parse::<usize>().unwrap() % 3 != 0), "{filter:?}: a row without a vector");
+        }
+    }
+}

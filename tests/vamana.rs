@@ -237,3 +237,44 @@ fn query_list_rules_and_tiny_segments() {
     let hits = coll.query(&Query::vector(data[2].clone()).k(3)).unwrap();
     assert_eq!(keys(&hits), brute_force(Metric::L2, &data, &data[2], 3));
 }
+
+/// Fields stored as FP16 or INT8 build (FP16 rows widened once per anchor, INT8 scored in
+/// integers) and search their own stored values.
+#[test]
+fn fp16_and_int8_fields_build_and_search() {
+    use half::f16;
+    let (n, dim) = (1200, 16);
+    let floats = clustered(30, n, dim);
+    let queries = clustered(31, 20, dim);
+    for (ty, metric) in [("vector_fp16", Metric::L2), ("vector_fp16", Metric::Cosine), ("vector_int8", Metric::Ip)] {
+        let stored = |v: &Vec<f32>| -> Vec<f32> {
+            match ty {
+                "vector_fp16" => v.iter().map(|&x| f16::from_f32(x).to_f32()).collect(),
+                _ => v.iter().map(|&x| (x * 60.0).round().clamp(-128.0, 127.0)).collect(),
+            }
+        };
+        let data: Vec<Vec<f32>> = floats.iter().map(stored).collect();
+        let text = format!(
+            r#"{{"name":"vm","fields":[{{"name":"v","type":"{ty}","dim":{dim},"metric":"{}","index":{{{PARAMS}}}}}]}}"#,
+            metric.name()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        drop(Collection::create(dir.path(), Schema::from_json(&text).unwrap(), Default::default()).unwrap());
+        let coll = Collection::open(dir.path(), &OpenOptions::writable()).unwrap();
+        let docs: Vec<Doc> = data
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match ty {
+                "vector_fp16" => {
+                    Doc::new(format!("{i}")).set("v", v.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>())
+                }
+                _ => Doc::new(format!("{i}")).set("v", v.iter().map(|&x| x as i8).collect::<Vec<i8>>()),
+            })
+            .collect();
+        coll.insert(docs).unwrap();
+        coll.optimize(&OptimizeOptions { concurrency: 2, ..Default::default() }).unwrap();
+        let queries: Vec<Vec<f32>> = queries.iter().map(stored).collect();
+        let r = recall(&coll, metric, &data, &queries, 10, 10);
+        assert!(r >= 0.9, "{ty} {metric:?}: recall@10 {r:.3} < 0.9");
+    }
+}

@@ -27,7 +27,11 @@ pub fn schema() -> Schema {
         .field(Field::scalar("tag", ScalarType::String))
         .field(Field::scalar("n", ScalarType::Int64).nullable(true))
         .field(Field::vector("v", VectorType::Fp32, DIM as u32, Metric::Cosine).index(IndexParams::Hnsw(hnsw)))
-        .field(Field::vector("w", VectorType::Fp32, DIM as u32, Metric::L2).nullable(true).index(IndexParams::Vamana(vamana)))
+        .field(
+            Field::vector("w", VectorType::Fp32, DIM as u32, Metric::L2)
+                .nullable(true)
+                .index(IndexParams::Vamana(vamana)),
+        )
         .build()
         .unwrap()
 }
@@ -35,7 +39,7 @@ pub fn schema() -> Schema {
 pub fn doc(i: usize) -> Doc {
     let vs = random_vectors(i as u64, 2, DIM);
     let mut d = Doc::new(format!("k{i:03}")).set("tag", format!("t{}", i % 3)).set("v", vs[0].clone());
-    if i % 4 != 0 {
+    if !i.is_multiple_of(4) {
         d = d.set("n", i as i64).set("w", vs[1].clone());
     }
     d
@@ -135,12 +139,23 @@ fn expected_section(name: &str, bytes: &[u8], offset: usize) -> Option<String> {
                 xvec::index::segment_index::section_name(s.kind).unwrap().to_string()
             } else {
                 let kind = SectionKind::from_code(s.kind).unwrap().name();
-                if s.field == NO_FIELD { kind.to_string() } else { format!("{kind} of `{}`", schema.field(s.field as usize).name) }
+                if s.field == NO_FIELD {
+                    kind.to_string()
+                } else {
+                    format!("{kind} of `{}`", schema.field(s.field as usize).name)
+                }
             })
         }
-        Some(xvec::storage::FileKind::Manifest | xvec::storage::FileKind::Deletes) => {
-            Some(if offset < 32 { "header" } else if offset < 48 { "body header" } else { "body" }.into())
-        }
+        Some(xvec::storage::FileKind::Manifest | xvec::storage::FileKind::Deletes) => Some(
+            if offset < 32 {
+                "header"
+            } else if offset < 48 {
+                "body header"
+            } else {
+                "body"
+            }
+            .into(),
+        ),
         _ => Some(if offset < 32 { "header".into() } else { "frame".into() }),
     }
 }
@@ -169,7 +184,6 @@ fn every_flipped_byte_and_cut_is_found_in_its_file_and_section() {
         let original = std::fs::read(&path).unwrap();
         let frames = wal_frames(&original);
         let is_wal = name.starts_with("WAL-");
-        let t = std::time::Instant::now();
         // In place: rewriting whole files costs more than verifying them.
         let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         for at in 0..original.len() {
@@ -199,7 +213,9 @@ fn every_flipped_byte_and_cut_is_found_in_its_file_and_section() {
                 Some(s) => assert!(mine.iter().any(|f| f.section == s), "{name} byte {at}, expected {s}: {mine:?}"),
             }
         }
-        for cut in [0, 1, 31, 32, 47, original.len() / 2, original.len() - 1].into_iter().filter(|&c| c < original.len()) {
+        for cut in
+            [0, 1, 31, 32, 47, original.len() / 2, original.len() - 1].into_iter().filter(|&c| c < original.len())
+        {
             std::fs::write(&path, &original[..cut]).unwrap();
             let r = verify::run(dir.path(), &opts).unwrap_or_else(|e| panic!("{name} cut {cut}: {e}"));
             if !is_wal || cut < 32 {
@@ -214,7 +230,6 @@ fn every_flipped_byte_and_cut_is_found_in_its_file_and_section() {
     }
     assert!(verify::run(dir.path(), &opts).unwrap().is_clean());
 }
-
 
 /// The file a key's live version is in, for the collection `build(dir, 12)` makes: keys
 /// 0..12 were optimized into segment 2, 12..18 flushed into segment 3, the rest is in
@@ -243,7 +258,8 @@ fn round_trip(pristine: &Path, model: &BTreeMap<String, Doc>, name: &str, what: 
     }
     let plan = repair.plan().clone();
     let out = repair.apply().unwrap_or_else(|e| panic!("{name} {what}: {e}\nplan: {plan:#?}"));
-    let ctx = || format!("{name} {what}\nbefore: {:#?}\nplan: {plan:#?}\nafter: {:#?}", before.findings, out.after.findings);
+    let ctx =
+        || format!("{name} {what}\nbefore: {:#?}\nplan: {plan:#?}\nafter: {:#?}", before.findings, out.after.findings);
     assert!(out.after.is_clean(), "{}", ctx());
     let again = verify::run(&dir, &quick()).unwrap();
     assert!(again.is_clean() && again.count(Severity::Warning) == 0, "{}\nagain: {:?}", ctx(), again.findings);
@@ -350,7 +366,10 @@ fn the_binary_exits_with_the_documented_statuses() {
     f.write_at(&[bytes[v.offset as usize] ^ 1], v.offset).unwrap();
     let (code, out, err) = xvec(&["verify", d]);
     assert_eq!(code, 3, "{out}{err}");
-    assert!(out.contains(&format!("corrupt\tSEG-000003.xseg\tvectors of `v`\t{}\tchecksum mismatch", v.offset)), "{out}");
+    assert!(
+        out.contains(&format!("corrupt\tSEG-000003.xseg\tvectors of `v`\t{}\tchecksum mismatch", v.offset)),
+        "{out}"
+    );
     assert!(err.contains("error: ") && err.contains("1 corrupt"), "{err}");
     let (code, out, _) = xvec(&["verify", d, "--json"]);
     assert_eq!(code, 3);
@@ -429,15 +448,20 @@ mod fuzz {
 
     use super::*;
 
+    /// A collection directory and its files' names and bytes.
+    type Seeds = (tempfile::TempDir, PathBuf, Vec<(String, Vec<u8>)>);
+
     /// A small collection built once; its files are the seeds the cases damage.
-    fn seeds() -> &'static (PathBuf, Vec<(String, Vec<u8>)>) {
-        static SEEDS: OnceLock<(PathBuf, Vec<(String, Vec<u8>)>)> = OnceLock::new();
-        SEEDS.get_or_init(|| {
-            let dir = tempfile::tempdir().unwrap().keep().join("seed");
+    fn seeds() -> (&'static Path, &'static [(String, Vec<u8>)]) {
+        static SEEDS: OnceLock<Seeds> = OnceLock::new();
+        let (_, dir, files) = SEEDS.get_or_init(|| {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path().join("seed");
             build(&dir, 12);
             let files = names(&dir).into_iter().map(|n| (n.clone(), std::fs::read(dir.join(&n)).unwrap())).collect();
-            (dir, files)
-        })
+            (tmp, dir, files)
+        });
+        (dir, files)
     }
 
     fn seed(prefix: &str) -> &'static [u8] {
@@ -470,7 +494,7 @@ mod fuzz {
     }
 
     fn config(cases: u32) -> ProptestConfig {
-        ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
+        ProptestConfig { cases, ..ProptestConfig::default() }
     }
 
     proptest! {
@@ -508,7 +532,7 @@ mod fuzz {
     }
 
     proptest! {
-        #![proptest_config(config(1500))]
+        #![proptest_config(config(48))]
 
         /// Whole-file readers through the file system, with every check on.
         #[test]
@@ -549,4 +573,117 @@ mod fuzz {
             prop_assert!(back.is_ok(), "{name} {d:?}: {:?}", back.err());
         }
     }
+}
+
+/// Found by `fuzz::verify_and_repair_any_damaged_file`: a manifest damaged in two places
+/// (so no single byte explains it) whose schema still parses, but is invalid or does not
+/// fit the segments, blocked repair even when the user gave the schema. Such a schema is
+/// now passed over.
+#[test]
+fn regression_a_damaged_schema_that_still_parses_does_not_block_repair() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pristine = tmp.path().join("pristine");
+    build(&pristine, 12);
+    let model = contents(&pristine);
+    let manifest = names(&pristine).into_iter().find(|n| n.starts_with("MANIFEST-")).unwrap();
+    let text = std::fs::read(pristine.join(&manifest)).unwrap();
+    let body = String::from_utf8_lossy(&text[48..]).into_owned();
+    // An invalid field name, or a dimension the segments contradict; plus damage after
+    // the schema that makes the whole body unparseable.
+    for (from, to) in [("\"tag\"", "\"t-g\""), ("\"dim\": 4", "\"dim\": 6")] {
+        assert!(body.contains(from), "{from}");
+        let damaged = body.replacen(from, to, 1).replacen("\"segments\"", "\"segmentz\"", 1);
+        assert_ne!(damaged, body);
+        let mut bytes = text[..48].to_vec();
+        bytes.extend_from_slice(damaged.as_bytes());
+        round_trip(&pristine, &model, &manifest, &format!("{from} -> {to}"), |p| std::fs::write(p, &bytes).unwrap());
+    }
+}
+
+/// Damage confined to the codes keeps the graph (codes are re-encoded from the originals);
+/// a node no link reaches is reported as a warning and linked back in by repair.
+#[test]
+fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
+    use xvec::index::hnsw::{Graph, NONE};
+    use xvec::index::segment_index::{self, SegmentIndex};
+    use xvec::storage::column::SegmentView;
+    use xvec::storage::segment::Segment;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let pristine = tmp.path().join("pristine");
+    build(&pristine, 40);
+    let model = contents(&pristine);
+    let idx = "SEG-000002-f002.idx";
+
+    // One byte of the codes section.
+    let bytes = std::fs::read(pristine.join(idx)).unwrap();
+    let (_, table) = container::read(Path::new(idx), &bytes, xvec::storage::FileKind::Index, |_| true).unwrap();
+    let codes = table.iter().find(|s| segment_index::section_name(s.kind) == Some("codes")).unwrap().offset;
+    let dir = tmp.path().join("codes");
+    copy_dir(&pristine, &dir);
+    let f = std::fs::OpenOptions::new().write(true).open(dir.join(idx)).unwrap();
+    f.write_at(&[bytes[codes as usize + 3] ^ 0x10], codes + 3).unwrap();
+    let r = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None }).unwrap();
+    assert_eq!(r.plan().actions.len(), 1, "{:?}", r.plan());
+    assert_eq!(r.plan().actions[0].what, "re-encode the codes from the originals");
+    let out = r.apply().unwrap();
+    assert!(out.after.is_clean() && out.losses.is_empty(), "{:?}", out.after.findings);
+    assert_eq!(contents(&dir), model);
+
+    // Unlink one node from every list that points to it.
+    let dir = tmp.path().join("graph");
+    copy_dir(&pristine, &dir);
+    let s = schema();
+    let spec = s.field(2).as_vector().unwrap();
+    let seg = Segment::open(&dir.join("SEG-000002.xseg"), std::sync::Arc::new(s.clone()), true, true).unwrap();
+    let index = SegmentIndex::open(&dir.join(idx), 2, 2, spec, seg.rows(), true, true).unwrap();
+    let g = index.graph().unwrap();
+    let mut graph = Graph {
+        m: g.m,
+        m0: g.m0,
+        entry: g.entry,
+        max_level: g.max_level,
+        levels: g.levels.to_vec(),
+        base: g.base.to_vec(),
+        upper_offsets: g.upper_offsets.to_vec(),
+        upper: g.upper.to_vec(),
+    };
+    let victim =
+        (0..seg.rows() as u32).find(|&n| n != g.entry && g.levels[n as usize] == 0 && n != 1 && n != 2).unwrap();
+    for block in graph.base.chunks_exact_mut(g.m0 + 1) {
+        let count = block[0] as usize;
+        let kept: Vec<u32> = block[1..1 + count].iter().copied().filter(|&v| v != victim).collect();
+        block[0] = kept.len() as u32;
+        block[1..].fill(NONE);
+        block[1..1 + kept.len()].copy_from_slice(&kept);
+    }
+    drop(index);
+    segment_index::write_with_graph(&dir.join(idx), 2, 2, spec, seg.vector(2), seg.rows(), Some(&graph), None).unwrap();
+    let report = verify::run(&dir, &quick()).unwrap();
+    assert!(report.is_clean(), "{:?}", report.findings);
+    let warning = report.findings.iter().find(|f| f.severity == Severity::Warning).unwrap();
+    assert!(warning.file == idx && warning.what.starts_with("1 live nodes are not reachable"), "{warning:?}");
+    let r = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None }).unwrap();
+    assert_eq!(r.plan().actions[0].what, "reconnect 1 unreachable nodes (or rebuild the graph)");
+    let out = r.apply().unwrap();
+    assert!(out.after.findings.is_empty(), "{:?}", out.after.findings);
+    assert_eq!(contents(&dir), model);
+}
+
+/// An orphan left under the name repair writes next (a crashed flush's segment) is moved
+/// aside first, not overwritten.
+#[test]
+fn repair_moves_orphans_before_writing_under_their_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    build(&dir, 12);
+    let model = contents(&dir);
+    std::fs::write(dir.join("SEG-000004.xseg"), b"left by a crash").unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(dir.join("SEG-000003.xseg")).unwrap();
+    f.write_at(b"Y", 0).unwrap();
+    let out = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None }).unwrap().apply().unwrap();
+    assert!(out.after.is_clean() && out.losses.is_empty(), "{:?} {:?}", out.after.findings, out.losses);
+    assert_eq!(contents(&dir), model);
+    let kept = dir.join("lost+found").join(format!("repair-{:06}", out.generation.unwrap())).join("SEG-000004.xseg");
+    assert_eq!(std::fs::read(kept).unwrap(), b"left by a crash");
 }

@@ -498,6 +498,9 @@ pub fn run_inspect(a: &InspectArgs, colls: &mut dyn Collections, io: &mut Io) ->
                     format!("WAL {} at offset {}", w.op, w.offset).into(),
                 ]);
             }
+            if d.places.is_empty() && d.wal.is_empty() {
+                return Err(CliError::failed(format!("key {key:?} is in no segment and no WAL record")));
+            }
             if d.live().is_none() {
                 t.footer = Some(format!("key {key:?} has no live version"));
             }

@@ -318,6 +318,19 @@ impl Snapshot {
             let col = src.view.vector(plan.field);
             match src.indexes.get(plan.field).and_then(|i| i.as_deref()) {
                 Some(index) => {
+                    // Null vectors are stored as zeros and linked into the graph like any row;
+                    // an index must never return them.
+                    let cands = match col.validity.0 {
+                        Some(bits) => {
+                            let mut valid = RoaringBitmap::from_lsb0_bytes(0, bits);
+                            valid.remove_range(src.view.rows() as u32..);
+                            Some(match cands {
+                                Some(c) => c & valid,
+                                None => valid,
+                            })
+                        }
+                        None => cands,
+                    };
                     let p = SearchParams { k, ef: plan.ef, refine: plan.refine, allowed: cands.as_ref(), position: src.position };
                     index.search(col, &plan.prepared, &plan.vector, p, sink);
                 }

@@ -575,7 +575,9 @@ impl SegmentIndex {
             (None, Some(g)) => vamana::search(&g, s, p.ef.max(want), p.allowed, budget, sc, out),
             (None, None) => false,
         };
-        if !done {
+        // A graph part cut off from the allowed rows (e.g. duplicates or null vectors, all
+        // zeros, linked only among themselves) can end a search short of `want`.
+        if !done || out.len() < want.min(allowed_rows) {
             exact_scan(s, rows, want, p.allowed, out);
         }
     }

@@ -490,6 +490,13 @@ impl Repair {
         let mut superseded: Vec<String> = Vec::new();
         let mut new_deletes: Vec<(usize, RoaringBitmap)> = Vec::new();
 
+        // Orphans go first: a crashed publish may have left files under the very names
+        // (next segment id, next generation) this repair is about to write.
+        for step in &steps {
+            if let Step::Move { name } = step {
+                mover.keep(name)?;
+            }
+        }
         for step in &steps {
             match step {
                 Step::CreateWal => drop(WalWriter::create(&dir, m.wal_seq, SyncPolicy::EveryBatch)?),
@@ -619,7 +626,7 @@ impl Repair {
                         None => e.indexes.push(IndexEntry { field: *field, file: name, size }),
                     }
                 }
-                Step::Move { name } => mover.keep(name)?,
+                Step::Move { .. } => {}
             }
         }
         for (pos, set) in new_deletes {
