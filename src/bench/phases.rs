@@ -534,6 +534,10 @@ struct OpenPhase {
 
 impl PhaseLog {
     fn begin(&mut self, name: &str) {
+        // Reset the peak here, not when the last phase ended: whatever was freed in
+        // between (the unmapped dataset before "open") must not count in this phase.
+        self.reset = sys::reset_hwm();
+        self.hwm_reset_failed |= !self.reset;
         self.open = Some(OpenPhase {
             name: name.to_string(),
             start: Instant::now(),
@@ -562,8 +566,6 @@ impl PhaseLog {
             cpu_user_sec: delta(|u| u.user_sec),
             cpu_sys_sec: delta(|u| u.sys_sec),
         });
-        self.reset = sys::reset_hwm();
-        self.hwm_reset_failed |= !self.reset;
     }
 }
 

@@ -33,7 +33,7 @@ use crate::schema::{Metric, VamanaParams};
 use crate::storage::column::{VectorColumn, VectorData};
 
 /// Largest batch, as a share of the nodes: small enough that a batch's nodes rarely
-/// needed each other's new edges, large enough to keep every thread busy.
+/// need each other's new edges, large enough to keep every thread busy.
 const MAX_BATCH_FRACTION: usize = 50;
 /// Growth of the occlusion level between prune rounds (DiskANN's).
 const LEVEL_STEP: f32 = 1.2;
