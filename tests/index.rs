@@ -202,8 +202,13 @@ fn group_by_matches_brute_force_on_flat_and_hnsw() {
     for index in [r#"{"type":"flat"}"#, r#"{"type":"hnsw","m":16}"#] {
         let dir = tempfile::tempdir().unwrap();
         let coll = Collection::create(dir.path(), schema(Metric::L2, 16, index), Default::default()).unwrap();
-        coll.insert(data.iter().enumerate().map(|(i, v)| Doc::new(format!("{i}")).set("g", (i % 7) as i32).set("v", v.clone())).collect())
-            .unwrap();
+        coll.insert(
+            data.iter()
+                .enumerate()
+                .map(|(i, v)| Doc::new(format!("{i}")).set("g", (i % 7) as i32).set("v", v.clone()))
+                .collect(),
+        )
+        .unwrap();
         coll.optimize(&OptimizeOptions::default()).unwrap();
         let by = xvec::GroupBy { field: "g".into(), groups: 4, per_group: 3 };
         let groups = coll.query_groups(&Query::vector(q.clone()).ef(400), &by).unwrap();
@@ -215,7 +220,8 @@ fn group_by_matches_brute_force_on_flat_and_hnsw() {
             })
             .collect();
         assert_eq!(got, want, "{index}");
-        let err = coll.query_groups(&Query::vector(q.clone()), &xvec::GroupBy { field: "v".into(), groups: 1, per_group: 1 });
+        let err =
+            coll.query_groups(&Query::vector(q.clone()), &xvec::GroupBy { field: "v".into(), groups: 1, per_group: 1 });
         assert!(err.unwrap_err().to_string().contains("cannot group by `v`"));
     }
 }
@@ -248,7 +254,10 @@ fn graph_search_never_returns_rows_without_a_vector() {
             }
             let hits = coll.query(&query).unwrap();
             assert_eq!(hits.len(), 50);
-            assert!(hits.iter().all(|h| h.key.parse::<usize>().unwrap() % 3 != 0), "{filter:?}: a row without a vector");
+            assert!(
+                hits.iter().all(|h| h.key.parse::<usize>().unwrap() % 3 != 0),
+                "{filter:?}: a row without a vector"
+            );
         }
     }
 }

@@ -142,8 +142,10 @@ impl Writer {
                 // indexes are built (a flush followed by optimize rewrites nothing).
                 let (first, range) = &plan[0];
                 let source = &snap.segments[*first];
-                let whole =
-                    plan.len() == 1 && source.deleted.is_empty() && range.start == 0 && range.end == source.segment.rows();
+                let whole = plan.len() == 1
+                    && source.deleted.is_empty()
+                    && range.start == 0
+                    && range.end == source.segment.rows();
                 let (id, seg) = if whole {
                     (source.segment.id(), source.segment.clone())
                 } else {

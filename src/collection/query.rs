@@ -331,7 +331,13 @@ impl Snapshot {
                         }
                         None => cands,
                     };
-                    let p = SearchParams { k, ef: plan.ef, refine: plan.refine, allowed: cands.as_ref(), position: src.position };
+                    let p = SearchParams {
+                        k,
+                        ef: plan.ef,
+                        refine: plan.refine,
+                        allowed: cands.as_ref(),
+                        position: src.position,
+                    };
                     index.search(col, &plan.prepared, &plan.vector, p, sink);
                 }
                 None => flat::scan(kernels, &col, src.view.rows(), &plan.prepared, cands.as_ref(), src.position, sink),

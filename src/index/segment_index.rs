@@ -187,10 +187,12 @@ pub fn build(
     let encoded = encode(spec, col, rows);
     let (mut graph, mut adjacency) = (None, None);
     match &spec.index {
-        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, &hnsw::BuildControl { concurrency, progress, cancel }) {
-            Some(g) => graph = Some(g),
-            None => return Ok(None),
-        },
+        IndexParams::Hnsw(p) => {
+            match hnsw::build(k, spec.metric, col, rows, p, &hnsw::BuildControl { concurrency, progress, cancel }) {
+                Some(g) => graph = Some(g),
+                None => return Ok(None),
+            }
+        }
         IndexParams::Vamana(p) => match vamana::build(k, spec.metric, col, rows, p, concurrency, progress, cancel) {
             Some(g) => adjacency = Some(g),
             None => return Ok(None),
