@@ -138,39 +138,22 @@ impl Writer {
                         });
                     }
                 };
-                // A whole segment without deletes is kept as it is: only its missing
-                // indexes are built (a flush followed by optimize rewrites nothing).
-                let (first, range) = &plan[0];
-                let source = &snap.segments[*first];
-                let whole = plan.len() == 1
-                    && source.deleted.is_empty()
-                    && range.start == 0
-                    && range.end == source.segment.rows();
-                let (id, seg) = if whole {
-                    (source.segment.id(), source.segment.clone())
-                } else {
-                    let id = next_id;
-                    next_id += 1;
-                    let path = self.dir.join(segment_name(id));
-                    made.push(path.clone());
-                    let parts: Vec<Part> = plan
-                        .iter()
-                        .map(|(i, r)| Part {
-                            source: &*snap.segments[*i].segment as &dyn SegmentView,
-                            rows: &live[*i][r.clone()],
-                        })
-                        .collect();
-                    segment::write(&path, id, &schema, &parts)?;
-                    (id, Arc::new(Segment::open(&path, schema.clone(), mmap, false)?))
-                };
+                let id = next_id;
+                next_id += 1;
+                let path = self.dir.join(segment_name(id));
+                made.push(path.clone());
+                let parts: Vec<Part> = plan
+                    .iter()
+                    .map(|(i, r)| Part {
+                        source: &*snap.segments[*i].segment as &dyn SegmentView,
+                        rows: &live[*i][r.clone()],
+                    })
+                    .collect();
+                segment::write(&path, id, &schema, &parts)?;
+                let seg = Arc::new(Segment::open(&path, schema.clone(), mmap, false)?);
                 let mut indexes = vec![None; schema.fields().len()];
                 let mut index_files = Vec::new();
                 for &f in &indexed_fields {
-                    if whole && let Some(kept) = &source.indexes[f] {
-                        indexes[f] = Some(kept.clone());
-                        index_files.extend(source.index_files.iter().filter(|e| e.field == f as u16).cloned());
-                        continue;
-                    }
                     let spec = schema.field(f).as_vector().expect("vector field");
                     let ipath = self.dir.join(index_name(id, f as u16));
                     made.push(ipath.clone());
@@ -238,18 +221,11 @@ impl Writer {
             mem: Arc::new(MemSegment::new(&schema)),
         });
         let old = std::mem::replace(&mut self.manifest, m);
-        let live_files: std::collections::HashSet<&str> = self
-            .manifest
-            .segments
-            .iter()
-            .flat_map(|e| std::iter::once(e.file.as_str()).chain(e.indexes.iter().map(|i| i.file.as_str())))
-            .collect();
         let mut obsolete = vec![self.dir.join(manifest_name(old.generation))];
         for e in &old.segments {
-            let files = std::iter::once(&e.file)
-                .chain(e.deletes.iter().map(|d| &d.file))
-                .chain(e.indexes.iter().map(|i| &i.file));
-            obsolete.extend(files.filter(|f| !live_files.contains(f.as_str())).map(|f| self.dir.join(f)));
+            obsolete.push(self.dir.join(&e.file));
+            obsolete.extend(e.deletes.iter().map(|d| self.dir.join(&d.file)));
+            obsolete.extend(e.indexes.iter().map(|i| self.dir.join(&i.file)));
         }
         for p in obsolete {
             if let Err(e) = std::fs::remove_file(&p)
