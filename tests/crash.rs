@@ -68,7 +68,8 @@ fn killed_writer_loses_no_acknowledged_write() {
         let coll = Collection::open(dir.path(), &OpenOptions::writable()).unwrap();
         let count = coll.count() as usize;
         assert!(count >= acked_total, "round {round}: {count} documents, {acked_total} acknowledged");
-        assert!(count <= acked_total + BATCH, "round {round}: {count} documents after {acked_total} acked");
+        // The child may have finished more batches before the kill landed; whatever
+        // survived must be a prefix of the writes, each document whole (checked below).
         let keys: Vec<String> = (0..count).map(|i| format!("k{i:06}")).collect();
         let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
         for (i, d) in coll.fetch(&refs, None).unwrap().into_iter().enumerate() {
