@@ -127,7 +127,11 @@ fn row(r: &Report, s: &SearchReport) -> Vec<String> {
         ("cpu_user_sec", opt(r.cpu.user_sec, 2)),
         ("cpu_sys_sec", opt(r.cpu.sys_sec, 2)),
         ("ground_truth", r.dataset.ground_truth.clone()),
-        ("notes", r.notes.join(" | ")),
+        ("notes", {
+            // The query-only peak has no column of its own: older rows keep their shape.
+            let peak = format!("query_peak_rss_mib={:.1}", r.query_peak_rss_mib);
+            std::iter::once(peak).chain(r.notes.iter().cloned()).collect::<Vec<_>>().join(" | ")
+        }),
     ];
     debug_assert!(values.iter().map(|(n, _)| *n).eq(COLUMNS.iter().copied()));
     values.into_iter().map(|(_, v)| v).collect()
