@@ -187,14 +187,19 @@ impl Collection {
         let wal = wal::WalWriter::create(dir, m.wal_seq, SyncPolicy::EveryBatch)?;
         m.publish(dir)?;
         drop(wal);
-        drop(lock);
-        Collection::open(dir, &OpenOptions::writable())
+        // Keep the lock: releasing and retaking it would let a process forked meanwhile
+        // (holding a copy of the lock's descriptor until it execs) refuse our own open.
+        Collection::open_locked(dir, &OpenOptions::writable(), Some(lock))
     }
 
     /// Opens an existing collection.
     pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<Collection, Error> {
         let dir = dir.as_ref();
         let lock = if options.write { Some(WriterLock::acquire(dir)?) } else { None };
+        Collection::open_locked(dir, options, lock)
+    }
+
+    fn open_locked(dir: &Path, options: &OpenOptions, lock: Option<WriterLock>) -> Result<Collection, Error> {
         // A read-only handle can race a writer's flush, which replaces CURRENT and removes
         // the files it superseded; such a race shows as a missing file, so retry.
         let mut attempt = 0;
