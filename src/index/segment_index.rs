@@ -351,6 +351,7 @@ impl SegmentIndex {
         verify_data: bool,
     ) -> Result<SegmentIndex, StorageError> {
         let bytes = FileBytes::open(path, mmap)?;
+        bytes.advise_random_access(0..bytes.as_slice().len());
         let b = bytes.as_slice();
         let small = |k: u16| k == Kind::Meta as u16 || k == Kind::Rotation as u16;
         let (id, sections) =
@@ -530,16 +531,22 @@ impl SegmentIndex {
         SCRATCH.with(|cell| {
             let (scratch, qscratch, found) = &mut *cell.borrow_mut();
             let orig = Originals { kernels: k, col: originals, query };
-            let want = if self.quantizer.is_some() && p.refine > 0 { p.k * p.refine } else { p.k };
+            let refine = self.quantizer.is_some() && p.refine > 0;
+            let want = if refine { p.k * p.refine } else { p.k };
             match (&self.quantizer, self.codes()) {
                 (Some(qz), Some(codes)) => {
                     let qq = qz.prepare(raw_query, qscratch);
                     let scorer = CodeScorer { kernels: k, codes, query: &qq, metric: self.meta.metric };
                     self.candidates(&scorer, want, p, scratch, found);
+                    if !refine && scorer.rounds_query() {
+                        // The beam's candidates, not just the first `want`: the full-precision
+                        // query may order them differently.
+                        found.iter_mut().for_each(|c| c.dist = scorer.precise(c.id));
+                        found.sort_unstable();
+                    }
                 }
                 _ => self.candidates(&orig, want, p, scratch, found),
             }
-            let refine = self.quantizer.is_some() && p.refine > 0;
             for c in found.iter().take(want) {
                 let dist = if refine { orig.dist(c.id) } else { c.dist };
                 top.push(Candidate { dist, segment: p.position, row: c.id });

@@ -35,7 +35,8 @@ mod x86_64;
 /// debug-asserted) and never read out of bounds for any lengths, including 0.
 #[derive(Debug)]
 pub struct Kernels {
-    /// Instruction set the kernels use: `"scalar"`, `"avx2+fma+f16c"` or `"avx512f"`.
+    /// Instruction set the kernels use: `"scalar"`, `"avx2+fma+f16c"`, `"avx512f"` or
+    /// `"avx512f+bw+vnni"`.
     pub isa: &'static str,
     /// Inner product.
     pub dot_f32: fn(&[f32], &[f32]) -> f32,

@@ -1,6 +1,7 @@
-//! x86-64 kernel sets: AVX2+FMA+F16C, and AVX-512F for the single-query float kernels.
+//! x86-64 kernel sets: AVX2+FMA+F16C, AVX-512F for the single-query float kernels, and
+//! AVX-512 VNNI for the integer code kernel.
 //!
-//! Soundness rests on one invariant: the tables [`AVX2`] and [`AVX512`] are private and leave
+//! Soundness rests on one invariant: the tables [`AVX2`], [`AVX512`] and [`AVX512_VNNI`] are private and leave
 //! this module only through [`detected`], after runtime detection has confirmed every CPU
 //! feature their `#[target_feature]` functions are compiled for. The `fn` pointers in the
 //! tables are safe wrappers whose `unsafe` call relies on exactly that; nothing else in this
@@ -43,11 +44,16 @@ static AVX512: Kernels = Kernels {
     ..AVX2
 };
 
+/// AVX-512F plus the byte/word (BW) and dot-product (VNNI) extensions for the integer
+/// code kernels: `vpdpbusd` scores 64 `u8 × i8` pairs per instruction.
+static AVX512_VNNI: Kernels = Kernels { isa: "avx512f+bw+vnni", dot_u8_i8: vnni_dot_u8_i8, ..AVX512 };
+
 /// The sets this CPU runs, slowest first.
 pub(super) fn detected() -> impl Iterator<Item = &'static Kernels> {
     let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c");
     let avx512 = avx2 && is_x86_feature_detected!("avx512f");
-    [(avx2, &AVX2), (avx512, &AVX512)].into_iter().filter_map(|(runs, set)| runs.then_some(set))
+    let vnni = avx512 && is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("avx512vnni");
+    [(avx2, &AVX2), (avx512, &AVX512), (vnni, &AVX512_VNNI)].into_iter().filter_map(|(runs, set)| runs.then_some(set))
 }
 
 // Safe wrappers: the only entry points, reachable only through tables handed out by `detected`.
@@ -116,6 +122,12 @@ fn avx2_dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
     debug_assert_eq!(a.len(), b.len());
     // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
     unsafe { u8_i8_avx2(a, b) }
+}
+
+fn vnni_dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
+    debug_assert_eq!(a.len(), b.len());
+    // SAFETY: only reachable through `AVX512_VNNI`, handed out after detecting avx512bw+vnni.
+    unsafe { u8_i8_vnni(a, b) }
 }
 
 fn avx512_dot_f32(a: &[f32], b: &[f32]) -> f32 {
@@ -582,4 +594,35 @@ fn f32_u4_avx512(q: &[f32], c: &[u8]) -> f32 {
     let sum = _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3]));
     let q_tail = q[2 * (n - c_tail.len())..2 * n].as_chunks::<2>().0;
     fold_u4(_mm512_reduce_add_ps(sum), q_tail, c_tail)
+}
+
+// AVX-512 BW + VNNI: the integer code kernels.
+
+/// Exact `Σ a·b` of u8 `a` and i8 `b`: `vpdpbusd` adds four `u8 × i8` products into each
+/// i32 lane without saturation; 2 accumulators × 64 bytes, and the tail through a masked
+/// load (masked-out bytes are neither read nor faulted on, and count as zero).
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn u8_i8_vnni(a: &[u8], b: &[i8]) -> i32 {
+    let n = a.len().min(b.len());
+    let (a64, a_tail) = a[..n].as_chunks::<64>();
+    let (b64, b_tail) = b[..n].as_chunks::<64>();
+    let mut acc = [_mm512_setzero_si512(); 2];
+    for (i, (x, y)) in a64.iter().zip(b64).enumerate() {
+        // SAFETY: `x` and `y` are 64 readable bytes each; unaligned loads.
+        let (x, y) = unsafe { (_mm512_loadu_si512(x.as_ptr().cast()), _mm512_loadu_si512(y.as_ptr().cast())) };
+        acc[i % 2] = _mm512_dpbusd_epi32(acc[i % 2], x, y);
+    }
+    if !a_tail.is_empty() {
+        let mask = u64::MAX >> (64 - a_tail.len());
+        // SAFETY: the mask selects the `a_tail.len() == b_tail.len()` (< 64) readable bytes
+        // of each tail; masked loads do not touch the bytes past them.
+        let (x, y) = unsafe {
+            (
+                _mm512_maskz_loadu_epi8(mask, a_tail.as_ptr().cast()),
+                _mm512_maskz_loadu_epi8(mask, b_tail.as_ptr().cast()),
+            )
+        };
+        acc[0] = _mm512_dpbusd_epi32(acc[0], x, y);
+    }
+    _mm512_reduce_add_epi32(_mm512_add_epi32(acc[0], acc[1]))
 }

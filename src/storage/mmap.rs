@@ -56,6 +56,20 @@ impl FileBytes {
         }
     }
 
+    /// Asks for `range` of a mapping to be backed by huge pages where the kernel can (page
+    /// cache large folios, Linux 6.x). For data that searches read at random, such as
+    /// vectors, codes and graphs: one TLB entry then covers 2 MiB instead of 4 KiB, and a
+    /// search stops paying a page walk per row it scores. A hint only; owned bytes and
+    /// other platforms ignore it.
+    pub fn advise_random_access(&self, range: std::ops::Range<usize>) {
+        #[cfg(target_os = "linux")]
+        if let FileBytes::Mapped(m, _) = self {
+            let _ = m.advise_range(memmap2::Advice::HugePage, range.start, range.len());
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = range;
+    }
+
     pub fn is_mapped(&self) -> bool {
         matches!(self, FileBytes::Mapped(..))
     }

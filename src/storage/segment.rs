@@ -340,7 +340,11 @@ impl Segment {
             let fs = &mut seg.fields[s.field as usize];
             match SectionKind::from_code(s.kind).expect("checked against the plan") {
                 SectionKind::Validity => fs.validity = Some(s.range()),
-                SectionKind::Fixed | SectionKind::VarOffsets | SectionKind::Vectors => fs.data = s.range(),
+                SectionKind::Vectors => {
+                    seg.bytes.advise_random_access(s.range());
+                    fs.data = s.range()
+                }
+                SectionKind::Fixed | SectionKind::VarOffsets => fs.data = s.range(),
                 SectionKind::VarBytes => fs.var_bytes = Some(s.range()),
                 SectionKind::Norms => fs.norms = Some(s.range()),
                 _ => {}

@@ -57,6 +57,12 @@ pub(super) fn greedy<L: Links, S: Scorer>(
     }
 }
 
+/// Neighbours whose rows are being loaded while one is scored. Prefetching every fresh
+/// neighbour at once (20 × 7 lines for int8 at dim 384) overflows the CPU's miss buffers and
+/// stalls on the prefetches themselves; a window of 4 keeps loads overlapped without that
+/// (13–15% more QPS for int8, 5% for fp32 on wordnet-minilm-384, m=16).
+const PREFETCH_AHEAD: usize = 4;
+
 /// The shape of one best-first search.
 #[derive(Clone, Copy, Debug)]
 pub struct Beam<'a> {
@@ -98,14 +104,20 @@ pub(crate) fn search_layer<L: Links, S: Scorer>(
         if c.dist > bound {
             break;
         }
-        // Keep only unvisited neighbours and start loading all of them before scoring
-        // any: the misses overlap instead of queueing one after another.
+        // Keep only unvisited neighbours, and score them while the next few load: the
+        // misses overlap instead of queueing one after another.
         g.neighbors(c.id, level, &mut sc.links);
+        // The likely next candidate: its links load while this one's neighbours are scored.
+        if let Some(Reverse(next)) = sc.candidates.peek() {
+            g.prefetch(next.id, level);
+        }
         let mut fresh = 0;
         for i in 0..sc.links.len() {
             let nb = sc.links[i];
             if sc.visited.insert(nb) {
-                s.prefetch(nb);
+                if fresh < PREFETCH_AHEAD {
+                    s.prefetch(nb);
+                }
                 sc.links[fresh] = nb;
                 fresh += 1;
             }
@@ -115,7 +127,11 @@ pub(crate) fn search_layer<L: Links, S: Scorer>(
             sc.distances += spent as u64;
             return false;
         }
-        for &nb in &sc.links[..fresh] {
+        for i in 0..fresh {
+            let nb = sc.links[i];
+            if let Some(&ahead) = sc.links[..fresh].get(i + PREFETCH_AHEAD) {
+                s.prefetch(ahead);
+            }
             let d = s.dist(nb);
             if d < bound || sc.results.len() < ef {
                 sc.candidates.push(Reverse(Scored { dist: d, id: nb }));
