@@ -51,6 +51,9 @@ fn prefer_exact(rows: usize, allowed: usize, ef: usize, fanout: usize) -> bool {
     (allowed as f64) < graph
 }
 
+/// Originals being loaded while one is re-ranked.
+const REFINE_AHEAD: usize = 2;
+
 #[repr(u16)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -547,8 +550,19 @@ impl SegmentIndex {
                 }
                 _ => self.candidates(&orig, want, p, scratch, found),
             }
-            for c in found.iter().take(want) {
-                let dist = if refine { orig.dist(c.id) } else { c.dist };
+            let best = &found[..want.min(found.len())];
+            if refine {
+                best.iter().take(REFINE_AHEAD).for_each(|c| orig.prefetch(c.id));
+            }
+            for (i, c) in best.iter().enumerate() {
+                let dist = if refine {
+                    if let Some(ahead) = best.get(i + REFINE_AHEAD) {
+                        orig.prefetch(ahead.id);
+                    }
+                    orig.dist(c.id)
+                } else {
+                    c.dist
+                };
                 top.push(Candidate { dist, segment: p.position, row: c.id });
             }
             let now = (scratch.heap_bytes() + found.capacity() * std::mem::size_of::<Scored>()) as u64;

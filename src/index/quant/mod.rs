@@ -138,7 +138,11 @@ impl Quantizer {
 fn round_to_i8(v: &[f32]) -> (Vec<i8>, f32) {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
-    (v.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8).collect(), scale)
+    let inv = 1.0 / scale;
+    // Half away from zero by hand: `f32::round` is a libm call on baseline x86-64. `as`
+    // truncates toward zero and saturates; |x · inv| <= 127 by the choice of scale.
+    let round = |x: f32| (x * inv + 0.5f32.copysign(x)) as i8;
+    (v.iter().map(|&x| round(x)).collect(), scale)
 }
 
 /// The codes of one segment's field: `code_bytes` per row and [`PARAMS_PER_ROW`] floats.
