@@ -159,6 +159,50 @@ fn writes_after_optimize_are_searched_exactly_and_deletes_hide_rows() {
     assert!(err.to_string().contains("ef 5 is smaller than k 10"), "{err}");
 }
 
+/// Optimize keeps a flushed segment without deletes (no rewrite: same file, same bytes)
+/// and only builds its index; a segment with deletes, and small ones, are merged anew.
+#[test]
+fn optimize_keeps_whole_segments_and_rewrites_the_rest() {
+    let data = clustered(10, 3000, 16);
+    let dir = tempfile::tempdir().unwrap();
+    let files = |ext: &str| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(ext))
+            .collect();
+        v.sort();
+        v
+    };
+    let coll =
+        Collection::create(dir.path(), schema(Metric::L2, 16, r#"{"type":"hnsw","m":8}"#), Default::default()).unwrap();
+    let docs = |r: std::ops::Range<usize>| -> Vec<Doc> {
+        r.map(|i| Doc::new(format!("{i}")).set("g", 0).set("v", data[i].clone())).collect()
+    };
+    coll.insert(docs(0..2000)).unwrap();
+    coll.flush().unwrap();
+    let flushed = std::fs::read(dir.path().join(&files(".xseg")[0])).unwrap();
+    let report = coll.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+    assert!(report.changed && report.indexes_built == 1, "{report:?}");
+    assert_eq!(files(".xseg"), ["SEG-000001.xseg"]);
+    assert_eq!(std::fs::read(dir.path().join("SEG-000001.xseg")).unwrap(), flushed, "a kept segment is not rewritten");
+    assert_eq!(files(".idx"), ["SEG-000001-f001.idx"]);
+    assert!(!coll.optimize(&OptimizeOptions::default()).unwrap().changed);
+
+    // A small flushed segment and deletes in the kept one: both are rewritten, merged.
+    coll.insert(docs(2000..2100)).unwrap();
+    coll.delete(&["7"]).unwrap();
+    let report = coll.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+    assert_eq!((report.rows, report.dropped, report.segments_after), (2099, 1, 1), "{report:?}");
+    assert_eq!(files(".xseg").len(), 1);
+    assert_ne!(files(".xseg"), ["SEG-000001.xseg"]);
+    assert_eq!(files(".idx").len(), 1);
+    assert!(files(".del").is_empty());
+    let hits = coll.query(&Query::vector(data[2050].clone()).k(1)).unwrap();
+    assert_eq!(hits[0].key, "2050");
+    assert!(coll.fetch(&["7"], None).unwrap()[0].is_none());
+}
+
 #[test]
 fn cancelled_optimize_leaves_the_collection_unchanged() {
     let data = clustered(7, 3000, 16);

@@ -232,12 +232,12 @@ fn every_flipped_byte_and_cut_is_found_in_its_file_and_section() {
 }
 
 /// The file a key's live version is in, for the collection `build(dir, 12)` makes: keys
-/// 0..12 were optimized into segment 2, 12..18 flushed into segment 3, the rest is in
+/// 0..12 were optimized into segment 1 (kept, indexed), 12..18 flushed into segment 2, the rest is in
 /// the WAL.
 fn home(key: &str) -> &'static str {
     match key[1..].parse::<usize>().unwrap() {
-        0..12 => "SEG-000002.xseg",
-        12..18 => "SEG-000003.xseg",
+        0..12 => "SEG-000001.xseg",
+        12..18 => "SEG-000002.xseg",
         _ => "WAL-000003.log",
     }
 }
@@ -348,7 +348,7 @@ fn the_binary_exits_with_the_documented_statuses() {
     assert!(out.lines().count() >= 1 && out.contains("\"kind\":\"hnsw\""), "{out}");
     let (code, out, _) = xvec(&["inspect", d, "doc", "k013"]);
     assert_eq!(code, 0);
-    assert!(out.contains("SEG-000003.xseg\t1\tlive"), "{out}");
+    assert!(out.contains("SEG-000002.xseg\t1\tlive"), "{out}");
     let (code, out, _) = xvec(&["inspect", d, "wal"]);
     assert_eq!(code, 0);
     assert!(out.contains("WAL-000003.log\tyes\t"), "{out}");
@@ -358,7 +358,7 @@ fn the_binary_exits_with_the_documented_statuses() {
     }
 
     // One flipped byte in the vectors of the flushed segment.
-    let seg = dir.join("SEG-000003.xseg");
+    let seg = dir.join("SEG-000002.xseg");
     let bytes = std::fs::read(&seg).unwrap();
     let (_, table) = container::read(&seg, &bytes, xvec::storage::FileKind::Segment, |_| true).unwrap();
     let v = table.iter().find(|s| s.kind == SectionKind::Vectors as u16 && s.field == 2).unwrap();
@@ -367,7 +367,7 @@ fn the_binary_exits_with_the_documented_statuses() {
     let (code, out, err) = xvec(&["verify", d]);
     assert_eq!(code, 3, "{out}{err}");
     assert!(
-        out.contains(&format!("corrupt\tSEG-000003.xseg\tvectors of `v`\t{}\tchecksum mismatch", v.offset)),
+        out.contains(&format!("corrupt\tSEG-000002.xseg\tvectors of `v`\t{}\tchecksum mismatch", v.offset)),
         "{out}"
     );
     assert!(err.contains("error: ") && err.contains("1 corrupt"), "{err}");
@@ -378,7 +378,7 @@ fn the_binary_exits_with_the_documented_statuses() {
 
     let (code, out, err) = xvec(&["repair", d, "--dry-run"]);
     assert_eq!(code, 3, "{err}");
-    assert!(out.contains("SEG-000003.xseg") && err.contains("dry run"), "{out}{err}");
+    assert!(out.contains("SEG-000002.xseg") && err.contains("dry run"), "{out}{err}");
     assert_eq!(xvec(&["repair", d]).0, 2);
     // Another process holds the writer lock (this test process, from the binary's view).
     let lock = xvec::storage::lock::WriterLock::acquire(&dir).unwrap();
@@ -509,7 +509,7 @@ mod fuzz {
 
         #[test]
         fn delete_file_decoder(d in damage(), raw in proptest::collection::vec(any::<u8>(), 0..200)) {
-            let p = Path::new("SEG-000002-000004.del");
+            let p = Path::new("SEG-000001-000004.del");
             let _ = deletes::decode(p, &apply(seed(".del"), &d), 2, 12);
             let _ = deletes::decode(p, &raw, 2, 12);
         }
@@ -523,7 +523,7 @@ mod fuzz {
 
         #[test]
         fn container_table_reader(d in damage(), raw in proptest::collection::vec(any::<u8>(), 0..300)) {
-            for (name, kind) in [("SEG-000002.xseg", FileKind::Segment), ("f002.idx", FileKind::Index)] {
+            for (name, kind) in [("SEG-000001.xseg", FileKind::Segment), ("f002.idx", FileKind::Index)] {
                 let _ = container::read(Path::new(name), &apply(seed(name), &d), kind, |_| true);
             }
             let _ = container::read(Path::new("x"), &raw, FileKind::Segment, |_| true);
@@ -539,8 +539,8 @@ mod fuzz {
         fn segment_and_index_open(d in damage(), field in 2u16..4) {
             let tmp = tempfile::tempdir().unwrap();
             let s = schema();
-            let seg = tmp.path().join("SEG-000002.xseg");
-            std::fs::write(&seg, apply(seed("SEG-000002.xseg"), &d)).unwrap();
+            let seg = tmp.path().join("SEG-000001.xseg");
+            std::fs::write(&seg, apply(seed("SEG-000001.xseg"), &d)).unwrap();
             for mmap in [true, false] {
                 let _ = Segment::open(&seg, std::sync::Arc::new(s.clone()), mmap, true);
             }
@@ -548,7 +548,7 @@ mod fuzz {
             let idx = tmp.path().join(&name);
             std::fs::write(&idx, apply(seed(&name), &d)).unwrap();
             let spec = s.field(field as usize).as_vector().unwrap();
-            let _ = SegmentIndex::open(&idx, 2, field, spec, 12, true, true);
+            let _ = SegmentIndex::open(&idx, 1, field, spec, 12, true, true);
         }
 
         /// Damage to any one file: verify reports, repair leaves a clean collection.
@@ -613,7 +613,7 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
     let pristine = tmp.path().join("pristine");
     build(&pristine, 40);
     let model = contents(&pristine);
-    let idx = "SEG-000002-f002.idx";
+    let idx = "SEG-000001-f002.idx";
 
     // One byte of the codes section.
     let bytes = std::fs::read(pristine.join(idx)).unwrap();
@@ -635,8 +635,8 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
     copy_dir(&pristine, &dir);
     let s = schema();
     let spec = s.field(2).as_vector().unwrap();
-    let seg = Segment::open(&dir.join("SEG-000002.xseg"), std::sync::Arc::new(s.clone()), true, true).unwrap();
-    let index = SegmentIndex::open(&dir.join(idx), 2, 2, spec, seg.rows(), true, true).unwrap();
+    let seg = Segment::open(&dir.join("SEG-000001.xseg"), std::sync::Arc::new(s.clone()), true, true).unwrap();
+    let index = SegmentIndex::open(&dir.join(idx), 1, 2, spec, seg.rows(), true, true).unwrap();
     let g = index.graph().unwrap();
     let mut graph = Graph {
         m: g.m,
@@ -658,7 +658,7 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
         block[1..1 + kept.len()].copy_from_slice(&kept);
     }
     drop(index);
-    segment_index::write_with_graph(&dir.join(idx), 2, 2, spec, seg.vector(2), seg.rows(), Some(&graph), None).unwrap();
+    segment_index::write_with_graph(&dir.join(idx), 1, 2, spec, seg.vector(2), seg.rows(), Some(&graph), None).unwrap();
     let report = verify::run(&dir, &quick()).unwrap();
     assert!(report.is_clean(), "{:?}", report.findings);
     let warning = report.findings.iter().find(|f| f.severity == Severity::Warning).unwrap();
@@ -678,12 +678,12 @@ fn repair_moves_orphans_before_writing_under_their_names() {
     let dir = tmp.path().join("c");
     build(&dir, 12);
     let model = contents(&dir);
-    std::fs::write(dir.join("SEG-000004.xseg"), b"left by a crash").unwrap();
-    let f = std::fs::OpenOptions::new().write(true).open(dir.join("SEG-000003.xseg")).unwrap();
+    std::fs::write(dir.join("SEG-000003.xseg"), b"left by a crash").unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(dir.join("SEG-000002.xseg")).unwrap();
     f.write_at(b"Y", 0).unwrap();
     let out = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None }).unwrap().apply().unwrap();
     assert!(out.after.is_clean() && out.losses.is_empty(), "{:?} {:?}", out.after.findings, out.losses);
     assert_eq!(contents(&dir), model);
-    let kept = dir.join("lost+found").join(format!("repair-{:06}", out.generation.unwrap())).join("SEG-000004.xseg");
+    let kept = dir.join("lost+found").join(format!("repair-{:06}", out.generation.unwrap())).join("SEG-000003.xseg");
     assert_eq!(std::fs::read(kept).unwrap(), b"left by a crash");
 }

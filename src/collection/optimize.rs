@@ -1,4 +1,4 @@
-//! Optimize: rewrite the live rows into compact segments, build every field's index per
+//! Optimize: keep whole segments, rewrite the rest into compact segments, build every field's index per
 //! segment, and publish it all with one manifest swap.
 //!
 //! Queries keep running on the old snapshot meanwhile. New files are unpublished until the
@@ -85,10 +85,9 @@ impl Writer {
             .collect();
         let rows: usize = live.iter().map(Vec::len).sum();
         let dropped = snap.segments.iter().map(|s| s.deleted.len()).sum::<u64>();
-        let optimal = dropped == 0
-            && snap.segments.iter().all(|s| s.segment.rows() <= max_rows)
-            && snap.segments.len() == rows.div_ceil(max_rows)
-            && snap.segments.iter().all(|s| indexed_fields.iter().all(|&f| s.indexes[f].is_some()));
+        let plans = plan_segments(&snap, &live, max_rows);
+        let has_indexes = |i: usize| indexed_fields.iter().all(|&f| snap.segments[i].indexes[f].is_some());
+        let optimal = plans.iter().all(|p| matches!(p, Plan::Keep(i) if has_indexes(*i)));
         let mut report = OptimizeReport {
             segments_before: snap.segments.len(),
             segments_after: snap.segments.len(),
@@ -103,22 +102,6 @@ impl Writer {
             return Ok(report);
         }
 
-        // Cut the live rows, in order, into segments of at most `max_rows`.
-        let mut plans: Vec<Vec<(usize, std::ops::Range<usize>)>> = Vec::new();
-        let mut room = 0;
-        for (i, rows) in live.iter().enumerate() {
-            let mut at = 0;
-            while at < rows.len() {
-                if room == 0 {
-                    plans.push(Vec::new());
-                    room = max_rows;
-                }
-                let take = room.min(rows.len() - at);
-                plans.last_mut().expect("pushed").push((i, at..at + take));
-                at += take;
-                room -= take;
-            }
-        }
         let total_vectors = (rows * indexed_fields.len()) as u64;
         let indexed = AtomicU64::new(0);
         let never = AtomicBool::new(false);
@@ -138,22 +121,34 @@ impl Writer {
                         });
                     }
                 };
-                let id = next_id;
-                next_id += 1;
-                let path = self.dir.join(segment_name(id));
-                made.push(path.clone());
-                let parts: Vec<Part> = plan
-                    .iter()
-                    .map(|(i, r)| Part {
-                        source: &*snap.segments[*i].segment as &dyn SegmentView,
-                        rows: &live[*i][r.clone()],
-                    })
-                    .collect();
-                segment::write(&path, id, &schema, &parts)?;
-                let seg = Arc::new(Segment::open(&path, schema.clone(), mmap, false)?);
-                let mut indexes = vec![None; schema.fields().len()];
-                let mut index_files = Vec::new();
+                let (seg, mut indexes, mut index_files) = match plan {
+                    Plan::Keep(i) => {
+                        let old = &snap.segments[*i];
+                        (old.segment.clone(), old.indexes.clone(), old.index_files.clone())
+                    }
+                    Plan::Write(parts) => {
+                        let id = next_id;
+                        next_id += 1;
+                        let path = self.dir.join(segment_name(id));
+                        made.push(path.clone());
+                        let parts: Vec<Part> = parts
+                            .iter()
+                            .map(|(i, r)| Part {
+                                source: &*snap.segments[*i].segment as &dyn SegmentView,
+                                rows: &live[*i][r.clone()],
+                            })
+                            .collect();
+                        segment::write(&path, id, &schema, &parts)?;
+                        let seg = Arc::new(Segment::open(&path, schema.clone(), mmap, false)?);
+                        (seg, vec![None; schema.fields().len()], Vec::new())
+                    }
+                };
+                let id = seg.id();
                 for &f in &indexed_fields {
+                    if indexes[f].is_some() {
+                        indexed.fetch_add(seg.rows() as u64, Ordering::Relaxed);
+                        continue;
+                    }
                     let spec = schema.field(f).as_vector().expect("vector field");
                     let ipath = self.dir.join(index_name(id, f as u16));
                     made.push(ipath.clone());
@@ -221,12 +216,18 @@ impl Writer {
             mem: Arc::new(MemSegment::new(&schema)),
         });
         let old = std::mem::replace(&mut self.manifest, m);
-        let mut obsolete = vec![self.dir.join(manifest_name(old.generation))];
+        let kept: std::collections::HashSet<&str> = (self.manifest.segments.iter())
+            .flat_map(|e| std::iter::once(&e.file).chain(e.indexes.iter().map(|i| &i.file)))
+            .map(String::as_str)
+            .collect();
+        let mut obsolete = vec![manifest_name(old.generation)];
         for e in &old.segments {
-            obsolete.push(self.dir.join(&e.file));
-            obsolete.extend(e.deletes.iter().map(|d| self.dir.join(&d.file)));
-            obsolete.extend(e.indexes.iter().map(|i| self.dir.join(&i.file)));
+            obsolete.push(e.file.clone());
+            obsolete.extend(e.deletes.iter().map(|d| d.file.clone()));
+            obsolete.extend(e.indexes.iter().map(|i| i.file.clone()));
         }
+        obsolete.retain(|f| !kept.contains(f.as_str()));
+        let obsolete = obsolete.into_iter().map(|f| self.dir.join(f));
         for p in obsolete {
             if let Err(e) = std::fs::remove_file(&p)
                 && e.kind() != std::io::ErrorKind::NotFound
@@ -239,4 +240,50 @@ impl Writer {
         report.seconds = start.elapsed().as_secs_f64();
         Ok(report)
     }
+}
+
+/// What optimize does with the live rows: keep a segment as it is (building only the
+/// indexes it lacks), or write a new one from ranges of the live rows of old segments.
+enum Plan {
+    Keep(usize),
+    Write(Vec<(usize, std::ops::Range<usize>)>),
+}
+
+/// Keeps every segment without deletes that is at least half full, so an optimize after a
+/// large import builds indexes without rewriting the data. The rest (segments with deletes,
+/// small ones) are merged in order into segments of at most `max_rows`; a merge that would
+/// just copy one whole segment keeps it instead.
+fn plan_segments(snap: &Snapshot, live: &[Vec<u32>], max_rows: usize) -> Vec<Plan> {
+    let whole = |i: usize| snap.segments[i].deleted.is_empty() && live[i].len() <= max_rows;
+    let mut plans = Vec::new();
+    let mut room = 0;
+    for (i, rows) in live.iter().enumerate() {
+        if whole(i) && rows.len() * 2 >= max_rows {
+            plans.push(Plan::Keep(i));
+            room = 0;
+            continue;
+        }
+        let mut at = 0;
+        while at < rows.len() {
+            if room == 0 {
+                plans.push(Plan::Write(Vec::new()));
+                room = max_rows;
+            }
+            let take = room.min(rows.len() - at);
+            let Some(Plan::Write(parts)) = plans.last_mut() else { unreachable!("a write plan was pushed") };
+            parts.push((i, at..at + take));
+            at += take;
+            room -= take;
+        }
+    }
+    for p in &mut plans {
+        if let Plan::Write(parts) = p
+            && let [(i, r)] = parts.as_slice()
+            && whole(*i)
+            && r.len() == live[*i].len()
+        {
+            *p = Plan::Keep(*i);
+        }
+    }
+    plans
 }
