@@ -296,6 +296,29 @@ impl VectorFile {
         self.m.format
     }
 
+    /// Drops rows `rows` from this process's resident memory; reading them again faults
+    /// them back in from the page cache. The load phase calls it after each inserted
+    /// batch, so the input file does not sit in the RSS beside the collection built from
+    /// it (the whole-process peak is then the engine's).
+    pub fn release(&self, rows: std::ops::Range<usize>) {
+        if rows.is_empty() {
+            return;
+        }
+        self.check(rows.end - 1);
+        let start = self.m.base + rows.start * self.m.stride;
+        let end = self.m.base + rows.end * self.m.stride;
+        // Whole pages inside the range only: a page shared with the next row stays.
+        let page = 4096;
+        let (start, end) = (start.next_multiple_of(page), end / page * page);
+        if end > start {
+            // SAFETY: the map is a read-only shared file mapping that is never written, so
+            // discarding its pages loses nothing: later reads refault them from the file.
+            // No reference into the released range outlives the caller's batch.
+            let _ =
+                unsafe { self.m.map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start) };
+        }
+    }
+
     /// Row i as f32 in place (zero-copy) when the file stores aligned
     /// little-endian f32 (`fvecs`, `npy <f4`), else `None`.
     ///

@@ -263,6 +263,7 @@ fn load(
         let docs: Vec<Doc> = (start..end)
             .map(|i| Doc::new(ds.id(i).to_string()).set("emb", ds.base.row(i, &mut scratch).to_vec()))
             .collect();
+        ds.base.release(start..end);
         let results = coll.insert(docs).map_err(engine("insert"))?;
         if let Some((j, Err(e))) = results.iter().enumerate().find(|(_, r)| r.is_err()) {
             return Err(BenchError::Invalid(format!("insert: base row {} ({}): {e}", start + j, ds.base_file)));

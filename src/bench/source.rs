@@ -66,6 +66,14 @@ impl Vectors {
         }
     }
 
+    /// Drops rows `rows` of a mapped file from the resident memory (see
+    /// [`VectorFile::release`]); decoded rows stay (parquet data is held in memory).
+    pub fn release(&self, rows: std::ops::Range<usize>) {
+        if let Vectors::Mapped(v) = self {
+            v.release(rows);
+        }
+    }
+
     /// Keeps only the first `n` rows.
     pub fn truncate(&mut self, n: usize) {
         match self {

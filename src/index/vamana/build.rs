@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use super::{Graph, NONE};
 use crate::index::hnsw::BuildProgress;
 use crate::index::rng::SplitMix64;
-use crate::index::scorer::{PREFETCH_LINES, Scored};
+use crate::index::scorer::{PREFETCH_AHEAD, PREFETCH_LINES, Scored};
 use crate::index::visited::VisitedSet;
 use crate::kernels::{self, Kernels};
 use crate::schema::{Metric, VamanaParams};
@@ -255,19 +255,25 @@ impl Builder<'_> {
             if let Some(next) = b.list[cursor + 1..].iter().find(|x| !x.expanded) {
                 self.graph.prefetch(next.at.id);
             }
-            // Keep the unvisited neighbours and start loading all of them before scoring
-            // any, so that their cache misses overlap.
+            // Keep the unvisited neighbours, and score them while the next few load, so
+            // that their cache misses overlap.
             let mut fresh = 0;
             for i in 0..b.links.len() {
                 let nb = b.links[i];
                 if b.visited.insert(nb) {
-                    self.rows.prefetch(nb);
+                    if fresh < PREFETCH_AHEAD {
+                        self.rows.prefetch(nb);
+                    }
                     b.links[fresh] = nb;
                     fresh += 1;
                 }
             }
             let mut next = cursor + 1;
-            for &nb in &b.links[..fresh] {
+            for i in 0..fresh {
+                let nb = b.links[i];
+                if let Some(&ahead) = b.links[..fresh].get(i + PREFETCH_AHEAD) {
+                    self.rows.prefetch(ahead);
+                }
                 let s = Scored { dist: self.rows.dist(a, nb), id: nb };
                 if b.list.len() >= l && b.list.last().is_some_and(|w| s >= w.at) {
                     continue;
@@ -310,6 +316,9 @@ impl Builder<'_> {
                 }
                 let a = self.rows.anchor(pool[i].id, prune_anchor);
                 for t in i + 1..pool.len() {
+                    if let Some(ahead) = pool.get(t + PREFETCH_AHEAD) {
+                        self.rows.prefetch(ahead.id);
+                    }
                     if factor[t] > alpha {
                         continue;
                     }
@@ -349,11 +358,13 @@ impl Builder<'_> {
     fn reprune(&self, node: u32, alpha: f32, sc: &mut Scratch) {
         let Scratch { anchor, bufs: b } = sc;
         let a = self.rows.anchor(node, anchor);
-        for &nb in &b.links {
-            self.rows.prefetch(nb);
-        }
         b.pool.clear();
-        b.pool.extend(b.links.iter().map(|&nb| Scored { dist: self.rows.dist(&a, nb), id: nb }));
+        for (i, &nb) in b.links.iter().enumerate() {
+            if let Some(&ahead) = b.links.get(i + PREFETCH_AHEAD) {
+                self.rows.prefetch(ahead);
+            }
+            b.pool.push(Scored { dist: self.rows.dist(&a, nb), id: nb });
+        }
         b.pool.sort_unstable();
         self.prune(alpha, b);
         self.graph.store(node, &b.out);
