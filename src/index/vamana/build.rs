@@ -14,9 +14,13 @@
 //! order and each target is updated by one task. No step depends on thread timing, so a
 //! seed builds the same graph at any concurrency.
 //!
-//! Rows are scored in place in the segment (mapped or read); the only large allocation is
-//! the adjacency array, which the finished graph keeps. No distance outlives the prune
-//! that computed it.
+//! Searches score rotated int8 codes of the rows, made for the build and dropped after
+//! it (a quarter of the FP32 bytes); the first pass prunes with them too, the second
+//! re-scores what its search expanded against the rows and prunes exactly, so the final
+//! lists rest on exact distances. On wordnet-minilm-384 this took the build from 52.7 s to
+//! 32.1 s at the same recall. Rows are scored in place in the segment (mapped or read);
+//! the large allocations are the codes and the adjacency array, which the finished graph
+//! keeps. No distance outlives the prune that computed it.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -49,6 +53,55 @@ struct Anchor<'s> {
 enum AnchorData<'s> {
     F32(&'s [f32]),
     I8(&'s [i8]),
+    /// The row's first-pass codes, shifted to i8 (`c − 128`), and its [`PassCodes`] params.
+    Codes(&'s [i8], [f32; 4]),
+}
+
+/// Reused buffers an anchor may borrow: the widened FP16 row, or the shifted codes.
+#[derive(Default)]
+struct AnchorBuf {
+    f32s: Vec<f32>,
+    i8s: Vec<i8>,
+}
+
+/// Rotated int8 codes of every row, which the first pass scores instead of the originals.
+/// That pass only has to turn the random graph into a navigable one for the second,
+/// which prunes with exact distances and decides the final lists; at a quarter of the
+/// bytes and with 64 dimensions per `vpdpbusd`, it costs a fraction of an exact pass.
+struct PassCodes {
+    dim: usize,
+    codes: Vec<u8>,
+    /// Per row: offset and scale of the codes, norm of the original, sum of the codes.
+    params: Vec<[f32; 4]>,
+}
+
+impl PassCodes {
+    fn encode(pool: &rayon::ThreadPool, col: VectorColumn, n: usize, metric: Metric, seed: u64) -> PassCodes {
+        use crate::index::quant::{QuantScratch, Quantizer, rotation::Rotation};
+        use crate::schema::Quantize;
+        let dim = col.dim;
+        let quant = Quantizer::new(Quantize::Int8, dim, metric, Some(Rotation::new(dim, seed)));
+        let mut codes = vec![0u8; n * dim];
+        let mut params = vec![[0f32; 4]; n];
+        pool.install(|| {
+            codes.par_chunks_mut(dim.max(1)).zip(params.par_iter_mut()).enumerate().for_each_init(
+                QuantScratch::default,
+                |s, (row, (c, p))| {
+                    let mut three = [0f32; 3];
+                    quant.encode(&col.row_f32(row), c, &mut three, s);
+                    let sum = c.iter().map(|&x| u32::from(x)).sum::<u32>() as f32;
+                    *p = [three[0], three[1], three[2], sum];
+                },
+            );
+        });
+        PassCodes { dim, codes, params }
+    }
+
+    #[inline]
+    fn row(&self, row: u32) -> (&[u8], [f32; 4]) {
+        let r = row as usize;
+        (&self.codes[r * self.dim..(r + 1) * self.dim], self.params[r])
+    }
 }
 
 /// The rows being indexed and the distance construction uses: `row_distance`'s order,
@@ -59,20 +112,28 @@ struct Rows<'a> {
     kernels: &'static Kernels,
     metric: Metric,
     col: VectorColumn<'a>,
+    /// Score these codes instead of the originals (the first pass).
+    codes: Option<&'a PassCodes>,
 }
 
 impl<'a> Rows<'a> {
-    fn anchor<'s>(&self, row: u32, buf: &'s mut Vec<f32>) -> Anchor<'s>
+    fn anchor<'s>(&self, row: u32, buf: &'s mut AnchorBuf) -> Anchor<'s>
     where
         'a: 's,
     {
+        if let Some(codes) = self.codes {
+            let (c, p) = codes.row(row);
+            buf.i8s.clear();
+            buf.i8s.extend(c.iter().map(|&x| (x ^ 0x80) as i8));
+            return Anchor { data: AnchorData::Codes(&buf.i8s, p), norm: p[2] };
+        }
         let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
         let data = match self.col.data {
             VectorData::Fp32(d) => AnchorData::F32(&d[r]),
             VectorData::Fp16(d) => {
-                buf.clear();
-                buf.extend(d[r].iter().map(|x| x.to_f32()));
-                AnchorData::F32(buf)
+                buf.f32s.clear();
+                buf.f32s.extend(d[r].iter().map(|x| x.to_f32()));
+                AnchorData::F32(&buf.f32s)
             }
             VectorData::Int8(d) => AnchorData::I8(&d[r]),
         };
@@ -89,6 +150,9 @@ impl<'a> Rows<'a> {
 
     #[inline]
     fn dist(&self, a: &Anchor, row: u32) -> f32 {
+        if let (AnchorData::Codes(q, pa), Some(codes)) = (&a.data, self.codes) {
+            return self.code_dist(codes, q, pa, row);
+        }
         let k = self.kernels;
         let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
         let l2 = self.metric == Metric::L2;
@@ -109,8 +173,32 @@ impl<'a> Rows<'a> {
         }
     }
 
+    /// [`Rows::dist`] estimated from codes: with `x ≈ m + s·c` per row,
+    /// `x·y ≈ d·mx·my + mx·sy·Σcy + my·sx·Σcx + sx·sy·Σcx·cy`, and `Σcx·cy` is
+    /// `Σcy·(cx − 128) + 128·Σcy`. Clamped at 0 for L2 and cosine, whose prune needs
+    /// non-negative distances.
+    #[inline]
+    fn code_dist(&self, codes: &PassCodes, q: &[i8], pa: &[f32; 4], row: u32) -> f32 {
+        let (c, py) = codes.row(row);
+        let cross = (self.kernels.dot_u8_i8)(c, q) as f32 + 128.0 * py[3];
+        let dot =
+            codes.dim as f32 * pa[0] * py[0] + pa[0] * py[1] * py[3] + py[0] * pa[1] * pa[3] + pa[1] * py[1] * cross;
+        match self.metric {
+            Metric::L2 => (pa[2] * pa[2] + py[2] * py[2] - 2.0 * dot).max(0.0),
+            Metric::Cosine => {
+                let n = pa[2] * py[2];
+                (1.0 - if n > 0.0 { dot / n } else { 0.0 }).max(0.0)
+            }
+            Metric::Ip => -dot,
+        }
+    }
+
     #[inline]
     fn prefetch(&self, row: u32) {
+        if let Some(codes) = self.codes {
+            kernels::prefetch_lines(codes.row(row).0, usize::MAX);
+            return;
+        }
         let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
         match self.col.data {
             VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
@@ -194,8 +282,10 @@ struct Cand {
 /// Per-thread buffers, reused for every node.
 #[derive(Default)]
 struct Scratch {
-    /// The widened FP16 row of the node being linked.
-    anchor: Vec<f32>,
+    /// The node being linked, as an anchor.
+    anchor: AnchorBuf,
+    /// The same node for the search when the search scores codes.
+    search_anchor: AnchorBuf,
     bufs: Bufs,
 }
 
@@ -208,13 +298,16 @@ struct Bufs {
     pool: Vec<Scored>,
     links: Vec<u32>,
     factor: Vec<f32>,
-    /// The widened FP16 row of the neighbour a prune scores against.
-    prune_anchor: Vec<f32>,
+    /// The neighbour a prune scores against, as an anchor.
+    prune_anchor: AnchorBuf,
     out: Vec<u32>,
 }
 
 struct Builder<'a> {
+    /// What prunes score.
     rows: Rows<'a>,
+    /// What searches score: the same rows, or their codes.
+    search: Rows<'a>,
     graph: Adjacency,
     degree: usize,
     build_list: usize,
@@ -233,13 +326,14 @@ impl Builder<'_> {
         b.visited.insert(node);
         if self.medoid != node {
             b.visited.insert(self.medoid);
-            b.list.push(Cand { at: Scored { dist: self.rows.dist(a, self.medoid), id: self.medoid }, expanded: false });
+            b.list
+                .push(Cand { at: Scored { dist: self.search.dist(a, self.medoid), id: self.medoid }, expanded: false });
         } else {
             // The medoid itself: start from its neighbours.
             self.graph.load(node, &mut b.links);
             for &nb in &b.links {
                 if b.visited.insert(nb) {
-                    b.list.push(Cand { at: Scored { dist: self.rows.dist(a, nb), id: nb }, expanded: false });
+                    b.list.push(Cand { at: Scored { dist: self.search.dist(a, nb), id: nb }, expanded: false });
                 }
             }
             b.list.sort_unstable_by_key(|x| x.at);
@@ -262,7 +356,7 @@ impl Builder<'_> {
                 let nb = b.links[i];
                 if b.visited.insert(nb) {
                     if fresh < PREFETCH_AHEAD {
-                        self.rows.prefetch(nb);
+                        self.search.prefetch(nb);
                     }
                     b.links[fresh] = nb;
                     fresh += 1;
@@ -272,9 +366,9 @@ impl Builder<'_> {
             for i in 0..fresh {
                 let nb = b.links[i];
                 if let Some(&ahead) = b.links[..fresh].get(i + PREFETCH_AHEAD) {
-                    self.rows.prefetch(ahead);
+                    self.search.prefetch(ahead);
                 }
-                let s = Scored { dist: self.rows.dist(a, nb), id: nb };
+                let s = Scored { dist: self.search.dist(a, nb), id: nb };
                 if b.list.len() >= l && b.list.last().is_some_and(|w| s >= w.at) {
                     continue;
                 }
@@ -336,9 +430,21 @@ impl Builder<'_> {
     /// New out-edges of `node`: search, then prune what it expanded together with the
     /// node's current neighbours. Leaves them in `sc.bufs.out`.
     fn link(&self, node: u32, alpha: f32, sc: &mut Scratch) {
-        let Scratch { anchor, bufs: b } = sc;
+        let Scratch { anchor, search_anchor, bufs: b } = sc;
         let a = self.rows.anchor(node, anchor);
-        self.greedy(&a, node, b);
+        if self.search.codes.is_some() && self.rows.codes.is_none() {
+            let s = self.search.anchor(node, search_anchor);
+            self.greedy(&s, node, b);
+            // The prune decides the lists: it gets exact distances.
+            for i in 0..b.pool.len() {
+                if let Some(ahead) = b.pool.get(i + PREFETCH_AHEAD) {
+                    self.rows.prefetch(ahead.id);
+                }
+                b.pool[i].dist = self.rows.dist(&a, b.pool[i].id);
+            }
+        } else {
+            self.greedy(&a, node, b);
+        }
         b.member.clear(b.pool.len() + self.graph.cap);
         for s in &b.pool {
             b.member.insert(s.id);
@@ -356,7 +462,7 @@ impl Builder<'_> {
     /// Re-prunes the neighbour list in `sc.bufs.links` of `node` to at most `degree` and
     /// stores it.
     fn reprune(&self, node: u32, alpha: f32, sc: &mut Scratch) {
-        let Scratch { anchor, bufs: b } = sc;
+        let Scratch { anchor, bufs: b, .. } = sc;
         let a = self.rows.anchor(node, anchor);
         b.pool.clear();
         for (i, &nb) in b.links.iter().enumerate() {
@@ -413,6 +519,7 @@ fn medoid(rows: Rows, n: usize) -> u32 {
     let norm = match &data {
         AnchorData::F32(c) => c.iter().map(|&x| x * x).sum::<f32>().sqrt(),
         AnchorData::I8(c) => c.iter().map(|&x| (x as f32) * (x as f32)).sum::<f32>().sqrt(),
+        AnchorData::Codes(..) => unreachable!("the centroid is a vector, not codes"),
     };
     let center = Anchor { data, norm: if rows.metric == Metric::Cosine { norm } else { 1.0 } };
     // Inner product has no "nearest to the centroid"; L2 picks a central node.
@@ -491,7 +598,7 @@ pub fn build(
 ) -> Option<Graph> {
     let degree = params.degree as usize;
     let cap = (degree * 13).div_ceil(10);
-    let rows = Rows { kernels, metric, col };
+    let rows = Rows { kernels, metric, col, codes: None };
     let threads = concurrency.max(1);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
     let words: Vec<AtomicU32> = vec![0u32; n * (cap + 1)].into_iter().map(AtomicU32::new).collect();
@@ -500,8 +607,11 @@ pub fn build(
         random_graph(&graph, n, degree, params.seed);
         medoid(rows, n)
     });
-    let b = Builder {
+    let pass_codes = matches!(col.data, VectorData::Fp32(_) | VectorData::Fp16(_))
+        .then(|| PassCodes::encode(&pool, col, n, metric, params.seed));
+    let mut b = Builder {
         rows,
+        search: rows,
         graph,
         degree,
         build_list: params.build_list as usize,
@@ -526,6 +636,8 @@ pub fn build(
         // capacity before re-pruning. It visits the nodes breadth-first through the pass-1
         // graph: consecutive nodes are neighbours whose searches find each other's vectors
         // still in cache (about 10% less build CPU there, same recall).
+        b.search.codes = pass_codes.as_ref();
+        b.rows.codes = if pass == 0 { pass_codes.as_ref() } else { None };
         let (alpha, limit, order, mut size) = if pass == 0 {
             (1.0, degree, permutation(n, params.seed.wrapping_add(1)), 1)
         } else {
@@ -625,8 +737,8 @@ mod tests {
                 column(VectorData::Int8(&i), Some(&ni), dim),
             ];
             for col in cols {
-                let rows = Rows { kernels: k, metric, col };
-                let mut buf = Vec::new();
+                let rows = Rows { kernels: k, metric, col, codes: None };
+                let mut buf = AnchorBuf::default();
                 for a in 0..n {
                     let anchor = rows.anchor(a as u32, &mut buf);
                     for b in 0..n {
@@ -637,6 +749,33 @@ mod tests {
                             (got - want).abs() <= 1e-4 * want.abs().max(1.0),
                             "{metric:?} {a} {b}: {got} vs {want}"
                         );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The first pass's code distances track the exact build distances.
+    #[test]
+    fn code_distances_track_build_distances() {
+        let (n, dim) = (40, 64);
+        let mut rng = SplitMix64::new(9);
+        let f: Vec<f32> = (0..n * dim).map(|_| rng.next_unit() as f32 * 2.0 - 1.0).collect();
+        let norms: Vec<f32> = f.chunks(dim).map(|r| r.iter().map(|x| x * x).sum::<f32>().sqrt()).collect();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        for k in kernels::available() {
+            for (metric, tol) in [(Metric::L2, 0.3), (Metric::Ip, 0.15), (Metric::Cosine, 0.01)] {
+                let col = column(VectorData::Fp32(&f), Some(&norms), dim);
+                let codes = PassCodes::encode(&pool, col, n, metric, 3);
+                let exact = Rows { kernels: k, metric, col, codes: None };
+                let coded = Rows { codes: Some(&codes), ..exact };
+                let (mut ea, mut ca) = (AnchorBuf::default(), AnchorBuf::default());
+                for a in 0..n as u32 {
+                    let (x, y) = (exact.anchor(a, &mut ea), coded.anchor(a, &mut ca));
+                    for b in 0..n as u32 {
+                        let (want, got) = (exact.dist(&x, b), coded.dist(&y, b));
+                        assert!((got - want).abs() <= tol, "{} {metric:?} {a} {b}: {got} vs {want}", k.isa);
+                        assert!(metric == Metric::Ip || got >= 0.0);
                     }
                 }
             }
