@@ -187,16 +187,15 @@ pub fn build(
     cancel: &AtomicBool,
 ) -> Result<Option<u64>, StorageError> {
     let k = kernels::best();
+    let control = hnsw::BuildControl { concurrency, progress, cancel };
     let encoded = encode(spec, col, rows);
     let (mut graph, mut adjacency) = (None, None);
     match &spec.index {
-        IndexParams::Hnsw(p) => {
-            match hnsw::build(k, spec.metric, col, rows, p, &hnsw::BuildControl { concurrency, progress, cancel }) {
-                Some(g) => graph = Some(g),
-                None => return Ok(None),
-            }
-        }
-        IndexParams::Vamana(p) => match vamana::build(k, spec.metric, col, rows, p, concurrency, progress, cancel) {
+        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, &control) {
+            Some(g) => graph = Some(g),
+            None => return Ok(None),
+        },
+        IndexParams::Vamana(p) => match vamana::build(k, spec.metric, col, rows, p, &control) {
             Some(g) => adjacency = Some(g),
             None => return Ok(None),
         },

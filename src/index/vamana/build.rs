@@ -23,12 +23,12 @@
 //! keeps. No distance outlives the prune that computed it.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
 use super::{Graph, NONE};
-use crate::index::hnsw::BuildProgress;
+use crate::index::hnsw::{BuildControl, BuildProgress};
 use crate::index::rng::SplitMix64;
 use crate::index::scorer::{PREFETCH_AHEAD, PREFETCH_LINES, Scored};
 use crate::index::visited::VisitedSet;
@@ -582,20 +582,18 @@ fn permutation(n: usize, seed: u64) -> Vec<u32> {
     order
 }
 
-/// Builds the graph of all rows of `col`, with up to `concurrency` threads (the graph
-/// depends on the seed only). `progress` is called after each batch; `cancel` stops the
-/// build early (`None` returned).
-#[allow(clippy::too_many_arguments)]
+/// Builds the graph of all rows of `col` with `control.concurrency` threads (the graph
+/// depends on the seed only). Progress is reported after each batch; cancelling stops
+/// the build early (`None` returned).
 pub fn build(
     kernels: &'static Kernels,
     metric: Metric,
     col: VectorColumn,
     n: usize,
     params: &VamanaParams,
-    concurrency: usize,
-    progress: &(dyn Fn(BuildProgress) + Sync),
-    cancel: &AtomicBool,
+    control: &BuildControl,
 ) -> Option<Graph> {
+    let BuildControl { concurrency, progress, cancel } = *control;
     let degree = params.degree as usize;
     let cap = (degree * 13).div_ceil(10);
     let rows = Rows { kernels, metric, col, codes: None };
