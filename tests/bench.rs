@@ -182,6 +182,13 @@ fn end_to_end_with_sweep_csv_plot_and_compare() {
     assert!(stdout.starts_with("setting\trecall@10\tndcg@10\tserial QPS\t"), "{stdout}");
     assert!(stdout.contains("\nef=16\t1\t1\t") && stdout.contains("\nef=32\t1\t1\t"), "{stdout}");
     assert!(stdout.contains("\nphase\tseconds\tRSS MiB\t") && stdout.contains("\ninsert\t"), "{stdout}");
+    // The engine's accounting beside the RSS: 3000 × 24 f32 mapped vectors.
+    assert!(stdout.contains("\nmemory\tMiB\npeak RSS, whole process\t"), "{stdout}");
+    assert!(
+        stdout
+            .contains(&format!("\nengine: mapped vectors\t{}\n", (3000.0 * 96.0 / 1048576.0 * 10.0f64).round() / 10.0)),
+        "{stdout}"
+    );
     assert!(stderr.contains("bench: inserted 3000 rows") && stderr.contains("appended 2 rows to runs.csv"), "{stderr}");
 
     let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("flat.json")).unwrap()).unwrap();

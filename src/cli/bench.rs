@@ -240,6 +240,7 @@ pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
             }
             print(io, &results_table(&report))?;
             print(io, &phases_table(&report))?;
+            print(io, &memory_table(&report))?;
             title = format!("{}: recall@{} vs serial QPS", report.dataset.name, report.config.k);
             let json = serde_json::to_value(&report).expect("reports serialize");
             runs.push(Run::new("this run".into(), json).map_err(CliError::failed)?);
@@ -354,6 +355,31 @@ fn results_table(r: &Report) -> Table {
         mib(r.engine_memory.total),
         mib(r.disk_bytes)
     ));
+    t
+}
+
+/// The process's peak RSS beside the engine's own accounting, by kind, in MiB.
+fn memory_table(r: &Report) -> Table {
+    let mut t = Table::new(["memory", "MiB"]);
+    let mib = |b: u64| round(b as f64 / (1 << 20) as f64, 1);
+    t.push(vec![Cell::from("peak RSS, whole process"), round(r.peak_rss_mib, 1)]);
+    t.push(vec![Cell::from("peak RSS, from open on (query process)"), round(r.query_peak_rss_mib, 1)]);
+    let m = &r.engine_memory;
+    for (what, bytes) in [
+        ("engine: mapped vectors", m.mapped_vectors),
+        ("engine: mapped other columns", m.mapped_other),
+        ("engine: owned segments", m.owned_segments),
+        ("engine: codes", m.codes),
+        ("engine: graph", m.graph),
+        ("engine: query scratch", m.query_scratch),
+        ("engine: memtable vectors", m.mem_vectors),
+        ("engine: memtable other", m.mem_other),
+        ("engine: delete bitmaps", m.delete_bitmaps),
+        ("engine: WAL buffer", m.wal_buffer),
+        ("engine: total", m.total),
+    ] {
+        t.push(vec![Cell::from(what), mib(bytes)]);
+    }
     t
 }
 
