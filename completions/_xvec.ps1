@@ -248,7 +248,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--batch-size', '--batch-size', [CompletionResultType]::ParameterName, 'Documents per insert call')
             [CompletionResult]::new('--optimize-concurrency', '--optimize-concurrency', [CompletionResultType]::ParameterName, 'Threads the optimize phase may use (default: all cores)')
             [CompletionResult]::new('--mmap', '--mmap', [CompletionResultType]::ParameterName, 'Map segment files when reopening for search, or read them into memory')
-            [CompletionResult]::new('--warmup', '--warmup', [CompletionResultType]::ParameterName, 'Untimed queries before the timed phases of each search setting')
+            [CompletionResult]::new('--warmup', '--warmup', [CompletionResultType]::ParameterName, 'Untimed queries before the timed phases of each search setting, and again right before the serial pass')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)')
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m')
             [CompletionResult]::new('--cooldown', '--cooldown', [CompletionResultType]::ParameterName, 'Pause between the concurrent phases and the serial phase')

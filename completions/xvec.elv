@@ -226,7 +226,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --batch-size 'Documents per insert call'
             cand --optimize-concurrency 'Threads the optimize phase may use (default: all cores)'
             cand --mmap 'Map segment files when reopening for search, or read them into memory'
-            cand --warmup 'Untimed queries before the timed phases of each search setting'
+            cand --warmup 'Untimed queries before the timed phases of each search setting, and again right before the serial pass'
             cand --concurrency 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)'
             cand --duration 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m'
             cand --cooldown 'Pause between the concurrent phases and the serial phase'

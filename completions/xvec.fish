@@ -295,7 +295,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l batch-size -d 'Docum
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l optimize-concurrency -d 'Threads the optimize phase may use (default: all cores)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mmap -d 'Map segment files when reopening for search, or read them into memory' -r -f -a "true\t''
 false\t''"
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l warmup -d 'Untimed queries before the timed phases of each search setting' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l warmup -d 'Untimed queries before the timed phases of each search setting, and again right before the serial pass' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l concurrency -d 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l duration -d 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l cooldown -d 'Pause between the concurrent phases and the serial phase' -r

@@ -384,6 +384,11 @@ fn search(
     let name = format!("{label}serial");
     log.begin(&name);
     progress.begin(&name, queries.len() as u64, "queries");
+    // The pause leaves caches cold and the core possibly clocked down: warm up again
+    // right before the timed pass, as peers.py does before each of its passes.
+    for i in 0..cfg.warmup {
+        snap.query(&queries[i % queries.len()]).map_err(engine("warmup"))?;
+    }
     let serial = run_serial(snap, &queries, truth, cfg.k, progress)?;
     progress.end(&format!(
         "{name}: {:.1} QPS, recall@{} {:.4}, p99 {:.3} ms",

@@ -23,7 +23,7 @@ use super::output::{Cell, Table};
 ///
 /// Phases: create, insert in batches, optimize, close, reopen read-only, warm-up, a
 /// concurrent phase per --concurrency value for --duration, cool-down, then a serial phase
-/// over every query with recall@k and nDCG@k. Without ground truth it is computed exactly.
+/// (--warmup untimed queries, then every query once) with recall@k and nDCG@k. Without ground truth it is computed exactly.
 /// Progress goes to stderr; the results and per-phase time, RSS and CPU to stdout.
 ///
 /// Example:
@@ -105,7 +105,8 @@ pub struct BenchArgs {
     /// Map segment files when reopening for search, or read them into memory.
     #[arg(long, value_name = "BOOL", action = ArgAction::Set, default_value_t = true)]
     pub mmap: bool,
-    /// Untimed queries before the timed phases of each search setting.
+    /// Untimed queries before the timed phases of each search setting, and again right
+    /// before the serial pass.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub warmup: u32,
     /// Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores).
