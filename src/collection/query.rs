@@ -345,6 +345,18 @@ impl Snapshot {
         }
     }
 
+    /// Starts loading the keys of the hits about to be projected: offsets of all, then
+    /// bytes of all, so their misses overlap.
+    fn prefetch_keys(&self, hits: &[Candidate]) {
+        let rows = |pos: u32| hits.iter().filter(move |c| c.segment == pos).map(|c| c.row as usize);
+        for src in self.sources() {
+            src.view.keys().prefetch_offsets(rows(src.position));
+        }
+        for src in self.sources() {
+            src.view.keys().prefetch_bytes(rows(src.position));
+        }
+    }
+
     fn hit(&self, plan: &Plan, c: Candidate) -> Hit {
         let (key, fields) = self.project(self.source(c.segment), c.row as usize, &plan.projection);
         Hit { key, score: plan.prepared.score(c.dist), fields }
@@ -355,7 +367,9 @@ impl Snapshot {
         let plan = self.plan(q, q.k)?;
         let mut top = TopK::new(q.k);
         self.run(&plan, q.k, &mut top);
-        Ok(top.into_sorted().into_iter().map(|c| self.hit(&plan, c)).collect())
+        let best = top.into_sorted();
+        self.prefetch_keys(&best);
+        Ok(best.into_iter().map(|c| self.hit(&plan, c)).collect())
     }
 
     /// Runs a query and groups its results by the value of a scalar field: up to

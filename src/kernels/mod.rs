@@ -2,8 +2,8 @@
 //!
 //! This module owns every distance computation on raw slices: `f32` vectors, `f16` stored rows
 //! scored against an `f32` query, `i8` quantised vectors, `u8` and packed 4-bit codes scored
-//! against an `f32` query, `u8` codes against an `i8` query, and a four-query batch form for
-//! exact scans; and [`prefetch_lines`], a cache hint for the row scored next. A [`Kernels`] table is one complete set of these for one instruction set: [`scalar()`]
+//! against an `f32` query, `u8` codes against an `i8` query, a four-query batch form for
+//! exact scans, and the Walsh–Hadamard transform that rotates vectors before quantization; and [`prefetch_lines`], a cache hint for the row scored next. A [`Kernels`] table is one complete set of these for one instruction set: [`scalar()`]
 //! is the plain-loop oracle, [`best()`] the fastest set this CPU runs (detected once), and
 //! [`available()`] every set this CPU runs.
 //!
@@ -70,6 +70,11 @@ pub struct Kernels {
     /// query, in `i32`: `|Σ| <= 255·128·dim`, which fits for dim <= 65793 (20000 gives
     /// 652 800 000 < 2³¹).
     pub dot_u8_i8: fn(&[u8], &[i8]) -> i32,
+    /// In-place unnormalized Walsh–Hadamard transform of a block whose length is a power
+    /// of two: stages `h = 1, 2, 4, …`, each replacing every pair `(x[i], x[i + h])` (`i`
+    /// with bit `h` clear) by `(x[i] + x[i + h], x[i] − x[i + h])`. Every set performs the
+    /// same additions in the same order, so results are bit-identical.
+    pub fwht: fn(&mut [f32]),
 }
 
 /// The scalar oracle: plain sequential loops, available everywhere.
@@ -350,6 +355,26 @@ mod tests {
     fn check_u8_i8(k: &Kernels, a: &[u8], b: &[i8]) {
         let want: i64 = a.iter().zip(b).map(|(&x, &y)| i64::from(x) * i64::from(y)).sum();
         assert_eq!(i64::from((k.dot_u8_i8)(a, b)), want, "{} dot_u8_i8 dim {}", k.isa, a.len());
+    }
+
+    #[test]
+    fn fwht_matches_the_oracle_bit_for_bit() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for k in available() {
+            for bits in 0..=11 {
+                let n = 1usize << bits;
+                let x: Vec<f32> = (0..n).map(|_| rng.random::<f32>() * 2.0 - 1.0).collect();
+                let (mut want, mut got) = (x.clone(), x.clone());
+                (scalar().fwht)(&mut want);
+                (k.fwht)(&mut got);
+                assert_eq!(got, want, "{} fwht of {n}", k.isa);
+                // Applied twice, the transform scales by n.
+                (k.fwht)(&mut got);
+                for (g, v) in got.iter().zip(&x) {
+                    assert!((g / n as f32 - v).abs() <= 1e-5 * n as f32, "{} fwht of {n} twice", k.isa);
+                }
+            }
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub(super) static KERNELS: Kernels = Kernels {
     dot_f32_u8,
     dot_f32_u4,
     dot_u8_i8,
+    fwht,
 };
 
 fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
@@ -82,4 +83,21 @@ fn dot_f32_u4(q: &[f32], c: &[u8]) -> f32 {
 fn dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
     debug_assert_eq!(a.len(), b.len());
     a.iter().zip(b).fold(0, |s, (&x, &y)| s + i32::from(x) * i32::from(y))
+}
+
+fn fwht(x: &mut [f32]) {
+    debug_assert!(x.len().is_power_of_two() || x.is_empty());
+    let mut h = 1;
+    while h < x.len() {
+        // Butterflies on split halves: no index arithmetic, so the compiler vectorizes.
+        for pair in x.chunks_exact_mut(h * 2) {
+            let (lo, hi) = pair.split_at_mut(h);
+            for (a, c) in lo.iter_mut().zip(hi.iter_mut()) {
+                let (x, y) = (*a, *c);
+                *a = x + y;
+                *c = x - y;
+            }
+        }
+        h *= 2;
+    }
 }

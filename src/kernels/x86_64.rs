@@ -29,6 +29,7 @@ static AVX2: Kernels = Kernels {
     dot_f32_u8: avx2_dot_f32_u8,
     dot_f32_u4: avx2_dot_f32_u4,
     dot_u8_i8: avx2_dot_u8_i8,
+    fwht: avx2_fwht,
 };
 
 /// AVX-512F for the single-query float kernels; the AVX2 ones for the rest (the integer
@@ -122,6 +123,12 @@ fn avx2_dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
     debug_assert_eq!(a.len(), b.len());
     // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
     unsafe { u8_i8_avx2(a, b) }
+}
+
+fn avx2_fwht(x: &mut [f32]) {
+    debug_assert!(x.len().is_power_of_two() || x.is_empty());
+    // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
+    unsafe { fwht_avx2(x) }
 }
 
 fn vnni_dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
@@ -418,6 +425,47 @@ fn u8_i8_avx2(a: &[u8], b: &[i8]) -> i32 {
     let sum = _mm256_add_epi32(_mm256_add_epi32(acc[0], acc[1]), _mm256_add_epi32(acc[2], acc[3]));
     let tail = a_tail.iter().zip(b_tail);
     tail.fold(hsum_epi32(sum), |s, (&x, &y)| s + i32::from(x) * i32::from(y))
+}
+
+/// Walsh–Hadamard transform, 8 lanes per vector: stages 1, 2 and 4 inside each vector (the
+/// partner lanes swapped in with a permute, then `partner ± self` as one FMA with a ±1
+/// vector: exact, so it equals the scalar `x + y` / `x − y`), then stages 8, 16, … between
+/// vectors. Blocks shorter than 8 take the scalar loop.
+#[target_feature(enable = "avx2,fma,f16c")]
+fn fwht_avx2(x: &mut [f32]) {
+    if x.len() < 8 {
+        return (super::scalar().fwht)(x);
+    }
+    let (v8, _) = x.as_chunks_mut::<8>();
+    let s1 = _mm256_setr_ps(1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0);
+    let s2 = _mm256_setr_ps(1.0, 1.0, -1.0, -1.0, 1.0, 1.0, -1.0, -1.0);
+    let s4 = _mm256_setr_ps(1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0, -1.0);
+    for c in v8.iter_mut() {
+        // SAFETY: `c` is 8 readable and writable floats; unaligned load and store.
+        let mut v = unsafe { _mm256_loadu_ps(c.as_ptr()) };
+        // Lane i gets x[i ^ h] + x[i]·(±1): x[i] + x[i+h] for the low lane of a pair,
+        // x[i−h] − x[i] for the high one.
+        v = _mm256_fmadd_ps(v, s1, _mm256_permute_ps::<0b10_11_00_01>(v));
+        v = _mm256_fmadd_ps(v, s2, _mm256_permute_ps::<0b01_00_11_10>(v));
+        v = _mm256_fmadd_ps(v, s4, _mm256_permute2f128_ps::<0x01>(v, v));
+        // SAFETY: as above.
+        unsafe { _mm256_storeu_ps(c.as_mut_ptr(), v) };
+    }
+    let mut h = 1;
+    while h < v8.len() {
+        for pair in v8.chunks_exact_mut(h * 2) {
+            let (lo, hi) = pair.split_at_mut(h);
+            for (a, b) in lo.iter_mut().zip(hi.iter_mut()) {
+                // SAFETY: `a` and `b` are 8 readable and writable floats each.
+                unsafe {
+                    let (x, y) = (_mm256_loadu_ps(a.as_ptr()), _mm256_loadu_ps(b.as_ptr()));
+                    _mm256_storeu_ps(a.as_mut_ptr(), _mm256_add_ps(x, y));
+                    _mm256_storeu_ps(b.as_mut_ptr(), _mm256_sub_ps(x, y));
+                }
+            }
+        }
+        h *= 2;
+    }
 }
 
 /// Four queries against `x`: each 8 lanes of `x` is loaded once and combined with all four

@@ -109,24 +109,13 @@ impl Rotation {
 /// Orthonormal Walsh-Hadamard transform on consecutive power-of-two blocks covering the
 /// slice (largest first: 384 = 256 + 128).
 fn block_hadamard(x: &mut [f32]) {
+    let fwht = crate::kernels::best().fwht;
     let mut start = 0;
     while start < x.len() {
         let rest = x.len() - start;
         let block = 1usize << (usize::BITS - 1 - rest.leading_zeros());
         let b = &mut x[start..start + block];
-        let mut h = 1;
-        while h < block {
-            // Butterflies on split halves: no index arithmetic, so the compiler vectorizes.
-            for pair in b.chunks_exact_mut(h * 2) {
-                let (lo, hi) = pair.split_at_mut(h);
-                for (a, c) in lo.iter_mut().zip(hi.iter_mut()) {
-                    let (x, y) = (*a, *c);
-                    *a = x + y;
-                    *c = x - y;
-                }
-            }
-            h *= 2;
-        }
+        fwht(b);
         let norm = 1.0 / (block as f32).sqrt();
         b.iter_mut().for_each(|v| *v *= norm);
         start += block;
