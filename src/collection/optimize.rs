@@ -1,5 +1,5 @@
-//! Optimize: keep whole segments, rewrite the rest into compact segments, build every field's index per
-//! segment, and publish it all with one manifest swap.
+//! Optimize: keep whole segments, rewrite the rest into compact segments, build every
+//! field's index per segment, and publish it all with one manifest swap.
 //!
 //! Queries keep running on the old snapshot meanwhile. New files are unpublished until the
 //! swap, so a crash leaves either the old generation or the new one; a cancelled run
