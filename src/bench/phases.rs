@@ -142,7 +142,7 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
     for point in cfg.search_points() {
         searches.push(search(cfg, &snap, &queries, &truth, point, &mut log, progress)?);
     }
-    let engine_memory = EngineMemory::from(&coll.memory());
+    let engine_memory = EngineMemory::from(coll.memory());
     drop(snap);
     drop(coll);
     let disk_bytes = sys::dir_bytes(dir.path());

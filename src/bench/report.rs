@@ -244,50 +244,17 @@ pub struct PhaseReport {
     pub cpu_sys_sec: Option<f64>,
 }
 
-/// [`crate::MemoryUsage`] in bytes, by kind.
+/// [`crate::MemoryUsage`] in bytes, by kind (its fields, flattened), and their total.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct EngineMemory {
-    pub mapped_vectors: u64,
-    pub mapped_other: u64,
-    pub owned_segments: u64,
-    pub codes: u64,
-    pub graph: u64,
-    pub query_scratch: u64,
-    pub mem_vectors: u64,
-    pub mem_other: u64,
-    pub delete_bitmaps: u64,
-    pub wal_buffer: u64,
+    #[serde(flatten)]
+    pub usage: crate::MemoryUsage,
     pub total: u64,
 }
 
-impl From<&crate::MemoryUsage> for EngineMemory {
-    fn from(m: &crate::MemoryUsage) -> EngineMemory {
-        // Exhaustive on purpose: a new kind of memory must reach the report (and the schema).
-        let &crate::MemoryUsage {
-            mapped_vectors,
-            mapped_other,
-            owned_segments,
-            codes,
-            graph,
-            query_scratch,
-            mem_vectors,
-            mem_other,
-            delete_bitmaps,
-            wal_buffer,
-        } = m;
-        EngineMemory {
-            mapped_vectors,
-            mapped_other,
-            owned_segments,
-            codes,
-            graph,
-            query_scratch,
-            mem_vectors,
-            mem_other,
-            delete_bitmaps,
-            wal_buffer,
-            total: m.total(),
-        }
+impl From<crate::MemoryUsage> for EngineMemory {
+    fn from(usage: crate::MemoryUsage) -> EngineMemory {
+        EngineMemory { total: usage.total(), usage }
     }
 }
 

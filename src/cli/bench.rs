@@ -366,20 +366,8 @@ fn memory_table(r: &Report) -> Table {
     t.push(vec![Cell::from("peak RSS, whole process"), round(r.peak_rss_mib, 1)]);
     t.push(vec![Cell::from("peak RSS, from open on (query process)"), round(r.query_peak_rss_mib, 1)]);
     let m = &r.engine_memory;
-    for (what, bytes) in [
-        ("engine: mapped vectors", m.mapped_vectors),
-        ("engine: mapped other columns", m.mapped_other),
-        ("engine: owned segments", m.owned_segments),
-        ("engine: codes", m.codes),
-        ("engine: graph", m.graph),
-        ("engine: query scratch", m.query_scratch),
-        ("engine: memtable vectors", m.mem_vectors),
-        ("engine: memtable other", m.mem_other),
-        ("engine: delete bitmaps", m.delete_bitmaps),
-        ("engine: WAL buffer", m.wal_buffer),
-        ("engine: total", m.total),
-    ] {
-        t.push(vec![Cell::from(what), mib(bytes)]);
+    for (what, bytes) in m.usage.by_kind().into_iter().chain([("total", m.total)]) {
+        t.push(vec![Cell::from(format!("engine: {what}")), mib(bytes)]);
     }
     t
 }

@@ -98,7 +98,7 @@ pub struct SegmentStats {
 }
 
 /// The engine's own accounting of the memory it holds, by kind.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct MemoryUsage {
     /// Vector sections of mapped segments (page cache, counted in RSS once touched).
     pub mapped_vectors: u64,
@@ -123,17 +123,37 @@ pub struct MemoryUsage {
 }
 
 impl MemoryUsage {
+    /// Every kind with a label for listings (`inspect memory`, `xvec bench`), in field order.
+    pub fn by_kind(&self) -> [(&'static str, u64); 10] {
+        // Destructured so that a new kind cannot be left out.
+        let &MemoryUsage {
+            mapped_vectors,
+            mapped_other,
+            owned_segments,
+            codes,
+            graph,
+            query_scratch,
+            mem_vectors,
+            mem_other,
+            delete_bitmaps,
+            wal_buffer,
+        } = self;
+        [
+            ("mapped vectors", mapped_vectors),
+            ("mapped keys and scalars", mapped_other),
+            ("owned segments", owned_segments),
+            ("codes", codes),
+            ("graph", graph),
+            ("query scratch", query_scratch),
+            ("unflushed vectors", mem_vectors),
+            ("unflushed other", mem_other),
+            ("delete bitmaps", delete_bitmaps),
+            ("WAL buffer", wal_buffer),
+        ]
+    }
+
     pub fn total(&self) -> u64 {
-        self.mapped_vectors
-            + self.mapped_other
-            + self.owned_segments
-            + self.codes
-            + self.graph
-            + self.query_scratch
-            + self.mem_vectors
-            + self.mem_other
-            + self.delete_bitmaps
-            + self.wal_buffer
+        self.by_kind().iter().map(|&(_, bytes)| bytes).sum()
     }
 }
 

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::GraphReport;
 use super::scan;
 use super::topology::{check_hnsw, check_vamana};
-use crate::collection::{Collection, MemoryUsage};
+use crate::collection::Collection;
 use crate::error::{Error, QueryError, StorageError};
 use crate::storage::column::{ColumnSource, SegmentView};
 use crate::storage::lock::WriterLock;
@@ -159,34 +159,7 @@ pub struct MemoryInfo {
 pub fn memory(coll: &Collection) -> MemoryInfo {
     let m = coll.memory();
     let total = m.total();
-    // Destructured so that a new kind cannot be left out of the listing.
-    let MemoryUsage {
-        mapped_vectors,
-        mapped_other,
-        owned_segments,
-        codes,
-        graph,
-        query_scratch,
-        mem_vectors,
-        mem_other,
-        delete_bitmaps,
-        wal_buffer,
-    } = m;
-    let by_kind = [
-        ("mapped vectors", mapped_vectors),
-        ("mapped keys and scalars", mapped_other),
-        ("owned segments", owned_segments),
-        ("codes", codes),
-        ("graph", graph),
-        ("query scratch", query_scratch),
-        ("unflushed vectors", mem_vectors),
-        ("unflushed other", mem_other),
-        ("delete bitmaps", delete_bitmaps),
-        ("WAL buffer", wal_buffer),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
+    let by_kind = m.by_kind().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     MemoryInfo { by_kind, total, rss: crate::bench::sys::rss().map(|r| (r.rss_mib * 1024.0 * 1024.0) as u64) }
 }
 
