@@ -234,23 +234,7 @@ fn encode(spec: &VectorSpec, col: VectorColumn, rows: usize) -> Encoded {
     let rotation =
         (quant.quantize != Quantize::None && quant.rotate).then(|| Rotation::new(spec.dim as usize, spec.index.seed()));
     let quantizer = quantizer_for(spec, rotation.clone());
-    let mut codes = Vec::new();
-    let mut params = Vec::new();
-    if let Some(qz) = &quantizer {
-        let cb = qz.code_bytes();
-        codes = vec![0u8; cb * rows];
-        params = vec![0f32; PARAMS_PER_ROW * rows];
-        let mut s = QuantScratch::default();
-        for r in 0..rows {
-            let x = col.row_f32(r);
-            qz.encode(
-                &x,
-                &mut codes[r * cb..(r + 1) * cb],
-                &mut params[r * PARAMS_PER_ROW..(r + 1) * PARAMS_PER_ROW],
-                &mut s,
-            );
-        }
-    }
+    let (codes, params) = quantizer.as_ref().map_or_else(Default::default, |qz| qz.encode_rows(col, rows));
     Encoded { rotation, quantizer, codes, params }
 }
 

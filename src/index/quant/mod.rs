@@ -19,6 +19,7 @@ use half::f16;
 use super::scorer::Scorer;
 use crate::kernels::{self, Kernels};
 use crate::schema::{Metric, Quantize};
+use crate::storage::column::VectorColumn;
 use crate::storage::mmap::cast_slice;
 use rotation::Rotation;
 
@@ -118,6 +119,18 @@ impl Quantizer {
             Quantize::None => unreachable!("no codes without quantization"),
         };
         params.copy_from_slice(&[min, scale, norm]);
+    }
+
+    /// Codes and params of rows `0..rows` of `col`, one after another.
+    pub fn encode_rows(&self, col: VectorColumn, rows: usize) -> (Vec<u8>, Vec<f32>) {
+        let cb = self.code_bytes();
+        let mut codes = vec![0u8; cb * rows];
+        let mut params = vec![0f32; PARAMS_PER_ROW * rows];
+        let mut s = QuantScratch::default();
+        for (r, (c, p)) in codes.chunks_exact_mut(cb.max(1)).zip(params.chunks_exact_mut(PARAMS_PER_ROW)).enumerate() {
+            self.encode(&col.row_f32(r), c, p, &mut s);
+        }
+        (codes, params)
     }
 
     /// Prepares a query vector (already checked for dimension and finiteness).

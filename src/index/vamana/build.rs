@@ -29,6 +29,7 @@ use rayon::prelude::*;
 
 use super::{Graph, NONE};
 use crate::index::hnsw::{BuildControl, BuildProgress};
+use crate::index::quant::PARAMS_PER_ROW;
 use crate::index::rng::SplitMix64;
 use crate::index::scorer::{PREFETCH_AHEAD, PREFETCH_LINES, Scored};
 use crate::index::visited::VisitedSet;
@@ -71,36 +72,30 @@ struct AnchorBuf {
 struct PassCodes {
     dim: usize,
     codes: Vec<u8>,
-    /// Per row: offset and scale of the codes, norm of the original, sum of the codes.
-    params: Vec<[f32; 4]>,
+    /// Per row: offset and scale of the codes, norm of the original.
+    params: Vec<f32>,
+    /// Per row: the sum of its codes.
+    sums: Vec<f32>,
 }
 
 impl PassCodes {
-    fn encode(pool: &rayon::ThreadPool, col: VectorColumn, n: usize, metric: Metric, seed: u64) -> PassCodes {
-        use crate::index::quant::{QuantScratch, Quantizer, rotation::Rotation};
+    fn encode(col: VectorColumn, n: usize, metric: Metric, seed: u64) -> PassCodes {
+        use crate::index::quant::{Quantizer, rotation::Rotation};
         use crate::schema::Quantize;
         let dim = col.dim;
         let quant = Quantizer::new(Quantize::Int8, dim, metric, Some(Rotation::new(dim, seed)));
-        let mut codes = vec![0u8; n * dim];
-        let mut params = vec![[0f32; 4]; n];
-        pool.install(|| {
-            codes.par_chunks_mut(dim.max(1)).zip(params.par_iter_mut()).enumerate().for_each_init(
-                QuantScratch::default,
-                |s, (row, (c, p))| {
-                    let mut three = [0f32; 3];
-                    quant.encode(&col.row_f32(row), c, &mut three, s);
-                    let sum = c.iter().map(|&x| u32::from(x)).sum::<u32>() as f32;
-                    *p = [three[0], three[1], three[2], sum];
-                },
-            );
-        });
-        PassCodes { dim, codes, params }
+        let (codes, params) = quant.encode_rows(col, n);
+        let sums =
+            codes.chunks_exact(dim.max(1)).map(|c| c.iter().map(|&x| u32::from(x)).sum::<u32>() as f32).collect();
+        PassCodes { dim, codes, params, sums }
     }
 
+    /// The row's codes, and its offset, scale, norm and code sum.
     #[inline]
     fn row(&self, row: u32) -> (&[u8], [f32; 4]) {
         let r = row as usize;
-        (&self.codes[r * self.dim..(r + 1) * self.dim], self.params[r])
+        let p = &self.params[PARAMS_PER_ROW * r..PARAMS_PER_ROW * (r + 1)];
+        (&self.codes[r * self.dim..(r + 1) * self.dim], [p[0], p[1], p[2], self.sums[r]])
     }
 }
 
@@ -606,7 +601,7 @@ pub fn build(
         medoid(rows, n)
     });
     let pass_codes = matches!(col.data, VectorData::Fp32(_) | VectorData::Fp16(_))
-        .then(|| PassCodes::encode(&pool, col, n, metric, params.seed));
+        .then(|| PassCodes::encode(col, n, metric, params.seed));
     let mut b = Builder {
         rows,
         search: rows,
@@ -760,11 +755,10 @@ mod tests {
         let mut rng = SplitMix64::new(9);
         let f: Vec<f32> = (0..n * dim).map(|_| rng.next_unit() as f32 * 2.0 - 1.0).collect();
         let norms: Vec<f32> = f.chunks(dim).map(|r| r.iter().map(|x| x * x).sum::<f32>().sqrt()).collect();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         for k in kernels::available() {
             for (metric, tol) in [(Metric::L2, 0.3), (Metric::Ip, 0.15), (Metric::Cosine, 0.01)] {
                 let col = column(VectorData::Fp32(&f), Some(&norms), dim);
-                let codes = PassCodes::encode(&pool, col, n, metric, 3);
+                let codes = PassCodes::encode(col, n, metric, 3);
                 let exact = Rows { kernels: k, metric, col, codes: None };
                 let coded = Rows { codes: Some(&codes), ..exact };
                 let (mut ea, mut ca) = (AnchorBuf::default(), AnchorBuf::default());
