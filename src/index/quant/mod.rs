@@ -185,6 +185,12 @@ impl<'a> Codes<'a> {
         &self.codes[row * self.code_bytes..(row + 1) * self.code_bytes]
     }
 
+    /// Offset, scale and original norm of row `row`.
+    #[inline]
+    fn row_params(&self, row: usize) -> &'a [f32] {
+        &self.params[row * PARAMS_PER_ROW..(row + 1) * PARAMS_PER_ROW]
+    }
+
     pub fn rows(&self) -> usize {
         self.params.len() / PARAMS_PER_ROW
     }
@@ -220,7 +226,7 @@ impl CodeScorer<'_> {
     #[inline]
     fn distance(&self, row: u32, precise: bool) -> f32 {
         let r = row as usize;
-        let p = &self.codes.params[r * PARAMS_PER_ROW..(r + 1) * PARAMS_PER_ROW];
+        let p = self.codes.row_params(r);
         let dot = self.dot(r, p, precise);
         match self.metric {
             Metric::L2 => self.query.norm_sq + p[2] * p[2] - 2.0 * dot,
@@ -259,7 +265,7 @@ impl Scorer for CodeScorer<'_> {
     fn prefetch(&self, row: u32) {
         let r = row as usize;
         kernels::prefetch_lines(self.codes.row(r), usize::MAX);
-        kernels::prefetch_lines(&self.codes.params[r * PARAMS_PER_ROW..(r + 1) * PARAMS_PER_ROW], 1);
+        kernels::prefetch_lines(self.codes.row_params(r), 1);
     }
 }
 
