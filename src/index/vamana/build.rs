@@ -65,10 +65,10 @@ struct AnchorBuf {
     i8s: Vec<i8>,
 }
 
-/// Rotated int8 codes of every row, which the first pass scores instead of the originals.
-/// That pass only has to turn the random graph into a navigable one for the second,
-/// which prunes with exact distances and decides the final lists; at a quarter of the
-/// bytes and with 64 dimensions per `vpdpbusd`, it costs a fraction of an exact pass.
+/// Rotated int8 codes of every row, which the searches of both passes (and the first
+/// pass's prunes) score instead of the originals: a quarter of the bytes and 64
+/// dimensions per `vpdpbusd`. The second pass prunes with exact distances and decides the
+/// final lists.
 struct PassCodes {
     dim: usize,
     codes: Vec<u8>,
