@@ -45,6 +45,20 @@ pub trait Scorer {
     fn dist(&self, row: u32) -> f32;
     /// Hints the CPU to load row `row`'s data; no effect on results.
     fn prefetch(&self, row: u32);
+
+    /// Whether [`Scorer::lower_bound`] can skip rows (the rows have sketches).
+    fn screens(&self) -> bool {
+        false
+    }
+
+    /// Hints the CPU to load what [`Scorer::lower_bound`] reads for `row`.
+    fn prefetch_screen(&self, _row: u32) {}
+
+    /// A distance `row` is, with high confidence, not below; computed without reading
+    /// the row's codes or vector. `-inf` (or NaN) when unknown.
+    fn lower_bound(&self, _row: u32) -> f32 {
+        f32::NEG_INFINITY
+    }
 }
 
 /// Scores against the segment's original vectors (mapped, used in place).

@@ -70,6 +70,10 @@ pub struct Kernels {
     /// query, in `i32`: `|Σ| <= 255·128·dim`, which fits for dim <= 65793 (20000 gives
     /// 652 800 000 < 2³¹).
     pub dot_u8_i8: fn(&[u8], &[i8]) -> i32,
+    /// `Σ qᵢ` over the `i < q.len()` whose bit is set in `bits` (bit `i % 64` of word
+    /// `i / 64`; missing words count as clear): a quantised query against a one-bit sketch.
+    /// Exact in `i32` (`|Σ| <= 128·dim`).
+    pub masked_sum_i8: fn(&[i8], &[u64]) -> i32,
     /// In-place unnormalized Walsh–Hadamard transform of a block whose length is a power
     /// of two: stages `h = 1, 2, 4, …`, each replacing every pair `(x[i], x[i + h])` (`i`
     /// with bit `h` clear) by `(x[i] + x[i + h], x[i] − x[i + h])`. Every set performs the
@@ -405,6 +409,36 @@ mod tests {
             }
             assert_eq!((k.dot_u8_i8)(&[u8::MAX; 20_000], &[i8::MIN; 20_000]), -652_800_000, "{}", k.isa);
             assert_eq!((k.dot_u8_i8)(&[u8::MAX; 20_000], &[i8::MAX; 20_000]), 647_700_000, "{}", k.isa);
+        }
+    }
+
+    #[test]
+    fn masked_sum_matches_the_oracle() {
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        for k in available() {
+            for n in DIMS {
+                let q: Vec<i8> = (0..n).map(|_| rng.random()).collect();
+                for density in [0.0, 0.1, 0.5, 1.0] {
+                    let mut bits = vec![0u64; n.div_ceil(64) + 1];
+                    // Bits past the query (and a spare word) must be ignored.
+                    for i in 0..bits.len() * 64 {
+                        if i >= n || rng.random::<f64>() < density {
+                            bits[i / 64] |= 1 << (i % 64);
+                        }
+                    }
+                    let want: i32 =
+                        (0..n).filter(|&i| bits[i / 64] >> (i % 64) & 1 == 1).map(|i| i32::from(q[i])).sum();
+                    assert_eq!((k.masked_sum_i8)(&q, &bits), want, "{} masked_sum_i8 dim {n}", k.isa);
+                    let short = &bits[..n / 64];
+                    let want: i32 = (0..n.min(64 * short.len()))
+                        .filter(|&i| short[i / 64] >> (i % 64) & 1 == 1)
+                        .map(|i| i32::from(q[i]))
+                        .sum();
+                    assert_eq!((k.masked_sum_i8)(&q, short), want, "{} masked_sum_i8 dim {n}, short bits", k.isa);
+                }
+            }
+            let q = vec![i8::MIN; 20_000];
+            assert_eq!((k.masked_sum_i8)(&q, &vec![u64::MAX; 313]), -2_560_000, "{}", k.isa);
         }
     }
 

@@ -18,6 +18,7 @@ pub(super) static KERNELS: Kernels = Kernels {
     dot_f32_u8,
     dot_f32_u4,
     dot_u8_i8,
+    masked_sum_i8,
     fwht,
 };
 
@@ -83,6 +84,11 @@ fn dot_f32_u4(q: &[f32], c: &[u8]) -> f32 {
 fn dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
     debug_assert_eq!(a.len(), b.len());
     a.iter().zip(b).fold(0, |s, (&x, &y)| s + i32::from(x) * i32::from(y))
+}
+
+fn masked_sum_i8(q: &[i8], bits: &[u64]) -> i32 {
+    let set = |i: usize| bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1);
+    q.iter().enumerate().filter(|&(i, _)| set(i)).map(|(_, &v)| i32::from(v)).sum()
 }
 
 fn fwht(x: &mut [f32]) {

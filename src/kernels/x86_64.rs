@@ -29,6 +29,7 @@ static AVX2: Kernels = Kernels {
     dot_f32_u8: avx2_dot_f32_u8,
     dot_f32_u4: avx2_dot_f32_u4,
     dot_u8_i8: avx2_dot_u8_i8,
+    masked_sum_i8: avx2_masked_sum_i8,
     fwht: avx2_fwht,
 };
 
@@ -47,7 +48,8 @@ static AVX512: Kernels = Kernels {
 
 /// AVX-512F plus the byte/word (BW) and dot-product (VNNI) extensions for the integer
 /// code kernels: `vpdpbusd` scores 64 `u8 × i8` pairs per instruction.
-static AVX512_VNNI: Kernels = Kernels { isa: "avx512f+bw+vnni", dot_u8_i8: vnni_dot_u8_i8, ..AVX512 };
+static AVX512_VNNI: Kernels =
+    Kernels { isa: "avx512f+bw+vnni", dot_u8_i8: vnni_dot_u8_i8, masked_sum_i8: vnni_masked_sum_i8, ..AVX512 };
 
 /// The sets this CPU runs, slowest first.
 pub(super) fn detected() -> impl Iterator<Item = &'static Kernels> {
@@ -125,6 +127,11 @@ fn avx2_dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
     unsafe { u8_i8_avx2(a, b) }
 }
 
+fn avx2_masked_sum_i8(q: &[i8], bits: &[u64]) -> i32 {
+    // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
+    unsafe { masked_sum_i8_avx2(q, bits) }
+}
+
 fn avx2_fwht(x: &mut [f32]) {
     debug_assert!(x.len().is_power_of_two() || x.is_empty());
     // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
@@ -135,6 +142,11 @@ fn vnni_dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
     debug_assert_eq!(a.len(), b.len());
     // SAFETY: only reachable through `AVX512_VNNI`, handed out after detecting avx512bw+vnni.
     unsafe { u8_i8_vnni(a, b) }
+}
+
+fn vnni_masked_sum_i8(q: &[i8], bits: &[u64]) -> i32 {
+    // SAFETY: only reachable through `AVX512_VNNI`, handed out after detecting avx512bw+vnni.
+    unsafe { masked_sum_i8_vnni(q, bits) }
 }
 
 fn avx512_dot_f32(a: &[f32], b: &[f32]) -> f32 {
@@ -427,6 +439,29 @@ fn u8_i8_avx2(a: &[u8], b: &[i8]) -> i32 {
     tail.fold(hsum_epi32(sum), |s, (&x, &y)| s + i32::from(x) * i32::from(y))
 }
 
+/// `Σ qᵢ` over set bits, 16 at a time: each 16-bit piece of the mask is spread over 16
+/// `i16` lanes (lane `j` keeps bit `j`), selects the widened query values, and pairs of
+/// lanes are summed into `i32` with `madd`.
+#[target_feature(enable = "avx2,fma,f16c")]
+fn masked_sum_i8_avx2(q: &[i8], bits: &[u64]) -> i32 {
+    let n = q.len().min(64 * bits.len());
+    let (q16, tail) = q[..n].as_chunks::<16>();
+    let lane_bits = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, i16::MIN);
+    let ones = _mm256_set1_epi16(1);
+    let mut acc = _mm256_setzero_si256();
+    for (c, x) in q16.iter().enumerate() {
+        let word = (bits[c / 4] >> (16 * (c % 4))) as u16 as i16;
+        let sel = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16(word), lane_bits), lane_bits);
+        let v = _mm256_and_si256(load_epi16(x), sel);
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(v, ones));
+    }
+    let start = n - tail.len();
+    tail.iter().enumerate().fold(hsum_epi32(acc), |s, (j, &v)| {
+        let i = start + j;
+        if bits[i / 64] >> (i % 64) & 1 == 1 { s + i32::from(v) } else { s }
+    })
+}
+
 /// Walsh–Hadamard transform, 8 lanes per vector: stages 1, 2 and 4 inside each vector (the
 /// partner lanes swapped in with a permute, then `partner ± self` as one FMA with a ±1
 /// vector: exact, so it equals the scalar `x + y` / `x − y`), then stages 8, 16, … between
@@ -645,6 +680,23 @@ fn f32_u4_avx512(q: &[f32], c: &[u8]) -> f32 {
 }
 
 // AVX-512 BW + VNNI: the integer code kernels.
+
+/// `Σ qᵢ` over set bits, 64 at a time: each mask word drives a masked byte load (bytes
+/// not selected, the tail's included, are neither read nor faulted on), and `vpdpbusd`
+/// with a vector of ones sums the selected bytes into `i32` lanes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn masked_sum_i8_vnni(q: &[i8], bits: &[u64]) -> i32 {
+    let ones = _mm512_set1_epi8(1);
+    let mut acc = _mm512_setzero_si512();
+    for (c, &word) in bits.iter().enumerate().take(q.len().div_ceil(64)) {
+        let left = q.len() - 64 * c;
+        let mask = if left >= 64 { word } else { word & (u64::MAX >> (64 - left)) };
+        // SAFETY: the mask selects only bytes `64c..64c + left` of `q`, all readable.
+        let v = unsafe { _mm512_maskz_loadu_epi8(mask, q.as_ptr().add(64 * c).cast()) };
+        acc = _mm512_dpbusd_epi32(acc, ones, v);
+    }
+    _mm512_reduce_add_epi32(acc)
+}
 
 /// Exact `Σ a·b` of u8 `a` and i8 `b`: `vpdpbusd` adds four `u8 × i8` products into each
 /// i32 lane without saturation; 2 accumulators × 64 bytes, and the tail through a masked

@@ -790,16 +790,22 @@ impl Checker<'_> {
         let cb = qz.code_bytes();
         let per = crate::index::quant::PARAMS_PER_ROW;
         let (mut buf, mut params, mut scratch) = (vec![0u8; cb], vec![0f32; per], Default::default());
+        let sketches = index.sketches();
+        let mut sketch = sketches.map(|_| vec![0u64; qz.sketch_words()]);
         let (mut checked, mut mismatched, mut first) = (0u64, 0u64, None);
         for r in (0..rows).step_by(step) {
-            qz.encode(&col.row_f32(r), &mut buf, &mut params, &mut scratch);
+            qz.encode(&col.row_f32(r), &mut buf, &mut params, sketch.as_deref_mut(), &mut scratch);
             let same_codes = codes.codes.get(r * cb..(r + 1) * cb) == Some(&buf[..]);
             let same_params = codes
                 .params
                 .get(r * per..(r + 1) * per)
                 .is_some_and(|p| p.iter().zip(&params).all(|(a, b)| a.to_bits() == b.to_bits()));
+            let same_sketch = match (sketches, &sketch) {
+                (Some(s), Some(want)) => r < s.rows() && s.row_words(r as u32) == &want[..],
+                _ => true,
+            };
             checked += 1;
-            if !(same_codes && same_params) {
+            if !(same_codes && same_params && same_sketch) {
                 mismatched += 1;
                 first.get_or_insert(r as u64);
             }

