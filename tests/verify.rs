@@ -600,7 +600,8 @@ fn regression_a_damaged_schema_that_still_parses_does_not_block_repair() {
     }
 }
 
-/// Damage confined to the codes keeps the graph (codes are re-encoded from the originals);
+/// Damage confined to the codes or sketches keeps the graph (both are re-encoded from the
+/// originals);
 /// a node no link reaches is reported as a warning and linked back in by repair.
 #[test]
 fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
@@ -615,20 +616,22 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
     let model = contents(&pristine);
     let idx = "SEG-000001-f002.idx";
 
-    // One byte of the codes section.
+    // One byte of the codes section, or of the sketches.
     let bytes = std::fs::read(pristine.join(idx)).unwrap();
     let (_, table) = container::read(Path::new(idx), &bytes, xvec::storage::FileKind::Index, |_| true).unwrap();
-    let codes = table.iter().find(|s| segment_index::section_name(s.kind) == Some("codes")).unwrap().offset;
-    let dir = tmp.path().join("codes");
-    copy_dir(&pristine, &dir);
-    let f = std::fs::OpenOptions::new().write(true).open(dir.join(idx)).unwrap();
-    f.write_at(&[bytes[codes as usize + 3] ^ 0x10], codes + 3).unwrap();
-    let r = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None }).unwrap();
-    assert_eq!(r.plan().actions.len(), 1, "{:?}", r.plan());
-    assert_eq!(r.plan().actions[0].what, "re-encode the codes from the originals");
-    let out = r.apply().unwrap();
-    assert!(out.after.is_clean() && out.losses.is_empty(), "{:?}", out.after.findings);
-    assert_eq!(contents(&dir), model);
+    for section in ["codes", "sketches"] {
+        let at = table.iter().find(|s| segment_index::section_name(s.kind) == Some(section)).unwrap().offset;
+        let dir = tmp.path().join(section);
+        copy_dir(&pristine, &dir);
+        let f = std::fs::OpenOptions::new().write(true).open(dir.join(idx)).unwrap();
+        f.write_at(&[bytes[at as usize + 3] ^ 0x10], at + 3).unwrap();
+        let r = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None }).unwrap();
+        assert_eq!(r.plan().actions.len(), 1, "{section}: {:?}", r.plan());
+        assert_eq!(r.plan().actions[0].what, "re-encode the codes and sketches from the originals", "{section}");
+        let out = r.apply().unwrap();
+        assert!(out.after.is_clean() && out.losses.is_empty(), "{section}: {:?}", out.after.findings);
+        assert_eq!(contents(&dir), model, "{section}");
+    }
 
     // Unlink one node from every list that points to it.
     let dir = tmp.path().join("graph");

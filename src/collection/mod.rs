@@ -108,6 +108,8 @@ pub struct MemoryUsage {
     pub owned_segments: u64,
     /// Quantized codes and their per-row params (index files).
     pub codes: u64,
+    /// One-bit sketches of the rows that graph searches screen with (index files).
+    pub sketches: u64,
     /// Graph links and levels (index files).
     pub graph: u64,
     /// Per-thread search scratch (visited sets, heaps), over all threads.
@@ -124,13 +126,14 @@ pub struct MemoryUsage {
 
 impl MemoryUsage {
     /// Every kind with a label for listings (`inspect memory`, `xvec bench`), in field order.
-    pub fn by_kind(&self) -> [(&'static str, u64); 10] {
+    pub fn by_kind(&self) -> [(&'static str, u64); 11] {
         // Destructured so that a new kind cannot be left out.
         let &MemoryUsage {
             mapped_vectors,
             mapped_other,
             owned_segments,
             codes,
+            sketches,
             graph,
             query_scratch,
             mem_vectors,
@@ -143,6 +146,7 @@ impl MemoryUsage {
             ("mapped keys and scalars", mapped_other),
             ("owned segments", owned_segments),
             ("codes", codes),
+            ("sketches", sketches),
             ("graph", graph),
             ("query scratch", query_scratch),
             ("unflushed vectors", mem_vectors),
@@ -485,6 +489,7 @@ impl Collection {
             for index in s.indexes.iter().flatten() {
                 let b = index.bytes_by_kind();
                 m.codes += b.codes;
+                m.sketches += b.sketches;
                 m.graph += b.graph;
             }
         }

@@ -5,6 +5,7 @@
 use std::cmp::Ordering;
 
 use super::flat::PreparedQuery;
+use super::quant::sketch::Screen;
 use crate::kernels::{self, Kernels};
 use crate::storage::column::{VectorColumn, VectorData};
 
@@ -46,18 +47,9 @@ pub trait Scorer {
     /// Hints the CPU to load row `row`'s data; no effect on results.
     fn prefetch(&self, row: u32);
 
-    /// Whether [`Scorer::lower_bound`] can skip rows (the rows have sketches).
-    fn screens(&self) -> bool {
-        false
-    }
-
-    /// Hints the CPU to load what [`Scorer::lower_bound`] reads for `row`.
-    fn prefetch_screen(&self, _row: u32) {}
-
-    /// A distance `row` is, with high confidence, not below; computed without reading
-    /// the row's codes or vector. `-inf` (or NaN) when unknown.
-    fn lower_bound(&self, _row: u32) -> f32 {
-        f32::NEG_INFINITY
+    /// The screen a search may consult before scoring a row (when the rows have sketches).
+    fn screen(&self) -> Option<&Screen<'_>> {
+        None
     }
 }
 
@@ -66,12 +58,18 @@ pub struct Originals<'a> {
     pub kernels: &'static Kernels,
     pub col: VectorColumn<'a>,
     pub query: &'a PreparedQuery,
+    /// The rows' sketches, when a graph search should screen with them.
+    pub screen: Option<Screen<'a>>,
 }
 
 impl Scorer for Originals<'_> {
     #[inline]
     fn dist(&self, row: u32) -> f32 {
         self.query.distance(self.kernels, &self.col, row as usize)
+    }
+
+    fn screen(&self) -> Option<&Screen<'_>> {
+        self.screen.as_ref()
     }
 
     #[inline]

@@ -3,7 +3,7 @@
 //!
 //! An index file is a [container](crate::storage::container) holding a JSON meta section
 //! and, as the parameters ask: the rotation, the codes and their per-row params, the rows'
-//! sketches (graph indexes over rotated codes), the HNSW levels, base layer, upper offsets
+//! sketches (graph indexes), the HNSW levels, base layer, upper offsets
 //! and upper layers, or the Vamana adjacency. Originals
 //! are never copied in: an FP32 graph scores against the segment's mapped vectors, and
 //! refinement reads them too. Files are written as `NAME.tmp`, fsynced, then renamed, so
@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use super::flat::PreparedQuery;
 use super::hnsw::{self, BuildProgress, Graph, GraphView, SearchScratch};
 use super::quant::rotation::Rotation;
-use super::quant::sketch::Sketches;
-use super::quant::{CodeScorer, Codes, Encoded, PARAMS_PER_ROW, QuantScratch, Quantizer};
+use super::quant::sketch::{self, Screen, SketchQuery, Sketches};
+use super::quant::{CodeScorer, Codes, PARAMS_PER_ROW, QuantScratch, Quantizer};
 use super::scorer::{Originals, Scored, Scorer};
 use super::topk::{Candidate, Sink, TopK};
 use super::vamana;
@@ -117,6 +117,8 @@ pub struct SegmentIndex {
     bytes: FileBytes,
     meta: IndexMeta,
     quantizer: Option<Quantizer>,
+    /// The stored rotation: of the codes (when rotated) and of the sketches.
+    rotation: Option<Rotation>,
     codes: Option<(Range<usize>, Range<usize>)>,
     sketches: Option<Range<usize>>,
     graph: Option<[Range<usize>; 4]>,
@@ -130,10 +132,12 @@ impl std::fmt::Debug for SegmentIndex {
     }
 }
 
-/// Bytes of an index by kind, for memory accounting (codes: with their params and sketches).
+/// Bytes of an index by kind, for memory accounting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IndexBytes {
+    /// Codes and their params.
     pub codes: u64,
+    pub sketches: u64,
     pub graph: u64,
 }
 
@@ -150,7 +154,7 @@ pub struct SearchParams<'a> {
 }
 
 thread_local! {
-    static SCRATCH: RefCell<(SearchScratch, QuantScratch, Vec<Scored>)> = RefCell::default();
+    static SCRATCH: RefCell<(SearchScratch, QuantScratch, Vec<Scored>, Vec<f32>)> = RefCell::default();
     /// What this thread last added to [`SCRATCH_BYTES`].
     static COUNTED: Counted = const { Counted(std::cell::Cell::new(0)) };
 }
@@ -177,9 +181,15 @@ fn quantizer_for(spec: &VectorSpec, rotation: Option<Rotation>) -> Option<Quanti
     (q.quantize != Quantize::None).then(|| Quantizer::new(q.quantize, spec.dim as usize, spec.metric, rotation))
 }
 
-/// Whether an index of `spec` keeps sketches: graph indexes over rotated codes.
-fn keeps_sketches(spec: &VectorSpec, quantizer: Option<&Quantizer>) -> bool {
-    !matches!(spec.index, IndexParams::Flat(_)) && quantizer.is_some_and(Quantizer::sketches)
+/// Whether an index of `spec` keeps sketches: graph indexes do.
+fn keeps_sketches(spec: &VectorSpec) -> bool {
+    !matches!(spec.index, IndexParams::Flat(_))
+}
+
+/// Whether an index of `spec` stores a rotation: for rotated codes, or for sketches.
+fn keeps_rotation(spec: &VectorSpec) -> bool {
+    let quant = spec.index.quant();
+    (quant.quantize != Quantize::None && quant.rotate) || keeps_sketches(spec)
 }
 
 /// Builds the index of `col` described by `spec` and writes it to `path`. Returns the
@@ -231,21 +241,22 @@ pub fn write_with_graph(
     write_index(path, segment_id, field, spec, rows, &encode(spec, col, rows), graph, adjacency)
 }
 
-/// The codes of every row (quantized indexes only) and the rotation they were made with.
-struct EncodedField {
+/// The codes of every row (quantized indexes only), their sketches (graph indexes) and
+/// the rotation they were made with.
+struct Encoded {
     rotation: Option<Rotation>,
-    quantizer: Option<Quantizer>,
-    encoded: Encoded,
+    codes: Option<(Vec<u8>, Vec<f32>)>,
+    sketches: Option<Vec<u64>>,
 }
 
-fn encode(spec: &VectorSpec, col: VectorColumn, rows: usize) -> EncodedField {
+fn encode(spec: &VectorSpec, col: VectorColumn, rows: usize) -> Encoded {
     let quant = spec.index.quant();
-    let rotation =
-        (quant.quantize != Quantize::None && quant.rotate).then(|| Rotation::new(spec.dim as usize, spec.index.seed()));
-    let quantizer = quantizer_for(spec, rotation.clone());
-    let sketches = keeps_sketches(spec, quantizer.as_ref());
-    let encoded = quantizer.as_ref().map_or_else(Default::default, |qz| qz.encode_rows(col, rows, sketches));
-    EncodedField { rotation, quantizer, encoded }
+    let rotation = keeps_rotation(spec).then(|| Rotation::new(spec.dim as usize, spec.index.seed()));
+    let quantizer = quantizer_for(spec, rotation.clone().filter(|_| quant.rotate));
+    let codes = quantizer.map(|qz| qz.encode_rows(col, rows));
+    let sketches =
+        rotation.as_ref().filter(|_| keeps_sketches(spec)).map(|r| sketch::encode_rows(col, rows, r, spec.metric));
+    Encoded { rotation, codes, sketches }
 }
 
 /// Writes a finished index through a temp file renamed over `path`; returns its size.
@@ -256,7 +267,7 @@ fn write_index(
     field: u16,
     spec: &VectorSpec,
     rows: usize,
-    e: &EncodedField,
+    e: &Encoded,
     graph: Option<&Graph>,
     adjacency: Option<&vamana::Graph>,
 ) -> Result<u64, StorageError> {
@@ -275,7 +286,8 @@ fn write_index(
         field,
         &meta,
         e.rotation.as_ref(),
-        e.quantizer.is_some().then_some(&e.encoded),
+        e.codes.as_ref(),
+        e.sketches.as_ref(),
         graph,
         adjacency,
     )
@@ -300,12 +312,12 @@ fn write(
     field: u16,
     meta: &IndexMeta,
     rotation: Option<&Rotation>,
-    codes: Option<&Encoded>,
+    codes: Option<&(Vec<u8>, Vec<f32>)>,
+    sketches: Option<&Vec<u64>>,
     graph: Option<&Graph>,
     adjacency: Option<&vamana::Graph>,
 ) -> Result<u64, StorageError> {
     use crate::storage::mmap::as_bytes;
-    let sketches = codes.filter(|c| !c.sketches.is_empty()).map(|c| &c.sketches);
     let count = 1
         + rotation.is_some() as usize
         + 2 * codes.is_some() as usize
@@ -318,9 +330,9 @@ fn write(
     if let Some(r) = rotation {
         w.section(Kind::Rotation as u16, field, |s| s.put(&r.encode()))?;
     }
-    if let Some(e) = codes {
-        w.section(Kind::Codes as u16, field, |s| s.put(&e.codes))?;
-        w.section(Kind::Params as u16, field, |s| s.put(as_bytes(&e.params)))?;
+    if let Some((c, p)) = codes {
+        w.section(Kind::Codes as u16, field, |s| s.put(c))?;
+        w.section(Kind::Params as u16, field, |s| s.put(as_bytes(p)))?;
     }
     if let Some(sk) = sketches {
         w.section(Kind::Sketches as u16, field, |s| s.put(as_bytes(sk)))?;
@@ -389,13 +401,13 @@ impl SegmentIndex {
             ));
         }
         let quant = spec.index.quant();
-        let rotation = match (find(Kind::Rotation), quant.quantize != Quantize::None && quant.rotate) {
+        let rotation = match (find(Kind::Rotation), keeps_rotation(spec)) {
             (Some(s), true) => Some(Rotation::decode(&b[s.range()], spec.dim as usize).map_err(|e| bad(s.offset, e))?),
             (None, false) => None,
             (Some(s), false) => return Err(bad(s.offset, "rotation section in an index without rotation".into())),
             (None, true) => return Err(bad(32, "rotation section missing".into())),
         };
-        let quantizer = quantizer_for(spec, rotation);
+        let quantizer = quantizer_for(spec, rotation.clone().filter(|_| quant.rotate));
         let codes = match (&quantizer, find(Kind::Codes), find(Kind::Params)) {
             (Some(qz), Some(c), Some(p)) => {
                 if c.len != (qz.code_bytes() * rows) as u64 || p.len != (PARAMS_PER_ROW * 4 * rows) as u64 {
@@ -409,16 +421,16 @@ impl SegmentIndex {
             (None, None, None) => None,
             _ => return Err(bad(32, "code sections do not match the quantization".into())),
         };
-        let sketches = match (quantizer.as_ref().filter(|qz| keeps_sketches(spec, Some(qz))), find(Kind::Sketches)) {
-            (Some(qz), Some(s)) => {
-                if s.len != (qz.sketch_words() * 8 * rows) as u64 {
+        let sketches = match (keeps_sketches(spec), find(Kind::Sketches)) {
+            (true, Some(s)) => {
+                if s.len != (sketch::words_per_row(spec.dim as usize) * 8 * rows) as u64 {
                     return Err(bad(s.offset, format!("sketches of {} bytes do not fit {rows} rows", s.len)));
                 }
                 Some(s.range())
             }
-            (None, None) => None,
-            (Some(_), None) => return Err(bad(32, "sketch section missing".into())),
-            (None, Some(s)) => return Err(bad(s.offset, "sketch section in an index that keeps none".into())),
+            (false, None) => None,
+            (true, None) => return Err(bad(32, "sketch section missing".into())),
+            (false, Some(s)) => return Err(bad(s.offset, "sketch section in an index that keeps none".into())),
         };
         let graph =
             match (&spec.index, find(Kind::Levels), find(Kind::Base), find(Kind::UpperOffsets), find(Kind::Upper)) {
@@ -443,8 +455,17 @@ impl SegmentIndex {
         {
             return Err(bad(32, "duplicate sections".into()));
         }
-        let index =
-            SegmentIndex { path: path.to_path_buf(), bytes, meta, quantizer, codes, sketches, graph, adjacency };
+        let index = SegmentIndex {
+            path: path.to_path_buf(),
+            bytes,
+            meta,
+            quantizer,
+            rotation,
+            codes,
+            sketches,
+            graph,
+            adjacency,
+        };
         if let Some(g) = index.graph() {
             g.validate().map_err(|e| hnsw::corrupt(path, 0, e))?;
         }
@@ -520,17 +541,22 @@ impl SegmentIndex {
         })
     }
 
-    /// The rows' sketches, for graph indexes over rotated codes.
+    /// The stored rotation (of rotated codes and of sketches).
+    pub fn rotation(&self) -> Option<&Rotation> {
+        self.rotation.as_ref()
+    }
+
+    /// The rows' sketches, for graph indexes.
     pub fn sketches(&self) -> Option<Sketches<'_>> {
         Some(Sketches { words: self.slice(self.sketches.as_ref()?)?, dim: self.meta.dim as usize })
     }
 
     pub fn bytes_by_kind(&self) -> IndexBytes {
         let sketches = self.sketches.as_ref().map_or(0, |r| r.len() as u64);
-        let codes = self.codes.as_ref().map_or(0, |(c, p)| (c.len() + p.len()) as u64) + sketches;
+        let codes = self.codes.as_ref().map_or(0, |(c, p)| (c.len() + p.len()) as u64);
         let hnsw = self.graph.as_ref().map_or(0, |g| g.iter().map(|r| r.len() as u64).sum());
         let vamana = self.adjacency.as_ref().map_or(0, |r| r.len() as u64);
-        IndexBytes { codes, graph: hnsw + vamana }
+        IndexBytes { codes, sketches, graph: hnsw + vamana }
     }
 
     pub fn file_len(&self) -> u64 {
@@ -549,20 +575,20 @@ impl SegmentIndex {
     ) {
         let k = kernels::best();
         SCRATCH.with(|cell| {
-            let (scratch, qscratch, found) = &mut *cell.borrow_mut();
-            let orig = Originals { kernels: k, col: originals, query };
+            let (scratch, qscratch, found, tmp) = &mut *cell.borrow_mut();
+            let orig = Originals { kernels: k, col: originals, query, screen: None };
             let refine = self.quantizer.is_some() && p.refine > 0;
             let want = if refine { p.k * p.refine } else { p.k };
             match (&self.quantizer, self.codes()) {
                 (Some(qz), Some(codes)) => {
                     let qq = qz.prepare(raw_query, qscratch);
-                    let scorer = CodeScorer {
-                        kernels: k,
-                        codes,
-                        sketches: self.sketches(),
-                        query: &qq,
-                        metric: self.meta.metric,
+                    // Rotated codes share the sketches' rotation: the query is rotated once.
+                    let sq = match qz.rotation() {
+                        Some(_) => self.sketches.as_ref().map(|_| SketchQuery::new(qq.rotated(), qq.norm_sq())),
+                        None => self.sketch_query(raw_query, tmp),
                     };
+                    let screen = self.screen(sq.as_ref());
+                    let scorer = CodeScorer { kernels: k, codes, screen, query: &qq, metric: self.meta.metric };
                     self.candidates(&scorer, want, p, scratch, found);
                     if !refine && scorer.rounds_query() {
                         // The beam's candidates, not just the first `want`: the full-precision
@@ -571,7 +597,11 @@ impl SegmentIndex {
                         found.sort_unstable();
                     }
                 }
-                _ => self.candidates(&orig, want, p, scratch, found),
+                _ => {
+                    let sq = self.sketch_query(raw_query, tmp);
+                    let scorer = Originals { screen: self.screen(sq.as_ref()), ..orig };
+                    self.candidates(&scorer, want, p, scratch, found);
+                }
             }
             let best = &found[..want.min(found.len())];
             if refine {
@@ -594,6 +624,16 @@ impl SegmentIndex {
                 SCRATCH_BYTES.fetch_add(now.wrapping_sub(before), Ordering::Relaxed);
             }
         });
+    }
+
+    /// The query for this index's sketches, if it keeps them.
+    fn sketch_query(&self, raw_query: &[f32], tmp: &mut Vec<f32>) -> Option<SketchQuery> {
+        self.sketches.as_ref()?;
+        Some(SketchQuery::prepare(raw_query, self.rotation.as_ref()?, self.meta.metric, tmp))
+    }
+
+    fn screen<'a>(&'a self, query: Option<&'a SketchQuery>) -> Option<Screen<'a>> {
+        Some(Screen { kernels: kernels::best(), sketches: self.sketches()?, query: query?, metric: self.meta.metric })
     }
 
     fn candidates<S: Scorer>(
@@ -653,8 +693,9 @@ mod tests {
     use crate::schema::VectorType;
     use crate::storage::column::{Validity, VectorData};
 
-    /// A graph search over rotated int8 codes screens neighbours with their sketches: it
-    /// scores fewer rows than without them, and finds the same neighbours.
+    /// A graph search screens neighbours with their sketches, over int8 codes and over
+    /// FP32 originals: it scores fewer rows than without them, and finds the same
+    /// neighbours.
     #[test]
     fn sketches_skip_most_rows_and_keep_recall() {
         let (n, dim, k, ef) = (4000, 256, 10, 40);
@@ -663,49 +704,60 @@ mod tests {
         let centers: Vec<Vec<f32>> = (0..20).map(|_| (0..dim).map(|_| unit()).collect()).collect();
         let mut point = |i: usize| -> Vec<f32> { centers[i % 20].iter().map(|c| c + unit()).collect() };
         let data: Vec<f32> = (0..n).flat_map(&mut point).collect();
+        let norms: Vec<f32> = data.chunks_exact(dim).map(|r| r.iter().map(|v| v * v).sum::<f32>().sqrt()).collect();
         let queries: Vec<Vec<f32>> = (0..100).map(|i| point(i * 7)).collect();
         let dir = tempfile::tempdir().unwrap();
-        for metric in [Metric::Cosine, Metric::L2, Metric::Ip] {
-            let norms: Vec<f32> = data.chunks_exact(dim).map(|r| r.iter().map(|v| v * v).sum::<f32>().sqrt()).collect();
-            let col = VectorColumn {
-                dim,
-                validity: Validity(None),
-                data: VectorData::Fp32(&data),
-                norms: (metric == Metric::Cosine).then_some(&norms[..]),
-            };
-            let index: IndexParams =
-                serde_json::from_str(r#"{"type":"hnsw","m":12,"ef_construction":100,"quantize":"int8"}"#).unwrap();
-            let spec = VectorSpec { elem: VectorType::Fp32, dim: dim as u32, metric, index };
-            let path = dir.path().join(format!("{}.idx", metric.name()));
-            build(&path, 1, 0, &spec, col, n, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
-            let idx = SegmentIndex::open(&path, 1, 0, &spec, n, true, true).unwrap();
-            assert_eq!(idx.sketches().map(|s| s.rows()), Some(n));
-            let (qz, g, kern) = (idx.quantizer().unwrap(), idx.graph().unwrap(), kernels::best());
-            let (mut hits, mut scored) = ([0usize; 2], [0u64; 2]);
-            for q in &queries {
-                let exact = PreparedQuery::float(metric, q.clone());
-                let orig = Originals { kernels: kern, col, query: &exact };
-                let mut truth: Vec<Scored> = (0..n as u32).map(|r| Scored { dist: orig.dist(r), id: r }).collect();
-                truth.sort_unstable();
-                let qq = qz.prepare(q, &mut QuantScratch::default());
-                for (i, sketches) in [None, idx.sketches()].into_iter().enumerate() {
-                    let s = CodeScorer { kernels: kern, codes: idx.codes().unwrap(), sketches, query: &qq, metric };
-                    let (mut sc, mut out) = (SearchScratch::default(), Vec::new());
-                    assert!(hnsw::search(
-                        &g,
-                        &s,
-                        hnsw::Beam { ef, allowed: None, budget: usize::MAX },
-                        &mut sc,
-                        &mut out
-                    ));
-                    hits[i] += out.iter().take(k).filter(|c| truth[..k].iter().any(|t| t.id == c.id)).count();
-                    scored[i] += sc.distances;
+        let kern = kernels::best();
+        for quantize in ["int8", "none"] {
+            for metric in [Metric::Cosine, Metric::L2, Metric::Ip] {
+                let col = VectorColumn {
+                    dim,
+                    validity: Validity(None),
+                    data: VectorData::Fp32(&data),
+                    norms: (metric == Metric::Cosine).then_some(&norms[..]),
+                };
+                let json = format!(r#"{{"type":"hnsw","m":12,"ef_construction":100,"quantize":"{quantize}"}}"#);
+                let index: IndexParams = serde_json::from_str(&json).unwrap();
+                let spec = VectorSpec { elem: VectorType::Fp32, dim: dim as u32, metric, index };
+                let path = dir.path().join(format!("{quantize}-{}.idx", metric.name()));
+                build(&path, 1, 0, &spec, col, n, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
+                let idx = SegmentIndex::open(&path, 1, 0, &spec, n, true, true).unwrap();
+                assert_eq!(idx.sketches().map(|s| s.rows()), Some(n));
+                let g = idx.graph().unwrap();
+                let (mut hits, mut scored) = ([0usize; 2], [0u64; 2]);
+                for q in &queries {
+                    let exact = PreparedQuery::float(metric, q.clone());
+                    let orig = Originals { kernels: kern, col, query: &exact, screen: None };
+                    let mut truth: Vec<Scored> = (0..n as u32).map(|r| Scored { dist: orig.dist(r), id: r }).collect();
+                    truth.sort_unstable();
+                    let sq = idx.sketch_query(q, &mut Vec::new());
+                    let qq = idx.quantizer().map(|qz| qz.prepare(q, &mut QuantScratch::default()));
+                    for (i, screen) in [None, idx.screen(sq.as_ref())].into_iter().enumerate() {
+                        let beam = hnsw::Beam { ef, allowed: None, budget: usize::MAX };
+                        let (mut sc, mut out) = (SearchScratch::default(), Vec::new());
+                        match &qq {
+                            Some(qq) => {
+                                let s = CodeScorer {
+                                    kernels: kern,
+                                    codes: idx.codes().unwrap(),
+                                    screen,
+                                    query: qq,
+                                    metric,
+                                };
+                                assert!(hnsw::search(&g, &s, beam, &mut sc, &mut out));
+                            }
+                            None => assert!(hnsw::search(&g, &Originals { screen, ..orig }, beam, &mut sc, &mut out)),
+                        }
+                        hits[i] += out.iter().take(k).filter(|c| truth[..k].iter().any(|t| t.id == c.id)).count();
+                        scored[i] += sc.distances;
+                    }
                 }
+                let recall = hits.map(|h| h as f64 / (queries.len() * k) as f64);
+                let case = format!("{quantize} {metric:?}");
+                assert!(recall[1] >= recall[0] - 0.015 && recall[1] > 0.9, "{case}: recall {recall:?}");
+                // Spread-out clusters; on real embeddings (wordnet-minilm-384) seven in ten go.
+                assert!(scored[1] * 10 < scored[0] * 8, "{case}: scored {scored:?} rows without and with sketches");
             }
-            let recall = hits.map(|h| h as f64 / (queries.len() * k) as f64);
-            assert!(recall[1] >= recall[0] - 0.015 && recall[1] > 0.9, "{metric:?}: recall {recall:?}");
-            // Spread-out clusters; on real embeddings (wordnet-minilm-384) seven in ten go.
-            assert!(scored[1] * 10 < scored[0] * 8, "{metric:?}: scored {scored:?} rows without and with sketches");
         }
     }
 }

@@ -17,6 +17,7 @@ use super::{
     CodesReport, FileReport, Finding, GraphReport, RecallReport, Report, Severity, Stats, VerifyOptions, WalReport,
 };
 use crate::error::StorageError;
+use crate::index::quant::sketch;
 use crate::index::segment_index::{self, SearchParams, SegmentIndex};
 use crate::index::{PreparedQuery, TopK, flat};
 use crate::kernels;
@@ -711,7 +712,9 @@ impl Checker<'_> {
         }
         self.topology(e, ie, &field, &index, &ignored, &mut st);
         if let Some(seg) = seg {
-            if self.codes(e, ie, &field, &index, seg) {
+            // Both run: each reports its own finding.
+            let (codes, sketches) = (self.codes(e, ie, &field, &index, seg), self.sketches(ie, &index, seg));
+            if codes || sketches {
                 st.damage = IdxDamage::Codes;
             }
             if self.opts.deep && matches!(st.damage, IdxDamage::None | IdxDamage::Unreachable(_)) {
@@ -780,6 +783,39 @@ impl Checker<'_> {
         });
     }
 
+    /// Re-encodes the sketches of a sample of rows (all with `deep`) and compares with the
+    /// stored ones. Returns true when they differ.
+    fn sketches(&mut self, ie: &IndexEntry, index: &SegmentIndex, seg: &Segment) -> bool {
+        let (Some(sketches), Some(rotation)) = (index.sketches(), index.rotation()) else { return false };
+        let col = seg.vector(ie.field as usize);
+        let rows = sketches.rows().min(seg.rows());
+        let step = if self.opts.deep { 1 } else { (rows / self.opts.code_sample.max(1)).max(1) };
+        let (mut y, mut tmp) = (vec![0f32; col.dim], Vec::new());
+        let mut want = vec![0u64; sketch::words_per_row(col.dim)];
+        let (mut checked, mut mismatched, mut first) = (0u64, 0u64, None);
+        for r in (0..rows).step_by(step) {
+            rotation.apply(&col.row_f32(r), &mut y, &mut tmp);
+            sketch::encode(&y, index.meta().metric, &mut want);
+            checked += 1;
+            if sketches.row_words(r as u32) != want {
+                mismatched += 1;
+                first.get_or_insert(r);
+            }
+        }
+        if let Some(r) = first {
+            self.f.push(
+                Finding::new(
+                    Severity::Corrupt,
+                    &ie.file,
+                    "sketches",
+                    format!("stored sketches differ from the re-encoded originals (first at row {r})"),
+                )
+                .expected(format!("0 of {checked} rows"), format!("{mismatched} of {checked} rows")),
+            );
+        }
+        first.is_some()
+    }
+
     /// Re-encodes a sample of rows (all with `deep`) and compares with the stored codes.
     /// Returns true when they differ.
     fn codes(&mut self, e: &SegmentEntry, ie: &IndexEntry, field: &str, index: &SegmentIndex, seg: &Segment) -> bool {
@@ -790,22 +826,16 @@ impl Checker<'_> {
         let cb = qz.code_bytes();
         let per = crate::index::quant::PARAMS_PER_ROW;
         let (mut buf, mut params, mut scratch) = (vec![0u8; cb], vec![0f32; per], Default::default());
-        let sketches = index.sketches();
-        let mut sketch = sketches.map(|_| vec![0u64; qz.sketch_words()]);
         let (mut checked, mut mismatched, mut first) = (0u64, 0u64, None);
         for r in (0..rows).step_by(step) {
-            qz.encode(&col.row_f32(r), &mut buf, &mut params, sketch.as_deref_mut(), &mut scratch);
+            qz.encode(&col.row_f32(r), &mut buf, &mut params, &mut scratch);
             let same_codes = codes.codes.get(r * cb..(r + 1) * cb) == Some(&buf[..]);
             let same_params = codes
                 .params
                 .get(r * per..(r + 1) * per)
                 .is_some_and(|p| p.iter().zip(&params).all(|(a, b)| a.to_bits() == b.to_bits()));
-            let same_sketch = match (sketches, &sketch) {
-                (Some(s), Some(want)) => r < s.rows() && s.row_words(r as u32) == &want[..],
-                _ => true,
-            };
             checked += 1;
-            if !(same_codes && same_params && same_sketch) {
+            if !(same_codes && same_params) {
                 mismatched += 1;
                 first.get_or_insert(r as u64);
             }

@@ -378,7 +378,9 @@ impl Repair {
                     IdxDamage::Missing | IdxDamage::Broken => {
                         (Step::BuildIndex { pos, field }, "rebuild from the segment's vectors".to_string())
                     }
-                    IdxDamage::Codes => (Step::Recode { pos, field }, "re-encode the codes from the originals".into()),
+                    IdxDamage::Codes => {
+                        (Step::Recode { pos, field }, "re-encode the codes and sketches from the originals".into())
+                    }
                     IdxDamage::Unreachable(ids) => (
                         Step::Reconnect { pos, field },
                         format!("reconnect {} unreachable nodes (or rebuild the graph)", ids.len()),

@@ -152,7 +152,7 @@ impl Builder<'_> {
     fn insert(&self, node: u32, sc: &mut BuildScratch) {
         let level = self.graph.levels[node as usize] as usize;
         let query = PreparedQuery::from_row(self.metric, &self.col, node as usize);
-        let scorer = Originals { kernels: self.kernels, col: self.col, query: &query };
+        let scorer = Originals { kernels: self.kernels, col: self.col, query: &query, screen: None };
         let guard = self.top.lock().expect("top lock");
         let (entry, top_level) = *guard;
         // Raising the top level: hold the entry point until this node is linked.

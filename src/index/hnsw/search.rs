@@ -134,13 +134,13 @@ pub(crate) fn search_layer<L: Links, S: Scorer>(
         // Once the results are full, a neighbour whose sketch puts it beyond the bound
         // (with high confidence) is skipped without reading its row: most would be scored
         // only to be rejected.
-        let screen = s.screens() && f.results.len() >= ef;
+        let screen = s.screen().filter(|_| f.results.len() >= ef);
         let mut fresh = 0;
         for i in 0..sc.links.len() {
             let nb = sc.links[i];
             if sc.visited.insert(nb) {
-                if screen {
-                    s.prefetch_screen(nb);
+                if let Some(screen) = screen {
+                    screen.prefetch(nb);
                 }
                 sc.links[fresh] = nb;
                 fresh += 1;
@@ -152,7 +152,7 @@ pub(crate) fn search_layer<L: Links, S: Scorer>(
         for i in 0..fresh {
             let nb = sc.links[i];
             // NaN (no estimate) keeps the row.
-            if screen && s.lower_bound(nb) > bound {
+            if screen.is_some_and(|screen| screen.lower_bound(nb) > bound) {
                 continue;
             }
             s.prefetch(nb);

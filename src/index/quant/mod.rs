@@ -12,8 +12,8 @@
 //! wordnet-minilm-384). The candidates a search returns are re-scored against the f32
 //! query ([`CodeScorer::precise`]) or, with refinement, against the originals.
 //!
-//! Graph indexes over rotated codes also keep a one-bit [`sketch`] of every row, which
-//! lets a search skip most neighbours without reading their codes.
+//! Graph indexes also keep a one-bit [`sketch`] of every rotated row, which lets a search
+//! skip most neighbours without reading their codes or vectors.
 
 pub mod rotation;
 pub mod sketch;
@@ -26,7 +26,7 @@ use crate::schema::{Metric, Quantize};
 use crate::storage::column::VectorColumn;
 use crate::storage::mmap::cast_slice;
 use rotation::Rotation;
-use sketch::Sketches;
+use sketch::Screen;
 
 /// Floats kept per row beside its codes: offset, scale, norm of the original.
 pub const PARAMS_PER_ROW: usize = 3;
@@ -46,11 +46,20 @@ pub struct QuantQuery {
     q: Vec<f32>,
     sum: f32,
     norm_sq: f32,
-    /// `q` rounded to i8 with `q ≈ q8_scale · q8` (for int8 codes and for sketches).
+    /// int8 fields: `q` rounded to i8 with `q ≈ q8_scale · q8`; empty otherwise.
     q8: Vec<i8>,
     q8_scale: f32,
-    /// `Σ q8`.
-    q8_sum: i32,
+}
+
+impl QuantQuery {
+    /// The query as the codes see it: rotated, unit length for cosine.
+    pub fn rotated(&self) -> &[f32] {
+        &self.q
+    }
+
+    pub fn norm_sq(&self) -> f32 {
+        self.norm_sq
+    }
 }
 
 /// Per-thread buffers for encoding and query preparation.
@@ -95,22 +104,10 @@ impl Quantizer {
         }
     }
 
-    /// Encodes one original vector into `codes` (`code_bytes` long) and its params, and
-    /// into its sketch when `sketch` is given (rotated quantizers only).
-    pub fn encode(
-        &self,
-        x: &[f32],
-        codes: &mut [u8],
-        params: &mut [f32],
-        sketch: Option<&mut [u64]>,
-        s: &mut QuantScratch,
-    ) {
+    /// Encodes one original vector into `codes` (`code_bytes` long) and its params.
+    pub fn encode(&self, x: &[f32], codes: &mut [u8], params: &mut [f32], s: &mut QuantScratch) {
         let norm = x.iter().map(|&v| v as f64 * v as f64).sum::<f64>().sqrt() as f32;
         let y = self.rotate(x, s);
-        if let Some(out) = sketch {
-            debug_assert!(self.rotation.is_some(), "sketches need rotated rows");
-            sketch::encode(y, self.metric, out);
-        }
         let (min, scale) = match self.kind {
             Quantize::Fp16 => {
                 for (c, &v) in codes.chunks_exact_mut(2).zip(y) {
@@ -140,34 +137,16 @@ impl Quantizer {
         params.copy_from_slice(&[min, scale, norm]);
     }
 
-    /// Whether graph indexes with this quantizer keep sketches (rotated codes only).
-    pub fn sketches(&self) -> bool {
-        self.rotation.is_some()
-    }
-
-    /// Words of one row's sketch.
-    pub fn sketch_words(&self) -> usize {
-        sketch::words_per_row(self.dim)
-    }
-
-    /// Codes and params of rows `0..rows` of `col`, one after another, and their sketches
-    /// when `sketches` (else empty).
-    pub fn encode_rows(&self, col: VectorColumn, rows: usize, sketches: bool) -> Encoded {
+    /// Codes and params of rows `0..rows` of `col`, one after another.
+    pub fn encode_rows(&self, col: VectorColumn, rows: usize) -> (Vec<u8>, Vec<f32>) {
         let cb = self.code_bytes();
-        let sw = if sketches { self.sketch_words() } else { 0 };
-        let mut e = Encoded {
-            codes: vec![0u8; cb * rows],
-            params: vec![0f32; PARAMS_PER_ROW * rows],
-            sketches: vec![0u64; sw * rows],
-        };
+        let mut codes = vec![0u8; cb * rows];
+        let mut params = vec![0f32; PARAMS_PER_ROW * rows];
         let mut s = QuantScratch::default();
-        let mut sk = e.sketches.chunks_exact_mut(sw.max(1));
-        for (r, (c, p)) in
-            e.codes.chunks_exact_mut(cb.max(1)).zip(e.params.chunks_exact_mut(PARAMS_PER_ROW)).enumerate()
-        {
-            self.encode(&col.row_f32(r), c, p, sk.next(), &mut s);
+        for (r, (c, p)) in codes.chunks_exact_mut(cb.max(1)).zip(params.chunks_exact_mut(PARAMS_PER_ROW)).enumerate() {
+            self.encode(&col.row_f32(r), c, p, &mut s);
         }
-        e
+        (codes, params)
     }
 
     /// Prepares a query vector (already checked for dimension and finiteness).
@@ -179,19 +158,9 @@ impl Quantizer {
             v.iter_mut().for_each(|x| *x *= inv);
             norm_sq = 1.0;
         }
-        let (q8, q8_scale) =
-            if self.kind == Quantize::Int8 || self.sketches() { round_to_i8(&v) } else { (Vec::new(), 0.0) };
-        let q8_sum = q8.iter().map(|&x| i32::from(x)).sum();
-        QuantQuery { sum: sum(&v), q: v, norm_sq, q8, q8_scale, q8_sum }
+        let (q8, q8_scale) = if self.kind == Quantize::Int8 { round_to_i8(&v) } else { (Vec::new(), 0.0) };
+        QuantQuery { sum: sum(&v), q: v, norm_sq, q8, q8_scale }
     }
-}
-
-/// Codes, params and sketches of a run of rows, as [`Quantizer::encode_rows`] makes them.
-#[derive(Debug, Default)]
-pub struct Encoded {
-    pub codes: Vec<u8>,
-    pub params: Vec<f32>,
-    pub sketches: Vec<u64>,
 }
 
 /// `Σ v` in 8 independent lanes, so the compiler vectorizes it.
@@ -207,7 +176,7 @@ fn sum(v: &[f32]) -> f32 {
 }
 
 /// `v ≈ scale · q` with `q` in -127..=127 (symmetric, so the kernel needs no offset).
-fn round_to_i8(v: &[f32]) -> (Vec<i8>, f32) {
+pub(crate) fn round_to_i8(v: &[f32]) -> (Vec<i8>, f32) {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
     let inv = 1.0 / scale;
@@ -248,7 +217,7 @@ pub struct CodeScorer<'a> {
     pub kernels: &'static Kernels,
     pub codes: Codes<'a>,
     /// The rows' sketches, when the index keeps them: searches then screen neighbours.
-    pub sketches: Option<Sketches<'a>>,
+    pub screen: Option<Screen<'a>>,
     pub query: &'a QuantQuery,
     pub metric: Metric,
 }
@@ -308,25 +277,8 @@ impl Scorer for CodeScorer<'_> {
         self.distance(row, false)
     }
 
-    fn screens(&self) -> bool {
-        self.sketches.is_some()
-    }
-
-    #[inline]
-    fn prefetch_screen(&self, row: u32) {
-        if let Some(sk) = &self.sketches {
-            kernels::prefetch_lines(sk.row_words(row), 1);
-        }
-    }
-
-    #[inline]
-    fn lower_bound(&self, row: u32) -> f32 {
-        let Some(sk) = &self.sketches else { return f32::NEG_INFINITY };
-        let sk = sk.row(row);
-        let q = self.query;
-        let set = (self.kernels.masked_sum_i8)(&q.q8, sk.bits);
-        let s = q.q8_scale * (2 * set - q.q8_sum) as f32;
-        sk.lower_bound(s, q.norm_sq, self.metric)
+    fn screen(&self) -> Option<&Screen<'_>> {
+        self.screen.as_ref()
     }
 
     /// All of the row's code lines (a handful: 6 for int8 at dim 384) and its params line,
@@ -374,13 +326,13 @@ mod tests {
                     for (i, r) in rows.iter().enumerate() {
                         let cb = quant.code_bytes();
                         let (c, p) = (&mut codes[i * cb..(i + 1) * cb], &mut params[i * 3..i * 3 + 3]);
-                        quant.encode(r, c, p, None, &mut s);
+                        quant.encode(r, c, p, &mut s);
                     }
                     let prepared = quant.prepare(&q, &mut s);
                     let scorer = CodeScorer {
                         kernels: crate::kernels::best(),
                         codes: Codes { kind, code_bytes: quant.code_bytes(), codes: &codes, params: &params },
-                        sketches: None,
+                        screen: None,
                         query: &prepared,
                         metric,
                     };

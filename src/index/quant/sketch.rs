@@ -1,10 +1,11 @@
 //! One-bit sketches of rotated rows, for screening graph neighbours: a search reads a
 //! neighbour's sketch (one cache line at dim 384) and skips the neighbour when its
 //! distance lies, with high confidence, beyond the search's bound, instead of reading its
-//! codes (seven lines for int8 at dim 384, params included). Most scored neighbours of a
+//! codes or vector (seven lines for int8 at dim 384, params included; 24 for FP32). Most scored neighbours of a
 //! beam search end up rejected, and the search is bound by memory reads: on
-//! wordnet-minilm-384 (HNSW m = 16, ef 48) searches read the codes of 28.5% of the
-//! neighbours they meet, and answer 15–25% more queries per second.
+//! wordnet-minilm-384 (HNSW m = 16, ef 48) searches read the rows of 28.5% of the
+//! neighbours they meet, and answer 15–25% more queries per second over int8 codes, 60–70%
+//! more over FP32 vectors, at the same recall.
 //!
 //! The estimator is RaBitQ's (Gao & Long, SIGMOD 2024) on the rotated row `y` without
 //! centring: with `b = sign(y)`, `⟨q, y⟩ ≈ |y|² / Σ|yᵢ| · Σ bᵢ qᵢ`, and the error of the
@@ -17,7 +18,10 @@
 //! `i % 64` of word `i / 64` set when `yᵢ > 0`), then the row's scale `a` and error `e` as
 //! two f32 in one word and its squared norm (L2 only) in the next, then zero padding.
 
+use super::rotation::Rotation;
+use crate::kernels::{self, Kernels};
 use crate::schema::Metric;
+use crate::storage::column::VectorColumn;
 
 /// Deviations of the estimate subtracted before a neighbour is skipped. Recall on
 /// wordnet-minilm-384 (HNSW m=16, int8 + refine 2, ef 48) is unchanged from 1.3 up,
@@ -58,6 +62,76 @@ pub fn encode(y: &[f32], metric: Metric, out: &mut [u64]) {
     let b = y.len().div_ceil(64);
     out[b] = (a as f32).to_bits() as u64 | ((e as f32).to_bits() as u64) << 32;
     out[b + 1] = if metric == Metric::L2 { (n2 as f32).to_bits() as u64 } else { 0 };
+}
+
+/// Sketches of rows `0..rows` of `col` under `rotation`, one after another.
+pub fn encode_rows(col: VectorColumn, rows: usize, rotation: &Rotation, metric: Metric) -> Vec<u64> {
+    let w = words_per_row(col.dim);
+    let mut out = vec![0u64; w * rows];
+    let (mut y, mut tmp) = (vec![0f32; col.dim], Vec::new());
+    for (r, words) in out.chunks_exact_mut(w).enumerate() {
+        rotation.apply(&col.row_f32(r), &mut y, &mut tmp);
+        encode(&y, metric, words);
+    }
+    out
+}
+
+/// A query as sketches are scored against: rotated (unit length for cosine) and rounded
+/// to i8, `q ≈ scale · q8`.
+#[derive(Clone, Debug, Default)]
+pub struct SketchQuery {
+    q8: Vec<i8>,
+    scale: f32,
+    /// `Σ q8`.
+    sum: i32,
+    norm_sq: f32,
+}
+
+impl SketchQuery {
+    /// From the rotated query (already unit length for cosine) and its squared norm.
+    pub fn new(rotated: &[f32], norm_sq: f32) -> SketchQuery {
+        let (q8, scale) = super::round_to_i8(rotated);
+        SketchQuery { sum: q8.iter().map(|&x| i32::from(x)).sum(), q8, scale, norm_sq }
+    }
+
+    /// Rotates `q` (unit length first for cosine) and rounds it.
+    pub fn prepare(q: &[f32], rotation: &Rotation, metric: Metric, tmp: &mut Vec<f32>) -> SketchQuery {
+        let mut y = vec![0f32; q.len()];
+        rotation.apply(q, &mut y, tmp);
+        let mut norm_sq = (kernels::best().dot_f32)(&y, &y);
+        if metric == Metric::Cosine && norm_sq > 0.0 {
+            let inv = 1.0 / norm_sq.sqrt();
+            y.iter_mut().for_each(|v| *v *= inv);
+            norm_sq = 1.0;
+        }
+        SketchQuery::new(&y, norm_sq)
+    }
+}
+
+/// Screens rows for one query: what a scorer consults before reading a row.
+#[derive(Clone, Copy, Debug)]
+pub struct Screen<'a> {
+    pub kernels: &'static Kernels,
+    pub sketches: Sketches<'a>,
+    pub query: &'a SketchQuery,
+    pub metric: Metric,
+}
+
+impl Screen<'_> {
+    #[inline]
+    pub fn prefetch(&self, row: u32) {
+        kernels::prefetch_lines(self.sketches.row_words(row), 1);
+    }
+
+    /// A distance the row's is, with high confidence, not below (see [`Sketch::lower_bound`]).
+    #[inline]
+    pub fn lower_bound(&self, row: u32) -> f32 {
+        let sk = self.sketches.row(row);
+        let q = self.query;
+        let set = (self.kernels.masked_sum_i8)(&q.q8, sk.bits);
+        let s = q.scale * (2 * set - q.sum) as f32;
+        sk.lower_bound(s, q.norm_sq, self.metric)
+    }
 }
 
 /// The sketches of one segment's field, in place.

@@ -84,7 +84,7 @@ impl PassCodes {
         use crate::schema::Quantize;
         let dim = col.dim;
         let quant = Quantizer::new(Quantize::Int8, dim, metric, Some(Rotation::new(dim, seed)));
-        let crate::index::quant::Encoded { codes, params, .. } = quant.encode_rows(col, n, false);
+        let (codes, params) = quant.encode_rows(col, n);
         let sums =
             codes.chunks_exact(dim.max(1)).map(|c| c.iter().map(|&x| u32::from(x)).sum::<u32>() as f32).collect();
         PassCodes { dim, codes, params, sums }
