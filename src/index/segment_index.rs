@@ -33,8 +33,9 @@ use crate::storage::column::VectorColumn;
 use crate::storage::container::{self, ContainerWriter, RawSection};
 use crate::storage::mmap::{FileBytes, cast_slice};
 
-/// Distances an unfiltered graph search computes, per `ef × fanout`. Measured on
-/// wordnet-minilm-384 (HNSW m=16, ef=64: about 0.4 × 64 × 32 ≈ 820 distances).
+/// Neighbours an unfiltered graph search meets (screens or scores), per `ef × fanout`.
+/// Measured on wordnet-minilm-384 (HNSW m=16, ef=64: about 0.4 × 64 × 32 ≈ 820). The
+/// choice it drives was re-measured with sketches: see `docs/format.md`.
 pub const GRAPH_DISTANCES_PER_EF_FANOUT: f64 = 0.4;
 
 /// Cost model of a filtered search (see `docs/format.md`, "Filtered search"). Both paths
