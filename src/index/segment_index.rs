@@ -212,7 +212,7 @@ pub fn build(
     let encoded = encode(spec, col, rows);
     let (mut graph, mut adjacency) = (None, None);
     match &spec.index {
-        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, &control) {
+        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, encoded.screen(spec.dim), &control) {
             Some(g) => graph = Some(g),
             None => return Ok(None),
         },
@@ -248,6 +248,13 @@ struct Encoded {
     rotation: Option<Rotation>,
     codes: Option<(Vec<u8>, Vec<f32>)>,
     sketches: Option<Vec<u64>>,
+}
+
+impl Encoded {
+    /// The sketches as a build screens with them, and their rotation.
+    fn screen(&self, dim: u32) -> Option<(Sketches<'_>, &Rotation)> {
+        Some((Sketches { words: self.sketches.as_ref()?, dim: dim as usize }, self.rotation.as_ref()?))
+    }
 }
 
 fn encode(spec: &VectorSpec, col: VectorColumn, rows: usize) -> Encoded {
@@ -634,7 +641,8 @@ impl SegmentIndex {
     }
 
     fn screen<'a>(&'a self, query: Option<&'a SketchQuery>) -> Option<Screen<'a>> {
-        Some(Screen { kernels: kernels::best(), sketches: self.sketches()?, query: query?, metric: self.meta.metric })
+        let (kernels, metric, sigmas) = (kernels::best(), self.meta.metric, sketch::SCREEN_SIGMAS);
+        Some(Screen { kernels, sketches: self.sketches()?, query: query?, metric, sigmas })
     }
 
     fn candidates<S: Scorer>(

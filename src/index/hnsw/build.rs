@@ -11,6 +11,8 @@ use rayon::prelude::*;
 use super::search::{Beam, SearchScratch, greedy, search_layer};
 use super::{Graph, Links, MAX_LEVEL, NO_UPPER, NONE};
 use crate::index::flat::{PreparedQuery, row_distance};
+use crate::index::quant::rotation::Rotation;
+use crate::index::quant::sketch::{BUILD_SCREEN_SIGMAS, Screen, SketchQuery, Sketches};
 use crate::index::rng::SplitMix64;
 use crate::index::scorer::{Originals, Scored, Scorer};
 use crate::kernels::Kernels;
@@ -112,6 +114,7 @@ struct BuildScratch {
     pool: Vec<Scored>,
     kept: Vec<Scored>,
     links: Vec<u32>,
+    rotated: Vec<f32>,
 }
 
 struct Builder<'a> {
@@ -119,6 +122,8 @@ struct Builder<'a> {
     metric: Metric,
     col: VectorColumn<'a>,
     graph: BuildGraph,
+    /// The rows' sketches and their rotation: construction searches screen with them.
+    sketches: Option<(Sketches<'a>, &'a Rotation)>,
     ef_construction: usize,
     /// Entry point and top level; held for a whole insertion that raises the top level.
     top: Mutex<(u32, usize)>,
@@ -152,7 +157,17 @@ impl Builder<'_> {
     fn insert(&self, node: u32, sc: &mut BuildScratch) {
         let level = self.graph.levels[node as usize] as usize;
         let query = PreparedQuery::from_row(self.metric, &self.col, node as usize);
-        let scorer = Originals { kernels: self.kernels, col: self.col, query: &query, screen: None };
+        let sq = self
+            .sketches
+            .map(|(_, r)| SketchQuery::prepare(&self.col.row_f32(node as usize), r, self.metric, &mut sc.rotated));
+        let screen = self.sketches.zip(sq.as_ref()).map(|((sketches, _), query)| Screen {
+            kernels: self.kernels,
+            sketches,
+            query,
+            metric: self.metric,
+            sigmas: BUILD_SCREEN_SIGMAS,
+        });
+        let scorer = Originals { kernels: self.kernels, col: self.col, query: &query, screen };
         let guard = self.top.lock().expect("top lock");
         let (entry, top_level) = *guard;
         // Raising the top level: hold the entry point until this node is linked.
@@ -199,12 +214,15 @@ impl Builder<'_> {
 
 /// Builds the graph of all rows of `col`. `concurrency` threads (1 = deterministic);
 /// `progress` is called now and then; `cancel` stops the build early (`None` returned).
+/// With the rows' `sketches` (and their rotation), construction searches screen
+/// neighbours as queries do.
 pub fn build(
     kernels: &'static Kernels,
     metric: Metric,
     col: VectorColumn,
     rows: usize,
     params: &HnswParams,
+    sketches: Option<(Sketches, &Rotation)>,
     ctl: &BuildControl,
 ) -> Option<Graph> {
     let BuildControl { concurrency, progress, cancel } = *ctl;
@@ -239,6 +257,7 @@ pub fn build(
         metric,
         col,
         graph,
+        sketches,
         ef_construction: (params.ef_construction as usize).max(m),
         top: Mutex::new((0, first_level)),
     };
