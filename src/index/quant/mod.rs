@@ -176,7 +176,7 @@ fn sum(v: &[f32]) -> f32 {
 }
 
 /// `v ≈ scale · q` with `q` in -127..=127 (symmetric, so the kernel needs no offset).
-pub(crate) fn round_to_i8(v: &[f32]) -> (Vec<i8>, f32) {
+fn round_to_i8(v: &[f32]) -> (Vec<i8>, f32) {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
     let inv = 1.0 / scale;

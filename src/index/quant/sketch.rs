@@ -1,11 +1,11 @@
 //! One-bit sketches of rotated rows, for screening graph neighbours: a search reads a
 //! neighbour's sketch (one cache line at dim 384) and skips the neighbour when its
 //! distance lies, with high confidence, beyond the search's bound, instead of reading its
-//! codes or vector (seven lines for int8 at dim 384, params included; 24 for FP32). Most scored neighbours of a
-//! beam search end up rejected, and the search is bound by memory reads: on
-//! wordnet-minilm-384 (HNSW m = 16, ef 48) searches read the rows of 28.5% of the
-//! neighbours they meet, and answer 15–25% more queries per second over int8 codes, 60–70%
-//! more over FP32 vectors, at the same recall.
+//! codes or vector (seven lines for int8 at dim 384, params included; 24 for FP32). Most
+//! scored neighbours of a beam search end up rejected, and the search is bound by memory
+//! reads: on wordnet-minilm-384 (HNSW m = 16, ef 48) searches read the rows of 28.5% of
+//! the neighbours they meet, and answer 15–25% more queries per second over int8 codes,
+//! 60–70% more over FP32 vectors, at the same recall.
 //!
 //! The estimator is RaBitQ's (Gao & Long, SIGMOD 2024) on the rotated row `y` without
 //! centring: with `b = sign(y)`, `⟨q, y⟩ ≈ |y|² / Σ|yᵢ| · Σ bᵢ qᵢ`, and the error of the
@@ -52,8 +52,8 @@ pub fn encode(y: &[f32], metric: Metric, out: &mut [u64]) {
         n2 += v as f64 * v as f64;
     }
     let (d, n) = (y.len() as f64, n2.sqrt());
-    // σ of the normalised estimate; a row of zeros or a single dimension gets no estimate
-    // (`e` infinite keeps every such neighbour).
+    // σ of the normalised estimate. A row of zeros is scored exactly by `a = e = 0`; a
+    // single dimension gets an infinite `e`, which keeps the row.
     let sigma = if l1 > 0.0 && d > 1.0 {
         let o = l1 / (d.sqrt() * n);
         ((1.0 - o * o).max(0.0) / (o * o * (d - 1.0))).sqrt()
