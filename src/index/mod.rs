@@ -4,6 +4,7 @@
 pub mod flat;
 pub mod hnsw;
 pub mod quant;
+pub mod reach;
 pub mod rng;
 pub mod scorer;
 pub mod segment_index;

@@ -22,6 +22,7 @@ use super::hnsw::{self, BuildProgress, Graph, GraphView, SearchScratch};
 use super::quant::rotation::Rotation;
 use super::quant::sketch::{self, Screen, SketchQuery, Sketches};
 use super::quant::{CodeScorer, Codes, PARAMS_PER_ROW, QuantScratch, Quantizer};
+use super::reach::BaseLayer;
 use super::scorer::{Originals, Scored, Scorer};
 use super::topk::{Candidate, Sink, TopK};
 use super::vamana;
@@ -221,6 +222,16 @@ pub fn build(
             None => return Ok(None),
         },
         IndexParams::Flat(_) => progress(BuildProgress { done: rows, total: rows }),
+    }
+    // Every row with a vector must be reachable from the entry point, or no search finds it.
+    let layer = match (&mut graph, &mut adjacency) {
+        (Some(g), _) => Some(BaseLayer { stride: g.m0 + 1, entry: g.entry, words: &mut g.base }),
+        (None, Some(v)) => Some(BaseLayer { stride: v.degree + 1, entry: v.medoid, words: &mut v.adjacency }),
+        (None, None) => None,
+    };
+    if let Some(mut layer) = layer {
+        // `None` (no reachable node with room) leaves the rest for verify to report.
+        let _ = layer.link_unreachable(k, spec.metric, &col, |u| !col.validity.is_valid(u as usize));
     }
     write_index(path, segment_id, field, spec, rows, &encoded, graph.as_ref(), adjacency.as_ref()).map(Some)
 }

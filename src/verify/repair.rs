@@ -22,8 +22,9 @@ use super::salvage::Salvage;
 use super::topology::{self, Layer};
 use super::{Report, VerifyOptions};
 use crate::error::StorageError;
+use crate::index::reach::BaseLayer;
 use crate::index::segment_index::{self, SegmentIndex};
-use crate::index::{flat, hnsw, vamana};
+use crate::index::{hnsw, vamana};
 use crate::kernels;
 use crate::schema::Schema;
 use crate::storage::column::{ColumnSource, SegmentView, VarColumn};
@@ -738,50 +739,13 @@ fn reconnect(
     metric: crate::schema::Metric,
     ignored: &RoaringBitmap,
 ) -> Option<Graphs> {
-    let col = seg.vector(field);
-    let k = kernels::best();
-    let (words, stride, entry) = match &mut graphs {
-        (Some(g), _) => (&mut g.base, g.m0 + 1, g.entry),
-        (None, Some(v)) => (&mut v.adjacency, v.degree + 1, v.medoid),
+    let mut layer = match &mut graphs {
+        (Some(g), _) => BaseLayer { stride: g.m0 + 1, entry: g.entry, words: &mut g.base },
+        (None, Some(v)) => BaseLayer { stride: v.degree + 1, entry: v.medoid, words: &mut v.adjacency },
         (None, None) => return None,
     };
-    let n = words.len() / stride;
-    let cap = stride - 1;
-    let mut reached = vec![false; n];
-    let spread = |from: u32, reached: &mut Vec<bool>, words: &[u32]| {
-        let mut queue = vec![from];
-        reached[from as usize] = true;
-        while let Some(u) = queue.pop() {
-            let at = u as usize * stride;
-            let count = (words[at] as usize).min(cap);
-            for &v in &words[at + 1..at + 1 + count] {
-                if (v as usize) < n && !reached[v as usize] {
-                    reached[v as usize] = true;
-                    queue.push(v);
-                }
-            }
-        }
-    };
-    if entry as usize >= n {
-        return None;
-    }
-    spread(entry, &mut reached, words);
-    for u in 0..n as u32 {
-        if reached[u as usize] || ignored.contains(u) {
-            continue;
-        }
-        let mut near: Vec<(f32, u32)> = (0..n as u32)
-            .filter(|&v| reached[v as usize])
-            .map(|v| (flat::row_distance(k, metric, &col, v as usize, u as usize), v))
-            .collect();
-        near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let v = near.iter().map(|&(_, v)| v).find(|&v| (words[v as usize * stride] as usize) < cap)?;
-        let at = v as usize * stride;
-        let count = words[at] as usize;
-        words[at + 1 + count] = u;
-        words[at] = count as u32 + 1;
-        spread(u, &mut reached, words);
-    }
+    let n = layer.words.len() / layer.stride;
+    layer.link_unreachable(kernels::best(), metric, &seg.vector(field), |u| ignored.contains(u))?;
     // The result must pass the same check verify applies.
     let fine = match &graphs {
         (Some(g), _) => topology::check_hnsw(&g.view(), ignored).first().is_some_and(|l| l.unreachable_live == 0),
