@@ -419,8 +419,21 @@ impl SegmentIndex {
                 ),
             ));
         }
+        // Index files written before sketches existed have neither sketches nor (for
+        // unrotated codes) a rotation: they open, and their searches do not screen.
+        let sketches = match (keeps_sketches(spec), find(Kind::Sketches)) {
+            (true, Some(s)) => {
+                if s.len != (sketch::words_per_row(spec.dim as usize) * 8 * rows) as u64 {
+                    return Err(bad(s.offset, format!("sketches of {} bytes do not fit {rows} rows", s.len)));
+                }
+                Some(s.range())
+            }
+            (_, None) => None,
+            (false, Some(s)) => return Err(bad(s.offset, "sketch section in an index that keeps none".into())),
+        };
         let quant = spec.index.quant();
-        let rotation = match (find(Kind::Rotation), keeps_rotation(spec)) {
+        let wants_rotation = (quant.quantize != Quantize::None && quant.rotate) || sketches.is_some();
+        let rotation = match (find(Kind::Rotation), wants_rotation) {
             (Some(s), true) => Some(Rotation::decode(&b[s.range()], spec.dim as usize).map_err(|e| bad(s.offset, e))?),
             (None, false) => None,
             (Some(s), false) => return Err(bad(s.offset, "rotation section in an index without rotation".into())),
@@ -439,17 +452,6 @@ impl SegmentIndex {
             }
             (None, None, None) => None,
             _ => return Err(bad(32, "code sections do not match the quantization".into())),
-        };
-        let sketches = match (keeps_sketches(spec), find(Kind::Sketches)) {
-            (true, Some(s)) => {
-                if s.len != (sketch::words_per_row(spec.dim as usize) * 8 * rows) as u64 {
-                    return Err(bad(s.offset, format!("sketches of {} bytes do not fit {rows} rows", s.len)));
-                }
-                Some(s.range())
-            }
-            (false, None) => None,
-            (true, None) => return Err(bad(32, "sketch section missing".into())),
-            (false, Some(s)) => return Err(bad(s.offset, "sketch section in an index that keeps none".into())),
         };
         let graph =
             match (&spec.index, find(Kind::Levels), find(Kind::Base), find(Kind::UpperOffsets), find(Kind::Upper)) {
@@ -778,6 +780,57 @@ mod tests {
                 // Spread-out clusters; on real embeddings (wordnet-minilm-384) seven in ten go.
                 assert!(scored[1] * 10 < scored[0] * 8, "{case}: scored {scored:?} rows without and with sketches");
             }
+        }
+    }
+
+    /// Index files written before sketches existed (no sketches; no rotation unless the
+    /// codes are rotated) still open, and search without screening.
+    #[test]
+    fn indexes_without_sketches_still_open() {
+        let (n, dim) = (300, 16);
+        let mut rng = SplitMix64::new(4);
+        let data: Vec<f32> = (0..n * dim).map(|_| rng.next_unit() as f32).collect();
+        let col = VectorColumn { dim, validity: Validity(None), data: VectorData::Fp32(&data), norms: None };
+        let dir = tempfile::tempdir().unwrap();
+        for quantize in ["none", "int8"] {
+            let json = format!(r#"{{"type":"hnsw","m":8,"ef_construction":32,"quantize":"{quantize}"}}"#);
+            let spec = VectorSpec {
+                elem: VectorType::Fp32,
+                dim: dim as u32,
+                metric: Metric::L2,
+                index: serde_json::from_str(&json).unwrap(),
+            };
+            let path = dir.path().join(format!("{quantize}.idx"));
+            build(&path, 1, 0, &spec, col, n, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
+            let new = SegmentIndex::open(&path, 1, 0, &spec, n, true, true).unwrap();
+            assert!(new.sketches().is_some() && new.rotation().is_some(), "{quantize}");
+            let g = new.graph().unwrap();
+            let graph = Graph {
+                m: g.m,
+                m0: g.m0,
+                entry: g.entry,
+                max_level: g.max_level,
+                levels: g.levels.to_vec(),
+                base: g.base.to_vec(),
+                upper_offsets: g.upper_offsets.to_vec(),
+                upper: g.upper.to_vec(),
+            };
+            let codes = new.codes().map(|c| (c.codes.to_vec(), c.params.to_vec()));
+            let rotation = new.quantizer().and_then(|q| q.rotation()).cloned();
+            let old = dir.path().join(format!("{quantize}-old.idx"));
+            write(&old, 1, 0, new.meta(), rotation.as_ref(), codes.as_ref(), None, Some(&graph), None).unwrap();
+            let idx = SegmentIndex::open(&old, 1, 0, &spec, n, true, true).unwrap();
+            assert!(idx.sketches().is_none(), "{quantize}");
+            assert_eq!(idx.rotation().is_some(), quantize == "int8");
+            let q = &data[..dim];
+            let (mut a, mut b) = (TopK::new(5), TopK::new(5));
+            let p = SearchParams { k: 5, ef: 32, refine: 0, allowed: None, position: 0 };
+            let exact = PreparedQuery::float(Metric::L2, q.to_vec());
+            idx.search(col, &exact, q, p, &mut a);
+            new.search(col, &exact, q, p, &mut b);
+            let ids = |t: TopK| t.into_sorted().into_iter().map(|c| c.row).collect::<Vec<_>>();
+            assert_eq!(ids(a)[0], 0, "{quantize}: a row is its own nearest neighbour");
+            assert_eq!(ids(b)[0], 0, "{quantize}");
         }
     }
 }
