@@ -605,7 +605,7 @@ fn regression_a_damaged_schema_that_still_parses_does_not_block_repair() {
 /// a node no link reaches is reported as a warning and linked back in by repair.
 #[test]
 fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
-    use xvec::index::hnsw::{Graph, NONE};
+    use xvec::index::hnsw::NONE;
     use xvec::index::segment_index::{self, SegmentIndex};
     use xvec::storage::column::SegmentView;
     use xvec::storage::segment::Segment;
@@ -641,16 +641,7 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
     let seg = Segment::open(&dir.join("SEG-000001.xseg"), std::sync::Arc::new(s.clone()), true, true).unwrap();
     let index = SegmentIndex::open(&dir.join(idx), 1, 2, spec, seg.rows(), true, true).unwrap();
     let g = index.graph().unwrap();
-    let mut graph = Graph {
-        m: g.m,
-        m0: g.m0,
-        entry: g.entry,
-        max_level: g.max_level,
-        levels: g.levels.to_vec(),
-        base: g.base.to_vec(),
-        upper_offsets: g.upper_offsets.to_vec(),
-        upper: g.upper.to_vec(),
-    };
+    let mut graph = g.to_graph();
     let victim =
         (0..seg.rows() as u32).find(|&n| n != g.entry && g.levels[n as usize] == 0 && n != 1 && n != 2).unwrap();
     for block in graph.base.chunks_exact_mut(g.m0 + 1) {

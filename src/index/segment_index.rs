@@ -804,17 +804,7 @@ mod tests {
             build(&path, 1, 0, &spec, col, n, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
             let new = SegmentIndex::open(&path, 1, 0, &spec, n, true, true).unwrap();
             assert!(new.sketches().is_some() && new.rotation().is_some(), "{quantize}");
-            let g = new.graph().unwrap();
-            let graph = Graph {
-                m: g.m,
-                m0: g.m0,
-                entry: g.entry,
-                max_level: g.max_level,
-                levels: g.levels.to_vec(),
-                base: g.base.to_vec(),
-                upper_offsets: g.upper_offsets.to_vec(),
-                upper: g.upper.to_vec(),
-            };
+            let graph = new.graph().unwrap().to_graph();
             let codes = new.codes().map(|c| (c.codes.to_vec(), c.params.to_vec()));
             let rotation = new.quantizer().and_then(|q| q.rotation()).cloned();
             let old = dir.path().join(format!("{quantize}-old.idx"));

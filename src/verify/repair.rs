@@ -713,16 +713,7 @@ type Graphs = (Option<hnsw::Graph>, Option<vamana::Graph>);
 
 /// Owned copies of an index's graphs, to write around new codes.
 fn owned_graphs(index: &SegmentIndex) -> Graphs {
-    let h = index.graph().map(|g| hnsw::Graph {
-        m: g.m,
-        m0: g.m0,
-        entry: g.entry,
-        max_level: g.max_level,
-        levels: g.levels.to_vec(),
-        base: g.base.to_vec(),
-        upper_offsets: g.upper_offsets.to_vec(),
-        upper: g.upper.to_vec(),
-    });
+    let h = index.graph().map(|g| g.to_graph());
     let v =
         index.vamana().map(|g| vamana::Graph { degree: g.degree, medoid: g.medoid, adjacency: g.adjacency.to_vec() });
     (h, v)

@@ -47,6 +47,20 @@ impl GraphView<'_> {
         self.levels.len()
     }
 
+    /// An owned copy, to change and write again (repair, tests).
+    pub fn to_graph(&self) -> Graph {
+        Graph {
+            m: self.m,
+            m0: self.m0,
+            entry: self.entry,
+            max_level: self.max_level,
+            levels: self.levels.to_vec(),
+            base: self.base.to_vec(),
+            upper_offsets: self.upper_offsets.to_vec(),
+            upper: self.upper.to_vec(),
+        }
+    }
+
     /// The base-layer neighbours of `node`, in place.
     #[inline]
     pub fn base_neighbors(&self, node: u32) -> &[u32] {
