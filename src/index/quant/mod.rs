@@ -152,15 +152,22 @@ impl Quantizer {
     /// Prepares a query vector (already checked for dimension and finiteness).
     pub fn prepare(&self, q: &[f32], s: &mut QuantScratch) -> QuantQuery {
         let mut v = self.rotate(q, s).to_vec();
-        let mut norm_sq = (kernels::best().dot_f32)(&v, &v);
-        if self.metric == Metric::Cosine && norm_sq > 0.0 {
-            let inv = 1.0 / norm_sq.sqrt();
-            v.iter_mut().for_each(|x| *x *= inv);
-            norm_sq = 1.0;
-        }
+        let norm_sq = normalize_for(self.metric, &mut v);
         let (q8, q8_scale) = if self.kind == Quantize::Int8 { round_to_i8(&v) } else { (Vec::new(), 0.0) };
         QuantQuery { sum: sum(&v), q: v, norm_sq, q8, q8_scale }
     }
+}
+
+/// Scales a (rotated) query to unit length for cosine, unless it is zero; returns its
+/// squared norm after that (1 for a non-zero cosine query).
+fn normalize_for(metric: Metric, v: &mut [f32]) -> f32 {
+    let norm_sq = (kernels::best().dot_f32)(v, v);
+    if metric == Metric::Cosine && norm_sq > 0.0 {
+        let inv = 1.0 / norm_sq.sqrt();
+        v.iter_mut().for_each(|x| *x *= inv);
+        return 1.0;
+    }
+    norm_sq
 }
 
 /// `Σ v` in 8 independent lanes, so the compiler vectorizes it.

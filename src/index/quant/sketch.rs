@@ -101,16 +101,11 @@ impl SketchQuery {
         SketchQuery { sum: q8.iter().map(|&x| i32::from(x)).sum(), q8, scale, norm_sq }
     }
 
-    /// Rotates `q` (unit length first for cosine) and rounds it.
+    /// Rotates `q` (then scales it to unit length for cosine) and rounds it.
     pub fn prepare(q: &[f32], rotation: &Rotation, metric: Metric, tmp: &mut Vec<f32>) -> SketchQuery {
         let mut y = vec![0f32; q.len()];
         rotation.apply(q, &mut y, tmp);
-        let mut norm_sq = (kernels::best().dot_f32)(&y, &y);
-        if metric == Metric::Cosine && norm_sq > 0.0 {
-            let inv = 1.0 / norm_sq.sqrt();
-            y.iter_mut().for_each(|v| *v *= inv);
-            norm_sq = 1.0;
-        }
+        let norm_sq = super::normalize_for(metric, &mut y);
         SketchQuery::new(&y, norm_sq)
     }
 }
