@@ -224,12 +224,7 @@ pub fn build(
         IndexParams::Flat(_) => progress(BuildProgress { done: rows, total: rows }),
     }
     // Every row with a vector must be reachable from the entry point, or no search finds it.
-    let layer = match (&mut graph, &mut adjacency) {
-        (Some(g), _) => Some(BaseLayer { stride: g.m0 + 1, entry: g.entry, words: &mut g.base }),
-        (None, Some(v)) => Some(BaseLayer { stride: v.degree + 1, entry: v.medoid, words: &mut v.adjacency }),
-        (None, None) => None,
-    };
-    if let Some(mut layer) = layer {
+    if let Some(mut layer) = BaseLayer::of(graph.as_mut(), adjacency.as_mut()) {
         // `None` (no reachable node with room) leaves the rest for verify to report.
         let _ = layer.link_unreachable(k, spec.metric, &col, |u| !col.validity.is_valid(u as usize));
     }

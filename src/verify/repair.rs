@@ -730,11 +730,7 @@ fn reconnect(
     metric: crate::schema::Metric,
     ignored: &RoaringBitmap,
 ) -> Option<Graphs> {
-    let mut layer = match &mut graphs {
-        (Some(g), _) => BaseLayer { stride: g.m0 + 1, entry: g.entry, words: &mut g.base },
-        (None, Some(v)) => BaseLayer { stride: v.degree + 1, entry: v.medoid, words: &mut v.adjacency },
-        (None, None) => return None,
-    };
+    let mut layer = BaseLayer::of(graphs.0.as_mut(), graphs.1.as_mut())?;
     let n = layer.words.len() / layer.stride;
     layer.link_unreachable(kernels::best(), metric, &seg.vector(field), |u| ignored.contains(u))?;
     // The result must pass the same check verify applies.
