@@ -788,32 +788,49 @@ impl Checker<'_> {
     fn sketches(&mut self, ie: &IndexEntry, index: &SegmentIndex, seg: &Segment) -> bool {
         let (Some(sketches), Some(rotation)) = (index.sketches(), index.rotation()) else { return false };
         let col = seg.vector(ie.field as usize);
-        let rows = sketches.rows().min(seg.rows());
-        let step = if self.opts.deep { 1 } else { (rows / self.opts.code_sample.max(1)).max(1) };
         let (mut y, mut tmp) = (vec![0f32; col.dim], Vec::new());
         let mut want = vec![0u64; sketch::words_per_row(col.dim)];
-        let (mut checked, mut mismatched, mut first) = (0u64, 0u64, None);
-        for r in (0..rows).step_by(step) {
+        let rows = sketches.rows().min(seg.rows());
+        let sample = self.compare_sample(&ie.file, "sketches", rows, |r| {
             rotation.apply(&col.row_f32(r), &mut y, &mut tmp);
             sketch::encode(&y, index.meta().metric, &mut want);
-            checked += 1;
-            if sketches.row_words(r as u32) != want {
-                mismatched += 1;
-                first.get_or_insert(r);
+            sketches.row_words(r as u32) == want
+        });
+        sample.first_mismatch.is_some()
+    }
+
+    /// Re-encodes a sample of `rows` (all with `deep`) through `same`, which says whether
+    /// row `r`'s stored encoding matches; reports a finding on `section` of `file` when
+    /// some do not.
+    fn compare_sample(
+        &mut self,
+        file: &str,
+        section: &str,
+        rows: usize,
+        mut same: impl FnMut(usize) -> bool,
+    ) -> Sample {
+        let step = if self.opts.deep { 1 } else { (rows / self.opts.code_sample.max(1)).max(1) };
+        let mut s = Sample { checked: 0, mismatched: 0, first_mismatch: None };
+        for r in (0..rows).step_by(step) {
+            s.checked += 1;
+            if !same(r) {
+                s.mismatched += 1;
+                s.first_mismatch.get_or_insert(r as u64);
             }
         }
-        if let Some(r) = first {
+        if let Some(r) = s.first_mismatch {
+            let (checked, mismatched) = (s.checked, s.mismatched);
             self.f.push(
                 Finding::new(
                     Severity::Corrupt,
-                    &ie.file,
-                    "sketches",
-                    format!("stored sketches differ from the re-encoded originals (first at row {r})"),
+                    file,
+                    section,
+                    format!("stored {section} differ from the re-encoded originals (first at row {r})"),
                 )
                 .expected(format!("0 of {checked} rows"), format!("{mismatched} of {checked} rows")),
             );
         }
-        first.is_some()
+        s
     }
 
     /// Re-encodes a sample of rows (all with `deep`) and compares with the stored codes.
@@ -822,35 +839,18 @@ impl Checker<'_> {
         let (Some(codes), Some(qz)) = (index.codes(), index.quantizer()) else { return false };
         let col = seg.vector(ie.field as usize);
         let rows = codes.rows().min(seg.rows());
-        let step = if self.opts.deep { 1 } else { (rows / self.opts.code_sample.max(1)).max(1) };
         let cb = qz.code_bytes();
         let per = crate::index::quant::PARAMS_PER_ROW;
         let (mut buf, mut params, mut scratch) = (vec![0u8; cb], vec![0f32; per], Default::default());
-        let (mut checked, mut mismatched, mut first) = (0u64, 0u64, None);
-        for r in (0..rows).step_by(step) {
+        let Sample { checked, mismatched, first_mismatch: first } = self.compare_sample(&ie.file, "codes", rows, |r| {
             qz.encode(&col.row_f32(r), &mut buf, &mut params, &mut scratch);
             let same_codes = codes.codes.get(r * cb..(r + 1) * cb) == Some(&buf[..]);
             let same_params = codes
                 .params
                 .get(r * per..(r + 1) * per)
                 .is_some_and(|p| p.iter().zip(&params).all(|(a, b)| a.to_bits() == b.to_bits()));
-            checked += 1;
-            if !(same_codes && same_params) {
-                mismatched += 1;
-                first.get_or_insert(r as u64);
-            }
-        }
-        if let Some(r) = first {
-            self.f.push(
-                Finding::new(
-                    Severity::Corrupt,
-                    &ie.file,
-                    "codes",
-                    format!("stored codes differ from the re-encoded originals (first at row {r})"),
-                )
-                .expected(format!("0 of {checked} rows"), format!("{mismatched} of {checked} rows")),
-            );
-        }
+            same_codes && same_params
+        });
         self.report.codes.push(CodesReport {
             file: ie.file.clone(),
             segment: e.id,
@@ -976,4 +976,11 @@ impl Checker<'_> {
         });
         WalState { name, missing: false, header_ok, scan }
     }
+}
+
+/// What [`Checker::compare_sample`] found: rows checked, how many differ, the first.
+struct Sample {
+    checked: u64,
+    mismatched: u64,
+    first_mismatch: Option<u64>,
 }
