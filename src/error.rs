@@ -70,8 +70,8 @@ pub enum StorageError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{}: corrupted at offset {offset}: {what}", path.display())]
     Corrupted { path: PathBuf, offset: u64, what: String },
-    #[error("{}: format version {found} is not supported (this build reads version {supported})", path.display())]
-    UnsupportedVersion { path: PathBuf, found: u32, supported: u32 },
+    #[error("{}: {kind} format version {found} is not supported (this build reads version {supported})", path.display())]
+    UnsupportedVersion { path: PathBuf, kind: &'static str, found: u32, supported: u32 },
     #[error("{}: not an xvec collection (no CURRENT file)", path.display())]
     NotACollection { path: PathBuf },
     #[error("{}: a collection already exists here", path.display())]

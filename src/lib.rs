@@ -46,7 +46,7 @@ pub use schema::{
     Field, FieldType, FlatParams, HnswParams, IndexParams, Metric, Quantize, ScalarType, Schema, VamanaParams,
     VectorSpec, VectorType,
 };
-pub use storage::FORMAT_VERSION;
+pub use storage::FileKind;
 pub use storage::manifest::CollectionOptions;
 pub use storage::wal::SyncPolicy;
 pub use value::{Doc, Value};

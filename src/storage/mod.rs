@@ -1,7 +1,8 @@
 //! Files of a collection directory: names, the common header, and the publish protocol.
 //!
 //! Each submodule owns the encoding, decoding and validation of one file kind. The byte
-//! layouts are specified in `docs/format.md`; a change there bumps [`FORMAT_VERSION`].
+//! layouts are specified in `docs/format.md`; a change to one bumps that kind's
+//! [`FileKind::version`].
 
 pub mod column;
 pub mod container;
@@ -17,9 +18,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::StorageError;
-
-/// Version of every file kind's layout. Files of another version are refused.
-pub const FORMAT_VERSION: u32 = 1;
 
 /// First bytes of every xvec file (the `\r\n\x1a` tail catches text-mode mangling).
 pub const MAGIC: [u8; 8] = *b"XVEC\x00\r\n\x1a";
@@ -79,6 +77,20 @@ impl FileKind {
             FileKind::Deletes => 4,
             FileKind::Index => 5,
             FileKind::Temp => 0,
+        }
+    }
+
+    /// Layout version of this kind's files, written in their header. Each kind has its
+    /// own, so a change to one file kind leaves every other file readable; a file of
+    /// another version is refused with an error naming the file, the kind and both versions.
+    pub fn version(self) -> u32 {
+        match self {
+            FileKind::Manifest => 1,
+            FileKind::Wal => 1,
+            FileKind::Segment => 1,
+            FileKind::Deletes => 1,
+            FileKind::Index => 1,
+            FileKind::Current | FileKind::Lock | FileKind::Temp => 0,
         }
     }
 
@@ -147,7 +159,7 @@ pub fn deletes_name(segment: u64, generation: u64) -> String {
 pub fn encode_header(kind: FileKind, id: u64) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[MAGIC_AT..VERSION_AT].copy_from_slice(&MAGIC);
-    h[VERSION_AT..KIND_AT].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    h[VERSION_AT..KIND_AT].copy_from_slice(&kind.version().to_le_bytes());
     h[KIND_AT..ID_AT].copy_from_slice(&kind.code().to_le_bytes());
     h[ID_AT..RESERVED_AT].copy_from_slice(&id.to_le_bytes());
     let crc = crc32c::crc32c(&h[..HEADER_CRC_AT]);
@@ -171,14 +183,6 @@ pub fn decode_header(path: &Path, bytes: &[u8], kind: FileKind) -> Result<u64, S
     if crc != crc32c::crc32c(&bytes[..HEADER_CRC_AT]) {
         return Err(StorageError::corrupted(path, HEADER_CRC_AT as u64, "header checksum mismatch"));
     }
-    let version = read_u32(bytes, VERSION_AT);
-    if version != FORMAT_VERSION {
-        return Err(StorageError::UnsupportedVersion {
-            path: path.to_path_buf(),
-            found: version,
-            supported: FORMAT_VERSION,
-        });
-    }
     let found = read_u32(bytes, KIND_AT);
     if found != kind.code() {
         return Err(StorageError::corrupted(
@@ -186,6 +190,15 @@ pub fn decode_header(path: &Path, bytes: &[u8], kind: FileKind) -> Result<u64, S
             KIND_AT as u64,
             format!("file kind {found}, expected {} ({})", kind.code(), kind.name()),
         ));
+    }
+    let version = read_u32(bytes, VERSION_AT);
+    if version != kind.version() {
+        return Err(StorageError::UnsupportedVersion {
+            path: path.to_path_buf(),
+            kind: kind.name(),
+            found: version,
+            supported: kind.version(),
+        });
     }
     Ok(read_u64(bytes, ID_AT))
 }

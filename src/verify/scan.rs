@@ -21,8 +21,8 @@ use crate::storage::{FileKind, HEADER_LEN, decode_header, encode_header, read_u3
 pub(crate) fn describe(e: &StorageError) -> (Option<u64>, String) {
     match e {
         StorageError::Corrupted { offset, what, .. } => (Some(*offset), what.clone()),
-        StorageError::UnsupportedVersion { found, supported, .. } => {
-            (Some(8), format!("format version {found}; this build reads version {supported}"))
+        StorageError::UnsupportedVersion { kind, found, supported, .. } => {
+            (Some(8), format!("{kind} format version {found}; this build reads version {supported}"))
         }
         StorageError::Io { source, .. } => (None, source.to_string()),
         other => (None, other.to_string()),
