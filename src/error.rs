@@ -32,6 +32,8 @@ pub enum SchemaError {
     VectorOptionOnScalar(String),
     #[error("field `{field}`: index: {what}")]
     BadIndex { field: String, what: String },
+    #[error("field `{field}`: id {id} is repeated or not below next_field_id {next}")]
+    BadFieldId { field: String, id: u16, next: u16 },
     #[error("schema JSON: {0}")]
     Json(String),
 }
@@ -72,12 +74,58 @@ pub enum StorageError {
     Corrupted { path: PathBuf, offset: u64, what: String },
     #[error("{}: {kind} format version {found} is not supported (this build reads version {supported})", path.display())]
     UnsupportedVersion { path: PathBuf, kind: &'static str, found: u32, supported: u32 },
+    #[error("{0}")]
+    WalDamaged(Box<WalDamage>),
+    #[error(
+        "{}: writes refused after an I/O error whose outcome on disk is unknown ({what}); reopen the collection to recover",
+        path.display()
+    )]
+    FailStop { path: PathBuf, what: String },
     #[error("{}: not an xvec collection (no CURRENT file)", path.display())]
     NotACollection { path: PathBuf },
     #[error("{}: a collection already exists here", path.display())]
     AlreadyExists { path: PathBuf },
     #[error("{}: collection is locked by another writer", path.display())]
     Locked { path: PathBuf },
+}
+
+/// Damage in the middle of a WAL (good frames after it), as replay reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalDamage {
+    pub path: PathBuf,
+    pub offset: u64,
+    pub what: String,
+    /// Record frames the damage took.
+    pub lost: u64,
+    /// Key of the last good record before the damage.
+    pub before: Option<String>,
+    /// Key of the first good record after it.
+    pub after: Option<String>,
+    /// Further damaged stretches after this one.
+    pub more: usize,
+}
+
+impl std::fmt::Display for WalDamage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: damaged at offset {}: {}; {} record frame(s) lost",
+            self.path.display(),
+            self.offset,
+            self.what,
+            self.lost
+        )?;
+        if let Some(k) = &self.before {
+            write!(f, ", after key {k:?}")?;
+        }
+        if let Some(k) = &self.after {
+            write!(f, ", before key {k:?}")?;
+        }
+        if self.more > 0 {
+            write!(f, " ({} more damaged stretch(es) after it)", self.more)?;
+        }
+        write!(f, "; `xvec repair` salvages every other record")
+    }
 }
 
 impl StorageError {

@@ -452,6 +452,11 @@ impl Field {
 pub struct Schema {
     name: String,
     fields: Vec<Field>,
+    /// Stable id of each field, beside it: WAL records, sections and index files name
+    /// fields by id, so a field renamed or dropped later never shifts another's data.
+    ids: Vec<u16>,
+    /// The id the next added field takes; ids are never reused.
+    next_field_id: u16,
 }
 
 /// Builds a [`Schema`]; [`SchemaBuilder::build`] validates it.
@@ -557,7 +562,41 @@ impl Schema {
         if vectors > MAX_VECTOR_FIELDS {
             return Err(SchemaError::TooManyVectorFields(vectors));
         }
-        Ok(Schema { name, fields })
+        let ids: Vec<u16> = (0..fields.len() as u16).collect();
+        Ok(Schema { name, next_field_id: ids.len() as u16, fields, ids })
+    }
+
+    /// A schema whose fields carry stored ids (from a manifest).
+    fn with_ids(name: String, fields: Vec<Field>, ids: Vec<u16>, next_field_id: u16) -> Result<Schema, SchemaError> {
+        let mut s = Schema::new(name, fields)?;
+        for (i, &id) in ids.iter().enumerate() {
+            if id >= next_field_id || ids[..i].contains(&id) {
+                return Err(SchemaError::BadFieldId { field: s.fields[i].name.clone(), id, next: next_field_id });
+            }
+        }
+        s.ids = ids;
+        s.next_field_id = next_field_id;
+        Ok(s)
+    }
+
+    /// Stable id of the field at `pos`.
+    pub fn field_id(&self, pos: usize) -> u16 {
+        self.ids[pos]
+    }
+
+    /// Position of the field with stable id `id`, if the schema has it.
+    pub fn position_of_id(&self, id: u16) -> Option<usize> {
+        self.ids.iter().position(|&i| i == id)
+    }
+
+    /// The stored form, with field ids (what manifests hold).
+    pub fn to_stored(&self) -> RawSchema {
+        let mut raw = RawSchema::from(self);
+        for (f, &id) in raw.fields.iter_mut().zip(&self.ids) {
+            f.id = Some(id);
+        }
+        raw.next_field_id = Some(self.next_field_id);
+        raw
     }
 
     pub fn name(&self) -> &str {
@@ -605,11 +644,17 @@ impl Schema {
 pub struct RawSchema {
     pub name: String,
     pub fields: Vec<RawField>,
+    /// Stored schemas only: the id the next added field takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_field_id: Option<u16>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct RawField {
+    /// Stable field id; stored schemas carry it, schema files leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u16>,
     pub name: String,
     #[serde(rename = "type")]
     pub ty: String,
@@ -626,6 +671,10 @@ pub struct RawField {
 impl RawSchema {
     pub fn into_schema(self) -> Result<Schema, SchemaError> {
         let mut fields = Vec::with_capacity(self.fields.len());
+        let ids: Vec<u16> = self.fields.iter().filter_map(|f| f.id).collect();
+        if !ids.is_empty() && ids.len() != self.fields.len() {
+            return Err(SchemaError::Json("either every field has an `id` or none has".into()));
+        }
         for f in self.fields {
             let elem = match f.ty.as_str() {
                 "vector_fp32" => Some(VectorType::Fp32),
@@ -662,13 +711,18 @@ impl RawSchema {
             };
             fields.push(Field { name: f.name, ty, nullable: f.nullable });
         }
-        Schema::new(self.name, fields)
+        match self.next_field_id {
+            Some(next) => Schema::with_ids(self.name, fields, ids, next),
+            None if ids.is_empty() => Schema::new(self.name, fields),
+            None => Err(SchemaError::Json("field ids need `next_field_id`".into())),
+        }
     }
 }
 
 impl From<&Schema> for RawSchema {
     fn from(s: &Schema) -> RawSchema {
         RawSchema {
+            next_field_id: None,
             name: s.name.clone(),
             fields: s
                 .fields
@@ -679,6 +733,7 @@ impl From<&Schema> for RawSchema {
                         FieldType::Scalar(_) => (None, None, None),
                     };
                     RawField {
+                        id: None,
                         name: f.name.clone(),
                         ty: f.ty.name().to_string(),
                         nullable: f.nullable,

@@ -43,7 +43,7 @@ fn schema_from_flags(a: &CreateArgs) -> Result<Schema, CliError> {
     for spec in &a.vectors {
         fields.push(RawField { index: index.clone(), ..vector_field(spec)? });
     }
-    RawSchema { name, fields }.into_schema().map_err(|e| CliError::usage(e.to_string()))
+    RawSchema { name, fields, next_field_id: None }.into_schema().map_err(|e| CliError::usage(e.to_string()))
 }
 
 /// `--index`: a bare type name (`hnsw`) or the JSON form of a schema file's `index`.
@@ -53,7 +53,7 @@ fn index_params(text: &str) -> Result<IndexParams, CliError> {
 }
 
 fn raw(name: &str, ty: String, nullable: bool) -> RawField {
-    RawField { name: name.to_string(), ty, nullable, dim: None, metric: None, index: None }
+    RawField { id: None, name: name.to_string(), ty, nullable, dim: None, metric: None, index: None }
 }
 
 /// `NAME:TYPE[:nullable]`.

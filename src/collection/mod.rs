@@ -8,6 +8,7 @@
 mod mem;
 mod optimize;
 mod query;
+pub mod recovery;
 mod snapshot;
 mod writer;
 
@@ -25,7 +26,6 @@ use crate::error::{Error, ReadOnly, StorageError};
 use crate::index::segment_index::SegmentIndex;
 use crate::schema::Schema;
 use crate::storage::manifest::{self, CollectionOptions, Manifest};
-use crate::storage::mmap::FileBytes;
 use crate::storage::segment::Segment;
 use crate::storage::wal::{self, SyncPolicy};
 use crate::storage::{FileKind, deletes, lock::WriterLock};
@@ -186,6 +186,7 @@ pub struct Collection {
     current: RwLock<Arc<Snapshot>>,
     writer: Option<Mutex<Writer>>,
     options: OpenOptions,
+    recovered: Vec<recovery::Recovered>,
 }
 
 impl std::fmt::Debug for Collection {
@@ -193,6 +194,9 @@ impl std::fmt::Debug for Collection {
         f.debug_struct("Collection").field("dir", &self.dir).field("write", &self.writer.is_some()).finish()
     }
 }
+
+/// The live WAL as an open read it: what it holds, and its bytes (for saving a torn tail).
+type LoadedWal = (wal::Scan, Vec<u8>);
 
 /// Outcome of one item of a batch write.
 pub type ItemResult = Result<(), crate::error::DocError>;
@@ -202,14 +206,14 @@ impl Collection {
     /// and opens it for writing.
     pub fn create(dir: impl AsRef<Path>, schema: Schema, options: CollectionOptions) -> Result<Collection, Error> {
         let dir = dir.as_ref();
-        std::fs::create_dir_all(dir).map_err(|e| StorageError::io(dir, e))?;
+        crate::storage::disk::create_dir_all(dir)?;
         let lock = WriterLock::acquire(dir)?;
         if dir.join("CURRENT").exists() {
             return Err(StorageError::AlreadyExists { path: dir.to_path_buf() }.into());
         }
         let m = Manifest::new(&schema, options);
-        let wal = wal::WalWriter::create(dir, m.wal_seq, SyncPolicy::EveryBatch)?;
-        m.publish(dir)?;
+        let wal = wal::WalWriter::create(dir, m.wal_seq, m.wal_salt, SyncPolicy::EveryBatch)?;
+        m.publish(dir).map_err(StorageError::from)?;
         drop(wal);
         // Keep the lock: releasing and retaking it would let a process forked meanwhile
         // (holding a copy of the lock's descriptor until it execs) refuse our own open.
@@ -231,8 +235,18 @@ impl Collection {
             match Self::load(dir, options, lock.is_some()) {
                 Ok((m, snapshot, wal_state)) => {
                     let schema = snapshot.schema.clone();
+                    let mut recovered = Vec::new();
                     let writer = match lock {
-                        Some(lock) => Some(Mutex::new(Writer::new(dir, lock, m, wal_state, options.sync)?)),
+                        Some(lock) => {
+                            if let Some((scan, bytes)) = &wal_state
+                                && let Some((at, _)) = scan.torn
+                            {
+                                recovered.push(recovery::save_torn_tail(dir, &m, bytes, at)?);
+                            }
+                            recovered.extend(recovery::roll_back(dir, &m, &schema)?);
+                            let scan = wal_state.map(|(scan, _)| scan);
+                            Some(Mutex::new(Writer::new(dir, lock, m, schema.clone(), scan, options.sync)?))
+                        }
                         None => None,
                     };
                     return Ok(Collection {
@@ -241,6 +255,7 @@ impl Collection {
                         current: RwLock::new(Arc::new(snapshot)),
                         writer,
                         options: options.clone(),
+                        recovered,
                     });
                 }
                 Err(Error::Storage(StorageError::Io { source, .. }))
@@ -259,7 +274,7 @@ impl Collection {
         dir: &Path,
         options: &OpenOptions,
         writable: bool,
-    ) -> Result<(Manifest, Snapshot, Option<wal::WalContents>), Error> {
+    ) -> Result<(Manifest, Snapshot, Option<LoadedWal>), Error> {
         let m = manifest::load(dir)?;
         let mpath = dir.join(crate::storage::manifest_name(m.generation));
         let schema = Arc::new(m.schema(&mpath)?);
@@ -286,7 +301,7 @@ impl Collection {
             let deleted = match &e.deletes {
                 Some(d) => {
                     let p = dir.join(&d.file);
-                    let bytes = std::fs::read(&p).map_err(|err| StorageError::io(&p, err))?;
+                    let bytes = crate::storage::disk::read(&p)?;
                     deletes::decode(&p, &bytes, e.id, seg.rows())?
                 }
                 None => Default::default(),
@@ -317,22 +332,15 @@ impl Collection {
             mem: Arc::new(MemSegment::new(&schema)),
         };
         let wal_path = dir.join(crate::storage::wal_name(m.wal_seq));
-        let contents = match FileBytes::open(&wal_path, true) {
-            Ok(bytes) => Some(wal::read(&wal_path, bytes.as_slice())?),
+        // Read, never mapped: a writer opening it may cut a torn tail off.
+        let contents = match crate::storage::disk::read(&wal_path) {
+            Ok(bytes) => Some((wal::read(&wal_path, &bytes, Some((m.wal_seq, m.wal_salt)), &schema)?, bytes)),
             Err(StorageError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound && writable => None,
             Err(e) => return Err(e.into()),
         };
-        if let Some(c) = &contents {
-            if c.seq != m.wal_seq {
-                return Err(StorageError::corrupted(
-                    &wal_path,
-                    16,
-                    format!("WAL sequence {}, expected {}", c.seq, m.wal_seq),
-                )
-                .into());
-            }
-            for r in &c.records {
-                writer::apply(&mut snapshot, r, &wal_path)?;
+        if let Some((scan, _)) = &contents {
+            for f in &scan.records {
+                writer::apply(&mut snapshot, &f.record, &wal_path, f.offset)?;
             }
         }
         Ok((m, snapshot, contents))
@@ -348,6 +356,12 @@ impl Collection {
 
     pub fn is_writable(&self) -> bool {
         self.writer.is_some()
+    }
+
+    /// What this (writable) open did to recover from a crash: leftovers of an interrupted
+    /// publish rolled back, a torn WAL tail cut off. Also logged in `lost+found/log`.
+    pub fn recovered(&self) -> &[recovery::Recovered] {
+        &self.recovered
     }
 
     /// Pins the current state for queries; it stays valid after later writes, flushes and

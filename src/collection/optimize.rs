@@ -13,7 +13,7 @@ use std::time::Instant;
 use super::mem::MemSegment;
 use super::snapshot::{SegmentRef, Snapshot};
 use super::writer::Writer;
-use crate::error::{Error, StorageError};
+use crate::error::Error;
 use crate::index::hnsw::BuildProgress;
 use crate::index::segment_index::{self, SegmentIndex};
 use crate::storage::column::SegmentView;
@@ -189,7 +189,7 @@ impl Writer {
         if let Err(e) = outcome {
             drop(new_refs);
             for p in made {
-                let _ = std::fs::remove_file(p);
+                let _ = crate::storage::disk::remove_file(&p);
             }
             return Err(e);
         }
@@ -208,7 +208,15 @@ impl Writer {
                 indexes: s.index_files.clone(),
             })
             .collect();
-        m.publish(&self.dir)?;
+        if let Err(e) = self.publish(&m) {
+            if self.check_running().is_ok() {
+                drop(new_refs);
+                for p in made {
+                    let _ = crate::storage::disk::remove_file(&p);
+                }
+            }
+            return Err(e.into());
+        }
         *current.write().expect("snapshot lock poisoned") = Arc::new(Snapshot {
             schema: schema.clone(),
             generation: m.generation,
@@ -227,13 +235,10 @@ impl Writer {
             obsolete.extend(e.indexes.iter().map(|i| i.file.clone()));
         }
         obsolete.retain(|f| !kept.contains(f.as_str()));
-        let obsolete = obsolete.into_iter().map(|f| self.dir.join(f));
-        for p in obsolete {
-            if let Err(e) = std::fs::remove_file(&p)
-                && e.kind() != std::io::ErrorKind::NotFound
-            {
-                return Err(StorageError::io(&p, e).into());
-            }
+        // Published: a file that cannot be removed now is rolled back by the next
+        // writable open, never an error of this optimize.
+        for f in obsolete {
+            let _ = crate::storage::disk::remove_file(&self.dir.join(f));
         }
         report.segments_after = self.manifest.segments.len();
         report.changed = true;

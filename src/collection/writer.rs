@@ -1,5 +1,10 @@
 //! The single writer: validates batches, logs them, applies them to the mutable segment,
 //! and flushes the mutable segment and dirty delete sets into a new generation.
+//!
+//! Fail-stop: an I/O error that leaves unknown what the disk holds (a failed WAL fsync, an
+//! error in or after a publish's rename of `CURRENT`) stops the writer; every later write,
+//! flush and optimize fails until the collection is reopened, and the open recovers.
+//! Errors before that point leave the live generation as it was and the writer usable.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -9,11 +14,13 @@ use super::ItemResult;
 use super::mem::MemSegment;
 use super::snapshot::{Location, SegmentRef, Snapshot};
 use crate::error::{DocError, Error, StorageError};
+use crate::schema::Schema;
 use crate::storage::lock::WriterLock;
+use crate::storage::manifest::PublishError;
 use crate::storage::manifest::{DeletesEntry, Manifest, SegmentEntry};
 use crate::storage::segment::{self, Part, Segment};
-use crate::storage::wal::{Record, SyncPolicy, WalContents, WalWriter};
-use crate::storage::{deletes, deletes_name, manifest_name, segment_name, wal_name, write_file_atomic};
+use crate::storage::wal::{self, Record, Scan, SyncPolicy, WalWriter};
+use crate::storage::{deletes, deletes_name, disk, manifest_name, segment_name, wal_name, write_file_atomic};
 use crate::value::{Doc, Row, check_value, truncate_key};
 
 /// Where the previous version of a key being written lives.
@@ -36,7 +43,10 @@ pub(crate) struct Writer {
     _lock: WriterLock,
     wal: WalWriter,
     pub(super) manifest: Manifest,
+    schema: Arc<Schema>,
     sync: SyncPolicy,
+    /// Why writes are refused until a reopen (see the module docs).
+    stopped: Option<String>,
 }
 
 impl Writer {
@@ -44,17 +54,43 @@ impl Writer {
         dir: &Path,
         lock: WriterLock,
         manifest: Manifest,
-        wal_state: Option<WalContents>,
+        schema: Arc<Schema>,
+        wal_state: Option<Scan>,
         sync: SyncPolicy,
     ) -> Result<Writer, Error> {
         let wal = match wal_state {
-            Some(c) => WalWriter::reopen(dir, c.seq, c.valid_len, c.records.len() as u64, sync)?,
-            None => WalWriter::create(dir, manifest.wal_seq, sync)?,
+            Some(scan) => WalWriter::reopen(dir, &scan, sync)?,
+            None => {
+                let w = WalWriter::create(dir, manifest.wal_seq, manifest.wal_salt, sync)?;
+                crate::storage::sync_dir(dir)?;
+                w
+            }
         };
-        Ok(Writer { dir: dir.to_path_buf(), _lock: lock, wal, manifest, sync })
+        Ok(Writer { dir: dir.to_path_buf(), _lock: lock, wal, manifest, schema, sync, stopped: None })
+    }
+
+    /// Fails once the writer has stopped (see the module docs).
+    pub(super) fn check_running(&self) -> Result<(), StorageError> {
+        match self.stopped.as_deref().or(self.wal.broken()) {
+            Some(why) => Err(StorageError::FailStop { path: self.dir.clone(), what: why.to_string() }),
+            None => Ok(()),
+        }
+    }
+
+    /// Publishes `m`; an error from the rename on stops the writer.
+    pub(super) fn publish(&mut self, m: &Manifest) -> Result<(), StorageError> {
+        match m.publish(&self.dir) {
+            Ok(()) => Ok(()),
+            Err(PublishError::NotPublished(e)) => Err(e),
+            Err(PublishError::Unknown(e)) => {
+                self.stopped = Some(format!("publishing generation {} failed: {e}", m.generation));
+                Err(e)
+            }
+        }
     }
 
     pub(crate) fn sync(&mut self) -> Result<(), StorageError> {
+        self.check_running()?;
         self.wal.sync()
     }
 
@@ -68,14 +104,15 @@ impl Writer {
 
     /// Logs `records` and applies them to the published state.
     fn commit(&mut self, current: &RwLock<Arc<Snapshot>>, records: &[Record]) -> Result<(), Error> {
+        self.check_running()?;
         if records.is_empty() {
             return Ok(());
         }
-        self.wal.append(records)?;
+        self.wal.append(&self.schema, records)?;
         let mut guard = current.write().expect("snapshot lock poisoned");
         let snap = Arc::make_mut(&mut guard);
         for r in records {
-            apply(snap, r, self.wal.path())?;
+            apply(snap, r, self.wal.path(), 0)?;
         }
         Ok(())
     }
@@ -140,12 +177,70 @@ impl Writer {
 
     /// Seals the mutable segment and dirty delete sets into a new generation.
     pub(crate) fn flush(&mut self, current: &RwLock<Arc<Snapshot>>, mmap: bool) -> Result<(), Error> {
-        self.wal.sync()?;
+        self.sync()?;
         let snap = current.read().expect("snapshot lock poisoned").clone();
         if self.wal.records() == 0 && !snap.segments.iter().any(|s| s.dirty) {
             return Ok(());
         }
-        let dir = self.dir.clone();
+        // Files of the new generation, removed again if it is not published.
+        let mut made: Vec<PathBuf> = Vec::new();
+        let staged = self.stage_flush(&snap, mmap, &mut made);
+        let (m, segments, new_wal) = match staged {
+            Ok(staged) => staged,
+            Err(e) => {
+                for p in made {
+                    let _ = crate::storage::disk::remove_file(&p);
+                }
+                return Err(e);
+            }
+        };
+        if let Err(e) = self.publish(&m) {
+            if self.stopped.is_none() {
+                drop(new_wal);
+                for p in made {
+                    let _ = crate::storage::disk::remove_file(&p);
+                }
+            }
+            return Err(e.into());
+        }
+
+        let schema = snap.schema.clone();
+        drop(snap);
+        *current.write().expect("snapshot lock poisoned") = Arc::new(Snapshot {
+            schema: schema.clone(),
+            generation: m.generation,
+            segments,
+            mem: Arc::new(MemSegment::new(&schema)),
+        });
+        let old = std::mem::replace(&mut self.manifest, m);
+        let old_wal = std::mem::replace(&mut self.wal, new_wal);
+        // Superseded files: no new reader can reach them; open snapshots hold their maps.
+        // Removal is best effort: what stays is rolled back by the next writable open.
+        let mut obsolete = vec![old_wal.path().to_path_buf(), self.dir.join(manifest_name(old.generation))];
+        for e in &old.segments {
+            if let Some(d) = &e.deletes
+                && !self.manifest.segments.iter().any(|n| n.deletes.as_ref() == Some(d))
+            {
+                obsolete.push(self.dir.join(&d.file));
+            }
+        }
+        drop(old_wal);
+        for p in obsolete {
+            let _ = disk::remove_file(&p);
+        }
+        debug_assert_eq!(self.wal.path(), self.dir.join(wal_name(self.manifest.wal_seq)));
+        Ok(())
+    }
+
+    /// Writes the files of the next generation (delete files, the new segment, the next
+    /// WAL) and returns its manifest; nothing is published yet.
+    fn stage_flush(
+        &self,
+        snap: &Snapshot,
+        mmap: bool,
+        made: &mut Vec<PathBuf>,
+    ) -> Result<(Manifest, Vec<SegmentRef>, WalWriter), Error> {
+        let dir = &self.dir;
         let mut m = self.manifest.clone();
         m.generation += 1;
         let mut segments = snap.segments.clone();
@@ -153,7 +248,8 @@ impl Writer {
             let id = s.segment.id();
             let name = deletes_name(id, m.generation);
             let bytes = deletes::encode(id, &s.deleted);
-            write_file_atomic(&dir, &name, &bytes)?;
+            made.push(dir.join(&name));
+            write_file_atomic(dir, &name, &bytes)?;
             s.deletes_file = Some(DeletesEntry { file: name, size: bytes.len() as u64, count: s.deleted.len() });
             s.dirty = false;
         }
@@ -162,6 +258,7 @@ impl Writer {
             let id = m.next_segment_id;
             m.next_segment_id += 1;
             let path = dir.join(segment_name(id));
+            made.push(path.clone());
             segment::write(&path, id, &snap.schema, &[Part { source: &*snap.mem, rows: &rows }])?;
             let seg = Segment::open(&path, snap.schema.clone(), mmap, false)?;
             segments.push(SegmentRef {
@@ -185,42 +282,19 @@ impl Writer {
             })
             .collect();
         m.wal_seq += 1;
-        let new_wal = WalWriter::create(&dir, m.wal_seq, self.sync)?;
-        m.publish(&dir)?;
-
-        let schema = snap.schema.clone();
-        drop(snap);
-        *current.write().expect("snapshot lock poisoned") = Arc::new(Snapshot {
-            schema: schema.clone(),
-            generation: m.generation,
-            segments,
-            mem: Arc::new(MemSegment::new(&schema)),
-        });
-        let old = std::mem::replace(&mut self.manifest, m);
-        let old_wal = std::mem::replace(&mut self.wal, new_wal);
-        // Superseded files: no new reader can reach them; open snapshots hold their maps.
-        let mut obsolete = vec![old_wal.path().to_path_buf(), dir.join(manifest_name(old.generation))];
-        for e in &old.segments {
-            if let Some(d) = &e.deletes
-                && !self.manifest.segments.iter().any(|n| n.deletes.as_ref() == Some(d))
-            {
-                obsolete.push(dir.join(&d.file));
-            }
-        }
-        drop(old_wal);
-        for p in obsolete {
-            let _ = std::fs::remove_file(p);
-        }
-        debug_assert_eq!(self.wal.path(), dir.join(wal_name(self.manifest.wal_seq)));
-        Ok(())
+        m.wal_salt = wal::new_salt();
+        made.push(dir.join(wal_name(m.wal_seq)));
+        let new_wal = WalWriter::create(dir, m.wal_seq, m.wal_salt, self.sync)?;
+        Ok((m, segments, new_wal))
     }
 }
 
 /// Applies one logged record to a snapshot (writes and WAL replay share this).
-pub(crate) fn apply(snap: &mut Snapshot, r: &Record, wal: &Path) -> Result<(), StorageError> {
+pub(crate) fn apply(snap: &mut Snapshot, r: &Record, wal: &Path, offset: u64) -> Result<(), StorageError> {
     match r {
         Record::Put(row) => {
-            let bad = |what: String| StorageError::corrupted(wal, 0, format!("record for key {:?}: {what}", row.key));
+            let bad =
+                |what: String| StorageError::corrupted(wal, offset, format!("record for key {:?}: {what}", row.key));
             if row.values.len() != snap.schema.fields().len() {
                 return Err(bad(format!(
                     "{} values, the schema has {} fields",

@@ -293,7 +293,7 @@ fn write_index(
         entry: graph.map(|g| g.entry).or(adjacency.map(|g| g.medoid)).unwrap_or(0),
         max_level: graph.map_or(0, |g| g.max_level as u32),
     };
-    let tmp = temp_path(path);
+    let tmp = crate::storage::disk::temp_path(path);
     let written = write(
         &tmp,
         segment_id,
@@ -305,18 +305,11 @@ fn write_index(
         graph,
         adjacency,
     )
-    .and_then(|size| std::fs::rename(&tmp, path).map(|()| size).map_err(|e| StorageError::io(path, e)));
+    .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     written
-}
-
-/// Where an index file is written before it is renamed to `path`.
-fn temp_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".tmp");
-    PathBuf::from(name)
 }
 
 #[allow(clippy::too_many_arguments)]

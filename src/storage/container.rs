@@ -6,11 +6,11 @@
 //! u32`) | sections, zero padding between them, nothing after the last one. What the
 //! sections mean is up to the file kind that uses the container.
 
-use std::fs::File;
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use super::disk::DiskFile;
 use super::{FileKind, HEADER_LEN, decode_header, encode_header, read_u32, read_u64};
 use crate::error::StorageError;
 
@@ -42,7 +42,7 @@ impl RawSection {
 /// Writes a container: sections in order, then the table, then fsync.
 pub struct ContainerWriter {
     path: PathBuf,
-    out: BufWriter<File>,
+    out: BufWriter<DiskFile>,
     pos: u64,
     kind: FileKind,
     id: u64,
@@ -52,7 +52,7 @@ pub struct ContainerWriter {
 
 /// Receives one section's bytes, keeping its CRC and length.
 pub struct SectionSink<'a> {
-    out: &'a mut BufWriter<File>,
+    out: &'a mut BufWriter<DiskFile>,
     crc: u32,
     len: u64,
 }
@@ -68,7 +68,7 @@ impl SectionSink<'_> {
 impl ContainerWriter {
     /// Starts a file that will hold exactly `count` sections.
     pub fn create(path: &Path, kind: FileKind, id: u64, count: usize) -> Result<ContainerWriter, StorageError> {
-        let file = File::create(path).map_err(|e| StorageError::io(path, e))?;
+        let file = DiskFile::create(path)?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         let head = TABLE_AT + count * ENTRY_LEN;
         out.write_all(&vec![0u8; head]).map_err(|e| StorageError::io(path, e))?;
@@ -104,7 +104,6 @@ impl ContainerWriter {
 
     /// Writes the header and table and makes the file durable; returns its size.
     pub fn finish(self) -> Result<u64, StorageError> {
-        let io = |e| StorageError::io(&self.path, e);
         assert_eq!(self.table.len(), self.count, "container section count declared up front");
         let mut file = self.out.into_inner().map_err(|e| StorageError::io(&self.path, e.into_error()))?;
         let mut head = Vec::with_capacity(TABLE_AT + self.table.len() * ENTRY_LEN);
@@ -122,9 +121,9 @@ impl ContainerWriter {
         }
         let crc = crc32c::crc32c(&head[TABLE_AT..]);
         head[TABLE_CRC_AT..TABLE_AT].copy_from_slice(&crc.to_le_bytes());
-        file.seek(SeekFrom::Start(0)).map_err(io)?;
-        file.write_all(&head).map_err(io)?;
-        file.sync_all().map_err(io)?;
+        file.seek(0)?;
+        file.write_all(&head)?;
+        file.sync_all()?;
         Ok(self.pos)
     }
 }

@@ -1,7 +1,7 @@
 //! The writer lock: an exclusive OS file lock on `DIR/LOCK`, released when dropped (or
 //! when the process dies, so a crashed writer never leaves a stale lock behind).
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::path::Path;
 
 use crate::error::StorageError;
@@ -16,12 +16,7 @@ impl WriterLock {
     /// Takes the lock without waiting; another writer yields [`StorageError::Locked`].
     pub fn acquire(dir: &Path) -> Result<WriterLock, StorageError> {
         let path = dir.join("LOCK");
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| StorageError::io(&path, e))?;
+        let file = super::disk::DiskFile::open_lock(&path)?.into_file();
         match file.try_lock() {
             Ok(()) => Ok(WriterLock { _file: file }),
             Err(TryLockError::WouldBlock) => Err(StorageError::Locked { path: dir.to_path_buf() }),

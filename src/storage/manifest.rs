@@ -4,13 +4,15 @@
 //! Manifest layout: common header (id = generation), `len u64`, `crc32c u32`,
 //! `reserved u32`, then `len` bytes of JSON. Publishing a generation is: write every new
 //! file and fsync it, write `MANIFEST-<gen>` and fsync it, write `CURRENT.tmp`, fsync,
-//! rename over `CURRENT`, fsync the directory. A crash before the rename leaves the old
-//! generation live and the new files as orphans.
+//! fsync the directory, rename over `CURRENT`, fsync the directory. A crash before the
+//! rename leaves the old generation live and the new files unpublished: the next writable
+//! open rolls them back (`collection/recovery.rs`).
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::disk::DiskFile;
 use super::{FileKind, HEADER_LEN, decode_header, encode_header, read_u32, read_u64};
 use crate::error::StorageError;
 use crate::schema::{RawSchema, Schema};
@@ -77,6 +79,8 @@ pub struct Manifest {
     pub next_segment_id: u64,
     /// Sequence number of the WAL that holds writes made after this generation.
     pub wal_seq: u64,
+    /// That WAL's salt, so its frames can be read even when its header is damaged.
+    pub wal_salt: u64,
     pub segments: Vec<SegmentEntry>,
 }
 
@@ -84,10 +88,11 @@ impl Manifest {
     pub fn new(schema: &Schema, options: CollectionOptions) -> Manifest {
         Manifest {
             generation: 1,
-            schema: schema.to_raw(),
+            schema: schema.to_stored(),
             options,
             next_segment_id: 1,
             wal_seq: 1,
+            wal_salt: super::wal::new_salt(),
             segments: Vec::new(),
         }
     }
@@ -156,23 +161,61 @@ impl Manifest {
     }
 
     /// Writes this manifest and points `CURRENT` at it (see the module docs).
-    pub fn publish(&self, dir: &Path) -> Result<(), StorageError> {
+    pub fn publish(&self, dir: &Path) -> Result<(), PublishError> {
         let name = super::manifest_name(self.generation);
-        super::write_file_atomic(dir, &name, &self.encode())?;
-        super::write_file_atomic(dir, "CURRENT", format!("{name}\n").as_bytes())?;
-        super::sync_dir(dir)
+        let current_tmp = dir.join("CURRENT.tmp");
+        let prepared = super::write_file_atomic(dir, &name, &self.encode()).and_then(|_| {
+            let mut f = DiskFile::create(&current_tmp)?;
+            f.write_all(format!("{name}\n").as_bytes())?;
+            f.sync_all()?;
+            // The new files' names must be durable before CURRENT can point at them.
+            super::sync_dir(dir)
+        });
+        if let Err(e) = prepared {
+            let _ = std::fs::remove_file(&current_tmp);
+            let _ = std::fs::remove_file(dir.join(&name));
+            return Err(PublishError::NotPublished(e));
+        }
+        // From the rename on, an error leaves unknown which generation the disk holds.
+        super::disk::rename(&current_tmp, &dir.join("CURRENT"))
+            .and_then(|()| super::sync_dir(dir))
+            .map_err(PublishError::Unknown)
+    }
+}
+
+/// A publish that failed, and whether the old generation is certainly still the live one.
+#[derive(Debug)]
+pub enum PublishError {
+    /// Failed before `CURRENT` was replaced: the old generation is live, the new files
+    /// are unpublished leftovers.
+    NotPublished(StorageError),
+    /// Failed in or after the rename: either generation may be live after a crash.
+    Unknown(StorageError),
+}
+
+impl PublishError {
+    pub fn into_inner(self) -> StorageError {
+        match self {
+            PublishError::NotPublished(e) | PublishError::Unknown(e) => e,
+        }
+    }
+}
+
+impl From<PublishError> for StorageError {
+    fn from(e: PublishError) -> StorageError {
+        e.into_inner()
     }
 }
 
 /// Reads `CURRENT` and returns the live manifest's file name.
 pub fn read_current(dir: &Path) -> Result<String, StorageError> {
     let path = dir.join("CURRENT");
-    let text = match std::fs::read(&path) {
+    let text = match super::disk::read(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(StorageError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
             return Err(StorageError::NotACollection { path: dir.to_path_buf() });
         }
-        Err(e) => return Err(StorageError::io(&path, e)),
+        Err(e) => return Err(e),
     };
     let name = std::str::from_utf8(&text).ok().and_then(|t| t.strip_suffix('\n')).unwrap_or("");
     if FileKind::of_name(name) != Some(FileKind::Manifest) {
@@ -189,7 +232,7 @@ pub fn read_current(dir: &Path) -> Result<String, StorageError> {
 pub fn load(dir: &Path) -> Result<Manifest, StorageError> {
     let name = read_current(dir)?;
     let path = dir.join(&name);
-    let bytes = std::fs::read(&path).map_err(|e| StorageError::io(&path, e))?;
+    let bytes = super::disk::read(&path)?;
     Manifest::decode(&path, &bytes)
 }
 

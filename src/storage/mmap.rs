@@ -28,20 +28,19 @@ impl FileBytes {
     /// Mapping relies on the collection's rule that a published file is never modified,
     /// only replaced by a new file under a new name.
     pub fn open(path: &Path, mmap: bool) -> Result<FileBytes, StorageError> {
-        let file = File::open(path).map_err(|e| StorageError::io(path, e))?;
-        let len = file.metadata().map_err(|e| StorageError::io(path, e))?.len() as usize;
+        let mut file = super::disk::DiskFile::open_read(path)?;
+        let len = file.len()? as usize;
         if mmap && len > 0 {
             // SAFETY: collection files are immutable once published (see DESIGN.md,
             // "On disk"); nobody truncates or rewrites a file a snapshot can see.
-            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| StorageError::io(path, e))?;
-            Ok(FileBytes::Mapped(map, file))
+            let map = unsafe { memmap2::Mmap::map(file.file()) }.map_err(|e| StorageError::io(path, e))?;
+            Ok(FileBytes::Mapped(map, file.into_file()))
         } else {
             let mut words = vec![0u64; len.div_ceil(8)];
             // SAFETY: `words` owns len.div_ceil(8) * 8 >= len initialized bytes; u8 has no
             // alignment or validity requirements.
             let buf = unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) };
-            use std::io::Read;
-            (&file).read_exact(buf).map_err(|e| StorageError::io(path, e))?;
+            file.read_exact(buf)?;
             Ok(FileBytes::Owned { words, len })
         }
     }

@@ -7,15 +7,17 @@
 pub mod column;
 pub mod container;
 pub mod deletes;
+pub(crate) mod disk;
+pub mod faults;
 pub mod lock;
 pub mod manifest;
 pub mod mmap;
 pub mod segment;
 pub mod wal;
 
-use std::fs::File;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+pub(crate) use disk::{sync_dir, write_file_atomic};
 
 use crate::error::StorageError;
 
@@ -85,8 +87,8 @@ impl FileKind {
     /// another version is refused with an error naming the file, the kind and both versions.
     pub fn version(self) -> u32 {
         match self {
-            FileKind::Manifest => 1,
-            FileKind::Wal => 1,
+            FileKind::Manifest => 2,
+            FileKind::Wal => 2,
             FileKind::Segment => 1,
             FileKind::Deletes => 1,
             FileKind::Index => 1,
@@ -211,22 +213,6 @@ pub fn read_u32(bytes: &[u8], at: usize) -> u32 {
 /// Little-endian u64 at `at`; the caller has checked the bounds.
 pub fn read_u64(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
-}
-
-/// Fsyncs a directory so that renames and creations in it are durable.
-pub fn sync_dir(dir: &Path) -> Result<(), StorageError> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| StorageError::io(dir, e))
-}
-
-/// Writes `data` to `dir/name` through a temp file, fsync and rename. The caller fsyncs
-/// the directory once its whole set of files is in place.
-pub fn write_file_atomic(dir: &Path, name: &str, data: &[u8]) -> Result<PathBuf, StorageError> {
-    let tmp = dir.join(format!("{name}.tmp"));
-    let path = dir.join(name);
-    let mut f = File::create(&tmp).map_err(|e| StorageError::io(&tmp, e))?;
-    f.write_all(data).and_then(|_| f.sync_all()).map_err(|e| StorageError::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| StorageError::io(&path, e))?;
-    Ok(path)
 }
 
 #[cfg(test)]

@@ -102,18 +102,28 @@ pub struct Part<'a> {
 }
 
 /// Writes a new segment file holding the selected rows of `parts`, in order, and fsyncs it.
-/// Returns the file's size.
+/// The bytes go to `<path>.tmp` first, renamed to `path` once whole, so a file under a
+/// segment's name is never partial. Returns the file's size.
 pub fn write(path: &Path, id: u64, schema: &Schema, parts: &[Part]) -> Result<u64, StorageError> {
     let rows: u64 = parts.iter().map(|p| p.rows.len() as u64).sum();
     if rows > MAX_ROWS {
         return Err(StorageError::corrupted(path, 0, format!("{rows} rows exceed the segment limit")));
     }
-    let plan = planned_sections(schema);
-    let mut w = ContainerWriter::create(path, FileKind::Segment, id, plan.len())?;
-    for &(kind, field) in &plan {
-        w.section(kind as u16, field, |sink| write_section(sink, schema, kind, field, rows, parts))?;
+    let tmp = super::disk::temp_path(path);
+    let written = (|| {
+        let plan = planned_sections(schema);
+        let mut w = ContainerWriter::create(&tmp, FileKind::Segment, id, plan.len())?;
+        for &(kind, field) in &plan {
+            w.section(kind as u16, field, |sink| write_section(sink, schema, kind, field, rows, parts))?;
+        }
+        let size = w.finish()?;
+        super::disk::rename(&tmp, path)?;
+        Ok(size)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
     }
-    w.finish()
+    written
 }
 
 fn each_row<'a>(parts: &'a [Part<'a>]) -> impl Iterator<Item = (&'a dyn SegmentView, usize)> + 'a {

@@ -1,23 +1,53 @@
-//! The write-ahead log: every accepted write, framed and checksummed, since the last flush.
+//! The write-ahead log: every accepted write since the last flush, in frames that can be
+//! found again after damage.
 //!
-//! A frame is `len u32 | crc32c u32 | payload[len]`, the CRC covering the length bytes and
-//! the payload. A frame that runs past the end of the file, or fails its CRC with nothing
-//! but zeros after it, is a torn tail (a write cut short by a crash): the writer truncates
-//! it, a reader ignores it. Any other bad frame is corruption and names its offset.
+//! File: the common header (id = WAL sequence), then a WAL header (`salt u64`, `reserved
+//! u32`, `crc32c u32`), then frames. A frame is a 32-byte header (magic, kind, flags, log
+//! sequence number, payload length, payload CRC, header CRC) and a payload; both CRCs are
+//! salted with the file's random salt, so bytes a user wrote inside a record never pass for
+//! a frame. LSNs count frames from 1 without gaps: a scan that meets damage resynchronizes
+//! at the next frame whose header checks out, whatever the payload bytes, and knows how
+//! many frames the damage took.
+//!
+//! A write call is one batch: its records' frames, the last one flagged end-of-batch;
+//! replay applies a batch only when its end is there. After each fsync the writer appends a
+//! sync mark (not itself synced), so every synced frame has a valid frame after it: damage
+//! with a valid frame after it is corruption, and only what lies after the last valid frame
+//! can be a torn tail (an unacknowledged write cut short). `docs/format.md` has the bytes.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::hash::{BuildHasher, Hasher};
+use std::ops::Range;
+use std::path::Path;
 
 use half::f16;
 
-use super::{FileKind, HEADER_LEN, decode_header, encode_header};
+use super::disk::DiskFile;
+use super::{FileKind, HEADER_LEN, decode_header, encode_header, read_u32, read_u64};
 use crate::error::StorageError;
+use crate::schema::Schema;
 use crate::value::{Row, Value};
 
-/// Largest payload a frame may declare; anything larger is corruption, not an allocation.
+/// Bytes before the first frame: the common header and the WAL header.
+pub const WAL_HEADER_LEN: usize = HEADER_LEN + 16;
+const SALT_AT: usize = HEADER_LEN;
+const WAL_HEADER_CRC_AT: usize = SALT_AT + 12;
+
+pub const FRAME_HEADER: usize = 32;
+const FRAME_MAGIC: [u8; 4] = [0xD7, 0x1A, 0x5E, 0xA9];
+const KIND_AT: usize = 4;
+const FLAGS_AT: usize = 5;
+const LSN_AT: usize = 8;
+const LEN_AT: usize = 16;
+const PAYLOAD_CRC_AT: usize = 20;
+const FRAME_CRC_AT: usize = 28;
+const _: () = assert!(FRAME_CRC_AT + 4 == FRAME_HEADER);
+
+const KIND_RECORD: u8 = 1;
+const KIND_SYNC: u8 = 2;
+const FLAG_END_OF_BATCH: u8 = 1;
+
+/// Largest payload a frame may declare; anything larger is damage, not an allocation.
 pub const MAX_FRAME: u32 = 1 << 30;
-pub const FRAME_HEADER: usize = 8;
 
 const OP_PUT: u8 = 1;
 const OP_DELETE: u8 = 2;
@@ -31,92 +61,149 @@ pub enum Record {
     Delete(String),
 }
 
-/// When the WAL is fsynced.
+impl Record {
+    pub fn key(&self) -> &str {
+        match self {
+            Record::Put(row) => &row.key,
+            Record::Delete(key) => key,
+        }
+    }
+}
+
+/// When the WAL is fsynced, and so what an acknowledged write survives (see
+/// `docs/format.md`, "Acknowledged").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SyncPolicy {
-    /// After every write call (a batch): an acknowledged write survives a crash.
+    /// After every write call (a batch): an acknowledged write survives a crash and a
+    /// power loss.
     #[default]
     EveryBatch,
-    /// After at least this many records have accumulated since the last sync.
+    /// After at least this many records have accumulated since the last sync: every
+    /// acknowledged write survives a process crash; a power loss may take the last
+    /// unsynced ones, whole batches at a time.
     EveryRecords(u32),
-    /// Only on flush and close: fastest, a crash loses unflushed writes.
+    /// Only on flush and close: an acknowledged write survives a process crash; a power
+    /// loss takes every write since the last flush.
     OnFlush,
+}
+
+/// A fresh random salt for a new WAL file.
+pub fn new_salt() -> u64 {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u32(std::process::id());
+    // Zero stands for "unknown" in a manifest rebuilt by repair.
+    h.finish().max(1)
+}
+
+fn salted_crc(salt: u64, bytes: &[u8]) -> u32 {
+    crc32c::crc32c_append(crc32c::crc32c(&salt.to_le_bytes()), bytes)
+}
+
+fn encode_wal_header(seq: u64, salt: u64) -> [u8; WAL_HEADER_LEN] {
+    let mut h = [0u8; WAL_HEADER_LEN];
+    h[..HEADER_LEN].copy_from_slice(&encode_header(FileKind::Wal, seq));
+    h[SALT_AT..SALT_AT + 8].copy_from_slice(&salt.to_le_bytes());
+    let crc = crc32c::crc32c(&h[SALT_AT..WAL_HEADER_CRC_AT]);
+    h[WAL_HEADER_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
+    h
+}
+
+/// Checks a WAL file's headers; returns its sequence and salt.
+pub fn decode_wal_header(path: &Path, bytes: &[u8]) -> Result<(u64, u64), StorageError> {
+    let seq = decode_header(path, bytes, FileKind::Wal)?;
+    if bytes.len() < WAL_HEADER_LEN {
+        return Err(StorageError::corrupted(path, bytes.len() as u64, "file ends inside the WAL header"));
+    }
+    if read_u32(bytes, WAL_HEADER_CRC_AT) != crc32c::crc32c(&bytes[SALT_AT..WAL_HEADER_CRC_AT]) {
+        return Err(StorageError::corrupted(path, SALT_AT as u64, "WAL header checksum mismatch"));
+    }
+    if read_u32(bytes, SALT_AT + 8) != 0 {
+        return Err(StorageError::corrupted(path, (SALT_AT + 8) as u64, "reserved bytes are not zero"));
+    }
+    Ok((seq, read_u64(bytes, SALT_AT)))
 }
 
 /// Appends frames to one WAL file.
 pub struct WalWriter {
-    path: PathBuf,
-    file: File,
+    file: DiskFile,
     seq: u64,
+    salt: u64,
+    next_lsn: u64,
     len: u64,
     buf: Vec<u8>,
     policy: SyncPolicy,
     unsynced_records: u64,
     unsynced_bytes: u64,
     records: u64,
+    /// Set when the file's state on disk is no longer known (a failed fsync, a failed
+    /// rollback of a partial append): every later call fails with this reason.
+    broken: Option<String>,
 }
 
 impl WalWriter {
-    /// Creates a new, empty WAL file (durably: the caller fsyncs the directory).
-    pub fn create(dir: &Path, seq: u64, policy: SyncPolicy) -> Result<WalWriter, StorageError> {
+    /// Creates a new, empty WAL file (durably: the caller fsyncs the directory). A file
+    /// already under the name is an unpublished leftover (the caller holds the writer
+    /// lock, and the live WAL is never created twice) and is replaced.
+    pub fn create(dir: &Path, seq: u64, salt: u64, policy: SyncPolicy) -> Result<WalWriter, StorageError> {
         let path = dir.join(super::wal_name(seq));
-        let mut file =
-            OpenOptions::new().create_new(true).write(true).open(&path).map_err(|e| StorageError::io(&path, e))?;
-        file.write_all(&encode_header(FileKind::Wal, seq))
-            .and_then(|_| file.sync_all())
-            .map_err(|e| StorageError::io(&path, e))?;
-        Ok(WalWriter {
-            path,
-            file,
-            seq,
-            len: HEADER_LEN as u64,
-            buf: Vec::new(),
-            policy,
-            unsynced_records: 0,
-            unsynced_bytes: 0,
-            records: 0,
-        })
+        let mut file = DiskFile::create(&path)?;
+        file.write_all(&encode_wal_header(seq, salt))?;
+        file.sync_all()?;
+        Ok(WalWriter::over(file, seq, salt, WAL_HEADER_LEN as u64, 1, 0, policy))
     }
 
-    /// Reopens an existing WAL for appending after replay, cutting off a torn tail.
-    pub fn reopen(
-        dir: &Path,
+    fn over(
+        file: DiskFile,
         seq: u64,
-        valid_len: u64,
+        salt: u64,
+        len: u64,
+        next_lsn: u64,
         records: u64,
         policy: SyncPolicy,
-    ) -> Result<WalWriter, StorageError> {
-        let path = dir.join(super::wal_name(seq));
-        let file = OpenOptions::new().write(true).open(&path).map_err(|e| StorageError::io(&path, e))?;
-        let on_disk = file.metadata().map_err(|e| StorageError::io(&path, e))?.len();
-        if on_disk != valid_len {
-            file.set_len(valid_len).and_then(|_| file.sync_all()).map_err(|e| StorageError::io(&path, e))?;
-        }
-        let mut w = WalWriter {
-            path,
+    ) -> WalWriter {
+        WalWriter {
             file,
             seq,
-            len: valid_len,
+            salt,
+            next_lsn,
+            len,
             buf: Vec::new(),
             policy,
             unsynced_records: 0,
             unsynced_bytes: 0,
             records,
-        };
-        use std::io::Seek;
-        w.file.seek(std::io::SeekFrom::End(0)).map_err(|e| StorageError::io(&w.path, e))?;
-        Ok(w)
+            broken: None,
+        }
+    }
+
+    /// Reopens a scanned WAL for appending after its last good frame. Bytes beyond it must
+    /// already be saved elsewhere: they are cut off.
+    pub fn reopen(dir: &Path, scan: &Scan, policy: SyncPolicy) -> Result<WalWriter, StorageError> {
+        let path = dir.join(super::wal_name(scan.seq));
+        let mut file = DiskFile::open_write(&path)?;
+        if file.len()? != scan.valid_len {
+            file.set_len(scan.valid_len)?;
+            file.sync_all()?;
+        }
+        file.seek(scan.valid_len)?;
+        let records = scan.records.len() as u64;
+        Ok(WalWriter::over(file, scan.seq, scan.salt, scan.valid_len, scan.next_lsn, records, policy))
     }
 
     pub fn seq(&self) -> u64 {
         self.seq
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    pub fn salt(&self) -> u64 {
+        self.salt
     }
 
-    /// Bytes in the file, header included.
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+
+    /// Bytes in the file, headers included.
     pub fn file_len(&self) -> u64 {
         self.len
     }
@@ -134,21 +221,67 @@ impl WalWriter {
         self.buf.capacity()
     }
 
-    /// Appends records as one write, then syncs as the policy says.
-    pub fn append(&mut self, records: &[Record]) -> Result<(), StorageError> {
-        self.buf.clear();
-        for r in records {
-            let start = self.buf.len();
-            self.buf.extend_from_slice(&[0u8; FRAME_HEADER]);
-            encode_record(r, &mut self.buf);
-            let payload_len = (self.buf.len() - start - FRAME_HEADER) as u32;
-            self.buf[start..start + 4].copy_from_slice(&payload_len.to_le_bytes());
-            let crc =
-                crc32c::crc32c_append(crc32c::crc32c(&self.buf[start..start + 4]), &self.buf[start + FRAME_HEADER..]);
-            self.buf[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+    /// Why this writer refuses to write, if it does.
+    pub fn broken(&self) -> Option<&str> {
+        self.broken.as_deref()
+    }
+
+    fn check_usable(&self) -> Result<(), StorageError> {
+        match &self.broken {
+            Some(why) => Err(StorageError::FailStop { path: self.path().to_path_buf(), what: why.clone() }),
+            None => Ok(()),
         }
-        self.file.write_all(&self.buf).map_err(|e| StorageError::io(&self.path, e))?;
+    }
+
+    fn push_frame(&mut self, kind: u8, flags: u8, payload_start: usize) {
+        let start = payload_start - FRAME_HEADER;
+        let len = (self.buf.len() - payload_start) as u32;
+        let payload_crc = salted_crc(self.salt, &self.buf[payload_start..]);
+        let h = &mut self.buf[start..payload_start];
+        h[..4].copy_from_slice(&FRAME_MAGIC);
+        h[KIND_AT] = kind;
+        h[FLAGS_AT] = flags;
+        h[LSN_AT..LSN_AT + 8].copy_from_slice(&self.next_lsn.to_le_bytes());
+        h[LEN_AT..LEN_AT + 4].copy_from_slice(&len.to_le_bytes());
+        h[PAYLOAD_CRC_AT..PAYLOAD_CRC_AT + 4].copy_from_slice(&payload_crc.to_le_bytes());
+        let crc = salted_crc(self.salt, &h[..FRAME_CRC_AT]);
+        h[FRAME_CRC_AT..].copy_from_slice(&crc.to_le_bytes());
+        self.next_lsn += 1;
+    }
+
+    /// Writes the frames in `self.buf` at the end of the file; on failure cuts the file
+    /// back to its last whole frame, so the log stays appendable.
+    fn write_buf(&mut self, first_lsn: u64) -> Result<(), StorageError> {
+        if let Err(e) = self.file.write_all(&self.buf) {
+            self.next_lsn = first_lsn;
+            let rolled_back = self.file.set_len(self.len).and_then(|()| self.file.seek(self.len));
+            if let Err(r) = rolled_back {
+                self.broken = Some(format!("a failed append ({e}) could not be rolled back: {r}"));
+            }
+            return Err(e);
+        }
         self.len += self.buf.len() as u64;
+        Ok(())
+    }
+
+    /// Appends `records` as one batch, then syncs as the policy says. On error nothing
+    /// of the batch is acknowledged, and the file holds none of it unless the error
+    /// came from the sync (then this writer refuses every later call).
+    pub fn append(&mut self, schema: &Schema, records: &[Record]) -> Result<(), StorageError> {
+        self.check_usable()?;
+        if records.is_empty() {
+            return Ok(());
+        }
+        self.buf.clear();
+        let first_lsn = self.next_lsn;
+        for (i, r) in records.iter().enumerate() {
+            self.buf.extend_from_slice(&[0u8; FRAME_HEADER]);
+            let payload_start = self.buf.len();
+            encode_record(schema, r, &mut self.buf);
+            let flags = if i + 1 == records.len() { FLAG_END_OF_BATCH } else { 0 };
+            self.push_frame(KIND_RECORD, flags, payload_start);
+        }
+        self.write_buf(first_lsn)?;
         self.records += records.len() as u64;
         self.unsynced_records += records.len() as u64;
         self.unsynced_bytes += self.buf.len() as u64;
@@ -166,104 +299,301 @@ impl WalWriter {
         Ok(())
     }
 
-    /// Makes every appended record durable.
+    /// Makes every appended record durable, then marks the log as synced that far.
     pub fn sync(&mut self) -> Result<(), StorageError> {
-        if self.unsynced_bytes > 0 {
-            self.file.sync_data().map_err(|e| StorageError::io(&self.path, e))?;
+        self.check_usable()?;
+        if self.unsynced_bytes == 0 {
+            return Ok(());
+        }
+        if let Err(e) = self.file.sync_data() {
+            // Linux may drop the dirty pages and report success to a retry: what reached
+            // the disk is unknown, so nothing more is acknowledged from this file.
+            self.broken = Some(format!("fsync failed: {e}"));
+            return Err(e);
         }
         self.unsynced_records = 0;
         self.unsynced_bytes = 0;
+        let durable = self.next_lsn - 1;
+        self.buf.clear();
+        self.buf.extend_from_slice(&[0u8; FRAME_HEADER]);
+        self.buf.extend_from_slice(&durable.to_le_bytes());
+        self.push_frame(KIND_SYNC, FLAG_END_OF_BATCH, FRAME_HEADER);
+        // The mark is an aid to recovery, never needed for durability: a failed write of it
+        // is rolled back and otherwise ignored.
+        let _ = self.write_buf(self.next_lsn - 1);
         Ok(())
     }
 }
 
-/// What a WAL file holds.
-#[derive(Debug)]
-pub struct WalContents {
+/// A good record frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
+    pub offset: u64,
+    pub lsn: u64,
+    pub record: Record,
+}
+
+/// A damaged stretch of a WAL with good frames after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Damage {
+    /// Where the damage starts and how many bytes it spans, up to the next good frame.
+    pub offset: u64,
+    pub len: u64,
+    pub what: String,
+    /// Frames the damage took (LSNs between the good frames around it).
+    pub lost: Range<u64>,
+    /// Keys of the last good record before the damage and the first one after it.
+    pub before: Option<String>,
+    pub after: Option<String>,
+    /// Keys read from the damaged frames themselves, unverified.
+    pub key_hints: Vec<String>,
+}
+
+/// What a WAL file holds, read past damage.
+#[derive(Clone, Debug)]
+pub struct Scan {
     pub seq: u64,
-    pub records: Vec<Record>,
-    /// Bytes up to the end of the last good frame.
-    pub valid_len: u64,
-    /// Offset and length of a torn tail, if the file ends in one.
+    pub salt: u64,
+    /// Records of whole batches (and, past damage, of batches whose end was damaged), in
+    /// log order.
+    pub records: Vec<Frame>,
+    pub damage: Vec<Damage>,
+    /// Offset and length of a torn tail: the bytes after the last good frame, with the
+    /// frames of a batch that never ended.
     pub torn: Option<(u64, u64)>,
+    /// End of the last good frame (where a writer appends).
+    pub valid_len: u64,
+    pub next_lsn: u64,
+    /// Good frames seen (records and sync marks), for statistics.
+    pub frames: u64,
 }
 
-/// Reads and checks every frame of a WAL file's bytes.
-pub fn read(path: &Path, bytes: &[u8]) -> Result<WalContents, StorageError> {
-    let seq = decode_header(path, bytes, FileKind::Wal)?;
-    let mut records = Vec::new();
-    let mut at = HEADER_LEN;
-    let torn = |at: usize| Some((at as u64, (bytes.len() - at) as u64));
-    while at < bytes.len() {
-        let rest = &bytes[at..];
-        if rest.len() < FRAME_HEADER {
-            return Ok(WalContents { seq, records, valid_len: at as u64, torn: torn(at) });
-        }
-        let len = super::read_u32(rest, 0);
-        let crc = super::read_u32(rest, 4);
-        let declared = FRAME_HEADER.saturating_add(len as usize);
-        if len > MAX_FRAME || declared > rest.len() {
-            if let Some(next) = valid_frame_after(bytes, at + 1) {
-                return Err(StorageError::corrupted(
-                    path,
-                    at as u64,
-                    format!(
-                        "frame length {len} runs past the end of the file, but a valid frame follows at offset {next}"
-                    ),
-                ));
-            }
-            return Ok(WalContents { seq, records, valid_len: at as u64, torn: torn(at) });
-        }
-        let end = at + declared;
-        let payload = &bytes[at + FRAME_HEADER..end];
-        let actual = crc32c::crc32c_append(crc32c::crc32c(&rest[..4]), payload);
-        if actual != crc {
-            if valid_frame_after(bytes, at + 1).is_none() {
-                return Ok(WalContents { seq, records, valid_len: at as u64, torn: torn(at) });
-            }
-            return Err(StorageError::corrupted(
-                path,
-                at as u64,
-                format!(
-                    "WAL frame checksum mismatch (stored {crc:#010x}, computed {actual:#010x}) with valid frames after it"
-                ),
-            ));
-        }
-        let record = decode_record(payload)
-            .map_err(|(off, what)| StorageError::corrupted(path, (at + FRAME_HEADER + off) as u64, what))?;
-        records.push(record);
-        at = end;
+impl Scan {
+    /// The error a read of a damaged WAL fails with: the first damage, with its context.
+    pub fn damage_error(&self, path: &Path) -> Option<StorageError> {
+        let d = self.damage.first()?;
+        Some(StorageError::WalDamaged(Box::new(crate::error::WalDamage {
+            path: path.to_path_buf(),
+            offset: d.offset,
+            what: d.what.clone(),
+            lost: d.lost.end - d.lost.start,
+            before: d.before.clone(),
+            after: d.after.clone(),
+            more: self.damage.len() - 1,
+        })))
     }
-    Ok(WalContents { seq, records, valid_len: at as u64, torn: None })
 }
 
-/// Offset of the first frame at or after `from` whose CRC checks out. A bad frame with a
-/// good one after it is damage in the middle of the log, not a write cut short.
-pub fn valid_frame_after(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut budget: usize = 64 << 20;
-    for p in from..bytes.len().saturating_sub(FRAME_HEADER) {
-        let len = super::read_u32(bytes, p) as usize;
-        let end = p + FRAME_HEADER + len;
-        if len == 0 || end > bytes.len() {
-            continue;
-        }
-        if budget < len {
-            return None;
-        }
-        budget -= len;
-        let crc = super::read_u32(bytes, p + 4);
-        if crc32c::crc32c_append(crc32c::crc32c(&bytes[p..p + 4]), &bytes[p + FRAME_HEADER..end]) == crc {
+enum FrameCheck {
+    Good { kind: u8, flags: u8, lsn: u64, end: usize },
+    Bad(String),
+}
+
+/// Checks the frame at `at`: header, then payload.
+fn check_frame(b: &[u8], at: usize, salt: u64) -> FrameCheck {
+    let Some(h) = b.get(at..at + FRAME_HEADER) else {
+        return FrameCheck::Bad(format!("{} bytes, shorter than a frame header", b.len() - at));
+    };
+    if h[..4] != FRAME_MAGIC {
+        return FrameCheck::Bad("no frame magic".into());
+    }
+    if read_u32(h, FRAME_CRC_AT) != salted_crc(salt, &h[..FRAME_CRC_AT]) {
+        return FrameCheck::Bad("frame header checksum mismatch".into());
+    }
+    let (kind, flags, len) = (h[KIND_AT], h[FLAGS_AT], read_u32(h, LEN_AT));
+    if !matches!(kind, KIND_RECORD | KIND_SYNC) || flags > FLAG_END_OF_BATCH || h[6..8] != [0, 0] || h[24..28] != [0; 4]
+    {
+        return FrameCheck::Bad(format!("frame kind {kind}, flags {flags}: not a frame this build writes"));
+    }
+    if len > MAX_FRAME {
+        return FrameCheck::Bad(format!("frame length {len} exceeds the {MAX_FRAME}-byte bound"));
+    }
+    let end = at + FRAME_HEADER + len as usize;
+    if end > b.len() {
+        return FrameCheck::Bad(format!("frame length {len} runs past the end of the file"));
+    }
+    if read_u32(h, PAYLOAD_CRC_AT) != salted_crc(salt, &b[at + FRAME_HEADER..end]) {
+        return FrameCheck::Bad("frame payload checksum mismatch".into());
+    }
+    FrameCheck::Good { kind, flags, lsn: read_u64(h, LSN_AT), end }
+}
+
+/// The first good frame at or after `from` with an LSN of at least `min_lsn`.
+fn next_good_frame(b: &[u8], from: usize, salt: u64, min_lsn: u64) -> Option<usize> {
+    let mut p = from;
+    while p + FRAME_HEADER <= b.len() {
+        let i = b[p..b.len() - FRAME_HEADER + 1].iter().position(|&x| x == FRAME_MAGIC[0])?;
+        p += i;
+        if let FrameCheck::Good { lsn, .. } = check_frame(b, p, salt)
+            && lsn >= min_lsn
+        {
             return Some(p);
         }
+        p += 1;
     }
     None
+}
+
+/// Keys that the damaged bytes `b[range]` seem to hold: each frame start in it read as if
+/// its payload were whole.
+fn key_hints(b: &[u8], range: Range<usize>) -> Vec<String> {
+    let mut hints = Vec::new();
+    let mut p = range.start;
+    while p < range.end && hints.len() < 64 {
+        let at_frame = p == range.start || b[p..].starts_with(&FRAME_MAGIC);
+        if at_frame && let Some(k) = b.get(p + FRAME_HEADER..range.end).and_then(key_hint) {
+            hints.push(k);
+        }
+        p += 1;
+    }
+    hints.dedup();
+    hints
+}
+
+fn key_hint(payload: &[u8]) -> Option<String> {
+    let n = u32::from_le_bytes(payload.get(1..5)?.try_into().ok()?) as usize;
+    let key = payload.get(5..5usize.checked_add(n)?)?;
+    matches!(payload.first(), Some(&OP_PUT | &OP_DELETE))
+        .then(|| String::from_utf8_lossy(key).into_owned())
+        .filter(|k| !k.is_empty())
+}
+
+/// Reads every frame of a WAL file's bytes, past damage. `known` is the sequence and salt
+/// the manifest records for the file: with it, a damaged header is one more damage and the
+/// frames are still read; without it (a WAL no manifest names) the header must be whole.
+/// A file of another format version is refused whole.
+pub fn scan(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -> Result<Scan, StorageError> {
+    let mut header_damage = None;
+    let (seq, salt) = match (decode_wal_header(path, b), known) {
+        (Err(e @ StorageError::UnsupportedVersion { .. }), _) | (Err(e), None) => return Err(e),
+        (Ok((seq, salt)), None) => (seq, salt),
+        (Ok((seq, file_salt)), Some(k)) if (seq, file_salt) == k => k,
+        (Ok((seq, file_salt)), Some(k)) => {
+            header_damage = Some(format!(
+                "header names WAL {seq} with salt {file_salt:#018x}; the manifest expects WAL {} with salt {:#018x}",
+                k.0, k.1
+            ));
+            k
+        }
+        (Err(e), Some(k)) => {
+            header_damage = Some(match e {
+                StorageError::Corrupted { what, .. } => what,
+                other => other.to_string(),
+            });
+            k
+        }
+    };
+    let mut s = Scan {
+        seq,
+        salt,
+        records: Vec::new(),
+        damage: Vec::new(),
+        torn: None,
+        valid_len: WAL_HEADER_LEN as u64,
+        next_lsn: 1,
+        frames: 0,
+    };
+    if let Some(what) = header_damage {
+        s.damage.push(Damage {
+            offset: 0,
+            len: WAL_HEADER_LEN.min(b.len()) as u64,
+            what,
+            lost: 1..1,
+            before: None,
+            after: None,
+            key_hints: Vec::new(),
+        });
+    }
+    // Records of the batch not yet ended, where it started, and the LSN it started with.
+    let mut batch: Vec<Frame> = Vec::new();
+    let mut batch_start = WAL_HEADER_LEN;
+    let mut batch_lsn = 1;
+    let mut at = WAL_HEADER_LEN;
+    while at < b.len() {
+        let bad = match check_frame(b, at, salt) {
+            FrameCheck::Good { lsn, .. } if lsn != s.next_lsn => {
+                format!("frame has log sequence number {lsn}, expected {}", s.next_lsn)
+            }
+            FrameCheck::Good { kind, flags, lsn, end } => {
+                s.frames += 1;
+                s.next_lsn = lsn + 1;
+                if kind == KIND_RECORD {
+                    match decode_record(schema, &b[at + FRAME_HEADER..end]) {
+                        Ok(record) => batch.push(Frame { offset: at as u64, lsn, record }),
+                        Err((off, what)) => s.damage.push(Damage {
+                            offset: (at + FRAME_HEADER + off) as u64,
+                            len: (end - at - FRAME_HEADER - off) as u64,
+                            what: format!("record does not decode: {what}"),
+                            lost: lsn..lsn + 1,
+                            before: batch.last().or(s.records.last()).map(|f| f.record.key().to_string()),
+                            after: None,
+                            key_hints: key_hint(&b[at + FRAME_HEADER..end]).into_iter().collect(),
+                        }),
+                    }
+                }
+                at = end;
+                if flags & FLAG_END_OF_BATCH != 0 {
+                    s.records.append(&mut batch);
+                    batch_start = at;
+                    batch_lsn = s.next_lsn;
+                }
+                continue;
+            }
+            FrameCheck::Bad(what) => what,
+        };
+        match next_good_frame(b, at + 1, salt, s.next_lsn) {
+            None => break,
+            Some(next) => {
+                let FrameCheck::Good { lsn, .. } = check_frame(b, next, salt) else { unreachable!("checked") };
+                // Past damage a batch's end may be what was lost: keep its records.
+                s.records.append(&mut batch);
+                s.damage.push(Damage {
+                    offset: at as u64,
+                    len: (next - at) as u64,
+                    what: bad,
+                    lost: s.next_lsn..lsn,
+                    before: s.records.last().map(|f| f.record.key().to_string()),
+                    after: None,
+                    key_hints: key_hints(b, at..next),
+                });
+                s.next_lsn = lsn;
+                at = next;
+                batch_start = next;
+                batch_lsn = lsn;
+            }
+        }
+    }
+    // Frames of a batch that never ended are part of the torn tail.
+    if batch_start < b.len() {
+        s.torn = Some((batch_start as u64, (b.len() - batch_start) as u64));
+        s.next_lsn = batch_lsn;
+    }
+    s.valid_len = batch_start as u64;
+    // Name the first good record after each damage.
+    let mut i = 0;
+    for d in s.damage.iter_mut() {
+        while i < s.records.len() && s.records[i].offset < d.offset + d.len {
+            i += 1;
+        }
+        d.after = s.records.get(i).map(|f| f.record.key().to_string());
+    }
+    Ok(s)
+}
+
+/// Reads a WAL for replay: damage is an error naming it; a torn tail is left out.
+pub fn read(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -> Result<Scan, StorageError> {
+    let s = scan(path, b, known, schema)?;
+    match s.damage_error(path) {
+        Some(e) => Err(e),
+        None => Ok(s),
+    }
 }
 
 fn put_len(buf: &mut Vec<u8>, n: usize) {
     buf.extend_from_slice(&(n as u32).to_le_bytes());
 }
 
-fn encode_record(r: &Record, buf: &mut Vec<u8>) {
+fn encode_record(schema: &Schema, r: &Record, buf: &mut Vec<u8>) {
     match r {
         Record::Delete(key) => {
             buf.push(OP_DELETE);
@@ -274,9 +604,14 @@ fn encode_record(r: &Record, buf: &mut Vec<u8>) {
             buf.push(OP_PUT);
             put_len(buf, row.key.len());
             buf.extend_from_slice(row.key.as_bytes());
-            put_len(buf, row.values.len());
-            for v in &row.values {
-                encode_value(v, buf);
+            // Nulls are left out: a field a record does not name is null.
+            let present = row.values.iter().filter(|v| !matches!(v, Value::Null)).count();
+            put_len(buf, present);
+            for (pos, v) in row.values.iter().enumerate() {
+                if !matches!(v, Value::Null) {
+                    buf.extend_from_slice(&schema.field_id(pos).to_le_bytes());
+                    encode_value(v, buf);
+                }
             }
         }
     }
@@ -367,7 +702,8 @@ impl<'a> Cursor<'a> {
     }
 }
 
-fn decode_record(payload: &[u8]) -> Result<Record, DecodeError> {
+/// Decodes a record payload; values land at their fields' positions in `schema`.
+fn decode_record(schema: &Schema, payload: &[u8]) -> Result<Record, DecodeError> {
     let mut c = Cursor { bytes: payload, at: 0 };
     let op = c.array::<1>("op")?[0];
     let record = match op {
@@ -375,12 +711,18 @@ fn decode_record(payload: &[u8]) -> Result<Record, DecodeError> {
         OP_PUT => {
             let key = c.string("key")?;
             let n = c.len("field count")?;
-            if n > crate::schema::MAX_FIELDS {
-                return Err((c.at - 4, format!("{n} fields, more than any schema allows")));
+            if n > schema.fields().len() {
+                return Err((c.at - 4, format!("{n} fields, the schema has {}", schema.fields().len())));
             }
-            let mut values = Vec::with_capacity(n);
+            let mut values = vec![Value::Null; schema.fields().len()];
             for _ in 0..n {
-                values.push(decode_value(&mut c)?);
+                let at = c.at;
+                let id = u16::from_le_bytes(c.array("field id")?);
+                let pos = schema.position_of_id(id).ok_or_else(|| (at, format!("unknown field id {id}")))?;
+                if !matches!(values[pos], Value::Null) {
+                    return Err((at, format!("field id {id} appears twice")));
+                }
+                values[pos] = decode_value(&mut c)?;
             }
             Record::Put(Row { key, values })
         }
@@ -396,7 +738,6 @@ fn decode_value(c: &mut Cursor) -> Result<Value, DecodeError> {
     let at = c.at;
     let tag = c.array::<1>("value tag")?[0];
     Ok(match tag {
-        0 => Value::Null,
         1 => Value::String(c.string("string value")?),
         2 => Value::Bool(c.array::<1>("bool")?[0] != 0),
         3 => Value::Int32(i32::from_le_bytes(c.array("int32")?)),
@@ -424,98 +765,4 @@ fn decode_value(c: &mut Cursor) -> Result<Value, DecodeError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample() -> Vec<Record> {
-        vec![
-            Record::Put(Row {
-                key: "a".into(),
-                values: vec![
-                    Value::String("héllo".into()),
-                    Value::Null,
-                    Value::Bool(true),
-                    Value::Int32(-5),
-                    Value::Int64(i64::MIN),
-                    Value::Uint32(u32::MAX),
-                    Value::Uint64(7),
-                    Value::Float(1.5),
-                    Value::Double(-2.25),
-                    Value::VectorFp32(vec![1.0, -0.5]),
-                    Value::VectorFp16(vec![f16::from_f32(0.25)]),
-                    Value::VectorInt8(vec![-128, 127]),
-                ],
-            }),
-            Record::Delete("b".into()),
-        ]
-    }
-
-    fn write(dir: &Path, records: &[Record]) -> PathBuf {
-        let mut w = WalWriter::create(dir, 1, SyncPolicy::EveryBatch).unwrap();
-        w.append(records).unwrap();
-        w.path().to_path_buf()
-    }
-
-    #[test]
-    fn round_trip_every_value_type() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = write(dir.path(), &sample());
-        let bytes = std::fs::read(&path).unwrap();
-        let c = read(&path, &bytes).unwrap();
-        assert_eq!(c.records, sample());
-        assert_eq!(c.torn, None);
-        assert_eq!(c.valid_len, bytes.len() as u64);
-    }
-
-    #[test]
-    fn every_truncation_is_a_torn_tail_never_an_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = write(dir.path(), &sample());
-        let bytes = std::fs::read(&path).unwrap();
-        let first_end = {
-            let len = super::super::read_u32(&bytes, HEADER_LEN) as usize;
-            HEADER_LEN + FRAME_HEADER + len
-        };
-        for cut in HEADER_LEN..bytes.len() {
-            let c = read(&path, &bytes[..cut]).unwrap();
-            let expect = if cut >= first_end { 1 } else { 0 };
-            assert_eq!(c.records.len(), expect, "cut {cut}");
-            assert_eq!(c.torn.is_none(), cut == HEADER_LEN || cut == first_end, "cut {cut}");
-        }
-    }
-
-    #[test]
-    fn a_flipped_byte_is_reported_with_its_offset_or_is_a_torn_tail() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = write(dir.path(), &sample());
-        let bytes = std::fs::read(&path).unwrap();
-        let first_end = HEADER_LEN + FRAME_HEADER + super::super::read_u32(&bytes, HEADER_LEN) as usize;
-        for i in 0..bytes.len() {
-            let mut bad = bytes.clone();
-            bad[i] ^= 0x04;
-            match read(&path, &bad) {
-                Ok(c) => {
-                    // Damage in the last frame reads as a torn tail; nothing after it is lost.
-                    assert!(i >= first_end, "byte {i} in the first frame went unnoticed");
-                    assert_eq!(c.records.len(), 1);
-                }
-                Err(e) => {
-                    let msg = e.to_string();
-                    assert!(msg.contains("corrupted at offset") || msg.contains("version"), "{msg}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn zero_filled_tail_is_torn() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = write(dir.path(), &sample());
-        let mut bytes = std::fs::read(&path).unwrap();
-        let good = bytes.len();
-        bytes.extend_from_slice(&[0u8; 100]);
-        let c = read(&path, &bytes).unwrap();
-        assert_eq!(c.records.len(), 2);
-        assert_eq!(c.torn, Some((good as u64, 100)));
-    }
-}
+mod tests;

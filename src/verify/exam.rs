@@ -321,7 +321,7 @@ pub(crate) fn examine(
             .into_iter()
             .chain(others)
             .find(|(raw, _)| raw.clone().into_schema().is_ok_and(|s| fits_segments(dir, &listing, &s)))
-            .or_else(|| fallback_schema.map(|s| (s.to_raw(), None)));
+            .or_else(|| fallback_schema.map(|s| (s.to_stored(), None)));
         if let Some((raw, options)) = chosen {
             let generation = manifests.first().map_or(0, |e| number(&e.name)) + 1;
             let dir_files: Vec<DirFile> =
@@ -948,12 +948,23 @@ impl Checker<'_> {
             }
         };
         self.file(&name, FileKind::Wal, bytes.len() as u64);
-        *self.sum += bytes.len().min(crate::storage::HEADER_LEN) as u64;
-        let scan = scan::scan_wal(&path, &bytes, m.wal_seq, Some(schema), self.sum);
+        let known = (m.wal_salt != 0).then_some((m.wal_seq, m.wal_salt));
+        let scan = scan::scan_wal(&path, &bytes, known, schema, self.sum);
         let mut header_ok = true;
-        if let Err(e) = crate::storage::decode_header(&path, &bytes, FileKind::Wal) {
-            let (at, what) = describe(&e);
+        let header = crate::storage::wal::decode_wal_header(&path, &bytes);
+        if let Err(e) = &header {
+            let (at, what) = describe(e);
             self.f.push(Finding::new(Severity::Corrupt, &name, "header", what).at(at.unwrap_or(0)));
+            header_ok = false;
+        } else if let Ok((_, salt)) = header
+            && m.wal_salt != 0
+            && salt != m.wal_salt
+        {
+            self.f.push(
+                Finding::new(Severity::Corrupt, &name, "header", "WAL salt")
+                    .at(crate::storage::HEADER_LEN as u64)
+                    .expected(format!("{:#018x}", m.wal_salt), format!("{salt:#018x}")),
+            );
             header_ok = false;
         } else if scan.seq != Some(m.wal_seq) {
             self.f.push(
@@ -964,8 +975,13 @@ impl Checker<'_> {
             header_ok = false;
         }
         for b in &scan.bad {
-            let found = b.key.as_ref().map_or(String::new(), |k| format!("record for key {k:?} (unverified)"));
-            self.f.push(Finding::new(Severity::Corrupt, &name, "frame", &b.what).at(b.offset).expected("", found));
+            let found = match b.keys.as_slice() {
+                [] => String::new(),
+                [k] => format!("record for key {k:?} (unverified)"),
+                keys => format!("records for keys {keys:?} (unverified)"),
+            };
+            let what = format!("{} ({} record frame(s) lost)", b.what, b.lost);
+            self.f.push(Finding::new(Severity::Corrupt, &name, "frame", what).at(b.offset).expected("", found));
         }
         self.report.wal = Some(WalReport {
             file: name.clone(),

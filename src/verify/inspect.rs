@@ -188,16 +188,17 @@ pub struct WalInfo {
 
 pub fn wal(coll: &Collection) -> Result<WalInfo, StorageError> {
     let dir = coll.dir();
-    let live = crate::storage::manifest::load(dir)?.wal_seq;
+    let m = crate::storage::manifest::load(dir)?;
+    let live = m.wal_seq;
     let mut files = Vec::new();
     for e in super::exam::list_dir(dir)? {
         if e.kind != Some(FileKind::Wal) {
             continue;
         }
         let path = dir.join(&e.name);
-        let bytes = std::fs::read(&path).map_err(|err| StorageError::io(&path, err))?;
-        let seq = super::recover::name_numbers(&e.name).first().copied().unwrap_or(0);
-        let s = scan::scan_wal(&path, &bytes, seq, Some(coll.schema()), &mut 0);
+        let bytes = crate::storage::disk::read(&path)?;
+        let known = (e.name == wal_name(live)).then_some((m.wal_seq, m.wal_salt));
+        let s = scan::scan_wal(&path, &bytes, known, coll.schema(), &mut 0);
         let puts = s.records.iter().filter(|(_, r)| matches!(r, Record::Put(_))).count() as u64;
         files.push(WalFile {
             live: e.name == wal_name(live),
@@ -277,11 +278,11 @@ pub fn doc(coll: &Collection, key: &str) -> Result<DocInfo, StorageError> {
     }
     let mut wal = Vec::new();
     let dir = coll.dir();
-    let seq = crate::storage::manifest::load(dir)?.wal_seq;
-    let name = wal_name(seq);
+    let m = crate::storage::manifest::load(dir)?;
+    let name = wal_name(m.wal_seq);
     let path = dir.join(&name);
-    if let Ok(bytes) = std::fs::read(&path) {
-        for (offset, r) in scan::scan_wal(&path, &bytes, seq, Some(coll.schema()), &mut 0).records {
+    if let Ok(bytes) = crate::storage::disk::read(&path) {
+        for (offset, r) in scan::scan_wal(&path, &bytes, Some((m.wal_seq, m.wal_salt)), coll.schema(), &mut 0).records {
             let (k, op) = match &r {
                 Record::Put(row) => (row.key.as_str(), "put"),
                 Record::Delete(k) => (k.as_str(), "delete"),

@@ -158,6 +158,8 @@ pub(crate) fn rebuild(
         options,
         next_segment_id: segments.iter().map(|s| s.id + 1).max().unwrap_or(1),
         wal_seq,
+        // Unknown here: the WAL's own header says (see `Checker::wal`).
+        wal_salt: 0,
         segments,
     }
 }

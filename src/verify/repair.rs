@@ -31,7 +31,7 @@ use crate::storage::column::{ColumnSource, SegmentView, VarColumn};
 use crate::storage::lock::WriterLock;
 use crate::storage::manifest::{DeletesEntry, IndexEntry, SegmentEntry};
 use crate::storage::segment::{self, Part, Segment};
-use crate::storage::wal::{Record, SyncPolicy, WalWriter};
+use crate::storage::wal::{self, Record, SyncPolicy, WalWriter};
 use crate::storage::{
     FileKind, deletes, deletes_name, index_name, segment_name, sync_dir, wal_name, write_file_atomic,
 };
@@ -245,11 +245,11 @@ impl Repair {
                 self.lose(&name, "unflushed writes the missing WAL held, if any".into(), 0, Vec::new());
             } else if !w.header_ok || !w.scan.bad.is_empty() {
                 let records: Vec<Record> = w.scan.records.iter().map(|(_, r)| r.clone()).collect();
-                let bad: Vec<(String, Option<String>)> = w
+                let bad: Vec<(String, u64, Vec<String>)> = w
                     .scan
                     .bad
                     .iter()
-                    .map(|b| (format!("record at offset {}: {}", b.offset, b.what), b.key.clone()))
+                    .map(|b| (format!("damage at offset {}: {}", b.offset, b.what), b.lost, b.keys.clone()))
                     .collect();
                 self.publish = true;
                 self.act(
@@ -260,8 +260,8 @@ impl Repair {
                     ),
                 );
                 self.steps.push(Step::RewriteWal { records });
-                for (what, key) in bad {
-                    self.lose(&name, what, 1, key.into_iter().collect());
+                for (what, lost, keys) in bad {
+                    self.lose(&name, what, lost, keys);
                 }
             } else if let Some((at, len)) = w.scan.torn {
                 self.steps.push(Step::TruncateWal { at });
@@ -502,7 +502,13 @@ impl Repair {
         }
         for step in &steps {
             match step {
-                Step::CreateWal => drop(WalWriter::create(&dir, m.wal_seq, SyncPolicy::EveryBatch)?),
+                Step::CreateWal => {
+                    // The salt the manifest names, unless it was rebuilt (then it is published).
+                    if m.wal_salt == 0 {
+                        m.wal_salt = wal::new_salt();
+                    }
+                    drop(WalWriter::create(&dir, m.wal_seq, m.wal_salt, SyncPolicy::EveryBatch)?);
+                }
                 Step::TruncateWal { at } => {
                     let name = wal_name(m.wal_seq);
                     let path = dir.join(&name);
@@ -517,12 +523,14 @@ impl Repair {
                 }
                 Step::RewriteWal { records } => {
                     superseded.push(wal_name(m.wal_seq));
-                    let mut w = WalWriter::create(&dir, next_wal, SyncPolicy::EveryBatch)?;
+                    let salt = wal::new_salt();
+                    let mut w = WalWriter::create(&dir, next_wal, salt, SyncPolicy::EveryBatch)?;
                     if !records.is_empty() {
-                        w.append(records)?;
+                        w.append(&schema, records)?;
                     }
                     w.sync()?;
                     m.wal_seq = next_wal;
+                    m.wal_salt = salt;
                 }
                 Step::DropSegment { pos } => {
                     let e = &m.segments[*pos];
@@ -668,7 +676,13 @@ impl Repair {
                 std::fs::copy(dir.join("CURRENT"), &to).map_err(|e| StorageError::io(&to, e))?;
                 mover.moved.push(format!("{LOST_FOUND}/repair-{generation:06}/CURRENT"));
             }
-            m.publish(&dir)?;
+            if m.wal_salt == 0 {
+                // A manifest rebuilt from the files: the WAL's own header has its salt.
+                let p = dir.join(wal_name(m.wal_seq));
+                let header = crate::storage::disk::read(&p).ok().and_then(|b| wal::decode_wal_header(&p, &b).ok());
+                m.wal_salt = header.map_or_else(wal::new_salt, |(_, salt)| salt);
+            }
+            m.publish(&dir).map_err(StorageError::from)?;
             published = Some(generation);
             superseded.extend(base.name.clone());
         }

@@ -13,8 +13,8 @@ use super::{Finding, Severity};
 use crate::error::StorageError;
 use crate::schema::Schema;
 use crate::storage::container::{COUNT_AT, ENTRY_LEN, MAX_SECTIONS, RawSection, SECTION_ALIGN, TABLE_AT, TABLE_CRC_AT};
-use crate::storage::wal::{self, FRAME_HEADER, MAX_FRAME, Record};
-use crate::storage::{FileKind, HEADER_LEN, decode_header, encode_header, read_u32, read_u64};
+use crate::storage::wal::{self, Record};
+use crate::storage::{FileKind, HEADER_LEN, decode_header, read_u32, read_u64};
 
 /// Splits an engine error into the offset it names and its description without the path
 /// (the finding names the file itself).
@@ -262,13 +262,15 @@ pub(crate) fn section_at(
         .map_or_else(|| "padding".into(), |(i, s)| name_of(i, s))
 }
 
-/// A WAL frame that holds no usable record.
+/// A damaged stretch of a WAL: frames that hold no usable record.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct BadFrame {
     pub offset: u64,
     pub what: String,
-    /// The key the damaged record seems to name (unverified), for the loss report.
-    pub key: Option<String>,
+    /// Record frames it took (the gap in log sequence numbers).
+    pub lost: u64,
+    /// Keys the damaged records seem to name (unverified), for the loss report.
+    pub keys: Vec<String>,
 }
 
 /// Every frame of a WAL file, read past damage.
@@ -283,85 +285,41 @@ pub(crate) struct WalScan {
     pub torn: Option<(u64, u64)>,
 }
 
-/// The key a damaged record payload seems to name.
-fn key_hint(payload: &[u8]) -> Option<String> {
-    let n = u32::from_le_bytes(payload.get(1..5)?.try_into().ok()?) as usize;
-    let key = payload.get(5..5usize.checked_add(n)?)?;
-    matches!(payload.first(), Some(1 | 2)).then(|| String::from_utf8_lossy(key).into_owned()).filter(|k| !k.is_empty())
-}
-
-/// Reads every frame of a WAL file (`seq` is the sequence the manifest expects). Records
-/// are checked against `schema` the way replay checks them; a record replay would refuse
-/// is a bad frame. The torn-tail rule is the engine's: a bad frame with no valid frame
-/// after it is a write cut short, not damage.
-pub(crate) fn scan_wal(path: &Path, b: &[u8], seq: u64, schema: Option<&Schema>, out: &mut u64) -> WalScan {
-    let mut scan = WalScan { seq: decode_header(path, b, FileKind::Wal).ok(), ..Default::default() };
-    let header = encode_header(FileKind::Wal, seq);
-    let mut frame_buf = Vec::new();
-    let mut at = HEADER_LEN;
-    while at < b.len() {
-        let rest = &b[at..];
-        let torn = |at: usize| Some((at as u64, (b.len() - at) as u64));
-        if rest.len() < FRAME_HEADER {
-            scan.torn = torn(at);
-            break;
+/// Reads every frame of a WAL file with the engine's own scanner. `known` is the sequence
+/// and salt the manifest records (`None`: the file's header must say). Records are also
+/// checked against `schema` the way replay checks them; a record replay would refuse is
+/// a bad frame.
+pub(crate) fn scan_wal(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema, out: &mut u64) -> WalScan {
+    *out += b.len() as u64;
+    let seq = decode_header(path, b, FileKind::Wal).ok();
+    let s = match wal::scan(path, b, known, schema) {
+        Ok(s) => s,
+        Err(e) => {
+            let (at, what) = describe(&e);
+            let bad = BadFrame { offset: at.unwrap_or(0), what, lost: 0, keys: Vec::new() };
+            return WalScan { seq, records: Vec::new(), bad: vec![bad], torn: None };
         }
-        let len = read_u32(rest, 0);
-        let end = (len <= MAX_FRAME).then(|| at + FRAME_HEADER + len as usize).filter(|&e| e <= b.len());
-        let crc_ok = end.is_some_and(|e| {
-            *out += (e - at) as u64;
-            crc32c::crc32c_append(crc32c::crc32c(&rest[..4]), &b[at + FRAME_HEADER..e]) == read_u32(rest, 4)
-        });
-        let Some(end) = end.filter(|_| crc_ok) else {
-            match wal::valid_frame_after(b, at + 1) {
-                None => {
-                    scan.torn = torn(at);
-                    break;
-                }
-                Some(next) => {
-                    let what = if end.is_none() {
-                        format!("frame length {len} runs past the end of the file, but a valid frame follows")
-                    } else {
-                        "frame checksum mismatch, with valid frames after it".to_string()
-                    };
-                    let payload = b.get(at + FRAME_HEADER..next).unwrap_or_default();
-                    scan.bad.push(BadFrame { offset: at as u64, what, key: key_hint(payload) });
-                    at = next;
-                    continue;
-                }
-            }
-        };
-        // Decode with the engine's own reader, one frame at a time.
-        frame_buf.clear();
-        frame_buf.extend_from_slice(&header);
-        frame_buf.extend_from_slice(&b[at..end]);
-        let payload = &b[at + FRAME_HEADER..end];
-        match wal::read(path, &frame_buf) {
-            Ok(mut c) if c.records.len() == 1 && c.torn.is_none() => {
-                let record = c.records.remove(0);
-                match check_record(schema, &record) {
-                    Ok(()) => scan.records.push((at as u64, record)),
-                    Err(what) => scan.bad.push(BadFrame { offset: at as u64, what, key: key_hint(payload) }),
-                }
-            }
-            Ok(_) => scan.bad.push(BadFrame {
-                offset: at as u64,
-                what: "frame does not hold exactly one record".into(),
-                key: key_hint(payload),
-            }),
-            Err(e) => {
-                let (_, what) = describe(&e);
-                scan.bad.push(BadFrame { offset: at as u64, what, key: key_hint(payload) });
-            }
-        }
-        at = end;
+    };
+    let mut scan = WalScan { seq, records: Vec::with_capacity(s.records.len()), bad: Vec::new(), torn: s.torn };
+    // A damaged header is the header's finding (see `Checker::wal`), not a frame's.
+    for d in s.damage.into_iter().filter(|d| d.offset != 0) {
+        scan.bad.push(BadFrame { offset: d.offset, what: d.what, lost: d.lost.end - d.lost.start, keys: d.key_hints });
     }
+    for f in s.records {
+        match check_record(schema, &f.record) {
+            Ok(()) => scan.records.push((f.offset, f.record)),
+            Err(what) => {
+                scan.bad.push(BadFrame { offset: f.offset, what, lost: 1, keys: vec![f.record.key().to_string()] })
+            }
+        }
+    }
+    scan.bad.sort_by_key(|b| b.offset);
     scan
 }
 
 /// Checks a record the way replay does.
-fn check_record(schema: Option<&Schema>, r: &Record) -> Result<(), String> {
-    let (Some(schema), Record::Put(row)) = (schema, r) else { return Ok(()) };
+fn check_record(schema: &Schema, r: &Record) -> Result<(), String> {
+    let Record::Put(row) = r else { return Ok(()) };
     if row.values.len() != schema.fields().len() {
         return Err(format!(
             "record for key {:?}: {} values, the schema has {} fields",

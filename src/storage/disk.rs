@@ -1,0 +1,174 @@
+//! Every file operation of the engine, in one place: the seam where the crash and I/O-error
+//! tests inject faults ([`super::faults`]). Nothing else in the engine calls `std::fs`
+//! for collection files; errors come back as [`StorageError::Io`] naming the path.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use super::faults::{self, Injected, Op};
+use crate::error::StorageError;
+
+fn gate(op: Op, path: &Path) -> Result<(), StorageError> {
+    match faults::check(op, path) {
+        None => Ok(()),
+        Some(Injected::Fail(e) | Injected::Short(e)) => Err(StorageError::io(path, e)),
+    }
+}
+
+/// An open file that remembers its path for errors and fault injection.
+#[derive(Debug)]
+pub(crate) struct DiskFile {
+    file: File,
+    path: PathBuf,
+}
+
+impl DiskFile {
+    fn open_with(path: &Path, op: Op, options: &OpenOptions) -> Result<DiskFile, StorageError> {
+        gate(op, path)?;
+        let file = options.open(path).map_err(|e| StorageError::io(path, e))?;
+        Ok(DiskFile { file, path: path.to_path_buf() })
+    }
+
+    /// Creates `path`, truncating a file already there.
+    pub fn create(path: &Path) -> Result<DiskFile, StorageError> {
+        DiskFile::open_with(path, Op::Create, OpenOptions::new().write(true).create(true).truncate(true))
+    }
+
+    /// Opens an existing file for writing.
+    pub fn open_write(path: &Path) -> Result<DiskFile, StorageError> {
+        DiskFile::open_with(path, Op::Open, OpenOptions::new().write(true))
+    }
+
+    /// Opens (creating it if missing) a file that is only locked, never written.
+    pub fn open_lock(path: &Path) -> Result<DiskFile, StorageError> {
+        DiskFile::open_with(path, Op::Open, OpenOptions::new().write(true).create(true).truncate(false))
+    }
+
+    /// Opens (creating it if missing) a file that is only appended to.
+    pub fn open_append(path: &Path) -> Result<DiskFile, StorageError> {
+        DiskFile::open_with(path, Op::Create, OpenOptions::new().append(true).create(true))
+    }
+
+    pub fn open_read(path: &Path) -> Result<DiskFile, StorageError> {
+        DiskFile::open_with(path, Op::Open, OpenOptions::new().read(true))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    pub fn len(&self) -> Result<u64, StorageError> {
+        self.file.metadata().map(|m| m.len()).map_err(|e| StorageError::io(&self.path, e))
+    }
+
+    /// Writes all of `buf` at the current position.
+    pub fn write_all(&mut self, buf: &[u8]) -> Result<(), StorageError> {
+        Write::write_all(self, buf).map_err(|e| StorageError::io(&self.path, e))
+    }
+
+    /// Reads exactly `buf.len()` bytes at the current position.
+    pub fn read_exact(&mut self, buf: &mut [u8]) -> Result<(), StorageError> {
+        gate(Op::Read, &self.path)?;
+        self.file.read_exact(buf).map_err(|e| StorageError::io(&self.path, e))
+    }
+
+    /// Makes the file's data durable (`fdatasync`).
+    pub fn sync_data(&self) -> Result<(), StorageError> {
+        gate(Op::Sync, &self.path)?;
+        self.file.sync_data().map_err(|e| StorageError::io(&self.path, e))
+    }
+
+    /// Makes the file's data and metadata durable (`fsync`).
+    pub fn sync_all(&self) -> Result<(), StorageError> {
+        gate(Op::Sync, &self.path)?;
+        self.file.sync_all().map_err(|e| StorageError::io(&self.path, e))
+    }
+
+    pub fn set_len(&self, len: u64) -> Result<(), StorageError> {
+        gate(Op::SetLen, &self.path)?;
+        self.file.set_len(len).map_err(|e| StorageError::io(&self.path, e))
+    }
+
+    pub fn seek(&mut self, to: u64) -> Result<(), StorageError> {
+        self.file.seek(SeekFrom::Start(to)).map(drop).map_err(|e| StorageError::io(&self.path, e))
+    }
+
+    pub fn into_file(self) -> File {
+        self.file
+    }
+}
+
+impl Write for DiskFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match faults::check(Op::Write, &self.path) {
+            None => self.file.write(buf),
+            Some(Injected::Fail(e)) => Err(e),
+            Some(Injected::Short(e)) => {
+                self.file.write_all(&buf[..buf.len() / 2])?;
+                Err(e)
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// The whole file.
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>, StorageError> {
+    gate(Op::Open, path)?;
+    gate(Op::Read, path)?;
+    std::fs::read(path).map_err(|e| StorageError::io(path, e))
+}
+
+pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), StorageError> {
+    gate(Op::Rename, to)?;
+    std::fs::rename(from, to).map_err(|e| StorageError::io(to, e))
+}
+
+pub(crate) fn remove_file(path: &Path) -> Result<(), StorageError> {
+    gate(Op::Remove, path)?;
+    std::fs::remove_file(path).map_err(|e| StorageError::io(path, e))
+}
+
+pub(crate) fn create_dir_all(dir: &Path) -> Result<(), StorageError> {
+    gate(Op::Create, dir)?;
+    std::fs::create_dir_all(dir).map_err(|e| StorageError::io(dir, e))
+}
+
+/// Fsyncs a directory so that creations, renames and removals in it are durable.
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), StorageError> {
+    gate(Op::Open, dir)?;
+    let d = File::open(dir).map_err(|e| StorageError::io(dir, e))?;
+    gate(Op::Sync, dir)?;
+    d.sync_all().map_err(|e| StorageError::io(dir, e))
+}
+
+/// Writes `data` to `dir/name` through `name.tmp`, fsync and rename. The caller fsyncs the
+/// directory once its whole set of files is in place. A failure removes the temp file.
+pub(crate) fn write_file_atomic(dir: &Path, name: &str, data: &[u8]) -> Result<PathBuf, StorageError> {
+    let tmp = dir.join(format!("{name}.tmp"));
+    let path = dir.join(name);
+    let written = DiskFile::create(&tmp).and_then(|mut f| {
+        f.write_all(data)?;
+        f.sync_all()
+    });
+    if let Err(e) = written.and_then(|()| rename(&tmp, &path)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(path)
+}
+
+/// Where a file is written before it is renamed to `path`.
+pub(crate) fn temp_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".tmp");
+    PathBuf::from(name)
+}
