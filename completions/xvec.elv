@@ -277,6 +277,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --dry-run 'Print the plan and change nothing'
             cand --yes 'Apply the plan without asking'
+            cand --purge-lost-found 'Only empty DIR/lost+found/ (what crash recovery and repair kept), nothing else'
             cand --no-headers 'Leave out the header row'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -5,6 +5,7 @@ mod util;
 mod bench;
 mod cli;
 mod crash;
+mod durability;
 mod engine;
 mod index;
 mod recall;

@@ -59,3 +59,13 @@ pub fn brute_force(metric: Metric, data: &[Vec<f32>], q: &[f32], k: usize) -> Ve
     d.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     d.into_iter().take(k).map(|(_, i)| i).collect()
 }
+
+/// Copies the files (not the folders, not `LOCK`) of a collection directory.
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().map(|e| e.unwrap()) {
+        if e.file_type().unwrap().is_file() && e.file_name() != "LOCK" {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}

@@ -58,10 +58,21 @@ impl OneShot {
     }
 }
 
+/// Opens a collection for a command or the shell. A writable open may first recover from a
+/// crash (roll back an interrupted publish, cut a torn WAL tail); each thing it did is one
+/// `note:` line on stderr, as the engine also logs it in `lost+found/log`.
+pub fn open_collection(dir: &Path, write: bool) -> Result<Collection, CliError> {
+    let options = if write { OpenOptions::writable() } else { OpenOptions::read_only() };
+    let coll = Collection::open(dir, &options)?;
+    for r in coll.recovered() {
+        eprintln!("note: recovered from a crash: {r}");
+    }
+    Ok(coll)
+}
+
 impl Collections for OneShot {
     fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError> {
-        let options = if write { OpenOptions::writable() } else { OpenOptions::read_only() };
-        Ok(self.coll.insert(Collection::open(dir, &options)?))
+        Ok(self.coll.insert(open_collection(dir, write)?))
     }
 
     fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError> {

@@ -102,6 +102,14 @@ impl From<Error> for CliError {
             Error::Storage(StorageError::Corrupted { .. }) => {
                 CliError::failed(e.to_string()).hint("run `xvec verify DIR` for a full report")
             }
+            Error::Storage(StorageError::WalDamaged(_)) => CliError {
+                status: Status::Integrity,
+                ..CliError::failed(e.to_string())
+                    .hint("run `xvec verify DIR` for a full report, `xvec repair DIR` to salvage")
+            },
+            Error::Storage(StorageError::FailStop { .. }) => {
+                CliError::failed(e.to_string()).hint("nothing after the error was acknowledged; run the command again")
+            }
             Error::Storage(StorageError::NotACollection { .. }) => {
                 CliError::failed(e.to_string()).hint("create one with `xvec create DIR --schema FILE`")
             }

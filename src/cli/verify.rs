@@ -52,10 +52,12 @@ pub struct VerifyArgs {
 /// DIR/lost+found/. The plan runs with --yes, or after a confirmation on a terminal.
 /// States what was lost (by key when the keys are readable); exit status 1 when data was
 /// lost, 3 for --dry-run with a plan, 4 when another writer holds the collection.
+/// --purge-lost-found only empties DIR/lost+found/ (after a confirmation, or with --yes).
 ///
 /// Example:
 ///   xvec repair words --dry-run
 ///   xvec repair words --yes
+///   xvec repair words --purge-lost-found
 ///   xvec repair words --yes --schema schema.json
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
@@ -71,6 +73,9 @@ pub struct RepairArgs {
     /// JSON schema file, for when no manifest holds a readable schema.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub schema: Option<PathBuf>,
+    /// Only empty DIR/lost+found/ (what crash recovery and repair kept), nothing else.
+    #[arg(long, conflicts_with_all = ["dry_run", "schema"])]
+    pub purge_lost_found: bool,
 }
 
 /// Show segments, fields, graphs, memory, the WAL, or where a key lives.
@@ -268,15 +273,39 @@ fn plan_table(plan: &Plan) -> Table {
 }
 
 /// Asks on the terminal whether to go ahead.
-fn confirm(io: &mut Io) -> Result<bool, CliError> {
-    write!(io.err, "apply this plan? [y/N] ")?;
+fn confirm(io: &mut Io, question: &str) -> Result<bool, CliError> {
+    write!(io.err, "{question} [y/N] ")?;
     io.err.flush()?;
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
     Ok(matches!(line.trim(), "y" | "Y" | "yes"))
 }
 
+fn purge(a: &RepairArgs, io: &mut Io) -> Result<(), CliError> {
+    let dir = &a.coll.dir;
+    let (files, bytes) = xvec::verify::repair::lost_found_size(dir);
+    if files == 0 {
+        writeln!(io.err, "nothing to purge: {}/{LOST_FOUND}/ is empty or absent", dir.display())?;
+        return Ok(());
+    }
+    if !a.yes {
+        if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+            return Err(CliError::usage("lost+found was not purged: pass --yes to purge it"));
+        }
+        let q = format!("remove {files} file(s), {bytes} bytes, from {}/{LOST_FOUND}/?", dir.display());
+        if !confirm(io, &q)? {
+            return Err(CliError::failed("not purged; the collection is unchanged"));
+        }
+    }
+    let (files, bytes) = xvec::verify::repair::purge_lost_found(dir).map_err(storage)?;
+    writeln!(io.err, "purged {files} file(s), {bytes} bytes from {}/{LOST_FOUND}/", dir.display())?;
+    Ok(())
+}
+
 pub fn run_repair(a: &RepairArgs, io: &mut Io) -> Result<(), CliError> {
+    if a.purge_lost_found {
+        return purge(a, io);
+    }
     let schema = match &a.schema {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| CliError::failed(format!("{}: {e}", p.display())))?;
@@ -312,7 +341,7 @@ pub fn run_repair(a: &RepairArgs, io: &mut Io) -> Result<(), CliError> {
         if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
             return Err(CliError::usage("the plan was not applied: pass --yes to apply it, or --dry-run"));
         }
-        if !confirm(io)? {
+        if !confirm(io, "apply this plan?")? {
             return Err(CliError::failed("not applied; the collection is unchanged"));
         }
     }

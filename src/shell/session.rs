@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
-use xvec::{Collection, OpenOptions, Schema};
+use xvec::{Collection, Schema};
 
 use super::lexer;
 use crate::cli::commands::{self, Collections, Io};
@@ -68,8 +68,7 @@ impl Target {
     }
 
     fn open_handle(&mut self, dir: &Path) -> Result<&Collection, CliError> {
-        let options = if self.write { OpenOptions::writable() } else { OpenOptions::read_only() };
-        Ok(self.coll.insert(Collection::open(dir, &options)?))
+        Ok(self.coll.insert(crate::cli::commands::open_collection(dir, self.write)?))
     }
 
     fn read_only_error(&self) -> CliError {

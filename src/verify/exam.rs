@@ -16,6 +16,7 @@ use super::topology::{check_hnsw, check_vamana};
 use super::{
     CodesReport, FileReport, Finding, GraphReport, RecallReport, Report, Severity, Stats, VerifyOptions, WalReport,
 };
+use crate::collection::recovery::{self, Disposition, LOST_FOUND, Leftover};
 use crate::error::StorageError;
 use crate::index::quant::sketch;
 use crate::index::segment_index::{self, SearchParams, SegmentIndex};
@@ -402,7 +403,13 @@ pub(crate) fn examine(
         exam.wal = Some(cx.wal(&b.manifest, &b.schema));
     }
 
-    // Files no manifest names.
+    // Files no manifest names: leftovers the next writable open rolls back, when the live
+    // generation is known; orphans for repair otherwise.
+    let leftovers: std::collections::HashMap<String, Leftover> = base
+        .as_ref()
+        .and_then(|b| recovery::leftovers(dir, &b.manifest, &b.schema).ok())
+        .map(|l| l.into_iter().map(|l| (l.file.clone(), l)).collect())
+        .unwrap_or_default();
     let mut writer_active: Option<bool> = None;
     let mut active =
         || *writer_active.get_or_insert_with(|| !holding_lock && WriterLock::is_held(dir).unwrap_or(false));
@@ -426,9 +433,19 @@ pub(crate) fn examine(
             Finding::new(Severity::Info, &e.name, "", format!("{reason}; a writer is active, so it may be in flight"))
         } else if !dir.join(&e.name).exists() {
             // Gone since the listing: a writer's cleanup after its publish, which ended
-            // before the lock was checked. A file present with no writer is an orphan:
-            // writers remove what they supersede before they let go of the lock.
+            // before the lock was checked.
             continue;
+        } else if let Some(l) = leftovers.get(&e.name) {
+            let done = match l.disposition {
+                Disposition::Remove => "removes it",
+                Disposition::Keep => "moves it to lost+found/",
+            };
+            Finding::new(
+                Severity::Warning,
+                &e.name,
+                "",
+                format!("pending rollback: {}; the next writable open {done}", l.why),
+            )
         } else {
             Finding::new(Severity::Orphan, &e.name, "", reason)
         };
@@ -448,6 +465,18 @@ pub(crate) fn examine(
             )
             .at(at)
             .transient(),
+        );
+    }
+
+    if let Some((files, bytes)) = lost_found_size(&dir.join(LOST_FOUND)) {
+        f.push(
+            Finding::new(
+                Severity::Info,
+                LOST_FOUND,
+                "",
+                format!("{files} file(s), {bytes} bytes kept by recovery and repair; `xvec repair --purge-lost-found` empties it"),
+            )
+            .expected("", format!("{bytes} bytes")),
         );
     }
 
@@ -999,4 +1028,24 @@ struct Sample {
     checked: u64,
     mismatched: u64,
     first_mismatch: Option<u64>,
+}
+
+/// Files and bytes under `lost+found/`, if it exists.
+pub(crate) fn lost_found_size(dir: &Path) -> Option<(u64, u64)> {
+    let mut stack = vec![dir.to_path_buf()];
+    let (mut files, mut bytes) = (0, 0);
+    std::fs::metadata(dir).ok()?;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match e.metadata() {
+                Ok(m) if m.is_dir() => stack.push(e.path()),
+                Ok(m) => {
+                    files += 1;
+                    bytes += m.len();
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    Some((files, bytes))
 }

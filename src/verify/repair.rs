@@ -37,7 +37,7 @@ use crate::storage::{
 };
 
 /// Where repair moves what it replaces, inside the collection directory.
-pub const LOST_FOUND: &str = "lost+found";
+pub use crate::collection::recovery::LOST_FOUND;
 
 /// How to repair.
 #[derive(Clone, Debug)]
@@ -171,6 +171,24 @@ fn keys_of(s: &SegState, schema: &Schema) -> Option<Vec<String>> {
     let (bytes, table) = (s.bytes.as_ref()?, s.scan.table.as_ref()?);
     let salvage = Salvage::read(schema, table, &s.scan.bad, bytes.as_slice(), s.entry.rows as usize);
     salvage.keys().map(|k| read(k, s.entry.rows as usize))
+}
+
+/// Files and bytes under `DIR/lost+found/` (zeros when it does not exist).
+pub fn lost_found_size(dir: &Path) -> (u64, u64) {
+    super::exam::lost_found_size(&dir.join(LOST_FOUND)).unwrap_or((0, 0))
+}
+
+/// Empties `DIR/lost+found/` under the writer lock (what recovery and repair kept there is
+/// never read by the engine); returns the files and bytes removed.
+pub fn purge_lost_found(dir: &Path) -> Result<(u64, u64), StorageError> {
+    let _lock = WriterLock::acquire(dir)?;
+    let lf = dir.join(LOST_FOUND);
+    let size = lost_found_size(dir);
+    match std::fs::remove_dir_all(&lf) {
+        Ok(()) => sync_dir(dir).map(|()| size),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((0, 0)),
+        Err(e) => Err(StorageError::io(&lf, e)),
+    }
 }
 
 impl Repair {
