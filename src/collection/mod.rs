@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
-pub use query::{Group, GroupBy, Hit, MAX_K, Query, Target};
+pub use query::{Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, Query, Target};
 pub use snapshot::{Location, Snapshot};
 
 use self::mem::MemSegment;
