@@ -49,7 +49,9 @@ pub enum Target {
 /// 1..=[`MAX_K`], `ef` at most [`MAX_EF`], `refine × k` at most [`MAX_REFINE_CANDIDATES`]
 /// (the field's default `refine` counts too). Beyond a bound the query fails with
 /// [`QueryError::TooLarge`] or [`QueryError::BadLimit`] before it allocates anything. A
-/// query's scratch memory is O(k + ef + refine × k), a few tens of MB at the bounds.
+/// query's memory is O(k + ef + refine × k), whatever the collection's size: at the bounds
+/// (k = 100000, ef = 100000, refine × k = 1000000) `xvec query` on a 200000-row HNSW int8
+/// collection peaked about 120 MB above a k = 10 query, its hits and their output included.
 ///
 /// ```
 /// use xvec::Query;
