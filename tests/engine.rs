@@ -283,3 +283,32 @@ fn not_a_collection_and_existing_collection_errors() {
     let e = Collection::create(dir.path(), simple_schema(2, Metric::L2), Default::default()).unwrap_err();
     assert!(e.to_string().contains("already exists") || e.to_string().contains("locked"), "{e}");
 }
+
+/// `verify` and `inspect` probe the writer lock; a probe used to take it shared for a
+/// moment, and a writer opening then failed with Locked.
+#[test]
+fn lock_probes_never_make_a_writable_open_fail() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use xvec::storage::lock::WriterLock;
+    let dir = tempfile::tempdir().unwrap();
+    Collection::create(dir.path(), simple_schema(3, Metric::L2), Default::default()).unwrap().close().unwrap();
+    let stop = AtomicBool::new(false);
+    let failed = std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    WriterLock::is_held(dir.path()).unwrap();
+                }
+            });
+        }
+        let failed: Vec<String> = (0..200)
+            .filter_map(|i| match Collection::open(dir.path(), &OpenOptions::writable()) {
+                Ok(c) => c.close().err().map(|e| format!("close {i}: {e}")),
+                Err(e) => Some(format!("open {i}: {e}")),
+            })
+            .collect();
+        stop.store(true, Ordering::Relaxed);
+        failed
+    });
+    assert!(failed.is_empty(), "{} of 200 writable opens failed, e.g. {}", failed.len(), failed[0]);
+}
