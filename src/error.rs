@@ -76,6 +76,9 @@ pub enum StorageError {
     NotACollection { path: PathBuf },
     #[error("{}: a collection already exists here", path.display())]
     AlreadyExists { path: PathBuf },
+    /// `create` found files that no unfinished create leaves behind.
+    #[error("{}: not empty and not a collection; remove these or pick another directory: {}", path.display(), files.join(", "))]
+    NotEmpty { path: PathBuf, files: Vec<String> },
     #[error("{}: collection is locked by another writer", path.display())]
     Locked { path: PathBuf },
 }
