@@ -147,11 +147,11 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l vector-file -d 'Take
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l row -d 'Row of --vector-file, from 0' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l field -d 'Vector field to search (needed when the schema has several)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l filter -d 'Only documents matching this filter, e.g. "pos = \'n\' AND n_lemmas > 1"' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -s k -l k -d 'Number of results' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes (at least k; exact search ignores it)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -s k -l k -d 'Number of results, 1 to 100000' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes, k to 100000 (exact search ignores it)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
@@ -182,7 +182,7 @@ markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l concurrency -d 'Threads for index builds (default: all cores; 1 builds deterministically)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l concurrency -d 'Threads for index builds, 1 to 1024 (default: all cores; 1 builds deterministically)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -276,7 +276,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l metric -d 'Similarit
 ip\t'Inner product'
 cosine\t'Cosine similarity'"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbours per query; recall and nDCG are computed at this k' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes (default: the index\'s own)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (default: the index\'s own)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW links per node (default: the engine\'s)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'HNSW candidate list size while building (default: the engine\'s)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana: most neighbours per node, R (default: the engine\'s)' -r
@@ -288,11 +288,11 @@ int8\t''
 int4\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l rotate -d 'Rotate vectors before quantizing (default: on for int8 and int4)' -r -f -a "true\t''
 false\t''"
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l refine -d 'Re-rank REFINE × k candidates with the original vectors (default: the index\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l refine -d 'Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default: the index\'s)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l seed -d 'Seed of graph construction and rotation' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l limit -d 'Use only the first N base vectors (ground truth is checked, or computed, for them)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l batch-size -d 'Documents per insert call' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l optimize-concurrency -d 'Threads the optimize phase may use (default: all cores)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l optimize-concurrency -d 'Threads the optimize phase may use, 1 to 1024 (default: all cores)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mmap -d 'Map segment files when reopening for search, or read them into memory' -r -f -a "true\t''
 false\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l warmup -d 'Untimed queries before the timed phases of each search setting, and again right before the serial pass' -r
@@ -300,7 +300,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l concurrency -d 'Thre
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l duration -d 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l cooldown -d 'Pause between the concurrent phases and the serial phase' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l sweep -d 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l gt-threads -d 'Threads for computing ground truth when the dataset has none (default: all cores)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l gt-threads -d 'Threads for computing ground truth when the dataset has none, 1 to 1024 (default: all cores)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s o -l output -d 'Write the report as JSON (schema: docs/bench-report.schema.json)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l csv -d 'Append one row per search setting to this CSV file' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l plot -d 'Draw recall (x) against QPS (y, log scale) as SVG, with any --compare runs' -r -F
@@ -321,8 +321,8 @@ complete -c xvec -n "__fish_xvec_using_subcommand tui" -l max-queries -d 'Most q
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l gt -d 'Ground truth of --queries, .ivecs or .npy (keys must be dataset ids)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l filter -d 'Filter the `f` key turns on and off (on at the start)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -s k -l k -d 'Neighbours per query' -r
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l ef -d 'Search breadth of graph indexes (HNSW ef, Vamana query list; default: the index\'s)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l refine -d 'Re-rank factor of quantized indexes (0: codes only; default: the index\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (HNSW ef, Vamana query list; default: the index\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l refine -d 'Re-rank factor of quantized indexes, 0 to 1000 (0: codes only; default: the index\'s)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l concurrency -d 'Workload threads at the start (default: all cores)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l recall-sample -d 'Queries with an exact-search reference for recall when there is no --gt' -r
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l duration -d 'Stop after this long (e.g. 10s, 2m); headless runs default to 10s' -r

@@ -85,6 +85,9 @@ pub enum StorageError {
     NotACollection { path: PathBuf },
     #[error("{}: a collection already exists here", path.display())]
     AlreadyExists { path: PathBuf },
+    /// `create` found files that no unfinished create leaves behind.
+    #[error("{}: not empty and not a collection; remove these or pick another directory: {}", path.display(), files.join(", "))]
+    NotEmpty { path: PathBuf, files: Vec<String> },
     #[error("{}: collection is locked by another writer", path.display())]
     Locked { path: PathBuf },
 }
@@ -155,6 +158,10 @@ pub enum QueryError {
     NotInt8 { field: String, index: usize },
     #[error("top-k {0} is out of range; expected 1..=100000")]
     BadLimit(usize),
+    /// A size given by the caller, or a product of them (`param`, e.g. `refine × k`), is
+    /// above its bound.
+    #[error("{param} is {value}, above the limit of {limit}")]
+    TooLarge { param: &'static str, value: u128, limit: usize },
     #[error("key {0:?} not found")]
     KeyNotFound(String),
     #[error("key {key:?} has no value in vector field `{field}`")]

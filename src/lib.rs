@@ -38,8 +38,8 @@ pub mod value;
 pub mod verify;
 
 pub use collection::{
-    Collection, Group, GroupBy, Hit, MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport,
-    Query, Snapshot, Stats, Target,
+    Collection, Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, MemoryUsage, OpenOptions,
+    OptimizeOptions, OptimizeProgress, OptimizeReport, Query, Snapshot, Stats, Target,
 };
 pub use error::{DocError, Error, FilterError, QueryError, Result, SchemaError, StorageError};
 pub use schema::{

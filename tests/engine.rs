@@ -283,3 +283,84 @@ fn not_a_collection_and_existing_collection_errors() {
     let e = Collection::create(dir.path(), simple_schema(2, Metric::L2), Default::default()).unwrap_err();
     assert!(e.to_string().contains("already exists") || e.to_string().contains("locked"), "{e}");
 }
+
+/// `verify` and `inspect` probe the writer lock; a probe used to take it shared for a
+/// moment, and a writer opening then failed with Locked.
+#[test]
+fn lock_probes_never_make_a_writable_open_fail() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use xvec::storage::lock::WriterLock;
+    let dir = tempfile::tempdir().unwrap();
+    Collection::create(dir.path(), simple_schema(3, Metric::L2), Default::default()).unwrap().close().unwrap();
+    let stop = AtomicBool::new(false);
+    let failed = std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    WriterLock::is_held(dir.path()).unwrap();
+                }
+            });
+        }
+        let failed: Vec<String> = (0..200)
+            .filter_map(|i| match Collection::open(dir.path(), &OpenOptions::writable()) {
+                Ok(c) => c.close().err().map(|e| format!("close {i}: {e}")),
+                Err(e) => Some(format!("open {i}: {e}")),
+            })
+            .collect();
+        stop.store(true, Ordering::Relaxed);
+        failed
+    });
+    assert!(failed.is_empty(), "{} of 200 writable opens failed, e.g. {}", failed.len(), failed[0]);
+}
+
+/// `create` publishes CURRENT last; a create killed before that left a directory that
+/// every later `create` refused ("WAL-000001.log: File exists"). Its leftovers are now
+/// removed, and anything else is refused by name.
+#[test]
+fn create_reuses_what_an_unfinished_create_left_and_refuses_other_files() {
+    let fresh = tempfile::tempdir().unwrap();
+    Collection::create(fresh.path(), simple_schema(3, Metric::L2), Default::default()).unwrap().close().unwrap();
+    let leftovers = |dir: &std::path::Path, with_manifest: bool| {
+        std::fs::copy(fresh.path().join("WAL-000001.log"), dir.join("WAL-000001.log")).unwrap();
+        std::fs::copy(fresh.path().join("LOCK"), dir.join("LOCK")).unwrap();
+        if with_manifest {
+            std::fs::copy(fresh.path().join("MANIFEST-000001"), dir.join("MANIFEST-000001")).unwrap();
+        }
+        std::fs::write(dir.join("CURRENT.tmp"), "MANIFEST-0").unwrap();
+        std::fs::write(dir.join("MANIFEST-000001.tmp"), b"torn").unwrap();
+    };
+    for with_manifest in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        leftovers(dir.path(), with_manifest);
+        let coll = Collection::create(dir.path(), simple_schema(3, Metric::L2), Default::default()).unwrap();
+        coll.insert(vec![Doc::new("a").set("tag", "t").set("n", 1i64).set("v", vec![1.0f32, 0.0, 0.0])]).unwrap();
+        coll.close().unwrap();
+        let coll = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap();
+        assert_eq!(coll.count(), 1);
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        names.sort();
+        assert_eq!(names, ["CURRENT", "LOCK", "MANIFEST-000001", "WAL-000001.log"]);
+    }
+    // Files no unfinished create leaves: refused, named, and left alone. A WAL with
+    // records is not a create's (it may hold acknowledged writes).
+    let dir = tempfile::tempdir().unwrap();
+    leftovers(dir.path(), true);
+    std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+    std::fs::write(dir.path().join("SEG-000001.xseg"), "x").unwrap();
+    std::fs::write(dir.path().join("WAL-000002.log"), "x").unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let mut wal = std::fs::read(dir.path().join("WAL-000001.log")).unwrap();
+    wal.extend_from_slice(&[0; 40]);
+    std::fs::write(dir.path().join("WAL-000001.log"), &wal).unwrap();
+    let e = Collection::create(dir.path(), simple_schema(3, Metric::L2), Default::default()).unwrap_err();
+    match &e {
+        Error::Storage(StorageError::NotEmpty { files, .. }) => {
+            assert_eq!(files, &["SEG-000001.xseg", "WAL-000001.log", "WAL-000002.log", "notes.txt", "sub"]);
+        }
+        other => panic!("expected NotEmpty, got {other:?}"),
+    }
+    assert!(e.to_string().contains("remove these or pick another directory: SEG-000001.xseg, WAL-000001.log"), "{e}");
+    assert!(dir.path().join("CURRENT.tmp").exists() && dir.path().join("MANIFEST-000001").exists());
+    assert_eq!(std::fs::read(dir.path().join("WAL-000001.log")).unwrap(), wal);
+}

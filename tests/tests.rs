@@ -3,6 +3,7 @@
 mod util;
 
 mod bench;
+mod bounds;
 mod cli;
 mod crash;
 mod durability;

@@ -23,11 +23,12 @@ pub fn exact(ds: &Dataset, queries: &[Vec<f32>], metric: Metric, k: usize, threa
             .flat_map_iter(|chunk| nearest(kern, &ds.base, norms.as_deref(), metric, chunk, k))
             .collect::<Vec<Vec<u32>>>()
     };
-    let rows = match rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build() {
-        Ok(pool) => pool.install(run),
-        // No pool (thread creation refused): the caller's thread does the work.
-        Err(_) => run(),
-    };
+    let rows =
+        match rayon::ThreadPoolBuilder::new().num_threads(threads.clamp(1, crate::index::MAX_BUILD_THREADS)).build() {
+            Ok(pool) => pool.install(run),
+            // No pool (thread creation refused): the caller's thread does the work.
+            Err(_) => run(),
+        };
     let ids = rows.into_iter().flat_map(|r| r.into_iter().map(|row| ds.id(row as usize))).collect();
     GroundTruth::from_rows(k, ids)
 }

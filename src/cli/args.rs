@@ -10,6 +10,12 @@ use clap::{Args, ValueEnum, ValueHint};
 
 use super::CollectionArg;
 
+/// A size flag: an integer in `min..=max`, so a hostile value is refused while parsing
+/// (exit 2) with the flag, the value and the range named.
+pub fn size(min: usize, max: usize) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(min as u64..=max as u64)
+}
+
 /// Create a collection from a JSON schema file or --field/--vector flags.
 ///
 /// The directory is created if missing and must not hold a collection yet. A schema file
@@ -231,20 +237,21 @@ pub struct QueryArgs {
     /// Only documents matching this filter, e.g. "pos = 'n' AND n_lemmas > 1".
     #[arg(long, value_name = "EXPR")]
     pub filter: Option<String>,
-    /// Number of results.
-    #[arg(short, long, value_name = "N", default_value_t = 10)]
+    /// Number of results, 1 to 100000.
+    #[arg(short, long, value_name = "N", default_value_t = 10, value_parser = size(1, xvec::MAX_K))]
     pub k: usize,
-    /// Search breadth of graph indexes (at least k; exact search ignores it).
-    #[arg(long, value_name = "N")]
+    /// Search breadth of graph indexes, k to 100000 (exact search ignores it).
+    #[arg(long, value_name = "N", value_parser = size(1, xvec::MAX_EF))]
     pub ef: Option<usize>,
-    /// Re-rank REFINE × k candidates of a quantized index with the original vectors.
-    #[arg(long, value_name = "FACTOR")]
+    /// Re-rank REFINE × k candidates of a quantized index with the original vectors;
+    /// REFINE × k is at most 1000000.
+    #[arg(long, value_name = "FACTOR", value_parser = size(0, xvec::MAX_REFINE_CANDIDATES))]
     pub refine: Option<usize>,
     /// Group results by this scalar field: -k groups, best first, of --per-group hits.
     #[arg(long, value_name = "FIELD")]
     pub group_by: Option<String>,
-    /// Hits per group with --group-by.
-    #[arg(long, value_name = "N", default_value_t = 3, requires = "group_by")]
+    /// Hits per group with --group-by; k × N is at most 1000000.
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "group_by", value_parser = size(1, xvec::MAX_GROUP_HITS))]
     pub per_group: usize,
     /// Fields to print, comma-separated (default: all scalar fields).
     #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
@@ -293,8 +300,9 @@ pub struct FlushArgs {
 pub struct OptimizeArgs {
     #[command(flatten)]
     pub coll: CollectionArg,
-    /// Threads for index builds (default: all cores; 1 builds deterministically).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Threads for index builds, 1 to 1024 (default: all cores; 1 builds
+    /// deterministically).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: Option<u32>,
 }
 

@@ -60,8 +60,8 @@ pub struct BenchArgs {
     /// Neighbours per query; recall and nDCG are computed at this k.
     #[arg(short, long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub k: u32,
-    /// Search breadth of graph indexes (default: the index's own).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Search breadth of graph indexes, 1 to 100000 (default: the index's own).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub ef: Option<u32>,
     /// HNSW links per node (default: the engine's).
     #[arg(long, value_name = "N")]
@@ -84,8 +84,9 @@ pub struct BenchArgs {
     /// Rotate vectors before quantizing (default: on for int8 and int4).
     #[arg(long, value_name = "BOOL", action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub rotate: Option<bool>,
-    /// Re-rank REFINE × k candidates with the original vectors (default: the index's).
-    #[arg(long, value_name = "FACTOR")]
+    /// Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default:
+    /// the index's).
+    #[arg(long, value_name = "FACTOR", value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub refine: Option<u32>,
     /// Seed of graph construction and rotation.
     #[arg(long, value_name = "N", default_value_t = 42)]
@@ -99,8 +100,8 @@ pub struct BenchArgs {
     /// Documents per insert call.
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch_size: u32,
-    /// Threads the optimize phase may use (default: all cores).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Threads the optimize phase may use, 1 to 1024 (default: all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub optimize_concurrency: Option<u32>,
     /// Map segment files when reopening for search, or read them into memory.
     #[arg(long, value_name = "BOOL", action = ArgAction::Set, default_value_t = true)]
@@ -121,8 +122,9 @@ pub struct BenchArgs {
     /// Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine).
     #[arg(long, value_name = "PARAM=V,V")]
     pub sweep: Option<Sweep>,
-    /// Threads for computing ground truth when the dataset has none (default: all cores).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Threads for computing ground truth when the dataset has none, 1 to 1024 (default:
+    /// all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub gt_threads: Option<u32>,
     /// Write the report as JSON (schema: docs/bench-report.schema.json).
     #[arg(short, long, value_name = "FILE.json")]

@@ -196,7 +196,23 @@ fn build_query(a: &QueryArgs) -> Result<Query, CliError> {
     q.fields = a.fields.clone();
     q.ef = a.ef;
     q.refine = a.refine;
+    if let Some(refine) = a.refine {
+        at_most("--refine × -k", refine, a.k, xvec::MAX_REFINE_CANDIDATES)?;
+    }
+    if a.group_by.is_some() {
+        at_most("-k × --per-group", a.k, a.per_group, xvec::MAX_GROUP_HITS)?;
+    }
     Ok(q)
+}
+
+/// Refuses flags whose product is above `limit` (each flag alone was range-checked).
+fn at_most(what: &str, a: usize, b: usize, limit: usize) -> Result<(), CliError> {
+    match a.checked_mul(b) {
+        Some(p) if p <= limit => Ok(()),
+        _ => {
+            Err(CliError::usage(format!("{what} is {a} × {b} = {}, above the limit of {limit}", a as u128 * b as u128)))
+        }
+    }
 }
 
 /// The fields a query prints: `--fields`, else the scalar fields (and vectors if asked).

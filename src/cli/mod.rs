@@ -135,6 +135,18 @@ mod tests {
         }
     }
 
+    /// The bounds the query flags' help states are the engine's.
+    #[test]
+    fn query_help_states_the_engine_bounds() {
+        let cli = Cli::command();
+        let query = cli.find_subcommand("query").unwrap();
+        let help = |id: &str| query.get_arguments().find(|a| a.get_id() == id).unwrap().get_help().unwrap().to_string();
+        assert!(help("k").contains(&format!("1 to {}", xvec::MAX_K)));
+        assert!(help("ef").contains(&format!("k to {}", xvec::MAX_EF)));
+        assert!(help("refine").contains(&format!("at most {}", xvec::MAX_REFINE_CANDIDATES)));
+        assert!(help("per_group").contains(&format!("at most {}", xvec::MAX_GROUP_HITS)));
+    }
+
     /// The shell fills in the collection argument by position, so it must come first.
     #[test]
     fn collection_argument_is_always_the_first_positional() {

@@ -52,11 +52,12 @@ pub struct TuiArgs {
     /// Neighbours per query.
     #[arg(short, long, value_name = "K", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub k: u32,
-    /// Search breadth of graph indexes (HNSW ef, Vamana query list; default: the index's).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Search breadth of graph indexes, 1 to 100000 (HNSW ef, Vamana query list; default:
+    /// the index's).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub ef: Option<u32>,
-    /// Re-rank factor of quantized indexes (0: codes only; default: the index's).
-    #[arg(long, value_name = "N")]
+    /// Re-rank factor of quantized indexes, 0 to 1000 (0: codes only; default: the index's).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub refine: Option<u32>,
     /// Workload threads at the start (default: all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]

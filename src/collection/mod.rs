@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
-pub use query::{Group, GroupBy, Hit, MAX_K, Query, Target};
+pub use query::{Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, Query, Target};
 pub use snapshot::{Location, Snapshot};
 
 use self::mem::MemSegment;
@@ -198,12 +198,47 @@ impl std::fmt::Debug for Collection {
 /// The live WAL as an open read it: what it holds, and its bytes (for saving a torn tail).
 type LoadedWal = (wal::Scan, Vec<u8>);
 
+/// Removes what a create of `m` that stopped before publishing `CURRENT` leaves in `dir`
+/// (the caller holds the lock and saw no `CURRENT`), or fails naming anything else. Such
+/// a create acknowledged nothing: its WAL holds at most a header.
+fn remove_unfinished_create(dir: &Path, m: &Manifest) -> Result<(), StorageError> {
+    let io = |e| StorageError::io(dir, e);
+    let (manifest, wal) = (crate::storage::manifest_name(m.generation), crate::storage::wal_name(m.wal_seq));
+    let (mut leftovers, mut unknown) = (Vec::new(), Vec::new());
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_file = entry.file_type().map_err(io)?.is_file();
+        let len = entry.metadata().map_err(io)?.len();
+        let ours = is_file
+            && match FileKind::of_name(&name) {
+                Some(FileKind::Lock) => continue,
+                Some(FileKind::Temp) => true,
+                Some(FileKind::Manifest) => name == manifest,
+                Some(FileKind::Wal) => name == wal && len <= wal::WAL_HEADER_LEN as u64,
+                _ => false,
+            };
+        if ours { leftovers.push(name) } else { unknown.push(name) }
+    }
+    if !unknown.is_empty() {
+        unknown.sort();
+        return Err(StorageError::NotEmpty { path: dir.to_path_buf(), files: unknown });
+    }
+    for name in &leftovers {
+        crate::storage::disk::remove_file(&dir.join(name))?;
+    }
+    Ok(())
+}
+
 /// Outcome of one item of a batch write.
 pub type ItemResult = Result<(), crate::error::DocError>;
 
 impl Collection {
-    /// Creates a new collection in `dir` (created if missing, must hold no collection)
-    /// and opens it for writing.
+    /// Creates a new collection in `dir` (created if missing) and opens it for writing.
+    ///
+    /// `dir` must be empty or hold only what a create that did not finish leaves (no
+    /// `CURRENT`; `LOCK`, `*.tmp`, the first manifest, a WAL with no record), which is
+    /// removed; anything else fails with [`StorageError::NotEmpty`] naming the files.
     pub fn create(dir: impl AsRef<Path>, schema: Schema, options: CollectionOptions) -> Result<Collection, Error> {
         let dir = dir.as_ref();
         crate::storage::disk::create_dir_all(dir)?;
@@ -212,6 +247,7 @@ impl Collection {
             return Err(StorageError::AlreadyExists { path: dir.to_path_buf() }.into());
         }
         let m = Manifest::new(&schema, options);
+        remove_unfinished_create(dir, &m)?;
         let wal = wal::WalWriter::create(dir, m.wal_seq, m.wal_salt, SyncPolicy::EveryBatch)?;
         m.publish(dir).map_err(StorageError::from)?;
         drop(wal);

@@ -23,7 +23,9 @@ use crate::storage::{index_name, manifest_name, segment_name};
 
 /// How to optimize.
 pub struct OptimizeOptions<'a> {
-    /// Threads for index builds (at least 1; 1 makes builds deterministic).
+    /// Threads for index builds (at least 1; 1 makes builds deterministic; at most
+    /// [`MAX_BUILD_THREADS`](crate::index::MAX_BUILD_THREADS), and fewer when the system
+    /// refuses that many).
     pub concurrency: usize,
     /// Called as work advances (from build threads: keep it cheap).
     pub progress: Option<&'a (dyn Fn(&OptimizeProgress) + Sync)>,

@@ -18,6 +18,22 @@ use crate::value::Value;
 /// Largest top-k a query may ask for.
 pub const MAX_K: usize = 100_000;
 
+/// Largest search breadth a query may ask for: HNSW `ef`, Vamana `query_list`.
+pub const MAX_EF: usize = 100_000;
+
+/// Most candidates a query may re-rank with the originals: `refine × k` (with
+/// [`GroupBy`], `refine ×` the candidates the index is asked for).
+pub const MAX_REFINE_CANDIDATES: usize = 1_000_000;
+
+/// Most hits a grouped query may return: `groups × per_group`.
+pub const MAX_GROUP_HITS: usize = 1_000_000;
+
+/// Fails when `value` (a product of caller-given sizes, so computed without overflow)
+/// exceeds `limit`.
+fn at_most(param: &'static str, value: u128, limit: usize) -> Result<(), QueryError> {
+    if value > limit as u128 { Err(QueryError::TooLarge { param, value, limit }) } else { Ok(()) }
+}
+
 /// What to search near.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Target {
@@ -28,6 +44,14 @@ pub enum Target {
 }
 
 /// A nearest-neighbour query.
+///
+/// Sizes are bounded so that no request can make a query allocate without limit: `k` is
+/// 1..=[`MAX_K`], `ef` at most [`MAX_EF`], `refine × k` at most [`MAX_REFINE_CANDIDATES`]
+/// (the field's default `refine` counts too). Beyond a bound the query fails with
+/// [`QueryError::TooLarge`] or [`QueryError::BadLimit`] before it allocates anything. A
+/// query's memory is O(k + ef + refine × k), whatever the collection's size: at the bounds
+/// (k = 100000, ef = 100000, refine × k = 1000000) `xvec query` on a 200000-row HNSW int8
+/// collection peaked about 120 MB above a k = 10 query, its hits and their output included.
 ///
 /// ```
 /// use xvec::Query;
@@ -46,10 +70,11 @@ pub struct Query {
     /// Also return vector fields (with `fields: None`).
     pub include_vectors: bool,
     /// Search breadth of graph indexes (HNSW `ef`, Vamana `query_list`); `None` uses the
-    /// field's default. Must be at least `k`. Exact (flat) search ignores it.
+    /// field's default. Must be at least `k` and at most [`MAX_EF`]. Exact (flat) search
+    /// ignores it.
     pub ef: Option<usize>,
     /// Re-rank `refine × k` candidates found on quantized codes with the original vectors;
-    /// `None` uses the field's default.
+    /// `None` uses the field's default. `refine × k` is at most [`MAX_REFINE_CANDIDATES`].
     pub refine: Option<usize>,
 }
 
@@ -108,6 +133,10 @@ impl Query {
 }
 
 /// How to group results: by the value of a scalar field.
+///
+/// `groups` and `per_group` are at least 1 and `groups × per_group` is at most
+/// [`MAX_GROUP_HITS`]; beyond it [`Snapshot::query_groups`] fails with
+/// [`QueryError::TooLarge`] before it allocates anything.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GroupBy {
     pub field: String,
@@ -167,7 +196,9 @@ impl Sink for GroupSink<'_> {
     fn push(&mut self, c: Candidate) {
         let value = self.snap.source(c.segment).scalar(self.field).value(c.row as usize);
         let per_group = self.per_group;
-        self.map.entry(GroupKey::of(&value)).or_insert_with(|| (value, TopK::new(per_group))).1.push(c);
+        // Grown as hits arrive: a group holds at most what was pushed, never `per_group`
+        // slots up front (many distinct values would multiply that).
+        self.map.entry(GroupKey::of(&value)).or_insert_with(|| (value, TopK::unreserved(per_group))).1.push(c);
     }
 }
 
@@ -270,9 +301,13 @@ struct Plan {
 }
 
 impl Snapshot {
+    /// Resolves `q` for a search of `k` results per segment (`q.k`, or the group pool).
     fn plan(&self, q: &Query, k: usize) -> Result<Plan, Error> {
         if k == 0 || k > MAX_K {
             return Err(QueryError::BadLimit(k).into());
+        }
+        if let Some(ef) = q.ef {
+            at_most("ef", ef as u128, MAX_EF)?;
         }
         let field = resolve_field(&self.schema, q.field.as_deref())?;
         let projection = resolve_projection(&self.schema, q.fields.as_deref(), q.include_vectors)?;
@@ -365,6 +400,7 @@ impl Snapshot {
     /// Runs a query against this snapshot.
     pub fn query(&self, q: &Query) -> Result<Vec<Hit>, Error> {
         let plan = self.plan(q, q.k)?;
+        at_most("refine × k", plan.refine as u128 * q.k as u128, MAX_REFINE_CANDIDATES)?;
         let mut top = TopK::new(q.k);
         self.run(&plan, q.k, &mut top);
         let best = top.into_sorted();
@@ -385,8 +421,11 @@ impl Snapshot {
         if by.groups == 0 || by.per_group == 0 {
             return Err(QueryError::BadLimit(0).into());
         }
-        let pool = by.groups.saturating_mul(by.per_group);
-        let plan = self.plan(q, pool.min(MAX_K))?;
+        let pool = by.groups as u128 * by.per_group as u128;
+        at_most("groups × per_group", pool, MAX_GROUP_HITS)?;
+        let plan = self.plan(q, (pool as usize).min(MAX_K))?;
+        // Every one of the `ef` candidates is refined.
+        at_most("refine × ef", plan.refine as u128 * plan.ef as u128, MAX_REFINE_CANDIDATES)?;
         let mut groups = GroupSink { snap: self, field: group_field, per_group: by.per_group, map: HashMap::new() };
         // Every candidate an index finds (ef of them) feeds the groups, not only the best.
         self.run(&plan, plan.ef, &mut groups);

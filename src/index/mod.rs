@@ -12,5 +12,15 @@ pub mod topk;
 pub mod vamana;
 pub mod visited;
 
+/// Most threads an index build uses, whatever it is asked for.
+pub const MAX_BUILD_THREADS: usize = 1024;
+
+/// A pool of `threads` build threads, clamped to 1..=[`MAX_BUILD_THREADS`]; one thread
+/// when the system refuses that many.
+pub(crate) fn build_pool(threads: usize) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+    let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build();
+    pool(threads.clamp(1, MAX_BUILD_THREADS)).or_else(|_| pool(1))
+}
+
 pub use flat::PreparedQuery;
 pub use topk::{Candidate, Sink, TopK};

@@ -587,7 +587,7 @@ impl SegmentIndex {
             let (scratch, qscratch, found, tmp) = &mut *cell.borrow_mut();
             let orig = Originals { kernels: k, col: originals, query, screen: None };
             let refine = self.quantizer.is_some() && p.refine > 0;
-            let want = if refine { p.k * p.refine } else { p.k };
+            let want = if refine { p.k.saturating_mul(p.refine) } else { p.k };
             match (&self.quantizer, self.codes()) {
                 (Some(qz), Some(codes)) => {
                     let qq = qz.prepare(raw_query, qscratch);

@@ -41,8 +41,14 @@ pub struct TopK {
 }
 
 impl TopK {
+    /// Reserves `k + 1` slots up front (callers bound `k`).
     pub fn new(k: usize) -> TopK {
-        TopK { k, heap: BinaryHeap::with_capacity(k + 1) }
+        TopK { k, heap: BinaryHeap::with_capacity(k.saturating_add(1)) }
+    }
+
+    /// Reserves nothing: the heap grows with what is pushed, up to `k + 1`.
+    pub fn unreserved(k: usize) -> TopK {
+        TopK { k, heap: BinaryHeap::new() }
     }
 
     pub fn k(&self) -> usize {

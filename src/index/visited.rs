@@ -17,13 +17,13 @@ impl Default for VisitedSet {
 
 impl VisitedSet {
     pub fn with_capacity(n: usize) -> VisitedSet {
-        let cap = (n * 2).next_power_of_two().max(64);
+        let cap = n.saturating_mul(2).checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 1)).max(64);
         VisitedSet { slots: vec![0; cap], len: 0, shift: 64 - cap.trailing_zeros() }
     }
 
     /// Empties the set, keeping a capacity fit for `expected` insertions.
     pub fn clear(&mut self, expected: usize) {
-        if expected * 2 > self.slots.len() {
+        if expected.saturating_mul(2) > self.slots.len() {
             *self = VisitedSet::with_capacity(expected);
         } else {
             self.slots.fill(0);

@@ -40,9 +40,10 @@ impl DiskFile {
         DiskFile::open_with(path, Op::Open, OpenOptions::new().write(true))
     }
 
-    /// Opens (creating it if missing) a file that is only locked, never written.
+    /// Opens (creating it if missing) a file that is only locked, never written; readable
+    /// and writable, as record locks of both kinds need.
     pub fn open_lock(path: &Path) -> Result<DiskFile, StorageError> {
-        DiskFile::open_with(path, Op::Open, OpenOptions::new().write(true).create(true).truncate(false))
+        DiskFile::open_with(path, Op::Open, OpenOptions::new().read(true).write(true).create(true).truncate(false))
     }
 
     /// Opens (creating it if missing) a file that is only appended to.

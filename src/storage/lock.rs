@@ -1,10 +1,25 @@
 //! The writer lock: an exclusive OS file lock on `DIR/LOCK`, released when dropped (or
 //! when the process dies, so a crashed writer never leaves a stale lock behind).
+//!
+//! A writer takes two locks on the file: an exclusive `flock` (what every writer tries,
+//! so two writers exclude each other) and, on Linux, an open-file-description record lock
+//! on the whole file. [`WriterLock::is_held`] asks about the record lock with
+//! `F_OFD_GETLK`, which tests for a conflict without taking anything, so a probe can never
+//! make a writer's `flock` attempt fail. Where record locks are not available, the probe
+//! takes the `flock` shared for a moment and a writer retries around it.
 
 use std::fs::{File, TryLockError};
 use std::path::Path;
+use std::time::Duration;
 
 use crate::error::StorageError;
+
+/// Tries of a writer whose `flock` attempt meets a holder (a probe of the fallback kind,
+/// which holds it for microseconds, or a just-forked child's copy of a released lock's
+/// descriptor), and the pause before the first retry (doubled each time: about 60 ms in
+/// all before a writer is refused).
+const TRIES: u32 = 7;
+const FIRST_PAUSE: Duration = Duration::from_micros(500);
 
 /// Proof that this handle is the collection's only writer.
 #[derive(Debug)]
@@ -13,18 +28,32 @@ pub struct WriterLock {
 }
 
 impl WriterLock {
-    /// Takes the lock without waiting; another writer yields [`StorageError::Locked`].
+    /// Takes the lock without waiting for another writer; one yields
+    /// [`StorageError::Locked`].
     pub fn acquire(dir: &Path) -> Result<WriterLock, StorageError> {
         let path = dir.join("LOCK");
         let file = super::disk::DiskFile::open_lock(&path)?.into_file();
-        match file.try_lock() {
-            Ok(()) => Ok(WriterLock { _file: file }),
-            Err(TryLockError::WouldBlock) => Err(StorageError::Locked { path: dir.to_path_buf() }),
-            Err(TryLockError::Error(e)) => Err(StorageError::io(&path, e)),
+        // Retried for any holder, not only a probe: a process forked from one that just
+        // released the lock holds a copy of its descriptor until it execs.
+        let mut pause = FIRST_PAUSE;
+        for attempt in 1..=TRIES {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) if attempt < TRIES => {
+                    std::thread::sleep(pause);
+                    pause *= 2;
+                }
+                Err(TryLockError::WouldBlock) => return Err(StorageError::Locked { path: dir.to_path_buf() }),
+                Err(TryLockError::Error(e)) => return Err(StorageError::io(&path, e)),
+            }
         }
+        // The flock decides; the record lock only makes the writer visible to probes.
+        record::set(&file);
+        Ok(WriterLock { _file: file })
     }
 
-    /// True when some handle, in any process, holds the writer lock now.
+    /// True when some handle, in any process, holds the writer lock now. Never takes the
+    /// lock where record locks are available (see the module docs).
     pub fn is_held(dir: &Path) -> Result<bool, StorageError> {
         let path = dir.join("LOCK");
         let file = match File::open(&path) {
@@ -32,11 +61,60 @@ impl WriterLock {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(StorageError::io(&path, e)),
         };
+        if let Some(held) = record::query(&file) {
+            return Ok(held);
+        }
         match file.try_lock_shared() {
             Ok(()) => Ok(false),
             Err(TryLockError::WouldBlock) => Ok(true),
             Err(TryLockError::Error(e)) => Err(StorageError::io(&path, e)),
         }
+    }
+}
+
+/// Whole-file open-file-description record locks (Linux `F_OFD_*`): owned by the open
+/// file, not the process, so closing another descriptor of `LOCK` in the same process
+/// does not drop them, and a test for a conflict sees a lock of the same process.
+#[cfg(target_os = "linux")]
+mod record {
+    use std::fs::File;
+    use std::os::fd::AsRawFd;
+
+    fn whole_file(kind: libc::c_int) -> libc::flock {
+        // SAFETY: `flock` is plain data; all zeros is a valid value (start 0, length 0 =
+        // to the end of the file, pid 0 as F_OFD_* requires).
+        let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+        fl.l_type = kind as libc::c_short;
+        fl.l_whence = libc::SEEK_SET as libc::c_short;
+        fl
+    }
+
+    /// Marks `file` as the writer's; best effort (a file system without record locks
+    /// leaves probes to the fallback).
+    pub fn set(file: &File) {
+        let fl = whole_file(libc::F_WRLCK);
+        // SAFETY: a valid descriptor and a valid `flock` that outlives the call.
+        unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &fl) };
+    }
+
+    /// Whether a writer's record lock is on the file; `None` when record locks are not
+    /// available here.
+    pub fn query(file: &File) -> Option<bool> {
+        let mut fl = whole_file(libc::F_RDLCK);
+        // SAFETY: a valid descriptor and a valid `flock` that outlives the call.
+        let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_GETLK, &mut fl) };
+        (r == 0).then_some(fl.l_type != libc::F_UNLCK as libc::c_short)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod record {
+    use std::fs::File;
+
+    pub fn set(_: &File) {}
+
+    pub fn query(_: &File) -> Option<bool> {
+        None
     }
 }
 
@@ -54,5 +132,34 @@ mod tests {
         drop(a);
         assert!(!WriterLock::is_held(dir.path()).unwrap());
         WriterLock::acquire(dir.path()).unwrap();
+    }
+
+    /// A probe (`verify`, `inspect`) used to take the lock shared for a moment, and a
+    /// writer opening in that moment failed with Locked.
+    #[test]
+    fn probes_never_make_a_writer_fail() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        WriterLock::acquire(dir.path()).unwrap();
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        WriterLock::is_held(dir.path()).unwrap();
+                    }
+                });
+            }
+            let (mut failed, mut held) = (Vec::new(), 0);
+            for i in 0..2000 {
+                match WriterLock::acquire(dir.path()) {
+                    Ok(_lock) => held += WriterLock::is_held(dir.path()).unwrap() as usize,
+                    Err(e) => failed.push(format!("writer open {i}: {e}")),
+                }
+            }
+            stop.store(true, Ordering::Relaxed);
+            assert!(failed.is_empty(), "{} of 2000 writer opens failed, e.g. {}", failed.len(), failed[0]);
+            assert_eq!(held, 2000, "a held lock was reported free");
+        });
     }
 }

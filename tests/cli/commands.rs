@@ -197,3 +197,25 @@ fn closed_pipe_exits_quietly() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{cmd}");
     }
 }
+
+/// A create that stopped before publishing CURRENT (killed, power loss) leaves a WAL and
+/// temporary files; `xvec create` reuses such a directory and refuses any other by name.
+#[test]
+fn create_after_an_unfinished_create() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    let cs = c.to_str().unwrap();
+    xvec(&["create", cs, "--schema", &data("schema.json")]).run().ok();
+    std::fs::remove_file(c.join("CURRENT")).unwrap();
+    std::fs::write(c.join("CURRENT.tmp"), "MANIFEST-").unwrap();
+    xvec(&["create", cs, "--schema", &data("schema.json")]).run().ok();
+    assert_eq!(xvec(&["count", cs]).run().ok().stdout, "count\n0\n");
+    std::fs::remove_file(c.join("CURRENT")).unwrap();
+    std::fs::write(c.join("notes.txt"), "mine").unwrap();
+    let run = xvec(&["create", cs, "--schema", &data("schema.json")]).run();
+    run.code(1);
+    assert_eq!(
+        run.stderr,
+        format!("error: {cs}: not empty and not a collection; remove these or pick another directory: notes.txt\n")
+    );
+}

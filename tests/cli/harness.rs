@@ -45,6 +45,23 @@ impl Xvec {
         self
     }
 
+    /// Caps the child's address space (RLIMIT_AS): an allocation beyond it aborts the
+    /// child, so a test sees a signal instead of a machine swapping.
+    pub fn address_space(mut self, bytes: u64) -> Xvec {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setrlimit is async-signal-safe and touches no state of the parent.
+        unsafe {
+            self.cmd.pre_exec(move || {
+                let lim = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+                if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        self
+    }
+
     pub fn stdin(mut self, text: &str) -> Xvec {
         self.stdin = Some(text.to_string());
         self

@@ -3,6 +3,7 @@
 
 pub(crate) mod harness;
 
+mod bounds;
 mod commands;
 mod docs;
 mod modes;

@@ -272,14 +272,16 @@ pub fn build(
             progress(BuildProgress { done: d, total: rows });
         }
     };
-    if concurrency <= 1 {
-        let mut sc = BuildScratch::default();
-        (1..rows as u32).for_each(|node| step(node, &mut sc));
-    } else {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(concurrency).build().expect("thread pool");
-        pool.install(|| {
+    let pool = if concurrency > 1 { crate::index::build_pool(concurrency).ok() } else { None };
+    match pool {
+        Some(pool) => pool.install(|| {
             (1..rows as u32).into_par_iter().for_each_init(BuildScratch::default, |sc, node| step(node, sc))
-        });
+        }),
+        // One thread asked for, or none to be had: build on this one.
+        None => {
+            let mut sc = BuildScratch::default();
+            (1..rows as u32).for_each(|node| step(node, &mut sc));
+        }
     }
     if cancel.load(Ordering::Relaxed) {
         return None;

@@ -12,6 +12,10 @@ use super::{GraphView, Links};
 use crate::index::scorer::{PREFETCH_AHEAD, Scored, Scorer};
 use crate::index::visited::VisitedSet;
 
+/// Most visited-set entries reserved before a search (16 MB of slots); a wider beam grows
+/// the set as it visits, so its memory follows the nodes actually visited.
+const MAX_VISITED_RESERVE: usize = 1 << 21;
+
 /// Reused buffers of one searching thread.
 #[derive(Debug, Default)]
 pub struct SearchScratch {
@@ -112,7 +116,8 @@ pub(crate) fn search_layer<L: Links, S: Scorer>(
     let Beam { ef, allowed, budget } = beam;
     let ok = |id: u32| allowed.is_none_or(|a| a.contains(id));
     let mut spent = 0usize;
-    sc.visited.clear(ef * 16);
+    // A guess at the nodes a beam of `ef` visits; the set grows past it if need be.
+    sc.visited.clear(ef.saturating_mul(16).min(MAX_VISITED_RESERVE));
     let f = &mut sc.frontier;
     f.candidates.clear();
     f.results.clear();

@@ -592,8 +592,8 @@ pub fn build(
     let degree = params.degree as usize;
     let cap = (degree * 13).div_ceil(10);
     let rows = Rows { kernels, metric, col, codes: None };
-    let threads = concurrency.max(1);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
+    let pool = crate::index::build_pool(concurrency).expect("a thread pool of one thread");
+    let threads = pool.current_num_threads();
     let words: Vec<AtomicU32> = vec![0u32; n * (cap + 1)].into_iter().map(AtomicU32::new).collect();
     let graph = Adjacency { cap, words };
     let medoid = pool.install(|| {
