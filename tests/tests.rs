@@ -8,6 +8,7 @@ mod cli;
 mod crash;
 mod durability;
 mod engine;
+mod faults;
 mod index;
 mod recall;
 mod tui;

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 /// What goes wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fault {
-    /// `ENOSPC` from a write, a file creation or a file extension; nothing is written.
+    /// `ENOSPC` from a write or a file creation; nothing is written.
     NoSpace,
     /// Half of a write reaches the file, then `ENOSPC`.
     ShortWrite,
@@ -29,7 +29,7 @@ impl Fault {
 
     fn applies(self, op: Op) -> bool {
         match self {
-            Fault::NoSpace => matches!(op, Op::Create | Op::Write | Op::SetLen),
+            Fault::NoSpace => matches!(op, Op::Create | Op::Write),
             Fault::ShortWrite => op == Op::Write,
             Fault::Io => true,
             Fault::Fsync => op == Op::Sync,

@@ -196,7 +196,17 @@ impl Repair {
     /// collection and plans.
     pub fn begin(dir: &Path, opts: RepairOptions) -> Result<Repair, StorageError> {
         let lock = WriterLock::acquire(dir)?;
-        let exam = exam::examine(dir, &verify_options(), true, opts.schema.as_ref())?;
+        // A read error that does not repeat is no damage, and planning on it would throw
+        // good files away: examine until two passes in a row find the same.
+        let mut exam = exam::examine(dir, &verify_options(), true, opts.schema.as_ref())?;
+        for _ in 0..3 {
+            let again = exam::examine(dir, &verify_options(), true, opts.schema.as_ref())?;
+            let same = again.report.findings == exam.report.findings;
+            exam = again;
+            if same {
+                break;
+            }
+        }
         let mut r = Repair {
             dir: dir.to_path_buf(),
             _lock: lock,

@@ -1,0 +1,344 @@
+//! I/O faults at every file operation of a workload, SQLite-style: for each fault class
+//! (ENOSPC, a short write, EIO, a failed fsync, and a disk that stays full) and each N up to
+//! the number of operations the class applies to, the Nth one fails; then the collection is
+//! reopened without faults and checked against a model of what was acknowledged.
+//!
+//! Every acknowledged write must be there, no acknowledged delete may come back, a failed
+//! batch is there whole or not at all, nothing panics, and after one writable open verify
+//! finds nothing. The table the sweep prints is `docs/durability.md`'s.
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+
+use xvec::storage::faults::{self, Fault};
+use xvec::verify::repair::{Repair, RepairOptions};
+use xvec::{Collection, Doc, OpenOptions, Schema, SyncPolicy};
+
+const KEYS: usize = 25;
+const DIM: usize = 8;
+
+fn schema() -> Schema {
+    Schema::from_json(
+        r#"{"name":"f","fields":[{"name":"tag","type":"string"},{"name":"n","type":"int64"},
+            {"name":"v","type":"vector_fp32","dim":8,"metric":"l2","index":{"type":"hnsw","m":4,"ef_construction":16}}]}"#,
+    )
+    .unwrap()
+}
+
+fn key(i: usize) -> String {
+    format!("k{i:03}")
+}
+
+fn doc(i: usize, version: u32) -> Doc {
+    let v: Vec<f32> = (0..DIM).map(|j| ((i * DIM + j) as f32 * 0.37 + version as f32).sin()).collect();
+    Doc::new(key(i)).set("tag", format!("v{version}")).set("n", i as i64).set("v", v)
+}
+
+/// The workload's steps.
+enum Step {
+    Insert(std::ops::Range<usize>),
+    Upsert(std::ops::Range<usize>, u32),
+    Delete(&'static [usize]),
+    Flush,
+    Optimize,
+}
+
+const WORKLOAD: &[Step] = &[
+    Step::Insert(0..10),
+    Step::Insert(10..20),
+    Step::Delete(&[3, 12]),
+    Step::Flush,
+    Step::Upsert(5..15, 1),
+    Step::Optimize,
+    Step::Delete(&[0, 7]),
+    Step::Insert(20..25),
+    Step::Flush,
+    Step::Upsert(18..22, 2),
+];
+
+type State = BTreeMap<String, Doc>;
+
+fn apply(state: &mut State, step: &Step) {
+    match step {
+        Step::Insert(r) => state.extend(r.clone().map(|i| (key(i), doc(i, 0)))),
+        Step::Upsert(r, v) => state.extend(r.clone().map(|i| (key(i), doc(i, *v)))),
+        Step::Delete(keys) => keys.iter().for_each(|&i| drop(state.remove(&key(i)))),
+        Step::Flush | Step::Optimize => {}
+    }
+}
+
+/// Runs the workload; returns the acknowledged state and, for each failed write, the state
+/// it would leave had it reached the disk after all.
+fn run_workload(dir: &Path, sync: SyncPolicy) -> (State, Vec<State>, u64) {
+    let mut acked = State::new();
+    let mut alternatives = Vec::new();
+    let mut failed = 0;
+    let Ok(coll) = Collection::open(dir, &OpenOptions::writable().sync(sync)) else {
+        return (acked, alternatives, 1);
+    };
+    for step in WORKLOAD {
+        let outcome = match step {
+            Step::Insert(r) => coll.insert(r.clone().map(|i| doc(i, 0)).collect()).map(drop),
+            Step::Upsert(r, v) => coll.upsert(r.clone().map(|i| doc(i, *v)).collect()).map(drop),
+            Step::Delete(keys) => {
+                let keys: Vec<String> = keys.iter().map(|&i| key(i)).collect();
+                coll.delete(&keys.iter().map(String::as_str).collect::<Vec<_>>()).map(drop)
+            }
+            Step::Flush => coll.flush(),
+            Step::Optimize => coll.optimize(&xvec::OptimizeOptions { concurrency: 1, ..Default::default() }).map(drop),
+        };
+        match outcome {
+            Ok(()) => apply(&mut acked, step),
+            // Refused up front by a stopped writer: nothing of it reached the disk.
+            Err(xvec::Error::Storage(xvec::StorageError::FailStop { .. })) => failed += 1,
+            Err(_) => {
+                failed += 1;
+                let mut alt = acked.clone();
+                apply(&mut alt, step);
+                if alt != acked {
+                    alternatives.push(alt);
+                }
+            }
+        }
+    }
+    let _ = coll.close();
+    (acked, alternatives, failed)
+}
+
+/// What one injection point ended in.
+#[derive(Default, Debug, Clone, Copy)]
+struct Tally {
+    points: u64,
+    fired: u64,
+    failed_calls: u64,
+    lost: u64,
+    resurrected: u64,
+    partial: u64,
+    panics: u64,
+    reopen_failures: u64,
+    verify_findings: u64,
+}
+
+impl Tally {
+    fn bad(&self) -> u64 {
+        self.lost + self.resurrected + self.partial + self.panics + self.reopen_failures + self.verify_findings
+    }
+}
+
+/// Reopens `dir` without faults and compares it with the model; counts into `t`.
+fn check(dir: &Path, acked: &State, alternatives: &[State], t: &mut Tally, what: &str) {
+    let reopened = catch_unwind(AssertUnwindSafe(|| Collection::open(dir, &OpenOptions::writable())));
+    let coll = match reopened {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => {
+            eprintln!("{what}: reopen failed: {e}");
+            t.reopen_failures += 1;
+            return;
+        }
+        Err(_) => {
+            t.panics += 1;
+            return;
+        }
+    };
+    let keys: Vec<String> = (0..KEYS).map(key).collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let found: State = coll.fetch(&refs, None).unwrap().into_iter().flatten().map(|d| (d.key.clone(), d)).collect();
+    if coll.count() as usize != found.len() {
+        eprintln!("{what}: {} documents, {} of them known", coll.count(), found.len());
+        t.lost += 1;
+    }
+    if &found != acked && !alternatives.contains(&found) {
+        eprintln!("{what}: state matches neither the acknowledged one nor a failed call applied whole");
+        let explained = |k: &String| {
+            let f = found.get(k);
+            f == acked.get(k) || alternatives.iter().any(|a| f == a.get(k))
+        };
+        let unexplained: Vec<&String> = keys.iter().filter(|k| !explained(k)).collect();
+        for k in &unexplained {
+            match (acked.get(*k), found.get(*k)) {
+                (Some(_), _) => t.lost += 1,
+                (None, Some(_)) => t.resurrected += 1,
+                (None, None) => {}
+            }
+        }
+        if unexplained.is_empty() {
+            t.partial += 1;
+        }
+    }
+    // The writer recovered: it can write, and verify finds nothing afterwards.
+    coll.flush().unwrap();
+    drop(coll);
+    let report = xvec::verify::run(dir, &xvec::verify::VerifyOptions { code_sample: 4, ..Default::default() }).unwrap();
+    let findings =
+        report.findings.iter().filter(|f| f.severity.is_problem() || f.severity == xvec::verify::Severity::Warning);
+    let n = findings.count() as u64;
+    if n > 0 {
+        eprintln!("{what}: verify: {:?}", report.findings);
+    }
+    t.verify_findings += n;
+}
+
+fn fresh(root: &Path, n: u64) -> std::path::PathBuf {
+    let dir = root.join(format!("c{n}"));
+    Collection::create(&dir, schema(), Default::default()).unwrap().close().unwrap();
+    dir
+}
+
+/// Sweeps one fault class over the write workload.
+fn sweep(fault: Fault, persistent: bool, sync: SyncPolicy) -> Tally {
+    let root = tempfile::tempdir().unwrap();
+    let dir = fresh(root.path(), 0);
+    let ops = {
+        let g = faults::inject(&dir, fault, 0, false);
+        let (acked, _, failed) = run_workload(&dir, sync);
+        assert_eq!(failed, 0);
+        assert_eq!(acked.len(), 22);
+        g.ops()
+    };
+    assert!(ops > 5, "{fault:?}: only {ops} operations");
+    let mut t = Tally { points: ops, ..Tally::default() };
+    for n in 1..=ops {
+        let dir = fresh(root.path(), n);
+        let what = format!("{} at op {n}/{ops}{}", fault.name(), if persistent { " (persistent)" } else { "" });
+        let g = faults::inject(&dir, fault, n, persistent);
+        let run = catch_unwind(AssertUnwindSafe(|| run_workload(&dir, sync)));
+        t.fired += g.fired().min(1);
+        drop(g);
+        match run {
+            Ok((acked, alternatives, failed)) => {
+                t.failed_calls += failed;
+                check(&dir, &acked, &alternatives, &mut t, &what);
+            }
+            Err(_) => t.panics += 1,
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    t
+}
+
+/// Repair under faults: a collection with one damaged WAL frame is repaired with the Nth
+/// operation failing; a second repair without faults must then restore every other record.
+fn sweep_repair(fault: Fault) -> Tally {
+    let root = tempfile::tempdir().unwrap();
+    let make = |n: u64| {
+        let dir = fresh(root.path(), n);
+        let coll = Collection::open(&dir, &OpenOptions::writable()).unwrap();
+        coll.insert((0..10).map(|i| doc(i, 0)).collect()).unwrap();
+        coll.flush().unwrap();
+        for i in 10..20 {
+            coll.insert(vec![doc(i, 0)]).unwrap();
+        }
+        drop(coll);
+        let m = xvec::storage::manifest::load(&dir).unwrap();
+        let wal = dir.join(xvec::storage::wal_name(m.wal_seq));
+        let mut bytes = std::fs::read(&wal).unwrap();
+        // The payload of the fourth record frame (k013): each record frame and its sync mark.
+        let frames = frame_offsets(&bytes);
+        bytes[frames[6] + 40] ^= 0xff;
+        std::fs::write(&wal, bytes).unwrap();
+        dir
+    };
+    let mut expected: State = (0..20).map(|i| (key(i), doc(i, 0))).collect();
+    expected.remove(&key(13));
+    let repair = |dir: &Path| -> Result<(), xvec::StorageError> {
+        Repair::begin(dir, RepairOptions { concurrency: 1, schema: None })?.apply().map(drop)
+    };
+    let dir = make(0);
+    let ops = {
+        let g = faults::inject(&dir, fault, 0, false);
+        repair(&dir).unwrap();
+        g.ops()
+    };
+    let mut t = Tally { points: ops, ..Tally::default() };
+    for n in 1..=ops {
+        let dir = make(n);
+        let g = faults::inject(&dir, fault, n, false);
+        let first = catch_unwind(AssertUnwindSafe(|| repair(&dir)));
+        t.fired += g.fired().min(1);
+        drop(g);
+        match first {
+            Err(_) => t.panics += 1,
+            Ok(r) => {
+                t.failed_calls += r.is_err() as u64;
+                if let Err(e) = repair(&dir) {
+                    eprintln!("repair {} at op {n}: second repair failed: {e}", fault.name());
+                    t.reopen_failures += 1;
+                    continue;
+                }
+                check(&dir, &expected, &[], &mut t, &format!("repair {} at op {n}/{ops}", fault.name()));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    t
+}
+
+fn frame_offsets(bytes: &[u8]) -> Vec<usize> {
+    use xvec::storage::wal::{FRAME_HEADER, WAL_HEADER_LEN};
+    let mut at = WAL_HEADER_LEN;
+    let mut out = Vec::new();
+    while at < bytes.len() {
+        out.push(at);
+        at += FRAME_HEADER + u32::from_le_bytes(bytes[at + 16..at + 20].try_into().unwrap()) as usize;
+    }
+    out
+}
+
+fn table(rows: &[(String, Tally)]) -> String {
+    let mut s = String::from(
+        "| workload | fault | injection points | fired | failed calls | acknowledged writes lost | deletes resurrected | partial batches | panics | reopen failures | verify findings |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (name, t) in rows {
+        s.push_str(&format!(
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            t.points,
+            t.fired,
+            t.failed_calls,
+            t.lost,
+            t.resurrected,
+            t.partial,
+            t.panics,
+            t.reopen_failures,
+            t.verify_findings
+        ));
+    }
+    s
+}
+
+fn run_table(policies: &[(SyncPolicy, &str)]) {
+    let mut rows = Vec::new();
+    for &(sync, policy) in policies {
+        for fault in Fault::ALL {
+            rows.push((format!("writes ({policy}) | {}", fault.name()), sweep(fault, false, sync)));
+        }
+        rows.push((format!("writes ({policy}) | ENOSPC, persistent"), sweep(Fault::NoSpace, true, sync)));
+    }
+    for fault in Fault::ALL {
+        rows.push((format!("repair | {}", fault.name()), sweep_repair(fault)));
+    }
+    let text = table(&rows);
+    eprintln!("{text}");
+    for (name, t) in &rows {
+        assert_eq!(t.bad(), 0, "{name}: {t:?}\n{text}");
+        assert_eq!(t.fired, t.points, "{name}: every injection point must fire: {t:?}");
+    }
+}
+
+/// The CI sweep: every fault class at every operation of the workload, default sync policy.
+#[test]
+fn every_io_fault_at_every_operation_loses_nothing_acknowledged() {
+    run_table(&[(SyncPolicy::EveryBatch, "EveryBatch")]);
+}
+
+/// The longer sweep over every sync policy. Run with
+/// `cargo test --release --test tests faults::every_sync_policy -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn every_sync_policy() {
+    run_table(&[
+        (SyncPolicy::EveryBatch, "EveryBatch"),
+        (SyncPolicy::EveryRecords(15), "EveryRecords(15)"),
+        (SyncPolicy::OnFlush, "OnFlush"),
+    ]);
+}
