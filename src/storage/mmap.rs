@@ -84,24 +84,41 @@ impl FileBytes {
 }
 
 impl FileBytes {
-    /// CRC32C of `range`. A mapping is checksummed through `pread` into a small buffer,
-    /// so opening a file does not make its pages resident in this process: data that
-    /// queries never touch (originals behind quantized codes) stays out of the RSS.
-    pub fn crc32c(&self, range: std::ops::Range<usize>) -> std::io::Result<u32> {
+    /// CRC32C of each `block`-byte block of `range` (the last may be shorter; pass the
+    /// range's length for one CRC of the whole). A mapping is checksummed through `pread`
+    /// into a small buffer, so opening a file does not make its pages resident in this
+    /// process: data that queries never touch (originals behind quantized codes) stays out
+    /// of the RSS.
+    pub fn block_crcs(&self, range: std::ops::Range<usize>, block: usize) -> std::io::Result<Vec<u32>> {
+        let block = block.max(1);
         match self {
-            FileBytes::Owned { .. } => Ok(crc32c::crc32c(&self.as_slice()[range])),
+            FileBytes::Owned { .. } => Ok(self.as_slice()[range].chunks(block).map(crc32c::crc32c).collect()),
             FileBytes::Mapped(_, file) => {
                 use std::os::unix::fs::FileExt;
                 let mut buf = vec![0u8; (1 << 20).min(range.len())];
-                let mut crc = 0;
+                let mut out = Vec::with_capacity(range.len().div_ceil(block));
+                let (mut crc, mut in_block) = (0u32, 0usize);
                 let mut at = range.start;
                 while at < range.end {
                     let n = buf.len().min(range.end - at);
                     file.read_exact_at(&mut buf[..n], at as u64)?;
-                    crc = crc32c::crc32c_append(crc, &buf[..n]);
+                    let mut chunk = &buf[..n];
+                    while !chunk.is_empty() {
+                        let take = (block - in_block).min(chunk.len());
+                        crc = crc32c::crc32c_append(crc, &chunk[..take]);
+                        in_block += take;
+                        chunk = &chunk[take..];
+                        if in_block == block {
+                            out.push(std::mem::take(&mut crc));
+                            in_block = 0;
+                        }
+                    }
                     at += n;
                 }
-                Ok(crc)
+                if in_block > 0 {
+                    out.push(crc);
+                }
+                Ok(out)
             }
         }
     }

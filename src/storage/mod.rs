@@ -87,10 +87,21 @@ impl FileKind {
         match self {
             FileKind::Manifest => 1,
             FileKind::Wal => 1,
-            FileKind::Segment => 1,
+            FileKind::Segment => 2,
             FileKind::Deletes => 1,
-            FileKind::Index => 1,
+            FileKind::Index => 2,
             FileKind::Current | FileKind::Lock | FileKind::Temp => 0,
+        }
+    }
+
+    /// Oldest layout version of this kind that this build still reads. Segment and index
+    /// files of version 1 are containers without block checksums (one CRC32C per section);
+    /// they read as they are, and are rewritten in the current version by optimize or
+    /// repair.
+    pub fn oldest_readable(self) -> u32 {
+        match self {
+            FileKind::Segment | FileKind::Index => 1,
+            other => other.version(),
         }
     }
 
@@ -169,6 +180,12 @@ pub fn encode_header(kind: FileKind, id: u64) -> [u8; HEADER_LEN] {
 
 /// Checks the common header of `bytes` and returns its id field.
 pub fn decode_header(path: &Path, bytes: &[u8], kind: FileKind) -> Result<u64, StorageError> {
+    decode_header_version(path, bytes, kind).map(|(id, _)| id)
+}
+
+/// Checks the common header of `bytes` and returns its id field and layout version (one
+/// of `kind.oldest_readable()..=kind.version()`).
+pub fn decode_header_version(path: &Path, bytes: &[u8], kind: FileKind) -> Result<(u64, u32), StorageError> {
     if bytes.len() < HEADER_LEN {
         return Err(StorageError::corrupted(
             path,
@@ -192,7 +209,7 @@ pub fn decode_header(path: &Path, bytes: &[u8], kind: FileKind) -> Result<u64, S
         ));
     }
     let version = read_u32(bytes, VERSION_AT);
-    if version != kind.version() {
+    if !(kind.oldest_readable()..=kind.version()).contains(&version) {
         return Err(StorageError::UnsupportedVersion {
             path: path.to_path_buf(),
             kind: kind.name(),
@@ -200,7 +217,7 @@ pub fn decode_header(path: &Path, bytes: &[u8], kind: FileKind) -> Result<u64, S
             supported: kind.version(),
         });
     }
-    Ok(read_u64(bytes, ID_AT))
+    Ok((read_u64(bytes, ID_AT), version))
 }
 
 /// Little-endian u32 at `at`; the caller has checked the bounds.

@@ -11,6 +11,7 @@ use std::time::Instant;
 use roaring::RoaringBitmap;
 
 use super::recover::{self, DirFile, Recovered};
+use super::salvage::{self, Salvage};
 use super::scan::{self, ContainerScan, ScanContext, WalScan, describe};
 use super::topology::{check_hnsw, check_vamana};
 use super::{
@@ -91,6 +92,15 @@ pub(crate) struct SegState {
     /// The delete file decodes but the manifest records another count.
     pub deletes_count_wrong: bool,
     pub indexes: Vec<IdxState>,
+}
+
+impl SegState {
+    /// The readable parts of the segment file, when its section table reads.
+    pub fn salvage<'a>(&'a self, schema: &'a Schema) -> Option<Salvage<'a>> {
+        let (bytes, table) = (self.bytes.as_ref()?, self.scan.table.as_ref()?);
+        let ranges = |i: usize| self.scan.bad_ranges(i);
+        Some(Salvage::read(schema, table, &self.scan.bad, &ranges, bytes.as_slice(), self.entry.rows as usize))
+    }
 }
 
 pub(crate) struct WalState {
@@ -571,6 +581,11 @@ impl Checker<'_> {
                         st.scan.frame_damage = true;
                     }
                 }
+                if let Some(t) = st.scan.table.clone()
+                    && !st.scan.bad_blocks.is_empty()
+                {
+                    self.name_block_rows(schema, &t, &st, bytes.as_slice(), e.rows as usize);
+                }
                 if st.scan.is_clean() {
                     match Segment::open(&path, schema.clone(), true, false) {
                         Ok(seg) if seg.rows() as u64 == e.rows => st.segment = Some(Arc::new(seg)),
@@ -634,6 +649,31 @@ impl Checker<'_> {
         st
     }
 
+    /// Adds to each damaged-block finding of a segment the rows the block holds and their
+    /// keys, when readable.
+    fn name_block_rows(&mut self, schema: &Schema, table: &[RawSection], st: &SegState, b: &[u8], rows: usize) {
+        let ranges = |i: usize| st.scan.bad_ranges(i);
+        let readable = Salvage::read(schema, table, &st.scan.bad, &ranges, b, rows);
+        for bb in &st.scan.bad_blocks {
+            let Some(hit) = salvage::block_rows(schema, table, bb.section, bb.bytes.clone(), b, rows) else { continue };
+            let (Some(lo), Some(hi)) = (hit.min(), hit.max()) else { continue };
+            let keys: Vec<String> = hit.iter().filter_map(|r| readable.key(r as usize).map(String::from)).collect();
+            let Some(f) = self.f.get_mut(bb.finding) else { continue };
+            let shown: Vec<&str> = keys.iter().take(3).map(String::as_str).collect();
+            let more = if keys.len() > shown.len() { ", …" } else { "" };
+            let kind = SectionKind::from_code(table[bb.section].kind);
+            let derived = matches!(kind, Some(SectionKind::KeyOrder | SectionKind::Norms));
+            f.what.push_str(&format!(
+                "; rows {lo}..={hi} ({} rows{}){}",
+                hit.len(),
+                if keys.is_empty() { String::new() } else { format!(", keys {}{more}", shown.join(", ")) },
+                if derived { "; derived data, recomputed by repair" } else { "" }
+            ));
+            f.rows = Some([lo as u64, hi as u64 + 1]);
+            f.keys = keys;
+        }
+    }
+
     fn index(
         &mut self,
         e: &SegmentEntry,
@@ -677,11 +717,12 @@ impl Checker<'_> {
             self.f.push(Finding::new(Severity::Corrupt, &ie.file, "header", "segment id").at(16).expected(e.id, id));
             return st;
         }
+        let damaged = scan.damaged_sections();
         let codes_only = scan.id.is_some()
             && !scan.frame_damage
-            && !scan.bad.is_empty()
+            && !damaged.is_empty()
             && scan.table.as_ref().is_some_and(|t| {
-                scan.bad.iter().all(|&i| t.get(i).is_some_and(|s| segment_index::CODE_SECTIONS.contains(&s.kind)))
+                damaged.iter().all(|&i| t.get(i).is_some_and(|s| segment_index::CODE_SECTIONS.contains(&s.kind)))
             });
         if !scan.is_clean() && !codes_only {
             return st;

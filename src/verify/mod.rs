@@ -100,6 +100,13 @@ pub struct Finding {
     pub what: String,
     pub expected: String,
     pub found: String,
+    /// Rows the damage costs, `[first, end)`, when it is confined to a block of a segment
+    /// section (a row range covering every row whose bytes lie in the block).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<[u64; 2]>,
+    /// Keys of those rows, when the key sections are readable there.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<String>,
     /// Could be an artefact of a writer publishing mid-verify (a file removed, a WAL
     /// being appended, a file not yet named); dropped if the generation changed.
     #[serde(skip)]
@@ -116,6 +123,8 @@ impl Finding {
             what: what.into(),
             expected: String::new(),
             found: String::new(),
+            rows: None,
+            keys: Vec::new(),
             transient: false,
         }
     }
