@@ -130,7 +130,9 @@ fn a_flipped_byte_costs_only_the_rows_of_its_block() {
             bytes[at as usize] ^= 0x20;
             std::fs::write(dir.join(&seg), &bytes).unwrap();
 
-            let r = verify::run(&dir, &quick()).unwrap();
+            // Every other run reads the files instead of mapping them (`--no-mmap`).
+            let mmap = runs % 2 == 0;
+            let r = verify::run(&dir, &VerifyOptions { mmap, ..quick() }).unwrap();
             let bad: Vec<_> = r.findings.iter().filter(|f| f.severity.is_problem()).collect();
             assert_eq!(bad.len(), 1, "{what}: {:#?}", r.findings);
             let f = bad[0];
@@ -144,7 +146,7 @@ fn a_flipped_byte_costs_only_the_rows_of_its_block() {
                 assert_eq!(f.keys, block_keys, "{what}");
             }
 
-            let repair = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None }).unwrap();
+            let repair = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None, mmap }).unwrap();
             let plan = repair.plan().clone();
             let out = repair.apply().unwrap();
             assert!(out.after.is_clean(), "{what}: {:#?}", out.after.findings);
@@ -219,7 +221,10 @@ fn damaged_index_blocks_are_rebuilt_without_losing_rows() {
         assert_eq!(bad.len(), 1, "{name}: {:#?}", before.findings);
         assert_eq!((bad[0].section.as_str(), bad[0].offset), (name, Some(r.start)), "{name}: {:?}", bad[0]);
         assert!(bad[0].what.contains("block 1 of"), "{name}: {:?}", bad[0]);
-        let out = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None }).unwrap().apply().unwrap();
+        let out = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None, ..Default::default() })
+            .unwrap()
+            .apply()
+            .unwrap();
         assert!(out.losses.is_empty() && out.after.is_clean(), "{name}: {:#?} {:#?}", out.losses, out.after.findings);
         assert_eq!(contents(&dir), model, "{name}");
         assert!(verify::run(&dir, &quick()).unwrap().is_clean(), "{name}");

@@ -40,15 +40,24 @@ pub trait Collections {
     fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError>;
     /// Creates a collection in `dir` and keeps it open for writing.
     fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError>;
+    /// Whether collection files are mapped (`--no-mmap` turns it off).
+    fn mmap(&self) -> bool {
+        true
+    }
 }
 
 /// argv use: the command's collection, opened on first use and closed by [`OneShot::close`].
-#[derive(Default)]
 pub struct OneShot {
     coll: Option<Collection>,
+    mmap: bool,
 }
 
 impl OneShot {
+    /// Opens collections mapped, or read when `mmap` is false.
+    pub fn new(mmap: bool) -> OneShot {
+        OneShot { coll: None, mmap }
+    }
+
     /// Syncs and releases the collection, reporting what `Drop` would swallow.
     pub fn close(self) -> Result<(), CliError> {
         match self.coll {
@@ -61,11 +70,15 @@ impl OneShot {
 impl Collections for OneShot {
     fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError> {
         let options = if write { OpenOptions::writable() } else { OpenOptions::read_only() };
-        Ok(self.coll.insert(Collection::open(dir, &options)?))
+        Ok(self.coll.insert(Collection::open(dir, &options.mmap(self.mmap))?))
     }
 
     fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError> {
         Ok(self.coll.insert(Collection::create(dir, schema, Default::default())?))
+    }
+
+    fn mmap(&self) -> bool {
+        self.mmap
     }
 }
 
@@ -118,8 +131,8 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Quickstart(a) => super::quickstart::run(&a, io),
         Command::Bench(a) => super::bench::run(*a, io),
         Command::Tui(a) => super::tui::run(&a, colls, io),
-        Command::Verify(a) => super::verify::run_verify(&a, io),
-        Command::Repair(a) => super::verify::run_repair(&a, io),
+        Command::Verify(a) => super::verify::run_verify(&a, colls.mmap(), io),
+        Command::Repair(a) => super::verify::run_repair(&a, colls.mmap(), io),
         Command::Inspect(a) => super::verify::run_inspect(&a, colls, io),
     }
 }

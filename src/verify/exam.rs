@@ -24,7 +24,7 @@ use crate::index::{PreparedQuery, TopK, flat};
 use crate::kernels;
 use crate::schema::{IndexParams, Schema, VectorSpec};
 use crate::storage::column::SegmentView;
-use crate::storage::container::{RawSection, TABLE_AT};
+use crate::storage::container::{BLOCK_LEN, RawSection, TABLE_AT};
 use crate::storage::lock::WriterLock;
 use crate::storage::manifest::{self, IndexEntry, Manifest, SegmentEntry};
 use crate::storage::mmap::FileBytes;
@@ -183,12 +183,12 @@ pub(crate) fn segment_rows(b: &[u8]) -> Option<u64> {
 /// Whether the segment files present agree with `schema`: at least one whose section
 /// table reads has the sections the schema plans, with vector sections of the planned
 /// size (or none reads, so nothing contradicts it).
-fn fits_segments(dir: &Path, listing: &[DirEntry], schema: &Schema) -> bool {
+fn fits_segments(dir: &Path, listing: &[DirEntry], schema: &Schema, mmap: bool) -> bool {
     let plan = planned_sections(schema);
     let mut readable = false;
     for e in listing.iter().filter(|e| e.kind == Some(FileKind::Segment)) {
         let path = dir.join(&e.name);
-        let Ok(bytes) = FileBytes::open(&path, true) else { continue };
+        let Ok(bytes) = FileBytes::open(&path, mmap) else { continue };
         let b = bytes.as_slice();
         let Ok((_, table)) = crate::storage::container::read(&path, b, FileKind::Segment, |_| false) else { continue };
         readable = true;
@@ -289,7 +289,7 @@ pub(crate) fn examine(
                 };
                 if let Some((m, how)) = recovered {
                     match m.schema(&path) {
-                        Ok(s) if how.is_some() && !fits_segments(dir, &listing, &s) => {
+                        Ok(s) if how.is_some() && !fits_segments(dir, &listing, &s, opts.mmap) => {
                             f.push(Finding::new(
                                 Severity::Info,
                                 name,
@@ -330,7 +330,7 @@ pub(crate) fn examine(
         let chosen = salvaged
             .into_iter()
             .chain(others)
-            .find(|(raw, _)| raw.clone().into_schema().is_ok_and(|s| fits_segments(dir, &listing, &s)))
+            .find(|(raw, _)| raw.clone().into_schema().is_ok_and(|s| fits_segments(dir, &listing, &s, opts.mmap)))
             .or_else(|| fallback_schema.map(|s| (s.to_raw(), None)));
         if let Some((raw, options)) = chosen {
             let generation = manifests.first().map_or(0, |e| number(&e.name)) + 1;
@@ -502,7 +502,21 @@ impl Checker<'_> {
     fn open(&mut self, name: &str, kind: FileKind, size: u64) -> Option<FileBytes> {
         self.named.insert(name.to_string());
         let path = self.dir.join(name);
-        match FileBytes::open(&path, true) {
+        let opened = if self.opts.mmap {
+            FileBytes::open(&path, true)
+        } else {
+            FileBytes::read_tolerant(&path, BLOCK_LEN as usize).map(|(b, unreadable)| {
+                for u in unreadable {
+                    self.f.push(
+                        Finding::new(Severity::Corrupt, name, "", format!("cannot be read: {}", u.error))
+                            .at(u.range.start)
+                            .expected("", format!("bytes {}..{}", u.range.start, u.range.end)),
+                    );
+                }
+                b
+            })
+        };
+        match opened {
             Ok(b) => {
                 if let FileBytes::Mapped(map, _) = &b {
                     // Every byte is about to be read once, front to back: ask for readahead
@@ -587,7 +601,7 @@ impl Checker<'_> {
                     self.name_block_rows(schema, &t, &st, bytes.as_slice(), e.rows as usize);
                 }
                 if st.scan.is_clean() {
-                    match Segment::open(&path, schema.clone(), true, false) {
+                    match Segment::open(&path, schema.clone(), self.opts.mmap, false) {
                         Ok(seg) if seg.rows() as u64 == e.rows => st.segment = Some(Arc::new(seg)),
                         Ok(seg) => self.f.push(
                             Finding::new(Severity::Corrupt, &e.file, "meta", "row count differs from the manifest's")
@@ -727,7 +741,7 @@ impl Checker<'_> {
         if !scan.is_clean() && !codes_only {
             return st;
         }
-        let index = match SegmentIndex::open(&path, e.id, ie.field, &spec, rows as usize, true, false) {
+        let index = match SegmentIndex::open(&path, e.id, ie.field, &spec, rows as usize, self.opts.mmap, false) {
             Ok(i) => Arc::new(i),
             Err(err) => {
                 let (at, what) = describe(&err);

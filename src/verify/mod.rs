@@ -42,6 +42,10 @@ pub struct VerifyOptions {
     pub threads: usize,
     /// Passes to try when a writer publishes a new generation during one.
     pub attempts: usize,
+    /// Map the files (the default). Without, each file is read in 64 KiB blocks, and a
+    /// block that cannot be read (EIO) is reported and treated like one that fails its
+    /// checksum, where a mapping would end the process with `SIGBUS`.
+    pub mmap: bool,
 }
 
 impl Default for VerifyOptions {
@@ -53,6 +57,7 @@ impl Default for VerifyOptions {
             recall_k: 10,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             attempts: 20,
+            mmap: true,
         }
     }
 }

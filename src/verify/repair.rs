@@ -46,11 +46,17 @@ pub struct RepairOptions {
     /// The schema to interpret the files with when no manifest holds a readable one
     /// (a manifest cut short inside its schema, with no older manifest left).
     pub schema: Option<Schema>,
+    /// Map the files (see [`VerifyOptions::mmap`]).
+    pub mmap: bool,
 }
 
 impl Default for RepairOptions {
     fn default() -> Self {
-        RepairOptions { concurrency: std::thread::available_parallelism().map_or(1, |n| n.get()), schema: None }
+        RepairOptions {
+            concurrency: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            schema: None,
+            mmap: true,
+        }
     }
 }
 
@@ -156,9 +162,9 @@ pub struct Repair {
     publish: bool,
 }
 
-fn verify_options() -> VerifyOptions {
+fn verify_options(mmap: bool) -> VerifyOptions {
     // Every code is re-encoded; no recall sample (it changes nothing repair does).
-    VerifyOptions { deep: true, recall_queries: 0, ..VerifyOptions::default() }
+    VerifyOptions { deep: true, recall_queries: 0, mmap, ..VerifyOptions::default() }
 }
 
 /// Keys of a segment's rows (each `None` where unreadable), when the key sections read.
@@ -176,7 +182,7 @@ impl Repair {
     /// collection and plans.
     pub fn begin(dir: &Path, opts: RepairOptions) -> Result<Repair, StorageError> {
         let lock = WriterLock::acquire(dir)?;
-        let exam = exam::examine(dir, &verify_options(), true, opts.schema.as_ref())?;
+        let exam = exam::examine(dir, &verify_options(opts.mmap), true, opts.schema.as_ref())?;
         let mut r = Repair {
             dir: dir.to_path_buf(),
             _lock: lock,
@@ -582,7 +588,7 @@ impl Repair {
                     m.next_segment_id += 1;
                     let path = dir.join(segment_name(id));
                     let size = segment::write(&path, id, &schema, &[Part { source: &salvage, rows: keep }])?;
-                    let seg = Segment::open(&path, schema.clone(), true, true)?;
+                    let seg = Segment::open(&path, schema.clone(), opts.mmap, true)?;
                     let old = m.segments[*pos].clone();
                     superseded.push(old.file.clone());
                     superseded.extend(old.deletes.iter().map(|d| d.file.clone()));
@@ -725,7 +731,7 @@ impl Repair {
             let _ = std::fs::remove_dir(&lost_found);
         }
         drop(exam);
-        let after = exam::examine(&dir, &verify_options(), true, None)?.report;
+        let after = exam::examine(&dir, &verify_options(opts.mmap), true, None)?.report;
         Ok(Outcome { generation: published, done: plan.actions, losses: plan.losses, moved, after })
     }
 }
