@@ -303,10 +303,17 @@ pub(crate) fn scan_container(
             }
             continue;
         }
-        let computed = crc::block_crcs(bytes, s.block as usize, cx.threads);
         let stored = lists_readable.then(|| container::stored_crcs(b, s));
         *checksummed += 4 * s.block_count();
         let list_ok = stored.as_ref().is_some_and(|l| container::list_crc(l) == s.crc);
+        // One pass over the whole section at the CRC's full speed; blocks are checked one
+        // by one only when it disagrees with what the stored block CRCs add up to.
+        if let Some(l) = stored.as_ref().filter(|_| list_ok)
+            && crc::crc32c(bytes, cx.threads) == container::combine_blocks(l, s.block as u64, s.len)
+        {
+            continue;
+        }
+        let computed = crc::block_crcs(bytes, s.block as usize, cx.threads);
         if container::list_crc(&computed) == s.crc {
             if !list_ok && lists_readable {
                 out.push(
