@@ -97,15 +97,15 @@ pub fn block_crcs(bytes: &[u8], block: usize) -> Vec<u32> {
 /// register by a fixed 32×32 bit matrix, applied here with four byte tables.
 pub fn combine_blocks(crcs: &[u32], block: u64, len: u64) -> u32 {
     let Some((&first, rest)) = crcs.split_first() else { return 0 };
-    // Column `i` of the matrix: what appending `block` bytes with CRC 0 makes of bit `i`.
-    let column = |i: u32| crc32c::crc32c_combine(1 << i, 0, block as usize);
-    let mut tables = [[0u32; 256]; 4];
-    for (k, t) in tables.iter_mut().enumerate() {
-        let cols: [u32; 8] = std::array::from_fn(|j| column(8 * k as u32 + j as u32));
-        for (b, e) in t.iter_mut().enumerate() {
-            *e = (0..8).filter(|j| b >> j & 1 == 1).fold(0, |x, j| x ^ cols[j]);
-        }
-    }
+    // The tables of the writer's block length are built once per process.
+    static WRITER: std::sync::OnceLock<ShiftTables> = std::sync::OnceLock::new();
+    let other;
+    let tables = if block == BLOCK_LEN as u64 {
+        WRITER.get_or_init(|| shift_tables(block))
+    } else {
+        other = shift_tables(block);
+        &other
+    };
     let shift = |x: u32| {
         tables[0][(x & 0xFF) as usize]
             ^ tables[1][(x >> 8 & 0xFF) as usize]
@@ -122,6 +122,22 @@ pub fn combine_blocks(crcs: &[u32], block: u64, len: u64) -> u32 {
         };
     }
     acc
+}
+
+/// The matrix that appending `block` bytes applies to a CRC register, as four byte tables.
+type ShiftTables = [[u32; 256]; 4];
+
+fn shift_tables(block: u64) -> ShiftTables {
+    // Column `i`: what appending `block` bytes with CRC 0 makes of bit `i`.
+    let column = |i: u32| crc32c::crc32c_combine(1 << i, 0, block as usize);
+    let mut tables = [[0u32; 256]; 4];
+    for (k, t) in tables.iter_mut().enumerate() {
+        let cols: [u32; 8] = std::array::from_fn(|j| column(8 * k as u32 + j as u32));
+        for (b, e) in t.iter_mut().enumerate() {
+            *e = (0..8).filter(|j| b >> j & 1 == 1).fold(0, |x, j| x ^ cols[j]);
+        }
+    }
+    tables
 }
 
 /// CRC32C of a list of block CRCs, as stored little-endian.
