@@ -227,7 +227,7 @@ _xvec() {
 
     case "${cmd}" in
         xvec)
-            opts="-h -V --mode --no-headers --help --version create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help"
+            opts="-h -V --mode --no-headers --no-mmap --help --version create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -245,7 +245,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__bench)
-            opts="-k -o -h --dataset --base --queries --gt --path --index --metric --k --ef --m --ef-construction --degree --build-list --alpha --quantize --rotate --refine --seed --limit --skip-load --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --gt-threads --output --csv --plot --compare --mode --no-headers --help"
+            opts="-k -o -h --dataset --base --queries --gt --path --index --metric --k --ef --m --ef-construction --degree --build-list --alpha --quantize --rotate --refine --seed --limit --skip-load --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --gt-threads --output --csv --plot --compare --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -399,7 +399,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__completions)
-            opts="-h --mode --no-headers --help bash elvish fish powershell zsh"
+            opts="-h --mode --no-headers --no-mmap --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -417,7 +417,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__count)
-            opts="-h --filter --mode --no-headers --help"
+            opts="-h --filter --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -439,7 +439,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__create)
-            opts="-h --schema --field --vector --index --name --mode --no-headers --help"
+            opts="-h --schema --field --vector --index --name --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -488,7 +488,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__delete)
-            opts="-h --where --mode --no-headers --help"
+            opts="-h --where --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -510,7 +510,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__describe)
-            opts="-h --mode --no-headers --help"
+            opts="-h --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -528,7 +528,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__export)
-            opts="-o -h --output --filter --fields --key-field --mode --no-headers --help"
+            opts="-o -h --output --filter --fields --key-field --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -588,7 +588,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__fetch)
-            opts="-h --fields --mode --no-headers --help"
+            opts="-h --fields --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -610,7 +610,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__flush)
-            opts="-h --mode --no-headers --help"
+            opts="-h --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1062,7 +1062,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__import)
-            opts="-h --format --key-field --vectors --field --ids --batch-size --upsert --flush --mode --no-headers --help"
+            opts="-h --format --key-field --vectors --field --ids --batch-size --upsert --flush --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1115,7 +1115,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__insert)
-            opts="-h --key-field --mode --no-headers --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1137,7 +1137,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect)
-            opts="-h --mode --no-headers --help segments fields graph memory wal doc help"
+            opts="-h --mode --no-headers --no-mmap --help segments fields graph memory wal doc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1155,7 +1155,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__doc)
-            opts="-h --mode --no-headers --help"
+            opts="-h --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1173,7 +1173,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__fields)
-            opts="-h --mode --no-headers --help"
+            opts="-h --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1191,7 +1191,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__graph)
-            opts="-h --mode --no-headers --help"
+            opts="-h --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1321,7 +1321,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__memory)
-            opts="-h --mode --no-headers --help"
+            opts="-h --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1339,7 +1339,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__segments)
-            opts="-h --mode --no-headers --help"
+            opts="-h --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1357,7 +1357,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__wal)
-            opts="-h --mode --no-headers --help"
+            opts="-h --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1375,7 +1375,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__man)
-            opts="-h --mode --no-headers --help"
+            opts="-h --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1393,7 +1393,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__optimize)
-            opts="-h --concurrency --mode --no-headers --help"
+            opts="-h --concurrency --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1415,7 +1415,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --mode --no-headers --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1492,7 +1492,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__quickstart)
-            opts="-h --data --mode --no-headers --help"
+            opts="-h --data --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1517,7 +1517,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__repair)
-            opts="-h --dry-run --yes --schema --purge-lost-found --mode --no-headers --help"
+            opts="-h --dry-run --yes --schema --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1550,7 +1550,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__shell)
-            opts="-f -c -h --write --file --command --keep-going --mode --no-headers --help"
+            opts="-f -c -h --write --file --command --keep-going --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1606,7 +1606,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__stats)
-            opts="-h --mode --no-headers --help"
+            opts="-h --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1624,7 +1624,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__tui)
-            opts="-k -h --write --field --queries --max-queries --gt --filter --k --ef --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --help"
+            opts="-k -h --write --field --queries --max-queries --gt --filter --k --ef --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1712,7 +1712,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__update)
-            opts="-h --key-field --mode --no-headers --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1734,7 +1734,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__upsert)
-            opts="-h --key-field --mode --no-headers --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1756,7 +1756,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__verify)
-            opts="-h --deep --json --mode --no-headers --help"
+            opts="-h --deep --json --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -20,6 +20,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -57,6 +58,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --name 'Collection name with --field/--vector (default: the directory''s name)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -71,6 +73,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --upsert 'Insert or merge instead of failing on existing keys'
             cand --flush 'Flush into a segment when done'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -78,6 +81,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -85,6 +89,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -92,6 +97,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -99,6 +105,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --where 'Delete every document matching this filter'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -106,6 +113,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --fields 'Fields to print, comma-separated (default: all, vectors too)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -125,6 +133,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --with-vectors 'Also print vector fields'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -132,12 +141,14 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --filter 'Count only documents matching this filter'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;flush'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -145,18 +156,21 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --concurrency 'Threads for index builds, 1 to 1024 (default: all cores; 1 builds deterministically)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;describe'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;stats'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -168,6 +182,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -180,18 +195,21 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --write 'Open the collection for writing (takes the writer lock)'
             cand --keep-going 'In batch mode, run the remaining statements after one fails (the exit status is still 1)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;completions'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;man'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -199,6 +217,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --data 'Directory with the sample data (default: the source tree''s commands/data)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -240,6 +259,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --skip-load 'Reuse the collection at --path: no create, insert or optimize'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -261,6 +281,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --headless 'No screen: run the workload for --duration, then print the panel values'
             cand --json 'With --headless: print the values as one JSON object'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -269,6 +290,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --deep 'Re-encode every row''s codes and measure index recall on sampled stored vectors'
             cand --json 'Print the whole report as one JSON object'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -279,12 +301,14 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --yes 'Apply the plan without asking'
             cand --purge-lost-found 'Only empty DIR/lost+found/ (what crash recovery and repair kept), nothing else'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;inspect'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand segments 'Segments: rows, deletions, bytes per file, creation time'
@@ -298,36 +322,42 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;inspect;segments'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;inspect;fields'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;inspect;graph'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;inspect;memory'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;inspect;wal'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;inspect;doc'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

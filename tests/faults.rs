@@ -242,7 +242,7 @@ fn sweep_repair(fault: Fault) -> Tally {
     let mut expected: State = (0..20).map(|i| (key(i), doc(i, 0))).collect();
     expected.remove(&key(13));
     let repair = |dir: &Path| -> Result<(), xvec::StorageError> {
-        Repair::begin(dir, RepairOptions { concurrency: 1, schema: None })?.apply().map(drop)
+        Repair::begin(dir, RepairOptions { concurrency: 1, ..Default::default() })?.apply().map(drop)
     };
     let dir = make(0);
     let ops = {

@@ -3,6 +3,7 @@
 mod util;
 
 mod bench;
+mod blocks;
 mod bounds;
 mod cli;
 mod crash;

@@ -158,6 +158,37 @@ fn section(file: &[u8], kind: u16) -> (usize, usize, usize) {
         .expect("adjacency section")
 }
 
+/// Recomputes the checksums of the section whose table entry is at `entry` (its block
+/// CRCs and their list's CRC when it is blocked, else its one CRC), then the table's.
+fn reseal(file: &mut [u8], entry: usize) {
+    let u32_at = |f: &[u8], at: usize| u32::from_le_bytes(f[at..at + 4].try_into().unwrap());
+    let u64_at = |f: &[u8], at: usize| u64::from_le_bytes(f[at..at + 8].try_into().unwrap()) as usize;
+    let count = u32_at(file, 32) as usize;
+    let (block, at, len) = (u32_at(file, entry + 4) as usize, u64_at(file, entry + 8), u64_at(file, entry + 16));
+    let crc = if block == 0 {
+        crc32c::crc32c(&file[at..at + len])
+    } else {
+        // The block table follows the section table, lists in table order.
+        let mut list_at = 40 + 32 * count;
+        for e in (40..entry).step_by(32) {
+            let b = u32_at(file, e + 4) as usize;
+            if b > 0 {
+                list_at += 4 * u64_at(file, e + 16).div_ceil(b);
+            }
+        }
+        let crcs: Vec<u32> = file[at..at + len].chunks(block).map(crc32c::crc32c).collect();
+        let mut list = Vec::new();
+        for (j, c) in crcs.iter().enumerate() {
+            file[list_at + 4 * j..list_at + 4 * j + 4].copy_from_slice(&c.to_le_bytes());
+            list.extend_from_slice(&c.to_le_bytes());
+        }
+        crc32c::crc32c(&list)
+    };
+    file[entry + 24..entry + 28].copy_from_slice(&crc.to_le_bytes());
+    let table = crc32c::crc32c(&file[40..40 + 32 * count]);
+    file[36..40].copy_from_slice(&table.to_le_bytes());
+}
+
 /// A neighbour id out of range, with checksums made to match, fails the open with the
 /// file, the offset of the bad word and what is wrong — not a panic at query time.
 #[test]
@@ -174,11 +205,7 @@ fn corrupted_adjacency_entry_is_reported_on_open() {
     let word = at + (7 * stride + 1) * 4;
     assert!(u32::from_le_bytes(file[at + 7 * stride * 4..][..4].try_into().unwrap()) > 0);
     file[word..word + 4].copy_from_slice(&5000u32.to_le_bytes());
-    let crc = crc32c::crc32c(&file[at..at + len]);
-    file[entry + 24..entry + 28].copy_from_slice(&crc.to_le_bytes());
-    let count = u32::from_le_bytes(file[32..36].try_into().unwrap()) as usize;
-    let table = crc32c::crc32c(&file[40..40 + 32 * count]);
-    file[36..40].copy_from_slice(&table.to_le_bytes());
+    reseal(&mut file, entry);
     std::fs::write(&path, &file).unwrap();
     for mmap in [true, false] {
         let err = Collection::open(dir.path(), &OpenOptions { mmap, ..OpenOptions::read_only() }).unwrap_err();

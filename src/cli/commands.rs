@@ -40,15 +40,24 @@ pub trait Collections {
     fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError>;
     /// Creates a collection in `dir` and keeps it open for writing.
     fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError>;
+    /// Whether collection files are mapped (`--no-mmap` turns it off).
+    fn mmap(&self) -> bool {
+        true
+    }
 }
 
 /// argv use: the command's collection, opened on first use and closed by [`OneShot::close`].
-#[derive(Default)]
 pub struct OneShot {
     coll: Option<Collection>,
+    mmap: bool,
 }
 
 impl OneShot {
+    /// Opens collections mapped, or read when `mmap` is false.
+    pub fn new(mmap: bool) -> OneShot {
+        OneShot { coll: None, mmap }
+    }
+
     /// Syncs and releases the collection, reporting what `Drop` would swallow.
     pub fn close(self) -> Result<(), CliError> {
         match self.coll {
@@ -61,9 +70,9 @@ impl OneShot {
 /// Opens a collection for a command or the shell. A writable open may first recover from a
 /// crash (roll back an interrupted publish, cut a torn WAL tail); each thing it did is one
 /// `note:` line on stderr, as the engine also logs it in `lost+found/log`.
-pub fn open_collection(dir: &Path, write: bool) -> Result<Collection, CliError> {
+pub fn open_collection(dir: &Path, write: bool, mmap: bool) -> Result<Collection, CliError> {
     let options = if write { OpenOptions::writable() } else { OpenOptions::read_only() };
-    let coll = Collection::open(dir, &options)?;
+    let coll = Collection::open(dir, &options.mmap(mmap))?;
     for r in coll.recovered() {
         eprintln!("note: recovered from a crash: {r}");
     }
@@ -72,11 +81,15 @@ pub fn open_collection(dir: &Path, write: bool) -> Result<Collection, CliError> 
 
 impl Collections for OneShot {
     fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError> {
-        Ok(self.coll.insert(open_collection(dir, write)?))
+        Ok(self.coll.insert(open_collection(dir, write, self.mmap)?))
     }
 
     fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError> {
         Ok(self.coll.insert(Collection::create(dir, schema, Default::default())?))
+    }
+
+    fn mmap(&self) -> bool {
+        self.mmap
     }
 }
 
@@ -129,8 +142,8 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Quickstart(a) => super::quickstart::run(&a, io),
         Command::Bench(a) => super::bench::run(*a, io),
         Command::Tui(a) => super::tui::run(&a, colls, io),
-        Command::Verify(a) => super::verify::run_verify(&a, io),
-        Command::Repair(a) => super::verify::run_repair(&a, io),
+        Command::Verify(a) => super::verify::run_verify(&a, colls.mmap(), io),
+        Command::Repair(a) => super::verify::run_repair(&a, colls.mmap(), io),
         Command::Inspect(a) => super::verify::run_inspect(&a, colls, io),
     }
 }

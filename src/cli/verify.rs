@@ -140,8 +140,8 @@ fn human(bytes: u64) -> String {
     }
 }
 
-pub fn run_verify(a: &VerifyArgs, io: &mut Io) -> Result<(), CliError> {
-    let opts = VerifyOptions { deep: a.deep, ..VerifyOptions::default() };
+pub fn run_verify(a: &VerifyArgs, mmap: bool, io: &mut Io) -> Result<(), CliError> {
+    let opts = VerifyOptions { deep: a.deep, mmap, ..VerifyOptions::default() };
     let r = verify::run(&a.coll.dir, &opts).map_err(storage)?;
     if a.json {
         let text = serde_json::to_string_pretty(&r).map_err(|e| CliError::failed(e.to_string()))?;
@@ -302,7 +302,7 @@ fn purge(a: &RepairArgs, io: &mut Io) -> Result<(), CliError> {
     Ok(())
 }
 
-pub fn run_repair(a: &RepairArgs, io: &mut Io) -> Result<(), CliError> {
+pub fn run_repair(a: &RepairArgs, mmap: bool, io: &mut Io) -> Result<(), CliError> {
     if a.purge_lost_found {
         return purge(a, io);
     }
@@ -313,7 +313,7 @@ pub fn run_repair(a: &RepairArgs, io: &mut Io) -> Result<(), CliError> {
         }
         None => None,
     };
-    let opts = RepairOptions { schema, ..RepairOptions::default() };
+    let opts = RepairOptions { schema, mmap, ..RepairOptions::default() };
     let repair = Repair::begin(&a.coll.dir, opts).map_err(storage)?;
     let plan = repair.plan().clone();
     if let Some(why) = &plan.blocked {

@@ -370,6 +370,7 @@ impl Collection {
         let wal_path = dir.join(crate::storage::wal_name(m.wal_seq));
         // Read, never mapped: a writer opening it may cut a torn tail off.
         let contents = match crate::storage::disk::read(&wal_path) {
+            Ok(bytes) if wal::is_empty_v1(&bytes) => None,
             Ok(bytes) => Some((wal::read(&wal_path, &bytes, Some((m.wal_seq, m.wal_salt)), &schema)?, bytes)),
             Err(StorageError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound && writable => None,
             Err(e) => return Err(e.into()),

@@ -60,6 +60,7 @@ impl Writer {
     ) -> Result<Writer, Error> {
         let wal = match wal_state {
             Some(scan) => WalWriter::reopen(dir, &scan, sync)?,
+            None if manifest.wal_salt == 0 => return Writer::upgrade(dir, lock, manifest, schema, sync),
             None => {
                 let w = WalWriter::create(dir, manifest.wal_seq, manifest.wal_salt, sync)?;
                 crate::storage::sync_dir(dir)?;
@@ -67,6 +68,30 @@ impl Writer {
             }
         };
         Ok(Writer { dir: dir.to_path_buf(), _lock: lock, wal, manifest, schema, sync, stopped: None })
+    }
+
+    /// A version 1 manifest naming an empty version 1 WAL: publishes the same data as a
+    /// new generation with a version 2 manifest and WAL, so writes can follow.
+    fn upgrade(
+        dir: &Path,
+        lock: WriterLock,
+        old: Manifest,
+        schema: Arc<Schema>,
+        sync: SyncPolicy,
+    ) -> Result<Writer, Error> {
+        let mut m = old.clone();
+        m.generation += 1;
+        m.wal_seq += 1;
+        m.wal_salt = wal::new_salt();
+        m.schema = schema.to_stored();
+        let wal = WalWriter::create(dir, m.wal_seq, m.wal_salt, sync)?;
+        let mut w =
+            Writer { dir: dir.to_path_buf(), _lock: lock, wal, manifest: m.clone(), schema, sync, stopped: None };
+        w.publish(&m)?;
+        for superseded in [wal_name(old.wal_seq), manifest_name(old.generation)] {
+            let _ = disk::remove_file(&dir.join(superseded));
+        }
+        Ok(w)
     }
 
     /// Fails once the writer has stopped (see the module docs).

@@ -325,35 +325,35 @@ fn write(
     adjacency: Option<&vamana::Graph>,
 ) -> Result<u64, StorageError> {
     use crate::storage::mmap::as_bytes;
-    let count = 1
-        + rotation.is_some() as usize
-        + 2 * codes.is_some() as usize
-        + sketches.is_some() as usize
-        + 4 * graph.is_some() as usize
-        + adjacency.is_some() as usize;
-    let mut w = ContainerWriter::create(path, FileKind::Index, segment_id, count)?;
     let json = serde_json::to_vec(meta).expect("index meta serializes");
-    w.section(Kind::Meta as u16, field, |s| s.put(&json))?;
-    if let Some(r) = rotation {
-        w.section(Kind::Rotation as u16, field, |s| s.put(&r.encode()))?;
+    let rotation = rotation.map(|r| r.encode());
+    // Sections in file order, so the writer knows every length up front.
+    let mut parts: Vec<(Kind, &[u8])> = vec![(Kind::Meta, &json)];
+    if let Some(r) = &rotation {
+        parts.push((Kind::Rotation, r));
     }
     if let Some((c, p)) = codes {
-        w.section(Kind::Codes as u16, field, |s| s.put(c))?;
-        w.section(Kind::Params as u16, field, |s| s.put(as_bytes(p)))?;
+        parts.push((Kind::Codes, c));
+        parts.push((Kind::Params, as_bytes(p)));
     }
     if let Some(sk) = sketches {
-        w.section(Kind::Sketches as u16, field, |s| s.put(as_bytes(sk)))?;
+        parts.push((Kind::Sketches, as_bytes(sk)));
     }
     if let Some(g) = graph {
-        w.section(Kind::Levels as u16, field, |s| s.put(&g.levels))?;
-        w.section(Kind::Base as u16, field, |s| s.put(as_bytes(&g.base)))?;
-        w.section(Kind::UpperOffsets as u16, field, |s| s.put(as_bytes(&g.upper_offsets)))?;
-        w.section(Kind::Upper as u16, field, |s| s.put(as_bytes(&g.upper)))?;
+        parts.push((Kind::Levels, &g.levels));
+        parts.push((Kind::Base, as_bytes(&g.base)));
+        parts.push((Kind::UpperOffsets, as_bytes(&g.upper_offsets)));
+        parts.push((Kind::Upper, as_bytes(&g.upper)));
     }
     if let Some(g) = adjacency {
         // Straight from the built array: the writer checksums and writes it through its
         // bounded buffer, so saving holds no second copy of the graph.
-        w.section(Kind::Adjacency as u16, field, |s| s.put(as_bytes(&g.adjacency)))?;
+        parts.push((Kind::Adjacency, as_bytes(&g.adjacency)));
+    }
+    let lens: Vec<u64> = parts.iter().map(|(_, b)| b.len() as u64).collect();
+    let mut w = ContainerWriter::create(path, FileKind::Index, segment_id, &lens)?;
+    for (kind, bytes) in parts {
+        w.section(kind as u16, field, |s| s.put(bytes))?;
     }
     w.finish()
 }
@@ -374,8 +374,13 @@ impl SegmentIndex {
         bytes.advise_random_access(0..bytes.as_slice().len());
         let b = bytes.as_slice();
         let small = |k: u16| k == Kind::Meta as u16 || k == Kind::Rotation as u16;
-        let (id, sections) =
-            container::read_with(path, b, FileKind::Index, |k| verify_data || small(k), |r| bytes.crc32c(r))?;
+        let (id, sections) = container::read_with(
+            path,
+            b,
+            FileKind::Index,
+            |k| verify_data || small(k),
+            |r, block| bytes.block_crcs(r, block),
+        )?;
         let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
         if id != segment_id {
             return Err(bad(16, format!("index of segment {id}, expected segment {segment_id}")));

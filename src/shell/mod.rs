@@ -41,13 +41,13 @@ pub fn inputs_in_order(args: &ShellArgs, matches: Option<&clap::ArgMatches>) -> 
 }
 
 /// Runs the shell; returns the exit status.
-pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs) -> u8 {
+pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs, mmap: bool) -> u8 {
     let stderr = &mut std::io::stderr();
     if let Err(e) = interrupt::install() {
         e.report("", stderr);
         return e.status.code();
     }
-    let target = match Target::open(args.dir.clone(), args.write) {
+    let target = match Target::open(args.dir.clone(), args.write, mmap) {
         Ok(t) => t,
         Err(e) => {
             e.report("", stderr);

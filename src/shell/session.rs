@@ -30,13 +30,15 @@ pub struct Target {
     dir: Option<PathBuf>,
     write: bool,
     coll: Option<Collection>,
+    /// Map collection files (`--no-mmap` clears it for the rest of the session).
+    mmap: bool,
 }
 
 impl Target {
     /// Targets `dir` and opens it now if it holds a collection, so a busy or broken one
     /// is reported at once; otherwise `create` can make it later.
-    pub fn open(dir: Option<PathBuf>, write: bool) -> Result<Target, CliError> {
-        let mut t = Target { dir, write, coll: None };
+    pub fn open(dir: Option<PathBuf>, write: bool, mmap: bool) -> Result<Target, CliError> {
+        let mut t = Target { dir, write, coll: None, mmap };
         if let Some(d) = t.dir.clone()
             && d.join("CURRENT").exists()
         {
@@ -68,7 +70,7 @@ impl Target {
     }
 
     fn open_handle(&mut self, dir: &Path) -> Result<&Collection, CliError> {
-        Ok(self.coll.insert(crate::cli::commands::open_collection(dir, self.write)?))
+        Ok(self.coll.insert(crate::cli::commands::open_collection(dir, self.write, self.mmap)?))
     }
 
     fn read_only_error(&self) -> CliError {
@@ -93,6 +95,10 @@ impl Collections for Target {
             return Err(self.read_only_error());
         }
         Ok(self.coll.insert(Collection::create(dir, schema, Default::default())?))
+    }
+
+    fn mmap(&self) -> bool {
+        self.mmap
     }
 }
 
@@ -222,6 +228,9 @@ impl Session {
         if let Command::Shell(_) = cli.command {
             return Err(CliError::usage("already in the shell").hint("type .open DIR to switch collections"));
         }
+        if cli.read.no_mmap {
+            self.target.mmap = false;
+        }
         let mut printer = self.printer;
         if let Some(mode) = cli.output.mode {
             printer.mode = mode;
@@ -254,7 +263,7 @@ impl Session {
             Meta::Help { command } => self.help(command.as_deref())?,
             Meta::Open { dir, write } => {
                 self.target.close()?;
-                self.target = Target::open(Some(dir), write)?;
+                self.target = Target::open(Some(dir), write, self.target.mmap)?;
             }
             Meta::Close => self.target.close()?,
             Meta::Mode { mode } => self.printer.mode = mode,

@@ -1,17 +1,21 @@
 //! The sectioned container shared by segment and index files: the common header, a
-//! section table, then sections at 64-byte aligned offsets, each with its own CRC32C.
+//! section table, a block checksum table, then sections at 64-byte aligned offsets.
 //!
 //! Layout: header (32 bytes) | `section_count u32` | `table_crc u32` | table of 32-byte
-//! entries (`kind u16, field u16, reserved u32, offset u64, len u64, crc u32, reserved
-//! u32`) | sections, zero padding between them, nothing after the last one. What the
-//! sections mean is up to the file kind that uses the container.
+//! entries (`kind u16, field u16, block u32, offset u64, len u64, crc u32, reserved
+//! u32`) | block table (the CRC32C of each `block`-byte block of every section whose
+//! `block` is not 0, sections in table order, `u32` each) | sections, zero padding
+//! between them, nothing after the last one. A section with `block` 0 has one CRC32C
+//! over its bytes in `crc`; a blocked section's `crc` is the CRC32C of its list of block
+//! CRCs, so damage to one block is pinned to that block. What the sections mean is up
+//! to the file kind that uses the container.
 
 use std::io::{BufWriter, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::disk::DiskFile;
-use super::{FileKind, HEADER_LEN, decode_header, encode_header, read_u32, read_u64};
+use super::{FileKind, HEADER_LEN, decode_header_version, encode_header, read_u32, read_u64};
 use crate::error::StorageError;
 
 pub const COUNT_AT: usize = HEADER_LEN;
@@ -22,6 +26,22 @@ pub const ENTRY_LEN: usize = 32;
 pub const SECTION_ALIGN: u64 = 64;
 /// Bound on the section count; a larger claim is corruption, not an allocation.
 pub const MAX_SECTIONS: usize = 1 << 16;
+/// Block length the writer uses for every section longer than one block. 64 KiB: 4
+/// bytes of table per 64 KiB of data (0.006%), a multiple of every page size, so one
+/// unreadable page costs one block, and long enough that checksumming runs at the
+/// hardware CRC's full speed; about 43 rows of 384-d fp32 vectors.
+pub const BLOCK_LEN: u32 = 64 << 10;
+/// Smallest and largest block lengths a reader accepts (powers of two).
+pub const MIN_BLOCK: u32 = 4 << 10;
+pub const MAX_BLOCK: u32 = 1 << 30;
+/// First container version (per file kind) with block checksums; older files have
+/// `block` 0 (reserved) in every entry and no block table.
+pub const fn blocks_since(kind: FileKind) -> u32 {
+    match kind {
+        FileKind::Segment | FileKind::Index => 2,
+        _ => u32::MAX,
+    }
+}
 
 /// One entry of the section table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,47 +50,212 @@ pub struct RawSection {
     pub field: u16,
     pub offset: u64,
     pub len: u64,
+    /// CRC32C of the bytes (`block` 0) or of the block CRC list (`block` > 0).
     pub crc: u32,
+    /// Block length, 0 when the section has a single checksum.
+    pub block: u32,
+    /// File offset of this section's block CRC list in the block table.
+    pub blocks_at: u64,
 }
 
 impl RawSection {
     pub fn range(&self) -> Range<usize> {
         self.offset as usize..(self.offset + self.len) as usize
     }
+
+    /// Blocks of the section (0 when it has a single checksum).
+    pub fn block_count(&self) -> u64 {
+        if self.block == 0 || !valid_block(self.block) { 0 } else { self.len.div_ceil(self.block as u64) }
+    }
+
+    /// File bytes of block `j`.
+    pub fn block_range(&self, j: u64) -> Range<u64> {
+        let start = self.offset + j * self.block as u64;
+        start..(start + self.block as u64).min(self.offset + self.len)
+    }
+
+    /// File bytes of this section's block CRC list.
+    pub fn list_range(&self) -> Range<usize> {
+        self.blocks_at as usize..(self.blocks_at + 4 * self.block_count()) as usize
+    }
 }
 
-/// Writes a container: sections in order, then the table, then fsync.
+/// Whether `block` is a block length this build reads.
+pub fn valid_block(block: u32) -> bool {
+    block == 0 || (block.is_power_of_two() && (MIN_BLOCK..=MAX_BLOCK).contains(&block))
+}
+
+/// CRC32C of each `block`-byte block of `bytes` (the last may be shorter).
+pub fn block_crcs(bytes: &[u8], block: usize) -> Vec<u32> {
+    bytes.chunks(block.max(1)).map(crc32c::crc32c).collect()
+}
+
+/// CRC32C of a whole section from the CRCs of its `block`-byte blocks (the last one
+/// shorter when `len` says so): what its bytes hash to when every block matches. Lets a
+/// reader checksum a section in one pass at the CRC's full speed and look at blocks only
+/// when the whole disagrees. CRC32C is linear: appending `block` bytes multiplies the
+/// register by a fixed 32×32 bit matrix, applied here with four byte tables.
+pub fn combine_blocks(crcs: &[u32], block: u64, len: u64) -> u32 {
+    let Some((&first, rest)) = crcs.split_first() else { return 0 };
+    // The tables of the writer's block length are built once per process.
+    static WRITER: std::sync::OnceLock<ShiftTables> = std::sync::OnceLock::new();
+    let other;
+    let tables = if block == BLOCK_LEN as u64 {
+        WRITER.get_or_init(|| shift_tables(block))
+    } else {
+        other = shift_tables(block);
+        &other
+    };
+    let shift = |x: u32| {
+        tables[0][(x & 0xFF) as usize]
+            ^ tables[1][(x >> 8 & 0xFF) as usize]
+            ^ tables[2][(x >> 16 & 0xFF) as usize]
+            ^ tables[3][(x >> 24) as usize]
+    };
+    let last = len.saturating_sub(block * rest.len() as u64);
+    let mut acc = first;
+    for (i, &c) in rest.iter().enumerate() {
+        acc = if i + 1 < rest.len() || last == block {
+            shift(acc) ^ c
+        } else {
+            crc32c::crc32c_combine(acc, c, last as usize)
+        };
+    }
+    acc
+}
+
+/// The matrix that appending `block` bytes applies to a CRC register, as four byte tables.
+type ShiftTables = [[u32; 256]; 4];
+
+fn shift_tables(block: u64) -> ShiftTables {
+    // Column `i`: what appending `block` bytes with CRC 0 makes of bit `i`.
+    let column = |i: u32| crc32c::crc32c_combine(1 << i, 0, block as usize);
+    let mut tables = [[0u32; 256]; 4];
+    for (k, t) in tables.iter_mut().enumerate() {
+        let cols: [u32; 8] = std::array::from_fn(|j| column(8 * k as u32 + j as u32));
+        for (b, e) in t.iter_mut().enumerate() {
+            *e = (0..8).filter(|j| b >> j & 1 == 1).fold(0, |x, j| x ^ cols[j]);
+        }
+    }
+    tables
+}
+
+/// CRC32C of a list of block CRCs, as stored little-endian.
+pub fn list_crc(crcs: &[u32]) -> u32 {
+    crcs.iter().fold(0, |c, x| crc32c::crc32c_append(c, &x.to_le_bytes()))
+}
+
+/// The stored block CRCs of `s` (its list must lie inside `b`).
+pub fn stored_crcs(b: &[u8], s: &RawSection) -> Vec<u32> {
+    b[s.list_range()].chunks_exact(4).map(|c| read_u32(c, 0)).collect()
+}
+
+/// Parses the section table `region` (entries only) of a file whose table ends at
+/// `table_end`, placing each blocked section's CRC list in the block table that follows.
+/// Returns the entries and the end of the block table (saturating: the caller checks it
+/// against the file length before using any list).
+pub fn parse_table(region: &[u8], table_end: u64) -> (Vec<RawSection>, u64) {
+    let mut at = table_end;
+    let sections = region
+        .chunks_exact(ENTRY_LEN)
+        .map(|e| {
+            let s = RawSection {
+                kind: u16::from_le_bytes([e[0], e[1]]),
+                field: u16::from_le_bytes([e[2], e[3]]),
+                block: read_u32(e, 4),
+                offset: read_u64(e, 8),
+                len: read_u64(e, 16),
+                crc: read_u32(e, 24),
+                blocks_at: at,
+            };
+            at = at.saturating_add(s.block_count().saturating_mul(4));
+            s
+        })
+        .collect();
+    (sections, at)
+}
+
+/// What is wrong with the block length of entry `s` in a file of `version`, if anything.
+pub fn block_problem(s: &RawSection, version: u32, kind: FileKind) -> Option<String> {
+    if s.block != 0 && version < blocks_since(kind) {
+        return Some(format!("block length {} in a version {version} file, which has no block checksums", s.block));
+    }
+    if !valid_block(s.block) {
+        return Some(format!("block length {} is not 0 or a power of two in {MIN_BLOCK}..={MAX_BLOCK}", s.block));
+    }
+    None
+}
+
+/// The first thing wrong with entry `s` itself (block length, bounds), if anything.
+pub fn entry_problem(s: &RawSection, version: u32, kind: FileKind, file_len: u64) -> Option<String> {
+    if let Some(what) = block_problem(s, version, kind) {
+        return Some(what);
+    }
+    if s.offset.checked_add(s.len).is_none_or(|end| end > file_len) {
+        return Some(format!("[{}, +{}) lies outside the file of {file_len} bytes", s.offset, s.len));
+    }
+    None
+}
+
+/// Writes a container: sections in order, then the tables, then fsync.
 pub struct ContainerWriter {
     path: PathBuf,
     out: BufWriter<DiskFile>,
     pos: u64,
     kind: FileKind,
     id: u64,
+    /// Declared section lengths, in order.
+    lens: Vec<u64>,
     table: Vec<RawSection>,
-    count: usize,
+    /// Block CRCs of the blocked sections written so far, in order.
+    blocks: Vec<u32>,
 }
 
-/// Receives one section's bytes, keeping its CRC and length.
+/// The block length the writer gives a section of `len` bytes.
+pub fn block_for(len: u64) -> u32 {
+    if len > BLOCK_LEN as u64 { BLOCK_LEN } else { 0 }
+}
+
+/// Receives one section's bytes, keeping its CRC (or its block CRCs) and length.
 pub struct SectionSink<'a> {
     out: &'a mut BufWriter<DiskFile>,
+    block: u64,
+    /// CRC of the whole section (unblocked) or of the current block.
     crc: u32,
     len: u64,
+    blocks: &'a mut Vec<u32>,
 }
 
 impl SectionSink<'_> {
-    pub fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.crc = crc32c::crc32c_append(self.crc, bytes);
-        self.len += bytes.len() as u64;
-        self.out.write_all(bytes)
+    pub fn put(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(bytes)?;
+        if self.block == 0 {
+            self.crc = crc32c::crc32c_append(self.crc, bytes);
+            self.len += bytes.len() as u64;
+            return Ok(());
+        }
+        while !bytes.is_empty() {
+            let room = (self.block - self.len % self.block) as usize;
+            let n = room.min(bytes.len());
+            self.crc = crc32c::crc32c_append(self.crc, &bytes[..n]);
+            self.len += n as u64;
+            bytes = &bytes[n..];
+            if self.len.is_multiple_of(self.block) {
+                self.blocks.push(std::mem::take(&mut self.crc));
+            }
+        }
+        Ok(())
     }
 }
 
 impl ContainerWriter {
-    /// Starts a file that will hold exactly `count` sections.
-    pub fn create(path: &Path, kind: FileKind, id: u64, count: usize) -> Result<ContainerWriter, StorageError> {
+    /// Starts a file that will hold exactly `lens.len()` sections of these byte lengths
+    /// (known up front: the block table sits before the sections).
+    pub fn create(path: &Path, kind: FileKind, id: u64, lens: &[u64]) -> Result<ContainerWriter, StorageError> {
         let file = DiskFile::create(path)?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        let head = TABLE_AT + count * ENTRY_LEN;
+        let blocks: u64 = lens.iter().map(|&l| if block_for(l) == 0 { 0 } else { l.div_ceil(BLOCK_LEN as u64) }).sum();
+        let head = TABLE_AT + lens.len() * ENTRY_LEN + 4 * blocks as usize;
         out.write_all(&vec![0u8; head]).map_err(|e| StorageError::io(path, e))?;
         Ok(ContainerWriter {
             path: path.to_path_buf(),
@@ -78,12 +263,13 @@ impl ContainerWriter {
             pos: head as u64,
             kind,
             id,
-            table: Vec::with_capacity(count),
-            count,
+            lens: lens.to_vec(),
+            table: Vec::with_capacity(lens.len()),
+            blocks: Vec::with_capacity(blocks as usize),
         })
     }
 
-    /// Writes one section through `fill`.
+    /// Writes the next section through `fill`, which must put exactly the declared bytes.
     pub fn section(
         &mut self,
         kind: u16,
@@ -91,36 +277,64 @@ impl ContainerWriter {
         fill: impl FnOnce(&mut SectionSink) -> std::io::Result<()>,
     ) -> Result<(), StorageError> {
         let io = |e| StorageError::io(&self.path, e);
+        let i = self.table.len();
+        let Some(&declared) = self.lens.get(i) else {
+            return Err(io(std::io::Error::other(format!("section {i} was not declared"))));
+        };
         let pad = self.pos.next_multiple_of(SECTION_ALIGN) - self.pos;
         self.out.write_all(&[0u8; SECTION_ALIGN as usize][..pad as usize]).map_err(io)?;
         self.pos += pad;
-        let mut sink = SectionSink { out: &mut self.out, crc: 0, len: 0 };
+        let block = block_for(declared);
+        let first = self.blocks.len();
+        let mut sink =
+            SectionSink { out: &mut self.out, block: block as u64, crc: 0, len: 0, blocks: &mut self.blocks };
         fill(&mut sink).map_err(|e| StorageError::io(&self.path, e))?;
-        let (crc, len) = (sink.crc, sink.len);
-        self.table.push(RawSection { kind, field, offset: self.pos, len, crc });
+        let (mut crc, len) = (sink.crc, sink.len);
+        if len != declared {
+            return Err(StorageError::io(
+                &self.path,
+                std::io::Error::other(format!("section {i} is {len} bytes, declared {declared}")),
+            ));
+        }
+        if block != 0 {
+            if !len.is_multiple_of(block as u64) {
+                self.blocks.push(crc);
+            }
+            crc = list_crc(&self.blocks[first..]);
+        }
+        let blocks_at = (TABLE_AT + self.lens.len() * ENTRY_LEN + 4 * first) as u64;
+        self.table.push(RawSection { kind, field, offset: self.pos, len, crc, block, blocks_at });
         self.pos += len;
         Ok(())
     }
 
-    /// Writes the header and table and makes the file durable; returns its size.
+    /// Writes the header and tables and makes the file durable; returns its size.
     pub fn finish(self) -> Result<u64, StorageError> {
-        assert_eq!(self.table.len(), self.count, "container section count declared up front");
+        let io = |e| StorageError::io(&self.path, e);
+        if self.table.len() != self.lens.len() {
+            let what = format!("{} sections written, {} declared", self.table.len(), self.lens.len());
+            return Err(io(std::io::Error::other(what)));
+        }
         let mut file = self.out.into_inner().map_err(|e| StorageError::io(&self.path, e.into_error()))?;
-        let mut head = Vec::with_capacity(TABLE_AT + self.table.len() * ENTRY_LEN);
+        let mut head = Vec::with_capacity(TABLE_AT + self.table.len() * ENTRY_LEN + 4 * self.blocks.len());
         head.extend_from_slice(&encode_header(self.kind, self.id));
         head.extend_from_slice(&(self.table.len() as u32).to_le_bytes());
         head.extend_from_slice(&[0u8; 4]);
         for s in &self.table {
             head.extend_from_slice(&s.kind.to_le_bytes());
             head.extend_from_slice(&s.field.to_le_bytes());
-            head.extend_from_slice(&[0u8; 4]);
+            head.extend_from_slice(&s.block.to_le_bytes());
             head.extend_from_slice(&s.offset.to_le_bytes());
             head.extend_from_slice(&s.len.to_le_bytes());
             head.extend_from_slice(&s.crc.to_le_bytes());
             head.extend_from_slice(&[0u8; 4]);
         }
-        let crc = crc32c::crc32c(&head[TABLE_AT..]);
+        let table_end = head.len();
+        let crc = crc32c::crc32c(&head[TABLE_AT..table_end]);
         head[TABLE_CRC_AT..TABLE_AT].copy_from_slice(&crc.to_le_bytes());
+        for c in &self.blocks {
+            head.extend_from_slice(&c.to_le_bytes());
+        }
         file.seek(0)?;
         file.write_all(&head)?;
         file.sync_all()?;
@@ -128,29 +342,30 @@ impl ContainerWriter {
     }
 }
 
-/// Reads and checks a container's header and table: bounds, alignment, zero padding and
-/// no trailing bytes. Section CRCs are checked for the kinds `check_crc` accepts.
-/// Returns the header id and the table.
+/// Reads and checks a container's header and tables: bounds, alignment, zero padding
+/// and no trailing bytes. Section CRCs are checked for the kinds `check_crc` accepts;
+/// every block CRC list is checked against its entry. Returns the header id and table.
 pub fn read(
     path: &Path,
     b: &[u8],
     kind: FileKind,
     check_crc: impl Fn(u16) -> bool,
 ) -> Result<(u64, Vec<RawSection>), StorageError> {
-    read_with(path, b, kind, check_crc, |r| Ok(crc32c::crc32c(&b[r])))
+    read_with(path, b, kind, check_crc, |r, block| Ok(block_crcs(&b[r], block)))
 }
 
-/// [`read`], with section CRCs computed by `crc_of` (see [`FileBytes::crc32c`]).
+/// [`read`], with the block CRCs of a range computed by `crcs_of(range, block)` (one CRC
+/// of the whole range when `block` is the range's length; see [`FileBytes::block_crcs`]).
 ///
-/// [`FileBytes::crc32c`]: super::mmap::FileBytes::crc32c
+/// [`FileBytes::block_crcs`]: super::mmap::FileBytes::block_crcs
 pub fn read_with(
     path: &Path,
     b: &[u8],
     kind: FileKind,
     check_crc: impl Fn(u16) -> bool,
-    crc_of: impl Fn(Range<usize>) -> std::io::Result<u32>,
+    crcs_of: impl Fn(Range<usize>, usize) -> std::io::Result<Vec<u32>>,
 ) -> Result<(u64, Vec<RawSection>), StorageError> {
-    let id = decode_header(path, b, kind)?;
+    let (id, version) = decode_header_version(path, b, kind)?;
     let bad = |offset: usize, what: String| StorageError::corrupted(path, offset as u64, what);
     if b.len() < TABLE_AT {
         return Err(bad(b.len(), format!("file ends before the section table at {TABLE_AT}")));
@@ -166,27 +381,22 @@ pub fn read_with(
     if crc32c::crc32c(&b[TABLE_AT..table_end]) != read_u32(b, TABLE_CRC_AT) {
         return Err(bad(TABLE_CRC_AT, "section table checksum mismatch".into()));
     }
-    let mut sections = Vec::with_capacity(count);
-    let mut at = table_end;
-    for i in 0..count {
+    let (sections, blocks_end) = parse_table(&b[TABLE_AT..table_end], table_end as u64);
+    for (i, s) in sections.iter().enumerate() {
+        if let Some(what) = entry_problem(s, version, kind, b.len() as u64) {
+            return Err(bad(TABLE_AT + i * ENTRY_LEN, format!("section {i}: {what}")));
+        }
+    }
+    if blocks_end > b.len() as u64 {
+        return Err(bad(table_end, format!("block table ends at {blocks_end}, past the end of the file")));
+    }
+    let mut at = blocks_end as usize;
+    for (i, s) in sections.iter().enumerate() {
         let e = TABLE_AT + i * ENTRY_LEN;
-        let s = RawSection {
-            kind: u16::from_le_bytes([b[e], b[e + 1]]),
-            field: u16::from_le_bytes([b[e + 2], b[e + 3]]),
-            offset: read_u64(b, e + 8),
-            len: read_u64(b, e + 16),
-            crc: read_u32(b, e + 24),
-        };
-        let end = s.offset.checked_add(s.len).filter(|&end| end <= b.len() as u64);
-        if end.is_none() || s.offset < at as u64 {
+        if s.offset < at as u64 {
             return Err(bad(
                 e,
-                format!(
-                    "section {i} [{}, +{}) overlaps another or lies outside the file of {} bytes",
-                    s.offset,
-                    s.len,
-                    b.len()
-                ),
+                format!("section {i} [{}, +{}) overlaps the tables or another section", s.offset, s.len),
             ));
         }
         if !s.offset.is_multiple_of(SECTION_ALIGN) {
@@ -195,11 +405,41 @@ pub fn read_with(
         if let Some(p) = b[at..s.offset as usize].iter().position(|&x| x != 0) {
             return Err(bad(at + p, format!("padding before section {i} is not zero")));
         }
-        if check_crc(s.kind) && crc_of(s.range()).map_err(|e| StorageError::io(path, e))? != s.crc {
-            return Err(bad(s.offset as usize, format!("section {i} (kind {}) checksum mismatch", s.kind)));
+        let io = |e| StorageError::io(path, e);
+        if s.block == 0 {
+            if check_crc(s.kind)
+                && crcs_of(s.range(), s.len.max(1) as usize).map_err(io)?.first().copied().unwrap_or(0) != s.crc
+            {
+                return Err(bad(s.offset as usize, format!("section {i} (kind {}) checksum mismatch", s.kind)));
+            }
+        } else {
+            let stored = stored_crcs(b, s);
+            if list_crc(&stored) != s.crc {
+                return Err(bad(
+                    s.blocks_at as usize,
+                    format!("block checksums of section {i} (kind {}) damaged", s.kind),
+                ));
+            }
+            // One pass over the whole section; blocks are looked at only when it disagrees.
+            let whole = || crcs_of(s.range(), s.len.max(1) as usize).map(|v| v.first().copied().unwrap_or(0));
+            if check_crc(s.kind) && whole().map_err(io)? != combine_blocks(&stored, s.block as u64, s.len) {
+                let computed = crcs_of(s.range(), s.block as usize).map_err(io)?;
+                if let Some(j) = (0..stored.len()).find(|&j| computed.get(j) != Some(&stored[j])) {
+                    let r = s.block_range(j as u64);
+                    return Err(bad(
+                        r.start as usize,
+                        format!(
+                            "section {i} (kind {}) block {j} of {} (bytes {}..{}) checksum mismatch",
+                            s.kind,
+                            stored.len(),
+                            r.start,
+                            r.end
+                        ),
+                    ));
+                }
+            }
         }
         at = (s.offset + s.len) as usize;
-        sections.push(s);
     }
     if at != b.len() {
         return Err(bad(at, format!("{} bytes after the last section", b.len() - at)));
@@ -207,10 +447,15 @@ pub fn read_with(
     Ok((id, sections))
 }
 
-/// Checks the CRC of every section.
+/// Checks the CRC of every section (each block of a blocked one).
 pub fn verify_all(path: &Path, b: &[u8], sections: &[RawSection]) -> Result<(), StorageError> {
     for (i, s) in sections.iter().enumerate() {
-        if crc32c::crc32c(&b[s.range()]) != s.crc {
+        let ok = if s.block == 0 {
+            crc32c::crc32c(&b[s.range()]) == s.crc
+        } else {
+            block_crcs(&b[s.range()], s.block as usize) == stored_crcs(b, s)
+        };
+        if !ok {
             return Err(StorageError::corrupted(
                 path,
                 s.offset,
@@ -219,4 +464,23 @@ pub fn verify_all(path: &Path, b: &[u8], sections: &[RawSection]) -> Result<(), 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The whole CRC from the block CRCs equals the CRC of the bytes, for every shape of
+    /// last block.
+    #[test]
+    fn block_crcs_combine_into_the_whole() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for len in [0, 1, 4095, 4096, 65_536, 65_537, 131_072, 200_001, 300_000] {
+            for block in [4096usize, 65_536] {
+                let d = &data[..len];
+                let whole = combine_blocks(&block_crcs(d, block), block as u64, len as u64);
+                assert_eq!(whole, crc32c::crc32c(d), "{len} bytes in blocks of {block}");
+            }
+        }
+    }
 }

@@ -79,7 +79,9 @@ pub struct Manifest {
     pub next_segment_id: u64,
     /// Sequence number of the WAL that holds writes made after this generation.
     pub wal_seq: u64,
-    /// That WAL's salt, so its frames can be read even when its header is damaged.
+    /// That WAL's salt, so its frames can be read even when its header is damaged; 0 when
+    /// unknown (a version 1 manifest, or one repair rebuilt from the files).
+    #[serde(default)]
     pub wal_salt: u64,
     pub segments: Vec<SegmentEntry>,
 }

@@ -45,6 +45,17 @@ impl FileBytes {
         }
     }
 
+    /// Reads the whole file into owned bytes, past read errors: in `block`-byte pieces,
+    /// and a piece that fails in 4 KiB pages; a page that cannot be read stays zero and
+    /// its range is returned with the error. For verify and repair on media that return
+    /// read errors (through a mapping, such an error is a `SIGBUS`).
+    pub fn read_tolerant(path: &Path, block: usize) -> Result<(FileBytes, Vec<Unreadable>), StorageError> {
+        use std::os::unix::fs::FileExt;
+        let file = File::open(path).map_err(|e| StorageError::io(path, e))?;
+        let len = file.metadata().map_err(|e| StorageError::io(path, e))?.len() as usize;
+        read_past_errors(len, block, |buf, at| file.read_exact_at(buf, at))
+    }
+
     pub fn as_slice(&self) -> &[u8] {
         match self {
             FileBytes::Mapped(m, _) => m,
@@ -83,27 +94,83 @@ impl FileBytes {
 }
 
 impl FileBytes {
-    /// CRC32C of `range`. A mapping is checksummed through `pread` into a small buffer,
-    /// so opening a file does not make its pages resident in this process: data that
-    /// queries never touch (originals behind quantized codes) stays out of the RSS.
-    pub fn crc32c(&self, range: std::ops::Range<usize>) -> std::io::Result<u32> {
+    /// CRC32C of each `block`-byte block of `range` (the last may be shorter; pass the
+    /// range's length for one CRC of the whole). A mapping is checksummed through `pread`
+    /// into a small buffer, so opening a file does not make its pages resident in this
+    /// process: data that queries never touch (originals behind quantized codes) stays out
+    /// of the RSS.
+    pub fn block_crcs(&self, range: std::ops::Range<usize>, block: usize) -> std::io::Result<Vec<u32>> {
+        let block = block.max(1);
         match self {
-            FileBytes::Owned { .. } => Ok(crc32c::crc32c(&self.as_slice()[range])),
+            FileBytes::Owned { .. } => Ok(self.as_slice()[range].chunks(block).map(crc32c::crc32c).collect()),
             FileBytes::Mapped(_, file) => {
                 use std::os::unix::fs::FileExt;
                 let mut buf = vec![0u8; (1 << 20).min(range.len())];
-                let mut crc = 0;
+                let mut out = Vec::with_capacity(range.len().div_ceil(block));
+                let (mut crc, mut in_block) = (0u32, 0usize);
                 let mut at = range.start;
                 while at < range.end {
                     let n = buf.len().min(range.end - at);
                     file.read_exact_at(&mut buf[..n], at as u64)?;
-                    crc = crc32c::crc32c_append(crc, &buf[..n]);
+                    let mut chunk = &buf[..n];
+                    while !chunk.is_empty() {
+                        let take = (block - in_block).min(chunk.len());
+                        crc = crc32c::crc32c_append(crc, &chunk[..take]);
+                        in_block += take;
+                        chunk = &chunk[take..];
+                        if in_block == block {
+                            out.push(std::mem::take(&mut crc));
+                            in_block = 0;
+                        }
+                    }
                     at += n;
                 }
-                Ok(crc)
+                if in_block > 0 {
+                    out.push(crc);
+                }
+                Ok(out)
             }
         }
     }
+}
+
+/// A range of a file that could not be read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unreadable {
+    pub range: std::ops::Range<u64>,
+    pub error: String,
+}
+
+/// [`FileBytes::read_tolerant`] over any positioned reader.
+fn read_past_errors(
+    len: usize,
+    block: usize,
+    read_at: impl Fn(&mut [u8], u64) -> std::io::Result<()>,
+) -> Result<(FileBytes, Vec<Unreadable>), StorageError> {
+    const PAGE: usize = 4096;
+    let mut words = vec![0u64; len.div_ceil(8)];
+    // SAFETY: `words` owns len.div_ceil(8) * 8 >= len initialized bytes; u8 has no
+    // alignment or validity requirements.
+    let buf = unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) };
+    let mut bad: Vec<Unreadable> = Vec::new();
+    for (i, chunk) in buf.chunks_mut(block.max(PAGE)).enumerate() {
+        let at = (i * block.max(PAGE)) as u64;
+        if read_at(chunk, at).is_ok() {
+            continue;
+        }
+        for (j, page) in chunk.chunks_mut(PAGE).enumerate() {
+            let p = at + (j * PAGE) as u64;
+            if let Err(e) = read_at(page, p) {
+                page.fill(0);
+                let end = p + page.len() as u64;
+                match bad.last_mut() {
+                    Some(last) if last.range.end == p => last.range.end = end,
+                    _ => bad.push(Unreadable { range: p..end, error: e.to_string() }),
+                }
+            }
+        }
+    }
+    Ok((FileBytes::Owned { words, len }, bad))
 }
 
 /// Numbers that may be viewed in place from little-endian bytes: every bit pattern is a
@@ -139,6 +206,29 @@ pub fn as_bytes<T: Plain>(values: &[T]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Pages that fail to read stay zero and are reported, merged into runs; the rest of
+    /// the file is read.
+    #[test]
+    fn reads_past_unreadable_pages() {
+        let data: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        let failing = 70_000u64..75_000;
+        let read_at = |buf: &mut [u8], at: u64| {
+            let end = at + buf.len() as u64;
+            if at < failing.end && failing.start < end {
+                return Err(std::io::Error::from_raw_os_error(5));
+            }
+            buf.copy_from_slice(&data[at as usize..end as usize]);
+            Ok(())
+        };
+        let (bytes, bad) = read_past_errors(data.len(), 65536, read_at).unwrap();
+        assert_eq!(bad.len(), 1);
+        assert_eq!(bad[0].range, 69_632..77_824, "the 4 KiB pages meeting the failing range");
+        let b = bytes.as_slice();
+        assert!(b[69_632..77_824].iter().all(|&x| x == 0));
+        assert_eq!(&b[..69_632], &data[..69_632]);
+        assert_eq!(&b[77_824..], &data[77_824..]);
+    }
 
     #[test]
     fn cast_checks_alignment_and_length() {

@@ -89,10 +89,22 @@ impl FileKind {
         match self {
             FileKind::Manifest => 2,
             FileKind::Wal => 2,
-            FileKind::Segment => 1,
+            FileKind::Segment => 2,
             FileKind::Deletes => 1,
-            FileKind::Index => 1,
+            FileKind::Index => 2,
             FileKind::Current | FileKind::Lock | FileKind::Temp => 0,
+        }
+    }
+
+    /// Oldest layout version of this kind that this build still reads. Segment and index
+    /// files of version 1 are containers without block checksums (one CRC32C per section);
+    /// they read as they are, and are rewritten in the current version by optimize or
+    /// repair. A version 1 manifest has no field ids (they are the positions) and no WAL
+    /// salt; the WAL it names must be empty (see [`wal::is_empty_v1`]).
+    pub fn oldest_readable(self) -> u32 {
+        match self {
+            FileKind::Segment | FileKind::Index | FileKind::Manifest => 1,
+            other => other.version(),
         }
     }
 
@@ -171,6 +183,12 @@ pub fn encode_header(kind: FileKind, id: u64) -> [u8; HEADER_LEN] {
 
 /// Checks the common header of `bytes` and returns its id field.
 pub fn decode_header(path: &Path, bytes: &[u8], kind: FileKind) -> Result<u64, StorageError> {
+    decode_header_version(path, bytes, kind).map(|(id, _)| id)
+}
+
+/// Checks the common header of `bytes` and returns its id field and layout version (one
+/// of `kind.oldest_readable()..=kind.version()`).
+pub fn decode_header_version(path: &Path, bytes: &[u8], kind: FileKind) -> Result<(u64, u32), StorageError> {
     if bytes.len() < HEADER_LEN {
         return Err(StorageError::corrupted(
             path,
@@ -194,7 +212,7 @@ pub fn decode_header(path: &Path, bytes: &[u8], kind: FileKind) -> Result<u64, S
         ));
     }
     let version = read_u32(bytes, VERSION_AT);
-    if version != kind.version() {
+    if !(kind.oldest_readable()..=kind.version()).contains(&version) {
         return Err(StorageError::UnsupportedVersion {
             path: path.to_path_buf(),
             kind: kind.name(),
@@ -202,7 +220,7 @@ pub fn decode_header(path: &Path, bytes: &[u8], kind: FileKind) -> Result<u64, S
             supported: kind.version(),
         });
     }
-    Ok(read_u64(bytes, ID_AT))
+    Ok((read_u64(bytes, ID_AT), version))
 }
 
 /// Little-endian u32 at `at`; the caller has checked the bounds.

@@ -112,7 +112,8 @@ pub fn write(path: &Path, id: u64, schema: &Schema, parts: &[Part]) -> Result<u6
     let tmp = super::disk::temp_path(path);
     let written = (|| {
         let plan = planned_sections(schema);
-        let mut w = ContainerWriter::create(&tmp, FileKind::Segment, id, plan.len())?;
+        let lens: Vec<u64> = plan.iter().map(|&(kind, field)| section_len(schema, kind, field, rows, parts)).collect();
+        let mut w = ContainerWriter::create(&tmp, FileKind::Segment, id, &lens)?;
         for &(kind, field) in &plan {
             w.section(kind as u16, field, |sink| write_section(sink, schema, kind, field, rows, parts))?;
         }
@@ -124,6 +125,32 @@ pub fn write(path: &Path, id: u64, schema: &Schema, parts: &[Part]) -> Result<u6
         let _ = std::fs::remove_file(&tmp);
     }
     written
+}
+
+/// Byte length of a section of the selected rows (what [`write_section`] puts).
+fn section_len(schema: &Schema, kind: SectionKind, field: u16, rows: u64, parts: &[Part]) -> u64 {
+    let f = field as usize;
+    match kind {
+        SectionKind::Meta => 8,
+        SectionKind::KeyOffsets | SectionKind::VarOffsets => 8 * (rows + 1),
+        SectionKind::KeyBytes => each_row(parts).map(|(s, r)| s.keys().get(r).len() as u64).sum(),
+        SectionKind::KeyOrder | SectionKind::Norms => 4 * rows,
+        SectionKind::Validity => rows.div_ceil(8),
+        SectionKind::Fixed => match &schema.field(f).ty {
+            FieldType::Scalar(s) => s.width().unwrap_or(0) as u64 * rows,
+            FieldType::Vector(_) => 0,
+        },
+        SectionKind::VarBytes => each_row(parts)
+            .map(|(s, r)| match s.scalar(f).data {
+                ColumnData::String(v) => v.get(r).len() as u64,
+                _ => 0,
+            })
+            .sum(),
+        SectionKind::Vectors => match &schema.field(f).ty {
+            FieldType::Vector(v) => v.row_bytes() as u64 * rows,
+            FieldType::Scalar(_) => 0,
+        },
+    }
 }
 
 fn each_row<'a>(parts: &'a [Part<'a>]) -> impl Iterator<Item = (&'a dyn SegmentView, usize)> + 'a {
@@ -222,8 +249,15 @@ fn write_section(
             Ok(())
         }
         SectionKind::Vectors => {
+            let zeros = vec![0u8; schema.field(f).as_vector().map_or(0, |v| v.row_bytes())];
             for (s, r) in each_row(parts) {
                 let col = s.vector(f);
+                if !col.validity.is_valid(r) {
+                    // Null rows are zeros, whatever the source holds (a salvaged row
+                    // whose vector was unreadable becomes null).
+                    w.put(&zeros)?;
+                    continue;
+                }
                 let range = r * col.dim..(r + 1) * col.dim;
                 match col.data {
                     VectorData::Fp32(d) => w.put(super::mmap::as_bytes(&d[range]))?,
@@ -237,6 +271,7 @@ fn write_section(
             for (s, r) in each_row(parts) {
                 let col = s.vector(f);
                 let norm = match col.norms {
+                    _ if !col.validity.is_valid(r) => 0.0,
                     Some(n) => n[r],
                     None => norm_of(&col, r),
                 };
@@ -293,8 +328,13 @@ impl Segment {
         let bytes = FileBytes::open(path, mmap)?;
         let b = bytes.as_slice();
         let vectors = SectionKind::Vectors as u16;
-        let (id, raw) =
-            container::read_with(path, b, FileKind::Segment, |k| verify_data || k != vectors, |r| bytes.crc32c(r))?;
+        let (id, raw) = container::read_with(
+            path,
+            b,
+            FileKind::Segment,
+            |k| verify_data || k != vectors,
+            |r, block| bytes.block_crcs(r, block),
+        )?;
         let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
         let plan = planned_sections(&schema);
         if raw.len() != plan.len() {

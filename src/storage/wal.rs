@@ -124,6 +124,18 @@ pub fn decode_wal_header(path: &Path, bytes: &[u8]) -> Result<(u64, u64), Storag
     Ok((seq, read_u64(bytes, SALT_AT)))
 }
 
+/// Whether `bytes` are a version 1 WAL that holds no frame: the WAL a version 1 manifest
+/// names after a flush. It replays as empty; a writable open replaces it (a new
+/// generation with a version 2 WAL). A version 1 WAL with frames is refused.
+pub fn is_empty_v1(bytes: &[u8]) -> bool {
+    // The common header's fields: magic 0..8, version 8..12, kind 12..16, CRC 28..32.
+    bytes.len() == HEADER_LEN
+        && bytes[..8] == super::MAGIC
+        && read_u32(bytes, 8) == 1
+        && read_u32(bytes, 12) == FileKind::Wal.code()
+        && read_u32(bytes, 28) == crc32c::crc32c(&bytes[..28])
+}
+
 /// Appends frames to one WAL file.
 pub struct WalWriter {
     file: DiskFile,

@@ -27,6 +27,24 @@ pub fn crc32c(bytes: &[u8], threads: usize) -> u32 {
     parts.fold(first, |acc, (c, len)| crc32c::crc32c_combine(acc, c, len))
 }
 
+/// CRC32C of each `block`-byte block of `bytes` (the last may be shorter), on up to
+/// `threads` threads for large inputs.
+pub fn block_crcs(bytes: &[u8], block: usize, threads: usize) -> Vec<u32> {
+    let block = block.max(1);
+    if threads <= 1 || bytes.len() < PARALLEL_MIN {
+        return bytes.chunks(block).map(crc32c::crc32c).collect();
+    }
+    let per = bytes.len().div_ceil(block).div_ceil(threads) * block;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = bytes
+            .chunks(per)
+            .map(|c| s.spawn(move || c.chunks(block).map(crc32c::crc32c).collect::<Vec<u32>>()))
+            .collect();
+        // A checksum thread cannot panic on any input; a join error would be a bug here.
+        handles.into_iter().flat_map(|h| h.join().expect("checksum thread")).collect()
+    })
+}
+
 /// The reflected Castagnoli polynomial.
 const POLY: u32 = 0x82F6_3B78;
 
@@ -109,6 +127,16 @@ mod tests {
         let data: Vec<u8> = (0..PARALLEL_MIN + 12_345).map(|_| rng.next_u64() as u8).collect();
         for threads in [1, 2, 3, 7] {
             assert_eq!(crc32c(&data, threads), crc32c::crc32c(&data), "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn parallel_block_checksums_equal_the_serial_ones() {
+        let mut rng = SplitMix64::new(5);
+        let data: Vec<u8> = (0..PARALLEL_MIN + 70_001).map(|_| rng.next_u64() as u8).collect();
+        let serial: Vec<u32> = data.chunks(65536).map(crc32c::crc32c).collect();
+        for threads in [1, 2, 3, 7] {
+            assert_eq!(block_crcs(&data, 65536, threads), serial, "{threads} threads");
         }
     }
 

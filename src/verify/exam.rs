@@ -11,6 +11,7 @@ use std::time::Instant;
 use roaring::RoaringBitmap;
 
 use super::recover::{self, DirFile, Recovered};
+use super::salvage::{self, Salvage};
 use super::scan::{self, ContainerScan, ScanContext, WalScan, describe};
 use super::topology::{check_hnsw, check_vamana};
 use super::{
@@ -24,7 +25,7 @@ use crate::index::{PreparedQuery, TopK, flat};
 use crate::kernels;
 use crate::schema::{IndexParams, Schema, VectorSpec};
 use crate::storage::column::SegmentView;
-use crate::storage::container::{RawSection, TABLE_AT};
+use crate::storage::container::{BLOCK_LEN, RawSection, TABLE_AT};
 use crate::storage::lock::WriterLock;
 use crate::storage::manifest::{self, IndexEntry, Manifest, SegmentEntry};
 use crate::storage::mmap::FileBytes;
@@ -92,6 +93,15 @@ pub(crate) struct SegState {
     /// The delete file decodes but the manifest records another count.
     pub deletes_count_wrong: bool,
     pub indexes: Vec<IdxState>,
+}
+
+impl SegState {
+    /// The readable parts of the segment file, when its section table reads.
+    pub fn salvage<'a>(&'a self, schema: &'a Schema) -> Option<Salvage<'a>> {
+        let (bytes, table) = (self.bytes.as_ref()?, self.scan.table.as_ref()?);
+        let ranges = |i: usize| self.scan.bad_ranges(i);
+        Some(Salvage::read(schema, table, &self.scan.bad, &ranges, bytes.as_slice(), self.entry.rows as usize))
+    }
 }
 
 pub(crate) struct WalState {
@@ -174,12 +184,12 @@ pub(crate) fn segment_rows(b: &[u8]) -> Option<u64> {
 /// Whether the segment files present agree with `schema`: at least one whose section
 /// table reads has the sections the schema plans, with vector sections of the planned
 /// size (or none reads, so nothing contradicts it).
-fn fits_segments(dir: &Path, listing: &[DirEntry], schema: &Schema) -> bool {
+fn fits_segments(dir: &Path, listing: &[DirEntry], schema: &Schema, mmap: bool) -> bool {
     let plan = planned_sections(schema);
     let mut readable = false;
     for e in listing.iter().filter(|e| e.kind == Some(FileKind::Segment)) {
         let path = dir.join(&e.name);
-        let Ok(bytes) = FileBytes::open(&path, true) else { continue };
+        let Ok(bytes) = FileBytes::open(&path, mmap) else { continue };
         let b = bytes.as_slice();
         let Ok((_, table)) = crate::storage::container::read(&path, b, FileKind::Segment, |_| false) else { continue };
         readable = true;
@@ -280,7 +290,7 @@ pub(crate) fn examine(
                 };
                 if let Some((m, how)) = recovered {
                     match m.schema(&path) {
-                        Ok(s) if how.is_some() && !fits_segments(dir, &listing, &s) => {
+                        Ok(s) if how.is_some() && !fits_segments(dir, &listing, &s, opts.mmap) => {
                             f.push(Finding::new(
                                 Severity::Info,
                                 name,
@@ -321,7 +331,7 @@ pub(crate) fn examine(
         let chosen = salvaged
             .into_iter()
             .chain(others)
-            .find(|(raw, _)| raw.clone().into_schema().is_ok_and(|s| fits_segments(dir, &listing, &s)))
+            .find(|(raw, _)| raw.clone().into_schema().is_ok_and(|s| fits_segments(dir, &listing, &s, opts.mmap)))
             .or_else(|| fallback_schema.map(|s| (s.to_stored(), None)));
         if let Some((raw, options)) = chosen {
             let generation = manifests.first().map_or(0, |e| number(&e.name)) + 1;
@@ -521,7 +531,21 @@ impl Checker<'_> {
     fn open(&mut self, name: &str, kind: FileKind, size: u64) -> Option<FileBytes> {
         self.named.insert(name.to_string());
         let path = self.dir.join(name);
-        match FileBytes::open(&path, true) {
+        let opened = if self.opts.mmap {
+            FileBytes::open(&path, true)
+        } else {
+            FileBytes::read_tolerant(&path, BLOCK_LEN as usize).map(|(b, unreadable)| {
+                for u in unreadable {
+                    self.f.push(
+                        Finding::new(Severity::Corrupt, name, "", format!("cannot be read: {}", u.error))
+                            .at(u.range.start)
+                            .expected("", format!("bytes {}..{}", u.range.start, u.range.end)),
+                    );
+                }
+                b
+            })
+        };
+        match opened {
             Ok(b) => {
                 if let FileBytes::Mapped(map, _) = &b {
                     // Every byte is about to be read once, front to back: ask for readahead
@@ -600,8 +624,13 @@ impl Checker<'_> {
                         st.scan.frame_damage = true;
                     }
                 }
+                if let Some(t) = st.scan.table.clone()
+                    && !st.scan.bad_blocks.is_empty()
+                {
+                    self.name_block_rows(schema, &t, &st, bytes.as_slice(), e.rows as usize);
+                }
                 if st.scan.is_clean() {
-                    match Segment::open(&path, schema.clone(), true, false) {
+                    match Segment::open(&path, schema.clone(), self.opts.mmap, false) {
                         Ok(seg) if seg.rows() as u64 == e.rows => st.segment = Some(Arc::new(seg)),
                         Ok(seg) => self.f.push(
                             Finding::new(Severity::Corrupt, &e.file, "meta", "row count differs from the manifest's")
@@ -663,6 +692,31 @@ impl Checker<'_> {
         st
     }
 
+    /// Adds to each damaged-block finding of a segment the rows the block holds and their
+    /// keys, when readable.
+    fn name_block_rows(&mut self, schema: &Schema, table: &[RawSection], st: &SegState, b: &[u8], rows: usize) {
+        let ranges = |i: usize| st.scan.bad_ranges(i);
+        let readable = Salvage::read(schema, table, &st.scan.bad, &ranges, b, rows);
+        for bb in &st.scan.bad_blocks {
+            let Some(hit) = salvage::block_rows(schema, table, bb.section, bb.bytes.clone(), b, rows) else { continue };
+            let (Some(lo), Some(hi)) = (hit.min(), hit.max()) else { continue };
+            let keys: Vec<String> = hit.iter().filter_map(|r| readable.key(r as usize).map(String::from)).collect();
+            let Some(f) = self.f.get_mut(bb.finding) else { continue };
+            let shown: Vec<&str> = keys.iter().take(3).map(String::as_str).collect();
+            let more = if keys.len() > shown.len() { ", …" } else { "" };
+            let kind = SectionKind::from_code(table[bb.section].kind);
+            let derived = matches!(kind, Some(SectionKind::KeyOrder | SectionKind::Norms));
+            f.what.push_str(&format!(
+                "; rows {lo}..={hi} ({} rows{}){}",
+                hit.len(),
+                if keys.is_empty() { String::new() } else { format!(", keys {}{more}", shown.join(", ")) },
+                if derived { "; derived data, recomputed by repair" } else { "" }
+            ));
+            f.rows = Some([lo as u64, hi as u64 + 1]);
+            f.keys = keys;
+        }
+    }
+
     fn index(
         &mut self,
         e: &SegmentEntry,
@@ -706,16 +760,17 @@ impl Checker<'_> {
             self.f.push(Finding::new(Severity::Corrupt, &ie.file, "header", "segment id").at(16).expected(e.id, id));
             return st;
         }
+        let damaged = scan.damaged_sections();
         let codes_only = scan.id.is_some()
             && !scan.frame_damage
-            && !scan.bad.is_empty()
+            && !damaged.is_empty()
             && scan.table.as_ref().is_some_and(|t| {
-                scan.bad.iter().all(|&i| t.get(i).is_some_and(|s| segment_index::CODE_SECTIONS.contains(&s.kind)))
+                damaged.iter().all(|&i| t.get(i).is_some_and(|s| segment_index::CODE_SECTIONS.contains(&s.kind)))
             });
         if !scan.is_clean() && !codes_only {
             return st;
         }
-        let index = match SegmentIndex::open(&path, e.id, ie.field, &spec, rows as usize, true, false) {
+        let index = match SegmentIndex::open(&path, e.id, ie.field, &spec, rows as usize, self.opts.mmap, false) {
             Ok(i) => Arc::new(i),
             Err(err) => {
                 let (at, what) = describe(&err);
@@ -977,6 +1032,14 @@ impl Checker<'_> {
             }
         };
         self.file(&name, FileKind::Wal, bytes.len() as u64);
+        if crate::storage::wal::is_empty_v1(&bytes) {
+            let what = "version 1 WAL with no records; the next writable open replaces it";
+            self.f.push(Finding::new(Severity::Info, &name, "header", what));
+            let report =
+                WalReport { file: name.clone(), bytes: bytes.len() as u64, records: 0, bad_frames: 0, torn: None };
+            self.report.wal = Some(report);
+            return WalState { name, missing: false, header_ok: true, scan: WalScan::default() };
+        }
         let known = (m.wal_salt != 0).then_some((m.wal_seq, m.wal_salt));
         let scan = scan::scan_wal(&path, &bytes, known, schema, self.sum);
         let mut header_ok = true;

@@ -42,6 +42,10 @@ pub struct VerifyOptions {
     pub threads: usize,
     /// Passes to try when a writer publishes a new generation during one.
     pub attempts: usize,
+    /// Map the files (the default). Without, each file is read in 64 KiB blocks, and a
+    /// block that cannot be read (EIO) is reported and treated like one that fails its
+    /// checksum, where a mapping would end the process with `SIGBUS`.
+    pub mmap: bool,
 }
 
 impl Default for VerifyOptions {
@@ -53,6 +57,7 @@ impl Default for VerifyOptions {
             recall_k: 10,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             attempts: 20,
+            mmap: true,
         }
     }
 }
@@ -100,6 +105,13 @@ pub struct Finding {
     pub what: String,
     pub expected: String,
     pub found: String,
+    /// Rows the damage costs, `[first, end)`, when it is confined to a block of a segment
+    /// section (a row range covering every row whose bytes lie in the block).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<[u64; 2]>,
+    /// Keys of those rows, when the key sections are readable there.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<String>,
     /// Could be an artefact of a writer publishing mid-verify (a file removed, a WAL
     /// being appended, a file not yet named); dropped if the generation changed.
     #[serde(skip)]
@@ -116,6 +128,8 @@ impl Finding {
             what: what.into(),
             expected: String::new(),
             found: String::new(),
+            rows: None,
+            keys: Vec::new(),
             transient: false,
         }
     }

@@ -18,7 +18,6 @@ use serde::Serialize;
 
 use super::exam::{self, DelState, Exam, IdxDamage, SegState};
 use super::recover;
-use super::salvage::Salvage;
 use super::topology::{self, Layer};
 use super::{Report, VerifyOptions};
 use crate::error::StorageError;
@@ -47,11 +46,17 @@ pub struct RepairOptions {
     /// The schema to interpret the files with when no manifest holds a readable one
     /// (a manifest cut short inside its schema, with no older manifest left).
     pub schema: Option<Schema>,
+    /// Map the files (see [`VerifyOptions::mmap`]).
+    pub mmap: bool,
 }
 
 impl Default for RepairOptions {
     fn default() -> Self {
-        RepairOptions { concurrency: std::thread::available_parallelism().map_or(1, |n| n.get()), schema: None }
+        RepairOptions {
+            concurrency: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            schema: None,
+            mmap: true,
+        }
     }
 }
 
@@ -157,20 +162,19 @@ pub struct Repair {
     publish: bool,
 }
 
-fn verify_options() -> VerifyOptions {
+fn verify_options(mmap: bool) -> VerifyOptions {
     // Every code is re-encoded; no recall sample (it changes nothing repair does).
-    VerifyOptions { deep: true, recall_queries: 0, ..VerifyOptions::default() }
+    VerifyOptions { deep: true, recall_queries: 0, mmap, ..VerifyOptions::default() }
 }
 
-/// Keys of a segment's rows, when readable.
-fn keys_of(s: &SegState, schema: &Schema) -> Option<Vec<String>> {
-    let read = |k: VarColumn, rows: usize| (0..rows).map(|r| k.get_str(r).to_string()).collect();
+/// Keys of a segment's rows (each `None` where unreadable), when the key sections read.
+fn keys_of(s: &SegState, schema: &Schema) -> Option<Vec<Option<String>>> {
     if let Some(seg) = &s.segment {
-        return Some(read(seg.keys(), seg.rows()));
+        let k: VarColumn = seg.keys();
+        return Some((0..seg.rows()).map(|r| Some(k.get_str(r).to_string())).collect());
     }
-    let (bytes, table) = (s.bytes.as_ref()?, s.scan.table.as_ref()?);
-    let salvage = Salvage::read(schema, table, &s.scan.bad, bytes.as_slice(), s.entry.rows as usize);
-    salvage.keys().map(|k| read(k, s.entry.rows as usize))
+    let salvage = s.salvage(schema)?;
+    salvage.has_keys().then(|| (0..s.entry.rows as usize).map(|r| salvage.key(r).map(String::from)).collect())
 }
 
 /// Files and bytes under `DIR/lost+found/` (zeros when it does not exist).
@@ -198,9 +202,9 @@ impl Repair {
         let lock = WriterLock::acquire(dir)?;
         // A read error that does not repeat is no damage, and planning on it would throw
         // good files away: examine until two passes in a row find the same.
-        let mut exam = exam::examine(dir, &verify_options(), true, opts.schema.as_ref())?;
+        let mut exam = exam::examine(dir, &verify_options(opts.mmap), true, opts.schema.as_ref())?;
         for _ in 0..3 {
-            let again = exam::examine(dir, &verify_options(), true, opts.schema.as_ref())?;
+            let again = exam::examine(dir, &verify_options(opts.mmap), true, opts.schema.as_ref())?;
             let same = again.report.findings == exam.report.findings;
             exam = again;
             if same {
@@ -340,8 +344,13 @@ impl Repair {
         let mut set = RoaringBitmap::new();
         if let Some(keys) = keys_of(s, schema) {
             let later: std::collections::HashSet<String> =
-                segs[pos + 1..].iter().filter_map(|l| keys_of(l, schema)).flatten().collect();
-            set.extend(keys.iter().enumerate().filter(|(_, k)| later.contains(*k)).map(|(r, _)| r as u32));
+                segs[pos + 1..].iter().filter_map(|l| keys_of(l, schema)).flatten().flatten().collect();
+            set.extend(
+                keys.iter()
+                    .enumerate()
+                    .filter(|(_, k)| k.as_ref().is_some_and(|k| later.contains(k)))
+                    .map(|(r, _)| r as u32),
+            );
         }
         self.act(
             &d.file,
@@ -432,7 +441,7 @@ impl Repair {
 
         // The segment file is damaged: keep what its readable columns hold.
         self.publish = true;
-        let (Some(bytes), Some(table)) = (s.bytes.as_ref(), s.scan.table.as_ref()) else {
+        let Some(salvage) = s.salvage(schema) else {
             self.steps.push(Step::DropSegment { pos });
             self.act(&entry.file, format!("move to {LOST_FOUND}: its header or section table is unreadable"));
             self.lose(
@@ -443,55 +452,96 @@ impl Repair {
             );
             return;
         };
-        let salvage = Salvage::read(schema, table, &s.scan.bad, bytes.as_slice(), entry.rows as usize);
         let deleted = match (&s.deletes, new_deletes) {
             (_, Some(set)) => set,
             (DelState::Ok(set), None) => set.clone(),
             _ => RoaringBitmap::new(),
         };
-        let keep: Vec<u32> = (0..entry.rows as u32).filter(|r| !deleted.contains(*r)).collect();
-        let Some(keys) = salvage.keys() else {
+        let live: RoaringBitmap = (0..entry.rows as u32).filter(|r| !deleted.contains(*r)).collect();
+        if !salvage.has_keys() {
             self.steps.push(Step::DropSegment { pos });
             self.act(&entry.file, format!("move to {LOST_FOUND}: its keys are unreadable"));
-            self.lose(&entry.file, "keys unreadable; its live rows are lost".into(), keep.len() as u64, Vec::new());
+            self.lose(&entry.file, "keys unreadable; its live rows are lost".into(), live.len(), Vec::new());
             return;
+        }
+        let keys_of = |rows: &RoaringBitmap| -> Vec<String> {
+            rows.iter().filter_map(|r| salvage.key(r as usize).map(String::from)).collect()
         };
-        let live_keys: Vec<String> = keep.iter().map(|&r| keys.get_str(r as usize).to_string()).collect();
         let damaged = salvage.damaged_fields();
         let names = |fields: &[usize]| {
             fields.iter().map(|&f| format!("`{}`", schema.field(f).name)).collect::<Vec<_>>().join(", ")
         };
         let required: Vec<usize> = damaged.iter().copied().filter(|&f| !schema.field(f).nullable).collect();
         if !required.is_empty() {
+            let keys = keys_of(&live);
             self.steps.push(Step::DropSegment { pos });
             self.act(&entry.file, format!("move to {LOST_FOUND}: the values of {} are unreadable", names(&required)));
             self.lose(
                 &entry.file,
                 format!("rows lost: their required field {} is unreadable", names(&required)),
-                keep.len() as u64,
-                live_keys,
+                live.len(),
+                keys,
             );
             return;
         }
+        // Rows whose damage lies in a damaged block: their key, or a required value, is
+        // lost with the row; a nullable value becomes null.
+        let mut keep = live.clone();
+        let no_key = &live & salvage.key_lost();
+        if !no_key.is_empty() {
+            self.lose(
+                &entry.file,
+                format!("{} rows lost: their keys lie in damaged blocks (keys unknown)", no_key.len()),
+                no_key.len(),
+                Vec::new(),
+            );
+            keep -= &no_key;
+        }
+        let mut losses: Vec<(String, RoaringBitmap)> = Vec::new();
+        for (f, field) in schema.fields().iter().enumerate() {
+            let Some(hit) = salvage.lost_rows(f).map(|l| l & &keep).filter(|l| !l.is_empty()) else { continue };
+            if field.nullable {
+                losses.push((
+                    format!(
+                        "values of `{}` lie in damaged blocks; these rows keep their other fields, `{}` becomes null",
+                        field.name, field.name
+                    ),
+                    hit,
+                ));
+            } else {
+                keep -= &hit;
+                losses.push((format!("rows lost: their required field `{}` lies in a damaged block", field.name), hit));
+            }
+        }
+        for (what, rows) in losses {
+            let keys = keys_of(&rows);
+            self.lose(&entry.file, what, rows.len(), keys);
+        }
         if !damaged.is_empty() {
+            let rows = &keep;
             self.lose(
                 &entry.file,
                 format!(
                     "values of {} are unreadable; the rows keep their other fields, these become null",
                     names(&damaged)
                 ),
-                keep.len() as u64,
-                live_keys,
+                rows.len(),
+                keys_of(rows),
             );
+        }
+        if keep.is_empty() {
+            self.steps.push(Step::DropSegment { pos });
+            self.act(&entry.file, format!("move to {LOST_FOUND}: none of its live rows is readable"));
+            return;
         }
         self.act(
             &entry.file,
             format!(
-                "write its {} live rows into a new segment (derived sections recomputed); the old file goes to {LOST_FOUND}",
+                "write its {} readable live rows into a new segment (derived sections recomputed); the old file goes to {LOST_FOUND}",
                 keep.len()
             ),
         );
-        self.steps.push(Step::Salvage { pos, keep });
+        self.steps.push(Step::Salvage { pos, keep: keep.iter().collect() });
     }
 
     /// Carries out the plan, publishes, and verifies again.
@@ -569,13 +619,12 @@ impl Repair {
                 }
                 Step::Salvage { pos, keep } => {
                     let s = &exam.segments[*pos];
-                    let (Some(bytes), Some(table)) = (s.bytes.as_ref(), s.scan.table.as_ref()) else { continue };
-                    let salvage = Salvage::read(&schema, table, &s.scan.bad, bytes.as_slice(), s.entry.rows as usize);
+                    let Some(salvage) = s.salvage(&schema) else { continue };
                     let id = m.next_segment_id;
                     m.next_segment_id += 1;
                     let path = dir.join(segment_name(id));
                     let size = segment::write(&path, id, &schema, &[Part { source: &salvage, rows: keep }])?;
-                    let seg = Segment::open(&path, schema.clone(), true, true)?;
+                    let seg = Segment::open(&path, schema.clone(), opts.mmap, true)?;
                     let old = m.segments[*pos].clone();
                     superseded.push(old.file.clone());
                     superseded.extend(old.deletes.iter().map(|d| d.file.clone()));
@@ -724,7 +773,7 @@ impl Repair {
             let _ = std::fs::remove_dir(&lost_found);
         }
         drop(exam);
-        let after = exam::examine(&dir, &verify_options(), true, None)?.report;
+        let after = exam::examine(&dir, &verify_options(opts.mmap), true, None)?.report;
         Ok(Outcome { generation: published, done: plan.actions, losses: plan.losses, moved, after })
     }
 }

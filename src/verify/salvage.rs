@@ -1,15 +1,19 @@
 //! Reading what is still good in a damaged segment: each column on its own, from the
 //! section table, checked like `Segment::open` checks it (length, offsets, UTF-8), so
-//! one damaged section costs its column and not the segment.
+//! one damaged section costs its column and not the segment, and one damaged block of a
+//! section (see the container's block checksums) costs the rows whose bytes lie in it.
 //!
 //! Derived sections are never needed: the key order and norms are recomputed when the
 //! salvaged rows are written again, and the row count comes from the manifest. A damaged
-//! column reads as all null here; repair only writes such a column for a nullable field
-//! (for any other field those rows have lost required data and are not written).
+//! column reads as all null here, and a row whose value lies in a damaged block reads as
+//! null in that field; repair writes such nulls only for a nullable field (for any other
+//! field those rows have lost required data and are not written). A row whose key is
+//! unreadable is never written.
 
 use std::ops::Range;
 
 use half::f16;
+use roaring::RoaringBitmap;
 
 use crate::schema::{FieldType, ScalarType, Schema, VectorType};
 use crate::storage::column::{
@@ -26,12 +30,41 @@ enum Col<'a> {
     Vector(VectorColumn<'a>),
 }
 
+/// Variable-length values, as stored or rebuilt without the unreadable rows (empty).
+enum Var<'a> {
+    Stored(VarColumn<'a>),
+    Rebuilt { offsets: Vec<u64>, bytes: Vec<u8> },
+}
+
+impl Var<'_> {
+    fn view(&self) -> VarColumn<'_> {
+        match self {
+            Var::Stored(v) => *v,
+            Var::Rebuilt { offsets, bytes } => VarColumn { offsets, bytes },
+        }
+    }
+}
+
+/// What could be read of one field.
+struct FieldRead<'a> {
+    /// `None`: the whole column is unreadable.
+    col: Option<Col<'a>>,
+    /// A string column's values.
+    var: Option<Var<'a>>,
+    /// Validity with the unreadable rows cleared (a nullable field with damaged blocks).
+    validity: Option<Vec<u8>>,
+    /// Rows whose value lies in a damaged block.
+    lost: RoaringBitmap,
+}
+
 /// The readable parts of a damaged segment, viewable like a segment.
 pub(crate) struct Salvage<'a> {
     schema: &'a Schema,
     rows: usize,
-    keys: Option<VarColumn<'a>>,
-    columns: Vec<Option<Col<'a>>>,
+    keys: Option<Var<'a>>,
+    /// Rows whose key is unreadable (all of them when `keys` is `None`).
+    key_lost: RoaringBitmap,
+    fields: Vec<FieldRead<'a>>,
     /// Zeros for the columns that read as null: data words, an all-clear validity
     /// bitmap, and string offsets.
     zeros: Vec<u64>,
@@ -48,91 +81,252 @@ fn check_var(col: &VarColumn, rows: usize) -> bool {
         })
 }
 
+/// Rows of a section of `kind` (each row `width` bytes; validity bits; or offsets) whose
+/// bytes meet `bad` (byte ranges relative to the section start), below `rows`.
+fn rows_hit(kind: SectionKind, width: usize, bad: &[Range<usize>], rows: usize) -> RoaringBitmap {
+    let mut out = RoaringBitmap::new();
+    for r in bad.iter().filter(|r| !r.is_empty()) {
+        let (first, last) = match kind {
+            SectionKind::Validity => (r.start * 8, r.end * 8 - 1),
+            // Entry `e` bounds rows `e - 1` and `e`.
+            SectionKind::KeyOffsets | SectionKind::VarOffsets => ((r.start / 8).saturating_sub(1), (r.end - 1) / 8),
+            _ => (r.start / width.max(1), (r.end - 1) / width.max(1)),
+        };
+        if first < rows {
+            out.insert_range(first as u32..=last.min(rows - 1) as u32);
+        }
+    }
+    out
+}
+
+/// Rows whose value of a variable-length column meets `bad` (relative to its bytes),
+/// judged by the offsets it has; entries outside the bytes count as hits.
+fn var_rows_hit(offsets: &[u64], bad: &[Range<usize>], rows: usize) -> RoaringBitmap {
+    let mut out = RoaringBitmap::new();
+    if bad.is_empty() {
+        return out;
+    }
+    for r in 0..rows.min(offsets.len().saturating_sub(1)) {
+        let (a, b) = (offsets[r] as usize, offsets[r + 1] as usize);
+        if bad.iter().any(|x| a < x.end && x.start < b.max(a + 1)) {
+            out.insert(r as u32);
+        }
+    }
+    out
+}
+
+/// Rows of section `i` whose bytes lie in `range` (file offsets): what one damaged block
+/// costs. For string and key bytes, judged by the offsets section before it. `None` for
+/// sections that hold no rows (meta) or an unknown kind.
+pub(crate) fn block_rows(
+    schema: &Schema,
+    table: &[RawSection],
+    i: usize,
+    range: Range<u64>,
+    bytes: &[u8],
+    rows: usize,
+) -> Option<RoaringBitmap> {
+    let s = table.get(i)?;
+    let kind = SectionKind::from_code(s.kind)?;
+    let rel = range.start.saturating_sub(s.offset) as usize..range.end.saturating_sub(s.offset) as usize;
+    let width = match kind {
+        SectionKind::Meta => return None,
+        SectionKind::KeyOrder | SectionKind::Norms => 4,
+        SectionKind::Fixed => schema.fields().get(s.field as usize)?.as_scalar()?.width()?,
+        SectionKind::Vectors => schema.fields().get(s.field as usize)?.as_vector()?.row_bytes(),
+        SectionKind::KeyBytes | SectionKind::VarBytes => {
+            let offs = table.get(i.checked_sub(1)?)?;
+            let end = offs.offset.checked_add(offs.len)?;
+            let offsets: &[u64] = cast_slice(bytes.get(offs.offset as usize..end as usize)?)?;
+            return Some(var_rows_hit(offsets, &[rel], rows));
+        }
+        _ => 1,
+    };
+    Some(rows_hit(kind, width, &[rel], rows))
+}
+
+/// Reads a variable-length column from its offsets and bytes sections, skipping the
+/// damaged ranges of each (relative to the section). Rows whose value cannot be read are
+/// `lost` and read as empty.
+fn read_var<'a>(
+    offsets: &'a [u8],
+    bad_offsets: &[Range<usize>],
+    data: &'a [u8],
+    bad_data: &[Range<usize>],
+    rows: usize,
+) -> Option<(Var<'a>, RoaringBitmap)> {
+    let offs: &[u64] = cast_slice::<u64>(offsets).filter(|o| o.len() == rows + 1)?;
+    if bad_offsets.is_empty() && bad_data.is_empty() {
+        let col = VarColumn { offsets: offs, bytes: data };
+        return check_var(&col, rows).then_some((Var::Stored(col), RoaringBitmap::new()));
+    }
+    let mut lost = rows_hit(SectionKind::VarOffsets, 8, bad_offsets, rows);
+    lost |= var_rows_hit(offs, bad_data, rows);
+    let (mut out_offs, mut out_bytes) = (Vec::with_capacity(rows + 1), Vec::new());
+    out_offs.push(0u64);
+    for r in 0..rows {
+        let value = (!lost.contains(r as u32))
+            .then(|| data.get(offs[r] as usize..offs[r + 1] as usize))
+            .flatten()
+            .filter(|v| std::str::from_utf8(v).is_ok());
+        match value {
+            Some(v) => out_bytes.extend_from_slice(v),
+            None => {
+                lost.insert(r as u32);
+            }
+        }
+        out_offs.push(out_bytes.len() as u64);
+    }
+    Some((Var::Rebuilt { offsets: out_offs, bytes: out_bytes }, lost))
+}
+
 impl<'a> Salvage<'a> {
     /// Reads every column of `schema` from `bytes` with the given table, skipping the
-    /// sections listed in `bad`. `rows` is the row count the manifest records.
-    pub fn read(schema: &'a Schema, table: &[RawSection], bad: &[usize], bytes: &'a [u8], rows: usize) -> Salvage<'a> {
-        let good = |i: usize| -> Option<Range<usize>> {
-            let s = table.get(i).filter(|_| !bad.contains(&i))?;
-            let end = s.offset.checked_add(s.len)?;
-            (end <= bytes.len() as u64).then_some(s.offset as usize..end as usize)
-        };
-        let find = |kind: SectionKind, field: u16| -> Option<Range<usize>> {
+    /// sections listed in `bad` and, within the others, the damaged file byte ranges that
+    /// `bad_ranges(i)` gives for section `i`. `rows` is the row count the manifest records.
+    pub fn read(
+        schema: &'a Schema,
+        table: &[RawSection],
+        bad: &[usize],
+        bad_ranges: &dyn Fn(usize) -> Vec<Range<u64>>,
+        bytes: &'a [u8],
+        rows: usize,
+    ) -> Salvage<'a> {
+        // A readable section's bytes and its damaged ranges, relative to its start.
+        let find = |kind: SectionKind, field: u16| -> Option<(&'a [u8], Vec<Range<usize>>)> {
             let i = table.iter().position(|s| s.kind == kind as u16 && s.field == field)?;
-            good(i)
+            let s = table.get(i).filter(|_| !bad.contains(&i))?;
+            let end = s.offset.checked_add(s.len).filter(|&e| e <= bytes.len() as u64)?;
+            let rel = bad_ranges(i)
+                .into_iter()
+                .map(|r| r.start.saturating_sub(s.offset) as usize..r.end.min(end).saturating_sub(s.offset) as usize)
+                .collect();
+            Some((&bytes[s.offset as usize..end as usize], rel))
         };
-        fn typed<T: Plain>(bytes: &[u8], r: Option<Range<usize>>, n: usize) -> Option<&[T]> {
-            cast_slice::<T>(&bytes[r?]).filter(|s| s.len() == n)
+        fn typed<T: Plain>(section: Option<(&[u8], Vec<Range<usize>>)>, n: usize) -> Option<(&[T], Vec<Range<usize>>)> {
+            let (b, bad) = section?;
+            Some((cast_slice::<T>(b).filter(|s| s.len() == n)?, bad))
         }
-        let var = |off: SectionKind, data: SectionKind, field: u16| -> Option<VarColumn<'a>> {
-            let col =
-                VarColumn { offsets: typed(bytes, find(off, field), rows + 1)?, bytes: &bytes[find(data, field)?] };
-            check_var(&col, rows).then_some(col)
+        let var = |off: SectionKind, data: SectionKind, field: u16| {
+            let (o, bad_o) = find(off, field)?;
+            let (d, bad_d) = find(data, field)?;
+            read_var(o, &bad_o, d, &bad_d, rows)
         };
-        let keys = var(SectionKind::KeyOffsets, SectionKind::KeyBytes, NO_FIELD)
-            .filter(|k| (0..rows).all(|r| !k.get(r).is_empty()));
-        let mut columns = Vec::with_capacity(schema.fields().len());
+        let (keys, key_lost) = match var(SectionKind::KeyOffsets, SectionKind::KeyBytes, NO_FIELD) {
+            Some((k, mut lost)) => {
+                let view = k.view();
+                lost.extend((0..rows).filter(|&r| view.get(r).is_empty()).map(|r| r as u32));
+                (Some(k), lost)
+            }
+            None => (None, (0..rows as u32).collect()),
+        };
+        let mut fields = Vec::with_capacity(schema.fields().len());
         let mut zero_words = (rows + 1).max(rows.div_ceil(64));
         for (i, f) in schema.fields().iter().enumerate() {
             let field = i as u16;
+            let mut lost = RoaringBitmap::new();
             let validity = if f.nullable {
                 match find(SectionKind::Validity, field) {
-                    Some(r) if r.len() == rows.div_ceil(8) => Some(Validity(Some(&bytes[r]))),
+                    Some((v, bad_v)) if v.len() == rows.div_ceil(8) => {
+                        lost |= rows_hit(SectionKind::Validity, 1, &bad_v, rows);
+                        Some(Validity(Some(v)))
+                    }
                     _ => None,
                 }
             } else {
                 Some(Validity(None))
             };
-            let fixed = || find(SectionKind::Fixed, field);
+            let mut string = None;
             let col = validity.and_then(|validity| match &f.ty {
                 FieldType::Scalar(s) => {
+                    let w = s.width().unwrap_or(1);
+                    let mut fixed = |n: usize| -> Option<&'a [u8]> {
+                        let (b, bad) = find(SectionKind::Fixed, field).filter(|(b, _)| b.len() == n * w)?;
+                        lost |= rows_hit(SectionKind::Fixed, w, &bad, rows);
+                        Some(b)
+                    };
                     let data = match s {
                         ScalarType::String => {
-                            ColumnData::String(var(SectionKind::VarOffsets, SectionKind::VarBytes, field)?)
+                            let (v, l) = var(SectionKind::VarOffsets, SectionKind::VarBytes, field)?;
+                            lost |= l;
+                            string = Some(v);
+                            // Replaced by `string` when read.
+                            ColumnData::String(VarColumn { offsets: &[], bytes: &[] })
                         }
-                        ScalarType::Bool => ColumnData::Bool(typed(bytes, fixed(), rows)?),
-                        ScalarType::Int32 => ColumnData::Int32(typed(bytes, fixed(), rows)?),
-                        ScalarType::Int64 => ColumnData::Int64(typed(bytes, fixed(), rows)?),
-                        ScalarType::Uint32 => ColumnData::Uint32(typed(bytes, fixed(), rows)?),
-                        ScalarType::Uint64 => ColumnData::Uint64(typed(bytes, fixed(), rows)?),
-                        ScalarType::Float => ColumnData::Float(typed(bytes, fixed(), rows)?),
-                        ScalarType::Double => ColumnData::Double(typed(bytes, fixed(), rows)?),
+                        ScalarType::Bool => ColumnData::Bool(fixed(rows)?),
+                        ScalarType::Int32 => ColumnData::Int32(cast_slice(fixed(rows)?)?),
+                        ScalarType::Int64 => ColumnData::Int64(cast_slice(fixed(rows)?)?),
+                        ScalarType::Uint32 => ColumnData::Uint32(cast_slice(fixed(rows)?)?),
+                        ScalarType::Uint64 => ColumnData::Uint64(cast_slice(fixed(rows)?)?),
+                        ScalarType::Float => ColumnData::Float(cast_slice(fixed(rows)?)?),
+                        ScalarType::Double => ColumnData::Double(cast_slice(fixed(rows)?)?),
                     };
                     Some(Col::Scalar(ScalarColumn { validity, data }))
                 }
                 FieldType::Vector(v) => {
                     let dim = v.dim as usize;
                     let r = find(SectionKind::Vectors, field);
+                    let bad = r.as_ref().map(|(_, b)| b.clone()).unwrap_or_default();
                     let data = match v.elem {
-                        VectorType::Fp32 => VectorData::Fp32(typed(bytes, r, rows * dim)?),
-                        VectorType::Fp16 => VectorData::Fp16(typed::<f16>(bytes, r, rows * dim)?),
-                        VectorType::Int8 => VectorData::Int8(typed(bytes, r, rows * dim)?),
+                        VectorType::Fp32 => VectorData::Fp32(typed(r, rows * dim)?.0),
+                        VectorType::Fp16 => VectorData::Fp16(typed::<f16>(r, rows * dim)?.0),
+                        VectorType::Int8 => VectorData::Int8(typed(r, rows * dim)?.0),
                     };
+                    lost |= rows_hit(SectionKind::Vectors, v.row_bytes(), &bad, rows);
                     Some(Col::Vector(VectorColumn { dim, validity, data, norms: None }))
                 }
             });
             if col.is_none() {
+                lost.clear();
                 let width = match &f.ty {
                     FieldType::Scalar(s) => s.width().unwrap_or(8),
                     FieldType::Vector(v) => v.row_bytes(),
                 };
                 zero_words = zero_words.max((rows * width).div_ceil(8));
             }
-            columns.push(col);
+            // A nullable field's unreadable values become null.
+            let validity = match (&col, f.nullable && !lost.is_empty()) {
+                (Some(Col::Scalar(ScalarColumn { validity: Validity(Some(v)), .. })), true)
+                | (Some(Col::Vector(VectorColumn { validity: Validity(Some(v)), .. })), true) => {
+                    let mut bits = v.to_vec();
+                    for r in &lost {
+                        bits[r as usize / 8] &= !(1 << (r % 8));
+                    }
+                    Some(bits)
+                }
+                _ => None,
+            };
+            fields.push(FieldRead { col, var: string, validity, lost });
         }
         let zeros =
-            if keys.is_none() || columns.iter().any(Option::is_none) { vec![0u64; zero_words] } else { Vec::new() };
-        Salvage { schema, rows, keys, columns, zeros }
+            if keys.is_none() || fields.iter().any(|f| f.col.is_none()) { vec![0u64; zero_words] } else { Vec::new() };
+        Salvage { schema, rows, keys, key_lost, fields, zeros }
     }
 
-    /// The keys, when their sections are intact.
-    pub fn keys(&self) -> Option<VarColumn<'a>> {
-        self.keys
+    /// Key of row `r`, when readable.
+    pub fn key(&self, r: usize) -> Option<&str> {
+        let k = self.keys.as_ref()?.view();
+        (!self.key_lost.contains(r as u32)).then(|| k.get_str(r))
     }
 
-    /// Fields whose column could not be read.
+    /// Whether the key sections are readable at all.
+    pub fn has_keys(&self) -> bool {
+        self.keys.is_some()
+    }
+
+    /// Rows whose key is unreadable.
+    pub fn key_lost(&self) -> &RoaringBitmap {
+        &self.key_lost
+    }
+
+    /// Fields whose whole column could not be read.
     pub fn damaged_fields(&self) -> Vec<usize> {
-        self.columns.iter().enumerate().filter(|(_, c)| c.is_none()).map(|(i, _)| i).collect()
+        self.fields.iter().enumerate().filter(|(_, f)| f.col.is_none()).map(|(i, _)| i).collect()
+    }
+
+    /// Rows whose value of `field` lies in a damaged block (the column is otherwise read).
+    pub fn lost_rows(&self, field: usize) -> Option<&RoaringBitmap> {
+        self.fields.get(field).map(|f| &f.lost)
     }
 
     fn zero_bytes(&self, n: usize) -> &[u8] {
@@ -154,12 +348,22 @@ impl ColumnSource for Salvage<'_> {
     }
 
     fn keys(&self) -> VarColumn<'_> {
-        self.keys.unwrap_or_else(|| VarColumn { offsets: self.zeros_as(self.rows + 1), bytes: &[] })
+        match &self.keys {
+            Some(k) => k.view(),
+            None => VarColumn { offsets: self.zeros_as(self.rows + 1), bytes: &[] },
+        }
     }
 
     fn scalar(&self, field: usize) -> ScalarColumn<'_> {
-        if let Some(Some(Col::Scalar(c))) = self.columns.get(field) {
-            return *c;
+        if let Some(FieldRead { col: Some(Col::Scalar(c)), var, validity, .. }) = self.fields.get(field) {
+            let mut c = *c;
+            if let Some(v) = var {
+                c.data = ColumnData::String(v.view());
+            }
+            if let Some(v) = validity {
+                c.validity = Validity(Some(v));
+            }
+            return c;
         }
         let n = self.rows;
         let data = match self.schema.field(field).as_scalar() {
@@ -178,8 +382,12 @@ impl ColumnSource for Salvage<'_> {
 
 impl SegmentView for Salvage<'_> {
     fn vector(&self, field: usize) -> VectorColumn<'_> {
-        if let Some(Some(Col::Vector(c))) = self.columns.get(field) {
-            return *c;
+        if let Some(FieldRead { col: Some(Col::Vector(c)), validity, .. }) = self.fields.get(field) {
+            let mut c = *c;
+            if let Some(v) = validity {
+                c.validity = Validity(Some(v));
+            }
+            return c;
         }
         let spec = self.schema.field(field).as_vector();
         let dim = spec.map_or(0, |v| v.dim as usize);
@@ -220,16 +428,35 @@ mod tests {
             words in proptest::collection::vec(any::<u64>(), 0..80),
             rows in 0usize..12,
             bad in proptest::collection::vec(0usize..16, 0..3),
+            blocks in proptest::collection::vec((0usize..16, 0u64..700, 0u64..200), 0..4),
         ) {
             let s = schema();
             let table: Vec<RawSection> = entries
                 .iter()
-                .map(|&(kind, field, offset, len)| RawSection { kind, field, offset: offset & !7, len, crc: 0 })
+                .map(|&(kind, field, offset, len)| RawSection {
+                    kind,
+                    field,
+                    offset: offset & !7,
+                    len,
+                    crc: 0,
+                    block: 0,
+                    blocks_at: 0,
+                })
                 .collect();
             let bytes = as_bytes(&words);
-            let v = Salvage::read(&s, &table, &bad, bytes, rows);
-            if let Some(k) = v.keys() {
-                (0..rows).for_each(|r| assert!(!k.get(r).is_empty()));
+            let ranges = |i: usize| -> Vec<Range<u64>> {
+                blocks.iter().filter(|b| b.0 == i).map(|&(_, at, n)| at..at + n).collect()
+            };
+            let v = Salvage::read(&s, &table, &bad, &ranges, bytes, rows);
+            for r in 0..rows {
+                if let Some(k) = v.key(r) {
+                    assert!(!k.is_empty());
+                }
+            }
+            for i in 0..table.len() {
+                for r in ranges(i) {
+                    let _ = block_rows(&s, &table, i, r, bytes, rows);
+                }
             }
             let _ = v.damaged_fields();
             for (i, f) in s.fields().iter().enumerate() {

@@ -6,15 +6,18 @@
 //! They rely only on what `docs/format.md` specifies (the common header, the container
 //! table, WAL framing) and call the engine's own decoders for everything else.
 
+use std::ops::Range;
 use std::path::Path;
 
 use super::crc;
 use super::{Finding, Severity};
 use crate::error::StorageError;
 use crate::schema::Schema;
-use crate::storage::container::{COUNT_AT, ENTRY_LEN, MAX_SECTIONS, RawSection, SECTION_ALIGN, TABLE_AT, TABLE_CRC_AT};
+use crate::storage::container::{
+    self, COUNT_AT, ENTRY_LEN, MAX_SECTIONS, RawSection, SECTION_ALIGN, TABLE_AT, TABLE_CRC_AT,
+};
 use crate::storage::wal::{self, Record};
-use crate::storage::{FileKind, HEADER_LEN, decode_header, read_u32, read_u64};
+use crate::storage::{FileKind, HEADER_LEN, decode_header, decode_header_version, read_u32};
 
 /// Splits an engine error into the offset it names and its description without the path
 /// (the finding names the file itself).
@@ -36,35 +39,65 @@ pub(crate) struct ContainerScan {
     pub id: Option<u64>,
     /// The section table, when it could be read (checksum good or the damage explained).
     pub table: Option<Vec<RawSection>>,
-    /// Sections whose bytes fail their checksum or lie outside the file.
+    /// Sections whose bytes fail their checksum or lie outside the file, as a whole.
     pub bad: Vec<usize>,
+    /// Damaged blocks of blocked sections, one run of consecutive blocks each; the rest
+    /// of those sections verified.
+    pub bad_blocks: Vec<BadBlocks>,
     /// Damage outside the sections (header, table, padding, trailing bytes).
     pub frame_damage: bool,
+}
+
+/// A run of consecutive damaged blocks in one section.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct BadBlocks {
+    /// Position of the section in the table.
+    pub section: usize,
+    /// File bytes of the run.
+    pub bytes: Range<u64>,
+    /// Index of the finding that reports it (the caller adds what the bytes hold).
+    pub finding: usize,
 }
 
 impl ContainerScan {
     /// Every section readable and verified, and nothing else wrong.
     pub fn is_clean(&self) -> bool {
-        self.id.is_some() && self.table.is_some() && self.bad.is_empty() && !self.frame_damage
+        self.id.is_some()
+            && self.table.is_some()
+            && self.bad.is_empty()
+            && self.bad_blocks.is_empty()
+            && !self.frame_damage
+    }
+
+    /// Sections with any damage, whole or in blocks.
+    pub fn damaged_sections(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self.bad.iter().copied().chain(self.bad_blocks.iter().map(|b| b.section)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// File byte ranges of the damaged blocks of section `i`.
+    pub fn bad_ranges(&self, i: usize) -> Vec<Range<u64>> {
+        self.bad_blocks.iter().filter(|b| b.section == i).map(|b| b.bytes.clone()).collect()
     }
 }
 
-fn parse_table(region: &[u8]) -> Vec<RawSection> {
-    region
-        .chunks_exact(ENTRY_LEN)
-        .map(|e| RawSection {
-            kind: u16::from_le_bytes([e[0], e[1]]),
-            field: u16::from_le_bytes([e[2], e[3]]),
-            offset: read_u64(e, 8),
-            len: read_u64(e, 16),
-            crc: read_u32(e, 24),
-        })
-        .collect()
+/// The table `region` parsed and its layout checked: entries valid for `version`, the
+/// block table inside the file, sections in order, aligned, after the tables and inside
+/// the file.
+fn fitting_table(region: &[u8], table_end: u64, b: &[u8], version: u32, kind: FileKind) -> Option<Vec<RawSection>> {
+    let (t, blocks_end) = container::parse_table(region, table_end);
+    let file_len = b.len() as u64;
+    let fits = blocks_end <= file_len
+        && t.iter().all(|s| container::entry_problem(s, version, kind, file_len).is_none())
+        && layout_fits(&t, blocks_end, file_len);
+    fits.then_some(t)
 }
 
-/// Sections in order, aligned, after the table and inside the file.
-fn layout_fits(sections: &[RawSection], table_end: u64, file_len: u64) -> bool {
-    let mut at = table_end;
+/// Sections in order, aligned, after the tables and inside the file.
+fn layout_fits(sections: &[RawSection], tables_end: u64, file_len: u64) -> bool {
+    let mut at = tables_end;
     sections.iter().all(|s| {
         let ok = s.offset >= at
             && s.offset.is_multiple_of(SECTION_ALIGN)
@@ -100,8 +133,13 @@ pub(crate) fn scan_container(
     if b.len() >= HEADER_LEN {
         *checksummed += HEADER_LEN as u64;
     }
-    match decode_header(cx.path, b, cx.kind) {
-        Ok(id) => scan.id = Some(id),
+    // A damaged header hides the version: read the table as the current version does.
+    let mut version = cx.kind.version();
+    match decode_header_version(cx.path, b, cx.kind) {
+        Ok((id, v)) => {
+            scan.id = Some(id);
+            version = v;
+        }
         Err(e) => {
             let (at, what) = describe(&e);
             out.push(corrupt("header", what).at(at.unwrap_or(0)));
@@ -123,7 +161,18 @@ pub(crate) fn scan_container(
     if let Some(n) = cx.expected_count.filter(|&n| n != stored_count) {
         counts.push(n);
     }
-    let verify_sections = |sections: &[RawSection]| sections.iter().all(|s| crc32c::crc32c(&b[s.range()]) == s.crc);
+    // A section verifies when its bytes reproduce its entry's checksum (for a blocked
+    // one: the checksum of the list of its blocks' CRCs, whatever the stored list holds).
+    let verify_sections = |sections: &[RawSection]| {
+        sections.iter().all(|s| {
+            let bytes = &b[s.range()];
+            if s.block == 0 {
+                crc32c::crc32c(bytes) == s.crc
+            } else {
+                container::list_crc(&container::block_crcs(bytes, s.block as usize)) == s.crc
+            }
+        })
+    };
     for count in counts {
         let Some(table_end) = count.checked_mul(ENTRY_LEN).map(|n| n + TABLE_AT) else { continue };
         if count > MAX_SECTIONS || table_end > b.len() {
@@ -131,20 +180,19 @@ pub(crate) fn scan_container(
         }
         let region = &b[TABLE_AT..table_end];
         *checksummed += region.len() as u64;
+        let fitting = |region: &[u8]| fitting_table(region, table_end as u64, b, version, cx.kind);
         let found = if crc32c::crc32c(region) == stored_crc {
-            Some((parse_table(region), None))
+            Some((container::parse_table(region, table_end as u64).0, None))
         } else {
             let fixed = crc::single_byte_fixes(region, stored_crc).into_iter().find_map(|(at, mask)| {
                 let mut fixed = region.to_vec();
                 fixed[at] ^= mask;
-                let t = parse_table(&fixed);
-                layout_fits(&t, table_end as u64, b.len() as u64).then_some((t, Some((at, mask))))
+                fitting(&fixed).map(|t| (t, Some((at, mask))))
             });
             fixed.or_else(|| {
                 // The table checksum field itself may be the damaged part: accept the
                 // table when its layout fits and every section verifies against it.
-                let t = parse_table(region);
-                (layout_fits(&t, table_end as u64, b.len() as u64) && verify_sections(&t)).then_some((t, None))
+                fitting(region).filter(|t| verify_sections(t)).map(|t| (t, None))
             })
         };
         let Some((table, fix)) = found else { continue };
@@ -195,16 +243,34 @@ pub(crate) fn scan_container(
         scan.frame_damage = true;
         return scan;
     };
-    let mut at = (TABLE_AT + table.len() * ENTRY_LEN) as u64;
     let len = b.len() as u64;
+    let (_, blocks_end) = container::parse_table(&b[TABLE_AT..TABLE_AT + table.len() * ENTRY_LEN], 0);
+    let tables_end = (TABLE_AT + table.len() * ENTRY_LEN) as u64 + blocks_end;
+    // Block CRC lists are read only when the whole block table lies inside the file.
+    let lists_readable = tables_end <= len;
+    if !lists_readable {
+        out.push(
+            corrupt("block table", "block table runs past the end of the file".into())
+                .at((TABLE_AT + table.len() * ENTRY_LEN) as u64)
+                .expected(format!("at most {len} bytes"), tables_end),
+        );
+        scan.frame_damage = true;
+    }
+    let mut at = tables_end.min(len);
     for (i, s) in table.iter().enumerate() {
         let name = (cx.name_of)(i, s);
         let end = s.offset.checked_add(s.len);
+        if let Some(what) = container::block_problem(s, version, cx.kind) {
+            out.push(corrupt(&name, what).at((TABLE_AT + i * ENTRY_LEN) as u64));
+            scan.bad.push(i);
+            scan.frame_damage = true;
+            continue;
+        }
         if s.offset < at || end.is_none_or(|e| e > len) {
             let what = if end.is_some_and(|e| e > len) && s.offset >= at {
                 format!("lies outside the file of {len} bytes (truncated)")
             } else {
-                "overlaps the table or an earlier section".into()
+                "overlaps the tables or an earlier section".into()
             };
             out.push(
                 corrupt(&name, what)
@@ -224,16 +290,77 @@ pub(crate) fn scan_container(
         }
         let bytes = &b[s.range()];
         *checksummed += s.len;
-        let computed = crc::crc32c(bytes, cx.threads);
-        if computed != s.crc {
-            out.push(
-                corrupt(&name, "checksum mismatch".into())
-                    .at(s.offset)
-                    .expected(format!("{:#010x}", s.crc), format!("{computed:#010x}")),
-            );
-            scan.bad.push(i);
-        }
         at = s.offset + s.len;
+        if s.block == 0 {
+            let computed = crc::crc32c(bytes, cx.threads);
+            if computed != s.crc {
+                out.push(
+                    corrupt(&name, "checksum mismatch".into())
+                        .at(s.offset)
+                        .expected(format!("{:#010x}", s.crc), format!("{computed:#010x}")),
+                );
+                scan.bad.push(i);
+            }
+            continue;
+        }
+        let stored = lists_readable.then(|| container::stored_crcs(b, s));
+        *checksummed += 4 * s.block_count();
+        let list_ok = stored.as_ref().is_some_and(|l| container::list_crc(l) == s.crc);
+        // One pass over the whole section at the CRC's full speed; blocks are checked one
+        // by one only when it disagrees with what the stored block CRCs add up to.
+        if let Some(l) = stored.as_ref().filter(|_| list_ok)
+            && crc::crc32c(bytes, cx.threads) == container::combine_blocks(l, s.block as u64, s.len)
+        {
+            continue;
+        }
+        let computed = crc::block_crcs(bytes, s.block as usize, cx.threads);
+        if container::list_crc(&computed) == s.crc {
+            if !list_ok && lists_readable {
+                out.push(
+                    corrupt(
+                        &name,
+                        "block checksum list damaged; the section's bytes verify against its checksum".into(),
+                    )
+                    .at(s.blocks_at),
+                );
+                scan.frame_damage = true;
+            }
+            continue;
+        }
+        let Some(stored) = stored else {
+            out.push(corrupt(&name, "checksum mismatch (its block checksums are unreadable)".into()).at(s.offset));
+            scan.bad.push(i);
+            continue;
+        };
+        if !list_ok {
+            // Both the list and the data disagree with the entry: every block whose
+            // stored CRC differs from its bytes' is taken as damaged.
+            out.push(corrupt(&name, "block checksum list damaged as well as the data".into()).at(s.blocks_at));
+            scan.frame_damage = true;
+        }
+        let n = computed.len() as u64;
+        let mut j = 0;
+        while j < n {
+            if computed[j as usize] == stored[j as usize] {
+                j += 1;
+                continue;
+            }
+            let first = j;
+            while j < n && computed[j as usize] != stored[j as usize] {
+                j += 1;
+            }
+            let bytes = s.block_range(first).start..s.block_range(j - 1).end;
+            let blocks = if j - first == 1 { format!("block {first}") } else { format!("blocks {first}..={}", j - 1) };
+            scan.bad_blocks.push(BadBlocks { section: i, bytes: bytes.clone(), finding: out.len() });
+            out.push(
+                corrupt(&name, format!("checksum mismatch in {blocks} of {n} (bytes {}..{})", bytes.start, bytes.end))
+                    .at(bytes.start)
+                    .expected(
+                        format!("{:#010x}", stored[first as usize]),
+                        format!("{:#010x}", computed[first as usize]),
+                    ),
+            );
+        }
     }
     if at < len {
         out.push(corrupt("trailing bytes", format!("{} bytes after the last section", len - at)).at(at));
