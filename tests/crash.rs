@@ -4,6 +4,8 @@
 //! A child process is an `#[ignore]`d test of this binary, started with `--ignored --exact`
 //! and its environment variable; run without them it fails (it is no test of its own).
 
+mod kill_loop;
+
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
