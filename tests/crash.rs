@@ -1,8 +1,14 @@
 //! Crash safety, tested by killing a real writer process: every write acknowledged after a
 //! WAL sync must be present after reopening, and a torn tail must be dropped cleanly.
+//!
+//! A child process is an `#[ignore]`d test of this binary, started with `--ignored --exact`
+//! and its environment variable; run without them it fails (it is no test of its own).
 
+mod kill_loop;
+
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use xvec::{Collection, Doc, Metric, OpenOptions, Value};
 
@@ -16,11 +22,30 @@ fn doc(i: usize) -> Doc {
     Doc::new(format!("k{i:06}")).set("tag", format!("tag-{}", i % 7)).set("n", i as i64).set("v", v)
 }
 
+/// Starts the `#[ignore]`d child test `name` of this binary with `env` set to `value`,
+/// its stdout piped.
+fn spawn_child(name: &str, env: &str, value: &OsStr) -> Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env(env, value)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// A line the child printed: the harness prints `test <name> ... ` before the first one.
+pub(super) fn child_line(line: &str) -> &str {
+    line.rsplit(" ... ").next().unwrap_or_default()
+}
+
 /// The writer process: inserts batches, flushing now and then, and reports each
-/// acknowledged batch on stdout. Does nothing unless started by the test below.
+/// acknowledged batch on stdout.
 #[test]
+#[ignore = "a child process of killed_writer_loses_no_acknowledged_write, which starts it with --ignored --exact"]
 fn crash_child() {
-    let Some(dir) = std::env::var_os(CHILD_ENV) else { return };
+    let dir = std::env::var_os(CHILD_ENV)
+        .expect("started by killed_writer_loses_no_acknowledged_write with XVEC_CRASH_CHILD_DIR set");
     let coll = Collection::open(&dir, &OpenOptions::writable()).unwrap();
     let start = coll.count() as usize;
     let mut out = std::io::stdout();
@@ -40,20 +65,14 @@ fn crash_child() {
 fn killed_writer_loses_no_acknowledged_write() {
     let dir = tempfile::tempdir().unwrap();
     Collection::create(dir.path(), simple_schema(16, Metric::L2), Default::default()).unwrap().close().unwrap();
-    let exe = std::env::current_exe().unwrap();
     let mut acked_total = 0;
     for (round, kill_after) in [3usize, 7, 12, 5].into_iter().enumerate() {
-        let mut child = Command::new(&exe)
-            .args(["crash::crash_child", "--exact", "--nocapture", "--test-threads=1"])
-            .env(CHILD_ENV, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_child("crash::crash_child", CHILD_ENV, dir.path().as_os_str());
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut seen = 0;
         for line in stdout.lines() {
             let line = line.unwrap();
+            let line = child_line(&line);
             if let Some(n) = line.strip_prefix("acked ") {
                 acked_total = n.parse().unwrap();
                 seen += 1;
@@ -86,8 +105,10 @@ const OPTIMIZE_ENV: &str = "XVEC_CRASH_OPTIMIZE_DIR";
 
 /// The optimizing process: announces itself, then optimizes (HNSW + int8) until killed.
 #[test]
+#[ignore = "a child process of the killed_optimize tests, which start it with --ignored --exact"]
 fn crash_optimize_child() {
-    let Some(dir) = std::env::var_os(OPTIMIZE_ENV) else { return };
+    let dir =
+        std::env::var_os(OPTIMIZE_ENV).expect("started by a killed_optimize test with XVEC_CRASH_OPTIMIZE_DIR set");
     let coll = Collection::open(&dir, &OpenOptions::writable()).unwrap();
     println!("ready");
     std::io::stdout().flush().unwrap();
@@ -120,7 +141,6 @@ fn killed_optimize_of_kept_segments_leaves_old_or_new() {
 /// `max_docs_per_segment = max_docs`, kills an optimizing child at progress points, and
 /// checks what reopens; at least `min_old` kills must land before the publish.
 fn killed_optimize(max_docs: u64, deleted: usize, min_old: usize) {
-    let exe = std::env::current_exe().unwrap();
     let schema = xvec::Schema::from_json(
         r#"{"name":"c","fields":[{"name":"tag","type":"string"},{"name":"n","type":"int64"},
             {"name":"v","type":"vector_fp32","dim":16,"metric":"l2","index":{"type":"hnsw","m":8,"quantize":"int8"}}]}"#,
@@ -139,17 +159,12 @@ fn killed_optimize(max_docs: u64, deleted: usize, min_old: usize) {
             coll.delete(&[&format!("k{deleted:06}")]).unwrap();
         }
         drop(coll);
-        let mut child = Command::new(&exe)
-            .args(["crash::crash_optimize_child", "--exact", "--nocapture", "--test-threads=1"])
-            .env(OPTIMIZE_ENV, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_child("crash::crash_optimize_child", OPTIMIZE_ENV, dir.path().as_os_str());
         // Kill after the `after`-th progress report (0: as soon as optimize starts).
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let mut seen = 0;
         while let Some(Ok(line)) = lines.next() {
+            let line = child_line(&line);
             if line == "ready" && after == 0 {
                 break;
             }
