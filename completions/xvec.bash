@@ -1517,7 +1517,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__repair)
-            opts="-h --dry-run --yes --schema --mode --no-headers --no-mmap --help"
+            opts="-h --dry-run --yes --schema --purge-lost-found --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
