@@ -186,7 +186,7 @@ fn optimize_keeps_whole_segments_and_rewrites_the_rest() {
     assert!(report.changed && report.indexes_built == 1, "{report:?}");
     assert_eq!(files(".xseg"), ["SEG-000001.xseg"]);
     assert_eq!(std::fs::read(dir.path().join("SEG-000001.xseg")).unwrap(), flushed, "a kept segment is not rewritten");
-    assert_eq!(files(".idx"), ["SEG-000001-f001.idx"]);
+    assert_eq!(files(".idx"), ["SEG-000001-f001-vec.idx"]);
     assert!(!coll.optimize(&OptimizeOptions::default()).unwrap().changed);
 
     // A small flushed segment and deletes in the kept one: both are rewritten, merged.

@@ -521,7 +521,7 @@ mod fuzz {
 
         #[test]
         fn container_table_reader(d in damage(), raw in proptest::collection::vec(any::<u8>(), 0..300)) {
-            for (name, kind) in [("SEG-000001.xseg", FileKind::Segment), ("f002.idx", FileKind::Index)] {
+            for (name, kind) in [("SEG-000001.xseg", FileKind::Segment), ("f002-vec.idx", FileKind::Index)] {
                 let _ = container::read(Path::new(name), &apply(seed(name), &d), kind, |_| true);
             }
             let _ = container::read(Path::new("x"), &raw, FileKind::Segment, |_| true);
@@ -542,7 +542,7 @@ mod fuzz {
             for mmap in [true, false] {
                 let _ = Segment::open(&seg, std::sync::Arc::new(s.clone()), mmap, true);
             }
-            let name = format!("f00{field}.idx");
+            let name = format!("f00{field}-vec.idx");
             let idx = tmp.path().join(&name);
             std::fs::write(&idx, apply(seed(&name), &d)).unwrap();
             let spec = s.field(field as usize).as_vector().unwrap();
@@ -612,7 +612,7 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
     let pristine = tmp.path().join("pristine");
     build(&pristine, 40);
     let model = contents(&pristine);
-    let idx = "SEG-000001-f002.idx";
+    let idx = "SEG-000001-f002-vec.idx";
 
     // One byte of the codes section, or of the sketches.
     let bytes = std::fs::read(pristine.join(idx)).unwrap();

@@ -345,12 +345,17 @@ impl Collection {
             let mut indexes = vec![None; schema.fields().len()];
             for ie in &e.indexes {
                 let p = dir.join(&ie.file);
-                let spec = schema.fields().get(ie.field as usize).and_then(|f| f.as_vector()).ok_or_else(|| {
-                    StorageError::corrupted(&mpath, 0, format!("{}: field {} is not a vector field", ie.file, ie.field))
+                let pos = schema.position_of_id(ie.field);
+                let spec = pos.and_then(|pos| schema.field(pos).as_vector()).ok_or_else(|| {
+                    StorageError::corrupted(
+                        &mpath,
+                        0,
+                        format!("{}: field id {} is not a vector field", ie.file, ie.field),
+                    )
                 })?;
                 let index =
                     SegmentIndex::open(&p, e.id, ie.field, spec, seg.rows(), options.mmap, options.verify_vectors)?;
-                indexes[ie.field as usize] = Some(Arc::new(index));
+                indexes[pos.expect("checked above")] = Some(Arc::new(index));
             }
             segments.push(SegmentRef {
                 segment: Arc::new(seg),

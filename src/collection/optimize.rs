@@ -19,7 +19,7 @@ use crate::index::segment_index::{self, SegmentIndex};
 use crate::storage::column::SegmentView;
 use crate::storage::manifest::{IndexEntry, SegmentEntry};
 use crate::storage::segment::{self, Part, Segment};
-use crate::storage::{index_name, manifest_name, segment_name};
+use crate::storage::{IndexKind, index_name, manifest_name, segment_name};
 
 /// How to optimize.
 pub struct OptimizeOptions<'a> {
@@ -152,7 +152,8 @@ impl Writer {
                         continue;
                     }
                     let spec = schema.field(f).as_vector().expect("vector field");
-                    let ipath = self.dir.join(index_name(id, f as u16));
+                    let fid = schema.field_id(f);
+                    let ipath = self.dir.join(index_name(id, fid, IndexKind::Vector));
                     made.push(ipath.clone());
                     let base = indexed.load(Ordering::Relaxed);
                     let cb = |p: BuildProgress| report_progress(base, p);
@@ -171,7 +172,8 @@ impl Writer {
                     indexed.fetch_add(seg.rows() as u64, Ordering::Relaxed);
                     let index = SegmentIndex::open(&ipath, id, f as u16, spec, seg.rows(), mmap, false)?;
                     indexes[f] = Some(Arc::new(index));
-                    index_files.push(IndexEntry { field: f as u16, file: index_name(id, f as u16), size });
+                    let file = index_name(id, fid, IndexKind::Vector);
+                    index_files.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
                     report.indexes_built += 1;
                 }
                 if cancel.load(Ordering::Relaxed) {

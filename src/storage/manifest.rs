@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::disk::DiskFile;
-use super::{FileKind, HEADER_LEN, decode_header, encode_header, read_u32, read_u64};
+use super::{FileKind, HEADER_LEN, IndexKind, decode_header_version, encode_header, read_u32, read_u64};
 use crate::error::StorageError;
 use crate::schema::{RawSchema, Schema};
 
@@ -46,11 +46,15 @@ pub struct DeletesEntry {
     pub count: u64,
 }
 
-/// A live index file of one vector field of a segment.
+/// A live index file of a segment: one field (by stable id) and one index kind.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IndexEntry {
+    /// The field's stable id (see the schema's field ids).
     pub field: u16,
+    /// Absent in version 1 manifests, which had vector indexes only.
+    #[serde(default)]
+    pub kind: IndexKind,
     pub file: String,
     pub size: u64,
 }
@@ -111,7 +115,7 @@ impl Manifest {
     }
 
     pub fn decode(path: &Path, bytes: &[u8]) -> Result<Manifest, StorageError> {
-        let generation = decode_header(path, bytes, FileKind::Manifest)?;
+        let generation = decode_header_version(path, bytes, FileKind::Manifest)?.0;
         if bytes.len() < BODY_AT {
             return Err(StorageError::corrupted(path, bytes.len() as u64, "file ends inside the manifest header"));
         }
@@ -147,7 +151,10 @@ impl Manifest {
         for s in &m.segments {
             let named_ok = s.file == super::segment_name(s.id)
                 && s.deletes.as_ref().is_none_or(|d| FileKind::of_name(&d.file) == Some(FileKind::Deletes))
-                && s.indexes.iter().all(|i| i.file == super::index_name(s.id, i.field));
+                // Index files written under manifest version 1 keep their names.
+                && s.indexes.iter().all(|i| {
+                    i.file == super::index_name(s.id, i.field, i.kind) || i.file == super::index_name_v1(s.id, i.field)
+                });
             if !named_ok || s.id >= m.next_segment_id {
                 return Err(StorageError::corrupted(path, BODY_AT as u64, format!("bad segment entry {}", s.file)));
             }

@@ -137,7 +137,10 @@ impl FileKind {
                     digits(s).then_some(FileKind::Segment)?
                 } else if let Some(s) = name.strip_prefix("SEG-").and_then(|s| s.strip_suffix(".idx")) {
                     let (a, b) = s.split_once("-f")?;
-                    (digits(a) && digits(b)).then_some(FileKind::Index)?
+                    // `<field id>-<index kind>`, or a bare field id (manifest version 1).
+                    let (field, kind) = b.split_once('-').map_or((b, None), |(f, k)| (f, Some(k)));
+                    let known_kind = kind.is_none_or(|k| IndexKind::of_tag(k).is_some());
+                    (digits(a) && digits(field) && known_kind).then_some(FileKind::Index)?
                 } else if let Some(s) = name.strip_prefix("SEG-").and_then(|s| s.strip_suffix(".del")) {
                     let (a, b) = s.split_once('-')?;
                     (digits(a) && digits(b)).then_some(FileKind::Deletes)?
@@ -161,7 +164,39 @@ pub fn segment_name(id: u64) -> String {
     format!("SEG-{id:06}.xseg")
 }
 
-pub fn index_name(segment: u64, field: u16) -> String {
+/// What an index file indexes. A field may have one of each kind, each its own file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexKind {
+    /// A vector field's search index: graph, codes, sketches (`index/segment_index.rs`).
+    #[default]
+    Vector,
+}
+
+impl IndexKind {
+    /// The kind's tag in file names.
+    pub fn tag(self) -> &'static str {
+        match self {
+            IndexKind::Vector => "vec",
+        }
+    }
+
+    pub fn of_tag(tag: &str) -> Option<IndexKind> {
+        match tag {
+            "vec" => Some(IndexKind::Vector),
+            _ => None,
+        }
+    }
+}
+
+/// `SEG-<segment>-f<field id>-<kind>.idx`: named by the field's stable id, never its
+/// position, so renaming or dropping a field never renames another's index.
+pub fn index_name(segment: u64, field_id: u16, kind: IndexKind) -> String {
+    format!("SEG-{segment:06}-f{field_id:03}-{}.idx", kind.tag())
+}
+
+/// The index file name manifests of version 1 used (one vector index per field).
+pub fn index_name_v1(segment: u64, field: u16) -> String {
     format!("SEG-{segment:06}-f{field:03}.idx")
 }
 
@@ -243,7 +278,9 @@ mod tests {
         assert_eq!(FileKind::of_name(&wal_name(7)), Some(FileKind::Wal));
         assert_eq!(FileKind::of_name(&segment_name(7)), Some(FileKind::Segment));
         assert_eq!(FileKind::of_name(&deletes_name(7, 9)), Some(FileKind::Deletes));
-        assert_eq!(FileKind::of_name(&index_name(7, 2)), Some(FileKind::Index));
+        assert_eq!(FileKind::of_name(&index_name(7, 2, IndexKind::Vector)), Some(FileKind::Index));
+        assert_eq!(FileKind::of_name(&index_name_v1(7, 2)), Some(FileKind::Index));
+        assert_eq!(FileKind::of_name("SEG-000007-f002-zzz.idx"), None);
         assert_eq!(FileKind::of_name("CURRENT"), Some(FileKind::Current));
         assert_eq!(FileKind::of_name("x.tmp"), Some(FileKind::Temp));
         assert_eq!(FileKind::of_name("notes.txt"), None);

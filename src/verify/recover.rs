@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::crc;
 use crate::schema::RawSchema;
 use crate::storage::manifest::{CollectionOptions, DeletesEntry, IndexEntry, Manifest, SegmentEntry};
-use crate::storage::{FileKind, read_u32};
+use crate::storage::{FileKind, IndexKind, read_u32};
 
 /// Bytes of the manifest header before the JSON body (common header, length, CRC, reserved).
 const BODY_AT: usize = 48;
@@ -102,7 +102,7 @@ pub(crate) struct DirFile<'a> {
     pub bytes: u64,
 }
 
-/// The numbers in a file name: `SEG-7-000003.del` → [7, 3]; `SEG-7-f002.idx` → [7, 2].
+/// The numbers in a file name: `SEG-7-000003.del` → [7, 3]; `SEG-7-f002-vec.idx` → [7, 2].
 pub(crate) fn name_numbers(name: &str) -> Vec<u64> {
     name.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).filter_map(|s| s.parse().ok()).collect()
 }
@@ -140,7 +140,7 @@ pub(crate) fn rebuild(
             .filter(|x| x.kind == FileKind::Index && name_numbers(x.name).first() == Some(&id))
             .filter_map(|x| {
                 let field = u16::try_from(*name_numbers(x.name).get(1)?).ok()?;
-                Some(IndexEntry { field, file: x.name.to_string(), size: x.bytes })
+                Some(IndexEntry { field, kind: IndexKind::Vector, file: x.name.to_string(), size: x.bytes })
             })
             .collect();
         indexes.sort_by_key(|i| i.field);
@@ -235,7 +235,7 @@ mod tests {
     #[test]
     fn names_split_into_their_numbers() {
         assert_eq!(name_numbers("SEG-000007-000003.del"), vec![7, 3]);
-        assert_eq!(name_numbers("SEG-000007-f002.idx"), vec![7, 2]);
+        assert_eq!(name_numbers("SEG-000007-f002-vec.idx"), vec![7, 2]);
         assert_eq!(name_numbers("WAL-000012.log"), vec![12]);
     }
 }

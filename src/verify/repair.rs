@@ -32,7 +32,7 @@ use crate::storage::manifest::{DeletesEntry, IndexEntry, SegmentEntry};
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, Record, SyncPolicy, WalWriter};
 use crate::storage::{
-    FileKind, deletes, deletes_name, index_name, segment_name, sync_dir, wal_name, write_file_atomic,
+    FileKind, IndexKind, deletes, deletes_name, index_name, segment_name, sync_dir, wal_name, write_file_atomic,
 };
 
 /// Where repair moves what it replaces, inside the collection directory.
@@ -631,7 +631,8 @@ impl Repair {
                     superseded.extend(old.indexes.iter().map(|i| i.file.clone()));
                     let mut indexes = Vec::new();
                     for (f, _, spec) in schema.vector_fields().filter(|(_, _, v)| v.index.builds_index()) {
-                        let ipath = dir.join(index_name(id, f as u16));
+                        let fid = schema.field_id(f);
+                        let ipath = dir.join(index_name(id, fid, IndexKind::Vector));
                         let size = segment_index::build(
                             &ipath,
                             id,
@@ -644,7 +645,8 @@ impl Repair {
                             &never,
                         )?
                         .ok_or_else(|| StorageError::corrupted(&ipath, 0, "index build stopped"))?;
-                        indexes.push(IndexEntry { field: f as u16, file: index_name(id, f as u16), size });
+                        let file = index_name(id, fid, IndexKind::Vector);
+                        indexes.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
                     }
                     m.segments[*pos] = SegmentEntry {
                         id,
@@ -680,7 +682,7 @@ impl Repair {
                         }),
                         _ => None,
                     };
-                    let name = index_name(s.entry.id, *field);
+                    let name = index_name(s.entry.id, schema.field_id(*field as usize), IndexKind::Vector);
                     let path = dir.join(&name);
                     mover.keep(&name)?;
                     let col = seg.vector(*field as usize);
@@ -711,7 +713,7 @@ impl Repair {
                     let e = &mut m.segments[*pos];
                     match e.indexes.iter_mut().find(|i| i.field == *field) {
                         Some(i) => i.size = size,
-                        None => e.indexes.push(IndexEntry { field: *field, file: name, size }),
+                        None => e.indexes.push(IndexEntry { field: *field, kind: IndexKind::Vector, file: name, size }),
                     }
                 }
                 Step::Move { .. } => {}
