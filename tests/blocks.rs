@@ -18,7 +18,7 @@ use xvec::{
     VamanaParams, VectorType,
 };
 
-use crate::util::random_vectors;
+use crate::util::{copy_dir, random_vectors};
 
 /// 12,000 rows of 72-d fp32 (288 bytes a row, so 64 KiB blocks split rows): 3.5 MB of
 /// vectors in 53 blocks; key offsets, key bytes, string offsets and int64 values span two
@@ -60,16 +60,6 @@ fn contents(dir: &Path) -> BTreeMap<String, Doc> {
     let keys = c.snapshot().keys_where(None).unwrap();
     let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
     c.fetch(&refs, None).unwrap().into_iter().map(|d| d.unwrap()).map(|d| (d.key.clone(), d)).collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() && e.file_name() != "LOCK" {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 fn only_file(dir: &Path, suffix: &str) -> String {

@@ -9,7 +9,7 @@ use xvec::verify::repair::{Repair, RepairOptions};
 use xvec::verify::{self, Severity, VerifyOptions};
 use xvec::{Collection, Doc, Metric, OpenOptions, StorageError};
 
-use crate::util::{random_vectors, rng, simple_schema};
+use crate::util::{random_vectors, rng, simple_schema, wal_frames};
 
 const DIM: usize = 384;
 
@@ -32,17 +32,6 @@ fn wal_collection(dir: &Path, rows: usize, batch: usize) -> Vec<Vec<f32>> {
 fn wal_path(dir: &Path) -> std::path::PathBuf {
     let m = xvec::storage::manifest::load(dir).unwrap();
     dir.join(xvec::storage::wal_name(m.wal_seq))
-}
-
-/// Offsets and LSN-order index of every frame of a pristine WAL.
-fn frames(bytes: &[u8]) -> Vec<usize> {
-    let mut at = WAL_HEADER_LEN;
-    let mut out = Vec::new();
-    while at < bytes.len() {
-        out.push(at);
-        at += FRAME_HEADER + u32::from_le_bytes(bytes[at + 16..at + 20].try_into().unwrap()) as usize;
-    }
-    out
 }
 
 fn quick() -> VerifyOptions {
@@ -68,7 +57,7 @@ fn a_flipped_byte_in_any_frame_of_a_wal_is_reported_and_costs_only_that_frame() 
     let path = wal_path(&dir);
     let pristine = std::fs::read(&path).unwrap();
     assert!(pristine.len() > 2 << 20, "{} bytes", pristine.len());
-    let offsets = frames(&pristine);
+    let offsets = wal_frames(&pristine);
     let mut r = rng(11);
     use rand::RngExt;
     let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
@@ -136,7 +125,7 @@ fn hundred_mb_wal_200_random_flips() {
     let path = wal_path(&dir);
     let pristine = std::fs::read(&path).unwrap();
     assert!(pristine.len() >= 100_000_000, "{} bytes", pristine.len());
-    let offsets = frames(&pristine);
+    let offsets = wal_frames(&pristine);
     let last = *offsets.last().unwrap();
     let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
     use std::os::unix::fs::FileExt;

@@ -234,7 +234,7 @@ fn sweep_repair(fault: Fault) -> Tally {
         let wal = dir.join(xvec::storage::wal_name(m.wal_seq));
         let mut bytes = std::fs::read(&wal).unwrap();
         // The payload of the fourth record frame (k013): each record frame and its sync mark.
-        let frames = frame_offsets(&bytes);
+        let frames = crate::util::wal_frames(&bytes);
         bytes[frames[6] + 40] ^= 0xff;
         std::fs::write(&wal, bytes).unwrap();
         dir
@@ -272,17 +272,6 @@ fn sweep_repair(fault: Fault) -> Tally {
         let _ = std::fs::remove_dir_all(&dir);
     }
     t
-}
-
-fn frame_offsets(bytes: &[u8]) -> Vec<usize> {
-    use xvec::storage::wal::{FRAME_HEADER, WAL_HEADER_LEN};
-    let mut at = WAL_HEADER_LEN;
-    let mut out = Vec::new();
-    while at < bytes.len() {
-        out.push(at);
-        at += FRAME_HEADER + u32::from_le_bytes(bytes[at + 16..at + 20].try_into().unwrap()) as usize;
-    }
-    out
 }
 
 fn table(rows: &[(String, Tally)]) -> String {

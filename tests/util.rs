@@ -69,3 +69,17 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// Offsets of the frames of a WAL file, read by their length fields alone (pristine files
+/// only); the last one is the sync mark after the last fsync.
+pub fn wal_frames(bytes: &[u8]) -> Vec<usize> {
+    use xvec::storage::wal::{FRAME_HEADER, WAL_HEADER_LEN};
+    let mut at = WAL_HEADER_LEN;
+    let mut out = Vec::new();
+    while at + FRAME_HEADER <= bytes.len() {
+        out.push(at);
+        at += FRAME_HEADER + u32::from_le_bytes(bytes[at + 16..at + 20].try_into().unwrap()) as usize;
+    }
+    assert_eq!(at, bytes.len(), "frames tile the WAL");
+    out
+}

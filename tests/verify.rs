@@ -16,7 +16,7 @@ use xvec::{
     Schema, VamanaParams, VectorType,
 };
 
-use crate::util::{copy_dir, random_vectors};
+use crate::util::{copy_dir, random_vectors, wal_frames};
 
 const DIM: usize = 4;
 
@@ -151,19 +151,6 @@ fn expected_section(name: &str, bytes: &[u8], offset: usize) -> Option<String> {
         ),
         _ => Some(if offset < xvec::storage::wal::WAL_HEADER_LEN { "header".into() } else { "frame".into() }),
     }
-}
-
-/// Offsets of the frames of a pristine WAL (the last one is the sync mark after the last fsync).
-fn wal_frames(bytes: &[u8]) -> Vec<usize> {
-    use xvec::storage::wal::{FRAME_HEADER, WAL_HEADER_LEN};
-    let mut at = WAL_HEADER_LEN;
-    let mut out = Vec::new();
-    while at + FRAME_HEADER <= bytes.len() {
-        out.push(at);
-        at += FRAME_HEADER + u32::from_le_bytes(bytes[at + 16..at + 20].try_into().unwrap()) as usize;
-    }
-    assert_eq!(at, bytes.len(), "frames tile the WAL");
-    out
 }
 
 /// The corruption matrix: every byte of every file flipped in turn, and cuts at a few
