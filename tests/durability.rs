@@ -85,20 +85,36 @@ fn a_flipped_byte_in_any_frame_of_a_wal_is_reported_and_costs_only_that_frame() 
     }
     assert_eq!(std::fs::read(&path).unwrap(), pristine, "the writable opens changed nothing");
 
-    // Repair a few, each on its own copy: every record but the hit one survives.
-    for &i in &[1usize, 40, offsets.len() / 2, offsets.len() - 3] {
+    // The tool says the same: exit 3 from verify and from a command that opens it.
+    let mut bytes = pristine.clone();
+    bytes[offsets[100] + FRAME_HEADER + 7] ^= 0x01;
+    std::fs::write(&path, &bytes).unwrap();
+    // `flush` opens the collection for writing.
+    for args in [&["verify"][..], &["count"], &["flush"]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_xvec")).args(args).arg(&dir).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "xvec {args:?}: {stderr}");
+        if args[0] != "verify" {
+            assert!(stderr.contains(&format!("damaged at offset {}", offsets[100])), "xvec {args:?}: {stderr}");
+        }
+    }
+    std::fs::write(&path, &pristine).unwrap();
+
+    // Repair every 50th frame, each on its own copy: every record but the hit one survives.
+    for i in (1..offsets.len() - 1).step_by(50) {
         let copy = tmp.path().join(format!("r{i}"));
         crate::util::copy_dir(&dir, &copy);
         let wal = wal_path(&copy);
         let mut bytes = pristine.clone();
-        bytes[offsets[i] + FRAME_HEADER + 100] ^= 0xff;
+        // Past the key of a record (so its key stays readable), inside a sync mark's 8 bytes.
+        let is_mark = i % 17 == 16;
+        bytes[offsets[i] + FRAME_HEADER + if is_mark { 3 } else { 40 }] ^= 0xff;
         std::fs::write(&wal, &bytes).unwrap();
         let out = Repair::begin(&copy, RepairOptions::default()).unwrap().apply().unwrap();
         assert!(out.after.is_clean(), "frame {i}: {:?}", out.after.findings);
         let coll = Collection::open(&copy, &OpenOptions::read_only()).unwrap();
         let lost: Vec<String> = out.losses.iter().flat_map(|l| l.keys.clone()).collect();
         let lost_rows: u64 = out.losses.iter().map(|l| l.rows).sum();
-        let is_mark = i % 17 == 16;
         assert_eq!(lost_rows, if is_mark { 0 } else { 1 }, "frame {i}: {:?}", out.losses);
         assert_eq!(coll.count(), 1600 - lost_rows, "frame {i}");
         let keys: Vec<String> = (0..1600).map(|k| format!("k{k:06}")).collect();

@@ -354,6 +354,9 @@ pub struct Damage {
     pub what: String,
     /// Frames the damage took (LSNs between the good frames around it).
     pub lost: Range<u64>,
+    /// How many of those were records: the frames lost, less the sync marks among them
+    /// whose headers still read.
+    pub lost_records: u64,
     /// Keys of the last good record before the damage and the first one after it.
     pub before: Option<String>,
     pub after: Option<String>,
@@ -388,7 +391,7 @@ impl Scan {
             path: path.to_path_buf(),
             offset: d.offset,
             what: d.what.clone(),
-            lost: d.lost.end - d.lost.start,
+            lost: d.lost_records,
             before: d.before.clone(),
             after: d.after.clone(),
             more: self.damage.len() - 1,
@@ -462,6 +465,18 @@ fn key_hints(b: &[u8], range: Range<usize>) -> Vec<String> {
     hints
 }
 
+/// Sync marks in the damaged bytes `b[range]` whose frame headers still check out.
+fn sync_marks_in(b: &[u8], range: Range<usize>, salt: u64) -> u64 {
+    let header_ok = |p: usize| {
+        b.get(p..p + FRAME_HEADER).is_some_and(|h| {
+            h[..4] == FRAME_MAGIC
+                && h[KIND_AT] == KIND_SYNC
+                && read_u32(h, FRAME_CRC_AT) == salted_crc(salt, &h[..FRAME_CRC_AT])
+        })
+    };
+    range.filter(|&p| header_ok(p)).count() as u64
+}
+
 fn key_hint(payload: &[u8]) -> Option<String> {
     let n = u32::from_le_bytes(payload.get(1..5)?.try_into().ok()?) as usize;
     let key = payload.get(5..5usize.checked_add(n)?)?;
@@ -511,6 +526,7 @@ pub fn scan(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -
             len: WAL_HEADER_LEN.min(b.len()) as u64,
             what,
             lost: 1..1,
+            lost_records: 0,
             before: None,
             after: None,
             key_hints: Vec::new(),
@@ -537,6 +553,7 @@ pub fn scan(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -
                             len: (end - at - FRAME_HEADER - off) as u64,
                             what: format!("record does not decode: {what}"),
                             lost: lsn..lsn + 1,
+                            lost_records: 1,
                             before: batch.last().or(s.records.last()).map(|f| f.record.key().to_string()),
                             after: None,
                             key_hints: key_hint(&b[at + FRAME_HEADER..end]).into_iter().collect(),
@@ -564,6 +581,7 @@ pub fn scan(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -
                     len: (next - at) as u64,
                     what: bad,
                     lost: s.next_lsn..lsn,
+                    lost_records: (lsn - s.next_lsn).saturating_sub(sync_marks_in(b, at..next, salt)),
                     before: s.records.last().map(|f| f.record.key().to_string()),
                     after: None,
                     key_hints: key_hints(b, at..next),

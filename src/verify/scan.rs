@@ -430,7 +430,7 @@ pub(crate) fn scan_wal(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema:
     let mut scan = WalScan { seq, records: Vec::with_capacity(s.records.len()), bad: Vec::new(), torn: s.torn };
     // A damaged header is the header's finding (see `Checker::wal`), not a frame's.
     for d in s.damage.into_iter().filter(|d| d.offset != 0) {
-        scan.bad.push(BadFrame { offset: d.offset, what: d.what, lost: d.lost.end - d.lost.start, keys: d.key_hints });
+        scan.bad.push(BadFrame { offset: d.offset, what: d.what, lost: d.lost_records, keys: d.key_hints });
     }
     for f in s.records {
         match check_record(schema, &f.record) {
