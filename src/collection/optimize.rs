@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use super::mem::MemSegment;
 use super::snapshot::{SegmentRef, Snapshot};
-use super::writer::Writer;
+use super::writer::{Writer, discard};
 use crate::error::Error;
 use crate::index::hnsw::BuildProgress;
 use crate::index::segment_index::{self, SegmentIndex};
@@ -153,7 +153,8 @@ impl Writer {
                     }
                     let spec = schema.field(f).as_vector().expect("vector field");
                     let fid = schema.field_id(f);
-                    let ipath = self.dir.join(index_name(id, fid, IndexKind::Vector));
+                    let file = index_name(id, fid, IndexKind::Vector);
+                    let ipath = self.dir.join(&file);
                     made.push(ipath.clone());
                     let base = indexed.load(Ordering::Relaxed);
                     let cb = |p: BuildProgress| report_progress(base, p);
@@ -172,7 +173,6 @@ impl Writer {
                     indexed.fetch_add(seg.rows() as u64, Ordering::Relaxed);
                     let index = SegmentIndex::open(&ipath, id, f as u16, spec, seg.rows(), mmap, false)?;
                     indexes[f] = Some(Arc::new(index));
-                    let file = index_name(id, fid, IndexKind::Vector);
                     index_files.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
                     report.indexes_built += 1;
                 }
@@ -192,9 +192,7 @@ impl Writer {
         })();
         if let Err(e) = outcome {
             drop(new_refs);
-            for p in made {
-                let _ = crate::storage::disk::remove_file(&p);
-            }
+            discard(&made);
             return Err(e);
         }
 
@@ -212,15 +210,7 @@ impl Writer {
                 indexes: s.index_files.clone(),
             })
             .collect();
-        if let Err(e) = self.publish(&m) {
-            if self.check_running().is_ok() {
-                drop(new_refs);
-                for p in made {
-                    let _ = crate::storage::disk::remove_file(&p);
-                }
-            }
-            return Err(e.into());
-        }
+        self.publish(&m, &made)?;
         *current.write().expect("snapshot lock poisoned") = Arc::new(Snapshot {
             schema: schema.clone(),
             generation: m.generation,
@@ -241,9 +231,7 @@ impl Writer {
         obsolete.retain(|f| !kept.contains(f.as_str()));
         // Published: a file that cannot be removed now is rolled back by the next
         // writable open, never an error of this optimize.
-        for f in obsolete {
-            let _ = crate::storage::disk::remove_file(&self.dir.join(f));
-        }
+        discard(&obsolete.iter().map(|f| self.dir.join(f)).collect::<Vec<_>>());
         report.segments_after = self.manifest.segments.len();
         report.changed = true;
         report.seconds = start.elapsed().as_secs_f64();

@@ -85,12 +85,11 @@ impl Writer {
         m.wal_salt = wal::new_salt();
         m.schema = schema.to_stored();
         let wal = WalWriter::create(dir, m.wal_seq, m.wal_salt, sync)?;
+        let made = [wal.path().to_path_buf()];
         let mut w =
             Writer { dir: dir.to_path_buf(), _lock: lock, wal, manifest: m.clone(), schema, sync, stopped: None };
-        w.publish(&m)?;
-        for superseded in [wal_name(old.wal_seq), manifest_name(old.generation)] {
-            let _ = disk::remove_file(&dir.join(superseded));
-        }
+        w.publish(&m, &made)?;
+        discard(&[dir.join(wal_name(old.wal_seq)), dir.join(manifest_name(old.generation))]);
         Ok(w)
     }
 
@@ -102,11 +101,16 @@ impl Writer {
         }
     }
 
-    /// Publishes `m`; an error from the rename on stops the writer.
-    pub(super) fn publish(&mut self, m: &Manifest) -> Result<(), StorageError> {
+    /// Publishes `m`, whose new files are `made`. An error before the rename leaves the
+    /// old generation live and removes `made`; one from the rename on stops the writer
+    /// (the files may be live) and leaves them to the next open's recovery.
+    pub(super) fn publish(&mut self, m: &Manifest, made: &[PathBuf]) -> Result<(), StorageError> {
         match m.publish(&self.dir) {
             Ok(()) => Ok(()),
-            Err(PublishError::NotPublished(e)) => Err(e),
+            Err(PublishError::NotPublished(e)) => {
+                discard(made);
+                Err(e)
+            }
             Err(PublishError::Unknown(e)) => {
                 self.stopped = Some(format!("publishing generation {} failed: {e}", m.generation));
                 Err(e)
@@ -210,24 +214,8 @@ impl Writer {
         // Files of the new generation, removed again if it is not published.
         let mut made: Vec<PathBuf> = Vec::new();
         let staged = self.stage_flush(&snap, mmap, &mut made);
-        let (m, segments, new_wal) = match staged {
-            Ok(staged) => staged,
-            Err(e) => {
-                for p in made {
-                    let _ = crate::storage::disk::remove_file(&p);
-                }
-                return Err(e);
-            }
-        };
-        if let Err(e) = self.publish(&m) {
-            if self.stopped.is_none() {
-                drop(new_wal);
-                for p in made {
-                    let _ = crate::storage::disk::remove_file(&p);
-                }
-            }
-            return Err(e.into());
-        }
+        let (m, segments, new_wal) = staged.inspect_err(|_| discard(&made))?;
+        self.publish(&m, &made)?;
 
         let schema = snap.schema.clone();
         drop(snap);
@@ -250,9 +238,7 @@ impl Writer {
             }
         }
         drop(old_wal);
-        for p in obsolete {
-            let _ = disk::remove_file(&p);
-        }
+        discard(&obsolete);
         debug_assert_eq!(self.wal.path(), self.dir.join(wal_name(self.manifest.wal_seq)));
         Ok(())
     }
@@ -311,6 +297,14 @@ impl Writer {
         made.push(dir.join(wal_name(m.wal_seq)));
         let new_wal = WalWriter::create(dir, m.wal_seq, m.wal_salt, self.sync)?;
         Ok((m, segments, new_wal))
+    }
+}
+
+/// Removes files that no generation needs: those of a generation that was not published,
+/// or superseded ones (best effort: what stays is rolled back by the next writable open).
+pub(super) fn discard(paths: &[PathBuf]) {
+    for p in paths {
+        let _ = disk::remove_file(p);
     }
 }
 

@@ -632,7 +632,8 @@ impl Repair {
                     let mut indexes = Vec::new();
                     for (f, _, spec) in schema.vector_fields().filter(|(_, _, v)| v.index.builds_index()) {
                         let fid = schema.field_id(f);
-                        let ipath = dir.join(index_name(id, fid, IndexKind::Vector));
+                        let file = index_name(id, fid, IndexKind::Vector);
+                        let ipath = dir.join(&file);
                         let size = segment_index::build(
                             &ipath,
                             id,
@@ -645,7 +646,6 @@ impl Repair {
                             &never,
                         )?
                         .ok_or_else(|| StorageError::corrupted(&ipath, 0, "index build stopped"))?;
-                        let file = index_name(id, fid, IndexKind::Vector);
                         indexes.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
                     }
                     m.segments[*pos] = SegmentEntry {
