@@ -379,8 +379,6 @@ pub struct Scan {
     /// End of the last good frame (where a writer appends).
     pub valid_len: u64,
     pub next_lsn: u64,
-    /// Good frames seen (records and sync marks), for statistics.
-    pub frames: u64,
 }
 
 impl Scan {
@@ -518,7 +516,6 @@ pub fn scan(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -
         torn: None,
         valid_len: WAL_HEADER_LEN as u64,
         next_lsn: 1,
-        frames: 0,
     };
     if let Some(what) = header_damage {
         s.damage.push(Damage {
@@ -543,7 +540,6 @@ pub fn scan(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -
                 format!("frame has log sequence number {lsn}, expected {}", s.next_lsn)
             }
             FrameCheck::Good { kind, flags, lsn, end } => {
-                s.frames += 1;
                 s.next_lsn = lsn + 1;
                 if kind == KIND_RECORD {
                     match decode_record(schema, &b[at + FRAME_HEADER..end]) {
