@@ -19,7 +19,8 @@ fn headless_json_has_every_panel_value() {
     assert_eq!(num("/errors"), 0.0);
     let recall = num("/recall");
     assert!((0.0..=1.0).contains(&recall) && num("/recall_queries") > 0.0, "{v}");
-    // A flat index is exact: recall against exact search is perfect.
+    // A flat index is exact: recall against exact search is perfect, the queries' own rows
+    // left out of both.
     assert!(recall > 0.99, "{v}");
     assert!(num("/latency_ms/p50") > 0.0 && num("/latency_ms/p99") >= num("/latency_ms/p50"), "{v}");
     assert!(num("/latency_ms_all/max") >= num("/latency_ms_all/p99"), "{v}");
@@ -32,7 +33,7 @@ fn headless_json_has_every_panel_value() {
     assert_eq!(v["settings"]["k"], 5);
     assert_eq!(v["settings"]["concurrency"], 1);
     assert_eq!(v["recall_source"], "exact search, 100 queries");
-    assert_eq!(v["queries_source"], "sampled");
+    assert_eq!(v["queries_source"], "sampled, own row excluded");
 }
 
 #[test]
@@ -100,9 +101,10 @@ fn dashboard_under_a_terminal_restores_it_on_quit() {
     t.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"]);
     t.wait("the shell prompt", |s| s.contains("tui-test$"));
     t.keys(&[&format!("{} tui {c} --write --concurrency 1", env!("CARGO_BIN_EXE_xvec")), "Enter"]);
-    t.wait("the search view", |s| s.contains("1 Overview") && s.contains("QPS") && s.contains("recall@10"));
-    t.keys(&["1"]);
-    t.wait("the overview", |s| s.contains("on disk") && s.contains("hnsw m="));
+    // It opens on the first view.
+    t.wait("the overview", |s| s.contains("1 Overview") && s.contains("on disk") && s.contains("hnsw m="));
+    t.keys(&["2"]);
+    t.wait("the search view", |s| s.contains("QPS") && s.contains("recall@10") && s.contains("own row excluded"));
     t.keys(&["3"]);
     t.wait("the optimize view", |s| s.contains("press o to optimize"));
     t.keys(&["o"]);

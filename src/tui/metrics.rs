@@ -17,8 +17,31 @@ pub const HISTORY_SECS: f64 = 300.0;
 pub const WINDOW_SECS: f64 = 5.0;
 /// Most settings changes kept for the charts.
 const MAX_MARKERS: usize = 64;
-/// Latency histogram buckets, upper bounds in microseconds (the last is open).
-pub const LATENCY_BUCKETS_US: [u64; 10] = [100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, u64::MAX];
+/// Latency histogram buckets, upper bounds in microseconds (the last is open): 1-1.5-2-3-5-7
+/// per decade, so that merging each even bucket with the next gives the 1-2-5 steps the
+/// histogram falls back to when it has fewer rows.
+pub const LATENCY_BUCKETS_US: [u64; 20] = [
+    70,
+    100,
+    150,
+    200,
+    300,
+    500,
+    700,
+    1_000,
+    1_500,
+    2_000,
+    3_000,
+    5_000,
+    7_000,
+    10_000,
+    15_000,
+    20_000,
+    30_000,
+    50_000,
+    70_000,
+    u64::MAX,
+];
 
 /// A latency histogram in microseconds, from 1 µs to one minute at 3 significant digits.
 pub fn latency_histogram() -> Histogram<u64> {
@@ -103,20 +126,6 @@ impl Default for Metrics {
     fn default() -> Self {
         Metrics::new()
     }
-}
-
-/// Engine memory by kind, in the order the stacked bar draws them.
-pub fn engine_kinds(m: &MemoryUsage) -> [(&'static str, u64); 8] {
-    [
-        ("mapped vectors", m.mapped_vectors),
-        ("mapped other", m.mapped_other),
-        ("owned segments", m.owned_segments),
-        ("codes", m.codes),
-        ("graph", m.graph),
-        ("query scratch", m.query_scratch),
-        ("unflushed", m.mem_vectors + m.mem_other),
-        ("deletes + wal", m.delete_bitmaps + m.wal_buffer),
-    ]
 }
 
 fn ms(us: u64) -> f64 {
@@ -246,7 +255,7 @@ impl Metrics {
         let engine = self
             .engine
             .as_ref()
-            .map(|e| engine_kinds(e).iter().map(|&(k, b)| EngineKind { kind: k, bytes: b }).collect::<Vec<_>>());
+            .map(|e| e.by_kind().iter().map(|&(kind, bytes)| EngineKind { kind, bytes }).collect::<Vec<_>>());
         Summary {
             elapsed_s: self.now,
             queries: self.total_queries,
@@ -315,6 +324,8 @@ pub struct Summary {
     pub recall_queries: u64,
     pub rss_mib: Option<f64>,
     pub rss_peak_mib: Option<f64>,
+    /// Every kind of the engine's accounting ([`MemoryUsage::by_kind`]); they sum to
+    /// `engine_total_bytes`.
     pub engine_bytes: Option<Vec<EngineKind>>,
     pub engine_total_bytes: Option<u64>,
     pub engine_peak_bytes: Option<u64>,
@@ -378,11 +389,11 @@ mod tests {
     #[test]
     fn latency_buckets_partition_the_window() {
         let mut m = Metrics::new();
-        m.push(tick(1.0, 6, &[50, 150, 150, 700, 3_000, 90_000]));
+        m.push(tick(1.0, 7, &[50, 90, 150, 160, 700, 3_000, 90_000]));
         let b = m.latency_buckets();
         assert_eq!(b.len(), LATENCY_BUCKETS_US.len());
-        assert_eq!(b.iter().sum::<u64>(), 6, "{b:?}");
-        assert_eq!(b, [1, 2, 0, 1, 0, 1, 0, 0, 0, 1]);
+        assert_eq!(b.iter().sum::<u64>(), 7, "{b:?}");
+        assert_eq!(b, [1, 1, 0, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]);
     }
 
     #[test]
@@ -402,6 +413,34 @@ mod tests {
         assert_eq!((s.engine_total_bytes, s.engine_peak_bytes), (Some(100), Some(150)));
         assert_eq!((s.cpu_user, s.cpu_sys), (Some(1.5), Some(0.5)));
         assert!(Metrics::new().summary().recall.is_none());
+    }
+
+    #[test]
+    fn engine_parts_are_every_kind_and_sum_to_the_total() {
+        let mut m = Metrics::new();
+        let mut t = tick(1.0, 1, &[]);
+        let usage = MemoryUsage {
+            mapped_vectors: 1 << 20,
+            mapped_other: 2,
+            owned_segments: 3,
+            codes: 4,
+            sketches: 7_500_000,
+            graph: 6,
+            query_scratch: 7,
+            mem_vectors: 8,
+            mem_other: 9,
+            delete_bitmaps: 10,
+            wal_buffer: 11,
+        };
+        t.engine = Some(usage.clone());
+        m.push(t);
+        let s = m.summary();
+        let parts = s.engine_bytes.unwrap();
+        assert_eq!(parts.len(), usage.by_kind().len());
+        assert!(parts.iter().any(|p| p.kind == "sketches" && p.bytes == 7_500_000), "{parts:?}");
+        assert!(parts.iter().all(|p| p.bytes > 0), "a kind is left out: {parts:?}");
+        assert_eq!(parts.iter().map(|p| p.bytes).sum::<u64>(), s.engine_total_bytes.unwrap());
+        assert_eq!(s.engine_total_bytes, Some(usage.total()));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 pub mod metrics;
 pub mod render;
+pub mod search_view;
 pub mod state;
 #[cfg(test)]
 mod tests;
@@ -30,8 +31,8 @@ use xvec::verify::GraphReport;
 use xvec::{Collection, MemoryUsage, OptimizeOptions, OptimizeProgress, OptimizeReport, Query};
 
 use metrics::{Metrics, Tick};
-use state::{Load, OptimizeState, OptimizeStatus, Overview, SearchInfo, State, View};
-use workload::{MAX_K, MAX_THREADS, Settings, Truth, Workload};
+use state::{Load, OptimizeStatus, Overview, QuerySource, SearchInfo, State, View};
+use workload::{MAX_K, MAX_THREADS, Queries, Settings, Truth, Workload};
 
 /// How often the counters are folded in and a frame drawn (keys redraw at once).
 const TICK: Duration = Duration::from_millis(250);
@@ -97,9 +98,9 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
                 vf.read_row(i, &mut v);
                 rows.push(v);
             }
-            (rows, format!("from {}", path.display()))
+            (Queries { vectors: rows, own_keys: None }, QuerySource::File(path.display().to_string()))
         }
-        None => (workload::sample_queries(&snap, &field, SAMPLED_QUERIES).map_err(TuiError::new)?, "sampled".into()),
+        None => (workload::sample_queries(&snap, &field, SAMPLED_QUERIES).map_err(TuiError::new)?, QuerySource::Sampled),
     };
     if queries.is_empty() {
         return Err(TuiError::new("no queries: the collection has no stored vectors to sample")
@@ -119,7 +120,7 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
             (Truth::Exact { sample: n, keys: Default::default() }, format!("exact search, {n} queries"))
         }
     };
-    let mut probe = Query::vector(queries[0].clone()).k(o.k).fields(Vec::<String>::new());
+    let mut probe = Query::vector(queries.vectors[0].clone()).k(o.k).fields(Vec::<String>::new());
     probe.field = Some(field.clone());
     (probe.ef, probe.refine, probe.filter) = (o.ef, o.refine, o.filter.clone());
     coll.query(&probe).map_err(|e| match (&e, &o.filter) {
@@ -191,7 +192,7 @@ pub fn headless(coll: &Collection, o: &Options) -> Result<serde_json::Value, Tui
             "refine": info.refine(),
             "filter": info.filter,
         },
-        "queries_source": info.query_source,
+        "queries_source": info.query_source.describe(),
         "recall_source": info.recall_source,
     });
     let summary = serde_json::to_value(m.summary()).map_err(|e| TuiError::new(e.to_string()))?;
@@ -212,7 +213,7 @@ struct OptimizeRun {
     segments_total: AtomicUsize,
     vectors: AtomicU64,
     vectors_total: AtomicU64,
-    result: Mutex<Option<Result<OptimizeReport, String>>>,
+    result: Mutex<Option<Result<OptimizeReport, xvec::Error>>>,
 }
 
 /// Puts the terminal back: cooked mode, main screen, visible cursor. Safe to repeat.
@@ -259,26 +260,7 @@ pub fn interactive(coll: &Collection, o: &Options) -> Result<(), TuiError> {
     let memory: Mutex<Option<MemoryUsage>> = Mutex::new(None);
     let graphs: Mutex<Load<Vec<GraphReport>>> = Mutex::new(Load::NotStarted);
     let stop = AtomicBool::new(false);
-    let mut state = State {
-        view: View::Search,
-        help: false,
-        color: o.color,
-        overview: Overview::read(coll),
-        search: info,
-        metrics: Metrics::new(),
-        optimize: OptimizeState {
-            status: if coll.is_writable() { OptimizeStatus::Idle } else { OptimizeStatus::ReadOnly },
-            segments_done: 0,
-            segments_total: 0,
-            vectors_done: 0,
-            vectors_total: 0,
-            rate: 0.0,
-            seconds: 0.0,
-        },
-        selected: 0,
-        graphs: Load::NotStarted,
-        message: None,
-    };
+    let mut state = State::new(Overview::read(coll), info, o.color);
     let (guard, mut term) = TerminalGuard::enter()?;
     let result = std::thread::scope(|s| {
         s.spawn(|| w.compute_reference());
@@ -380,14 +362,8 @@ impl<'a: 's, 's, 'e> Ui<'a, 's, 'e> {
             o.rate = o.vectors_done as f64 / o.seconds.max(1e-3);
             if let Some(result) = self.run.result.lock().expect("optimize lock").take() {
                 self.optimize_started = None;
-                o.status = match result {
-                    Ok(r) => OptimizeStatus::Done(format!(
-                        "{} -> {} segments, {} rows, {} indexes built",
-                        r.segments_before, r.segments_after, r.rows, r.indexes_built
-                    )),
-                    Err(e) => OptimizeStatus::Failed(e),
-                };
-                state.metrics.mark("optimize end");
+                o.status = OptimizeStatus::of(result);
+                state.metrics.mark(if o.status == OptimizeStatus::Cancelled { "optimize cancelled" } else { "optimize end" });
                 state.overview = Overview::read(self.coll);
                 state.selected = state.selected.min(state.overview.segments.len().saturating_sub(1));
                 *self.graphs.lock().expect("graphs lock") = Load::NotStarted;
@@ -445,7 +421,7 @@ impl<'a: 's, 's, 'e> Ui<'a, 's, 'e> {
                 run.vectors_total.store(p.vectors_total, Ordering::Relaxed);
             };
             let opts = OptimizeOptions { concurrency, progress: Some(&progress), cancel: Some(&run.cancel) };
-            let r = coll.optimize(&opts).map_err(|e| e.to_string());
+            let r = coll.optimize(&opts);
             *run.result.lock().expect("optimize lock") = Some(r);
         });
     }

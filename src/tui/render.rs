@@ -8,22 +8,13 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker as Dots;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
-    Axis, Block, Cell, Chart, Clear, Dataset, Gauge, GraphType, Paragraph, Row, Sparkline, Table, Tabs,
+    Axis, Block, Cell, Chart, Clear, Dataset, Gauge, GraphType, Paragraph, Row, Table, Tabs,
 };
 
-use super::metrics::LATENCY_BUCKETS_US;
 use super::state::{Load, OptimizeStatus, State, View};
 
 /// Smallest area the full layouts need; below it views fall back to plain text lines.
 const FULL: (u16, u16) = (80, 24);
-/// Fill symbols of the memory kinds, in [`engine_kinds`] order.
-const FILLS: [char; 8] = ['█', '▓', '▒', '░', '#', '=', '+', '~'];
-const COLORS: [Color; 8] =
-    [Color::Blue, Color::Cyan, Color::LightBlue, Color::Green, Color::Yellow, Color::Magenta, Color::Red, Color::Gray];
-
-/// Legend names of the memory kinds, in [`super::metrics::engine_kinds`] order.
-const SHORT: [&str; 8] = ["vectors", "other", "owned", "codes", "graph", "scratch", "unflushed", "del+wal"];
-
 /// The key map the `?` overlay shows.
 pub const KEYS: &[(&str, &str)] = &[
     ("1-4, Tab", "switch view (Shift-Tab: back)"),
@@ -40,11 +31,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("q, Ctrl-C", "quit"),
 ];
 
-fn style(state: &State, color: Color) -> Style {
+pub(super) fn style(state: &State, color: Color) -> Style {
     if state.color { Style::default().fg(color) } else { Style::default() }
 }
 
-fn bold() -> Style {
+pub(super) fn bold() -> Style {
     Style::default().add_modifier(Modifier::BOLD)
 }
 
@@ -64,7 +55,7 @@ pub fn mib(bytes: u64) -> String {
 }
 
 /// Bytes in a few characters: `512B`, `9.0K`, `146.1M`, `1.2G`.
-fn short(bytes: u64) -> String {
+pub(super) fn short(bytes: u64) -> String {
     let s = mib(bytes);
     match s.split_once(' ') {
         Some((v, unit)) => format!("{v}{}", &unit[..1]),
@@ -72,7 +63,7 @@ fn short(bytes: u64) -> String {
     }
 }
 
-fn opt(v: Option<f64>, digits: usize) -> String {
+pub(super) fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or("-".into(), |v| format!("{v:.digits$}"))
 }
 
@@ -82,12 +73,11 @@ pub fn render(state: &State, frame: &mut Frame) {
         frame.render_widget(Paragraph::new("xvec tui: terminal too small"), area);
         return;
     }
-    let [header, body, footer] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(2)]).areas(area);
+    let [header, body, footer] = frame_areas(area);
     render_header(state, frame, header);
     match state.view {
         View::Overview => render_overview(state, frame, body),
-        View::Search => render_search(state, frame, body),
+        View::Search => super::search_view::render(state, frame, body),
         View::Optimize => render_optimize(state, frame, body),
         View::Segments => render_segments(state, frame, body),
     }
@@ -95,6 +85,11 @@ pub fn render(state: &State, frame: &mut Frame) {
     if state.help {
         render_help(state, frame, body);
     }
+}
+
+/// The header line (tabs), the view's body and the two footer lines (settings, note).
+pub fn frame_areas(area: Rect) -> [Rect; 3] {
+    Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(2)]).areas(area)
 }
 
 fn render_header(state: &State, frame: &mut Frame, area: Rect) {
@@ -148,7 +143,7 @@ fn render_help(state: &State, frame: &mut Frame, body: Rect) {
     frame.render_widget(table, area);
 }
 
-fn small(area: Rect) -> bool {
+pub(super) fn small(area: Rect) -> bool {
     area.width < FULL.0 || area.height < FULL.1 - 3
 }
 
@@ -197,201 +192,6 @@ fn render_overview(state: &State, frame: &mut Frame, area: Rect) {
     frame.render_widget(table, files);
 }
 
-fn render_search(state: &State, frame: &mut Frame, area: Rect) {
-    let s = state.metrics.summary();
-    let k = state.search.settings.k;
-    let recall = match (s.recall, state.search.reference_ready) {
-        (Some(r), _) => format!("{r:.4}"),
-        (None, false) => "computing reference".into(),
-        (None, true) => "-".into(),
-    };
-    if small(area) {
-        let lines = vec![
-            Line::raw(format!("QPS {:.1} (avg {:.1}) | {} queries", s.qps, s.qps_avg, s.queries)),
-            Line::raw(format!(
-                "latency ms p50 {:.3} p95 {:.3} p99 {:.3}",
-                s.latency_ms.p50, s.latency_ms.p95, s.latency_ms.p99
-            )),
-            Line::raw(format!("recall@{k} {recall}")),
-            Line::raw(format!(
-                "RSS {} MiB (peak {}) | engine {}",
-                opt(s.rss_mib, 1),
-                opt(s.rss_peak_mib, 1),
-                s.engine_total_bytes.map_or("-".into(), mib)
-            )),
-            Line::raw(format!("CPU user {} sys {} /s", opt(s.cpu_user, 2), opt(s.cpu_sys, 2))),
-        ];
-        frame.render_widget(Paragraph::new(lines), area);
-        return;
-    }
-    let [top, middle, bottom] =
-        Layout::vertical([Constraint::Length(8), Constraint::Min(5), Constraint::Length(6)]).areas(area);
-    let [thr, lat] = Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(top);
-
-    // Throughput: figures, then a sparkline of the most recent points that fit.
-    let block = Block::bordered()
-        .title(format!(" throughput, {} {} queries ", state.search.queries, state.search.query_source));
-    let inner = block.inner(thr);
-    frame.render_widget(block, thr);
-    let [figs, spark] = Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(inner);
-    let figures = vec![
-        Line::from(vec![
-            Span::raw("QPS "),
-            Span::styled(format!("{:.1}", s.qps), bold()),
-            Span::raw(format!("  avg {:.1}", s.qps_avg)),
-        ]),
-        Line::raw(format!("queries {}  errors {}", s.queries, s.errors)),
-    ];
-    frame.render_widget(Paragraph::new(figures), figs);
-    let hist = state.metrics.history();
-    let points: Vec<u64> =
-        hist.iter().skip(hist.len().saturating_sub(spark.width as usize)).map(|p| p.qps.round() as u64).collect();
-    frame.render_widget(Sparkline::default().data(&points).style(style(state, Color::Green)), spark);
-
-    // Latency: percentiles, then the window's histogram as horizontal bars.
-    let block = Block::bordered().title(" latency (last 5 s) ");
-    let inner = block.inner(lat);
-    frame.render_widget(block, lat);
-    let mut lines = vec![Line::from(vec![
-        Span::raw("p50 "),
-        Span::styled(format!("{:.3}", s.latency_ms.p50), bold()),
-        Span::raw(format!("  p95 {:.3}  p99 {:.3} ms", s.latency_ms.p95, s.latency_ms.p99)),
-    ])];
-    let buckets = state.metrics.latency_buckets();
-    let first = buckets.iter().position(|&c| c > 0).unwrap_or(0);
-    let last = buckets.iter().rposition(|&c| c > 0).unwrap_or(0);
-    // From the first non-empty bucket; what does not fit folds into an open last row.
-    let label = |i: usize| match LATENCY_BUCKETS_US[i] {
-        u64::MAX => format!(">={:.1}ms", LATENCY_BUCKETS_US[i - 1] as f64 / 1000.0),
-        hi => format!("<{:.1}ms", hi as f64 / 1000.0),
-    };
-    let room = (inner.height.saturating_sub(1) as usize).max(2);
-    let mut rows: Vec<(String, u64)> = if buckets.iter().all(|&c| c == 0) {
-        Vec::new()
-    } else {
-        (first..=last).map(|i| (label(i), buckets[i])).collect()
-    };
-    if rows.len() > room {
-        let tail: u64 = rows[room - 1..].iter().map(|r| r.1).sum();
-        rows.truncate(room - 1);
-        rows.push((format!(">={:.1}ms", LATENCY_BUCKETS_US[first + room - 2] as f64 / 1000.0), tail));
-    }
-    let max = rows.iter().map(|r| r.1).max().unwrap_or(0).max(1);
-    let bar_w = inner.width.saturating_sub(20) as u64;
-    for (label, count) in rows {
-        let n = (count * bar_w).div_ceil(max) as usize;
-        lines.push(Line::from(vec![
-            Span::raw(format!("{label:>9} ")),
-            Span::styled("■".repeat(n), style(state, Color::Magenta)),
-            Span::raw(format!(" {count}")),
-        ]));
-    }
-    frame.render_widget(Paragraph::new(lines), inner);
-
-    render_qps_chart(state, frame, middle);
-
-    let [rec, mem] = Layout::horizontal([Constraint::Percentage(35), Constraint::Percentage(65)]).areas(bottom);
-    let lines = vec![
-        Line::from(vec![Span::raw(format!("recall@{k} ")), Span::styled(recall, bold())]),
-        Line::raw(state.search.recall_source.clone()),
-        Line::raw(format!("CPU user {} sys {} s/s", opt(s.cpu_user, 2), opt(s.cpu_sys, 2))),
-        Line::raw(format!("{} queries scored", s.recall_queries)),
-    ];
-    frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" recall, CPU ")), rec);
-    render_memory(state, frame, mem);
-}
-
-/// QPS over the kept history, each settings change a vertical line with its label below.
-fn render_qps_chart(state: &State, frame: &mut Frame, area: Rect) {
-    let hist = state.metrics.history();
-    let data: Vec<(f64, f64)> = hist.iter().map(|p| (p.t, p.qps)).collect();
-    let t0 = hist.front().map_or(0.0, |p| p.t);
-    let t1 = state.metrics.now().max(t0 + 1.0);
-    let top = data.iter().map(|p| p.1).fold(1.0, f64::max) * 1.1;
-    let markers: Vec<_> = state.metrics.markers().iter().filter(|m| m.t >= t0).collect();
-    let lines: Vec<[(f64, f64); 2]> = markers.iter().map(|m| [(m.t, 0.0), (m.t, top)]).collect();
-    let mut sets = vec![
-        Dataset::default()
-            .marker(Dots::Braille)
-            .graph_type(GraphType::Line)
-            .style(style(state, Color::Green))
-            .data(&data),
-    ];
-    for l in &lines {
-        sets.push(
-            Dataset::default().marker(Dots::Dot).graph_type(GraphType::Line).style(style(state, Color::Yellow)).data(l),
-        );
-    }
-    let label =
-        markers.iter().rev().take(4).rev().map(|m| format!("{:.0}s {}", m.t, m.label)).collect::<Vec<_>>().join(" | ");
-    let title = format!(" QPS, last {:.0} s ", t1 - t0);
-    let chart = Chart::new(sets)
-        .block(Block::bordered().title(title).title_bottom(Line::raw(label).left_aligned()))
-        .x_axis(Axis::default().bounds([t0, t1]))
-        .y_axis(Axis::default().bounds([0.0, top]).labels([Line::raw("0"), Line::raw(format!("{top:.0}"))]));
-    frame.render_widget(chart, area);
-}
-
-/// RSS and the engine's accounting by kind as one stacked bar scaled to the RSS peak.
-fn render_memory(state: &State, frame: &mut Frame, area: Rect) {
-    let s = state.metrics.summary();
-    let block = Block::bordered().title(" memory ");
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let mb = |b: u64| b as f64 / (1u64 << 20) as f64;
-    let engine = s.engine_bytes.clone().unwrap_or_default();
-    let rss = s.rss_mib.unwrap_or(0.0);
-    let peak = s.rss_peak_mib.unwrap_or(0.0).max(s.engine_peak_bytes.map_or(0.0, mb));
-    let width = inner.width as usize;
-    let scale = if peak > 0.0 { width as f64 / peak } else { 0.0 };
-    let mut spans = Vec::new();
-    let mut used = 0;
-    for (i, e) in engine.iter().enumerate() {
-        let n = ((mb(e.bytes) * scale).round() as usize).min(width - used);
-        if n > 0 {
-            spans.push(Span::styled(FILLS[i].to_string().repeat(n), style(state, COLORS[i])));
-            used += n;
-        }
-    }
-    let rss_cells = ((rss * scale).round() as usize).min(width);
-    if rss_cells > used {
-        spans.push(Span::raw("·".repeat(rss_cells - used)));
-        used = rss_cells;
-    }
-    if used < width {
-        spans.push(Span::raw(" ".repeat(width - used - 1)));
-        spans.push(Span::raw("|"));
-    }
-    let mut lines = vec![
-        Line::from(spans),
-        Line::raw(format!(
-            "RSS {} peak {} | engine {} peak {}",
-            s.rss_mib.map_or("-".into(), |m| short((m * 1048576.0) as u64)),
-            s.rss_peak_mib.map_or("-".into(), |m| short((m * 1048576.0) as u64)),
-            s.engine_total_bytes.map_or("-".into(), short),
-            s.engine_peak_bytes.map_or("-".into(), short)
-        )),
-    ];
-    let legend: Vec<String> = engine
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.bytes > 0)
-        .map(|(i, e)| format!("{}{} {}", FILLS[i], SHORT[i], short(e.bytes)))
-        .collect();
-    let mut line = String::new();
-    for item in legend.iter().map(String::as_str).chain(std::iter::once("·other RSS |peak")) {
-        if !line.is_empty() && line.chars().count() + item.chars().count() + 2 > width {
-            lines.push(Line::raw(std::mem::take(&mut line)));
-        }
-        if !line.is_empty() {
-            line.push_str("  ");
-        }
-        line.push_str(item);
-    }
-    lines.push(Line::raw(line));
-    frame.render_widget(Paragraph::new(lines), inner);
-}
-
 fn render_optimize(state: &State, frame: &mut Frame, area: Rect) {
     let o = &state.optimize;
     let status = match &o.status {
@@ -400,6 +200,7 @@ fn render_optimize(state: &State, frame: &mut Frame, area: Rect) {
         OptimizeStatus::Running => format!("optimizing for {:.1} s (c cancels)", o.seconds),
         OptimizeStatus::Cancelling => "cancelling".to_string(),
         OptimizeStatus::Done(what) => format!("done in {:.1} s: {what}", o.seconds),
+        OptimizeStatus::Cancelled => format!("cancelled after {:.1} s; the collection is unchanged", o.seconds),
         OptimizeStatus::Failed(e) => format!("failed: {e}"),
     };
     let s = state.metrics.summary();

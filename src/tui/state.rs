@@ -2,7 +2,7 @@
 //! the optimize run and the collection; [`super::render`] draws it and nothing else.
 
 use xvec::verify::GraphReport;
-use xvec::{Collection, IndexParams};
+use xvec::{Collection, IndexParams, OptimizeReport};
 
 use super::metrics::Metrics;
 use super::workload::Settings;
@@ -151,7 +151,23 @@ pub enum OptimizeStatus {
     Running,
     Cancelling,
     Done(String),
+    /// Stopped by the user (`c`); the engine left the collection unchanged.
+    Cancelled,
     Failed(String),
+}
+
+impl OptimizeStatus {
+    /// The status an optimize run ends in: a cancellation is not a failure.
+    pub fn of(result: Result<OptimizeReport, xvec::Error>) -> OptimizeStatus {
+        match result {
+            Ok(r) => OptimizeStatus::Done(format!(
+                "{} -> {} segments, {} rows, {} indexes built",
+                r.segments_before, r.segments_after, r.rows, r.indexes_built
+            )),
+            Err(xvec::Error::Cancelled) => OptimizeStatus::Cancelled,
+            Err(e) => OptimizeStatus::Failed(e.to_string()),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -167,6 +183,26 @@ pub struct OptimizeState {
     pub seconds: f64,
 }
 
+/// Where the workload's queries come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum QuerySource {
+    /// Stored vectors of the collection. Each query's own row is left out of its answer
+    /// and of its exact reference, so recall estimates that of queries from outside.
+    Sampled,
+    /// A query file (`--queries`), as given.
+    File(String),
+}
+
+impl QuerySource {
+    /// The full description, as `--headless` prints it.
+    pub fn describe(&self) -> String {
+        match self {
+            QuerySource::Sampled => "sampled, own row excluded".into(),
+            QuerySource::File(path) => format!("from {path}"),
+        }
+    }
+}
+
 /// The search settings as shown, with the defaults they fall back to.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchInfo {
@@ -178,7 +214,7 @@ pub struct SearchInfo {
     pub filter: Option<String>,
     pub queries: usize,
     /// Where the queries come from.
-    pub query_source: String,
+    pub query_source: QuerySource,
     /// Where recall comes from.
     pub recall_source: String,
     pub reference_ready: bool,
@@ -207,6 +243,8 @@ pub fn index_defaults(index: &IndexParams) -> (Option<usize>, Option<usize>) {
 }
 
 /// Everything a frame shows.
+///
+/// The dashboard opens on the first view, the overview ([`State::new`]).
 pub struct State {
     pub view: View,
     pub help: bool,
@@ -219,4 +257,31 @@ pub struct State {
     pub graphs: Load<Vec<GraphReport>>,
     /// A one-line note for the status bar (last action, last error).
     pub message: Option<String>,
+}
+
+impl State {
+    /// The state the dashboard starts in: the overview, no metrics yet, no optimize run.
+    pub fn new(overview: Overview, search: SearchInfo, color: bool) -> State {
+        let writable = overview.writable;
+        State {
+            view: View::ALL[0],
+            help: false,
+            color,
+            overview,
+            search,
+            metrics: Metrics::new(),
+            optimize: OptimizeState {
+                status: if writable { OptimizeStatus::Idle } else { OptimizeStatus::ReadOnly },
+                segments_done: 0,
+                segments_total: 0,
+                vectors_done: 0,
+                vectors_total: 0,
+                rate: 0.0,
+                seconds: 0.0,
+            },
+            selected: 0,
+            graphs: Load::NotStarted,
+            message: None,
+        }
+    }
 }

@@ -60,12 +60,31 @@ pub enum Truth {
     Exact { sample: usize, keys: [OnceLock<Result<Vec<Vec<String>>, String>>; 2] },
 }
 
+/// The query vectors a workload cycles through.
+pub struct Queries {
+    pub vectors: Vec<Vec<f32>>,
+    /// For queries sampled from the collection, the key of the row each one is: a query
+    /// finds itself at distance zero, so its own row is left out of both its answer and
+    /// its exact reference (else recall counts a free hit per query).
+    pub own_keys: Option<Vec<String>>,
+}
+
+impl Queries {
+    pub fn len(&self) -> usize {
+        self.vectors.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.vectors.is_empty()
+    }
+}
+
 /// The queries and what they run against.
 pub struct Workload<'c> {
     coll: &'c Collection,
     field: Option<String>,
     filter: Option<String>,
-    queries: Vec<Vec<f32>>,
+    queries: Queries,
     pub truth: Truth,
     settings: Mutex<Settings>,
     version: AtomicU64,
@@ -82,7 +101,7 @@ impl<'c> Workload<'c> {
         coll: &'c Collection,
         field: Option<String>,
         filter: Option<String>,
-        queries: Vec<Vec<f32>>,
+        queries: Queries,
         truth: Truth,
         settings: Settings,
     ) -> Workload<'c> {
@@ -134,10 +153,14 @@ impl<'c> Workload<'c> {
         self.last_error.lock().expect("error lock").clone()
     }
 
-    fn query_for(&self, s: &Settings) -> Query {
-        let mut q = Query::vector(Vec::new()).k(s.k).fields(Vec::<String>::new());
+    /// The query the workload runs with these settings; one neighbour more than k when
+    /// the query's own row is dropped from the answer.
+    pub(super) fn query_for(&self, s: &Settings) -> Query {
+        let k = s.k + usize::from(self.queries.own_keys.is_some());
+        let mut q = Query::vector(Vec::new()).k(k).fields(Vec::<String>::new());
         q.field = self.field.clone();
-        q.ef = s.ef;
+        // A graph search needs ef >= k, and k is one more here.
+        q.ef = s.ef.map(|ef| ef.max(k));
         q.refine = s.refine;
         q.filter = if s.filter { self.filter.clone() } else { None };
         q
@@ -176,15 +199,14 @@ impl<'c> Workload<'c> {
             }
             let qi = next % self.queries.len();
             next = next.wrapping_add(1);
-            q.target = Target::Vector(self.queries[qi].clone());
             let start = Instant::now();
-            let result = self.coll.query(&q);
+            let result = self.run_query(qi, &settings, &mut q);
             let end = Instant::now();
             match result {
-                Ok(hits) => {
+                Ok(recall) => {
                     let _ = local.record((end - start).as_micros().max(1) as u64);
                     slot.queries.fetch_add(1, Ordering::Relaxed);
-                    if let Some(r) = self.recall(qi, settings.filter, settings.k, &hits) {
+                    if let Some(r) = recall {
                         slot.recall_micros.fetch_add((r * RECALL_SCALE).round() as u64, Ordering::Relaxed);
                         slot.recall_n.fetch_add(1, Ordering::Relaxed);
                     }
@@ -201,6 +223,18 @@ impl<'c> Workload<'c> {
             }
         }
         flush(&mut local);
+    }
+
+    /// Runs query `qi` with `q` (from [`Workload::query_for`] for `s`): its own row
+    /// dropped and the answer cut to k, then recall@k when the query has a reference.
+    pub(super) fn run_query(&self, qi: usize, s: &Settings, q: &mut Query) -> Result<Option<f64>, xvec::Error> {
+        q.target = Target::Vector(self.queries.vectors[qi].clone());
+        let mut hits = self.coll.query(q)?;
+        if let Some(own) = &self.queries.own_keys {
+            hits.retain(|h| h.key != own[qi]);
+        }
+        hits.truncate(s.k);
+        Ok(self.recall(qi, s.filter, s.k, &hits))
     }
 
     /// recall@k of one answer, when the query has a reference for this filter setting.
@@ -229,13 +263,15 @@ impl<'c> Workload<'c> {
     pub fn compute_reference(&self) {
         let Truth::Exact { sample, keys } = &self.truth else { return };
         let snap = self.coll.snapshot();
-        let queries = &self.queries[..(*sample).min(self.queries.len())];
+        let n = (*sample).min(self.queries.len());
+        let queries = &self.queries.vectors[..n];
+        let own = self.queries.own_keys.as_deref().map(|o| &o[..n]);
         let filters = [None, self.filter.as_deref()];
         for (slot, filter) in keys.iter().zip(filters).take(if self.filter.is_some() { 2 } else { 1 }) {
             if self.stop.load(Ordering::Acquire) {
                 return;
             }
-            let _ = slot.set(exact(&snap, self.field.as_deref(), queries, filter, MAX_K, &self.stop));
+            let _ = slot.set(exact(&snap, self.field.as_deref(), queries, own, filter, MAX_K, &self.stop));
         }
     }
 
@@ -297,21 +333,31 @@ pub fn vector_field(snap: &Snapshot, field: Option<&str>) -> Result<(String, Met
     }
 }
 
-/// Up to `n` stored vectors of `field`, evenly spaced over the live documents.
-pub fn sample_queries(snap: &Snapshot, field: &str, n: usize) -> Result<Vec<Vec<f32>>, String> {
+/// Up to `n` stored vectors of `field`, evenly spaced over the live documents, with
+/// their keys.
+pub fn sample_queries(snap: &Snapshot, field: &str, n: usize) -> Result<Queries, String> {
     let keys = snap.keys_where(None).map_err(|e| e.to_string())?;
     let step = (keys.len() / n.max(1)).max(1);
     let picked: Vec<&str> = keys.iter().step_by(step).take(n).map(String::as_str).collect();
     let docs = snap.fetch(&picked, Some(&[field.to_string()])).map_err(|e| e.to_string())?;
-    Ok(docs.into_iter().flatten().filter_map(|d| d.get(field).and_then(to_f32)).collect())
+    let (mut vectors, mut own) = (Vec::new(), Vec::new());
+    for d in docs.into_iter().flatten() {
+        if let Some(v) = d.get(field).and_then(to_f32) {
+            vectors.push(v);
+            own.push(d.key);
+        }
+    }
+    Ok(Queries { vectors, own_keys: Some(own) })
 }
 
 /// Exact top-`k` keys of each query by brute force over the live documents (matching
-/// `filter`), reading the stored vectors a chunk at a time so none is held twice.
+/// `filter`, without the query's own row when `own` names it), reading the stored
+/// vectors a chunk at a time so none is held twice.
 fn exact(
     snap: &Snapshot,
     field: Option<&str>,
     queries: &[Vec<f32>],
+    own: Option<&[String]>,
     filter: Option<&str>,
     k: usize,
     stop: &AtomicBool,
@@ -331,7 +377,10 @@ fn exact(
         for doc in snap.fetch(&refs, Some(&fields)).map_err(|e| e.to_string())?.into_iter().flatten() {
             let Some(x) = doc.get(&field).and_then(to_f32) else { continue };
             let xn = norm(&x);
-            for ((q, &qn), top) in queries.iter().zip(&qnorms).zip(&mut tops) {
+            for (qi, ((q, &qn), top)) in queries.iter().zip(&qnorms).zip(&mut tops).enumerate() {
+                if own.is_some_and(|own| own[qi] == doc.key) {
+                    continue;
+                }
                 let d = match metric {
                     Metric::L2 => (kern.l2_f32)(q, &x),
                     Metric::Ip => -(kern.dot_f32)(q, &x),
