@@ -19,8 +19,9 @@ use crate::tui;
 /// against exact search on a sample of the queries), the process RSS beside the engine's
 /// memory accounting, and CPU time. Views: 1 overview, 2 search, 3 optimize (with
 /// --write), 4 segments and graph topology; `?` shows the keys. Queries come from
-/// --queries or are sampled from the collection. --headless runs the same workload
-/// without a screen and prints the panel values.
+/// --queries or are sampled from the collection; a sampled query's own row is left out of
+/// its answer and of its exact reference, so recall estimates that of outside queries.
+/// --headless runs the same workload without a screen and prints the panel values.
 ///
 /// Example:
 ///   xvec tui words

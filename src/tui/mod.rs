@@ -100,7 +100,9 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
             }
             (Queries { vectors: rows, own_keys: None }, QuerySource::File(path.display().to_string()))
         }
-        None => (workload::sample_queries(&snap, &field, SAMPLED_QUERIES).map_err(TuiError::new)?, QuerySource::Sampled),
+        None => {
+            (workload::sample_queries(&snap, &field, SAMPLED_QUERIES).map_err(TuiError::new)?, QuerySource::Sampled)
+        }
     };
     if queries.is_empty() {
         return Err(TuiError::new("no queries: the collection has no stored vectors to sample")
@@ -363,7 +365,11 @@ impl<'a: 's, 's, 'e> Ui<'a, 's, 'e> {
             if let Some(result) = self.run.result.lock().expect("optimize lock").take() {
                 self.optimize_started = None;
                 o.status = OptimizeStatus::of(result);
-                state.metrics.mark(if o.status == OptimizeStatus::Cancelled { "optimize cancelled" } else { "optimize end" });
+                state.metrics.mark(if o.status == OptimizeStatus::Cancelled {
+                    "optimize cancelled"
+                } else {
+                    "optimize end"
+                });
                 state.overview = Overview::read(self.coll);
                 state.selected = state.selected.min(state.overview.segments.len().saturating_sub(1));
                 *self.graphs.lock().expect("graphs lock") = Load::NotStarted;

@@ -80,8 +80,7 @@ pub fn layout(area: Rect, memory_lines: impl Fn(u16) -> u16) -> SearchLayout {
     let top_h = (rest * 2 / 5).clamp(TOP_MIN, most).min(rest.saturating_sub(CHART_MIN));
     let [top, chart, bottom] =
         Layout::vertical([Constraint::Length(top_h), Constraint::Min(0), Constraint::Length(bottom_h)]).areas(area);
-    let [throughput, latency] =
-        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(top);
+    let [throughput, latency] = Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(top);
     let [recall, memory] = columns(bottom);
     SearchLayout { throughput, latency, chart, recall, memory }
 }
@@ -93,10 +92,15 @@ pub fn throughput_title(queries: usize, source: &QuerySource, width: usize) -> S
     let fits = |t: &String| t.chars().count() <= width;
     let candidates = match source {
         QuerySource::Sampled => {
-            vec![format!(" throughput, {queries} sampled queries "), format!(" {queries} sampled queries "), " sampled ".into()]
+            vec![
+                format!(" throughput, {queries} sampled queries "),
+                format!(" {queries} sampled queries "),
+                " sampled ".into(),
+            ]
         }
         QuerySource::File(path) => {
-            let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+            let name =
+                std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
             vec![
                 format!(" throughput, {queries} queries from {path} "),
                 format!(" {queries} queries from {path} "),
@@ -148,12 +152,16 @@ pub fn latency_rows(counts: &[u64], room: usize) -> Vec<LatencyRow> {
     };
     let mut rows = trim(fine.clone());
     if rows.len() > room {
-        let pairs =
-            fine.chunks(2).map(|c| LatencyRow { lo: c[0].lo, hi: c[c.len() - 1].hi, count: c.iter().map(|r| r.count).sum() });
+        let pairs = fine.chunks(2).map(|c| LatencyRow {
+            lo: c[0].lo,
+            hi: c[c.len() - 1].hi,
+            count: c.iter().map(|r| r.count).sum(),
+        });
         rows = trim(pairs.collect());
     }
     if rows.len() > room {
-        let tail = LatencyRow { lo: rows[room - 1].lo, hi: u64::MAX, count: rows[room - 1..].iter().map(|r| r.count).sum() };
+        let tail =
+            LatencyRow { lo: rows[room - 1].lo, hi: u64::MAX, count: rows[room - 1..].iter().map(|r| r.count).sum() };
         rows.truncate(room - 1);
         rows.push(tail);
     }
@@ -328,7 +336,10 @@ fn render_memory(state: &State, frame: &mut Frame, area: Rect) {
     for (i, e) in engine.iter().enumerate() {
         let n = ((mb(e.bytes) * scale).round() as usize).min(width - used);
         if n > 0 {
-            spans.push(Span::styled(FILLS[i % FILLS.len()].to_string().repeat(n), style(state, COLORS[i % COLORS.len()])));
+            spans.push(Span::styled(
+                FILLS[i % FILLS.len()].to_string().repeat(n),
+                style(state, COLORS[i % COLORS.len()]),
+            ));
             used += n;
         }
     }
@@ -354,4 +365,3 @@ fn render_memory(state: &State, frame: &mut Frame, area: Rect) {
     lines.extend(memory_legend(state, inner.width).into_iter().map(Line::raw));
     frame.render_widget(Paragraph::new(lines), inner);
 }
-

@@ -294,7 +294,17 @@ fn the_memory_panel_shows_every_kind_and_they_sum_to_the_total() {
         let parts = summary.engine_bytes.clone().unwrap();
         assert_eq!(parts.iter().map(|p| p.bytes).sum::<u64>(), summary.engine_total_bytes.unwrap());
         let frame = draw(&s, w, h);
-        for name in ["vectors", "keys+scalars", "codes", "sketches 7.2M", "graph", "scratch", "unfl.vectors", "unfl.other", "wal"] {
+        for name in [
+            "vectors",
+            "keys+scalars",
+            "codes",
+            "sketches 7.2M",
+            "graph",
+            "scratch",
+            "unfl.vectors",
+            "unfl.other",
+            "wal",
+        ] {
             assert!(frame.contains(name), "{w}x{h}: {name} missing:\n{frame}");
         }
         let total = super::render::short(summary.engine_total_bytes.unwrap());
@@ -316,8 +326,7 @@ fn small_hnsw(dir: &Path, n: usize) -> (xvec::Collection, Vec<Vec<f32>>) {
         (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
     };
     let centers: Vec<Vec<f32>> = (0..8).map(|_| (0..16).map(|_| next() * 4.0).collect()).collect();
-    let data: Vec<Vec<f32>> =
-        (0..n).map(|i| centers[i % 8].iter().map(|c| c + next()).collect()).collect();
+    let data: Vec<Vec<f32>> = (0..n).map(|i| centers[i % 8].iter().map(|c| c + next()).collect()).collect();
     coll.insert(data.iter().enumerate().map(|(i, v)| xvec::Doc::new(i.to_string()).set("v", v.clone())).collect())
         .unwrap();
     coll.optimize(&xvec::OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
@@ -354,7 +363,11 @@ fn sampled_recall_leaves_each_query_s_own_row_out() {
     for &row in &own {
         let v = &data[row];
         let search = |k: usize| -> Vec<usize> {
-            coll.query(&xvec::Query::vector(v.clone()).k(k).ef(ef)).unwrap().iter().map(|h| h.key.parse().unwrap()).collect()
+            coll.query(&xvec::Query::vector(v.clone()).k(k).ef(ef))
+                .unwrap()
+                .iter()
+                .map(|h| h.key.parse().unwrap())
+                .collect()
         };
         let got: Vec<usize> = search(k + 1).into_iter().filter(|&r| r != row).take(k).collect();
         let want = nearest(&data, v, k, Some(row));
