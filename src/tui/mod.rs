@@ -365,11 +365,8 @@ impl<'a: 's, 's, 'e> Ui<'a, 's, 'e> {
             if let Some(result) = self.run.result.lock().expect("optimize lock").take() {
                 self.optimize_started = None;
                 o.status = OptimizeStatus::of(result);
-                state.metrics.mark(if o.status == OptimizeStatus::Cancelled {
-                    "optimize cancelled"
-                } else {
-                    "optimize end"
-                });
+                let cancelled = o.status == OptimizeStatus::Cancelled;
+                state.metrics.mark(if cancelled { "optimize cancelled" } else { "optimize end" });
                 state.overview = Overview::read(self.coll);
                 state.selected = state.selected.min(state.overview.segments.len().saturating_sub(1));
                 *self.graphs.lock().expect("graphs lock") = Load::NotStarted;
