@@ -55,10 +55,13 @@ impl Cell {
     }
 }
 
+/// A number as JSON prints it: f32 values reach here already at their shortest decimal
+/// (see `xvec::value::json_f32`), so every text mode reads back the stored bits; a whole
+/// float keeps no `.0` (`3`, not `3.0`).
 fn fmt_num(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::Number(n) => match n.as_f64() {
-            Some(f) if !n.is_i64() && !n.is_u64() => format!("{}", (f * 1e4).round() / 1e4),
+            Some(f) if !n.is_i64() && !n.is_u64() && f.fract() == 0.0 && f.abs() < 1e15 => format!("{f}"),
             _ => n.to_string(),
         },
         other => other.to_string(),
@@ -227,8 +230,8 @@ mod tests {
 
     #[test]
     fn every_mode_renders_the_same_rows() {
-        assert_eq!(render(OutputMode::Tsv), "key\tscore\temb\na,b\t0.1235\t[1, 2.5, 3, 4]\nc\t2\t\n");
-        assert_eq!(render(OutputMode::Csv), "key,score,emb\n\"a,b\",0.1235,\"[1, 2.5, 3, 4]\"\nc,2,\n");
+        assert_eq!(render(OutputMode::Tsv), "key\tscore\temb\na,b\t0.123456\t[1, 2.5, 3, 4]\nc\t2\t\n");
+        assert_eq!(render(OutputMode::Csv), "key,score,emb\n\"a,b\",0.123456,\"[1, 2.5, 3, 4]\"\nc,2,\n");
         assert!(render(OutputMode::Json).contains("\"emb\": [\n      1.0,"));
         assert_eq!(
             render(OutputMode::Jsonl),
@@ -236,9 +239,9 @@ mod tests {
         );
         assert!(
             render(OutputMode::Markdown)
-                .starts_with("| key | score | emb |\n|---|---|---|\n| a,b | 0.1235 | [1, 2.5, … 4 dims] |")
+                .starts_with("| key | score | emb |\n|---|---|---|\n| a,b | 0.123456 | [1, 2.5, … 4 dims] |")
         );
-        assert!(render(OutputMode::Line).contains("  key = a,b\nscore = 0.1235\n  emb = [1, 2.5, … 4 dims]\n\n"));
+        assert!(render(OutputMode::Line).contains("  key = a,b\nscore = 0.123456\n  emb = [1, 2.5, … 4 dims]\n\n"));
         let table = render(OutputMode::Table);
         assert!(table.contains("[1, 2.5, … 4 dims]"), "{table}");
     }
