@@ -57,7 +57,9 @@ fn json(value: &Field) -> Result<serde_json::Value, String> {
         Field::Str(s) => J::String(s.clone()),
         Field::ListInternal(list) => J::Array(list.elements().iter().map(json).collect::<Result<_, _>>()?),
         other => {
-            return Err(format!("{other} is of a type xvec has no field for (expected a number, string, bool or list)"));
+            return Err(format!(
+                "{other} is of a type xvec has no field for (expected a number, string, bool or list)"
+            ));
         }
     })
 }
