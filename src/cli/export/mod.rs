@@ -32,6 +32,7 @@ struct Layout {
     key_field: String,
     rows: usize,
     /// Every key is a decimal integer (`42`, not `042`): parquet writes them as int64.
+    #[cfg(feature = "parquet")]
     integer_keys: bool,
 }
 
@@ -56,8 +57,13 @@ pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliErro
         .filter(|f| a.fields.as_ref().is_none_or(|names| names.contains(&f.name)))
         .cloned()
         .collect();
-    let integer_keys = keys.iter().all(|k| k.parse::<i64>().is_ok_and(|i| i.to_string() == *k));
-    let layout = Layout { fields, key_field: a.key_field.clone(), rows: keys.len(), integer_keys };
+    let layout = Layout {
+        fields,
+        key_field: a.key_field.clone(),
+        rows: keys.len(),
+        #[cfg(feature = "parquet")]
+        integer_keys: keys.iter().all(|k| k.parse::<i64>().is_ok_and(|i| i.to_string() == *k)),
+    };
     let mut writer = open_writer(a, layout, io)?;
     for chunk in keys.chunks(CHUNK) {
         interrupt::check()?;
