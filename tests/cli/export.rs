@@ -155,6 +155,31 @@ fn schema_round_trips_through_create() {
     }
 }
 
+/// `repair --schema` takes `xvec schema`'s output: with the only manifest cut inside its
+/// schema, the saved schema brings back every document.
+#[test]
+fn repair_reads_the_schema_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let c = tmp.path().join("c");
+    build(&c, SCHEMA, every_docs(false).into_iter().take(50).collect());
+    let want = all_docs(&c);
+    let file = tmp.path().join("schema.json");
+    std::fs::write(&file, xvec(&["schema", s(&c)]).run().ok().stdout.as_bytes()).unwrap();
+    let manifests: Vec<_> = std::fs::read_dir(&c)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("MANIFEST-"))
+        .collect();
+    assert_eq!(manifests.len(), 1, "{manifests:?}");
+    let bytes = std::fs::read(&manifests[0]).unwrap();
+    std::fs::write(&manifests[0], &bytes[..40]).unwrap();
+    let run = xvec(&["repair", s(&c), "--yes"]).run();
+    assert!(run.stderr.contains("give the schema"), "{run}");
+    xvec(&["repair", s(&c), "--yes", "--schema", s(&file)]).run().ok();
+    assert_same_docs(&all_docs(&c), &want, "repaired");
+    assert_eq!(xvec(&["schema", s(&c)]).run().ok().stdout, std::fs::read_to_string(&file).unwrap());
+}
+
 /// jsonl, csv and parquet carry every field; export → import into a new collection gives
 /// the same documents (f32s to the bit) and the same query results, with string keys
 /// and with integer ones (an int64 `id` column in parquet).
