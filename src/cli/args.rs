@@ -375,8 +375,9 @@ pub enum ExportFormat {
 ///
 /// Reads one snapshot in chunks, so memory stays bounded however large the collection.
 /// `import` reads every format back. jsonl and csv name the key column --key-field (`id`);
-/// csv cells hold vectors as JSON arrays, an empty cell is null. npy and fvecs hold the
-/// vectors of one field (--field when there are several) as float32 and need -o FILE: the
+/// csv cells hold vectors as JSON arrays; an empty cell is null, or the empty string in a
+/// string field that is not nullable (in a nullable one the two read back as null). npy
+/// and fvecs hold the vectors of one field (--field when there are several) as float32 and need -o FILE: the
 /// keys go to FILE.ids, one per line (what `import --ids` reads); scalar fields are not
 /// written. parquet writes the key as an int64 `id` column when every key is a decimal
 /// integer, else as a string column, then one list<float> column per vector field and one
