@@ -29,7 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a collection from a JSON schema file or --field/--vector flags.')
-            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import documents from JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy).')
             [CompletionResult]::new('insert', 'insert', [CompletionResultType]::ParameterValue, 'Insert new documents; a key that exists already fails.')
             [CompletionResult]::new('upsert', 'upsert', [CompletionResultType]::ParameterValue, 'Insert documents, or merge the given fields into existing ones.')
             [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Replace the given fields of existing documents; a missing key fails.')
@@ -41,7 +41,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show the schema, index parameters, counts and size.')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
-            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, vectors inline; `import` reads them back.')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.')
+            [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'Write a script, a schema and data files that recreate the collection.')
             [CompletionResult]::new('shell', 'shell', [CompletionResultType]::ParameterValue, 'Interactive shell over a collection, or run a script.')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a completion script for a shell.')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write the man pages, one per command, into a directory.')
@@ -192,11 +194,31 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;export' {
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output file (default: standard output)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output file (default: standard output)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output file (default: standard output; npy, fvecs and parquet need one)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output file (default: standard output; npy, fvecs and parquet need one)')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter')
             [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to write, comma-separated (default: all)')
-            [CompletionResult]::new('--key-field', '--key-field', [CompletionResultType]::ParameterName, 'Member that holds the primary key')
+            [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field of npy and fvecs (default: the only one)')
+            [CompletionResult]::new('--key-field', '--key-field', [CompletionResultType]::ParameterName, 'Name of the key column (member in jsonl)')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;schema' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;dump' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
@@ -427,7 +449,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         }
         'xvec;help' {
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a collection from a JSON schema file or --field/--vector flags.')
-            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import documents from JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy).')
             [CompletionResult]::new('insert', 'insert', [CompletionResultType]::ParameterValue, 'Insert new documents; a key that exists already fails.')
             [CompletionResult]::new('upsert', 'upsert', [CompletionResultType]::ParameterValue, 'Insert documents, or merge the given fields into existing ones.')
             [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Replace the given fields of existing documents; a missing key fails.')
@@ -439,7 +461,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show the schema, index parameters, counts and size.')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
-            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, vectors inline; `import` reads them back.')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.')
+            [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'Write a script, a schema and data files that recreate the collection.')
             [CompletionResult]::new('shell', 'shell', [CompletionResultType]::ParameterValue, 'Interactive shell over a collection, or run a script.')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a completion script for a shell.')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write the man pages, one per command, into a directory.')
@@ -492,6 +516,12 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;export' {
+            break
+        }
+        'xvec;help;schema' {
+            break
+        }
+        'xvec;help;dump' {
             break
         }
         'xvec;help;shell' {

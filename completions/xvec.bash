@@ -34,6 +34,9 @@ _xvec() {
             xvec,describe)
                 cmd="xvec__subcmd__describe"
                 ;;
+            xvec,dump)
+                cmd="xvec__subcmd__dump"
+                ;;
             xvec,export)
                 cmd="xvec__subcmd__export"
                 ;;
@@ -69,6 +72,9 @@ _xvec() {
                 ;;
             xvec,repair)
                 cmd="xvec__subcmd__repair"
+                ;;
+            xvec,schema)
+                cmd="xvec__subcmd__schema"
                 ;;
             xvec,shell)
                 cmd="xvec__subcmd__shell"
@@ -106,6 +112,9 @@ _xvec() {
             xvec__subcmd__help,describe)
                 cmd="xvec__subcmd__help__subcmd__describe"
                 ;;
+            xvec__subcmd__help,dump)
+                cmd="xvec__subcmd__help__subcmd__dump"
+                ;;
             xvec__subcmd__help,export)
                 cmd="xvec__subcmd__help__subcmd__export"
                 ;;
@@ -141,6 +150,9 @@ _xvec() {
                 ;;
             xvec__subcmd__help,repair)
                 cmd="xvec__subcmd__help__subcmd__repair"
+                ;;
+            xvec__subcmd__help,schema)
+                cmd="xvec__subcmd__help__subcmd__schema"
                 ;;
             xvec__subcmd__help,shell)
                 cmd="xvec__subcmd__help__subcmd__shell"
@@ -227,7 +239,7 @@ _xvec() {
 
     case "${cmd}" in
         xvec)
-            opts="-h -V --mode --no-headers --no-mmap --help --version create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help"
+            opts="-h -V --mode --no-headers --no-mmap --help --version create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -527,13 +539,49 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        xvec__subcmd__export)
-            opts="-o -h --output --filter --fields --key-field --mode --no-headers --no-mmap --help"
+        xvec__subcmd__dump)
+            opts="-o -h --output --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --output)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__export)
+            opts="-o -h --format --output --filter --fields --field --key-field --mode --no-headers --no-mmap --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "jsonl csv npy fvecs parquet" -- "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     local oldifs
                     if [ -n "${IFS+x}" ]; then
@@ -569,6 +617,10 @@ _xvec() {
                     return 0
                     ;;
                 --fields)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -628,7 +680,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help)
-            opts="create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help"
+            opts="create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -712,6 +764,20 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__describe)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__dump)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -977,6 +1043,20 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xvec__subcmd__help__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xvec__subcmd__help__subcmd__shell)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1069,7 +1149,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "jsonl csv fvecs npy" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "jsonl csv fvecs npy parquet" -- "${cur}"))
                     return 0
                     ;;
                 --key-field)
@@ -1538,6 +1618,24 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__schema)
+            opts="-h --mode --no-headers --no-mmap --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0

@@ -26,7 +26,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand create 'Create a collection from a JSON schema file or --field/--vector flags.'
-            cand import 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
+            cand import 'Import documents from JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy).'
             cand insert 'Insert new documents; a key that exists already fails.'
             cand upsert 'Insert documents, or merge the given fields into existing ones.'
             cand update 'Replace the given fields of existing documents; a missing key fails.'
@@ -38,7 +38,9 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
             cand describe 'Show the schema, index parameters, counts and size.'
             cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
-            cand export 'Write documents as JSON Lines, vectors inline; `import` reads them back.'
+            cand export 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
+            cand schema 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.'
+            cand dump 'Write a script, a schema and data files that recreate the collection.'
             cand shell 'Interactive shell over a collection, or run a script.'
             cand completions 'Print a completion script for a shell.'
             cand man 'Write the man pages, one per command, into a directory.'
@@ -175,11 +177,29 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;export'= {
-            cand -o 'Output file (default: standard output)'
-            cand --output 'Output file (default: standard output)'
+            cand --format 'Output format'
+            cand -o 'Output file (default: standard output; npy, fvecs and parquet need one)'
+            cand --output 'Output file (default: standard output; npy, fvecs and parquet need one)'
             cand --filter 'Only documents matching this filter'
             cand --fields 'Fields to write, comma-separated (default: all)'
-            cand --key-field 'Member that holds the primary key'
+            cand --field 'Vector field of npy and fvecs (default: the only one)'
+            cand --key-field 'Name of the key column (member in jsonl)'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;schema'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;dump'= {
+            cand -o 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)'
+            cand --output 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -386,7 +406,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;help'= {
             cand create 'Create a collection from a JSON schema file or --field/--vector flags.'
-            cand import 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
+            cand import 'Import documents from JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy).'
             cand insert 'Insert new documents; a key that exists already fails.'
             cand upsert 'Insert documents, or merge the given fields into existing ones.'
             cand update 'Replace the given fields of existing documents; a missing key fails.'
@@ -398,7 +418,9 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
             cand describe 'Show the schema, index parameters, counts and size.'
             cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
-            cand export 'Write documents as JSON Lines, vectors inline; `import` reads them back.'
+            cand export 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
+            cand schema 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.'
+            cand dump 'Write a script, a schema and data files that recreate the collection.'
             cand shell 'Interactive shell over a collection, or run a script.'
             cand completions 'Print a completion script for a shell.'
             cand man 'Write the man pages, one per command, into a directory.'
@@ -437,6 +459,10 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;help;stats'= {
         }
         &'xvec;help;export'= {
+        }
+        &'xvec;help;schema'= {
+        }
+        &'xvec;help;dump'= {
         }
         &'xvec;help;shell'= {
         }

@@ -30,7 +30,7 @@ fn main() -> ExitCode {
     let printer = cli::commands::printer_for(&cli.output);
     let mut colls = cli::commands::OneShot::new(!cli.read.no_mmap);
     let mut io = cli::commands::Io { out: &mut out, err: &mut err, printer };
-    let result = cli::commands::run(cli.command, &mut colls, &mut io)
+    let result = cli::commands::run(cli.into_command(), &mut colls, &mut io)
         .and_then(|()| colls.close())
         .and_then(|()| out.flush().map_err(cli::CliError::from));
     match result {

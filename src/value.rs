@@ -139,13 +139,23 @@ impl Value {
             Value::Int64(x) => J::from(*x),
             Value::Uint32(x) => J::from(*x),
             Value::Uint64(x) => J::from(*x),
-            Value::Float(x) => json_f64(*x as f64),
+            Value::Float(x) => json_f32(*x),
             Value::Double(x) => json_f64(*x),
-            Value::VectorFp32(v) => J::Array(v.iter().map(|&x| json_f64(x as f64)).collect()),
-            Value::VectorFp16(v) => J::Array(v.iter().map(|x| json_f64(x.to_f64())).collect()),
+            Value::VectorFp32(v) => J::Array(v.iter().map(|&x| json_f32(x)).collect()),
+            Value::VectorFp16(v) => J::Array(v.iter().map(|x| json_f32(x.to_f32())).collect()),
             Value::VectorInt8(v) => J::Array(v.iter().map(|&x| J::from(x)).collect()),
         }
     }
+}
+
+/// An f32 as the shortest decimal that reads back as the same f32 (`-0.259`), not as the
+/// digits of its f64 widening (`-0.2590000033378601`): the f64 nearest that decimal, which
+/// serde_json prints as the decimal again. Every text format goes through here.
+pub fn json_f32(x: f32) -> serde_json::Value {
+    if !x.is_finite() {
+        return serde_json::Value::Null;
+    }
+    json_f64(x.to_string().parse::<f64>().expect("an f32's decimal is a valid f64"))
 }
 
 fn json_f64(x: f64) -> serde_json::Value {
@@ -403,6 +413,24 @@ mod tests {
         long.key = "x".repeat(MAX_KEY_BYTES + 1);
         assert!(matches!(Row::from_doc(&s, long), Err(DocError::KeyTooLong { .. })));
         assert!(Row::from_doc(&s, base()).is_ok());
+    }
+
+    /// f32s print as their shortest decimal and read back (as JSON, through f64) to the
+    /// same bits, over a spread of bit patterns from subnormals to the largest finite.
+    #[test]
+    fn f32_json_is_shortest_and_round_trips() {
+        assert_eq!(Value::Float(-0.259).to_json().to_string(), "-0.259");
+        assert_eq!(Value::VectorFp32(vec![0.1, 1.0, -3.5e-7]).to_json().to_string(), "[0.1,1.0,-3.5e-7]");
+        assert_eq!(Value::Double(0.1f32 as f64).to_json().to_string(), "0.10000000149011612");
+        for bits in (0..u32::MAX).step_by(4093).chain([1, 0x7f7f_ffff, 0x8000_0001, 0x0080_0000]) {
+            let x = f32::from_bits(bits);
+            if !x.is_finite() {
+                continue;
+            }
+            let text = Value::Float(x).to_json().to_string();
+            let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!((back.as_f64().unwrap() as f32).to_bits(), x.to_bits(), "{bits:#x} printed as {text}");
+        }
     }
 
     #[test]

@@ -66,14 +66,19 @@ pub enum ImportFormat {
     Fvecs,
     /// Raw vectors, a 2-d NumPy array.
     Npy,
+    /// Apache Parquet: one column per field, vectors as lists of numbers.
+    Parquet,
 }
 
-/// Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).
+/// Import documents from JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy).
 ///
 /// JSON Lines and CSV rows name their fields; the key comes from --key-field. Vector fields
 /// are JSON arrays (in CSV: a cell holding a JSON array) or come row by row from a vector
 /// file with --vectors FIELD=FILE. A raw vector file fills one vector field (--field) and
-/// takes its keys from --ids FILE (one key per line) or from the row numbers.
+/// takes its keys from --ids FILE (one key per line) or from the row numbers. A Parquet
+/// file has one column per field (the key in --key-field, int64 or string), vectors as
+/// list columns, nulls where a nullable field is unset: what `export --format parquet`,
+/// Milvus bulk_import and VectorDBBench files hold.
 /// Writes in batches of --batch-size, one WAL sync each; bad rows are reported with their
 /// line and skipped, and the command then exits 1.
 ///
@@ -81,6 +86,7 @@ pub enum ImportFormat {
 ///   xvec import words commands/data/wordnet.jsonl --vectors emb=commands/data/wordnet.fvecs --flush
 ///   xvec import words extra.csv --key-field id
 ///   xvec import words commands/data/queries.fvecs --field emb --ids ids.txt
+///   xvec import words words.parquet
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ImportArgs {
@@ -333,17 +339,65 @@ pub struct StatsArgs {
     pub coll: CollectionArg,
 }
 
-/// Write documents as JSON Lines, vectors inline; `import` reads them back.
+/// Print the schema as JSON, as `create --schema` and `repair --schema` read it.
+///
+/// Every field with its type and nullability, every vector field's dim, metric and full
+/// index parameters (defaults spelled out), whether the collection was made from a schema
+/// file or from --field/--vector flags. `describe` is the human summary of the same.
+///
+/// Example:
+///   xvec schema words > schema.json
+///   xvec create copy --schema schema.json
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct SchemaArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+}
+
+/// Output formats of `export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// One JSON object per line, vectors inline.
+    Jsonl,
+    /// A header row of field names; vectors as JSON arrays in their cells.
+    Csv,
+    /// One vector field as a 2-d float32 NumPy array, keys in FILE.ids.
+    Npy,
+    /// One vector field as TEXMEX .fvecs, keys in FILE.ids.
+    Fvecs,
+    /// Apache Parquet: an `id` column, one list<float> column per vector field, one
+    /// column per scalar field (the layout of Milvus bulk_import and VectorDBBench).
+    Parquet,
+}
+
+/// Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.
+///
+/// Reads one snapshot in chunks, so memory stays bounded however large the collection.
+/// `import` reads every format back. jsonl and csv name the key column --key-field (`id`);
+/// csv cells hold vectors as JSON arrays; an empty cell is null, or the empty string in a
+/// string field that is not nullable (in a nullable one the two read back as null). npy
+/// and fvecs hold the vectors of one field (--field when there are several) as float32 and need -o FILE: the
+/// keys go to FILE.ids, one per line (what `import --ids` reads); scalar fields are not
+/// written. parquet writes the key as an int64 `id` column when every key is a decimal
+/// integer, else as a string column, then one list<float> column per vector field and one
+/// typed column per scalar field, null where a nullable field is unset.
 ///
 /// Example:
 ///   xvec export words -o words.jsonl
 ///   xvec export words --filter "pos = 'v'" --fields lemma,gloss | head
+///   xvec export words --format csv --fields lemma,pos -o words.csv
+///   xvec export words --format npy -o emb.npy      # and emb.npy.ids
+///   xvec export words --format parquet -o train.parquet
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ExportArgs {
     #[command(flatten)]
     pub coll: CollectionArg,
-    /// Output file (default: standard output).
+    /// Output format.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "jsonl")]
+    pub format: ExportFormat,
+    /// Output file (default: standard output; npy, fvecs and parquet need one).
     #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub output: Option<PathBuf>,
     /// Only documents matching this filter.
@@ -352,9 +406,35 @@ pub struct ExportArgs {
     /// Fields to write, comma-separated (default: all).
     #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
     pub fields: Option<Vec<String>>,
-    /// Member that holds the primary key.
+    /// Vector field of npy and fvecs (default: the only one).
+    #[arg(long, value_name = "FIELD")]
+    pub field: Option<String>,
+    /// Name of the key column (member in jsonl).
     #[arg(long, value_name = "NAME", default_value = "id")]
     pub key_field: String,
+    /// The global --mode, if given: export refuses it (its format is --format).
+    #[arg(skip)]
+    pub mode: Option<super::output::OutputMode>,
+}
+
+/// Write a script, a schema and data files that recreate the collection.
+///
+/// OUTDIR (default DIR.dump) gets schema.json (from `xvec schema`), data.jsonl (every live document, from
+/// `export`) and dump.xvec, a shell script that runs `create --schema`, `import`, `flush`
+/// and, when the source has built indexes, `optimize`. File names in the script are
+/// relative to OUTDIR; run it from there into a new directory.
+///
+/// Example:
+///   xvec dump words -o words.dump
+///   cd words.dump && xvec shell ../words-copy --write -f dump.xvec
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct DumpArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Output directory (default: DIR.dump; created if missing, must not hold a dump yet).
+    #[arg(short, long, value_name = "OUTDIR", value_hint = ValueHint::DirPath)]
+    pub output: Option<PathBuf>,
 }
 
 /// Interactive shell over a collection, or run a script.

@@ -136,6 +136,8 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Describe(a) => print(io, &describe_table(colls.open(&a.coll.dir, false)?)),
         Command::Stats(a) => stats(&a, colls, io),
         Command::Export(a) => super::export::run(&a, colls.open(&a.coll.dir, false)?, io),
+        Command::Schema(a) => Ok(writeln!(io.out, "{}", colls.open(&a.coll.dir, false)?.schema().to_json())?),
+        Command::Dump(a) => super::dump::run(&a, colls.open(&a.coll.dir, false)?, io),
         Command::Shell(_) => Err(CliError::usage("the shell cannot start another shell")),
         Command::Completions(a) => super::docs::completions(a.shell, io.out),
         Command::Man(a) => super::docs::write_man_pages(&a.out, io),
@@ -242,7 +244,7 @@ fn shown_fields(schema: &Schema, q: &Query) -> Vec<String> {
 }
 
 fn hit_row(h: &Hit, names: &[String]) -> Vec<Cell> {
-    let mut row: Vec<Cell> = vec![h.key.clone().into(), score_json(h.score).into()];
+    let mut row: Vec<Cell> = vec![h.key.clone().into(), Cell::measure(xvec::value::json_f32(h.score))];
     row.extend(names.iter().map(|n| h.fields.get(n).map_or(serde_json::Value::Null, Value::to_json).into()));
     row
 }
@@ -268,16 +270,6 @@ fn groups_table(schema: &Schema, groups: &[Group], q: &Query, field: &str) -> Ta
         }
     }
     t
-}
-
-/// A score as the shortest decimal that reads back as the same f32 (not its f64 widening).
-fn score_json(score: f32) -> serde_json::Value {
-    score
-        .to_string()
-        .parse::<f64>()
-        .ok()
-        .and_then(serde_json::Number::from_f64)
-        .map_or(serde_json::Value::Null, Into::into)
 }
 
 fn fetch(a: &FetchArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError> {

@@ -10,6 +10,7 @@ pub mod bench;
 pub mod commands;
 pub mod create;
 pub mod docs;
+pub mod dump;
 pub mod error;
 pub mod export;
 pub mod import;
@@ -91,6 +92,18 @@ pub struct CollectionArg {
     pub dir: PathBuf,
 }
 
+impl Cli {
+    /// The command to run, with the global flags a command checks itself handed to it:
+    /// `export` refuses `--mode` (its format is `--format`) rather than ignore it.
+    pub fn into_command(self) -> Command {
+        let mut command = self.command;
+        if let Command::Export(a) = &mut command {
+            a.mode = self.output.mode;
+        }
+        command
+    }
+}
+
 /// Id of [`CollectionArg::dir`], which the shell fills in.
 pub const COLLECTION_ARG: &str = "dir";
 
@@ -110,6 +123,8 @@ pub enum Command {
     Describe(DescribeArgs),
     Stats(StatsArgs),
     Export(ExportArgs),
+    Schema(SchemaArgs),
+    Dump(DumpArgs),
     Shell(ShellArgs),
     Completions(CompletionsArgs),
     Man(ManArgs),

@@ -36,10 +36,21 @@ impl OutputMode {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
     pub json: serde_json::Value,
+    /// A computed measure (a query score), not stored data: its last bits depend on the
+    /// CPU's SIMD kernels, so text modes show it to 4 decimals; json modes print it whole.
+    pub measure: bool,
 }
 
 impl Cell {
+    /// A computed measure, see [`Cell::measure`].
+    pub fn measure(json: serde_json::Value) -> Cell {
+        Cell { json, measure: true }
+    }
+
     pub fn text(&self, abbreviate: bool) -> String {
+        if let (true, Some(f)) = (self.measure, self.json.as_f64().filter(|_| !self.json.is_i64())) {
+            return format!("{}", (f * 1e4).round() / 1e4);
+        }
         match &self.json {
             serde_json::Value::Null => String::new(),
             serde_json::Value::String(s) => s.clone(),
@@ -55,10 +66,13 @@ impl Cell {
     }
 }
 
+/// A number as JSON prints it: stored f32 values reach here already at their shortest
+/// decimal (see `xvec::value::json_f32`), so every text mode reads back the stored bits; a
+/// whole float keeps no `.0` (`3`, not `3.0`).
 fn fmt_num(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::Number(n) => match n.as_f64() {
-            Some(f) if !n.is_i64() && !n.is_u64() => format!("{}", (f * 1e4).round() / 1e4),
+            Some(f) if !n.is_i64() && !n.is_u64() && f.fract() == 0.0 && f.abs() < 1e15 => format!("{f}"),
             _ => n.to_string(),
         },
         other => other.to_string(),
@@ -67,25 +81,25 @@ fn fmt_num(v: &serde_json::Value) -> String {
 
 impl From<serde_json::Value> for Cell {
     fn from(json: serde_json::Value) -> Cell {
-        Cell { json }
+        Cell { json, measure: false }
     }
 }
 
 impl From<&str> for Cell {
     fn from(s: &str) -> Cell {
-        Cell { json: serde_json::Value::String(s.to_string()) }
+        Cell { json: serde_json::Value::String(s.to_string()), measure: false }
     }
 }
 
 impl From<String> for Cell {
     fn from(s: String) -> Cell {
-        Cell { json: serde_json::Value::String(s) }
+        Cell { json: serde_json::Value::String(s), measure: false }
     }
 }
 
 impl From<u64> for Cell {
     fn from(x: u64) -> Cell {
-        Cell { json: x.into() }
+        Cell { json: x.into(), measure: false }
     }
 }
 
@@ -215,7 +229,7 @@ mod tests {
     fn sample() -> Table {
         let mut t = Table::new(["key", "score", "emb"]);
         t.push(vec!["a,b".into(), serde_json::json!(0.123456).into(), serde_json::json!([1.0, 2.5, 3.0, 4.0]).into()]);
-        t.push(vec!["c".into(), serde_json::json!(2).into(), serde_json::Value::Null.into()]);
+        t.push(vec!["c".into(), Cell::measure(serde_json::json!(0.987654321)), serde_json::Value::Null.into()]);
         t
     }
 
@@ -227,18 +241,18 @@ mod tests {
 
     #[test]
     fn every_mode_renders_the_same_rows() {
-        assert_eq!(render(OutputMode::Tsv), "key\tscore\temb\na,b\t0.1235\t[1, 2.5, 3, 4]\nc\t2\t\n");
-        assert_eq!(render(OutputMode::Csv), "key,score,emb\n\"a,b\",0.1235,\"[1, 2.5, 3, 4]\"\nc,2,\n");
+        assert_eq!(render(OutputMode::Tsv), "key\tscore\temb\na,b\t0.123456\t[1, 2.5, 3, 4]\nc\t0.9877\t\n");
+        assert_eq!(render(OutputMode::Csv), "key,score,emb\n\"a,b\",0.123456,\"[1, 2.5, 3, 4]\"\nc,0.9877,\n");
         assert!(render(OutputMode::Json).contains("\"emb\": [\n      1.0,"));
         assert_eq!(
             render(OutputMode::Jsonl),
-            "{\"key\":\"a,b\",\"score\":0.123456,\"emb\":[1.0,2.5,3.0,4.0]}\n{\"key\":\"c\",\"score\":2,\"emb\":null}\n"
+            "{\"key\":\"a,b\",\"score\":0.123456,\"emb\":[1.0,2.5,3.0,4.0]}\n{\"key\":\"c\",\"score\":0.987654321,\"emb\":null}\n"
         );
         assert!(
             render(OutputMode::Markdown)
-                .starts_with("| key | score | emb |\n|---|---|---|\n| a,b | 0.1235 | [1, 2.5, … 4 dims] |")
+                .starts_with("| key | score | emb |\n|---|---|---|\n| a,b | 0.123456 | [1, 2.5, … 4 dims] |")
         );
-        assert!(render(OutputMode::Line).contains("  key = a,b\nscore = 0.1235\n  emb = [1, 2.5, … 4 dims]\n\n"));
+        assert!(render(OutputMode::Line).contains("  key = a,b\nscore = 0.123456\n  emb = [1, 2.5, … 4 dims]\n\n"));
         let table = render(OutputMode::Table);
         assert!(table.contains("[1, 2.5, … 4 dims]"), "{table}");
     }

@@ -242,7 +242,7 @@ impl Session {
             Some(w) => w,
             None => &mut self.out,
         };
-        commands::run(cli.command, &mut self.target, &mut Io { out, err: &mut std::io::stderr(), printer })?;
+        commands::run(cli.into_command(), &mut self.target, &mut Io { out, err: &mut std::io::stderr(), printer })?;
         if let Some(mut w) = once {
             w.flush()?;
         }

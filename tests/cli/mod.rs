@@ -6,6 +6,7 @@ pub(crate) mod harness;
 mod bounds;
 mod commands;
 mod docs;
+mod export;
 mod modes;
 pub(crate) mod pty;
 mod scripts;

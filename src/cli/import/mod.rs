@@ -1,7 +1,10 @@
-//! `xvec import`: JSON Lines, CSV, or raw vectors (.fvecs/.npy) with keys. Vector fields
+//! `xvec import`: JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy) with keys. Vector fields
 //! are inline or taken row by row from vector files (`--vectors FIELD=FILE`). Writes in
 //! batches; bad rows are reported with file and line and skipped; Ctrl-C in the shell
 //! stops between batches.
+
+#[cfg(feature = "parquet")]
+mod parquet;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
@@ -44,6 +47,7 @@ fn format_of(path: &Path) -> Option<ImportFormat> {
         "csv" => Some(ImportFormat::Csv),
         "fvecs" | "bvecs" | "ivecs" => Some(ImportFormat::Fvecs),
         "npy" => Some(ImportFormat::Npy),
+        "parquet" | "pq" => Some(ImportFormat::Parquet),
         _ => None,
     }
 }
@@ -52,13 +56,17 @@ fn format_of(path: &Path) -> Option<ImportFormat> {
 pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Result<ImportReport, CliError> {
     let format = a.format.or_else(|| format_of(&a.file)).ok_or_else(|| {
         CliError::usage(format!("{}: cannot tell the format from the extension", a.file.display()))
-            .hint("pass --format jsonl|csv|fvecs|npy")
+            .hint("pass --format jsonl|csv|fvecs|npy|parquet")
     })?;
     let mut sink = Sink::new(coll, a, errors)?;
     match format {
         ImportFormat::Jsonl => jsonl(&mut sink, &a.file)?,
         ImportFormat::Csv => csv_rows(&mut sink, &a.file)?,
         ImportFormat::Fvecs | ImportFormat::Npy => raw_vectors(&mut sink, a)?,
+        #[cfg(feature = "parquet")]
+        ImportFormat::Parquet => parquet::rows(&mut sink, &a.file)?,
+        #[cfg(not(feature = "parquet"))]
+        ImportFormat::Parquet => return Err(CliError::usage("this xvec was built without the `parquet` feature")),
     }
     sink.finish()
 }
@@ -260,9 +268,10 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
-/// One CSV record as the JSON object a JSON Lines row would be: empty cells are absent,
-/// numbers, booleans and vectors (`[...]`) parsed by the field's type, other text kept as
-/// a string so the engine's validation names what it expected.
+/// One CSV record as the JSON object a JSON Lines row would be: numbers, booleans and
+/// vectors (`[...]`) parsed by the field's type, other text kept as a string so the
+/// engine's validation names what it expected. An empty cell is null (absent), except in
+/// a string field that cannot be null, where it is the empty string.
 fn csv_object(
     coll: &Collection,
     key_field: &str,
@@ -273,15 +282,17 @@ fn csv_object(
     headers
         .iter()
         .zip(record.iter())
-        .filter(|(_, cell)| !cell.is_empty())
-        .map(|(name, cell)| {
-            let typed = name != key_field
-                && schema.index_of(name).is_some_and(|i| schema.field(i).as_scalar() != Some(xvec::ScalarType::String));
+        .filter_map(|(name, cell)| {
+            let field = (name != key_field).then(|| schema.index_of(name).map(|i| schema.field(i))).flatten();
+            let string = field.is_none_or(|f| f.as_scalar() == Some(xvec::ScalarType::String));
+            if cell.is_empty() && !(string && field.is_some_and(|f| !f.nullable)) {
+                return None;
+            }
             let value = match serde_json::from_str::<serde_json::Value>(cell) {
-                Ok(v) if typed => v,
+                Ok(v) if !string => v,
                 _ => serde_json::Value::String(cell.to_string()),
             };
-            (name.to_string(), value)
+            Some((name.to_string(), value))
         })
         .collect()
 }

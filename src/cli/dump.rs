@@ -1,0 +1,100 @@
+//! `xvec dump` / `.dump`: a directory that recreates the collection. `schema.json` is the
+//! schema as `xvec schema` prints it (every field and index parameter), `data.jsonl` every
+//! live document as `export` writes it (f32s at their shortest round-trip decimal), and
+//! `dump.xvec` a shell script of `create --schema`, `import`, `flush` and, when the source
+//! had built indexes, `optimize`. Paths in the script are relative to the dump directory:
+//! `cd OUTDIR && xvec shell NEW --write -f dump.xvec`.
+
+use std::path::{Path, PathBuf};
+
+use xvec::Collection;
+
+use super::commands::Io;
+use super::{CliError, CollectionArg, DumpArgs, ExportArgs, ExportFormat};
+
+/// Names of the files a dump writes, relative to its directory.
+pub const SCRIPT: &str = "dump.xvec";
+const SCHEMA: &str = "schema.json";
+const DATA: &str = "data.jsonl";
+/// The key member of `data.jsonl`: `_key` can never be a field's name.
+const KEY_FIELD: &str = xvec::schema::KEY_FIELD;
+
+pub fn run(a: &DumpArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError> {
+    let out = a.output.clone().unwrap_or_else(|| default_dir(coll.dir()));
+    if out.join(SCRIPT).exists() {
+        return Err(CliError::failed(format!("{} already holds a dump ({SCRIPT})", out.display()))
+            .hint("pick another directory with -o OUTDIR, or remove the old dump"));
+    }
+    std::fs::create_dir_all(&out).map_err(|e| CliError::failed(format!("{}: {e}", out.display())))?;
+    let write = |name: &str, text: &str| {
+        let path = out.join(name);
+        std::fs::write(&path, text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
+    };
+    write(SCHEMA, &format!("{}\n", coll.schema().to_json()))?;
+    let export = ExportArgs {
+        coll: CollectionArg { dir: coll.dir().to_path_buf() },
+        format: ExportFormat::Jsonl,
+        output: Some(out.join(DATA)),
+        filter: None,
+        fields: None,
+        field: None,
+        key_field: KEY_FIELD.to_string(),
+        mode: None,
+    };
+    let (mut out_sink, mut err_sink) = (std::io::sink(), std::io::sink());
+    super::export::run(&export, coll, &mut Io { out: &mut out_sink, err: &mut err_sink, printer: io.printer })?;
+    write(SCRIPT, &script(coll))?;
+    writeln!(
+        io.err,
+        "dumped {} documents to {}; recreate with: cd {} && xvec shell NEW_DIR --write -f {SCRIPT}",
+        coll.count(),
+        out.display(),
+        out.display()
+    )?;
+    Ok(())
+}
+
+/// `DIR.dump` beside the collection.
+fn default_dir(dir: &Path) -> PathBuf {
+    let mut s = dir.components().as_path().as_os_str().to_owned();
+    if s.is_empty() || dir.file_name().is_none() {
+        return PathBuf::from("dump");
+    }
+    s.push(".dump");
+    PathBuf::from(s)
+}
+
+/// The script: comments saying what it is and how to run it, then the statements.
+fn script(coll: &Collection) -> String {
+    let s = coll.schema();
+    let m = coll.memory();
+    let optimized = m.codes + m.graph + m.sketches > 0;
+    let mut text = format!(
+        "# xvec dump of collection `{}`: {} documents, {} fields.\n\
+         # Recreate it from this directory: xvec shell NEW_DIR --write -f {SCRIPT}\n\
+         create --schema {SCHEMA}\n\
+         import {DATA} --key-field {KEY_FIELD}\n\
+         flush\n",
+        s.name(),
+        coll.count(),
+        s.fields().len()
+    );
+    if optimized {
+        text.push_str(
+            "# The source had built indexes (HNSW, Vamana or quantized codes): build them again.\noptimize\n",
+        );
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_dump_dir_sits_beside_the_collection() {
+        assert_eq!(default_dir(Path::new("words")), PathBuf::from("words.dump"));
+        assert_eq!(default_dir(Path::new("/data/words/")), PathBuf::from("/data/words.dump"));
+        assert_eq!(default_dir(Path::new(".")), PathBuf::from("dump"));
+    }
+}

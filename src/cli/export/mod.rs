@@ -1,0 +1,124 @@
+//! `xvec export`: live documents in the formats data moves in (JSON Lines, CSV, Parquet,
+//! one vector field as .npy/.fvecs), each in the shape `import` reads back. Reads one
+//! pinned snapshot in chunks and hands each chunk to a format's [`Writer`], so memory
+//! stays bounded by a chunk (plus the list of keys) however large the collection.
+
+#[cfg(feature = "parquet")]
+mod parquet;
+mod raw;
+mod text;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use xvec::{Collection, Doc, Field};
+
+use super::commands::{Io, with_filter_caret};
+use super::{CliError, ExportArgs, ExportFormat, interrupt};
+
+/// Documents fetched (and, for parquet, written as one row group) per step.
+const CHUNK: usize = 4096;
+
+/// One output format: takes the documents chunk by chunk, then finishes the file.
+trait Writer {
+    fn write(&mut self, docs: &[Doc]) -> Result<(), CliError>;
+    fn finish(self: Box<Self>) -> Result<(), CliError>;
+}
+
+/// What a format writer is given: the fields to write (in schema order), the key column's
+/// name, and how many documents will come.
+struct Layout {
+    fields: Vec<Field>,
+    key_field: String,
+    rows: usize,
+    /// Every key is a decimal integer (`42`, not `042`): parquet writes them as int64.
+    #[cfg(feature = "parquet")]
+    integer_keys: bool,
+}
+
+pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError> {
+    if let Some(mode) = a.mode {
+        let name = clap::ValueEnum::to_possible_value(&mode).map_or_else(String::new, |v| v.get_name().to_string());
+        return Err(CliError::usage(format!("export does not take --mode {name}; its output format is --format"))
+            .hint("e.g. export --format csv -o FILE (formats: jsonl, csv, npy, fvecs, parquet)"));
+    }
+    let schema = coll.schema();
+    if schema.index_of(&a.key_field).is_some() {
+        return Err(CliError::usage(format!("the key column `{}` is also a field of the collection", a.key_field))
+            .hint("name the key column something else with --key-field NAME"));
+    }
+    let snapshot = coll.snapshot();
+    // The projection is checked before anything is written (an unknown name is an error).
+    snapshot.fetch(&[], a.fields.as_deref())?;
+    let keys = snapshot.keys_where(a.filter.as_deref()).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .filter(|f| a.fields.as_ref().is_none_or(|names| names.contains(&f.name)))
+        .cloned()
+        .collect();
+    let layout = Layout {
+        fields,
+        key_field: a.key_field.clone(),
+        rows: keys.len(),
+        #[cfg(feature = "parquet")]
+        integer_keys: keys.iter().all(|k| k.parse::<i64>().is_ok_and(|i| i.to_string() == *k)),
+    };
+    let mut writer = open_writer(a, layout, io)?;
+    for chunk in keys.chunks(CHUNK) {
+        interrupt::check()?;
+        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+        let docs: Vec<Doc> = snapshot.fetch(&refs, a.fields.as_deref())?.into_iter().flatten().collect();
+        writer.write(&docs)?;
+    }
+    writer.finish()?;
+    if let Some(path) = &a.output {
+        writeln!(io.err, "exported {} documents to {}", keys.len(), path.display())?;
+    }
+    Ok(())
+}
+
+fn open_writer<'a>(a: &ExportArgs, layout: Layout, io: &'a mut Io) -> Result<Box<dyn Writer + 'a>, CliError> {
+    let binary = |what: &str| {
+        CliError::usage(format!("export --format {what} writes a file; pass -o FILE"))
+            .hint(format!("e.g. export --format {what} -o out.{what}"))
+    };
+    Ok(match a.format {
+        ExportFormat::Jsonl => Box::new(text::Jsonl::new(output(a, io)?, layout)),
+        ExportFormat::Csv => Box::new(text::Csv::new(output(a, io)?, layout)?),
+        ExportFormat::Npy | ExportFormat::Fvecs => {
+            let path = a
+                .output
+                .as_deref()
+                .ok_or_else(|| binary(if a.format == ExportFormat::Npy { "npy" } else { "fvecs" }))?;
+            let field = raw::pick_field(&layout, a.field.as_deref(), a.fields.is_some(), io.err)?;
+            Box::new(raw::Raw::create(path, a.format == ExportFormat::Npy, field, layout.rows)?)
+        }
+        #[cfg(feature = "parquet")]
+        ExportFormat::Parquet => {
+            let path = a.output.as_deref().ok_or_else(|| binary("parquet"))?;
+            parquet::create(path, layout)?
+        }
+        #[cfg(not(feature = "parquet"))]
+        ExportFormat::Parquet => return Err(CliError::usage("this xvec was built without the `parquet` feature")),
+    })
+}
+
+/// Where text formats write: the -o file, or standard output.
+fn output<'a>(a: &ExportArgs, io: &'a mut Io) -> Result<Box<dyn Write + 'a>, CliError> {
+    Ok(match &a.output {
+        Some(path) => Box::new(std::io::BufWriter::new(create(path)?)),
+        None => Box::new(&mut *io.out),
+    })
+}
+
+fn create(path: &Path) -> Result<std::fs::File, CliError> {
+    std::fs::File::create(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
+}
+
+/// `FILE.ids`: the keys beside a raw vector file.
+pub fn ids_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".ids");
+    PathBuf::from(s)
+}

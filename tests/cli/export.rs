@@ -1,0 +1,360 @@
+//! Getting data and schemas back out: `schema` → `create --schema` gives the same
+//! collection, every `export` format imports back to the same documents and query
+//! results, `dump` recreates a collection, and every text output mode prints f32s that
+//! read back to the same bits.
+
+use std::path::Path;
+
+use rand::RngExt;
+use xvec::{Collection, Doc, OpenOptions, Query, Schema, Value};
+
+use super::harness::xvec;
+use crate::util::{random_vectors, rng};
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Every scalar type, nullable and not, and fp32/fp16/int8 vector fields (some nullable).
+const SCHEMA: &str = r#"{"name": "every", "fields": [
+    {"name": "s", "type": "string"},
+    {"name": "s_null", "type": "string", "nullable": true},
+    {"name": "b", "type": "bool"},
+    {"name": "i32", "type": "int32", "nullable": true},
+    {"name": "i64", "type": "int64"},
+    {"name": "u32", "type": "uint32"},
+    {"name": "u64", "type": "uint64", "nullable": true},
+    {"name": "f", "type": "float"},
+    {"name": "d", "type": "double"},
+    {"name": "emb", "type": "vector_fp32", "dim": 16, "metric": "cosine",
+     "index": {"type": "hnsw", "m": 8, "ef_construction": 64, "quantize": "int8", "refine": 4}},
+    {"name": "half", "type": "vector_fp16", "dim": 4, "metric": "l2", "nullable": true},
+    {"name": "small", "type": "vector_int8", "dim": 3, "metric": "ip"}]}"#;
+
+/// More rows than one export chunk (4096), so chunks and row groups are crossed.
+const ROWS: usize = 4500;
+
+/// Seeded documents with edge values: empty strings, text that looks like JSON or CSV,
+/// extreme integers, tiny and huge floats, nulls.
+fn every_docs(integer_keys: bool) -> Vec<Doc> {
+    let mut r = rng(7);
+    let embs = random_vectors(8, ROWS, 16);
+    embs.into_iter()
+        .enumerate()
+        .map(|(i, emb)| {
+            let key = if integer_keys { format!("{}", i as i64 * 7919 - 1000) } else { format!("k,\"{i}\" é") };
+            let text = ["", "plain", "[1, 2]", "a,b\n\"c\"", "42", "ünï"][i % 6];
+            let mut d = Doc::new(key)
+                .set("s", text)
+                .set("b", i % 3 == 0)
+                .set("i64", if i == 1 { i64::MIN } else { r.random_range(-1_000_000_000_000i64..1_000_000_000_000) })
+                .set("u32", if i == 2 { u32::MAX } else { r.random_range(0..1000u32) })
+                .set("f", f32::from_bits(r.random_range(0x0000_0001u32..0x7f7f_ffff)))
+                .set("d", if i == 3 { 1e-300 } else { r.random_range(-1e6f64..1e6) })
+                .set("emb", emb)
+                .set("small", vec![-128i8, (i % 100) as i8, 127]);
+            if i % 4 != 0 {
+                d = d.set("s_null", format!("n{i}")).set("i32", i as i32 - 2000).set("u64", u64::MAX - i as u64);
+            }
+            if i % 5 != 0 {
+                let h: Vec<half::f16> = (0..4).map(|j| half::f16::from_f32(j as f32 * 0.1 - i as f32 * 1e-3)).collect();
+                d = d.set("half", h);
+            }
+            d
+        })
+        .collect()
+}
+
+fn build(dir: &Path, schema: &str, docs: Vec<Doc>) {
+    let c = Collection::create(dir, Schema::from_json(schema).unwrap(), Default::default()).unwrap();
+    for r in c.insert(docs).unwrap() {
+        r.unwrap();
+    }
+    c.flush().unwrap();
+    c.close().unwrap();
+}
+
+/// Every live document, by key.
+fn all_docs(dir: &Path) -> Vec<Doc> {
+    let c = Collection::open(dir, &OpenOptions::read_only()).unwrap();
+    let mut keys = c.snapshot().keys_where(None).unwrap();
+    keys.sort();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    c.fetch(&refs, None).unwrap().into_iter().map(Option::unwrap).collect()
+}
+
+/// Exact top-10 keys and score bits of a few queries on `field`.
+fn answers(dir: &Path, field: &str, dim: usize) -> Vec<Vec<(String, u32)>> {
+    let c = Collection::open(dir, &OpenOptions::read_only()).unwrap();
+    random_vectors(99, 5, dim)
+        .into_iter()
+        .map(|v| {
+            let mut q = Query::vector(v).k(10);
+            q.field = Some(field.to_string());
+            q.ef = Some(ROWS);
+            c.query(&q).unwrap().into_iter().map(|h| (h.key, h.score.to_bits())).collect()
+        })
+        .collect()
+}
+
+/// The same documents, field for field, with f32s compared by their bits.
+fn assert_same_docs(a: &[Doc], b: &[Doc], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: document count");
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!(x, y, "{what}");
+        for (name, v) in &x.fields {
+            if let (Value::Float(p), Some(Value::Float(q))) = (v, y.fields.get(name)) {
+                assert_eq!(p.to_bits(), q.to_bits(), "{what}: {} {name}", x.key);
+            }
+            if let (Value::VectorFp32(p), Some(Value::VectorFp32(q))) = (v, y.fields.get(name)) {
+                assert!(p.iter().zip(q).all(|(p, q)| p.to_bits() == q.to_bits()), "{what}: {} {name}", x.key);
+            }
+        }
+    }
+}
+
+/// `xvec schema` of a collection made from flags, and of one with HNSW and quantized
+/// index parameters, makes an identical collection through `create --schema`; the
+/// shell's `.schema` prints the same.
+#[test]
+fn schema_round_trips_through_create() {
+    let tmp = tempfile::tempdir().unwrap();
+    let flags: [&[&str]; 2] = [
+        &["--field", "lemma:string", "--field", "n:int32:nullable", "--vector", "emb:8:cosine:fp16:nullable"],
+        &[
+            "--field",
+            "pos:string",
+            "--vector",
+            "emb:8:l2",
+            "--vector",
+            "alt:6:ip",
+            "--index",
+            r#"{"type": "hnsw", "m": 12, "ef": 80, "seed": 7, "quantize": "int4", "rotate": false, "refine": 3}"#,
+        ],
+    ];
+    for (i, flags) in flags.iter().enumerate() {
+        let a = tmp.path().join(format!("a{i}"));
+        let b = tmp.path().join(format!("b{i}"));
+        let mut args = vec!["create", s(&a)];
+        args.extend_from_slice(flags);
+        xvec(&args).run().ok();
+        let schema = xvec(&["schema", s(&a)]).run().ok().stdout.clone();
+        assert!(!schema.contains("\"id\""), "no internal field ids: {schema}");
+        if i == 1 {
+            for part in [r#""m": 12"#, r#""ef_construction": 200"#, r#""quantize": "int4""#, r#""rotate": false"#] {
+                assert!(schema.contains(part), "{part} in {schema}");
+            }
+        }
+        let file = tmp.path().join(format!("schema{i}.json"));
+        std::fs::write(&file, &schema).unwrap();
+        xvec(&["create", s(&b), "--schema", s(&file)]).run().ok();
+        assert_eq!(xvec(&["schema", s(&b)]).run().ok().stdout, schema);
+        let describe = |d: &Path| xvec(&["describe", s(d), "--mode", "line"]).run().ok().stdout.clone();
+        assert_eq!(describe(&b), describe(&a));
+        assert_eq!(xvec(&["shell", s(&a), "-c", ".schema"]).run().ok().stdout, schema);
+    }
+}
+
+/// `repair --schema` takes `xvec schema`'s output: with the only manifest cut inside its
+/// schema, the saved schema brings back every document.
+#[test]
+fn repair_reads_the_schema_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let c = tmp.path().join("c");
+    build(&c, SCHEMA, every_docs(false).into_iter().take(50).collect());
+    let want = all_docs(&c);
+    let file = tmp.path().join("schema.json");
+    std::fs::write(&file, xvec(&["schema", s(&c)]).run().ok().stdout.as_bytes()).unwrap();
+    let manifests: Vec<_> = std::fs::read_dir(&c)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("MANIFEST-"))
+        .collect();
+    assert_eq!(manifests.len(), 1, "{manifests:?}");
+    let bytes = std::fs::read(&manifests[0]).unwrap();
+    std::fs::write(&manifests[0], &bytes[..40]).unwrap();
+    let run = xvec(&["repair", s(&c), "--yes"]).run();
+    assert!(run.stderr.contains("give the schema"), "{run}");
+    xvec(&["repair", s(&c), "--yes", "--schema", s(&file)]).run().ok();
+    assert_same_docs(&all_docs(&c), &want, "repaired");
+    assert_eq!(xvec(&["schema", s(&c)]).run().ok().stdout, std::fs::read_to_string(&file).unwrap());
+}
+
+/// jsonl, csv and parquet carry every field; export → import into a new collection gives
+/// the same documents (f32s to the bit) and the same query results, with string keys
+/// and with integer ones (an int64 `id` column in parquet).
+#[test]
+fn every_export_format_imports_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let schema_file = tmp.path().join("schema.json");
+    for integer_keys in [false, true] {
+        let src = tmp.path().join(format!("src{integer_keys}"));
+        build(&src, SCHEMA, every_docs(integer_keys));
+        xvec(&["optimize", s(&src), "--concurrency", "1"]).run().ok();
+        std::fs::write(&schema_file, xvec(&["schema", s(&src)]).run().ok().stdout.as_bytes()).unwrap();
+        let want = all_docs(&src);
+        let want_answers = answers(&src, "emb", 16);
+        let formats: &[&str] = if cfg!(feature = "parquet") { &["jsonl", "csv", "parquet"] } else { &["jsonl", "csv"] };
+        for &format in formats {
+            let file = tmp.path().join(format!("out{integer_keys}.{format}"));
+            let dst = tmp.path().join(format!("{format}{integer_keys}"));
+            let run = xvec(&["export", s(&src), "--format", format, "-o", s(&file)]).run();
+            assert!(run.ok().stderr.contains(&format!("exported {ROWS} documents")), "{run}");
+            xvec(&["create", s(&dst), "--schema", s(&schema_file)]).run().ok();
+            xvec(&["import", s(&dst), s(&file)]).run().ok();
+            assert_same_docs(&all_docs(&dst), &want, format);
+            xvec(&["optimize", s(&dst), "--concurrency", "1"]).run().ok();
+            assert_eq!(answers(&dst, "emb", 16), want_answers, "{format}");
+        }
+    }
+}
+
+/// npy and fvecs hold one vector field and its keys in FILE.ids; import --ids reads them
+/// back to the same vectors and the same query results. A parquet export of such a
+/// collection is what VectorDBBench reads as `train.parquet` (`id` int64, `emb`).
+#[test]
+fn raw_vector_exports_import_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let schema = r#"{"name": "v", "fields": [{"name": "emb", "type": "vector_fp32", "dim": 24, "metric": "l2"}]}"#;
+    let src = tmp.path().join("src");
+    let docs: Vec<Doc> = random_vectors(3, 5000, 24)
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| Doc::new(format!("{}", i * 3)).set("emb", v.into_iter().map(|x| x * 1e-3).collect::<Vec<_>>()))
+        .collect();
+    build(&src, schema, docs);
+    let want = all_docs(&src);
+    for format in ["npy", "fvecs"] {
+        let file = tmp.path().join(format!("emb.{format}"));
+        xvec(&["export", s(&src), "--format", format, "-o", s(&file)]).run().ok();
+        let ids = tmp.path().join(format!("emb.{format}.ids"));
+        let dst = tmp.path().join(format);
+        xvec(&["create", s(&dst), "--vector", "emb:24:l2"]).run().ok();
+        xvec(&["import", s(&dst), s(&file), "--ids", s(&ids)]).run().ok();
+        assert_same_docs(&all_docs(&dst), &want, format);
+        assert_eq!(answers(&dst, "emb", 24), answers(&src, "emb", 24), "{format}");
+    }
+    #[cfg(feature = "parquet")]
+    {
+        let train = tmp.path().join("train.parquet");
+        xvec(&["export", s(&src), "--format", "parquet", "-o", s(&train)]).run().ok();
+        let pq = xvec::bench::parquet::read_vectors(&train).unwrap();
+        assert_eq!((pq.ids.len(), pq.dim), (5000, 24));
+        let first = want.iter().find(|d| d.key == pq.ids[0].to_string()).unwrap();
+        assert_eq!(first.get("emb"), Some(&Value::VectorFp32(pq.data[..24].to_vec())));
+    }
+}
+
+/// Export never ignores what it cannot do: `--mode` (a table mode) is refused with a hint
+/// to `--format`, binary formats need a file, npy/fvecs cannot hold scalars or a missing
+/// vector, and a key column may not shadow a field.
+#[test]
+fn export_refuses_what_a_format_cannot_hold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    build(&src, SCHEMA, every_docs(false).into_iter().take(20).collect());
+    let out = tmp.path().join("x.npy");
+    let cases: [(&[&str], &str); 6] = [
+        (&["--mode", "csv"], "--format"),
+        (&["--format", "npy"], "pass -o FILE"),
+        (&["--format", "npy", "-o", s(&out), "--fields", "s,emb"], "not the scalar fields s"),
+        (&["--format", "fvecs", "-o", s(&out)], "several vector fields; pass --field"),
+        (&["--format", "npy", "-o", s(&out), "--field", "half"], "has no `half`"),
+        (&["--key-field", "s"], "also a field"),
+    ];
+    for (args, needle) in cases {
+        let mut argv = vec!["export", s(&src)];
+        argv.extend_from_slice(args);
+        let run = xvec(&argv).run();
+        assert_ne!(run.code, Some(0), "{run}");
+        assert!(run.stderr.contains(needle), "{needle}: {run}");
+    }
+    let run = xvec(&["export", s(&src), "--format", "npy", "-o", s(&out), "--field", "small"]).run();
+    assert!(run.ok().stderr.contains("note: only `small` is written; scalar fields s, s_null"), "{run}");
+    assert_eq!(std::fs::read_to_string(tmp.path().join("x.npy.ids")).unwrap().lines().count(), 20);
+}
+
+/// `dump` writes schema.json, data.jsonl and dump.xvec; running the script in a new
+/// directory gives the same schema, description, documents and query results, the index
+/// rebuilt because the source had one. `.dump` in the shell writes the same files.
+#[test]
+fn dump_recreates_the_collection() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    build(&src, SCHEMA, every_docs(false));
+    xvec(&["optimize", s(&src), "--concurrency", "1"]).run().ok();
+    let out = tmp.path().join("src.dump");
+    let run = xvec(&["dump", s(&src)]).run();
+    assert!(run.ok().stderr.contains(&format!("dumped {ROWS} documents")), "{run}");
+    let script = std::fs::read_to_string(out.join("dump.xvec")).unwrap();
+    assert!(script.contains("create --schema schema.json\nimport data.jsonl --key-field _key\nflush\n"), "{script}");
+    assert!(script.contains("\noptimize\n"), "{script}");
+    let copy = tmp.path().join("copy");
+    xvec(&["shell", s(&copy), "--write", "-f", "dump.xvec"]).cwd(&out).run().ok();
+    assert_eq!(xvec(&["schema", s(&copy)]).run().ok().stdout, xvec(&["schema", s(&src)]).run().ok().stdout);
+    let describe = |d: &Path| xvec(&["describe", s(d)]).run().ok().stdout.clone();
+    assert_eq!(describe(&copy), describe(&src));
+    assert_same_docs(&all_docs(&copy), &all_docs(&src), "dump");
+    assert_eq!(answers(&copy, "emb", 16), answers(&src, "emb", 16));
+    let graph = Collection::open(&copy, &OpenOptions::read_only()).unwrap().memory().graph;
+    assert!(graph > 0, "optimize rebuilt the graph");
+    let again = xvec(&["dump", s(&src)]).run();
+    assert!(again.code(1).stderr.contains("already holds a dump"), "{again}");
+    let shell_dump = tmp.path().join("shell.dump");
+    xvec(&["shell", s(&src), "-c", &format!(".dump -o {}", s(&shell_dump))]).run().ok();
+    assert_eq!(std::fs::read_to_string(shell_dump.join("schema.json")).unwrap(), {
+        std::fs::read_to_string(out.join("schema.json")).unwrap()
+    });
+}
+
+/// Every text output mode prints stored f32s (vectors and float fields) as decimals that
+/// read back to the same bits, and shortest: a 16-d vector stays short.
+#[test]
+fn text_modes_print_f32_that_read_back_exactly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    let docs = every_docs(false);
+    let key = docs[7].key.clone();
+    build(&src, SCHEMA, docs);
+    let stored = all_docs(&src).into_iter().find(|d| d.key == key).unwrap();
+    let (Some(Value::VectorFp32(emb)), Some(Value::Float(f))) = (stored.get("emb"), stored.get("f")) else {
+        panic!("stored doc")
+    };
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let parse = |text: &str| -> Vec<f32> {
+        text.trim_matches(|c| c == '[' || c == ']' || c == '"')
+            .split(',')
+            .map(|x| x.trim().parse::<f64>().unwrap() as f32)
+            .collect()
+    };
+    for mode in ["jsonl", "json", "csv", "tsv", "line"] {
+        let run = xvec(&["fetch", s(&src), &key, "--fields", "f,emb", "--mode", mode]).run();
+        let text = run.ok().stdout.clone();
+        let (f_text, emb_text) = match mode {
+            "jsonl" | "json" => {
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let row = if mode == "json" { v[0].clone() } else { v };
+                (row["f"].to_string(), row["emb"].to_string())
+            }
+            "line" => {
+                let get = |name: &str| {
+                    text.lines().find_map(|l| l.trim().strip_prefix(&format!("{name} = "))).unwrap().to_string()
+                };
+                (get("f"), String::new())
+            }
+            _ => {
+                let mut reader = csv::ReaderBuilder::new()
+                    .delimiter(if mode == "csv" { b',' } else { b'\t' })
+                    .quoting(mode == "csv")
+                    .from_reader(text.as_bytes());
+                let row = reader.records().next().unwrap().unwrap();
+                (row[1].to_string(), row[2].to_string())
+            }
+        };
+        assert_eq!((f_text.parse::<f64>().unwrap() as f32).to_bits(), f.to_bits(), "{mode}: {f_text}");
+        if !emb_text.is_empty() {
+            assert_eq!(bits(&parse(&emb_text)), bits(emb), "{mode}: {emb_text}");
+            assert!(emb_text.len() < 16 * 14, "{mode}: not shortest: {emb_text}");
+        }
+    }
+}
