@@ -80,6 +80,21 @@ pub enum Meta {
         #[command(subcommand)]
         action: ParamAction,
     },
+    /// Page results through $PAGER (else `less -FRX`) on a terminal: auto (the default)
+    /// when they are longer than the screen, on for every result, off never.
+    Pager {
+        #[arg(value_enum, value_name = "on|off|auto")]
+        switch: AutoSwitch,
+    },
+    /// Print table rows as `column = value` lines (psql's \x): auto (the default) when a
+    /// table is wider than the terminal, on always, off never. Table mode only.
+    Expanded {
+        #[arg(value_enum, value_name = "on|off|auto")]
+        switch: AutoSwitch,
+    },
+    /// Edit the last statement in $VISUAL or $EDITOR (else vi), then run what was saved
+    /// (psql's \e); an editor that fails or an empty file runs nothing. At the prompt only.
+    Edit,
     /// Leave the shell with exit status CODE (default 0).
     #[command(alias = "quit")]
     Exit {
@@ -117,6 +132,15 @@ impl Switch {
     pub fn on(self) -> bool {
         self == Switch::On
     }
+}
+
+/// `on`, `off` or `auto` (decided by the terminal).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum AutoSwitch {
+    On,
+    Off,
+    #[default]
+    Auto,
 }
 
 /// One-line usage of a meta command, e.g. `.open DIR [--write]`.
