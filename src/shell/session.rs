@@ -276,14 +276,16 @@ impl Session {
     }
 
     /// Runs `f` on the session's output, through a pager when `.pager` and the terminal
-    /// say so. A reader quitting the pager early is no failure.
+    /// say so (like psql: only with a terminal on standard input too, where someone can
+    /// page). A reader quitting the pager early is no failure.
     fn paged(
         &mut self,
         screen: Option<(usize, usize)>,
         pager: AutoSwitch,
         f: impl FnOnce(&mut dyn Write, &mut Target) -> Result<(), CliError>,
     ) -> Result<(), CliError> {
-        let Some(screen) = screen.filter(|_| pager != AutoSwitch::Off) else {
+        let wanted = pager != AutoSwitch::Off && std::io::stdin().is_terminal();
+        let Some(screen) = screen.filter(|_| wanted) else {
             return f(&mut self.out, &mut self.target);
         };
         let mut paged = Paged::new(&mut self.out, screen, pager == AutoSwitch::On);

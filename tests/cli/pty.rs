@@ -266,3 +266,17 @@ fn edit_runs_what_the_editor_saved() {
     t.wait("the edited statement and its count", |s| s.contains("wordnet> count --filter \"pos = 'v'\"\n┌"));
     assert_eq!(std::fs::read_to_string(dir.path().join("seen")).unwrap(), "count\n");
 }
+
+#[test]
+fn statements_from_a_pipe_are_not_paged_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = format!(
+        "env -i PATH=/usr/bin:/bin TERM=xterm PAGER='echo paged' NO_COLOR=1 \
+         sh -c 'echo \"query --pk n.00001740 -k 40 --fields lemma\" | {bin} shell {coll}; echo \"exit status $?\"'",
+        bin = env!("CARGO_BIN_EXE_xvec"),
+        coll = wordnet().display(),
+    );
+    let t = Tmux::start_sized(dir.path(), &command, (120, 30));
+    let screen = t.wait("the shell to exit", |s| s.contains("exit status 0"));
+    assert!(!screen.contains("paged") && screen.contains("└────────────┴"), "{screen}");
+}
