@@ -298,7 +298,9 @@ impl Hinter for ShellHelper {
         if pos < line.len() || !self.pending.is_empty() {
             return None;
         }
-        self.usage_hint(line).or_else(|| self.history.hint(line, pos, ctx))
+        // A hint shows on the input line: a multi-line entry is hinted up to its first newline.
+        let history = || self.history.hint(line, pos, ctx).map(|h| h.lines().next().unwrap_or_default().to_string());
+        self.usage_hint(line).or_else(history).filter(|h| !h.is_empty())
     }
 }
 

@@ -117,7 +117,7 @@ fn repl_prompt_completion_history_ctrl_c_ctrl_d() {
     // History: Up recalls the previous statement; Ctrl-C drops the line and keeps the shell.
     t.keys(&["describe", "Enter"]);
     t.wait("describe's output", |s| s.contains("collection wordnet: 2500 documents"));
-    // Keys typed before the prompt shows can be eaten by rustyline's cursor query.
+    // Keys typed while a statement runs are echoed by the terminal: wait, to keep the screen clean.
     t.wait("the prompt", |_| t.last_line() == "wordnet>");
     t.keys(&["Up"]);
     t.wait("the recalled statement", |_| t.last_line().starts_with("wordnet> describe"));
