@@ -80,20 +80,27 @@ pub enum Meta {
         #[command(subcommand)]
         action: ParamAction,
     },
-    /// Page results through $PAGER (else `less -FRX`) on a terminal: auto (the default)
-    /// when they are longer than the screen, on for every result, off never.
+    /// Page long results on a terminal through $PAGER.
+    ///
+    /// auto (the default) pages a result longer than the screen, on every result, off
+    /// none. The pager is $PAGER, else `less -FRX`; an empty PAGER turns paging off.
     Pager {
         #[arg(value_enum, value_name = "on|off|auto")]
         switch: AutoSwitch,
     },
-    /// Print table rows as `column = value` lines (psql's \x): auto (the default) when a
-    /// table is wider than the terminal, on always, off never. Table mode only.
+    /// Print wide tables as `column = value` lines (psql's \x).
+    ///
+    /// auto (the default) for a table wider than the terminal, on for every table, off
+    /// for none. Table mode only; `.mode line` is the same layout for every result.
     Expanded {
         #[arg(value_enum, value_name = "on|off|auto")]
         switch: AutoSwitch,
     },
-    /// Edit the last statement in $VISUAL or $EDITOR (else vi), then run what was saved
-    /// (psql's \e); an editor that fails or an empty file runs nothing. At the prompt only.
+    /// Edit the last statement in $VISUAL or $EDITOR, then run it (psql's \e).
+    ///
+    /// The editor (else vi) opens the last statement; what was saved runs, or goes on
+    /// under the continuation prompt if it is unfinished. An editor that fails, or an
+    /// empty file, runs nothing. At the interactive prompt only, alone on its line.
     Edit,
     /// Leave the shell with exit status CODE (default 0).
     #[command(alias = "quit")]
