@@ -181,6 +181,8 @@ fn typed_ahead_lines_run_in_order_and_continue_under_the_continuation_prompt() {
     t.wait("the recalled statement", |s| {
         s.ends_with("wordnet> query [1,\n2]\n") || s.contains("wordnet> query [1,\n2]\n\n")
     });
+    let saved = std::fs::read_to_string(dir.path().join("history")).unwrap();
+    assert!(saved.lines().any(|l| l == "query [1,\\n2]"), "one entry, its newline escaped: {saved}");
 }
 
 #[test]
