@@ -36,7 +36,7 @@ complete -c xvec -n "__fish_xvec_needs_command" -l no-mmap -d 'Read segment and 
 complete -c xvec -n "__fish_xvec_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_needs_command" -s V -l version -d 'Print version'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "create" -d 'Create a collection from a JSON schema file or --field/--vector flags.'
-complete -c xvec -n "__fish_xvec_needs_command" -f -a "import" -d 'Import documents from JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy).'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "import" -d 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "insert" -d 'Insert new documents; a key that exists already fails.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "upsert" -d 'Insert documents, or merge the given fields into existing ones.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "update" -d 'Replace the given fields of existing documents; a missing key fails.'
@@ -48,9 +48,7 @@ complete -c xvec -n "__fish_xvec_needs_command" -f -a "flush" -d 'Seal the write
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "optimize" -d 'Compact segments and build the vector indexes (HNSW, quantized codes).'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "describe" -d 'Show the schema, index parameters, counts and size.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "stats" -d 'Show segments, deletions, WAL size and the memory the engine holds.'
-complete -c xvec -n "__fish_xvec_needs_command" -f -a "export" -d 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
-complete -c xvec -n "__fish_xvec_needs_command" -f -a "schema" -d 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.'
-complete -c xvec -n "__fish_xvec_needs_command" -f -a "dump" -d 'Write a script, a schema and data files that recreate the collection.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "export" -d 'Write documents as JSON Lines, vectors inline; `import` reads them back.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "shell" -d 'Interactive shell over a collection, or run a script.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "completions" -d 'Print a completion script for a shell.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "man" -d 'Write the man pages, one per command, into a directory.'
@@ -62,10 +60,10 @@ complete -c xvec -n "__fish_xvec_needs_command" -f -a "repair" -d 'Repair a dama
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "inspect" -d 'Show segments, fields, graphs, memory, the WAL, or where a key lives.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l schema -d 'JSON schema file' -r -F
-complete -c xvec -n "__fish_xvec_using_subcommand create" -l field -d 'A scalar field, NAME:TYPE or NAME:TYPE:nullable (repeatable)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand create" -l vector -d 'A vector field, NAME:DIM:METRIC[:fp32|fp16|int8][:nullable] (repeatable)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand create" -l index -d 'Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g. \'{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}\'' -r
-complete -c xvec -n "__fish_xvec_using_subcommand create" -l name -d 'Collection name with --field/--vector (default: the directory\'s name)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l field -d 'A scalar field, NAME:TYPE or NAME:TYPE:nullable (repeatable)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l vector -d 'A vector field, NAME:DIM:METRIC[:fp32|fp16|int8][:nullable] (repeatable)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l index -d 'Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g. \'{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}\'' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l name -d 'Collection name with --field/--vector (default: the directory\'s name)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -79,13 +77,12 @@ complete -c xvec -n "__fish_xvec_using_subcommand create" -s h -l help -d 'Print
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l format -d 'Input format (default: from the file\'s extension)' -r -f -a "jsonl\t'One JSON object per line'
 csv\t'A header row of field names, then one document per row'
 fvecs\t'Raw vectors, TEXMEX .fvecs (also .bvecs, .ivecs)'
-npy\t'Raw vectors, a 2-d NumPy array'
-parquet\t'Apache Parquet: one column per field, vectors as lists of numbers'"
-complete -c xvec -n "__fish_xvec_using_subcommand import" -l key-field -d 'Member or column that holds the primary key' -r
-complete -c xvec -n "__fish_xvec_using_subcommand import" -l vectors -d 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i' -r
-complete -c xvec -n "__fish_xvec_using_subcommand import" -l field -d 'Vector field that raw vectors fill (default: the only one)' -r
+npy\t'Raw vectors, a 2-d NumPy array'"
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l key-field -d 'Member or column that holds the primary key' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l vectors -d 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l field -d 'Vector field that raw vectors fill (default: the only one)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l ids -d 'Keys of raw vectors, one per line (default: row numbers from 0)' -r -F
-complete -c xvec -n "__fish_xvec_using_subcommand import" -l batch-size -d 'Documents per write batch (one WAL sync each)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l batch-size -d 'Documents per write batch (one WAL sync each)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -98,7 +95,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand import" -l flush -d 'Flush int
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand insert" -l key-field -d 'Member that holds the primary key' -r
+complete -c xvec -n "__fish_xvec_using_subcommand insert" -l key-field -d 'Member that holds the primary key' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -109,7 +106,7 @@ line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l key-field -d 'Member that holds the primary key' -r
+complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l key-field -d 'Member that holds the primary key' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -120,7 +117,7 @@ line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand update" -l key-field -d 'Member that holds the primary key' -r
+complete -c xvec -n "__fish_xvec_using_subcommand update" -l key-field -d 'Member that holds the primary key' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -131,7 +128,7 @@ line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand update" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand delete" -l where -d 'Delete every document matching this filter' -r
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -l where -d 'Delete every document matching this filter' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -142,7 +139,7 @@ line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l fields -d 'Fields to print, comma-separated (default: all, vectors too)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l fields -d 'Fields to print, comma-separated (default: all, vectors too)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -153,17 +150,17 @@ line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l pk -d 'Use the stored vector of this document' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l pk -d 'Use the stored vector of this document' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l vector-file -d 'Take the query vector from a .fvecs/.npy file (with --row)' -r -F
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l row -d 'Row of --vector-file, from 0' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l field -d 'Vector field to search (needed when the schema has several)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l filter -d 'Only documents matching this filter, e.g. "pos = \'n\' AND n_lemmas > 1"' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -s k -l k -d 'Number of results, 1 to 100000' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes, k to 100000 (exact search ignores it)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l row -d 'Row of --vector-file, from 0' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l field -d 'Vector field to search (needed when the schema has several)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l filter -d 'Only documents matching this filter, e.g. "pos = \'n\' AND n_lemmas > 1"' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -s k -l k -d 'Number of results, 1 to 100000' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes, k to 100000 (exact search ignores it)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -175,7 +172,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l with-vectors -d 'Als
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand count" -l filter -d 'Count only documents matching this filter' -r
+complete -c xvec -n "__fish_xvec_using_subcommand count" -l filter -d 'Count only documents matching this filter' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -196,7 +193,7 @@ line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l concurrency -d 'Threads for index builds, 1 to 1024 (default: all cores; 1 builds deterministically)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l concurrency -d 'Threads for index builds, 1 to 1024 (default: all cores; 1 builds deterministically)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -227,16 +224,10 @@ line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand export" -l format -d 'Output format' -r -f -a "jsonl\t'One JSON object per line, vectors inline'
-csv\t'A header row of field names; vectors as JSON arrays in their cells'
-npy\t'One vector field as a 2-d float32 NumPy array, keys in FILE.ids'
-fvecs\t'One vector field as TEXMEX .fvecs, keys in FILE.ids'
-parquet\t'Apache Parquet: an `id` column, one list<float> column per vector field, one column per scalar field (the layout of Milvus bulk_import and VectorDBBench)'"
-complete -c xvec -n "__fish_xvec_using_subcommand export" -s o -l output -d 'Output file (default: standard output; npy, fvecs and parquet need one)' -r -F
-complete -c xvec -n "__fish_xvec_using_subcommand export" -l filter -d 'Only documents matching this filter' -r
-complete -c xvec -n "__fish_xvec_using_subcommand export" -l fields -d 'Fields to write, comma-separated (default: all)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand export" -l field -d 'Vector field of npy and fvecs (default: the only one)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand export" -l key-field -d 'Name of the key column (member in jsonl)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand export" -s o -l output -d 'Output file (default: standard output)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l filter -d 'Only documents matching this filter' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l fields -d 'Fields to write, comma-separated (default: all)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l key-field -d 'Member that holds the primary key' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -247,29 +238,8 @@ line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand schema" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
-tsv\t'Tab-separated values (default when piped)'
-csv\t''
-json\t'One JSON array of objects'
-jsonl\t'One JSON object per line'
-markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand schema" -l no-headers -d 'Leave out the header row'
-complete -c xvec -n "__fish_xvec_using_subcommand schema" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
-complete -c xvec -n "__fish_xvec_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand dump" -s o -l output -d 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)' -r -f -a "(__fish_complete_directories)"
-complete -c xvec -n "__fish_xvec_using_subcommand dump" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
-tsv\t'Tab-separated values (default when piped)'
-csv\t''
-json\t'One JSON array of objects'
-jsonl\t'One JSON object per line'
-markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand dump" -l no-headers -d 'Leave out the header row'
-complete -c xvec -n "__fish_xvec_using_subcommand dump" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
-complete -c xvec -n "__fish_xvec_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s f -l file -d 'Run the statements of this script (repeatable, runs in argv order with -c)' -r -F
-complete -c xvec -n "__fish_xvec_using_subcommand shell" -s c -l command -d 'Run this statement (repeatable, runs in argv order with -f)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -s c -l command -d 'Run this statement (repeatable, runs in argv order with -f)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -324,32 +294,32 @@ vamana\t'Vamana (DiskANN) graph'"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l metric -d 'Similarity metric' -r -f -a "l2\t'Squared Euclidean distance'
 ip\t'Inner product'
 cosine\t'Cosine similarity'"
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbours per query; recall and nDCG are computed at this k' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (default: the index\'s own)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW links per node (default: the engine\'s)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'HNSW candidate list size while building (default: the engine\'s)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana: most neighbours per node, R (default: the engine\'s)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l build-list -d 'Vamana: candidate list size while building, L (default: the engine\'s)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l alpha -d 'Vamana: prune relaxation, e.g. 1.2 (default: the engine\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbours per query; recall and nDCG are computed at this k' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (default: the index\'s own)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW links per node (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'HNSW candidate list size while building (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana: most neighbours per node, R (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l build-list -d 'Vamana: candidate list size while building, L (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l alpha -d 'Vamana: prune relaxation, e.g. 1.2 (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l quantize -d 'Vector codes inside the index (default: none)' -r -f -a "none\t''
 fp16\t''
 int8\t''
 int4\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l rotate -d 'Rotate vectors before quantizing (default: on for int8 and int4)' -r -f -a "true\t''
 false\t''"
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l refine -d 'Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default: the index\'s)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l seed -d 'Seed of graph construction and rotation' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l limit -d 'Use only the first N base vectors (ground truth is checked, or computed, for them)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l batch-size -d 'Documents per insert call' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l optimize-concurrency -d 'Threads the optimize phase may use, 1 to 1024 (default: all cores)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l refine -d 'Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default: the index\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l seed -d 'Seed of graph construction and rotation' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l limit -d 'Use only the first N base vectors (ground truth is checked, or computed, for them)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l batch-size -d 'Documents per insert call' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l optimize-concurrency -d 'Threads the optimize phase may use, 1 to 1024 (default: all cores)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mmap -d 'Map segment files when reopening for search, or read them into memory' -r -f -a "true\t''
 false\t''"
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l warmup -d 'Untimed queries before the timed phases of each search setting, and again right before the serial pass' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l concurrency -d 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l duration -d 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l cooldown -d 'Pause between the concurrent phases and the serial phase' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l sweep -d 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l gt-threads -d 'Threads for computing ground truth when the dataset has none, 1 to 1024 (default: all cores)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l warmup -d 'Untimed queries before the timed phases of each search setting, and again right before the serial pass' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l concurrency -d 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l duration -d 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l cooldown -d 'Pause between the concurrent phases and the serial phase' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l sweep -d 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l gt-threads -d 'Threads for computing ground truth when the dataset has none, 1 to 1024 (default: all cores)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s o -l output -d 'Write the report as JSON (schema: docs/bench-report.schema.json)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l csv -d 'Append one row per search setting to this CSV file' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l plot -d 'Draw recall (x) against QPS (y, log scale) as SVG, with any --compare runs' -r -F
@@ -365,17 +335,17 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l skip-load -d 'Reuse 
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l field -d 'Vector field to search (default: the only one)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l field -d 'Vector field to search (default: the only one)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l queries -d 'Query vectors, .fvecs or .npy (default: sampled from the collection)' -r -F
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l max-queries -d 'Most queries read from --queries' -r
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l max-queries -d 'Most queries read from --queries' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l gt -d 'Ground truth of --queries, .ivecs or .npy (keys must be dataset ids)' -r -F
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l filter -d 'Filter the `f` key turns on and off (on at the start)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -s k -l k -d 'Neighbours per query' -r
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (HNSW ef, Vamana query list; default: the index\'s)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l refine -d 'Re-rank factor of quantized indexes, 0 to 1000 (0: codes only; default: the index\'s)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l concurrency -d 'Workload threads at the start (default: all cores)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l recall-sample -d 'Queries with an exact-search reference for recall when there is no --gt' -r
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l duration -d 'Stop after this long (e.g. 10s, 2m); headless runs default to 10s' -r
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l filter -d 'Filter the `f` key turns on and off (on at the start)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -s k -l k -d 'Neighbours per query' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (HNSW ef, Vamana query list; default: the index\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l refine -d 'Re-rank factor of quantized indexes, 0 to 1000 (0: codes only; default: the index\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l concurrency -d 'Workload threads at the start (default: all cores)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l recall-sample -d 'Queries with an exact-search reference for recall when there is no --gt' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l duration -d 'Stop after this long (e.g. 10s, 2m); headless runs default to 10s' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -499,32 +469,30 @@ complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subco
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "wal" -d 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "doc" -d 'Where a key lives: live row, older versions, deleted rows, WAL records'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "create" -d 'Create a collection from a JSON schema file or --field/--vector flags.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "import" -d 'Import documents from JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy).'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "insert" -d 'Insert new documents; a key that exists already fails.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "upsert" -d 'Insert documents, or merge the given fields into existing ones.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "update" -d 'Replace the given fields of existing documents; a missing key fails.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "delete" -d 'Delete documents by key, or every document matching --where.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "fetch" -d 'Print documents by primary key.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "query" -d 'Nearest-neighbour search by vector literal, key or vector file row.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "count" -d 'Count live documents, optionally only those matching a filter.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "flush" -d 'Seal the write-ahead log into an immutable, memory-mapped segment.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "optimize" -d 'Compact segments and build the vector indexes (HNSW, quantized codes).'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "describe" -d 'Show the schema, index parameters, counts and size.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "stats" -d 'Show segments, deletions, WAL size and the memory the engine holds.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "export" -d 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "schema" -d 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "dump" -d 'Write a script, a schema and data files that recreate the collection.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "shell" -d 'Interactive shell over a collection, or run a script.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "completions" -d 'Print a completion script for a shell.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "man" -d 'Write the man pages, one per command, into a directory.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "quickstart" -d 'Build a sample collection from the bundled WordNet data and query it.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "bench" -d 'Benchmark load time, search speed, recall and memory on a dataset.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "tui" -d 'Live dashboard: run a search workload, watch QPS, latency, recall and memory.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "verify" -d 'Check every file, checksum, graph and code of a collection.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "repair" -d 'Repair a damaged collection: plan, confirm, then rebuild and republish.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "inspect" -d 'Show segments, fields, graphs, memory, the WAL, or where a key lives.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "create" -d 'Create a collection from a JSON schema file or --field/--vector flags.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "import" -d 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "insert" -d 'Insert new documents; a key that exists already fails.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "upsert" -d 'Insert documents, or merge the given fields into existing ones.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "update" -d 'Replace the given fields of existing documents; a missing key fails.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "delete" -d 'Delete documents by key, or every document matching --where.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "fetch" -d 'Print documents by primary key.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "query" -d 'Nearest-neighbour search by vector literal, key or vector file row.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "count" -d 'Count live documents, optionally only those matching a filter.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "flush" -d 'Seal the write-ahead log into an immutable, memory-mapped segment.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "optimize" -d 'Compact segments and build the vector indexes (HNSW, quantized codes).'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "describe" -d 'Show the schema, index parameters, counts and size.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "stats" -d 'Show segments, deletions, WAL size and the memory the engine holds.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "export" -d 'Write documents as JSON Lines, vectors inline; `import` reads them back.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "shell" -d 'Interactive shell over a collection, or run a script.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "completions" -d 'Print a completion script for a shell.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "man" -d 'Write the man pages, one per command, into a directory.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "quickstart" -d 'Build a sample collection from the bundled WordNet data and query it.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "bench" -d 'Benchmark load time, search speed, recall and memory on a dataset.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "tui" -d 'Live dashboard: run a search workload, watch QPS, latency, recall and memory.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "verify" -d 'Check every file, checksum, graph and code of a collection.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "repair" -d 'Repair a damaged collection: plan, confirm, then rebuild and republish.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "inspect" -d 'Show segments, fields, graphs, memory, the WAL, or where a key lives.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "segments" -d 'Segments: rows, deletions, bytes per file, creation time'
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "fields" -d 'Fields: type, dimension, metric, index, quantization, build state'
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "graph" -d 'Graph topology of a vector field, one row per segment and level'

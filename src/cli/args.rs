@@ -444,6 +444,13 @@ pub struct DumpArgs {
 /// at `;` or at the end of a line whose quotes and brackets are closed; a trailing `\`
 /// continues a line. `$NAME` is replaced by a value bound with `.param set NAME VALUE`; `#`
 /// starts a comment line. Read-only unless --write.
+/// At the prompt, a statement that goes on shows the continuation prompt `...>` and is one
+/// history entry; pasted or typed-ahead lines run in order. Ctrl-C drops the statement
+/// being typed; Ctrl-D on an empty line leaves with status 0, or, inside an unfinished
+/// statement, reports it (it does not run) and exits with status 2. On a terminal, results
+/// longer than the screen go through $PAGER (else `less -FRX`) and tables wider than it
+/// print as `column = value` lines (.pager, .expanded); .edit runs the last statement
+/// after $VISUAL or $EDITOR (else vi) changed it.
 /// With -f, -c or input that is not a terminal the shell runs in batch mode: no prompt,
 /// and the first failing statement stops it with `FILE:LINE: error: ...` and exit status 1
 /// (--keep-going runs the rest, and still exits 1).

@@ -30,6 +30,7 @@ pub fn printer_for(args: &super::OutputArgs) -> Printer {
         mode: args.mode.unwrap_or(OutputMode::default_for(tty)),
         headers: !args.no_headers,
         color: tty && color_allowed(),
+        expand_wider_than: None,
     }
 }
 

@@ -17,6 +17,8 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("NO_COLOR", "When set to a non-empty value, output has no colour."),
     ("XVEC_HISTORY", "The shell's history file (default: $XDG_STATE_HOME/xvec/history)."),
     ("XDG_STATE_HOME", "Where the shell keeps state (default: ~/.local/state)."),
+    ("PAGER", "The shell's pager for results longer than the screen (default: less -FRX; empty: none)."),
+    ("VISUAL, EDITOR", "The editor of the shell's .edit (default: vi)."),
 ];
 
 /// Files the tool reads or writes besides the ones named on the command line.
@@ -43,8 +45,23 @@ pub fn after_long_help() -> String {
 }
 
 pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<(), CliError> {
-    clap_complete::generate(shell, &mut Cli::command(), "xvec", out);
+    clap_complete::generate(shell, &mut no_file_values(Cli::command()), "xvec", out);
     Ok(())
+}
+
+/// Marks every value that is not a path (`--fields`, `--index`, `--ef`, ...) as such, so
+/// completion scripts offer file names only where a path goes: clap's scripts complete
+/// files for a value of unknown kind, and path values (PathBuf) are hinted already.
+fn no_file_values(cmd: clap::Command) -> clap::Command {
+    let cmd = cmd.mut_args(|a| {
+        if a.get_action().takes_values() && a.get_value_hint() == clap::ValueHint::Unknown {
+            a.value_hint(clap::ValueHint::Other)
+        } else {
+            a
+        }
+    });
+    let names: Vec<String> = cmd.get_subcommands().map(|c| c.get_name().to_string()).collect();
+    names.iter().fold(cmd, |cmd, name| cmd.mut_subcommand(name, no_file_values))
 }
 
 pub fn write_man_pages(dir: &Path, io: &mut Io) -> Result<(), CliError> {
@@ -120,4 +137,30 @@ fn shell_commands_section(out: &mut dyn Write) -> std::io::Result<()> {
 fn roff_escape(text: &str) -> String {
     let s = text.replace('\\', "\\e").replace('-', "\\-");
     if s.starts_with(['.', '\'']) { format!("\\&{s}") } else { s }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bash_completion_offers_files_only_for_paths() {
+        let mut out = Vec::new();
+        completions(clap_complete::Shell::Bash, &mut out).unwrap();
+        let script = String::from_utf8(out).unwrap();
+        // What each `--flag)` case of the script completes, over every command.
+        let completes = |flag: &str| -> Vec<&str> {
+            let case = format!("{flag})\n");
+            let body = |i: usize| script[i + case.len()..].split(";;").next().unwrap_or("");
+            script.match_indices(&case).map(|(i, _)| body(i)).collect()
+        };
+        for flag in ["--fields", "--index", "--ef", "--filter", "--key-field", "--refine"] {
+            let cases = completes(flag);
+            assert!(!cases.is_empty(), "{flag} is in the script");
+            assert!(cases.iter().all(|c| !c.contains("compgen -f")), "{flag}: {cases:?}");
+        }
+        for flag in ["--schema", "--ids", "--vector-file"] {
+            assert!(completes(flag).iter().all(|c| c.contains("compgen -f")), "{flag} takes a file");
+        }
+    }
 }

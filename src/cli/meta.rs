@@ -80,6 +80,28 @@ pub enum Meta {
         #[command(subcommand)]
         action: ParamAction,
     },
+    /// Page long results on a terminal through $PAGER.
+    ///
+    /// auto (the default) pages a result longer than the screen, on every result, off
+    /// none. The pager is $PAGER, else `less -FRX`; an empty PAGER turns paging off.
+    Pager {
+        #[arg(value_enum, value_name = "on|off|auto")]
+        switch: AutoSwitch,
+    },
+    /// Print wide tables as `column = value` lines (psql's \x).
+    ///
+    /// auto (the default) for a table wider than the terminal, on for every table, off
+    /// for none. Table mode only; `.mode line` is the same layout for every result.
+    Expanded {
+        #[arg(value_enum, value_name = "on|off|auto")]
+        switch: AutoSwitch,
+    },
+    /// Edit the last statement in $VISUAL or $EDITOR, then run it (psql's \e).
+    ///
+    /// The editor (else vi) opens the last statement; what was saved runs, or goes on
+    /// under the continuation prompt if it is unfinished. An editor that fails, or an
+    /// empty file, runs nothing. At the interactive prompt only, alone on its line.
+    Edit,
     /// Leave the shell with exit status CODE (default 0).
     #[command(alias = "quit")]
     Exit {
@@ -117,6 +139,15 @@ impl Switch {
     pub fn on(self) -> bool {
         self == Switch::On
     }
+}
+
+/// `on`, `off` or `auto` (decided by the terminal).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum AutoSwitch {
+    On,
+    Off,
+    #[default]
+    Auto,
 }
 
 /// One-line usage of a meta command, e.g. `.open DIR [--write]`.

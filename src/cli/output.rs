@@ -128,6 +128,9 @@ pub struct Printer {
     pub mode: OutputMode,
     pub headers: bool,
     pub color: bool,
+    /// Table mode prints a table wider than this many columns in the `line` layout
+    /// (psql's expanded display; `Some(0)`: every table).
+    pub expand_wider_than: Option<usize>,
 }
 
 impl Printer {
@@ -156,19 +159,21 @@ impl Printer {
                 }
                 self.footer(t, out)
             }
-            OutputMode::Line => {
-                let w = t.headers.iter().map(|h| h.chars().count()).max().unwrap_or(0);
-                for (i, r) in t.rows.iter().enumerate() {
-                    if i > 0 {
-                        writeln!(out)?;
-                    }
-                    for (h, c) in t.headers.iter().zip(r) {
-                        writeln!(out, "{h:>w$} = {}", c.text(true))?;
-                    }
-                }
-                self.footer(t, out)
+            OutputMode::Line => self.lines(t, out),
+        }
+    }
+
+    fn lines(&self, t: &Table, out: &mut dyn Write) -> std::io::Result<()> {
+        let w = t.headers.iter().map(|h| h.chars().count()).max().unwrap_or(0);
+        for (i, r) in t.rows.iter().enumerate() {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            for (h, c) in t.headers.iter().zip(r) {
+                writeln!(out, "{h:>w$} = {}", c.text(true))?;
             }
         }
+        self.footer(t, out)
     }
 
     fn footer(&self, t: &Table, out: &mut dyn Write) -> std::io::Result<()> {
@@ -190,6 +195,15 @@ impl Printer {
         }
         for r in &t.rows {
             ct.add_row(r.iter().map(|c| c.text(true)).collect::<Vec<_>>());
+        }
+        if let Some(limit) = self.expand_wider_than.filter(|_| !t.rows.is_empty()) {
+            ct.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
+            let text = ct.to_string();
+            if text.lines().map(|l| l.chars().count()).max().unwrap_or(0) > limit {
+                return self.lines(t, out);
+            }
+            writeln!(out, "{text}")?;
+            return self.footer(t, out);
         }
         if !t.rows.is_empty() || self.headers {
             writeln!(out, "{ct}")?;
@@ -235,8 +249,23 @@ mod tests {
 
     fn render(mode: OutputMode) -> String {
         let mut out = Vec::new();
-        Printer { mode, headers: true, color: false }.print(&sample(), &mut out).unwrap();
+        Printer { mode, headers: true, color: false, expand_wider_than: None }.print(&sample(), &mut out).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn expanded_display_takes_over_tables_wider_than_the_limit() {
+        let print = |limit| {
+            let mut out = Vec::new();
+            let p = Printer { mode: OutputMode::Table, headers: true, color: false, expand_wider_than: limit };
+            p.print(&sample(), &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let table = print(None);
+        let width = table.lines().map(|l| l.chars().count()).max().unwrap();
+        assert_eq!(print(Some(width)), table, "a table that fits stays a table");
+        assert_eq!(print(Some(width - 1)), render(OutputMode::Line));
+        assert_eq!(print(Some(0)), render(OutputMode::Line));
     }
 
     #[test]

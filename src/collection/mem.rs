@@ -199,6 +199,11 @@ impl MemSegment {
         self.live.get(key).copied()
     }
 
+    /// Live keys starting with `prefix`, in no order (the caller sorts and bounds them).
+    pub fn keys_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.live.keys().map(|k| &**k).filter(move |k| k.starts_with(prefix))
+    }
+
     /// Appends a validated row, replacing any live version of its key.
     pub fn put(&mut self, row: &Row) {
         let n = self.len();

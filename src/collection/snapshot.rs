@@ -88,6 +88,30 @@ impl Snapshot {
         None
     }
 
+    /// Up to `limit` live keys starting with `prefix`, sorted: what a completer offers.
+    /// Bounded work on a large collection: each segment walks its key order from the
+    /// prefix and stops after `limit` live keys; only the mutable segment is scanned whole.
+    pub fn keys_with_prefix(&self, prefix: &str, limit: usize) -> Vec<String> {
+        let mut found: std::collections::BTreeSet<&str> = self.mem.keys_with_prefix(prefix).collect();
+        while found.len() > limit {
+            found.pop_last();
+        }
+        for s in &self.segments {
+            let keys = (&*s.segment as &dyn SegmentView).keys();
+            let live = s.segment.rows_with_key_prefix(prefix).filter(|r| !s.deleted.contains(*r));
+            for key in live.map(|r| keys.get_str(r as usize)).take(limit) {
+                if found.len() == limit && found.last().is_some_and(|last| key >= *last) {
+                    break;
+                }
+                found.insert(key);
+                if found.len() > limit {
+                    found.pop_last();
+                }
+            }
+        }
+        found.into_iter().map(str::to_string).collect()
+    }
+
     pub(crate) fn view(&self, loc: Location) -> (&dyn SegmentView, usize) {
         match loc {
             Location::Segment(i, r) => (&*self.segments[i].segment as &dyn SegmentView, r as usize),
@@ -163,4 +187,32 @@ impl Snapshot {
 
 fn field_value(schema: &Schema, src: &dyn SegmentView, f: usize, row: usize) -> Value {
     if schema.field(f).as_vector().is_some() { src.vector(f).value(row) } else { src.scalar(f).value(row) }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::{Field, ScalarType};
+    use crate::{Collection, Doc, Schema};
+
+    #[test]
+    fn keys_with_prefix_merges_segments_and_memory_live_only_and_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let schema = Schema::builder("k").field(Field::scalar("n", ScalarType::Int64)).build().unwrap();
+        let coll = Collection::create(dir.path(), schema, Default::default()).unwrap();
+        let docs = |keys: &[&str]| keys.iter().map(|k| Doc::new(*k).set("n", 1i64)).collect::<Vec<_>>();
+        coll.insert(docs(&["ab3", "ab1", "b", "ab5", "a"])).unwrap();
+        coll.flush().unwrap();
+        coll.insert(docs(&["ab2", "ab4", "abc", "ac"])).unwrap();
+        coll.delete(&["ab3"]).unwrap();
+        coll.flush().unwrap();
+        coll.insert(docs(&["ab0"])).unwrap();
+        // ab1 is replaced by a newer version: listed once.
+        coll.upsert(docs(&["ab1"])).unwrap();
+        let snap = coll.snapshot();
+        assert_eq!(snap.keys_with_prefix("ab", 100), ["ab0", "ab1", "ab2", "ab4", "ab5", "abc"]);
+        assert_eq!(snap.keys_with_prefix("ab", 3), ["ab0", "ab1", "ab2"]);
+        assert_eq!(snap.keys_with_prefix("", 2), ["a", "ab0"]);
+        assert!(snap.keys_with_prefix("zz", 100).is_empty());
+        assert_eq!(snap.keys_with_prefix("ab5", 100), ["ab5"]);
+    }
 }

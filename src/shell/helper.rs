@@ -1,14 +1,17 @@
 //! The REPL's rustyline helper: completion that walks the same clap trees that parse
 //! statements (commands, meta commands, flags, their choices, field names of the open
 //! collection, paths), usage and history hints, highlighting of unbalanced quotes and
-//! brackets, and multi-line input until a statement is complete.
+//! brackets. A statement continued over several lines is read line by line (the REPL
+//! shows a continuation prompt): `pending` holds its earlier lines, so completion and
+//! highlighting see the whole statement.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
 use rustyline::highlight::{CmdKind, Highlighter};
 use rustyline::hint::{Hinter, HistoryHinter};
-use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+use rustyline::validate::Validator;
 use rustyline::{Context, Helper};
 
 use super::help::NOT_IN_SHELL;
@@ -18,6 +21,9 @@ use super::session::takes_collection;
 const RED: &str = "\x1b[1;31m";
 const DIM: &str = "\x1b[2m";
 const RESET: &str = "\x1b[0m";
+
+/// Keys offered for one Tab: a prefix lookup that stops here, whatever the collection's size.
+pub const MAX_KEY_CANDIDATES: usize = 100;
 
 /// Fields of the open collection, for completing `--fields`, `--field` and filters.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -40,6 +46,10 @@ pub struct ShellHelper {
     tree: clap::Command,
     metas: clap::Command,
     pub fields: FieldNames,
+    /// The open collection as of the prompt, for completing keys.
+    pub snapshot: Option<Arc<xvec::Snapshot>>,
+    /// The earlier lines of an unfinished statement, each ended by `\n`.
+    pub pending: String,
     pub color: bool,
     files: FilenameCompleter,
     history: HistoryHinter,
@@ -52,6 +62,7 @@ enum Slot {
     Flag,
     Choices(Vec<String>),
     Fields { list: bool, vectors_only: bool },
+    Keys,
     FilterExpr,
     VectorsSpec,
     Path,
@@ -65,14 +76,32 @@ impl ShellHelper {
             tree,
             metas,
             fields: FieldNames::default(),
+            snapshot: None,
+            pending: String::new(),
             color,
             files: FilenameCompleter::new(),
             history: HistoryHinter::new(),
         }
     }
 
-    /// Candidates for the word that ends at `pos`, and where that word starts.
+    /// Candidates for the word that ends at `pos` of the current line, and where that
+    /// word starts. A unique command, flag, choice, key or file is completed with a space
+    /// after it; a directory, a field list, a filter and `FIELD=` are not (more follows).
     pub fn candidates(&self, line: &str, pos: usize) -> (usize, Vec<Pair>) {
+        let offset = self.pending.len();
+        if offset == 0 {
+            return self.candidates_in(line, pos);
+        }
+        let full = format!("{}{line}", self.pending);
+        let (start, pairs) = self.candidates_in(&full, offset + pos);
+        match start.checked_sub(offset) {
+            Some(start) => (start, pairs),
+            // The word began on an earlier line, which can no longer be edited.
+            None => (pos, Vec::new()),
+        }
+    }
+
+    fn candidates_in(&self, line: &str, pos: usize) -> (usize, Vec<Pair>) {
         let before = &line[..pos];
         let scan = lexer::scan(before);
         let stmt_start = match scan.statements.last() {
@@ -87,22 +116,22 @@ impl ShellHelper {
         };
         let done: Vec<&str> = done.iter().map(|w| w.text.as_str()).collect();
         let slot = self.slot(&done, current);
-        let pairs = |start: usize, prefix: &str, names: &mut dyn Iterator<Item = String>| {
+        let pairs = |start: usize, prefix: &str, space: bool, names: &mut dyn Iterator<Item = String>| {
             let mut v: Vec<Pair> =
                 names.filter(|n| n.starts_with(prefix)).map(|n| Pair { display: n.clone(), replacement: n }).collect();
             v.sort_by(|a, b| a.display.cmp(&b.display));
             v.dedup_by(|a, b| a.display == b.display);
-            (start, v)
+            (start, finish_unique(v, space))
         };
         match slot {
             Slot::CommandName => {
                 let commands = self.commands().map(str::to_string);
                 let metas = self.metas.get_subcommands().map(|m| format!(".{}", m.get_name()));
-                pairs(start, current, &mut commands.chain(metas))
+                pairs(start, current, true, &mut commands.chain(metas))
             }
             Slot::TopicName => {
                 let topics = self.commands().chain(self.metas.get_subcommands().map(|m| m.get_name()));
-                pairs(start, current, &mut topics.map(str::to_string))
+                pairs(start, current, true, &mut topics.map(str::to_string))
             }
             Slot::Flag => {
                 let cmd = self.find(done[0]);
@@ -111,27 +140,37 @@ impl ShellHelper {
                     matches!(a.get_action(), clap::ArgAction::Append)
                         || !a.get_long().is_some_and(|l| done.contains(&format!("--{l}").as_str()))
                 });
-                pairs(start, current, &mut unused.filter_map(|a| a.get_long().map(|l| format!("--{l}"))))
+                pairs(start, current, true, &mut unused.filter_map(|a| a.get_long().map(|l| format!("--{l}"))))
             }
-            Slot::Choices(values) => pairs(start, current, &mut values.into_iter()),
+            Slot::Choices(values) => pairs(start, current, true, &mut values.into_iter()),
             Slot::Fields { list, vectors_only } => {
                 let (offset, prefix) = match current.rfind(',') {
                     Some(i) if list => (i + 1, &current[i + 1..]),
                     _ => (0, current),
                 };
                 let names = self.field_names(vectors_only);
-                pairs(start + offset, prefix, &mut names.into_iter())
+                pairs(start + offset, prefix, !list, &mut names.into_iter())
+            }
+            Slot::Keys => {
+                let keys = self.snapshot.as_ref().map(|s| s.keys_with_prefix(current, MAX_KEY_CANDIDATES));
+                let pairs =
+                    keys.unwrap_or_default().into_iter().map(|k| Pair { replacement: quote_word(&k), display: k });
+                (start, finish_unique(pairs.collect(), true))
             }
             Slot::FilterExpr => {
                 let ident = before.len() - before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_').len();
                 let names = self.field_names(false).into_iter().chain(std::iter::once("_key".to_string()));
-                pairs(pos - ident, &before[pos - ident..], &mut names.into_iter())
+                pairs(pos - ident, &before[pos - ident..], false, &mut names.into_iter())
             }
             Slot::VectorsSpec if !current.contains('=') => {
                 let names = self.field_names(true).into_iter().map(|n| format!("{n}="));
-                pairs(start, current, &mut names.into_iter())
+                pairs(start, current, false, &mut names.into_iter())
             }
-            Slot::VectorsSpec | Slot::Path => self.files.complete_path(line, pos).unwrap_or((pos, Vec::new())),
+            Slot::VectorsSpec | Slot::Path => {
+                let (start, found) = self.files.complete_path(line, pos).unwrap_or((pos, Vec::new()));
+                let is_dir = found.first().is_some_and(|p| p.replacement.ends_with(std::path::MAIN_SEPARATOR));
+                (start, finish_unique(found, !is_dir))
+            }
             Slot::Nothing => (pos, Vec::new()),
         }
     }
@@ -182,14 +221,21 @@ impl ShellHelper {
                 index += 1;
             }
         }
-        if takes_collection(cmd) {
+        // The shell fills in a command's collection (`.open DIR` is a meta command's own).
+        let is_meta = self.metas.find_subcommand(first.strip_prefix('.').unwrap_or(first)).is_some();
+        if takes_collection(cmd) && !is_meta {
             index += 1;
         }
         if cmd.has_subcommands() && index == 0 {
             return Slot::Choices(cmd.get_subcommands().map(|c| c.get_name().to_string()).collect());
         }
-        let positional =
-            cmd.get_positionals().filter(|a| a.get_index().is_some()).find(|a| a.get_index() == Some(index + 1));
+        let positionals = || cmd.get_positionals().filter(|a| a.get_index().is_some());
+        // Past the last positional, a multi-valued one (`fetch KEY...`) takes more values.
+        let positional = positionals().find(|a| a.get_index() == Some(index + 1)).or_else(|| {
+            positionals()
+                .last()
+                .filter(|a| a.get_index() < Some(index + 1) && a.get_num_args().is_some_and(|n| n.max_values() > 1))
+        });
         match positional {
             Some(a) if a.get_value_names().is_some_and(|v| v.first().is_some_and(|n| n == "COMMAND")) => {
                 Slot::TopicName
@@ -209,6 +255,7 @@ impl ShellHelper {
         match (value_name, arg.get_value_hint()) {
             ("FIELD", _) => Slot::Fields { list: false, vectors_only: arg.get_id() == "field" },
             ("FIELDS", _) => Slot::Fields { list: true, vectors_only: false },
+            ("KEY", _) => Slot::Keys,
             ("EXPR", _) => Slot::FilterExpr,
             ("FIELD=FILE", _) => Slot::VectorsSpec,
             (_, clap::ValueHint::FilePath | clap::ValueHint::DirPath | clap::ValueHint::AnyPath) => Slot::Path,
@@ -217,19 +264,22 @@ impl ShellHelper {
     }
 
     /// The usage of a fully typed command name, shown after it as a hint.
+    /// The usage of a fully typed command name (completion may have added a space after
+    /// it), shown after it as a hint.
     fn usage_hint(&self, line: &str) -> Option<String> {
-        let name = line.trim_start();
+        let name = line.trim_start().strip_suffix(' ').unwrap_or(line.trim_start());
         let cmd = self.find(name).filter(|_| !name.is_empty())?;
         if name.strip_prefix('.').unwrap_or(name) != cmd.get_name() {
             return None;
         }
-        if self.metas.find_subcommand(cmd.get_name()).is_some() {
-            let usage = crate::cli::meta::usage(cmd);
-            return usage.split_once(' ').map(|(_, rest)| format!(" {rest}"));
-        }
-        let usage = cmd.clone().render_usage().to_string();
-        let rest = usage.split_once(cmd.get_name())?.1.replace(" <DIR>", "").replace(" [DIR]", "");
-        Some(rest.trim_end().to_string()).filter(|r| !r.is_empty())
+        let rest = if self.metas.find_subcommand(cmd.get_name()).is_some() {
+            crate::cli::meta::usage(cmd).split_once(' ').map(|(_, rest)| format!(" {rest}"))?
+        } else {
+            let usage = cmd.clone().render_usage().to_string();
+            usage.split_once(cmd.get_name())?.1.replace(" <DIR>", "").replace(" [DIR]", "").trim_end().to_string()
+        };
+        let rest = if line.ends_with(' ') { rest.trim_start().to_string() } else { rest };
+        Some(rest).filter(|r| !r.is_empty())
     }
 }
 
@@ -245,10 +295,12 @@ impl Hinter for ShellHelper {
     type Hint = String;
 
     fn hint(&self, line: &str, pos: usize, ctx: &Context<'_>) -> Option<String> {
-        if pos < line.len() {
+        if pos < line.len() || !self.pending.is_empty() {
             return None;
         }
-        self.usage_hint(line).or_else(|| self.history.hint(line, pos, ctx))
+        // A hint shows on the input line: a multi-line entry is hinted up to its first newline.
+        let history = || self.history.hint(line, pos, ctx).map(|h| h.lines().next().unwrap_or_default().to_string());
+        self.usage_hint(line).or_else(history).filter(|h| !h.is_empty())
     }
 }
 
@@ -257,12 +309,14 @@ impl Highlighter for ShellHelper {
         if !self.color {
             return Cow::Borrowed(line);
         }
-        let scan = lexer::scan(line);
+        let offset = self.pending.len();
+        let scan = lexer::scan(&format!("{}{line}", self.pending));
         let bad = match (scan.stray, scan.open) {
             (Some(lexer::Stray(_, i)), _) => Some(i),
             (None, Some(Open::Quote(_, i) | Open::Bracket(_, i))) => Some(i),
             _ => None,
         };
+        let bad = bad.and_then(|i| i.checked_sub(offset));
         match bad {
             Some(i) => {
                 let c = line[i..].chars().next().map_or(1, char::len_utf8);
@@ -281,10 +335,25 @@ impl Highlighter for ShellHelper {
     }
 }
 
-impl Validator for ShellHelper {
-    fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
-        Ok(if lexer::is_complete(ctx.input()) { ValidationResult::Valid(None) } else { ValidationResult::Incomplete })
+/// Enter always hands the line over: the REPL decides whether the statement goes on.
+impl Validator for ShellHelper {}
+
+/// A space after the only candidate, when `space` (the word is done).
+fn finish_unique(mut pairs: Vec<Pair>, space: bool) -> Vec<Pair> {
+    if let [only] = pairs.as_mut_slice()
+        && space
+    {
+        only.replacement.push(' ');
     }
+    pairs
+}
+
+/// A key as one word of a statement: quoted when the lexer would split or interpret it.
+fn quote_word(key: &str) -> String {
+    if !key.is_empty() && !key.contains(|c: char| c.is_whitespace() || "'\"\\;#[]{}$".contains(c)) {
+        return key.to_string();
+    }
+    format!("\"{}\"", key.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 impl Helper for ShellHelper {}
@@ -307,7 +376,8 @@ mod tests {
     #[test]
     fn first_word_completes_commands_and_meta_commands() {
         assert_eq!(complete("qu"), (0, vec!["query".to_string(), "quickstart".to_string()]).sorted());
-        assert_eq!(complete(".mo"), (0, vec![".mode".to_string()]));
+        assert_eq!(complete(".mo"), (0, vec![".mode ".to_string()]));
+        assert_eq!(complete("que").1, ["query "], "a unique command is completed with a space");
         assert_eq!(complete("count; de"), (7, vec!["delete".to_string(), "describe".to_string()]));
         assert!(!complete("").1.contains(&"shell".to_string()));
     }
@@ -319,7 +389,9 @@ mod tests {
         assert_eq!(flags, ["--field", "--fields", "--filter"]);
         assert!(!complete("query --pk x --").1.contains(&"--pk".to_string()), "used flags are not offered again");
         assert_eq!(complete("count --mode j").1, ["json", "jsonl"]);
-        assert_eq!(complete(".mode ma").1, ["markdown"]);
+        assert_eq!(complete(".mode ma").1, ["markdown "]);
+        assert_eq!(complete("query --fi").1, ["--field", "--fields", "--filter"]);
+        assert_eq!(complete("query --fil").1, ["--filter "]);
         assert_eq!(complete(".timer ").1, ["off", "on"]);
         assert_eq!(complete(".param ").1, ["list", "set", "unset"]);
         assert_eq!(complete(".help qu").1, ["query", "quickstart"]);
@@ -328,7 +400,8 @@ mod tests {
     #[test]
     fn field_names_complete_in_projections_filters_and_vector_specs() {
         assert_eq!(complete("query --pk x --fields lemma,le"), (28, vec!["lemma".into(), "lexname".into()]));
-        assert_eq!(complete("query --field ").1, ["emb"]);
+        assert_eq!(complete("query --field ").1, ["emb "]);
+        assert_eq!(complete("query --fields lemma,lexn").1, ["lexname"], "a field list may go on");
         assert_eq!(complete("count --filter \"pos = 'n' AND le"), (30, vec!["lemma".into(), "lexname".into()]));
         assert_eq!(complete("count --filter \"_k").1, ["_key"]);
         assert_eq!(complete("import data.jsonl --vectors e").1, ["emb="]);
@@ -342,11 +415,46 @@ mod tests {
         let line = format!("import {prefix}");
         let (_, pairs) = helper().candidates(&line, line.len());
         assert_eq!(pairs.len(), 1);
-        assert!(pairs[0].replacement.ends_with("words.jsonl"));
+        assert!(pairs[0].replacement.ends_with("words.jsonl "), "{:?}", pairs[0].replacement);
         let line = format!(".read {prefix}");
         assert_eq!(helper().candidates(&line, line.len()).1.len(), 1);
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let line = format!(".open {}/su", dir.path().display());
+        let (_, pairs) = helper().candidates(&line, line.len());
+        assert!(pairs[0].replacement.ends_with("sub/"), "no space after a directory: {:?}", pairs[0].replacement);
         // The collection argument is filled in by the shell: a key is not a path.
         assert!(helper().candidates("fetch wo", 8).1.is_empty());
+    }
+
+    #[test]
+    fn keys_of_the_open_collection_complete_where_a_key_goes() {
+        use xvec::schema::{Field, ScalarType};
+        let dir = tempfile::tempdir().unwrap();
+        let schema = xvec::Schema::builder("k").field(Field::scalar("n", ScalarType::Int64)).build().unwrap();
+        let coll = xvec::Collection::create(dir.path(), schema, Default::default()).unwrap();
+        let keys = ["n.01", "n.02", "v.01", "odd key", "n.03"];
+        coll.insert(keys.iter().map(|k| xvec::Doc::new(*k).set("n", 1i64)).collect()).unwrap();
+        let mut h = helper();
+        h.snapshot = Some(coll.snapshot());
+        let complete = |line: &str| -> Vec<String> {
+            h.candidates(line, line.len()).1.into_iter().map(|p| p.replacement).collect()
+        };
+        assert_eq!(complete("fetch n."), ["n.01", "n.02", "n.03"]);
+        assert_eq!(complete("fetch n.01 v"), ["v.01 "], "every key of fetch KEY...");
+        assert_eq!(complete("delete od"), ["\"odd key\" "]);
+        assert_eq!(complete("query --pk n.03"), ["n.03 "]);
+        assert!(complete("query --filter x").is_empty(), "not where no key goes");
+    }
+
+    #[test]
+    fn continuation_lines_are_completed_and_highlighted_with_the_earlier_lines() {
+        let mut h = helper();
+        h.pending = "count \\\n".into();
+        let (start, pairs) = h.candidates("--fil", 5);
+        assert_eq!((start, pairs[0].replacement.as_str()), (0, "--filter "));
+        h.color = true;
+        h.pending = "query [1,\n".into();
+        assert_eq!(h.highlight("2]", 0), "2]", "the bracket closes one opened on an earlier line");
     }
 
     #[test]
@@ -355,6 +463,8 @@ mod tests {
         assert_eq!(h.usage_hint("query").as_deref(), Some(" [OPTIONS] [VECTOR]"));
         assert_eq!(h.usage_hint(".open").as_deref(), Some(" DIR [--write]"));
         assert_eq!(h.usage_hint("quer"), None);
+        assert_eq!(h.usage_hint("query ").as_deref(), Some("[OPTIONS] [VECTOR]"), "after a completed name");
+        assert_eq!(h.usage_hint("query  "), None);
     }
 
     #[test]

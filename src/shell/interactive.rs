@@ -1,5 +1,10 @@
 //! The REPL: rustyline with the shell's helper, persistent history, a prompt naming the
-//! open collection. Ctrl-C clears the line (or stops the running statement), Ctrl-D exits.
+//! open collection. Like sqlite3 and psql it reads a line at a time: a statement left open
+//! (a quote, a bracket, a trailing `\`) goes on under the continuation prompt `   ...> `,
+//! and the whole statement is one history entry. Typed-ahead and pasted lines run in order.
+//! Ctrl-C drops the statement being typed (or stops the running one); Ctrl-D on an empty
+//! line ends the input: at the prompt it exits with status 0, inside a statement it reports
+//! the unfinished statement, as at the end of a script, and exits with status 2.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,7 +13,9 @@ use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
 use rustyline::{CompletionType, Config, Editor};
 
+use super::edit;
 use super::helper::{FieldNames, ShellHelper};
+use super::lexer;
 use super::script::{Halt, Runner};
 use super::session::{Session, command_tree, meta_tree};
 use crate::cli::{CliError, commands, interrupt};
@@ -58,35 +65,103 @@ pub fn run(session: &mut Session) -> u8 {
         describe_target(session)
     );
     let mut runner = Runner::new(session, true);
+    // The lines of a statement still open, each ended by `\n`.
+    let mut pending = String::new();
+    // The last statement run: what `.edit` opens.
+    let mut last = String::new();
     loop {
         if let Some(h) = editor.helper_mut() {
             h.fields = runner.session.target.schema().map(FieldNames::of).unwrap_or_default();
+            h.snapshot = runner.session.target.snapshot();
+            h.pending.clone_from(&pending);
         }
-        match editor.readline(&prompt(runner.session)) {
-            Ok(buf) => {
-                if !buf.trim().is_empty() {
-                    let _ = editor.add_history_entry(buf.trim_end());
-                    if let Some(p) = &history {
-                        let _ = editor.append_history(p);
-                    }
-                }
-                interrupt::clear();
-                let outcome = runner.run_buffer(None, &buf, 1, 0);
-                interrupt::clear();
-                match outcome {
-                    Ok(()) | Err(Halt::Failed(_) | Halt::Interrupted) => {}
-                    Err(Halt::Exit(code)) => return code,
-                    Err(Halt::BrokenPipe) => return 0,
-                }
+        let main = prompt(runner.session);
+        let shown = if pending.is_empty() { main.clone() } else { continuation_prompt(&main) };
+        let line = match editor.readline(&shown) {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => {
+                pending.clear();
+                continue;
             }
-            Err(ReadlineError::Interrupted) => {}
-            Err(ReadlineError::Eof) => return 0,
+            Err(ReadlineError::Eof) => return end_of_input(&pending),
             Err(e) => {
                 CliError::failed(format!("reading input: {e}")).report("", &mut std::io::stderr());
                 return 1;
             }
+        };
+        // Completeness is judged before the line's own newline, so a trailing `\` continues.
+        pending.push_str(&line);
+        let complete = lexer::is_complete(&pending);
+        pending.push('\n');
+        if !complete {
+            continue;
+        }
+        let mut text = std::mem::take(&mut pending);
+        if is_edit(&text) {
+            match edit::edit(&last, &edit::editor()) {
+                Ok(Some(edited)) => {
+                    echo(&edited, &main);
+                    if !lexer::is_complete(edited.trim_end()) {
+                        pending = edited.trim_end().to_string();
+                        pending.push('\n');
+                        continue;
+                    }
+                    text = edited;
+                }
+                Ok(None) => continue,
+                Err(e) => {
+                    e.report("", &mut std::io::stderr());
+                    continue;
+                }
+            }
+        }
+        let statement = text.trim_end();
+        if statement.trim().is_empty() {
+            continue;
+        }
+        if editor.add_history_entry(statement).unwrap_or(false)
+            && let Some(p) = &history
+        {
+            let _ = editor.append_history(p);
+        }
+        last = statement.to_string();
+        interrupt::clear();
+        let outcome = runner.run_buffer(None, &text, 1, 0);
+        interrupt::clear();
+        match outcome {
+            Ok(()) | Err(Halt::Failed(_) | Halt::Interrupted) => {}
+            Err(Halt::Exit(code)) => return code,
+            Err(Halt::BrokenPipe) => return 0,
         }
     }
+}
+
+/// Ctrl-D: the end of the input. Inside a statement it is reported like a script ending
+/// there (the statement does not run).
+fn end_of_input(pending: &str) -> u8 {
+    let Some(open) = lexer::scan(pending.trim_end_matches('\n')).open else { return 0 };
+    let e = CliError::usage(format!("the input ends inside a statement: {}", open.describe()))
+        .hint("the statement was not run; Ctrl-C drops an unfinished statement and keeps the shell");
+    e.report("", &mut std::io::stderr());
+    e.status.code()
+}
+
+/// `.edit` alone: the REPL opens the editor (the session cannot: it runs what comes back).
+fn is_edit(text: &str) -> bool {
+    let statements = lexer::scan(text).statements;
+    let [(start, end)] = statements.as_slice() else { return false };
+    let words = lexer::words(&text[*start..*end]);
+    matches!(words.as_slice(), [w] if w.text == ".edit" && !w.quoted)
+}
+
+/// Shows an edited statement as if typed, so the screen says what runs.
+fn echo(text: &str, main: &str) {
+    let mut out = std::io::stdout().lock();
+    for (i, line) in text.trim_end().lines().enumerate() {
+        let p = if i == 0 { main.to_string() } else { continuation_prompt(main) };
+        let _ = writeln!(out, "{p}{line}");
+    }
+    let _ = out.flush();
 }
 
 fn describe_target(session: &Session) -> String {
@@ -104,4 +179,29 @@ fn describe_target(session: &Session) -> String {
 fn prompt(session: &Session) -> String {
     let name = session.target.dir().and_then(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned());
     format!("{}> ", name.as_deref().unwrap_or("xvec"))
+}
+
+/// sqlite3's `   ...> `, right-aligned under the prompt.
+fn continuation_prompt(main: &str) -> String {
+    format!("{:>width$}", "...> ", width = main.chars().count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_continuation_prompt_lines_up_under_the_prompt() {
+        assert_eq!(continuation_prompt("wordnet> "), "    ...> ");
+        assert_eq!(continuation_prompt("xvec> "), " ...> ");
+        assert_eq!(continuation_prompt("a> "), "...> ");
+    }
+
+    #[test]
+    fn edit_is_recognised_alone_only() {
+        assert!(is_edit(".edit\n"));
+        assert!(is_edit("  .edit ;\n"));
+        assert!(!is_edit("count; .edit\n"));
+        assert!(!is_edit("'.edit'\n"));
+    }
 }

@@ -27,6 +27,17 @@ pub enum Open {
     Continuation,
 }
 
+impl Open {
+    /// What is left open, for "the input ends inside a statement: ...".
+    pub fn describe(self) -> String {
+        match self {
+            Open::Quote(q, _) => format!("unterminated {q}...{q} quote"),
+            Open::Bracket(b, _) => format!("unclosed `{b}`"),
+            Open::Continuation => "a `\\` continues past the end of the input".to_string(),
+        }
+    }
+}
+
 /// A bracket that closes nothing, with its byte offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stray(pub char, pub usize);

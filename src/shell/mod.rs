@@ -4,10 +4,12 @@
 //! Owns: statement syntax (`lexer`), one session's state (`session`), running text
 //! (`script`), the terminal (`interactive`, `helper`). Command behaviour stays in `cli`.
 
+mod edit;
 mod help;
 mod helper;
 mod interactive;
 mod lexer;
+mod pager;
 mod script;
 mod session;
 

@@ -11,8 +11,9 @@ use clap::{CommandFactory, FromArgMatches, Parser};
 use xvec::{Collection, Schema};
 
 use super::lexer;
+use super::pager::{self, Paged};
 use crate::cli::commands::{self, Collections, Io};
-use crate::cli::meta::{Meta, MetaLine, ParamAction};
+use crate::cli::meta::{AutoSwitch, Meta, MetaLine, ParamAction};
 use crate::cli::output::{OutputMode, Printer, Table};
 use crate::cli::{COLLECTION_ARG, Cli, CliError, Command};
 
@@ -58,6 +59,11 @@ impl Target {
     /// The open collection's schema, for completion.
     pub fn schema(&self) -> Option<&Schema> {
         self.coll.as_ref().map(|c| c.schema())
+    }
+
+    /// The open collection's current snapshot, for completing keys.
+    pub fn snapshot(&self) -> Option<std::sync::Arc<xvec::Snapshot>> {
+        self.coll.as_ref().map(|c| c.snapshot())
     }
 
     /// Syncs and releases the handle; the target is forgotten.
@@ -142,6 +148,10 @@ pub struct Session {
     /// Scripts stop at the first failing statement.
     pub bail: bool,
     params: BTreeMap<String, String>,
+    /// `.pager`: results longer than the screen go through a pager (terminal only).
+    pager: AutoSwitch,
+    /// `.expanded`: tables wider than the terminal print in the `line` layout.
+    expanded: AutoSwitch,
 }
 
 impl Session {
@@ -158,11 +168,14 @@ impl Session {
                 mode: OutputMode::default_for(tty),
                 headers: true,
                 color: tty && commands::color_allowed(),
+                expand_wider_than: None,
             },
             timer: false,
             echo: false,
             bail,
             params: BTreeMap::new(),
+            pager: AutoSwitch::Auto,
+            expanded: AutoSwitch::Auto,
         }
     }
 
@@ -236,17 +249,57 @@ impl Session {
             printer.mode = mode;
         }
         printer.headers &= !cli.output.no_headers;
-        let mut once = self.once.take();
+        let once = self.once.take();
         printer.color &= once.is_none() && self.out_is_tty;
-        let out: &mut dyn Write = match &mut once {
-            Some(w) => w,
-            None => &mut self.out,
+        let screen = self.screen().filter(|_| once.is_none());
+        printer.expand_wider_than = match self.expanded {
+            AutoSwitch::On => Some(0),
+            AutoSwitch::Off => None,
+            AutoSwitch::Auto => screen.map(|(cols, _)| cols),
         };
-        commands::run(cli.into_command(), &mut self.target, &mut Io { out, err: &mut std::io::stderr(), printer })?;
+        let command = cli.into_command();
         if let Some(mut w) = once {
+            let io = &mut Io { out: &mut w, err: &mut std::io::stderr(), printer };
+            commands::run(command, &mut self.target, io)?;
             w.flush()?;
+            return Ok(Flow::Continue);
         }
+        let pager = self.pager;
+        self.paged(screen, pager, |out, target| {
+            commands::run(command, target, &mut Io { out, err: &mut std::io::stderr(), printer })
+        })?;
         Ok(Flow::Continue)
+    }
+
+    /// Columns and rows of the terminal the results go to, if they go to one.
+    fn screen(&self) -> Option<(usize, usize)> {
+        self.out_is_tty.then(pager::terminal_size).flatten()
+    }
+
+    /// Runs `f` on the session's output, through a pager when `.pager` and the terminal
+    /// say so (like psql: only with a terminal on standard input too, where someone can
+    /// page). A reader quitting the pager early is no failure.
+    fn paged(
+        &mut self,
+        screen: Option<(usize, usize)>,
+        pager: AutoSwitch,
+        f: impl FnOnce(&mut dyn Write, &mut Target) -> Result<(), CliError>,
+    ) -> Result<(), CliError> {
+        let wanted = pager != AutoSwitch::Off && std::io::stdin().is_terminal();
+        let Some(screen) = screen.filter(|_| wanted) else {
+            return f(&mut self.out, &mut self.target);
+        };
+        let mut paged = Paged::new(&mut self.out, screen, pager == AutoSwitch::On);
+        let result = f(&mut paged, &mut self.target);
+        if paged.quit() {
+            return match result {
+                Err(e) if e.broken_pipe => Ok(()),
+                other => other,
+            };
+        }
+        let finished = paged.finish();
+        result?;
+        Ok(finished?)
     }
 
     fn meta(&mut self, name: &str, rest: &[String]) -> Result<Flow, CliError> {
@@ -283,6 +336,12 @@ impl Session {
             Meta::Read { file } => return Ok(Flow::Read(file)),
             Meta::Param { action } => self.param(action)?,
             Meta::Exit { code } => return Ok(Flow::Exit(code.unwrap_or(0))),
+            Meta::Pager { switch } => self.pager = switch,
+            Meta::Expanded { switch } => self.expanded = switch,
+            Meta::Edit => {
+                return Err(CliError::usage("`.edit` works at the interactive prompt, alone on its line")
+                    .hint("type .edit at the prompt to edit the last statement"));
+            }
         }
         Ok(Flow::Continue)
     }
@@ -310,7 +369,8 @@ impl Session {
 
     fn help(&mut self, topic: Option<&str>) -> Result<(), CliError> {
         let Some(topic) = topic else {
-            return Ok(self.out.write_all(super::help::overview(&self.tree, &self.metas).as_bytes())?);
+            let text = super::help::overview(&self.tree, &self.metas);
+            return self.paged(self.screen(), self.pager, |out, _| Ok(out.write_all(text.as_bytes())?));
         };
         let name = topic.strip_prefix('.').unwrap_or(topic);
         let text = if let Some(m) = self.metas.find_subcommand_mut(name) {
@@ -322,7 +382,7 @@ impl Session {
                 CliError::usage(format!("no command or meta command `{topic}`")).hint("type .help for the list")
             );
         };
-        Ok(self.out.write_all(text.as_bytes())?)
+        self.paged(self.screen(), self.pager, |out, _| Ok(out.write_all(text.as_bytes())?))
     }
 }
 

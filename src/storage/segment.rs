@@ -497,6 +497,15 @@ impl Segment {
         container::verify_all(&self.path, self.bytes.as_slice(), &self.sections)
     }
 
+    /// Rows whose key starts with `prefix`, in key order: a binary search to the first,
+    /// then a walk that stops at the first key past the prefix.
+    pub fn rows_with_key_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = u32> + 'a {
+        let order: &[u32] = self.slice(self.key_order.clone());
+        let keys = self.keys();
+        let first = order.partition_point(|&r| keys.get(r as usize) < prefix.as_bytes());
+        order[first..].iter().copied().take_while(move |&r| keys.get(r as usize).starts_with(prefix.as_bytes()))
+    }
+
     /// Row holding `key`, by binary search over the key order.
     pub fn find_key(&self, key: &str) -> Option<u32> {
         let order: &[u32] = self.slice(self.key_order.clone());

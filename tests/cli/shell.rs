@@ -207,3 +207,16 @@ fn ctrl_c_stops_a_batch_with_status_130() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr == "<stdin>:2: error: interrupted\n" || stderr == "error: interrupted\n", "{stderr}");
 }
+
+#[test]
+fn terminal_meta_commands_in_a_script() {
+    // .pager and .expanded are accepted anywhere (they only act on a terminal); .edit needs
+    // the prompt.
+    let run = shell(&["-c", ".pager off", "-c", ".expanded on", "-c", "count"]).run();
+    assert_eq!(run.ok().stdout, "count\n2500\n", "expanded display is for table mode only");
+    let run = shell(&["-c", ".edit"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("error: `.edit` works at the interactive prompt, alone on its line"), "{}", run.stderr);
+    let run = shell(&["-c", ".mode table", "-c", ".expanded on", "-c", "fetch n.00001740 --fields lemma"]).run();
+    assert_eq!(run.ok().stdout, " _key = n.00001740\nlemma = entity\n");
+}
