@@ -227,7 +227,7 @@ _xvec() {
 
     case "${cmd}" in
         xvec)
-            opts="-h -V --mode --no-headers --no-mmap --help --version create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help"
+            opts="-h -V --mode --no-headers --no-mmap --wait --help --version create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -235,6 +235,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -245,7 +249,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__bench)
-            opts="-k -o -h --dataset --base --queries --gt --path --index --metric --k --ef --m --ef-construction --degree --build-list --alpha --quantize --rotate --refine --seed --limit --skip-load --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --gt-threads --output --csv --plot --compare --mode --no-headers --no-mmap --help"
+            opts="-k -o -h --dataset --base --queries --gt --path --index --metric --k --ef --m --ef-construction --degree --build-list --alpha --quantize --rotate --refine --seed --limit --skip-load --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --gt-threads --output --csv --plot --compare --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -391,6 +395,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -399,7 +407,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__completions)
-            opts="-h --mode --no-headers --no-mmap --help bash elvish fish powershell zsh"
+            opts="-h --mode --no-headers --no-mmap --wait --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -407,6 +415,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -417,7 +429,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__count)
-            opts="-h --filter --mode --no-headers --no-mmap --help"
+            opts="-h --filter --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -431,6 +443,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -439,7 +455,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__create)
-            opts="-h --schema --field --vector --index --name --mode --no-headers --no-mmap --help"
+            opts="-h --schema --field --vector --index --name --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -480,6 +496,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -488,7 +508,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__delete)
-            opts="-h --where --mode --no-headers --no-mmap --help"
+            opts="-h --where --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -502,6 +522,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -510,7 +534,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__describe)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -518,6 +542,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -528,7 +556,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__export)
-            opts="-o -h --output --filter --fields --key-field --mode --no-headers --no-mmap --help"
+            opts="-o -h --output --filter --fields --key-field --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -580,6 +608,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -588,7 +620,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__fetch)
-            opts="-h --fields --mode --no-headers --no-mmap --help"
+            opts="-h --fields --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -602,6 +634,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -610,7 +646,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__flush)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -618,6 +654,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1062,7 +1102,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__import)
-            opts="-h --format --key-field --vectors --field --ids --batch-size --upsert --flush --mode --no-headers --no-mmap --help"
+            opts="-h --format --key-field --vectors --field --ids --batch-size --upsert --flush --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1107,6 +1147,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1115,7 +1159,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__insert)
-            opts="-h --key-field --mode --no-headers --no-mmap --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1129,6 +1173,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1137,7 +1185,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect)
-            opts="-h --mode --no-headers --no-mmap --help segments fields graph memory wal doc help"
+            opts="-h --mode --no-headers --no-mmap --wait --help segments fields graph memory wal doc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1145,6 +1193,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1155,7 +1207,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__doc)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1163,6 +1215,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1173,7 +1229,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__fields)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1181,6 +1237,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1191,7 +1251,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__graph)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1199,6 +1259,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1321,7 +1385,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__memory)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1329,6 +1393,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1339,7 +1407,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__segments)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1347,6 +1415,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1357,7 +1429,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__wal)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1365,6 +1437,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1375,7 +1451,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__man)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1383,6 +1459,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1393,7 +1473,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__optimize)
-            opts="-h --concurrency --mode --no-headers --no-mmap --help"
+            opts="-h --concurrency --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1407,6 +1487,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1415,7 +1499,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --mode --no-headers --no-mmap --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1484,6 +1568,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1492,7 +1580,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__quickstart)
-            opts="-h --data --mode --no-headers --no-mmap --help"
+            opts="-h --data --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1509,6 +1597,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1517,7 +1609,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__repair)
-            opts="-h --dry-run --yes --schema --purge-lost-found --mode --no-headers --no-mmap --help"
+            opts="-h --dry-run --yes --schema --purge-lost-found --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1542,6 +1634,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1550,7 +1646,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__shell)
-            opts="-f -c -h --write --file --command --keep-going --mode --no-headers --no-mmap --help"
+            opts="-f -c -n -h --write --file --command --keep-going --init --no-init --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1594,8 +1690,27 @@ _xvec() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --init)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1606,7 +1721,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__stats)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1614,6 +1729,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1624,7 +1743,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__tui)
-            opts="-k -h --write --field --queries --max-queries --gt --filter --k --ef --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --help"
+            opts="-k -h --write --field --queries --max-queries --gt --filter --k --ef --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1704,6 +1823,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1712,7 +1835,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__update)
-            opts="-h --key-field --mode --no-headers --no-mmap --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1724,6 +1847,10 @@ _xvec() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1734,7 +1861,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__upsert)
-            opts="-h --key-field --mode --no-headers --no-mmap --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1748,6 +1875,10 @@ _xvec() {
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1756,7 +1887,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__verify)
-            opts="-h --deep --json --mode --no-headers --no-mmap --help"
+            opts="-h --deep --json --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1764,6 +1895,10 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

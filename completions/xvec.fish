@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_xvec_global_optspecs
-    string join \n mode= no-headers no-mmap h/help V/version
+    string join \n mode= no-headers no-mmap wait= h/help V/version
 end
 
 function __fish_xvec_needs_command
@@ -31,6 +31,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_needs_command" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_needs_command" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_needs_command" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -71,6 +72,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand create" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -90,6 +92,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l upsert -d 'Insert or merge instead of failing on existing keys'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l flush -d 'Flush into a segment when done'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-headers -d 'Leave out the header row'
@@ -103,6 +106,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand insert" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -114,6 +118,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -125,6 +130,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand update" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand update" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -136,6 +142,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -147,6 +154,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -168,6 +176,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l with-vectors -d 'Also print vector fields'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -180,6 +189,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand count" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand count" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -190,6 +200,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand flush" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -201,6 +212,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -211,6 +223,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand describe" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -221,6 +234,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand stats" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -235,11 +249,13 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s f -l file -d 'Run the statements of this script (repeatable, runs in argv order with -c)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s c -l command -d 'Run this statement (repeatable, runs in argv order with -f)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l init -d 'Run FILE before the first prompt or script instead of the default startup file' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -247,8 +263,10 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l write -d 'Open the collection for writing (takes the writer lock)'
-complete -c xvec -n "__fish_xvec_using_subcommand shell" -l keep-going -d 'In batch mode, run the remaining statements after one fails (the exit status is still 1)'
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l keep-going -d 'In batch mode, run the remaining statements after one fails (the exit status is still that of the first failure)'
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -s n -l no-init -d 'Do not run a startup file'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -259,6 +277,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand completions" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -269,6 +288,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand man" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -280,6 +300,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -331,6 +352,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l skip-load -d 'Reuse the collection at --path: no create, insert or optimize'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -353,6 +375,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l write -d 'Open for writing (takes the writer lock), so the Optimize view can optimize'
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l headless -d 'No screen: run the workload for --duration, then print the panel values'
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l json -d 'With --headless: print the values as one JSON object'
@@ -366,6 +389,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand verify" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l deep -d 'Re-encode every row\'s codes and measure index recall on sampled stored vectors'
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l json -d 'Print the whole report as one JSON object'
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l no-headers -d 'Leave out the header row'
@@ -379,6 +403,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand repair" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l dry-run -d 'Print the plan and change nothing'
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l yes -d 'Apply the plan without asking'
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l purge-lost-found -d 'Only empty DIR/lost+found/ (what crash recovery and repair kept), nothing else'
@@ -392,6 +417,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -409,6 +435,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -419,6 +446,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -429,6 +457,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -439,6 +468,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -449,6 +479,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -459,6 +490,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -302,7 +302,7 @@ fn purge(a: &RepairArgs, io: &mut Io) -> Result<(), CliError> {
     Ok(())
 }
 
-pub fn run_repair(a: &RepairArgs, mmap: bool, io: &mut Io) -> Result<(), CliError> {
+pub fn run_repair(a: &RepairArgs, mmap: bool, lock_timeout: std::time::Duration, io: &mut Io) -> Result<(), CliError> {
     if a.purge_lost_found {
         return purge(a, io);
     }
@@ -313,7 +313,7 @@ pub fn run_repair(a: &RepairArgs, mmap: bool, io: &mut Io) -> Result<(), CliErro
         }
         None => None,
     };
-    let opts = RepairOptions { schema, mmap, ..RepairOptions::default() };
+    let opts = RepairOptions { schema, mmap, lock_timeout, ..RepairOptions::default() };
     let repair = Repair::begin(&a.coll.dir, opts).map_err(storage)?;
     let plan = repair.plan().clone();
     if let Some(why) = &plan.blocked {

@@ -6,6 +6,8 @@ pub(crate) mod harness;
 mod bounds;
 mod commands;
 mod docs;
+mod errors;
+mod meta;
 mod modes;
 pub(crate) mod pty;
 mod scripts;
