@@ -41,7 +41,7 @@ pub fn after_long_help() -> String {
     for (code, meaning) in exit_statuses() {
         s.push_str(&format!("  {code:>3}  {meaning}\n"));
     }
-    s.push_str(&format!("{}\n", textwrap(BATCH_STATUS, 92, "  ")));
+    s.push_str(&format!("\n{}\n", textwrap(BATCH_STATUS, 92, "  ")));
     s.push_str("\nEnvironment:\n");
     for (name, what) in ENVIRONMENT {
         s.push_str(&format!("  {name:<15} {what}\n"));

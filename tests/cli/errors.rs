@@ -136,6 +136,14 @@ fn paths_that_are_no_collection_say_so_in_argv() {
     );
     assert!(!empty.join("LOCK").exists(), "a failed open left a LOCK file");
     xvec(&["count", &format!("{f}/sub")]).run().code(1);
+    for cmd in ["verify", "inspect", "repair"] {
+        let run = xvec(&[cmd, f]).run();
+        run.code(1);
+        assert!(run.stderr.starts_with(&format!("error: {f}: a file, not a collection directory\n")), "{run}");
+        let run = xvec(&[cmd, m]).run();
+        run.code(1);
+        assert!(run.stderr.starts_with(&format!("error: {m}: no such directory, so no collection\n")), "{run}");
+    }
 }
 
 #[test]

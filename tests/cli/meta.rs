@@ -195,3 +195,32 @@ fn lock_waits_for_a_writer_in_another_process() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(xvec(&["count", cs, "--no-headers"]).run().ok().stdout, "1\n");
 }
+
+/// On a terminal the default mode is a table; a file named by `.output` gets TSV (the
+/// default off a terminal) unless a mode was chosen, and `.mode` says which is in force.
+#[test]
+fn output_file_from_a_terminal_gets_tsv() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.tsv");
+    let command = format!(
+        "env -i PATH=/usr/bin:/bin TERM=xterm HOME={home} XVEC_HISTORY=/dev/null NO_COLOR=1 \
+         sh -c '{bin} shell {coll} -n; echo \"exit status $?\"'",
+        home = dir.path().display(),
+        bin = env!("CARGO_BIN_EXE_xvec"),
+        coll = wordnet().display(),
+    );
+    let t = super::pty::Tmux::start(dir.path(), &command);
+    t.wait("the prompt", |s| s.contains("wordnet>"));
+    t.keys(&[".mode", "Enter"]);
+    t.wait("the mode", |s| s.contains("mode: table"));
+    // One statement per prompt: keys typed before the prompt shows can be lost.
+    let prompts = |s: &str| s.lines().filter(|l| l.starts_with("wordnet>")).count();
+    for statement in [format!(".output {}", out.display()), "count".into(), ".output".into()] {
+        let before = prompts(&t.screen());
+        t.keys(&[&statement, "Enter"]);
+        t.wait("the next prompt", |s| prompts(s) > before && s.trim_end().ends_with("wordnet>"));
+    }
+    t.keys(&[".exit", "Enter"]);
+    t.wait("the shell to exit", |s| s.contains("exit status 0"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "count\n2500\n");
+}
