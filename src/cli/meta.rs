@@ -49,7 +49,7 @@ pub enum Meta {
         #[arg(value_enum, value_name = "MODE")]
         mode: Option<OutputMode>,
     },
-    /// Print header rows, or not; without an argument, print the setting.
+    /// Print header rows, or not (without an argument: print the setting).
     Headers {
         #[arg(value_enum, value_name = "on|off")]
         switch: Option<Switch>,
@@ -61,13 +61,13 @@ pub enum Meta {
     },
     /// Print the current settings.
     Show,
-    /// Print NULL as TEXT in table, tsv, csv, markdown and line modes (json keeps null).
+    /// Print NULL as TEXT in the text modes (json keeps null); without TEXT, print it.
     Nullvalue {
         /// At most 19 bytes, as in sqlite3; empty by default.
         #[arg(value_name = "TEXT", allow_hyphen_values = true)]
         text: Option<String>,
     },
-    /// Wait up to MS milliseconds for another writer's lock (0, the default: fail at once).
+    /// Wait up to MS ms for another writer's lock (0, the default: fail at once).
     Timeout {
         #[arg(value_name = "MS")]
         ms: Option<u64>,
