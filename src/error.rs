@@ -101,9 +101,13 @@ pub enum StorageError {
     Locked { path: PathBuf, waited: Duration },
 }
 
-/// ` after waiting 2.5 s` for a lock wait that timed out, nothing when none was asked for.
+/// ` (waited 2.5 s for it)` for a lock wait that timed out, nothing when none was asked for.
 fn waited_for(waited: Duration) -> String {
-    if waited.is_zero() { String::new() } else { format!(" (waited {:.1} s for it)", waited.as_secs_f64()) }
+    match waited.as_millis() {
+        0 => String::new(),
+        ms @ 1..1000 => format!(" (waited {ms} ms for it)"),
+        _ => format!(" (waited {:.1} s for it)", waited.as_secs_f64()),
+    }
 }
 
 /// Damage in the middle of a WAL (good frames after it), as replay reports it.

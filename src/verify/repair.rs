@@ -186,9 +186,10 @@ pub fn lost_found_size(dir: &Path) -> (u64, u64) {
 }
 
 /// Empties `DIR/lost+found/` under the writer lock (what recovery and repair kept there is
-/// never read by the engine); returns the files and bytes removed.
-pub fn purge_lost_found(dir: &Path) -> Result<(u64, u64), StorageError> {
-    let _lock = WriterLock::acquire(dir)?;
+/// never read by the engine); returns the files and bytes removed. Waits up to
+/// `lock_timeout` for another writer's lock.
+pub fn purge_lost_found(dir: &Path, lock_timeout: std::time::Duration) -> Result<(u64, u64), StorageError> {
+    let _lock = WriterLock::acquire_within(dir, lock_timeout)?;
     let lf = dir.join(LOST_FOUND);
     let size = lost_found_size(dir);
     match std::fs::remove_dir_all(&lf) {

@@ -162,10 +162,10 @@ fn lock_waits_for_a_writer_in_another_process() {
     let run = xvec(&["flush", cs, "--wait", "0.3"]).run();
     run.code(4);
     assert!(started.elapsed() >= Duration::from_millis(300), "{run}");
-    assert!(run.stderr.contains("locked by another writer (waited 0.3 s for it)"), "{run}");
+    assert!(run.stderr.contains("locked by another writer (waited 300 ms for it)"), "{run}");
     let run = xvec(&["shell", "-n", "-c", ".timeout 200", "-c", &format!(".open {cs} --write")]).run();
     run.code(4);
-    assert!(run.stderr.contains("(waited 0.2 s for it)"), "{run}");
+    assert!(run.stderr.contains("locked by another writer (waited 200 ms for it)"), "{run}");
     let run = xvec(&["flush", cs]).run();
     run.code(4);
     assert!(run.stderr.contains("hint: ") && run.stderr.contains("--wait SECS"), "{run}");
