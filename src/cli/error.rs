@@ -94,6 +94,10 @@ impl CliError {
     pub fn from_clap(e: &clap::Error) -> CliError {
         let text = e.render().to_string();
         let text = text.trim_end();
+        // clap shows the help for a command with subcommands but none given (`.param`).
+        if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            return CliError::usage(format!("a subcommand is required\n\n{text}"));
+        }
         CliError::usage(text.strip_prefix("error: ").unwrap_or(text))
     }
 }

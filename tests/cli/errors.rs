@@ -64,6 +64,10 @@ fn shell_errors_read_as_argv_errors_with_the_statement_usage() {
     s.code(2);
     assert!(s.stderr.contains("  <FILE>\n\nUsage: .once <FILE>\n"), "{s}");
     snapshot.push_str(&format!("== .once\n-- shell\n{}", s.stderr));
+    let s = xvec(&["shell", c, "-n", "-c", ".param"]).run();
+    s.code(2);
+    assert!(s.stderr.starts_with("-c #1:1: error: a subcommand is required\n\nBind $NAME"), "{s}");
+    assert!(s.stderr.contains("\nUsage: .param <COMMAND>\n"), "{s}");
     // sqlite3's and psql's names point to what to use here.
     let s = xvec(&["shell", c, "-n", "-c", ".tables"]).run();
     s.code(2);
