@@ -227,7 +227,7 @@ _xvec() {
 
     case "${cmd}" in
         xvec)
-            opts="-h -V --mode --no-headers --no-mmap --help --version create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help"
+            opts="-h -V --mode --no-headers --no-mmap --wait --help --version create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -240,6 +240,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -248,7 +252,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__bench)
-            opts="-k -o -h --dataset --base --queries --gt --path --index --metric --k --ef --m --ef-construction --degree --build-list --alpha --quantize --rotate --refine --seed --limit --skip-load --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --gt-threads --output --csv --plot --compare --mode --no-headers --no-mmap --help"
+            opts="-k -o -h --dataset --base --queries --gt --path --index --metric --k --ef --m --ef-construction --degree --build-list --alpha --quantize --rotate --refine --seed --limit --skip-load --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --gt-threads --output --csv --plot --compare --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -469,6 +473,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -477,7 +485,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__completions)
-            opts="-h --mode --no-headers --no-mmap --help bash elvish fish powershell zsh"
+            opts="-h --mode --no-headers --no-mmap --wait --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -490,6 +498,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -498,7 +510,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__count)
-            opts="-h --filter --mode --no-headers --no-mmap --help"
+            opts="-h --filter --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -518,6 +530,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -526,7 +542,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__create)
-            opts="-h --schema --field --vector --index --name --mode --no-headers --no-mmap --help"
+            opts="-h --schema --field --vector --index --name --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -582,6 +598,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -590,7 +610,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__delete)
-            opts="-h --where --mode --no-headers --no-mmap --help"
+            opts="-h --where --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -610,6 +630,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -618,7 +642,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__describe)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -631,6 +655,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -639,7 +667,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__export)
-            opts="-o -h --output --filter --fields --key-field --mode --no-headers --no-mmap --help"
+            opts="-o -h --output --filter --fields --key-field --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -703,6 +731,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -711,7 +743,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__fetch)
-            opts="-h --fields --mode --no-headers --no-mmap --help"
+            opts="-h --fields --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -731,6 +763,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -739,7 +775,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__flush)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -750,6 +786,10 @@ _xvec() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1194,7 +1234,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__import)
-            opts="-h --format --key-field --vectors --field --ids --batch-size --upsert --flush --mode --no-headers --no-mmap --help"
+            opts="-h --format --key-field --vectors --field --ids --batch-size --upsert --flush --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1257,6 +1297,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1265,7 +1309,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__insert)
-            opts="-h --key-field --mode --no-headers --no-mmap --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1285,6 +1329,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1293,7 +1341,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect)
-            opts="-h --mode --no-headers --no-mmap --help segments fields graph memory wal doc help"
+            opts="-h --mode --no-headers --no-mmap --wait --help segments fields graph memory wal doc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1306,6 +1354,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1314,7 +1366,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__doc)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1325,6 +1377,10 @@ _xvec() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1335,7 +1391,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__fields)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1348,6 +1404,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1356,7 +1416,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__graph)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1367,6 +1427,10 @@ _xvec() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1489,7 +1553,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__memory)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1500,6 +1564,10 @@ _xvec() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1510,7 +1578,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__segments)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1521,6 +1589,10 @@ _xvec() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1531,7 +1603,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__wal)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1544,6 +1616,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1552,7 +1628,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__man)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1565,6 +1641,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1573,7 +1653,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__optimize)
-            opts="-h --concurrency --mode --no-headers --no-mmap --help"
+            opts="-h --concurrency --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1593,6 +1673,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1601,7 +1685,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --mode --no-headers --no-mmap --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1706,6 +1790,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1714,7 +1802,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__quickstart)
-            opts="-h --data --mode --no-headers --no-mmap --help"
+            opts="-h --data --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1734,6 +1822,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1742,7 +1834,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__repair)
-            opts="-h --dry-run --yes --schema --purge-lost-found --mode --no-headers --no-mmap --help"
+            opts="-h --dry-run --yes --schema --purge-lost-found --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1770,6 +1862,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1778,7 +1874,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__shell)
-            opts="-f -c -h --write --file --command --keep-going --mode --no-headers --no-mmap --help"
+            opts="-f -c -n -h --write --file --command --keep-going --init --no-init --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1828,11 +1924,30 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --init)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1843,7 +1958,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__stats)
-            opts="-h --mode --no-headers --no-mmap --help"
+            opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1856,6 +1971,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1864,7 +1983,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__tui)
-            opts="-k -h --write --field --queries --max-queries --gt --filter --k --ef --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --help"
+            opts="-k -h --write --field --queries --max-queries --gt --filter --k --ef --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1977,6 +2096,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1985,7 +2108,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__update)
-            opts="-h --key-field --mode --no-headers --no-mmap --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2003,6 +2126,10 @@ _xvec() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2013,7 +2140,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__upsert)
-            opts="-h --key-field --mode --no-headers --no-mmap --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2033,6 +2160,10 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2041,7 +2172,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__verify)
-            opts="-h --deep --json --mode --no-headers --no-mmap --help"
+            opts="-h --deep --json --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2052,6 +2183,10 @@ _xvec() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -19,6 +19,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
     var completions = [
         &'xvec'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -59,6 +60,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --index 'Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g. ''{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}'''
             cand --name 'Collection name with --field/--vector (default: the directory''s name)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -72,6 +74,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --ids 'Keys of raw vectors, one per line (default: row numbers from 0)'
             cand --batch-size 'Documents per write batch (one WAL sync each)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --upsert 'Insert or merge instead of failing on existing keys'
             cand --flush 'Flush into a segment when done'
             cand --no-headers 'Leave out the header row'
@@ -82,6 +85,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;insert'= {
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -90,6 +94,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;upsert'= {
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -98,6 +103,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;update'= {
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -106,6 +112,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;delete'= {
             cand --where 'Delete every document matching this filter'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -114,6 +121,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;fetch'= {
             cand --fields 'Fields to print, comma-separated (default: all, vectors too)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -133,6 +141,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --per-group 'Hits per group with --group-by; k × N is at most 1000000'
             cand --fields 'Fields to print, comma-separated (default: all scalar fields)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --with-vectors 'Also print vector fields'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -142,6 +151,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;count'= {
             cand --filter 'Count only documents matching this filter'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -149,6 +159,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;flush'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -157,6 +168,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;optimize'= {
             cand --concurrency 'Threads for index builds, 1 to 1024 (default: all cores; 1 builds deterministically)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -164,6 +176,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;describe'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -171,6 +184,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;stats'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -201,6 +215,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -o 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)'
             cand --output 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -211,9 +226,13 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --file 'Run the statements of this script (repeatable, runs in argv order with -c)'
             cand -c 'Run this statement (repeatable, runs in argv order with -f)'
             cand --command 'Run this statement (repeatable, runs in argv order with -f)'
+            cand --init 'Run FILE before the first prompt or script instead of the default startup file'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --write 'Open the collection for writing (takes the writer lock)'
-            cand --keep-going 'In batch mode, run the remaining statements after one fails (the exit status is still 1)'
+            cand --keep-going 'In batch mode, run the remaining statements after one fails (the exit status is still that of the first failure)'
+            cand -n 'Do not run a startup file'
+            cand --no-init 'Do not run a startup file'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -221,6 +240,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;completions'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -228,6 +248,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;man'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -236,6 +257,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;quickstart'= {
             cand --data 'Directory with the sample data (default: the source tree''s commands/data)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -277,6 +299,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --plot 'Draw recall (x) against QPS (y, log scale) as SVG, with any --compare runs'
             cand --compare 'Reports to print side by side (after this run''s, if a dataset is given), with ratios to the first'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --skip-load 'Reuse the collection at --path: no create, insert or optimize'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -297,6 +320,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --recall-sample 'Queries with an exact-search reference for recall when there is no --gt'
             cand --duration 'Stop after this long (e.g. 10s, 2m); headless runs default to 10s'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --write 'Open for writing (takes the writer lock), so the Optimize view can optimize'
             cand --headless 'No screen: run the workload for --duration, then print the panel values'
             cand --json 'With --headless: print the values as one JSON object'
@@ -307,6 +331,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;verify'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --deep 'Re-encode every row''s codes and measure index recall on sampled stored vectors'
             cand --json 'Print the whole report as one JSON object'
             cand --no-headers 'Leave out the header row'
@@ -317,6 +342,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;repair'= {
             cand --schema 'JSON schema file, for when no manifest holds a readable schema'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --dry-run 'Print the plan and change nothing'
             cand --yes 'Apply the plan without asking'
             cand --purge-lost-found 'Only empty DIR/lost+found/ (what crash recovery and repair kept), nothing else'
@@ -327,6 +353,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -341,6 +368,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;segments'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -348,6 +376,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;fields'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -355,6 +384,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;graph'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -362,6 +392,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;memory'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -369,6 +400,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;wal'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -376,6 +408,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;doc'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'

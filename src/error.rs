@@ -4,6 +4,7 @@
 //! storage names the file and offset, validation the key and field.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 pub use crate::filter::FilterError;
 
@@ -83,13 +84,30 @@ pub enum StorageError {
     FailStop { path: PathBuf, what: String },
     #[error("{}: not an xvec collection (no CURRENT file)", path.display())]
     NotACollection { path: PathBuf },
+    /// The path names no directory at all (a collection is a directory).
+    #[error("{}: no such directory, so no collection", path.display())]
+    NoDirectory { path: PathBuf },
+    /// The path names a file (say, a data file given where the collection goes).
+    #[error("{}: a file, not a collection directory", path.display())]
+    NotADirectory { path: PathBuf },
     #[error("{}: a collection already exists here", path.display())]
     AlreadyExists { path: PathBuf },
     /// `create` found files that no unfinished create leaves behind.
     #[error("{}: not empty and not a collection; remove these or pick another directory: {}", path.display(), files.join(", "))]
     NotEmpty { path: PathBuf, files: Vec<String> },
-    #[error("{}: collection is locked by another writer", path.display())]
-    Locked { path: PathBuf },
+    /// Another handle holds the writer lock; `waited` is how long the open waited for it
+    /// ([`crate::OpenOptions::lock_timeout`]).
+    #[error("{}: collection is locked by another writer{}", path.display(), waited_for(*waited))]
+    Locked { path: PathBuf, waited: Duration },
+}
+
+/// ` (waited 2.5 s for it)` for a lock wait that timed out, nothing when none was asked for.
+fn waited_for(waited: Duration) -> String {
+    match waited.as_millis() {
+        0 => String::new(),
+        ms @ 1..1000 => format!(" (waited {ms} ms for it)"),
+        _ => format!(" (waited {:.1} s for it)", waited.as_secs_f64()),
+    }
 }
 
 /// Damage in the middle of a WAL (good frames after it), as replay reports it.

@@ -136,7 +136,9 @@ fn a_flipped_byte_costs_only_the_rows_of_its_block() {
                 assert_eq!(f.keys, block_keys, "{what}");
             }
 
-            let repair = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None, mmap }).unwrap();
+            let repair =
+                Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None, mmap, ..Default::default() })
+                    .unwrap();
             let plan = repair.plan().clone();
             let out = repair.apply().unwrap();
             assert!(out.after.is_clean(), "{what}: {:#?}", out.after.findings);

@@ -284,6 +284,55 @@ fn not_a_collection_and_existing_collection_errors() {
     assert!(e.to_string().contains("already exists") || e.to_string().contains("locked"), "{e}");
 }
 
+/// A path that cannot be a collection gets its own error, and nothing is written there.
+#[test]
+fn paths_that_are_no_collection_fail_before_touching_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("items.jsonl");
+    std::fs::write(&file, "{}\n").unwrap();
+    for write in [false, true] {
+        let options = if write { OpenOptions::writable() } else { OpenOptions::read_only() };
+        let e = Collection::open(&file, &options).unwrap_err();
+        assert!(matches!(&e, Error::Storage(StorageError::NotADirectory { path }) if path == &file), "{e}");
+        assert!(e.to_string().ends_with("items.jsonl: a file, not a collection directory"), "{e}");
+        let e = Collection::open(file.join("sub"), &options).unwrap_err();
+        assert!(matches!(&e, Error::Storage(StorageError::NotADirectory { path }) if path == &file), "{e}");
+        let missing = dir.path().join("missing");
+        let e = Collection::open(&missing, &options).unwrap_err();
+        assert!(matches!(e, Error::Storage(StorageError::NoDirectory { .. })), "{e}");
+        assert!(!missing.exists());
+        let e = Collection::open(dir.path(), &options).unwrap_err();
+        assert!(matches!(e, Error::Storage(StorageError::NotACollection { .. })), "{e}");
+        assert!(!dir.path().join("LOCK").exists(), "a failed open left a LOCK file");
+    }
+    let e = Collection::create(&file, simple_schema(2, Metric::L2), Default::default()).unwrap_err();
+    assert!(matches!(e, Error::Storage(StorageError::NotADirectory { .. })), "{e}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{}\n");
+}
+
+/// A writable open waits for the writer lock as long as asked, then names the wait.
+#[test]
+fn writable_open_waits_for_the_lock_up_to_its_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = Collection::create(dir.path(), simple_schema(2, Metric::L2), Default::default()).unwrap();
+    let wait = OpenOptions::writable().lock_timeout(std::time::Duration::from_millis(250));
+    let started = std::time::Instant::now();
+    let e = Collection::open(dir.path(), &wait).unwrap_err();
+    assert!(started.elapsed() >= std::time::Duration::from_millis(250));
+    assert!(
+        matches!(e, Error::Storage(StorageError::Locked { .. })) && e.to_string().ends_with("(waited 250 ms for it)"),
+        "{e}"
+    );
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            first.close().unwrap();
+        });
+        let long = OpenOptions::writable().lock_timeout(std::time::Duration::from_secs(20));
+        Collection::open(dir.path(), &long).unwrap();
+    });
+}
+
 /// `verify` and `inspect` probe the writer lock; a probe used to take it shared for a
 /// moment, and a writer opening then failed with Locked.
 #[test]

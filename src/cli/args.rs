@@ -452,8 +452,13 @@ pub struct DumpArgs {
 /// print as `column = value` lines (.pager, .expanded); .edit runs the last statement
 /// after $VISUAL or $EDITOR (else vi) changed it.
 /// With -f, -c or input that is not a terminal the shell runs in batch mode: no prompt,
-/// and the first failing statement stops it with `FILE:LINE: error: ...` and exit status 1
-/// (--keep-going runs the rest, and still exits 1).
+/// and the first failing statement stops it with `FILE:LINE: error: ...` and its exit
+/// status (1 failed, 2 did not parse, 4 locked); --keep-going runs the rest and exits with
+/// the status of the first statement that failed.
+/// Before the first prompt or script the shell runs its startup file,
+/// $XDG_CONFIG_HOME/xvec/xvecrc (else ~/.config/xvec/xvecrc), if there is one: --init FILE
+/// names another, -n skips it. Its errors are reported as FILE:LINE and do not stop the
+/// shell.
 ///
 /// Example:
 ///   xvec shell words
@@ -476,9 +481,15 @@ pub struct ShellArgs {
     #[arg(short = 'c', long = "command", value_name = "STATEMENT")]
     pub commands: Vec<String>,
     /// In batch mode, run the remaining statements after one fails (the exit status is
-    /// still 1).
+    /// still that of the first failure).
     #[arg(long)]
     pub keep_going: bool,
+    /// Run FILE before the first prompt or script instead of the default startup file.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with = "no_init")]
+    pub init: Option<PathBuf>,
+    /// Do not run a startup file.
+    #[arg(short = 'n', long)]
+    pub no_init: bool,
 }
 
 /// Print a completion script for a shell.

@@ -4,6 +4,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
+use std::time::Duration;
 
 use xvec::bench::dataset::VectorFile;
 use xvec::{Collection, Error, Group, GroupBy, Hit, OpenOptions, Query, Schema, Value};
@@ -31,6 +32,7 @@ pub fn printer_for(args: &super::OutputArgs) -> Printer {
         headers: !args.no_headers,
         color: tty && color_allowed(),
         expand_wider_than: None,
+        null: super::output::NullText::default(),
     }
 }
 
@@ -45,18 +47,24 @@ pub trait Collections {
     fn mmap(&self) -> bool {
         true
     }
+    /// How long taking the writer lock waits for another writer (`--wait`, `.timeout`).
+    fn lock_timeout(&self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 /// argv use: the command's collection, opened on first use and closed by [`OneShot::close`].
 pub struct OneShot {
     coll: Option<Collection>,
     mmap: bool,
+    lock_timeout: Duration,
 }
 
 impl OneShot {
-    /// Opens collections mapped, or read when `mmap` is false.
-    pub fn new(mmap: bool) -> OneShot {
-        OneShot { coll: None, mmap }
+    /// Opens collections mapped, or read when `mmap` is false; a writer waits up to
+    /// `lock_timeout` for the lock.
+    pub fn new(mmap: bool, lock_timeout: Duration) -> OneShot {
+        OneShot { coll: None, mmap, lock_timeout }
     }
 
     /// Syncs and releases the collection, reporting what `Drop` would swallow.
@@ -71,9 +79,9 @@ impl OneShot {
 /// Opens a collection for a command or the shell. A writable open may first recover from a
 /// crash (roll back an interrupted publish, cut a torn WAL tail); each thing it did is one
 /// `note:` line on stderr, as the engine also logs it in `lost+found/log`.
-pub fn open_collection(dir: &Path, write: bool, mmap: bool) -> Result<Collection, CliError> {
+pub fn open_collection(dir: &Path, write: bool, mmap: bool, lock_timeout: Duration) -> Result<Collection, CliError> {
     let options = if write { OpenOptions::writable() } else { OpenOptions::read_only() };
-    let coll = Collection::open(dir, &options.mmap(mmap))?;
+    let coll = Collection::open(dir, &options.mmap(mmap).lock_timeout(lock_timeout))?;
     for r in coll.recovered() {
         eprintln!("note: recovered from a crash: {r}");
     }
@@ -82,16 +90,31 @@ pub fn open_collection(dir: &Path, write: bool, mmap: bool) -> Result<Collection
 
 impl Collections for OneShot {
     fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError> {
-        Ok(self.coll.insert(open_collection(dir, write, self.mmap)?))
+        Ok(self.coll.insert(open_collection(dir, write, self.mmap, self.lock_timeout)?))
     }
 
     fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError> {
-        Ok(self.coll.insert(Collection::create(dir, schema, Default::default())?))
+        Ok(self.coll.insert(create_collection(dir, schema, self.mmap, self.lock_timeout)?))
     }
 
     fn mmap(&self) -> bool {
         self.mmap
     }
+
+    fn lock_timeout(&self) -> Duration {
+        self.lock_timeout
+    }
+}
+
+/// Creates a collection for `create` in argv or the shell.
+pub fn create_collection(
+    dir: &Path,
+    schema: Schema,
+    mmap: bool,
+    lock_timeout: Duration,
+) -> Result<Collection, CliError> {
+    let open = OpenOptions::writable().mmap(mmap).lock_timeout(lock_timeout);
+    Ok(Collection::create_with(dir, schema, Default::default(), &open)?)
 }
 
 /// Runs one command. `shell` is dispatched by `main`, which owns the terminal.
@@ -146,7 +169,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Bench(a) => super::bench::run(*a, io),
         Command::Tui(a) => super::tui::run(&a, colls, io),
         Command::Verify(a) => super::verify::run_verify(&a, colls.mmap(), io),
-        Command::Repair(a) => super::verify::run_repair(&a, colls.mmap(), io),
+        Command::Repair(a) => super::verify::run_repair(&a, colls.mmap(), colls.lock_timeout(), io),
         Command::Inspect(a) => super::verify::run_inspect(&a, colls, io),
     }
 }
@@ -156,10 +179,12 @@ pub fn print(io: &mut Io, t: &Table) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A filter error, with the offending spot underlined.
+/// A filter error, with the offending spot underlined. A filter that does not compile
+/// (syntax, an unknown field, a literal of the wrong type) is a usage error, exit 2, like
+/// any other statement that does not parse.
 pub fn with_filter_caret(e: Error, text: Option<&str>) -> CliError {
     match (&e, text) {
-        (Error::Filter(fe), Some(text)) => CliError::failed(format!("{fe}\n{}", fe.caret(text))),
+        (Error::Filter(fe), Some(text)) => CliError::usage(format!("{fe}\n{}", fe.caret(text))),
         _ => e.into(),
     }
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 use clap::CommandFactory;
 
 use super::commands::Io;
-use super::error::exit_statuses;
+use super::error::{BATCH_STATUS, exit_statuses};
 use super::{Cli, CliError, meta};
 
 /// Environment variables the tool reads, for `--help` and the man pages.
@@ -19,11 +19,17 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("XDG_STATE_HOME", "Where the shell keeps state (default: ~/.local/state)."),
     ("PAGER", "The shell's pager for results longer than the screen (default: less -FRX; empty: none)."),
     ("VISUAL, EDITOR", "The editor of the shell's .edit (default: vi)."),
+    ("XDG_CONFIG_HOME", "Where the shell's startup file is (default: ~/.config)."),
 ];
 
 /// Files the tool reads or writes besides the ones named on the command line.
 pub const FILES: &[(&str, &str)] = &[
     ("$XDG_STATE_HOME/xvec/history", "The shell's history, one statement per entry."),
+    (
+        "$XDG_CONFIG_HOME/xvec/xvecrc",
+        "The shell's startup file: statements run before the first prompt or script (--init FILE names \
+         another, -n skips it).",
+    ),
     (
         "DIR/CURRENT, DIR/MANIFEST-*, DIR/LOCK, DIR/WAL-*.log, DIR/SEG-*",
         "A collection: the name of the live manifest, the manifests, the writer lock, the write-ahead log, \
@@ -37,6 +43,7 @@ pub fn after_long_help() -> String {
     for (code, meaning) in exit_statuses() {
         s.push_str(&format!("  {code:>3}  {meaning}\n"));
     }
+    s.push_str(&format!("\n{}\n", textwrap(BATCH_STATUS, 92, "  ")));
     s.push_str("\nEnvironment:\n");
     for (name, what) in ENVIRONMENT {
         s.push_str(&format!("  {name:<15} {what}\n"));
@@ -103,6 +110,7 @@ fn page(cmd: clap::Command, top: bool) -> Result<(String, Vec<u8>), CliError> {
             shell_commands_section(out)?;
         }
         section(out, "EXIT STATUS", exit_statuses().iter().map(|(c, m)| (c.as_str(), *m)))?;
+        writeln!(out, ".PP\n{}", roff_escape(BATCH_STATUS))?;
         section(out, "ENVIRONMENT", ENVIRONMENT.iter().copied())?;
         section(out, "FILES", FILES.iter().copied())?;
         if top { man.render_version_section(out) } else { writeln!(out, ".SH \"SEE ALSO\"\n\\fBxvec\\fR(1)") }
@@ -131,6 +139,23 @@ fn shell_commands_section(out: &mut dyn Write) -> std::io::Result<()> {
         .map(|m| (meta::usage(m), m.get_about().map(|a| a.to_string()).unwrap_or_default()))
         .collect();
     section(out, "SHELL COMMANDS", entries.iter().map(|(u, a)| (u.as_str(), a.as_str())))
+}
+
+/// `text` wrapped at `width` columns, each line indented by `indent`.
+fn textwrap(text: &str, width: usize, indent: &str) -> String {
+    let mut lines = vec![indent.to_string()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().expect("one line");
+        if line.len() > indent.len() && line.len() + 1 + word.len() > width {
+            lines.push(format!("{indent}{word}"));
+        } else {
+            if line.len() > indent.len() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines.join("\n")
 }
 
 /// Text as roff: backslashes and hyphens escaped, no line starting with a control character.

@@ -24,14 +24,20 @@ impl Status {
 
     pub fn meaning(self) -> &'static str {
         match self {
-            Status::Failed => "the command failed: bad data, not found, query error, a batch statement failed",
-            Status::Usage => "usage: unknown command, bad flag or argument, syntax error in a statement",
+            Status::Failed => {
+                "the command failed: bad data, a missing key, file or collection, a query that cannot run"
+            }
+            Status::Usage => "usage: unknown command, bad flag or argument, a statement or filter that does not parse",
             Status::Integrity => "integrity: verify found corruption or orphan files (repair can act)",
             Status::Busy => "busy: the collection is locked by another writer",
             Status::Interrupted => "interrupted (Ctrl-C) in batch mode",
         }
     }
 }
+
+/// How batch mode picks its status, printed under the table.
+pub const BATCH_STATUS: &str = "A shell script (-f, -c, standard input) exits with the status of its first failed \
+     statement, with or without --keep-going: 2 for a filter that does not parse, 4 for a locked collection.";
 
 /// Every exit status with its meaning, in order: the table `--help` and the man page print.
 pub fn exit_statuses() -> Vec<(String, &'static str)> {
@@ -82,21 +88,33 @@ impl CliError {
         }
     }
 
-    /// A clap parse error as one line: its first line without clap's `error: ` prefix.
+    /// A clap parse error, whole: what is wrong, clap's tips ("a similar argument exists"),
+    /// the usage and where to read more, exactly as argv prints it (`report` adds the
+    /// `error: ` clap's text starts with).
     pub fn from_clap(e: &clap::Error) -> CliError {
         let text = e.render().to_string();
-        let first = text.lines().next().unwrap_or_default();
-        CliError::usage(first.strip_prefix("error: ").unwrap_or(first))
+        let text = text.trim_end();
+        // clap shows the help for a command with subcommands but none given (`.param`).
+        if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            return CliError::usage(format!("a subcommand is required\n\n{text}"));
+        }
+        CliError::usage(text.strip_prefix("error: ").unwrap_or(text))
     }
 }
 
 impl From<Error> for CliError {
     fn from(e: Error) -> CliError {
         match e {
-            Error::Storage(StorageError::Locked { .. }) => CliError {
+            Error::Storage(StorageError::Locked { waited, .. }) => CliError {
                 status: Status::Busy,
                 message: e.to_string(),
-                hint: Some("another xvec process has this collection open for writing; retry when it is done".into()),
+                hint: Some(if waited.is_zero() {
+                    "another xvec process has this collection open for writing; retry when it is done, \
+                     or wait for it with --wait SECS (.timeout MS in the shell)"
+                        .into()
+                } else {
+                    "another xvec process has this collection open for writing; retry when it is done".into()
+                }),
                 broken_pipe: false,
             },
             Error::Storage(StorageError::Corrupted { .. }) => {
@@ -110,9 +128,13 @@ impl From<Error> for CliError {
             Error::Storage(StorageError::FailStop { .. }) => {
                 CliError::failed(e.to_string()).hint("nothing after the error was acknowledged; run the command again")
             }
-            Error::Storage(StorageError::NotACollection { .. }) => {
-                CliError::failed(e.to_string()).hint("create one with `xvec create DIR --schema FILE`")
+            Error::Storage(StorageError::NotACollection { ref path } | StorageError::NoDirectory { ref path }) => {
+                let hint = format!("`xvec create {} --schema FILE` (or --field/--vector) makes one", path.display());
+                CliError::failed(e.to_string()).hint(hint)
             }
+            Error::Storage(StorageError::NotADirectory { .. }) => CliError::failed(e.to_string())
+                .hint("a collection is a directory; data files come after it, e.g. `xvec import DIR FILE`"),
+            Error::Filter(_) => CliError::usage(e.to_string()),
             Error::Cancelled => CliError { message: e.to_string(), ..CliError::interrupted() },
             Error::ReadOnly(_) => CliError::failed(e.to_string()).hint("open it with --write"),
             other => CliError::failed(other.to_string()),

@@ -10,7 +10,13 @@ use super::output::OutputMode;
 
 /// A meta command line, without its leading `.`.
 #[derive(Debug, Parser)]
-#[command(name = "", no_binary_name = true, disable_help_subcommand = true, disable_version_flag = true)]
+#[command(
+    name = "",
+    no_binary_name = true,
+    disable_help_subcommand = true,
+    disable_version_flag = true,
+    override_usage = ".META [ARGS]...  (see .help)"
+)]
 pub struct MetaLine {
     #[command(subcommand)]
     pub meta: Meta,
@@ -24,7 +30,10 @@ pub enum Meta {
         #[arg(value_name = "COMMAND")]
         command: Option<String>,
     },
-    /// Open a collection (read-only unless --write), closing the open one.
+    /// Open a collection (read-only unless --write) in place of the open one.
+    ///
+    /// Read-only, DIR must hold a collection; with --write it may be empty or missing
+    /// (`create` makes it). When the open fails, the previous collection stays open.
     Open {
         /// Collection directory (may not exist yet: `create` makes it).
         #[arg(value_name = "DIR", value_hint = ValueHint::DirPath)]
@@ -35,20 +44,33 @@ pub enum Meta {
     },
     /// Close the open collection.
     Close,
-    /// Set the output mode.
+    /// Set the output mode, or print it without MODE.
     Mode {
         #[arg(value_enum, value_name = "MODE")]
-        mode: OutputMode,
+        mode: Option<OutputMode>,
     },
-    /// Print header rows, or not.
+    /// Print header rows, or not (without an argument: print the setting).
     Headers {
         #[arg(value_enum, value_name = "on|off")]
-        switch: Switch,
+        switch: Option<Switch>,
     },
-    /// Print how long each statement took, or not.
+    /// Print how long each command took (not meta commands), or not.
     Timer {
         #[arg(value_enum, value_name = "on|off")]
-        switch: Switch,
+        switch: Option<Switch>,
+    },
+    /// Print the current settings.
+    Show,
+    /// Print NULL as TEXT in the text modes (json keeps null); without TEXT, print it.
+    Nullvalue {
+        /// At most 19 bytes, as in sqlite3; empty by default.
+        #[arg(value_name = "TEXT", allow_hyphen_values = true)]
+        text: Option<String>,
+    },
+    /// Wait up to MS ms for another writer's lock (0, the default: fail at once).
+    Timeout {
+        #[arg(value_name = "MS")]
+        ms: Option<u64>,
     },
     /// Send results to FILE, or back to standard output without FILE.
     Output {
@@ -68,12 +90,12 @@ pub enum Meta {
     /// Stop a script at the first failing statement (on, the default), or go on.
     Bail {
         #[arg(value_enum, value_name = "on|off")]
-        switch: Switch,
+        switch: Option<Switch>,
     },
     /// Print each statement before running it, or not.
     Echo {
         #[arg(value_enum, value_name = "on|off")]
-        switch: Switch,
+        switch: Option<Switch>,
     },
     /// Bind $NAME to a value (e.g. a vector), remove a binding, or list them.
     Param {
@@ -86,7 +108,7 @@ pub enum Meta {
     /// none. The pager is $PAGER, else `less -FRX`; an empty PAGER turns paging off.
     Pager {
         #[arg(value_enum, value_name = "on|off|auto")]
-        switch: AutoSwitch,
+        switch: Option<AutoSwitch>,
     },
     /// Print wide tables as `column = value` lines (psql's \x).
     ///
@@ -94,7 +116,7 @@ pub enum Meta {
     /// for none. Table mode only; `.mode line` is the same layout for every result.
     Expanded {
         #[arg(value_enum, value_name = "on|off|auto")]
-        switch: AutoSwitch,
+        switch: Option<AutoSwitch>,
     },
     /// Edit the last statement in $VISUAL or $EDITOR, then run it (psql's \e).
     ///
@@ -103,8 +125,12 @@ pub enum Meta {
     /// empty file, runs nothing. At the interactive prompt only, alone on its line.
     Edit,
     /// Leave the shell with exit status CODE (default 0).
-    #[command(alias = "quit")]
     Exit {
+        #[arg(value_name = "CODE")]
+        code: Option<u8>,
+    },
+    /// Leave the shell, like .exit.
+    Quit {
         #[arg(value_name = "CODE")]
         code: Option<u8>,
     },
@@ -139,6 +165,11 @@ impl Switch {
     pub fn on(self) -> bool {
         self == Switch::On
     }
+
+    /// `on` or `off`, as typed.
+    pub fn name(on: bool) -> &'static str {
+        if on { "on" } else { "off" }
+    }
 }
 
 /// `on`, `off` or `auto` (decided by the terminal).
@@ -148,6 +179,16 @@ pub enum AutoSwitch {
     Off,
     #[default]
     Auto,
+}
+
+impl AutoSwitch {
+    pub fn name(self) -> &'static str {
+        match self {
+            AutoSwitch::On => "on",
+            AutoSwitch::Off => "off",
+            AutoSwitch::Auto => "auto",
+        }
+    }
 }
 
 /// One-line usage of a meta command, e.g. `.open DIR [--write]`.
@@ -193,7 +234,8 @@ mod tests {
         let cmd = MetaLine::command();
         let u = |n: &str| usage(cmd.find_subcommand(n).unwrap());
         assert_eq!(u("open"), ".open DIR [--write]");
-        assert_eq!(u("mode"), ".mode MODE");
+        assert_eq!(u("mode"), ".mode [MODE]");
+        assert_eq!(u("timeout"), ".timeout [MS]");
         assert_eq!(u("exit"), ".exit [CODE]");
         assert_eq!(u("param"), ".param set|unset|list ...");
         assert_eq!(

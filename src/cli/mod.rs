@@ -55,6 +55,36 @@ pub struct Cli {
     pub output: OutputArgs,
     #[command(flatten)]
     pub read: ReadArgs,
+    #[command(flatten)]
+    pub lock: LockArgs,
+}
+
+/// Waiting for the writer lock, valid with every command.
+#[derive(Debug, Args, Clone, Default)]
+pub struct LockArgs {
+    /// Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection's
+    /// lock instead of failing at once with exit status 4; in the shell, .timeout MS sets
+    /// it for later statements.
+    #[arg(long, global = true, value_name = "SECS", value_parser = parse_wait)]
+    pub wait: Option<std::time::Duration>,
+}
+
+impl LockArgs {
+    pub fn timeout(&self) -> std::time::Duration {
+        self.wait.unwrap_or_default()
+    }
+}
+
+/// The longest lock wait, `--wait` or `.timeout`: a day.
+pub const MAX_WAIT: std::time::Duration = std::time::Duration::from_secs(86_400);
+
+/// `--wait SECS`: a number of seconds from 0 to a day, fractions allowed.
+fn parse_wait(text: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = text.trim().parse().map_err(|_| format!("expected a number of seconds, e.g. 2.5, not {text:?}"))?;
+    if !(0.0..=MAX_WAIT.as_secs_f64()).contains(&secs) {
+        return Err(format!("expected 0 to {} seconds", MAX_WAIT.as_secs()));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
 /// How collection files are read, valid with every command.
@@ -144,6 +174,14 @@ mod tests {
     #[test]
     fn command_tree_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn wait_takes_seconds_within_a_day() {
+        assert_eq!(parse_wait("2.5"), Ok(std::time::Duration::from_millis(2500)));
+        assert_eq!(parse_wait("0"), Ok(std::time::Duration::ZERO));
+        assert!(parse_wait("-1").unwrap_err().contains("0 to 86400"));
+        assert!(parse_wait("NaN").is_err() && parse_wait("1e9").is_err() && parse_wait("soon").is_err());
     }
 
     /// Help is documentation: every command says what it does in one line that fits a

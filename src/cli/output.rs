@@ -131,9 +131,45 @@ pub struct Printer {
     /// Table mode prints a table wider than this many columns in the `line` layout
     /// (psql's expanded display; `Some(0)`: every table).
     pub expand_wider_than: Option<usize>,
+    /// How NULL prints in the text modes (`.nullvalue`); json modes print `null`.
+    pub null: NullText,
+}
+
+/// The text NULL prints as: at most [`NullText::MAX`] bytes kept inline (as sqlite3's
+/// `.nullvalue` does), so printer settings stay `Copy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NullText {
+    buf: [u8; NullText::MAX],
+    len: u8,
+}
+
+impl NullText {
+    pub const MAX: usize = 19;
+
+    /// `text`, or an error naming the limit when it is longer.
+    pub fn new(text: &str) -> Result<NullText, String> {
+        if text.len() > Self::MAX {
+            return Err(format!("the NULL text is {} bytes; at most {} are allowed", text.len(), Self::MAX));
+        }
+        let mut buf = [0; Self::MAX];
+        buf[..text.len()].copy_from_slice(text.as_bytes());
+        Ok(NullText { buf, len: text.len() as u8 })
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..self.len as usize]).unwrap_or_default()
+    }
 }
 
 impl Printer {
+    /// A cell in a text mode: NULL as the NULL text, vectors abbreviated when asked.
+    fn text(&self, c: &Cell, abbreviate: bool) -> String {
+        match c.json {
+            serde_json::Value::Null => self.null.as_str().to_string(),
+            _ => c.text(abbreviate),
+        }
+    }
+
     pub fn print(&self, t: &Table, out: &mut dyn Write) -> std::io::Result<()> {
         match self.mode {
             OutputMode::Table => self.table(t, out),
@@ -154,7 +190,7 @@ impl Printer {
                 writeln!(out, "| {} |", t.headers.join(" | "))?;
                 writeln!(out, "|{}", "---|".repeat(t.headers.len()))?;
                 for r in &t.rows {
-                    let cells: Vec<String> = r.iter().map(|c| esc(c.text(true))).collect();
+                    let cells: Vec<String> = r.iter().map(|c| esc(self.text(c, true))).collect();
                     writeln!(out, "| {} |", cells.join(" | "))?;
                 }
                 self.footer(t, out)
@@ -170,7 +206,7 @@ impl Printer {
                 writeln!(out)?;
             }
             for (h, c) in t.headers.iter().zip(r) {
-                writeln!(out, "{h:>w$} = {}", c.text(true))?;
+                writeln!(out, "{h:>w$} = {}", self.text(c, true))?;
             }
         }
         self.footer(t, out)
@@ -194,7 +230,7 @@ impl Printer {
             ct.set_header(&t.headers);
         }
         for r in &t.rows {
-            ct.add_row(r.iter().map(|c| c.text(true)).collect::<Vec<_>>());
+            ct.add_row(r.iter().map(|c| self.text(c, true)).collect::<Vec<_>>());
         }
         if let Some(limit) = self.expand_wider_than.filter(|_| !t.rows.is_empty()) {
             ct.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
@@ -226,7 +262,7 @@ impl Printer {
             writeln!(out, "{}", t.headers.iter().map(|h| quote(h.clone())).collect::<Vec<_>>().join(&s))?;
         }
         for r in &t.rows {
-            writeln!(out, "{}", r.iter().map(|c| quote(c.text(false))).collect::<Vec<_>>().join(&s))?;
+            writeln!(out, "{}", r.iter().map(|c| quote(self.text(c, false))).collect::<Vec<_>>().join(&s))?;
         }
         Ok(())
     }
@@ -249,7 +285,9 @@ mod tests {
 
     fn render(mode: OutputMode) -> String {
         let mut out = Vec::new();
-        Printer { mode, headers: true, color: false, expand_wider_than: None }.print(&sample(), &mut out).unwrap();
+        Printer { mode, headers: true, color: false, expand_wider_than: None, null: NullText::default() }
+            .print(&sample(), &mut out)
+            .unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -257,7 +295,13 @@ mod tests {
     fn expanded_display_takes_over_tables_wider_than_the_limit() {
         let print = |limit| {
             let mut out = Vec::new();
-            let p = Printer { mode: OutputMode::Table, headers: true, color: false, expand_wider_than: limit };
+            let p = Printer {
+                mode: OutputMode::Table,
+                headers: true,
+                color: false,
+                expand_wider_than: limit,
+                null: NullText::default(),
+            };
             p.print(&sample(), &mut out).unwrap();
             String::from_utf8(out).unwrap()
         };
@@ -266,6 +310,22 @@ mod tests {
         assert_eq!(print(Some(width)), table, "a table that fits stays a table");
         assert_eq!(print(Some(width - 1)), render(OutputMode::Line));
         assert_eq!(print(Some(0)), render(OutputMode::Line));
+    }
+
+    #[test]
+    fn null_text_prints_in_text_modes_and_json_keeps_null() {
+        let null = NullText::new("∅ NULL").unwrap();
+        assert_eq!(null.as_str(), "∅ NULL");
+        assert!(NullText::new("twenty bytes, no way").unwrap_err().contains("at most 19"));
+        let render = |mode| {
+            let mut out = Vec::new();
+            Printer { mode, headers: false, color: false, expand_wider_than: None, null }.print(&sample(), &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(render(OutputMode::Tsv).lines().nth(1), Some("c\t0.9877\t∅ NULL"));
+        assert!(render(OutputMode::Line).contains("emb = ∅ NULL"));
+        assert!(render(OutputMode::Table).contains("∅ NULL"));
+        assert!(render(OutputMode::Jsonl).contains("\"emb\":null"));
     }
 
     #[test]

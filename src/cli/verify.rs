@@ -281,7 +281,7 @@ fn confirm(io: &mut Io, question: &str) -> Result<bool, CliError> {
     Ok(matches!(line.trim(), "y" | "Y" | "yes"))
 }
 
-fn purge(a: &RepairArgs, io: &mut Io) -> Result<(), CliError> {
+fn purge(a: &RepairArgs, lock_timeout: std::time::Duration, io: &mut Io) -> Result<(), CliError> {
     let dir = &a.coll.dir;
     let (files, bytes) = xvec::verify::repair::lost_found_size(dir);
     if files == 0 {
@@ -297,14 +297,14 @@ fn purge(a: &RepairArgs, io: &mut Io) -> Result<(), CliError> {
             return Err(CliError::failed("not purged; the collection is unchanged"));
         }
     }
-    let (files, bytes) = xvec::verify::repair::purge_lost_found(dir).map_err(storage)?;
+    let (files, bytes) = xvec::verify::repair::purge_lost_found(dir, lock_timeout).map_err(storage)?;
     writeln!(io.err, "purged {files} file(s), {bytes} bytes from {}/{LOST_FOUND}/", dir.display())?;
     Ok(())
 }
 
-pub fn run_repair(a: &RepairArgs, mmap: bool, io: &mut Io) -> Result<(), CliError> {
+pub fn run_repair(a: &RepairArgs, mmap: bool, lock_timeout: std::time::Duration, io: &mut Io) -> Result<(), CliError> {
     if a.purge_lost_found {
-        return purge(a, io);
+        return purge(a, lock_timeout, io);
     }
     let schema = match &a.schema {
         Some(p) => {
@@ -313,7 +313,7 @@ pub fn run_repair(a: &RepairArgs, mmap: bool, io: &mut Io) -> Result<(), CliErro
         }
         None => None,
     };
-    let opts = RepairOptions { schema, mmap, ..RepairOptions::default() };
+    let opts = RepairOptions { schema, mmap, lock_timeout, ..RepairOptions::default() };
     let repair = Repair::begin(&a.coll.dir, opts).map_err(storage)?;
     let plan = repair.plan().clone();
     if let Some(why) = &plan.blocked {

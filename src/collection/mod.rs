@@ -14,6 +14,7 @@ mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Duration;
 
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
 pub use query::{Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, Query, Target};
@@ -42,11 +43,19 @@ pub struct OpenOptions {
     pub sync: SyncPolicy,
     /// Check the CRC of vector sections on open too (other sections always are).
     pub verify_vectors: bool,
+    /// How long a writable open waits for another writer's lock (zero: fail at once).
+    pub lock_timeout: Duration,
 }
 
 impl Default for OpenOptions {
     fn default() -> Self {
-        OpenOptions { write: false, mmap: true, sync: SyncPolicy::EveryBatch, verify_vectors: true }
+        OpenOptions {
+            write: false,
+            mmap: true,
+            sync: SyncPolicy::EveryBatch,
+            verify_vectors: true,
+            lock_timeout: Duration::ZERO,
+        }
     }
 }
 
@@ -71,6 +80,13 @@ impl OpenOptions {
 
     pub fn verify_vectors(mut self, yes: bool) -> OpenOptions {
         self.verify_vectors = yes;
+        self
+    }
+
+    /// Wait up to `timeout` for another writer to release the lock instead of failing at
+    /// once with [`StorageError::Locked`].
+    pub fn lock_timeout(mut self, timeout: Duration) -> OpenOptions {
+        self.lock_timeout = timeout;
         self
     }
 }
@@ -240,9 +256,21 @@ impl Collection {
     /// `CURRENT`; `LOCK`, `*.tmp`, the first manifest, a WAL with no record), which is
     /// removed; anything else fails with [`StorageError::NotEmpty`] naming the files.
     pub fn create(dir: impl AsRef<Path>, schema: Schema, options: CollectionOptions) -> Result<Collection, Error> {
+        Collection::create_with(dir, schema, options, &OpenOptions::writable())
+    }
+
+    /// [`Collection::create`], opened with `open`'s mapping, sync policy and lock wait.
+    pub fn create_with(
+        dir: impl AsRef<Path>,
+        schema: Schema,
+        options: CollectionOptions,
+        open: &OpenOptions,
+    ) -> Result<Collection, Error> {
         let dir = dir.as_ref();
+        let open = OpenOptions { write: true, ..open.clone() };
+        crate::storage::disk::check_dir(dir, false)?;
         crate::storage::disk::create_dir_all(dir)?;
-        let lock = WriterLock::acquire(dir)?;
+        let lock = WriterLock::acquire_within(dir, open.lock_timeout)?;
         if dir.join("CURRENT").exists() {
             return Err(StorageError::AlreadyExists { path: dir.to_path_buf() }.into());
         }
@@ -253,13 +281,18 @@ impl Collection {
         drop(wal);
         // Keep the lock: releasing and retaking it would let a process forked meanwhile
         // (holding a copy of the lock's descriptor until it execs) refuse our own open.
-        Collection::open_locked(dir, &OpenOptions::writable(), Some(lock))
+        Collection::open_locked(dir, &open, Some(lock))
     }
 
-    /// Opens an existing collection.
+    /// Opens an existing collection. A path that is missing, a file, or a directory
+    /// without `CURRENT` fails before anything is written there (not even `LOCK`).
     pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<Collection, Error> {
         let dir = dir.as_ref();
-        let lock = if options.write { Some(WriterLock::acquire(dir)?) } else { None };
+        crate::storage::disk::check_dir(dir, true)?;
+        if options.write && !dir.join("CURRENT").exists() {
+            return Err(StorageError::NotACollection { path: dir.to_path_buf() }.into());
+        }
+        let lock = if options.write { Some(WriterLock::acquire_within(dir, options.lock_timeout)?) } else { None };
         Collection::open_locked(dir, options, lock)
     }
 

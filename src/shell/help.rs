@@ -16,7 +16,12 @@ pub fn overview(tree: &clap::Command, metas: &clap::Command) -> String {
         .collect();
     let metas: Vec<(String, String)> = metas.get_subcommands().map(|m| (meta::usage(m), about(m))).collect();
     let width = commands.iter().chain(&metas).map(|(n, _)| n.len()).max().unwrap_or(0);
-    let mut s = String::from("Commands (DIR, the collection argument, is the open collection: leave it out):\n");
+    // Commands take a leading `.` too (`.tui`, `.describe`); say so, or one looks for them
+    // among the meta commands and does not find them.
+    let mut s = String::from(
+        "Commands, with or without a leading `.` (`tui` or `.tui`); DIR, the collection argument,\n\
+         is the open collection: leave it out:\n",
+    );
     for (name, about) in &commands {
         s.push_str(&format!("  {name:<width$}  {about}\n"));
     }

@@ -394,7 +394,7 @@ mod tests {
         assert_eq!(complete("query --fil").1, ["--filter "]);
         assert_eq!(complete(".timer ").1, ["off", "on"]);
         assert_eq!(complete(".param ").1, ["list", "set", "unset"]);
-        assert_eq!(complete(".help qu").1, ["query", "quickstart"]);
+        assert_eq!(complete(".help qu").1, ["query", "quickstart", "quit"]);
     }
 
     #[test]

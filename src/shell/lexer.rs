@@ -83,8 +83,10 @@ pub fn scan(input: &str) -> Scan {
             (None, '#') if brackets.is_empty() && input[start..i].trim().is_empty() => comment = true,
             (None, '\'' | '"') => quote = Some((c, i)),
             (None, '\\') => {
+                // A `\` before the final newline (what a script line ends with) continues
+                // the statement just as one at the very end (what the line editor has).
                 let escaped = chars.next();
-                if escaped.is_none() {
+                if escaped.is_none_or(|(j, e)| e == '\n' && j + 1 == input.len()) {
                     s.open = Some(Open::Continuation);
                 }
             }
@@ -246,6 +248,9 @@ mod tests {
         assert_eq!(scan("query [1,\n 2").open, Some(Open::Bracket('[', 6)));
         assert_eq!(scan("count --filter \"pos = ").open, Some(Open::Quote('"', 15)));
         assert_eq!(scan("import x \\").open, Some(Open::Continuation));
+        assert_eq!(scan("import x \\\n").open, Some(Open::Continuation));
+        assert!(is_complete("import x \\\n --flush\n"));
+        assert_eq!(statements("count \\\n --filter x\ndescribe\n"), ["count \\\n --filter x", "describe"]);
         assert!(is_complete("# it's a comment with a quote"));
         assert_eq!(scan("query 1]").stray, Some(Stray(']', 7)));
         assert!(is_complete("query \"[\""));

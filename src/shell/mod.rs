@@ -12,12 +12,13 @@ mod lexer;
 mod pager;
 mod script;
 mod session;
+mod target;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use crate::cli::error::Status;
-use crate::cli::{OutputArgs, ShellArgs, interrupt};
+use crate::cli::{LockArgs, OutputArgs, ShellArgs, interrupt};
 use script::{Halt, Runner};
 use session::{Session, Target};
 
@@ -42,14 +43,27 @@ pub fn inputs_in_order(args: &ShellArgs, matches: Option<&clap::ArgMatches>) -> 
     inputs.into_iter().map(|(_, input)| input).collect()
 }
 
+/// `$XDG_CONFIG_HOME/xvec/xvecrc`, else `~/.config/xvec/xvecrc`.
+pub fn startup_file() -> Option<PathBuf> {
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(config.join("xvec/xvecrc"))
+}
+
 /// Runs the shell; returns the exit status.
-pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs, mmap: bool) -> u8 {
+pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs, mmap: bool, lock: &LockArgs) -> u8 {
     let stderr = &mut std::io::stderr();
     if let Err(e) = interrupt::install() {
         e.report("", stderr);
         return e.status.code();
     }
-    let target = match Target::open(args.dir.clone(), args.write, mmap) {
+    let target = match &args.dir {
+        None => Ok(Target::none(mmap, lock.timeout())),
+        Some(dir) => Target::open(dir.clone(), args.write, mmap, lock.timeout()),
+    };
+    let target = match target {
         Ok(t) => t,
         Err(e) => {
             e.report("", stderr);
@@ -59,12 +73,13 @@ pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs, mmap: bool
     let mut session = Session::new(target, !args.keep_going);
     if let Some(mode) = output.mode {
         session.printer.mode = mode;
+        session.mode_set = true;
     }
     session.printer.headers = !output.no_headers;
-    let code = if inputs.is_empty() && std::io::stdin().is_terminal() {
-        interactive::run(&mut session)
-    } else {
-        batch(&mut session, inputs)
+    let code = match startup(&mut session, args) {
+        Some(code) => code,
+        None if inputs.is_empty() && std::io::stdin().is_terminal() => interactive::run(&mut session),
+        None => batch(&mut session, inputs),
     };
     match session.target.close() {
         Ok(()) => code,
@@ -75,9 +90,30 @@ pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs, mmap: bool
     }
 }
 
+/// Runs the startup file (`--init FILE`, else the default one if it exists; none with
+/// `-n`). Its errors are reported with FILE:LINE and never stop the shell or set its exit
+/// status; `.exit N` in it does exit (returned).
+fn startup(session: &mut Session, args: &ShellArgs) -> Option<u8> {
+    let file = match (&args.init, args.no_init) {
+        (_, true) => return None,
+        (Some(f), false) => f.clone(),
+        (None, false) => startup_file().filter(|f| f.is_file())?,
+    };
+    let bail = std::mem::replace(&mut session.bail, false);
+    let mut runner = Runner::new(session, false);
+    let result = runner.run_file(&file, 0, None);
+    session.bail = bail;
+    match result {
+        Err(Halt::Exit(code)) => Some(code),
+        Err(Halt::Interrupted) => Some(Status::Interrupted.code()),
+        Err(Halt::BrokenPipe) => Some(0),
+        Ok(()) | Err(Halt::Failed(_)) => None,
+    }
+}
+
 /// Batch mode: the inputs in order, or standard input without any. Exits with the status
-/// of the first failed statement (1 when it failed, 2 when it did not parse), unless
-/// `.exit N` said otherwise.
+/// of the first failed statement (1 when it failed, 2 when it did not parse, 4 when the
+/// collection was locked), with or without --keep-going, unless `.exit N` said otherwise.
 fn batch(session: &mut Session, inputs: Vec<Input>) -> u8 {
     let mut runner = Runner::new(session, false);
     let mut result = Ok(());

@@ -5,17 +5,17 @@
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use clap::{CommandFactory, FromArgMatches, Parser};
-use xvec::{Collection, Schema};
+use clap::{CommandFactory, FromArgMatches};
 
 use super::lexer;
 use super::pager::{self, Paged};
-use crate::cli::commands::{self, Collections, Io};
-use crate::cli::meta::{AutoSwitch, Meta, MetaLine, ParamAction};
-use crate::cli::output::{OutputMode, Printer, Table};
-use crate::cli::{COLLECTION_ARG, Cli, CliError, Command};
+pub use super::target::Target;
+use crate::cli::commands::{self, Io};
+use crate::cli::meta::{AutoSwitch, Meta, MetaLine, ParamAction, Switch};
+use crate::cli::output::{NullText, OutputMode, Printer, Table};
+use crate::cli::{COLLECTION_ARG, Cli, CliError, Command, MAX_WAIT};
 
 /// What the shell does after a statement.
 #[derive(Debug, PartialEq, Eq)]
@@ -26,102 +26,64 @@ pub enum Flow {
     Exit(u8),
 }
 
-/// The collection a session works on: a directory, and the handle once opened.
-pub struct Target {
-    dir: Option<PathBuf>,
-    write: bool,
-    coll: Option<Collection>,
-    /// Map collection files (`--no-mmap` clears it for the rest of the session).
-    mmap: bool,
-}
-
-impl Target {
-    /// Targets `dir` and opens it now if it holds a collection, so a busy or broken one
-    /// is reported at once; otherwise `create` can make it later.
-    pub fn open(dir: Option<PathBuf>, write: bool, mmap: bool) -> Result<Target, CliError> {
-        let mut t = Target { dir, write, coll: None, mmap };
-        if let Some(d) = t.dir.clone()
-            && d.join("CURRENT").exists()
-        {
-            t.open_handle(&d)?;
-        }
-        Ok(t)
-    }
-
-    pub fn dir(&self) -> Option<&Path> {
-        self.dir.as_deref()
-    }
-
-    pub fn is_writable(&self) -> bool {
-        self.write
-    }
-
-    /// The open collection's schema, for completion.
-    pub fn schema(&self) -> Option<&Schema> {
-        self.coll.as_ref().map(|c| c.schema())
-    }
-
-    /// The open collection's current snapshot, for completing keys.
-    pub fn snapshot(&self) -> Option<std::sync::Arc<xvec::Snapshot>> {
-        self.coll.as_ref().map(|c| c.snapshot())
-    }
-
-    /// Syncs and releases the handle; the target is forgotten.
-    pub fn close(&mut self) -> Result<(), CliError> {
-        self.dir = None;
-        match self.coll.take() {
-            Some(c) => Ok(c.close()?),
-            None => Ok(()),
-        }
-    }
-
-    fn open_handle(&mut self, dir: &Path) -> Result<&Collection, CliError> {
-        Ok(self.coll.insert(crate::cli::commands::open_collection(dir, self.write, self.mmap)?))
-    }
-
-    fn read_only_error(&self) -> CliError {
-        let dir = self.dir.as_deref().map_or("DIR".into(), |d| d.display().to_string());
-        CliError::failed("the shell opened the collection read-only").hint(format!(".open {dir} --write"))
-    }
-}
-
-impl Collections for Target {
-    fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError> {
-        if write && !self.write {
-            return Err(self.read_only_error());
-        }
-        match self.coll {
-            Some(ref c) => Ok(c),
-            None => self.open_handle(dir),
-        }
-    }
-
-    fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError> {
-        if !self.write {
-            return Err(self.read_only_error());
-        }
-        Ok(self.coll.insert(Collection::create(dir, schema, Default::default())?))
-    }
-
-    fn mmap(&self) -> bool {
-        self.mmap
-    }
-}
-
-/// The command tree as the shell uses it: the same as argv's (so `.help query` prints
-/// what `xvec query --help` does), with the collection argument filled in by the session.
+/// The command tree as the shell uses it: argv's, with the collection argument hidden (the
+/// session fills it in) and usage lines without `xvec`, so help and errors show what one
+/// types at the prompt (`query [OPTIONS] [VECTOR]`).
 pub fn command_tree() -> clap::Command {
-    let mut tree = Cli::command();
+    let mut argv = Cli::command();
+    argv.build();
+    let mut tree = Cli::command().override_usage(SHELL_USAGE);
+    // The built tree also has clap's `help` subcommand, which the shell's has not.
+    for sub in argv.get_subcommands().filter(|c| c.get_name() != "help") {
+        let usage = statement_usage(sub, "", takes_collection(sub));
+        tree = tree.mut_subcommand(sub.get_name(), |mut c| {
+            // `mut_arg` moves an argument last: give every positional its index first.
+            let positionals: Vec<String> = c.get_positionals().map(|a| a.get_id().to_string()).collect();
+            for (i, id) in positionals.iter().enumerate() {
+                let hide = id == COLLECTION_ARG;
+                c = c.mut_arg(id, |a| a.index(i + 1).hide(hide));
+            }
+            c.override_usage(usage)
+        });
+    }
     tree.build();
     tree
 }
 
-/// The meta command tree, built so positionals know their indexes.
+/// The usage of a built subcommand as a statement: `query [OPTIONS] [VECTOR]` for argv's
+/// `xvec query [OPTIONS] <DIR> [VECTOR]` (no program name, no collection argument).
+fn statement_usage(sub: &clap::Command, prefix: &str, strip_dir: bool) -> String {
+    let text = sub.clone().render_usage().to_string();
+    let line = text.trim().strip_prefix("Usage: ").unwrap_or(text.trim());
+    let words: Vec<&str> = line.split(' ').filter(|w| !(w.is_empty() || strip_dir && *w == "<DIR>")).collect();
+    let start = words.iter().position(|w| *w == sub.get_name()).unwrap_or(0);
+    format!("{prefix}{}", words[start..].join(" "))
+}
+
+/// What a statement looks like, for the usage line of errors about the statement itself.
+pub const SHELL_USAGE: &str = "COMMAND [OPTIONS] [ARGS]...  (or .META [ARGS]..., see .help)";
+
+/// The meta command tree, built so positionals know their indexes; usage lines read
+/// `.open [OPTIONS] <DIR>`.
 pub fn meta_tree() -> clap::Command {
+    let mut built = MetaLine::command();
+    built.build();
     let mut metas = MetaLine::command();
+    for sub in built.get_subcommands() {
+        let usage = statement_usage(sub, ".", false);
+        metas = metas.mut_subcommand(sub.get_name(), |c| c.override_usage(usage));
+    }
     metas.build();
     metas
 }
+
+/// sqlite3 and psql meta commands that have no counterpart here, with what to use instead.
+const FOREIGN_METAS: &[(&str, &str)] = &[
+    ("tables", "a directory holds one collection: `describe` shows its fields, .open DIR switches"),
+    ("databases", "a directory holds one collection: .show names the open one, .open DIR switches"),
+    ("indexes", "`describe` shows each vector field's index and its parameters"),
+    ("indices", "`describe` shows each vector field's index and its parameters"),
+];
 
 /// Whether a command works on the open collection.
 pub fn takes_collection(cmd: &clap::Command) -> bool {
@@ -143,11 +105,15 @@ pub struct Session {
     /// `.once FILE`: where the next command's results go.
     once: Option<Box<dyn Write>>,
     pub printer: Printer,
+    /// The mode was chosen (`--mode`, `.mode`): files get it too, not the file default.
+    pub mode_set: bool,
     timer: bool,
     echo: bool,
     /// Scripts stop at the first failing statement.
     pub bail: bool,
     params: BTreeMap<String, String>,
+    /// `.output FILE`: the file results go to, for `.show`.
+    output: Option<PathBuf>,
     /// `.pager`: results longer than the screen go through a pager (terminal only).
     pager: AutoSwitch,
     /// `.expanded`: tables wider than the terminal print in the `line` layout.
@@ -169,11 +135,14 @@ impl Session {
                 headers: true,
                 color: tty && commands::color_allowed(),
                 expand_wider_than: None,
+                null: NullText::default(),
             },
+            mode_set: false,
             timer: false,
             echo: false,
             bail,
             params: BTreeMap::new(),
+            output: None,
             pager: AutoSwitch::Auto,
             expanded: AutoSwitch::Auto,
         }
@@ -189,10 +158,11 @@ impl Session {
         let Some(first) = words.first() else { return Ok(Flow::Continue) };
         let name = first.strip_prefix('.').unwrap_or(first).to_string();
         let started = Instant::now();
-        let result =
-            if is_meta(&self.metas, &name) { self.meta(&name, &words[1..]) } else { self.command(&name, &words[1..]) };
+        let meta = is_meta(&self.metas, &name);
+        let result = if meta { self.meta(&name, &words[1..]) } else { self.command(first, &name, &words[1..]) };
         let flushed = self.out.flush();
-        if self.timer {
+        // Commands only, as sqlite3 times statements: `.read`'s are timed one by one.
+        if self.timer && !meta {
             eprintln!("time: {:.3} ms", started.elapsed().as_secs_f64() * 1e3);
         }
         let flow = result?;
@@ -213,9 +183,9 @@ impl Session {
             .collect()
     }
 
-    fn command(&mut self, name: &str, rest: &[String]) -> Result<Flow, CliError> {
+    fn command(&mut self, typed: &str, name: &str, rest: &[String]) -> Result<Flow, CliError> {
         let Some(sub) = self.tree.find_subcommand(name) else {
-            return Err(CliError::usage(format!("unknown command `{name}`")).hint("type .help for the list"));
+            return Err(self.unknown(typed, name));
         };
         let mut argv = vec!["xvec".to_string(), name.to_string()];
         if takes_collection(sub) {
@@ -235,7 +205,7 @@ impl Session {
                 write!(self.out, "{}", e.render())?;
                 return Ok(Flow::Continue);
             }
-            Err(e) => return Err(CliError::from_clap(&e).hint(format!(".help {name}"))),
+            Err(e) => return Err(CliError::from_clap(&e)),
         };
         let cli = Cli::from_arg_matches(&matches).map_err(|e| CliError::from_clap(&e))?;
         if let Command::Shell(_) = cli.command {
@@ -244,12 +214,19 @@ impl Session {
         if cli.read.no_mmap {
             self.target.mmap = false;
         }
+        let lock_timeout = self.target.lock_timeout;
+        if let Some(wait) = cli.lock.wait {
+            self.target.lock_timeout = wait;
+        }
         let mut printer = self.printer;
+        let once = self.once.take();
+        if once.is_some() && !self.mode_set {
+            printer.mode = OutputMode::default_for(false);
+        }
         if let Some(mode) = cli.output.mode {
             printer.mode = mode;
         }
         printer.headers &= !cli.output.no_headers;
-        let once = self.once.take();
         printer.color &= once.is_none() && self.out_is_tty;
         let screen = self.screen().filter(|_| once.is_none());
         printer.expand_wider_than = match self.expanded {
@@ -258,16 +235,20 @@ impl Session {
             AutoSwitch::Auto => screen.map(|(cols, _)| cols),
         };
         let command = cli.into_command();
-        if let Some(mut w) = once {
-            let io = &mut Io { out: &mut w, err: &mut std::io::stderr(), printer };
-            commands::run(command, &mut self.target, io)?;
-            w.flush()?;
-            return Ok(Flow::Continue);
-        }
-        let pager = self.pager;
-        self.paged(screen, pager, |out, target| {
-            commands::run(command, target, &mut Io { out, err: &mut std::io::stderr(), printer })
-        })?;
+        let ran = match once {
+            Some(mut w) => {
+                let io = &mut Io { out: &mut w, err: &mut std::io::stderr(), printer };
+                commands::run(command, &mut self.target, io).and_then(|()| Ok(w.flush()?))
+            }
+            None => {
+                let pager = self.pager;
+                self.paged(screen, pager, |out, target| {
+                    commands::run(command, target, &mut Io { out, err: &mut std::io::stderr(), printer })
+                })
+            }
+        };
+        self.target.lock_timeout = lock_timeout;
+        ran?;
         Ok(Flow::Continue)
     }
 
@@ -302,28 +283,62 @@ impl Session {
         Ok(finished?)
     }
 
+    /// An unknown first word: clap's own error for an unknown subcommand over commands and
+    /// meta commands (so "a similar subcommand exists" names either), or a pointer for
+    /// sqlite3's and psql's names.
+    fn unknown(&self, typed: &str, name: &str) -> CliError {
+        if let Some((_, hint)) = FOREIGN_METAS.iter().find(|(n, _)| *n == name) {
+            return CliError::usage(format!("unknown command `{typed}`")).hint(*hint);
+        }
+        let mut all = self.tree.clone();
+        for m in self.metas.get_subcommands() {
+            all = all.subcommand(m.clone());
+        }
+        match all.try_get_matches_from_mut(["xvec", name]) {
+            Err(e) if e.kind() == clap::error::ErrorKind::InvalidSubcommand => {
+                let mut e = CliError::from_clap(&e);
+                e.message = e.message.replace("try '--help'", "type .help");
+                e
+            }
+            _ => CliError::usage(format!("unknown command `{typed}`")).hint("type .help for the list"),
+        }
+    }
+
     fn meta(&mut self, name: &str, rest: &[String]) -> Result<Flow, CliError> {
         let argv = std::iter::once(name.to_string()).chain(rest.iter().cloned());
-        let line = match MetaLine::try_parse_from(argv) {
+        let parsed = self.metas.try_get_matches_from_mut(argv).and_then(|m| MetaLine::from_arg_matches(&m));
+        let line = match parsed {
             Ok(l) => l,
             Err(e) if !e.use_stderr() => {
                 write!(self.out, "{}", e.render())?;
                 return Ok(Flow::Continue);
             }
-            Err(e) => return Err(CliError::from_clap(&e).hint(format!(".help {name}"))),
+            Err(e) => return Err(CliError::from_clap(&e)),
         };
         match line.meta {
             Meta::Help { command } => self.help(command.as_deref())?,
-            Meta::Open { dir, write } => {
-                self.target.close()?;
-                self.target = Target::open(Some(dir), write, self.target.mmap)?;
-            }
+            Meta::Open { dir, write } => self.target.replace_with(dir, write)?,
             Meta::Close => self.target.close()?,
-            Meta::Mode { mode } => self.printer.mode = mode,
-            Meta::Headers { switch } => self.printer.headers = switch.on(),
-            Meta::Timer { switch } => self.timer = switch.on(),
-            Meta::Echo { switch } => self.echo = switch.on(),
-            Meta::Bail { switch } => self.bail = switch.on(),
+            Meta::Mode { mode: None } => writeln!(self.out, "mode: {}", mode_name(self.printer.mode))?,
+            Meta::Mode { mode: Some(mode) } => {
+                self.printer.mode = mode;
+                self.mode_set = true;
+            }
+            Meta::Headers { switch } => setting(&mut self.out, "headers", &mut self.printer.headers, switch)?,
+            Meta::Timer { switch } => setting(&mut self.out, "timer", &mut self.timer, switch)?,
+            Meta::Echo { switch } => setting(&mut self.out, "echo", &mut self.echo, switch)?,
+            Meta::Bail { switch } => setting(&mut self.out, "bail", &mut self.bail, switch)?,
+            Meta::Show => self.show()?,
+            Meta::Nullvalue { text: None } => writeln!(self.out, "nullvalue: {:?}", self.printer.null.as_str())?,
+            Meta::Nullvalue { text: Some(t) } => self.printer.null = NullText::new(&t).map_err(CliError::usage)?,
+            Meta::Timeout { ms: None } => writeln!(self.out, "timeout: {} ms", self.target.lock_timeout.as_millis())?,
+            Meta::Timeout { ms: Some(ms) } => {
+                let wait = Duration::from_millis(ms);
+                if wait > MAX_WAIT {
+                    return Err(CliError::usage(format!("{ms} ms is above the limit of {} ms", MAX_WAIT.as_millis())));
+                }
+                self.target.lock_timeout = wait;
+            }
             Meta::Output { file } => {
                 self.out.flush()?;
                 self.out = match &file {
@@ -331,13 +346,17 @@ impl Session {
                     None => Box::new(std::io::BufWriter::new(std::io::stdout())),
                 };
                 self.out_is_tty = file.is_none() && std::io::stdout().is_terminal();
+                if !self.mode_set {
+                    self.printer.mode = OutputMode::default_for(self.out_is_tty);
+                }
+                self.output = file;
             }
             Meta::Once { file } => self.once = Some(Box::new(create_file(&file)?)),
             Meta::Read { file } => return Ok(Flow::Read(file)),
             Meta::Param { action } => self.param(action)?,
-            Meta::Exit { code } => return Ok(Flow::Exit(code.unwrap_or(0))),
-            Meta::Pager { switch } => self.pager = switch,
-            Meta::Expanded { switch } => self.expanded = switch,
+            Meta::Exit { code } | Meta::Quit { code } => return Ok(Flow::Exit(code.unwrap_or(0))),
+            Meta::Pager { switch } => auto_setting(&mut self.out, "pager", &mut self.pager, switch)?,
+            Meta::Expanded { switch } => auto_setting(&mut self.out, "expanded", &mut self.expanded, switch)?,
             Meta::Edit => {
                 return Err(CliError::usage("`.edit` works at the interactive prompt, alone on its line")
                     .hint("type .edit at the prompt to edit the last statement"));
@@ -367,6 +386,46 @@ impl Session {
         Ok(())
     }
 
+    /// `.show`: every setting, one `name: value` line each, as sqlite3's `.show`.
+    fn show(&mut self) -> Result<(), CliError> {
+        let on = Switch::name;
+        let collection = match self.target.dir() {
+            None => "none".to_string(),
+            Some(d) if self.target.schema().is_none() => {
+                format!("{} (no collection yet: `create` makes one)", d.display())
+            }
+            Some(d) => {
+                format!("{} ({})", d.display(), if self.target.is_writable() { "read-write" } else { "read-only" })
+            }
+        };
+        let generation = match self.target.generations() {
+            Some((at_open, now)) if at_open == now => at_open.to_string(),
+            Some((at_open, now)) => format!("{at_open} at open, {now} now"),
+            None => "-".into(),
+        };
+        let params = self.params.iter().map(|(k, v)| format!("${k}={v}")).collect::<Vec<_>>().join(" ");
+        let output = self.output.as_ref().map_or("stdout".into(), |f| f.display().to_string());
+        let rows: [(&str, String); 13] = [
+            ("mode", format!("{}{}", mode_name(self.printer.mode), if self.mode_set { "" } else { " (default)" })),
+            ("headers", on(self.printer.headers).into()),
+            ("timer", on(self.timer).into()),
+            ("bail", on(self.bail).into()),
+            ("echo", on(self.echo).into()),
+            ("pager", self.pager.name().into()),
+            ("expanded", self.expanded.name().into()),
+            ("nullvalue", format!("{:?}", self.printer.null.as_str())),
+            ("output", output),
+            ("timeout", format!("{} ms", self.target.lock_timeout.as_millis())),
+            ("collection", collection),
+            ("generation", generation),
+            ("params", if params.is_empty() { "none".into() } else { params }),
+        ];
+        for (name, value) in rows {
+            writeln!(self.out, "{name:>10}: {value}")?;
+        }
+        Ok(())
+    }
+
     fn help(&mut self, topic: Option<&str>) -> Result<(), CliError> {
         let Some(topic) = topic else {
             let text = super::help::overview(&self.tree, &self.metas);
@@ -384,6 +443,33 @@ impl Session {
         };
         self.paged(self.screen(), self.pager, |out, _| Ok(out.write_all(text.as_bytes())?))
     }
+}
+
+/// A mode as `--mode` and `.mode` spell it.
+fn mode_name(mode: OutputMode) -> String {
+    clap::ValueEnum::to_possible_value(&mode).map_or_else(|| format!("{mode:?}"), |v| v.get_name().to_string())
+}
+
+/// `.headers`, `.timer`, ...: sets the switch, or prints it without an argument.
+fn setting(out: &mut dyn Write, name: &str, value: &mut bool, switch: Option<Switch>) -> std::io::Result<()> {
+    match switch {
+        Some(s) => *value = s.on(),
+        None => writeln!(out, "{name}: {}", Switch::name(*value))?,
+    }
+    Ok(())
+}
+
+fn auto_setting(
+    out: &mut dyn Write,
+    name: &str,
+    value: &mut AutoSwitch,
+    switch: Option<AutoSwitch>,
+) -> std::io::Result<()> {
+    match switch {
+        Some(s) => *value = s,
+        None => writeln!(out, "{name}: {}", value.name())?,
+    }
+    Ok(())
 }
 
 fn create_file(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, CliError> {

@@ -173,3 +173,28 @@ pub(crate) fn temp_path(path: &Path) -> PathBuf {
     name.push(".tmp");
     PathBuf::from(name)
 }
+
+/// Refuses a path that cannot be a collection before anything is touched: a missing
+/// directory (when `must_exist`) or a file, each with its own error instead of the OS's
+/// `Not a directory` about a file inside it.
+pub fn check_dir(dir: &Path, must_exist: bool) -> Result<(), StorageError> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(StorageError::NotADirectory { path: dir.to_path_buf() }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && must_exist => {
+            Err(StorageError::NoDirectory { path: dir.to_path_buf() })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            Err(StorageError::NotADirectory { path: first_file(dir).unwrap_or(dir).to_path_buf() })
+        }
+        Err(e) => Err(StorageError::io(dir, e)),
+    }
+}
+
+/// The first ancestor of `path` that is a file (what makes `a.jsonl/x` not a directory).
+fn first_file(path: &Path) -> Option<&Path> {
+    let mut ancestors: Vec<&Path> = path.ancestors().skip(1).collect();
+    ancestors.reverse();
+    ancestors.into_iter().find(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()))
+}

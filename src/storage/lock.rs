@@ -10,7 +10,7 @@
 
 use std::fs::{File, TryLockError};
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::error::StorageError;
 
@@ -20,6 +20,8 @@ use crate::error::StorageError;
 /// all before a writer is refused).
 const TRIES: u32 = 7;
 const FIRST_PAUSE: Duration = Duration::from_micros(500);
+/// The longest pause between tries while waiting for a writer to finish.
+const MAX_PAUSE: Duration = Duration::from_millis(100);
 
 /// Proof that this handle is the collection's only writer.
 #[derive(Debug)]
@@ -31,19 +33,36 @@ impl WriterLock {
     /// Takes the lock without waiting for another writer; one yields
     /// [`StorageError::Locked`].
     pub fn acquire(dir: &Path) -> Result<WriterLock, StorageError> {
+        WriterLock::acquire_within(dir, Duration::ZERO)
+    }
+
+    /// Takes the lock, waiting up to `timeout` for another writer to release it (sqlite's
+    /// busy timeout): tries again with a pause that doubles up to 100 ms, then fails with
+    /// [`StorageError::Locked`] saying how long it waited.
+    pub fn acquire_within(dir: &Path, timeout: Duration) -> Result<WriterLock, StorageError> {
+        super::disk::check_dir(dir, true)?;
         let path = dir.join("LOCK");
         let file = super::disk::DiskFile::open_lock(&path)?.into_file();
+        let started = Instant::now();
         // Retried for any holder, not only a probe: a process forked from one that just
         // released the lock holds a copy of its descriptor until it execs.
         let mut pause = FIRST_PAUSE;
-        for attempt in 1..=TRIES {
+        let mut attempt = 1;
+        loop {
             match file.try_lock() {
                 Ok(()) => break,
-                Err(TryLockError::WouldBlock) if attempt < TRIES => {
-                    std::thread::sleep(pause);
-                    pause *= 2;
+                Err(TryLockError::WouldBlock) => {
+                    let waited = started.elapsed();
+                    if attempt >= TRIES && waited >= timeout {
+                        // The wait asked for, which it did not give up before: what the
+                        // user set, not a figure that varies with the scheduler.
+                        return Err(StorageError::Locked { path: dir.to_path_buf(), waited: timeout });
+                    }
+                    let left = if attempt < TRIES { pause } else { timeout - waited };
+                    std::thread::sleep(pause.min(left));
+                    pause = (pause * 2).min(MAX_PAUSE);
+                    attempt += 1;
                 }
-                Err(TryLockError::WouldBlock) => return Err(StorageError::Locked { path: dir.to_path_buf() }),
                 Err(TryLockError::Error(e)) => return Err(StorageError::io(&path, e)),
             }
         }
@@ -132,6 +151,31 @@ mod tests {
         drop(a);
         assert!(!WriterLock::is_held(dir.path()).unwrap());
         WriterLock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_lock_wait_succeeds_when_the_writer_leaves_and_times_out_otherwise() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = WriterLock::acquire(dir.path()).unwrap();
+        let started = Instant::now();
+        let err = WriterLock::acquire_within(dir.path(), Duration::from_millis(300)).unwrap_err();
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(300) && waited < Duration::from_secs(2), "{waited:?}");
+        assert!(matches!(err, StorageError::Locked { waited, .. } if waited == Duration::from_millis(300)), "{err}");
+        assert!(err.to_string().ends_with("locked by another writer (waited 300 ms for it)"), "{err}");
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(200));
+                drop(held);
+            });
+            let started = Instant::now();
+            WriterLock::acquire_within(dir.path(), Duration::from_secs(10)).unwrap();
+            assert!(started.elapsed() < Duration::from_secs(5));
+        });
+        // Without a wait, the error says nothing of waiting.
+        let _again = WriterLock::acquire(dir.path()).unwrap();
+        let err = WriterLock::acquire(dir.path()).unwrap_err();
+        assert!(err.to_string().ends_with("collection is locked by another writer"), "{err}");
     }
 
     /// A probe (`verify`, `inspect`) used to take the lock shared for a moment, and a

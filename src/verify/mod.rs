@@ -270,6 +270,7 @@ impl Report {
 /// Verifies the collection in `dir`. Errors only when `dir` is no collection at all or
 /// cannot be listed; everything wrong inside it is a [`Finding`].
 pub fn run(dir: &Path, opts: &VerifyOptions) -> Result<Report, StorageError> {
+    crate::storage::disk::check_dir(dir, true)?;
     let mut attempt = 0;
     loop {
         attempt += 1;

@@ -48,6 +48,8 @@ pub struct RepairOptions {
     pub schema: Option<Schema>,
     /// Map the files (see [`VerifyOptions::mmap`]).
     pub mmap: bool,
+    /// How long to wait for another writer's lock (see [`crate::OpenOptions::lock_timeout`]).
+    pub lock_timeout: std::time::Duration,
 }
 
 impl Default for RepairOptions {
@@ -56,6 +58,7 @@ impl Default for RepairOptions {
             concurrency: std::thread::available_parallelism().map_or(1, |n| n.get()),
             schema: None,
             mmap: true,
+            lock_timeout: std::time::Duration::ZERO,
         }
     }
 }
@@ -183,9 +186,10 @@ pub fn lost_found_size(dir: &Path) -> (u64, u64) {
 }
 
 /// Empties `DIR/lost+found/` under the writer lock (what recovery and repair kept there is
-/// never read by the engine); returns the files and bytes removed.
-pub fn purge_lost_found(dir: &Path) -> Result<(u64, u64), StorageError> {
-    let _lock = WriterLock::acquire(dir)?;
+/// never read by the engine); returns the files and bytes removed. Waits up to
+/// `lock_timeout` for another writer's lock.
+pub fn purge_lost_found(dir: &Path, lock_timeout: std::time::Duration) -> Result<(u64, u64), StorageError> {
+    let _lock = WriterLock::acquire_within(dir, lock_timeout)?;
     let lf = dir.join(LOST_FOUND);
     let size = lost_found_size(dir);
     match std::fs::remove_dir_all(&lf) {
@@ -199,7 +203,7 @@ impl Repair {
     /// Takes the writer lock (another writer: [`StorageError::Locked`]), examines the
     /// collection and plans.
     pub fn begin(dir: &Path, opts: RepairOptions) -> Result<Repair, StorageError> {
-        let lock = WriterLock::acquire(dir)?;
+        let lock = WriterLock::acquire_within(dir, opts.lock_timeout)?;
         // A read error that does not repeat is no damage, and planning on it would throw
         // good files away: examine until two passes in a row find the same.
         let mut exam = exam::examine(dir, &verify_options(opts.mmap), true, opts.schema.as_ref())?;

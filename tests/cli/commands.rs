@@ -161,12 +161,15 @@ fn exit_codes_of_argv_commands() {
     assert_eq!(run.stderr, "error: field `emb` expects a query vector of dimension 384, found 2\n");
     let run = xvec(&["count", dir.path().join("missing").to_str().unwrap()]).run();
     run.code(1);
-    assert!(run.stderr.contains("not an xvec collection") && run.stderr.contains("\nhint: create one"), "{run}");
+    assert!(run.stderr.contains("no such directory, so no collection") && run.stderr.contains(" makes one"), "{run}");
     let run = xvec(&["import", c, "/nonexistent.jsonl"]).run();
     run.code(1);
-    // A filter error shows where: position, the text, a caret.
+    // A filter error shows where: position, the text, a caret. A filter that does not
+    // compile is a usage error.
     let run = xvec(&["query", c, "--pk", "n.07580359", "--filter", "pos = "]).run();
-    run.code(1);
+    run.code(2);
+    xvec(&["count", c, "--filter", "price >> 3"]).run().code(2);
+    xvec(&["count", c, "--filter", "nosuchfield = 3"]).run().code(2);
     assert_eq!(
         run.stderr,
         "error: filter: line 1, column 7: expected a literal ('string', number, TRUE or FALSE) after `=`, found end of input\npos = \n      ^\n"

@@ -62,6 +62,12 @@ impl Xvec {
         self
     }
 
+    pub fn env(mut self, key: &str, value: &Path) -> Xvec {
+        self.shown = format!("{key}={} {}", value.display(), self.shown);
+        self.cmd.env(key, value);
+        self
+    }
+
     pub fn stdin(mut self, text: &str) -> Xvec {
         self.stdin = Some(text.to_string());
         self

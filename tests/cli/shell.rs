@@ -24,10 +24,12 @@ fn exit_code_matrix() {
     // A statement that does not parse: usage, exit 2.
     let run = shell(&["-c", "count --bogus"]).run();
     run.code(2);
-    assert_eq!(run.stderr, "-c #1:1: error: unexpected argument '--bogus' found\nhint: .help count\n");
+    assert!(run.stderr.starts_with("-c #1:1: error: unexpected argument '--bogus' found\n\n"), "{run}");
+    assert!(run.stderr.ends_with("\nUsage: count [OPTIONS]\n\nFor more information, try '--help'.\n"), "{run}");
     let run = shell(&["-c", "frobnicate"]).run();
     run.code(2);
-    assert_eq!(run.stderr, "-c #1:1: error: unknown command `frobnicate`\nhint: type .help for the list\n");
+    assert!(run.stderr.starts_with("-c #1:1: error: unrecognized subcommand 'frobnicate'\n"), "{run}");
+    assert!(run.stderr.ends_with("\nFor more information, type .help.\n"), "{run}");
     // A statement that fails at run time: exit 1.
     let run = shell(&["-c", "fetch nope"]).run();
     run.code(1);
@@ -53,6 +55,12 @@ fn exit_code_matrix() {
     let run = shell(&["-f", &s, "--keep-going"]).run();
     run.code(1);
     assert_eq!(run.stdout, "count\n2500\ncount\n296\n");
+    // With or without --keep-going, the status is the first failed statement's.
+    let s = script("first.xvec", "count --filter \"pos >> 3\"\nfetch nope\ncount\n");
+    assert_eq!(shell(&["-f", &s, "--keep-going"]).run().code(2).stdout, "count\n2500\n");
+    shell(&["-f", &s]).run().code(2);
+    let s = script("first1.xvec", "fetch nope\ncount --bogus\n");
+    shell(&["-f", &s, "--keep-going"]).run().code(1);
     let s = script("bail-off.xvec", ".bail off\nfetch nope\ncount\n");
     assert_eq!(shell(&["-f", &s]).run().code(1).stdout, "count\n2500\n");
 }
@@ -83,7 +91,7 @@ fn statements_span_lines_and_errors_name_their_first_line() {
     assert_eq!(run.stderr, "-c #1:1: error: unknown parameter $nope\nhint: .param set nope VALUE\n");
     // A filter error shows the caret under the spot, after the location.
     let run = shell(&["-c", "count --filter \"pos = 'v' AND\""]).run();
-    run.code(1);
+    run.code(2);
     assert_eq!(
         run.stderr,
         "-c #1:1: error: filter: line 1, column 14: expected a field name or `(`, found end of input\npos = 'v' AND\n             ^\n"
@@ -134,7 +142,10 @@ fn meta_commands() {
     assert!(run.ok().stderr.starts_with("time: ") && run.stderr.ends_with(" ms\n"), "{run}");
     let run = shell(&["-c", ".mode fancy"]).run();
     run.code(2);
-    assert!(run.stderr.starts_with("-c #1:1: error: invalid value 'fancy' for '<MODE>'"), "{run}");
+    assert!(
+        run.stderr.starts_with("-c #1:1: error: invalid value 'fancy' for '[MODE]'\n  [possible values: table,"),
+        "{run}"
+    );
 }
 
 #[test]
@@ -165,17 +176,26 @@ fn writes_need_a_writable_shell_and_create_makes_the_collection() {
     run.code(1);
     assert_eq!(
         run.stderr,
-        format!("-c #1:1: error: the shell opened the collection read-only\nhint: .open {c} --write\n")
+        format!(
+            "error: {c}: no such directory, so no collection\n\
+             hint: `.open {c} --write` (or `xvec shell {c} --write`), then `create` makes one\n"
+        )
     );
+    let run = xvec(&["shell", "-c", &format!(".open {c}"), "-c", "create --field t:string --vector v:2:ip"]).run();
+    run.code(1);
+    assert!(run.stderr.starts_with(&format!("-c #1:1: error: {c}: no such directory")), "{run}");
+    let run = xvec(&["shell", "--keep-going", "-c", "create --field t:string --vector v:2:ip"]).run();
+    run.code(1);
+    assert!(run.stderr.starts_with("-c #1:1: error: no collection is open"), "{run}");
     let run = xvec(&["shell", c, "--write"])
         .stdin("create --field t:string --vector v:2:ip\ninsert {\"id\": \"a\", \"t\": \"x\", \"v\": [1, 0]}\nquery [1, 1] --fields t\n")
         .run();
     assert_eq!(run.ok().stdout, "_key\tscore\tt\na\t1\tx\n");
     assert_eq!(run.stderr, format!("created {c}\ninserted 1 documents\n"));
     let run = xvec(&["shell", c, "-c", "describe --help"]).run();
-    assert!(run.ok().stdout.contains("Usage: xvec describe"), "{run}");
+    assert!(run.ok().stdout.contains("\nUsage: describe [OPTIONS]\n"), "{run}");
     let run = xvec(&["shell", "-c", "count --help"]).run();
-    assert!(run.ok().stdout.contains("Usage: xvec count"), "{run}");
+    assert!(run.ok().stdout.contains("\nUsage: count [OPTIONS]\n"), "{run}");
     xvec(&["shell", "-c", "shell"]).run().code(2);
 }
 

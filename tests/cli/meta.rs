@@ -1,0 +1,226 @@
+//! The shell's settings and batch behaviour: `\` continuation in every input, `.timer`,
+//! settings printed without an argument, `.show`, `.nullvalue`, `.quit`, `.output` files,
+//! the startup file, and waiting for the writer lock.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::harness::{wordnet, xvec};
+
+fn shell(args: &[&str]) -> super::harness::Xvec {
+    let mut all = vec!["shell", wordnet().to_str().unwrap(), "-n"];
+    all.extend_from_slice(args);
+    xvec(&all)
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn backslash_continues_a_statement_in_every_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "count \\\n  --filter \"pos = 'v'\"\nfetch \\\n nope\n";
+    let s = write(dir.path(), "cont.xvec", text);
+    let expect_err = |name: &str| format!("{name}:3: error: key not found: nope\n");
+    let run = shell(&["-f", &s]).run();
+    run.code(1);
+    assert_eq!((run.stdout.as_str(), run.stderr.clone()), ("count\n296\n", expect_err(&s)));
+    let run = shell(&["-c", &format!(".read {s}")]).run();
+    run.code(1);
+    assert_eq!((run.stdout.as_str(), run.stderr.clone()), ("count\n296\n", expect_err(&s)));
+    let run = shell(&[]).stdin(text).run();
+    run.code(1);
+    assert_eq!((run.stdout.as_str(), run.stderr.clone()), ("count\n296\n", expect_err("<stdin>")));
+    let run = shell(&["-c", "count \\\n --filter \"pos = 'v'\""]).run();
+    assert_eq!(run.ok().stdout, "count\n296\n");
+    // A `\` on the last line leaves the statement open: an error, not a silent run.
+    let run = shell(&["-c", "count \\"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("the input ends inside a statement: a `\\` continues past the end"), "{run}");
+}
+
+#[test]
+fn timer_times_commands_and_prints_after_their_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let inner = write(dir.path(), "inner.xvec", "count\ncount --filter \"pos = 'v'\"\n");
+    let run = shell(&["-c", ".timer on", "-c", ".mode csv", "-c", ".headers off", "-c", &format!(".read {inner}")])
+        .run_merged();
+    run.ok();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{run}");
+    assert_eq!((lines[0], lines[2]), ("2500", "296"), "{run}");
+    assert!(lines[1].starts_with("time: ") && lines[3].starts_with("time: "), "{run}");
+}
+
+#[test]
+fn settings_print_without_an_argument_and_show_prints_them_all() {
+    let run =
+        shell(&["-c", ".mode", "-c", ".mode csv", "-c", ".mode", "-c", ".headers", "-c", ".timer", "-c", ".bail"])
+            .run();
+    assert_eq!(run.ok().stdout, "mode: tsv\nmode: csv\nheaders: on\ntimer: off\nbail: on\n");
+    let run =
+        shell(&["--keep-going", "-c", ".param set q 3", "-c", ".nullvalue -", "-c", ".timeout 250", "-c", ".show"])
+            .run();
+    let c = wordnet().display();
+    let shown: String =
+        run.ok().stdout.lines().filter(|l| !l.starts_with("generation: ")).map(|l| format!("{l}\n")).collect();
+    assert!(run.stdout.contains("\ngeneration: "), "{run}");
+    assert_eq!(
+        shown,
+        format!(
+            "      mode: tsv (default)\n   headers: on\n     timer: off\n      bail: off\n      echo: off\n \
+             nullvalue: \"-\"\n    output: stdout\n   timeout: 250 ms\ncollection: {c} (read-only)\n\
+             \x20   params: $q=3\n"
+        )
+    );
+    assert_eq!(shell(&["-c", ".quit 3", "-c", "count"]).run().code(3).stdout, "");
+    shell(&["-c", ".nullvalue twenty-bytes-is-long"]).run().code(2);
+}
+
+#[test]
+fn nullvalue_prints_null_in_text_modes_and_json_keeps_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("n");
+    let c = c.to_str().unwrap();
+    xvec(&["create", c, "--field", "a:string:nullable", "--vector", "v:2:l2"]).run().ok();
+    xvec(&["insert", c, r#"{"id": "x", "v": [1, 0]}"#]).run().ok();
+    let run =
+        xvec(&["shell", c, "-n", "-c", "fetch x --fields a", "-c", ".nullvalue NULL", "-c", "fetch x --fields a"])
+            .run();
+    assert_eq!(run.ok().stdout, "_key\ta\nx\t\n_key\ta\nx\tNULL\n");
+    let run = xvec(&["shell", c, "-n", "-c", ".nullvalue NULL", "-c", "fetch x --fields a --mode jsonl"]).run();
+    assert_eq!(run.ok().stdout, "{\"_key\":\"x\",\"a\":null}\n");
+}
+
+#[test]
+fn startup_file_runs_first_and_its_errors_do_not_stop_the_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    std::fs::create_dir_all(config.join("xvec")).unwrap();
+    let rc = write(&config.join("xvec"), "xvecrc", ".mode csv\nbogus\n.headers off\n");
+    let c = wordnet().to_str().unwrap();
+    let run = xvec(&["shell", c, "-c", "count"]).env("XDG_CONFIG_HOME", &config).run();
+    run.ok();
+    assert_eq!(run.stdout, "2500\n");
+    assert!(run.stderr.starts_with(&format!("{rc}:2: error: unrecognized subcommand 'bogus'\n")), "{run}");
+    // Without XDG_CONFIG_HOME: ~/.config.
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".config/xvec")).unwrap();
+    write(&home.join(".config/xvec"), "xvecrc", ".mode json\n");
+    let run = xvec(&["shell", c, "-c", "count"]).env("HOME", &home).run();
+    assert_eq!(run.ok().stdout, "[\n  {\n    \"count\": 2500\n  }\n]\n");
+    // -n skips it, --init FILE runs another.
+    let run = xvec(&["shell", c, "-n", "-c", "count"]).env("XDG_CONFIG_HOME", &config).run();
+    assert_eq!(run.ok().stdout, "count\n2500\n");
+    let other = write(dir.path(), "other.xvecrc", ".headers off\n");
+    let run = xvec(&["shell", c, "--init", &other, "-c", "count"]).env("XDG_CONFIG_HOME", &config).run();
+    assert_eq!(run.ok().stdout, "2500\n");
+    let run = xvec(&["shell", c, "--init", "/nonexistent.xvecrc", "-c", "count"]).run();
+    assert_eq!(run.ok().stdout, "count\n2500\n");
+    assert!(run.stderr.starts_with("error: /nonexistent.xvecrc: No such file"), "{run}");
+    xvec(&["shell", c, "--init", &other, "-n"]).run().code(2);
+}
+
+#[test]
+fn output_files_get_tsv_unless_a_mode_was_chosen() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    let run = shell(&["--mode", "json", "-c", &format!(".output {}", out.display()), "-c", "count"]).run();
+    run.ok();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "[\n  {\n    \"count\": 2500\n  }\n]\n");
+}
+
+/// A writer in another process holds the lock: `--wait` and `.timeout` wait for it,
+/// then fail with status 4 saying how long they waited, or go on once it is released.
+#[test]
+fn lock_waits_for_a_writer_in_another_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    let cs = c.to_str().unwrap();
+    xvec(&["create", cs, "--field", "lemma:string", "--vector", "v:2:l2"]).run().ok();
+    let mut holder = Command::new(env!("CARGO_BIN_EXE_xvec"))
+        .args(["shell", cs, "--write", "-n"])
+        .env("HOME", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = holder.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(holder.stdout.take().unwrap());
+    writeln!(stdin, "count --no-headers").unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line, "0\n", "the holder did not open the collection");
+
+    let started = Instant::now();
+    let run = xvec(&["flush", cs, "--wait", "0.3"]).run();
+    run.code(4);
+    assert!(started.elapsed() >= Duration::from_millis(300), "{run}");
+    assert!(run.stderr.contains("locked by another writer (waited 300 ms for it)"), "{run}");
+    let run = xvec(&["shell", "-n", "-c", ".timeout 200", "-c", &format!(".open {cs} --write")]).run();
+    run.code(4);
+    assert!(run.stderr.contains("locked by another writer (waited 200 ms for it)"), "{run}");
+    let run = xvec(&["flush", cs]).run();
+    run.code(4);
+    assert!(run.stderr.contains("hint: ") && run.stderr.contains("--wait SECS"), "{run}");
+
+    // A waiter still waits after a while, and succeeds once the holder leaves.
+    let mut waiter = Command::new(env!("CARGO_BIN_EXE_xvec"))
+        .args([
+            "shell",
+            cs,
+            "--write",
+            "-n",
+            "--wait",
+            "60",
+            "-c",
+            "insert {\"id\": \"a\", \"lemma\": \"x\", \"v\": [1, 0]}",
+        ])
+        .env("HOME", dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(waiter.try_wait().unwrap().is_none(), "the waiter did not wait for the lock");
+    drop(stdin);
+    assert!(holder.wait().unwrap().success());
+    let out = waiter.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(xvec(&["count", cs, "--no-headers"]).run().ok().stdout, "1\n");
+}
+
+/// On a terminal the default mode is a table; a file named by `.output` gets TSV (the
+/// default off a terminal) unless a mode was chosen, and `.mode` says which is in force.
+#[test]
+fn output_file_from_a_terminal_gets_tsv() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.tsv");
+    let command = format!(
+        "env -i PATH=/usr/bin:/bin TERM=xterm HOME={home} XVEC_HISTORY=/dev/null NO_COLOR=1 \
+         sh -c '{bin} shell {coll} -n; echo \"exit status $?\"'",
+        home = dir.path().display(),
+        bin = env!("CARGO_BIN_EXE_xvec"),
+        coll = wordnet().display(),
+    );
+    let t = super::pty::Tmux::start(dir.path(), &command);
+    t.wait("the prompt", |s| s.contains("wordnet>"));
+    t.keys(&[".mode", "Enter"]);
+    t.wait("the mode", |s| s.contains("mode: table"));
+    // One statement per prompt: keys typed before the prompt shows can be lost.
+    let prompts = |s: &str| s.lines().filter(|l| l.starts_with("wordnet>")).count();
+    for statement in [format!(".output {}", out.display()), "count".into(), ".output".into()] {
+        let before = prompts(&t.screen());
+        t.keys(&[&statement, "Enter"]);
+        t.wait("the next prompt", |s| prompts(s) > before && s.trim_end().ends_with("wordnet>"));
+    }
+    t.keys(&[".exit", "Enter"]);
+    t.wait("the shell to exit", |s| s.contains("exit status 0"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "count\n2500\n");
+}
