@@ -199,6 +199,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --field 'Vector field of npy and fvecs (default: the only one)'
             cand --key-field 'Name of the key column (member in jsonl)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
@@ -206,6 +207,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;schema'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_xvec_global_optspecs
-    string join \n mode= no-headers no-mmap h/help V/version
+    string join \n mode= no-headers no-mmap wait= h/help V/version
 end
 
 function __fish_xvec_needs_command
@@ -31,12 +31,13 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_needs_command" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_needs_command" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_needs_command" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_needs_command" -s V -l version -d 'Print version'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "create" -d 'Create a collection from a JSON schema file or --field/--vector flags.'
-complete -c xvec -n "__fish_xvec_needs_command" -f -a "import" -d 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "import" -d 'Import documents from JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy).'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "insert" -d 'Insert new documents; a key that exists already fails.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "upsert" -d 'Insert documents, or merge the given fields into existing ones.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "update" -d 'Replace the given fields of existing documents; a missing key fails.'
@@ -48,7 +49,9 @@ complete -c xvec -n "__fish_xvec_needs_command" -f -a "flush" -d 'Seal the write
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "optimize" -d 'Compact segments and build the vector indexes (HNSW, quantized codes).'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "describe" -d 'Show the schema, index parameters, counts and size.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "stats" -d 'Show segments, deletions, WAL size and the memory the engine holds.'
-complete -c xvec -n "__fish_xvec_needs_command" -f -a "export" -d 'Write documents as JSON Lines, vectors inline; `import` reads them back.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "export" -d 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "schema" -d 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.'
+complete -c xvec -n "__fish_xvec_needs_command" -f -a "dump" -d 'Write a script, a schema and data files that recreate the collection.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "shell" -d 'Interactive shell over a collection, or run a script.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "completions" -d 'Print a completion script for a shell.'
 complete -c xvec -n "__fish_xvec_needs_command" -f -a "man" -d 'Write the man pages, one per command, into a directory.'
@@ -71,13 +74,15 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l format -d 'Input format (default: from the file\'s extension)' -r -f -a "jsonl\t'One JSON object per line'
 csv\t'A header row of field names, then one document per row'
 fvecs\t'Raw vectors, TEXMEX .fvecs (also .bvecs, .ivecs)'
-npy\t'Raw vectors, a 2-d NumPy array'"
+npy\t'Raw vectors, a 2-d NumPy array'
+parquet\t'Apache Parquet: one column per field, vectors as lists of numbers'"
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l key-field -d 'Member or column that holds the primary key' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l vectors -d 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l field -d 'Vector field that raw vectors fill (default: the only one)' -r -f
@@ -90,6 +95,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l upsert -d 'Insert or merge instead of failing on existing keys'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l flush -d 'Flush into a segment when done'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-headers -d 'Leave out the header row'
@@ -103,6 +109,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand insert" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -114,6 +121,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -125,6 +133,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand update" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand update" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -136,6 +145,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -147,6 +157,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -168,6 +179,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l with-vectors -d 'Also print vector fields'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -180,6 +192,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand count" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand count" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -190,6 +203,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand flush" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -201,6 +215,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -211,6 +226,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand describe" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -221,13 +237,20 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand stats" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand export" -s o -l output -d 'Output file (default: standard output)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l format -d 'Output format' -r -f -a "jsonl\t'One JSON object per line, vectors inline'
+csv\t'A header row of field names; vectors as JSON arrays in their cells'
+npy\t'One vector field as a 2-d float32 NumPy array, keys in FILE.ids'
+fvecs\t'One vector field as TEXMEX .fvecs, keys in FILE.ids'
+parquet\t'Apache Parquet: an `id` column, one list<float> column per vector field, one column per scalar field (the layout of Milvus bulk_import and VectorDBBench)'"
+complete -c xvec -n "__fish_xvec_using_subcommand export" -s o -l output -d 'Output file (default: standard output; npy, fvecs and parquet need one)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l filter -d 'Only documents matching this filter' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l fields -d 'Fields to write, comma-separated (default: all)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand export" -l key-field -d 'Member that holds the primary key' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l field -d 'Vector field of npy and fvecs (default: the only one)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l key-field -d 'Name of the key column (member in jsonl)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -235,11 +258,36 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand schema" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand schema" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand schema" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand schema" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
+complete -c xvec -n "__fish_xvec_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand dump" -s o -l output -d 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)' -r -f -a "(__fish_complete_directories)"
+complete -c xvec -n "__fish_xvec_using_subcommand dump" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand dump" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand dump" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand dump" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
+complete -c xvec -n "__fish_xvec_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s f -l file -d 'Run the statements of this script (repeatable, runs in argv order with -c)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s c -l command -d 'Run this statement (repeatable, runs in argv order with -f)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l init -d 'Run FILE before the first prompt or script instead of the default startup file' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -247,8 +295,10 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l write -d 'Open the collection for writing (takes the writer lock)'
-complete -c xvec -n "__fish_xvec_using_subcommand shell" -l keep-going -d 'In batch mode, run the remaining statements after one fails (the exit status is still 1)'
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l keep-going -d 'In batch mode, run the remaining statements after one fails (the exit status is still that of the first failure)'
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -s n -l no-init -d 'Do not run a startup file'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -259,6 +309,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand completions" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -269,6 +320,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand man" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -280,6 +332,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -331,6 +384,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l skip-load -d 'Reuse the collection at --path: no create, insert or optimize'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -353,6 +407,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l write -d 'Open for writing (takes the writer lock), so the Optimize view can optimize'
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l headless -d 'No screen: run the workload for --duration, then print the panel values'
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l json -d 'With --headless: print the values as one JSON object'
@@ -366,6 +421,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand verify" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l deep -d 'Re-encode every row\'s codes and measure index recall on sampled stored vectors'
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l json -d 'Print the whole report as one JSON object'
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l no-headers -d 'Leave out the header row'
@@ -379,6 +435,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand repair" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l dry-run -d 'Print the plan and change nothing'
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l yes -d 'Apply the plan without asking'
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l purge-lost-found -d 'Only empty DIR/lost+found/ (what crash recovery and repair kept), nothing else'
@@ -392,6 +449,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -409,6 +467,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -419,6 +478,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -429,6 +489,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -439,6 +500,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -449,6 +511,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -459,6 +522,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -469,30 +533,32 @@ complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subco
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "wal" -d 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "doc" -d 'Where a key lives: live row, older versions, deleted rows, WAL records'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "create" -d 'Create a collection from a JSON schema file or --field/--vector flags.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "import" -d 'Import documents from JSON Lines, CSV, or raw vectors (.fvecs/.npy).'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "insert" -d 'Insert new documents; a key that exists already fails.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "upsert" -d 'Insert documents, or merge the given fields into existing ones.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "update" -d 'Replace the given fields of existing documents; a missing key fails.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "delete" -d 'Delete documents by key, or every document matching --where.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "fetch" -d 'Print documents by primary key.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "query" -d 'Nearest-neighbour search by vector literal, key or vector file row.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "count" -d 'Count live documents, optionally only those matching a filter.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "flush" -d 'Seal the write-ahead log into an immutable, memory-mapped segment.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "optimize" -d 'Compact segments and build the vector indexes (HNSW, quantized codes).'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "describe" -d 'Show the schema, index parameters, counts and size.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "stats" -d 'Show segments, deletions, WAL size and the memory the engine holds.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "export" -d 'Write documents as JSON Lines, vectors inline; `import` reads them back.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "shell" -d 'Interactive shell over a collection, or run a script.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "completions" -d 'Print a completion script for a shell.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "man" -d 'Write the man pages, one per command, into a directory.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "quickstart" -d 'Build a sample collection from the bundled WordNet data and query it.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "bench" -d 'Benchmark load time, search speed, recall and memory on a dataset.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "tui" -d 'Live dashboard: run a search workload, watch QPS, latency, recall and memory.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "verify" -d 'Check every file, checksum, graph and code of a collection.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "repair" -d 'Repair a damaged collection: plan, confirm, then rebuild and republish.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "inspect" -d 'Show segments, fields, graphs, memory, the WAL, or where a key lives.'
-complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export shell completions man quickstart bench tui verify repair inspect help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "create" -d 'Create a collection from a JSON schema file or --field/--vector flags.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "import" -d 'Import documents from JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy).'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "insert" -d 'Insert new documents; a key that exists already fails.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "upsert" -d 'Insert documents, or merge the given fields into existing ones.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "update" -d 'Replace the given fields of existing documents; a missing key fails.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "delete" -d 'Delete documents by key, or every document matching --where.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "fetch" -d 'Print documents by primary key.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "query" -d 'Nearest-neighbour search by vector literal, key or vector file row.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "count" -d 'Count live documents, optionally only those matching a filter.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "flush" -d 'Seal the write-ahead log into an immutable, memory-mapped segment.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "optimize" -d 'Compact segments and build the vector indexes (HNSW, quantized codes).'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "describe" -d 'Show the schema, index parameters, counts and size.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "stats" -d 'Show segments, deletions, WAL size and the memory the engine holds.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "export" -d 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "schema" -d 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "dump" -d 'Write a script, a schema and data files that recreate the collection.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "shell" -d 'Interactive shell over a collection, or run a script.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "completions" -d 'Print a completion script for a shell.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "man" -d 'Write the man pages, one per command, into a directory.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "quickstart" -d 'Build a sample collection from the bundled WordNet data and query it.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "bench" -d 'Benchmark load time, search speed, recall and memory on a dataset.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "tui" -d 'Live dashboard: run a search workload, watch QPS, latency, recall and memory.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "verify" -d 'Check every file, checksum, graph and code of a collection.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "repair" -d 'Repair a damaged collection: plan, confirm, then rebuild and republish.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "inspect" -d 'Show segments, fields, graphs, memory, the WAL, or where a key lives.'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and not __fish_seen_subcommand_from create import insert upsert update delete fetch query count flush optimize describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "segments" -d 'Segments: rows, deletions, bytes per file, creation time'
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "fields" -d 'Fields: type, dimension, metric, index, quantization, build state'
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "graph" -d 'Graph topology of a vector field, one row per segment and level'

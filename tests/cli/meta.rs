@@ -73,8 +73,8 @@ fn settings_print_without_an_argument_and_show_prints_them_all() {
     assert_eq!(
         shown,
         format!(
-            "      mode: tsv (default)\n   headers: on\n     timer: off\n      bail: off\n      echo: off\n \
-             nullvalue: \"-\"\n    output: stdout\n   timeout: 250 ms\ncollection: {c} (read-only)\n\
+            "      mode: tsv (default)\n   headers: on\n     timer: off\n      bail: off\n      echo: off\n     pager: auto\n  \
+             expanded: auto\n nullvalue: \"-\"\n    output: stdout\n   timeout: 250 ms\ncollection: {c} (read-only)\n\
              \x20   params: $q=3\n"
         )
     );
