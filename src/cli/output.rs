@@ -319,7 +319,9 @@ mod tests {
         assert!(NullText::new("twenty bytes, no way").unwrap_err().contains("at most 19"));
         let render = |mode| {
             let mut out = Vec::new();
-            Printer { mode, headers: false, color: false, expand_wider_than: None, null }.print(&sample(), &mut out).unwrap();
+            Printer { mode, headers: false, color: false, expand_wider_than: None, null }
+                .print(&sample(), &mut out)
+                .unwrap();
             String::from_utf8(out).unwrap()
         };
         assert_eq!(render(OutputMode::Tsv).lines().nth(1), Some("c\t0.9877\t∅ NULL"));
