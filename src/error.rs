@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-pub use crate::filter::FilterError;
+pub use crate::filter::{FilterError, FilterErrorKind};
 
 /// A schema that cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq)]

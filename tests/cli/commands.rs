@@ -169,7 +169,7 @@ fn exit_codes_of_argv_commands() {
     run.code(1);
     assert_eq!(
         run.stderr,
-        "error: filter: line 1, column 7: expected a literal ('string', number, TRUE or FALSE) after `=`, found end of input\npos = \n      ^\n"
+        "error: filter: line 1, column 7: expected a literal ('string', number, TRUE or FALSE) or a $parameter after `=`, found end of input\npos = \n      ^\n"
     );
 }
 
