@@ -417,13 +417,17 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__count)
-            opts="-h --filter --mode --no-headers --no-mmap --help"
+            opts="-h --filter --param --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --param)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -488,13 +492,17 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__delete)
-            opts="-h --where --mode --no-headers --no-mmap --help"
+            opts="-h --where --param --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --param)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -528,7 +536,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__export)
-            opts="-o -h --output --filter --fields --key-field --mode --no-headers --no-mmap --help"
+            opts="-o -h --output --filter --fields --key-field --param --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -573,6 +581,10 @@ _xvec() {
                     return 0
                     ;;
                 --key-field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --param)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1415,7 +1427,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --mode --no-headers --no-mmap --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1477,6 +1489,10 @@ _xvec() {
                     return 0
                     ;;
                 --fields)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --param)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1550,7 +1566,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__shell)
-            opts="-f -c -h --write --file --command --keep-going --mode --no-headers --no-mmap --help"
+            opts="-f -c -h --write --file --command --keep-going --param --mode --no-headers --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1591,6 +1607,10 @@ _xvec() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --param)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -103,6 +103,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;delete'= {
             cand --where 'Delete every document matching this filter'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -130,6 +131,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --group-by 'Group results by this scalar field: -k groups, best first, of --per-group hits'
             cand --per-group 'Hits per group with --group-by; k × N is at most 1000000'
             cand --fields 'Fields to print, comma-separated (default: all scalar fields)'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --with-vectors 'Also print vector fields'
             cand --no-headers 'Leave out the header row'
@@ -139,6 +141,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;count'= {
             cand --filter 'Count only documents matching this filter'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -180,6 +183,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --filter 'Only documents matching this filter'
             cand --fields 'Fields to write, comma-separated (default: all)'
             cand --key-field 'Member that holds the primary key'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -191,6 +195,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --file 'Run the statements of this script (repeatable, runs in argv order with -c)'
             cand -c 'Run this statement (repeatable, runs in argv order with -f)'
             cand --command 'Run this statement (repeatable, runs in argv order with -f)'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --write 'Open the collection for writing (takes the writer lock)'
             cand --keep-going 'In batch mode, run the remaining statements after one fails (the exit status is still 1)'

@@ -129,6 +129,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-headers -d 'Leav
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand update" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l where -d 'Delete every document matching this filter' -r
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -161,6 +162,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank R
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -173,6 +175,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-headers -d 'Leave
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l filter -d 'Count only documents matching this filter' -r
+complete -c xvec -n "__fish_xvec_using_subcommand count" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -228,6 +231,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand export" -s o -l output -d 'Out
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l filter -d 'Only documents matching this filter' -r
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l fields -d 'Fields to write, comma-separated (default: all)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l key-field -d 'Member that holds the primary key' -r
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -240,6 +244,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-mmap -d 'Read se
 complete -c xvec -n "__fish_xvec_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s f -l file -d 'Run the statements of this script (repeatable, runs in argv order with -c)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s c -l command -d 'Run this statement (repeatable, runs in argv order with -f)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''

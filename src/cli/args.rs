@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum, ValueHint};
 
-use super::CollectionArg;
+use super::{BindArgs, CollectionArg};
 
 /// A size flag: an integer in `min..=max`, so a hostile value is refused while parsing
 /// (exit 2) with the flag, the value and the range named.
@@ -179,6 +179,8 @@ pub struct DeleteArgs {
     /// Delete every document matching this filter.
     #[arg(long = "where", id = "filter", value_name = "EXPR")]
     pub filter: Option<String>,
+    #[command(flatten)]
+    pub bind: BindArgs,
 }
 
 /// Print documents by primary key.
@@ -259,6 +261,8 @@ pub struct QueryArgs {
     /// Also print vector fields.
     #[arg(long)]
     pub with_vectors: bool,
+    #[command(flatten)]
+    pub bind: BindArgs,
 }
 
 /// Count live documents, optionally only those matching a filter.
@@ -273,6 +277,8 @@ pub struct CountArgs {
     /// Count only documents matching this filter.
     #[arg(long, value_name = "EXPR")]
     pub filter: Option<String>,
+    #[command(flatten)]
+    pub bind: BindArgs,
 }
 
 /// Seal the write-ahead log into an immutable, memory-mapped segment.
@@ -355,6 +361,8 @@ pub struct ExportArgs {
     /// Member that holds the primary key.
     #[arg(long, value_name = "NAME", default_value = "id")]
     pub key_field: String,
+    #[command(flatten)]
+    pub bind: BindArgs,
 }
 
 /// Interactive shell over a collection, or run a script.
@@ -362,8 +370,9 @@ pub struct ExportArgs {
 /// The shell takes every command of `xvec` without the DIR argument (a leading `.` is
 /// allowed), plus meta commands such as .mode, .timer and .read: type .help. Statements end
 /// at `;` or at the end of a line whose quotes and brackets are closed; a trailing `\`
-/// continues a line. `$NAME` is replaced by a value bound with `.param set NAME VALUE`; `#`
-/// starts a comment line. Read-only unless --write.
+/// continues a line. `.param set NAME VALUE` binds $NAME: inside a filter as a typed value,
+/// and an unquoted `$NAME` word is replaced by VALUE's text; `#` starts a comment line.
+/// Read-only unless --write.
 /// With -f, -c or input that is not a terminal the shell runs in batch mode: no prompt,
 /// and the first failing statement stops it with `FILE:LINE: error: ...` and exit status 1
 /// (--keep-going runs the rest, and still exits 1).
@@ -392,6 +401,8 @@ pub struct ShellArgs {
     /// still 1).
     #[arg(long)]
     pub keep_going: bool,
+    #[command(flatten)]
+    pub bind: BindArgs,
 }
 
 /// Print a completion script for a shell.

@@ -6,16 +6,18 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use xvec::bench::dataset::VectorFile;
-use xvec::{Collection, Error, Group, GroupBy, Hit, OpenOptions, Query, Schema, Value};
+use xvec::{Collection, Error, FilterErrorKind, Group, GroupBy, Hit, OpenOptions, Params, Query, Schema, Value};
 
 use super::output::{Cell, OutputMode, Printer, Table};
 use super::{CliError, Command, FetchArgs, QueryArgs, StatsArgs};
 
-/// Where a command writes: results to `out`, diagnostics to `err`.
+/// Where a command writes (results to `out`, diagnostics to `err`), and the values its
+/// filter's `$name` placeholders bind to (`--param`, and the shell's `.param set`).
 pub struct Io<'a> {
     pub out: &'a mut dyn Write,
     pub err: &'a mut dyn Write,
     pub printer: Printer,
+    pub params: Params,
 }
 
 /// Whether colour is wanted on a terminal: not when `NO_COLOR` is set to anything.
@@ -105,7 +107,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Fetch(a) => fetch(&a, colls.open(&a.coll.dir, false)?, io),
         Command::Query(a) => {
             let coll = colls.open(&a.coll.dir, false)?;
-            let q = build_query(&a)?;
+            let q = build_query(&a)?.params(io.params.clone());
             let caret = |e| with_filter_caret(e, a.filter.as_deref());
             match &a.group_by {
                 None => print(io, &hits_table(coll.schema(), &coll.query(&q).map_err(caret)?, &q)),
@@ -119,7 +121,10 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
             let coll = colls.open(&a.coll.dir, false)?;
             let n = match &a.filter {
                 None => coll.count(),
-                Some(f) => coll.snapshot().keys_where(Some(f)).map_err(|e| with_filter_caret(e, Some(f)))?.len() as u64,
+                Some(f) => {
+                    let keys = coll.snapshot().keys_where_with(Some(f), &io.params);
+                    keys.map_err(|e| with_filter_caret(e, Some(f)))?.len() as u64
+                }
             };
             let mut t = Table::new(["count"]);
             t.push(vec![n.into()]);
@@ -153,10 +158,19 @@ pub fn print(io: &mut Io, t: &Table) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A filter error, with the offending spot underlined.
+/// A filter error, with the offending spot underlined; an unbound `$name` gets a hint on
+/// how to bind it.
 pub fn with_filter_caret(e: Error, text: Option<&str>) -> CliError {
     match (&e, text) {
-        (Error::Filter(fe), Some(text)) => CliError::failed(format!("{fe}\n{}", fe.caret(text))),
+        (Error::Filter(fe), Some(text)) => {
+            let err = CliError::failed(format!("{fe}\n{}", fe.caret(text)));
+            match &fe.kind {
+                FilterErrorKind::UnboundParam(name) => {
+                    err.hint(format!(".param set {name} VALUE in the shell, or --param {name}=VALUE"))
+                }
+                _ => err,
+            }
+        }
         _ => e.into(),
     }
 }

@@ -14,7 +14,9 @@ const CHUNK: usize = 1000;
 
 pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError> {
     let snapshot = coll.snapshot();
-    let keys = snapshot.keys_where(a.filter.as_deref()).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
+    let keys = snapshot
+        .keys_where_with(a.filter.as_deref(), &io.params)
+        .map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
     let mut file;
     let out: &mut dyn Write = match &a.output {
         Some(path) => {

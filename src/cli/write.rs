@@ -51,7 +51,7 @@ pub fn delete(a: &DeleteArgs, colls: &mut dyn Collections, io: &mut Io) -> Resul
     let coll = colls.open(&a.coll.dir, true)?;
     match &a.filter {
         Some(f) => {
-            let n = coll.delete_where(f).map_err(|e| with_filter_caret(e, Some(f)))?;
+            let n = coll.delete_where_with(f, &io.params).map_err(|e| with_filter_caret(e, Some(f)))?;
             writeln!(io.err, "deleted {n} documents")?;
             Ok(())
         }

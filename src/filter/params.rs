@@ -123,6 +123,11 @@ impl Params {
         Params::default()
     }
 
+    /// Whether a filter can name `name` as `$name`: ASCII letters, digits and `_`.
+    pub fn is_valid_name(name: &str) -> bool {
+        !name.is_empty() && name.chars().all(super::lexer::is_param_char)
+    }
+
     /// Binds `name` (builder form of [`Params::insert`]).
     pub fn set(mut self, name: impl Into<String>, value: impl Into<Param>) -> Params {
         self.insert(name, value);

@@ -15,6 +15,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use crate::cli::error::Status;
+use crate::cli::params::Binding;
 use crate::cli::{OutputArgs, ShellArgs, interrupt};
 use script::{Halt, Runner};
 use session::{Session, Target};
@@ -40,8 +41,8 @@ pub fn inputs_in_order(args: &ShellArgs, matches: Option<&clap::ArgMatches>) -> 
     inputs.into_iter().map(|(_, input)| input).collect()
 }
 
-/// Runs the shell; returns the exit status.
-pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs, mmap: bool) -> u8 {
+/// Runs the shell with `params` bound; returns the exit status.
+pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs, mmap: bool, params: &[Binding]) -> u8 {
     let stderr = &mut std::io::stderr();
     if let Err(e) = interrupt::install() {
         e.report("", stderr);
@@ -55,6 +56,7 @@ pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs, mmap: bool
         }
     };
     let mut session = Session::new(target, !args.keep_going);
+    session.bind(params);
     if let Some(mode) = output.mode {
         session.printer.mode = mode;
     }

@@ -14,6 +14,7 @@ use super::lexer;
 use crate::cli::commands::{self, Collections, Io};
 use crate::cli::meta::{Meta, MetaLine, ParamAction};
 use crate::cli::output::{OutputMode, Printer, Table};
+use crate::cli::params::{Binding, params_of};
 use crate::cli::{COLLECTION_ARG, Cli, CliError, Command};
 
 /// What the shell does after a statement.
@@ -141,7 +142,8 @@ pub struct Session {
     echo: bool,
     /// Scripts stop at the first failing statement.
     pub bail: bool,
-    params: BTreeMap<String, String>,
+    /// `.param set` bindings by name: typed for filters, text for `$NAME` words.
+    params: BTreeMap<String, Binding>,
 }
 
 impl Session {
@@ -164,6 +166,11 @@ impl Session {
             bail,
             params: BTreeMap::new(),
         }
+    }
+
+    /// Binds parameters given on the command line (`xvec shell --param NAME=VALUE`).
+    pub fn bind(&mut self, bindings: &[Binding]) {
+        self.params.extend(bindings.iter().map(|b| (b.name.clone(), b.clone())));
     }
 
     /// Runs one statement (already complete, comments removed).
@@ -192,9 +199,11 @@ impl Session {
         words
             .into_iter()
             .map(|w| match w.text.strip_prefix('$') {
-                Some(name) if !w.quoted && !name.is_empty() => self.params.get(name).cloned().ok_or_else(|| {
-                    CliError::usage(format!("unknown parameter ${name}")).hint(format!(".param set {name} VALUE"))
-                }),
+                Some(name) if !w.quoted && !name.is_empty() => {
+                    self.params.get(name).map(|b| b.text.clone()).ok_or_else(|| {
+                        CliError::usage(format!("unknown parameter ${name}")).hint(format!(".param set {name} VALUE"))
+                    })
+                }
                 _ => Ok(w.text),
             })
             .collect()
@@ -242,7 +251,8 @@ impl Session {
             Some(w) => w,
             None => &mut self.out,
         };
-        commands::run(cli.command, &mut self.target, &mut Io { out, err: &mut std::io::stderr(), printer })?;
+        let params = params_of(self.params.values().chain(cli.command.bindings()));
+        commands::run(cli.command, &mut self.target, &mut Io { out, err: &mut std::io::stderr(), printer, params })?;
         if let Some(mut w) = once {
             w.flush()?;
         }
@@ -290,17 +300,19 @@ impl Session {
     fn param(&mut self, action: ParamAction) -> Result<(), CliError> {
         match action {
             ParamAction::Set { name, value } => {
-                self.params.insert(name, value);
+                let b = Binding::new(&name, &value).map_err(|e| CliError::usage(e).hint(".help param"))?;
+                self.params.insert(b.name.clone(), b);
             }
             ParamAction::Unset { name } => {
-                if self.params.remove(&name).is_none() {
+                let name = name.strip_prefix('$').unwrap_or(&name);
+                if self.params.remove(name).is_none() {
                     return Err(CliError::failed(format!("no parameter ${name}")));
                 }
             }
             ParamAction::List => {
-                let mut t = Table::new(["name", "value"]);
-                for (k, v) in &self.params {
-                    t.push(vec![format!("${k}").into(), v.clone().into()]);
+                let mut t = Table::new(["name", "type", "value"]);
+                for (k, b) in &self.params {
+                    t.push(vec![format!("${k}").into(), b.type_label().into(), b.text.clone().into()]);
                 }
                 self.printer.print(&t, &mut self.out)?;
             }

@@ -7,6 +7,7 @@ mod bounds;
 mod commands;
 mod docs;
 mod modes;
+mod params;
 pub(crate) mod pty;
 mod scripts;
 mod shell;

@@ -120,7 +120,7 @@ fn meta_commands() {
     assert_eq!(
         run.stdout,
         "2500\n.mode line\n.headers on\n.param set k n.07580359\nfetch $k --fields lemma\n \
-         _key = n.07580359\nlemma = casserole\n.param list\n name = $k\nvalue = n.07580359\n\
+         _key = n.07580359\nlemma = casserole\n.param list\n name = $k\n type = string\nvalue = n.07580359\n\
          .param unset k\n.close\ncount\n"
     );
     assert_eq!(
