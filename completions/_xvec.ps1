@@ -259,7 +259,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Neighbours per query; recall and nDCG are computed at this k')
             [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Neighbours per query; recall and nDCG are computed at this k')
             [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes, 1 to 100000 (default: the index''s own)')
-            [CompletionResult]::new('--m', '--m', [CompletionResultType]::ParameterName, 'HNSW links per node (default: the engine''s)')
+            [CompletionResult]::new('--m', '--m', [CompletionResultType]::ParameterName, 'HNSW edges per node (default: the engine''s)')
             [CompletionResult]::new('--ef-construction', '--ef-construction', [CompletionResultType]::ParameterName, 'HNSW candidate list size while building (default: the engine''s)')
             [CompletionResult]::new('--degree', '--degree', [CompletionResultType]::ParameterName, 'Vamana: most neighbours per node, R (default: the engine''s)')
             [CompletionResult]::new('--build-list', '--build-list', [CompletionResultType]::ParameterName, 'Vamana: candidate list size while building, L (default: the engine''s)')

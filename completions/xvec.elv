@@ -237,7 +237,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -k 'Neighbours per query; recall and nDCG are computed at this k'
             cand --k 'Neighbours per query; recall and nDCG are computed at this k'
             cand --ef 'Search breadth of graph indexes, 1 to 100000 (default: the index''s own)'
-            cand --m 'HNSW links per node (default: the engine''s)'
+            cand --m 'HNSW edges per node (default: the engine''s)'
             cand --ef-construction 'HNSW candidate list size while building (default: the engine''s)'
             cand --degree 'Vamana: most neighbours per node, R (default: the engine''s)'
             cand --build-list 'Vamana: candidate list size while building, L (default: the engine''s)'

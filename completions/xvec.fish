@@ -301,7 +301,7 @@ ip\t'Inner product'
 cosine\t'Cosine similarity'"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbours per query; recall and nDCG are computed at this k' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (default: the index\'s own)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW links per node (default: the engine\'s)' -r
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW edges per node (default: the engine\'s)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'HNSW candidate list size while building (default: the engine\'s)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana: most neighbours per node, R (default: the engine\'s)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l build-list -d 'Vamana: candidate list size while building, L (default: the engine\'s)' -r

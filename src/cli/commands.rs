@@ -9,6 +9,7 @@ use xvec::bench::dataset::VectorFile;
 use xvec::{Collection, Error, FilterErrorKind, Group, GroupBy, Hit, OpenOptions, Params, Query, Schema, Value};
 
 use super::output::{Cell, OutputMode, Printer, Table};
+use super::plural::count;
 use super::{CliError, Command, FetchArgs, QueryArgs, StatsArgs};
 
 /// Where a command writes (results to `out`, diagnostics to `err`), and the values its
@@ -107,6 +108,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Fetch(a) => fetch(&a, colls.open(&a.coll.dir, false)?, io),
         Command::Query(a) => {
             let coll = colls.open(&a.coll.dir, false)?;
+            search_flags_apply(coll.schema(), &a)?;
             let q = build_query(&a)?.params(io.params.clone());
             let caret = |e| with_filter_caret(e, a.filter.as_deref());
             match &a.group_by {
@@ -134,7 +136,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
             let coll = colls.open(&a.coll.dir, true)?;
             coll.flush()?;
             let s = coll.stats();
-            writeln!(io.err, "flushed: generation {}, {} segments", s.generation, s.segments.len())?;
+            writeln!(io.err, "flushed: generation {}, {}", s.generation, count(s.segments.len() as u64, "segment"))?;
             Ok(())
         }
         Command::Optimize(a) => super::optimize::run(&a, colls, io),
@@ -203,10 +205,10 @@ fn build_query(a: &QueryArgs) -> Result<Query, CliError> {
         let vf = open_vector_file(file)?;
         if a.row >= vf.len() {
             return Err(CliError::failed(format!(
-                "{}: row {} is out of range; the file has {} rows",
+                "{}: row {} is out of range; the file has {}",
                 file.display(),
                 a.row,
-                vf.len()
+                count(vf.len() as u64, "row")
             )));
         }
         let mut v = Vec::new();
@@ -230,6 +232,50 @@ fn build_query(a: &QueryArgs) -> Result<Query, CliError> {
         at_most("-k × --per-group", a.k, a.per_group, xvec::MAX_GROUP_HITS)?;
     }
     Ok(q)
+}
+
+/// Refuses `--ef` and `--refine` where the field's index would ignore them: `--ef` sets
+/// the search breadth of graph indexes (a flat index is searched exactly), `--refine`
+/// re-ranks candidates scored on quantized codes. The field's index decides, not which
+/// segments are indexed yet: rows not yet optimized are always searched exactly, and the
+/// flags apply to the rest.
+fn search_flags_apply(schema: &Schema, a: &QueryArgs) -> Result<(), CliError> {
+    let mut vectors = schema.fields().iter().filter_map(|f| f.as_vector().map(|v| (f.name.as_str(), v)));
+    let found = match &a.field {
+        Some(name) => vectors.find(|(n, _)| n == name),
+        None => vectors.next().filter(|_| vectors.next().is_none()),
+    };
+    // An unknown or ambiguous field is the engine's to report.
+    let Some((name, spec)) = found else { return Ok(()) };
+    let index = spec.index.name();
+    let graph = !matches!(spec.index, xvec::IndexParams::Flat(_));
+    let quantized = spec.index.quant().quantize != xvec::Quantize::None;
+    let applies = match (graph, quantized) {
+        (true, true) => "--ef and --refine apply",
+        (true, false) => "--ef applies",
+        (false, true) => "--refine applies",
+        (false, false) => "neither --ef nor --refine applies",
+    };
+    let refuse = |flag: &str, why: &str| {
+        let msg = format!("{flag} does not apply to field `{name}`: its index is {why}");
+        Err(CliError::usage(msg).hint(format!("{applies} to this index (see `describe`)")))
+    };
+    if a.ef.is_some() && !graph {
+        return refuse(
+            "--ef",
+            &format!("{index}, searched exactly; --ef sets the search breadth of hnsw and vamana indexes"),
+        );
+    }
+    if a.refine.is_some() && !quantized {
+        return refuse(
+            "--refine",
+            &format!(
+                "{index} with no quantization, scoring the original vectors; \
+                 --refine re-ranks candidates of a quantized index (\"quantize\": \"int8\", ...)"
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// Refuses flags whose product is above `limit` (each flag alone was range-checked).
@@ -340,12 +386,12 @@ pub fn describe_table(coll: &Collection) -> Table {
         ]);
     }
     t.footer = Some(format!(
-        "collection {}: {} documents ({} deleted), {} segments, {} unflushed rows, generation {}, {:.1} MiB on disk",
+        "collection {}: {} ({} deleted), {}, {}, generation {}, {:.1} MiB on disk",
         s.name(),
-        stats.live_docs,
+        count(stats.live_docs, "document"),
         stats.deleted_docs,
-        stats.segments.len(),
-        stats.mem_rows,
+        count(stats.segments.len() as u64, "segment"),
+        count(stats.mem_rows, "unflushed row"),
         stats.generation,
         stats.disk_bytes as f64 / (1 << 20) as f64
     ));

@@ -47,7 +47,7 @@ pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliErro
     }
     out.flush()?;
     if let Some(path) = &a.output {
-        writeln!(io.err, "exported {} documents to {}", keys.len(), path.display())?;
+        writeln!(io.err, "exported {} to {}", super::plural::count(keys.len() as u64, "document"), path.display())?;
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ pub mod meta;
 pub mod optimize;
 pub mod output;
 pub mod params;
+pub mod plural;
 pub mod quickstart;
 pub mod tui;
 pub mod verify;

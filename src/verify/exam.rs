@@ -831,7 +831,7 @@ impl Checker<'_> {
                 .filter(|l| l.defects() > 0)
                 .map(|l| {
                     format!(
-                        "level {}: {} self loops, {} duplicate links, {} out of range, {} over the degree bound, {} to nodes outside the level",
+                        "level {}: {} self loops, {} duplicate edges, {} out of range, {} over the degree bound, {} to nodes outside the level",
                         l.level, l.self_loops, l.duplicates, l.out_of_range, l.over_degree, l.foreign
                     )
                 })

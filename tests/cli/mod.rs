@@ -6,6 +6,7 @@ pub(crate) mod harness;
 mod bounds;
 mod commands;
 mod docs;
+mod messages;
 mod modes;
 mod params;
 pub(crate) mod pty;

@@ -171,7 +171,7 @@ fn writes_need_a_writable_shell_and_create_makes_the_collection() {
         .stdin("create --field t:string --vector v:2:ip\ninsert {\"id\": \"a\", \"t\": \"x\", \"v\": [1, 0]}\nquery [1, 1] --fields t\n")
         .run();
     assert_eq!(run.ok().stdout, "_key\tscore\tt\na\t1\tx\n");
-    assert_eq!(run.stderr, format!("created {c}\ninserted 1 documents\n"));
+    assert_eq!(run.stderr, format!("created {c}\ninserted 1 document\n"));
     let run = xvec(&["shell", c, "-c", "describe --help"]).run();
     assert!(run.ok().stdout.contains("Usage: xvec describe"), "{run}");
     let run = xvec(&["shell", "-c", "count --help"]).run();
