@@ -157,8 +157,8 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l row -d 'Row of --vec
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l field -d 'Vector field to search (needed when the schema has several)' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l filter -d 'Only documents matching this filter, e.g. "pos = \'n\' AND n_lemmas > 1"' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -s k -l k -d 'Number of results, 1 to 100000' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes, k to 100000 (exact search ignores it)' -r
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly' -r
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r

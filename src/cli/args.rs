@@ -242,11 +242,12 @@ pub struct QueryArgs {
     /// Number of results, 1 to 100000.
     #[arg(short, long, value_name = "N", default_value_t = 10, value_parser = size(1, xvec::MAX_K))]
     pub k: usize,
-    /// Search breadth of graph indexes, k to 100000 (exact search ignores it).
+    /// Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused
+    /// on a flat index, which is searched exactly.
     #[arg(long, value_name = "N", value_parser = size(1, xvec::MAX_EF))]
     pub ef: Option<usize>,
     /// Re-rank REFINE × k candidates of a quantized index with the original vectors;
-    /// REFINE × k is at most 1000000.
+    /// REFINE × k is at most 1000000; refused on an index without quantization.
     #[arg(long, value_name = "FACTOR", value_parser = size(0, xvec::MAX_REFINE_CANDIDATES))]
     pub refine: Option<usize>,
     /// Group results by this scalar field: -k groups, best first, of --per-group hits.

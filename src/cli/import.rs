@@ -58,10 +58,16 @@ pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Resu
             .hint("pass --format jsonl|csv|fvecs|npy")
     })?;
     let mut sink = Sink::new(coll, a, errors)?;
-    match format {
-        ImportFormat::Jsonl => jsonl(&mut sink, &a.file)?,
-        ImportFormat::Csv => csv_rows(&mut sink, &a.file)?,
-        ImportFormat::Fvecs | ImportFormat::Npy => raw_vectors(&mut sink, a)?,
+    let read = match format {
+        ImportFormat::Jsonl => jsonl(&mut sink, &a.file),
+        ImportFormat::Csv => csv_rows(&mut sink, &a.file),
+        ImportFormat::Fvecs | ImportFormat::Npy => raw_vectors(&mut sink, a),
+    };
+    // An error that stops the import comes after the rows before it: those are written
+    // and their errors reported first, as earlier batches were.
+    if let Err(e) = read {
+        sink.finish()?;
+        return Err(e);
     }
     sink.finish()
 }
@@ -235,19 +241,26 @@ fn open(path: &Path) -> Result<std::fs::File, CliError> {
 
 fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
     let mut reader = std::io::BufReader::with_capacity(1 << 20, open(path)?);
-    let mut line = String::new();
+    let mut raw = Vec::new();
     let mut bytes = 0u64;
     for lineno in 1.. {
-        line.clear();
-        let n = reader.read_line(&mut line).map_err(|e| CliError::failed(format!("{}:{lineno}: {e}", sink.name)))?;
+        raw.clear();
+        let n =
+            reader.read_until(b'\n', &mut raw).map_err(|e| CliError::failed(format!("{}:{lineno}: {e}", sink.name)))?;
         if n == 0 {
             break;
         }
         bytes += n as u64;
-        if line.trim().is_empty() {
-            continue;
-        }
         let place = format!("{}:{lineno}", sink.name);
+        let line = match std::str::from_utf8(&raw) {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => line,
+            Err(e) => {
+                let why = format!("not valid UTF-8 at byte {} of the line", e.valid_up_to() + 1);
+                sink.push(place, Err(why), bytes)?;
+                continue;
+            }
+        };
         let doc = json_object(line.trim_end_matches(['\n', '\r'])).and_then(|obj| {
             xvec::value::doc_from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string())
         });
@@ -290,7 +303,7 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
     let headers = reader.headers().map_err(|e| CliError::failed(format!("{}:1: {e}", sink.name)))?.clone();
     let mut record = csv::StringRecord::new();
     loop {
-        let line = reader.position().line() + 1;
+        let line = reader.position().line();
         match reader.read_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {
@@ -301,10 +314,27 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
                 let bytes = reader.position().byte();
                 sink.push(format!("{}:{line}", sink.name), doc, bytes)?;
             }
-            Err(e) => return Err(CliError::failed(format!("{}:{line}: {e}", sink.name))),
+            Err(e) => {
+                let line = e.position().map_or(line, |p| p.line());
+                return Err(CliError::failed(format!("{}:{line}: {}", sink.name, csv_error(&e))));
+            }
         }
     }
     Ok(())
+}
+
+/// A CSV error without the position the caller puts in front.
+fn csv_error(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            format!(
+                "the row has {}, the header {expected_len}; every row needs one cell per column",
+                count(*len, "field")
+            )
+        }
+        csv::ErrorKind::Utf8 { err, .. } => format!("not valid UTF-8 in field {}", err.field() + 1),
+        _ => e.to_string(),
+    }
 }
 
 /// One CSV record as the JSON object a JSON Lines row would be: empty cells are absent,

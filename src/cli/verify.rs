@@ -227,7 +227,7 @@ fn summary(r: &Report, io: &mut Io) -> Result<(), CliError> {
         )?;
     }
     for x in &r.recall {
-        let over = count(x.queries as u64, "query");
+        let over = count(x.queries, "query");
         writeln!(io.err, "recall@{} {} ({}): {:.3} over {over}", x.k, x.file, x.index, x.recall)?;
     }
     if let Some(w) = &r.wal {
@@ -239,7 +239,7 @@ fn summary(r: &Report, io: &mut Io) -> Result<(), CliError> {
     writeln!(
         io.err,
         "verify: {}, generation {}: {} corrupt, {} orphaned, {}; {} checksummed in {:.3} s ({:.0} MB/s){}",
-        count(s.files as u64, "file"),
+        count(s.files, "file"),
         r.generation.map_or("?".into(), |g| g.to_string()),
         r.count(Severity::Corrupt),
         r.count(Severity::Orphan),

@@ -73,7 +73,9 @@ fn import_errors_come_in_line_order_with_real_positions() {
         r#"{"cat":"x"}"#,
     ];
     let file = dir.path().join("bad.jsonl");
-    std::fs::write(&file, rows.join("\n") + "\n").unwrap();
+    let mut bytes = (rows.join("\n") + "\n").into_bytes();
+    bytes.extend(b"{\"id\": \"\xff\"}\n");
+    std::fs::write(&file, bytes).unwrap();
     let run = xvec(&["import", &c, file.to_str().unwrap()]).run();
     run.code(1);
     let f = file.display();
@@ -87,9 +89,32 @@ fn import_errors_come_in_line_order_with_real_positions() {
              {f}:6: error: key \"d\": field `v` expects dimension 2, found 3\n\
              {f}:7: error: column 11: invalid JSON: expected `,` or `}}`\n\
              {f}:9: error: missing primary key member `id`\n\
-             imported 1 of 8 documents from {f} (7 failed)\nerror: 7 documents were not imported\n"
+             {f}:10: error: not valid UTF-8 at byte 9 of the line\n\
+             imported 1 of 9 documents from {f} (8 failed)\nerror: 8 documents were not imported\n"
         )
     );
+}
+
+/// A CSV error that stops the import comes after the errors of the rows before it.
+#[test]
+fn a_fatal_csv_error_comes_after_earlier_row_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c").display().to_string();
+    xvec(&["create", &c, "--field", "n:int32", "--vector", "v:2:l2"]).run().ok();
+    let file = dir.path().join("bad.csv");
+    std::fs::write(&file, "id,n,v\na,1,\"[1,0]\"\nb,two,\"[1,0]\"\nc,3\n").unwrap();
+    let run = xvec(&["import", &c, file.to_str().unwrap()]).run();
+    run.code(1);
+    let f = file.display();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "{f}:3: error: key \"b\": field `n` expects an integer, found a string\n\
+             error: {f}:4: the row has 2 fields, the header 3; every row needs one cell per column\n"
+        )
+    );
+    let run = xvec(&["count", &c, "--mode", "tsv", "--no-headers"]).run();
+    assert_eq!(run.ok().stdout, "1\n", "the row before the error is written");
 }
 
 #[test]
