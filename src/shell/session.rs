@@ -194,12 +194,16 @@ impl Session {
         Ok(flow)
     }
 
-    /// Replaces unquoted `$NAME` words by their bound values.
+    /// Replaces unquoted `$NAME` words by their bound values, but the NAME of `.param set`
+    /// and `.param unset`, which may be written `$NAME` as in sqlite3.
     fn substitute(&self, words: Vec<lexer::Word>) -> Result<Vec<String>, CliError> {
+        let head: Vec<&str> = words.iter().take(2).map(|w| w.text.trim_start_matches('.')).collect();
+        let name_at = if matches!(head[..], ["param", "set" | "unset"]) { Some(2) } else { None };
         words
             .into_iter()
-            .map(|w| match w.text.strip_prefix('$') {
-                Some(name) if !w.quoted && !name.is_empty() => {
+            .enumerate()
+            .map(|(i, w)| match w.text.strip_prefix('$') {
+                Some(name) if !w.quoted && !name.is_empty() && name_at != Some(i) => {
                     self.params.get(name).map(|b| b.text.clone()).ok_or_else(|| {
                         CliError::usage(format!("unknown parameter ${name}")).hint(format!(".param set {name} VALUE"))
                     })

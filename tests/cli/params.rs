@@ -14,7 +14,7 @@ fn shell(statements: &[&str]) -> super::harness::Run {
 #[test]
 fn shell_parameters_bind_strings_numbers_and_lists() {
     let run = shell(&[
-        ".param set p v",
+        ".param set $p v",
         ".param set n 3",
         ".param set pos [\"a\", \"s\"]",
         "count --filter \"pos = $p\"",
@@ -26,8 +26,11 @@ fn shell_parameters_bind_strings_numbers_and_lists() {
         // Whole-word substitution of an unquoted argument still works.
         ".param set k n.07580359",
         "fetch $k --fields lemma",
+        ".param unset $k",
+        ".param list",
     ]);
-    assert_eq!(run.ok().stdout, "296\n52\n391\n687\n296\nn.07580359\tcasserole\n");
+    let list = "$n\tnumber\t3\n$p\tstring\tv\n$pos\tlist(2)\t[\"a\", \"s\"]\n";
+    assert_eq!(run.ok().stdout, format!("296\n52\n391\n687\n296\nn.07580359\tcasserole\n{list}"));
 }
 
 #[test]
