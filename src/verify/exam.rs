@@ -484,7 +484,10 @@ pub(crate) fn examine(
                 Severity::Info,
                 LOST_FOUND,
                 "",
-                format!("{files} file(s), {bytes} bytes kept by recovery and repair; `xvec repair --purge-lost-found` empties it"),
+                format!(
+                    "{files} file{}, {bytes} bytes kept by recovery and repair; `xvec repair --purge-lost-found` empties it",
+                    if files == 1 { "" } else { "s" }
+                ),
             )
             .expected("", format!("{bytes} bytes")),
         );
