@@ -221,7 +221,7 @@ pub struct FetchArgs {
 pub struct QueryArgs {
     #[command(flatten)]
     pub coll: CollectionArg,
-    /// Query vector literal, e.g. "[0.1, 0.2, 0.3]".
+    /// Query vector literal, e.g. "[0.1, 0.2, 0.3]", or '$NAME' for --param NAME=[...].
     #[arg(value_name = "VECTOR")]
     pub vector: Option<String>,
     /// Use the stored vector of this document.

@@ -109,7 +109,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Query(a) => {
             let coll = colls.open(&a.coll.dir, false)?;
             search_flags_apply(coll.schema(), &a)?;
-            let q = build_query(&a)?.params(io.params.clone());
+            let q = build_query(&a, &io.params)?.params(io.params.clone());
             let caret = |e| with_filter_caret(e, a.filter.as_deref());
             match &a.group_by {
                 None => print(io, &hits_table(coll.schema(), &coll.query(&q).map_err(caret)?, &q)),
@@ -193,12 +193,34 @@ pub fn parse_vector(text: &str) -> Result<Vec<f32>, CliError> {
         .collect()
 }
 
+/// The query vector `$name`: a `--param name=[...]` list of numbers.
+fn vector_param(name: &str, params: &Params) -> Result<Vec<f32>, CliError> {
+    let not_vector = |what: &str| {
+        CliError::usage(format!("the query vector `${name}` is {what}; expected a list of numbers"))
+            .hint(format!("--param {name}=[0.1, 0.2, ...]"))
+    };
+    match params.get(name) {
+        None => Err(not_vector("not bound")),
+        Some(xvec::Param::List(xs)) => xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| match x {
+                xvec::Param::Number(n) => {
+                    n.parse::<f32>().map_err(|_| not_vector(&format!("{n} at element {}", i + 1)))
+                }
+                other => Err(not_vector(&format!("a list with {} at element {}", other.type_name(), i + 1))),
+            })
+            .collect(),
+        Some(other) => Err(not_vector(&format!("a {}", other.type_name()))),
+    }
+}
+
 /// Opens a vector file, with the error naming it.
 pub fn open_vector_file(path: &Path) -> Result<VectorFile, CliError> {
     VectorFile::open(path).map_err(|e| CliError::failed(e.to_string()))
 }
 
-fn build_query(a: &QueryArgs) -> Result<Query, CliError> {
+fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
     let mut q = if let Some(key) = &a.pk {
         Query::key(key.clone())
     } else if let Some(file) = &a.vector_file {
@@ -214,6 +236,8 @@ fn build_query(a: &QueryArgs) -> Result<Query, CliError> {
         let mut v = Vec::new();
         vf.read_row(a.row, &mut v);
         Query::vector(v)
+    } else if let Some(name) = a.vector.as_deref().and_then(|v| v.strip_prefix('$')) {
+        Query::vector(vector_param(name, params)?)
     } else if let Some(lit) = &a.vector {
         Query::vector(parse_vector(lit)?)
     } else {

@@ -84,6 +84,11 @@ fn quoted_dollar_is_literal_text() {
     // --param works on every filter-taking command: query, export, delete.
     let run = xvec(&["query", c, "[0, 1]", "--filter", "cat = $cat", "--param", "cat=$cat", "--mode", "tsv"]).run();
     assert!(run.ok().stdout.starts_with("_key\tscore\tcat\na\t"), "{run}");
+    let run = xvec(&["query", c, "$q", "--param", "q=[1, 0]", "-k", "1", "--mode", "tsv", "--no-headers"]).run();
+    assert!(run.ok().stdout.starts_with("a\t"), "{run}");
+    let run = xvec(&["query", c, "$q", "--param", "q=[1, \"x\"]"]).run();
+    run.code(2);
+    assert!(run.stderr.starts_with("error: the query vector `$q` is a list with string at element 2"), "{run}");
     let run = xvec(&["export", c, "--filter", "cat = $cat", "--param", "cat=fruit", "--fields", "cat"]).run();
     assert_eq!(run.ok().stdout, "{\"id\":\"b\",\"cat\":\"fruit\"}\n");
     let run = xvec(&["delete", c, "--where", "cat = $c", "--param", "c=fruit"]).run();
