@@ -138,6 +138,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-headers -d 'Leav
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand update" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l where -d 'Delete every document matching this filter' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -167,11 +168,12 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l row -d 'Row of --vec
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l field -d 'Vector field to search (needed when the schema has several)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l filter -d 'Only documents matching this filter, e.g. "pos = \'n\' AND n_lemmas > 1"' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -s k -l k -d 'Number of results, 1 to 100000' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes, k to 100000 (exact search ignores it)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -185,6 +187,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-headers -d 'Leave
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l filter -d 'Count only documents matching this filter' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand count" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -251,6 +254,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand export" -l filter -d 'Only doc
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l fields -d 'Fields to write, comma-separated (default: all)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l field -d 'Vector field of npy and fvecs (default: the only one)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l key-field -d 'Name of the key column (member in jsonl)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -288,6 +292,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand dump" -s h -l help -d 'Print h
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s f -l file -d 'Run the statements of this script (repeatable, runs in argv order with -c)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s c -l command -d 'Run this statement (repeatable, runs in argv order with -f)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l init -d 'Run FILE before the first prompt or script instead of the default startup file' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -349,7 +354,7 @@ ip\t'Inner product'
 cosine\t'Cosine similarity'"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbours per query; recall and nDCG are computed at this k' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (default: the index\'s own)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW links per node (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW edges per node (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'HNSW candidate list size while building (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana: most neighbours per node, R (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l build-list -d 'Vamana: candidate list size while building, L (default: the engine\'s)' -r -f

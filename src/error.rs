@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use crate::filter::FilterError;
+pub use crate::filter::{FilterError, FilterErrorKind};
 
 /// A schema that cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq)]

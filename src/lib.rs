@@ -41,7 +41,8 @@ pub use collection::{
     Collection, Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, MemoryUsage, OpenOptions,
     OptimizeOptions, OptimizeProgress, OptimizeReport, Query, Snapshot, Stats, Target,
 };
-pub use error::{DocError, Error, FilterError, QueryError, Result, SchemaError, StorageError};
+pub use error::{DocError, Error, FilterError, FilterErrorKind, QueryError, Result, SchemaError, StorageError};
+pub use filter::{Param, Params};
 pub use schema::{
     Field, FieldType, FlatParams, HnswParams, IndexParams, Metric, Quantize, ScalarType, Schema, VamanaParams,
     VectorSpec, VectorType,

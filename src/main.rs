@@ -22,14 +22,15 @@ fn main() -> ExitCode {
     };
     if let cli::Command::Shell(args) = &cli.command {
         let inputs = shell::inputs_in_order(args, matches.subcommand_matches("shell"));
-        return ExitCode::from(shell::run(args, inputs, &cli.output, !cli.read.no_mmap, &cli.lock));
+        return ExitCode::from(shell::run(args, inputs, &cli.output, !cli.read.no_mmap, &cli.lock, &args.bind.params));
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut err = std::io::stderr();
     let printer = cli::commands::printer_for(&cli.output);
     let mut colls = cli::commands::OneShot::new(!cli.read.no_mmap, cli.lock.timeout());
-    let mut io = cli::commands::Io { out: &mut out, err: &mut err, printer };
+    let params = cli::params::params_of(cli.command.bindings());
+    let mut io = cli::commands::Io { out: &mut out, err: &mut err, printer, params };
     let result = cli::commands::run(cli.into_command(), &mut colls, &mut io)
         .and_then(|()| colls.close())
         .and_then(|()| out.flush().map_err(cli::CliError::from));

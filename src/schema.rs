@@ -199,7 +199,7 @@ pub struct FlatParams {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HnswParams {
-    /// Links per node on the upper layers; the base layer keeps `2 m`.
+    /// Edges per node on the upper layers; the base layer keeps `2 m`.
     #[serde(default = "default_m")]
     pub m: u32,
     /// Candidate list size while building.

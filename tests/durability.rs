@@ -235,7 +235,7 @@ fn a_wal_above_the_live_one_with_records_is_kept_not_removed() {
     let name = xvec::storage::wal_name(m.wal_seq + 1);
     let coll = Collection::open(&dir, &OpenOptions::writable()).unwrap();
     let r = &coll.recovered()[0];
-    assert!(r.what.contains("holding 1 records"), "{r}");
+    assert!(r.what.contains("holding 1 record no generation names"), "{r}");
     let kept = r.kept_in.clone().unwrap();
     assert!(kept.ends_with(&name) && kept.exists() && !dir.join(&name).exists(), "{r}");
 }

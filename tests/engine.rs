@@ -413,3 +413,45 @@ fn create_reuses_what_an_unfinished_create_left_and_refuses_other_files() {
     assert!(dir.path().join("CURRENT.tmp").exists() && dir.path().join("MANIFEST-000001").exists());
     assert_eq!(std::fs::read(dir.path().join("WAL-000001.log")).unwrap(), wal);
 }
+
+/// `$name` placeholders bind typed values in every filter path: query, keys and delete.
+#[test]
+fn filter_parameters_bind_by_value() {
+    use xvec::{FilterErrorKind, Params};
+    let dir = tempfile::tempdir().unwrap();
+    let coll = Collection::create(dir.path(), simple_schema(2, Metric::L2), Default::default()).unwrap();
+    let doc = |k: &str, tag: &str, n: i64| Doc::new(k).set("tag", tag).set("n", n).set("v", vec![n as f32, 0.0]);
+    coll.insert(vec![doc("a", "fruit", 1), doc("b", "veg", 2), doc("c", "$cat", 3), doc("d", "fruit", 4)]).unwrap();
+    let snap = coll.snapshot();
+    let keys = |f: &str, p: &Params| snap.keys_where_with(Some(f), p).unwrap();
+    let p = Params::new().set("cat", "fruit").set("n", 2).set("ids", vec![1, 3, 99]).set("big", 2.5);
+    assert_eq!(keys("tag = $cat", &p), ["a", "d"]);
+    assert_eq!(keys("tag = '$cat'", &p), ["c"], "a quoted $name is literal text");
+    assert_eq!(keys("n > $n AND tag != $cat", &p), ["c"]);
+    assert_eq!(keys("n IN $ids", &p), ["a", "c"]);
+    assert_eq!(keys("n NOT IN ($ids, $n)", &p), ["d"]);
+    assert_eq!(keys("n < $big", &p), ["a", "b"]);
+    assert_eq!(keys("n IN $none", &Params::new().set("none", Vec::<i64>::new())), Vec::<String>::new());
+    assert_eq!(keys("tag LIKE $p", &Params::new().set("p", "f%")), ["a", "d"]);
+    // An injection attempt is one string value and matches nothing.
+    for evil in ["x' OR 1=1 OR tag = 'fruit", "'; drop", "fruit' OR 'a' = 'a"] {
+        assert_eq!(keys("tag = $cat", &Params::new().set("cat", evil)), Vec::<String>::new(), "{evil}");
+    }
+    let hits = coll.query(&Query::vector(vec![0.0, 0.0]).k(4).filter("tag = $cat").params(p.clone())).unwrap();
+    assert_eq!(hits.iter().map(|h| h.key.as_str()).collect::<Vec<_>>(), ["a", "d"]);
+    match coll.query(&Query::vector(vec![0.0, 0.0]).filter("n = 1 OR tag = $nope")).unwrap_err() {
+        Error::Filter(f) => {
+            assert_eq!((f.kind, f.column, f.len), (FilterErrorKind::UnboundParam("nope".into()), 16, 5));
+            assert_eq!(f.message, "parameter `$nope` is not bound");
+        }
+        other => panic!("{other:?}"),
+    }
+    match snap.keys_where_with(Some("n = $cat"), &p).unwrap_err() {
+        Error::Filter(f) => {
+            assert_eq!(f.message, "field `n` is int64 but `$cat` is a string ('fruit'); expected a number")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(coll.delete_where_with("tag = $cat", &p).unwrap(), 2);
+    assert_eq!(coll.count(), 2);
+}

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum, ValueHint};
 
-use super::CollectionArg;
+use super::{BindArgs, CollectionArg};
 
 /// A size flag: an integer in `min..=max`, so a hostile value is refused while parsing
 /// (exit 2) with the flag, the value and the range named.
@@ -185,6 +185,8 @@ pub struct DeleteArgs {
     /// Delete every document matching this filter.
     #[arg(long = "where", id = "filter", value_name = "EXPR")]
     pub filter: Option<String>,
+    #[command(flatten)]
+    pub bind: BindArgs,
 }
 
 /// Print documents by primary key.
@@ -225,7 +227,7 @@ pub struct FetchArgs {
 pub struct QueryArgs {
     #[command(flatten)]
     pub coll: CollectionArg,
-    /// Query vector literal, e.g. "[0.1, 0.2, 0.3]".
+    /// Query vector literal, e.g. "[0.1, 0.2, 0.3]", or '$NAME' for --param NAME=[...].
     #[arg(value_name = "VECTOR")]
     pub vector: Option<String>,
     /// Use the stored vector of this document.
@@ -246,11 +248,12 @@ pub struct QueryArgs {
     /// Number of results, 1 to 100000.
     #[arg(short, long, value_name = "N", default_value_t = 10, value_parser = size(1, xvec::MAX_K))]
     pub k: usize,
-    /// Search breadth of graph indexes, k to 100000 (exact search ignores it).
+    /// Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused
+    /// on a flat index, which is searched exactly.
     #[arg(long, value_name = "N", value_parser = size(1, xvec::MAX_EF))]
     pub ef: Option<usize>,
     /// Re-rank REFINE × k candidates of a quantized index with the original vectors;
-    /// REFINE × k is at most 1000000.
+    /// REFINE × k is at most 1000000; refused on an index without quantization.
     #[arg(long, value_name = "FACTOR", value_parser = size(0, xvec::MAX_REFINE_CANDIDATES))]
     pub refine: Option<usize>,
     /// Group results by this scalar field: -k groups, best first, of --per-group hits.
@@ -265,6 +268,8 @@ pub struct QueryArgs {
     /// Also print vector fields.
     #[arg(long)]
     pub with_vectors: bool,
+    #[command(flatten)]
+    pub bind: BindArgs,
 }
 
 /// Count live documents, optionally only those matching a filter.
@@ -279,6 +284,8 @@ pub struct CountArgs {
     /// Count only documents matching this filter.
     #[arg(long, value_name = "EXPR")]
     pub filter: Option<String>,
+    #[command(flatten)]
+    pub bind: BindArgs,
 }
 
 /// Seal the write-ahead log into an immutable, memory-mapped segment.
@@ -415,6 +422,8 @@ pub struct ExportArgs {
     /// The global --mode, if given: export refuses it (its format is --format).
     #[arg(skip)]
     pub mode: Option<super::output::OutputMode>,
+    #[command(flatten)]
+    pub bind: BindArgs,
 }
 
 /// Write a script, a schema and data files that recreate the collection.
@@ -442,8 +451,9 @@ pub struct DumpArgs {
 /// The shell takes every command of `xvec` without the DIR argument (a leading `.` is
 /// allowed), plus meta commands such as .mode, .timer and .read: type .help. Statements end
 /// at `;` or at the end of a line whose quotes and brackets are closed; a trailing `\`
-/// continues a line. `$NAME` is replaced by a value bound with `.param set NAME VALUE`; `#`
-/// starts a comment line. Read-only unless --write.
+/// continues a line. `.param set NAME VALUE` binds $NAME: inside a filter as a typed value,
+/// and an unquoted `$NAME` word is replaced by VALUE's text; `#` starts a comment line.
+/// Read-only unless --write.
 /// At the prompt, a statement that goes on shows the continuation prompt `...>` and is one
 /// history entry; pasted or typed-ahead lines run in order. Ctrl-C drops the statement
 /// being typed; Ctrl-D on an empty line leaves with status 0, or, inside an unfinished
@@ -490,6 +500,8 @@ pub struct ShellArgs {
     /// Do not run a startup file.
     #[arg(short = 'n', long)]
     pub no_init: bool,
+    #[command(flatten)]
+    pub bind: BindArgs,
 }
 
 /// Print a completion script for a shell.

@@ -63,7 +63,7 @@ pub struct BenchArgs {
     /// Search breadth of graph indexes, 1 to 100000 (default: the index's own).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub ef: Option<u32>,
-    /// HNSW links per node (default: the engine's).
+    /// HNSW edges per node (default: the engine's).
     #[arg(long, value_name = "N")]
     pub m: Option<u32>,
     /// HNSW candidate list size while building (default: the engine's).

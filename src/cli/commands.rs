@@ -7,16 +7,19 @@ use std::path::Path;
 use std::time::Duration;
 
 use xvec::bench::dataset::VectorFile;
-use xvec::{Collection, Error, Group, GroupBy, Hit, OpenOptions, Query, Schema, Value};
+use xvec::{Collection, Error, FilterErrorKind, Group, GroupBy, Hit, OpenOptions, Params, Query, Schema, Value};
 
 use super::output::{Cell, OutputMode, Printer, Table};
+use super::plural::count;
 use super::{CliError, Command, FetchArgs, QueryArgs, StatsArgs};
 
-/// Where a command writes: results to `out`, diagnostics to `err`.
+/// Where a command writes (results to `out`, diagnostics to `err`), and the values its
+/// filter's `$name` placeholders bind to (`--param`, and the shell's `.param set`).
 pub struct Io<'a> {
     pub out: &'a mut dyn Write,
     pub err: &'a mut dyn Write,
     pub printer: Printer,
+    pub params: Params,
 }
 
 /// Whether colour is wanted on a terminal: not when `NO_COLOR` is set to anything.
@@ -129,7 +132,8 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Fetch(a) => fetch(&a, colls.open(&a.coll.dir, false)?, io),
         Command::Query(a) => {
             let coll = colls.open(&a.coll.dir, false)?;
-            let q = build_query(&a)?;
+            search_flags_apply(coll.schema(), &a)?;
+            let q = build_query(&a, &io.params)?.params(io.params.clone());
             let caret = |e| with_filter_caret(e, a.filter.as_deref());
             match &a.group_by {
                 None => print(io, &hits_table(coll.schema(), &coll.query(&q).map_err(caret)?, &q)),
@@ -143,7 +147,10 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
             let coll = colls.open(&a.coll.dir, false)?;
             let n = match &a.filter {
                 None => coll.count(),
-                Some(f) => coll.snapshot().keys_where(Some(f)).map_err(|e| with_filter_caret(e, Some(f)))?.len() as u64,
+                Some(f) => {
+                    let keys = coll.snapshot().keys_where_with(Some(f), &io.params);
+                    keys.map_err(|e| with_filter_caret(e, Some(f)))?.len() as u64
+                }
             };
             let mut t = Table::new(["count"]);
             t.push(vec![n.into()]);
@@ -153,7 +160,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
             let coll = colls.open(&a.coll.dir, true)?;
             coll.flush()?;
             let s = coll.stats();
-            writeln!(io.err, "flushed: generation {}, {} segments", s.generation, s.segments.len())?;
+            writeln!(io.err, "flushed: generation {}, {}", s.generation, count(s.segments.len() as u64, "segment"))?;
             Ok(())
         }
         Command::Optimize(a) => super::optimize::run(&a, colls, io),
@@ -180,11 +187,20 @@ pub fn print(io: &mut Io, t: &Table) -> Result<(), CliError> {
 }
 
 /// A filter error, with the offending spot underlined. A filter that does not compile
-/// (syntax, an unknown field, a literal of the wrong type) is a usage error, exit 2, like
-/// any other statement that does not parse.
+/// (syntax, an unknown field, a literal of the wrong type, an unbound `$name`) is a usage
+/// error, exit 2, like any other statement that does not parse; an unbound `$name` gets a
+/// hint on how to bind it.
 pub fn with_filter_caret(e: Error, text: Option<&str>) -> CliError {
     match (&e, text) {
-        (Error::Filter(fe), Some(text)) => CliError::usage(format!("{fe}\n{}", fe.caret(text))),
+        (Error::Filter(fe), Some(text)) => {
+            let err = CliError::usage(format!("{fe}\n{}", fe.caret(text)));
+            match &fe.kind {
+                FilterErrorKind::UnboundParam(name) => {
+                    err.hint(format!(".param set {name} VALUE in the shell, or --param {name}=VALUE"))
+                }
+                _ => err,
+            }
+        }
         _ => e.into(),
     }
 }
@@ -205,27 +221,51 @@ pub fn parse_vector(text: &str) -> Result<Vec<f32>, CliError> {
         .collect()
 }
 
+/// The query vector `$name`: a `--param name=[...]` list of numbers.
+fn vector_param(name: &str, params: &Params) -> Result<Vec<f32>, CliError> {
+    let not_vector = |what: &str| {
+        CliError::usage(format!("the query vector `${name}` is {what}; expected a list of numbers"))
+            .hint(format!("--param {name}=[0.1, 0.2, ...]"))
+    };
+    match params.get(name) {
+        None => Err(not_vector("not bound")),
+        Some(xvec::Param::List(xs)) => xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| match x {
+                xvec::Param::Number(n) => {
+                    n.parse::<f32>().map_err(|_| not_vector(&format!("{n} at element {}", i + 1)))
+                }
+                other => Err(not_vector(&format!("a list with {} at element {}", other.type_name(), i + 1))),
+            })
+            .collect(),
+        Some(other) => Err(not_vector(&format!("a {}", other.type_name()))),
+    }
+}
+
 /// Opens a vector file, with the error naming it.
 pub fn open_vector_file(path: &Path) -> Result<VectorFile, CliError> {
     VectorFile::open(path).map_err(|e| CliError::failed(e.to_string()))
 }
 
-fn build_query(a: &QueryArgs) -> Result<Query, CliError> {
+fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
     let mut q = if let Some(key) = &a.pk {
         Query::key(key.clone())
     } else if let Some(file) = &a.vector_file {
         let vf = open_vector_file(file)?;
         if a.row >= vf.len() {
             return Err(CliError::failed(format!(
-                "{}: row {} is out of range; the file has {} rows",
+                "{}: row {} is out of range; the file has {}",
                 file.display(),
                 a.row,
-                vf.len()
+                count(vf.len() as u64, "row")
             )));
         }
         let mut v = Vec::new();
         vf.read_row(a.row, &mut v);
         Query::vector(v)
+    } else if let Some(name) = a.vector.as_deref().and_then(|v| v.strip_prefix('$')) {
+        Query::vector(vector_param(name, params)?)
     } else if let Some(lit) = &a.vector {
         Query::vector(parse_vector(lit)?)
     } else {
@@ -244,6 +284,50 @@ fn build_query(a: &QueryArgs) -> Result<Query, CliError> {
         at_most("-k × --per-group", a.k, a.per_group, xvec::MAX_GROUP_HITS)?;
     }
     Ok(q)
+}
+
+/// Refuses `--ef` and `--refine` where the field's index would ignore them: `--ef` sets
+/// the search breadth of graph indexes (a flat index is searched exactly), `--refine`
+/// re-ranks candidates scored on quantized codes. The field's index decides, not which
+/// segments are indexed yet: rows not yet optimized are always searched exactly, and the
+/// flags apply to the rest.
+fn search_flags_apply(schema: &Schema, a: &QueryArgs) -> Result<(), CliError> {
+    let mut vectors = schema.fields().iter().filter_map(|f| f.as_vector().map(|v| (f.name.as_str(), v)));
+    let found = match &a.field {
+        Some(name) => vectors.find(|(n, _)| n == name),
+        None => vectors.next().filter(|_| vectors.next().is_none()),
+    };
+    // An unknown or ambiguous field is the engine's to report.
+    let Some((name, spec)) = found else { return Ok(()) };
+    let index = spec.index.name();
+    let graph = !matches!(spec.index, xvec::IndexParams::Flat(_));
+    let quantized = spec.index.quant().quantize != xvec::Quantize::None;
+    let applies = match (graph, quantized) {
+        (true, true) => "--ef and --refine apply",
+        (true, false) => "--ef applies",
+        (false, true) => "--refine applies",
+        (false, false) => "neither --ef nor --refine applies",
+    };
+    let refuse = |flag: &str, why: &str| {
+        let msg = format!("{flag} does not apply to field `{name}`: its index is {why}");
+        Err(CliError::usage(msg).hint(format!("{applies} to this index (see `describe`)")))
+    };
+    if a.ef.is_some() && !graph {
+        return refuse(
+            "--ef",
+            &format!("{index}, searched exactly; --ef sets the search breadth of hnsw and vamana indexes"),
+        );
+    }
+    if a.refine.is_some() && !quantized {
+        return refuse(
+            "--refine",
+            &format!(
+                "{index} with no quantization, scoring the original vectors; \
+                 --refine re-ranks candidates of a quantized index (\"quantize\": \"int8\", ...)"
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// Refuses flags whose product is above `limit` (each flag alone was range-checked).
@@ -344,12 +428,12 @@ pub fn describe_table(coll: &Collection) -> Table {
         ]);
     }
     t.footer = Some(format!(
-        "collection {}: {} documents ({} deleted), {} segments, {} unflushed rows, generation {}, {:.1} MiB on disk",
+        "collection {}: {} ({} deleted), {}, {}, generation {}, {:.1} MiB on disk",
         s.name(),
-        stats.live_docs,
+        count(stats.live_docs, "document"),
         stats.deleted_docs,
-        stats.segments.len(),
-        stats.mem_rows,
+        count(stats.segments.len() as u64, "segment"),
+        count(stats.mem_rows, "unflushed row"),
         stats.generation,
         stats.disk_bytes as f64 / (1 << 20) as f64
     ));

@@ -40,14 +40,19 @@ pub fn run(a: &DumpArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError>
         field: None,
         key_field: KEY_FIELD.to_string(),
         mode: None,
+        bind: Default::default(),
     };
     let (mut out_sink, mut err_sink) = (std::io::sink(), std::io::sink());
-    super::export::run(&export, coll, &mut Io { out: &mut out_sink, err: &mut err_sink, printer: io.printer })?;
+    super::export::run(
+        &export,
+        coll,
+        &mut Io { out: &mut out_sink, err: &mut err_sink, printer: io.printer, params: Default::default() },
+    )?;
     write(SCRIPT, &script(coll))?;
     writeln!(
         io.err,
-        "dumped {} documents to {}; recreate with: cd {} && xvec shell NEW_DIR --write -f {SCRIPT}",
-        coll.count(),
+        "dumped {} to {}; recreate with: cd {} && xvec shell NEW_DIR --write -f {SCRIPT}",
+        super::plural::count(coll.count(), "document"),
         out.display(),
         out.display()
     )?;
@@ -70,14 +75,14 @@ fn script(coll: &Collection) -> String {
     let m = coll.memory();
     let optimized = m.codes + m.graph + m.sketches > 0;
     let mut text = format!(
-        "# xvec dump of collection `{}`: {} documents, {} fields.\n\
+        "# xvec dump of collection `{}`: {}, {}.\n\
          # Recreate it from this directory: xvec shell NEW_DIR --write -f {SCRIPT}\n\
          create --schema {SCHEMA}\n\
          import {DATA} --key-field {KEY_FIELD}\n\
          flush\n",
         s.name(),
-        coll.count(),
-        s.fields().len()
+        super::plural::count(coll.count(), "document"),
+        super::plural::count(s.fields().len() as u64, "field")
     );
     if optimized {
         text.push_str(

@@ -138,7 +138,11 @@ pub enum Meta {
 
 #[derive(Debug, Subcommand)]
 pub enum ParamAction {
-    /// Bind $NAME to VALUE, e.g. `.param set q [0.1, 0.2, 0.3]`.
+    /// Bind $NAME to VALUE, typed as sqlite3 does: a JSON number, true/false, a [JSON
+    /// array] (a list for `IN $NAME`, a vector for `query $NAME`), else a string ('quoted'
+    /// or bare). Filters bind $NAME as a value, never as text: `--filter "pos = $p"`;
+    /// '$p' in quotes is the text $p. Unquoted `$NAME` words are replaced by VALUE's text.
+    /// e.g. `.param set q [0.1, 0.2, 0.3]`, `.param set p n`, `.param set n "'42'"`.
     Set {
         #[arg(value_name = "NAME")]
         name: String,

@@ -18,6 +18,8 @@ pub mod interrupt;
 pub mod meta;
 pub mod optimize;
 pub mod output;
+pub mod params;
+pub mod plural;
 pub mod quickstart;
 pub mod tui;
 pub mod verify;
@@ -85,6 +87,17 @@ fn parse_wait(text: &str) -> Result<std::time::Duration, String> {
         return Err(format!("expected 0 to {} seconds", MAX_WAIT.as_secs()));
     }
     Ok(std::time::Duration::from_secs_f64(secs))
+}
+
+/// Parameters of filter expressions, for the commands that take --filter or --where.
+#[derive(Debug, Args, Clone, Default)]
+pub struct BindArgs {
+    /// Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON
+    /// array for `IN $NAME`, else a string ('quoted' or bare). Bound as a typed value, never
+    /// spliced into the text; '$NAME' in quotes is the text $NAME. `xvec shell --param`
+    /// binds for the session, as `.param set` does; a statement's own --param wins.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = params::Binding::parse_flag)]
+    pub params: Vec<params::Binding>,
 }
 
 /// How collection files are read, valid with every command.
@@ -164,6 +177,20 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     Repair(verify::RepairArgs),
     Inspect(verify::InspectArgs),
+}
+
+impl Command {
+    /// The `--param` bindings of a command that takes them.
+    pub fn bindings(&self) -> &[params::Binding] {
+        match self {
+            Command::Query(a) => &a.bind.params,
+            Command::Count(a) => &a.bind.params,
+            Command::Delete(a) => &a.bind.params,
+            Command::Export(a) => &a.bind.params,
+            Command::Shell(a) => &a.bind.params,
+            _ => &[],
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::io::IsTerminal;
 use xvec::{OptimizeOptions, OptimizeProgress};
 
 use super::commands::{Collections, Io};
+use super::plural::count;
 use super::{CliError, OptimizeArgs, interrupt};
 
 pub fn run(a: &OptimizeArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
@@ -35,19 +36,20 @@ pub fn run(a: &OptimizeArgs, colls: &mut dyn Collections, io: &mut Io) -> Result
     if report.changed {
         writeln!(
             io.err,
-            "optimized: {} rows in {} segments (from {}), {} deleted rows dropped, {} indexes built in {:.2}s",
-            report.rows,
-            report.segments_after,
+            "optimized: {} in {} (from {}), {} dropped, {} built in {:.2}s",
+            count(report.rows, "row"),
+            count(report.segments_after as u64, "segment"),
             report.segments_before,
-            report.dropped,
-            report.indexes_built,
+            count(report.dropped, "deleted row"),
+            count(report.indexes_built as u64, "index"),
             report.seconds
         )?;
     } else {
         writeln!(
             io.err,
-            "optimized: {} rows in {} segments, already compact with every index built",
-            report.rows, report.segments_after
+            "optimized: {} in {}, already compact with every index built",
+            count(report.rows, "row"),
+            count(report.segments_after as u64, "segment")
         )?;
     }
     Ok(())

@@ -13,6 +13,7 @@ use xvec::{Error, Schema};
 use super::commands::{Collections, Io, print};
 use super::error::Status;
 use super::output::{Cell, OutputMode, Table};
+use super::plural::count;
 use super::{CliError, CollectionArg};
 
 /// Check every file, checksum, graph and code of a collection.
@@ -163,15 +164,22 @@ fn integrity(r: &Report, dir: &std::path::Path) -> Result<(), CliError> {
     Err(CliError {
         status: Status::Integrity,
         message: format!(
-            "{}: {} problems ({} corrupt, {} orphaned)",
+            "{}: {} ({} corrupt, {} orphaned)",
             dir.display(),
-            r.problems(),
+            count(r.problems() as u64, "problem"),
             r.count(Severity::Corrupt),
             r.count(Severity::Orphan)
         ),
         hint: Some(format!("`xvec repair {} --dry-run` shows what repair would do", dir.display())),
         broken_pipe: false,
     })
+}
+
+/// A degree histogram whole, as `degree:nodes` pairs for the degrees some node has, so no
+/// output mode abbreviates it like a vector: `0:3 15:120 16:4000`.
+fn degree_histogram(h: &[u64]) -> String {
+    let pairs = h.iter().enumerate().filter(|(_, n)| **n > 0).map(|(d, n)| format!("{d}:{n}"));
+    pairs.collect::<Vec<_>>().join(" ")
 }
 
 fn findings_table(r: &Report) -> Table {
@@ -195,13 +203,13 @@ fn summary(r: &Report, io: &mut Io) -> Result<(), CliError> {
         let levels = g.layers.len();
         writeln!(
             io.err,
-            "graph {} ({} `{}`): {} nodes, {} links, {levels} level{}, entry {}, {} unreachable",
+            "graph {} ({} `{}`): {}, {}, {}, entry {}, {} unreachable",
             g.file,
             g.kind,
             g.field,
-            g.nodes,
-            g.edges,
-            if levels == 1 { "" } else { "s" },
+            count(g.nodes, "node"),
+            count(g.edges, "edge"),
+            count(levels as u64, "level"),
             g.entry,
             g.unreachable_live()
         )?;
@@ -209,31 +217,33 @@ fn summary(r: &Report, io: &mut Io) -> Result<(), CliError> {
     for c in &r.codes {
         writeln!(
             io.err,
-            "codes {} ({}{}): {} of {} rows re-encoded, {} differ",
+            "codes {} ({}{}): {} of {} re-encoded, {} differ",
             c.file,
             c.quantize,
             if c.rotated { "+rot" } else { "" },
             c.checked,
-            c.rows,
+            count(c.rows, "row"),
             c.mismatched
         )?;
     }
     for x in &r.recall {
-        writeln!(io.err, "recall@{} {} ({}): {:.3} over {} queries", x.k, x.file, x.index, x.recall, x.queries)?;
+        let over = count(x.queries, "query");
+        writeln!(io.err, "recall@{} {} ({}): {:.3} over {over}", x.k, x.file, x.index, x.recall)?;
     }
     if let Some(w) = &r.wal {
-        let torn = w.torn.map_or(String::new(), |(at, len)| format!(", torn tail of {len} bytes at {at}"));
-        writeln!(io.err, "wal {}: {} records, {} bad frames{torn}", w.file, w.records, w.bad_frames)?;
+        let torn = w.torn.map_or(String::new(), |(at, len)| format!(", torn tail of {} at {at}", count(len, "byte")));
+        let (records, bad) = (count(w.records, "record"), count(w.bad_frames, "bad frame"));
+        writeln!(io.err, "wal {}: {records}, {bad}{torn}", w.file)?;
     }
     let s = &r.stats;
     writeln!(
         io.err,
-        "verify: {} files, generation {}: {} corrupt, {} orphaned, {} warnings; {} checksummed in {:.3} s ({:.0} MB/s){}",
-        s.files,
+        "verify: {}, generation {}: {} corrupt, {} orphaned, {}; {} checksummed in {:.3} s ({:.0} MB/s){}",
+        count(s.files, "file"),
         r.generation.map_or("?".into(), |g| g.to_string()),
         r.count(Severity::Corrupt),
         r.count(Severity::Orphan),
-        r.count(Severity::Warning),
+        count(r.count(Severity::Warning) as u64, "warning"),
         human(s.bytes_checksummed),
         s.seconds,
         s.mb_per_s,
@@ -292,13 +302,14 @@ fn purge(a: &RepairArgs, lock_timeout: std::time::Duration, io: &mut Io) -> Resu
         if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
             return Err(CliError::usage("lost+found was not purged: pass --yes to purge it"));
         }
-        let q = format!("remove {files} file(s), {bytes} bytes, from {}/{LOST_FOUND}/?", dir.display());
+        let q =
+            format!("remove {}, {}, from {}/{LOST_FOUND}/?", count(files, "file"), count(bytes, "byte"), dir.display());
         if !confirm(io, &q)? {
             return Err(CliError::failed("not purged; the collection is unchanged"));
         }
     }
     let (files, bytes) = xvec::verify::repair::purge_lost_found(dir, lock_timeout).map_err(storage)?;
-    writeln!(io.err, "purged {files} file(s), {bytes} bytes from {}/{LOST_FOUND}/", dir.display())?;
+    writeln!(io.err, "purged {}, {} from {}/{LOST_FOUND}/", count(files, "file"), count(bytes, "byte"), dir.display())?;
     Ok(())
 }
 
@@ -350,7 +361,8 @@ pub fn run_repair(a: &RepairArgs, mmap: bool, lock_timeout: std::time::Duration,
         writeln!(io.err, "repaired: published generation {g}")?;
     }
     if !out.moved.is_empty() {
-        writeln!(io.err, "moved {} files into {}/{LOST_FOUND}/", out.moved.len(), a.coll.dir.display())?;
+        let moved = count(out.moved.len() as u64, "file");
+        writeln!(io.err, "moved {moved} into {}/{LOST_FOUND}/", a.coll.dir.display())?;
     }
     if !out.after.is_clean() {
         if !out.after.findings.is_empty() {
@@ -361,8 +373,9 @@ pub fn run_repair(a: &RepairArgs, mmap: bool, lock_timeout: std::time::Duration,
     if !out.losses.is_empty() {
         let rows: u64 = out.losses.iter().map(|l| l.rows).sum();
         return Err(CliError::failed(format!(
-            "repaired, but data was lost: {rows} rows in {} places (listed above)",
-            out.losses.len()
+            "repaired, but data was lost: {} in {} (listed above)",
+            count(rows, "row"),
+            count(out.losses.len() as u64, "place")
         )));
     }
     writeln!(io.err, "repaired: nothing was lost; {} verifies clean", a.coll.dir.display())?;
@@ -444,7 +457,7 @@ pub fn run_inspect(a: &InspectArgs, colls: &mut dyn Collections, io: &mut Io) ->
                 "nodes",
                 "edges",
                 "degree bound",
-                "degree histogram",
+                "degree histogram (degree:nodes)",
                 "unreachable",
                 "entry",
                 "defects",
@@ -458,7 +471,7 @@ pub fn run_inspect(a: &InspectArgs, colls: &mut dyn Collections, io: &mut Io) ->
                         l.nodes.into(),
                         l.edges.into(),
                         l.degree_bound.into(),
-                        json(l.degree_histogram.clone().into()),
+                        degree_histogram(&l.degree_histogram).into(),
                         l.unreachable_live.into(),
                         u64::from(g.entry).into(),
                         l.defects().into(),
@@ -499,7 +512,7 @@ pub fn run_inspect(a: &InspectArgs, colls: &mut dyn Collections, io: &mut Io) ->
                 ]);
             }
             t.footer = Some(match (w.unsynced, w.writer_active) {
-                (Some(n), _) => format!("{n} records appended by this handle and not yet fsynced"),
+                (Some(n), _) => format!("{} appended by this handle and not yet fsynced", count(n, "record")),
                 (None, true) => {
                     "a writer in another process holds the collection; its unsynced count is its own".into()
                 }

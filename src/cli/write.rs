@@ -6,6 +6,7 @@ use xvec::Doc;
 use xvec::collection::ItemResult;
 
 use super::commands::{Collections, Io, with_filter_caret};
+use super::plural::count;
 use super::{CliError, DeleteArgs, DocArgs};
 
 /// What a document write does with existing keys.
@@ -51,8 +52,8 @@ pub fn delete(a: &DeleteArgs, colls: &mut dyn Collections, io: &mut Io) -> Resul
     let coll = colls.open(&a.coll.dir, true)?;
     match &a.filter {
         Some(f) => {
-            let n = coll.delete_where(f).map_err(|e| with_filter_caret(e, Some(f)))?;
-            writeln!(io.err, "deleted {n} documents")?;
+            let n = coll.delete_where_with(f, &io.params).map_err(|e| with_filter_caret(e, Some(f)))?;
+            writeln!(io.err, "deleted {}", count(n, "document"))?;
             Ok(())
         }
         None => {
@@ -67,7 +68,7 @@ pub fn delete(a: &DeleteArgs, colls: &mut dyn Collections, io: &mut Io) -> Resul
 fn summarize(verb: &str, results: &[ItemResult], io: &mut Io) -> Result<(), CliError> {
     const SHOWN: usize = 3;
     let errors: Vec<String> = results.iter().filter_map(|r| r.as_ref().err()).map(ToString::to_string).collect();
-    writeln!(io.err, "{verb} {} documents", results.len() - errors.len())?;
+    writeln!(io.err, "{verb} {}", count((results.len() - errors.len()) as u64, "document"))?;
     if errors.is_empty() {
         return Ok(());
     }
@@ -75,5 +76,7 @@ fn summarize(verb: &str, results: &[ItemResult], io: &mut Io) -> Result<(), CliE
     if errors.len() > SHOWN {
         why.push_str(&format!("; and {} more", errors.len() - SHOWN));
     }
-    Err(CliError::failed(format!("{} of {} documents were not {verb}: {why}", errors.len(), results.len())))
+    let what = if errors.len() == 1 { "was" } else { "were" };
+    let of = count(results.len() as u64, "document");
+    Err(CliError::failed(format!("{} of {of} {what} not {verb}: {why}", errors.len())))
 }

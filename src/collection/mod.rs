@@ -474,8 +474,13 @@ impl Collection {
 
     /// Deletes every live document matching `filter`; returns how many.
     pub fn delete_where(&self, filter: &str) -> Result<u64, Error> {
+        self.delete_where_with(filter, &crate::filter::Params::new())
+    }
+
+    /// [`Collection::delete_where`] with the filter's `$name` placeholders bound to `params`.
+    pub fn delete_where_with(&self, filter: &str, params: &crate::filter::Params) -> Result<u64, Error> {
         let mut w = self.writer()?;
-        let keys = self.snapshot().keys_where(Some(filter))?;
+        let keys = self.snapshot().keys_where_with(Some(filter), params)?;
         let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
         w.delete(&self.current, &refs)?;
         Ok(keys.len() as u64)

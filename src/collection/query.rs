@@ -7,7 +7,7 @@ use roaring::RoaringBitmap;
 
 use super::snapshot::Snapshot;
 use crate::error::{Error, QueryError};
-use crate::filter::Filter;
+use crate::filter::{Filter, Params};
 use crate::index::segment_index::SearchParams;
 use crate::index::{Candidate, PreparedQuery, Sink, TopK, flat};
 use crate::kernels;
@@ -65,6 +65,8 @@ pub struct Query {
     pub field: Option<String>,
     pub k: usize,
     pub filter: Option<String>,
+    /// Values of the filter's `$name` placeholders.
+    pub params: Params,
     /// Fields to return; `None` returns every scalar field.
     pub fields: Option<Vec<String>>,
     /// Also return vector fields (with `fields: None`).
@@ -85,6 +87,7 @@ impl Query {
             field: None,
             k: 10,
             filter: None,
+            params: Params::new(),
             fields: None,
             include_vectors: false,
             ef: None,
@@ -108,6 +111,12 @@ impl Query {
 
     pub fn filter(mut self, filter: impl Into<String>) -> Query {
         self.filter = Some(filter.into());
+        self
+    }
+
+    /// Binds the filter's `$name` placeholders (see [`crate::filter`]).
+    pub fn params(mut self, params: Params) -> Query {
+        self.params = params;
         self
     }
 
@@ -341,7 +350,7 @@ impl Snapshot {
         };
         let refine = q.refine.unwrap_or(spec.index.quant().refine as usize);
         let prepared = prepare(&self.schema, field, vector.clone())?;
-        let filter = q.filter.as_deref().map(|t| Filter::compile(t, &self.schema)).transpose()?;
+        let filter = q.filter.as_deref().map(|t| Filter::compile_with(t, &self.schema, &q.params)).transpose()?;
         Ok(Plan { field, vector, prepared, filter, ef, refine, projection })
     }
 
@@ -457,7 +466,12 @@ impl Snapshot {
 
     /// Keys of live documents matching a filter (all live documents without one).
     pub fn keys_where(&self, filter: Option<&str>) -> Result<Vec<String>, Error> {
-        let filter = filter.map(|t| Filter::compile(t, &self.schema)).transpose()?;
+        self.keys_where_with(filter, &Params::new())
+    }
+
+    /// [`Snapshot::keys_where`] with the filter's `$name` placeholders bound to `params`.
+    pub fn keys_where_with(&self, filter: Option<&str>, params: &Params) -> Result<Vec<String>, Error> {
+        let filter = filter.map(|t| Filter::compile_with(t, &self.schema, params)).transpose()?;
         let mut out = Vec::new();
         for src in self.sources() {
             let keys = src.view.keys();

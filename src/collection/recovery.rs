@@ -91,7 +91,10 @@ pub fn leftovers(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Leftov
             }
             FileKind::Wal => match records_in(&dir.join(&name), schema) {
                 Ok(0) => ("empty WAL of an interrupted flush".to_string(), Disposition::Remove),
-                Ok(n) => (format!("WAL above the live one holding {n} records no generation names"), Disposition::Keep),
+                Ok(n) => {
+                    let records = if n == 1 { "1 record".to_string() } else { format!("{n} records") };
+                    (format!("WAL above the live one holding {records} no generation names"), Disposition::Keep)
+                }
                 Err(e) => (format!("WAL above the live one that does not read ({e})"), Disposition::Keep),
             },
             FileKind::Segment | FileKind::Index | FileKind::Deletes if number >= m.next_segment_id => {
@@ -164,7 +167,10 @@ pub fn save_torn_tail(dir: &Path, m: &Manifest, bytes: &[u8], at: u64) -> Result
     let len = bytes.len() as u64 - at;
     let r = Recovered {
         file: name,
-        what: format!("cut a torn tail of {len} bytes at offset {at} (a write that was never acknowledged, cut short)"),
+        what: format!(
+            "cut a torn tail of {len} byte{} at offset {at} (a write that was never acknowledged, cut short)",
+            if len == 1 { "" } else { "s" }
+        ),
         kept_in: Some(to),
     };
     log(dir, std::slice::from_ref(&r))?;

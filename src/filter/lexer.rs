@@ -1,6 +1,6 @@
 //! Tokenizer: filter text to tokens with line/column spans.
 
-use super::FilterError;
+use super::{FilterError, FilterErrorKind};
 
 /// Where a token sits in the source: byte range plus 1-based line and char column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,7 +15,13 @@ pub(super) struct Span {
 
 impl Span {
     pub fn error(self, message: impl Into<String>) -> FilterError {
-        FilterError { line: self.line, column: self.column, len: self.len.max(1), message: message.into() }
+        FilterError {
+            kind: FilterErrorKind::Invalid,
+            line: self.line,
+            column: self.column,
+            len: self.len.max(1),
+            message: message.into(),
+        }
     }
 }
 
@@ -87,6 +93,8 @@ pub(super) enum Tok {
     Str(String),
     /// Number literal, as written (validated by the lexer).
     Num,
+    /// `$name`: a placeholder bound to a parameter when the filter is compiled.
+    Param(String),
     Kw(Kw),
     Op(CmpOp),
     LParen,
@@ -194,12 +202,26 @@ pub(super) fn lex(src: &str) -> Result<Vec<Token>, FilterError> {
                     None => Tok::Ident(word.to_string()),
                 }
             }
+            '$' => {
+                cur.eat_while(is_param_char);
+                let name = &src[start.0 + 1..cur.pos];
+                if name.is_empty() {
+                    let hint = "expected a parameter name after `$`, e.g. `$cat` (letters, digits, `_`)";
+                    return Err(cur.span(start).error(hint));
+                }
+                Tok::Param(name.to_string())
+            }
             '-' if cur.peek().is_some_and(|c| c.is_ascii_digit()) => number(&mut cur, start)?,
             c if c.is_ascii_digit() => number(&mut cur, start)?,
             c => return Err(cur.span(start).error(format!("unexpected character {c:?}"))),
         };
         out.push(Token { tok, span: cur.span(start) });
     }
+}
+
+/// Chars of a parameter name after its `$`.
+pub(crate) fn is_param_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
 }
 
 /// Rest of a quoted token after its opening `q`; a doubled `q` stands for one.
@@ -294,6 +316,23 @@ mod tests {
             ]
         );
         assert_eq!(
+            kinds("a = $cat_1 OR b IN $ids OR c = '$cat'"),
+            vec![
+                Ident("a".into()),
+                Op(CmpOp::Eq),
+                Param("cat_1".into()),
+                Kw(super::Kw::Or),
+                Ident("b".into()),
+                Kw(super::Kw::In),
+                Param("ids".into()),
+                Kw(super::Kw::Or),
+                Ident("c".into()),
+                Op(CmpOp::Eq),
+                Str("$cat".into()),
+                Eof
+            ]
+        );
+        assert_eq!(
             kinds("x<1 y>2"),
             vec![Ident("x".into()), Op(CmpOp::Lt), Num, Ident("y".into()), Op(CmpOp::Gt), Num, Eof]
         );
@@ -317,6 +356,14 @@ mod tests {
         assert_eq!(err("a =\n 1."), (2, 2, 2, "expected digits after `.` in number".into()));
         assert_eq!(err("a = 1e+"), (1, 5, 3, "expected digits in the exponent of number".into()));
         assert_eq!(err("a = 12ab"), (1, 5, 4, "invalid number `12ab`".into()));
+        assert_eq!(
+            err("a = $"),
+            (1, 5, 1, "expected a parameter name after `$`, e.g. `$cat` (letters, digits, `_`)".into())
+        );
+        assert_eq!(
+            err("a = $-1"),
+            (1, 5, 1, "expected a parameter name after `$`, e.g. `$cat` (letters, digits, `_`)".into())
+        );
         assert_eq!(err("a = 1.2.3"), (1, 5, 5, "invalid number `1.2.3`".into()));
     }
 }

@@ -9,10 +9,12 @@
 //! primary    := '(' expr ')' | comparison
 //! comparison := ident op literal
 //!             | ident [NOT] IN '(' literal (',' literal)* ')'
-//!             | ident [NOT] LIKE string
+//!             | ident [NOT] IN param
+//!             | ident [NOT] LIKE (string | param)
 //!             | ident IS [NOT] NULL
 //! op         := = | != | <> | < | <= | > | >=
-//! literal    := string | number | TRUE | FALSE
+//! literal    := string | number | TRUE | FALSE | param
+//! param      := '$' [A-Za-z0-9_]+
 //! string     := 'single quoted'             ('' stands for one quote)
 //! number     := -?digits(.digits)?([eE][+-]?digits)?
 //! ident      := [A-Za-z_][A-Za-z0-9_]* | "double quoted"   ("" stands for one quote)
@@ -22,6 +24,14 @@
 //! like a keyword must be double-quoted (`"in" = 1`). Newlines are whitespace. An ident is
 //! a scalar field of the schema or `_key`, the primary key (a string). Parentheses nest at
 //! most 128 deep.
+//!
+//! Parameters: `$name` is a placeholder for a value of a [`Params`] set given to
+//! [`Filter::compile_with`] (and to the query, count and delete paths). Binding is typed,
+//! never textual: a string parameter is one string literal whatever it holds, a number a
+//! number, a bool a bool, a list the elements of an IN list (`n IN $ids`, also spread
+//! inside parentheses: `n IN ($ids, 7)`). `'$name'` in quotes is the literal text `$name`,
+//! and `"$name"` a field of that name. An unbound `$name` is an error at its position
+//! ([`FilterErrorKind::UnboundParam`]).
 //!
 //! Types:
 //! - string fields take string literals, with every operator (`<`, `>` compare bytes
@@ -44,8 +54,11 @@
 
 mod eval;
 mod lexer;
+mod params;
 mod parser;
 mod plan;
+
+pub use params::{Param, Params};
 
 use roaring::RoaringBitmap;
 
@@ -60,11 +73,17 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// Parses `text` and type-checks it against `schema`.
+    /// Parses `text` and type-checks it against `schema`; a `$name` in it is unbound.
     pub fn compile(text: &str, schema: &Schema) -> Result<Filter, FilterError> {
+        Filter::compile_with(text, schema, &Params::new())
+    }
+
+    /// Parses `text`, binds its `$name` placeholders to `params` and type-checks it
+    /// against `schema`.
+    pub fn compile_with(text: &str, schema: &Schema, params: &Params) -> Result<Filter, FilterError> {
         let tokens = lexer::lex(text)?;
         let ast = parser::parse(text, &tokens)?;
-        let plan = plan::plan(&ast, schema)?;
+        let plan = plan::plan(&ast, schema, params)?;
         Ok(Filter { text: text.to_string(), plan })
     }
 
@@ -88,6 +107,7 @@ impl Filter {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("filter: line {line}, column {column}: {message}")]
 pub struct FilterError {
+    pub kind: FilterErrorKind,
     /// 1-based.
     pub line: u32,
     /// 1-based, in chars.
@@ -95,6 +115,16 @@ pub struct FilterError {
     /// Chars to underline, at least 1.
     pub len: u32,
     pub message: String,
+}
+
+/// What kind of mistake a [`FilterError`] is, for callers that add advice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FilterErrorKind {
+    /// The text does not parse or does not fit the schema.
+    Invalid,
+    /// `$name` has no value in the parameters given (the name, without `$`).
+    UnboundParam(String),
 }
 
 impl FilterError {
@@ -156,9 +186,15 @@ mod tests {
         let e = Filter::compile("n = 1 AND lemma = 'long string\nacross lines' AND x = 1", &schema());
         assert!(e.is_err());
         // A span running past its line is clipped; a bogus position does not panic.
-        let e = FilterError { line: 1, column: 3, len: 99, message: String::new() };
+        let e = FilterError { kind: FilterErrorKind::Invalid, line: 1, column: 3, len: 99, message: String::new() };
         assert_eq!(e.caret("abcd\nef"), "abcd\n  ^^");
-        let e = FilterError { line: 7, column: u32::MAX, len: u32::MAX, message: String::new() };
+        let e = FilterError {
+            kind: FilterErrorKind::Invalid,
+            line: 7,
+            column: u32::MAX,
+            len: u32::MAX,
+            message: String::new(),
+        };
         assert_eq!(e.caret("abc"), "\n^");
     }
 

@@ -6,6 +6,9 @@ use super::lexer::{CmpOp, Kw, Span, Tok, Token, clip};
 /// Deepest nesting of parentheses accepted (keeps recursion bounded).
 pub(super) const MAX_DEPTH: usize = 128;
 
+/// What may stand where a value goes, for messages.
+const LITERAL: &str = "a literal ('string', number, TRUE or FALSE) or a $parameter";
+
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Ident {
     pub name: String,
@@ -18,12 +21,16 @@ pub(super) enum LitKind {
     /// Number as written.
     Num(String),
     Bool(bool),
+    /// `$name`, bound when the filter is planned.
+    Param(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Literal {
     pub kind: LitKind,
     pub span: Span,
+    /// For a bound parameter: how messages name it (`` `$cat` ``) and its value as text.
+    pub from: Option<(String, String)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -31,10 +38,29 @@ pub(super) enum Expr {
     And(Vec<Expr>),
     Or(Vec<Expr>),
     Not(Box<Expr>),
-    Cmp { field: Ident, op: CmpOp, op_span: Span, value: Literal },
-    In { field: Ident, negated: bool, list: Vec<Literal> },
-    Like { field: Ident, negated: bool, keyword: Span, pattern: String, pattern_span: Span },
-    IsNull { field: Ident, negated: bool },
+    Cmp {
+        field: Ident,
+        op: CmpOp,
+        op_span: Span,
+        value: Literal,
+    },
+    /// `IN (a, b)`, or `IN $list` (a list of one parameter, bound to its elements).
+    In {
+        field: Ident,
+        negated: bool,
+        list: Vec<Literal>,
+    },
+    /// The pattern is a string or a parameter.
+    Like {
+        field: Ident,
+        negated: bool,
+        keyword: Span,
+        pattern: Literal,
+    },
+    IsNull {
+        field: Ident,
+        negated: bool,
+    },
 }
 
 /// Parses the tokens of `src` (as produced by `lex`, ending with `Eof`).
@@ -210,22 +236,27 @@ impl<'a> Parser<'a> {
             Tok::Num => LitKind::Num(self.src.get(t.span.start..t.span.end).unwrap_or("").to_string()),
             Tok::Kw(Kw::True) => LitKind::Bool(true),
             Tok::Kw(Kw::False) => LitKind::Bool(false),
+            Tok::Param(name) => LitKind::Param(name.clone()),
             Tok::Kw(Kw::Null) => {
                 return Err(t
                     .span
                     .error("NULL is not a value; test for it with `field IS NULL` or `field IS NOT NULL`"));
             }
             _ => {
-                return Err(self.unexpected(&format!("a literal ('string', number, TRUE or FALSE) {context}")));
+                return Err(self.unexpected(&format!("{LITERAL} {context}")));
             }
         };
         self.bump();
-        Ok(Literal { kind, span: t.span })
+        Ok(Literal { kind, span: t.span, from: None })
     }
 
     fn in_list(&mut self, field: Ident, negated: bool) -> Result<Expr, FilterError> {
+        if let Tok::Param(_) = self.peek().tok {
+            let list = vec![self.literal("after IN")?];
+            return Ok(Expr::In { field, negated, list });
+        }
         if !self.eat(&Tok::LParen) {
-            return Err(self.unexpected("`(` after IN"));
+            return Err(self.unexpected("`(` or a list $parameter after IN"));
         }
         let mut list = vec![self.literal("in the IN list")?];
         while !self.eat(&Tok::RParen) {
@@ -238,12 +269,11 @@ impl<'a> Parser<'a> {
     }
 
     fn like(&mut self, field: Ident, negated: bool, keyword: Span) -> Result<Expr, FilterError> {
-        let t = self.peek();
-        let Tok::Str(pattern) = &t.tok else {
-            return Err(self.unexpected("a 'quoted' pattern after LIKE"));
-        };
-        self.bump();
-        Ok(Expr::Like { field, negated, keyword, pattern: pattern.clone(), pattern_span: t.span })
+        if !matches!(self.peek().tok, Tok::Str(_) | Tok::Param(_)) {
+            return Err(self.unexpected("a 'quoted' pattern or a $parameter after LIKE"));
+        }
+        let pattern = self.literal("after LIKE")?;
+        Ok(Expr::Like { field, negated, keyword, pattern })
     }
 }
 
@@ -268,7 +298,11 @@ mod tests {
                 format!("{}{}in{}", field.name, if *negated { "!" } else { "" }, list.len())
             }
             Expr::Like { field, negated, pattern, .. } => {
-                format!("{}{}like'{pattern}'", field.name, if *negated { "!" } else { "" })
+                let pattern = match &pattern.kind {
+                    LitKind::Str(s) => format!("'{s}'"),
+                    other => format!("{other:?}"),
+                };
+                format!("{}{}like{pattern}", field.name, if *negated { "!" } else { "" })
             }
         }
     }
@@ -290,6 +324,8 @@ mod tests {
             "((ain3 & b!in1) | (clike'p%' & d!like''))"
         );
         assert_eq!(shape(&ast("\"select\" = 1")), "select");
+        assert_eq!(shape(&ast("a IN $ids OR b NOT IN ($x, 2) OR c LIKE $p")), "(ain1 | b!in2 | clikeParam(\"p\"))");
+        assert_eq!(shape(&ast("a IN $ids OR b NOT IN ($x, 2) OR c LIKE $p")), "(ain1 | b!in2 | clikeParam(\"p\"))");
     }
 
     #[test]
@@ -309,24 +345,39 @@ mod tests {
             ("a = 1 AND (b = 2\n  OR c = 3 d", 2, 12, "expected `)` to close `(` at line 1, column 11, found `d`"),
             ("a = 1 b = 2", 1, 7, "expected AND, OR or end of input, found `b`"),
             ("a = 1)", 1, 6, "unmatched `)`"),
-            ("a = ", 1, 5, "expected a literal ('string', number, TRUE or FALSE) after `=`, found end of input"),
-            ("a <> )", 1, 6, "expected a literal ('string', number, TRUE or FALSE) after `<>`, found `)`"),
+            (
+                "a = ",
+                1,
+                5,
+                "expected a literal ('string', number, TRUE or FALSE) or a $parameter after `=`, found end of input",
+            ),
+            (
+                "a <> )",
+                1,
+                6,
+                "expected a literal ('string', number, TRUE or FALSE) or a $parameter after `<>`, found `)`",
+            ),
             ("a = NULL", 1, 5, "NULL is not a value; test for it with `field IS NULL` or `field IS NOT NULL`"),
             ("a", 1, 2, "expected a comparison operator, IN, LIKE or IS after field `a`, found end of input"),
             ("a 1", 1, 3, "expected a comparison operator, IN, LIKE or IS after field `a`, found `1`"),
             ("a NOT = 1", 1, 7, "expected IN or LIKE after NOT, found `=`"),
             ("a IS 1", 1, 6, "expected NULL or NOT after IS, found `1`"),
             ("a IS NOT TRUE", 1, 10, "expected NULL after IS NOT, found `TRUE`"),
-            ("a IN 1", 1, 6, "expected `(` after IN, found `1`"),
-            ("a IN ()", 1, 7, "expected a literal ('string', number, TRUE or FALSE) in the IN list, found `)`"),
+            ("a IN 1", 1, 6, "expected `(` or a list $parameter after IN, found `1`"),
+            (
+                "a IN ()",
+                1,
+                7,
+                "expected a literal ('string', number, TRUE or FALSE) or a $parameter in the IN list, found `)`",
+            ),
             ("a IN (1 2)", 1, 9, "expected `,` or `)` in the IN list, found `2`"),
             (
                 "a IN (1,",
                 1,
                 9,
-                "expected a literal ('string', number, TRUE or FALSE) in the IN list, found end of input",
+                "expected a literal ('string', number, TRUE or FALSE) or a $parameter in the IN list, found end of input",
             ),
-            ("a LIKE b", 1, 8, "expected a 'quoted' pattern after LIKE, found `b`"),
+            ("a LIKE b", 1, 8, "expected a 'quoted' pattern or a $parameter after LIKE, found `b`"),
             ("= 1", 1, 1, "expected a field name or `(`, found `=`"),
             ("a = 1 AND", 1, 10, "expected a field name or `(`, found end of input"),
             ("NOT", 1, 4, "expected a field name or `(`, found end of input"),
@@ -340,7 +391,7 @@ mod tests {
                 "a = 'x' OR\n  b ==  2",
                 2,
                 6,
-                "expected a literal ('string', number, TRUE or FALSE) after `=`, found `=`",
+                "expected a literal ('string', number, TRUE or FALSE) or a $parameter after `=`, found `=`",
             ),
         ];
         for &(src, line, column, message) in cases {

@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use super::FilterError;
 use super::eval::Like;
 use super::lexer::{CmpOp, Span, clip};
+use super::params::{Params, bind_list, bind_scalar};
 use super::parser::{Expr, Ident, LitKind, Literal};
 use crate::schema::{FieldType, KEY_FIELD, ScalarType, Schema};
 
@@ -81,9 +82,9 @@ pub(super) struct Plan {
     pub fields: Vec<usize>,
 }
 
-/// Type-checks `expr` against `schema` and lowers it.
-pub(super) fn plan(expr: &Expr, schema: &Schema) -> Result<Plan, FilterError> {
-    let mut planner = Planner { schema, fields: Vec::new() };
+/// Binds the parameters of `expr`, type-checks it against `schema` and lowers it.
+pub(super) fn plan(expr: &Expr, schema: &Schema, params: &Params) -> Result<Plan, FilterError> {
+    let mut planner = Planner { schema, params, fields: Vec::new() };
     let root = planner.lower(expr, false)?;
     let mut fields = planner.fields;
     fields.sort_unstable();
@@ -93,6 +94,7 @@ pub(super) fn plan(expr: &Expr, schema: &Schema) -> Result<Plan, FilterError> {
 
 struct Planner<'a> {
     schema: &'a Schema,
+    params: &'a Params,
     fields: Vec<usize>,
 }
 
@@ -108,19 +110,27 @@ impl Planner<'_> {
             Expr::IsNull { field, negated } => Node::IsNull { col: self.resolve(field)?.0, negate: *negated != negate },
             Expr::Cmp { field, op, op_span, value } => {
                 let (col, ty) = self.resolve(field)?;
-                leaf(col, compare(field, ty, *op, *op_span, value)?)
+                let value = bind_scalar(value, self.params)?;
+                leaf(col, compare(field, ty, *op, *op_span, &value)?)
             }
             Expr::In { field, negated, list } => {
                 let (col, ty) = self.resolve(field)?;
-                leaf(col, (in_list(field, ty, list)?, *negated))
+                let list = bind_list(list, self.params)?;
+                leaf(col, (in_list(field, ty, &list)?, *negated))
             }
-            Expr::Like { field, negated, keyword, pattern, pattern_span } => {
+            Expr::Like { field, negated, keyword, pattern } => {
                 let (col, ty) = self.resolve(field)?;
                 if ty != ScalarType::String {
                     let msg = format!("LIKE applies to string fields only; field `{}` is {}", field.name, ty.name());
                     return Err(keyword.error(msg));
                 }
-                let like = Like::compile(pattern).map_err(|msg| pattern_span.error(msg))?;
+                let pattern = bind_scalar(pattern, self.params)?;
+                let LitKind::Str(text) = &pattern.kind else {
+                    let (shown, kind) = shown(&pattern);
+                    let msg = format!("LIKE takes a string pattern, but {shown} is {kind}");
+                    return Err(pattern.span.error(msg));
+                };
+                let like = Like::compile(text).map_err(|msg| pattern.span.error(msg))?;
                 leaf(col, (Test::Str(StrTest::Like(like)), *negated))
             }
         })
@@ -239,6 +249,10 @@ fn compare(
 }
 
 fn in_list(field: &Ident, ty: ScalarType, list: &[Literal]) -> Result<Test, FilterError> {
+    // An empty list parameter: IN () holds for no value.
+    if list.is_empty() {
+        return Ok(Test::Const(false));
+    }
     Ok(match ty {
         ScalarType::String => {
             let set = list.iter().map(|l| Ok(string_lit(field, l)?.as_bytes().into())).collect::<Result<_, _>>()?;
@@ -273,23 +287,29 @@ fn in_list(field: &Ident, ty: ScalarType, list: &[Literal]) -> Result<Test, Filt
     })
 }
 
-fn type_error(field: &Ident, ty: ScalarType, lit: &Literal) -> FilterError {
-    let (shown, kind) = match &lit.kind {
+/// How a message names a literal and its type: `` `'x'` `` and "a string"; a bound
+/// parameter by its name, with its value: `` `$cat` `` and "a string ('fruit')".
+fn shown(lit: &Literal) -> (String, String) {
+    let (text, kind) = match &lit.kind {
         LitKind::Str(s) => (format!("'{}'", s.replace('\'', "''")), "a string"),
         LitKind::Num(n) => (n.clone(), "a number"),
         LitKind::Bool(b) => ((if *b { "TRUE" } else { "FALSE" }).to_string(), "a bool"),
+        LitKind::Param(name) => (format!("${name}"), "a parameter"),
     };
+    match &lit.from {
+        Some((label, value)) => (label.clone(), format!("{kind} ({})", clip(value))),
+        None => (format!("`{}`", clip(&text)), kind.to_string()),
+    }
+}
+
+fn type_error(field: &Ident, ty: ScalarType, lit: &Literal) -> FilterError {
+    let (shown, kind) = shown(lit);
     let expected = match ty {
         ScalarType::String => "a 'quoted' string",
         ScalarType::Bool => "TRUE or FALSE",
         _ => "a number",
     };
-    lit.span.error(format!(
-        "field `{}` is {} but `{}` is {kind}; expected {expected}",
-        field.name,
-        ty.name(),
-        clip(&shown)
-    ))
+    lit.span.error(format!("field `{}` is {} but {shown} is {kind}; expected {expected}", field.name, ty.name()))
 }
 
 fn string_lit<'a>(field: &Ident, lit: &'a Literal) -> Result<&'a str, FilterError> {
@@ -457,6 +477,55 @@ mod tests {
         for (src, (line, column, len, message)) in cases {
             assert_eq!(err(src), (*line, *column, *len, message.to_string()), "{src:?}");
         }
+    }
+
+    #[test]
+    fn parameters_bind_typed_values() {
+        use super::super::{FilterErrorKind, Param};
+        let p = Params::new()
+            .set("s", "x' OR n = 1 OR lemma = 'y")
+            .set("n", 2)
+            .set("half", 2.5)
+            .set("b", true)
+            .set("l", vec![Param::from(1), Param::from("a")])
+            .set("nested", vec![Param::List(vec![])]);
+        let compile = |src: &str| Filter::compile_with(src, &schema(), &p);
+        // A string parameter is one literal: the quotes inside it change nothing.
+        let f = compile("lemma = $s").unwrap();
+        let Node::Leaf { test: Test::Str(StrTest::Cmp { value, .. }), .. } = &f.plan.root else { panic!() };
+        assert_eq!(&**value, b"x' OR n = 1 OR lemma = 'y");
+        let f = compile("n >= $half").unwrap();
+        let Node::Leaf { test, .. } = &f.plan.root else { panic!() };
+        assert_eq!(format!("{test:?}"), format!("{:?}", Test::Int(IntTest::Range { lo: 3, hi: i32::MAX.into() })));
+        assert!(compile("flag = $b AND n IN ($n, 3) AND lemma LIKE $s").is_ok());
+        let err = |src: &str| {
+            let e = compile(src).unwrap_err();
+            (e.column, e.len, e.message)
+        };
+        let cases: &[(&str, (u32, u32, &str))] = &[
+            (
+                "n = $s",
+                (5, 2, "field `n` is int32 but `$s` is a string ('x'' OR n = 1 OR lemma = ''y'); expected a number"),
+            ),
+            ("lemma = $n", (9, 2, "field `lemma` is string but `$n` is a number (2); expected a 'quoted' string")),
+            ("flag = $n", (8, 2, "field `flag` is bool but `$n` is a number (2); expected TRUE or FALSE")),
+            ("n IN $l", (6, 2, "field `n` is int32 but element 2 of `$l` is a string ('a'); expected a number")),
+            ("n = $l", (5, 2, "parameter `$l` is a list; a list goes after IN, e.g. `field IN $l`")),
+            ("n IN $nested", (6, 7, "element 1 of `$nested` is a list; IN takes a flat list")),
+            ("lemma LIKE $n", (12, 2, "LIKE takes a string pattern, but `$n` is a number (2)")),
+            ("n = 1 OR\n lemma = $missing", (10, 8, "parameter `$missing` is not bound")),
+        ];
+        for &(src, (column, len, message)) in cases {
+            assert_eq!(err(src), (column, len, message.to_string()), "{src}");
+        }
+        let e = compile("lemma = $missing").unwrap_err();
+        assert_eq!(e.kind, FilterErrorKind::UnboundParam("missing".into()));
+        assert_eq!(e.caret("lemma = $missing"), "lemma = $missing\n        ^^^^^^^^");
+        assert_eq!(
+            Filter::compile("lemma = $s", &schema()).unwrap_err().kind,
+            FilterErrorKind::UnboundParam("s".into())
+        );
+        assert!(compile("lemma = '$missing'").is_ok(), "a quoted $name is text, not a parameter");
     }
 
     #[test]

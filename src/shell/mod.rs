@@ -18,6 +18,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use crate::cli::error::Status;
+use crate::cli::params::Binding;
 use crate::cli::{LockArgs, OutputArgs, ShellArgs, interrupt};
 use script::{Halt, Runner};
 use session::{Session, Target};
@@ -52,8 +53,15 @@ pub fn startup_file() -> Option<PathBuf> {
     Some(config.join("xvec/xvecrc"))
 }
 
-/// Runs the shell; returns the exit status.
-pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs, mmap: bool, lock: &LockArgs) -> u8 {
+/// Runs the shell with `params` bound; returns the exit status.
+pub fn run(
+    args: &ShellArgs,
+    inputs: Vec<Input>,
+    output: &OutputArgs,
+    mmap: bool,
+    lock: &LockArgs,
+    params: &[Binding],
+) -> u8 {
     let stderr = &mut std::io::stderr();
     if let Err(e) = interrupt::install() {
         e.report("", stderr);
@@ -71,6 +79,7 @@ pub fn run(args: &ShellArgs, inputs: Vec<Input>, output: &OutputArgs, mmap: bool
         }
     };
     let mut session = Session::new(target, !args.keep_going);
+    session.bind(params);
     if let Some(mode) = output.mode {
         session.printer.mode = mode;
         session.mode_set = true;

@@ -15,6 +15,7 @@ pub use super::target::Target;
 use crate::cli::commands::{self, Io};
 use crate::cli::meta::{AutoSwitch, Meta, MetaLine, ParamAction, Switch};
 use crate::cli::output::{NullText, OutputMode, Printer, Table};
+use crate::cli::params::{Binding, params_of};
 use crate::cli::{COLLECTION_ARG, Cli, CliError, Command, MAX_WAIT};
 
 /// What the shell does after a statement.
@@ -111,7 +112,8 @@ pub struct Session {
     echo: bool,
     /// Scripts stop at the first failing statement.
     pub bail: bool,
-    params: BTreeMap<String, String>,
+    /// `.param set` bindings by name: typed for filters, text for `$NAME` words.
+    params: BTreeMap<String, Binding>,
     /// `.output FILE`: the file results go to, for `.show`.
     output: Option<PathBuf>,
     /// `.pager`: results longer than the screen go through a pager (terminal only).
@@ -148,6 +150,11 @@ impl Session {
         }
     }
 
+    /// Binds parameters given on the command line (`xvec shell --param NAME=VALUE`).
+    pub fn bind(&mut self, bindings: &[Binding]) {
+        self.params.extend(bindings.iter().map(|b| (b.name.clone(), b.clone())));
+    }
+
     /// Runs one statement (already complete, comments removed).
     pub fn execute(&mut self, text: &str) -> Result<Flow, CliError> {
         if self.echo {
@@ -170,14 +177,20 @@ impl Session {
         Ok(flow)
     }
 
-    /// Replaces unquoted `$NAME` words by their bound values.
+    /// Replaces unquoted `$NAME` words by their bound values, but the NAME of `.param set`
+    /// and `.param unset`, which may be written `$NAME` as in sqlite3.
     fn substitute(&self, words: Vec<lexer::Word>) -> Result<Vec<String>, CliError> {
+        let head: Vec<&str> = words.iter().take(2).map(|w| w.text.trim_start_matches('.')).collect();
+        let name_at = if matches!(head[..], ["param", "set" | "unset"]) { Some(2) } else { None };
         words
             .into_iter()
-            .map(|w| match w.text.strip_prefix('$') {
-                Some(name) if !w.quoted && !name.is_empty() => self.params.get(name).cloned().ok_or_else(|| {
-                    CliError::usage(format!("unknown parameter ${name}")).hint(format!(".param set {name} VALUE"))
-                }),
+            .enumerate()
+            .map(|(i, w)| match w.text.strip_prefix('$') {
+                Some(name) if !w.quoted && !name.is_empty() && name_at != Some(i) => {
+                    self.params.get(name).map(|b| b.text.clone()).ok_or_else(|| {
+                        CliError::usage(format!("unknown parameter ${name}")).hint(format!(".param set {name} VALUE"))
+                    })
+                }
                 _ => Ok(w.text),
             })
             .collect()
@@ -234,16 +247,17 @@ impl Session {
             AutoSwitch::Off => None,
             AutoSwitch::Auto => screen.map(|(cols, _)| cols),
         };
+        let params = params_of(self.params.values().chain(cli.command.bindings()));
         let command = cli.into_command();
         let ran = match once {
             Some(mut w) => {
-                let io = &mut Io { out: &mut w, err: &mut std::io::stderr(), printer };
+                let io = &mut Io { out: &mut w, err: &mut std::io::stderr(), printer, params };
                 commands::run(command, &mut self.target, io).and_then(|()| Ok(w.flush()?))
             }
             None => {
                 let pager = self.pager;
                 self.paged(screen, pager, |out, target| {
-                    commands::run(command, target, &mut Io { out, err: &mut std::io::stderr(), printer })
+                    commands::run(command, target, &mut Io { out, err: &mut std::io::stderr(), printer, params })
                 })
             }
         };
@@ -368,17 +382,19 @@ impl Session {
     fn param(&mut self, action: ParamAction) -> Result<(), CliError> {
         match action {
             ParamAction::Set { name, value } => {
-                self.params.insert(name, value);
+                let b = Binding::new(&name, &value).map_err(|e| CliError::usage(e).hint(".help param"))?;
+                self.params.insert(b.name.clone(), b);
             }
             ParamAction::Unset { name } => {
-                if self.params.remove(&name).is_none() {
+                let name = name.strip_prefix('$').unwrap_or(&name);
+                if self.params.remove(name).is_none() {
                     return Err(CliError::failed(format!("no parameter ${name}")));
                 }
             }
             ParamAction::List => {
-                let mut t = Table::new(["name", "value"]);
-                for (k, v) in &self.params {
-                    t.push(vec![format!("${k}").into(), v.clone().into()]);
+                let mut t = Table::new(["name", "type", "value"]);
+                for (k, b) in &self.params {
+                    t.push(vec![format!("${k}").into(), b.type_label().into(), b.text.clone().into()]);
                 }
                 self.printer.print(&t, &mut self.out)?;
             }
@@ -403,7 +419,7 @@ impl Session {
             Some((at_open, now)) => format!("{at_open} at open, {now} now"),
             None => "-".into(),
         };
-        let params = self.params.iter().map(|(k, v)| format!("${k}={v}")).collect::<Vec<_>>().join(" ");
+        let params = self.params.iter().map(|(k, v)| format!("${k}={}", v.text)).collect::<Vec<_>>().join(" ");
         let output = self.output.as_ref().map_or("stdout".into(), |f| f.display().to_string());
         let rows: [(&str, String); 13] = [
             ("mode", format!("{}{}", mode_name(self.printer.mode), if self.mode_set { "" } else { " (default)" })),

@@ -484,7 +484,10 @@ pub(crate) fn examine(
                 Severity::Info,
                 LOST_FOUND,
                 "",
-                format!("{files} file(s), {bytes} bytes kept by recovery and repair; `xvec repair --purge-lost-found` empties it"),
+                format!(
+                    "{files} file{}, {bytes} bytes kept by recovery and repair; `xvec repair --purge-lost-found` empties it",
+                    if files == 1 { "" } else { "s" }
+                ),
             )
             .expected("", format!("{bytes} bytes")),
         );
@@ -831,7 +834,7 @@ impl Checker<'_> {
                 .filter(|l| l.defects() > 0)
                 .map(|l| {
                     format!(
-                        "level {}: {} self loops, {} duplicate links, {} out of range, {} over the degree bound, {} to nodes outside the level",
+                        "level {}: {} self loops, {} duplicate edges, {} out of range, {} over the degree bound, {} to nodes outside the level",
                         l.level, l.self_loops, l.duplicates, l.out_of_range, l.over_degree, l.foreign
                     )
                 })

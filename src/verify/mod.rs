@@ -170,7 +170,7 @@ pub struct GraphReport {
     /// `hnsw` or `vamana`.
     pub kind: String,
     pub nodes: u64,
-    /// Links over all layers.
+    /// Edges (neighbour-list entries) over all layers.
     pub edges: u64,
     /// HNSW entry point or Vamana medoid.
     pub entry: u32,

@@ -1,7 +1,7 @@
 //! Graph topology checks, the same for every index that stores fixed-stride adjacency
 //! with an entry point: HNSW (one [`Layer`] per level) and Vamana (one layer, the medoid
-//! as entry). Counts the degree histogram, self loops, duplicate links, out-of-range ids,
-//! lists over the degree bound, links to nodes outside the layer (HNSW layer membership)
+//! as entry). Counts the degree histogram, self loops, duplicate edges, out-of-range ids,
+//! lists over the degree bound, edges to nodes outside the layer (HNSW layer membership)
 //! and the nodes a BFS from the entry point does not reach.
 //!
 //! Nothing here trusts the arrays: every access is bounds-checked, so a hostile graph
@@ -39,7 +39,7 @@ pub struct LayerStats {
     pub out_of_range: u64,
     /// Lists whose stored count exceeds the bound.
     pub over_degree: u64,
-    /// Links to nodes that are not members of this layer.
+    /// Edges to nodes that are not members of this layer.
     pub foreign: u64,
     /// Members a BFS from the entry point does not reach.
     pub unreachable: u64,
@@ -209,7 +209,7 @@ pub fn check_vamana(g: &vamana::GraphView, deleted: &RoaringBitmap) -> LayerStat
 mod tests {
     use super::*;
 
-    /// A 4-node ring plus an island with a self loop and a duplicate link.
+    /// A 4-node ring plus an island with a self loop and a duplicate edge.
     #[test]
     fn counts_defects_and_unreachable_nodes() {
         let degree = 3;

@@ -27,7 +27,7 @@ fn query_count_fetch_describe_stats_on_the_sample() {
     assert!(lines.next().unwrap().starts_with("n.07580359,1,casserole"), "{run}");
     assert_eq!(lines.count(), 2);
 
-    let run = xvec(&["query", c, "--vector-file", &data("queries.fvecs"), "--row", "0", "-k", "1", "--ef", "20"]).run();
+    let run = xvec(&["query", c, "--vector-file", &data("queries.fvecs"), "--row", "0", "-k", "1"]).run();
     assert_eq!(run.ok().stdout.lines().count(), 2, "{run}");
 
     let run = xvec(&["fetch", c, "n.07580359", "nope", "--fields", "lemma"]).run();
@@ -36,7 +36,7 @@ fn query_count_fetch_describe_stats_on_the_sample() {
     assert_eq!(run.stderr, "error: key not found: nope\n");
 
     let run = xvec(&["describe", c, "--mode", "line"]).run();
-    assert!(run.ok().stdout.contains("(collection wordnet: 2500 documents (0 deleted), 1 segments"), "{run}");
+    assert!(run.ok().stdout.contains("(collection wordnet: 2500 documents (0 deleted), 1 segment"), "{run}");
     let run = xvec(&["stats", c]).run();
     assert!(run.ok().stdout.contains("documents\t2500\n"), "{run}");
 }
@@ -54,17 +54,14 @@ fn create_from_flags_then_insert_upsert_update_delete() {
     assert_eq!(run.ok().stderr, "inserted 2 documents\n");
     let run = xvec(&["insert", c, &doc("a", 1.0), &doc("c", 3.0)]).run();
     run.code(1);
-    assert_eq!(
-        run.stderr,
-        "inserted 1 documents\nerror: 1 of 2 documents were not inserted: key \"a\" already exists\n"
-    );
+    assert_eq!(run.stderr, "inserted 1 document\nerror: 1 of 2 documents was not inserted: key \"a\" already exists\n");
     xvec(&["upsert", c, r#"{"id": "a", "n": 7}"#]).run().ok();
     xvec(&["update", c, r#"{"id": "b", "title": "bee"}"#]).run().ok();
     xvec(&["update", c, r#"{"id": "zz", "title": "x"}"#]).run().code(1);
     let run = xvec(&["fetch", c, "a", "b", "--fields", "title,n"]).run();
     assert_eq!(run.ok().stdout, "_key\ttitle\tn\na\tta\t7\nb\tbee\t\n");
     let run = xvec(&["delete", c, "--where", "title = 'bee'"]).run();
-    assert_eq!(run.ok().stderr, "deleted 1 documents\n");
+    assert_eq!(run.ok().stderr, "deleted 1 document\n");
     xvec(&["delete", c, "c"]).run().ok();
     assert_eq!(xvec(&["count", c]).run().ok().stdout, "count\n1\n");
     let run = xvec(&["query", c, "[0.9, 0, 0]", "--mode", "jsonl"]).run();
@@ -110,7 +107,7 @@ fn import_csv_raw_vectors_and_export_round_trip() {
         run.stderr,
         format!(
             "{name}:4: error: key \"q2\": field `n` expects an integer, found a string\n\
-             imported 2 of 3 documents from {name} (1 failed)\nerror: 1 documents were not imported\n"
+             imported 2 of 3 documents from {name} (1 failed)\nerror: 1 document was not imported\n"
         )
     );
     let run = xvec(&["fetch", c, "q1", "--fields", "lemma", "--mode", "csv"]).run();
@@ -172,7 +169,7 @@ fn exit_codes_of_argv_commands() {
     xvec(&["count", c, "--filter", "nosuchfield = 3"]).run().code(2);
     assert_eq!(
         run.stderr,
-        "error: filter: line 1, column 7: expected a literal ('string', number, TRUE or FALSE) after `=`, found end of input\npos = \n      ^\n"
+        "error: filter: line 1, column 7: expected a literal ('string', number, TRUE or FALSE) or a $parameter after `=`, found end of input\npos = \n      ^\n"
     );
 }
 

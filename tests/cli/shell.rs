@@ -128,7 +128,7 @@ fn meta_commands() {
     assert_eq!(
         run.stdout,
         "2500\n.mode line\n.headers on\n.param set k n.07580359\nfetch $k --fields lemma\n \
-         _key = n.07580359\nlemma = casserole\n.param list\n name = $k\nvalue = n.07580359\n\
+         _key = n.07580359\nlemma = casserole\n.param list\n name = $k\n type = string\nvalue = n.07580359\n\
          .param unset k\n.close\ncount\n"
     );
     assert_eq!(
@@ -191,7 +191,7 @@ fn writes_need_a_writable_shell_and_create_makes_the_collection() {
         .stdin("create --field t:string --vector v:2:ip\ninsert {\"id\": \"a\", \"t\": \"x\", \"v\": [1, 0]}\nquery [1, 1] --fields t\n")
         .run();
     assert_eq!(run.ok().stdout, "_key\tscore\tt\na\t1\tx\n");
-    assert_eq!(run.stderr, format!("created {c}\ninserted 1 documents\n"));
+    assert_eq!(run.stderr, format!("created {c}\ninserted 1 document\n"));
     let run = xvec(&["shell", c, "-c", "describe --help"]).run();
     assert!(run.ok().stdout.contains("\nUsage: describe [OPTIONS]\n"), "{run}");
     let run = xvec(&["shell", "-c", "count --help"]).run();

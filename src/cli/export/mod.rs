@@ -50,7 +50,9 @@ pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliErro
     let snapshot = coll.snapshot();
     // The projection is checked before anything is written (an unknown name is an error).
     snapshot.fetch(&[], a.fields.as_deref())?;
-    let keys = snapshot.keys_where(a.filter.as_deref()).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
+    let keys = snapshot
+        .keys_where_with(a.filter.as_deref(), &io.params)
+        .map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
     let fields: Vec<Field> = schema
         .fields()
         .iter()
@@ -73,7 +75,7 @@ pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliErro
     }
     writer.finish()?;
     if let Some(path) = &a.output {
-        writeln!(io.err, "exported {} documents to {}", keys.len(), path.display())?;
+        writeln!(io.err, "exported {} to {}", super::plural::count(keys.len() as u64, "document"), path.display())?;
     }
     Ok(())
 }

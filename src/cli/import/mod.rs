@@ -13,6 +13,7 @@ use xvec::bench::dataset::VectorFile;
 use xvec::{Collection, Doc, Value, VectorType};
 
 use super::commands::{Collections, Io, open_vector_file};
+use super::plural::count;
 use super::{CliError, ImportArgs, ImportFormat, interrupt};
 
 /// Row errors printed before the rest are only counted.
@@ -34,9 +35,11 @@ pub fn run(a: &ImportArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(
         coll.flush()?;
     }
     let failed = if report.failed > 0 { format!(" ({} failed)", report.failed) } else { String::new() };
-    writeln!(io.err, "imported {} of {} documents from {}{failed}", report.written, report.rows, a.file.display())?;
+    let of = count(report.rows, "document");
+    writeln!(io.err, "imported {} of {of} from {}{failed}", report.written, a.file.display())?;
     if report.failed > 0 {
-        return Err(CliError::failed(format!("{} documents were not imported", report.failed)));
+        let what = if report.failed == 1 { "was" } else { "were" };
+        return Err(CliError::failed(format!("{} {what} not imported", count(report.failed, "document"))));
     }
     Ok(())
 }
@@ -59,14 +62,20 @@ pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Resu
             .hint("pass --format jsonl|csv|fvecs|npy|parquet")
     })?;
     let mut sink = Sink::new(coll, a, errors)?;
-    match format {
-        ImportFormat::Jsonl => jsonl(&mut sink, &a.file)?,
-        ImportFormat::Csv => csv_rows(&mut sink, &a.file)?,
-        ImportFormat::Fvecs | ImportFormat::Npy => raw_vectors(&mut sink, a)?,
+    let read = match format {
+        ImportFormat::Jsonl => jsonl(&mut sink, &a.file),
+        ImportFormat::Csv => csv_rows(&mut sink, &a.file),
+        ImportFormat::Fvecs | ImportFormat::Npy => raw_vectors(&mut sink, a),
         #[cfg(feature = "parquet")]
-        ImportFormat::Parquet => parquet::rows(&mut sink, &a.file)?,
+        ImportFormat::Parquet => parquet::rows(&mut sink, &a.file),
         #[cfg(not(feature = "parquet"))]
         ImportFormat::Parquet => return Err(CliError::usage("this xvec was built without the `parquet` feature")),
+    };
+    // An error that stops the import comes after the rows before it: those are written
+    // and their errors reported first, as earlier batches were.
+    if let Err(e) = read {
+        sink.finish()?;
+        return Err(e);
     }
     sink.finish()
 }
@@ -84,7 +93,10 @@ struct Sink<'a> {
     name: String,
     key_field: &'a str,
     sources: Vec<VectorSource>,
-    batch: Vec<(String, Doc)>,
+    /// Rows in input order with where they came from: a document to write, or why the row
+    /// could not be read (reported in its place once the batch is written, so every error
+    /// comes out in line order).
+    batch: Vec<(String, Result<Doc, String>)>,
     batch_size: usize,
     upsert: bool,
     report: ImportReport,
@@ -131,29 +143,11 @@ impl<'a> Sink<'a> {
 
     /// Takes the document of the next row (or why it could not be read), `place` naming
     /// it in errors; `bytes` is how far into the input file it ends.
-    fn push(&mut self, place: String, doc: Result<Doc, String>, bytes: u64) -> Result<(), CliError> {
+    fn push(&mut self, place: String, mut doc: Result<Doc, String>, bytes: u64) -> Result<(), CliError> {
         let row = self.report.rows as usize;
         self.report.rows += 1;
-        let mut doc = match doc {
-            Ok(d) => d,
-            Err(e) => {
-                self.row_error(&place, e);
-                return Ok(());
-            }
-        };
-        for s in &self.sources {
-            if row >= s.file.len() {
-                return Err(CliError::failed(format!(
-                    "{place}: the vector file for `{}` has only {} rows",
-                    s.field,
-                    s.file.len()
-                )));
-            }
-            s.file.read_row(row, &mut self.row_buf);
-            let v = vector_value(s.elem, &self.row_buf).map_err(|why| {
-                CliError::failed(format!("{place}: row {row} of the vector file for `{}` {why}", s.field))
-            })?;
-            doc.fields.insert(s.field.clone(), v);
+        if let Ok(doc) = &mut doc {
+            self.attach_vectors(&place, row, doc)?;
         }
         self.batch.push((place, doc));
         if self.batch.len() >= self.batch_size {
@@ -164,16 +158,47 @@ impl<'a> Sink<'a> {
         Ok(())
     }
 
+    /// Adds row `row` of each `--vectors` file to `doc`.
+    fn attach_vectors(&mut self, place: &str, row: usize, doc: &mut Doc) -> Result<(), CliError> {
+        for s in &self.sources {
+            if row >= s.file.len() {
+                return Err(CliError::failed(format!(
+                    "{place}: the vector file for `{}` has only {}",
+                    s.field,
+                    count(s.file.len() as u64, "row")
+                )));
+            }
+            s.file.read_row(row, &mut self.row_buf);
+            let v = vector_value(s.elem, &self.row_buf).map_err(|why| {
+                CliError::failed(format!("{place}: row {row} of the vector file for `{}` {why}", s.field))
+            })?;
+            doc.fields.insert(s.field.clone(), v);
+        }
+        Ok(())
+    }
+
     fn write_batch(&mut self) -> Result<(), CliError> {
         if self.batch.is_empty() {
             return Ok(());
         }
-        let (places, docs): (Vec<String>, Vec<Doc>) = self.batch.drain(..).unzip();
+        let mut rows = Vec::with_capacity(self.batch.len());
+        let mut docs = Vec::with_capacity(self.batch.len());
+        for (place, doc) in self.batch.drain(..) {
+            match doc {
+                Ok(d) => {
+                    docs.push(d);
+                    rows.push((place, None));
+                }
+                Err(e) => rows.push((place, Some(e))),
+            }
+        }
         let results = if self.upsert { self.coll.upsert(docs)? } else { self.coll.insert(docs)? };
-        for (place, r) in places.into_iter().zip(results) {
-            match r {
-                Ok(()) => self.report.written += 1,
-                Err(e) => self.row_error(&place, e),
+        let mut results = results.into_iter();
+        for (place, unread) in rows {
+            match unread.map_or_else(|| results.next().map(|r| r.map_err(|e| e.to_string())), |e| Some(Err(e))) {
+                Some(Ok(())) => self.report.written += 1,
+                Some(Err(e)) => self.row_error(&place, e),
+                None => unreachable!("the engine answers every document"),
             }
         }
         Ok(())
@@ -184,7 +209,7 @@ impl<'a> Sink<'a> {
         self.progress.finish_and_clear();
         if self.report.failed > MAX_REPORTED_ERRORS {
             let more = self.report.failed - MAX_REPORTED_ERRORS;
-            writeln!(self.errors, "{}: ... and {more} more row errors not shown", self.name)?;
+            writeln!(self.errors, "{}: ... and {} more not shown", self.name, count(more, "row error"))?;
         }
         Ok(self.report)
     }
@@ -224,26 +249,61 @@ fn open(path: &Path) -> Result<std::fs::File, CliError> {
 
 fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
     let mut reader = std::io::BufReader::with_capacity(1 << 20, open(path)?);
-    let mut line = String::new();
+    let mut raw = Vec::new();
     let mut bytes = 0u64;
     for lineno in 1.. {
-        line.clear();
-        let n = reader.read_line(&mut line).map_err(|e| CliError::failed(format!("{}:{lineno}: {e}", sink.name)))?;
+        raw.clear();
+        let n =
+            reader.read_until(b'\n', &mut raw).map_err(|e| CliError::failed(format!("{}:{lineno}: {e}", sink.name)))?;
         if n == 0 {
             break;
         }
         bytes += n as u64;
-        if line.trim().is_empty() {
-            continue;
-        }
         let place = format!("{}:{lineno}", sink.name);
-        let doc = match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&line) {
-            Ok(obj) => xvec::value::doc_from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string()),
-            Err(e) => Err(format!("column {}: expected one JSON object per line: {e}", e.column())),
+        let line = match std::str::from_utf8(&raw) {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => line,
+            Err(e) => {
+                let why = format!("not valid UTF-8 at byte {} of the line", e.valid_up_to() + 1);
+                sink.push(place, Err(why), bytes)?;
+                continue;
+            }
         };
+        let doc = json_object(line.trim_end_matches(['\n', '\r'])).and_then(|obj| {
+            xvec::value::doc_from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string())
+        });
         sink.push(place, doc, bytes)?;
     }
     Ok(())
+}
+
+/// One JSON Lines row as an object. A syntax error names its column in the line; a line
+/// that ends early or holds another kind of value has no meaningful column.
+fn json_object(line: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    use serde_json::Value as J;
+    match serde_json::from_str::<J>(line) {
+        Ok(J::Object(obj)) => Ok(obj),
+        Ok(other) => {
+            let kind = match other {
+                J::Array(_) => "an array",
+                J::String(_) => "a string",
+                J::Number(_) => "a number",
+                J::Bool(_) => "a bool",
+                _ => "null",
+            };
+            Err(format!("expected one JSON object per line, found {kind}"))
+        }
+        Err(e) => {
+            // serde_json appends " at line L column C"; the line here is always 1.
+            let text = e.to_string();
+            let what = text.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&text);
+            if e.is_eof() {
+                Err(format!("the line ends inside a JSON value: {what}"))
+            } else {
+                Err(format!("column {}: invalid JSON: {what}", e.column()))
+            }
+        }
+    }
 }
 
 fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
@@ -251,7 +311,7 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
     let headers = reader.headers().map_err(|e| CliError::failed(format!("{}:1: {e}", sink.name)))?.clone();
     let mut record = csv::StringRecord::new();
     loop {
-        let line = reader.position().line() + 1;
+        let line = reader.position().line();
         match reader.read_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {
@@ -262,10 +322,27 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
                 let bytes = reader.position().byte();
                 sink.push(format!("{}:{line}", sink.name), doc, bytes)?;
             }
-            Err(e) => return Err(CliError::failed(format!("{}:{line}: {e}", sink.name))),
+            Err(e) => {
+                let line = e.position().map_or(line, |p| p.line());
+                return Err(CliError::failed(format!("{}:{line}: {}", sink.name, csv_error(&e))));
+            }
         }
     }
     Ok(())
+}
+
+/// A CSV error without the position the caller puts in front.
+fn csv_error(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            format!(
+                "the row has {}, the header {expected_len}; every row needs one cell per column",
+                count(*len, "field")
+            )
+        }
+        csv::ErrorKind::Utf8 { err, .. } => format!("not valid UTF-8 in field {}", err.field() + 1),
+        _ => e.to_string(),
+    }
 }
 
 /// One CSV record as the JSON object a JSON Lines row would be: numbers, booleans and
