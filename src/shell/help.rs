@@ -31,7 +31,8 @@ pub fn overview(tree: &clap::Command, metas: &clap::Command) -> String {
     }
     s.push_str(
         "\nStatements end at `;` or at the end of a line whose quotes and brackets are closed.\n\
-         `$NAME` is replaced by a value bound with .param set. Type .help COMMAND for its options.\n",
+         `$NAME` is a value bound with .param set: typed inside a filter, its text elsewhere.\n\
+         Type .help COMMAND for its options.\n",
     );
     s
 }

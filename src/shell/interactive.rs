@@ -140,7 +140,7 @@ pub fn run(session: &mut Session) -> u8 {
 /// there (the statement does not run).
 fn end_of_input(pending: &str) -> u8 {
     let Some(open) = lexer::scan(pending.trim_end_matches('\n')).open else { return 0 };
-    let e = CliError::usage(format!("the input ends inside a statement: {}", open.describe()))
+    let e = super::script::unfinished(open)
         .hint("the statement was not run; Ctrl-C drops an unfinished statement and keeps the shell");
     e.report("", &mut std::io::stderr());
     e.status.code()

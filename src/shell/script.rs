@@ -68,12 +68,8 @@ impl<'s> Runner<'s> {
             }
         }
         if !buf.trim().is_empty() {
-            let what = match lexer::scan(&buf).open {
-                Some(lexer::Open::Quote(q, _)) => format!("unterminated {q}...{q} quote"),
-                Some(lexer::Open::Bracket(b, _)) => format!("unclosed `{b}`"),
-                _ => "a `\\` continues past the end of the input".to_string(),
-            };
-            let e = CliError::usage(format!("the input ends inside a statement: {what}"));
+            let open = lexer::scan(&buf).open.unwrap_or(lexer::Open::Continuation);
+            let e = unfinished(open);
             self.fail(&e, Some((name, first_line)))?;
         }
         Ok(())
@@ -145,4 +141,9 @@ impl<'s> Runner<'s> {
         let location = at.map_or(String::new(), |(name, line)| format!("{name}:{line}: "));
         e.report(&location, &mut std::io::stderr());
     }
+}
+
+/// The error for input that ends inside a statement, left open by `open`.
+pub fn unfinished(open: lexer::Open) -> CliError {
+    CliError::usage(format!("the input ends inside a statement: {}", open.describe()))
 }
