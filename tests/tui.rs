@@ -61,6 +61,22 @@ fn headless_with_a_query_file_a_filter_and_a_table() {
     assert!(run.stdout.contains(&format!("queries_source\tfrom {}", data("wordnet.fvecs"))), "{run}");
 }
 
+/// `--param` binds the filter's `$name` in the workload and in the exact reference alike.
+#[test]
+fn headless_filter_binds_parameters() {
+    let coll = wordnet().to_str().unwrap();
+    let args = ["tui", coll, "--headless", "--json", "--duration", "500ms", "--concurrency", "1"];
+    let run = xvec(&[&args[..], &["--filter", "lexname = $lex", "--param", "lex=noun.animal"]].concat()).run();
+    run.ok();
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
+    assert_eq!(v["errors"], 0, "{v}");
+    assert!(v["queries"].as_u64() > Some(0) && v["recall_queries"].as_u64() > Some(0), "{v}");
+    assert!(v["recall"].as_f64() > Some(0.99), "a flat index with the bound filter is exact: {v}");
+    let run = xvec(&[&args[..], &["--filter", "lexname = $lex"]].concat()).run();
+    run.code(2);
+    assert!(run.stderr.contains("parameter `$lex` is not bound"), "{run}");
+}
+
 #[test]
 fn errors_are_one_line_with_a_hint() {
     let coll = wordnet().to_str().unwrap();
@@ -71,7 +87,7 @@ fn errors_are_one_line_with_a_hint() {
         "{run}"
     );
     let run = xvec(&["tui", coll, "--headless", "--filter", "nope = 1"]).run();
-    run.code(1);
+    run.code(2);
     assert!(run.stderr.starts_with("error: ") && run.stderr.contains("nope"), "{run}");
     let run = xvec(&["tui", coll, "--headless", "--gt", "gt.ivecs"]).run();
     run.code(2);

@@ -188,6 +188,7 @@ impl Command {
             Command::Delete(a) => &a.bind.params,
             Command::Export(a) => &a.bind.params,
             Command::Shell(a) => &a.bind.params,
+            Command::Tui(a) => &a.bind.params,
             _ => &[],
         }
     }

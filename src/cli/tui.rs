@@ -9,7 +9,7 @@ use xvec::bench::config::parse_duration;
 
 use super::commands::{Collections, Io, color_allowed, print};
 use super::output::Table;
-use super::{CliError, CollectionArg};
+use super::{BindArgs, CliError, CollectionArg};
 use crate::tui;
 
 /// Live dashboard: run a search workload, watch QPS, latency, recall and memory.
@@ -50,6 +50,8 @@ pub struct TuiArgs {
     /// Filter the `f` key turns on and off (on at the start).
     #[arg(long, value_name = "EXPR")]
     pub filter: Option<String>,
+    #[command(flatten)]
+    pub bind: BindArgs,
     /// Neighbours per query.
     #[arg(short, long, value_name = "K", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub k: u32,
@@ -86,6 +88,7 @@ pub fn run(a: &TuiArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), 
     let options = tui::Options {
         field: a.field.clone(),
         filter: a.filter.clone(),
+        params: io.params.clone(),
         queries: a.queries.clone(),
         max_queries: a.max_queries as usize,
         gt: a.gt.clone(),
@@ -98,7 +101,7 @@ pub fn run(a: &TuiArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), 
         color: color_allowed(),
     };
     let failed = |e: tui::TuiError| {
-        let err = CliError::failed(e.message);
+        let err = if e.usage { CliError::usage(e.message) } else { CliError::failed(e.message) };
         match e.hint {
             Some(h) => err.hint(h),
             None => err,

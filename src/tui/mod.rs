@@ -45,6 +45,8 @@ const SAMPLED_QUERIES: usize = 1000;
 pub struct Options {
     pub field: Option<String>,
     pub filter: Option<String>,
+    /// Values of the filter's `$name` parameters.
+    pub params: xvec::Params,
     pub queries: Option<PathBuf>,
     pub max_queries: usize,
     pub gt: Option<PathBuf>,
@@ -64,11 +66,13 @@ pub struct Options {
 pub struct TuiError {
     pub message: String,
     pub hint: Option<String>,
+    /// The options themselves are wrong (a filter that does not compile): a usage error.
+    pub usage: bool,
 }
 
 impl TuiError {
     fn new(message: impl Into<String>) -> TuiError {
-        TuiError { message: message.into(), hint: None }
+        TuiError { message: message.into(), hint: None, usage: false }
     }
 
     fn hint(mut self, hint: impl Into<String>) -> TuiError {
@@ -125,8 +129,11 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
     let mut probe = Query::vector(queries.vectors[0].clone()).k(o.k).fields(Vec::<String>::new());
     probe.field = Some(field.clone());
     (probe.ef, probe.refine, probe.filter) = (o.ef, o.refine, o.filter.clone());
+    probe.params = o.params.clone();
     coll.query(&probe).map_err(|e| match (&e, &o.filter) {
-        (xvec::Error::Filter(fe), Some(text)) => TuiError::new(format!("{fe}\n{}", fe.caret(text))),
+        (xvec::Error::Filter(fe), Some(text)) => {
+            TuiError { usage: true, ..TuiError::new(format!("{fe}\n{}", fe.caret(text))) }
+        }
         _ => TuiError::new(e.to_string()),
     })?;
     let settings = Settings {
@@ -147,7 +154,7 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
         recall_source,
         reference_ready: false,
     };
-    let w = Workload::new(coll, Some(field), o.filter.clone(), queries, truth, settings);
+    let w = Workload::new(coll, Some(field), o.filter.clone(), o.params.clone(), queries, truth, settings);
     Ok((w, info))
 }
 

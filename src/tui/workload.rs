@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use xvec::bench::dataset::{GroundTruth, recall_at};
-use xvec::{Collection, Metric, Query, Snapshot, Target, Value};
+use xvec::{Collection, Metric, Params, Query, Snapshot, Target, Value};
 
 use super::metrics::{Tick, latency_histogram};
 
@@ -84,6 +84,8 @@ pub struct Workload<'c> {
     coll: &'c Collection,
     field: Option<String>,
     filter: Option<String>,
+    /// Values of the filter's `$name` parameters.
+    params: Params,
     queries: Queries,
     pub truth: Truth,
     settings: Mutex<Settings>,
@@ -101,6 +103,7 @@ impl<'c> Workload<'c> {
         coll: &'c Collection,
         field: Option<String>,
         filter: Option<String>,
+        params: Params,
         queries: Queries,
         truth: Truth,
         settings: Settings,
@@ -109,6 +112,7 @@ impl<'c> Workload<'c> {
             coll,
             field,
             filter,
+            params,
             queries,
             truth,
             settings: Mutex::new(settings),
@@ -163,6 +167,7 @@ impl<'c> Workload<'c> {
         q.ef = s.ef.map(|ef| ef.max(k));
         q.refine = s.refine;
         q.filter = if s.filter { self.filter.clone() } else { None };
+        q.params = self.params.clone();
         q
     }
 
@@ -271,6 +276,7 @@ impl<'c> Workload<'c> {
             if self.stop.load(Ordering::Acquire) {
                 return;
             }
+            let filter = filter.map(|f| (f, &self.params));
             let _ = slot.set(exact(&snap, self.field.as_deref(), queries, own, filter, MAX_K, &self.stop));
         }
     }
@@ -358,7 +364,7 @@ fn exact(
     field: Option<&str>,
     queries: &[Vec<f32>],
     own: Option<&[String]>,
-    filter: Option<&str>,
+    filter: Option<(&str, &Params)>,
     k: usize,
     stop: &AtomicBool,
 ) -> Result<Vec<Vec<String>>, String> {
@@ -366,7 +372,11 @@ fn exact(
     let kern = xvec::kernels::best();
     let norm = |v: &[f32]| (kern.dot_f32)(v, v).sqrt();
     let qnorms: Vec<f32> = queries.iter().map(|q| norm(q)).collect();
-    let keys = snap.keys_where(filter).map_err(|e| e.to_string())?;
+    let keys = match filter {
+        Some((f, params)) => snap.keys_where_with(Some(f), params),
+        None => snap.keys_where(None),
+    }
+    .map_err(|e| e.to_string())?;
     let mut tops: Vec<Vec<(f32, String)>> = vec![Vec::with_capacity(k + 1); queries.len()];
     let fields = [field.clone()];
     for chunk in keys.chunks(1024) {
