@@ -86,7 +86,7 @@ parquet\t'Apache Parquet: one column per field, vectors as lists of numbers'"
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l key-field -d 'Member or column that holds the primary key' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l vectors -d 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l field -d 'Vector field that raw vectors fill (default: the only one)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand import" -l ids -d 'Keys of raw vectors, one per line (default: row numbers from 0)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l ids -d 'Keys of raw vectors, one per line (default: FILE.ids if it exists, else row numbers from 0)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l batch-size -d 'Documents per write batch (one WAL sync each)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
@@ -399,6 +399,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand tui" -l queries -d 'Query vect
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l max-queries -d 'Most queries read from --queries' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l gt -d 'Ground truth of --queries, .ivecs or .npy (keys must be dataset ids)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l filter -d 'Filter the `f` key turns on and off (on at the start)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -s k -l k -d 'Neighbours per query' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (HNSW ef, Vamana query list; default: the index\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l refine -d 'Re-rank factor of quantized indexes, 0 to 1000 (0: codes only; default: the index\'s)' -r -f

@@ -75,7 +75,8 @@ pub enum ImportFormat {
 /// JSON Lines and CSV rows name their fields; the key comes from --key-field. Vector fields
 /// are JSON arrays (in CSV: a cell holding a JSON array) or come row by row from a vector
 /// file with --vectors FIELD=FILE. A raw vector file fills one vector field (--field) and
-/// takes its keys from --ids FILE (one key per line) or from the row numbers. A Parquet
+/// takes its keys from --ids FILE (one key per line), else from FILE.ids when there is one
+/// (what `export --format npy|fvecs` writes), else from the row numbers. A Parquet
 /// file has one column per field (the key in --key-field, int64 or string), vectors as
 /// list columns, nulls where a nullable field is unset: what `export --format parquet`,
 /// Milvus bulk_import and VectorDBBench files hold.
@@ -107,7 +108,8 @@ pub struct ImportArgs {
     /// Vector field that raw vectors fill (default: the only one).
     #[arg(long, value_name = "FIELD")]
     pub field: Option<String>,
-    /// Keys of raw vectors, one per line (default: row numbers from 0).
+    /// Keys of raw vectors, one per line (default: FILE.ids if it exists, else row numbers
+    /// from 0).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub ids: Option<PathBuf>,
     /// Documents per write batch (one WAL sync each).

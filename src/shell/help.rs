@@ -36,3 +36,46 @@ pub fn overview(tree: &clap::Command, metas: &clap::Command) -> String {
     );
     s
 }
+
+/// Long help as the shell shows it: example lines written for argv (`xvec query words -k 5`)
+/// lose `xvec` and, for a command on the collection, its DIR (`query -k 5`), so every
+/// example can be typed at the prompt as it stands.
+pub fn shell_examples(text: &str, tree: &clap::Command) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let indent = &line[..line.len() - line.trim_start().len()];
+        // Examples are indented; prose that starts with the word xvec is not an example.
+        let Some(rest) = line.trim_start().strip_prefix("xvec ").filter(|_| !indent.is_empty()) else {
+            out.push_str(line);
+            continue;
+        };
+        let mut words = rest.splitn(3, ' ');
+        let (name, dir, tail) = (words.next().unwrap_or_default(), words.next(), words.next());
+        out.push_str(indent);
+        match (tree.find_subcommand(name).filter(|c| super::session::takes_collection(c)), dir) {
+            (Some(_), Some(_)) => {
+                out.push_str(name);
+                if let Some(tail) = tail {
+                    out.push(' ');
+                    out.push_str(tail);
+                } else if line.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            _ => out.push_str(rest),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argv_examples_become_statements() {
+        let tree = crate::shell::session::command_tree();
+        let help = "Example:\n  xvec query words --pk n.1 -k 5\n  xvec count words\n  xvec bench --help\nxvec is\n";
+        assert_eq!(shell_examples(help, &tree), "Example:\n  query --pk n.1 -k 5\n  count\n  bench --help\nxvec is\n");
+    }
+}

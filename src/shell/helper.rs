@@ -152,10 +152,20 @@ impl ShellHelper {
                 pairs(start + offset, prefix, !list, &mut names.into_iter())
             }
             Slot::Keys => {
-                let keys = self.snapshot.as_ref().map(|s| s.keys_with_prefix(current, MAX_KEY_CANDIDATES));
-                let pairs =
-                    keys.unwrap_or_default().into_iter().map(|k| Pair { replacement: quote_word(&k), display: k });
-                (start, finish_unique(pairs.collect(), true))
+                let keys = self.snapshot.as_ref().map(|s| s.keys_with_prefix(current, MAX_KEY_CANDIDATES + 1));
+                let mut keys = keys.unwrap_or_default();
+                let more = keys.len() > MAX_KEY_CANDIDATES;
+                keys.truncate(MAX_KEY_CANDIDATES);
+                let mut pairs: Vec<Pair> =
+                    keys.into_iter().map(|k| Pair { replacement: quote_word(&k), display: k }).collect();
+                if more {
+                    // The line editor inserts the prefix common to every candidate: over the
+                    // first keys only it would be longer than what all keys share. This one
+                    // keeps the word as typed and says the list is cut.
+                    let display = format!("… (more than {MAX_KEY_CANDIDATES}: type more of the key)");
+                    pairs.push(Pair { display, replacement: current.to_string() });
+                }
+                (start, finish_unique(pairs, true))
             }
             Slot::FilterExpr => {
                 let ident = before.len() - before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_').len();
@@ -444,6 +454,30 @@ mod tests {
         assert_eq!(complete("delete od"), ["\"odd key\" "]);
         assert_eq!(complete("query --pk n.03"), ["n.03 "]);
         assert!(complete("query --filter x").is_empty(), "not where no key goes");
+    }
+
+    /// Past the cap, the candidates end in one that keeps the word as typed, so the prefix
+    /// the line editor inserts is one every key shares, not just the first ones listed.
+    #[test]
+    fn a_cut_key_list_inserts_nothing_beyond_the_typed_word() {
+        use xvec::schema::{Field, ScalarType};
+        let dir = tempfile::tempdir().unwrap();
+        let schema = xvec::Schema::builder("k").field(Field::scalar("n", ScalarType::Int64)).build().unwrap();
+        let coll = xvec::Collection::create(dir.path(), schema, Default::default()).unwrap();
+        let keys: Vec<String> =
+            (0..MAX_KEY_CANDIDATES + 5).map(|i| format!("a.{i:04}")).chain(["n.1".into()]).collect();
+        coll.insert(keys.iter().map(|k| xvec::Doc::new(k.as_str()).set("n", 1i64)).collect()).unwrap();
+        let mut h = helper();
+        h.snapshot = Some(coll.snapshot());
+        for typed in ["", "a", "a.0"] {
+            let line = format!("fetch {typed}");
+            let (_, pairs) = h.candidates(&line, line.len());
+            assert_eq!(pairs.len(), MAX_KEY_CANDIDATES + 1, "{typed:?}");
+            assert_eq!(pairs.last().unwrap().replacement, typed, "{typed:?}");
+            assert!(pairs.last().unwrap().display.contains("more than"), "{typed:?}");
+        }
+        let (_, pairs) = h.candidates("fetch a.01", 10);
+        assert_eq!(pairs.len(), 5, "a.0100..a.0104 fit: no marker");
     }
 
     #[test]

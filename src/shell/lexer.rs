@@ -58,13 +58,27 @@ fn closing(c: char) -> char {
 }
 
 /// Scans `input` for statement boundaries and unclosed quotes or brackets. A `#` where a
-/// statement would start comments out the rest of its line.
+/// statement would start comments out the rest of its line. A meta command (a statement
+/// that starts with `.`) ends at the end of a line inside a quote, as sqlite3's end at the
+/// end of theirs, so a stray quote in one cannot swallow the statements after it
+/// ([`unclosed`] finds it); brackets may span lines (`.param set v [0.1,` + `0.2]`).
 pub fn scan(input: &str) -> Scan {
+    scan_with(input, true)
+}
+
+/// What `stmt` leaves open, a meta command too.
+pub fn unclosed(stmt: &str) -> Option<Open> {
+    scan_with(stmt, false).open
+}
+
+fn scan_with(input: &str, meta_lines: bool) -> Scan {
     let mut s = Scan::default();
     let mut quote: Option<(char, usize)> = None;
     let mut brackets: Vec<(char, usize)> = Vec::new();
     let mut start = 0;
     let mut comment = false;
+    // Whether the statement so far is only whitespace, and whether it is a meta command.
+    let (mut at_start, mut meta) = (true, false);
     let mut chars = input.char_indices();
     while let Some((i, c)) = chars.next() {
         if comment {
@@ -72,6 +86,16 @@ pub fn scan(input: &str) -> Scan {
                 comment = false;
                 start = i + 1;
             }
+            continue;
+        }
+        if at_start && !c.is_whitespace() {
+            (at_start, meta) = (false, meta_lines && c == '.');
+        }
+        if meta && c == '\n' && quote.is_some() {
+            (quote, meta, at_start) = (None, false, true);
+            brackets.clear();
+            s.statements.push((start, i));
+            start = i + 1;
             continue;
         }
         match (quote, c) {
@@ -102,11 +126,13 @@ pub fn scan(input: &str) -> Scan {
             (None, ';' | '\n') if brackets.is_empty() => {
                 s.statements.push((start, i));
                 start = i + 1;
+                (at_start, meta) = (true, false);
             }
             _ => {}
         }
     }
-    if let Some((q, i)) = quote {
+    // A meta command's quote runs to its end: it runs, and is refused with what it leaves open.
+    if let Some((q, i)) = quote.filter(|_| !meta) {
         s.open = Some(Open::Quote(q, i));
     } else if let Some(&(b, i)) = brackets.first() {
         s.open = Some(Open::Bracket(b, i));
@@ -254,5 +280,15 @@ mod tests {
         assert!(is_complete("# it's a comment with a quote"));
         assert_eq!(scan("query 1]").stray, Some(Stray(']', 7)));
         assert!(is_complete("query \"[\""));
+    }
+
+    #[test]
+    fn a_quote_in_a_meta_command_ends_at_its_line() {
+        assert_eq!(statements(".param set e x'; drop\ncount\n"), [".param set e x'; drop", "count"]);
+        assert!(is_complete(".param set e x'"), "it runs, and is refused for the quote");
+        assert_eq!(unclosed(".param set e x'"), Some(Open::Quote('\'', 14)));
+        assert_eq!(statements(".param set v [1,\n 2]\ncount\n"), [".param set v [1,\n 2]", "count"]);
+        assert_eq!(scan("count --filter 'a\nb'").open, None, "a command's quote spans lines");
+        assert_eq!(statements("  .mode 'x\n.headers off\n"), ["  .mode 'x", ".headers off"]);
     }
 }

@@ -161,15 +161,22 @@ impl Session {
             writeln!(self.out, "{}", text.trim())?;
             self.out.flush()?;
         }
+        if let Some(e) = psql_command(text) {
+            return Err(e);
+        }
         let words = self.substitute(lexer::words(text))?;
         let Some(first) = words.first() else { return Ok(Flow::Continue) };
         let name = first.strip_prefix('.').unwrap_or(first).to_string();
         let started = Instant::now();
         let meta = is_meta(&self.metas, &name);
+        if let Some(open) = lexer::unclosed(text).filter(|_| meta) {
+            return Err(CliError::usage(format!("`.{name}`: {}", open.describe()))
+                .hint("a meta command ends at the end of its line; close the quote or bracket there"));
+        }
         let result = if meta { self.meta(&name, &words[1..]) } else { self.command(first, &name, &words[1..]) };
         let flushed = self.out.flush();
-        // Commands only, as sqlite3 times statements: `.read`'s are timed one by one.
-        if self.timer && !meta {
+        // Commands that ran, as sqlite3 times statements: `.read`'s are timed one by one.
+        if self.timer && !meta && result.is_ok() {
             eprintln!("time: {:.3} ms", started.elapsed().as_secs_f64() * 1e3);
         }
         let flow = result?;
@@ -215,7 +222,7 @@ impl Session {
         let matches = match self.tree.try_get_matches_from_mut(argv) {
             Ok(m) => m,
             Err(e) if !e.use_stderr() => {
-                write!(self.out, "{}", e.render())?;
+                write!(self.out, "{}", super::help::shell_examples(&e.render().to_string(), &self.tree))?;
                 return Ok(Flow::Continue);
             }
             Err(e) => return Err(CliError::from_clap(&e)),
@@ -451,7 +458,8 @@ impl Session {
         let text = if let Some(m) = self.metas.find_subcommand_mut(name) {
             m.render_long_help().to_string()
         } else if let Some(c) = self.tree.find_subcommand_mut(name) {
-            c.render_long_help().to_string()
+            let text = c.render_long_help().to_string();
+            super::help::shell_examples(&text, &self.tree)
         } else {
             return Err(
                 CliError::usage(format!("no command or meta command `{topic}`")).hint("type .help for the list")
@@ -473,6 +481,31 @@ fn setting(out: &mut dyn Write, name: &str, value: &mut bool, switch: Option<Swi
         None => writeln!(out, "{name}: {}", Switch::name(*value))?,
     }
     Ok(())
+}
+
+/// psql's backslash commands, with what to type here instead.
+const PSQL_COMMANDS: [(&str, &str); 11] = [
+    ("q", ".quit"),
+    ("x", ".expanded"),
+    ("d", "describe (or .schema)"),
+    ("?", ".help"),
+    ("h", ".help COMMAND"),
+    ("o", ".output FILE"),
+    ("i", ".read FILE"),
+    ("e", ".edit"),
+    ("timing", ".timer"),
+    ("pset", ".mode, .headers or .nullvalue"),
+    ("c", ".open DIR"),
+];
+
+/// A psql backslash command (`\q`, `\x`, ...): an error that names the dot command to use.
+fn psql_command(text: &str) -> Option<CliError> {
+    let word = text.trim_start().strip_prefix('\\')?.split_whitespace().next().unwrap_or_default();
+    let hint = match PSQL_COMMANDS.iter().find(|(n, _)| *n == word) {
+        Some((_, instead)) => format!("type {instead}"),
+        None => "type .help for the meta commands".to_string(),
+    };
+    Some(CliError::usage(format!("`\\{word}`: meta commands start with `.` here, as in sqlite3")).hint(hint))
 }
 
 fn auto_setting(

@@ -352,7 +352,8 @@ fn sampled_recall_leaves_each_query_s_own_row_out() {
     assert_eq!(own.len(), 200);
     let settings = Settings { running: true, concurrency: 1, k, ef: Some(ef), refine: None, filter: false };
     let truth = workload::Truth::Exact { sample: own.len(), keys: Default::default() };
-    let w = workload::Workload::new(&coll, Some("v".into()), None, Default::default(), queries, truth, settings.clone());
+    let w =
+        workload::Workload::new(&coll, Some("v".into()), None, Default::default(), queries, truth, settings.clone());
     w.compute_reference();
     let mut q = w.query_for(&settings);
     let reported: f64 =

@@ -66,7 +66,8 @@ fn help_shell_help_and_man_page_agree() {
     // The same text, but the usage a statement has: no program name, no collection.
     let as_statement = help
         .replace("Usage: xvec query [OPTIONS] <DIR> [VECTOR]", "Usage: query [OPTIONS] [VECTOR]")
-        .replace("  <DIR>\n          Collection directory\n\n", "");
+        .replace("  <DIR>\n          Collection directory\n\n", "")
+        .replace("  xvec query words ", "  query ");
     assert_eq!(shell_help, as_statement);
     let man = std::fs::read_to_string(repo("man/xvec-query.1")).unwrap();
     for flag in help.split_whitespace().filter(|w| w.starts_with("--")) {

@@ -57,6 +57,41 @@ fn timer_times_commands_and_prints_after_their_output() {
     assert!(lines[1].starts_with("time: ") && lines[3].starts_with("time: "), "{run}");
 }
 
+/// A statement that fails is not timed: its error is all it prints.
+#[test]
+fn timer_skips_statements_that_fail() {
+    let run = shell(&["--keep-going", "-c", ".timer on", "-c", "bogus", "-c", "count --filter \"pos >> 1\""]).run();
+    run.code(2);
+    assert!(!run.stderr.contains("time: "), "{run}");
+}
+
+/// A quote in a meta command ends at its line's end: a stray one is its own error and the
+/// statements after it run (sqlite3 does the same), in a script and at the end of input.
+#[test]
+fn an_unclosed_quote_in_a_meta_command_stays_on_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "q.xvec", ".param set evil x'); drop\ncount\n.mode 'csv\n");
+    let run = shell(&["--keep-going", "-f", &script]).run();
+    run.code(2);
+    assert_eq!(run.stdout.lines().collect::<Vec<_>>(), ["count", "2500"], "{run}");
+    assert!(run.stderr.starts_with(&format!("{script}:1: error: `.param`: unterminated '...' quote\n")), "{run}");
+    assert!(run.stderr.contains(&format!("{script}:3: error: `.mode`: unterminated '...' quote")), "{run}");
+    assert!(run.stderr.contains("hint: a meta command ends at the end of its line"), "{run}");
+}
+
+/// psql's backslash commands get the dot command to type instead.
+#[test]
+fn psql_backslash_commands_name_the_dot_command() {
+    let run = shell(&["--keep-going", "-c", "\\q", "-c", "\\x", "-c", "\\dt"]).run();
+    run.code(2);
+    assert!(
+        run.stderr.contains("error: `\\q`: meta commands start with `.` here, as in sqlite3\nhint: type .quit"),
+        "{run}"
+    );
+    assert!(run.stderr.contains("hint: type .expanded"), "{run}");
+    assert!(run.stderr.contains("`\\dt`") && run.stderr.contains("hint: type .help for the meta commands"), "{run}");
+}
+
 #[test]
 fn settings_print_without_an_argument_and_show_prints_them_all() {
     let run =

@@ -374,6 +374,13 @@ fn csv_object(
         .collect()
 }
 
+/// `FILE.ids` beside a raw vector file, if there is one.
+fn ids_beside(file: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".ids");
+    Some(std::path::PathBuf::from(name)).filter(|p| p.is_file())
+}
+
 fn raw_vectors(sink: &mut Sink, a: &ImportArgs) -> Result<(), CliError> {
     let field = match &a.field {
         Some(f) => f.clone(),
@@ -387,7 +394,12 @@ fn raw_vectors(sink: &mut Sink, a: &ImportArgs) -> Result<(), CliError> {
     };
     let elem = vector_elem(sink.coll, &field)?;
     let file = open_vector_file(&a.file)?;
-    let ids: Option<Vec<String>> = match &a.ids {
+    // `export --format npy|fvecs -o F` writes the keys beside the vectors, to F.ids.
+    let beside = a.ids.is_none().then(|| ids_beside(&a.file)).flatten();
+    if let Some(path) = &beside {
+        let _ = writeln!(sink.errors, "note: keys from {} (--ids FILE names another)", path.display());
+    }
+    let ids: Option<Vec<String>> = match a.ids.as_ref().or(beside.as_ref()) {
         Some(path) => {
             let text =
                 std::fs::read_to_string(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
