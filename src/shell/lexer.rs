@@ -289,6 +289,6 @@ mod tests {
         assert_eq!(unclosed(".param set e x'"), Some(Open::Quote('\'', 14)));
         assert_eq!(statements(".param set v [1,\n 2]\ncount\n"), [".param set v [1,\n 2]", "count"]);
         assert_eq!(scan("count --filter 'a\nb'").open, None, "a command's quote spans lines");
-        assert_eq!(statements("  .mode 'x\n.headers off\n"), ["  .mode 'x", ".headers off"]);
+        assert_eq!(statements("  .mode 'x\n.headers off\n"), [".mode 'x", ".headers off"]);
     }
 }
