@@ -344,6 +344,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--max-queries', '--max-queries', [CompletionResultType]::ParameterName, 'Most queries read from --queries')
             [CompletionResult]::new('--gt', '--gt', [CompletionResultType]::ParameterName, 'Ground truth of --queries, .ivecs or .npy (keys must be dataset ids)')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Filter the `f` key turns on and off (on at the start)')
+            [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Neighbours per query')
             [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Neighbours per query')
             [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes, 1 to 100000 (HNSW ef, Vamana query list; default: the index''s)')

@@ -2220,7 +2220,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__tui)
-            opts="-k -h --write --field --queries --max-queries --gt --filter --k --ef --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --write --field --queries --max-queries --gt --filter --param --k --ef --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2271,6 +2271,13 @@ _xvec() {
                     return 0
                     ;;
                 --filter)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --param)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

@@ -319,6 +319,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --max-queries 'Most queries read from --queries'
             cand --gt 'Ground truth of --queries, .ivecs or .npy (keys must be dataset ids)'
             cand --filter 'Filter the `f` key turns on and off (on at the start)'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand -k 'Neighbours per query'
             cand --k 'Neighbours per query'
             cand --ef 'Search breadth of graph indexes, 1 to 100000 (HNSW ef, Vamana query list; default: the index''s)'

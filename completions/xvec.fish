@@ -399,6 +399,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand tui" -l queries -d 'Query vect
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l max-queries -d 'Most queries read from --queries' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l gt -d 'Ground truth of --queries, .ivecs or .npy (keys must be dataset ids)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l filter -d 'Filter the `f` key turns on and off (on at the start)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -s k -l k -d 'Neighbours per query' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (HNSW ef, Vamana query list; default: the index\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l refine -d 'Re-rank factor of quantized indexes, 0 to 1000 (0: codes only; default: the index\'s)' -r -f
