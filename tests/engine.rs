@@ -455,3 +455,123 @@ fn filter_parameters_bind_by_value() {
     assert_eq!(coll.delete_where_with("tag = $cat", &p).unwrap(), 2);
     assert_eq!(coll.count(), 2);
 }
+
+/// A schema with an HNSW-indexed vector field, so optimize writes index files.
+fn indexed_schema() -> xvec::Schema {
+    xvec::Schema::from_json(
+        r#"{"name":"ix","fields":[{"name":"g","type":"int32"},
+            {"name":"v","type":"vector_fp32","dim":2,"metric":"l2","index":{"type":"hnsw","m":8}}]}"#,
+    )
+    .unwrap()
+}
+
+/// The files of a collection directory whose names end in `ext`, sorted.
+fn files_ending(dir: &std::path::Path, ext: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(ext))
+        .collect();
+    v.sort();
+    v
+}
+
+fn optimize_once(coll: &Collection) -> xvec::OptimizeReport {
+    coll.optimize(&xvec::OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap()
+}
+
+fn assert_verifies_clean(dir: &std::path::Path) {
+    use xvec::verify::{self, Severity, VerifyOptions};
+    let r = verify::run(dir, &VerifyOptions { deep: true, ..Default::default() }).unwrap();
+    assert!(r.is_clean() && r.count(Severity::Warning) == 0, "{:?}", r.findings);
+}
+
+/// A segment whose rows are all deleted is dropped by optimize with its delete file and its
+/// index, also when it is the only one: the collection ends with no segments at all.
+#[test]
+fn optimize_drops_the_only_segment_once_all_its_rows_are_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let coll = Collection::create(dir.path(), indexed_schema(), Default::default()).unwrap();
+    let doc = |k: &str, x: f32| Doc::new(k).set("g", 0).set("v", vec![x, 0.0]);
+    coll.insert(vec![doc("a", 1.0), doc("b", 2.0)]).unwrap();
+    coll.flush().unwrap();
+    coll.delete(&["a"]).unwrap();
+    let r = optimize_once(&coll);
+    assert_eq!((r.rows, r.dropped, r.segments_after, r.indexes_built), (1, 1, 1, 1), "{r:?}");
+    coll.delete(&["b"]).unwrap();
+    coll.flush().unwrap();
+    assert_eq!(coll.stats().segments.iter().map(|s| (s.rows, s.deleted)).collect::<Vec<_>>(), [(1, 1)]);
+    assert_eq!(files_ending(dir.path(), ".del").len(), 1);
+
+    let r = optimize_once(&coll);
+    assert!(r.changed, "{r:?}");
+    assert_eq!((r.rows, r.dropped, r.segments_before, r.segments_after, r.indexes_built), (0, 1, 1, 0, 0), "{r:?}");
+    let stats = coll.stats();
+    assert!(stats.segments.is_empty(), "{:?}", stats.segments);
+    assert_eq!((stats.live_docs, stats.deleted_docs), (0, 0));
+    for ext in [".xseg", ".del", ".idx"] {
+        assert_eq!(files_ending(dir.path(), ext), Vec::<String>::new(), "{ext}");
+    }
+    assert!(coll.query(&Query::vector(vec![1.0, 0.0]).k(3)).unwrap().is_empty());
+    assert!(!optimize_once(&coll).changed, "an empty collection is already compact");
+    coll.close().unwrap();
+    assert_verifies_clean(dir.path());
+    let coll = Collection::open(dir.path(), &OpenOptions::writable()).unwrap();
+    assert_eq!((coll.count(), coll.stats().segments.len()), (0, 0));
+}
+
+/// Several all-deleted segments are dropped in one optimize, while a whole segment between
+/// them is kept as it is (same file, same index); then all-deleted segments with nothing
+/// kept leave none.
+#[test]
+fn optimize_drops_every_all_deleted_segment_and_keeps_the_whole_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = xvec::CollectionOptions { max_docs_per_segment: 4 };
+    let coll = Collection::create(dir.path(), indexed_schema(), options).unwrap();
+    let keys = |p: &str| (0..4).map(|i| format!("{p}{i}")).collect::<Vec<_>>();
+    let segment_of = |p: &str, x: f32| {
+        let docs = keys(p).into_iter().enumerate().map(|(i, k)| Doc::new(k).set("g", 0).set("v", vec![x, i as f32]));
+        coll.insert(docs.collect()).unwrap();
+        coll.flush().unwrap();
+    };
+    let delete = |p: &str| {
+        let keys = keys(p);
+        coll.delete(&keys.iter().map(String::as_str).collect::<Vec<_>>()).unwrap();
+    };
+    segment_of("a", 0.0);
+    segment_of("b", 10.0);
+    segment_of("c", 20.0);
+    let r = optimize_once(&coll);
+    assert_eq!((r.segments_after, r.indexes_built, r.dropped), (3, 3, 0), "{r:?}");
+    let kept = std::fs::read(dir.path().join("SEG-000002.xseg")).unwrap();
+    delete("a");
+    delete("c");
+    coll.flush().unwrap();
+    assert_eq!(files_ending(dir.path(), ".del").len(), 2);
+    let rows = |c: &Collection| c.stats().segments.iter().map(|s| (s.rows, s.deleted)).collect::<Vec<_>>();
+    assert_eq!(rows(&coll), [(4, 4), (4, 0), (4, 4)]);
+
+    let r = optimize_once(&coll);
+    assert!(r.changed, "{r:?}");
+    assert_eq!((r.rows, r.dropped, r.segments_before, r.segments_after, r.indexes_built), (4, 8, 3, 1, 0), "{r:?}");
+    assert_eq!(rows(&coll), [(4, 0)]);
+    assert_eq!(files_ending(dir.path(), ".xseg"), ["SEG-000002.xseg"]);
+    assert_eq!(std::fs::read(dir.path().join("SEG-000002.xseg")).unwrap(), kept, "a kept segment is not rewritten");
+    assert_eq!(files_ending(dir.path(), ".idx"), ["SEG-000002-f001-vec.idx"]);
+    assert_eq!(files_ending(dir.path(), ".del"), Vec::<String>::new());
+    let hits = coll.query(&Query::vector(vec![0.0, 0.0]).k(10)).unwrap();
+    assert_eq!(hits.iter().map(|h| h.key.as_str()).collect::<Vec<_>>(), ["b0", "b1", "b2", "b3"]);
+
+    segment_of("d", 30.0);
+    delete("b");
+    delete("d");
+    assert_eq!(rows(&coll), [(4, 4), (4, 4)]);
+    let r = optimize_once(&coll);
+    assert_eq!((r.rows, r.dropped, r.segments_before, r.segments_after), (0, 8, 2, 0), "{r:?}");
+    assert!(coll.stats().segments.is_empty());
+    for ext in [".xseg", ".del", ".idx"] {
+        assert_eq!(files_ending(dir.path(), ext), Vec::<String>::new(), "{ext}");
+    }
+    coll.close().unwrap();
+    assert_verifies_clean(dir.path());
+}

@@ -89,7 +89,7 @@ impl Writer {
         let dropped = snap.segments.iter().map(|s| s.deleted.len()).sum::<u64>();
         let plans = plan_segments(&snap, &live, max_rows);
         let has_indexes = |i: usize| indexed_fields.iter().all(|&f| snap.segments[i].indexes[f].is_some());
-        let optimal = plans.iter().all(|p| matches!(p, Plan::Keep(i) if has_indexes(*i)));
+        let optimal = keeps_every_segment(&plans, snap.segments.len(), has_indexes);
         let mut report = OptimizeReport {
             segments_before: snap.segments.len(),
             segments_after: snap.segments.len(),
@@ -246,10 +246,22 @@ enum Plan {
     Write(Vec<(usize, std::ops::Range<usize>)>),
 }
 
+/// Whether `plans` leave the collection as it is: every one of the `segments` kept, in
+/// order, with all its indexes. Looking at the plans alone is not enough, since a segment
+/// whose rows are all deleted gets no plan at all (it is dropped).
+fn keeps_every_segment(plans: &[Plan], segments: usize, has_indexes: impl Fn(usize) -> bool) -> bool {
+    let kept = plans.iter().map(|p| match p {
+        Plan::Keep(i) if has_indexes(*i) => Some(*i),
+        _ => None,
+    });
+    kept.eq((0..segments).map(Some))
+}
+
 /// Keeps every segment without deletes that is at least half full, so an optimize after a
 /// large import builds indexes without rewriting the data. The rest (segments with deletes,
 /// small ones) are merged in order into segments of at most `max_rows`; a merge that would
-/// just copy one whole segment keeps it instead.
+/// just copy one whole segment keeps it instead. A segment without live rows is in no plan:
+/// the new generation drops it with its delete file.
 fn plan_segments(snap: &Snapshot, live: &[Vec<u32>], max_rows: usize) -> Vec<Plan> {
     let whole = |i: usize| snap.segments[i].deleted.is_empty() && live[i].len() <= max_rows;
     let mut plans = Vec::new();

@@ -147,6 +147,30 @@ fn counts_agree_in_number() {
     );
 }
 
+/// Optimize drops a segment whose rows are all deleted and says so, rather than calling
+/// the collection already compact.
+#[test]
+fn optimize_reports_dropping_an_all_deleted_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("two").display().to_string();
+    xvec(&["create", &c, "--field", "lemma:string", "--vector", "emb:4:l2"]).run().ok();
+    let (a, b) = (r#"{"id":"a","lemma":"x","emb":[1,0,0,0]}"#, r#"{"id":"b","lemma":"y","emb":[0,1,0,0]}"#);
+    xvec(&["insert", &c, a, b]).run().ok();
+    xvec(&["flush", &c]).run().ok();
+    xvec(&["delete", &c, "a"]).run().ok();
+    xvec(&["optimize", &c]).run().ok();
+    xvec(&["delete", &c, "b"]).run().ok();
+    let run = xvec(&["optimize", &c]).run();
+    assert!(
+        run.ok().stderr.starts_with("optimized: 0 rows in 0 segments (from 1), 1 deleted row dropped, 0 indexes built"),
+        "{run}"
+    );
+    let run = xvec(&["describe", &c, "--mode", "table"]).run();
+    assert!(run.ok().stdout.contains("0 documents (0 deleted), 0 segments, 0 unflushed rows"), "{run}");
+    let run = xvec(&["optimize", &c]).run();
+    assert_eq!(run.ok().stderr, "optimized: 0 rows in 0 segments, already compact with every index built\n");
+}
+
 #[test]
 fn graph_statistics_print_whole_and_say_edges() {
     let dir = tempfile::tempdir().unwrap();
