@@ -430,10 +430,10 @@ pub struct ExportArgs {
 
 /// Write a script, a schema and data files that recreate the collection.
 ///
-/// OUTDIR (default DIR.dump) gets schema.json (from `xvec schema`), data.jsonl (every live document, from
-/// `export`) and dump.xvec, a shell script that runs `create --schema`, `import`, `flush`
-/// and, when the source has built indexes, `optimize`. File names in the script are
-/// relative to OUTDIR; run it from there into a new directory.
+/// OUTDIR (default DIR.dump) gets schema.json (from `xvec schema`), data.jsonl (every
+/// live document, from `export`) and dump.xvec, a shell script that runs `create
+/// --schema`, `import`, `flush` and, when the source has built indexes, `optimize`. File
+/// names in the script are relative to OUTDIR; run it from there into a new directory.
 ///
 /// Example:
 ///   xvec dump words -o words.dump

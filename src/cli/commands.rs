@@ -428,14 +428,14 @@ pub fn describe_table(coll: &Collection) -> Table {
         ]);
     }
     t.footer = Some(format!(
-        "collection {}: {} ({} deleted), {}, {}, generation {}, {:.1} MiB on disk",
+        "collection {}: {} ({} deleted), {}, {}, generation {}, {} on disk",
         s.name(),
         count(stats.live_docs, "document"),
         stats.deleted_docs,
         count(stats.segments.len() as u64, "segment"),
         count(stats.mem_rows, "unflushed row"),
         stats.generation,
-        stats.disk_bytes as f64 / (1 << 20) as f64
+        super::verify::human(stats.disk_bytes)
     ));
     t
 }

@@ -131,7 +131,7 @@ fn storage(e: xvec::StorageError) -> CliError {
 }
 
 /// A byte count for people: `1.5 MiB`.
-fn human(bytes: u64) -> String {
+pub fn human(bytes: u64) -> String {
     let b = bytes as f64;
     match bytes {
         0..1024 => format!("{bytes} B"),
