@@ -235,7 +235,7 @@ pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
             let report = phases::run(&cfg, Some(command_line()), &mut progress).map_err(bench_error)?;
             drop(progress);
             if let Some(p) = &args.output {
-                std::fs::write(p, report.to_json()).map_err(|e| CliError::failed(format!("{}: {e}", p.display())))?;
+                std::fs::write(p, report.to_json()).map_err(|e| CliError::file(p, &e))?;
             }
             if let Some(p) = &args.csv {
                 let n = export::append(p, &report).map_err(CliError::failed)?;
@@ -266,7 +266,7 @@ pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
     }
     if let Some(p) = &args.plot {
         let series: Vec<plot::Series> = runs.iter().map(Run::series).collect();
-        std::fs::write(p, plot::svg(&title, &series)).map_err(|e| CliError::failed(format!("{}: {e}", p.display())))?;
+        std::fs::write(p, plot::svg(&title, &series)).map_err(|e| CliError::file(p, &e))?;
         writeln!(io.err, "bench: wrote {}", p.display())?;
     }
     Ok(())

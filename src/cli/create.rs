@@ -10,8 +10,7 @@ use super::{CliError, CreateArgs};
 pub fn run(a: &CreateArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
     let schema = match &a.schema {
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+            let text = std::fs::read_to_string(path).map_err(|e| CliError::file(path, &e))?;
             Schema::from_json(&text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?
         }
         None => schema_from_flags(a)?,

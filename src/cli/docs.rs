@@ -72,11 +72,11 @@ fn no_file_values(cmd: clap::Command) -> clap::Command {
 }
 
 pub fn write_man_pages(dir: &Path, io: &mut Io) -> Result<(), CliError> {
-    std::fs::create_dir_all(dir).map_err(|e| CliError::failed(format!("{}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(|e| CliError::file(dir, &e))?;
     let pages = man_pages()?;
     for (name, text) in &pages {
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+        std::fs::write(&path, text).map_err(|e| CliError::file(&path, &e))?;
     }
     writeln!(io.err, "wrote {} man pages to {}", pages.len(), dir.display())?;
     Ok(())

@@ -25,10 +25,10 @@ pub fn run(a: &DumpArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError>
         return Err(CliError::failed(format!("{} already holds a dump ({SCRIPT})", out.display()))
             .hint("pick another directory with -o OUTDIR, or remove the old dump"));
     }
-    std::fs::create_dir_all(&out).map_err(|e| CliError::failed(format!("{}: {e}", out.display())))?;
+    std::fs::create_dir_all(&out).map_err(|e| CliError::file(&out, &e))?;
     let write = |name: &str, text: &str| {
         let path = out.join(name);
-        std::fs::write(&path, text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
+        std::fs::write(&path, text).map_err(|e| CliError::file(&path, &e))
     };
     write(SCHEMA, &format!("{}\n", coll.schema().to_json()))?;
     let export = ExportArgs {

@@ -66,6 +66,22 @@ impl CliError {
         CliError { status: Status::Usage, message: message.into(), hint: None, broken_pipe: false }
     }
 
+    /// A file operation on `path` that failed, worded for people: `FILE: no such file or
+    /// directory`, not the OS's `(os error 2)`.
+    pub fn file(path: &std::path::Path, e: &std::io::Error) -> CliError {
+        use std::io::ErrorKind;
+        let what = match e.kind() {
+            ErrorKind::NotFound => "no such file or directory".to_string(),
+            ErrorKind::PermissionDenied => "permission denied".to_string(),
+            ErrorKind::AlreadyExists => "already exists".to_string(),
+            ErrorKind::IsADirectory => "a directory, not a file".to_string(),
+            ErrorKind::NotADirectory => "a part of the path is a file, not a directory".to_string(),
+            ErrorKind::StorageFull => "no space left on the device".to_string(),
+            _ => e.to_string(),
+        };
+        CliError::failed(format!("{}: {what}", path.display()))
+    }
+
     pub fn interrupted() -> CliError {
         CliError { status: Status::Interrupted, message: "interrupted".into(), hint: None, broken_pipe: false }
     }

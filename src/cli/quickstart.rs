@@ -16,9 +16,8 @@ pub fn run(a: &QuickstartArgs, io: &mut Io) -> Result<(), CliError> {
     };
     let data = &a.data;
     let schema_path = data.join("schema.json");
-    let text = std::fs::read_to_string(&schema_path).map_err(|e| {
-        CliError::failed(format!("{}: {e}", schema_path.display())).hint("pass --data DIR, the repo's commands/data")
-    })?;
+    let text = std::fs::read_to_string(&schema_path)
+        .map_err(|e| CliError::file(&schema_path, &e).hint("pass --data DIR, the repo's commands/data"))?;
     let schema = Schema::from_json(&text).map_err(|e| CliError::failed(format!("{}: {e}", schema_path.display())))?;
 
     writeln!(io.out, "== create {} ==", dir.display())?;

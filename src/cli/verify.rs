@@ -319,7 +319,7 @@ pub fn run_repair(a: &RepairArgs, mmap: bool, lock_timeout: std::time::Duration,
     }
     let schema = match &a.schema {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| CliError::failed(format!("{}: {e}", p.display())))?;
+            let text = std::fs::read_to_string(p).map_err(|e| CliError::file(p, &e))?;
             Some(Schema::from_json(&text).map_err(|e| CliError::failed(format!("{}: {e}", p.display())))?)
         }
         None => None,

@@ -23,7 +23,7 @@ fn scratch_file(text: &str) -> Result<(PathBuf, std::fs::File), CliError> {
         let path = dir.join(format!("xvec-edit-{}-{attempt}.xvec", std::process::id()));
         match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
             Ok(mut f) => {
-                f.write_all(text.as_bytes()).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+                f.write_all(text.as_bytes()).map_err(|e| CliError::file(&path, &e))?;
                 return Ok((path, f));
             }
             Err(e) => last_error = Some(e),
@@ -47,7 +47,7 @@ pub fn edit(text: &str, editor: &str) -> Result<Option<String>, CliError> {
         Ok(s) if !s.success() => Err(CliError::failed(format!("the editor `{editor}` failed ({s}); nothing was run"))
             .hint("set $VISUAL or $EDITOR to the editor to use")),
         Ok(_) => {
-            let saved = saved.map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+            let saved = saved.map_err(|e| CliError::file(&path, &e))?;
             Ok(Some(saved).filter(|s| !s.trim().is_empty()))
         }
     }

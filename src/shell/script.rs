@@ -81,7 +81,7 @@ impl<'s> Runner<'s> {
         match std::fs::File::open(path) {
             Ok(f) => self.run_reader(&path.display().to_string(), &mut std::io::BufReader::new(f), depth),
             Err(e) => {
-                let e = CliError::failed(format!("{}: {e}", path.display()));
+                let e = CliError::file(path, &e);
                 if at.is_some() {
                     return self.fail(&e, at);
                 }

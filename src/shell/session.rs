@@ -522,7 +522,5 @@ fn auto_setting(
 }
 
 fn create_file(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, CliError> {
-    std::fs::File::create(path)
-        .map(std::io::BufWriter::new)
-        .map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
+    std::fs::File::create(path).map(std::io::BufWriter::new).map_err(|e| CliError::file(path, &e))
 }

@@ -139,6 +139,17 @@ fn paths_that_are_no_collection_say_so_in_argv() {
         )
     );
     assert!(!empty.join("LOCK").exists(), "a failed open left a LOCK file");
+    // Data and script files that are not there are named in words, not as OS errors.
+    let coll = dir.path().join("c");
+    let c = coll.to_str().unwrap();
+    xvec(&["create", c, "--field", "a:string", "--vector", "v:2:l2"]).run().ok();
+    let nofile = dir.path().join("nofile.jsonl");
+    let run = xvec(&["import", c, nofile.to_str().unwrap()]).run();
+    run.code(1);
+    assert_eq!(run.stderr, format!("error: {}: no such file or directory\n", nofile.display()));
+    let run = xvec(&["shell", c, "--init", nofile.to_str().unwrap(), "-c", "count"]).run();
+    assert!(run.stderr.contains(&format!("{}: no such file or directory", nofile.display())), "{run}");
+    assert!(!run.stderr.contains("os error"), "{run}");
     xvec(&["count", &format!("{f}/sub")]).run().code(1);
     for cmd in ["verify", "inspect", "repair"] {
         let run = xvec(&[cmd, f]).run();

@@ -157,7 +157,7 @@ fn startup_file_runs_first_and_its_errors_do_not_stop_the_shell() {
     assert_eq!(run.ok().stdout, "2500\n");
     let run = xvec(&["shell", c, "--init", "/nonexistent.xvecrc", "-c", "count"]).run();
     assert_eq!(run.ok().stdout, "count\n2500\n");
-    assert!(run.stderr.starts_with("error: /nonexistent.xvecrc: No such file"), "{run}");
+    assert!(run.stderr.starts_with("error: /nonexistent.xvecrc: no such file or directory"), "{run}");
     xvec(&["shell", c, "--init", &other, "-n"]).run().code(2);
 }
 

@@ -115,7 +115,7 @@ fn output<'a>(a: &ExportArgs, io: &'a mut Io) -> Result<Box<dyn Write + 'a>, Cli
 }
 
 fn create(path: &Path) -> Result<std::fs::File, CliError> {
-    std::fs::File::create(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
+    std::fs::File::create(path).map_err(|e| CliError::file(path, &e))
 }
 
 /// `FILE.ids`: the keys beside a raw vector file.

@@ -244,7 +244,7 @@ fn vector_value(elem: VectorType, row: &[f32]) -> Result<Value, String> {
 }
 
 fn open(path: &Path) -> Result<std::fs::File, CliError> {
-    std::fs::File::open(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
+    std::fs::File::open(path).map_err(|e| CliError::file(path, &e))
 }
 
 fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
@@ -401,8 +401,7 @@ fn raw_vectors(sink: &mut Sink, a: &ImportArgs) -> Result<(), CliError> {
     }
     let ids: Option<Vec<String>> = match a.ids.as_ref().or(beside.as_ref()) {
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+            let text = std::fs::read_to_string(path).map_err(|e| CliError::file(path, &e))?;
             let ids: Vec<String> = text.lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect();
             if ids.len() != file.len() {
                 return Err(CliError::failed(format!(
