@@ -208,7 +208,8 @@ impl Session {
             return Err(self.unknown(typed, name));
         };
         let mut argv = vec!["xvec".to_string(), name.to_string()];
-        if takes_collection(sub) {
+        let on_collection = takes_collection(sub);
+        if on_collection {
             match self.target.dir() {
                 Some(d) => argv.push(d.display().to_string()),
                 None if rest.iter().any(|w| w == "-h" || w == "--help") => argv.push(".".into()),
@@ -224,6 +225,14 @@ impl Session {
             Err(e) if !e.use_stderr() => {
                 write!(self.out, "{}", super::help::shell_examples(&e.render().to_string(), &self.tree))?;
                 return Ok(Flow::Continue);
+            }
+            // `count words` out of argv habit: the shell fills DIR in itself.
+            Err(e) if on_collection && rest.first().is_some_and(|w| Path::new(w).exists()) => {
+                let dir = self.target.dir().map_or_else(String::new, |d| d.display().to_string());
+                let or_open =
+                    if Path::new(&rest[0]).is_dir() { format!(", or .open {} first", rest[0]) } else { String::new() };
+                return Err(CliError::from_clap(&e)
+                    .hint(format!("the shell works on the open collection ({dir}): leave DIR out{or_open}")));
             }
             Err(e) => return Err(CliError::from_clap(&e)),
         };

@@ -150,6 +150,15 @@ fn paths_that_are_no_collection_say_so_in_argv() {
     let run = xvec(&["shell", c, "--init", nofile.to_str().unwrap(), "-c", "count"]).run();
     assert!(run.stderr.contains(&format!("{}: no such file or directory", nofile.display())), "{run}");
     assert!(!run.stderr.contains("os error"), "{run}");
+    // DIR typed in the shell out of argv habit gets a hint that the shell fills it in.
+    let run = xvec(&["shell", c, "-c", &format!("count {c}")]).run();
+    run.code(2);
+    assert!(
+        run.stderr.ends_with(&format!(
+            "hint: the shell works on the open collection ({c}): leave DIR out, or .open {c} first\n"
+        )),
+        "{run}"
+    );
     xvec(&["count", &format!("{f}/sub")]).run().code(1);
     for cmd in ["verify", "inspect", "repair"] {
         let run = xvec(&[cmd, f]).run();
