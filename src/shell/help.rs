@@ -52,7 +52,8 @@ pub fn shell_examples(text: &str, tree: &clap::Command) -> String {
         let mut words = rest.splitn(3, ' ');
         let (name, dir, tail) = (words.next().unwrap_or_default(), words.next(), words.next());
         out.push_str(indent);
-        match (tree.find_subcommand(name).filter(|c| super::session::takes_collection(c)), dir) {
+        let on_collection = |c: &&clap::Command| c.get_arguments().any(|a| a.get_id() == crate::cli::COLLECTION_ARG);
+        match (tree.find_subcommand(name).filter(on_collection), dir) {
             (Some(_), Some(_)) => {
                 out.push_str(name);
                 if let Some(tail) = tail {
@@ -74,7 +75,7 @@ mod tests {
 
     #[test]
     fn argv_examples_become_statements() {
-        let tree = crate::shell::session::command_tree();
+        let tree = <crate::cli::Cli as clap::CommandFactory>::command();
         let help = "Example:\n  xvec query words --pk n.1 -k 5\n  xvec count words\n  xvec bench --help\nxvec is\n";
         assert_eq!(shell_examples(help, &tree), "Example:\n  query --pk n.1 -k 5\n  count\n  bench --help\nxvec is\n");
     }
