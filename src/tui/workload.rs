@@ -276,8 +276,8 @@ impl<'c> Workload<'c> {
             if self.stop.load(Ordering::Acquire) {
                 return;
             }
-            let filter = filter.map(|f| (f, &self.params));
-            let _ = slot.set(exact(&snap, self.field.as_deref(), queries, own, filter, MAX_K, &self.stop));
+            let _ =
+                slot.set(exact(&snap, self.field.as_deref(), queries, own, (filter, &self.params), MAX_K, &self.stop));
         }
     }
 
@@ -364,7 +364,7 @@ fn exact(
     field: Option<&str>,
     queries: &[Vec<f32>],
     own: Option<&[String]>,
-    filter: Option<(&str, &Params)>,
+    (filter, params): (Option<&str>, &Params),
     k: usize,
     stop: &AtomicBool,
 ) -> Result<Vec<Vec<String>>, String> {
@@ -372,11 +372,7 @@ fn exact(
     let kern = xvec::kernels::best();
     let norm = |v: &[f32]| (kern.dot_f32)(v, v).sqrt();
     let qnorms: Vec<f32> = queries.iter().map(|q| norm(q)).collect();
-    let keys = match filter {
-        Some((f, params)) => snap.keys_where_with(Some(f), params),
-        None => snap.keys_where(None),
-    }
-    .map_err(|e| e.to_string())?;
+    let keys = snap.keys_where_with(filter, params).map_err(|e| e.to_string())?;
     let mut tops: Vec<Vec<(f32, String)>> = vec![Vec::with_capacity(k + 1); queries.len()];
     let fields = [field.clone()];
     for chunk in keys.chunks(1024) {

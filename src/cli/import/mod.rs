@@ -374,13 +374,6 @@ fn csv_object(
         .collect()
 }
 
-/// `FILE.ids` beside a raw vector file, if there is one.
-fn ids_beside(file: &std::path::Path) -> Option<std::path::PathBuf> {
-    let mut name = file.as_os_str().to_owned();
-    name.push(".ids");
-    Some(std::path::PathBuf::from(name)).filter(|p| p.is_file())
-}
-
 fn raw_vectors(sink: &mut Sink, a: &ImportArgs) -> Result<(), CliError> {
     let field = match &a.field {
         Some(f) => f.clone(),
@@ -395,7 +388,7 @@ fn raw_vectors(sink: &mut Sink, a: &ImportArgs) -> Result<(), CliError> {
     let elem = vector_elem(sink.coll, &field)?;
     let file = open_vector_file(&a.file)?;
     // `export --format npy|fvecs -o F` writes the keys beside the vectors, to F.ids.
-    let beside = a.ids.is_none().then(|| ids_beside(&a.file)).flatten();
+    let beside = Some(super::export::ids_path(&a.file)).filter(|p| a.ids.is_none() && p.is_file());
     if let Some(path) = &beside {
         let _ = writeln!(sink.errors, "note: keys from {} (--ids FILE names another)", path.display());
     }
