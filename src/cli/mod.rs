@@ -150,6 +150,11 @@ impl Cli {
 /// Id of [`CollectionArg::dir`], which the shell fills in.
 pub const COLLECTION_ARG: &str = "dir";
 
+/// Whether a command works on a collection (the shell's open one).
+pub fn takes_collection(cmd: &clap::Command) -> bool {
+    cmd.get_arguments().any(|a| a.get_id() == COLLECTION_ARG)
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Create(CreateArgs),

@@ -52,8 +52,7 @@ pub fn shell_examples(text: &str, tree: &clap::Command) -> String {
         let mut words = rest.splitn(3, ' ');
         let (name, dir, tail) = (words.next().unwrap_or_default(), words.next(), words.next());
         out.push_str(indent);
-        let on_collection = |c: &&clap::Command| c.get_arguments().any(|a| a.get_id() == crate::cli::COLLECTION_ARG);
-        match (tree.find_subcommand(name).filter(on_collection), dir) {
+        match (tree.find_subcommand(name).filter(|c| crate::cli::takes_collection(c)), dir) {
             (Some(_), Some(_)) => {
                 out.push_str(name);
                 if let Some(tail) = tail {

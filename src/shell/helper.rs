@@ -16,7 +16,7 @@ use rustyline::{Context, Helper};
 
 use super::help::NOT_IN_SHELL;
 use super::lexer::{self, Open};
-use super::session::takes_collection;
+use crate::cli::takes_collection;
 
 const RED: &str = "\x1b[1;31m";
 const DIM: &str = "\x1b[2m";

@@ -16,7 +16,7 @@ use crate::cli::commands::{self, Io};
 use crate::cli::meta::{AutoSwitch, Meta, MetaLine, ParamAction, Switch};
 use crate::cli::output::{NullText, OutputMode, Printer, Table};
 use crate::cli::params::{Binding, params_of};
-use crate::cli::{COLLECTION_ARG, Cli, CliError, Command, MAX_WAIT};
+use crate::cli::{COLLECTION_ARG, Cli, CliError, Command, MAX_WAIT, takes_collection};
 
 /// What the shell does after a statement.
 #[derive(Debug, PartialEq, Eq)]
@@ -85,11 +85,6 @@ const FOREIGN_METAS: &[(&str, &str)] = &[
     ("indexes", "`describe` shows each vector field's index and its parameters"),
     ("indices", "`describe` shows each vector field's index and its parameters"),
 ];
-
-/// Whether a command works on the open collection.
-pub fn takes_collection(cmd: &clap::Command) -> bool {
-    cmd.get_arguments().any(|a| a.get_id() == COLLECTION_ARG)
-}
 
 /// Whether `name` (without a leading `.`) is a meta command.
 pub fn is_meta(metas: &clap::Command, name: &str) -> bool {
