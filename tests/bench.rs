@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 use xvec::Metric;
-use xvec::bench::dataset::{GroundTruth, VectorFile};
+use xvec_bench::dataset::{GroundTruth, VectorFile};
 
 use crate::util::{brute_force, random_vectors};
 
@@ -214,7 +214,7 @@ fn end_to_end_with_sweep_csv_plot_and_compare() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 3, "{csv}");
     let header: Vec<&str> = lines[0].split(',').collect();
-    assert_eq!(header, xvec::bench::export::COLUMNS);
+    assert_eq!(header, xvec_bench::export::COLUMNS);
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
     assert!(lines[1].contains(",xvec,") && lines[2].contains(",synthetic,"), "{csv}");
     let row = split_csv(lines[2]);
@@ -456,7 +456,7 @@ mod parquet_files {
     use parquet::file::properties::WriterProperties;
     use parquet::file::writer::SerializedFileWriter;
     use parquet::schema::parser::parse_message_type;
-    use xvec::bench::parquet::{read_neighbors, read_vectors};
+    use xvec_bench::parquet::{read_neighbors, read_vectors};
 
     use super::*;
 
@@ -679,11 +679,11 @@ mod schema {
     ];
 
     pub fn validate(report: &Value) {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/bench-report.schema.json");
-        let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let path = crate::util::repo_root().join("docs/bench-report.schema.json");
+        let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let mut errors = Vec::new();
         check(&schema, &schema, report, "", &mut errors);
-        assert!(errors.is_empty(), "report does not match {path}:\n{}", errors.join("\n"));
+        assert!(errors.is_empty(), "report does not match {}:\n{}", path.display(), errors.join("\n"));
     }
 
     fn type_ok(t: &str, v: &Value) -> bool {

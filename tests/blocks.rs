@@ -265,7 +265,7 @@ fn damaged_index_blocks_are_rebuilt_without_losing_rows() {
 fn version_1_containers_still_read() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("v1");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/compat/v1"), &dir);
+    copy_dir(&crate::util::repo_root().join("tests/data/compat/v1"), &dir);
     let seg = only_file(&dir, ".xseg");
     let bytes = std::fs::read(dir.join(&seg)).unwrap();
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1, "a version 1 segment");

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use half::f16;
+use xvec::f16;
 use xvec::{Collection, Doc, DocError, Error, Metric, OpenOptions, Query, QueryError, StorageError, Value, VectorType};
 
 use crate::util::{every_type_schema, random_vectors, simple_schema};

@@ -1,6 +1,6 @@
 //! Exact search must equal brute force: recall@10 = 1.0 for every metric and element type.
 
-use half::f16;
+use xvec::f16;
 use xvec::{Collection, Doc, Field, Metric, OpenOptions, Query, Schema, Value, VectorType};
 
 use crate::util::{brute_force, random_vectors, rng};

@@ -1,8 +1,15 @@
+#![allow(dead_code)]
 //! Shared test helpers: seeded data, schemas, brute-force ground truth.
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use xvec::{Field, Metric, ScalarType, Schema, VectorType};
+
+/// The repository's root: the tests run from a crate two levels below it.
+pub fn repo_root() -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.canonicalize().unwrap_or(root)
+}
 
 pub fn rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)

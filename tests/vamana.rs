@@ -269,7 +269,7 @@ fn query_list_rules_and_tiny_segments() {
 /// integers) and search their own stored values.
 #[test]
 fn fp16_and_int8_fields_build_and_search() {
-    use half::f16;
+    use xvec::f16;
     let (n, dim) = (1200, 16);
     let floats = clustered(30, n, dim);
     let queries = clustered(31, 20, dim);

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::harness::{assert_golden, xvec};
 
 fn repo(path: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+    crate::util::repo_root().join(path)
 }
 
 #[test]

@@ -2,8 +2,6 @@
 //! argument exists" included), only the usage line is the statement's; and paths that are
 //! no collection get their own errors with hints, in argv and in the shell.
 
-use std::path::Path;
-
 use super::harness::{assert_golden, data, wordnet, xvec};
 
 /// Lines of `text` without the `Usage:` line (the one place argv and shell differ).
@@ -74,7 +72,7 @@ fn shell_errors_read_as_argv_errors_with_the_statement_usage() {
     assert!(s.stderr.contains("error: unknown command `.tables`\nhint: a directory holds one collection"), "{s}");
     snapshot.push_str(&format!("== .tables\n-- shell\n{}", s.stderr));
     let masked = snapshot.replace(c, "DIR");
-    assert_golden(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/snapshots/errors.txt"), &masked);
+    assert_golden(&crate::util::repo_root().join("tests/cli/snapshots/errors.txt"), &masked);
 }
 
 /// Words of a test statement: split at spaces outside double quotes.

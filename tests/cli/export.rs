@@ -57,7 +57,7 @@ fn every_docs(integer_keys: bool) -> Vec<Doc> {
                 d = d.set("s_null", format!("n{i}")).set("i32", i as i32 - 2000).set("u64", u64::MAX - i as u64);
             }
             if i % 5 != 0 {
-                let h: Vec<half::f16> = (0..4).map(|j| half::f16::from_f32(j as f32 * 0.1 - i as f32 * 1e-3)).collect();
+                let h: Vec<xvec::f16> = (0..4).map(|j| xvec::f16::from_f32(j as f32 * 0.1 - i as f32 * 1e-3)).collect();
                 d = d.set("half", h);
             }
             d
@@ -248,7 +248,7 @@ fn raw_vector_exports_import_back() {
     {
         let train = tmp.path().join("train.parquet");
         xvec(&["export", s(&src), "--format", "parquet", "-o", s(&train)]).run().ok();
-        let pq = xvec::bench::parquet::read_vectors(&train).unwrap();
+        let pq = xvec_bench::parquet::read_vectors(&train).unwrap();
         assert_eq!((pq.ids.len(), pq.dim), (5000, 24));
         let first = want.iter().find(|d| d.key == pq.ids[0].to_string()).unwrap();
         assert_eq!(first.get("emb"), Some(&Value::VectorFp32(pq.data[..24].to_vec())));

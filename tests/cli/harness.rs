@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 /// The repository's `commands/` directory (scripts and `data/`).
 pub fn commands_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("commands")
+    crate::util::repo_root().join("commands")
 }
 
 pub fn data(file: &str) -> String {

@@ -1,8 +1,6 @@
 //! One query result printed in every output mode, compared with a committed snapshot:
 //! vectors abbreviated in table-like modes and whole in json/jsonl, text quoted per format.
 
-use std::path::Path;
-
 use super::harness::{assert_golden, xvec};
 
 #[test]
@@ -27,5 +25,5 @@ fn every_output_mode_prints_the_same_result() {
     }
     let run = xvec(&["query", c, "[0, 0, 0, 0]", "--fields", "title", "--no-headers"]).run();
     all.push_str(&format!("== --no-headers (tsv)\n{}", run.ok().stdout));
-    assert_golden(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/snapshots/modes.txt"), &all);
+    assert_golden(&crate::util::repo_root().join("tests/cli/snapshots/modes.txt"), &all);
 }

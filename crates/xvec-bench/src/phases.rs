@@ -1,0 +1,615 @@
+//! Runs one benchmark, phase by phase, as the reference tool does: open the dataset →
+//! ground truth (read, or computed) → create → insert in batches → optimize → close →
+//! reopen read-only → per search setting: warm-up, a concurrent phase per thread count,
+//! cool-down, a serial phase over every query with recall@k and nDCG@k.
+//!
+//! Every phase is timed and its RSS, VmHWM and CPU time recorded (`PhaseLog`). The
+//! runner never prints: it reports progress through [`Progress`] and returns a
+//! [`Report`]; the tool decides how either looks.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+
+use super::config::{BenchConfig, SearchPoint};
+use super::dataset::{DatasetError, GroundTruth, ndcg_at, recall_at};
+use super::report::{
+    ConcurrentReport, ConfigReport, CpuReport, DatasetReport, EngineMemory, FORMAT, Latency, LoadReport, PhaseReport,
+    Report, SCHEMA_VERSION, SearchReport, SerialReport, SystemReport,
+};
+use super::source::Dataset;
+use super::sys::{self, SystemInfo};
+use xvec::{Collection, Doc, OpenOptions, OptimizeOptions, Query, Schema, Snapshot};
+
+/// Why a benchmark stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    /// The engine refused or failed; `phase` says during what.
+    #[error("{phase}: {source}")]
+    Engine {
+        phase: &'static str,
+        #[source]
+        source: xvec::Error,
+    },
+    /// The configuration does not fit the dataset or the collection.
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn engine(phase: &'static str) -> impl FnOnce(xvec::Error) -> BenchError {
+    move |source| BenchError::Engine { phase, source }
+}
+
+/// Where the runner reports progress. Units: `"rows"`, `"queries"` or `"ms"` for timed
+/// phases; a total of 0 means unknown.
+pub trait Progress {
+    fn begin(&mut self, phase: &str, total: u64, unit: &'static str);
+    fn set(&mut self, done: u64);
+    /// The phase is over; `summary` is one line about it.
+    fn end(&mut self, summary: &str);
+}
+
+/// Runs the benchmark `cfg` describes. `command` is recorded in the report as given.
+pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progress) -> Result<Report, BenchError> {
+    if cfg.k == 0 || cfg.batch_size == 0 || cfg.concurrency.contains(&0) {
+        return Err(BenchError::Invalid("k, batch size and every concurrency must be at least 1".into()));
+    }
+    let started_at = sys::utc_now();
+    let loadavg_start = sys::loadavg();
+    let system = SystemInfo::collect();
+    let mut log = PhaseLog::default();
+    let mut notes = Vec::new();
+
+    log.begin("dataset");
+    progress.begin("dataset", 0, "rows");
+    let mut ds = Dataset::open(&cfg.source, cfg.metric)?;
+    let total_rows = ds.base.len();
+    if let Some(n) = cfg.limit {
+        if n == 0 {
+            return Err(BenchError::Invalid("--limit must be at least 1".into()));
+        }
+        ds.base.truncate(n);
+        if let Some(ids) = &mut ds.base_ids {
+            ids.truncate(n);
+        }
+    }
+    let queries = ds.queries.to_rows();
+    progress.end(&format!(
+        "dataset {}: {} base vectors of dimension {}, {} queries",
+        ds.name,
+        ds.base.len(),
+        ds.base.dim(),
+        queries.len()
+    ));
+    log.end();
+
+    let (truth, gt_seconds) = ground_truth(cfg, &ds, &queries, &mut log, &mut notes, progress)?;
+    let dataset = DatasetReport {
+        name: ds.name.clone(),
+        base_file: ds.base_file.clone(),
+        base_format: ds.base.format().to_string(),
+        queries_file: ds.queries_file.clone(),
+        rows: ds.base.len() as u64,
+        total_rows: total_rows as u64,
+        dim: ds.base.dim() as u64,
+        queries: queries.len() as u64,
+        ground_truth: if gt_seconds.is_some() { "computed" } else { "file" }.into(),
+        ground_truth_file: if gt_seconds.is_some() { None } else { ds.truth_file.clone() },
+        ground_truth_k: truth.k as u64,
+        ground_truth_sec: gt_seconds,
+    };
+    let dir = CollectionDir::new(cfg.path.as_deref(), cfg.skip_load)?;
+    let loaded = if cfg.skip_load { None } else { Some(load(cfg, &ds, dir.path(), &mut log, progress)?) };
+    // The base vectors are not needed any more: unmap them (or free them) so that the
+    // search phases' RSS is the engine's and the queries', not the input file's.
+    drop(ds);
+
+    log.begin("open");
+    let coll = Collection::open(dir.path(), &OpenOptions::read_only().mmap(cfg.mmap)).map_err(engine("open"))?;
+    log.end();
+    let snap = coll.snapshot();
+    let count = snap.count();
+    if cfg.skip_load && count != dataset.rows {
+        notes.push(format!(
+            "the reused collection holds {count} documents, the dataset {}: recall is against the dataset's ground truth",
+            dataset.rows
+        ));
+    }
+    let load = loaded.unwrap_or(LoadReport {
+        skipped: true,
+        rows: count,
+        insert_duration_sec: None,
+        optimize_duration_sec: None,
+        load_duration_sec: None,
+        rows_per_second: None,
+        optimize: "skipped (--skip-load)".into(),
+        indexes_built: None,
+        segments: None,
+    });
+
+    let mut searches = Vec::new();
+    for point in cfg.search_points() {
+        searches.push(search(cfg, &snap, &queries, &truth, point, &mut log, progress)?);
+    }
+    let engine_memory = EngineMemory::from(coll.memory());
+    drop(snap);
+    drop(coll);
+    let disk_bytes = sys::dir_bytes(dir.path());
+    drop(dir);
+
+    if log.hwm_reset_failed {
+        notes.push("VmHWM could not be reset (/proc/self/clear_refs): per-phase peaks are process-wide".into());
+    }
+    let usage = sys::usage();
+    let peak_rss_mib = log
+        .done
+        .iter()
+        .filter_map(|p| p.hwm_mib)
+        .chain(usage.map(|u| u.max_rss_mib))
+        .chain(sys::rss().map(|r| r.hwm_mib))
+        .fold(0.0, f64::max);
+    // From "open" on, the process is a read-only query process: the dataset is unmapped.
+    let open_at = log.done.iter().position(|p| p.name == "open").unwrap_or(0);
+    let query_peak_rss_mib = log.done[open_at..].iter().filter_map(|p| p.hwm_mib).fold(0.0, f64::max);
+    let first = &searches[0];
+    Ok(Report {
+        schema_version: SCHEMA_VERSION,
+        format: FORMAT,
+        started_at,
+        finished_at: sys::utc_now(),
+        command,
+        dataset,
+        config: ConfigReport::new(cfg),
+        system: SystemReport { info: system, loadavg_start, loadavg_end: sys::loadavg() },
+        load,
+        serial: first.serial.clone(),
+        concurrent: first.concurrent.clone(),
+        searches,
+        peak_rss_mib,
+        query_peak_rss_mib,
+        phases: log.done,
+        engine_memory,
+        disk_bytes,
+        cpu: CpuReport { user_sec: usage.map(|u| u.user_sec), sys_sec: usage.map(|u| u.sys_sec) },
+        notes,
+    })
+}
+
+/// The ground truth to score against and, when it was computed, how long that took.
+fn ground_truth(
+    cfg: &BenchConfig,
+    ds: &Dataset,
+    queries: &[Vec<f32>],
+    log: &mut PhaseLog,
+    notes: &mut Vec<String>,
+    progress: &mut dyn Progress,
+) -> Result<(GroundTruth, Option<f64>), BenchError> {
+    let why = match (&ds.truth, &ds.truth_file) {
+        (Some(t), Some(file)) if t.k < cfg.k => {
+            format!("{file} has {} neighbours per query, fewer than k = {}", t.k, cfg.k)
+        }
+        (Some(t), Some(file)) if !holds_for_prefix(t, ds, queries.len(), cfg.k) => {
+            let which = if cfg.limit.is_some() { "the first" } else { "the" };
+            format!("{file} names neighbours outside {which} {} base vectors used", ds.base.len())
+        }
+        (Some(t), _) => return Ok((t.clone(), None)),
+        (None, _) => "the dataset has no ground truth".to_string(),
+    };
+    log.begin("ground truth");
+    progress.begin("ground truth", 0, "queries");
+    let t = Instant::now();
+    let truth = super::truth::exact(ds, queries, cfg.metric, cfg.k, cfg.truth_threads);
+    let secs = t.elapsed().as_secs_f64();
+    let msg = format!(
+        "ground truth computed: exact brute force over {} base vectors with the {} kernels, k = {}, {:.1} s ({why})",
+        ds.base.len(),
+        xvec::kernels::best().isa,
+        truth.k,
+        secs
+    );
+    progress.end(&msg);
+    notes.push(msg);
+    log.end();
+    Ok((truth, Some(secs)))
+}
+
+/// True when every query's first `k` true neighbours lie in the (possibly `--limit`ed)
+/// base: then they are also its first `k` within that prefix.
+fn holds_for_prefix(t: &GroundTruth, ds: &Dataset, queries: usize, k: usize) -> bool {
+    let n = ds.base.len();
+    let present: Box<dyn Fn(u32) -> bool> = match &ds.base_ids {
+        None => Box::new(move |id| (id as usize) < n),
+        Some(ids) => {
+            let set: std::collections::HashSet<u32> = ids.iter().copied().collect();
+            Box::new(move |id| set.contains(&id))
+        }
+    };
+    (0..queries).all(|q| t.row(q)[..k].iter().all(|&id| present(id)))
+}
+
+/// Create → insert in batches → optimize → close.
+fn load(
+    cfg: &BenchConfig,
+    ds: &Dataset,
+    dir: &Path,
+    log: &mut PhaseLog,
+    progress: &mut dyn Progress,
+) -> Result<LoadReport, BenchError> {
+    let index = cfg.index_json();
+    let schema = Schema::from_json(&cfg.schema_json(ds.base.dim()))
+        .map_err(|e| BenchError::Invalid(format!("index {index}: {e}")))?;
+    log.begin("create");
+    let coll = Collection::create(dir, schema, Default::default()).map_err(engine("create"))?;
+    log.end();
+
+    let rows = ds.base.len();
+    log.begin("insert");
+    progress.begin("insert", rows as u64, "rows");
+    let t = Instant::now();
+    let mut scratch = Vec::new();
+    for start in (0..rows).step_by(cfg.batch_size) {
+        let end = (start + cfg.batch_size).min(rows);
+        let docs: Vec<Doc> = (start..end)
+            .map(|i| Doc::new(ds.id(i).to_string()).set("emb", ds.base.row(i, &mut scratch).to_vec()))
+            .collect();
+        ds.base.release(start..end);
+        let results = coll.insert(docs).map_err(engine("insert"))?;
+        if let Some((j, Err(e))) = results.iter().enumerate().find(|(_, r)| r.is_err()) {
+            return Err(BenchError::Invalid(format!("insert: base row {} ({}): {e}", start + j, ds.base_file)));
+        }
+        progress.set(end as u64);
+    }
+    let insert = t.elapsed().as_secs_f64();
+    progress.end(&format!("inserted {rows} rows in {insert:.2} s ({:.0} rows/s)", rows as f64 / insert));
+    log.end();
+
+    log.begin("optimize");
+    progress.begin("optimize", rows as u64, "rows");
+    let t = Instant::now();
+    let done = optimize(&coll, cfg.optimize_concurrency, progress).map_err(engine("optimize"))?;
+    let optimize = t.elapsed().as_secs_f64();
+    let what = format!(
+        "optimize: {} index{} built over {} segment{}",
+        done.indexes_built,
+        if done.indexes_built == 1 { "" } else { "es" },
+        done.segments_after,
+        if done.segments_after == 1 { "" } else { "s" }
+    );
+    progress.end(&format!("{what} in {optimize:.2} s"));
+    log.end();
+
+    log.begin("close");
+    coll.close().map_err(engine("close"))?;
+    log.end();
+    Ok(LoadReport {
+        skipped: false,
+        rows: rows as u64,
+        insert_duration_sec: Some(insert),
+        optimize_duration_sec: Some(optimize),
+        load_duration_sec: Some(insert + optimize),
+        rows_per_second: Some(rows as f64 / insert),
+        optimize: what,
+        indexes_built: Some(done.indexes_built as u64),
+        segments: Some(done.segments_after as u64),
+    })
+}
+
+/// `Collection::optimize` on its own thread, so this one can report its progress.
+fn optimize(
+    coll: &Collection,
+    concurrency: usize,
+    progress: &mut dyn Progress,
+) -> Result<xvec::OptimizeReport, xvec::Error> {
+    let indexed = AtomicU64::new(0);
+    let finished = AtomicBool::new(false);
+    let report = |p: &xvec::OptimizeProgress| indexed.store(p.vectors_indexed, Ordering::Relaxed);
+    std::thread::scope(|s| {
+        let worker = s.spawn(|| {
+            let opts = OptimizeOptions { concurrency: concurrency.max(1), progress: Some(&report), cancel: None };
+            let r = coll.optimize(&opts);
+            finished.store(true, Ordering::Release);
+            r
+        });
+        while !finished.load(Ordering::Acquire) {
+            std::thread::sleep(Duration::from_millis(50));
+            progress.set(indexed.load(Ordering::Relaxed));
+        }
+        match worker.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
+/// Warm-up, concurrent phases, cool-down and the serial phase for one search setting.
+fn search(
+    cfg: &BenchConfig,
+    snap: &Arc<Snapshot>,
+    vectors: &[Vec<f32>],
+    truth: &GroundTruth,
+    point: SearchPoint,
+    log: &mut PhaseLog,
+    progress: &mut dyn Progress,
+) -> Result<SearchReport, BenchError> {
+    let queries: Vec<Query> = vectors
+        .iter()
+        .map(|v| {
+            let mut q = Query::vector(v.clone()).k(cfg.k).fields(Vec::<String>::new());
+            q.ef = point.ef;
+            q.refine = point.refine;
+            q
+        })
+        .collect();
+    let label = if cfg.sweep.is_some() { format!("{} ", point.label()) } else { String::new() };
+
+    log.begin(&format!("{label}warmup"));
+    progress.begin(&format!("{label}warmup"), cfg.warmup as u64, "queries");
+    for i in 0..cfg.warmup {
+        snap.query(&queries[i % queries.len()]).map_err(engine("warmup"))?;
+    }
+    progress.end(&format!("{label}warmup: {} queries", cfg.warmup));
+    log.end();
+
+    let mut concurrent = Vec::new();
+    for &threads in &cfg.concurrency {
+        let name = format!("{label}concurrent c={threads}");
+        log.begin(&name);
+        progress.begin(&name, cfg.duration.as_millis() as u64, "ms");
+        let c = run_concurrent(snap, &queries, threads, cfg.duration, progress)?;
+        progress.end(&format!(
+            "{name}: {:.1} QPS, p99 {:.3} ms over {:.1} s",
+            c.qps, c.latency.latency_p99_ms, c.duration_sec
+        ));
+        log.end();
+        concurrent.push(c);
+    }
+
+    if !cfg.cooldown.is_zero() {
+        log.begin(&format!("{label}cooldown"));
+        std::thread::sleep(cfg.cooldown);
+        log.end();
+    }
+
+    let name = format!("{label}serial");
+    log.begin(&name);
+    progress.begin(&name, queries.len() as u64, "queries");
+    // The pause leaves caches cold and the core possibly clocked down: warm up again
+    // right before the timed pass, as peers.py does before each of its passes.
+    for i in 0..cfg.warmup {
+        snap.query(&queries[i % queries.len()]).map_err(engine("warmup"))?;
+    }
+    let serial = run_serial(snap, &queries, truth, cfg.k, progress)?;
+    progress.end(&format!(
+        "{name}: {:.1} QPS, recall@{} {:.4}, p99 {:.3} ms",
+        serial.qps, cfg.k, serial.recall, serial.latency.latency_p99_ms
+    ));
+    log.end();
+    Ok(SearchReport { ef: point.ef.map(|v| v as u64), refine: point.refine.map(|v| v as u64), serial, concurrent })
+}
+
+/// A latency histogram in nanoseconds, 1 ns to 10 minutes at 3 significant digits.
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 600_000_000_000, 3).expect("valid histogram bounds")
+}
+
+/// `threads` threads share one snapshot and each runs queries, round-robin from its own
+/// starting point, until `duration` has passed.
+fn run_concurrent(
+    snap: &Arc<Snapshot>,
+    queries: &[Query],
+    threads: usize,
+    duration: Duration,
+    progress: &mut dyn Progress,
+) -> Result<ConcurrentReport, BenchError> {
+    let stop = AtomicBool::new(false);
+    let start_line = Barrier::new(threads + 1);
+    let (hist, elapsed) = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let snap = Arc::clone(snap);
+                let (stop, start_line) = (&stop, &start_line);
+                s.spawn(move || -> Result<Histogram<u64>, xvec::Error> {
+                    let mut h = histogram();
+                    let mut i = t * queries.len() / threads;
+                    start_line.wait();
+                    while !stop.load(Ordering::Relaxed) {
+                        let t0 = Instant::now();
+                        let result = snap.query(&queries[i]);
+                        h.saturating_record(t0.elapsed().as_nanos() as u64);
+                        if let Err(e) = result {
+                            stop.store(true, Ordering::Relaxed);
+                            return Err(e);
+                        }
+                        i = (i + 1) % queries.len();
+                    }
+                    Ok(h)
+                })
+            })
+            .collect();
+        start_line.wait();
+        let t0 = Instant::now();
+        while !stop.load(Ordering::Relaxed) {
+            let left = duration.saturating_sub(t0.elapsed());
+            if left.is_zero() {
+                break;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(100)));
+            progress.set(t0.elapsed().as_millis() as u64);
+        }
+        stop.store(true, Ordering::Relaxed);
+        let mut total = histogram();
+        let mut first_err = None;
+        for w in workers {
+            match w.join() {
+                Ok(Ok(h)) => total.add(&h).expect("histograms share bounds"),
+                Ok(Err(e)) => first_err = first_err.or(Some(e)),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        (first_err.map_or(Ok(total), Err), t0.elapsed())
+    });
+    let hist = hist.map_err(engine("concurrent search"))?;
+    let secs = elapsed.as_secs_f64();
+    Ok(ConcurrentReport {
+        concurrency: threads as u64,
+        queries: hist.len(),
+        qps: hist.len() as f64 / secs,
+        latency: Latency::of(&hist),
+        duration_sec: secs,
+    })
+}
+
+/// Every query once, one at a time, with recall@k and nDCG@k against `truth`.
+fn run_serial(
+    snap: &Snapshot,
+    queries: &[Query],
+    truth: &GroundTruth,
+    k: usize,
+    progress: &mut dyn Progress,
+) -> Result<SerialReport, BenchError> {
+    let mut hist = histogram();
+    let mut busy = Duration::ZERO;
+    let (mut recall, mut ndcg) = (0.0, 0.0);
+    let mut found: Vec<u32> = Vec::with_capacity(k);
+    let wall = Instant::now();
+    for (i, q) in queries.iter().enumerate() {
+        let t0 = Instant::now();
+        let hits = snap.query(q).map_err(engine("serial search"))?;
+        let took = t0.elapsed();
+        busy += took;
+        hist.saturating_record(took.as_nanos() as u64);
+        found.clear();
+        for h in &hits {
+            let id = h.key.parse::<u32>().map_err(|_| {
+                BenchError::Invalid(format!(
+                    "collection key '{}' is not a dataset id; search a collection that `xvec bench` loaded",
+                    h.key
+                ))
+            })?;
+            found.push(id);
+        }
+        recall += recall_at(&found, truth.row(i), k);
+        ndcg += ndcg_at(&found, truth.row(i), k);
+        if i % 64 == 63 {
+            progress.set(i as u64 + 1);
+        }
+    }
+    let n = queries.len() as f64;
+    Ok(SerialReport {
+        queries: queries.len() as u64,
+        k: k as u64,
+        qps: n / busy.as_secs_f64().max(f64::MIN_POSITIVE),
+        recall: recall / n,
+        ndcg: ndcg / n,
+        latency: Latency::of(&hist),
+        duration_sec: wall.elapsed().as_secs_f64(),
+    })
+}
+
+/// Times each phase and records its RSS, VmHWM and CPU time.
+///
+/// VmHWM is read at the end of a phase and reset right after, so the next phase's
+/// reading covers everything since, gaps between phases included.
+#[derive(Default)]
+struct PhaseLog {
+    done: Vec<PhaseReport>,
+    open: Option<OpenPhase>,
+    /// Whether VmHWM was reset when the last phase ended (false before the first).
+    reset: bool,
+    hwm_reset_failed: bool,
+}
+
+struct OpenPhase {
+    name: String,
+    start: Instant,
+    rss: Option<sys::Rss>,
+    usage: Option<sys::Usage>,
+    hwm_scope_phase: bool,
+}
+
+impl PhaseLog {
+    fn begin(&mut self, name: &str) {
+        // Reset the peak here, not when the last phase ended: whatever was freed in
+        // between (the unmapped dataset before "open") must not count in this phase.
+        self.reset = sys::reset_hwm();
+        self.hwm_reset_failed |= !self.reset;
+        self.open = Some(OpenPhase {
+            name: name.to_string(),
+            start: Instant::now(),
+            rss: sys::rss(),
+            usage: sys::usage(),
+            hwm_scope_phase: self.reset,
+        });
+    }
+
+    fn end(&mut self) {
+        let Some(p) = self.open.take() else { return };
+        let duration = p.start.elapsed().as_secs_f64();
+        let rss = sys::rss();
+        let usage = sys::usage();
+        let delta = |f: fn(&sys::Usage) -> f64| match (p.usage, usage) {
+            (Some(a), Some(b)) => Some(f(&b) - f(&a)),
+            _ => None,
+        };
+        self.done.push(PhaseReport {
+            name: p.name,
+            duration_sec: duration,
+            rss_start_mib: p.rss.map(|r| r.rss_mib),
+            rss_end_mib: rss.map(|r| r.rss_mib),
+            hwm_mib: rss.map(|r| r.hwm_mib),
+            hwm_scope: if p.hwm_scope_phase { "phase" } else { "process" }.into(),
+            cpu_user_sec: delta(|u| u.user_sec),
+            cpu_sys_sec: delta(|u| u.sys_sec),
+        });
+    }
+}
+
+/// The collection directory: the one given, or a fresh temporary one removed on drop.
+struct CollectionDir {
+    path: PathBuf,
+    temporary: bool,
+}
+
+impl CollectionDir {
+    fn new(path: Option<&Path>, skip_load: bool) -> Result<CollectionDir, BenchError> {
+        if let Some(p) = path {
+            return Ok(CollectionDir { path: p.to_path_buf(), temporary: false });
+        }
+        if skip_load {
+            return Err(BenchError::Invalid("--skip-load reuses a collection: it needs --path DIR".into()));
+        }
+        let base = std::env::temp_dir();
+        for i in 0..1000 {
+            let p = base.join(format!("xvec-bench-{}-{i}", std::process::id()));
+            match std::fs::create_dir(&p) {
+                Ok(()) => return Ok(CollectionDir { path: p, temporary: true }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(source) => return Err(BenchError::Io { path: p.display().to_string(), source }),
+            }
+        }
+        Err(BenchError::Invalid(format!("no free temporary directory name in {}", base.display())))
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for CollectionDir {
+    fn drop(&mut self) {
+        if self.temporary {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}

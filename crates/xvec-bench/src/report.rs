@@ -1,0 +1,271 @@
+//! The benchmark report: one JSON document per run, versioned by [`SCHEMA_VERSION`] and
+//! described by `docs/bench-report.schema.json`.
+//!
+//! Field names follow VectorDBBench's `vector-db-bench/v1` results where they overlap
+//! (`load.insert_duration_sec`, `serial.qps`, `concurrent[].latency_p99_ms`, ...), with
+//! units in the name. Numbers are what was measured; a figure that could not be measured
+//! is `null`, never a guess. Adding a field bumps nothing; renaming or removing one, or
+//! changing its meaning, bumps [`SCHEMA_VERSION`] and the schema file together.
+
+use serde::Serialize;
+
+use super::config::{BenchConfig, IndexKind, Sweep};
+use super::sys::SystemInfo;
+use xvec::{Metric, Quantize};
+
+/// Version of the report layout; `docs/bench-report.schema.json` pins it as a `const`.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The `format` field: tells a report apart from other JSON files.
+pub const FORMAT: &str = "xvec-bench";
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub format: &'static str,
+    pub started_at: String,
+    pub finished_at: String,
+    /// The command line that produced the report, when run from the tool.
+    pub command: Option<String>,
+    pub dataset: DatasetReport,
+    pub config: ConfigReport,
+    pub system: SystemReport,
+    pub load: LoadReport,
+    /// The serial phase of the first search setting (the only one without `--sweep`).
+    pub serial: SerialReport,
+    /// The concurrent phases of the first search setting.
+    pub concurrent: Vec<ConcurrentReport>,
+    /// Every search setting run, in order; one entry without `--sweep`.
+    pub searches: Vec<SearchReport>,
+    /// Peak RSS of the whole process: the larger of `getrusage` `ru_maxrss` and every
+    /// phase's VmHWM.
+    pub peak_rss_mib: f64,
+    /// Peak RSS from reopening the collection read-only to the end: what a process that
+    /// only queries needs (the phase VmHWMs from "open" on).
+    pub query_peak_rss_mib: f64,
+    pub phases: Vec<PhaseReport>,
+    /// The engine's own accounting after the search phases, by kind.
+    pub engine_memory: EngineMemory,
+    /// Bytes of every file in the collection directory after the run.
+    pub disk_bytes: u64,
+    pub cpu: CpuReport,
+    /// Facts a reader needs to trust the numbers: computed ground truth, a fallback taken.
+    pub notes: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DatasetReport {
+    pub name: String,
+    pub base_file: String,
+    pub base_format: String,
+    pub queries_file: String,
+    /// Base rows used (after `--limit`).
+    pub rows: u64,
+    /// Base rows in the files.
+    pub total_rows: u64,
+    pub dim: u64,
+    pub queries: u64,
+    /// `"file"` or `"computed"` (exact brute force, when there is none or it does not
+    /// hold for the `--limit` prefix).
+    pub ground_truth: String,
+    pub ground_truth_file: Option<String>,
+    /// Neighbours per query in the ground truth used.
+    pub ground_truth_k: u64,
+    /// Time spent computing ground truth, when it was computed.
+    pub ground_truth_sec: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ConfigReport {
+    pub index: IndexKind,
+    pub metric: Metric,
+    pub k: u64,
+    pub ef: Option<u64>,
+    pub m: Option<u32>,
+    pub ef_construction: Option<u32>,
+    pub degree: Option<u32>,
+    pub build_list: Option<u32>,
+    pub alpha: Option<f64>,
+    pub quantize: Option<Quantize>,
+    pub rotate: Option<bool>,
+    pub refine: Option<u64>,
+    pub seed: u64,
+    pub limit: Option<u64>,
+    pub skip_load: bool,
+    pub batch_size: u64,
+    pub optimize_concurrency: u64,
+    pub mmap: bool,
+    pub warmup: u64,
+    pub concurrency: Vec<u64>,
+    pub duration_sec: f64,
+    pub cooldown_sec: f64,
+    pub sweep: Option<Sweep>,
+    /// The index object given to the engine in the collection's JSON schema.
+    pub schema_index: serde_json::Value,
+    /// The collection directory, or `null` for a temporary one.
+    pub path: Option<String>,
+}
+
+impl ConfigReport {
+    pub fn new(c: &BenchConfig) -> ConfigReport {
+        ConfigReport {
+            index: c.index,
+            metric: c.metric,
+            k: c.k as u64,
+            ef: c.ef.map(|v| v as u64),
+            m: c.m,
+            ef_construction: c.ef_construction,
+            degree: c.degree,
+            build_list: c.build_list,
+            alpha: c.alpha,
+            quantize: c.quantize,
+            rotate: c.rotate,
+            refine: c.refine.map(|v| v as u64),
+            seed: c.seed,
+            limit: c.limit.map(|v| v as u64),
+            skip_load: c.skip_load,
+            batch_size: c.batch_size as u64,
+            optimize_concurrency: c.optimize_concurrency as u64,
+            mmap: c.mmap,
+            warmup: c.warmup as u64,
+            concurrency: c.concurrency.iter().map(|&v| v as u64).collect(),
+            duration_sec: c.duration.as_secs_f64(),
+            cooldown_sec: c.cooldown.as_secs_f64(),
+            sweep: c.sweep.clone(),
+            schema_index: c.index_json(),
+            path: c.path.as_ref().map(|p| p.display().to_string()),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SystemReport {
+    #[serde(flatten)]
+    pub info: SystemInfo,
+    /// 1, 5 and 15 minute load averages before and after the run.
+    pub loadavg_start: Option<[f64; 3]>,
+    pub loadavg_end: Option<[f64; 3]>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LoadReport {
+    /// True with `--skip-load`: the durations are then `null`.
+    pub skipped: bool,
+    /// Documents in the collection searched.
+    pub rows: u64,
+    pub insert_duration_sec: Option<f64>,
+    pub optimize_duration_sec: Option<f64>,
+    /// insert + optimize, as VectorDBBench counts it.
+    pub load_duration_sec: Option<f64>,
+    /// rows / insert_duration_sec.
+    pub rows_per_second: Option<f64>,
+    /// What the optimize phase did, in words.
+    pub optimize: String,
+    /// Indexes `Collection::optimize` built (one per segment and indexed field).
+    pub indexes_built: Option<u64>,
+    /// Segments after optimize.
+    pub segments: Option<u64>,
+}
+
+/// Latency figures of one phase, from an HDR histogram (3 significant digits).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Latency {
+    pub latency_avg_ms: f64,
+    pub latency_p50_ms: f64,
+    pub latency_p95_ms: f64,
+    pub latency_p99_ms: f64,
+    pub latency_max_ms: f64,
+}
+
+impl Latency {
+    pub fn of(h: &hdrhistogram::Histogram<u64>) -> Latency {
+        let ms = |ns: f64| ns / 1e6;
+        if h.is_empty() {
+            return Latency::default();
+        }
+        Latency {
+            latency_avg_ms: ms(h.mean()),
+            latency_p50_ms: ms(h.value_at_quantile(0.50) as f64),
+            latency_p95_ms: ms(h.value_at_quantile(0.95) as f64),
+            latency_p99_ms: ms(h.value_at_quantile(0.99) as f64),
+            latency_max_ms: ms(h.max() as f64),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SerialReport {
+    pub queries: u64,
+    pub k: u64,
+    /// queries / the sum of per-query latencies (as the peers script measures).
+    pub qps: f64,
+    /// Mean recall@k over all queries.
+    pub recall: f64,
+    /// Mean nDCG@k (binary relevance) over all queries.
+    pub ndcg: f64,
+    #[serde(flatten)]
+    pub latency: Latency,
+    /// Wall time of the phase.
+    pub duration_sec: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ConcurrentReport {
+    pub concurrency: u64,
+    /// Queries completed.
+    pub queries: u64,
+    /// queries / wall time from the start signal until every thread stopped.
+    pub qps: f64,
+    #[serde(flatten)]
+    pub latency: Latency,
+    pub duration_sec: f64,
+}
+
+/// One search setting: its serial and concurrent phases.
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchReport {
+    pub ef: Option<u64>,
+    pub refine: Option<u64>,
+    pub serial: SerialReport,
+    pub concurrent: Vec<ConcurrentReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseReport {
+    pub name: String,
+    pub duration_sec: f64,
+    pub rss_start_mib: Option<f64>,
+    pub rss_end_mib: Option<f64>,
+    /// VmHWM at the end of the phase.
+    pub hwm_mib: Option<f64>,
+    /// `"phase"` when VmHWM was reset at the phase start, else `"process"`.
+    pub hwm_scope: String,
+    pub cpu_user_sec: Option<f64>,
+    pub cpu_sys_sec: Option<f64>,
+}
+
+/// [`xvec::MemoryUsage`] in bytes, by kind (its fields, flattened), and their total.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EngineMemory {
+    #[serde(flatten)]
+    pub usage: xvec::MemoryUsage,
+    pub total: u64,
+}
+
+impl From<xvec::MemoryUsage> for EngineMemory {
+    fn from(usage: xvec::MemoryUsage) -> EngineMemory {
+        EngineMemory { total: usage.total(), usage }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct CpuReport {
+    pub user_sec: Option<f64>,
+    pub sys_sec: Option<f64>,
+}
+
+impl Report {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reports serialize")
+    }
+}

@@ -1,0 +1,553 @@
+//! Arguments of each command. A struct's doc comment is the command's help: the first
+//! line its summary, the rest (with an example) its long help and man page.
+//!
+//! Parsing only validates shapes; opening files and collections happens when the command
+//! runs.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum, ValueHint};
+
+use super::{BindArgs, CollectionArg};
+
+/// A size flag: an integer in `min..=max`, so a hostile value is refused while parsing
+/// (exit 2) with the flag, the value and the range named.
+pub fn size(min: usize, max: usize) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(min as u64..=max as u64)
+}
+
+/// Create a collection from a JSON schema file or --field/--vector flags.
+///
+/// The directory is created if missing and must not hold a collection yet. A schema file
+/// looks like:
+///   {"name": "wordnet", "fields": [
+///     {"name": "lemma", "type": "string"},
+///     {"name": "n_lemmas", "type": "int32", "nullable": true},
+///     {"name": "emb", "type": "vector_fp32", "dim": 384, "metric": "cosine",
+///      "index": {"type": "flat"}}]}
+/// Scalar types: string, bool, int32, int64, uint32, uint64, float, double. Vector types:
+/// vector_fp32, vector_fp16, vector_int8; metrics: l2, ip, cosine.
+///
+/// Example:
+///   xvec create words --schema commands/data/schema.json
+///   xvec create words --field lemma:string --field n_lemmas:int32:nullable --vector emb:384:cosine
+///   xvec create ann --field lemma:string --vector emb:384:cosine --index '{"type": "hnsw", "quantize": "int8"}'
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct CreateArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// JSON schema file.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["fields", "vectors"])]
+    pub schema: Option<PathBuf>,
+    /// A scalar field, NAME:TYPE or NAME:TYPE:nullable (repeatable).
+    #[arg(long = "field", id = "fields", value_name = "NAME:TYPE")]
+    pub fields: Vec<String>,
+    /// A vector field, NAME:DIM:METRIC[:fp32|fp16|int8][:nullable] (repeatable).
+    #[arg(long = "vector", id = "vectors", value_name = "NAME:DIM:METRIC")]
+    pub vectors: Vec<String>,
+    /// Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g.
+    /// '{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}'.
+    #[arg(long, value_name = "INDEX", conflicts_with = "schema")]
+    pub index: Option<String>,
+    /// Collection name with --field/--vector (default: the directory's name).
+    #[arg(long, value_name = "NAME", conflicts_with = "schema")]
+    pub name: Option<String>,
+}
+
+/// Input formats of `import`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ImportFormat {
+    /// One JSON object per line.
+    Jsonl,
+    /// A header row of field names, then one document per row.
+    Csv,
+    /// Raw vectors, TEXMEX .fvecs (also .bvecs, .ivecs).
+    Fvecs,
+    /// Raw vectors, a 2-d NumPy array.
+    Npy,
+    /// Apache Parquet: one column per field, vectors as lists of numbers.
+    Parquet,
+}
+
+/// Import documents from JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy).
+///
+/// JSON Lines and CSV rows name their fields; the key comes from --key-field. Vector fields
+/// are JSON arrays (in CSV: a cell holding a JSON array) or come row by row from a vector
+/// file with --vectors FIELD=FILE. A raw vector file fills one vector field (--field) and
+/// takes its keys from --ids FILE (one key per line), else from FILE.ids when there is one
+/// (what `export --format npy|fvecs` writes), else from the row numbers. A Parquet
+/// file has one column per field (the key in --key-field, int64 or string), vectors as
+/// list columns, nulls where a nullable field is unset: what `export --format parquet`,
+/// Milvus bulk_import and VectorDBBench files hold.
+/// Writes in batches of --batch-size, one WAL sync each; bad rows are reported with their
+/// line and skipped, and the command then exits 1.
+///
+/// Example:
+///   xvec import words commands/data/wordnet.jsonl --vectors emb=commands/data/wordnet.fvecs --flush
+///   xvec import words extra.csv --key-field id
+///   xvec import words commands/data/queries.fvecs --field emb --ids ids.txt
+///   xvec import words words.parquet
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Input file.
+    #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub file: PathBuf,
+    /// Input format (default: from the file's extension).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ImportFormat>,
+    /// Member or column that holds the primary key.
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    pub key_field: String,
+    /// Take a vector field from a .fvecs/.npy file: row i of the input gets row i.
+    #[arg(long = "vectors", value_name = "FIELD=FILE")]
+    pub vectors: Vec<String>,
+    /// Vector field that raw vectors fill (default: the only one).
+    #[arg(long, value_name = "FIELD")]
+    pub field: Option<String>,
+    /// Keys of raw vectors, one per line (default: FILE.ids if it exists, else row numbers
+    /// from 0).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub ids: Option<PathBuf>,
+    /// Documents per write batch (one WAL sync each).
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub batch_size: u32,
+    /// Insert or merge instead of failing on existing keys.
+    #[arg(long)]
+    pub upsert: bool,
+    /// Flush into a segment when done.
+    #[arg(long)]
+    pub flush: bool,
+}
+
+/// Documents given on the command line, for insert, upsert and update.
+#[derive(Debug, Args)]
+pub struct DocArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Documents, each a JSON object with the key in --key-field.
+    #[arg(value_name = "JSON", required = true)]
+    pub docs: Vec<String>,
+    /// Member that holds the primary key.
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    pub key_field: String,
+}
+
+/// Insert new documents; a key that exists already fails.
+///
+/// Each document is a JSON object; vectors are JSON arrays.
+///
+/// Example:
+///   xvec insert words '{"id": "x.1", "lemma": "xylophone", "pos": "n", "emb": [0.1, ...]}'
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct InsertArgs {
+    #[command(flatten)]
+    pub docs: DocArgs,
+}
+
+/// Insert documents, or merge the given fields into existing ones.
+///
+/// Example:
+///   xvec upsert words '{"id": "n.00001740", "n_lemmas": 2}'
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct UpsertArgs {
+    #[command(flatten)]
+    pub docs: DocArgs,
+}
+
+/// Replace the given fields of existing documents; a missing key fails.
+///
+/// Example:
+///   xvec update words '{"id": "n.00001740", "gloss": "that which exists"}'
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct UpdateArgs {
+    #[command(flatten)]
+    pub docs: DocArgs,
+}
+
+/// Delete documents by key, or every document matching --where.
+///
+/// Example:
+///   xvec delete words n.00001740 n.00032613
+///   xvec delete words --where "pos = 'r'"
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct DeleteArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Primary keys.
+    #[arg(value_name = "KEY", required_unless_present = "filter", conflicts_with = "filter")]
+    pub keys: Vec<String>,
+    /// Delete every document matching this filter.
+    #[arg(long = "where", id = "filter", value_name = "EXPR")]
+    pub filter: Option<String>,
+    #[command(flatten)]
+    pub bind: BindArgs,
+}
+
+/// Print documents by primary key.
+///
+/// Missing keys are reported on stderr and make the command exit 1.
+///
+/// Example:
+///   xvec fetch words n.07580359 v.02612234 --fields lemma,gloss
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct FetchArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Primary keys.
+    #[arg(value_name = "KEY", required = true)]
+    pub keys: Vec<String>,
+    /// Fields to print, comma-separated (default: all, vectors too).
+    #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
+    pub fields: Option<Vec<String>>,
+}
+
+/// Nearest-neighbour search by vector literal, key or vector file row.
+///
+/// The query vector is a literal ("[0.1, 0.2, ...]"), the stored vector of a document
+/// (--pk), or a row of a .fvecs/.npy file (--vector-file F --row N). Results come best
+/// first: the cosine similarity or inner product (higher is better) or the squared L2
+/// distance (lower is better). With --group-by, -k counts groups (one value of the field
+/// each, best group first) of up to --per-group hits. Filters are SQL-like over scalar
+/// fields and _key:
+/// = != < <= > >=, IN (...), LIKE 'prefix%', IS [NOT] NULL, AND, OR, NOT, parentheses.
+///
+/// Example:
+///   xvec query words --pk n.01317391 --filter "lexname = 'noun.animal'" -k 5 --fields lemma,gloss
+///   xvec query words --vector-file commands/data/queries.fvecs --row 3 --mode json
+///   xvec query words --pk n.07580359 --group-by lexname -k 4 --per-group 2 --fields lemma
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Query vector literal, e.g. "[0.1, 0.2, 0.3]", or '$NAME' for --param NAME=[...].
+    #[arg(value_name = "VECTOR")]
+    pub vector: Option<String>,
+    /// Use the stored vector of this document.
+    #[arg(long, value_name = "KEY", conflicts_with = "vector")]
+    pub pk: Option<String>,
+    /// Take the query vector from a .fvecs/.npy file (with --row).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["vector", "pk"])]
+    pub vector_file: Option<PathBuf>,
+    /// Row of --vector-file, from 0.
+    #[arg(long, value_name = "N", requires = "vector_file", default_value_t = 0)]
+    pub row: usize,
+    /// Vector field to search (needed when the schema has several).
+    #[arg(long, value_name = "FIELD")]
+    pub field: Option<String>,
+    /// Only documents matching this filter, e.g. "pos = 'n' AND n_lemmas > 1".
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// Number of results, 1 to 100000.
+    #[arg(short, long, value_name = "N", default_value_t = 10, value_parser = size(1, xvec::MAX_K))]
+    pub k: usize,
+    /// Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused
+    /// on a flat index, which is searched exactly.
+    #[arg(long, value_name = "N", value_parser = size(1, xvec::MAX_EF))]
+    pub ef: Option<usize>,
+    /// Re-rank REFINE × k candidates of a quantized index with the original vectors;
+    /// REFINE × k is at most 1000000; refused on an index without quantization.
+    #[arg(long, value_name = "FACTOR", value_parser = size(0, xvec::MAX_REFINE_CANDIDATES))]
+    pub refine: Option<usize>,
+    /// Group results by this scalar field: -k groups, best first, of --per-group hits.
+    #[arg(long, value_name = "FIELD")]
+    pub group_by: Option<String>,
+    /// Hits per group with --group-by; k × N is at most 1000000.
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "group_by", value_parser = size(1, xvec::MAX_GROUP_HITS))]
+    pub per_group: usize,
+    /// Fields to print, comma-separated (default: all scalar fields).
+    #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
+    pub fields: Option<Vec<String>>,
+    /// Also print vector fields.
+    #[arg(long)]
+    pub with_vectors: bool,
+    #[command(flatten)]
+    pub bind: BindArgs,
+}
+
+/// Count live documents, optionally only those matching a filter.
+///
+/// Example:
+///   xvec count words --filter "pos IN ('a', 's')"
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct CountArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Count only documents matching this filter.
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
+    #[command(flatten)]
+    pub bind: BindArgs,
+}
+
+/// Seal the write-ahead log into an immutable, memory-mapped segment.
+///
+/// Example:
+///   xvec flush words
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct FlushArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+}
+
+/// Compact segments and build the vector indexes (HNSW, quantized codes).
+///
+/// Rewrites the live rows (including unflushed ones) into compact segments and builds the
+/// index each vector field's schema names, then publishes everything in one step. Queries
+/// keep running on the previous state meanwhile; Ctrl-C in the shell cancels and leaves the
+/// collection unchanged. A progress bar shows on a terminal.
+///
+/// Example:
+///   xvec optimize words --concurrency 2
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct OptimizeArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Threads for index builds, 1 to 1024 (default: all cores; 1 builds
+    /// deterministically).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: Option<u32>,
+}
+
+/// Show the schema, index parameters, counts and size.
+///
+/// One row per field, then a footer with documents, segments and bytes on disk.
+///
+/// Example:
+///   xvec describe words
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct DescribeArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+}
+
+/// Show segments, deletions, WAL size and the memory the engine holds.
+///
+/// One row per segment (and one for the unflushed rows), then the engine's memory
+/// accounting by kind.
+///
+/// Example:
+///   xvec stats words --mode line
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+}
+
+/// Print the schema as JSON, as `create --schema` and `repair --schema` read it.
+///
+/// Every field with its type and nullability, every vector field's dim, metric and full
+/// index parameters (defaults spelled out), whether the collection was made from a schema
+/// file or from --field/--vector flags. `describe` is the human summary of the same.
+///
+/// Example:
+///   xvec schema words > schema.json
+///   xvec create copy --schema schema.json
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct SchemaArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+}
+
+/// Output formats of `export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// One JSON object per line, vectors inline.
+    Jsonl,
+    /// A header row of field names; vectors as JSON arrays in their cells.
+    Csv,
+    /// One vector field as a 2-d float32 NumPy array, keys in FILE.ids.
+    Npy,
+    /// One vector field as TEXMEX .fvecs, keys in FILE.ids.
+    Fvecs,
+    /// Apache Parquet: an `id` column, one list<float> column per vector field, one
+    /// column per scalar field (the layout of Milvus bulk_import and VectorDBBench).
+    Parquet,
+}
+
+/// Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.
+///
+/// Reads one snapshot in chunks, so memory stays bounded however large the collection.
+/// `import` reads every format back. jsonl and csv name the key column --key-field (`id`);
+/// csv cells hold vectors as JSON arrays; an empty cell is null, or the empty string in a
+/// string field that is not nullable (in a nullable one the two read back as null). npy
+/// and fvecs hold the vectors of one field (--field when there are several) as float32 and need -o FILE: the
+/// keys go to FILE.ids, one per line (what `import --ids` reads); scalar fields are not
+/// written. parquet writes the key as an int64 `id` column when every key is a decimal
+/// integer, else as a string column, then one list<float> column per vector field and one
+/// typed column per scalar field, null where a nullable field is unset.
+///
+/// Example:
+///   xvec export words -o words.jsonl
+///   xvec export words --filter "pos = 'v'" --fields lemma,gloss | head
+///   xvec export words --format csv --fields lemma,pos -o words.csv
+///   xvec export words --format npy -o emb.npy      # and emb.npy.ids
+///   xvec export words --format parquet -o train.parquet
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Output format.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "jsonl")]
+    pub format: ExportFormat,
+    /// Output file (default: standard output; npy, fvecs and parquet need one).
+    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output: Option<PathBuf>,
+    /// Only documents matching this filter.
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// Fields to write, comma-separated (default: all).
+    #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
+    pub fields: Option<Vec<String>>,
+    /// Vector field of npy and fvecs (default: the only one).
+    #[arg(long, value_name = "FIELD")]
+    pub field: Option<String>,
+    /// Name of the key column (member in jsonl).
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    pub key_field: String,
+    /// The global --mode, if given: export refuses it (its format is --format).
+    #[arg(skip)]
+    pub mode: Option<super::output::OutputMode>,
+    #[command(flatten)]
+    pub bind: BindArgs,
+}
+
+/// Write a script, a schema and data files that recreate the collection.
+///
+/// OUTDIR (default DIR.dump) gets schema.json (from `xvec schema`), data.jsonl (every
+/// live document, from `export`) and dump.xvec, a shell script that runs `create
+/// --schema`, `import`, `flush` and, when the source has built indexes, `optimize`. File
+/// names in the script are relative to OUTDIR; run it from there into a new directory.
+///
+/// Example:
+///   xvec dump words -o words.dump
+///   cd words.dump && xvec shell ../words-copy --write -f dump.xvec
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct DumpArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// Output directory (default: DIR.dump; created if missing, must not hold a dump yet).
+    #[arg(short, long, value_name = "OUTDIR", value_hint = ValueHint::DirPath)]
+    pub output: Option<PathBuf>,
+}
+
+/// Interactive shell over a collection, or run a script.
+///
+/// The shell takes every command of `xvec` without the DIR argument (a leading `.` is
+/// allowed), plus meta commands such as .mode, .timer and .read: type .help. Statements end
+/// at `;` or at the end of a line whose quotes and brackets are closed; a trailing `\`
+/// continues a line. `.param set NAME VALUE` binds $NAME: inside a filter as a typed value,
+/// and an unquoted `$NAME` word is replaced by VALUE's text; `#` starts a comment line.
+/// Read-only unless --write.
+/// At the prompt, a statement that goes on shows the continuation prompt `...>` and is one
+/// history entry; pasted or typed-ahead lines run in order. Ctrl-C drops the statement
+/// being typed; Ctrl-D on an empty line leaves with status 0, or, inside an unfinished
+/// statement, reports it (it does not run) and exits with status 2. On a terminal, results
+/// longer than the screen go through $PAGER (else `less -FRX`) and tables wider than it
+/// print as `column = value` lines (.pager, .expanded); .edit runs the last statement
+/// after $VISUAL or $EDITOR (else vi) changed it.
+/// With -f, -c or input that is not a terminal the shell runs in batch mode: no prompt,
+/// and the first failing statement stops it with `FILE:LINE: error: ...` and its exit
+/// status (1 failed, 2 did not parse, 4 locked); --keep-going runs the rest and exits with
+/// the status of the first statement that failed.
+/// Before the first prompt or script the shell runs its startup file,
+/// $XDG_CONFIG_HOME/xvec/xvecrc (else ~/.config/xvec/xvecrc), if there is one: --init FILE
+/// names another, -n skips it. Its errors are reported as FILE:LINE and do not stop the
+/// shell.
+///
+/// Example:
+///   xvec shell words
+///   xvec shell words --write -f commands/quickstart.xvec
+///   xvec shell words -c "count --filter \"pos = 'v'\"" -c "describe"
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ShellArgs {
+    /// Collection directory (may not exist yet: `create` makes it).
+    // Its own id, not the collection argument's: statements in the shell do not take one.
+    #[arg(id = "start_dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub dir: Option<PathBuf>,
+    /// Open the collection for writing (takes the writer lock).
+    #[arg(long)]
+    pub write: bool,
+    /// Run the statements of this script (repeatable, runs in argv order with -c).
+    #[arg(short = 'f', long = "file", value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub files: Vec<PathBuf>,
+    /// Run this statement (repeatable, runs in argv order with -f).
+    #[arg(short = 'c', long = "command", value_name = "STATEMENT")]
+    pub commands: Vec<String>,
+    /// In batch mode, run the remaining statements after one fails (the exit status is
+    /// still that of the first failure).
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Run FILE before the first prompt or script instead of the default startup file.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with = "no_init")]
+    pub init: Option<PathBuf>,
+    /// Do not run a startup file.
+    #[arg(short = 'n', long)]
+    pub no_init: bool,
+    #[command(flatten)]
+    pub bind: BindArgs,
+}
+
+/// Print a completion script for a shell.
+///
+/// Example:
+///   xvec completions bash > ~/.local/share/bash-completion/completions/xvec
+///   xvec completions zsh > ~/.zfunc/_xvec
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct CompletionsArgs {
+    /// Shell to generate for.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// Write the man pages, one per command, into a directory.
+///
+/// Example:
+///   xvec man man/ && man man/xvec-query.1
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ManArgs {
+    /// Output directory (created if missing).
+    #[arg(value_name = "OUTDIR", value_hint = ValueHint::DirPath)]
+    pub out: PathBuf,
+}
+
+/// Build a sample collection from the bundled WordNet data and query it.
+///
+/// Example:
+///   xvec quickstart /tmp/wordnet
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct QuickstartArgs {
+    /// Where to build the sample collection (default: a fresh temporary directory).
+    #[arg(value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub target: Option<PathBuf>,
+    /// Directory with the sample data (default: the source tree's commands/data).
+    #[arg(
+        long,
+        value_name = "DIR",
+        value_hint = ValueHint::DirPath,
+        default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../../commands/data"),
+        hide_default_value = true
+    )]
+    pub data: PathBuf,
+}

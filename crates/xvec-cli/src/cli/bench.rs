@@ -1,0 +1,511 @@
+//! `xvec bench`: the face of the benchmark runner in `xvec_bench`. Parses the flags into
+//! a [`BenchConfig`], shows progress on stderr (a bar only on a terminal), prints the
+//! results and phases as tables, and writes the report, CSV rows, plot and comparison.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{ArgAction, Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use xvec::{Error, Metric, Quantize, StorageError};
+use xvec_bench::compare::{self, Run};
+use xvec_bench::config::{BenchConfig, DataSource, IndexKind, Sweep, parse_duration};
+use xvec_bench::phases::{self, BenchError, Progress};
+use xvec_bench::report::Report;
+use xvec_bench::{export, plot};
+
+use super::CliError;
+use super::commands::{Io, print};
+use super::output::{Cell, Table};
+
+/// Benchmark load time, search speed, recall and memory on a dataset.
+///
+/// Phases: create, insert in batches, optimize, close, reopen read-only, warm-up, a
+/// concurrent phase per --concurrency value for --duration, cool-down, then a serial phase
+/// (--warmup untimed queries, then every query once) with recall@k and nDCG@k. Without ground truth it is computed exactly.
+/// Progress goes to stderr; the results and per-phase time, RSS and CPU to stdout.
+///
+/// Example:
+///   xvec bench --dataset ~/.cache/xvec-bench/wordnet-minilm-384 --index flat -k 10 \
+///       --concurrency 1,2 --duration 10s --output flat.json --csv docs/benchmarks/flat.csv
+///   xvec bench --dataset DIR --index hnsw --sweep ef=16,32,64,128,256 --plot curve.svg
+///   xvec bench --compare flat.json hnsw.json
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct BenchArgs {
+    /// Dataset directory: base.fvecs + queries.fvecs (+ gt_<metric>_<k>.ivecs), or
+    /// VectorDBBench's train.parquet (or shuffle_train*.parquet) + test.parquet
+    /// (+ neighbors.parquet).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["base", "queries", "gt"])]
+    pub dataset: Option<PathBuf>,
+    /// Base vectors: .fvecs, .bvecs, .npy or .parquet.
+    #[arg(long, value_name = "FILE", requires = "queries")]
+    pub base: Option<PathBuf>,
+    /// Query vectors: .fvecs, .bvecs, .npy or .parquet.
+    #[arg(long, value_name = "FILE", requires = "base")]
+    pub queries: Option<PathBuf>,
+    /// Ground truth: .ivecs, integer .npy or neighbors .parquet (default: computed exactly).
+    #[arg(long, value_name = "FILE", requires = "base")]
+    pub gt: Option<PathBuf>,
+    /// Collection directory to create (default: a temporary one, removed afterwards).
+    #[arg(long, value_name = "DIR")]
+    pub path: Option<PathBuf>,
+    /// Index type of the vector field.
+    #[arg(long, value_enum, value_name = "TYPE", default_value_t = IndexArg::Flat)]
+    pub index: IndexArg,
+    /// Similarity metric.
+    #[arg(long, value_enum, value_name = "METRIC", default_value_t = MetricArg::Cosine)]
+    pub metric: MetricArg,
+    /// Neighbours per query; recall and nDCG are computed at this k.
+    #[arg(short, long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub k: u32,
+    /// Search breadth of graph indexes, 1 to 100000 (default: the index's own).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub ef: Option<u32>,
+    /// HNSW edges per node (default: the engine's).
+    #[arg(long, value_name = "N")]
+    pub m: Option<u32>,
+    /// HNSW candidate list size while building (default: the engine's).
+    #[arg(long, value_name = "N")]
+    pub ef_construction: Option<u32>,
+    /// Vamana: most neighbours per node, R (default: the engine's).
+    #[arg(long, value_name = "N")]
+    pub degree: Option<u32>,
+    /// Vamana: candidate list size while building, L (default: the engine's).
+    #[arg(long, value_name = "N")]
+    pub build_list: Option<u32>,
+    /// Vamana: prune relaxation, e.g. 1.2 (default: the engine's).
+    #[arg(long, value_name = "X")]
+    pub alpha: Option<f64>,
+    /// Vector codes inside the index (default: none).
+    #[arg(long, value_enum, value_name = "CODES")]
+    pub quantize: Option<QuantizeArg>,
+    /// Rotate vectors before quantizing (default: on for int8 and int4).
+    #[arg(long, value_name = "BOOL", action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub rotate: Option<bool>,
+    /// Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default:
+    /// the index's).
+    #[arg(long, value_name = "FACTOR", value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub refine: Option<u32>,
+    /// Seed of graph construction and rotation.
+    #[arg(long, value_name = "N", default_value_t = 42)]
+    pub seed: u64,
+    /// Use only the first N base vectors (ground truth is checked, or computed, for them).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+    /// Reuse the collection at --path: no create, insert or optimize.
+    #[arg(long, requires = "path")]
+    pub skip_load: bool,
+    /// Documents per insert call.
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub batch_size: u32,
+    /// Threads the optimize phase may use, 1 to 1024 (default: all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub optimize_concurrency: Option<u32>,
+    /// Map segment files when reopening for search, or read them into memory.
+    #[arg(long, value_name = "BOOL", action = ArgAction::Set, default_value_t = true)]
+    pub mmap: bool,
+    /// Untimed queries before the timed phases of each search setting, and again right
+    /// before the serial pass.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub warmup: u32,
+    /// Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores).
+    #[arg(long, value_name = "N,N", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: Option<Vec<u32>>,
+    /// How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m.
+    #[arg(long, value_name = "TIME", default_value = "30s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Pause between the concurrent phases and the serial phase.
+    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_duration)]
+    pub cooldown: Duration,
+    /// Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine).
+    #[arg(long, value_name = "PARAM=V,V")]
+    pub sweep: Option<Sweep>,
+    /// Threads for computing ground truth when the dataset has none, 1 to 1024 (default:
+    /// all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub gt_threads: Option<u32>,
+    /// Write the report as JSON (schema: docs/bench-report.schema.json).
+    #[arg(short, long, value_name = "FILE.json")]
+    pub output: Option<PathBuf>,
+    /// Append one row per search setting to this CSV file.
+    #[arg(long, value_name = "FILE.csv")]
+    pub csv: Option<PathBuf>,
+    /// Draw recall (x) against QPS (y, log scale) as SVG, with any --compare runs.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Reports to print side by side (after this run's, if a dataset is given), with
+    /// ratios to the first.
+    #[arg(long, value_name = "FILE.json", num_args = 1..)]
+    pub compare: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IndexArg {
+    /// Exact search over every vector.
+    Flat,
+    /// Hierarchical navigable small world graph.
+    Hnsw,
+    /// Vamana (DiskANN) graph.
+    Vamana,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    /// Squared Euclidean distance.
+    L2,
+    /// Inner product.
+    Ip,
+    /// Cosine similarity.
+    Cosine,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum QuantizeArg {
+    None,
+    Fp16,
+    Int8,
+    Int4,
+}
+
+impl BenchArgs {
+    /// The run these flags describe, or `None` when there is no dataset (compare only).
+    fn config(&self) -> Option<BenchConfig> {
+        let source = match (&self.dataset, &self.base, &self.queries) {
+            (Some(d), _, _) => DataSource::Dir { dataset: d.clone() },
+            (None, Some(b), Some(q)) => DataSource::Files { base: b.clone(), queries: q.clone(), gt: self.gt.clone() },
+            _ => return None,
+        };
+        let mut c = BenchConfig::new(source);
+        c.path = self.path.clone();
+        c.index = match self.index {
+            IndexArg::Flat => IndexKind::Flat,
+            IndexArg::Hnsw => IndexKind::Hnsw,
+            IndexArg::Vamana => IndexKind::Vamana,
+        };
+        c.metric = match self.metric {
+            MetricArg::L2 => Metric::L2,
+            MetricArg::Ip => Metric::Ip,
+            MetricArg::Cosine => Metric::Cosine,
+        };
+        c.k = self.k as usize;
+        c.ef = self.ef.map(|v| v as usize);
+        c.m = self.m;
+        c.ef_construction = self.ef_construction;
+        c.degree = self.degree;
+        c.build_list = self.build_list;
+        c.alpha = self.alpha;
+        c.quantize = self.quantize.map(|q| match q {
+            QuantizeArg::None => Quantize::None,
+            QuantizeArg::Fp16 => Quantize::Fp16,
+            QuantizeArg::Int8 => Quantize::Int8,
+            QuantizeArg::Int4 => Quantize::Int4,
+        });
+        c.rotate = self.rotate;
+        c.refine = self.refine.map(|v| v as usize);
+        c.seed = self.seed;
+        c.limit = self.limit.map(|v| v as usize);
+        c.skip_load = self.skip_load;
+        c.batch_size = self.batch_size as usize;
+        if let Some(n) = self.optimize_concurrency {
+            c.optimize_concurrency = n as usize;
+        }
+        c.mmap = self.mmap;
+        c.warmup = self.warmup as usize;
+        if let Some(list) = &self.concurrency {
+            c.concurrency = list.iter().map(|&n| n as usize).collect();
+        }
+        c.duration = self.duration;
+        c.cooldown = self.cooldown;
+        c.sweep = self.sweep.clone();
+        if let Some(n) = self.gt_threads {
+            c.truth_threads = n as usize;
+        }
+        Some(c)
+    }
+}
+
+pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
+    let mut runs = Vec::new();
+    let mut title = "recall vs QPS".to_string();
+    match args.config() {
+        Some(cfg) => {
+            let mut progress = StderrProgress::new(&mut *io.err);
+            let report = phases::run(&cfg, Some(command_line()), &mut progress).map_err(bench_error)?;
+            drop(progress);
+            if let Some(p) = &args.output {
+                std::fs::write(p, report.to_json()).map_err(|e| CliError::file(p, &e))?;
+            }
+            if let Some(p) = &args.csv {
+                let n = export::append(p, &report).map_err(CliError::failed)?;
+                writeln!(io.err, "bench: appended {n} row{} to {}", if n == 1 { "" } else { "s" }, p.display())?;
+            }
+            print(io, &results_table(&report))?;
+            print(io, &phases_table(&report))?;
+            print(io, &memory_table(&report))?;
+            title = format!("{}: recall@{} vs serial QPS", report.dataset.name, report.config.k);
+            let json = serde_json::to_value(&report).expect("reports serialize");
+            runs.push(Run::new("this run".into(), json).map_err(CliError::failed)?);
+        }
+        None if args.compare.is_empty() => {
+            return Err(CliError::usage(
+                "bench needs --dataset DIR, or --base FILE --queries FILE, or --compare FILE...",
+            ));
+        }
+        None => {}
+    }
+    for p in &args.compare {
+        runs.push(Run::load(p).map_err(CliError::failed)?);
+    }
+    if runs.len() > 1 || !args.compare.is_empty() {
+        let c = compare::compare(&runs);
+        let mut t = Table::new(c.headers);
+        c.rows.into_iter().for_each(|r| t.push(r.into_iter().map(Cell::from).collect()));
+        print(io, &t)?;
+    }
+    if let Some(p) = &args.plot {
+        let series: Vec<plot::Series> = runs.iter().map(Run::series).collect();
+        std::fs::write(p, plot::svg(&title, &series)).map_err(|e| CliError::file(p, &e))?;
+        writeln!(io.err, "bench: wrote {}", p.display())?;
+    }
+    Ok(())
+}
+
+/// The command line as typed, for the report: `xvec` and the arguments, quoted when needed.
+fn command_line() -> String {
+    let quote = |a: String| {
+        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=,:@%+".contains(c)) {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    std::iter::once("xvec".to_string()).chain(std::env::args().skip(1).map(quote)).collect::<Vec<_>>().join(" ")
+}
+
+fn bench_error(e: BenchError) -> CliError {
+    match e {
+        BenchError::Engine { phase, source } => {
+            let exists = matches!(source, Error::Storage(StorageError::AlreadyExists { .. }));
+            let mut c = CliError::from(source);
+            c.message = format!("{phase}: {}", c.message);
+            if exists {
+                c = c.hint("pass --skip-load to benchmark the existing collection, or another --path");
+            }
+            c
+        }
+        other => CliError::failed(other.to_string()),
+    }
+}
+
+fn ms(v: f64) -> Cell {
+    Cell::from(serde_json::json!((v * 1000.0).round() / 1000.0))
+}
+
+fn round(v: f64, digits: i32) -> Cell {
+    let p = 10f64.powi(digits);
+    Cell::from(serde_json::json!((v * p).round() / p))
+}
+
+/// One row per search setting: quality, serial latency and concurrent throughput.
+fn results_table(r: &Report) -> Table {
+    let k = r.config.k;
+    let mut headers: Vec<String> =
+        ["setting", &format!("recall@{k}"), &format!("ndcg@{k}"), "serial QPS"].iter().map(|s| s.to_string()).collect();
+    headers.extend(["p50 ms", "p95 ms", "p99 ms"].map(String::from));
+    for c in &r.concurrent {
+        headers.push(format!("QPS c={}", c.concurrency));
+        headers.push(format!("p99 ms c={}", c.concurrency));
+    }
+    let mut t = Table::new(headers);
+    for s in &r.searches {
+        let label =
+            xvec_bench::config::SearchPoint { ef: s.ef.map(|v| v as usize), refine: s.refine.map(|v| v as usize) }
+                .label();
+        let mut row = vec![
+            Cell::from(label),
+            round(s.serial.recall, 4),
+            round(s.serial.ndcg, 4),
+            round(s.serial.qps, 1),
+            ms(s.serial.latency.latency_p50_ms),
+            ms(s.serial.latency.latency_p95_ms),
+            ms(s.serial.latency.latency_p99_ms),
+        ];
+        for c in &s.concurrent {
+            row.push(round(c.qps, 1));
+            row.push(ms(c.latency.latency_p99_ms));
+        }
+        t.push(row);
+    }
+    let l = &r.load;
+    let load = match (l.insert_duration_sec, l.optimize_duration_sec, l.rows_per_second) {
+        (Some(i), Some(o), Some(rps)) => {
+            format!("insert {i:.2} s ({rps:.0} rows/s), optimize {o:.2} s [{}]", l.optimize)
+        }
+        _ => l.optimize.clone(),
+    };
+    let mib = |b: u64| b as f64 / (1 << 20) as f64;
+    t.footer = Some(format!(
+        "{}: {} rows x {}, {} queries, ground truth {}; index {}; {load}; peak RSS {:.1} MiB, engine {:.1} MiB, disk {:.1} MiB",
+        r.dataset.name,
+        l.rows,
+        r.dataset.dim,
+        r.dataset.queries,
+        r.dataset.ground_truth,
+        r.config.schema_index,
+        r.peak_rss_mib,
+        mib(r.engine_memory.total),
+        mib(r.disk_bytes)
+    ));
+    t
+}
+
+/// The process's peak RSS beside the engine's own accounting, by kind, in MiB.
+fn memory_table(r: &Report) -> Table {
+    let mut t = Table::new(["memory", "MiB"]);
+    let mib = |b: u64| round(b as f64 / (1 << 20) as f64, 1);
+    t.push(vec![Cell::from("peak RSS, whole process"), round(r.peak_rss_mib, 1)]);
+    t.push(vec![Cell::from("peak RSS, from open on (query process)"), round(r.query_peak_rss_mib, 1)]);
+    let m = &r.engine_memory;
+    for (what, bytes) in m.usage.by_kind().into_iter().chain([("total", m.total)]) {
+        t.push(vec![Cell::from(format!("engine: {what}")), mib(bytes)]);
+    }
+    t
+}
+
+/// One row per phase: time, RSS at its end, its VmHWM and its CPU time.
+fn phases_table(r: &Report) -> Table {
+    let mut t = Table::new(["phase", "seconds", "RSS MiB", "HWM MiB", "HWM of", "user s", "sys s"]);
+    let opt = |v: Option<f64>, d: i32| v.map_or(Cell::from(serde_json::Value::Null), |v| round(v, d));
+    for p in &r.phases {
+        t.push(vec![
+            Cell::from(p.name.clone()),
+            round(p.duration_sec, 3),
+            opt(p.rss_end_mib, 1),
+            opt(p.hwm_mib, 1),
+            Cell::from(p.hwm_scope.clone()),
+            opt(p.cpu_user_sec, 2),
+            opt(p.cpu_sys_sec, 2),
+        ]);
+    }
+    t
+}
+
+/// Progress on stderr: a bar per phase on a terminal, one summary line per phase always.
+struct StderrProgress<'a> {
+    err: &'a mut dyn std::io::Write,
+    tty: bool,
+    bar: Option<ProgressBar>,
+}
+
+impl<'a> StderrProgress<'a> {
+    fn new(err: &'a mut dyn std::io::Write) -> StderrProgress<'a> {
+        StderrProgress { err, tty: std::io::stderr().is_terminal(), bar: None }
+    }
+}
+
+impl Progress for StderrProgress<'_> {
+    fn begin(&mut self, phase: &str, total: u64, unit: &'static str) {
+        if !self.tty {
+            return;
+        }
+        let bar = if total == 0 {
+            let b = ProgressBar::new_spinner();
+            b.set_style(ProgressStyle::with_template("{spinner} {prefix} {elapsed}").expect("valid template"));
+            b.enable_steady_tick(Duration::from_millis(120));
+            b
+        } else {
+            let b = ProgressBar::new(total);
+            let template = format!("{{prefix:>24}} [{{bar:32}}] {{pos}}/{{len}} {unit} {{elapsed}}");
+            b.set_style(ProgressStyle::with_template(&template).expect("valid template").progress_chars("=> "));
+            b
+        };
+        bar.set_prefix(phase.to_string());
+        self.bar = Some(bar);
+    }
+
+    fn set(&mut self, done: u64) {
+        if let Some(b) = &self.bar {
+            b.set_position(done);
+        }
+    }
+
+    fn end(&mut self, summary: &str) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+        let _ = writeln!(self.err, "bench: {summary}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn parse(args: &[&str]) -> BenchArgs {
+        let cli = Cli::try_parse_from([&["xvec", "bench"], args].concat()).unwrap();
+        match cli.command {
+            Command::Bench(a) => *a,
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn flags_become_the_config() {
+        let c = parse(&["--dataset", "d"]).config().unwrap();
+        assert_eq!((c.index, c.metric, c.k, c.rotate, c.mmap), (IndexKind::Flat, Metric::Cosine, 10, None, true));
+        assert_eq!((c.duration, c.batch_size, c.warmup), (Duration::from_secs(30), 1000, 100));
+        let a = parse(&[
+            "--base",
+            "b.fvecs",
+            "--queries",
+            "q.fvecs",
+            "--index",
+            "hnsw",
+            "--m",
+            "8",
+            "--rotate",
+            "--mmap",
+            "false",
+            "--concurrency",
+            "1,4",
+            "--duration",
+            "500ms",
+            "--quantize",
+            "int8",
+            "--sweep",
+            "ef=16,32",
+            "-k",
+            "5",
+        ]);
+        let c = a.config().unwrap();
+        assert_eq!(c.source, DataSource::Files { base: "b.fvecs".into(), queries: "q.fvecs".into(), gt: None });
+        assert_eq!((c.index, c.m, c.rotate, c.mmap, c.k), (IndexKind::Hnsw, Some(8), Some(true), false, 5));
+        assert_eq!(
+            (c.concurrency, c.duration, c.quantize),
+            (vec![1, 4], Duration::from_millis(500), Some(Quantize::Int8))
+        );
+        assert_eq!(parse(&["--dataset", "d", "--rotate", "false"]).rotate, Some(false));
+        // No dataset: compare only.
+        assert!(parse(&["--compare", "a.json"]).config().is_none());
+    }
+
+    #[test]
+    fn bad_flags_are_usage_errors() {
+        for bad in [
+            &["--dataset", "d", "-k", "0"][..],
+            &["--dataset", "d", "--concurrency", "0"],
+            &["--dataset", "d", "--batch-size", "0"],
+            &["--dataset", "d", "--quantize", "int3"],
+            &["--dataset", "d", "--metric", "hamming"],
+            &["--base", "b.fvecs"],
+            &["--skip-load", "--dataset", "d"],
+        ] {
+            assert!(Cli::try_parse_from([&["xvec", "bench"], bad].concat()).is_err(), "{bad:?}");
+        }
+    }
+}

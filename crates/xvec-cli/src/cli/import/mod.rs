@@ -1,0 +1,421 @@
+//! `xvec import`: JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy) with keys. Vector fields
+//! are inline or taken row by row from vector files (`--vectors FIELD=FILE`). Writes in
+//! batches; bad rows are reported with file and line and skipped; Ctrl-C in the shell
+//! stops between batches.
+
+#[cfg(feature = "parquet")]
+mod parquet;
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+
+use xvec::{Collection, Doc, Value, VectorType};
+use xvec_bench::dataset::VectorFile;
+
+use super::commands::{Collections, Io, open_vector_file};
+use super::plural::count;
+use super::{CliError, ImportArgs, ImportFormat, interrupt};
+
+/// Row errors printed before the rest are only counted.
+const MAX_REPORTED_ERRORS: u64 = 20;
+
+/// What an import did.
+#[derive(Debug, Default)]
+pub struct ImportReport {
+    /// Documents read (blank lines are not documents).
+    pub rows: u64,
+    pub written: u64,
+    pub failed: u64,
+}
+
+pub fn run(a: &ImportArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let coll = colls.open(&a.coll.dir, true)?;
+    let report = import(coll, a, io.err)?;
+    if a.flush {
+        coll.flush()?;
+    }
+    let failed = if report.failed > 0 { format!(" ({} failed)", report.failed) } else { String::new() };
+    let of = count(report.rows, "document");
+    writeln!(io.err, "imported {} of {of} from {}{failed}", report.written, a.file.display())?;
+    if report.failed > 0 {
+        let what = if report.failed == 1 { "was" } else { "were" };
+        return Err(CliError::failed(format!("{} {what} not imported", count(report.failed, "document"))));
+    }
+    Ok(())
+}
+
+fn format_of(path: &Path) -> Option<ImportFormat> {
+    match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+        "jsonl" | "ndjson" | "json" => Some(ImportFormat::Jsonl),
+        "csv" => Some(ImportFormat::Csv),
+        "fvecs" | "bvecs" | "ivecs" => Some(ImportFormat::Fvecs),
+        "npy" => Some(ImportFormat::Npy),
+        "parquet" | "pq" => Some(ImportFormat::Parquet),
+        _ => None,
+    }
+}
+
+/// Imports `a.file` into `coll`, reporting bad rows on `errors`.
+pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Result<ImportReport, CliError> {
+    let format = a.format.or_else(|| format_of(&a.file)).ok_or_else(|| {
+        CliError::usage(format!("{}: cannot tell the format from the extension", a.file.display()))
+            .hint("pass --format jsonl|csv|fvecs|npy|parquet")
+    })?;
+    let mut sink = Sink::new(coll, a, errors)?;
+    let read = match format {
+        ImportFormat::Jsonl => jsonl(&mut sink, &a.file),
+        ImportFormat::Csv => csv_rows(&mut sink, &a.file),
+        ImportFormat::Fvecs | ImportFormat::Npy => raw_vectors(&mut sink, a),
+        #[cfg(feature = "parquet")]
+        ImportFormat::Parquet => parquet::rows(&mut sink, &a.file),
+        #[cfg(not(feature = "parquet"))]
+        ImportFormat::Parquet => return Err(CliError::usage("this xvec was built without the `parquet` feature")),
+    };
+    // An error that stops the import comes after the rows before it: those are written
+    // and their errors reported first, as earlier batches were.
+    if let Err(e) = read {
+        sink.finish()?;
+        return Err(e);
+    }
+    sink.finish()
+}
+
+/// Vector fields filled from a vector file: (field name, element type, file).
+struct VectorSource {
+    field: String,
+    elem: VectorType,
+    file: VectorFile,
+}
+
+/// Collects documents into batches, attaches `--vectors` rows, writes, counts, reports.
+struct Sink<'a> {
+    coll: &'a Collection,
+    name: String,
+    key_field: &'a str,
+    sources: Vec<VectorSource>,
+    /// Rows in input order with where they came from: a document to write, or why the row
+    /// could not be read (reported in its place once the batch is written, so every error
+    /// comes out in line order).
+    batch: Vec<(String, Result<Doc, String>)>,
+    batch_size: usize,
+    upsert: bool,
+    report: ImportReport,
+    errors: &'a mut dyn Write,
+    progress: indicatif::ProgressBar,
+    row_buf: Vec<f32>,
+}
+
+impl<'a> Sink<'a> {
+    fn new(coll: &'a Collection, a: &'a ImportArgs, errors: &'a mut dyn Write) -> Result<Sink<'a>, CliError> {
+        let sources = a.vectors.iter().map(|spec| vector_source(coll, spec)).collect::<Result<Vec<_>, _>>()?;
+        let progress = if std::io::stderr().is_terminal() {
+            let total = std::fs::metadata(&a.file).map(|m| m.len()).unwrap_or(0);
+            let bar = indicatif::ProgressBar::new(total);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {per_sec} eta {eta}")
+                    .expect("progress template"),
+            );
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        Ok(Sink {
+            coll,
+            name: a.file.display().to_string(),
+            key_field: &a.key_field,
+            sources,
+            batch: Vec::new(),
+            batch_size: a.batch_size as usize,
+            upsert: a.upsert,
+            report: ImportReport::default(),
+            errors,
+            progress,
+            row_buf: Vec::new(),
+        })
+    }
+
+    fn row_error(&mut self, place: &str, what: impl std::fmt::Display) {
+        self.report.failed += 1;
+        if self.report.failed <= MAX_REPORTED_ERRORS {
+            let _ = writeln!(self.errors, "{place}: error: {what}");
+        }
+    }
+
+    /// Takes the document of the next row (or why it could not be read), `place` naming
+    /// it in errors; `bytes` is how far into the input file it ends.
+    fn push(&mut self, place: String, mut doc: Result<Doc, String>, bytes: u64) -> Result<(), CliError> {
+        let row = self.report.rows as usize;
+        self.report.rows += 1;
+        if let Ok(doc) = &mut doc {
+            self.attach_vectors(&place, row, doc)?;
+        }
+        self.batch.push((place, doc));
+        if self.batch.len() >= self.batch_size {
+            self.write_batch()?;
+            self.progress.set_position(bytes);
+            interrupt::check()?;
+        }
+        Ok(())
+    }
+
+    /// Adds row `row` of each `--vectors` file to `doc`.
+    fn attach_vectors(&mut self, place: &str, row: usize, doc: &mut Doc) -> Result<(), CliError> {
+        for s in &self.sources {
+            if row >= s.file.len() {
+                return Err(CliError::failed(format!(
+                    "{place}: the vector file for `{}` has only {}",
+                    s.field,
+                    count(s.file.len() as u64, "row")
+                )));
+            }
+            s.file.read_row(row, &mut self.row_buf);
+            let v = vector_value(s.elem, &self.row_buf).map_err(|why| {
+                CliError::failed(format!("{place}: row {row} of the vector file for `{}` {why}", s.field))
+            })?;
+            doc.fields.insert(s.field.clone(), v);
+        }
+        Ok(())
+    }
+
+    fn write_batch(&mut self) -> Result<(), CliError> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let mut rows = Vec::with_capacity(self.batch.len());
+        let mut docs = Vec::with_capacity(self.batch.len());
+        for (place, doc) in self.batch.drain(..) {
+            match doc {
+                Ok(d) => {
+                    docs.push(d);
+                    rows.push((place, None));
+                }
+                Err(e) => rows.push((place, Some(e))),
+            }
+        }
+        let results = if self.upsert { self.coll.upsert(docs)? } else { self.coll.insert(docs)? };
+        let mut results = results.into_iter();
+        for (place, unread) in rows {
+            match unread.map_or_else(|| results.next().map(|r| r.map_err(|e| e.to_string())), |e| Some(Err(e))) {
+                Some(Ok(())) => self.report.written += 1,
+                Some(Err(e)) => self.row_error(&place, e),
+                None => unreachable!("the engine answers every document"),
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<ImportReport, CliError> {
+        self.write_batch()?;
+        self.progress.finish_and_clear();
+        if self.report.failed > MAX_REPORTED_ERRORS {
+            let more = self.report.failed - MAX_REPORTED_ERRORS;
+            writeln!(self.errors, "{}: ... and {} more not shown", self.name, count(more, "row error"))?;
+        }
+        Ok(self.report)
+    }
+}
+
+fn vector_source(coll: &Collection, spec: &str) -> Result<VectorSource, CliError> {
+    let (field, file) =
+        spec.split_once('=').ok_or_else(|| CliError::usage(format!("--vectors {spec:?}: expected FIELD=FILE")))?;
+    let elem = vector_elem(coll, field)?;
+    Ok(VectorSource { field: field.to_string(), elem, file: open_vector_file(Path::new(file))? })
+}
+
+fn vector_elem(coll: &Collection, field: &str) -> Result<VectorType, CliError> {
+    coll.schema()
+        .index_of(field)
+        .and_then(|i| coll.schema().field(i).as_vector().map(|v| v.elem))
+        .ok_or_else(|| CliError::usage(format!("`{field}` is not a vector field of the collection")))
+}
+
+/// A vector file row as a value of the field's element type.
+fn vector_value(elem: VectorType, row: &[f32]) -> Result<Value, String> {
+    Ok(match elem {
+        VectorType::Fp32 => Value::VectorFp32(row.to_vec()),
+        VectorType::Fp16 => Value::VectorFp16(row.iter().map(|&x| xvec::f16::from_f32(x)).collect()),
+        VectorType::Int8 => {
+            if let Some(j) = row.iter().position(|&x| x.fract() != 0.0 || !(-128.0..=127.0).contains(&x)) {
+                return Err(format!("has {} at index {j}; an int8 field needs integers in -128..=127", row[j]));
+            }
+            Value::VectorInt8(row.iter().map(|&x| x as i8).collect())
+        }
+    })
+}
+
+fn open(path: &Path) -> Result<std::fs::File, CliError> {
+    std::fs::File::open(path).map_err(|e| CliError::file(path, &e))
+}
+
+fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, open(path)?);
+    let mut raw = Vec::new();
+    let mut bytes = 0u64;
+    for lineno in 1.. {
+        raw.clear();
+        let n =
+            reader.read_until(b'\n', &mut raw).map_err(|e| CliError::failed(format!("{}:{lineno}: {e}", sink.name)))?;
+        if n == 0 {
+            break;
+        }
+        bytes += n as u64;
+        let place = format!("{}:{lineno}", sink.name);
+        let line = match std::str::from_utf8(&raw) {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => line,
+            Err(e) => {
+                let why = format!("not valid UTF-8 at byte {} of the line", e.valid_up_to() + 1);
+                sink.push(place, Err(why), bytes)?;
+                continue;
+            }
+        };
+        let doc = json_object(line.trim_end_matches(['\n', '\r'])).and_then(|obj| {
+            xvec::value::doc_from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string())
+        });
+        sink.push(place, doc, bytes)?;
+    }
+    Ok(())
+}
+
+/// One JSON Lines row as an object. A syntax error names its column in the line; a line
+/// that ends early or holds another kind of value has no meaningful column.
+fn json_object(line: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    use serde_json::Value as J;
+    match serde_json::from_str::<J>(line) {
+        Ok(J::Object(obj)) => Ok(obj),
+        Ok(other) => {
+            let kind = match other {
+                J::Array(_) => "an array",
+                J::String(_) => "a string",
+                J::Number(_) => "a number",
+                J::Bool(_) => "a bool",
+                _ => "null",
+            };
+            Err(format!("expected one JSON object per line, found {kind}"))
+        }
+        Err(e) => {
+            // serde_json appends " at line L column C"; the line here is always 1.
+            let text = e.to_string();
+            let what = text.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&text);
+            if e.is_eof() {
+                Err(format!("the line ends inside a JSON value: {what}"))
+            } else {
+                Err(format!("column {}: invalid JSON: {what}", e.column()))
+            }
+        }
+    }
+}
+
+fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(open(path)?);
+    let headers = reader.headers().map_err(|e| CliError::failed(format!("{}:1: {e}", sink.name)))?.clone();
+    let mut record = csv::StringRecord::new();
+    loop {
+        let line = reader.position().line();
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {
+                let line = record.position().map_or(line, |p| p.line());
+                let obj = csv_object(sink.coll, sink.key_field, &headers, &record);
+                let doc =
+                    xvec::value::doc_from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string());
+                let bytes = reader.position().byte();
+                sink.push(format!("{}:{line}", sink.name), doc, bytes)?;
+            }
+            Err(e) => {
+                let line = e.position().map_or(line, |p| p.line());
+                return Err(CliError::failed(format!("{}:{line}: {}", sink.name, csv_error(&e))));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A CSV error without the position the caller puts in front.
+fn csv_error(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            format!(
+                "the row has {}, the header {expected_len}; every row needs one cell per column",
+                count(*len, "field")
+            )
+        }
+        csv::ErrorKind::Utf8 { err, .. } => format!("not valid UTF-8 in field {}", err.field() + 1),
+        _ => e.to_string(),
+    }
+}
+
+/// One CSV record as the JSON object a JSON Lines row would be: numbers, booleans and
+/// vectors (`[...]`) parsed by the field's type, other text kept as a string so the
+/// engine's validation names what it expected. An empty cell is null (absent), except in
+/// a string field that cannot be null, where it is the empty string.
+fn csv_object(
+    coll: &Collection,
+    key_field: &str,
+    headers: &csv::StringRecord,
+    record: &csv::StringRecord,
+) -> serde_json::Map<String, serde_json::Value> {
+    let schema = coll.schema();
+    headers
+        .iter()
+        .zip(record.iter())
+        .filter_map(|(name, cell)| {
+            let field = (name != key_field).then(|| schema.index_of(name).map(|i| schema.field(i))).flatten();
+            let string = field.is_none_or(|f| f.as_scalar() == Some(xvec::ScalarType::String));
+            if cell.is_empty() && !(string && field.is_some_and(|f| !f.nullable)) {
+                return None;
+            }
+            let value = match serde_json::from_str::<serde_json::Value>(cell) {
+                Ok(v) if !string => v,
+                _ => serde_json::Value::String(cell.to_string()),
+            };
+            Some((name.to_string(), value))
+        })
+        .collect()
+}
+
+fn raw_vectors(sink: &mut Sink, a: &ImportArgs) -> Result<(), CliError> {
+    let field = match &a.field {
+        Some(f) => f.clone(),
+        None => {
+            let mut vectors = sink.coll.schema().vector_fields();
+            match (vectors.next(), vectors.next()) {
+                (Some((_, f, _)), None) => f.name.clone(),
+                _ => return Err(CliError::usage("the collection has several vector fields; pass --field FIELD")),
+            }
+        }
+    };
+    let elem = vector_elem(sink.coll, &field)?;
+    let file = open_vector_file(&a.file)?;
+    // `export --format npy|fvecs -o F` writes the keys beside the vectors, to F.ids.
+    let beside = Some(super::export::ids_path(&a.file)).filter(|p| a.ids.is_none() && p.is_file());
+    if let Some(path) = &beside {
+        let _ = writeln!(sink.errors, "note: keys from {} (--ids FILE names another)", path.display());
+    }
+    let ids: Option<Vec<String>> = match a.ids.as_ref().or(beside.as_ref()) {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| CliError::file(path, &e))?;
+            let ids: Vec<String> = text.lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect();
+            if ids.len() != file.len() {
+                return Err(CliError::failed(format!(
+                    "{}: {} keys for {} vectors in {}",
+                    path.display(),
+                    ids.len(),
+                    file.len(),
+                    a.file.display()
+                )));
+            }
+            Some(ids)
+        }
+        None => None,
+    };
+    let file_bytes = std::fs::metadata(&a.file).map(|m| m.len()).unwrap_or(0);
+    let mut row = Vec::new();
+    for i in 0..file.len() {
+        file.read_row(i, &mut row);
+        let key = ids.as_ref().map_or_else(|| i.to_string(), |ids| ids[i].clone());
+        let doc = vector_value(elem, &row).map(|v| Doc::new(key).set(field.clone(), v));
+        sink.push(format!("{}: row {i}", sink.name), doc, (i as u64 + 1) * file_bytes / file.len() as u64)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,227 @@
+//! Filters: a small SQL-like language over scalar fields, compiled once per query and
+//! evaluated per segment into a bitmap of matching rows.
+//!
+//! ```text
+//! expr       := or
+//! or         := and ( OR and )*
+//! and        := not ( AND not )*
+//! not        := NOT not | primary
+//! primary    := '(' expr ')' | comparison
+//! comparison := ident op literal
+//!             | ident [NOT] IN '(' literal (',' literal)* ')'
+//!             | ident [NOT] IN param
+//!             | ident [NOT] LIKE (string | param)
+//!             | ident IS [NOT] NULL
+//! op         := = | != | <> | < | <= | > | >=
+//! literal    := string | number | TRUE | FALSE | param
+//! param      := '$' [A-Za-z0-9_]+
+//! string     := 'single quoted'             ('' stands for one quote)
+//! number     := -?digits(.digits)?([eE][+-]?digits)?
+//! ident      := [A-Za-z_][A-Za-z0-9_]* | "double quoted"   ("" stands for one quote)
+//! ```
+//!
+//! Keywords (`AND OR NOT IN LIKE IS NULL TRUE FALSE`) are case-insensitive; a field named
+//! like a keyword must be double-quoted (`"in" = 1`). Newlines are whitespace. An ident is
+//! a scalar field of the schema or `_key`, the primary key (a string). Parentheses nest at
+//! most 128 deep.
+//!
+//! Parameters: `$name` is a placeholder for a value of a [`Params`] set given to
+//! [`Filter::compile_with`] (and to the query, count and delete paths). Binding is typed,
+//! never textual: a string parameter is one string literal whatever it holds, a number a
+//! number, a bool a bool, a list the elements of an IN list (`n IN $ids`, also spread
+//! inside parentheses: `n IN ($ids, 7)`). `'$name'` in quotes is the literal text `$name`,
+//! and `"$name"` a field of that name. An unbound `$name` is an error at its position
+//! ([`FilterErrorKind::UnboundParam`]).
+//!
+//! Types:
+//! - string fields take string literals, with every operator (`<`, `>` compare bytes
+//!   lexicographically), IN and LIKE;
+//! - bool fields take TRUE / FALSE with `=`, `!=`, `<>` and IN;
+//! - numeric fields take numbers. Integer fields compare mathematically with any number:
+//!   `n < 2.5` matches 2, `n = 2.5` matches nothing, and a literal outside the field
+//!   type's range is not an error (`x < 1e10` holds for every non-null int32 `x`).
+//!   `float` and `double` fields compare with the literal rounded to their precision.
+//!
+//! LIKE: `%` matches any run of chars, `_` exactly one char, `\` makes the next char
+//! literal (`'100\%'`); matching is case-sensitive and covers the whole value.
+//!
+//! NULL semantics are SQL's three-valued logic. A comparison, IN, NOT IN or LIKE on a null
+//! value is UNKNOWN; `NOT UNKNOWN` is UNKNOWN; AND and OR follow Kleene logic:
+//! `FALSE AND UNKNOWN` is FALSE, `TRUE OR UNKNOWN` is TRUE, `TRUE AND UNKNOWN` and
+//! `FALSE OR UNKNOWN` are UNKNOWN. `IS NULL` and `IS NOT NULL` are never UNKNOWN. A row
+//! matches only when the whole filter is TRUE, so `NOT (x = 1)` skips rows where `x` is
+//! null, and `x IS NULL OR x != 1` keeps them.
+
+mod eval;
+mod lexer;
+mod like;
+mod params;
+mod parser;
+mod plan;
+#[cfg(test)]
+mod segment_tests;
+
+pub use params::{Param, Params};
+
+use roaring::RoaringBitmap;
+
+pub use crate::error::{FilterError, FilterErrorKind};
+use crate::schema::Schema;
+use crate::storage::column::ColumnSource;
+
+/// A compiled filter. Compile once per query, evaluate per segment.
+#[derive(Clone, Debug)]
+pub struct Filter {
+    text: String,
+    plan: plan::Plan,
+}
+
+impl Filter {
+    /// Parses `text` and type-checks it against `schema`; a `$name` in it is unbound.
+    pub fn compile(text: &str, schema: &Schema) -> Result<Filter, FilterError> {
+        Filter::compile_with(text, schema, &Params::new())
+    }
+
+    /// Parses `text`, binds its `$name` placeholders to `params` and type-checks it
+    /// against `schema`.
+    pub fn compile_with(text: &str, schema: &Schema, params: &Params) -> Result<Filter, FilterError> {
+        let tokens = lexer::lex(text)?;
+        let ast = parser::parse(text, &tokens)?;
+        let plan = plan::plan(&ast, schema, params)?;
+        Ok(Filter { text: text.to_string(), plan })
+    }
+
+    /// Rows of the segment (`0..src.rows()`) for which the filter is TRUE (SQL
+    /// three-valued logic: NULL comparisons are unknown, and unknown does not match).
+    pub fn evaluate(&self, src: &dyn ColumnSource) -> RoaringBitmap {
+        eval::evaluate(&self.plan.root, src)
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Schema field positions the filter reads, ascending (`_key` has none).
+    pub fn fields(&self) -> Vec<usize> {
+        self.plan.fields.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{Field, Metric, ScalarType, VectorType};
+
+    fn schema() -> Schema {
+        Schema::builder("t")
+            .field(Field::scalar("lemma", ScalarType::String))
+            .field(Field::scalar("n", ScalarType::Int32).nullable(true))
+            .field(Field::scalar("flag", ScalarType::Bool))
+            .field(Field::vector("emb", VectorType::Fp16, 8, Metric::Ip))
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn api() {
+        let text = "n > 1 AND lemma LIKE 'a%' OR _key = 'k' OR n IS NULL";
+        let f = Filter::compile(text, &schema()).unwrap();
+        assert_eq!(f.text(), text);
+        assert_eq!(f.fields(), vec![0, 1]);
+        let e = Filter::compile("n = 'x'", &schema()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "filter: line 1, column 5: field `n` is int32 but `'x'` is a string; expected a number"
+        );
+    }
+
+    #[test]
+    fn caret() {
+        let text = "lemma = 'a' AND\n\tn = 'x' OR flag = TRUE";
+        let e = Filter::compile(text, &schema()).unwrap_err();
+        assert_eq!((e.line, e.column, e.len), (2, 6, 3));
+        assert_eq!(e.caret(text), "\tn = 'x' OR flag = TRUE\n\t    ^^^");
+        let text = "(n = 1\r\n";
+        let e = Filter::compile(text, &schema()).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 1));
+        assert_eq!(e.caret(text), "\n^");
+        let text = "n = 1 AND lemma = 'unterminated\nmore";
+        let e = Filter::compile(text, &schema()).unwrap_err();
+        assert_eq!(e.caret(text), "n = 1 AND lemma = 'unterminated\n                  ^");
+        let e = Filter::compile("n = 1 AND lemma = 'long string\nacross lines' AND x = 1", &schema());
+        assert!(e.is_err());
+        // A span running past its line is clipped; a bogus position does not panic.
+        let e = FilterError { kind: FilterErrorKind::Invalid, line: 1, column: 3, len: 99, message: String::new() };
+        assert_eq!(e.caret("abcd\nef"), "abcd\n  ^^");
+        let e = FilterError {
+            kind: FilterErrorKind::Invalid,
+            line: 7,
+            column: u32::MAX,
+            len: u32::MAX,
+            message: String::new(),
+        };
+        assert_eq!(e.caret("abc"), "\n^");
+    }
+
+    #[test]
+    fn never_panics() {
+        let valid = [
+            "lemma = 'it''s' AND (n >= -1.5e+3 OR n IS NOT NULL) AND NOT flag = TRUE",
+            "_key NOT IN ('a', 'b') OR \"lemma\" LIKE '%é_\\%' AND n <> 2",
+            "NOT NOT (n IN (1, 2.5, 1e99) AND lemma NOT LIKE 'x%')\n OR flag IS NULL",
+            "n < 99999999999999999999999999999999999999999e99999999999999999999999",
+        ];
+        let schema = schema();
+        for text in valid {
+            assert!(Filter::compile(text, &schema).is_ok(), "{text}");
+            for (i, _) in text.char_indices() {
+                let _ = Filter::compile(&text[..i], &schema);
+                let _ = Filter::compile(&text[i..], &schema);
+            }
+        }
+        let mut seed = 7u64;
+        let alphabet: Vec<char> =
+            "()'\",.-+eE0123456789 _%\\\n\tnNoOtTaAiIlLkKsS=<>!#é\0\u{7f}\u{10ffff}".chars().collect();
+        for _ in 0..20_000 {
+            let len = {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (seed >> 33) as usize % 24
+            };
+            let text: String = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    alphabet[(seed >> 33) as usize % alphabet.len()]
+                })
+                .collect();
+            if let Err(e) = Filter::compile(&text, &schema) {
+                assert!(e.len >= 1 && e.line >= 1 && e.column >= 1, "{text:?}: {e:?}");
+                let _ = e.caret(&text);
+            }
+        }
+        for _ in 0..5_000 {
+            let bytes: Vec<u8> = (0..seed as usize % 32)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (seed >> 56) as u8
+                })
+                .collect();
+            let _ = Filter::compile(&String::from_utf8_lossy(&bytes), &schema);
+        }
+        let long = "x".repeat(1_000_000);
+        let e = Filter::compile(&long, &schema).unwrap_err();
+        let x40 = &long[..40];
+        let want = format!("expected a comparison operator, IN, LIKE or IS after field `{x40}…`, found end of input");
+        assert_eq!(e.message, want);
+        let e = Filter::compile(&format!("{long} = 1"), &schema).unwrap_err();
+        let want = format!("unknown field `{x40}…`; fields: lemma, n, flag, _key");
+        assert_eq!(e.message, want);
+        let e = Filter::compile(&format!("n = '{long}'"), &schema).unwrap_err();
+        let want = format!("field `n` is int32 but `'{}…` is a string; expected a number", &long[..39]);
+        assert_eq!(e.message, want);
+        for bad in
+            ["(".repeat(100_000), "NOT ".repeat(100_000), "a = 1 AND ".repeat(10_000), "\u{0}".into(), "'".into()]
+        {
+            let _ = Filter::compile(&bad, &schema);
+        }
+    }
+}

@@ -1,0 +1,637 @@
+//! End-to-end tests of compiled filters over an in-memory segment.
+
+use std::cmp::Ordering;
+
+use crate::filter::Filter;
+use crate::schema::{Field, Metric, ScalarType, Schema, VectorType};
+use crate::storage::column::{ColumnData, ColumnSource, ScalarColumn, Validity, VarColumn};
+
+enum Data {
+    Bool(Vec<u8>),
+    Int32(Vec<i32>),
+    Int64(Vec<i64>),
+    Uint32(Vec<u32>),
+    Uint64(Vec<u64>),
+    Float(Vec<f32>),
+    Double(Vec<f64>),
+    Str(Vec<u64>, Vec<u8>),
+}
+
+struct Column {
+    validity: Option<Vec<u8>>,
+    data: Data,
+}
+
+fn var(values: &[&str]) -> (Vec<u64>, Vec<u8>) {
+    let mut offsets = vec![0];
+    let mut bytes = Vec::new();
+    for v in values {
+        bytes.extend_from_slice(v.as_bytes());
+        offsets.push(bytes.len() as u64);
+    }
+    (offsets, bytes)
+}
+
+/// A column from optional values; nullable (with a validity bitmap) only if one is None.
+fn column<T: Copy + Default>(values: &[Option<T>], wrap: impl Fn(Vec<T>) -> Data) -> Column {
+    let validity = values.iter().any(Option::is_none).then(|| {
+        let mut bits = vec![0u8; values.len().div_ceil(8)];
+        for (i, v) in values.iter().enumerate() {
+            bits[i / 8] |= u8::from(v.is_some()) << (i % 8);
+        }
+        bits
+    });
+    Column { validity, data: wrap(values.iter().map(|v| v.unwrap_or_default()).collect()) }
+}
+
+fn strings(values: &[Option<&str>]) -> Column {
+    let mut col = column(&values.iter().map(|v| v.map(|_| ())).collect::<Vec<_>>(), |_| Data::Bool(vec![]));
+    let (offsets, bytes) = var(&values.iter().map(|v| v.unwrap_or("")).collect::<Vec<_>>());
+    col.data = Data::Str(offsets, bytes);
+    col
+}
+
+struct Segment {
+    rows: usize,
+    keys: (Vec<u64>, Vec<u8>),
+    columns: Vec<Option<Column>>,
+}
+
+impl ColumnSource for Segment {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+
+    fn keys(&self) -> VarColumn<'_> {
+        VarColumn { offsets: &self.keys.0, bytes: &self.keys.1 }
+    }
+
+    fn scalar(&self, field: usize) -> ScalarColumn<'_> {
+        let col = self.columns[field].as_ref().expect("scalar field");
+        let data = match &col.data {
+            Data::Bool(v) => ColumnData::Bool(v),
+            Data::Int32(v) => ColumnData::Int32(v),
+            Data::Int64(v) => ColumnData::Int64(v),
+            Data::Uint32(v) => ColumnData::Uint32(v),
+            Data::Uint64(v) => ColumnData::Uint64(v),
+            Data::Float(v) => ColumnData::Float(v),
+            Data::Double(v) => ColumnData::Double(v),
+            Data::Str(offsets, bytes) => ColumnData::String(VarColumn { offsets, bytes }),
+        };
+        ScalarColumn { validity: Validity(col.validity.as_deref()), data }
+    }
+}
+
+/// Field order of the test schema; `emb` (0) is a vector field.
+const NAMES: [&str; 9] = ["emb", "s", "b", "i", "l", "u", "w", "f", "d"];
+
+fn schema() -> Schema {
+    use ScalarType::*;
+    let mut fields = vec![Field::vector("emb", VectorType::Fp32, 2, Metric::L2)];
+    for (name, ty) in NAMES[1..].iter().zip([String, Bool, Int32, Int64, Uint32, Uint64, Float, Double]) {
+        fields.push(Field::scalar(*name, ty).nullable(true));
+    }
+    Schema::new("t", fields).unwrap()
+}
+
+/// Six rows; every column is null in row 2.
+fn segment() -> Segment {
+    Segment {
+        rows: 6,
+        keys: var(&["k0", "k1", "k2", "k3", "k4", "k5"]),
+        columns: vec![
+            None,
+            Some(strings(&[Some("apple"), Some("banana"), None, Some(""), Some("apricot"), Some("b_c")])),
+            Some(column(&[Some(1u8), Some(0), None, Some(1), Some(0), Some(1)], Data::Bool)),
+            Some(column(&[Some(1), Some(-5), None, Some(i32::MAX), Some(i32::MIN), Some(2)], Data::Int32)),
+            Some(column(&[Some(1), Some(-5), None, Some(i64::MAX), Some(i64::MIN), Some(2)], Data::Int64)),
+            Some(column(&[Some(1), Some(0), None, Some(u32::MAX), Some(7), Some(2)], Data::Uint32)),
+            Some(column(&[Some(1), Some(0), None, Some(u64::MAX), Some(7), Some(2)], Data::Uint64)),
+            Some(column(&[Some(1.0), Some(-0.5), None, Some(0.1), Some(2.5), Some(-0.0)], Data::Float)),
+            Some(column(&[Some(1.0), Some(-0.5), None, Some(0.1), Some(2.5), Some(-0.0)], Data::Double)),
+        ],
+    }
+}
+
+fn check(seg: &Segment, schema: &Schema, cases: &[(&str, &[u32])]) {
+    for &(text, want) in cases {
+        let filter = Filter::compile(text, schema).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let got: Vec<u32> = filter.evaluate(seg).iter().collect();
+        assert_eq!(got, want, "{text}");
+    }
+}
+
+const NON_NULL: &[u32] = &[0, 1, 3, 4, 5];
+
+#[test]
+fn strings_and_keys() {
+    check(
+        &segment(),
+        &schema(),
+        &[
+            ("s = 'apple'", &[0]),
+            ("s != 'apple'", &[1, 3, 4, 5]),
+            ("s <> 'apple'", &[1, 3, 4, 5]),
+            ("s < 'b'", &[0, 3, 4]),
+            ("s <= 'banana'", NON_NULL),
+            ("s > 'apricot'", &[1, 5]),
+            ("s >= 'b_c'", &[1, 5]),
+            ("s IN ('apple', 'zzz', '')", &[0, 3]),
+            ("s NOT IN ('apple', '')", &[1, 4, 5]),
+            ("s LIKE 'ap%'", &[0, 4]),
+            ("s NOT LIKE 'ap%'", &[1, 3, 5]),
+            ("s LIKE '%a'", &[1]),
+            ("s LIKE '%an%'", &[1]),
+            ("s LIKE 'b_c'", &[5]),
+            ("s LIKE 'b\\_c'", &[5]),
+            ("s LIKE '_a%a'", &[1]),
+            ("s LIKE 'a%t'", &[4]),
+            ("s LIKE 'apple'", &[0]),
+            ("s LIKE ''", &[3]),
+            ("s LIKE '%'", NON_NULL),
+            ("s LIKE '_'", &[]),
+            ("s like 'AP%'", &[]),
+            ("s IS NULL", &[2]),
+            ("s IS NOT NULL", NON_NULL),
+            ("_key = 'k3'", &[3]),
+            ("_key > 'k3'", &[4, 5]),
+            ("\"_key\" LIKE 'k%'", &[0, 1, 2, 3, 4, 5]),
+            ("_key IN ('k0', 'k5', 'x')", &[0, 5]),
+            ("_key IS NULL", &[]),
+            ("_key IS NOT NULL", &[0, 1, 2, 3, 4, 5]),
+            ("NOT _key = 'k1'", &[0, 2, 3, 4, 5]),
+        ],
+    );
+}
+
+#[test]
+fn bools() {
+    check(
+        &segment(),
+        &schema(),
+        &[
+            ("b = TRUE", &[0, 3, 5]),
+            ("b = false", &[1, 4]),
+            ("b != TRUE", &[1, 4]),
+            ("b <> FALSE", &[0, 3, 5]),
+            ("b IN (TRUE)", &[0, 3, 5]),
+            ("b IN (TRUE, FALSE)", NON_NULL),
+            ("b NOT IN (TRUE, FALSE)", &[]),
+            ("b NOT IN (FALSE)", &[0, 3, 5]),
+            ("b IS NULL", &[2]),
+            ("NOT b = TRUE", &[1, 4]),
+        ],
+    );
+}
+
+#[test]
+fn integers() {
+    check(
+        &segment(),
+        &schema(),
+        &[
+            ("i = 1", &[0]),
+            ("i != 1", &[1, 3, 4, 5]),
+            ("i < 2", &[0, 1, 4]),
+            ("i <= 2", &[0, 1, 4, 5]),
+            ("i > 1", &[3, 5]),
+            ("i >= 1", &[0, 3, 5]),
+            ("i = 2147483647", &[3]),
+            ("i = -2147483648", &[4]),
+            ("i IN (1, 2, 3)", &[0, 5]),
+            ("i NOT IN (1, 2)", &[1, 3, 4]),
+            ("i IS NULL", &[2]),
+            // Non-integer and out-of-range literals compare mathematically.
+            ("i < 1e10", NON_NULL),
+            ("i > 1e10", &[]),
+            ("i = 1e10", &[]),
+            ("i != 1e10", NON_NULL),
+            ("i > -1e10", NON_NULL),
+            ("i < 2147483648", NON_NULL),
+            ("i = 2147483648", &[]),
+            ("i < 2.5", &[0, 1, 4, 5]),
+            ("i = 2.5", &[]),
+            ("i != 2.5", NON_NULL),
+            ("i > 1.5", &[3, 5]),
+            ("i >= 2.0", &[3, 5]),
+            ("i <= -4.5", &[1, 4]),
+            ("i = 20e-1", &[5]),
+            ("i IN (2.5, 1e10, 1)", &[0]),
+            ("i NOT IN (2.5, 1e10)", NON_NULL),
+            ("l = 9223372036854775807", &[3]),
+            ("l > 9223372036854775807", &[]),
+            ("l < 9223372036854775808", NON_NULL),
+            ("l >= -9223372036854775808", NON_NULL),
+            ("l < -9223372036854775808", &[]),
+            ("l < -1e30", &[]),
+            ("l > -5.5", &[0, 1, 3, 5]),
+            ("l IN (-5, 2)", &[1, 5]),
+            ("u < 0", &[]),
+            ("u >= 0", NON_NULL),
+            ("u > -1", NON_NULL),
+            ("u = -1", &[]),
+            ("u != -1", NON_NULL),
+            ("u = 4294967295", &[3]),
+            ("u > 4294967295", &[]),
+            ("u IN (0, 7, -3)", &[1, 4]),
+            ("u <= 1", &[0, 1]),
+            ("w = 18446744073709551615", &[3]),
+            ("w > 18446744073709551614", &[3]),
+            ("w < 18446744073709551616", NON_NULL),
+            ("w >= 1e19", &[3]),
+            ("w < 1", &[1]),
+            ("w NOT IN (0, 1)", &[3, 4, 5]),
+        ],
+    );
+}
+
+#[test]
+fn floats() {
+    check(
+        &segment(),
+        &schema(),
+        &[
+            ("f = 0.1", &[3]),
+            ("f = 1", &[0]),
+            ("f < 0", &[1]),
+            ("f <= 0", &[1, 5]),
+            ("f = 0", &[5]),
+            ("f > 1e39", &[]),
+            ("f < 1e39", NON_NULL),
+            ("f >= -0.5", NON_NULL),
+            ("f != 2.5", &[0, 1, 3, 5]),
+            ("f IN (0, 2.5)", &[4, 5]),
+            ("f NOT IN (1, -0.5)", &[3, 4, 5]),
+            ("f > 2", &[4]),
+            ("d = 0.1", &[3]),
+            ("d IN (0.1, 1)", &[0, 3]),
+            ("d < 1e400", NON_NULL),
+            ("d > 2.4999999999", &[4]),
+            ("d = -0", &[5]),
+            ("d <> -0.5", &[0, 3, 4, 5]),
+            ("d IS NOT NULL", NON_NULL),
+        ],
+    );
+}
+
+#[test]
+fn three_valued_logic() {
+    // Every (x, y) pair over {1, 0, NULL}.
+    let x = [Some(1), Some(1), Some(1), Some(0), Some(0), Some(0), None, None, None];
+    let y = [Some(1), Some(0), None, Some(1), Some(0), None, Some(1), Some(0), None];
+    let seg = Segment {
+        rows: 9,
+        keys: var(&["a"; 9]),
+        columns: vec![Some(column(&x, Data::Int32)), Some(column(&y, Data::Int32))],
+    };
+    let schema = Schema::builder("t")
+        .field(Field::scalar("x", ScalarType::Int32).nullable(true))
+        .field(Field::scalar("y", ScalarType::Int32).nullable(true))
+        .build()
+        .unwrap();
+    check(
+        &seg,
+        &schema,
+        &[
+            ("x = 1", &[0, 1, 2]),
+            ("NOT (x = 1)", &[3, 4, 5]),
+            ("x != 1", &[3, 4, 5]),
+            ("NOT NOT x = 1", &[0, 1, 2]),
+            ("x NOT IN (1)", &[3, 4, 5]),
+            ("NOT (x NOT IN (1))", &[0, 1, 2]),
+            ("x = 1 AND y = 1", &[0]),
+            ("NOT (x = 1 AND y = 1)", &[1, 3, 4, 5, 7]),
+            ("x = 1 OR y = 1", &[0, 1, 2, 3, 6]),
+            ("NOT (x = 1 OR y = 1)", &[4]),
+            ("x IS NULL OR x = 1", &[0, 1, 2, 6, 7, 8]),
+            ("NOT x IS NULL AND NOT y = 1", &[1, 4]),
+            ("x = 1 AND y IS NULL", &[2]),
+            ("(x = 1 OR y IS NULL) AND NOT (x = 0 AND y = 0)", &[0, 1, 2]),
+            ("NOT (x = 1 OR y = 1) OR x IS NULL", &[4, 6, 7, 8]),
+            ("x = 1 OR x = 0 AND y = 0", &[0, 1, 2, 4]),
+            ("(x = 1 OR x = 0) AND y = 0", &[1, 4]),
+            ("x = 0 AND y = 0 OR x = 1", &[0, 1, 2, 4]),
+            ("NOT (NOT (x = 1) OR y IS NOT NULL)", &[2]),
+            ("x = 5 AND y = 1", &[]),
+            ("x IS NULL OR x IS NOT NULL", &[0, 1, 2, 3, 4, 5, 6, 7, 8]),
+        ],
+    );
+}
+
+#[test]
+fn validity_tail_and_multiline() {
+    // 11 rows: the validity bitmap's second byte is partly beyond the segment.
+    let vals: Vec<Option<i64>> = (0..11).map(|i| (i % 3 != 0).then_some(i)).collect();
+    let mut col = column(&vals, Data::Int64);
+    col.validity.as_mut().unwrap()[1] |= 0xF8;
+    let seg = Segment { rows: 11, keys: var(&["k"; 11]), columns: vec![Some(col)] };
+    let schema = Schema::builder("t").field(Field::scalar("v", ScalarType::Int64).nullable(true)).build().unwrap();
+    check(
+        &seg,
+        &schema,
+        &[
+            ("v IS NULL", &[0, 3, 6, 9]),
+            ("v IS NOT NULL", &[1, 2, 4, 5, 7, 8, 10]),
+            ("v >= 5\n  AND\n  v <= 8", &[5, 7, 8]),
+        ],
+    );
+}
+
+/// Seeded LCG, so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) as usize % n
+    }
+
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len())]
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Value {
+    Str(&'static str),
+    Bool(bool),
+    Int(i128),
+    Num(f64),
+}
+
+#[derive(Clone, Debug)]
+enum Lit {
+    Str(&'static str),
+    Bool(bool),
+    /// Twice the value, so halves are exact.
+    Half(i128),
+    Num(f64),
+}
+
+#[derive(Debug)]
+enum Expr {
+    And(Vec<Expr>),
+    Or(Vec<Expr>),
+    Not(Box<Expr>),
+    Cmp(usize, &'static str, Lit),
+    In(usize, bool, Vec<Lit>),
+    Like(usize, bool, String),
+    IsNull(usize, bool),
+}
+
+const WORDS: [&str; 10] = ["", "a", "ab", "abc", "b", "ba", "é", "aé", "a_", "%"];
+const KEYS: [&str; 8] = ["k0", "k1", "k10", "k2", "k", "", "a", "é"];
+const FLOATS: [f64; 9] = [-2.0, -0.5, 0.0, -0.0, 0.5, 1.25, 3.0, 1e10, 0.1];
+const KEY: usize = NAMES.len();
+
+fn int_range(field: usize) -> (i128, i128) {
+    match NAMES[field] {
+        "i" => (i32::MIN.into(), i32::MAX.into()),
+        "l" => (i64::MIN.into(), i64::MAX.into()),
+        "u" => (0, u32::MAX.into()),
+        _ => (0, u64::MAX.into()),
+    }
+}
+
+fn random_value(rng: &mut Rng, field: usize) -> Value {
+    match NAMES[field] {
+        "s" => Value::Str(rng.pick(&WORDS)),
+        "b" => Value::Bool(rng.below(2) == 1),
+        "f" | "d" => Value::Num(rng.pick(&FLOATS)),
+        _ => {
+            let (min, max) = int_range(field);
+            Value::Int(rng.pick(&[min, max, -1, 0, 1, 2, 3]).clamp(min, max))
+        }
+    }
+}
+
+fn random_lit(rng: &mut Rng, field: usize) -> Lit {
+    match NAMES.get(field).copied().unwrap_or("_key") {
+        "_key" => Lit::Str(rng.pick(&KEYS)),
+        "s" => Lit::Str(rng.pick(&WORDS)),
+        "b" => Lit::Bool(rng.below(2) == 1),
+        "f" | "d" => {
+            let stored = rng.pick(&FLOATS);
+            Lit::Num(rng.pick(&[stored, stored, 1.0, -1.0, 2.0, 1e300, -1e39]))
+        }
+        _ => {
+            let (min, max) = int_range(field);
+            let base = rng.pick(&[min, max, -1, 0, 1, 2, 3, min - 1, max + 1, 10_000_000_000, -10_000_000_000]);
+            Lit::Half(base * 2 + rng.pick(&[-1, 0, 0, 1]))
+        }
+    }
+}
+
+fn random_expr(rng: &mut Rng, depth: u32) -> Expr {
+    let kind = if depth == 0 { 3 } else { rng.below(6) };
+    let children = |rng: &mut Rng| (0..2 + rng.below(2)).map(|_| random_expr(rng, depth - 1)).collect();
+    match kind {
+        0 => Expr::And(children(rng)),
+        1 => Expr::Or(children(rng)),
+        2 => Expr::Not(Box::new(random_expr(rng, depth - 1))),
+        _ => {
+            let field = 1 + rng.below(KEY);
+            let string = field == KEY || NAMES[field] == "s";
+            match rng.below(if string { 4 } else { 3 }) {
+                0 => {
+                    let ops = if NAMES.get(field) == Some(&"b") {
+                        &["=", "!=", "<>"][..]
+                    } else {
+                        &["=", "!=", "<>", "<", "<=", ">", ">="]
+                    };
+                    Expr::Cmp(field, rng.pick(ops), random_lit(rng, field))
+                }
+                1 => {
+                    Expr::In(field, rng.below(2) == 1, (0..1 + rng.below(4)).map(|_| random_lit(rng, field)).collect())
+                }
+                2 => Expr::IsNull(field, rng.below(2) == 1),
+                _ => {
+                    let pattern = (0..rng.below(5)).map(|_| rng.pick(&['a', 'b', 'é', '%', '_', 'k', '1'])).collect();
+                    Expr::Like(field, rng.below(2) == 1, pattern)
+                }
+            }
+        }
+    }
+}
+
+fn render_lit(lit: &Lit, rng: &mut Rng) -> String {
+    match lit {
+        Lit::Str(s) => format!("'{}'", s.replace('\'', "''")),
+        Lit::Bool(b) => (if *b { "TRUE" } else { "false" }).to_string(),
+        Lit::Num(x) => format!("{x:?}"),
+        Lit::Half(h) if h % 2 == 0 => match rng.below(3) {
+            0 => format!("{}", h / 2),
+            1 => format!("{}e0", h / 2),
+            _ => format!("{}0E-1", h / 2),
+        },
+        Lit::Half(h) => format!("{}{}.5", if *h < 0 { "-" } else { "" }, h.abs() / 2),
+    }
+}
+
+fn field_name(field: usize) -> &'static str {
+    NAMES.get(field).copied().unwrap_or("_key")
+}
+
+/// Text with the fewest parentheses the precedence rules allow.
+fn render(e: &Expr, rng: &mut Rng) -> String {
+    let kw = |rng: &mut Rng, k: &str| {
+        if rng.below(2) == 0 { k.to_string() } else { k.to_lowercase() }
+    };
+    let group = |e: &Expr, rng: &mut Rng, wrap: bool| {
+        if wrap { format!("({})", render(e, rng)) } else { render(e, rng) }
+    };
+    match e {
+        Expr::And(xs) => {
+            let parts: Vec<String> = xs.iter().map(|x| group(x, rng, matches!(x, Expr::Or(_)))).collect();
+            parts.join(&format!(" {} ", kw(rng, "AND")))
+        }
+        Expr::Or(xs) => {
+            let parts: Vec<String> = xs.iter().map(|x| group(x, rng, false)).collect();
+            parts.join(&format!("\n{} ", kw(rng, "OR")))
+        }
+        Expr::Not(x) => format!("{} {}", kw(rng, "NOT"), group(x, rng, matches!(**x, Expr::And(_) | Expr::Or(_)))),
+        Expr::Cmp(f, op, lit) => format!("{} {op} {}", field_name(*f), render_lit(lit, rng)),
+        Expr::In(f, neg, list) => {
+            let items: Vec<String> = list.iter().map(|l| render_lit(l, rng)).collect();
+            format!("{} {}IN ({})", field_name(*f), if *neg { "NOT " } else { "" }, items.join(", "))
+        }
+        Expr::Like(f, neg, p) => format!("{} {}LIKE '{p}'", field_name(*f), if *neg { "NOT " } else { "" }),
+        Expr::IsNull(f, neg) => format!("{} IS {}NULL", field_name(*f), if *neg { "NOT " } else { "" }),
+    }
+}
+
+fn naive_like(p: &[char], s: &[char]) -> bool {
+    match p.split_first() {
+        None => s.is_empty(),
+        Some(('%', rest)) => (0..=s.len()).any(|i| naive_like(rest, &s[i..])),
+        Some(('_', rest)) => !s.is_empty() && naive_like(rest, &s[1..]),
+        Some((c, rest)) => s.first() == Some(c) && naive_like(rest, &s[1..]),
+    }
+}
+
+/// `value ? lit` for a non-null value; `None` for type pairs that never meet.
+fn naive_cmp(field: usize, value: Value, lit: &Lit) -> Option<Ordering> {
+    match (value, lit) {
+        (Value::Str(v), Lit::Str(l)) => Some(v.as_bytes().cmp(l.as_bytes())),
+        (Value::Bool(v), Lit::Bool(l)) => Some(v.cmp(l)),
+        (Value::Int(v), Lit::Half(h)) => Some((2 * v).cmp(h)),
+        (Value::Num(v), Lit::Num(l)) => {
+            let l = if NAMES[field] == "f" { f64::from(*l as f32) } else { *l };
+            v.partial_cmp(&l)
+        }
+        _ => None,
+    }
+}
+
+fn holds(op: &str, ord: Option<Ordering>) -> bool {
+    ord.is_some_and(|o| match op {
+        "=" => o.is_eq(),
+        "!=" | "<>" => o.is_ne(),
+        "<" => o.is_lt(),
+        "<=" => o.is_le(),
+        ">" => o.is_gt(),
+        _ => o.is_ge(),
+    })
+}
+
+/// Three-valued evaluation of one row over plain values.
+fn naive(e: &Expr, row: &[Option<Value>]) -> Option<bool> {
+    match e {
+        Expr::And(xs) => {
+            let vs: Vec<Option<bool>> = xs.iter().map(|x| naive(x, row)).collect();
+            if vs.contains(&Some(false)) {
+                Some(false)
+            } else if vs.contains(&None) {
+                None
+            } else {
+                Some(true)
+            }
+        }
+        Expr::Or(xs) => {
+            let vs: Vec<Option<bool>> = xs.iter().map(|x| naive(x, row)).collect();
+            if vs.contains(&Some(true)) {
+                Some(true)
+            } else if vs.contains(&None) {
+                None
+            } else {
+                Some(false)
+            }
+        }
+        Expr::Not(x) => naive(x, row).map(|b| !b),
+        Expr::IsNull(f, neg) => Some(row[*f].is_none() != *neg),
+        Expr::Cmp(f, op, lit) => row[*f].map(|v| holds(op, naive_cmp(*f, v, lit))),
+        Expr::In(f, neg, list) => row[*f].map(|v| list.iter().any(|l| holds("=", naive_cmp(*f, v, l))) != *neg),
+        Expr::Like(f, neg, p) => row[*f].map(|v| match v {
+            Value::Str(s) => {
+                let (p, s): (Vec<char>, Vec<char>) = (p.chars().collect(), s.chars().collect());
+                naive_like(&p, &s) != *neg
+            }
+            _ => false,
+        }),
+    }
+}
+
+fn random_segment(rng: &mut Rng, rows: usize) -> (Segment, Vec<Vec<Option<Value>>>) {
+    let keys: Vec<&'static str> = (0..rows).map(|_| rng.pick(&KEYS)).collect();
+    // table[row][field], with the key at index KEY.
+    let mut table = vec![vec![None; KEY + 1]; rows];
+    let mut columns: Vec<Option<Column>> = vec![None];
+    for field in 1..KEY {
+        let nullable = !matches!(NAMES[field], "u" | "d");
+        let values: Vec<Option<Value>> =
+            (0..rows).map(|_| (!nullable || rng.below(4) > 0).then(|| random_value(rng, field))).collect();
+        for (row, v) in values.iter().enumerate() {
+            table[row][field] = *v;
+        }
+        macro_rules! typed {
+            ($variant:ident, $pat:pat => $e:expr) => {
+                column(&values.iter().map(|v| v.map(|$pat| $e)).collect::<Vec<_>>(), Data::$variant)
+            };
+        }
+        columns.push(Some(match NAMES[field] {
+            "s" => strings(
+                &values.iter().map(|v| v.map(|v| if let Value::Str(s) = v { s } else { "" })).collect::<Vec<_>>(),
+            ),
+            "b" => typed!(Bool, v => u8::from(v == Value::Bool(true))),
+            "f" => typed!(Float, v => if let Value::Num(x) = v { x as f32 } else { 0.0 }),
+            "d" => typed!(Double, v => if let Value::Num(x) = v { x } else { 0.0 }),
+            name => {
+                let int = |v: Value| if let Value::Int(x) = v { x } else { 0 };
+                match name {
+                    "i" => typed!(Int32, v => int(v) as i32),
+                    "l" => typed!(Int64, v => int(v) as i64),
+                    "u" => typed!(Uint32, v => int(v) as u32),
+                    _ => typed!(Uint64, v => int(v) as u64),
+                }
+            }
+        }));
+    }
+    for (row, key) in keys.iter().enumerate() {
+        table[row][KEY] = Some(Value::Str(key));
+    }
+    // Float columns hold f32: the naive side sees the stored value.
+    for row in table.iter_mut() {
+        if let Some(Value::Num(x)) = row[7] {
+            row[7] = Some(Value::Num(f64::from(x as f32)));
+        }
+    }
+    (Segment { rows, keys: var(&keys), columns }, table)
+}
+
+#[test]
+fn agrees_with_naive_evaluation() {
+    let schema = schema();
+    let mut rng = Rng(0x5eed);
+    for round in 0..40 {
+        let rows = [0, 1, 7, 8, 9, 64, 100][round % 7];
+        let (seg, table) = random_segment(&mut rng, rows);
+        for _ in 0..150 {
+            let expr = random_expr(&mut rng, 3);
+            let text = render(&expr, &mut rng);
+            let filter = Filter::compile(&text, &schema).unwrap_or_else(|e| panic!("{text}\n{e}"));
+            let got: Vec<u32> = filter.evaluate(&seg).iter().collect();
+            let want: Vec<u32> = (0..rows as u32).filter(|&r| naive(&expr, &table[r as usize]) == Some(true)).collect();
+            assert_eq!(got, want, "{text}");
+        }
+    }
+}

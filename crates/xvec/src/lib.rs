@@ -1,0 +1,57 @@
+//! xvec: an embedded vector database.
+//!
+//! A collection is a directory: a write-ahead log, immutable columnar segments that are
+//! memory-mapped and searched in place, and a manifest naming the live files. One
+//! writer and any number of readers, also across processes.
+//!
+//! ```
+//! use xvec::{Collection, Doc, Field, Metric, OpenOptions, Query, ScalarType, Schema, VectorType};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let schema = Schema::builder("words")
+//!     .field(Field::scalar("pos", ScalarType::String))
+//!     .field(Field::vector("emb", VectorType::Fp32, 3, Metric::Cosine))
+//!     .build()?;
+//! let coll = Collection::create(dir.path(), schema, Default::default())?;
+//! coll.insert(vec![
+//!     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.1, 0.0]),
+//!     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0, 0.2]),
+//! ])?;
+//! coll.flush()?;
+//! coll.close()?;
+//!
+//! let reader = Collection::open(dir.path(), &OpenOptions::read_only())?;
+//! let hits = reader.query(&Query::vector(vec![0.9, 0.2, 0.0]).k(1).filter("pos = 'n'"))?;
+//! assert_eq!(hits[0].key, "dog");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod collection;
+pub mod error;
+pub mod filter;
+pub mod index;
+pub mod kernels;
+pub mod schema;
+pub mod storage;
+pub mod value;
+pub mod verify;
+
+pub use collection::{
+    Collection, Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, MemoryUsage, OpenOptions,
+    OptimizeOptions, OptimizeProgress, OptimizeReport, Query, Snapshot, Stats, Target,
+};
+pub use error::{DocError, Error, FilterError, FilterErrorKind, QueryError, Result, SchemaError, StorageError};
+pub use filter::{Param, Params};
+pub use half::f16;
+pub use index::MAX_BUILD_THREADS;
+pub use schema::{
+    Field, FieldType, FlatParams, HnswParams, IndexParams, Metric, Quantize, ScalarType, Schema, VamanaParams,
+    VectorSpec, VectorType,
+};
+pub use storage::FileKind;
+pub use storage::manifest::CollectionOptions;
+pub use storage::wal::SyncPolicy;
+pub use value::{Doc, Value};
+
+/// The engine's version, as its package states it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,295 @@
+//! What an open collection holds, for `xvec inspect`: its segments and their files, its
+//! fields and how much of each is indexed, the topology of a field's graphs, the memory
+//! the engine accounts for beside the process RSS, the WAL, and where a key lives.
+//!
+//! Everything here reads a pinned snapshot (or the directory, for WAL files); nothing
+//! changes the collection.
+
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+use roaring::RoaringBitmap;
+use serde::Serialize;
+
+use super::GraphReport;
+use super::scan;
+use super::topology::{check_hnsw, check_vamana};
+use crate::collection::Collection;
+use crate::error::{Error, QueryError, StorageError};
+use crate::storage::column::{ColumnSource, SegmentView};
+use crate::storage::lock::WriterLock;
+use crate::storage::wal::Record;
+use crate::storage::{FileKind, segment_name, wal_name};
+
+/// One segment and its files.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SegmentInfo {
+    pub id: u64,
+    pub file: String,
+    pub rows: u64,
+    pub deleted: u64,
+    pub bytes: u64,
+    pub deletes_file: Option<String>,
+    pub deletes_bytes: u64,
+    /// Index files with their sizes.
+    pub indexes: Vec<(String, u64)>,
+    /// When the segment file was written (its modification time; segments are written
+    /// once), in seconds since the Unix epoch.
+    pub created: Option<u64>,
+}
+
+fn file_len(dir: &Path, name: &str) -> u64 {
+    std::fs::metadata(dir.join(name)).map_or(0, |m| m.len())
+}
+
+pub fn segments(coll: &Collection) -> Vec<SegmentInfo> {
+    let dir = coll.dir();
+    coll.snapshot()
+        .segments
+        .iter()
+        .map(|s| {
+            let file = segment_name(s.segment.id());
+            SegmentInfo {
+                id: s.segment.id(),
+                rows: s.segment.rows() as u64,
+                deleted: s.deleted.len(),
+                bytes: s.segment.file_len(),
+                deletes_file: s.deletes_file.as_ref().map(|d| d.file.clone()),
+                deletes_bytes: s.deletes_file.as_ref().map_or(0, |d| d.size),
+                indexes: s.index_files.iter().map(|i| (i.file.clone(), file_len(dir, &i.file))).collect(),
+                created: std::fs::metadata(dir.join(&file))
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map(|d| d.as_secs()),
+                file,
+            }
+        })
+        .collect()
+}
+
+/// One field and how far its index is built.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FieldInfo {
+    pub name: String,
+    pub ty: String,
+    pub nullable: bool,
+    pub dim: Option<u32>,
+    pub metric: Option<String>,
+    /// Index type and parameters, e.g. `hnsw m=16 efc=200 ef=64 int8+rot`.
+    pub index: Option<String>,
+    pub quantize: Option<String>,
+    /// Segments with a built index of this field, of all segments.
+    pub indexed_segments: u64,
+    pub segments: u64,
+    /// Share of live rows an index covers (1.0: complete).
+    pub completeness: Option<f64>,
+}
+
+pub fn fields(coll: &Collection) -> Vec<FieldInfo> {
+    let snap = coll.snapshot();
+    snap.schema()
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let v = f.as_vector();
+            let builds = v.is_some_and(|v| v.index.builds_index());
+            FieldInfo {
+                name: f.name.clone(),
+                ty: f.ty.name().into(),
+                nullable: f.nullable,
+                dim: v.map(|v| v.dim),
+                metric: v.map(|v| v.metric.name().into()),
+                index: v.map(|v| v.index.describe()),
+                quantize: v.map(|v| v.index.quant().quantize.name().into()),
+                indexed_segments: snap.segments.iter().filter(|s| s.indexes.get(i).is_some_and(|x| x.is_some())).count()
+                    as u64,
+                segments: snap.segments.len() as u64,
+                completeness: builds.then(|| snap.index_completeness(i)),
+            }
+        })
+        .collect()
+}
+
+/// The graphs of one vector field, one per indexed segment.
+pub fn graphs(coll: &Collection, field: &str) -> Result<Vec<GraphReport>, Error> {
+    let snap = coll.snapshot();
+    let idx = snap
+        .schema()
+        .index_of(field)
+        .filter(|&i| snap.schema().field(i).as_vector().is_some())
+        .ok_or_else(|| QueryError::NoSuchVectorField(field.to_string()))?;
+    let mut out = Vec::new();
+    for s in &snap.segments {
+        let Some(index) = s.indexes.get(idx).and_then(|i| i.as_ref()) else { continue };
+        let col = s.segment.vector(idx);
+        let mut ignored: RoaringBitmap = (*s.deleted).clone();
+        ignored.extend((0..s.segment.rows() as u32).filter(|&r| !col.validity.is_valid(r as usize)));
+        let (kind, entry, layers) = if let Some(g) = index.graph() {
+            ("hnsw", g.entry, check_hnsw(&g, &ignored))
+        } else if let Some(g) = index.vamana() {
+            ("vamana", g.medoid, vec![check_vamana(&g, &ignored)])
+        } else {
+            continue;
+        };
+        out.push(GraphReport {
+            file: index.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            segment: s.segment.id(),
+            field: field.to_string(),
+            kind: kind.into(),
+            nodes: layers.first().map_or(0, |l| l.nodes),
+            edges: layers.iter().map(|l| l.edges).sum(),
+            entry,
+            layers,
+        });
+    }
+    Ok(out)
+}
+
+/// The engine's memory by kind. The process's resident set is the caller's to add: the
+/// engine accounts for what it holds, not for what the process around it does.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MemoryInfo {
+    pub by_kind: Vec<(String, u64)>,
+    pub total: u64,
+}
+
+pub fn memory(coll: &Collection) -> MemoryInfo {
+    let m = coll.memory();
+    let total = m.total();
+    let by_kind = m.by_kind().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    MemoryInfo { by_kind, total }
+}
+
+/// One WAL file of the directory.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WalFile {
+    pub file: String,
+    pub bytes: u64,
+    pub records: u64,
+    pub puts: u64,
+    pub deletes: u64,
+    pub bad_frames: u64,
+    pub torn_bytes: u64,
+    /// The WAL the live manifest names (the others are left over or in flight).
+    pub live: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WalInfo {
+    pub files: Vec<WalFile>,
+    /// Records this handle appended and has not fsynced; `None` when another process
+    /// (or nobody) writes.
+    pub unsynced: Option<u64>,
+    pub writer_active: bool,
+}
+
+pub fn wal(coll: &Collection) -> Result<WalInfo, StorageError> {
+    let dir = coll.dir();
+    let m = crate::storage::manifest::load(dir)?;
+    let live = m.wal_seq;
+    let mut files = Vec::new();
+    for e in super::exam::list_dir(dir)? {
+        if e.kind != Some(FileKind::Wal) {
+            continue;
+        }
+        let path = dir.join(&e.name);
+        let bytes = crate::storage::disk::read(&path)?;
+        let known = (e.name == wal_name(live)).then_some((m.wal_seq, m.wal_salt));
+        let s = scan::scan_wal(&path, &bytes, known, coll.schema(), &mut 0);
+        let puts = s.records.iter().filter(|(_, r)| matches!(r, Record::Put(_))).count() as u64;
+        files.push(WalFile {
+            live: e.name == wal_name(live),
+            file: e.name,
+            bytes: bytes.len() as u64,
+            records: s.records.len() as u64,
+            puts,
+            deletes: s.records.len() as u64 - puts,
+            bad_frames: s.bad.len() as u64,
+            torn_bytes: s.torn.map_or(0, |t| t.1),
+        });
+    }
+    Ok(WalInfo {
+        files,
+        unsynced: coll.wal_unsynced(),
+        writer_active: coll.is_writable() || WriterLock::is_held(dir).unwrap_or(false),
+    })
+}
+
+/// A row holding some version of a key.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Place {
+    /// Segment file, or `unflushed` for the in-memory rows replayed from the WAL.
+    pub file: String,
+    pub row: u32,
+    /// Deleted (an older version, or the key was deleted).
+    pub deleted: bool,
+    pub live: bool,
+}
+
+/// A WAL record naming a key.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WalMention {
+    pub file: String,
+    pub offset: u64,
+    /// `put` or `delete`.
+    pub op: String,
+}
+
+/// Where a key lives: every row holding a version of it, newest segment last, and the
+/// WAL records that name it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DocInfo {
+    pub key: String,
+    pub places: Vec<Place>,
+    pub wal: Vec<WalMention>,
+}
+
+impl DocInfo {
+    pub fn live(&self) -> Option<&Place> {
+        self.places.iter().find(|p| p.live)
+    }
+}
+
+pub fn doc(coll: &Collection, key: &str) -> Result<DocInfo, StorageError> {
+    let snap = coll.snapshot();
+    let live = snap.locate(key);
+    let mut places = Vec::new();
+    for (i, s) in snap.segments.iter().enumerate() {
+        if let Some(row) = s.segment.find_key(key) {
+            places.push(Place {
+                file: segment_name(s.segment.id()),
+                row,
+                deleted: s.deleted.contains(row),
+                live: live == Some(crate::collection::Location::Segment(i, row)),
+            });
+        }
+    }
+    let keys = snap.mem.keys();
+    for row in (0..snap.mem.len()).filter(|&r| keys.get(r) == key.as_bytes()) {
+        places.push(Place {
+            file: "unflushed".into(),
+            row: row as u32,
+            deleted: snap.mem.deleted().contains(row as u32),
+            live: live == Some(crate::collection::Location::Mem(row as u32)),
+        });
+    }
+    let mut wal = Vec::new();
+    let dir = coll.dir();
+    let m = crate::storage::manifest::load(dir)?;
+    let name = wal_name(m.wal_seq);
+    let path = dir.join(&name);
+    if let Ok(bytes) = crate::storage::disk::read(&path) {
+        for (offset, r) in scan::scan_wal(&path, &bytes, Some((m.wal_seq, m.wal_salt)), coll.schema(), &mut 0).records {
+            let (k, op) = match &r {
+                Record::Put(row) => (row.key.as_str(), "put"),
+                Record::Delete(k) => (k.as_str(), "delete"),
+            };
+            if k == key {
+                wal.push(WalMention { file: name.clone(), offset, op: op.into() });
+            }
+        }
+    }
+    Ok(DocInfo { key: key.to_string(), places, wal })
+}

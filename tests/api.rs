@@ -1,0 +1,3 @@
+//! Integration tests of the engine through its public API.
+
+mod util;
