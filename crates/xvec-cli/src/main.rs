@@ -27,10 +27,10 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut err = std::io::stderr();
-    let printer = cli::commands::printer_for(&cli.output);
-    let mut colls = cli::commands::OneShot::new(!cli.read.no_mmap, cli.lock.timeout());
+    let printer = cli::context::printer_for(&cli.output);
+    let mut colls = cli::context::OneShot::new(!cli.read.no_mmap, cli.lock.timeout());
     let params = cli::params::params_of(cli.command.bindings());
-    let mut io = cli::commands::Io { out: &mut out, err: &mut err, printer, params };
+    let mut io = cli::context::Io { out: &mut out, err: &mut err, printer, params };
     let result = cli::commands::run(cli.into_command(), &mut colls, &mut io)
         .and_then(|()| colls.close())
         .and_then(|()| out.flush().map_err(cli::CliError::from));

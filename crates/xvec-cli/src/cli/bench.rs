@@ -16,7 +16,7 @@ use xvec_bench::report::Report;
 use xvec_bench::{export, plot};
 
 use super::CliError;
-use super::commands::{Io, print};
+use super::context::{Io, print};
 use super::output::{Cell, Table};
 
 /// Benchmark load time, search speed, recall and memory on a dataset.

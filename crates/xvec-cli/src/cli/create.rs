@@ -4,7 +4,7 @@
 use xvec::schema::{RawField, RawSchema};
 use xvec::{IndexParams, Metric, Schema};
 
-use super::commands::{Collections, Io};
+use super::context::{Collections, Io};
 use super::{CliError, CreateArgs};
 
 pub fn run(a: &CreateArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use clap::CommandFactory;
 
-use super::commands::Io;
+use super::context::Io;
 use super::error::{BATCH_STATUS, exit_statuses};
 use super::{Cli, CliError, meta};
 

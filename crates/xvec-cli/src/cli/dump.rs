@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use xvec::Collection;
 
-use super::commands::Io;
+use super::context::Io;
 use super::{CliError, CollectionArg, DumpArgs, ExportArgs, ExportFormat};
 
 /// Names of the files a dump writes, relative to its directory.

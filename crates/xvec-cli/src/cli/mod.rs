@@ -8,7 +8,9 @@
 pub mod args;
 pub mod bench;
 pub mod commands;
+pub mod context;
 pub mod create;
+pub mod describe;
 pub mod docs;
 pub mod dump;
 pub mod error;
@@ -20,6 +22,7 @@ pub mod optimize;
 pub mod output;
 pub mod params;
 pub mod plural;
+pub mod query;
 pub mod quickstart;
 pub mod tui;
 pub mod verify;

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 
 use xvec::{OptimizeOptions, OptimizeProgress};
 
-use super::commands::{Collections, Io};
+use super::context::{Collections, Io};
 use super::plural::count;
 use super::{CliError, OptimizeArgs, interrupt};
 

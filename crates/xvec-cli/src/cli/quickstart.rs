@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use xvec::{Collection, OpenOptions, Query, Schema};
 
-use super::commands::{Io, describe_table, hits_table, print};
+use super::context::{Io, print};
+use super::describe::describe_table;
+use super::query::hits_table;
 use super::{CliError, CollectionArg, ImportArgs, QuickstartArgs};
 
 pub fn run(a: &QuickstartArgs, io: &mut Io) -> Result<(), CliError> {

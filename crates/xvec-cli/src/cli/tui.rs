@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::{Args, ValueHint};
 use xvec_bench::config::parse_duration;
 
-use super::commands::{Collections, Io, color_allowed, print};
+use super::context::{Collections, Io, color_allowed, print};
 use super::output::Table;
 use super::{BindArgs, CliError, CollectionArg};
 use crate::tui;

@@ -10,7 +10,7 @@ use xvec::verify::repair::{LOST_FOUND, Loss, Plan, Repair, RepairOptions};
 use xvec::verify::{self, Report, Severity, VerifyOptions, inspect};
 use xvec::{Error, Schema};
 
-use super::commands::{Collections, Io, print};
+use super::context::{Collections, Io, print};
 use super::error::Status;
 use super::output::{Cell, OutputMode, Table};
 use super::plural::count;

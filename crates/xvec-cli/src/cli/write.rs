@@ -5,7 +5,7 @@
 use xvec::Doc;
 use xvec::collection::ItemResult;
 
-use super::commands::{Collections, Io, with_filter_caret};
+use super::context::{Collections, Io, with_filter_caret};
 use super::plural::count;
 use super::{CliError, DeleteArgs, DocArgs};
 

@@ -18,7 +18,7 @@ use super::helper::{FieldNames, ShellHelper};
 use super::lexer;
 use super::script::{Halt, Runner};
 use super::session::{Session, command_tree, meta_tree};
-use crate::cli::{CliError, commands, interrupt};
+use crate::cli::{CliError, context, interrupt};
 
 /// `XVEC_HISTORY`, else `$XDG_STATE_HOME/xvec/history`, else `~/.local/state/xvec/history`.
 pub fn history_path() -> Option<PathBuf> {
@@ -49,7 +49,7 @@ pub fn run(session: &mut Session) -> u8 {
             return 1;
         }
     };
-    let color = commands::color_allowed();
+    let color = context::color_allowed();
     editor.set_helper(Some(ShellHelper::new(command_tree(), meta_tree(), color)));
     let history = history_path();
     if let Some(p) = &history {

@@ -12,7 +12,8 @@ use clap::{CommandFactory, FromArgMatches};
 use super::lexer;
 use super::pager::{self, Paged};
 pub use super::target::Target;
-use crate::cli::commands::{self, Io};
+use crate::cli::commands;
+use crate::cli::context::{self, Io};
 use crate::cli::meta::{AutoSwitch, Meta, MetaLine, ParamAction, Switch};
 use crate::cli::output::{NullText, OutputMode, Printer, Table};
 use crate::cli::params::{Binding, params_of};
@@ -130,7 +131,7 @@ impl Session {
             printer: Printer {
                 mode: OutputMode::default_for(tty),
                 headers: true,
-                color: tty && commands::color_allowed(),
+                color: tty && context::color_allowed(),
                 expand_wider_than: None,
                 null: NullText::default(),
             },

@@ -11,7 +11,7 @@ use std::time::Duration;
 use xvec::{Collection, Schema, StorageError};
 
 use crate::cli::CliError;
-use crate::cli::commands::{self, Collections};
+use crate::cli::context::{self, Collections};
 
 /// The collection a session works on.
 pub struct Target {
@@ -108,7 +108,7 @@ impl Target {
     }
 
     fn open_handle(&mut self, dir: &Path) -> Result<&Collection, CliError> {
-        let coll = commands::open_collection(dir, self.write, self.mmap, self.lock_timeout)?;
+        let coll = context::open_collection(dir, self.write, self.mmap, self.lock_timeout)?;
         Ok(self.opened(coll))
     }
 
@@ -158,7 +158,7 @@ impl Collections for Target {
         if !self.write {
             return Err(self.read_only_error());
         }
-        let coll = commands::create_collection(dir, schema, self.mmap, self.lock_timeout)?;
+        let coll = context::create_collection(dir, schema, self.mmap, self.lock_timeout)?;
         Ok(self.opened(coll))
     }
 

@@ -12,6 +12,7 @@ pub mod metrics;
 pub mod render;
 pub mod search_view;
 pub mod state;
+pub mod style;
 #[cfg(test)]
 mod tests;
 pub mod workload;

@@ -4,15 +4,14 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Color, Modifier};
 use ratatui::symbols::Marker as Dots;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Cell, Chart, Clear, Dataset, Gauge, GraphType, Paragraph, Row, Table, Tabs};
 
 use super::state::{Load, OptimizeStatus, State, View};
+use super::style::{FULL, bold, mib, opt, small, style};
 
-/// Smallest area the full layouts need; below it views fall back to plain text lines.
-const FULL: (u16, u16) = (80, 24);
 /// The key map the `?` overlay shows.
 pub const KEYS: &[(&str, &str)] = &[
     ("1-4, Tab", "switch view (Shift-Tab: back)"),
@@ -28,42 +27,6 @@ pub const KEYS: &[(&str, &str)] = &[
     ("?", "show / hide this key map"),
     ("q, Ctrl-C", "quit"),
 ];
-
-pub(super) fn style(state: &State, color: Color) -> Style {
-    if state.color { Style::default().fg(color) } else { Style::default() }
-}
-
-pub(super) fn bold() -> Style {
-    Style::default().add_modifier(Modifier::BOLD)
-}
-
-/// Bytes in the largest binary unit that keeps a digit before the point.
-pub fn mib(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut v = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    format!("{v:.1} {}", UNITS[unit])
-}
-
-/// Bytes in a few characters: `512B`, `9.0K`, `146.1M`, `1.2G`.
-pub(super) fn short(bytes: u64) -> String {
-    let s = mib(bytes);
-    match s.split_once(' ') {
-        Some((v, unit)) => format!("{v}{}", &unit[..1]),
-        None => s,
-    }
-}
-
-pub(super) fn opt(v: Option<f64>, digits: usize) -> String {
-    v.map_or("-".into(), |v| format!("{v:.digits$}"))
-}
 
 pub fn render(state: &State, frame: &mut Frame) {
     let area = frame.area();
@@ -139,10 +102,6 @@ fn render_help(state: &State, frame: &mut Frame, body: Rect) {
         .block(Block::bordered().title(" keys (? to close) ").border_style(style(state, Color::Yellow)));
     frame.render_widget(Clear, area);
     frame.render_widget(table, area);
-}
-
-pub(super) fn small(area: Rect) -> bool {
-    area.width < FULL.0 || area.height < FULL.1 - 3
 }
 
 fn render_overview(state: &State, frame: &mut Frame, area: Rect) {

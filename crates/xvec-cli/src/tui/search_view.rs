@@ -10,8 +10,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Sparkline};
 
 use super::metrics::LATENCY_BUCKETS_US;
-use super::render::{bold, mib, opt, short, small, style};
 use super::state::{QuerySource, State};
+use super::style::{bold, mib, opt, short, small, style};
 
 /// Fill symbols and colours of the memory kinds, in [`xvec::MemoryUsage::by_kind`] order
 /// (cycled if the engine grows more kinds).

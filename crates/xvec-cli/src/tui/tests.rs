@@ -307,7 +307,7 @@ fn the_memory_panel_shows_every_kind_and_they_sum_to_the_total() {
         ] {
             assert!(frame.contains(name), "{w}x{h}: {name} missing:\n{frame}");
         }
-        let total = super::render::short(summary.engine_total_bytes.unwrap());
+        let total = super::style::short(summary.engine_total_bytes.unwrap());
         assert!(frame.contains(&format!("engine {total}")), "{w}x{h}: total {total} missing:\n{frame}");
     }
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use xvec::{Collection, Doc, Field};
 
-use super::commands::{Io, with_filter_caret};
+use super::context::{Io, with_filter_caret};
 use super::{CliError, ExportArgs, ExportFormat, interrupt};
 
 /// Documents fetched (and, for parquet, written as one row group) per step.

@@ -12,8 +12,9 @@ use std::path::Path;
 use xvec::{Collection, Doc, Value, VectorType};
 use xvec_bench::dataset::VectorFile;
 
-use super::commands::{Collections, Io, open_vector_file};
+use super::context::{Collections, Io};
 use super::plural::count;
+use super::query::open_vector_file;
 use super::{CliError, ImportArgs, ImportFormat, interrupt};
 
 /// Row errors printed before the rest are only counted.

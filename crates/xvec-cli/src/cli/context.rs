@@ -1,0 +1,142 @@
+//! What every command shares: where it writes ([`Io`]), how it reaches its collection
+//! ([`Collections`]: one per argv command, or the shell's open one), and how it prints.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use xvec::{Collection, Error, FilterErrorKind, OpenOptions, Params, Schema};
+
+use super::CliError;
+use super::output::{OutputMode, Printer, Table};
+
+/// Where a command writes (results to `out`, diagnostics to `err`), and the values its
+/// filter's `$name` placeholders bind to (`--param`, and the shell's `.param set`).
+pub struct Io<'a> {
+    pub out: &'a mut dyn Write,
+    pub err: &'a mut dyn Write,
+    pub printer: Printer,
+    pub params: Params,
+}
+
+/// Whether colour is wanted on a terminal: not when `NO_COLOR` is set to anything.
+pub fn color_allowed() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Printer settings for argv use.
+pub fn printer_for(args: &super::OutputArgs) -> Printer {
+    let tty = std::io::stdout().is_terminal();
+    Printer {
+        mode: args.mode.unwrap_or(OutputMode::default_for(tty)),
+        headers: !args.no_headers,
+        color: tty && color_allowed(),
+        expand_wider_than: None,
+        null: super::output::NullText::default(),
+    }
+}
+
+/// How commands reach their collection: argv opens one per command ([`OneShot`]); the
+/// shell keeps one open across statements.
+pub trait Collections {
+    /// The collection in `dir`, open for writing when `write`.
+    fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError>;
+    /// Creates a collection in `dir` and keeps it open for writing.
+    fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError>;
+    /// Whether collection files are mapped (`--no-mmap` turns it off).
+    fn mmap(&self) -> bool {
+        true
+    }
+    /// How long taking the writer lock waits for another writer (`--wait`, `.timeout`).
+    fn lock_timeout(&self) -> Duration {
+        Duration::ZERO
+    }
+}
+
+/// argv use: the command's collection, opened on first use and closed by [`OneShot::close`].
+pub struct OneShot {
+    coll: Option<Collection>,
+    mmap: bool,
+    lock_timeout: Duration,
+}
+
+impl OneShot {
+    /// Opens collections mapped, or read when `mmap` is false; a writer waits up to
+    /// `lock_timeout` for the lock.
+    pub fn new(mmap: bool, lock_timeout: Duration) -> OneShot {
+        OneShot { coll: None, mmap, lock_timeout }
+    }
+
+    /// Syncs and releases the collection, reporting what `Drop` would swallow.
+    pub fn close(self) -> Result<(), CliError> {
+        match self.coll {
+            Some(c) => Ok(c.close()?),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Opens a collection for a command or the shell. A writable open may first recover from a
+/// crash (roll back an interrupted publish, cut a torn WAL tail); each thing it did is one
+/// `note:` line on stderr, as the engine also logs it in `lost+found/log`.
+pub fn open_collection(dir: &Path, write: bool, mmap: bool, lock_timeout: Duration) -> Result<Collection, CliError> {
+    let options = if write { OpenOptions::writable() } else { OpenOptions::read_only() };
+    let coll = Collection::open(dir, &options.mmap(mmap).lock_timeout(lock_timeout))?;
+    for r in coll.recovered() {
+        eprintln!("note: recovered from a crash: {r}");
+    }
+    Ok(coll)
+}
+
+impl Collections for OneShot {
+    fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError> {
+        Ok(self.coll.insert(open_collection(dir, write, self.mmap, self.lock_timeout)?))
+    }
+
+    fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError> {
+        Ok(self.coll.insert(create_collection(dir, schema, self.mmap, self.lock_timeout)?))
+    }
+
+    fn mmap(&self) -> bool {
+        self.mmap
+    }
+
+    fn lock_timeout(&self) -> Duration {
+        self.lock_timeout
+    }
+}
+
+/// Creates a collection for `create` in argv or the shell.
+pub fn create_collection(
+    dir: &Path,
+    schema: Schema,
+    mmap: bool,
+    lock_timeout: Duration,
+) -> Result<Collection, CliError> {
+    let open = OpenOptions::writable().mmap(mmap).lock_timeout(lock_timeout);
+    Ok(Collection::create_with(dir, schema, Default::default(), &open)?)
+}
+
+pub fn print(io: &mut Io, t: &Table) -> Result<(), CliError> {
+    io.printer.print(t, io.out)?;
+    Ok(())
+}
+
+/// A filter error, with the offending spot underlined. A filter that does not compile
+/// (syntax, an unknown field, a literal of the wrong type, an unbound `$name`) is a usage
+/// error, exit 2, like any other statement that does not parse; an unbound `$name` gets a
+/// hint on how to bind it.
+pub fn with_filter_caret(e: Error, text: Option<&str>) -> CliError {
+    match (&e, text) {
+        (Error::Filter(fe), Some(text)) => {
+            let err = CliError::usage(format!("{fe}\n{}", fe.caret(text)));
+            match &fe.kind {
+                FilterErrorKind::UnboundParam(name) => {
+                    err.hint(format!(".param set {name} VALUE in the shell, or --param {name}=VALUE"))
+                }
+                _ => err,
+            }
+        }
+        _ => e.into(),
+    }
+}

@@ -1,0 +1,68 @@
+//! `describe` and `stats`: what a collection holds, as tables.
+
+use xvec::Collection;
+
+use super::context::{Collections, Io, print};
+use super::output::Table;
+use super::plural::count;
+use super::{CliError, StatsArgs};
+
+/// The `describe` table: one row per field with its index parameters as JSON, then counts
+/// in the footer.
+pub fn describe_table(coll: &Collection) -> Table {
+    let s = coll.schema();
+    let stats = coll.stats();
+    let mut t = Table::new(["field", "type", "nullable", "dim", "metric", "index"]);
+    for f in s.fields() {
+        let v = f.as_vector();
+        t.push(vec![
+            f.name.clone().into(),
+            f.ty.name().into(),
+            (if f.nullable { "yes" } else { "no" }).into(),
+            v.map_or(serde_json::Value::Null, |v| v.dim.into()).into(),
+            v.map_or(serde_json::Value::Null, |v| v.metric.name().into()).into(),
+            v.map_or(serde_json::Value::Null, |v| serde_json::to_value(&v.index).unwrap_or_default()).into(),
+        ]);
+    }
+    t.footer = Some(format!(
+        "collection {}: {} ({} deleted), {}, {}, generation {}, {} on disk",
+        s.name(),
+        count(stats.live_docs, "document"),
+        stats.deleted_docs,
+        count(stats.segments.len() as u64, "segment"),
+        count(stats.mem_rows, "unflushed row"),
+        stats.generation,
+        super::verify::human(stats.disk_bytes)
+    ));
+    t
+}
+
+/// The `stats` table: one `name`, `value` row per figure, so every mode prints it whole.
+pub fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let coll = colls.open(&a.coll.dir, false)?;
+    let s = coll.stats();
+    let m = coll.memory();
+    let mut t = Table::new(["name", "value"]);
+    let mut row = |name: String, value: u64| t.push(vec![name.into(), value.into()]);
+    row("generation".into(), s.generation);
+    row("documents".into(), s.live_docs);
+    row("deleted".into(), s.deleted_docs);
+    for seg in &s.segments {
+        row(format!("segment {} rows", seg.file), seg.rows);
+        row(format!("segment {} deleted", seg.file), seg.deleted);
+        row(format!("segment {} bytes", seg.file), seg.bytes);
+    }
+    row("unflushed rows".into(), s.mem_rows);
+    row("unflushed live".into(), s.mem_live);
+    row("wal bytes".into(), s.wal_bytes);
+    row("disk bytes".into(), s.disk_bytes);
+    row("memory mapped vectors".into(), m.mapped_vectors);
+    row("memory mapped other".into(), m.mapped_other);
+    row("memory owned segments".into(), m.owned_segments);
+    row("memory unflushed vectors".into(), m.mem_vectors);
+    row("memory unflushed other".into(), m.mem_other);
+    row("memory delete bitmaps".into(), m.delete_bitmaps);
+    row("memory wal buffer".into(), m.wal_buffer);
+    row("memory total".into(), m.total());
+    print(io, &t)
+}

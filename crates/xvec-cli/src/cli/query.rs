@@ -1,0 +1,247 @@
+//! The reading commands `query` and `count`, and `fetch`: build the engine's [`Query`]
+//! from the flags, run it, and lay the hits out as a [`Table`].
+
+use std::path::Path;
+
+use xvec::{Collection, Group, GroupBy, Hit, Params, Query, Schema, Value};
+use xvec_bench::dataset::VectorFile;
+
+use super::context::{Collections, Io, print, with_filter_caret};
+use super::output::{Cell, Table};
+use super::{CliError, CountArgs, FetchArgs, QueryArgs};
+
+/// `query`: nearest neighbours, or groups of them with `--group-by`.
+pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let coll = colls.open(&a.coll.dir, false)?;
+    search_flags_apply(coll.schema(), a)?;
+    let q = build_query(a, &io.params)?.params(io.params.clone());
+    let caret = |e| with_filter_caret(e, a.filter.as_deref());
+    match &a.group_by {
+        None => print(io, &hits_table(coll.schema(), &coll.query(&q).map_err(caret)?, &q)),
+        Some(field) => {
+            let by = GroupBy { field: field.clone(), groups: a.k, per_group: a.per_group };
+            print(io, &groups_table(coll.schema(), &coll.query_groups(&q, &by).map_err(caret)?, &q, field))
+        }
+    }
+}
+
+/// `count`: all live documents, or those a filter keeps.
+pub fn count(a: &CountArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let coll = colls.open(&a.coll.dir, false)?;
+    let n = match &a.filter {
+        None => coll.count(),
+        Some(f) => {
+            let keys = coll.snapshot().keys_where_with(Some(f), &io.params);
+            keys.map_err(|e| with_filter_caret(e, Some(f)))?.len() as u64
+        }
+    };
+    let mut t = Table::new(["count"]);
+    t.push(vec![n.into()]);
+    print(io, &t)
+}
+
+/// Parses a vector literal: `[1, 2.5, -3]` or `1,2.5,-3`.
+pub fn parse_vector(text: &str) -> Result<Vec<f32>, CliError> {
+    let t = text.trim();
+    let inner = t.strip_prefix('[').and_then(|s| s.strip_suffix(']')).unwrap_or(t);
+    inner
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .enumerate()
+        .map(|(i, s)| {
+            s.parse::<f32>()
+                .map_err(|_| CliError::usage(format!("vector literal: element {i} is {s:?}, expected a number")))
+        })
+        .collect()
+}
+
+/// The query vector `$name`: a `--param name=[...]` list of numbers.
+fn vector_param(name: &str, params: &Params) -> Result<Vec<f32>, CliError> {
+    let not_vector = |what: &str| {
+        CliError::usage(format!("the query vector `${name}` is {what}; expected a list of numbers"))
+            .hint(format!("--param {name}=[0.1, 0.2, ...]"))
+    };
+    match params.get(name) {
+        None => Err(not_vector("not bound")),
+        Some(xvec::Param::List(xs)) => xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| match x {
+                xvec::Param::Number(n) => {
+                    n.parse::<f32>().map_err(|_| not_vector(&format!("{n} at element {}", i + 1)))
+                }
+                other => Err(not_vector(&format!("a list with {} at element {}", other.type_name(), i + 1))),
+            })
+            .collect(),
+        Some(other) => Err(not_vector(&format!("a {}", other.type_name()))),
+    }
+}
+
+/// Opens a vector file, with the error naming it.
+pub fn open_vector_file(path: &Path) -> Result<VectorFile, CliError> {
+    VectorFile::open(path).map_err(|e| CliError::failed(e.to_string()))
+}
+
+fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
+    let mut q = if let Some(key) = &a.pk {
+        Query::key(key.clone())
+    } else if let Some(file) = &a.vector_file {
+        let vf = open_vector_file(file)?;
+        if a.row >= vf.len() {
+            return Err(CliError::failed(format!(
+                "{}: row {} is out of range; the file has {}",
+                file.display(),
+                a.row,
+                super::plural::count(vf.len() as u64, "row")
+            )));
+        }
+        let mut v = Vec::new();
+        vf.read_row(a.row, &mut v);
+        Query::vector(v)
+    } else if let Some(name) = a.vector.as_deref().and_then(|v| v.strip_prefix('$')) {
+        Query::vector(vector_param(name, params)?)
+    } else if let Some(lit) = &a.vector {
+        Query::vector(parse_vector(lit)?)
+    } else {
+        return Err(CliError::usage("query needs a VECTOR, --pk KEY or --vector-file FILE --row N"));
+    };
+    q = q.k(a.k).with_vectors(a.with_vectors);
+    q.field = a.field.clone();
+    q.filter = a.filter.clone();
+    q.fields = a.fields.clone();
+    q.ef = a.ef;
+    q.refine = a.refine;
+    if let Some(refine) = a.refine {
+        at_most("--refine × -k", refine, a.k, xvec::MAX_REFINE_CANDIDATES)?;
+    }
+    if a.group_by.is_some() {
+        at_most("-k × --per-group", a.k, a.per_group, xvec::MAX_GROUP_HITS)?;
+    }
+    Ok(q)
+}
+
+/// Refuses `--ef` and `--refine` where the field's index would ignore them: `--ef` sets
+/// the search breadth of graph indexes (a flat index is searched exactly), `--refine`
+/// re-ranks candidates scored on quantized codes. The field's index decides, not which
+/// segments are indexed yet: rows not yet optimized are always searched exactly, and the
+/// flags apply to the rest.
+fn search_flags_apply(schema: &Schema, a: &QueryArgs) -> Result<(), CliError> {
+    let mut vectors = schema.fields().iter().filter_map(|f| f.as_vector().map(|v| (f.name.as_str(), v)));
+    let found = match &a.field {
+        Some(name) => vectors.find(|(n, _)| n == name),
+        None => vectors.next().filter(|_| vectors.next().is_none()),
+    };
+    // An unknown or ambiguous field is the engine's to report.
+    let Some((name, spec)) = found else { return Ok(()) };
+    let index = spec.index.name();
+    let graph = !matches!(spec.index, xvec::IndexParams::Flat(_));
+    let quantized = spec.index.quant().quantize != xvec::Quantize::None;
+    let applies = match (graph, quantized) {
+        (true, true) => "--ef and --refine apply",
+        (true, false) => "--ef applies",
+        (false, true) => "--refine applies",
+        (false, false) => "neither --ef nor --refine applies",
+    };
+    let refuse = |flag: &str, why: &str| {
+        let msg = format!("{flag} does not apply to field `{name}`: its index is {why}");
+        Err(CliError::usage(msg).hint(format!("{applies} to this index (see `describe`)")))
+    };
+    if a.ef.is_some() && !graph {
+        return refuse(
+            "--ef",
+            &format!("{index}, searched exactly; --ef sets the search breadth of hnsw and vamana indexes"),
+        );
+    }
+    if a.refine.is_some() && !quantized {
+        return refuse(
+            "--refine",
+            &format!(
+                "{index} with no quantization, scoring the original vectors; \
+                 --refine re-ranks candidates of a quantized index (\"quantize\": \"int8\", ...)"
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Refuses flags whose product is above `limit` (each flag alone was range-checked).
+fn at_most(what: &str, a: usize, b: usize, limit: usize) -> Result<(), CliError> {
+    match a.checked_mul(b) {
+        Some(p) if p <= limit => Ok(()),
+        _ => {
+            Err(CliError::usage(format!("{what} is {a} × {b} = {}, above the limit of {limit}", a as u128 * b as u128)))
+        }
+    }
+}
+
+/// The fields a query prints: `--fields`, else the scalar fields (and vectors if asked).
+fn shown_fields(schema: &Schema, q: &Query) -> Vec<String> {
+    match &q.fields {
+        Some(f) => f.clone(),
+        None => schema
+            .fields()
+            .iter()
+            .filter(|f| q.include_vectors || f.as_vector().is_none())
+            .map(|f| f.name.clone())
+            .collect(),
+    }
+}
+
+fn hit_row(h: &Hit, names: &[String]) -> Vec<Cell> {
+    let mut row: Vec<Cell> = vec![h.key.clone().into(), Cell::measure(xvec::value::json_f32(h.score))];
+    row.extend(names.iter().map(|n| h.fields.get(n).map_or(serde_json::Value::Null, Value::to_json).into()));
+    row
+}
+
+/// Results as a table: key, score, then the projected fields in schema order.
+pub fn hits_table(schema: &Schema, hits: &[Hit], q: &Query) -> Table {
+    let names = shown_fields(schema, q);
+    let mut t = Table::new(["_key".to_string(), "score".to_string()].into_iter().chain(names.iter().cloned()));
+    for h in hits {
+        t.push(hit_row(h, &names));
+    }
+    t
+}
+
+/// Grouped results: one row per hit, led by the group's value (column `group:FIELD`).
+fn groups_table(schema: &Schema, groups: &[Group], q: &Query, field: &str) -> Table {
+    let names = shown_fields(schema, q);
+    let headers = [format!("group:{field}"), "_key".into(), "score".into()];
+    let mut t = Table::new(headers.into_iter().chain(names.iter().cloned()));
+    for g in groups {
+        for h in &g.hits {
+            t.push(std::iter::once(Cell::from(g.value.to_json())).chain(hit_row(h, &names)).collect());
+        }
+    }
+    t
+}
+
+/// `fetch`: documents by key, in the order given; missing keys are an error after the rest.
+pub fn fetch(a: &FetchArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError> {
+    let keys: Vec<&str> = a.keys.iter().map(|k| k.as_str()).collect();
+    let docs = coll.fetch(&keys, a.fields.as_deref())?;
+    let names: Vec<String> = match &a.fields {
+        Some(f) => f.clone(),
+        None => coll.schema().fields().iter().map(|f| f.name.clone()).collect(),
+    };
+    let mut t = Table::new(std::iter::once("_key".to_string()).chain(names.iter().cloned()));
+    let mut missing = Vec::new();
+    for (key, doc) in a.keys.iter().zip(docs) {
+        match doc {
+            Some(d) => t.push(
+                std::iter::once(Cell::from(d.key.clone()))
+                    .chain(names.iter().map(|n| d.get(n).map_or(serde_json::Value::Null, Value::to_json).into()))
+                    .collect(),
+            ),
+            None => missing.push(key.clone()),
+        }
+    }
+    if !t.rows.is_empty() {
+        print(io, &t)?;
+    }
+    if !missing.is_empty() {
+        return Err(CliError::failed(format!("key not found: {}", missing.join(", "))));
+    }
+    Ok(())
+}
