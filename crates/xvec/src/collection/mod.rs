@@ -269,7 +269,7 @@ impl Collection {
         let dir = dir.as_ref();
         let open = OpenOptions { write: true, ..open.clone() };
         crate::storage::disk::check_dir(dir, false)?;
-        crate::storage::disk::create_dir_all(dir)?;
+        crate::storage::disk::create_dir_durable(dir)?;
         let lock = WriterLock::acquire_within(dir, open.lock_timeout)?;
         if dir.join("CURRENT").exists() {
             return Err(StorageError::AlreadyExists { path: dir.to_path_buf() }.into());

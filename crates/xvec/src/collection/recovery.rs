@@ -134,6 +134,7 @@ fn deletes_generation(name: &str) -> Option<u64> {
 /// Rolls back every leftover of `dir` (see the module docs) and logs what it did.
 pub fn roll_back(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Recovered>, StorageError> {
     let mut done = Vec::new();
+    let mut kept_in = None;
     for l in leftovers(dir, m, schema)? {
         let path = dir.join(&l.file);
         match l.disposition {
@@ -142,14 +143,20 @@ pub fn roll_back(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Recove
                 done.push(Recovered { file: l.file, what: format!("removed, {}", l.why), kept_in: None });
             }
             Disposition::Keep => {
-                let to = keep_dir(dir, m.generation)?.join(&l.file);
+                let keep = keep_dir(dir, m.generation)?;
+                let to = keep.join(&l.file);
                 disk::rename(&path, &to)?;
+                kept_in = Some(keep);
                 done.push(Recovered { file: l.file, what: format!("moved out, {}", l.why), kept_in: Some(to) });
             }
         }
     }
     if !done.is_empty() {
+        // Both ends of every move: the entries left `dir` and arrived in the keep folder.
         disk::sync_dir(dir)?;
+        if let Some(keep) = &kept_in {
+            disk::sync_dir(keep)?;
+        }
         log(dir, &done)?;
     }
     Ok(done)
@@ -179,14 +186,14 @@ pub fn save_torn_tail(dir: &Path, m: &Manifest, bytes: &[u8], at: u64) -> Result
 
 fn keep_dir(dir: &Path, generation: u64) -> Result<PathBuf, StorageError> {
     let d = dir.join(LOST_FOUND).join(format!("open-{generation:06}"));
-    disk::create_dir_all(&d)?;
+    disk::create_dir_durable(&d)?;
     Ok(d)
 }
 
 /// Appends to `lost+found/log`, one line per action.
 fn log(dir: &Path, done: &[Recovered]) -> Result<(), StorageError> {
     let lf = dir.join(LOST_FOUND);
-    disk::create_dir_all(&lf)?;
+    disk::create_dir_durable(&lf)?;
     let path = lf.join("log");
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let mut text = String::new();
@@ -195,5 +202,7 @@ fn log(dir: &Path, done: &[Recovered]) -> Result<(), StorageError> {
     }
     let mut f = disk::DiskFile::open_append(&path)?;
     f.write_all(text.as_bytes())?;
-    f.sync_all()
+    f.sync_all()?;
+    // The first entry creates the log file; its name is durable once the folder is synced.
+    disk::sync_dir(&lf)
 }

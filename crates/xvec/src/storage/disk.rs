@@ -143,6 +143,18 @@ pub(crate) fn create_dir_all(dir: &Path) -> Result<(), StorageError> {
     std::fs::create_dir_all(dir).map_err(|e| StorageError::io(dir, e))
 }
 
+/// Creates `dir` and its missing ancestors, then fsyncs the parent of each directory it
+/// created: a new directory's entry is durable only once its parent is synced, and a
+/// collection whose own directory vanishes in a power loss is lost whole.
+pub(crate) fn create_dir_durable(dir: &Path) -> Result<(), StorageError> {
+    let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.as_os_str().is_empty() && !d.exists()).collect();
+    create_dir_all(dir)?;
+    for d in missing {
+        sync_dir(d.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))?;
+    }
+    Ok(())
+}
+
 /// Fsyncs a directory so that creations, renames and removals in it are durable.
 pub(crate) fn sync_dir(dir: &Path) -> Result<(), StorageError> {
     gate(Op::Open, dir)?;
@@ -197,4 +209,40 @@ fn first_file(path: &Path) -> Option<&Path> {
     let mut ancestors: Vec<&Path> = path.ancestors().skip(1).collect();
     ancestors.reverse();
     ancestors.into_iter().find(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::faults::{Fault, inject};
+
+    /// Syncs under `root` that are not under `inner`, while `f` runs.
+    fn syncs_outside(root: &Path, inner: &Path, f: impl FnOnce()) -> u64 {
+        let (all, within) = (inject(root, Fault::Fsync, 0, false), inject(inner, Fault::Fsync, 0, false));
+        f();
+        all.ops() - within.ops()
+    }
+
+    #[test]
+    fn a_created_directory_is_synced_into_each_new_parent() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("a/b");
+        // `a` in root and `b` in `a`: two parent syncs outside the new directory itself.
+        assert_eq!(syncs_outside(root.path(), &dir, || create_dir_durable(&dir).unwrap()), 2);
+        assert!(dir.is_dir());
+        // Nothing new, nothing to sync.
+        assert_eq!(syncs_outside(root.path(), &dir, || create_dir_durable(&dir).unwrap()), 0);
+    }
+
+    #[test]
+    fn a_created_collection_survives_its_parent_losing_the_entry() {
+        use crate::{Collection, Field, Metric, Schema, VectorType};
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("new/coll");
+        let schema = Schema::builder("c").field(Field::vector("v", VectorType::Fp32, 2, Metric::L2)).build().unwrap();
+        let synced = syncs_outside(root.path(), &dir, || {
+            Collection::create(&dir, schema, Default::default()).unwrap().close().unwrap();
+        });
+        assert_eq!(synced, 2, "create must sync `new` into the root and `coll` into `new`");
+    }
 }
