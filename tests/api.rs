@@ -1,3 +1,10 @@
-//! Integration tests of the engine through its public API.
+//! The engine through its public API only: what an embedding program can do and see.
+//! Tests that need the engine's internals are unit tests beside the code.
 
 mod util;
+
+mod bounds;
+mod engine;
+mod index;
+mod recall;
+mod vamana;

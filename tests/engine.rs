@@ -333,35 +333,6 @@ fn writable_open_waits_for_the_lock_up_to_its_timeout() {
     });
 }
 
-/// `verify` and `inspect` probe the writer lock; a probe used to take it shared for a
-/// moment, and a writer opening then failed with Locked.
-#[test]
-fn lock_probes_never_make_a_writable_open_fail() {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use xvec::storage::lock::WriterLock;
-    let dir = tempfile::tempdir().unwrap();
-    Collection::create(dir.path(), simple_schema(3, Metric::L2), Default::default()).unwrap().close().unwrap();
-    let stop = AtomicBool::new(false);
-    let failed = std::thread::scope(|s| {
-        for _ in 0..3 {
-            s.spawn(|| {
-                while !stop.load(Ordering::Relaxed) {
-                    WriterLock::is_held(dir.path()).unwrap();
-                }
-            });
-        }
-        let failed: Vec<String> = (0..200)
-            .filter_map(|i| match Collection::open(dir.path(), &OpenOptions::writable()) {
-                Ok(c) => c.close().err().map(|e| format!("close {i}: {e}")),
-                Err(e) => Some(format!("open {i}: {e}")),
-            })
-            .collect();
-        stop.store(true, Ordering::Relaxed);
-        failed
-    });
-    assert!(failed.is_empty(), "{} of 200 writable opens failed, e.g. {}", failed.len(), failed[0]);
-}
-
 /// `create` publishes CURRENT last; a create killed before that left a directory that
 /// every later `create` refused ("WAL-000001.log: File exists"). Its leftovers are now
 /// removed, and anything else is refused by name.

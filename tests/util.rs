@@ -80,7 +80,7 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 /// Offsets of the frames of a WAL file, read by their length fields alone (pristine files
 /// only); the last one is the sync mark after the last fsync.
 pub fn wal_frames(bytes: &[u8]) -> Vec<usize> {
-    use xvec::storage::wal::{FRAME_HEADER, WAL_HEADER_LEN};
+    use xvec::format::{FRAME_HEADER, WAL_HEADER_LEN};
     let mut at = WAL_HEADER_LEN;
     let mut out = Vec::new();
     while at + FRAME_HEADER <= bytes.len() {
@@ -89,4 +89,67 @@ pub fn wal_frames(bytes: &[u8]) -> Vec<usize> {
     }
     assert_eq!(at, bytes.len(), "frames tile the WAL");
     out
+}
+
+/// A small collection with every file kind, for the verify and repair tests (engine and
+/// binary alike).
+pub mod verify_fixture {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    use xvec::{
+        Collection, Doc, Field, HnswParams, IndexParams, Metric, OpenOptions, OptimizeOptions, Quantize, ScalarType,
+        Schema, VamanaParams, VectorType,
+    };
+
+    use super::random_vectors;
+
+    pub const DIM: usize = 4;
+
+    pub fn schema() -> Schema {
+        let hnsw = HnswParams { m: 4, ef_construction: 16, ef: 16, quantize: Quantize::Int8, ..Default::default() };
+        let vamana = VamanaParams { degree: 4, build_list: 8, query_list: 16, ..Default::default() };
+        Schema::builder("v")
+            .field(Field::scalar("tag", ScalarType::String))
+            .field(Field::scalar("n", ScalarType::Int64).nullable(true))
+            .field(Field::vector("v", VectorType::Fp32, DIM as u32, Metric::Cosine).index(IndexParams::Hnsw(hnsw)))
+            .field(
+                Field::vector("w", VectorType::Fp32, DIM as u32, Metric::L2)
+                    .nullable(true)
+                    .index(IndexParams::Vamana(vamana)),
+            )
+            .build()
+            .unwrap()
+    }
+
+    pub fn doc(i: usize) -> Doc {
+        let vs = random_vectors(i as u64, 2, DIM);
+        let mut d = Doc::new(format!("k{i:03}")).set("tag", format!("t{}", i % 3)).set("v", vs[0].clone());
+        if !i.is_multiple_of(4) {
+            d = d.set("n", i as i64).set("w", vs[1].clone());
+        }
+        d
+    }
+
+    /// A small collection with every file kind: an optimized segment with HNSW and Vamana
+    /// index files and a delete file, a flushed segment, and a WAL holding puts and a delete.
+    pub fn build(dir: &Path, rows: usize) {
+        let c = Collection::create(dir, schema(), Default::default()).unwrap();
+        c.insert((0..rows).map(doc).collect()).unwrap();
+        c.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+        c.insert((rows..rows + rows / 2).map(doc).collect()).unwrap();
+        c.delete(&["k001", "k002"]).unwrap();
+        c.flush().unwrap();
+        c.insert((rows + rows / 2..rows * 2).map(doc).collect()).unwrap();
+        c.delete(&[&format!("k{:03}", rows)]).unwrap();
+        c.close().unwrap();
+    }
+
+    /// Every live document, by key.
+    pub fn contents(dir: &Path) -> BTreeMap<String, Doc> {
+        let c = Collection::open(dir, &OpenOptions::read_only()).unwrap();
+        let keys = c.snapshot().keys_where(None).unwrap();
+        let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+        c.fetch(&refs, None).unwrap().into_iter().map(|d| d.unwrap()).map(|d| (d.key.clone(), d)).collect()
+    }
 }

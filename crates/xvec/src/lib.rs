@@ -26,32 +26,46 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod collection;
-pub mod error;
-pub mod filter;
-pub mod index;
+extern crate self as xvec;
+
+mod collection;
+mod error;
+mod filter;
+mod index;
+mod schema;
+mod storage;
+mod value;
+
+pub mod format;
+pub mod inspect;
 pub mod kernels;
-pub mod schema;
-pub mod storage;
-pub mod value;
 pub mod verify;
 
+/// The integration tests' helpers (`tests/util.rs`), shared with the unit tests that need
+/// the engine's internals.
+#[cfg(test)]
+#[path = "../../../tests/util.rs"]
+mod testutil;
+
 pub use collection::{
-    Collection, Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, MemoryUsage, OpenOptions,
-    OptimizeOptions, OptimizeProgress, OptimizeReport, Query, Snapshot, Stats, Target,
+    Collection, Group, GroupBy, Hit, ItemResult, Location, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES,
+    MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, Query, Recovered, SegmentStats,
+    Snapshot, Stats, Target,
 };
-pub use error::{DocError, Error, FilterError, FilterErrorKind, QueryError, Result, SchemaError, StorageError};
+pub use error::{
+    DocError, Error, FilterError, FilterErrorKind, QueryError, ReadOnly, Result, SchemaError, StorageError, WalDamage,
+};
 pub use filter::{Param, Params};
 pub use half::f16;
 pub use index::MAX_BUILD_THREADS;
 pub use schema::{
-    Field, FieldType, FlatParams, HnswParams, IndexParams, Metric, Quantize, ScalarType, Schema, VamanaParams,
-    VectorSpec, VectorType,
+    Field, FieldType, FlatParams, HnswParams, IndexParams, KEY_FIELD, MAX_DIM, MAX_FIELDS, MAX_VECTOR_FIELDS, Metric,
+    QuantSpec, Quantize, ScalarType, Schema, SchemaBuilder, VamanaParams, VectorSpec, VectorType,
 };
 pub use storage::FileKind;
 pub use storage::manifest::CollectionOptions;
 pub use storage::wal::SyncPolicy;
-pub use value::{Doc, Value};
+pub use value::{Doc, Value, ValueError, json_f32};
 
 /// The engine's version, as its package states it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -60,27 +60,27 @@ impl Value {
     }
 
     /// Converts a JSON value to the type the schema asks for.
-    pub fn from_json(ty: &FieldType, v: &serde_json::Value) -> Result<Value, String> {
+    pub fn from_json(ty: &FieldType, v: &serde_json::Value) -> Result<Value, ValueError> {
         use serde_json::Value as J;
         if v.is_null() {
             return Ok(Value::Null);
         }
-        let int = |v: &J| -> Result<i128, String> {
+        let int = |v: &J| -> Result<i128, ValueError> {
             if let Some(i) = v.as_i64() {
                 Ok(i as i128)
             } else if let Some(u) = v.as_u64() {
                 Ok(u as i128)
             } else {
-                Err(format!("an integer, found {}", json_kind(v)))
+                Err(ValueError::new("an integer", json_kind(v)))
             }
         };
-        let range = |x: i128, name: &str| format!("{name} in range, found {x}");
+        let range = |x: i128, name: &str| ValueError::new(format!("{name} in range"), x.to_string());
         Ok(match ty {
             FieldType::Scalar(s) => match s {
                 ScalarType::String => {
-                    Value::String(v.as_str().ok_or_else(|| format!("a string, found {}", json_kind(v)))?.to_string())
+                    Value::String(v.as_str().ok_or_else(|| ValueError::new("a string", json_kind(v)))?.to_string())
                 }
-                ScalarType::Bool => Value::Bool(v.as_bool().ok_or_else(|| format!("a bool, found {}", json_kind(v)))?),
+                ScalarType::Bool => Value::Bool(v.as_bool().ok_or_else(|| ValueError::new("a bool", json_kind(v)))?),
                 ScalarType::Int32 => {
                     let x = int(v)?;
                     Value::Int32(i32::try_from(x).map_err(|_| range(x, "int32"))?)
@@ -98,17 +98,19 @@ impl Value {
                     Value::Uint64(u64::try_from(x).map_err(|_| range(x, "uint64"))?)
                 }
                 ScalarType::Float => {
-                    Value::Float(v.as_f64().ok_or_else(|| format!("a number, found {}", json_kind(v)))? as f32)
+                    Value::Float(v.as_f64().ok_or_else(|| ValueError::new("a number", json_kind(v)))? as f32)
                 }
                 ScalarType::Double => {
-                    Value::Double(v.as_f64().ok_or_else(|| format!("a number, found {}", json_kind(v)))?)
+                    Value::Double(v.as_f64().ok_or_else(|| ValueError::new("a number", json_kind(v)))?)
                 }
             },
             FieldType::Vector(spec) => {
-                let arr = v.as_array().ok_or_else(|| format!("an array of numbers, found {}", json_kind(v)))?;
+                let arr = v.as_array().ok_or_else(|| ValueError::new("an array of numbers", json_kind(v)))?;
                 let mut nums = Vec::with_capacity(arr.len());
                 for (i, x) in arr.iter().enumerate() {
-                    nums.push(x.as_f64().ok_or_else(|| format!("a number at index {i}, found {}", json_kind(x)))?);
+                    nums.push(
+                        x.as_f64().ok_or_else(|| ValueError::new(format!("a number at index {i}"), json_kind(x)))?,
+                    );
                 }
                 match spec.elem {
                     VectorType::Fp32 => Value::VectorFp32(nums.iter().map(|&x| x as f32).collect()),
@@ -117,7 +119,10 @@ impl Value {
                         let mut out = Vec::with_capacity(nums.len());
                         for (i, &x) in nums.iter().enumerate() {
                             if x.fract() != 0.0 || !(-128.0..=127.0).contains(&x) {
-                                return Err(format!("an integer in -128..=127 at index {i}, found {x}"));
+                                return Err(ValueError::new(
+                                    format!("an integer in -128..=127 at index {i}"),
+                                    x.to_string(),
+                                ));
                             }
                             out.push(x as i8);
                         }
@@ -160,6 +165,23 @@ pub fn json_f32(x: f32) -> serde_json::Value {
 
 fn json_f64(x: f64) -> serde_json::Value {
     serde_json::Number::from_f64(x).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null)
+}
+
+/// A JSON value that does not fit a field's type: what the type needs, and what was there.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("expected {expected}, found {found}")]
+#[non_exhaustive]
+pub struct ValueError {
+    /// What the type takes, e.g. `an integer`, `int32 in range`, `a number at index 3`.
+    pub expected: String,
+    /// What the JSON held, e.g. `a string` or the out-of-range number.
+    pub found: String,
+}
+
+impl ValueError {
+    fn new(expected: impl Into<String>, found: impl Into<String>) -> ValueError {
+        ValueError { expected: expected.into(), found: found.into() }
+    }
 }
 
 fn json_kind(v: &serde_json::Value) -> &'static str {
@@ -325,53 +347,40 @@ impl Row {
         }
         Ok(self)
     }
-
-    /// Turns the row back into a document (null fields left out).
-    pub fn into_doc(self, schema: &Schema) -> Doc {
-        let mut doc = Doc::new(self.key);
-        for (f, v) in schema.fields().iter().zip(self.values) {
-            if v != Value::Null {
-                doc.fields.insert(f.name.clone(), v);
-            }
-        }
-        doc
-    }
 }
 
-/// Parses one JSON object `{"_key": ..., field: value, ...}` into a document.
-///
-/// `key_field` names the member holding the primary key.
-pub fn doc_from_json(
-    schema: &Schema,
-    obj: &serde_json::Map<String, serde_json::Value>,
-    key_field: &str,
-) -> Result<Doc, DocError> {
-    let key = match obj.get(key_field) {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(serde_json::Value::Number(n)) => n.to_string(),
-        Some(_) => return Err(DocError::BadKeyJson(key_field.to_string())),
-        None => return Err(DocError::MissingKey(key_field.to_string())),
-    };
-    let mut doc = Doc::new(key);
-    for (name, v) in obj {
-        if name == key_field {
-            continue;
+impl Doc {
+    /// Parses one JSON object `{"_key": ..., field: value, ...}` into a document, checking
+    /// each member against `schema`. `key_field` names the member holding the primary key.
+    pub fn from_json(
+        schema: &Schema,
+        obj: &serde_json::Map<String, serde_json::Value>,
+        key_field: &str,
+    ) -> Result<Doc, DocError> {
+        let key = match obj.get(key_field) {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(serde_json::Value::Number(n)) => n.to_string(),
+            Some(_) => return Err(DocError::BadKeyJson(key_field.to_string())),
+            None => return Err(DocError::MissingKey(key_field.to_string())),
+        };
+        let mut doc = Doc::new(key);
+        for (name, v) in obj {
+            if name == key_field {
+                continue;
+            }
+            let idx = schema
+                .index_of(name)
+                .ok_or_else(|| DocError::UnknownField { key: truncate_key(&doc.key), field: name.clone() })?;
+            let value = Value::from_json(&schema.field(idx).ty, v).map_err(|e| DocError::BadValue {
+                key: truncate_key(&doc.key),
+                field: name.clone(),
+                expected: e.expected,
+                found: e.found,
+            })?;
+            doc.fields.insert(name.clone(), value);
         }
-        let idx = schema
-            .index_of(name)
-            .ok_or_else(|| DocError::UnknownField { key: truncate_key(&doc.key), field: name.clone() })?;
-        let field = schema.field(idx);
-        // `from_json` says "EXPECTED, found WHAT"; split it so the message says each once.
-        let value = Value::from_json(&field.ty, v).map_err(|why| {
-            let (expected, found) = match why.split_once(", found ") {
-                Some((e, f)) => (e.to_string(), f.to_string()),
-                None => (why, json_kind(v).to_string()),
-            };
-            DocError::BadValue { key: truncate_key(&doc.key), field: name.clone(), expected, found }
-        })?;
-        doc.fields.insert(name.clone(), value);
+        Ok(doc)
     }
-    Ok(doc)
 }
 
 #[cfg(test)]
@@ -437,11 +446,11 @@ mod tests {
     fn json_conversion_checks_ranges() {
         let s = schema();
         let obj = |t: &str| serde_json::from_str::<serde_json::Map<_, _>>(t).unwrap();
-        let d = doc_from_json(&s, &obj(r#"{"id":"a","s":"x","n":5,"v":[1,2,3]}"#), "id").unwrap();
+        let d = Doc::from_json(&s, &obj(r#"{"id":"a","s":"x","n":5,"v":[1,2,3]}"#), "id").unwrap();
         assert_eq!(d.get("n"), Some(&Value::Int32(5)));
-        let e = doc_from_json(&s, &obj(r#"{"id":"a","n":5000000000}"#), "id").unwrap_err().to_string();
+        let e = Doc::from_json(&s, &obj(r#"{"id":"a","n":5000000000}"#), "id").unwrap_err().to_string();
         assert!(e.contains("int32 in range"), "{e}");
-        let e = doc_from_json(&s, &obj(r#"{"s":"x"}"#), "id").unwrap_err().to_string();
+        let e = Doc::from_json(&s, &obj(r#"{"s":"x"}"#), "id").unwrap_err().to_string();
         assert!(e.contains("id"), "{e}");
     }
 }

@@ -1,7 +1,7 @@
 //! `xvec create`: a schema from a JSON file, or from `--field`/`--vector` flags turned into
-//! the same raw form, so the engine validates both the same way.
+//! the same JSON form, so the engine validates both the same way.
 
-use xvec::schema::{RawField, RawSchema};
+use serde_json::{Map, Value as Json, json};
 use xvec::{IndexParams, Metric, Schema};
 
 use super::context::{Collections, Io};
@@ -40,9 +40,14 @@ fn schema_from_flags(a: &CreateArgs) -> Result<Schema, CliError> {
         fields.push(scalar_field(spec)?);
     }
     for spec in &a.vectors {
-        fields.push(RawField { index: index.clone(), ..vector_field(spec)? });
+        let mut field = vector_field(spec)?;
+        if let Some(index) = &index {
+            field.insert("index".into(), serde_json::to_value(index).expect("index parameters serialize"));
+        }
+        fields.push(field);
     }
-    RawSchema { name, fields, next_field_id: None }.into_schema().map_err(|e| CliError::usage(e.to_string()))
+    let schema = json!({ "name": name, "fields": fields });
+    Schema::from_json(&schema.to_string()).map_err(|e| CliError::usage(e.to_string()))
 }
 
 /// `--index`: a bare type name (`hnsw`) or the JSON form of a schema file's `index`.
@@ -51,23 +56,28 @@ fn index_params(text: &str) -> Result<IndexParams, CliError> {
     serde_json::from_str(&json).map_err(|e| CliError::usage(format!("--index {text:?}: {e}")))
 }
 
-fn raw(name: &str, ty: String, nullable: bool) -> RawField {
-    RawField { id: None, name: name.to_string(), ty, nullable, dim: None, metric: None, index: None }
+/// One field of a schema file: `{"name", "type", "nullable"}`.
+fn field_json(name: &str, ty: String, nullable: bool) -> Map<String, Json> {
+    let mut f = Map::new();
+    f.insert("name".into(), name.into());
+    f.insert("type".into(), ty.into());
+    f.insert("nullable".into(), nullable.into());
+    f
 }
 
 /// `NAME:TYPE[:nullable]`.
-fn scalar_field(spec: &str) -> Result<RawField, CliError> {
+fn scalar_field(spec: &str) -> Result<Map<String, Json>, CliError> {
     let bad = || CliError::usage(format!("--field {spec:?}: expected NAME:TYPE or NAME:TYPE:nullable"));
     let parts: Vec<&str> = spec.split(':').collect();
     match parts.as_slice() {
-        [name, ty] => Ok(raw(name, ty.to_string(), false)),
-        [name, ty, "nullable"] => Ok(raw(name, ty.to_string(), true)),
+        [name, ty] => Ok(field_json(name, ty.to_string(), false)),
+        [name, ty, "nullable"] => Ok(field_json(name, ty.to_string(), true)),
         _ => Err(bad()),
     }
 }
 
 /// `NAME:DIM:METRIC[:fp32|fp16|int8][:nullable]`.
-fn vector_field(spec: &str) -> Result<RawField, CliError> {
+fn vector_field(spec: &str) -> Result<Map<String, Json>, CliError> {
     let bad = |why: &str| {
         CliError::usage(format!("--vector {spec:?}: {why}; expected NAME:DIM:METRIC[:fp32|fp16|int8][:nullable]"))
     };
@@ -91,7 +101,10 @@ fn vector_field(spec: &str) -> Result<RawField, CliError> {
     if !["fp32", "fp16", "int8"].contains(&elem) {
         return Err(bad(&format!("unknown element type {elem:?}")));
     }
-    Ok(RawField { dim: Some(dim), metric: Some(metric), ..raw(name, format!("vector_{elem}"), nullable) })
+    let mut f = field_json(name, format!("vector_{elem}"), nullable);
+    f.insert("dim".into(), dim.into());
+    f.insert("metric".into(), metric.name().into());
+    Ok(f)
 }
 
 #[cfg(test)]
@@ -99,15 +112,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn flag_specs_become_raw_fields() {
-        let f = scalar_field("n:int32:nullable").unwrap();
-        assert_eq!((f.name.as_str(), f.ty.as_str(), f.nullable), ("n", "int32", true));
-        let v = vector_field("emb:384:cosine:fp16:nullable").unwrap();
-        assert_eq!(
-            (v.ty.as_str(), v.dim, v.metric, v.nullable),
-            ("vector_fp16", Some(384), Some(Metric::Cosine), true)
-        );
-        assert_eq!(vector_field("emb:3:l2").unwrap().ty, "vector_fp32");
+    fn flag_specs_become_schema_fields() {
+        let f = Json::Object(scalar_field("n:int32:nullable").unwrap());
+        assert_eq!(f, json!({"name": "n", "type": "int32", "nullable": true}));
+        let v = Json::Object(vector_field("emb:384:cosine:fp16:nullable").unwrap());
+        assert_eq!(v, json!({"name": "emb", "type": "vector_fp16", "nullable": true, "dim": 384, "metric": "cosine"}));
+        assert_eq!(vector_field("emb:3:l2").unwrap()["type"], "vector_fp32");
         for bad in ["emb", "emb:x:l2", "emb:3:hamming", "emb:3:l2:fp64", "emb:3:l2:fp32:extra"] {
             let e = vector_field(bad).unwrap_err();
             assert!(e.message.starts_with("--vector"), "{}", e.message);

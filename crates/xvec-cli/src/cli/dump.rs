@@ -17,7 +17,7 @@ pub const SCRIPT: &str = "dump.xvec";
 const SCHEMA: &str = "schema.json";
 const DATA: &str = "data.jsonl";
 /// The key member of `data.jsonl`: `_key` can never be a field's name.
-const KEY_FIELD: &str = xvec::schema::KEY_FIELD;
+const KEY_FIELD: &str = xvec::KEY_FIELD;
 
 pub fn run(a: &DumpArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError> {
     let out = a.output.clone().unwrap_or_else(|| default_dir(coll.dir()));

@@ -67,7 +67,7 @@ impl Cell {
 }
 
 /// A number as JSON prints it: stored f32 values reach here already at their shortest
-/// decimal (see `xvec::value::json_f32`), so every text mode reads back the stored bits; a
+/// decimal (see `xvec::json_f32`), so every text mode reads back the stored bits; a
 /// whole float keeps no `.0` (`3`, not `3.0`).
 fn fmt_num(v: &serde_json::Value) -> String {
     match v {

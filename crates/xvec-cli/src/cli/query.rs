@@ -189,7 +189,7 @@ fn shown_fields(schema: &Schema, q: &Query) -> Vec<String> {
 }
 
 fn hit_row(h: &Hit, names: &[String]) -> Vec<Cell> {
-    let mut row: Vec<Cell> = vec![h.key.clone().into(), Cell::measure(xvec::value::json_f32(h.score))];
+    let mut row: Vec<Cell> = vec![h.key.clone().into(), Cell::measure(xvec::json_f32(h.score))];
     row.extend(names.iter().map(|n| h.fields.get(n).map_or(serde_json::Value::Null, Value::to_json).into()));
     row
 }

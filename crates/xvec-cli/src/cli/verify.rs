@@ -6,8 +6,9 @@ use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueHint};
-use xvec::verify::repair::{LOST_FOUND, Loss, Plan, Repair, RepairOptions};
-use xvec::verify::{self, Report, Severity, VerifyOptions, inspect};
+use xvec::inspect;
+use xvec::verify::{self, Report, Severity, VerifyOptions};
+use xvec::verify::{LOST_FOUND, Loss, Plan, Repair, RepairOptions};
 use xvec::{Error, Schema};
 
 use super::context::{Collections, Io, print};
@@ -298,7 +299,7 @@ fn confirm(io: &mut Io, question: &str) -> Result<bool, CliError> {
 
 fn purge(a: &RepairArgs, lock_timeout: std::time::Duration, io: &mut Io) -> Result<(), CliError> {
     let dir = &a.coll.dir;
-    let (files, bytes) = xvec::verify::repair::lost_found_size(dir);
+    let (files, bytes) = xvec::verify::lost_found_size(dir);
     if files == 0 {
         writeln!(io.err, "nothing to purge: {}/{LOST_FOUND}/ is empty or absent", dir.display())?;
         return Ok(());
@@ -313,7 +314,7 @@ fn purge(a: &RepairArgs, lock_timeout: std::time::Duration, io: &mut Io) -> Resu
             return Err(CliError::failed("not purged; the collection is unchanged"));
         }
     }
-    let (files, bytes) = xvec::verify::repair::purge_lost_found(dir, lock_timeout).map_err(storage)?;
+    let (files, bytes) = xvec::verify::purge_lost_found(dir, lock_timeout).map_err(storage)?;
     writeln!(io.err, "purged {}, {} from {}/{LOST_FOUND}/", count(files, "file"), count(bytes, "byte"), dir.display())?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! the command fail after the others were written.
 
 use xvec::Doc;
-use xvec::collection::ItemResult;
+use xvec::ItemResult;
 
 use super::context::{Collections, Io, with_filter_caret};
 use super::plural::count;
@@ -36,7 +36,7 @@ pub fn write_docs(a: &DocArgs, mode: Mode, colls: &mut dyn Collections, io: &mut
                 .hint(r#"quote it, e.g. '{"id": "k1", "title": "..."}'"#)
         })?;
         docs.push(
-            xvec::value::doc_from_json(coll.schema(), &obj, &a.key_field)
+            xvec::Doc::from_json(coll.schema(), &obj, &a.key_field)
                 .map_err(|e| CliError::failed(format!("document {}: {e}", i + 1)))?,
         );
     }

@@ -438,7 +438,7 @@ mod tests {
 
     #[test]
     fn keys_of_the_open_collection_complete_where_a_key_goes() {
-        use xvec::schema::{Field, ScalarType};
+        use xvec::{Field, ScalarType};
         let dir = tempfile::tempdir().unwrap();
         let schema = xvec::Schema::builder("k").field(Field::scalar("n", ScalarType::Int64)).build().unwrap();
         let coll = xvec::Collection::create(dir.path(), schema, Default::default()).unwrap();
@@ -460,7 +460,7 @@ mod tests {
     /// the line editor inserts is one every key shares, not just the first ones listed.
     #[test]
     fn a_cut_key_list_inserts_nothing_beyond_the_typed_word() {
-        use xvec::schema::{Field, ScalarType};
+        use xvec::{Field, ScalarType};
         let dir = tempfile::tempdir().unwrap();
         let schema = xvec::Schema::builder("k").field(Field::scalar("n", ScalarType::Int64)).build().unwrap();
         let coll = xvec::Collection::create(dir.path(), schema, Default::default()).unwrap();

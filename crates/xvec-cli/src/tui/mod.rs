@@ -393,7 +393,7 @@ impl<'a: 's, 's, 'e> Ui<'a, 's, 'e> {
         let (graphs, coll) = (self.graphs, self.coll);
         self.scope.spawn(move || {
             let fields: Vec<String> = coll.schema().vector_fields().map(|(_, f, _)| f.name.clone()).collect();
-            let read: Result<Vec<_>, _> = fields.iter().map(|f| xvec::verify::inspect::graphs(coll, f)).collect();
+            let read: Result<Vec<_>, _> = fields.iter().map(|f| xvec::inspect::graphs(coll, f)).collect();
             let loaded = match read {
                 Ok(g) => Load::Ready(g.into_iter().flatten().collect()),
                 Err(e) => Load::Failed(e.to_string()),

@@ -96,7 +96,7 @@ impl Overview {
         let mut files: Vec<FileKindInfo> = Vec::new();
         if let Ok(entries) = std::fs::read_dir(coll.dir()) {
             for e in entries.flatten() {
-                let Some(kind) = xvec::storage::FileKind::of_name(&e.file_name().to_string_lossy()) else { continue };
+                let Some(kind) = xvec::FileKind::of_name(&e.file_name().to_string_lossy()) else { continue };
                 let bytes = e.metadata().map_or(0, |m| m.len());
                 match files.iter_mut().find(|f| f.kind == kind.name()) {
                     Some(f) => (f.files, f.bytes) = (f.files + 1, f.bytes + bytes),
@@ -104,7 +104,7 @@ impl Overview {
                 }
             }
         }
-        let order = |k: &str| xvec::storage::FileKind::ALL.iter().position(|f| f.name() == k);
+        let order = |k: &str| xvec::FileKind::ALL.iter().position(|f| f.name() == k);
         files.sort_by_key(|f| order(f.kind));
         Overview {
             name: schema.name().to_string(),

@@ -8,7 +8,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use xvec::MemoryUsage;
-use xvec::verify::{GraphReport, topology::LayerStats};
+use xvec::verify::{GraphReport, LayerStats};
 
 use super::metrics::{LATENCY_BUCKETS_US, Metrics, Tick};
 use super::render::{frame_areas, render};
@@ -414,7 +414,7 @@ fn a_cancelled_optimize_shows_cancelled_not_failed() {
         assert!(!frame.contains("failed"), "{frame}");
     }
     // Any other error is a failure.
-    let status = OptimizeStatus::of(Err(xvec::Error::ReadOnly(xvec::error::ReadOnly)));
+    let status = OptimizeStatus::of(Err(xvec::Error::ReadOnly(xvec::ReadOnly)));
     assert!(matches!(&status, OptimizeStatus::Failed(e) if e.contains("read-only")), "{status:?}");
     s.optimize.status = status;
     assert!(draw(&s, 80, 24).contains("failed: "), "{}", draw(&s, 80, 24));

@@ -8,7 +8,9 @@
 mod mem;
 mod optimize;
 mod query;
-pub mod recovery;
+pub(crate) mod recovery;
+#[cfg(test)]
+mod recovery_tests;
 mod snapshot;
 mod writer;
 
@@ -18,6 +20,7 @@ use std::time::Duration;
 
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
 pub use query::{Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, Query, Target};
+pub use recovery::Recovered;
 pub use snapshot::{Location, Snapshot};
 
 use self::mem::MemSegment;

@@ -72,12 +72,12 @@ use crate::storage::column::ColumnSource;
 /// A compiled filter. Compile once per query, evaluate per segment.
 #[derive(Clone, Debug)]
 pub struct Filter {
-    text: String,
     plan: plan::Plan,
 }
 
 impl Filter {
     /// Parses `text` and type-checks it against `schema`; a `$name` in it is unbound.
+    #[cfg(test)]
     pub fn compile(text: &str, schema: &Schema) -> Result<Filter, FilterError> {
         Filter::compile_with(text, schema, &Params::new())
     }
@@ -88,22 +88,13 @@ impl Filter {
         let tokens = lexer::lex(text)?;
         let ast = parser::parse(text, &tokens)?;
         let plan = plan::plan(&ast, schema, params)?;
-        Ok(Filter { text: text.to_string(), plan })
+        Ok(Filter { plan })
     }
 
     /// Rows of the segment (`0..src.rows()`) for which the filter is TRUE (SQL
     /// three-valued logic: NULL comparisons are unknown, and unknown does not match).
     pub fn evaluate(&self, src: &dyn ColumnSource) -> RoaringBitmap {
         eval::evaluate(&self.plan.root, src)
-    }
-
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// Schema field positions the filter reads, ascending (`_key` has none).
-    pub fn fields(&self) -> Vec<usize> {
-        self.plan.fields.clone()
     }
 }
 
@@ -125,9 +116,7 @@ mod tests {
     #[test]
     fn api() {
         let text = "n > 1 AND lemma LIKE 'a%' OR _key = 'k' OR n IS NULL";
-        let f = Filter::compile(text, &schema()).unwrap();
-        assert_eq!(f.text(), text);
-        assert_eq!(f.fields(), vec![0, 1]);
+        Filter::compile(text, &schema()).unwrap();
         let e = Filter::compile("n = 'x'", &schema()).unwrap_err();
         assert_eq!(
             e.to_string(),

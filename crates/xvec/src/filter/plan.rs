@@ -78,24 +78,18 @@ pub(super) enum Node {
 #[derive(Clone, Debug)]
 pub(super) struct Plan {
     pub root: Node,
-    /// Schema positions read, sorted and deduplicated.
-    pub fields: Vec<usize>,
 }
 
 /// Binds the parameters of `expr`, type-checks it against `schema` and lowers it.
 pub(super) fn plan(expr: &Expr, schema: &Schema, params: &Params) -> Result<Plan, FilterError> {
-    let mut planner = Planner { schema, params, fields: Vec::new() };
+    let mut planner = Planner { schema, params };
     let root = planner.lower(expr, false)?;
-    let mut fields = planner.fields;
-    fields.sort_unstable();
-    fields.dedup();
-    Ok(Plan { root, fields })
+    Ok(Plan { root })
 }
 
 struct Planner<'a> {
     schema: &'a Schema,
     params: &'a Params,
-    fields: Vec<usize>,
 }
 
 impl Planner<'_> {
@@ -136,7 +130,7 @@ impl Planner<'_> {
         })
     }
 
-    /// Column and type of a field name, recording which fields the filter reads.
+    /// Column and type of a field name.
     fn resolve(&mut self, field: &Ident) -> Result<(Col, ScalarType), FilterError> {
         if field.name == KEY_FIELD {
             return Ok((Col::Key, ScalarType::String));
@@ -145,10 +139,7 @@ impl Planner<'_> {
             return Err(field.span.error(unknown_field(&field.name, self.schema)));
         };
         match &self.schema.field(idx).ty {
-            FieldType::Scalar(ty) => {
-                self.fields.push(idx);
-                Ok((Col::Field(idx), *ty))
-            }
+            FieldType::Scalar(ty) => Ok((Col::Field(idx), *ty)),
             FieldType::Vector(v) => Err(field.span.error(format!(
                 "field `{}` is a vector field ({}); filters apply to scalar fields only",
                 field.name,
@@ -544,7 +535,6 @@ mod tests {
         let Node::And(ys) = &xs[1] else { panic!() };
         assert!(matches!(ys[0], Node::Leaf { col: Col::Field(0), negate: false, .. }));
         assert!(matches!(ys[1], Node::IsNull { col: Col::Field(3), negate: false }));
-        assert_eq!(f.fields(), vec![0, 3]);
     }
 
     #[test]

@@ -125,15 +125,6 @@ impl VectorColumn<'_> {
             VectorData::Int8(d) => Value::VectorInt8(d[r].to_vec()),
         }
     }
-
-    /// Bytes of vector data in this column.
-    pub fn data_bytes(&self) -> usize {
-        match self.data {
-            VectorData::Fp32(d) => d.len() * 4,
-            VectorData::Fp16(d) => d.len() * 2,
-            VectorData::Int8(d) => d.len(),
-        }
-    }
 }
 
 impl ScalarColumn<'_> {

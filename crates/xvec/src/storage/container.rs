@@ -447,25 +447,6 @@ pub fn read_with(
     Ok((id, sections))
 }
 
-/// Checks the CRC of every section (each block of a blocked one).
-pub fn verify_all(path: &Path, b: &[u8], sections: &[RawSection]) -> Result<(), StorageError> {
-    for (i, s) in sections.iter().enumerate() {
-        let ok = if s.block == 0 {
-            crc32c::crc32c(&b[s.range()]) == s.crc
-        } else {
-            block_crcs(&b[s.range()], s.block as usize) == stored_crcs(b, s)
-        };
-        if !ok {
-            return Err(StorageError::corrupted(
-                path,
-                s.offset,
-                format!("section {i} (kind {}) checksum mismatch", s.kind),
-            ));
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,6 +32,7 @@ pub struct WriterLock {
 impl WriterLock {
     /// Takes the lock without waiting for another writer; one yields
     /// [`StorageError::Locked`].
+    #[cfg(test)]
     pub fn acquire(dir: &Path) -> Result<WriterLock, StorageError> {
         WriterLock::acquire_within(dir, Duration::ZERO)
     }
@@ -205,5 +206,35 @@ mod tests {
             assert!(failed.is_empty(), "{} of 2000 writer opens failed, e.g. {}", failed.len(), failed[0]);
             assert_eq!(held, 2000, "a held lock was reported free");
         });
+    }
+
+    /// `verify` and `inspect` probe the writer lock; a probe used to take it shared for a
+    /// moment, and a writer opening then failed with Locked.
+    #[test]
+    fn lock_probes_never_make_a_writable_open_fail() {
+        use crate::testutil::simple_schema;
+        use crate::{Collection, Metric, OpenOptions};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        Collection::create(dir.path(), simple_schema(3, Metric::L2), Default::default()).unwrap().close().unwrap();
+        let stop = AtomicBool::new(false);
+        let failed = std::thread::scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        WriterLock::is_held(dir.path()).unwrap();
+                    }
+                });
+            }
+            let failed: Vec<String> = (0..200)
+                .filter_map(|i| match Collection::open(dir.path(), &OpenOptions::writable()) {
+                    Ok(c) => c.close().err().map(|e| format!("close {i}: {e}")),
+                    Err(e) => Some(format!("open {i}: {e}")),
+                })
+                .collect();
+            stop.store(true, Ordering::Relaxed);
+            failed
+        });
+        assert!(failed.is_empty(), "{} of 200 writable opens failed, e.g. {}", failed.len(), failed[0]);
     }
 }

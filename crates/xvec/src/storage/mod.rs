@@ -9,6 +9,8 @@ pub mod container;
 pub mod deletes;
 pub(crate) mod disk;
 pub mod faults;
+#[cfg(test)]
+mod faults_tests;
 pub mod lock;
 pub mod manifest;
 pub mod mmap;

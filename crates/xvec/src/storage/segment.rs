@@ -467,14 +467,6 @@ impl Segment {
         self.rows
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn sections(&self) -> &[RawSection] {
-        &self.sections
-    }
-
     pub fn file_len(&self) -> u64 {
         self.bytes.as_slice().len() as u64
     }
@@ -490,11 +482,6 @@ impl Segment {
     /// Bytes of all vector sections (what exact search reads).
     pub fn vector_bytes(&self) -> usize {
         self.sections.iter().filter(|s| s.kind == SectionKind::Vectors as u16).map(|s| s.len as usize).sum()
-    }
-
-    /// Checks the CRC of every section, vectors included.
-    pub fn verify_all(&self) -> Result<(), StorageError> {
-        container::verify_all(&self.path, self.bytes.as_slice(), &self.sections)
     }
 
     /// Rows whose key starts with `prefix`, in key order: a binary search to the first,

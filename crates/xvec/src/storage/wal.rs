@@ -139,7 +139,6 @@ pub fn is_empty_v1(bytes: &[u8]) -> bool {
 /// Appends frames to one WAL file.
 pub struct WalWriter {
     file: DiskFile,
-    seq: u64,
     salt: u64,
     next_lsn: u64,
     len: u64,
@@ -162,21 +161,12 @@ impl WalWriter {
         let mut file = DiskFile::create(&path)?;
         file.write_all(&encode_wal_header(seq, salt))?;
         file.sync_all()?;
-        Ok(WalWriter::over(file, seq, salt, WAL_HEADER_LEN as u64, 1, 0, policy))
+        Ok(WalWriter::over(file, salt, WAL_HEADER_LEN as u64, 1, 0, policy))
     }
 
-    fn over(
-        file: DiskFile,
-        seq: u64,
-        salt: u64,
-        len: u64,
-        next_lsn: u64,
-        records: u64,
-        policy: SyncPolicy,
-    ) -> WalWriter {
+    fn over(file: DiskFile, salt: u64, len: u64, next_lsn: u64, records: u64, policy: SyncPolicy) -> WalWriter {
         WalWriter {
             file,
-            seq,
             salt,
             next_lsn,
             len,
@@ -200,24 +190,16 @@ impl WalWriter {
         }
         file.seek(scan.valid_len)?;
         let records = scan.records.len() as u64;
-        Ok(WalWriter::over(file, scan.seq, scan.salt, scan.valid_len, scan.next_lsn, records, policy))
+        Ok(WalWriter::over(file, scan.salt, scan.valid_len, scan.next_lsn, records, policy))
     }
 
-    pub fn seq(&self) -> u64 {
-        self.seq
-    }
-
+    #[cfg(test)]
     pub fn salt(&self) -> u64 {
         self.salt
     }
 
     pub fn path(&self) -> &Path {
         self.file.path()
-    }
-
-    /// Bytes in the file, headers included.
-    pub fn file_len(&self) -> u64 {
-        self.len
     }
 
     pub fn records(&self) -> u64 {

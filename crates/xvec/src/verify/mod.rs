@@ -1,7 +1,7 @@
 //! Integrity of a collection directory: `verify` (read-only checks of every file kind,
 //! graph topology, code re-encoding, orphans, and with `deep` a recall sample), `repair`
-//! (a plan, then new files and one manifest publish) and `inspect` (what the engine holds
-//! and where a key lives).
+//! (a plan, then new files and one manifest publish). `crate::inspect` (what the engine
+//! holds and where a key lives) reads with the same checks.
 //!
 //! Verify never writes, takes no lock and works while a writer runs: it checks the
 //! generation `CURRENT` names, and when `CURRENT` changes under it (a flush or optimize
@@ -10,14 +10,20 @@
 //!
 //! This module is engine code: it returns data ([`Report`]); the admin tool prints it.
 
+#[cfg(test)]
+mod block_tests;
 mod crc;
-mod exam;
-pub mod inspect;
+#[cfg(test)]
+mod damage_tests;
+pub(crate) mod exam;
 mod recover;
-pub mod repair;
+mod repair;
 mod salvage;
-mod scan;
-pub mod topology;
+pub(crate) mod scan;
+pub(crate) mod topology;
+
+pub use repair::{Action, LOST_FOUND, Loss, Outcome, Plan, Repair, RepairOptions, lost_found_size, purge_lost_found};
+pub use topology::LayerStats;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -25,7 +31,6 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::error::StorageError;
-use topology::LayerStats;
 
 /// How thorough a verify is.
 #[derive(Clone, Debug)]

@@ -270,9 +270,8 @@ fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
                 continue;
             }
         };
-        let doc = json_object(line.trim_end_matches(['\n', '\r'])).and_then(|obj| {
-            xvec::value::doc_from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string())
-        });
+        let doc = json_object(line.trim_end_matches(['\n', '\r']))
+            .and_then(|obj| xvec::Doc::from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string()));
         sink.push(place, doc, bytes)?;
     }
     Ok(())
@@ -318,8 +317,7 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
             Ok(true) => {
                 let line = record.position().map_or(line, |p| p.line());
                 let obj = csv_object(sink.coll, sink.key_field, &headers, &record);
-                let doc =
-                    xvec::value::doc_from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string());
+                let doc = xvec::Doc::from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string());
                 let bytes = reader.position().byte();
                 sink.push(format!("{}:{line}", sink.name), doc, bytes)?;
             }

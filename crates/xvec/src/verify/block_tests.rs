@@ -11,14 +11,14 @@ use std::path::Path;
 use xvec::storage::FileKind;
 use xvec::storage::container::{self, RawSection};
 use xvec::storage::segment::{NO_FIELD, SectionKind};
-use xvec::verify::repair::{Repair, RepairOptions};
 use xvec::verify::{self, Severity, VerifyOptions};
+use xvec::verify::{Repair, RepairOptions};
 use xvec::{
     Collection, Doc, Field, IndexParams, Metric, OpenOptions, OptimizeOptions, Quantize, ScalarType, Schema, Value,
     VamanaParams, VectorType,
 };
 
-use crate::util::{copy_dir, random_vectors};
+use crate::testutil::{copy_dir, random_vectors};
 
 /// 12,000 rows of 72-d fp32 (288 bytes a row, so 64 KiB blocks split rows): 3.5 MB of
 /// vectors in 53 blocks; key offsets, key bytes, string offsets and int64 values span two
@@ -265,7 +265,7 @@ fn damaged_index_blocks_are_rebuilt_without_losing_rows() {
 fn version_1_containers_still_read() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("v1");
-    copy_dir(&crate::util::repo_root().join("tests/data/compat/v1"), &dir);
+    copy_dir(&crate::testutil::repo_root().join("tests/data/compat/v1"), &dir);
     let seg = only_file(&dir, ".xseg");
     let bytes = std::fs::read(dir.join(&seg)).unwrap();
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1, "a version 1 segment");

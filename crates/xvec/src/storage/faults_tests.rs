@@ -12,7 +12,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use xvec::storage::faults::{self, Fault};
-use xvec::verify::repair::{Repair, RepairOptions};
+use xvec::verify::{Repair, RepairOptions};
 use xvec::{Collection, Doc, OpenOptions, Schema, SyncPolicy};
 
 const KEYS: usize = 25;
@@ -234,7 +234,7 @@ fn sweep_repair(fault: Fault) -> Tally {
         let wal = dir.join(xvec::storage::wal_name(m.wal_seq));
         let mut bytes = std::fs::read(&wal).unwrap();
         // The payload of the fourth record frame (k013): each record frame and its sync mark.
-        let frames = crate::util::wal_frames(&bytes);
+        let frames = crate::testutil::wal_frames(&bytes);
         bytes[frames[6] + 40] ^= 0xff;
         std::fs::write(&wal, bytes).unwrap();
         dir

@@ -11,15 +11,15 @@ use std::time::UNIX_EPOCH;
 use roaring::RoaringBitmap;
 use serde::Serialize;
 
-use super::GraphReport;
-use super::scan;
-use super::topology::{check_hnsw, check_vamana};
 use crate::collection::Collection;
 use crate::error::{Error, QueryError, StorageError};
 use crate::storage::column::{ColumnSource, SegmentView};
 use crate::storage::lock::WriterLock;
 use crate::storage::wal::Record;
 use crate::storage::{FileKind, segment_name, wal_name};
+use crate::verify::GraphReport;
+use crate::verify::scan;
+use crate::verify::topology::{check_hnsw, check_vamana};
 
 /// One segment and its files.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -190,7 +190,7 @@ pub fn wal(coll: &Collection) -> Result<WalInfo, StorageError> {
     let m = crate::storage::manifest::load(dir)?;
     let live = m.wal_seq;
     let mut files = Vec::new();
-    for e in super::exam::list_dir(dir)? {
+    for e in crate::verify::exam::list_dir(dir)? {
         if e.kind != Some(FileKind::Wal) {
             continue;
         }
