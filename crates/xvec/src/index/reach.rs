@@ -4,7 +4,8 @@
 //! links them in before saving, and `repair` does the same for a saved graph.
 
 use crate::index::flat::{self, PreparedQuery};
-use crate::index::hnsw::{self, Beam, Links, SearchScratch, search_layer};
+use crate::index::graph::{Beam, Links, SearchScratch, search_layer};
+use crate::index::hnsw;
 use crate::index::scorer::{Originals, Scored, Scorer};
 use crate::index::vamana;
 use crate::kernels::Kernels;

@@ -18,7 +18,8 @@ use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
 
 use super::flat::PreparedQuery;
-use super::hnsw::{self, BuildProgress, Graph, GraphView, SearchScratch};
+use super::graph::{Beam, BuildControl, BuildProgress, SearchScratch};
+use super::hnsw::{self, Graph, GraphView};
 use super::quant::rotation::Rotation;
 use super::quant::sketch::{self, Screen, SketchQuery, Sketches};
 use super::quant::{Codes, PARAMS_PER_ROW, QuantScratch, Quantizer};
@@ -209,7 +210,7 @@ pub fn build(
     cancel: &AtomicBool,
 ) -> Result<Option<u64>, StorageError> {
     let k = kernels::best();
-    let control = hnsw::BuildControl { concurrency, progress, cancel };
+    let control = BuildControl { concurrency, progress, cancel };
     let encoded = encode(spec, col, rows);
     let (mut graph, mut adjacency) = (None, None);
     match &spec.index {
@@ -672,7 +673,7 @@ impl SegmentIndex {
         // With a filter, the graph may spend at most what the exact scan would.
         let budget = if p.allowed.is_some() { allowed_rows } else { usize::MAX };
         let done = match (self.graph(), self.vamana()) {
-            (Some(g), _) => hnsw::search(&g, s, hnsw::Beam { ef: p.ef.max(want), allowed: p.allowed, budget }, sc, out),
+            (Some(g), _) => hnsw::search(&g, s, Beam { ef: p.ef.max(want), allowed: p.allowed, budget }, sc, out),
             (None, Some(g)) => vamana::search(&g, s, p.ef.max(want), p.allowed, budget, sc, out),
             (None, None) => false,
         };
@@ -748,7 +749,7 @@ mod tests {
                     let sq = idx.sketch_query(q, &mut Vec::new());
                     let qq = idx.quantizer().map(|qz| qz.prepare(q, &mut QuantScratch::default()));
                     for (i, screen) in [None, idx.screen(sq.as_ref())].into_iter().enumerate() {
-                        let beam = hnsw::Beam { ef, allowed: None, budget: usize::MAX };
+                        let beam = Beam { ef, allowed: None, budget: usize::MAX };
                         let (mut sc, mut out) = (SearchScratch::default(), Vec::new());
                         match &qq {
                             Some(qq) => {

@@ -8,26 +8,18 @@
 mod build;
 mod search;
 
-pub use build::{BuildControl, BuildProgress, build};
-pub(crate) use search::search_layer;
-pub use search::{Beam, SearchScratch, search};
+pub use build::build;
+pub use search::search;
 
 use crate::error::StorageError;
+use crate::index::graph::Links;
+/// Unused neighbour slot (outside the index module, tests and verify spell it here).
+pub use crate::index::graph::NONE;
 
-/// Unused neighbour slot.
-pub const NONE: u32 = u32::MAX;
 /// Upper-offset of a node with no upper layers.
 pub const NO_UPPER: u32 = u32::MAX;
 /// Highest level a node may have (keeps `u8` levels and hostile files bounded).
 pub const MAX_LEVEL: u8 = 32;
-
-/// Read access to neighbour lists, for the search shared by build and queries.
-pub trait Links {
-    /// Copies the neighbours of `node` at `level` into `out` (cleared first).
-    fn neighbors(&self, node: u32, level: usize, out: &mut Vec<u32>);
-    /// Hints that the neighbours of `node` at `level` are read next.
-    fn prefetch(&self, _node: u32, _level: usize) {}
-}
 
 /// A finished graph, borrowed from an index file (mapped) or from a fresh build.
 #[derive(Clone, Copy, Debug)]

@@ -12,8 +12,9 @@ mod search;
 pub use build::build;
 pub use search::search;
 
-use crate::index::hnsw::Links;
-pub use crate::index::hnsw::NONE;
+/// Unused neighbour slot (outside the index module, verify spells it here).
+pub use crate::index::graph::NONE;
+use crate::index::graph::{GraphError, Links};
 
 /// A finished graph, borrowed from an index file (mapped) or from a fresh build.
 #[derive(Clone, Copy, Debug)]
@@ -24,15 +25,6 @@ pub struct GraphView<'a> {
     pub medoid: u32,
     /// `degree + 1` words per node: count, then neighbours, then [`NONE`] padding.
     pub adjacency: &'a [u32],
-}
-
-/// What [`GraphView::validate`] found wrong, and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GraphError {
-    /// Index of the offending word in the adjacency array; `None` for a problem with the
-    /// graph's parameters (the medoid or the array's size).
-    pub word: Option<usize>,
-    pub what: String,
 }
 
 impl GraphView<'_> {
