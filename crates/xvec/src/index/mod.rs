@@ -3,6 +3,7 @@
 
 pub mod flat;
 pub mod graph;
+pub mod graph_index;
 pub mod hnsw;
 pub mod quant;
 pub mod reach;

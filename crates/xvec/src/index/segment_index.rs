@@ -19,11 +19,11 @@ use serde::{Deserialize, Serialize};
 
 use super::flat::PreparedQuery;
 use super::graph::{Beam, BuildControl, BuildProgress, SearchScratch};
-use super::hnsw::{self, Graph, GraphView};
+use super::graph_index::{GraphIndex, GraphIndexView};
+use super::hnsw::{self, GraphView};
 use super::quant::rotation::Rotation;
 use super::quant::sketch::{self, Screen, SketchQuery, Sketches};
 use super::quant::{Codes, PARAMS_PER_ROW, QuantScratch, Quantizer};
-use super::reach::BaseLayer;
 use super::scorer::{CodeScorer, Originals, Scored, Scorer};
 use super::topk::{Candidate, Sink, TopK};
 use super::vamana;
@@ -212,29 +212,45 @@ pub fn build(
     let k = kernels::best();
     let control = BuildControl { concurrency, progress, cancel };
     let encoded = encode(spec, col, rows);
-    let (mut graph, mut adjacency) = (None, None);
-    match &spec.index {
+    let mut graph = match &spec.index {
         IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, encoded.screen(spec.dim), &control) {
-            Some(g) => graph = Some(g),
+            Some(g) => Some(GraphIndex::Hnsw(g)),
             None => return Ok(None),
         },
         IndexParams::Vamana(p) => match vamana::build(k, spec.metric, col, rows, p, &control) {
-            Some(g) => adjacency = Some(g),
+            Some(g) => Some(GraphIndex::Vamana(g)),
             None => return Ok(None),
         },
-        IndexParams::Flat(_) => progress(BuildProgress { done: rows, total: rows }),
-    }
+        IndexParams::Flat(_) => {
+            progress(BuildProgress { done: rows, total: rows });
+            None
+        }
+    };
     // Every row with a vector must be reachable from the entry point, or no search finds it.
-    if let Some(mut layer) = BaseLayer::of(graph.as_mut(), adjacency.as_mut()) {
+    if let Some(g) = &mut graph {
         // `None` (no reachable node with room) leaves the rest for verify to report.
-        let _ = layer.link_unreachable(k, spec.metric, &col, |u| !col.validity.is_valid(u as usize));
+        let _ = g.base_layer().link_unreachable(k, spec.metric, &col, |u| !col.validity.is_valid(u as usize));
     }
-    write_index(path, segment_id, field, spec, rows, &encoded, graph.as_ref(), adjacency.as_ref()).map(Some)
+    write_index(path, segment_id, field, spec, rows, &encoded, graph.as_ref().map(GraphIndex::view)).map(Some)
 }
 
-/// Writes the index of `col` for `spec` around graphs that already exist, with the codes
+/// Writes the index of `col` for `spec` around a graph that already exists, with the codes
 /// encoded afresh from the originals: how `verify`'s repair replaces damaged codes, or
 /// saves a graph whose unreachable nodes it reconnected, without a graph build.
+pub fn write_with_graph_index(
+    path: &Path,
+    segment_id: u64,
+    field: u16,
+    spec: &VectorSpec,
+    col: VectorColumn,
+    rows: usize,
+    graph: Option<GraphIndexView>,
+) -> Result<u64, StorageError> {
+    write_index(path, segment_id, field, spec, rows, &encode(spec, col, rows), graph)
+}
+
+/// [`write_with_graph_index`] for callers that hold the HNSW and Vamana graphs apart
+/// (the HNSW one wins when both are given).
 #[allow(clippy::too_many_arguments)]
 pub fn write_with_graph(
     path: &Path,
@@ -243,10 +259,14 @@ pub fn write_with_graph(
     spec: &VectorSpec,
     col: VectorColumn,
     rows: usize,
-    graph: Option<&Graph>,
+    graph: Option<&hnsw::Graph>,
     adjacency: Option<&vamana::Graph>,
 ) -> Result<u64, StorageError> {
-    write_index(path, segment_id, field, spec, rows, &encode(spec, col, rows), graph, adjacency)
+    let graph = match (graph, adjacency) {
+        (Some(g), _) => Some(GraphIndexView::Hnsw(g.view())),
+        (None, v) => v.map(|v| GraphIndexView::Vamana(v.view())),
+    };
+    write_with_graph_index(path, segment_id, field, spec, col, rows, graph)
 }
 
 /// The codes of every row (quantized indexes only), their sketches (graph indexes) and
@@ -283,30 +303,20 @@ fn write_index(
     spec: &VectorSpec,
     rows: usize,
     e: &Encoded,
-    graph: Option<&Graph>,
-    adjacency: Option<&vamana::Graph>,
+    graph: Option<GraphIndexView>,
 ) -> Result<u64, StorageError> {
     let meta = IndexMeta {
         params: spec.index.clone(),
         rows: rows as u64,
         dim: spec.dim,
         metric: spec.metric,
-        entry: graph.map(|g| g.entry).or(adjacency.map(|g| g.medoid)).unwrap_or(0),
-        max_level: graph.map_or(0, |g| g.max_level as u32),
+        entry: graph.map_or(0, |g| g.entry()),
+        max_level: graph.map_or(0, |g| g.max_level() as u32),
     };
     let tmp = crate::storage::disk::temp_path(path);
-    let written = write(
-        &tmp,
-        segment_id,
-        field,
-        &meta,
-        e.rotation.as_ref(),
-        e.codes.as_ref(),
-        e.sketches.as_ref(),
-        graph,
-        adjacency,
-    )
-    .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
+    let written =
+        write(&tmp, segment_id, field, &meta, e.rotation.as_ref(), e.codes.as_ref(), e.sketches.as_ref(), graph)
+            .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -322,8 +332,7 @@ fn write(
     rotation: Option<&Rotation>,
     codes: Option<&(Vec<u8>, Vec<f32>)>,
     sketches: Option<&Vec<u64>>,
-    graph: Option<&Graph>,
-    adjacency: Option<&vamana::Graph>,
+    graph: Option<GraphIndexView>,
 ) -> Result<u64, StorageError> {
     use crate::storage::mmap::as_bytes;
     let json = serde_json::to_vec(meta).expect("index meta serializes");
@@ -340,16 +349,17 @@ fn write(
     if let Some(sk) = sketches {
         parts.push((Kind::Sketches, as_bytes(sk)));
     }
-    if let Some(g) = graph {
-        parts.push((Kind::Levels, &g.levels));
-        parts.push((Kind::Base, as_bytes(&g.base)));
-        parts.push((Kind::UpperOffsets, as_bytes(&g.upper_offsets)));
-        parts.push((Kind::Upper, as_bytes(&g.upper)));
-    }
-    if let Some(g) = adjacency {
-        // Straight from the built array: the writer checksums and writes it through its
-        // bounded buffer, so saving holds no second copy of the graph.
-        parts.push((Kind::Adjacency, as_bytes(&g.adjacency)));
+    // Straight from the graph's arrays: the writer checksums and writes them through its
+    // bounded buffer, so saving holds no second copy of the graph.
+    match graph {
+        Some(GraphIndexView::Hnsw(g)) => {
+            parts.push((Kind::Levels, g.levels));
+            parts.push((Kind::Base, as_bytes(g.base)));
+            parts.push((Kind::UpperOffsets, as_bytes(g.upper_offsets)));
+            parts.push((Kind::Upper, as_bytes(g.upper)));
+        }
+        Some(GraphIndexView::Vamana(g)) => parts.push((Kind::Adjacency, as_bytes(g.adjacency))),
+        None => {}
     }
     let lens: Vec<u64> = parts.iter().map(|(_, b)| b.len() as u64).collect();
     let mut w = ContainerWriter::create(path, FileKind::Index, segment_id, &lens)?;
@@ -539,6 +549,14 @@ impl SegmentIndex {
         Some(vamana::GraphView { degree: p.degree as usize, medoid: self.meta.entry, adjacency: self.slice(r)? })
     }
 
+    /// The graph, for HNSW and Vamana indexes.
+    pub fn graph_index(&self) -> Option<GraphIndexView<'_>> {
+        match self.graph() {
+            Some(g) => Some(GraphIndexView::Hnsw(g)),
+            None => self.vamana().map(GraphIndexView::Vamana),
+        }
+    }
+
     /// The quantizer the codes were made with (rotation included), for quantized indexes.
     pub fn quantizer(&self) -> Option<&Quantizer> {
         self.quantizer.as_ref()
@@ -662,21 +680,15 @@ impl SegmentIndex {
     ) {
         let rows = self.meta.rows as usize;
         let allowed_rows = p.allowed.map_or(rows, |a| a.len() as usize);
-        let fanout = match (self.graph(), self.vamana()) {
-            (Some(g), _) => g.m0,
-            (None, Some(g)) => g.degree,
-            (None, None) => 0,
-        };
+        let graph = self.graph_index();
+        let fanout = graph.map_or(0, |g| g.fanout());
         if prefer_exact(rows, allowed_rows, p.ef.max(want), fanout) {
             return exact_scan(s, rows, want, p.allowed, out);
         }
         // With a filter, the graph may spend at most what the exact scan would.
         let budget = if p.allowed.is_some() { allowed_rows } else { usize::MAX };
-        let done = match (self.graph(), self.vamana()) {
-            (Some(g), _) => hnsw::search(&g, s, Beam { ef: p.ef.max(want), allowed: p.allowed, budget }, sc, out),
-            (None, Some(g)) => vamana::search(&g, s, p.ef.max(want), p.allowed, budget, sc, out),
-            (None, None) => false,
-        };
+        let beam = Beam { ef: p.ef.max(want), allowed: p.allowed, budget };
+        let done = graph.is_some_and(|g| g.search(s, beam, sc, out));
         // A graph part cut off from the allowed rows (e.g. duplicates or null vectors, all
         // zeros, linked only among themselves) can end a search short of `want`.
         if !done || out.len() < want.min(allowed_rows) {
@@ -798,11 +810,11 @@ mod tests {
             build(&path, 1, 0, &spec, col, n, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
             let new = SegmentIndex::open(&path, 1, 0, &spec, n, true, true).unwrap();
             assert!(new.sketches().is_some() && new.rotation().is_some(), "{quantize}");
-            let graph = new.graph().unwrap().to_graph();
+            let graph = new.graph_index().unwrap();
             let codes = new.codes().map(|c| (c.codes.to_vec(), c.params.to_vec()));
             let rotation = new.quantizer().and_then(|q| q.rotation()).cloned();
             let old = dir.path().join(format!("{quantize}-old.idx"));
-            write(&old, 1, 0, new.meta(), rotation.as_ref(), codes.as_ref(), None, Some(&graph), None).unwrap();
+            write(&old, 1, 0, new.meta(), rotation.as_ref(), codes.as_ref(), None, Some(graph)).unwrap();
             let idx = SegmentIndex::open(&old, 1, 0, &spec, n, true, true).unwrap();
             assert!(idx.sketches().is_none(), "{quantize}");
             assert_eq!(idx.rotation().is_some(), quantize == "int8");

@@ -32,6 +32,11 @@ impl GraphView<'_> {
         self.adjacency.len() / (self.degree + 1)
     }
 
+    /// An owned copy, to change and write again (repair, tests).
+    pub fn to_graph(&self) -> Graph {
+        Graph { degree: self.degree, medoid: self.medoid, adjacency: self.adjacency.to_vec() }
+    }
+
     /// The neighbours of `node`, in place.
     #[inline]
     pub fn neighbors(&self, node: u32) -> &[u32] {
