@@ -39,12 +39,28 @@ pub struct BuildProgress {
     pub total: usize,
 }
 
+/// The arrays a graph is stored in, each one section of an index file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GraphSection {
+    /// HNSW: one `u8` level per node.
+    Levels,
+    /// HNSW: the base layer, `m0 + 1` words per node.
+    Base,
+    /// HNSW: one `u32` offset into the upper layers per node.
+    UpperOffsets,
+    /// HNSW: the upper layers' blocks.
+    Upper,
+    /// Vamana: `degree + 1` words per node.
+    Adjacency,
+}
+
 /// What a graph's validation found wrong, and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what}")]
 pub struct GraphError {
-    /// Index of the offending word in the adjacency array; `None` for a problem with the
-    /// graph's parameters (the medoid or the array's size).
-    pub word: Option<usize>,
+    /// The array holding the offending element, and the element's index in it; `None` for
+    /// a problem with the graph's shape (its arrays' sizes, the entry point).
+    pub at: Option<(GraphSection, usize)>,
     pub what: String,
 }
 

@@ -3,7 +3,7 @@
 //! search, a write, a repair) and the work inside runs on the concrete graph, so no search
 //! loop pays for the choice.
 
-use super::graph::{Beam, SearchScratch};
+use super::graph::{Beam, GraphError, SearchScratch};
 use super::hnsw;
 use super::reach::BaseLayer;
 use super::scorer::{Scored, Scorer};
@@ -70,6 +70,15 @@ impl GraphIndexView<'_> {
         match self {
             GraphIndexView::Hnsw(g) => g.m0,
             GraphIndexView::Vamana(g) => g.degree,
+        }
+    }
+
+    /// Checks everything search relies on, for a graph over `rows` rows (see
+    /// [`hnsw::GraphView::validate`], [`vamana::GraphView::validate`]).
+    pub fn validate(&self, rows: usize) -> Result<(), GraphError> {
+        match self {
+            GraphIndexView::Hnsw(g) => g.validate(),
+            GraphIndexView::Vamana(g) => g.validate(rows),
         }
     }
 

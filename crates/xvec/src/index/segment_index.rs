@@ -18,7 +18,7 @@ use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
 
 use super::flat::PreparedQuery;
-use super::graph::{Beam, BuildControl, BuildProgress, SearchScratch};
+use super::graph::{Beam, BuildControl, BuildProgress, GraphSection, SearchScratch};
 use super::graph_index::{GraphIndex, GraphIndexView};
 use super::hnsw::{self, GraphView};
 use super::quant::rotation::Rotation;
@@ -438,7 +438,10 @@ impl SegmentIndex {
         let quant = spec.index.quant();
         let wants_rotation = (quant.quantize != Quantize::None && quant.rotate) || sketches.is_some();
         let rotation = match (find(Kind::Rotation), wants_rotation) {
-            (Some(s), true) => Some(Rotation::decode(&b[s.range()], spec.dim as usize).map_err(|e| bad(s.offset, e))?),
+            (Some(s), true) => Some(
+                Rotation::decode(&b[s.range()], spec.dim as usize)
+                    .map_err(|e| bad(s.offset + e.at.unwrap_or(0) as u64, e.what))?,
+            ),
             (None, false) => None,
             (Some(s), false) => return Err(bad(s.offset, "rotation section in an index without rotation".into())),
             (None, true) => return Err(bad(32, "rotation section missing".into())),
@@ -491,16 +494,17 @@ impl SegmentIndex {
             graph,
             adjacency,
         };
-        if let Some(g) = index.graph() {
-            g.validate().map_err(|e| hnsw::corrupt(path, 0, e))?;
+        if let Some(r) = &index.adjacency
+            && index.vamana().is_none()
+        {
+            let what = format!("Vamana adjacency of {} bytes is not a whole number of u32 words", r.len());
+            return Err(bad(r.start as u64, what));
         }
-        if let Some(r) = &index.adjacency {
-            let g = index.vamana().ok_or_else(|| {
-                bad(r.start as u64, format!("Vamana adjacency of {} bytes is not a whole number of u32 words", r.len()))
-            })?;
+        if let Some(g) = index.graph_index() {
             g.validate(rows).map_err(|e| {
-                let at = e.word.map_or(meta_s.offset, |w| r.start as u64 + 4 * w as u64);
-                bad(at, format!("Vamana graph: {}", e.what))
+                let at = e.at.map_or(meta_s.offset, |(section, i)| index.offset_of(section, i));
+                let kind = if matches!(g, GraphIndexView::Hnsw(_)) { "HNSW" } else { "Vamana" };
+                bad(at, format!("{kind} graph: {}", e.what))
             })?;
         }
         if let Some(c) = index.codes()
@@ -512,6 +516,19 @@ impl SegmentIndex {
             ));
         }
         Ok(index)
+    }
+
+    /// The file offset of element `i` of a graph section.
+    fn offset_of(&self, section: GraphSection, i: usize) -> u64 {
+        let (range, width) = match (section, &self.graph, &self.adjacency) {
+            (GraphSection::Levels, Some([l, ..]), _) => (l, 1),
+            (GraphSection::Base, Some([_, b, ..]), _) => (b, 4),
+            (GraphSection::UpperOffsets, Some([_, _, o, _]), _) => (o, 4),
+            (GraphSection::Upper, Some([.., u]), _) => (u, 4),
+            (GraphSection::Adjacency, _, Some(a)) => (a, 4),
+            _ => return 0,
+        };
+        (range.start + width * i) as u64
     }
 
     pub fn path(&self) -> &Path {
