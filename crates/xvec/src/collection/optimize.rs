@@ -14,7 +14,7 @@ use super::mem::MemSegment;
 use super::snapshot::{SegmentRef, Snapshot};
 use super::writer::{Writer, discard};
 use crate::error::Error;
-use crate::index::hnsw::BuildProgress;
+use crate::index::graph::BuildProgress;
 use crate::index::segment_index::{self, SegmentIndex};
 use crate::storage::column::SegmentView;
 use crate::storage::manifest::{IndexEntry, SegmentEntry};

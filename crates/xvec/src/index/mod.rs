@@ -2,6 +2,8 @@
 //! candidate restriction and feeds a bounded top-k; none holds a copy of the vectors.
 
 pub mod flat;
+pub mod graph;
+pub mod graph_index;
 pub mod hnsw;
 pub mod quant;
 pub mod reach;

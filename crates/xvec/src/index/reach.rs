@@ -4,9 +4,8 @@
 //! links them in before saving, and `repair` does the same for a saved graph.
 
 use crate::index::flat::{self, PreparedQuery};
-use crate::index::hnsw::{self, Beam, Links, SearchScratch, search_layer};
+use crate::index::graph::{Beam, Links, SearchScratch, search_layer};
 use crate::index::scorer::{Originals, Scored, Scorer};
-use crate::index::vamana;
 use crate::kernels::Kernels;
 use crate::schema::Metric;
 use crate::storage::column::VectorColumn;
@@ -22,16 +21,7 @@ pub struct BaseLayer<'a> {
     pub entry: u32,
 }
 
-impl<'a> BaseLayer<'a> {
-    /// The base layer of an HNSW graph, else of a Vamana graph; `None` without either.
-    pub fn of(hnsw: Option<&'a mut hnsw::Graph>, vamana: Option<&'a mut vamana::Graph>) -> Option<BaseLayer<'a>> {
-        match (hnsw, vamana) {
-            (Some(g), _) => Some(BaseLayer { stride: g.m0 + 1, entry: g.entry, words: &mut g.base }),
-            (None, Some(v)) => Some(BaseLayer { stride: v.degree + 1, entry: v.medoid, words: &mut v.adjacency }),
-            (None, None) => None,
-        }
-    }
-
+impl BaseLayer<'_> {
     /// Links every node a walk from the entry point does not reach (but those `skip`
     /// names: deleted, or without a vector) from its nearest reachable node that has a free
     /// slot, then walks on from it. Returns the number of nodes linked, or `None` when some

@@ -4,13 +4,14 @@
 //! a concurrent reader sees some valid neighbour list, never a torn id.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::search::{Beam, SearchScratch, greedy, search_layer};
-use super::{Graph, Links, MAX_LEVEL, NO_UPPER, NONE};
+use super::search::greedy;
+use super::{Graph, MAX_LEVEL, NO_UPPER, NONE};
 use crate::index::flat::{PreparedQuery, row_distance};
+use crate::index::graph::{Beam, BuildControl, BuildProgress, Links, SearchScratch, search_layer};
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch::{BUILD_SCREEN_SIGMAS, Screen, SketchQuery, Sketches};
 use crate::index::rng::SplitMix64;
@@ -18,22 +19,6 @@ use crate::index::scorer::{Originals, Scored, Scorer};
 use crate::kernels::Kernels;
 use crate::schema::{HnswParams, Metric};
 use crate::storage::column::VectorColumn;
-
-/// How a build runs: its threads, where it reports, and what stops it.
-#[derive(Clone, Copy)]
-pub struct BuildControl<'a> {
-    /// Worker threads (1 = deterministic).
-    pub concurrency: usize,
-    pub progress: &'a (dyn Fn(BuildProgress) + Sync),
-    pub cancel: &'a AtomicBool,
-}
-
-/// What a running build reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BuildProgress {
-    pub done: usize,
-    pub total: usize,
-}
 
 struct BuildGraph {
     m: usize,

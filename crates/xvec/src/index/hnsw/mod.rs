@@ -8,26 +8,17 @@
 mod build;
 mod search;
 
-pub use build::{BuildControl, BuildProgress, build};
-pub(crate) use search::search_layer;
-pub use search::{Beam, SearchScratch, search};
+pub use build::build;
+pub use search::search;
 
-use crate::error::StorageError;
+/// Unused neighbour slot (outside the index module, tests and verify spell it here).
+pub use crate::index::graph::NONE;
+use crate::index::graph::{GraphError, GraphSection, Links};
 
-/// Unused neighbour slot.
-pub const NONE: u32 = u32::MAX;
 /// Upper-offset of a node with no upper layers.
 pub const NO_UPPER: u32 = u32::MAX;
 /// Highest level a node may have (keeps `u8` levels and hostile files bounded).
 pub const MAX_LEVEL: u8 = 32;
-
-/// Read access to neighbour lists, for the search shared by build and queries.
-pub trait Links {
-    /// Copies the neighbours of `node` at `level` into `out` (cleared first).
-    fn neighbors(&self, node: u32, level: usize, out: &mut Vec<u32>);
-    /// Hints that the neighbours of `node` at `level` are read next.
-    fn prefetch(&self, _node: u32, _level: usize) {}
-}
 
 /// A finished graph, borrowed from an index file (mapped) or from a fresh build.
 #[derive(Clone, Copy, Debug)]
@@ -80,64 +71,76 @@ impl GraphView<'_> {
     }
 
     /// Checks everything search relies on: sizes, counts within bounds, ids in range,
-    /// offsets consistent with levels, a valid entry point. Returns a description of
-    /// the first problem found.
-    pub fn validate(&self) -> Result<(), String> {
+    /// offsets consistent with levels, a valid entry point. Returns the first problem found.
+    pub fn validate(&self) -> Result<(), GraphError> {
+        let whole = |what: String| Err(GraphError { at: None, what });
+        let at = |section: GraphSection, i: usize, what: String| Err(GraphError { at: Some((section, i)), what });
         let n = self.nodes();
         if n == 0 {
             return if self.base.is_empty() && self.upper.is_empty() {
                 Ok(())
             } else {
-                Err("empty graph with links".into())
+                whole("empty graph with links".into())
             };
         }
         if self.base.len() != n * (self.m0 + 1) {
-            return Err(format!(
+            return whole(format!(
                 "base layer has {} words, expected {} for {n} nodes",
                 self.base.len(),
                 n * (self.m0 + 1)
             ));
         }
         if self.upper_offsets.len() != n {
-            return Err(format!("{} upper offsets for {n} nodes", self.upper_offsets.len()));
+            return whole(format!("{} upper offsets for {n} nodes", self.upper_offsets.len()));
         }
         if self.entry as usize >= n || self.levels[self.entry as usize] as usize != self.max_level {
-            return Err(format!("entry point {} is not a node of the top level {}", self.entry, self.max_level));
+            return whole(format!("entry point {} is not a node of the top level {}", self.entry, self.max_level));
         }
         let mut next = 0usize;
         for (node, &level) in self.levels.iter().enumerate() {
             if level > MAX_LEVEL || level as usize > self.max_level {
-                return Err(format!("node {node} has level {level}, above the top level {}", self.max_level));
+                let what = format!("node {node} has level {level}, above the top level {}", self.max_level);
+                return at(GraphSection::Levels, node, what);
             }
             let off = self.upper_offsets[node];
             if level == 0 {
                 if off != NO_UPPER {
-                    return Err(format!("node {node} has level 0 but upper offset {off}"));
+                    return at(
+                        GraphSection::UpperOffsets,
+                        node,
+                        format!("node {node} has level 0 but upper offset {off}"),
+                    );
                 }
                 continue;
             }
             if off as usize != next {
-                return Err(format!("node {node}: upper offset {off}, expected {next}"));
+                return at(
+                    GraphSection::UpperOffsets,
+                    node,
+                    format!("node {node}: upper offset {off}, expected {next}"),
+                );
             }
             next += level as usize * (self.m + 1);
         }
         if next != self.upper.len() {
-            return Err(format!("upper layers have {} words, the levels need {next}", self.upper.len()));
+            return whole(format!("upper layers have {} words, the levels need {next}", self.upper.len()));
         }
-        let check = |words: &[u32], stride: usize, cap: usize, what: &str| -> Result<(), String> {
+        let check = |words: &[u32], section: GraphSection, stride: usize, cap: usize| -> Result<(), GraphError> {
+            let name = if section == GraphSection::Base { "base layer" } else { "upper layer" };
             for (b, block) in words.chunks_exact(stride).enumerate() {
                 let count = block[0] as usize;
                 if count > cap {
-                    return Err(format!("{what} block {b}: {count} neighbours, more than {cap}"));
+                    return at(section, b * stride, format!("{name} block {b}: {count} neighbours, more than {cap}"));
                 }
-                if let Some(bad) = block[1..1 + count].iter().find(|&&id| id as usize >= n) {
-                    return Err(format!("{what} block {b}: neighbour {bad} is out of range for {n} nodes"));
+                if let Some(i) = block[1..1 + count].iter().position(|&id| id as usize >= n) {
+                    let what = format!("{name} block {b}: neighbour {} is out of range for {n} nodes", block[1 + i]);
+                    return at(section, b * stride + 1 + i, what);
                 }
             }
             Ok(())
         };
-        check(self.base, self.m0 + 1, self.m0, "base layer")?;
-        check(self.upper, self.m + 1, self.m, "upper layer")
+        check(self.base, GraphSection::Base, self.m0 + 1, self.m0)?;
+        check(self.upper, GraphSection::Upper, self.m + 1, self.m)
     }
 }
 
@@ -187,9 +190,4 @@ impl Graph {
     pub fn bytes(&self) -> usize {
         self.levels.len() + (self.base.len() + self.upper_offsets.len() + self.upper.len()) * 4
     }
-}
-
-/// A corrupt-graph error naming the index file.
-pub(crate) fn corrupt(path: &std::path::Path, offset: u64, what: String) -> StorageError {
-    StorageError::corrupted(path, offset, format!("HNSW graph: {what}"))
 }

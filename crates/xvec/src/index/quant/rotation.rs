@@ -64,17 +64,21 @@ impl Rotation {
     }
 
     /// Parses and checks the serialized form (every round a permutation, signs 0/1).
-    pub fn decode(bytes: &[u8], dim: usize) -> Result<Rotation, String> {
+    pub fn decode(bytes: &[u8], dim: usize) -> Result<Rotation, RotationError> {
+        let err = |at: Option<usize>, what: String| Err(RotationError { at, what });
         if bytes.len() < 8 {
-            return Err("rotation section shorter than its 8-byte header".into());
+            return err(None, "rotation section shorter than its 8-byte header".into());
         }
         let rounds = u32::from_le_bytes(bytes[0..4].try_into().expect("4")) as usize;
         let d = u32::from_le_bytes(bytes[4..8].try_into().expect("4")) as usize;
         if d != dim || rounds == 0 || rounds > 16 || bytes.len() != 8 + rounds * dim * 5 {
-            return Err(format!(
-                "rotation header says {rounds} rounds of dimension {d}; expected dimension {dim} and {} bytes",
-                8 + rounds * dim * 5
-            ));
+            return err(
+                Some(0),
+                format!(
+                    "rotation header says {rounds} rounds of dimension {d}; expected dimension {dim} and {} bytes",
+                    8 + rounds * dim * 5
+                ),
+            );
         }
         let mut perms = Vec::with_capacity(rounds);
         let mut signs = Vec::with_capacity(rounds);
@@ -84,10 +88,10 @@ impl Rotation {
             let mut perm = Vec::with_capacity(dim);
             for i in 0..dim {
                 let p = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")) as usize;
-                at += 4;
                 if p >= dim || std::mem::replace(&mut seen[p], true) {
-                    return Err(format!("rotation round {r}: entry {i} ({p}) breaks the permutation"));
+                    return err(Some(at), format!("rotation round {r}: entry {i} ({p}) breaks the permutation"));
                 }
+                at += 4;
                 perm.push(p as u32);
             }
             let mut sg = Vec::with_capacity(dim);
@@ -95,7 +99,7 @@ impl Rotation {
                 sg.push(match bytes[at] {
                     1 => 1.0,
                     0 => -1.0,
-                    other => return Err(format!("rotation round {r}: sign {i} is {other}, expected 0 or 1")),
+                    other => return err(Some(at), format!("rotation round {r}: sign {i} is {other}, expected 0 or 1")),
                 });
                 at += 1;
             }
@@ -104,6 +108,16 @@ impl Rotation {
         }
         Ok(Rotation { dim, perms, signs })
     }
+}
+
+/// What [`Rotation::decode`] found wrong, and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what}")]
+pub struct RotationError {
+    /// Byte offset of the offending field in the serialized form; `None` when the bytes
+    /// are too short to hold a header.
+    pub at: Option<usize>,
+    pub what: String,
 }
 
 /// Orthonormal Walsh-Hadamard transform on consecutive power-of-two blocks covering the
@@ -167,11 +181,11 @@ mod tests {
         assert!(Rotation::decode(&bytes, 32).is_err());
         let mut bad = bytes.clone();
         bad[8..12].copy_from_slice(&40u32.to_le_bytes());
-        assert!(Rotation::decode(&bad, 33).unwrap_err().contains("permutation"));
+        assert!(Rotation::decode(&bad, 33).unwrap_err().what.contains("permutation"));
         let mut bad = bytes.clone();
         let last = bad.len() - 1;
         bad[last] = 7;
-        assert!(Rotation::decode(&bad, 33).unwrap_err().contains("sign"));
+        assert!(Rotation::decode(&bad, 33).unwrap_err().what.contains("sign"));
         for cut in 0..bytes.len() {
             assert!(Rotation::decode(&bytes[..cut], 33).is_err());
         }

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use rayon::prelude::*;
 
 use super::{Graph, NONE};
-use crate::index::hnsw::{BuildControl, BuildProgress};
+use crate::index::graph::{BuildControl, BuildProgress};
 use crate::index::quant::PARAMS_PER_ROW;
 use crate::index::rng::SplitMix64;
 use crate::index::scorer::{PREFETCH_AHEAD, PREFETCH_LINES, Scored};

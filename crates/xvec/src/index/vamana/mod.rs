@@ -12,8 +12,9 @@ mod search;
 pub use build::build;
 pub use search::search;
 
-use crate::index::hnsw::Links;
-pub use crate::index::hnsw::NONE;
+/// Unused neighbour slot (outside the index module, verify spells it here).
+pub use crate::index::graph::NONE;
+use crate::index::graph::{GraphError, GraphSection, Links};
 
 /// A finished graph, borrowed from an index file (mapped) or from a fresh build.
 #[derive(Clone, Copy, Debug)]
@@ -26,18 +27,14 @@ pub struct GraphView<'a> {
     pub adjacency: &'a [u32],
 }
 
-/// What [`GraphView::validate`] found wrong, and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GraphError {
-    /// Index of the offending word in the adjacency array; `None` for a problem with the
-    /// graph's parameters (the medoid or the array's size).
-    pub word: Option<usize>,
-    pub what: String,
-}
-
 impl GraphView<'_> {
     pub fn nodes(&self) -> usize {
         self.adjacency.len() / (self.degree + 1)
+    }
+
+    /// An owned copy, to change and write again (repair, tests).
+    pub fn to_graph(&self) -> Graph {
+        Graph { degree: self.degree, medoid: self.medoid, adjacency: self.adjacency.to_vec() }
     }
 
     /// The neighbours of `node`, in place.
@@ -53,7 +50,7 @@ impl GraphView<'_> {
     /// medoid. A hostile file ends here, never in an out-of-bounds read later.
     pub fn validate(&self, rows: usize) -> Result<(), GraphError> {
         let stride = self.degree + 1;
-        let whole = |what: String| Err(GraphError { word: None, what });
+        let whole = |what: String| Err(GraphError { at: None, what });
         if rows.checked_mul(stride) != Some(self.adjacency.len()) {
             return whole(format!("adjacency has {} words, expected {rows} nodes × {stride}", self.adjacency.len()));
         }
@@ -65,19 +62,19 @@ impl GraphView<'_> {
             let count = block[0] as usize;
             if count > self.degree {
                 return Err(GraphError {
-                    word: Some(at),
+                    at: Some((GraphSection::Adjacency, at)),
                     what: format!("node {node} has {count} neighbours, more than the degree {}", self.degree),
                 });
             }
             if let Some(i) = block[1..1 + count].iter().position(|&id| id as usize >= rows) {
                 return Err(GraphError {
-                    word: Some(at + 1 + i),
+                    at: Some((GraphSection::Adjacency, at + 1 + i)),
                     what: format!("node {node}: neighbour {} is out of range for {rows} nodes", block[1 + i]),
                 });
             }
             if let Some(i) = block[1 + count..].iter().position(|&id| id != NONE) {
                 return Err(GraphError {
-                    word: Some(at + 1 + count + i),
+                    at: Some((GraphSection::Adjacency, at + 1 + count + i)),
                     what: format!(
                         "node {node}: unused slot {} holds {}, not the sentinel",
                         count + i,
@@ -139,15 +136,15 @@ mod tests {
         assert!(g.view().validate(4).unwrap_err().what.contains("expected 4 nodes"));
         let mut bad = g.clone();
         bad.adjacency[4] = 3;
-        assert_eq!(bad.view().validate(3).unwrap_err().word, Some(4));
+        assert_eq!(bad.view().validate(3).unwrap_err().at, Some((GraphSection::Adjacency, 4)));
         let mut bad = g.clone();
         bad.adjacency[6] = 3;
-        assert_eq!(bad.view().validate(3).unwrap_err().word, Some(6));
+        assert_eq!(bad.view().validate(3).unwrap_err().at, Some((GraphSection::Adjacency, 6)));
         let mut bad = g.clone();
         bad.adjacency[8] = 1;
-        assert_eq!(bad.view().validate(3).unwrap_err().word, Some(8));
+        assert_eq!(bad.view().validate(3).unwrap_err().at, Some((GraphSection::Adjacency, 8)));
         let mut bad = g;
         bad.medoid = 3;
-        assert_eq!(bad.view().validate(3).unwrap_err().word, None);
+        assert_eq!(bad.view().validate(3).unwrap_err().at, None);
     }
 }

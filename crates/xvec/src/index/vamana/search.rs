@@ -1,4 +1,4 @@
-//! Query-time search of a Vamana graph: the best-first beam of HNSW's base layer
+//! Query-time search of a Vamana graph: the best-first beam shared with HNSW's base layer
 //! ([`search_layer`]), started at the medoid, with the same per-thread scratch and the same
 //! filter semantics (non-matching nodes are traversed, never returned). The beam width is
 //! the query list size; construction runs its own greedy search (see `build.rs`).
@@ -6,7 +6,7 @@
 use roaring::RoaringBitmap;
 
 use super::GraphView;
-use crate::index::hnsw::{Beam, SearchScratch, search_layer};
+use crate::index::graph::{Beam, SearchScratch, search_layer};
 use crate::index::scorer::{Scored, Scorer};
 
 /// Searches a finished graph with a candidate list of `list` nodes: leaves up to `list`

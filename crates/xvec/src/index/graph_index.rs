@@ -1,0 +1,116 @@
+//! One graph index, HNSW or Vamana, as a single value: what a build produces, what an index
+//! file is written around, and what a search walks. Callers match once per operation (a
+//! search, a write, a repair) and the work inside runs on the concrete graph, so no search
+//! loop pays for the choice.
+
+use super::graph::{Beam, GraphError, SearchScratch};
+use super::hnsw;
+use super::reach::BaseLayer;
+use super::scorer::{Scored, Scorer};
+use super::vamana;
+
+/// An owned graph, as a build produces it or a repair changes it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GraphIndex {
+    Hnsw(hnsw::Graph),
+    Vamana(vamana::Graph),
+}
+
+/// A finished graph, borrowed from an index file (mapped) or from a [`GraphIndex`].
+#[derive(Clone, Copy, Debug)]
+pub enum GraphIndexView<'a> {
+    Hnsw(hnsw::GraphView<'a>),
+    Vamana(vamana::GraphView<'a>),
+}
+
+impl GraphIndex {
+    pub fn view(&self) -> GraphIndexView<'_> {
+        match self {
+            GraphIndex::Hnsw(g) => GraphIndexView::Hnsw(g.view()),
+            GraphIndex::Vamana(g) => GraphIndexView::Vamana(g.view()),
+        }
+    }
+
+    /// The base layer, to link unreachable nodes back in.
+    pub fn base_layer(&mut self) -> BaseLayer<'_> {
+        match self {
+            GraphIndex::Hnsw(g) => hnsw_base(g),
+            GraphIndex::Vamana(g) => vamana_base(g),
+        }
+    }
+}
+
+impl GraphIndexView<'_> {
+    /// An owned copy, to change and write again (repair, tests).
+    pub fn to_graph(&self) -> GraphIndex {
+        match self {
+            GraphIndexView::Hnsw(g) => GraphIndex::Hnsw(g.to_graph()),
+            GraphIndexView::Vamana(g) => GraphIndex::Vamana(g.to_graph()),
+        }
+    }
+
+    /// Where every search starts: HNSW's top-level entry point, Vamana's medoid.
+    pub fn entry(&self) -> u32 {
+        match self {
+            GraphIndexView::Hnsw(g) => g.entry,
+            GraphIndexView::Vamana(g) => g.medoid,
+        }
+    }
+
+    /// The top layer (0 for Vamana's single one).
+    pub fn max_level(&self) -> usize {
+        match self {
+            GraphIndexView::Hnsw(g) => g.max_level,
+            GraphIndexView::Vamana(_) => 0,
+        }
+    }
+
+    /// Most neighbours a base-layer node may have: what a search's cost scales with.
+    pub fn fanout(&self) -> usize {
+        match self {
+            GraphIndexView::Hnsw(g) => g.m0,
+            GraphIndexView::Vamana(g) => g.degree,
+        }
+    }
+
+    /// Checks everything search relies on, for a graph over `rows` rows (see
+    /// [`hnsw::GraphView::validate`], [`vamana::GraphView::validate`]).
+    pub fn validate(&self, rows: usize) -> Result<(), GraphError> {
+        match self {
+            GraphIndexView::Hnsw(g) => g.validate(),
+            GraphIndexView::Vamana(g) => g.validate(rows),
+        }
+    }
+
+    /// Searches the graph: leaves up to `beam.ef` nearest allowed nodes in `out`, best
+    /// first. False when the beam's budget did not suffice (see
+    /// [`search_layer`](super::graph::search_layer)).
+    #[inline]
+    pub fn search<S: Scorer>(&self, s: &S, beam: Beam, sc: &mut SearchScratch, out: &mut Vec<Scored>) -> bool {
+        match self {
+            GraphIndexView::Hnsw(g) => hnsw::search(g, s, beam, sc, out),
+            GraphIndexView::Vamana(g) => vamana::search(g, s, beam.ef, beam.allowed, beam.budget, sc, out),
+        }
+    }
+}
+
+fn hnsw_base(g: &mut hnsw::Graph) -> BaseLayer<'_> {
+    BaseLayer { stride: g.m0 + 1, entry: g.entry, words: &mut g.base }
+}
+
+fn vamana_base(g: &mut vamana::Graph) -> BaseLayer<'_> {
+    BaseLayer { stride: g.degree + 1, entry: g.medoid, words: &mut g.adjacency }
+}
+
+impl<'a> BaseLayer<'a> {
+    /// The base layer of an HNSW graph, else of a Vamana graph; `None` without either.
+    /// For callers that still hold the two graphs apart; [`GraphIndex::base_layer`] is the
+    /// one-graph form.
+    pub fn of(hnsw: Option<&'a mut hnsw::Graph>, vamana: Option<&'a mut vamana::Graph>) -> Option<BaseLayer<'a>> {
+        match (hnsw, vamana) {
+            (Some(g), _) => Some(hnsw_base(g)),
+            (None, Some(v)) => Some(vamana_base(v)),
+            (None, None) => None,
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! The index of one vector field in one segment: build it from the segment's rows,
+//! persist it as an index file, open it (mapped, validated) and search it.
+//!
+//! An index file is a [container](crate::storage::container) holding a JSON meta section
+//! and, as the parameters ask: the rotation, the codes and their per-row params, the rows'
+//! sketches (graph indexes), the HNSW levels, base layer, upper offsets
+//! and upper layers, or the Vamana adjacency. Originals
+//! are never copied in: an FP32 graph scores against the segment's mapped vectors, and
+//! refinement reads them too. Files are written as `NAME.tmp`, fsynced, then renamed, so
+//! a half-written file never carries an index file's name.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::StorageError;
+use crate::index::graph::{BuildControl, BuildProgress};
+use crate::index::graph_index::{GraphIndex, GraphIndexView};
+use crate::index::hnsw::{self, GraphView};
+use crate::index::quant::rotation::Rotation;
+use crate::index::quant::sketch::Sketches;
+use crate::index::quant::{Codes, Quantizer};
+use crate::index::vamana;
+use crate::kernels;
+use crate::schema::{HnswParams, IndexParams, Metric, Quantize, VectorSpec};
+use crate::storage::column::VectorColumn;
+use crate::storage::mmap::{FileBytes, cast_slice};
+
+mod file;
+mod search;
+#[cfg(test)]
+mod tests;
+
+use file::{encode, write_index};
+pub use file::{write_with_graph, write_with_graph_index};
+pub use search::{GRAPH_DISTANCES_PER_EF_FANOUT, SearchParams, scratch_bytes};
+
+#[repr(u16)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Meta = 0,
+    Rotation = 1,
+    Codes = 2,
+    Params = 3,
+    Levels = 4,
+    Base = 5,
+    UpperOffsets = 6,
+    Upper = 7,
+    Adjacency = 8,
+    Sketches = 9,
+}
+
+/// Section kinds holding codes, their per-row params and sketches: damage confined to
+/// these can be repaired by re-encoding the originals, keeping the graph.
+pub const CODE_SECTIONS: [u16; 3] = [Kind::Codes as u16, Kind::Params as u16, Kind::Sketches as u16];
+
+/// Name of an index file's section kind, for reports (`verify`, `inspect`).
+pub fn section_name(kind: u16) -> Option<&'static str> {
+    use Kind::*;
+    [Meta, Rotation, Codes, Params, Levels, Base, UpperOffsets, Upper, Adjacency, Sketches]
+        .into_iter()
+        .find(|k| *k as u16 == kind)
+        .map(|k| match k {
+            Meta => "meta",
+            Rotation => "rotation",
+            Codes => "codes",
+            Params => "code params",
+            Levels => "HNSW levels",
+            Base => "HNSW base layer",
+            UpperOffsets => "HNSW upper offsets",
+            Upper => "HNSW upper layers",
+            Adjacency => "Vamana adjacency",
+            Sketches => "sketches",
+        })
+}
+
+/// What an index file describes about itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexMeta {
+    pub params: IndexParams,
+    pub rows: u64,
+    pub dim: u32,
+    pub metric: Metric,
+    /// Graph entry point (HNSW: a node of the top level; Vamana: the medoid) and top
+    /// level (HNSW only).
+    #[serde(default)]
+    pub entry: u32,
+    #[serde(default)]
+    pub max_level: u32,
+}
+
+/// An open index of one field of one segment.
+pub struct SegmentIndex {
+    path: PathBuf,
+    bytes: FileBytes,
+    meta: IndexMeta,
+    quantizer: Option<Quantizer>,
+    /// The stored rotation: of the codes (when rotated) and of the sketches.
+    rotation: Option<Rotation>,
+    codes: Option<(Range<usize>, Range<usize>)>,
+    sketches: Option<Range<usize>>,
+    graph: Option<[Range<usize>; 4]>,
+    /// The Vamana adjacency section.
+    adjacency: Option<Range<usize>>,
+}
+
+impl std::fmt::Debug for SegmentIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SegmentIndex").field("path", &self.path).field("meta", &self.meta).finish()
+    }
+}
+
+/// Bytes of an index by kind, for memory accounting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexBytes {
+    /// Codes and their params.
+    pub codes: u64,
+    pub sketches: u64,
+    pub graph: u64,
+}
+
+fn quantizer_for(spec: &VectorSpec, rotation: Option<Rotation>) -> Option<Quantizer> {
+    let q = spec.index.quant();
+    (q.quantize != Quantize::None).then(|| Quantizer::new(q.quantize, spec.dim as usize, spec.metric, rotation))
+}
+
+/// Whether an index of `spec` keeps sketches: graph indexes do.
+fn keeps_sketches(spec: &VectorSpec) -> bool {
+    !matches!(spec.index, IndexParams::Flat(_))
+}
+
+/// Whether an index of `spec` stores a rotation: for rotated codes, or for sketches.
+fn keeps_rotation(spec: &VectorSpec) -> bool {
+    let quant = spec.index.quant();
+    (quant.quantize != Quantize::None && quant.rotate) || keeps_sketches(spec)
+}
+
+/// Builds the index of `col` described by `spec` and writes it to `path`. Returns the
+/// file size, or `None` when cancelled.
+#[allow(clippy::too_many_arguments)]
+pub fn build(
+    path: &Path,
+    segment_id: u64,
+    field: u16,
+    spec: &VectorSpec,
+    col: VectorColumn,
+    rows: usize,
+    concurrency: usize,
+    progress: &(dyn Fn(BuildProgress) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Option<u64>, StorageError> {
+    let k = kernels::best();
+    let control = BuildControl { concurrency, progress, cancel };
+    let encoded = encode(spec, col, rows);
+    let mut graph = match &spec.index {
+        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, encoded.screen(spec.dim), &control) {
+            Some(g) => Some(GraphIndex::Hnsw(g)),
+            None => return Ok(None),
+        },
+        IndexParams::Vamana(p) => match vamana::build(k, spec.metric, col, rows, p, &control) {
+            Some(g) => Some(GraphIndex::Vamana(g)),
+            None => return Ok(None),
+        },
+        IndexParams::Flat(_) => {
+            progress(BuildProgress { done: rows, total: rows });
+            None
+        }
+    };
+    // Every row with a vector must be reachable from the entry point, or no search finds it.
+    if let Some(g) = &mut graph {
+        // `None` (no reachable node with room) leaves the rest for verify to report.
+        let _ = g.base_layer().link_unreachable(k, spec.metric, &col, |u| !col.validity.is_valid(u as usize));
+    }
+    write_index(path, segment_id, field, spec, rows, &encoded, graph.as_ref().map(GraphIndex::view)).map(Some)
+}
+
+impl SegmentIndex {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn meta(&self) -> &IndexMeta {
+        &self.meta
+    }
+
+    fn slice<T: crate::storage::mmap::Plain>(&self, r: &Range<usize>) -> Option<&[T]> {
+        cast_slice(&self.bytes.as_slice()[r.clone()])
+    }
+
+    /// The graph, for HNSW indexes.
+    pub fn graph(&self) -> Option<GraphView<'_>> {
+        let [l, b, o, u] = self.graph.as_ref()?;
+        let IndexParams::Hnsw(HnswParams { m, .. }) = self.meta.params else { return None };
+        Some(GraphView {
+            m: m as usize,
+            m0: 2 * m as usize,
+            entry: self.meta.entry,
+            max_level: self.meta.max_level as usize,
+            levels: &self.bytes.as_slice()[l.clone()],
+            base: self.slice(b)?,
+            upper_offsets: self.slice(o)?,
+            upper: self.slice(u)?,
+        })
+    }
+
+    /// The graph, for Vamana indexes.
+    pub fn vamana(&self) -> Option<vamana::GraphView<'_>> {
+        let r = self.adjacency.as_ref()?;
+        let IndexParams::Vamana(p) = &self.meta.params else { return None };
+        Some(vamana::GraphView { degree: p.degree as usize, medoid: self.meta.entry, adjacency: self.slice(r)? })
+    }
+
+    /// The graph, for HNSW and Vamana indexes.
+    pub fn graph_index(&self) -> Option<GraphIndexView<'_>> {
+        match self.graph() {
+            Some(g) => Some(GraphIndexView::Hnsw(g)),
+            None => self.vamana().map(GraphIndexView::Vamana),
+        }
+    }
+
+    /// The quantizer the codes were made with (rotation included), for quantized indexes.
+    pub fn quantizer(&self) -> Option<&Quantizer> {
+        self.quantizer.as_ref()
+    }
+
+    /// The codes, for quantized indexes.
+    pub fn codes(&self) -> Option<Codes<'_>> {
+        let (c, p) = self.codes.as_ref()?;
+        let qz = self.quantizer.as_ref()?;
+        Some(Codes {
+            kind: qz.kind(),
+            code_bytes: qz.code_bytes(),
+            codes: &self.bytes.as_slice()[c.clone()],
+            params: self.slice(p)?,
+        })
+    }
+
+    /// The stored rotation (of rotated codes and of sketches).
+    pub fn rotation(&self) -> Option<&Rotation> {
+        self.rotation.as_ref()
+    }
+
+    /// The rows' sketches, for graph indexes.
+    pub fn sketches(&self) -> Option<Sketches<'_>> {
+        Some(Sketches { words: self.slice(self.sketches.as_ref()?)?, dim: self.meta.dim as usize })
+    }
+
+    pub fn bytes_by_kind(&self) -> IndexBytes {
+        let sketches = self.sketches.as_ref().map_or(0, |r| r.len() as u64);
+        let codes = self.codes.as_ref().map_or(0, |(c, p)| (c.len() + p.len()) as u64);
+        let hnsw = self.graph.as_ref().map_or(0, |g| g.iter().map(|r| r.len() as u64).sum());
+        let vamana = self.adjacency.as_ref().map_or(0, |r| r.len() as u64);
+        IndexBytes { codes, sketches, graph: hnsw + vamana }
+    }
+
+    pub fn file_len(&self) -> u64 {
+        self.bytes.as_slice().len() as u64
+    }
+}
