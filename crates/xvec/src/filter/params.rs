@@ -109,7 +109,7 @@ impl<T: Into<Param>> From<Vec<T>> for Param {
 /// the query and delete paths. Names are without the `$`.
 ///
 /// ```
-/// use xvec::filter::Params;
+/// use xvec::Params;
 /// let p = Params::new().set("cat", "fruit").set("n", 3).set("ids", vec![1, 2]);
 /// assert_eq!(p.get("n").map(|v| v.type_name()), Some("number"));
 /// ```

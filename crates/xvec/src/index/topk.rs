@@ -51,21 +51,9 @@ impl TopK {
         TopK { k, heap: BinaryHeap::new() }
     }
 
-    pub fn k(&self) -> usize {
-        self.k
-    }
-
     /// The kept candidates, best first.
     pub fn into_sorted(self) -> Vec<Candidate> {
         self.heap.into_sorted_vec()
-    }
-
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
     }
 }
 

@@ -68,12 +68,9 @@ impl VisitedSet {
         }
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     pub fn heap_bytes(&self) -> usize {

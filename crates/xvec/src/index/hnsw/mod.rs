@@ -186,8 +186,4 @@ impl Graph {
             upper: &self.upper,
         }
     }
-
-    pub fn bytes(&self) -> usize {
-        self.levels.len() + (self.base.len() + self.upper_offsets.len() + self.upper.len()) * 4
-    }
 }

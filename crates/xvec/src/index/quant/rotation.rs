@@ -34,10 +34,6 @@ impl Rotation {
         Rotation { dim, perms, signs }
     }
 
-    pub fn dim(&self) -> usize {
-        self.dim
-    }
-
     /// Rotates `x` into `out` (both `dim` long); `tmp` is scratch.
     pub fn apply(&self, x: &[f32], out: &mut [f32], tmp: &mut Vec<f32>) {
         tmp.clear();

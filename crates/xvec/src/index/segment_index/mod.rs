@@ -35,7 +35,7 @@ mod tests;
 
 use file::{encode, write_index};
 pub use file::{write_with_graph, write_with_graph_index};
-pub use search::{GRAPH_DISTANCES_PER_EF_FANOUT, SearchParams, scratch_bytes};
+pub use search::{SearchParams, scratch_bytes};
 
 #[repr(u16)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

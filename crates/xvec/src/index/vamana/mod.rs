@@ -113,10 +113,6 @@ impl Graph {
     pub fn view(&self) -> GraphView<'_> {
         GraphView { degree: self.degree, medoid: self.medoid, adjacency: &self.adjacency }
     }
-
-    pub fn bytes(&self) -> usize {
-        self.adjacency.len() * 4
-    }
 }
 
 #[cfg(test)]
