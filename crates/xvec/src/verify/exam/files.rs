@@ -47,7 +47,7 @@ pub(super) struct Checker<'a> {
 
 impl Checker<'_> {
     pub(super) fn file(&mut self, name: &str, kind: FileKind, bytes: u64) {
-        self.files.push(FileReport { name: name.into(), kind: kind.name().into(), bytes, ok: true });
+        self.files.push(FileReport { name: name.into(), kind, bytes, ok: true });
     }
 
     /// Opens a named file, reporting it missing (or unreadable) and its size if wrong.

@@ -90,7 +90,7 @@ pub(super) fn resolve(
     manifests.sort_by_key(|e| std::cmp::Reverse(number(&e.name)));
     let mut r = Resolver { dir, opts, listing, manifests, f };
     let (target, mut current_ok) = r.current()?;
-    files.push(FileReport { name: "CURRENT".into(), kind: "current".into(), bytes: 0, ok: current_ok });
+    files.push(FileReport { name: "CURRENT".into(), kind: FileKind::Current, bytes: 0, ok: current_ok });
     let (mut base, salvaged) = match &target {
         Some(name) => r.read(name, &mut current_ok, files, sum),
         None => (None, None),
@@ -164,7 +164,7 @@ impl Resolver<'_> {
         *sum += bytes.len() as u64;
         let decoded = Manifest::decode(&path, &bytes);
         let ok = decoded.is_ok();
-        files.push(FileReport { name: name.to_string(), kind: "manifest".into(), bytes: bytes.len() as u64, ok });
+        files.push(FileReport { name: name.to_string(), kind: FileKind::Manifest, bytes: bytes.len() as u64, ok });
         let mut salvaged = None;
         let recovered = match decoded {
             Ok(m) => Some((m, None)),
