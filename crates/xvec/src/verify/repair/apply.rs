@@ -118,6 +118,7 @@ impl<'a> Applier<'a> {
         }
     }
 
+    /// Runs one step of the plan (moves of orphans ran before any).
     fn step(&mut self, step: &Step) -> Result<(), StorageError> {
         match step {
             Step::CreateWal | Step::TruncateWal { .. } | Step::RewriteWal { .. } => self.wal_step(step),
