@@ -5,7 +5,7 @@
 use std::os::unix::fs::FileExt;
 
 use xvec::verify::{self, VerifyOptions};
-use xvec::{Collection, OpenOptions};
+use xvec::{Collection, FileKind, OpenOptions};
 
 use crate::util::verify_fixture::{build, contents, doc};
 
@@ -39,6 +39,21 @@ fn the_binary_exits_with_the_documented_statuses() {
     let (code, out, err) = xvec(&["verify", d]);
     assert_eq!((code, out.as_str()), (0, ""), "{err}");
     assert!(err.contains("verify: 8 files") && err.contains("0 corrupt"), "{err}");
+    // Each file's kind in the JSON report is the name of the kind its file name classifies as.
+    let (code, out, _) = xvec(&["verify", d, "--json"]);
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let kinds: std::collections::BTreeSet<&str> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let (name, kind) = (f["name"].as_str().unwrap(), f["kind"].as_str().unwrap());
+            assert_eq!(FileKind::of_name(name).map(FileKind::name), Some(kind), "{f}");
+            kind
+        })
+        .collect();
+    assert_eq!(kinds, ["current", "deletes", "index", "manifest", "segment", "wal"].into(), "{out}");
 
     let (code, out, _) = xvec(&["inspect", d, "graph", "v", "--mode", "jsonl"]);
     assert_eq!(code, 0);

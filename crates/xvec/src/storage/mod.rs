@@ -37,8 +37,10 @@ const HEADER_CRC_AT: usize = RESERVED_AT + 4;
 const _: () = assert!(HEADER_CRC_AT + 4 == HEADER_LEN);
 
 /// Every kind of file a collection directory may hold. Open, cleanup, `verify` and
-/// `inspect` iterate this list, so a new kind cannot be forgotten.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// `inspect` iterate this list, so a new kind cannot be forgotten. Serialized as its
+/// [`FileKind::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FileKind {
     /// `CURRENT`: the name of the live manifest, one line of text.
     Current,

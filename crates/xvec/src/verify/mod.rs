@@ -31,6 +31,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::error::StorageError;
+use crate::storage::FileKind;
 
 /// How thorough a verify is.
 #[derive(Clone, Debug)]
@@ -160,7 +161,7 @@ impl Finding {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FileReport {
     pub name: String,
-    pub kind: String,
+    pub kind: FileKind,
     pub bytes: u64,
     /// No corrupt finding names it.
     pub ok: bool,
@@ -302,5 +303,18 @@ pub fn run(dir: &Path, opts: &VerifyOptions) -> Result<Report, StorageError> {
             return Ok(report);
         }
         std::thread::sleep(Duration::from_millis(2 * attempt as u64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `FileReport.kind` keeps the JSON report's lowercase names.
+    #[test]
+    fn file_kinds_serialize_as_their_names() {
+        for kind in FileKind::ALL {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.name());
+        }
     }
 }

@@ -1,0 +1,313 @@
+//! The per-file checks of one pass: open each file the manifest names, scan its container,
+//! check segment and delete files against the manifest, and scan the live WAL.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use roaring::RoaringBitmap;
+
+use super::manifest::body_section;
+use super::{DelState, SegState, WalState};
+use crate::error::StorageError;
+use crate::index::segment_index;
+use crate::schema::Schema;
+use crate::storage::container::{BLOCK_LEN, RawSection};
+use crate::storage::manifest::{Manifest, SegmentEntry};
+use crate::storage::mmap::FileBytes;
+use crate::storage::segment::{NO_FIELD, SectionKind, Segment, planned_sections};
+use crate::storage::{FileKind, deletes, wal_name};
+use crate::verify::salvage::{self, Salvage};
+use crate::verify::scan::{self, ContainerScan, ScanContext, WalScan, describe};
+use crate::verify::{FileReport, Finding, Report, Severity, VerifyOptions, WalReport};
+
+/// Report name of a segment section: its kind, and its field when it has one.
+pub(crate) fn segment_section_name(schema: &Schema, s: &RawSection) -> String {
+    let kind = SectionKind::from_code(s.kind).map_or_else(|| format!("section kind {}", s.kind), |k| k.name().into());
+    match schema.fields().get(s.field as usize) {
+        Some(f) if s.field != NO_FIELD => format!("{kind} of `{}`", f.name),
+        _ => kind,
+    }
+}
+
+pub(crate) fn index_section_name(s: &RawSection) -> String {
+    segment_index::section_name(s.kind).map_or_else(|| format!("section kind {}", s.kind), String::from)
+}
+
+/// The per-file checks of one pass and what they accumulate.
+pub(super) struct Checker<'a> {
+    pub dir: &'a Path,
+    pub opts: &'a VerifyOptions,
+    pub f: &'a mut Vec<Finding>,
+    pub files: &'a mut Vec<FileReport>,
+    pub sum: &'a mut u64,
+    pub named: &'a mut HashSet<String>,
+    pub report: &'a mut Report,
+}
+
+impl Checker<'_> {
+    pub(super) fn file(&mut self, name: &str, kind: FileKind, bytes: u64) {
+        self.files.push(FileReport { name: name.into(), kind, bytes, ok: true });
+    }
+
+    /// Opens a named file, reporting it missing (or unreadable) and its size if wrong.
+    pub(super) fn open(&mut self, name: &str, kind: FileKind, size: u64) -> Option<FileBytes> {
+        self.named.insert(name.to_string());
+        let path = self.dir.join(name);
+        let opened = if self.opts.mmap {
+            FileBytes::open(&path, true)
+        } else {
+            FileBytes::read_tolerant(&path, BLOCK_LEN as usize).map(|(b, unreadable)| {
+                for u in unreadable {
+                    self.f.push(
+                        Finding::new(Severity::Corrupt, name, "", format!("cannot be read: {}", u.error))
+                            .at(u.range.start)
+                            .expected("", format!("bytes {}..{}", u.range.start, u.range.end)),
+                    );
+                }
+                b
+            })
+        };
+        match opened {
+            Ok(b) => {
+                if let FileBytes::Mapped(map, _) = &b {
+                    // Every byte is about to be read once, front to back: ask for readahead
+                    // (a hint; a refusal changes nothing but speed).
+                    let _ = map.advise(memmap2::Advice::Sequential);
+                    let _ = map.advise(memmap2::Advice::WillNeed);
+                }
+                let len = b.as_slice().len() as u64;
+                self.file(name, kind, len);
+                if len != size {
+                    self.f.push(
+                        Finding::new(Severity::Corrupt, name, "", "file size differs from the manifest's record")
+                            .expected(size, len),
+                    );
+                }
+                Some(b)
+            }
+            Err(e) => {
+                let missing =
+                    matches!(&e, StorageError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound);
+                let what = if missing { "missing".to_string() } else { describe(&e).1 };
+                self.f.push(Finding::new(Severity::Corrupt, name, "", what).transient());
+                None
+            }
+        }
+    }
+
+    pub(super) fn segment(&mut self, e: &SegmentEntry, schema: &Arc<Schema>) -> SegState {
+        let mut st = SegState {
+            entry: e.clone(),
+            bytes: None,
+            scan: ContainerScan::default(),
+            segment: None,
+            missing: false,
+            deletes: DelState::None,
+            deletes_count_wrong: false,
+            indexes: Vec::new(),
+        };
+        let path = self.dir.join(&e.file);
+        match self.open(&e.file, FileKind::Segment, e.size) {
+            None => st.missing = true,
+            Some(bytes) => {
+                let plan = planned_sections(schema);
+                let name_of = |_: usize, s: &RawSection| segment_section_name(schema, s);
+                let cx = ScanContext {
+                    file: &e.file,
+                    path: &path,
+                    kind: FileKind::Segment,
+                    expected_count: Some(plan.len()),
+                    name_of: &name_of,
+                    threads: self.opts.threads,
+                };
+                st.scan = scan::scan_container(&cx, bytes.as_slice(), self.f, self.sum);
+                if let Some(id) = st.scan.id
+                    && id != e.id
+                {
+                    self.f.push(
+                        Finding::new(Severity::Corrupt, &e.file, "header", "segment id").at(16).expected(e.id, id),
+                    );
+                    st.scan.frame_damage = true;
+                }
+                if let Some(t) = &st.scan.table {
+                    let fits = t.len() == plan.len()
+                        && t.iter().zip(&plan).all(|(s, &(k, field))| s.kind == k as u16 && s.field == field);
+                    if !fits {
+                        self.f.push(
+                            Finding::new(
+                                Severity::Corrupt,
+                                &e.file,
+                                "section table",
+                                "sections do not match the schema",
+                            )
+                            .expected(format!("{} sections", plan.len()), format!("{} sections", t.len())),
+                        );
+                        st.scan.table = None;
+                        st.scan.frame_damage = true;
+                    }
+                }
+                if let Some(t) = st.scan.table.clone()
+                    && !st.scan.bad_blocks.is_empty()
+                {
+                    self.name_block_rows(schema, &t, &st, bytes.as_slice(), e.rows as usize);
+                }
+                if st.scan.is_clean() {
+                    match Segment::open(&path, schema.clone(), self.opts.mmap, false) {
+                        Ok(seg) if seg.rows() as u64 == e.rows => st.segment = Some(Arc::new(seg)),
+                        Ok(seg) => self.f.push(
+                            Finding::new(Severity::Corrupt, &e.file, "meta", "row count differs from the manifest's")
+                                .expected(e.rows, seg.rows()),
+                        ),
+                        Err(err) => {
+                            let (at, what) = describe(&err);
+                            let section = scan::section_at(st.scan.table.as_deref(), at.unwrap_or(0), &name_of);
+                            let mut finding = Finding::new(Severity::Corrupt, &e.file, &section, what);
+                            finding.offset = at;
+                            self.f.push(finding);
+                        }
+                    }
+                }
+                st.bytes = Some(bytes);
+            }
+        }
+        let rows = st.segment.as_ref().map_or(e.rows, |s| s.rows() as u64);
+        if let Some(d) = &e.deletes {
+            let p = self.dir.join(&d.file);
+            st.deletes = match self.open(&d.file, FileKind::Deletes, d.size) {
+                None => DelState::Missing,
+                Some(b) => {
+                    *self.sum += b.as_slice().len() as u64;
+                    match deletes::decode(&p, b.as_slice(), e.id, rows as usize) {
+                        Ok(set) => {
+                            if set.len() != d.count {
+                                st.deletes_count_wrong = true;
+                                self.f.push(
+                                    Finding::new(
+                                        Severity::Corrupt,
+                                        &d.file,
+                                        "body",
+                                        "deleted row count differs from the manifest's",
+                                    )
+                                    .expected(d.count, set.len()),
+                                );
+                            }
+                            DelState::Ok(set)
+                        }
+                        Err(err) => {
+                            let (at, what) = describe(&err);
+                            let at = at.unwrap_or(0);
+                            self.f.push(Finding::new(Severity::Corrupt, &d.file, body_section(at), what).at(at));
+                            DelState::Damaged
+                        }
+                    }
+                }
+            };
+        }
+        let deleted = match &st.deletes {
+            DelState::Ok(s) => s.clone(),
+            _ => RoaringBitmap::new(),
+        };
+        for ie in &e.indexes {
+            let s = self.index(e, ie, schema, rows, st.segment.as_deref(), &deleted);
+            st.indexes.push(s);
+        }
+        st
+    }
+
+    /// Adds to each damaged-block finding of a segment the rows the block holds and their
+    /// keys, when readable.
+    fn name_block_rows(&mut self, schema: &Schema, table: &[RawSection], st: &SegState, b: &[u8], rows: usize) {
+        let ranges = |i: usize| st.scan.bad_ranges(i);
+        let readable = Salvage::read(schema, table, &st.scan.bad, &ranges, b, rows);
+        for bb in &st.scan.bad_blocks {
+            let Some(hit) = salvage::block_rows(schema, table, bb.section, bb.bytes.clone(), b, rows) else { continue };
+            let (Some(lo), Some(hi)) = (hit.min(), hit.max()) else { continue };
+            let keys: Vec<String> = hit.iter().filter_map(|r| readable.key(r as usize).map(String::from)).collect();
+            let Some(f) = self.f.get_mut(bb.finding) else { continue };
+            let shown: Vec<&str> = keys.iter().take(3).map(String::as_str).collect();
+            let more = if keys.len() > shown.len() { ", …" } else { "" };
+            let kind = SectionKind::from_code(table[bb.section].kind);
+            let derived = matches!(kind, Some(SectionKind::KeyOrder | SectionKind::Norms));
+            f.what.push_str(&format!(
+                "; rows {lo}..={hi} ({} rows{}){}",
+                hit.len(),
+                if keys.is_empty() { String::new() } else { format!(", keys {}{more}", shown.join(", ")) },
+                if derived { "; derived data, recomputed by repair" } else { "" }
+            ));
+            f.rows = Some([lo as u64, hi as u64 + 1]);
+            f.keys = keys;
+        }
+    }
+
+    pub(super) fn wal(&mut self, m: &Manifest, schema: &Schema) -> WalState {
+        let name = wal_name(m.wal_seq);
+        self.named.insert(name.clone());
+        let path = self.dir.join(&name);
+        // Read, not mapped: the live WAL grows, and a writer reopening it may truncate it.
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                let what = if e.kind() == std::io::ErrorKind::NotFound {
+                    "missing: readers cannot open the collection (repair creates an empty WAL)".to_string()
+                } else {
+                    e.to_string()
+                };
+                self.f.push(Finding::new(Severity::Corrupt, &name, "", what).transient());
+                return WalState { name, missing: true, header_ok: false, scan: WalScan::default() };
+            }
+        };
+        self.file(&name, FileKind::Wal, bytes.len() as u64);
+        if crate::storage::wal::is_empty_v1(&bytes) {
+            let what = "version 1 WAL with no records; the next writable open replaces it";
+            self.f.push(Finding::new(Severity::Info, &name, "header", what));
+            let report =
+                WalReport { file: name.clone(), bytes: bytes.len() as u64, records: 0, bad_frames: 0, torn: None };
+            self.report.wal = Some(report);
+            return WalState { name, missing: false, header_ok: true, scan: WalScan::default() };
+        }
+        let known = (m.wal_salt != 0).then_some((m.wal_seq, m.wal_salt));
+        let scan = scan::scan_wal(&path, &bytes, known, schema, self.sum);
+        let mut header_ok = true;
+        let header = crate::storage::wal::decode_wal_header(&path, &bytes);
+        if let Err(e) = &header {
+            let (at, what) = describe(e);
+            self.f.push(Finding::new(Severity::Corrupt, &name, "header", what).at(at.unwrap_or(0)));
+            header_ok = false;
+        } else if let Ok((_, salt)) = header
+            && m.wal_salt != 0
+            && salt != m.wal_salt
+        {
+            self.f.push(
+                Finding::new(Severity::Corrupt, &name, "header", "WAL salt")
+                    .at(crate::storage::HEADER_LEN as u64)
+                    .expected(format!("{:#018x}", m.wal_salt), format!("{salt:#018x}")),
+            );
+            header_ok = false;
+        } else if scan.seq != Some(m.wal_seq) {
+            self.f.push(
+                Finding::new(Severity::Corrupt, &name, "header", "WAL sequence")
+                    .at(16)
+                    .expected(m.wal_seq, scan.seq.unwrap_or(0)),
+            );
+            header_ok = false;
+        }
+        for b in &scan.bad {
+            let found = match b.keys.as_slice() {
+                [] => String::new(),
+                [k] => format!("record for key {k:?} (unverified)"),
+                keys => format!("records for keys {keys:?} (unverified)"),
+            };
+            let what = format!("{} ({} record frame(s) lost)", b.what, b.lost);
+            self.f.push(Finding::new(Severity::Corrupt, &name, "frame", what).at(b.offset).expected("", found));
+        }
+        self.report.wal = Some(WalReport {
+            file: name.clone(),
+            bytes: bytes.len() as u64,
+            records: scan.records.len() as u64,
+            bad_frames: scan.bad.len() as u64,
+            torn: scan.torn,
+        });
+        WalState { name, missing: false, header_ok, scan }
+    }
+}

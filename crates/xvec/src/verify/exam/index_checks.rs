@@ -1,0 +1,328 @@
+//! Checks of an index file beyond its container: that it opens against its segment, its
+//! graph topology, its codes and sketches re-encoded, and with `deep` a recall sample.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use roaring::RoaringBitmap;
+
+use super::files::{Checker, index_section_name};
+use super::{IdxDamage, IdxState};
+use crate::index::quant::sketch;
+use crate::index::segment_index::{self, SearchParams, SegmentIndex};
+use crate::index::{PreparedQuery, TopK, flat};
+use crate::kernels;
+use crate::schema::{IndexParams, Schema, VectorSpec};
+use crate::storage::FileKind;
+use crate::storage::column::SegmentView;
+use crate::storage::manifest::{IndexEntry, SegmentEntry};
+use crate::storage::segment::Segment;
+use crate::verify::scan::{self, ScanContext, describe};
+use crate::verify::topology::{check_hnsw, check_vamana};
+use crate::verify::{CodesReport, Finding, GraphReport, RecallReport, Severity};
+
+impl Checker<'_> {
+    pub(super) fn index(
+        &mut self,
+        e: &SegmentEntry,
+        ie: &IndexEntry,
+        schema: &Schema,
+        rows: u64,
+        seg: Option<&Segment>,
+        deleted: &RoaringBitmap,
+    ) -> IdxState {
+        let mut st = IdxState { entry: ie.clone(), field_ok: true, index: None, damage: IdxDamage::Broken };
+        let Some((field, spec)) =
+            schema.fields().get(ie.field as usize).and_then(|f| Some((f.name.clone(), f.as_vector()?.clone())))
+        else {
+            self.named.insert(ie.file.clone());
+            self.f.push(Finding::new(
+                Severity::Corrupt,
+                &ie.file,
+                "",
+                format!("the manifest lists it for field {}, which is not a vector field", ie.field),
+            ));
+            st.field_ok = false;
+            return st;
+        };
+        let path = self.dir.join(&ie.file);
+        let Some(bytes) = self.open(&ie.file, FileKind::Index, ie.size) else {
+            st.damage = IdxDamage::Missing;
+            return st;
+        };
+        let cx = ScanContext {
+            file: &ie.file,
+            path: &path,
+            kind: FileKind::Index,
+            expected_count: None,
+            name_of: &|_, s| index_section_name(s),
+            threads: self.opts.threads,
+        };
+        let scan = scan::scan_container(&cx, bytes.as_slice(), self.f, self.sum);
+        if let Some(id) = scan.id
+            && id != e.id
+        {
+            self.f.push(Finding::new(Severity::Corrupt, &ie.file, "header", "segment id").at(16).expected(e.id, id));
+            return st;
+        }
+        let damaged = scan.damaged_sections();
+        let codes_only = scan.id.is_some()
+            && !scan.frame_damage
+            && !damaged.is_empty()
+            && scan.table.as_ref().is_some_and(|t| {
+                damaged.iter().all(|&i| t.get(i).is_some_and(|s| segment_index::CODE_SECTIONS.contains(&s.kind)))
+            });
+        if !scan.is_clean() && !codes_only {
+            return st;
+        }
+        let index = match SegmentIndex::open(&path, e.id, ie.field, &spec, rows as usize, self.opts.mmap, false) {
+            Ok(i) => Arc::new(i),
+            Err(err) => {
+                let (at, what) = describe(&err);
+                let section = scan::section_at(scan.table.as_deref(), at.unwrap_or(0), &|_, s| index_section_name(s));
+                let mut finding = Finding::new(Severity::Corrupt, &ie.file, &section, what);
+                finding.offset = at;
+                self.f.push(finding);
+                return st;
+            }
+        };
+        st.index = Some(index.clone());
+        if codes_only {
+            st.damage = IdxDamage::Codes;
+            return st;
+        }
+        st.damage = IdxDamage::None;
+        // Rows a search never returns (deleted, or without a vector in this field) need
+        // not be reachable.
+        let mut ignored = deleted.clone();
+        if let Some(seg) = seg {
+            let col = seg.vector(ie.field as usize);
+            ignored.extend((0..seg.rows() as u32).filter(|&r| !col.validity.is_valid(r as usize)));
+        }
+        self.topology(e, ie, &field, &index, &ignored, &mut st);
+        if let Some(seg) = seg {
+            // Both run: each reports its own finding.
+            let (codes, sketches) = (self.codes(e, ie, &field, &index, seg), self.sketches(ie, &index, seg));
+            if codes || sketches {
+                st.damage = IdxDamage::Codes;
+            }
+            if self.opts.deep && matches!(st.damage, IdxDamage::None | IdxDamage::Unreachable(_)) {
+                self.recall(e, ie, &field, &spec, &index, seg);
+            }
+        }
+        st
+    }
+
+    fn topology(
+        &mut self,
+        e: &SegmentEntry,
+        ie: &IndexEntry,
+        field: &str,
+        index: &SegmentIndex,
+        deleted: &RoaringBitmap,
+        st: &mut IdxState,
+    ) {
+        let (kind, entry, layers, section) = if let Some(g) = index.graph() {
+            ("hnsw", g.entry, check_hnsw(&g, deleted), "HNSW base layer")
+        } else if let Some(g) = index.vamana() {
+            ("vamana", g.medoid, vec![check_vamana(&g, deleted)], "Vamana adjacency")
+        } else {
+            return;
+        };
+        let defects: u64 = layers.iter().map(|l| l.defects()).sum();
+        if defects > 0 {
+            let l: Vec<String> = layers
+                .iter()
+                .filter(|l| l.defects() > 0)
+                .map(|l| {
+                    format!(
+                        "level {}: {} self loops, {} duplicate edges, {} out of range, {} over the degree bound, {} to nodes outside the level",
+                        l.level, l.self_loops, l.duplicates, l.out_of_range, l.over_degree, l.foreign
+                    )
+                })
+                .collect();
+            self.f.push(Finding::new(Severity::Corrupt, &ie.file, section, format!("graph defects: {}", l.join("; "))));
+            st.damage = IdxDamage::Broken;
+        } else if let Some(base) = layers.first()
+            && base.unreachable_live > 0
+        {
+            self.f.push(
+                Finding::new(
+                    Severity::Warning,
+                    &ie.file,
+                    section,
+                    format!(
+                        "{} live nodes are not reachable from the entry point {entry}; searches never return them (repair reconnects them)",
+                        base.unreachable_live
+                    ),
+                )
+                .expected(0, base.unreachable_live),
+            );
+            st.damage = IdxDamage::Unreachable(base.unreachable_ids.clone());
+        }
+        self.report.graphs.push(GraphReport {
+            file: ie.file.clone(),
+            segment: e.id,
+            field: field.to_string(),
+            kind: kind.into(),
+            nodes: layers.first().map_or(0, |l| l.nodes),
+            edges: layers.iter().map(|l| l.edges).sum(),
+            entry,
+            layers,
+        });
+    }
+
+    /// Re-encodes the sketches of a sample of rows (all with `deep`) and compares with the
+    /// stored ones. Returns true when they differ.
+    fn sketches(&mut self, ie: &IndexEntry, index: &SegmentIndex, seg: &Segment) -> bool {
+        let (Some(sketches), Some(rotation)) = (index.sketches(), index.rotation()) else { return false };
+        let col = seg.vector(ie.field as usize);
+        let (mut y, mut tmp) = (vec![0f32; col.dim], Vec::new());
+        let mut want = vec![0u64; sketch::words_per_row(col.dim)];
+        let rows = sketches.rows().min(seg.rows());
+        let sample = self.compare_sample(&ie.file, "sketches", rows, |r| {
+            rotation.apply(&col.row_f32(r), &mut y, &mut tmp);
+            sketch::encode(&y, index.meta().metric, &mut want);
+            sketches.row_words(r as u32) == want
+        });
+        sample.first_mismatch.is_some()
+    }
+
+    /// Re-encodes a sample of `rows` (all with `deep`) through `same`, which says whether
+    /// row `r`'s stored encoding matches; reports a finding on `section` of `file` when
+    /// some do not.
+    fn compare_sample(
+        &mut self,
+        file: &str,
+        section: &str,
+        rows: usize,
+        mut same: impl FnMut(usize) -> bool,
+    ) -> Sample {
+        let step = if self.opts.deep { 1 } else { (rows / self.opts.code_sample.max(1)).max(1) };
+        let mut s = Sample { checked: 0, mismatched: 0, first_mismatch: None };
+        for r in (0..rows).step_by(step) {
+            s.checked += 1;
+            if !same(r) {
+                s.mismatched += 1;
+                s.first_mismatch.get_or_insert(r as u64);
+            }
+        }
+        if let Some(r) = s.first_mismatch {
+            let (checked, mismatched) = (s.checked, s.mismatched);
+            self.f.push(
+                Finding::new(
+                    Severity::Corrupt,
+                    file,
+                    section,
+                    format!("stored {section} differ from the re-encoded originals (first at row {r})"),
+                )
+                .expected(format!("0 of {checked} rows"), format!("{mismatched} of {checked} rows")),
+            );
+        }
+        s
+    }
+
+    /// Re-encodes a sample of rows (all with `deep`) and compares with the stored codes.
+    /// Returns true when they differ.
+    fn codes(&mut self, e: &SegmentEntry, ie: &IndexEntry, field: &str, index: &SegmentIndex, seg: &Segment) -> bool {
+        let (Some(codes), Some(qz)) = (index.codes(), index.quantizer()) else { return false };
+        let col = seg.vector(ie.field as usize);
+        let rows = codes.rows().min(seg.rows());
+        let cb = qz.code_bytes();
+        let per = crate::index::quant::PARAMS_PER_ROW;
+        let (mut buf, mut params, mut scratch) = (vec![0u8; cb], vec![0f32; per], Default::default());
+        let Sample { checked, mismatched, first_mismatch: first } = self.compare_sample(&ie.file, "codes", rows, |r| {
+            qz.encode(&col.row_f32(r), &mut buf, &mut params, &mut scratch);
+            let same_codes = codes.codes.get(r * cb..(r + 1) * cb) == Some(&buf[..]);
+            let same_params = codes
+                .params
+                .get(r * per..(r + 1) * per)
+                .is_some_and(|p| p.iter().zip(&params).all(|(a, b)| a.to_bits() == b.to_bits()));
+            same_codes && same_params
+        });
+        self.report.codes.push(CodesReport {
+            file: ie.file.clone(),
+            segment: e.id,
+            field: field.to_string(),
+            quantize: qz.kind().name().into(),
+            rotated: qz.rotation().is_some(),
+            rows: rows as u64,
+            checked,
+            mismatched,
+            first_mismatch: first,
+        });
+        first.is_some()
+    }
+
+    /// Index search against exact search on stored vectors used as queries.
+    fn recall(
+        &mut self,
+        e: &SegmentEntry,
+        ie: &IndexEntry,
+        field: &str,
+        spec: &VectorSpec,
+        index: &SegmentIndex,
+        seg: &Segment,
+    ) {
+        let col = seg.vector(ie.field as usize);
+        let rows = seg.rows();
+        let k = self.opts.recall_k.max(1);
+        let (ef, refine) = match &spec.index {
+            IndexParams::Hnsw(p) => (p.ef as usize, spec.index.quant().refine as usize),
+            IndexParams::Vamana(p) => (p.query_list as usize, spec.index.quant().refine as usize),
+            IndexParams::Flat(_) => (k, spec.index.quant().refine as usize),
+        };
+        let kern = kernels::best();
+        // Rows without a vector are never results; exact search skips them, so the index
+        // search is restricted the same way.
+        let valid: Option<RoaringBitmap> = (0..rows)
+            .any(|r| !col.validity.is_valid(r))
+            .then(|| (0..rows as u32).filter(|&r| col.validity.is_valid(r as usize)).collect());
+        let step = (rows / self.opts.recall_queries.max(1)).max(1);
+        let (mut queries, mut found, mut possible) = (0u64, 0u64, 0u64);
+        for r in (0..rows).step_by(step).filter(|&r| col.validity.is_valid(r)).take(self.opts.recall_queries) {
+            let raw = col.row_f32(r);
+            let prepared = PreparedQuery::from_row(spec.metric, &col, r);
+            let mut exact = TopK::new(k);
+            flat::scan(kern, &col, rows, &prepared, None, 0, &mut exact);
+            let mut approx = TopK::new(k);
+            let p = SearchParams { k, ef: ef.max(k), refine, allowed: valid.as_ref(), position: 0 };
+            index.search(col, &prepared, &raw, p, &mut approx);
+            let truth: HashSet<u32> = exact.into_sorted().into_iter().map(|c| c.row).collect();
+            found += approx.into_sorted().iter().filter(|c| truth.contains(&c.row)).count() as u64;
+            possible += truth.len() as u64;
+            queries += 1;
+        }
+        if queries == 0 {
+            return;
+        }
+        let recall = found as f64 / possible.max(1) as f64;
+        if recall < 0.8 {
+            self.f.push(
+                Finding::new(
+                    Severity::Warning,
+                    &ie.file,
+                    "",
+                    format!("recall@{k} of index search is low on {queries} sampled queries"),
+                )
+                .expected("at least 0.80", format!("{recall:.3}")),
+            );
+        }
+        self.report.recall.push(RecallReport {
+            file: ie.file.clone(),
+            segment: e.id,
+            field: field.to_string(),
+            index: spec.index.describe(),
+            queries,
+            k: k as u64,
+            recall,
+        });
+    }
+}
+
+/// What [`Checker::compare_sample`] found: rows checked, how many differ, the first.
+struct Sample {
+    checked: u64,
+    mismatched: u64,
+    first_mismatch: Option<u64>,
+}

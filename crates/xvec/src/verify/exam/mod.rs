@@ -1,0 +1,231 @@
+//! One verify pass over a collection directory: every file the live manifest names,
+//! checked down to each section, then the files it does not name. The pass keeps what it
+//! opened and what it found damaged, so that repair plans from the same facts the report
+//! shows.
+
+mod files;
+mod index_checks;
+mod manifest;
+mod orphans;
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use roaring::RoaringBitmap;
+
+use super::recover;
+use super::salvage::Salvage;
+use super::scan::{ContainerScan, WalScan};
+use super::{FileReport, Finding, Report, Severity, Stats, VerifyOptions};
+use crate::error::StorageError;
+use crate::index::segment_index::SegmentIndex;
+use crate::schema::Schema;
+use crate::storage::FileKind;
+use crate::storage::manifest::{IndexEntry, Manifest, SegmentEntry};
+use crate::storage::mmap::FileBytes;
+use crate::storage::segment::Segment;
+use files::Checker;
+use manifest::Resolved;
+pub(crate) use orphans::lost_found_size;
+
+/// A directory entry.
+#[derive(Clone, Debug)]
+pub(crate) struct DirEntry {
+    pub name: String,
+    pub kind: Option<FileKind>,
+    pub bytes: u64,
+    pub is_dir: bool,
+}
+
+/// The manifest the pass checked against.
+pub(crate) struct Base {
+    pub manifest: Manifest,
+    /// The manifest file it came from (for a rebuilt one: the damaged live manifest, if any).
+    pub name: Option<String>,
+    pub schema: Arc<Schema>,
+    /// How it was recovered, when the live manifest was damaged.
+    pub recovered: Option<String>,
+}
+
+/// What became of a segment's delete file.
+pub(crate) enum DelState {
+    /// The segment has none.
+    None,
+    Ok(RoaringBitmap),
+    Damaged,
+    Missing,
+}
+
+/// What is wrong with an index file, as repair needs to know it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum IdxDamage {
+    None,
+    Missing,
+    /// Unusable: rebuild it from the segment.
+    Broken,
+    /// Only the codes (or their params) are wrong; the graph, if any, is sound.
+    Codes,
+    /// Live nodes the base layer does not reach from the entry point.
+    Unreachable(Vec<u32>),
+}
+
+pub(crate) struct IdxState {
+    pub entry: IndexEntry,
+    /// Whether the entry names a vector field of the schema.
+    pub field_ok: bool,
+    /// The open index, when it opened (with codes damage, its graph is still sound).
+    pub index: Option<Arc<SegmentIndex>>,
+    pub damage: IdxDamage,
+}
+
+pub(crate) struct SegState {
+    pub entry: SegmentEntry,
+    pub bytes: Option<FileBytes>,
+    pub scan: ContainerScan,
+    /// The open segment, when every check passed.
+    pub segment: Option<Arc<Segment>>,
+    pub missing: bool,
+    pub deletes: DelState,
+    /// The delete file decodes but the manifest records another count.
+    pub deletes_count_wrong: bool,
+    pub indexes: Vec<IdxState>,
+}
+
+impl SegState {
+    /// The readable parts of the segment file, when its section table reads.
+    pub fn salvage<'a>(&'a self, schema: &'a Schema) -> Option<Salvage<'a>> {
+        let (bytes, table) = (self.bytes.as_ref()?, self.scan.table.as_ref()?);
+        let ranges = |i: usize| self.scan.bad_ranges(i);
+        Some(Salvage::read(schema, table, &self.scan.bad, &ranges, bytes.as_slice(), self.entry.rows as usize))
+    }
+}
+
+pub(crate) struct WalState {
+    pub name: String,
+    pub missing: bool,
+    pub header_ok: bool,
+    pub scan: WalScan,
+}
+
+pub(crate) struct Orphan {
+    pub name: String,
+}
+
+/// Everything one pass found.
+pub(crate) struct Exam {
+    pub report: Report,
+    /// `CURRENT` changed during the pass.
+    pub raced: bool,
+    /// `CURRENT` names the manifest checked, and that manifest is intact.
+    pub current_ok: bool,
+    pub base: Option<Base>,
+    pub segments: Vec<SegState>,
+    pub wal: Option<WalState>,
+    pub orphans: Vec<Orphan>,
+    pub listing: Vec<DirEntry>,
+}
+
+pub(crate) fn list_dir(dir: &Path) -> Result<Vec<DirEntry>, StorageError> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(|e| StorageError::io(dir, e))? {
+        let e = e.map_err(|e| StorageError::io(dir, e))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let meta = e.metadata().ok();
+        out.push(DirEntry {
+            kind: FileKind::of_name(&name),
+            bytes: meta.as_ref().map_or(0, |m| m.len()),
+            is_dir: meta.as_ref().is_some_and(|m| m.is_dir()),
+            name,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// Generation (or sequence, or id) in a file name.
+fn number(name: &str) -> u64 {
+    recover::name_numbers(name).first().copied().unwrap_or(0)
+}
+
+/// Runs one pass. `holding_lock`: the caller (repair) holds the writer lock, so files not
+/// named are orphans for certain, not a writer's work in progress. `fallback_schema`
+/// interprets the files when no manifest holds a readable schema.
+pub(crate) fn examine(
+    dir: &Path,
+    opts: &VerifyOptions,
+    holding_lock: bool,
+    fallback_schema: Option<&Schema>,
+) -> Result<Exam, StorageError> {
+    let start = Instant::now();
+    let current_path = dir.join("CURRENT");
+    let current_before = std::fs::read(&current_path).ok();
+    let listing = list_dir(dir)?;
+    let mut f: Vec<Finding> = Vec::new();
+    let mut files: Vec<FileReport> = Vec::new();
+    let mut sum = 0u64;
+    let mut named: HashSet<String> = ["CURRENT", "LOCK"].into_iter().map(String::from).collect();
+
+    let Resolved { base, target, current_ok } =
+        manifest::resolve(dir, opts, &listing, fallback_schema, &mut f, &mut files, &mut sum)?;
+    named.extend(target);
+    let mut exam = Exam {
+        report: Report {
+            dir: dir.to_path_buf(),
+            manifest: base.as_ref().and_then(|b| b.name.clone()),
+            generation: base.as_ref().map(|b| b.manifest.generation),
+            findings: Vec::new(),
+            files: Vec::new(),
+            graphs: Vec::new(),
+            codes: Vec::new(),
+            recall: Vec::new(),
+            wal: None,
+            stats: Stats::default(),
+        },
+        raced: false,
+        current_ok,
+        base: None,
+        segments: Vec::new(),
+        wal: None,
+        orphans: Vec::new(),
+        listing: Vec::new(),
+    };
+    if let Some(b) = &base {
+        let mut cx = Checker {
+            dir,
+            opts,
+            f: &mut f,
+            files: &mut files,
+            sum: &mut sum,
+            named: &mut named,
+            report: &mut exam.report,
+        };
+        for e in &b.manifest.segments {
+            let s = cx.segment(e, &b.schema);
+            exam.segments.push(s);
+        }
+        exam.wal = Some(cx.wal(&b.manifest, &b.schema));
+    }
+    exam.orphans = orphans::orphans(dir, holding_lock, base.as_ref(), &listing, &named, exam.wal.as_ref(), &mut f);
+
+    let seconds = start.elapsed().as_secs_f64();
+    exam.raced = std::fs::read(&current_path).ok() != current_before;
+    let bad_files: HashSet<&str> =
+        f.iter().filter(|x| x.severity == Severity::Corrupt).map(|x| x.file.as_str()).collect();
+    for file in &mut files {
+        file.ok &= !bad_files.contains(file.name.as_str());
+    }
+    exam.report.stats = Stats {
+        files: files.len() as u64,
+        bytes_checksummed: sum,
+        seconds,
+        mb_per_s: if seconds > 0.0 { sum as f64 / seconds / 1e6 } else { 0.0 },
+        attempts: 1,
+    };
+    exam.report.findings = f;
+    exam.report.files = files;
+    exam.base = base;
+    exam.listing = listing;
+    Ok(exam)
+}

@@ -1,0 +1,428 @@
+//! Carrying out a repair plan: new files beside the old, one manifest publish, and every
+//! file replaced moved into `lost+found/repair-<generation>/`.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use roaring::RoaringBitmap;
+
+use super::plan::Step;
+use super::{LOST_FOUND, Outcome, Repair, RepairOptions, verify_options};
+use crate::error::StorageError;
+use crate::index::reach::BaseLayer;
+use crate::index::segment_index::{self, SegmentIndex};
+use crate::index::{hnsw, vamana};
+use crate::kernels;
+use crate::schema::Schema;
+use crate::storage::column::SegmentView;
+use crate::storage::manifest::{DeletesEntry, IndexEntry, Manifest, SegmentEntry};
+use crate::storage::segment::{self, Part, Segment};
+use crate::storage::wal::{self, SyncPolicy, WalWriter};
+use crate::storage::{
+    FileKind, IndexKind, deletes, deletes_name, index_name, segment_name, sync_dir, wal_name, write_file_atomic,
+};
+use crate::verify::exam::{self, Base, DelState, Exam};
+use crate::verify::recover;
+use crate::verify::topology::{self, Layer};
+
+/// Carries out the plan of `r`, publishes, and verifies again.
+pub(super) fn apply(r: Repair) -> Result<Outcome, StorageError> {
+    let Repair { dir, _lock, opts, exam, steps, plan, publish } = r;
+    let Some(base) = &exam.base else {
+        return Err(StorageError::corrupted(&dir, 0, plan.blocked.clone().unwrap_or_default()));
+    };
+    let generation = plan.generation.unwrap_or(base.manifest.generation);
+    let lost_found = dir.join(LOST_FOUND).join(format!("repair-{generation:06}"));
+    std::fs::create_dir_all(&lost_found).map_err(|e| StorageError::io(&lost_found, e))?;
+    let mut a = Applier::new(&dir, &opts, &exam, base, generation, &lost_found);
+    // Orphans go first: a crashed publish may have left files under the very names
+    // (next segment id, next generation) this repair is about to write.
+    for step in &steps {
+        if let Step::Move { name } = step {
+            a.mover.keep(name)?;
+        }
+    }
+    for step in &steps {
+        a.step(step)?;
+    }
+    a.write_deletes()?;
+    a.refresh_sizes();
+    a.remove_dropped();
+    let published = if publish { Some(a.publish()?) } else { None };
+    let moved = a.finish()?;
+    drop(exam);
+    let after = exam::examine(&dir, &verify_options(opts.mmap), true, None)?.report;
+    Ok(Outcome { generation: published, done: plan.actions, losses: plan.losses, moved, after })
+}
+
+/// The manifest being built from the examined one, and the files it supersedes.
+struct Applier<'a> {
+    dir: &'a Path,
+    opts: &'a RepairOptions,
+    exam: &'a Exam,
+    base: &'a Base,
+    schema: &'a Arc<Schema>,
+    /// The generation the repair publishes (names its delete files and lost+found folder).
+    generation: u64,
+    lost_found: &'a Path,
+    mover: Mover<'a>,
+    /// The manifest to publish.
+    m: Manifest,
+    /// Positions of segments to remove from `m`, once every step has run.
+    dropped: Vec<usize>,
+    /// Files `m` no longer names: moved to lost+found after the publish.
+    superseded: Vec<String>,
+    new_deletes: Vec<(usize, RoaringBitmap)>,
+    /// The sequence of a WAL written anew.
+    next_wal: u64,
+    /// Index builds are never cancelled.
+    never: AtomicBool,
+}
+
+impl<'a> Applier<'a> {
+    fn new(
+        dir: &'a Path,
+        opts: &'a RepairOptions,
+        exam: &'a Exam,
+        base: &'a Base,
+        generation: u64,
+        lost_found: &'a Path,
+    ) -> Applier<'a> {
+        let mut m = base.manifest.clone();
+        m.generation = generation;
+        let next_wal = exam
+            .listing
+            .iter()
+            .filter(|e| e.kind == Some(FileKind::Wal))
+            .filter_map(|e| recover::name_numbers(&e.name).first().copied())
+            .chain([m.wal_seq])
+            .max()
+            .unwrap_or(0)
+            + 1;
+        Applier {
+            dir,
+            opts,
+            exam,
+            base,
+            schema: &base.schema,
+            generation,
+            lost_found,
+            mover: Mover { dir, to: lost_found, moved: Vec::new() },
+            m,
+            dropped: Vec::new(),
+            superseded: Vec::new(),
+            new_deletes: Vec::new(),
+            next_wal,
+            never: AtomicBool::new(false),
+        }
+    }
+
+    /// Runs one step of the plan (moves of orphans ran before any).
+    fn step(&mut self, step: &Step) -> Result<(), StorageError> {
+        match step {
+            Step::CreateWal | Step::TruncateWal { .. } | Step::RewriteWal { .. } => self.wal_step(step),
+            Step::DropSegment { pos } => {
+                self.drop_segment(*pos);
+                Ok(())
+            }
+            Step::Salvage { pos, keep } => self.salvage_segment(*pos, keep),
+            Step::Deletes { pos, set } => {
+                self.new_deletes.push((*pos, set.clone()));
+                Ok(())
+            }
+            Step::DropIndex { pos, field } => {
+                let e = &mut self.m.segments[*pos];
+                if let Some(i) = e.indexes.iter().position(|i| i.field == *field) {
+                    self.superseded.push(e.indexes.remove(i).file);
+                }
+                Ok(())
+            }
+            Step::BuildIndex { pos, field } | Step::Recode { pos, field } | Step::Reconnect { pos, field } => {
+                self.rewrite_index(step, *pos, *field)
+            }
+            Step::Move { .. } => Ok(()),
+        }
+    }
+
+    /// Creates the missing WAL, truncates its torn tail (kept in lost+found), or rewrites
+    /// its good records into a new one.
+    fn wal_step(&mut self, step: &Step) -> Result<(), StorageError> {
+        let (dir, m) = (self.dir, &mut self.m);
+        match step {
+            Step::CreateWal => {
+                // The salt the manifest names, unless it was rebuilt (then it is published).
+                if m.wal_salt == 0 {
+                    m.wal_salt = wal::new_salt();
+                }
+                drop(WalWriter::create(dir, m.wal_seq, m.wal_salt, SyncPolicy::EveryBatch)?);
+            }
+            Step::TruncateWal { at } => {
+                let generation = self.generation;
+                let name = wal_name(m.wal_seq);
+                let path = dir.join(&name);
+                let bytes = std::fs::read(&path).map_err(|e| StorageError::io(&path, e))?;
+                let tail = self.lost_found.join(format!("{name}.tail"));
+                std::fs::write(&tail, bytes.get(*at as usize..).unwrap_or_default())
+                    .map_err(|e| StorageError::io(&tail, e))?;
+                self.mover.moved.push(format!("{LOST_FOUND}/repair-{generation:06}/{name}.tail"));
+                let f = std::fs::OpenOptions::new().write(true).open(&path).map_err(|e| StorageError::io(&path, e))?;
+                f.set_len(*at).and_then(|()| f.sync_all()).map_err(|e| StorageError::io(&path, e))?;
+            }
+            Step::RewriteWal { records } => {
+                self.superseded.push(wal_name(m.wal_seq));
+                let salt = wal::new_salt();
+                let mut w = WalWriter::create(dir, self.next_wal, salt, SyncPolicy::EveryBatch)?;
+                if !records.is_empty() {
+                    w.append(self.schema, records)?;
+                }
+                w.sync()?;
+                m.wal_seq = self.next_wal;
+                m.wal_salt = salt;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Marks segment `pos` for removal from the manifest; its files are superseded.
+    fn drop_segment(&mut self, pos: usize) {
+        let e = &self.m.segments[pos];
+        self.superseded.push(e.file.clone());
+        self.superseded.extend(e.deletes.iter().map(|d| d.file.clone()));
+        self.superseded.extend(e.indexes.iter().map(|i| i.file.clone()));
+        self.dropped.push(pos);
+    }
+
+    /// Writes rows `keep` of damaged segment `pos` into a new segment with new indexes,
+    /// in its place in the manifest.
+    fn salvage_segment(&mut self, pos: usize, keep: &[u32]) -> Result<(), StorageError> {
+        let (dir, opts, schema, m) = (self.dir, self.opts, self.schema, &mut self.m);
+        let s = &self.exam.segments[pos];
+        let Some(salvage) = s.salvage(schema) else { return Ok(()) };
+        let id = m.next_segment_id;
+        m.next_segment_id += 1;
+        let path = dir.join(segment_name(id));
+        let size = segment::write(&path, id, schema, &[Part { source: &salvage, rows: keep }])?;
+        let seg = Segment::open(&path, schema.clone(), opts.mmap, true)?;
+        let old = m.segments[pos].clone();
+        self.superseded.push(old.file.clone());
+        self.superseded.extend(old.deletes.iter().map(|d| d.file.clone()));
+        self.superseded.extend(old.indexes.iter().map(|i| i.file.clone()));
+        let mut indexes = Vec::new();
+        for (f, _, spec) in schema.vector_fields().filter(|(_, _, v)| v.index.builds_index()) {
+            let fid = schema.field_id(f);
+            let file = index_name(id, fid, IndexKind::Vector);
+            let ipath = dir.join(&file);
+            let size = segment_index::build(
+                &ipath,
+                id,
+                f as u16,
+                spec,
+                seg.vector(f),
+                seg.rows(),
+                opts.concurrency.max(1),
+                &|_| {},
+                &self.never,
+            )?
+            .ok_or_else(|| StorageError::corrupted(&ipath, 0, "index build stopped"))?;
+            indexes.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
+        }
+        m.segments[pos] =
+            SegmentEntry { id, file: segment_name(id), rows: seg.rows() as u64, size, deletes: None, indexes };
+        Ok(())
+    }
+
+    /// Writes the index of `field` of segment `pos` anew: rebuilt, or around its own graph
+    /// (re-encoded codes, or the graph reconnected) when that is sound.
+    fn rewrite_index(&mut self, step: &Step, pos: usize, field: u16) -> Result<(), StorageError> {
+        let (dir, opts, schema) = (self.dir, self.opts, self.schema);
+        let s = &self.exam.segments[pos];
+        let Some(seg) = &s.segment else { return Ok(()) };
+        let Some(spec) = schema.fields().get(field as usize).and_then(|f| f.as_vector()) else { return Ok(()) };
+        let old = s.indexes.iter().find(|i| i.entry.field == field);
+        let graphs = match step {
+            Step::Recode { .. } => old.and_then(|i| i.index.as_deref()).map(owned_graphs),
+            Step::Reconnect { .. } => old.and_then(|i| i.index.as_deref()).and_then(|index| {
+                let mut ignored = match &s.deletes {
+                    DelState::Ok(d) => d.clone(),
+                    _ => RoaringBitmap::new(),
+                };
+                let col = seg.vector(field as usize);
+                ignored.extend((0..seg.rows() as u32).filter(|&r| !col.validity.is_valid(r as usize)));
+                reconnect(owned_graphs(index), seg, field as usize, spec.metric, &ignored)
+            }),
+            _ => None,
+        };
+        let name = index_name(s.entry.id, schema.field_id(field as usize), IndexKind::Vector);
+        let path = dir.join(&name);
+        self.mover.keep(&name)?;
+        let col = seg.vector(field as usize);
+        let size = match graphs {
+            Some((g, v)) => segment_index::write_with_graph(
+                &path,
+                s.entry.id,
+                field,
+                spec,
+                col,
+                seg.rows(),
+                g.as_ref(),
+                v.as_ref(),
+            )?,
+            None => segment_index::build(
+                &path,
+                s.entry.id,
+                field,
+                spec,
+                col,
+                seg.rows(),
+                opts.concurrency.max(1),
+                &|_| {},
+                &self.never,
+            )?
+            .ok_or_else(|| StorageError::corrupted(&path, 0, "index build stopped"))?,
+        };
+        let e = &mut self.m.segments[pos];
+        match e.indexes.iter_mut().find(|i| i.field == field) {
+            Some(i) => i.size = size,
+            None => e.indexes.push(IndexEntry { field, kind: IndexKind::Vector, file: name, size }),
+        }
+        Ok(())
+    }
+
+    /// Writes the planned delete files (none for an empty set), superseding the old ones.
+    fn write_deletes(&mut self) -> Result<(), StorageError> {
+        for (pos, set) in std::mem::take(&mut self.new_deletes) {
+            let e = &mut self.m.segments[pos];
+            if let Some(old) = e.deletes.take() {
+                self.superseded.push(old.file);
+            }
+            if !set.is_empty() {
+                let name = deletes_name(e.id, self.generation);
+                let bytes = deletes::encode(e.id, &set);
+                write_file_atomic(self.dir, &name, &bytes)?;
+                e.deletes = Some(DeletesEntry { file: name, size: bytes.len() as u64, count: set.len() });
+            }
+        }
+        Ok(())
+    }
+
+    /// Records of healthy files are taken from the files themselves.
+    fn refresh_sizes(&mut self) {
+        for (e, s) in self.m.segments.iter_mut().zip(&self.exam.segments) {
+            if let Some(seg) = &s.segment
+                && e.id == seg.id()
+            {
+                e.size = seg.file_len();
+            }
+            for i in &mut e.indexes {
+                if let Ok(meta) = std::fs::metadata(self.dir.join(&i.file)) {
+                    i.size = meta.len();
+                }
+            }
+        }
+    }
+
+    /// Removes the dropped segments from the manifest (last, as the steps address
+    /// segments by their position in the examined manifest).
+    fn remove_dropped(&mut self) {
+        self.dropped.sort_unstable();
+        for pos in std::mem::take(&mut self.dropped).into_iter().rev() {
+            self.m.segments.remove(pos);
+        }
+    }
+
+    /// Publishes the new manifest (a damaged `CURRENT` kept in lost+found first); returns
+    /// its generation.
+    fn publish(&mut self) -> Result<u64, StorageError> {
+        let (dir, generation) = (self.dir, self.generation);
+        if !self.exam.current_ok && dir.join("CURRENT").exists() {
+            let to = self.lost_found.join("CURRENT");
+            std::fs::copy(dir.join("CURRENT"), &to).map_err(|e| StorageError::io(&to, e))?;
+            self.mover.moved.push(format!("{LOST_FOUND}/repair-{generation:06}/CURRENT"));
+        }
+        if self.m.wal_salt == 0 {
+            // A manifest rebuilt from the files: the WAL's own header has its salt.
+            let p = dir.join(wal_name(self.m.wal_seq));
+            let header = crate::storage::disk::read(&p).ok().and_then(|b| wal::decode_wal_header(&p, &b).ok());
+            self.m.wal_salt = header.map_or_else(wal::new_salt, |(_, salt)| salt);
+        }
+        self.m.publish(dir).map_err(StorageError::from)?;
+        self.superseded.extend(self.base.name.clone());
+        Ok(generation)
+    }
+
+    /// Moves the superseded files into lost+found and makes the moves durable; returns
+    /// what was moved (the lost+found folder is removed when that is nothing).
+    fn finish(mut self) -> Result<Vec<String>, StorageError> {
+        for name in std::mem::take(&mut self.superseded) {
+            self.mover.keep(&name)?;
+        }
+        sync_dir(self.dir)?;
+        sync_dir(self.lost_found)?;
+        let moved = self.mover.moved;
+        if moved.is_empty() {
+            let _ = std::fs::remove_dir(self.lost_found);
+        }
+        Ok(moved)
+    }
+}
+
+/// Moves files into lost+found, remembering what it moved.
+struct Mover<'a> {
+    dir: &'a Path,
+    to: &'a Path,
+    moved: Vec<String>,
+}
+
+impl Mover<'_> {
+    /// Moves `name` out of the way, if it exists.
+    fn keep(&mut self, name: &str) -> Result<(), StorageError> {
+        let from = self.dir.join(name);
+        if !from.exists() {
+            return Ok(());
+        }
+        let to = self.to.join(name);
+        std::fs::rename(&from, &to).map_err(|e| StorageError::io(&from, e))?;
+        let sub = self.to.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        self.moved.push(format!("{LOST_FOUND}/{sub}/{name}"));
+        Ok(())
+    }
+}
+
+type Graphs = (Option<hnsw::Graph>, Option<vamana::Graph>);
+
+/// Owned copies of an index's graphs, to write around new codes.
+fn owned_graphs(index: &SegmentIndex) -> Graphs {
+    let h = index.graph().map(|g| g.to_graph());
+    let v =
+        index.vamana().map(|g| vamana::Graph { degree: g.degree, medoid: g.medoid, adjacency: g.adjacency.to_vec() });
+    (h, v)
+}
+
+/// Links every unreachable node of the base layer (but the `ignored` ones: deleted, or
+/// without a vector) from its nearest reachable node that has a free slot, so a search
+/// from the entry point can reach it. `None` when some node finds no such neighbour (the
+/// caller rebuilds the graph).
+fn reconnect(
+    mut graphs: Graphs,
+    seg: &Segment,
+    field: usize,
+    metric: crate::schema::Metric,
+    ignored: &RoaringBitmap,
+) -> Option<Graphs> {
+    let mut layer = BaseLayer::of(graphs.0.as_mut(), graphs.1.as_mut())?;
+    let n = layer.words.len() / layer.stride;
+    layer.link_unreachable(kernels::best(), metric, &seg.vector(field), |u| ignored.contains(u))?;
+    // The result must pass the same check verify applies.
+    let fine = match &graphs {
+        (Some(g), _) => topology::check_hnsw(&g.view(), ignored).first().is_some_and(|l| l.unreachable_live == 0),
+        (None, Some(v)) => {
+            let view = v.view();
+            let layer = topology::VamanaLayer { graph: &view };
+            layer.universe() == n && topology::check_vamana(&view, ignored).unreachable_live == 0
+        }
+        (None, None) => false,
+    };
+    fine.then_some(graphs)
+}

@@ -1,0 +1,180 @@
+//! Repair: a plan made from one verify pass under the writer lock, then carried out as
+//! new files and one manifest publish. Nothing is deleted: every file repair replaces or
+//! cannot use is moved into `DIR/lost+found/repair-<generation>/`.
+//!
+//! What repair does, in order of preference: restore exactly (a manifest or delete file
+//! with one damaged byte, a header, a section table, derived sections, codes re-encoded
+//! from the originals, a graph reconnected or rebuilt); salvage (the readable columns of
+//! a damaged segment written into a new segment); and last, give up data, which it lists
+//! (by key when the keys are readable). A row that verified before repair is present
+//! after it.
+
+mod apply;
+mod plan;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::exam::{self, Exam};
+use super::{Report, VerifyOptions};
+use crate::error::StorageError;
+use crate::schema::Schema;
+use crate::storage::lock::WriterLock;
+use crate::storage::sync_dir;
+use plan::Step;
+
+/// Where repair moves what it replaces, inside the collection directory.
+pub use crate::collection::recovery::LOST_FOUND;
+
+/// How to repair.
+#[derive(Clone, Debug)]
+pub struct RepairOptions {
+    /// Threads for index builds.
+    pub concurrency: usize,
+    /// The schema to interpret the files with when no manifest holds a readable one
+    /// (a manifest cut short inside its schema, with no older manifest left).
+    pub schema: Option<Schema>,
+    /// Map the files (see [`VerifyOptions::mmap`]).
+    pub mmap: bool,
+    /// How long to wait for another writer's lock (see [`crate::OpenOptions::lock_timeout`]).
+    pub lock_timeout: std::time::Duration,
+}
+
+impl Default for RepairOptions {
+    fn default() -> Self {
+        RepairOptions {
+            concurrency: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            schema: None,
+            mmap: true,
+            lock_timeout: std::time::Duration::ZERO,
+        }
+    }
+}
+
+/// One step of a plan, as the user reads it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Action {
+    pub file: String,
+    pub what: String,
+}
+
+/// Data a repair gives up.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Loss {
+    pub file: String,
+    pub what: String,
+    /// Rows affected (0 when unknown).
+    pub rows: u64,
+    /// Their keys, when readable.
+    pub keys: Vec<String>,
+}
+
+/// What a repair will do.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Plan {
+    pub actions: Vec<Action>,
+    pub losses: Vec<Loss>,
+    /// Why nothing can be done, when nothing can.
+    pub blocked: Option<String>,
+    /// The generation the repair publishes, if it publishes one.
+    pub generation: Option<u64>,
+}
+
+impl Plan {
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty()
+    }
+}
+
+/// What a repair did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Outcome {
+    /// The generation published, if any.
+    pub generation: Option<u64>,
+    pub done: Vec<Action>,
+    pub losses: Vec<Loss>,
+    /// Files moved, relative to the collection directory.
+    pub moved: Vec<String>,
+    /// A verify pass after the repair.
+    pub after: Report,
+}
+
+/// A repair in progress: the writer lock, the facts and the plan.
+pub struct Repair {
+    dir: PathBuf,
+    _lock: WriterLock,
+    opts: RepairOptions,
+    exam: Exam,
+    steps: Vec<Step>,
+    plan: Plan,
+    publish: bool,
+}
+
+fn verify_options(mmap: bool) -> VerifyOptions {
+    // Every code is re-encoded; no recall sample (it changes nothing repair does).
+    VerifyOptions { deep: true, recall_queries: 0, mmap, ..VerifyOptions::default() }
+}
+
+/// Files and bytes under `DIR/lost+found/` (zeros when it does not exist).
+pub fn lost_found_size(dir: &Path) -> (u64, u64) {
+    super::exam::lost_found_size(&dir.join(LOST_FOUND)).unwrap_or((0, 0))
+}
+
+/// Empties `DIR/lost+found/` under the writer lock (what recovery and repair kept there is
+/// never read by the engine); returns the files and bytes removed. Waits up to
+/// `lock_timeout` for another writer's lock.
+pub fn purge_lost_found(dir: &Path, lock_timeout: std::time::Duration) -> Result<(u64, u64), StorageError> {
+    let _lock = WriterLock::acquire_within(dir, lock_timeout)?;
+    let lf = dir.join(LOST_FOUND);
+    let size = lost_found_size(dir);
+    match std::fs::remove_dir_all(&lf) {
+        Ok(()) => sync_dir(dir).map(|()| size),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((0, 0)),
+        Err(e) => Err(StorageError::io(&lf, e)),
+    }
+}
+
+impl Repair {
+    /// Takes the writer lock (another writer: [`StorageError::Locked`]), examines the
+    /// collection and plans.
+    pub fn begin(dir: &Path, opts: RepairOptions) -> Result<Repair, StorageError> {
+        let lock = WriterLock::acquire_within(dir, opts.lock_timeout)?;
+        // A read error that does not repeat is no damage, and planning on it would throw
+        // good files away: examine until two passes in a row find the same.
+        let mut exam = exam::examine(dir, &verify_options(opts.mmap), true, opts.schema.as_ref())?;
+        for _ in 0..3 {
+            let again = exam::examine(dir, &verify_options(opts.mmap), true, opts.schema.as_ref())?;
+            let same = again.report.findings == exam.report.findings;
+            exam = again;
+            if same {
+                break;
+            }
+        }
+        let mut r = Repair {
+            dir: dir.to_path_buf(),
+            _lock: lock,
+            opts,
+            exam,
+            steps: Vec::new(),
+            plan: Plan::default(),
+            publish: false,
+        };
+        r.make_plan();
+        Ok(r)
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The verify report the plan was made from.
+    pub fn report(&self) -> &Report {
+        &self.exam.report
+    }
+
+    /// Carries out the plan, publishes, and verifies again.
+    pub fn apply(self) -> Result<Outcome, StorageError> {
+        apply::apply(self)
+    }
+}
