@@ -101,16 +101,3 @@ fn hnsw_base(g: &mut hnsw::Graph) -> BaseLayer<'_> {
 fn vamana_base(g: &mut vamana::Graph) -> BaseLayer<'_> {
     BaseLayer { stride: g.degree + 1, entry: g.medoid, words: &mut g.adjacency }
 }
-
-impl<'a> BaseLayer<'a> {
-    /// The base layer of an HNSW graph, else of a Vamana graph; `None` without either.
-    /// For callers that still hold the two graphs apart; [`GraphIndex::base_layer`] is the
-    /// one-graph form.
-    pub fn of(hnsw: Option<&'a mut hnsw::Graph>, vamana: Option<&'a mut vamana::Graph>) -> Option<BaseLayer<'a>> {
-        match (hnsw, vamana) {
-            (Some(g), _) => Some(hnsw_base(g)),
-            (None, Some(v)) => Some(vamana_base(v)),
-            (None, None) => None,
-        }
-    }
-}

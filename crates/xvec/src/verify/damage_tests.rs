@@ -470,7 +470,8 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
         block[1..1 + kept.len()].copy_from_slice(&kept);
     }
     drop(index);
-    segment_index::write_with_graph(&dir.join(idx), 1, 2, spec, seg.vector(2), seg.rows(), Some(&graph), None).unwrap();
+    let graph = Some(xvec::index::graph_index::GraphIndexView::Hnsw(graph.view()));
+    segment_index::write_with_graph_index(&dir.join(idx), 1, 2, spec, seg.vector(2), seg.rows(), graph).unwrap();
     let report = verify::run(&dir, &quick()).unwrap();
     assert!(report.is_clean(), "{:?}", report.findings);
     let warning = report.findings.iter().find(|f| f.severity == Severity::Warning).unwrap();

@@ -7,11 +7,9 @@ use super::{IndexMeta, Kind, SegmentIndex, keeps_rotation, keeps_sketches, quant
 use crate::error::StorageError;
 use crate::index::graph::GraphSection;
 use crate::index::graph_index::GraphIndexView;
-use crate::index::hnsw::{self};
 use crate::index::quant::PARAMS_PER_ROW;
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch::{self, Sketches};
-use crate::index::vamana;
 use crate::schema::{IndexParams, Quantize, VectorSpec};
 use crate::storage::FileKind;
 use crate::storage::column::VectorColumn;
@@ -31,26 +29,6 @@ pub fn write_with_graph_index(
     graph: Option<GraphIndexView>,
 ) -> Result<u64, StorageError> {
     write_index(path, segment_id, field, spec, rows, &encode(spec, col, rows), graph)
-}
-
-/// [`write_with_graph_index`] for callers that hold the HNSW and Vamana graphs apart
-/// (the HNSW one wins when both are given).
-#[allow(clippy::too_many_arguments)]
-pub fn write_with_graph(
-    path: &Path,
-    segment_id: u64,
-    field: u16,
-    spec: &VectorSpec,
-    col: VectorColumn,
-    rows: usize,
-    graph: Option<&hnsw::Graph>,
-    adjacency: Option<&vamana::Graph>,
-) -> Result<u64, StorageError> {
-    let graph = match (graph, adjacency) {
-        (Some(g), _) => Some(GraphIndexView::Hnsw(g.view())),
-        (None, v) => v.map(|v| GraphIndexView::Vamana(v.view())),
-    };
-    write_with_graph_index(path, segment_id, field, spec, col, rows, graph)
 }
 
 /// The codes of every row (quantized indexes only), their sketches (graph indexes) and

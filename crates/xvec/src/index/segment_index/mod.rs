@@ -33,8 +33,8 @@ mod search;
 #[cfg(test)]
 mod tests;
 
+pub use file::write_with_graph_index;
 use file::{encode, write_index};
-pub use file::{write_with_graph, write_with_graph_index};
 pub use search::{SearchParams, scratch_bytes};
 
 #[repr(u16)]

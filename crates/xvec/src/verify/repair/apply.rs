@@ -10,9 +10,8 @@ use roaring::RoaringBitmap;
 use super::plan::Step;
 use super::{LOST_FOUND, Outcome, Repair, RepairOptions, verify_options};
 use crate::error::StorageError;
-use crate::index::reach::BaseLayer;
+use crate::index::graph_index::GraphIndex;
 use crate::index::segment_index::{self, SegmentIndex};
-use crate::index::{hnsw, vamana};
 use crate::kernels;
 use crate::schema::Schema;
 use crate::storage::column::SegmentView;
@@ -241,8 +240,10 @@ impl<'a> Applier<'a> {
         let Some(seg) = &s.segment else { return Ok(()) };
         let Some(spec) = schema.fields().get(field as usize).and_then(|f| f.as_vector()) else { return Ok(()) };
         let old = s.indexes.iter().find(|i| i.entry.field == field);
-        let graphs = match step {
-            Step::Recode { .. } => old.and_then(|i| i.index.as_deref()).map(owned_graphs),
+        // Some(graph): write the index again around what it had (its graph, if it has one);
+        // None: rebuild it.
+        let kept: Option<Option<GraphIndex>> = match step {
+            Step::Recode { .. } => old.and_then(|i| i.index.as_deref()).map(owned_graph),
             Step::Reconnect { .. } => old.and_then(|i| i.index.as_deref()).and_then(|index| {
                 let mut ignored = match &s.deletes {
                     DelState::Ok(d) => d.clone(),
@@ -250,7 +251,7 @@ impl<'a> Applier<'a> {
                 };
                 let col = seg.vector(field as usize);
                 ignored.extend((0..seg.rows() as u32).filter(|&r| !col.validity.is_valid(r as usize)));
-                reconnect(owned_graphs(index), seg, field as usize, spec.metric, &ignored)
+                reconnect(owned_graph(index)?, seg, field as usize, spec.metric, &ignored).map(Some)
             }),
             _ => None,
         };
@@ -258,16 +259,15 @@ impl<'a> Applier<'a> {
         let path = dir.join(&name);
         self.mover.keep(&name)?;
         let col = seg.vector(field as usize);
-        let size = match graphs {
-            Some((g, v)) => segment_index::write_with_graph(
+        let size = match kept {
+            Some(graph) => segment_index::write_with_graph_index(
                 &path,
                 s.entry.id,
                 field,
                 spec,
                 col,
                 seg.rows(),
-                g.as_ref(),
-                v.as_ref(),
+                graph.as_ref().map(GraphIndex::view),
             )?,
             None => segment_index::build(
                 &path,
@@ -390,14 +390,9 @@ impl Mover<'_> {
     }
 }
 
-type Graphs = (Option<hnsw::Graph>, Option<vamana::Graph>);
-
-/// Owned copies of an index's graphs, to write around new codes.
-fn owned_graphs(index: &SegmentIndex) -> Graphs {
-    let h = index.graph().map(|g| g.to_graph());
-    let v =
-        index.vamana().map(|g| vamana::Graph { degree: g.degree, medoid: g.medoid, adjacency: g.adjacency.to_vec() });
-    (h, v)
+/// An owned copy of the index's graph, to change and write again.
+fn owned_graph(index: &SegmentIndex) -> Option<GraphIndex> {
+    index.graph_index().map(|g| g.to_graph())
 }
 
 /// Links every unreachable node of the base layer (but the `ignored` ones: deleted, or
@@ -405,24 +400,27 @@ fn owned_graphs(index: &SegmentIndex) -> Graphs {
 /// from the entry point can reach it. `None` when some node finds no such neighbour (the
 /// caller rebuilds the graph).
 fn reconnect(
-    mut graphs: Graphs,
+    mut graph: GraphIndex,
     seg: &Segment,
     field: usize,
     metric: crate::schema::Metric,
     ignored: &RoaringBitmap,
-) -> Option<Graphs> {
-    let mut layer = BaseLayer::of(graphs.0.as_mut(), graphs.1.as_mut())?;
-    let n = layer.words.len() / layer.stride;
-    layer.link_unreachable(kernels::best(), metric, &seg.vector(field), |u| ignored.contains(u))?;
+) -> Option<GraphIndex> {
+    let n = {
+        let mut layer = graph.base_layer();
+        layer.link_unreachable(kernels::best(), metric, &seg.vector(field), |u| ignored.contains(u))?;
+        layer.words.len() / layer.stride
+    };
     // The result must pass the same check verify applies.
-    let fine = match &graphs {
-        (Some(g), _) => topology::check_hnsw(&g.view(), ignored).first().is_some_and(|l| l.unreachable_live == 0),
-        (None, Some(v)) => {
+    let fine = match &graph {
+        GraphIndex::Hnsw(g) => {
+            topology::check_hnsw(&g.view(), ignored).first().is_some_and(|l| l.unreachable_live == 0)
+        }
+        GraphIndex::Vamana(v) => {
             let view = v.view();
             let layer = topology::VamanaLayer { graph: &view };
             layer.universe() == n && topology::check_vamana(&view, ignored).unreachable_live == 0
         }
-        (None, None) => false,
     };
-    fine.then_some(graphs)
+    fine.then_some(graph)
 }
