@@ -56,6 +56,7 @@ pub fn reference_distance(metric: Metric, q: &[f32], x: &[f32]) -> f64 {
             let nx: f64 = x.iter().map(|a| (*a as f64).powi(2)).sum::<f64>().sqrt();
             -dot / (nq * nx)
         }
+        other => unimplemented!("reference distances for the {other} metric"),
     }
 }
 

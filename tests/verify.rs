@@ -21,8 +21,8 @@ use crate::util::{copy_dir, random_vectors, wal_frames};
 const DIM: usize = 4;
 
 pub fn schema() -> Schema {
-    let hnsw = HnswParams { m: 4, ef_construction: 16, ef: 16, quantize: Quantize::Int8, ..Default::default() };
-    let vamana = VamanaParams { degree: 4, build_list: 8, query_list: 16, ..Default::default() };
+    let hnsw = HnswParams::default().m(4).ef_construction(16).ef(16).quantize(Quantize::Int8);
+    let vamana = VamanaParams::default().degree(4).build_list(8).query_list(16);
     Schema::builder("v")
         .field(Field::scalar("tag", ScalarType::String))
         .field(Field::scalar("n", ScalarType::Int64).nullable(true))

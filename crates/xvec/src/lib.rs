@@ -45,8 +45,8 @@ pub use filter::{Param, Params};
 pub use half::f16;
 pub use index::MAX_BUILD_THREADS;
 pub use schema::{
-    Field, FieldType, FlatParams, HnswParams, IndexParams, Metric, Quantize, ScalarType, Schema, VamanaParams,
-    VectorSpec, VectorType,
+    Field, FieldType, FlatParams, HnswParams, IndexParams, IndexType, Metric, Quantize, ScalarType, Schema,
+    UnknownName, VamanaParams, VectorSpec, VectorType,
 };
 pub use storage::FileKind;
 pub use storage::manifest::CollectionOptions;

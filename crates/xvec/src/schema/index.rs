@@ -1,13 +1,18 @@
 //! Index parameters of a vector field: one variant per index type, each with the
 //! engine's defaults, and the range checks a schema and the tool's flags share.
 
+use std::fmt;
+use std::str::FromStr;
+
 use serde::{Deserialize, Serialize};
 
+use super::types::{UnknownName, parse_name};
 use super::{Quantize, VectorSpec, VectorType};
 use crate::error::SchemaError;
 
 /// Quantization settings shared by every index type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct QuantSpec {
     pub quantize: Quantize,
     /// Apply the seeded random orthogonal rotation before encoding.
@@ -47,6 +52,7 @@ fn default_occlusion() -> u32 {
 /// Exact search, over the originals or over quantized codes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct FlatParams {
     #[serde(default)]
     pub quantize: Quantize,
@@ -60,6 +66,7 @@ pub struct FlatParams {
 /// Hierarchical navigable small world graph.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct HnswParams {
     /// Edges per node on the upper layers; the base layer keeps `2 m`.
     #[serde(default = "default_m")]
@@ -99,6 +106,7 @@ impl Default for HnswParams {
 /// alpha-relaxed robust prune.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct VamanaParams {
     /// Most neighbours per node (R).
     #[serde(default = "default_degree")]
@@ -143,9 +151,84 @@ impl Default for VamanaParams {
     }
 }
 
+/// Builder-style setters, one per field, because the structs are `#[non_exhaustive]`
+/// and cannot be built literally outside the engine: `HnswParams::default().m(8)`.
+/// Fields after `;` are optional in the schema; their setter takes the plain value.
+macro_rules! setters {
+    ($ty:ident { $($field:ident: $t:ty),* ; $($opt:ident: $ot:ty),* }) => {
+        impl $ty {
+            $(
+                #[doc = concat!("Sets `", stringify!($field), "`.")]
+                pub fn $field(mut self, value: $t) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+            $(
+                #[doc = concat!("Sets `", stringify!($opt), "`.")]
+                pub fn $opt(mut self, value: $ot) -> Self {
+                    self.$opt = Some(value);
+                    self
+                }
+            )*
+        }
+    };
+}
+
+setters!(FlatParams { quantize: Quantize; rotate: bool, refine: u32 });
+setters!(HnswParams { m: u32, ef_construction: u32, ef: u32, seed: u64, quantize: Quantize; rotate: bool, refine: u32 });
+setters!(VamanaParams {
+    degree: u32, build_list: u32, query_list: u32, alpha: f32, occlusion: u32, seed: u64, quantize: Quantize;
+    rotate: bool, refine: u32
+});
+
+/// The index types, without their parameters: what a flag or a report names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IndexType {
+    Flat,
+    Hnsw,
+    Vamana,
+}
+
+impl IndexType {
+    /// Every index type, in the order help texts list them.
+    pub const ALL: [IndexType; 3] = [IndexType::Flat, IndexType::Hnsw, IndexType::Vamana];
+
+    /// The `type` of the schema's index object.
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexType::Flat => "flat",
+            IndexType::Hnsw => "hnsw",
+            IndexType::Vamana => "vamana",
+        }
+    }
+}
+
+impl FromStr for IndexType {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<IndexType, UnknownName> {
+        parse_name("index type", &IndexType::ALL, IndexType::name, s)
+    }
+}
+
+impl fmt::Display for IndexType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for IndexType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 /// Index built over a vector field. Grows with each index type the engine learns.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum IndexParams {
     /// Exact search over every stored vector (or its codes).
     Flat(FlatParams),
@@ -162,12 +245,79 @@ impl Default for IndexParams {
 }
 
 impl IndexParams {
-    pub fn name(&self) -> &'static str {
-        match self {
-            IndexParams::Flat(_) => "flat",
-            IndexParams::Hnsw(_) => "hnsw",
-            IndexParams::Vamana(_) => "vamana",
+    /// The engine's defaults for every parameter of `kind`.
+    pub fn defaults(kind: IndexType) -> IndexParams {
+        match kind {
+            IndexType::Flat => IndexParams::Flat(FlatParams::default()),
+            IndexType::Hnsw => IndexParams::Hnsw(HnswParams::default()),
+            IndexType::Vamana => IndexParams::Vamana(VamanaParams::default()),
         }
+    }
+
+    pub fn kind(&self) -> IndexType {
+        match self {
+            IndexParams::Flat(_) => IndexType::Flat,
+            IndexParams::Hnsw(_) => IndexType::Hnsw,
+            IndexParams::Vamana(_) => IndexType::Vamana,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    pub fn hnsw_mut(&mut self) -> Option<&mut HnswParams> {
+        match self {
+            IndexParams::Hnsw(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    pub fn vamana_mut(&mut self) -> Option<&mut VamanaParams> {
+        match self {
+            IndexParams::Vamana(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The seed of randomized construction, for the index types that have one.
+    pub fn seed_mut(&mut self) -> Option<&mut u64> {
+        match self {
+            IndexParams::Flat(_) => None,
+            IndexParams::Hnsw(p) => Some(&mut p.seed),
+            IndexParams::Vamana(p) => Some(&mut p.seed),
+        }
+    }
+
+    /// The quantization fields every index type has.
+    fn quant_mut(&mut self) -> (&mut Quantize, &mut Option<bool>, &mut Option<u32>) {
+        match self {
+            IndexParams::Flat(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine),
+            IndexParams::Hnsw(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine),
+            IndexParams::Vamana(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine),
+        }
+    }
+
+    pub fn set_quantize(&mut self, quantize: Quantize) {
+        *self.quant_mut().0 = quantize;
+    }
+
+    pub fn set_rotate(&mut self, rotate: bool) {
+        *self.quant_mut().1 = Some(rotate);
+    }
+
+    pub fn set_refine(&mut self, refine: u32) {
+        *self.quant_mut().2 = Some(refine);
+    }
+
+    /// The same index with the defaults of `rotate` and `refine` spelled out, so its JSON
+    /// form names every parameter the engine uses.
+    pub fn resolved(&self) -> IndexParams {
+        let q = self.quant();
+        let mut p = self.clone();
+        p.set_rotate(q.rotate);
+        p.set_refine(q.refine);
+        p
     }
 
     /// Quantization with defaults resolved.

@@ -10,9 +10,9 @@ mod json;
 mod tests;
 mod types;
 
-pub use index::{FlatParams, HnswParams, IndexParams, QuantSpec, VamanaParams};
+pub use index::{FlatParams, HnswParams, IndexParams, IndexType, QuantSpec, VamanaParams};
 pub use json::{RawField, RawSchema};
-pub use types::{Metric, Quantize, ScalarType, VectorType};
+pub use types::{Metric, Quantize, ScalarType, UnknownName, VectorType};
 
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +45,7 @@ impl VectorSpec {
 
 /// The type of a field.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum FieldType {
     Scalar(ScalarType),
     Vector(VectorSpec),

@@ -62,10 +62,7 @@ fn rejects_bad_schemas() {
     }
     let s = Schema::from_json(&idx(r#"{"type":"vamana","quantize":"int8","refine":4}"#)).unwrap();
     let spec = s.field(0).as_vector().unwrap();
-    assert_eq!(
-        spec.index,
-        IndexParams::Vamana(VamanaParams { quantize: Quantize::Int8, refine: Some(4), ..Default::default() })
-    );
+    assert_eq!(spec.index, IndexParams::Vamana(VamanaParams::default().quantize(Quantize::Int8).refine(4)));
     assert!(spec.index.builds_index());
     assert_eq!(
         spec.index.describe(),
@@ -74,4 +71,50 @@ fn rejects_bad_schemas() {
     assert_eq!(Schema::from_json(&s.to_json()).unwrap(), s);
     let six: Vec<Field> = (0..6).map(|i| Field::vector(format!("v{i}"), VectorType::Fp32, 4, Metric::L2)).collect();
     assert!(matches!(Schema::new("w", six), Err(SchemaError::TooManyVectorFields(6))));
+}
+
+#[test]
+fn names_parse_and_list_the_valid_ones() {
+    for t in IndexType::ALL {
+        assert_eq!(t.name().parse::<IndexType>(), Ok(t));
+        assert_eq!(IndexParams::defaults(t).kind(), t);
+        assert_eq!(t.to_string(), t.name());
+    }
+    for m in Metric::ALL {
+        assert_eq!(m.name().parse::<Metric>(), Ok(m));
+    }
+    for q in Quantize::ALL {
+        assert_eq!(q.name().parse::<Quantize>(), Ok(q));
+    }
+    assert_eq!(
+        "ivf".parse::<IndexType>().unwrap_err().to_string(),
+        r#"unknown index type "ivf"; expected flat, hnsw, vamana"#
+    );
+    assert_eq!("dot".parse::<Metric>().unwrap_err().to_string(), r#"unknown metric "dot"; expected l2, ip, cosine"#);
+    assert!("int3".parse::<Quantize>().unwrap_err().to_string().ends_with("expected none, fp16, int8, int4"));
+}
+
+#[test]
+fn setters_reach_every_variant() {
+    let mut p = IndexParams::defaults(IndexType::Hnsw);
+    p.hnsw_mut().unwrap().m = 8;
+    p.set_quantize(Quantize::Int8);
+    p.set_refine(4);
+    *p.seed_mut().unwrap() = 7;
+    let built = HnswParams::default().m(8).quantize(Quantize::Int8).refine(4).seed(7);
+    assert_eq!(p, IndexParams::Hnsw(built));
+    assert!(p.vamana_mut().is_none());
+    assert!(IndexParams::defaults(IndexType::Flat).seed_mut().is_none());
+    // Resolving spells out the defaults without changing what they mean.
+    let r = p.resolved();
+    assert_eq!((r.quant(), r.describe()), (p.quant(), p.describe()));
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"type": "hnsw", "m": 8, "ef_construction": 200, "ef": 64, "seed": 7,
+            "quantize": "int8", "rotate": true, "refine": 4})
+    );
+    let mut flat = IndexParams::defaults(IndexType::Flat);
+    flat.set_rotate(false);
+    assert_eq!(flat, IndexParams::Flat(FlatParams::default().rotate(false)));
 }

@@ -1,11 +1,41 @@
 //! Element, scalar, metric and quantization types: the small closed vocabularies a
 //! schema is spelled in.
 
+use std::fmt;
+use std::str::FromStr;
+
 use serde::{Deserialize, Serialize};
+
+/// A name outside a vocabulary (a metric, a quantization, an index type); the message
+/// lists the names that are.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} {input:?}; expected {}", expected.join(", "))]
+#[non_exhaustive]
+pub struct UnknownName {
+    /// What was being named, e.g. `metric`.
+    pub what: &'static str,
+    pub input: String,
+    pub expected: Vec<&'static str>,
+}
+
+/// The member of `all` whose `name` is `input`.
+pub(super) fn parse_name<T: Copy>(
+    what: &'static str,
+    all: &[T],
+    name: fn(T) -> &'static str,
+    input: &str,
+) -> Result<T, UnknownName> {
+    all.iter().copied().find(|&t| name(t) == input).ok_or_else(|| UnknownName {
+        what,
+        input: input.to_string(),
+        expected: all.iter().map(|&t| name(t)).collect(),
+    })
+}
 
 /// Scalar column types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ScalarType {
     String,
     Bool,
@@ -48,6 +78,7 @@ impl ScalarType {
 
 /// Element type of a vector field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum VectorType {
     #[serde(rename = "vector_fp32")]
     Fp32,
@@ -83,6 +114,7 @@ impl VectorType {
 /// better). Results are always ordered best first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Metric {
     L2,
     Ip,
@@ -90,6 +122,9 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// Every metric, in the order help texts list them.
+    pub const ALL: [Metric; 3] = [Metric::L2, Metric::Ip, Metric::Cosine];
+
     pub fn name(self) -> &'static str {
         match self {
             Metric::L2 => "l2",
@@ -107,6 +142,7 @@ impl Metric {
 /// Representation of vectors inside an index (the originals stay in the segment).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Quantize {
     /// Score against the original vectors.
     #[default]
@@ -120,6 +156,9 @@ pub enum Quantize {
 }
 
 impl Quantize {
+    /// Every representation, in the order help texts list them.
+    pub const ALL: [Quantize; 4] = [Quantize::None, Quantize::Fp16, Quantize::Int8, Quantize::Int4];
+
     pub fn name(self) -> &'static str {
         match self {
             Quantize::None => "none",
@@ -127,5 +166,33 @@ impl Quantize {
             Quantize::Int8 => "int8",
             Quantize::Int4 => "int4",
         }
+    }
+}
+
+impl FromStr for Metric {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Metric, UnknownName> {
+        parse_name("metric", &Metric::ALL, Metric::name, s)
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Quantize {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Quantize, UnknownName> {
+        parse_name("quantization", &Quantize::ALL, Quantize::name, s)
+    }
+}
+
+impl fmt::Display for Quantize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
