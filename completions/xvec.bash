@@ -267,7 +267,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__bench)
-            opts="-k -o -h --dataset --base --queries --gt --path --index --metric --k --ef --m --ef-construction --degree --build-list --alpha --quantize --rotate --refine --seed --limit --skip-load --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --gt-threads --output --csv --plot --compare --mode --no-headers --no-mmap --wait --help"
+            opts="-k -o -h --dataset --base --queries --gt --path --index --m --ef-construction --degree --build-list --alpha --quantize --rotate --seed --metric --k --ef --refine --limit --skip-load --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --gt-threads --output --csv --plot --compare --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,34 +295,6 @@ _xvec() {
                     ;;
                 --index)
                     COMPREPLY=($(compgen -W "flat hnsw vamana" -- "${cur}"))
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o nospace
-                    fi
-                    return 0
-                    ;;
-                --metric)
-                    COMPREPLY=($(compgen -W "l2 ip cosine" -- "${cur}"))
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o nospace
-                    fi
-                    return 0
-                    ;;
-                --k)
-                    COMPREPLY=("${cur}")
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o nospace
-                    fi
-                    return 0
-                    ;;
-                -k)
-                    COMPREPLY=("${cur}")
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o nospace
-                    fi
-                    return 0
-                    ;;
-                --ef)
-                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -377,14 +349,42 @@ _xvec() {
                     fi
                     return 0
                     ;;
-                --refine)
+                --seed)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
                     return 0
                     ;;
-                --seed)
+                --metric)
+                    COMPREPLY=($(compgen -W "l2 ip cosine" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --k)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                -k)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --ef)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --refine)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

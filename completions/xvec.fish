@@ -346,14 +346,9 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l base -d 'Base vector
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l queries -d 'Query vectors: .fvecs, .bvecs, .npy or .parquet' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l gt -d 'Ground truth: .ivecs, integer .npy or neighbors .parquet (default: computed exactly)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l path -d 'Collection directory to create (default: a temporary one, removed afterwards)' -r -F
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l index -d 'Index type of the vector field' -r -f -a "flat\t'Exact search over every vector'
-hnsw\t'Hierarchical navigable small world graph'
-vamana\t'Vamana (DiskANN) graph'"
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l metric -d 'Similarity metric' -r -f -a "l2\t'Squared Euclidean distance'
-ip\t'Inner product'
-cosine\t'Cosine similarity'"
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbours per query; recall and nDCG are computed at this k' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (default: the index\'s own)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l index -d 'Index type of the vector field' -r -f -a "flat\t''
+hnsw\t''
+vamana\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW edges per node (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'HNSW candidate list size while building (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana: most neighbours per node, R (default: the engine\'s)' -r -f
@@ -365,8 +360,13 @@ int8\t''
 int4\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l rotate -d 'Rotate vectors before quantizing (default: on for int8 and int4)' -r -f -a "true\t''
 false\t''"
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l refine -d 'Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default: the index\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l seed -d 'Seed of graph construction and rotation' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l metric -d 'Similarity metric' -r -f -a "l2\t''
+ip\t''
+cosine\t''"
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbours per query; recall and nDCG are computed at this k' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (default: the index\'s own)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l refine -d 'Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default: the index\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l limit -d 'Use only the first N base vectors (ground truth is checked, or computed, for them)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l batch-size -d 'Documents per insert call' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l optimize-concurrency -d 'Threads the optimize phase may use, 1 to 1024 (default: all cores)' -r -f

@@ -202,7 +202,11 @@ fn end_to_end_with_sweep_csv_plot_and_compare() {
     assert_eq!(at(&r, "/searches").as_array().unwrap().len(), 2);
     assert_eq!(at(&r, "/searches/1/ef"), 32);
     assert_eq!(at(&r, "/concurrent").as_array().unwrap().len(), 2);
-    assert_eq!(at(&r, "/config/schema_index"), &serde_json::json!({"type": "flat"}));
+    assert_eq!(
+        at(&r, "/config/schema_index"),
+        &serde_json::json!({"type": "flat", "quantize": "none", "rotate": false, "refine": 0})
+    );
+    assert_eq!((at(&r, "/schema_version"), at(&r, "/config/index")), (&Value::from(2), &Value::from("flat")));
     assert!(at(&r, "/command").as_str().unwrap().starts_with("xvec bench --dataset "));
     let names: Vec<&str> = at(&r, "/phases").as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     for want in ["dataset", "create", "insert", "optimize", "close", "open", "ef=16 warmup", "ef=32 serial"] {
@@ -309,7 +313,8 @@ fn hnsw_sweep_builds_the_index_and_reports_its_memory() {
     check_sane(&r);
     assert_eq!(
         at(&r, "/config/schema_index"),
-        &serde_json::json!({"type": "hnsw", "m": 8, "ef_construction": 64, "seed": 42})
+        &serde_json::json!({"type": "hnsw", "m": 8, "ef_construction": 64, "ef": 64, "seed": 42,
+            "quantize": "none", "rotate": false, "refine": 0})
     );
     assert_eq!(at(&r, "/load/indexes_built"), 1);
     assert!(f(&r, "/engine_memory/graph") > 0.0);
@@ -374,8 +379,9 @@ fn bad_datasets_and_flags_fail_with_clear_errors() {
     std::fs::create_dir(root.join("empty")).unwrap();
     assert!(err(&["bench", "--dataset", "empty"], 1).contains("empty: no dataset found: expected base.fvecs"));
     let msg = err(&["bench", "--dataset", d, "--index", "hnsw", "--m", "1"], 1);
-    assert!(msg.contains(r#"index {"type":"hnsw","m":1,"seed":42}: "#) && msg.contains("m 1 is out of range"), "{msg}");
-    assert!(err(&["bench", "--dataset", d, "--m", "8"], 1).contains("unknown field `m`"));
+    assert!(msg.contains(r#"index {"type":"hnsw","m":1,"ef_construction":200,"ef":64,"seed":42,"#), "{msg}");
+    assert!(msg.contains("m 1 is out of range"), "{msg}");
+    assert!(err(&["bench", "--dataset", d, "--m", "8"], 2).contains("--m applies to --index hnsw"));
     // Parser-checked flags.
     assert!(err(&["bench", "--dataset", d, "--index", "ivf"], 2).contains("invalid value 'ivf'"));
     assert!(err(&["bench", "--dataset", d, "--duration", "soon"], 2).contains("'soon' is not a duration"));

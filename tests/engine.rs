@@ -13,6 +13,7 @@ fn every_doc(i: usize, elem: VectorType) -> Doc {
         VectorType::Fp32 => vec![i as f32, -1.5, 0.25, 3.0].into(),
         VectorType::Fp16 => vec![f16::from_f32(i as f32), f16::from_f32(-1.5), f16::from_f32(0.25), f16::ONE].into(),
         VectorType::Int8 => vec![(i % 100) as i8, -128, 127, 3].into(),
+        other => unimplemented!("documents with {} vectors", other.name()),
     };
     let mut d = Doc::new(format!("k{i:04}"))
         .set("s", format!("str-{i} ✓"))

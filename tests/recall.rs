@@ -31,6 +31,7 @@ fn data(elem: VectorType, n: usize, dim: usize, seed: u64) -> (Vec<Vec<f32>>, Ve
                 let q: Vec<i8> = (0..dim).map(|_| r.random_range(-128i32..=127) as i8).collect();
                 (q.iter().map(|&x| x as f32).collect(), q.into())
             }
+            other => unimplemented!("documents with {} vectors", other.name()),
         };
         stored.push(s);
         docs.push(Doc::new(format!("{i}")).set("g", (i % 10) as i32).set("v", value));

@@ -48,6 +48,9 @@ pub fn simple_schema(dim: u32, metric: Metric) -> Schema {
 /// Exact distance in f64 with the metric's "lower is better" orientation.
 pub fn reference_distance(metric: Metric, q: &[f32], x: &[f32]) -> f64 {
     let dot: f64 = q.iter().zip(x).map(|(a, b)| *a as f64 * *b as f64).sum();
+    // `Metric` is non-exhaustive outside the engine; inside it (the unit tests share this
+    // file) the last arm is unreachable.
+    #[allow(unreachable_patterns)]
     match metric {
         Metric::L2 => q.iter().zip(x).map(|(a, b)| (*a as f64 - *b as f64).powi(2)).sum(),
         Metric::Ip => -dot,
@@ -56,6 +59,7 @@ pub fn reference_distance(metric: Metric, q: &[f32], x: &[f32]) -> f64 {
             let nx: f64 = x.iter().map(|a| (*a as f64).powi(2)).sum::<f64>().sqrt();
             -dot / (nq * nx)
         }
+        other => unimplemented!("reference distances for the {other} metric"),
     }
 }
 
@@ -107,8 +111,8 @@ pub mod verify_fixture {
     pub const DIM: usize = 4;
 
     pub fn schema() -> Schema {
-        let hnsw = HnswParams { m: 4, ef_construction: 16, ef: 16, quantize: Quantize::Int8, ..Default::default() };
-        let vamana = VamanaParams { degree: 4, build_list: 8, query_list: 16, ..Default::default() };
+        let hnsw = HnswParams::default().m(4).ef_construction(16).ef(16).quantize(Quantize::Int8);
+        let vamana = VamanaParams::default().degree(4).build_list(8).query_list(16);
         Schema::builder("v")
             .field(Field::scalar("tag", ScalarType::String))
             .field(Field::scalar("n", ScalarType::Int64).nullable(true))

@@ -34,7 +34,7 @@ impl Run {
             return Err(format!("not an xvec bench report (expected \"format\": \"{FORMAT}\")"));
         }
         match json.get("schema_version").and_then(Value::as_u64) {
-            Some(v) if v >= 1 && v <= u64::from(SCHEMA_VERSION) => Ok(Run { label, json }),
+            Some(v) if (1..=u64::from(SCHEMA_VERSION)).contains(&v) => Ok(Run { label, json }),
             Some(v) => Err(format!("schema_version {v}, this xvec reads 1 to {SCHEMA_VERSION}")),
             None => Err("no schema_version".into()),
         }
@@ -208,6 +208,11 @@ mod tests {
         assert!(Run::new("x".into(), json!({"schema_version": 1})).unwrap_err().contains("not an xvec bench report"));
         let future = json!({"format": FORMAT, "schema_version": SCHEMA_VERSION + 1});
         assert!(Run::new("x".into(), future).unwrap_err().contains("this xvec reads"));
+        // Version 1 reports (loose index fields beside `schema_index`) still compare.
+        let v1 =
+            json!({"format": FORMAT, "schema_version": 1, "config": {"schema_index": {"type": "flat"}, "m": null}});
+        let c = compare(&[Run::new("old".into(), v1).unwrap(), run("new", 1.0, 1.0)]);
+        assert_eq!(c.rows.iter().find(|r| r[0] == "index").unwrap()[2], r#"{"type":"flat"}"#);
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("r.json");
         std::fs::write(&p, "{").unwrap();

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use xvec::{Metric, Quantize};
+use xvec::{Field, IndexParams, Metric, Schema, SchemaError, VectorType};
 
 /// Where the vectors come from.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,26 +16,6 @@ pub enum DataSource {
     Dir { dataset: PathBuf },
     /// Explicit files; without `gt` the ground truth is computed.
     Files { base: PathBuf, queries: PathBuf, gt: Option<PathBuf> },
-}
-
-/// Index types a run may ask for. The engine decides which it supports: asking for one
-/// it does not know yet fails at collection creation with the engine's own message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum IndexKind {
-    Flat,
-    Hnsw,
-    Vamana,
-}
-
-impl IndexKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            IndexKind::Flat => "flat",
-            IndexKind::Hnsw => "hnsw",
-            IndexKind::Vamana => "vamana",
-        }
-    }
 }
 
 /// A search parameter `--sweep` may vary.
@@ -107,26 +87,14 @@ pub struct BenchConfig {
     pub source: DataSource,
     /// Collection directory; `None` uses a fresh temporary directory, removed afterwards.
     pub path: Option<PathBuf>,
-    pub index: IndexKind,
+    /// The index of the vector field, every parameter the engine takes.
+    pub index: IndexParams,
     pub metric: Metric,
     pub k: usize,
     /// Search breadth of graph indexes (`Query::ef`); `None` uses the index default.
     pub ef: Option<usize>,
-    /// HNSW links per node.
-    pub m: Option<u32>,
-    /// HNSW candidate list size while building.
-    pub ef_construction: Option<u32>,
-    /// Vamana: most neighbours per node (R).
-    pub degree: Option<u32>,
-    /// Vamana: candidate list size while building (L).
-    pub build_list: Option<u32>,
-    /// Vamana: prune relaxation.
-    pub alpha: Option<f64>,
-    pub quantize: Option<Quantize>,
-    pub rotate: Option<bool>,
     /// Re-rank factor (`Query::refine`); `None` uses the index default.
     pub refine: Option<usize>,
-    pub seed: u64,
     /// Use only the first `limit` base vectors.
     pub limit: Option<usize>,
     /// Reuse the collection at `path` instead of creating and loading it.
@@ -156,19 +124,11 @@ impl BenchConfig {
         BenchConfig {
             source,
             path: None,
-            index: IndexKind::Flat,
+            index: IndexParams::default(),
             metric: Metric::Cosine,
             k: 10,
             ef: None,
-            m: None,
-            ef_construction: None,
-            degree: None,
-            build_list: None,
-            alpha: None,
-            quantize: None,
-            rotate: None,
             refine: None,
-            seed: 42,
             limit: None,
             skip_load: false,
             batch_size: 1000,
@@ -183,51 +143,13 @@ impl BenchConfig {
         }
     }
 
-    /// The index object of the collection's JSON schema: the type, and only the
-    /// parameters this run sets, so everything else keeps the engine's defaults.
-    pub fn index_json(&self) -> serde_json::Value {
-        let mut o = serde_json::Map::new();
-        o.insert("type".into(), self.index.name().into());
-        if let Some(m) = self.m {
-            o.insert("m".into(), m.into());
-        }
-        if let Some(efc) = self.ef_construction {
-            o.insert("ef_construction".into(), efc.into());
-        }
-        if let Some(r) = self.degree {
-            o.insert("degree".into(), r.into());
-        }
-        if let Some(l) = self.build_list {
-            o.insert("build_list".into(), l.into());
-        }
-        if let Some(a) = self.alpha {
-            o.insert("alpha".into(), a.into());
-        }
-        if let Some(q) = self.quantize {
-            o.insert("quantize".into(), q.name().into());
-        }
-        if let Some(r) = self.rotate {
-            o.insert("rotate".into(), r.into());
-        }
-        if self.index != IndexKind::Flat {
-            o.insert("seed".into(), self.seed.into());
-        }
-        serde_json::Value::Object(o)
-    }
-
-    /// The collection schema in its JSON form: one fp32 vector field `emb`.
-    pub fn schema_json(&self, dim: usize) -> String {
-        serde_json::json!({
-            "name": "bench",
-            "fields": [{
-                "name": "emb",
-                "type": "vector_fp32",
-                "dim": dim,
-                "metric": self.metric.name(),
-                "index": self.index_json(),
-            }]
-        })
-        .to_string()
+    /// The collection schema: one fp32 vector field `emb` of `dim` dimensions with this
+    /// run's metric and index, checked by the engine as any schema is.
+    pub fn schema(&self, dim: usize) -> Result<Schema, SchemaError> {
+        let dim = u32::try_from(dim).unwrap_or(u32::MAX);
+        Schema::builder("bench")
+            .field(Field::vector("emb", VectorType::Fp32, dim, self.metric).index(self.index.clone()))
+            .build()
     }
 
     /// The search settings to run, one per sweep value (or just the configured one).
@@ -296,18 +218,13 @@ mod tests {
     }
 
     #[test]
-    fn schema_carries_only_set_parameters() {
+    fn the_schema_carries_the_index() {
         let mut c = BenchConfig::new(DataSource::Dir { dataset: "d".into() });
-        assert_eq!(c.index_json(), serde_json::json!({"type": "flat"}));
-        let s = xvec::Schema::from_json(&c.schema_json(8)).unwrap();
-        assert_eq!(s.field(0).as_vector().unwrap().dim, 8);
-        c.index = IndexKind::Hnsw;
-        c.m = Some(8);
-        c.quantize = Some(Quantize::Int8);
-        c.rotate = Some(false);
-        assert_eq!(
-            c.index_json(),
-            serde_json::json!({"type": "hnsw", "m": 8, "quantize": "int8", "rotate": false, "seed": 42})
-        );
+        let s = c.schema(8).unwrap();
+        let v = s.field(0).as_vector().unwrap();
+        assert_eq!((v.dim, v.metric, &v.index), (8, Metric::Cosine, &IndexParams::default()));
+        c.index = IndexParams::Hnsw(xvec::HnswParams::default().m(1));
+        assert!(c.schema(8).unwrap_err().to_string().contains("m 1 is out of range"));
+        assert!(c.schema(1 << 40).unwrap_err().to_string().contains("dimension"));
     }
 }

@@ -78,7 +78,7 @@ fn list(values: impl Iterator<Item = String>) -> String {
 fn row(r: &Report, s: &SearchReport) -> Vec<String> {
     let c = &r.config;
     let load = |l: Option<[f64; 3]>| l.map_or_else(String::new, |l| num(l[0], 2));
-    let mut params = vec![format!("index={}", c.schema_index)];
+    let mut params = vec![format!("index={}", serde_json::to_string(&c.schema_index).expect("index params serialize"))];
     params.extend(s.refine.map(|v| format!("refine={v}")));
     params.push(format!("batch={}", c.batch_size));
     params.push(format!("mmap={}", c.mmap));

@@ -22,7 +22,7 @@ use super::report::{
 };
 use super::source::Dataset;
 use super::sys::{self, SystemInfo};
-use xvec::{Collection, Doc, OpenOptions, OptimizeOptions, Query, Schema, Snapshot};
+use xvec::{Collection, Doc, OpenOptions, OptimizeOptions, Query, Snapshot};
 
 /// Why a benchmark stopped.
 #[derive(Debug, thiserror::Error)]
@@ -246,9 +246,10 @@ fn load(
     log: &mut PhaseLog,
     progress: &mut dyn Progress,
 ) -> Result<LoadReport, BenchError> {
-    let index = cfg.index_json();
-    let schema = Schema::from_json(&cfg.schema_json(ds.base.dim()))
-        .map_err(|e| BenchError::Invalid(format!("index {index}: {e}")))?;
+    let schema = cfg.schema(ds.base.dim()).map_err(|e| {
+        let index = serde_json::to_string(&cfg.index.resolved()).expect("index params serialize");
+        BenchError::Invalid(format!("index {index}: {e}"))
+    })?;
     log.begin("create");
     let coll = Collection::create(dir, schema, Default::default()).map_err(engine("create"))?;
     log.end();

@@ -9,12 +9,12 @@
 
 use serde::Serialize;
 
-use super::config::{BenchConfig, IndexKind, Sweep};
+use super::config::{BenchConfig, Sweep};
 use super::sys::SystemInfo;
-use xvec::{Metric, Quantize};
+use xvec::{IndexParams, IndexType, Metric};
 
 /// Version of the report layout; `docs/bench-report.schema.json` pins it as a `const`.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The `format` field: tells a report apart from other JSON files.
 pub const FORMAT: &str = "xvec-bench";
@@ -77,18 +77,12 @@ pub struct DatasetReport {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ConfigReport {
-    pub index: IndexKind,
+    pub index: IndexType,
     pub metric: Metric,
     pub k: u64,
     pub ef: Option<u64>,
-    pub m: Option<u32>,
-    pub ef_construction: Option<u32>,
-    pub degree: Option<u32>,
-    pub build_list: Option<u32>,
-    pub alpha: Option<f64>,
-    pub quantize: Option<Quantize>,
-    pub rotate: Option<bool>,
     pub refine: Option<u64>,
+    /// Seed of the index's randomized construction (the engine's default for flat).
     pub seed: u64,
     pub limit: Option<u64>,
     pub skip_load: bool,
@@ -100,8 +94,9 @@ pub struct ConfigReport {
     pub duration_sec: f64,
     pub cooldown_sec: f64,
     pub sweep: Option<Sweep>,
-    /// The index object given to the engine in the collection's JSON schema.
-    pub schema_index: serde_json::Value,
+    /// The index object of the collection's JSON schema, with every parameter the
+    /// engine uses (defaults spelled out).
+    pub schema_index: IndexParams,
     /// The collection directory, or `null` for a temporary one.
     pub path: Option<String>,
 }
@@ -109,19 +104,12 @@ pub struct ConfigReport {
 impl ConfigReport {
     pub fn new(c: &BenchConfig) -> ConfigReport {
         ConfigReport {
-            index: c.index,
+            index: c.index.kind(),
             metric: c.metric,
             k: c.k as u64,
             ef: c.ef.map(|v| v as u64),
-            m: c.m,
-            ef_construction: c.ef_construction,
-            degree: c.degree,
-            build_list: c.build_list,
-            alpha: c.alpha,
-            quantize: c.quantize,
-            rotate: c.rotate,
             refine: c.refine.map(|v| v as u64),
-            seed: c.seed,
+            seed: c.index.seed(),
             limit: c.limit.map(|v| v as u64),
             skip_load: c.skip_load,
             batch_size: c.batch_size as u64,
@@ -132,7 +120,7 @@ impl ConfigReport {
             duration_sec: c.duration.as_secs_f64(),
             cooldown_sec: c.cooldown.as_secs_f64(),
             sweep: c.sweep.clone(),
-            schema_index: c.index_json(),
+            schema_index: c.index.resolved(),
             path: c.path.as_ref().map(|p| p.display().to_string()),
         }
     }

@@ -79,6 +79,7 @@ fn nearest(
                 let n = norms.map_or(1.0, |n| n[row]);
                 (kern.dot_f32_x4)(q4, x).map(|d| if n > 0.0 { -d / n } else { 0.0 })
             }
+            other => unimplemented!("exact distances for the {other} metric"),
         };
         for (top, d) in tops.iter_mut().zip(dists) {
             top.push(d, row as u32);
@@ -152,6 +153,7 @@ mod tests {
                     Metric::L2 => x.iter().zip(q).map(|(a, b)| (f64::from(*a) - f64::from(*b)).powi(2)).sum(),
                     Metric::Ip => -dot(q, x),
                     Metric::Cosine => -dot(q, x) / (dot(q, q).sqrt() * dot(x, x).sqrt()),
+                    other => unimplemented!("the oracle has no {other} metric"),
                 };
                 (s, i as u32)
             })

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 /// A schema that cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq)]
+#[non_exhaustive]
 pub enum SchemaError {
     #[error("bad collection name {0:?}: expected 1..=255 bytes without '/', '\\' or NUL")]
     BadCollectionName(String),

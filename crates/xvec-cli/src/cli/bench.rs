@@ -6,17 +6,18 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{ArgAction, Args, ValueEnum};
+use clap::{ArgAction, Args};
 use indicatif::{ProgressBar, ProgressStyle};
-use xvec::{Error, Metric, Quantize, StorageError};
+use xvec::{Error, Metric, StorageError};
 use xvec_bench::compare::{self, Run};
-use xvec_bench::config::{BenchConfig, DataSource, IndexKind, Sweep, parse_duration};
+use xvec_bench::config::{BenchConfig, DataSource, Sweep, parse_duration};
 use xvec_bench::phases::{self, BenchError, Progress};
 use xvec_bench::report::Report;
 use xvec_bench::{export, plot};
 
 use super::CliError;
 use super::context::{Io, print};
+use super::index_flags::{IndexFlags, names};
 use super::output::{Cell, Table};
 
 /// Benchmark load time, search speed, recall and memory on a dataset.
@@ -51,46 +52,22 @@ pub struct BenchArgs {
     /// Collection directory to create (default: a temporary one, removed afterwards).
     #[arg(long, value_name = "DIR")]
     pub path: Option<PathBuf>,
-    /// Index type of the vector field.
-    #[arg(long, value_enum, value_name = "TYPE", default_value_t = IndexArg::Flat)]
-    pub index: IndexArg,
+    #[command(flatten)]
+    pub index: IndexFlags,
     /// Similarity metric.
-    #[arg(long, value_enum, value_name = "METRIC", default_value_t = MetricArg::Cosine)]
-    pub metric: MetricArg,
+    #[arg(long, value_name = "METRIC", default_value_t = Metric::Cosine,
+        value_parser = names::<Metric>(Metric::ALL.map(Metric::name)))]
+    pub metric: Metric,
     /// Neighbours per query; recall and nDCG are computed at this k.
     #[arg(short, long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub k: u32,
     /// Search breadth of graph indexes, 1 to 100000 (default: the index's own).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub ef: Option<u32>,
-    /// HNSW edges per node (default: the engine's).
-    #[arg(long, value_name = "N")]
-    pub m: Option<u32>,
-    /// HNSW candidate list size while building (default: the engine's).
-    #[arg(long, value_name = "N")]
-    pub ef_construction: Option<u32>,
-    /// Vamana: most neighbours per node, R (default: the engine's).
-    #[arg(long, value_name = "N")]
-    pub degree: Option<u32>,
-    /// Vamana: candidate list size while building, L (default: the engine's).
-    #[arg(long, value_name = "N")]
-    pub build_list: Option<u32>,
-    /// Vamana: prune relaxation, e.g. 1.2 (default: the engine's).
-    #[arg(long, value_name = "X")]
-    pub alpha: Option<f64>,
-    /// Vector codes inside the index (default: none).
-    #[arg(long, value_enum, value_name = "CODES")]
-    pub quantize: Option<QuantizeArg>,
-    /// Rotate vectors before quantizing (default: on for int8 and int4).
-    #[arg(long, value_name = "BOOL", action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
-    pub rotate: Option<bool>,
     /// Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default:
     /// the index's).
     #[arg(long, value_name = "FACTOR", value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub refine: Option<u32>,
-    /// Seed of graph construction and rotation.
-    #[arg(long, value_name = "N", default_value_t = 42)]
-    pub seed: u64,
     /// Use only the first N base vectors (ground truth is checked, or computed, for them).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,
@@ -141,70 +118,21 @@ pub struct BenchArgs {
     pub compare: Vec<PathBuf>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum IndexArg {
-    /// Exact search over every vector.
-    Flat,
-    /// Hierarchical navigable small world graph.
-    Hnsw,
-    /// Vamana (DiskANN) graph.
-    Vamana,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum MetricArg {
-    /// Squared Euclidean distance.
-    L2,
-    /// Inner product.
-    Ip,
-    /// Cosine similarity.
-    Cosine,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum QuantizeArg {
-    None,
-    Fp16,
-    Int8,
-    Int4,
-}
-
 impl BenchArgs {
     /// The run these flags describe, or `None` when there is no dataset (compare only).
-    fn config(&self) -> Option<BenchConfig> {
+    fn config(&self) -> Result<Option<BenchConfig>, CliError> {
         let source = match (&self.dataset, &self.base, &self.queries) {
             (Some(d), _, _) => DataSource::Dir { dataset: d.clone() },
             (None, Some(b), Some(q)) => DataSource::Files { base: b.clone(), queries: q.clone(), gt: self.gt.clone() },
-            _ => return None,
+            _ => return Ok(None),
         };
         let mut c = BenchConfig::new(source);
         c.path = self.path.clone();
-        c.index = match self.index {
-            IndexArg::Flat => IndexKind::Flat,
-            IndexArg::Hnsw => IndexKind::Hnsw,
-            IndexArg::Vamana => IndexKind::Vamana,
-        };
-        c.metric = match self.metric {
-            MetricArg::L2 => Metric::L2,
-            MetricArg::Ip => Metric::Ip,
-            MetricArg::Cosine => Metric::Cosine,
-        };
+        c.index = self.index.params()?;
+        c.metric = self.metric;
         c.k = self.k as usize;
         c.ef = self.ef.map(|v| v as usize);
-        c.m = self.m;
-        c.ef_construction = self.ef_construction;
-        c.degree = self.degree;
-        c.build_list = self.build_list;
-        c.alpha = self.alpha;
-        c.quantize = self.quantize.map(|q| match q {
-            QuantizeArg::None => Quantize::None,
-            QuantizeArg::Fp16 => Quantize::Fp16,
-            QuantizeArg::Int8 => Quantize::Int8,
-            QuantizeArg::Int4 => Quantize::Int4,
-        });
-        c.rotate = self.rotate;
         c.refine = self.refine.map(|v| v as usize);
-        c.seed = self.seed;
         c.limit = self.limit.map(|v| v as usize);
         c.skip_load = self.skip_load;
         c.batch_size = self.batch_size as usize;
@@ -222,14 +150,14 @@ impl BenchArgs {
         if let Some(n) = self.gt_threads {
             c.truth_threads = n as usize;
         }
-        Some(c)
+        Ok(Some(c))
     }
 }
 
 pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
     let mut runs = Vec::new();
     let mut title = "recall vs QPS".to_string();
-    match args.config() {
+    match args.config()? {
         Some(cfg) => {
             let mut progress = StderrProgress::new(&mut *io.err);
             let report = phases::run(&cfg, Some(command_line()), &mut progress).map_err(bench_error)?;
@@ -353,7 +281,7 @@ fn results_table(r: &Report) -> Table {
         r.dataset.dim,
         r.dataset.queries,
         r.dataset.ground_truth,
-        r.config.schema_index,
+        serde_json::to_string(&r.config.schema_index).expect("index params serialize"),
         r.peak_rss_mib,
         mib(r.engine_memory.total),
         mib(r.disk_bytes)
@@ -443,6 +371,8 @@ impl Progress for StderrProgress<'_> {
 mod tests {
     use clap::Parser;
 
+    use xvec::{HnswParams, IndexParams, Quantize};
+
     use super::*;
     use crate::cli::{Cli, Command};
 
@@ -456,8 +386,8 @@ mod tests {
 
     #[test]
     fn flags_become_the_config() {
-        let c = parse(&["--dataset", "d"]).config().unwrap();
-        assert_eq!((c.index, c.metric, c.k, c.rotate, c.mmap), (IndexKind::Flat, Metric::Cosine, 10, None, true));
+        let c = parse(&["--dataset", "d"]).config().unwrap().unwrap();
+        assert_eq!((&c.index, c.metric, c.k, c.mmap), (&IndexParams::default(), Metric::Cosine, 10, true));
         assert_eq!((c.duration, c.batch_size, c.warmup), (Duration::from_secs(30), 1000, 100));
         let a = parse(&[
             "--base",
@@ -482,16 +412,17 @@ mod tests {
             "-k",
             "5",
         ]);
-        let c = a.config().unwrap();
+        let c = a.config().unwrap().unwrap();
         assert_eq!(c.source, DataSource::Files { base: "b.fvecs".into(), queries: "q.fvecs".into(), gt: None });
-        assert_eq!((c.index, c.m, c.rotate, c.mmap, c.k), (IndexKind::Hnsw, Some(8), Some(true), false, 5));
-        assert_eq!(
-            (c.concurrency, c.duration, c.quantize),
-            (vec![1, 4], Duration::from_millis(500), Some(Quantize::Int8))
-        );
-        assert_eq!(parse(&["--dataset", "d", "--rotate", "false"]).rotate, Some(false));
+        let hnsw = HnswParams::default().m(8).quantize(Quantize::Int8).rotate(true);
+        assert_eq!((c.index, c.mmap, c.k), (IndexParams::Hnsw(hnsw), false, 5));
+        assert_eq!((c.concurrency, c.duration), (vec![1, 4], Duration::from_millis(500)));
+        assert_eq!(parse(&["--dataset", "d", "--metric", "l2"]).config().unwrap().unwrap().metric, Metric::L2);
         // No dataset: compare only.
-        assert!(parse(&["--compare", "a.json"]).config().is_none());
+        assert!(parse(&["--compare", "a.json"]).config().unwrap().is_none());
+        // A parameter of another index type.
+        let e = parse(&["--dataset", "d", "--degree", "8"]).config().unwrap_err();
+        assert_eq!(e.message, "--degree applies to --index vamana");
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod dump;
 pub mod error;
 pub mod export;
 pub mod import;
+pub mod index_flags;
 pub mod interrupt;
 pub mod meta;
 pub mod optimize;

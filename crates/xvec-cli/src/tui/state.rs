@@ -235,7 +235,7 @@ pub fn index_defaults(index: &IndexParams) -> (Option<usize>, Option<usize>) {
     let ef = match index {
         IndexParams::Hnsw(p) => Some(p.ef as usize),
         IndexParams::Vamana(p) => Some(p.query_list as usize),
-        IndexParams::Flat(_) => None,
+        _ => None,
     };
     let q = index.quant();
     let refine = (q.quantize != xvec::Quantize::None).then_some(q.refine as usize);

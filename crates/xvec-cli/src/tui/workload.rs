@@ -392,6 +392,7 @@ fn exact(
                     Metric::Ip => -(kern.dot_f32)(q, &x),
                     Metric::Cosine if qn > 0.0 && xn > 0.0 => -(kern.dot_f32)(q, &x) / (qn * xn),
                     Metric::Cosine => 0.0,
+                    other => return Err(format!("no exact search for the {other} metric")),
                 };
                 if top.len() == k && d >= top[k - 1].0 {
                     continue;

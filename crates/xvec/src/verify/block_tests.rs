@@ -215,8 +215,7 @@ fn a_damaged_block_list_costs_no_rows() {
 fn damaged_index_blocks_are_rebuilt_without_losing_rows() {
     let tmp = tempfile::tempdir().unwrap();
     let pristine = tmp.path().join("pristine");
-    let vamana =
-        VamanaParams { degree: 8, build_list: 16, query_list: 16, quantize: Quantize::Int8, ..Default::default() };
+    let vamana = VamanaParams::default().degree(8).build_list(16).query_list(16).quantize(Quantize::Int8);
     let schema = Schema::builder("idx")
         .field(Field::vector("v", VectorType::Fp32, 64, Metric::L2).index(IndexParams::Vamana(vamana)))
         .build()

@@ -51,9 +51,11 @@ fn message_type(layout: &Layout) -> String {
                     ScalarType::Uint64 => ("int64", " (UINT_64)"),
                     ScalarType::Float => ("float", ""),
                     ScalarType::Double => ("double", ""),
+                    other => unimplemented!("a parquet column for {} fields", other.name()),
                 };
                 s.push_str(&format!(" {rep} {physical} {name}{note};"));
             }
+            other => unimplemented!("a parquet column for {} fields", other.name()),
         }
     }
     s.push_str(" }");
@@ -73,6 +75,11 @@ impl Parquet {
 }
 
 /// Writes one column's values with their definition (and repetition) levels.
+/// A field type this export has no parquet column for.
+fn no_column(ty: &str) -> parquet::errors::ParquetError {
+    parquet::errors::ParquetError::General(format!("no parquet column type for {ty} fields"))
+}
+
 fn put<T: DataType>(
     col: &mut SerializedColumnWriter,
     values: &[T::T],
@@ -187,7 +194,9 @@ impl Writer for Parquet {
                             });
                             put::<DoubleType>(&mut col, &v, def.as_deref(), None)?;
                         }
+                        other => return Err(no_column(other.name())),
                     },
+                    other => return Err(no_column(other.name())),
                 }
                 col.close()?;
             }

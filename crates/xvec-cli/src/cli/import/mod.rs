@@ -241,6 +241,7 @@ fn vector_value(elem: VectorType, row: &[f32]) -> Result<Value, String> {
             }
             Value::VectorInt8(row.iter().map(|&x| x as i8).collect())
         }
+        other => return Err(format!("cannot be imported into a {} field", other.name())),
     })
 }
 

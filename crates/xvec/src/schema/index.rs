@@ -1,0 +1,417 @@
+//! Index parameters of a vector field: one variant per index type, each with the
+//! engine's defaults, and the range checks a schema and the tool's flags share.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::types::{UnknownName, parse_name};
+use super::{Quantize, VectorSpec, VectorType};
+use crate::error::SchemaError;
+
+/// Quantization settings shared by every index type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct QuantSpec {
+    pub quantize: Quantize,
+    /// Apply the seeded random orthogonal rotation before encoding.
+    pub rotate: bool,
+    /// Default re-rank factor: `refine × k` candidates are re-scored with the originals.
+    pub refine: u32,
+}
+
+fn default_m() -> u32 {
+    16
+}
+fn default_ef_construction() -> u32 {
+    200
+}
+fn default_ef() -> u32 {
+    64
+}
+fn default_seed() -> u64 {
+    42
+}
+fn default_degree() -> u32 {
+    64
+}
+fn default_build_list() -> u32 {
+    100
+}
+fn default_query_list() -> u32 {
+    200
+}
+fn default_alpha() -> f32 {
+    1.2
+}
+fn default_occlusion() -> u32 {
+    750
+}
+
+/// Exact search, over the originals or over quantized codes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct FlatParams {
+    #[serde(default)]
+    pub quantize: Quantize,
+    /// Defaults to true for int8 and int4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotate: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refine: Option<u32>,
+}
+
+/// Hierarchical navigable small world graph.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct HnswParams {
+    /// Edges per node on the upper layers; the base layer keeps `2 m`.
+    #[serde(default = "default_m")]
+    pub m: u32,
+    /// Candidate list size while building.
+    #[serde(default = "default_ef_construction")]
+    pub ef_construction: u32,
+    /// Default candidate list size while searching (a query may override it).
+    #[serde(default = "default_ef")]
+    pub ef: u32,
+    /// Seed of level assignment and rotation: one thread + one seed = one graph.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub quantize: Quantize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotate: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refine: Option<u32>,
+}
+
+impl Default for HnswParams {
+    fn default() -> Self {
+        HnswParams {
+            m: default_m(),
+            ef_construction: default_ef_construction(),
+            ef: default_ef(),
+            seed: default_seed(),
+            quantize: Quantize::None,
+            rotate: None,
+            refine: None,
+        }
+    }
+}
+
+/// Vamana (DiskANN) graph: one layer of bounded degree, built by greedy search and
+/// alpha-relaxed robust prune.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct VamanaParams {
+    /// Most neighbours per node (R).
+    #[serde(default = "default_degree")]
+    pub degree: u32,
+    /// Candidate list size while building (L).
+    #[serde(default = "default_build_list")]
+    pub build_list: u32,
+    /// Default candidate list size while searching (a query's `ef` overrides it).
+    #[serde(default = "default_query_list")]
+    pub query_list: u32,
+    /// Prune relaxation: a candidate survives unless a kept neighbour is `alpha` times
+    /// closer to it than the node is (for L2 and cosine distances).
+    #[serde(default = "default_alpha")]
+    pub alpha: f32,
+    /// Most candidates robust prune considers per node.
+    #[serde(default = "default_occlusion")]
+    pub occlusion: u32,
+    /// Seed of the initial graph, insertion order and rotation: one seed = one graph.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub quantize: Quantize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotate: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refine: Option<u32>,
+}
+
+impl Default for VamanaParams {
+    fn default() -> Self {
+        VamanaParams {
+            degree: default_degree(),
+            build_list: default_build_list(),
+            query_list: default_query_list(),
+            alpha: default_alpha(),
+            occlusion: default_occlusion(),
+            seed: default_seed(),
+            quantize: Quantize::None,
+            rotate: None,
+            refine: None,
+        }
+    }
+}
+
+/// Builder-style setters, one per field, because the structs are `#[non_exhaustive]`
+/// and cannot be built literally outside the engine: `HnswParams::default().m(8)`.
+/// Fields after `;` are optional in the schema; their setter takes the plain value.
+macro_rules! setters {
+    ($ty:ident { $($field:ident: $t:ty),* ; $($opt:ident: $ot:ty),* }) => {
+        impl $ty {
+            $(
+                #[doc = concat!("Sets `", stringify!($field), "`.")]
+                pub fn $field(mut self, value: $t) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+            $(
+                #[doc = concat!("Sets `", stringify!($opt), "`.")]
+                pub fn $opt(mut self, value: $ot) -> Self {
+                    self.$opt = Some(value);
+                    self
+                }
+            )*
+        }
+    };
+}
+
+setters!(FlatParams { quantize: Quantize; rotate: bool, refine: u32 });
+setters!(HnswParams { m: u32, ef_construction: u32, ef: u32, seed: u64, quantize: Quantize; rotate: bool, refine: u32 });
+setters!(VamanaParams {
+    degree: u32, build_list: u32, query_list: u32, alpha: f32, occlusion: u32, seed: u64, quantize: Quantize;
+    rotate: bool, refine: u32
+});
+
+/// The index types, without their parameters: what a flag or a report names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IndexType {
+    Flat,
+    Hnsw,
+    Vamana,
+}
+
+impl IndexType {
+    /// Every index type, in the order help texts list them.
+    pub const ALL: [IndexType; 3] = [IndexType::Flat, IndexType::Hnsw, IndexType::Vamana];
+
+    /// The `type` of the schema's index object.
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexType::Flat => "flat",
+            IndexType::Hnsw => "hnsw",
+            IndexType::Vamana => "vamana",
+        }
+    }
+}
+
+impl FromStr for IndexType {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<IndexType, UnknownName> {
+        parse_name("index type", &IndexType::ALL, IndexType::name, s)
+    }
+}
+
+impl fmt::Display for IndexType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for IndexType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// Index built over a vector field. Grows with each index type the engine learns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum IndexParams {
+    /// Exact search over every stored vector (or its codes).
+    Flat(FlatParams),
+    /// Approximate search over an HNSW graph.
+    Hnsw(HnswParams),
+    /// Approximate search over a Vamana (DiskANN) graph.
+    Vamana(VamanaParams),
+}
+
+impl Default for IndexParams {
+    fn default() -> Self {
+        IndexParams::Flat(FlatParams::default())
+    }
+}
+
+impl IndexParams {
+    /// The engine's defaults for every parameter of `kind`.
+    pub fn defaults(kind: IndexType) -> IndexParams {
+        match kind {
+            IndexType::Flat => IndexParams::Flat(FlatParams::default()),
+            IndexType::Hnsw => IndexParams::Hnsw(HnswParams::default()),
+            IndexType::Vamana => IndexParams::Vamana(VamanaParams::default()),
+        }
+    }
+
+    pub fn kind(&self) -> IndexType {
+        match self {
+            IndexParams::Flat(_) => IndexType::Flat,
+            IndexParams::Hnsw(_) => IndexType::Hnsw,
+            IndexParams::Vamana(_) => IndexType::Vamana,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    pub fn hnsw_mut(&mut self) -> Option<&mut HnswParams> {
+        match self {
+            IndexParams::Hnsw(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    pub fn vamana_mut(&mut self) -> Option<&mut VamanaParams> {
+        match self {
+            IndexParams::Vamana(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The seed of randomized construction, for the index types that have one.
+    pub fn seed_mut(&mut self) -> Option<&mut u64> {
+        match self {
+            IndexParams::Flat(_) => None,
+            IndexParams::Hnsw(p) => Some(&mut p.seed),
+            IndexParams::Vamana(p) => Some(&mut p.seed),
+        }
+    }
+
+    /// The quantization fields every index type has.
+    fn quant_mut(&mut self) -> (&mut Quantize, &mut Option<bool>, &mut Option<u32>) {
+        match self {
+            IndexParams::Flat(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine),
+            IndexParams::Hnsw(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine),
+            IndexParams::Vamana(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine),
+        }
+    }
+
+    pub fn set_quantize(&mut self, quantize: Quantize) {
+        *self.quant_mut().0 = quantize;
+    }
+
+    pub fn set_rotate(&mut self, rotate: bool) {
+        *self.quant_mut().1 = Some(rotate);
+    }
+
+    pub fn set_refine(&mut self, refine: u32) {
+        *self.quant_mut().2 = Some(refine);
+    }
+
+    /// The same index with the defaults of `rotate` and `refine` spelled out, so its JSON
+    /// form names every parameter the engine uses.
+    pub fn resolved(&self) -> IndexParams {
+        let q = self.quant();
+        let mut p = self.clone();
+        p.set_rotate(q.rotate);
+        p.set_refine(q.refine);
+        p
+    }
+
+    /// Quantization with defaults resolved.
+    pub fn quant(&self) -> QuantSpec {
+        let (quantize, rotate, refine) = match self {
+            IndexParams::Flat(p) => (p.quantize, p.rotate, p.refine),
+            IndexParams::Hnsw(p) => (p.quantize, p.rotate, p.refine),
+            IndexParams::Vamana(p) => (p.quantize, p.rotate, p.refine),
+        };
+        QuantSpec {
+            quantize,
+            rotate: rotate.unwrap_or(matches!(quantize, Quantize::Int8 | Quantize::Int4)),
+            refine: refine.unwrap_or(0),
+        }
+    }
+
+    /// True when optimize builds something for this field (a graph or codes).
+    pub fn builds_index(&self) -> bool {
+        !matches!(self, IndexParams::Flat(p) if p.quantize == Quantize::None)
+    }
+
+    /// Seed for randomized parts of the index (rotation, levels).
+    pub fn seed(&self) -> u64 {
+        match self {
+            IndexParams::Flat(_) => default_seed(),
+            IndexParams::Hnsw(p) => p.seed,
+            IndexParams::Vamana(p) => p.seed,
+        }
+    }
+
+    /// A compact description, e.g. `hnsw m=16 efc=200 ef=64 int8+rot refine=4`.
+    pub fn describe(&self) -> String {
+        let q = self.quant();
+        let quant = match q.quantize {
+            Quantize::None => String::new(),
+            other => format!(" {}{}", other.name(), if q.rotate { "+rot" } else { "" }),
+        };
+        let refine = if q.refine > 0 { format!(" refine={}", q.refine) } else { String::new() };
+        match self {
+            IndexParams::Flat(_) => format!("flat{quant}{refine}"),
+            IndexParams::Hnsw(p) => format!("hnsw m={} efc={} ef={}{quant}{refine}", p.m, p.ef_construction, p.ef),
+            IndexParams::Vamana(p) => format!(
+                "vamana degree={} build_list={} query_list={} alpha={} occlusion={}{quant}{refine}",
+                p.degree, p.build_list, p.query_list, p.alpha, p.occlusion
+            ),
+        }
+    }
+
+    /// Checks the parameters against their ranges and against the field `v` they index
+    /// (element type, dimension). Schemas run it on every vector field; the tool's flags
+    /// reach the same check through the schema they build.
+    pub fn validate(&self, field: &str, v: &VectorSpec) -> Result<(), SchemaError> {
+        let bad = |what: String| Err(SchemaError::BadIndex { field: field.to_string(), what });
+        let q = self.quant();
+        if q.quantize != Quantize::None && v.elem != VectorType::Fp32 {
+            return bad(format!("quantize = {} needs a vector_fp32 field, not {}", q.quantize.name(), v.elem.name()));
+        }
+        if q.quantize == Quantize::Int4 && !v.dim.is_multiple_of(2) {
+            return bad(format!("quantize = int4 needs an even dimension, not {}", v.dim));
+        }
+        if q.refine > 1000 {
+            return bad(format!("refine {} is out of range; expected 0..=1000", q.refine));
+        }
+        if let IndexParams::Hnsw(p) = self {
+            if !(2..=512).contains(&p.m) {
+                return bad(format!("m {} is out of range; expected 2..=512", p.m));
+            }
+            if !(1..=100_000).contains(&p.ef_construction) {
+                return bad(format!("ef_construction {} is out of range; expected 1..=100000", p.ef_construction));
+            }
+            if !(1..=100_000).contains(&p.ef) {
+                return bad(format!("ef {} is out of range; expected 1..=100000", p.ef));
+            }
+        }
+        if let IndexParams::Vamana(p) = self {
+            if !(2..=1024).contains(&p.degree) {
+                return bad(format!("degree {} is out of range; expected 2..=1024", p.degree));
+            }
+            if !(1..=100_000).contains(&p.build_list) {
+                return bad(format!("build_list {} is out of range; expected 1..=100000", p.build_list));
+            }
+            if !(1..=100_000).contains(&p.query_list) {
+                return bad(format!("query_list {} is out of range; expected 1..=100000", p.query_list));
+            }
+            if !(1.0..=4.0).contains(&p.alpha) {
+                return bad(format!("alpha {} is out of range; expected 1.0..=4.0", p.alpha));
+            }
+            if !(p.degree..=100_000).contains(&p.occlusion) {
+                return bad(format!(
+                    "occlusion {} is out of range; expected degree ({})..=100000 candidates",
+                    p.occlusion, p.degree
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,144 @@
+//! The JSON form of a schema: what schema files and manifests hold, and its
+//! validation into a [`Schema`].
+
+use serde::{Deserialize, Serialize};
+
+use super::{Field, FieldType, IndexParams, Metric, ScalarType, Schema, VectorSpec, VectorType};
+use crate::error::SchemaError;
+
+impl Schema {
+    /// The stored form, with field ids (what manifests hold).
+    pub fn to_stored(&self) -> RawSchema {
+        let mut raw = RawSchema::from(self);
+        for (f, &id) in raw.fields.iter_mut().zip(&self.ids) {
+            f.id = Some(id);
+        }
+        raw.next_field_id = Some(self.next_field_id);
+        raw
+    }
+
+    /// Parses the JSON schema form (see `docs/format.md`).
+    pub fn from_json(text: &str) -> Result<Schema, SchemaError> {
+        let raw: RawSchema = serde_json::from_str(text).map_err(|e| SchemaError::Json(e.to_string()))?;
+        raw.into_schema()
+    }
+
+    /// The JSON schema form, pretty-printed.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&RawSchema::from(self)).expect("schema serializes")
+    }
+
+    pub fn to_raw(&self) -> RawSchema {
+        RawSchema::from(self)
+    }
+}
+
+/// Serialized schema, as written in schema files and manifests; [`RawSchema::into_schema`]
+/// validates it.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawSchema {
+    pub name: String,
+    pub fields: Vec<RawField>,
+    /// Stored schemas only: the id the next added field takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_field_id: Option<u16>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawField {
+    /// Stable field id; stored schemas carry it, schema files leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u16>,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nullable: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dim: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<Metric>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<IndexParams>,
+}
+
+impl RawSchema {
+    pub fn into_schema(self) -> Result<Schema, SchemaError> {
+        let mut fields = Vec::with_capacity(self.fields.len());
+        let ids: Vec<u16> = self.fields.iter().filter_map(|f| f.id).collect();
+        if !ids.is_empty() && ids.len() != self.fields.len() {
+            return Err(SchemaError::Json("either every field has an `id` or none has".into()));
+        }
+        for f in self.fields {
+            let elem = match f.ty.as_str() {
+                "vector_fp32" => Some(VectorType::Fp32),
+                "vector_fp16" => Some(VectorType::Fp16),
+                "vector_int8" => Some(VectorType::Int8),
+                _ => None,
+            };
+            let ty = match elem {
+                Some(elem) => {
+                    let dim = f.dim.ok_or_else(|| SchemaError::Missing { field: f.name.clone(), what: "dim" })?;
+                    let metric =
+                        f.metric.ok_or_else(|| SchemaError::Missing { field: f.name.clone(), what: "metric" })?;
+                    FieldType::Vector(VectorSpec { elem, dim, metric, index: f.index.unwrap_or_default() })
+                }
+                None => {
+                    let scalar = match f.ty.as_str() {
+                        "string" => ScalarType::String,
+                        "bool" => ScalarType::Bool,
+                        "int32" => ScalarType::Int32,
+                        "int64" => ScalarType::Int64,
+                        "uint32" => ScalarType::Uint32,
+                        "uint64" => ScalarType::Uint64,
+                        "float" => ScalarType::Float,
+                        "double" => ScalarType::Double,
+                        other => {
+                            return Err(SchemaError::UnknownType { field: f.name, ty: other.to_string() });
+                        }
+                    };
+                    if f.dim.is_some() || f.metric.is_some() || f.index.is_some() {
+                        return Err(SchemaError::VectorOptionOnScalar(f.name));
+                    }
+                    FieldType::Scalar(scalar)
+                }
+            };
+            fields.push(Field { name: f.name, ty, nullable: f.nullable });
+        }
+        match self.next_field_id {
+            Some(next) => Schema::with_ids(self.name, fields, ids, next),
+            None if ids.is_empty() => Schema::new(self.name, fields),
+            None => Err(SchemaError::Json("field ids need `next_field_id`".into())),
+        }
+    }
+}
+
+impl From<&Schema> for RawSchema {
+    fn from(s: &Schema) -> RawSchema {
+        RawSchema {
+            next_field_id: None,
+            name: s.name.clone(),
+            fields: s
+                .fields
+                .iter()
+                .map(|f| {
+                    let (dim, metric, index) = match &f.ty {
+                        FieldType::Vector(v) => (Some(v.dim), Some(v.metric), Some(v.index.clone())),
+                        FieldType::Scalar(_) => (None, None, None),
+                    };
+                    RawField {
+                        id: None,
+                        name: f.name.clone(),
+                        ty: f.ty.name().to_string(),
+                        nullable: f.nullable,
+                        dim,
+                        metric,
+                        index,
+                    }
+                })
+                .collect(),
+        }
+    }
+}

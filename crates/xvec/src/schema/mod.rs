@@ -1,0 +1,240 @@
+//! Collection schema: field names, types, vector parameters and index choice.
+//!
+//! A schema is validated once, when it is built or parsed; every later stage (WAL,
+//! segments, filters, queries) may rely on it being well-formed. The JSON form is what
+//! `xvec create --schema FILE` reads and what the manifest stores.
+
+mod index;
+mod json;
+#[cfg(test)]
+mod tests;
+mod types;
+
+pub use index::{FlatParams, HnswParams, IndexParams, IndexType, QuantSpec, VamanaParams};
+pub(crate) use json::RawSchema;
+pub use types::{Metric, Quantize, ScalarType, UnknownName, VectorType};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::SchemaError;
+
+/// Largest dimension a vector field may have.
+pub const MAX_DIM: u32 = 20_000;
+/// Most vector fields one collection may have.
+pub const MAX_VECTOR_FIELDS: usize = 5;
+/// Most fields (scalar and vector) one collection may have.
+pub const MAX_FIELDS: usize = 1024;
+/// Name of the pseudo-field that holds the primary key in filters and projections.
+pub const KEY_FIELD: &str = "_key";
+
+/// Parameters of a vector field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VectorSpec {
+    pub elem: VectorType,
+    pub dim: u32,
+    pub metric: Metric,
+    pub index: IndexParams,
+}
+
+impl VectorSpec {
+    /// Bytes one stored vector takes.
+    pub fn row_bytes(&self) -> usize {
+        self.dim as usize * self.elem.elem_size()
+    }
+}
+
+/// The type of a field.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum FieldType {
+    Scalar(ScalarType),
+    Vector(VectorSpec),
+}
+
+impl FieldType {
+    pub fn name(&self) -> &'static str {
+        match self {
+            FieldType::Scalar(s) => s.name(),
+            FieldType::Vector(v) => v.elem.name(),
+        }
+    }
+}
+
+/// One field of a schema.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub ty: FieldType,
+    pub nullable: bool,
+}
+
+impl Field {
+    pub fn scalar(name: impl Into<String>, ty: ScalarType) -> Field {
+        Field { name: name.into(), ty: FieldType::Scalar(ty), nullable: false }
+    }
+
+    pub fn vector(name: impl Into<String>, elem: VectorType, dim: u32, metric: Metric) -> Field {
+        Field {
+            name: name.into(),
+            ty: FieldType::Vector(VectorSpec { elem, dim, metric, index: IndexParams::default() }),
+            nullable: false,
+        }
+    }
+
+    pub fn nullable(mut self, nullable: bool) -> Field {
+        self.nullable = nullable;
+        self
+    }
+
+    /// Sets the index of a vector field; no effect on scalar fields.
+    pub fn index(mut self, index: IndexParams) -> Field {
+        if let FieldType::Vector(v) = &mut self.ty {
+            v.index = index;
+        }
+        self
+    }
+
+    pub fn as_vector(&self) -> Option<&VectorSpec> {
+        match &self.ty {
+            FieldType::Vector(v) => Some(v),
+            FieldType::Scalar(_) => None,
+        }
+    }
+
+    pub fn as_scalar(&self) -> Option<ScalarType> {
+        match &self.ty {
+            FieldType::Scalar(s) => Some(*s),
+            FieldType::Vector(_) => None,
+        }
+    }
+}
+
+/// A validated collection schema.
+///
+/// ```
+/// use xvec::{Schema, Field, ScalarType, VectorType, Metric};
+/// let schema = Schema::builder("words")
+///     .field(Field::scalar("lemma", ScalarType::String))
+///     .field(Field::scalar("n_lemmas", ScalarType::Int32).nullable(true))
+///     .field(Field::vector("emb", VectorType::Fp32, 384, Metric::Cosine))
+///     .build()
+///     .unwrap();
+/// assert_eq!(schema.vector_fields().count(), 1);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schema {
+    name: String,
+    fields: Vec<Field>,
+    /// Stable id of each field, beside it: WAL records, sections and index files name
+    /// fields by id, so a field renamed or dropped later never shifts another's data.
+    ids: Vec<u16>,
+    /// The id the next added field takes; ids are never reused.
+    next_field_id: u16,
+}
+
+/// Builds a [`Schema`]; [`SchemaBuilder::build`] validates it.
+pub struct SchemaBuilder {
+    name: String,
+    fields: Vec<Field>,
+}
+
+impl SchemaBuilder {
+    pub fn field(mut self, field: Field) -> SchemaBuilder {
+        self.fields.push(field);
+        self
+    }
+
+    pub fn build(self) -> Result<Schema, SchemaError> {
+        Schema::new(self.name, self.fields)
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.len() <= 128
+}
+
+impl Schema {
+    pub fn builder(name: impl Into<String>) -> SchemaBuilder {
+        SchemaBuilder { name: name.into(), fields: Vec::new() }
+    }
+
+    /// Validates and builds a schema.
+    pub fn new(name: impl Into<String>, fields: Vec<Field>) -> Result<Schema, SchemaError> {
+        let name = name.into();
+        if name.is_empty() || name.len() > 255 || name.contains(['/', '\\', '\0']) {
+            return Err(SchemaError::BadCollectionName(name));
+        }
+        if fields.len() > MAX_FIELDS {
+            return Err(SchemaError::TooManyFields(fields.len()));
+        }
+        let mut vectors = 0;
+        for (i, f) in fields.iter().enumerate() {
+            if !valid_name(&f.name) || f.name == KEY_FIELD {
+                return Err(SchemaError::BadFieldName(f.name.clone()));
+            }
+            if fields[..i].iter().any(|g| g.name == f.name) {
+                return Err(SchemaError::DuplicateField(f.name.clone()));
+            }
+            if let FieldType::Vector(v) = &f.ty {
+                vectors += 1;
+                if v.dim == 0 || v.dim > MAX_DIM {
+                    return Err(SchemaError::BadDimension { field: f.name.clone(), dim: v.dim });
+                }
+                v.index.validate(&f.name, v)?;
+            }
+        }
+        if vectors > MAX_VECTOR_FIELDS {
+            return Err(SchemaError::TooManyVectorFields(vectors));
+        }
+        let ids: Vec<u16> = (0..fields.len() as u16).collect();
+        Ok(Schema { name, next_field_id: ids.len() as u16, fields, ids })
+    }
+
+    /// A schema whose fields carry stored ids (from a manifest).
+    fn with_ids(name: String, fields: Vec<Field>, ids: Vec<u16>, next_field_id: u16) -> Result<Schema, SchemaError> {
+        let mut s = Schema::new(name, fields)?;
+        for (i, &id) in ids.iter().enumerate() {
+            if id >= next_field_id || ids[..i].contains(&id) {
+                return Err(SchemaError::BadFieldId { field: s.fields[i].name.clone(), id, next: next_field_id });
+            }
+        }
+        s.ids = ids;
+        s.next_field_id = next_field_id;
+        Ok(s)
+    }
+
+    /// Stable id of the field at `pos`.
+    pub fn field_id(&self, pos: usize) -> u16 {
+        self.ids[pos]
+    }
+
+    /// Position of the field with stable id `id`, if the schema has it.
+    pub fn position_of_id(&self, id: u16) -> Option<usize> {
+        self.ids.iter().position(|&i| i == id)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    pub fn field(&self, idx: usize) -> &Field {
+        &self.fields[idx]
+    }
+
+    /// Position of a field by name.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|f| f.name == name)
+    }
+
+    /// Vector fields with their positions.
+    pub fn vector_fields(&self) -> impl Iterator<Item = (usize, &Field, &VectorSpec)> {
+        self.fields.iter().enumerate().filter_map(|(i, f)| f.as_vector().map(|v| (i, f, v)))
+    }
+}

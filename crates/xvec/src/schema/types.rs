@@ -1,0 +1,198 @@
+//! Element, scalar, metric and quantization types: the small closed vocabularies a
+//! schema is spelled in.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// A name outside a vocabulary (a metric, a quantization, an index type); the message
+/// lists the names that are.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} {input:?}; expected {}", expected.join(", "))]
+#[non_exhaustive]
+pub struct UnknownName {
+    /// What was being named, e.g. `metric`.
+    pub what: &'static str,
+    pub input: String,
+    pub expected: Vec<&'static str>,
+}
+
+/// The member of `all` whose `name` is `input`.
+pub(super) fn parse_name<T: Copy>(
+    what: &'static str,
+    all: &[T],
+    name: fn(T) -> &'static str,
+    input: &str,
+) -> Result<T, UnknownName> {
+    all.iter().copied().find(|&t| name(t) == input).ok_or_else(|| UnknownName {
+        what,
+        input: input.to_string(),
+        expected: all.iter().map(|&t| name(t)).collect(),
+    })
+}
+
+/// Scalar column types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum ScalarType {
+    String,
+    Bool,
+    Int32,
+    Int64,
+    Uint32,
+    Uint64,
+    Float,
+    Double,
+}
+
+impl ScalarType {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::String => "string",
+            ScalarType::Bool => "bool",
+            ScalarType::Int32 => "int32",
+            ScalarType::Int64 => "int64",
+            ScalarType::Uint32 => "uint32",
+            ScalarType::Uint64 => "uint64",
+            ScalarType::Float => "float",
+            ScalarType::Double => "double",
+        }
+    }
+
+    /// Bytes per row of the fixed-width column, `None` for strings.
+    pub fn width(self) -> Option<usize> {
+        match self {
+            ScalarType::String => None,
+            ScalarType::Bool => Some(1),
+            ScalarType::Int32 | ScalarType::Uint32 | ScalarType::Float => Some(4),
+            ScalarType::Int64 | ScalarType::Uint64 | ScalarType::Double => Some(8),
+        }
+    }
+
+    pub fn is_numeric(self) -> bool {
+        !matches!(self, ScalarType::String | ScalarType::Bool)
+    }
+}
+
+/// Element type of a vector field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum VectorType {
+    #[serde(rename = "vector_fp32")]
+    Fp32,
+    #[serde(rename = "vector_fp16")]
+    Fp16,
+    #[serde(rename = "vector_int8")]
+    Int8,
+}
+
+impl VectorType {
+    pub fn name(self) -> &'static str {
+        match self {
+            VectorType::Fp32 => "vector_fp32",
+            VectorType::Fp16 => "vector_fp16",
+            VectorType::Int8 => "vector_int8",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn elem_size(self) -> usize {
+        match self {
+            VectorType::Fp32 => 4,
+            VectorType::Fp16 => 2,
+            VectorType::Int8 => 1,
+        }
+    }
+}
+
+/// Similarity metric of a vector field.
+///
+/// Scores reported to users: `l2` is the squared Euclidean distance (lower is better),
+/// `ip` the inner product (higher is better), `cosine` the cosine similarity (higher is
+/// better). Results are always ordered best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Metric {
+    L2,
+    Ip,
+    Cosine,
+}
+
+impl Metric {
+    /// Every metric, in the order help texts list them.
+    pub const ALL: [Metric; 3] = [Metric::L2, Metric::Ip, Metric::Cosine];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::L2 => "l2",
+            Metric::Ip => "ip",
+            Metric::Cosine => "cosine",
+        }
+    }
+
+    /// True when a larger score is a better match.
+    pub fn higher_is_better(self) -> bool {
+        !matches!(self, Metric::L2)
+    }
+}
+
+/// Representation of vectors inside an index (the originals stay in the segment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Quantize {
+    /// Score against the original vectors.
+    #[default]
+    None,
+    /// IEEE half floats: 2 bytes per dimension.
+    Fp16,
+    /// 8-bit codes with a per-vector offset and scale: 1 byte per dimension.
+    Int8,
+    /// 4-bit codes, two per byte, per-vector offset and scale (even dimensions only).
+    Int4,
+}
+
+impl Quantize {
+    /// Every representation, in the order help texts list them.
+    pub const ALL: [Quantize; 4] = [Quantize::None, Quantize::Fp16, Quantize::Int8, Quantize::Int4];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantize::None => "none",
+            Quantize::Fp16 => "fp16",
+            Quantize::Int8 => "int8",
+            Quantize::Int4 => "int4",
+        }
+    }
+}
+
+impl FromStr for Metric {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Metric, UnknownName> {
+        parse_name("metric", &Metric::ALL, Metric::name, s)
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Quantize {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Quantize, UnknownName> {
+        parse_name("quantization", &Quantize::ALL, Quantize::name, s)
+    }
+}
+
+impl fmt::Display for Quantize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
