@@ -36,7 +36,7 @@ fn wal_path(dir: &Path) -> std::path::PathBuf {
 }
 
 fn quick() -> VerifyOptions {
-    VerifyOptions { code_sample: 8, ..Default::default() }
+    VerifyOptions::default().code_sample(8)
 }
 
 fn damage_offset(e: &xvec::Error) -> Option<u64> {
@@ -92,7 +92,7 @@ fn a_flipped_byte_in_any_frame_of_a_wal_is_reported_and_costs_only_that_frame() 
     std::fs::write(&path, &bytes).unwrap();
     // `flush` opens the collection for writing.
     for args in [&["verify"][..], &["count"], &["flush"]] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_xvec")).args(args).arg(&dir).output().unwrap();
+        let out = std::process::Command::new(crate::harness::bin()).args(args).arg(&dir).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(3), "xvec {args:?}: {stderr}");
         if args[0] != "verify" {

@@ -1,6 +1,7 @@
 //! The `xvec` binary and what it drives, plus crash tests that kill child processes. One
 //! integration-test binary (linking one per file is slow on small machines).
 
+mod harness;
 mod util;
 
 mod bench;

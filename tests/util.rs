@@ -140,7 +140,7 @@ pub mod verify_fixture {
     pub fn build(dir: &Path, rows: usize) {
         let c = Collection::create(dir, schema(), Default::default()).unwrap();
         c.insert((0..rows).map(doc).collect()).unwrap();
-        c.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+        c.optimize(&OptimizeOptions::default().concurrency(1)).unwrap();
         c.insert((rows..rows + rows / 2).map(doc).collect()).unwrap();
         c.delete(&["k001", "k002"]).unwrap();
         c.flush().unwrap();

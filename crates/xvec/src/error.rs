@@ -40,6 +40,7 @@ pub enum SchemaError {
 
 /// A document that does not match the schema.
 #[derive(Debug, thiserror::Error, PartialEq, Clone)]
+#[non_exhaustive]
 pub enum DocError {
     #[error("empty primary key: expected 1..=65536 bytes of UTF-8")]
     EmptyKey,
@@ -67,6 +68,7 @@ pub enum DocError {
 
 /// Reading or writing collection files failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StorageError {
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
@@ -160,6 +162,7 @@ impl StorageError {
 
 /// A query that cannot run.
 #[derive(Debug, thiserror::Error, PartialEq)]
+#[non_exhaustive]
 pub enum QueryError {
     #[error("no vector field named `{0}`")]
     NoSuchVectorField(String),
@@ -200,6 +203,7 @@ pub struct ReadOnly;
 
 /// Any engine error.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     #[error(transparent)]
     Schema(#[from] SchemaError),
@@ -222,6 +226,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// A filter that does not parse or does not fit the schema.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("filter: line {line}, column {column}: {message}")]
+#[non_exhaustive]
 pub struct FilterError {
     pub kind: FilterErrorKind,
     /// 1-based.

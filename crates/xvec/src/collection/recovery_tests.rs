@@ -29,7 +29,7 @@ fn wal_collection(dir: &Path, rows: usize, batch: usize) -> Vec<Vec<f32>> {
 }
 
 fn quick() -> VerifyOptions {
-    VerifyOptions { code_sample: 8, ..Default::default() }
+    VerifyOptions::default().code_sample(8)
 }
 
 /// An interrupted flush leaves the next WAL, a manifest CURRENT never named, a temp file and
