@@ -4,6 +4,7 @@
 mod harness;
 mod util;
 
+mod arch;
 mod bench;
 mod cli;
 mod crash;

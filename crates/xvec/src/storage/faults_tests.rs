@@ -321,7 +321,7 @@ fn every_io_fault_at_every_operation_loses_nothing_acknowledged() {
 }
 
 /// The longer sweep over every sync policy. Run with
-/// `cargo test --release --test tests faults::every_sync_policy -- --ignored --nocapture`.
+/// `cargo test --release -p xvec --lib storage::faults_tests::every_sync_policy -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn every_sync_policy() {
