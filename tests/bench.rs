@@ -380,7 +380,7 @@ fn bad_datasets_and_flags_fail_with_clear_errors() {
     // Parser-checked flags.
     assert!(err(&["bench", "--dataset", d, "--index", "ivf"], 2).contains("invalid value 'ivf'"));
     assert!(err(&["bench", "--dataset", d, "--duration", "soon"], 2).contains("'soon' is not a duration"));
-    assert!(err(&["bench", "--dataset", d, "--sweep", "m=4"], 2).contains("'m' cannot be swept"));
+    assert!(err(&["bench", "--dataset", d, "--sweep", "m=4"], 2).contains("'m' is not a parameter that can be swept"));
     assert!(err(&["bench", "--dataset", d, "--base", "x.fvecs"], 2).contains("cannot be used with"));
     assert!(err(&["bench"], 2).contains("bench needs --dataset DIR"));
     assert!(err(&["bench", "--compare", "nope.json"], 1).contains("nope.json: "));
