@@ -77,6 +77,11 @@ impl GraphIndexView<'_> {
     /// [`hnsw::GraphView::validate`], [`vamana::GraphView::validate`]).
     pub fn validate(&self, rows: usize) -> Result<(), GraphError> {
         match self {
+            // Searches return node ids as rows: a node past the segment's rows would read
+            // past its columns. Builds make one node per row.
+            GraphIndexView::Hnsw(g) if g.nodes() != rows => {
+                Err(GraphError { at: None, what: format!("{} nodes for a segment of {rows} rows", g.nodes()) })
+            }
             GraphIndexView::Hnsw(g) => g.validate(),
             GraphIndexView::Vamana(g) => g.validate(rows),
         }
@@ -100,4 +105,32 @@ fn hnsw_base(g: &mut hnsw::Graph) -> BaseLayer<'_> {
 
 fn vamana_base(g: &mut vamana::Graph) -> BaseLayer<'_> {
     BaseLayer { stride: g.degree + 1, entry: g.medoid, words: &mut g.adjacency }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::graph::NONE;
+
+    #[test]
+    fn a_graph_must_have_one_node_per_row() {
+        let (levels, offsets) = ([0u8, 0], [hnsw::NO_UPPER, hnsw::NO_UPPER]);
+        let base = [1, 1, NONE, 1, 0, NONE];
+        let g = hnsw::GraphView {
+            m: 1,
+            m0: 2,
+            entry: 0,
+            max_level: 0,
+            levels: &levels,
+            base: &base,
+            upper_offsets: &offsets,
+            upper: &[],
+        };
+        let view = GraphIndexView::Hnsw(g);
+        assert_eq!(view.validate(2), Ok(()));
+        for rows in [0, 1, 3] {
+            let e = view.validate(rows).unwrap_err();
+            assert!(e.what.contains(&format!("2 nodes for a segment of {rows} rows")), "{e:?}");
+        }
+    }
 }
