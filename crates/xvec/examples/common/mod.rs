@@ -53,7 +53,8 @@ impl Rng {
     }
 }
 
-/// Documents `doc-{first}` .. `doc-{first + n - 1}`, every fifth without a rating.
+/// Documents `doc-{first}` .. `doc-{first + n - 1}`, every fifth without a rating and the
+/// others rated 0.0 to 5.0 in steps of 0.1.
 pub fn random_docs(rng: &mut Rng, first: u64, n: u64) -> Vec<Doc> {
     (first..first + n)
         .map(|i| {
@@ -63,7 +64,7 @@ pub fn random_docs(rng: &mut Rng, first: u64, n: u64) -> Vec<Doc> {
                 .set("category", category)
                 .set("year", 1970 + rng.below(55) as i32)
                 .set("emb", rng.vector());
-            if i % 5 == 0 { doc } else { doc.set("rating", f64::from(rng.unit()) * 5.0) }
+            if i % 5 == 0 { doc } else { doc.set("rating", f64::from((rng.unit() * 50.0).round()) / 10.0) }
         })
         .collect()
 }
