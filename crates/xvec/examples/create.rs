@@ -20,8 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let temp = tempfile::tempdir()?;
     let dir = std::env::args_os().nth(1).map_or_else(|| temp.path().join("items"), PathBuf::from);
 
-    let mut options = CollectionOptions::default();
-    options.max_docs_per_segment = 100_000;
+    let options = CollectionOptions::default().max_docs_per_segment(100_000);
     let coll = Collection::create(&dir, common::schema()?, options)?;
     println!("created {}", dir.display());
 
@@ -37,9 +36,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("inserted {} documents in {} segments", coll.count(), coll.stats().segments.len());
 
-    let mut opts = OptimizeOptions::default();
-    opts.concurrency = 2;
-    let report = coll.optimize(&opts)?;
+    // Options structs are `#[non_exhaustive]`: defaults, then setters (or field assignments).
+    let report = coll.optimize(&OptimizeOptions::default().concurrency(2))?;
     println!(
         "optimized: {} -> {} segments, {} rows, {} indexes built in {:.2}s",
         report.segments_before, report.segments_after, report.rows, report.indexes_built, report.seconds
