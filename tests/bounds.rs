@@ -99,7 +99,7 @@ fn hostile_sizes_child() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let coll = build(dir.path(), index);
-        let by = |groups, per_group| GroupBy { field: "g".into(), groups, per_group };
+        let by = |groups, per_group| GroupBy::new("g", groups, per_group);
         for huge in HUGE.into_iter().chain([MAX_EF + 1]) {
             too_large(&format!("{index} ef {huge}"), "ef", MAX_EF, || coll.query(&q().ef(huge)));
             too_large(&format!("{index} grouped ef {huge}"), "ef", MAX_EF, || {

@@ -255,7 +255,7 @@ fn group_by_matches_brute_force_on_flat_and_hnsw() {
         )
         .unwrap();
         coll.optimize(&OptimizeOptions::default().concurrency(1)).unwrap();
-        let by = xvec::GroupBy { field: "g".into(), groups: 4, per_group: 3 };
+        let by = xvec::GroupBy::new("g", 4, 3);
         let groups = coll.query_groups(&Query::vector(q.clone()).ef(400), &by).unwrap();
         let got: Vec<(i32, Vec<usize>)> = groups
             .iter()
@@ -265,8 +265,7 @@ fn group_by_matches_brute_force_on_flat_and_hnsw() {
             })
             .collect();
         assert_eq!(got, want, "{index}");
-        let err =
-            coll.query_groups(&Query::vector(q.clone()), &xvec::GroupBy { field: "v".into(), groups: 1, per_group: 1 });
+        let err = coll.query_groups(&Query::vector(q.clone()), &xvec::GroupBy::new("v", 1, 1));
         assert!(err.unwrap_err().to_string().contains("cannot group by `v`"));
     }
 }

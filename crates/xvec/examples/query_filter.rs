@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // The best two hits of each of the first three categories, nearest group first.
-    let by = GroupBy { field: "category".into(), groups: 3, per_group: 2 };
+    let by = GroupBy::new("category", 3, 2);
     let q = Query::vector(target)
         .filter("year >= $from AND year < $to")
         .params(Params::new().set("from", 1980).set("to", 2000));

@@ -19,7 +19,7 @@ pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
     match &a.group_by {
         None => print(io, &hits_table(coll.schema(), &coll.query(&q).map_err(caret)?, &q)),
         Some(field) => {
-            let by = GroupBy { field: field.clone(), groups: a.k, per_group: a.per_group };
+            let by = GroupBy::new(field.clone(), a.k, a.per_group);
             print(io, &groups_table(coll.schema(), &coll.query_groups(&q, &by).map_err(caret)?, &q, field))
         }
     }

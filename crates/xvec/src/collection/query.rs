@@ -184,12 +184,21 @@ impl Query {
 /// [`MAX_GROUP_HITS`]; beyond it [`Snapshot::query_groups`] fails with
 /// [`QueryError::TooLarge`] before it allocates anything.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct GroupBy {
     pub field: String,
     /// Most groups returned.
     pub groups: usize,
     /// Most hits per group.
     pub per_group: usize,
+}
+
+impl GroupBy {
+    /// At most `groups` groups by the value of the scalar field `field`, `per_group` hits
+    /// each (bounds are checked by the query, see the type's docs).
+    pub fn new(field: impl Into<String>, groups: usize, per_group: usize) -> GroupBy {
+        GroupBy { field: field.into(), groups, per_group }
+    }
 }
 
 /// Hits sharing one value of the group-by field, best first.

@@ -8,7 +8,7 @@ use crate::error::SchemaError;
 
 impl Schema {
     /// The stored form, with field ids (what manifests hold).
-    pub fn to_stored(&self) -> RawSchema {
+    pub(crate) fn to_stored(&self) -> RawSchema {
         let mut raw = RawSchema::from(self);
         for (f, &id) in raw.fields.iter_mut().zip(&self.ids) {
             f.id = Some(id);
@@ -26,10 +26,6 @@ impl Schema {
     /// The JSON schema form, pretty-printed.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(&RawSchema::from(self)).expect("schema serializes")
-    }
-
-    pub fn to_raw(&self) -> RawSchema {
-        RawSchema::from(self)
     }
 }
 
