@@ -60,10 +60,13 @@ pub enum Target {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Query {
+    /// What to search near.
     pub target: Target,
     /// Vector field to search; may be omitted when the schema has exactly one.
     pub field: Option<String>,
+    /// Most hits to return, 1..=[`MAX_K`] (default 10).
     pub k: usize,
+    /// Filter expression hits must match; `None` keeps every row.
     pub filter: Option<String>,
     /// Values of the filter's `$name` placeholders.
     pub params: Params,
@@ -81,6 +84,8 @@ pub struct Query {
 }
 
 impl Query {
+    /// Searches near `v`, with k = 10, no filter, every scalar field returned and the
+    /// field's default search breadth.
     pub fn vector(v: Vec<f32>) -> Query {
         Query {
             target: Target::Vector(v),
@@ -95,20 +100,26 @@ impl Query {
         }
     }
 
+    /// Searches near the stored vector of the document `key` (the document itself is
+    /// not excluded from the hits); defaults as [`Query::vector`].
     pub fn key(key: impl Into<String>) -> Query {
         Query { target: Target::Key(key.into()), ..Query::vector(Vec::new()) }
     }
 
+    /// Most hits to return, 1..=[`MAX_K`].
     pub fn k(mut self, k: usize) -> Query {
         self.k = k;
         self
     }
 
+    /// The vector field to search; needed when the schema has more than one.
     pub fn field(mut self, field: impl Into<String>) -> Query {
         self.field = Some(field.into());
         self
     }
 
+    /// Only rows matching this filter expression are hits (the filter is applied during
+    /// the search, so `k` hits come back when `k` rows match).
     pub fn filter(mut self, filter: impl Into<String>) -> Query {
         self.filter = Some(filter.into());
         self
@@ -120,21 +131,25 @@ impl Query {
         self
     }
 
+    /// The fields hits carry (default: every scalar field); the key always comes back.
     pub fn fields<S: Into<String>>(mut self, fields: impl IntoIterator<Item = S>) -> Query {
         self.fields = Some(fields.into_iter().map(Into::into).collect());
         self
     }
 
+    /// Sets [`Query::ef`](Query#structfield.ef), the search breadth of graph indexes.
     pub fn ef(mut self, ef: usize) -> Query {
         self.ef = Some(ef);
         self
     }
 
+    /// Sets [`Query::refine`](Query#structfield.refine), the re-rank factor.
     pub fn refine(mut self, factor: usize) -> Query {
         self.refine = Some(factor);
         self
     }
 
+    /// Whether hits also carry the vector fields when no [`Query::fields`] are named.
     pub fn with_vectors(mut self, yes: bool) -> Query {
         self.include_vectors = yes;
         self
@@ -148,6 +163,7 @@ impl Query {
 /// [`QueryError::TooLarge`] before it allocates anything.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GroupBy {
+    /// The scalar field whose value groups hits (nulls form one group).
     pub field: String,
     /// Most groups returned.
     pub groups: usize,
@@ -158,7 +174,9 @@ pub struct GroupBy {
 /// Hits sharing one value of the group-by field, best first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
+    /// The group-by field's value these hits share.
     pub value: Value,
+    /// At most `per_group` hits, best first.
     pub hits: Vec<Hit>,
 }
 
@@ -214,9 +232,11 @@ impl Sink for GroupSink<'_> {
 /// One result row, best first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hit {
+    /// The document's primary key.
     pub key: String,
     /// In the metric's unit: squared L2 distance, inner product or cosine similarity.
     pub score: f32,
+    /// The fields the query asked for, by name; a null value is left out.
     pub fields: BTreeMap<String, Value>,
 }
 
