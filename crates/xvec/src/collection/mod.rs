@@ -525,7 +525,7 @@ impl Collection {
     /// let nouns = snap.keys_where_with(Some("pos = $p"), &Params::new().set("p", "n"))?;
     /// assert_eq!(nouns, ["dog"]);
     /// assert_eq!(coll.count(), 1);
-    /// # Ok::<(), xvec::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn snapshot(&self) -> Arc<Snapshot> {
         self.current.read().expect("snapshot lock poisoned").clone()
@@ -563,7 +563,7 @@ impl Collection {
     /// ])?;
     /// assert!(results[0].is_ok());
     /// assert!(matches!(results[1], Err(DocError::DuplicateKey(_))));
-    /// # Ok::<(), xvec::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
         self.writer()?.write(&self.current, docs, writer::Mode::Insert)
@@ -583,11 +583,13 @@ impl Collection {
     /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
     /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
     /// # ])?;
-    /// coll.upsert(vec![Doc::new("dog").set("pos", "noun"), Doc::new("fox").set("emb", vec![0.5f32, 0.5])])?;
+    /// let fox = Doc::new("fox").set("pos", "n").set("emb", vec![0.5f32, 0.5]);
+    /// let results = coll.upsert(vec![Doc::new("dog").set("pos", "noun"), fox])?;
+    /// assert!(results.iter().all(|r| r.is_ok()));
     /// let docs = coll.fetch(&["dog"], None)?;
     /// assert_eq!(docs[0].as_ref().unwrap().get("pos"), Some(&"noun".into()));
     /// assert_eq!(coll.count(), 3);
-    /// # Ok::<(), xvec::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn upsert(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
         self.writer()?.write(&self.current, docs, writer::Mode::Upsert)
@@ -611,7 +613,7 @@ impl Collection {
     /// let results = coll.update(vec![Doc::new("run").set("pos", "verb"), Doc::new("fox").set("pos", "n")])?;
     /// assert!(results[0].is_ok());
     /// assert!(matches!(results[1], Err(DocError::NotFound(_))));
-    /// # Ok::<(), xvec::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn update(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
         self.writer()?.write(&self.current, docs, writer::Mode::Update)
@@ -634,7 +636,7 @@ impl Collection {
     /// let results = coll.delete(&["dog", "fox"])?;
     /// assert!(results[0].is_ok() && results[1].is_err());
     /// assert_eq!(coll.count(), 1);
-    /// # Ok::<(), xvec::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete(&self, keys: &[&str]) -> Result<Vec<ItemResult>, Error> {
         self.writer()?.delete(&self.current, keys)
@@ -663,7 +665,7 @@ impl Collection {
     /// let gone = coll.delete_where_with("pos IN $kinds", &Params::new().set("kinds", vec!["v", "adj"]))?;
     /// assert_eq!(gone, 1);
     /// assert_eq!(coll.count(), 1);
-    /// # Ok::<(), xvec::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete_where_with(&self, filter: &str, params: &crate::filter::Params) -> Result<u64, Error> {
         let mut w = self.writer()?;
@@ -693,7 +695,7 @@ impl Collection {
     /// assert_eq!(run.get("pos"), Some(&"v".into()));
     /// assert!(run.get("emb").is_none());
     /// assert!(docs[1].is_none());
-    /// # Ok::<(), xvec::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fetch(&self, keys: &[&str], fields: Option<&[String]>) -> Result<Vec<Option<Doc>>, Error> {
         self.snapshot().fetch(keys, fields)
@@ -719,7 +721,7 @@ impl Collection {
     /// assert_eq!(hits.len(), 1);
     /// assert_eq!(hits[0].key, "dog");
     /// assert!((hits[0].score - 1.62).abs() < 1e-5); // squared L2 distance
-    /// # Ok::<(), xvec::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn query(&self, q: &Query) -> Result<Vec<Hit>, Error> {
         self.snapshot().query(q)
@@ -746,7 +748,7 @@ impl Collection {
     /// assert_eq!(groups[0].value, "n".into());
     /// assert_eq!(groups[0].hits.len(), 2);
     /// assert_eq!(groups[1].hits[0].key, "run");
-    /// # Ok::<(), xvec::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn query_groups(&self, q: &Query, by: &GroupBy) -> Result<Vec<Group>, Error> {
         self.snapshot().query_groups(q, by)
@@ -777,7 +779,7 @@ impl Collection {
     /// coll.flush()?;
     /// let stats = coll.stats();
     /// assert_eq!((stats.segments.len(), stats.mem_rows), (1, 0));
-    /// # Ok::<(), xvec::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn flush(&self) -> Result<(), Error> {
         self.writer()?.flush(&self.current, self.options.mmap)
@@ -787,24 +789,23 @@ impl Collection {
     /// publishes the result atomically. Writes wait; queries keep running.
     ///
     /// ```
-    /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
-    /// # let dir = tempfile::tempdir()?;
-    /// # let schema = Schema::builder("words")
-    /// #     .field(Field::scalar("pos", ScalarType::String))
-    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
-    /// #     .build()?;
-    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
-    /// # coll.insert(vec![
-    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
-    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
-    /// # ])?;
-    /// use xvec::OptimizeOptions;
+    /// use xvec::{Collection, Doc, Field, HnswParams, IndexParams, Metric, OptimizeOptions, Schema, VectorType};
+    /// let dir = tempfile::tempdir()?;
+    /// let hnsw = IndexParams::Hnsw(HnswParams::default().m(8));
+    /// let field = Field::vector("emb", VectorType::Fp32, 2, Metric::L2).index(hnsw);
+    /// let coll = Collection::create(dir.path(), Schema::builder("g").field(field).build()?, Default::default())?;
+    /// for i in 0..3 {
+    ///     coll.insert(vec![Doc::new(format!("k{i}")).set("emb", vec![i as f32, 1.0])])?;
+    ///     coll.flush()?;
+    /// }
+    /// coll.delete(&["k0"])?;
     /// let mut opts = OptimizeOptions::default();
     /// opts.concurrency = 1;
     /// let report = coll.optimize(&opts)?;
-    /// assert_eq!(report.indexes_built, 1);
+    /// assert_eq!((report.segments_before, report.segments_after), (3, 1));
+    /// assert_eq!((report.rows, report.dropped, report.indexes_built), (2, 1, 1));
     /// assert_eq!(coll.stats().deleted_docs, 0);
-    /// # Ok::<(), xvec::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn optimize(&self, opts: &OptimizeOptions) -> Result<OptimizeReport, Error> {
         self.writer()?.optimize(&self.current, self.options.mmap, opts)

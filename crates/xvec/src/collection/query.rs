@@ -125,7 +125,7 @@ impl Query {
         self
     }
 
-    /// Binds the filter's `$name` placeholders (see [`crate::filter`]).
+    /// Binds the filter's `$name` placeholders (see [`Params`]).
     pub fn params(mut self, params: Params) -> Query {
         self.params = params;
         self

@@ -107,8 +107,13 @@ impl<T: Into<Param>> From<Vec<T>> for Param {
     }
 }
 
-/// Named parameter values, for [`Filter::compile_with`](super::Filter::compile_with) and
-/// the query and delete paths. Names are without the `$`.
+/// Named parameter values for a filter's `$name` placeholders, as [`Query::params`],
+/// [`Collection::delete_where_with`] and [`Snapshot::keys_where_with`] take them. Names
+/// are without the `$`.
+///
+/// [`Query::params`]: crate::Query::params
+/// [`Collection::delete_where_with`]: crate::Collection::delete_where_with
+/// [`Snapshot::keys_where_with`]: crate::Snapshot::keys_where_with
 ///
 /// ```
 /// use xvec::Params;

@@ -105,7 +105,7 @@ impl FileKind {
     /// files of version 1 are containers without block checksums (one CRC32C per section);
     /// they read as they are, and are rewritten in the current version by optimize or
     /// repair. A version 1 manifest has no field ids (they are the positions) and no WAL
-    /// salt; the WAL it names must be empty (see [`wal::is_empty_v1`]).
+    /// salt; the WAL it names must be empty (`wal::is_empty_v1`).
     pub fn oldest_readable(self) -> u32 {
         match self {
             FileKind::Segment | FileKind::Index | FileKind::Manifest => 1,
