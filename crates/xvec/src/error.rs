@@ -179,7 +179,8 @@ pub enum StorageError {
         /// Which check failed.
         what: String,
     },
-    /// A file written by a newer (or unknown) format version; upgrade the engine to read it.
+    /// A file in a format version this build does not read: newer than it knows, or older
+    /// than [`FileKind::oldest_readable`](crate::FileKind::oldest_readable).
     #[error("{}: {kind} format version {found} is not supported (this build reads version {supported})", path.display())]
     UnsupportedVersion {
         /// The file.

@@ -211,8 +211,8 @@ pub struct WalFile {
     pub deletes: u64,
     /// Damaged frames between good ones.
     pub bad_frames: u64,
-    /// Bytes of an incomplete last frame (a write cut short), which a writable open cuts
-    /// off; 0 when the file ends cleanly.
+    /// Bytes after the last good frame (a batch whose write was cut short), which a
+    /// writable open cuts off; 0 when the file ends cleanly.
     pub torn_bytes: u64,
     /// The WAL the live manifest names (the others are left over or in flight).
     pub live: bool,

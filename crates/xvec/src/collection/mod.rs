@@ -205,8 +205,10 @@ impl MemoryUsage {
 /// An open collection.
 ///
 /// `Collection` is `Send + Sync` (checked at compile time): share one handle across
-/// threads with `Arc` or scoped threads. Writes are serialized by an internal lock;
-/// queries run concurrently on snapshots and never wait for writes.
+/// threads with `Arc` or scoped threads. Writes through it are serialized by an internal
+/// lock; queries run concurrently, each on a pinned [`Snapshot`], so a slow write (WAL
+/// append and fsync, flush, optimize) does not hold them up: taking a snapshot waits only
+/// while a batch is applied in memory.
 ///
 /// ```
 /// use xvec::{Collection, Doc, Field, Metric, Query, Schema, ScalarType, VectorType};
