@@ -4,7 +4,7 @@
 //! files, which only this test can write (the parquet crate's writer).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 use xvec::Metric;
@@ -18,12 +18,7 @@ const QUERIES: usize = 40;
 
 /// Runs the binary in `cwd` with a scrubbed environment; dumps everything on request.
 fn xvec(cwd: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xvec"));
-    cmd.args(args).current_dir(cwd).env_clear();
-    if let Some(path) = std::env::var_os("PATH") {
-        cmd.env("PATH", path);
-    }
-    cmd.output().expect("run xvec")
+    crate::harness::command(args).current_dir(cwd).output().expect("run xvec")
 }
 
 fn text(b: &[u8]) -> String {
@@ -385,7 +380,7 @@ fn bad_datasets_and_flags_fail_with_clear_errors() {
     // Parser-checked flags.
     assert!(err(&["bench", "--dataset", d, "--index", "ivf"], 2).contains("invalid value 'ivf'"));
     assert!(err(&["bench", "--dataset", d, "--duration", "soon"], 2).contains("'soon' is not a duration"));
-    assert!(err(&["bench", "--dataset", d, "--sweep", "m=4"], 2).contains("'m' cannot be swept"));
+    assert!(err(&["bench", "--dataset", d, "--sweep", "m=4"], 2).contains("'m' is not a parameter that can be swept"));
     assert!(err(&["bench", "--dataset", d, "--base", "x.fvecs"], 2).contains("cannot be used with"));
     assert!(err(&["bench"], 2).contains("bench needs --dataset DIR"));
     assert!(err(&["bench", "--compare", "nope.json"], 1).contains("nope.json: "));

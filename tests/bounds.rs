@@ -65,7 +65,7 @@ fn build(dir: &std::path::Path, index: &str) -> Collection {
         .map(|(i, v)| Doc::new(format!("{i}")).set("g", (i % 1500) as i32).set("v", v))
         .collect();
     coll.insert(docs).unwrap();
-    coll.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+    coll.optimize(&OptimizeOptions::default().concurrency(1)).unwrap();
     coll
 }
 

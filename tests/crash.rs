@@ -117,7 +117,7 @@ fn crash_optimize_child() {
         writeln!(out, "progress {} {}", p.segments_done, p.vectors_indexed).unwrap();
         out.flush().unwrap();
     };
-    coll.optimize(&xvec::OptimizeOptions { concurrency: 1, progress: Some(&progress), cancel: None }).unwrap();
+    coll.optimize(&xvec::OptimizeOptions::default().concurrency(1).progress(Some(&progress))).unwrap();
     println!("optimized");
     std::io::stdout().flush().unwrap();
 }
@@ -147,7 +147,7 @@ fn killed_optimize(max_docs: u64, deleted: usize, min_old: usize) {
     )
     .unwrap();
     let mut outcomes = [0usize; 2];
-    let options = xvec::CollectionOptions { max_docs_per_segment: max_docs };
+    let options = xvec::CollectionOptions::default().max_docs_per_segment(max_docs);
     let live = if deleted < 3000 { 2999 } else { 3000 };
     for (round, after) in [0usize, 1, 2, 3, 4, 5, 6].into_iter().enumerate() {
         let dir = tempfile::tempdir().unwrap();

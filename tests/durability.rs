@@ -6,27 +6,10 @@ use std::path::Path;
 
 use xvec::format::{FRAME_HEADER, WAL_HEADER_LEN};
 use xvec::verify::{self, Repair, RepairOptions, Severity, VerifyOptions};
-use xvec::{Collection, Doc, Metric, OpenOptions, StorageError};
+use xvec::{Collection, OpenOptions, StorageError};
 
-use crate::util::{random_vectors, rng, simple_schema, wal_frames};
-
-const DIM: usize = 384;
-
-fn doc(i: usize, v: &[f32]) -> Doc {
-    Doc::new(format!("k{i:06}")).set("tag", format!("tag-{}", i % 7)).set("n", i as i64).set("v", v.to_vec())
-}
-
-/// A collection whose data lives in its WAL only: `rows` 384-d rows in batches of `batch`.
-fn wal_collection(dir: &Path, rows: usize, batch: usize) -> Vec<Vec<f32>> {
-    let vectors = random_vectors(7, rows, DIM);
-    let coll = Collection::create(dir, simple_schema(DIM as u32, Metric::L2), Default::default()).unwrap();
-    for start in (0..rows).step_by(batch) {
-        let docs = (start..(start + batch).min(rows)).map(|i| doc(i, &vectors[i])).collect();
-        assert!(coll.insert(docs).unwrap().iter().all(Result::is_ok));
-    }
-    coll.close().unwrap();
-    vectors
-}
+use crate::util::wal_fixture::{doc, wal_collection};
+use crate::util::{rng, wal_frames};
 
 /// The WAL the live manifest names.
 fn wal_path(dir: &Path) -> std::path::PathBuf {
@@ -36,7 +19,7 @@ fn wal_path(dir: &Path) -> std::path::PathBuf {
 }
 
 fn quick() -> VerifyOptions {
-    VerifyOptions { code_sample: 8, ..Default::default() }
+    VerifyOptions::default().code_sample(8)
 }
 
 fn damage_offset(e: &xvec::Error) -> Option<u64> {
@@ -92,7 +75,7 @@ fn a_flipped_byte_in_any_frame_of_a_wal_is_reported_and_costs_only_that_frame() 
     std::fs::write(&path, &bytes).unwrap();
     // `flush` opens the collection for writing.
     for args in [&["verify"][..], &["count"], &["flush"]] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_xvec")).args(args).arg(&dir).output().unwrap();
+        let out = std::process::Command::new(crate::harness::bin()).args(args).arg(&dir).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(3), "xvec {args:?}: {stderr}");
         if args[0] != "verify" {

@@ -449,12 +449,12 @@ fn files_ending(dir: &std::path::Path, ext: &str) -> Vec<String> {
 }
 
 fn optimize_once(coll: &Collection) -> xvec::OptimizeReport {
-    coll.optimize(&xvec::OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap()
+    coll.optimize(&xvec::OptimizeOptions::default().concurrency(1)).unwrap()
 }
 
 fn assert_verifies_clean(dir: &std::path::Path) {
     use xvec::verify::{self, Severity, VerifyOptions};
-    let r = verify::run(dir, &VerifyOptions { deep: true, ..Default::default() }).unwrap();
+    let r = verify::run(dir, &VerifyOptions::default().deep(true)).unwrap();
     assert!(r.is_clean() && r.count(Severity::Warning) == 0, "{:?}", r.findings);
 }
 
@@ -498,7 +498,7 @@ fn optimize_drops_the_only_segment_once_all_its_rows_are_deleted() {
 #[test]
 fn optimize_drops_every_all_deleted_segment_and_keeps_the_whole_ones() {
     let dir = tempfile::tempdir().unwrap();
-    let options = xvec::CollectionOptions { max_docs_per_segment: 4 };
+    let options = xvec::CollectionOptions::default().max_docs_per_segment(4);
     let coll = Collection::create(dir.path(), indexed_schema(), options).unwrap();
     let keys = |p: &str| (0..4).map(|i| format!("{p}{i}")).collect::<Vec<_>>();
     let segment_of = |p: &str, x: f32| {

@@ -35,7 +35,7 @@ fn build(dir: &std::path::Path, metric: Metric, index: &str, data: &[Vec<f32>], 
         .map(|(i, v)| Doc::new(format!("{i}")).set("g", (i % 1000) as i32).set("v", v.clone()))
         .collect();
     coll.insert(docs).unwrap();
-    coll.optimize(&OptimizeOptions { concurrency: threads, ..Default::default() }).unwrap();
+    coll.optimize(&OptimizeOptions::default().concurrency(threads)).unwrap();
     coll
 }
 
@@ -150,7 +150,7 @@ fn writes_after_optimize_are_searched_exactly_and_deletes_hide_rows() {
     assert!(coll.snapshot().index_completeness(1) < 1.0);
     // The pinned snapshot still sees the old state.
     assert_eq!(snap.query(&Query::vector(data[5].clone()).k(1)).unwrap()[0].key, "5");
-    let report = coll.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+    let report = coll.optimize(&OptimizeOptions::default().concurrency(1)).unwrap();
     assert!(report.changed);
     assert_eq!(report.rows, 2000);
     assert_eq!(coll.snapshot().index_completeness(1), 1.0);
@@ -182,7 +182,7 @@ fn optimize_keeps_whole_segments_and_rewrites_the_rest() {
     coll.insert(docs(0..2000)).unwrap();
     coll.flush().unwrap();
     let flushed = std::fs::read(dir.path().join(&files(".xseg")[0])).unwrap();
-    let report = coll.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+    let report = coll.optimize(&OptimizeOptions::default().concurrency(1)).unwrap();
     assert!(report.changed && report.indexes_built == 1, "{report:?}");
     assert_eq!(files(".xseg"), ["SEG-000001.xseg"]);
     assert_eq!(std::fs::read(dir.path().join("SEG-000001.xseg")).unwrap(), flushed, "a kept segment is not rewritten");
@@ -192,7 +192,7 @@ fn optimize_keeps_whole_segments_and_rewrites_the_rest() {
     // A small flushed segment and deletes in the kept one: both are rewritten, merged.
     coll.insert(docs(2000..2100)).unwrap();
     coll.delete(&["7"]).unwrap();
-    let report = coll.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+    let report = coll.optimize(&OptimizeOptions::default().concurrency(1)).unwrap();
     assert_eq!((report.rows, report.dropped, report.segments_after), (2099, 1, 1), "{report:?}");
     assert_eq!(files(".xseg").len(), 1);
     assert_ne!(files(".xseg"), ["SEG-000001.xseg"]);
@@ -214,7 +214,7 @@ fn cancelled_optimize_leaves_the_collection_unchanged() {
     )
     .unwrap();
     let cancel = AtomicBool::new(true);
-    let err = coll.optimize(&OptimizeOptions { concurrency: 1, progress: None, cancel: Some(&cancel) }).unwrap_err();
+    let err = coll.optimize(&OptimizeOptions::default().concurrency(1).cancel(Some(&cancel))).unwrap_err();
     assert!(matches!(err, xvec::Error::Cancelled), "{err}");
     let names: Vec<String> =
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
@@ -254,7 +254,7 @@ fn group_by_matches_brute_force_on_flat_and_hnsw() {
                 .collect(),
         )
         .unwrap();
-        coll.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+        coll.optimize(&OptimizeOptions::default().concurrency(1)).unwrap();
         let by = xvec::GroupBy { field: "g".into(), groups: 4, per_group: 3 };
         let groups = coll.query_groups(&Query::vector(q.clone()).ef(400), &by).unwrap();
         let got: Vec<(i32, Vec<usize>)> = groups

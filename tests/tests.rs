@@ -1,8 +1,10 @@
 //! The `xvec` binary and what it drives, plus crash tests that kill child processes. One
 //! integration-test binary (linking one per file is slow on small machines).
 
+mod harness;
 mod util;
 
+mod arch;
 mod bench;
 mod cli;
 mod crash;

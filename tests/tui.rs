@@ -2,8 +2,8 @@
 //! dashboard refuses to start without a terminal, and under a real terminal (tmux) every
 //! view shows, the controls act, and quitting restores the terminal.
 
-use crate::cli::harness::{data, wordnet, xvec};
 use crate::cli::pty::Tmux;
+use crate::harness::{data, wordnet, xvec};
 
 #[test]
 fn headless_json_has_every_panel_value() {
@@ -116,7 +116,7 @@ fn dashboard_under_a_terminal_restores_it_on_quit() {
     let t = Tmux::start(dir.path(), &shell);
     t.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"]);
     t.wait("the shell prompt", |s| s.contains("tui-test$"));
-    t.keys(&[&format!("{} tui {c} --write --concurrency 1", env!("CARGO_BIN_EXE_xvec")), "Enter"]);
+    t.keys(&[&format!("{} tui {c} --write --concurrency 1", crate::harness::bin()), "Enter"]);
     // It opens on the first view.
     t.wait("the overview", |s| s.contains("1 Overview") && s.contains("on disk") && s.contains("hnsw m="));
     t.keys(&["2"]);

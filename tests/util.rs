@@ -140,7 +140,7 @@ pub mod verify_fixture {
     pub fn build(dir: &Path, rows: usize) {
         let c = Collection::create(dir, schema(), Default::default()).unwrap();
         c.insert((0..rows).map(doc).collect()).unwrap();
-        c.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+        c.optimize(&OptimizeOptions::default().concurrency(1)).unwrap();
         c.insert((rows..rows + rows / 2).map(doc).collect()).unwrap();
         c.delete(&["k001", "k002"]).unwrap();
         c.flush().unwrap();
@@ -155,5 +155,33 @@ pub mod verify_fixture {
         let keys = c.snapshot().keys_where(None).unwrap();
         let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
         c.fetch(&refs, None).unwrap().into_iter().map(|d| d.unwrap()).map(|d| (d.key.clone(), d)).collect()
+    }
+}
+
+/// Collections of 384-d rows that live in their WAL only, for the WAL damage and recovery
+/// tests (engine and binary alike).
+pub mod wal_fixture {
+    use std::path::Path;
+
+    use xvec::{Collection, Doc, Metric};
+
+    use super::{random_vectors, simple_schema};
+
+    pub const DIM: usize = 384;
+
+    pub fn doc(i: usize, v: &[f32]) -> Doc {
+        Doc::new(format!("k{i:06}")).set("tag", format!("tag-{}", i % 7)).set("n", i as i64).set("v", v.to_vec())
+    }
+
+    /// A collection whose data lives in its WAL only: `rows` rows in batches of `batch`.
+    pub fn wal_collection(dir: &Path, rows: usize, batch: usize) -> Vec<Vec<f32>> {
+        let vectors = random_vectors(7, rows, DIM);
+        let coll = Collection::create(dir, simple_schema(DIM as u32, Metric::L2), Default::default()).unwrap();
+        for start in (0..rows).step_by(batch) {
+            let docs = (start..(start + batch).min(rows)).map(|i| doc(i, &vectors[i])).collect();
+            assert!(coll.insert(docs).unwrap().iter().all(Result::is_ok));
+        }
+        coll.close().unwrap();
+        vectors
     }
 }

@@ -31,9 +31,9 @@ fn docs(data: &[Vec<f32>], from: usize) -> Vec<Doc> {
 /// it with `threads` build threads.
 fn build(dir: &Path, schema: Schema, data: &[Vec<f32>], threads: usize, mmap: bool) -> Collection {
     drop(Collection::create(dir, schema, Default::default()).unwrap());
-    let coll = Collection::open(dir, &OpenOptions { mmap, ..OpenOptions::writable() }).unwrap();
+    let coll = Collection::open(dir, &OpenOptions::writable().mmap(mmap)).unwrap();
     coll.insert(docs(data, 0)).unwrap();
-    coll.optimize(&OptimizeOptions { concurrency: threads, ..Default::default() }).unwrap();
+    coll.optimize(&OptimizeOptions::default().concurrency(threads)).unwrap();
     coll
 }
 
@@ -208,7 +208,7 @@ fn corrupted_adjacency_entry_is_reported_on_open() {
     reseal(&mut file, entry);
     std::fs::write(&path, &file).unwrap();
     for mmap in [true, false] {
-        let err = Collection::open(dir.path(), &OpenOptions { mmap, ..OpenOptions::read_only() }).unwrap_err();
+        let err = Collection::open(dir.path(), &OpenOptions::read_only().mmap(mmap)).unwrap_err();
         let text = err.to_string();
         assert!(text.contains(&*path.to_string_lossy()), "{text}");
         assert!(text.contains(&format!("offset {word}")), "{text}");
@@ -260,7 +260,7 @@ fn query_list_rules_and_tiny_segments() {
         "query list 4 is smaller than k 10; a Vamana query list (the query's ef) must be at least k"
     );
     coll.insert(docs(&data[1..], 1)).unwrap();
-    coll.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+    coll.optimize(&OptimizeOptions::default().concurrency(1)).unwrap();
     let hits = coll.query(&Query::vector(data[2].clone()).k(3)).unwrap();
     assert_eq!(keys(&hits), brute_force(Metric::L2, &data, &data[2], 3));
 }
@@ -299,7 +299,7 @@ fn fp16_and_int8_fields_build_and_search() {
             })
             .collect();
         coll.insert(docs).unwrap();
-        coll.optimize(&OptimizeOptions { concurrency: 2, ..Default::default() }).unwrap();
+        coll.optimize(&OptimizeOptions::default().concurrency(2)).unwrap();
         let queries: Vec<Vec<f32>> = queries.iter().map(stored).collect();
         let r = recall(&coll, metric, &data, &queries, 10, 10);
         assert!(r >= 0.9, "{ty} {metric:?}: recall@10 {r:.3} < 0.9");

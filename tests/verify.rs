@@ -10,24 +10,16 @@ use xvec::{Collection, FileKind, OpenOptions};
 use crate::util::verify_fixture::{build, contents, doc};
 
 fn quick() -> VerifyOptions {
-    VerifyOptions { threads: 1, attempts: 1, ..Default::default() }
+    VerifyOptions::default().threads(1).attempts(1)
 }
 
-/// Runs the real binary with a scrubbed environment; returns (exit code, stdout, stderr).
+/// Runs the real binary (the shared runner); returns (exit code, stdout, stderr).
 fn xvec(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xvec"))
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    let r = crate::harness::xvec(args).run();
+    (r.code.unwrap_or(-1), r.stdout, r.stderr)
 }
 
 /// Exit statuses through the real binary: 0 clean, 3 corrupt (and for a dry run with a
-
 /// plan), 2 for a plan not confirmed, 4 while another process writes, 1 when repair had
 /// to give up data; and the tables `inspect` prints.
 #[test]
@@ -93,7 +85,8 @@ fn the_binary_exits_with_the_documented_statuses() {
     assert!(out.contains("SEG-000002.xseg") && err.contains("dry run"), "{out}{err}");
     assert_eq!(xvec(&["repair", d]).0, 2);
     // Another process holds the writer lock (this test process, from the binary's view).
-    let lock = Collection::open(&dir, &OpenOptions::writable()).unwrap();
+    // (Vector checksums unchecked: the flip above would make a checking open refuse.)
+    let lock = Collection::open(&dir, &OpenOptions::writable().verify_vectors(false)).unwrap();
     let (code, _, err) = xvec(&["repair", d, "--yes"]);
     assert_eq!(code, 4, "{err}");
     drop(lock);
@@ -134,7 +127,7 @@ fn verify_while_another_process_writes_reports_no_damage() {
         });
         let mut passes = 0;
         while !done.load(std::sync::atomic::Ordering::SeqCst) || passes < 3 {
-            let r = verify::run(&dir, &VerifyOptions { threads: 1, ..Default::default() }).unwrap();
+            let r = verify::run(&dir, &VerifyOptions::default().threads(1)).unwrap();
             assert!(r.is_clean(), "pass {passes}: {:#?}", r.findings);
             passes += 1;
         }

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use super::harness::{Run, Xvec, data, xvec};
+use crate::harness::{Run, Xvec, data, xvec};
 
 const ADDRESS_SPACE: u64 = 512 << 20;
 const U64_MAX: &str = "18446744073709551615";

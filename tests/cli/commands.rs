@@ -1,6 +1,6 @@
 //! argv commands: what each does and the exit code it ends with.
 
-use super::harness::{data, wordnet, xvec};
+use crate::harness::{data, wordnet, xvec};
 
 #[test]
 fn quickstart_builds_and_queries_the_sample() {
@@ -188,7 +188,7 @@ fn busy_collection_exits_4() {
 #[test]
 fn closed_pipe_exits_quietly() {
     let c = wordnet().to_str().unwrap();
-    let bin = env!("CARGO_BIN_EXE_xvec");
+    let bin = crate::harness::bin();
     for cmd in
         [format!("'{bin}' export '{c}' | head -n 1"), format!("'{bin}' shell '{c}' -c 'export' -c count | head -c 10")]
     {

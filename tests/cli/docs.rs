@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::harness::{assert_golden, xvec};
+use crate::harness::{assert_golden, xvec};
 
 fn repo(path: &str) -> std::path::PathBuf {
     crate::util::repo_root().join(path)

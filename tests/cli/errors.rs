@@ -2,7 +2,7 @@
 //! argument exists" included), only the usage line is the statement's; and paths that are
 //! no collection get their own errors with hints, in argv and in the shell.
 
-use super::harness::{assert_golden, data, wordnet, xvec};
+use crate::harness::{assert_golden, data, wordnet, xvec};
 
 /// Lines of `text` without the `Usage:` line (the one place argv and shell differ).
 fn without_usage(text: &str) -> (String, Option<String>) {

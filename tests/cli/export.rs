@@ -8,7 +8,7 @@ use std::path::Path;
 use rand::RngExt;
 use xvec::{Collection, Doc, OpenOptions, Query, Schema, Value};
 
-use super::harness::xvec;
+use crate::harness::xvec;
 use crate::util::{random_vectors, rng};
 
 fn s(p: &Path) -> &str {
@@ -89,9 +89,7 @@ fn answers(dir: &Path, field: &str, dim: usize) -> Vec<Vec<(String, u32)>> {
     random_vectors(99, 5, dim)
         .into_iter()
         .map(|v| {
-            let mut q = Query::vector(v).k(10);
-            q.field = Some(field.to_string());
-            q.ef = Some(ROWS);
+            let q = Query::vector(v).k(10).field(field).ef(ROWS);
             c.query(&q).unwrap().into_iter().map(|h| (h.key, h.score.to_bits())).collect()
         })
         .collect()

@@ -2,7 +2,7 @@
 //! errors come in line order with real positions, counts agree in number, and graph
 //! statistics print whole in one vocabulary (edges).
 
-use super::harness::{wordnet, xvec};
+use crate::harness::{wordnet, xvec};
 
 /// A small collection with vector field `v` (dim 4) under `index`, 60 rows, optimized.
 fn collection(dir: &std::path::Path, index: &str) -> String {

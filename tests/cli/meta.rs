@@ -7,9 +7,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::harness::{wordnet, xvec};
+use crate::harness::{wordnet, xvec};
 
-fn shell(args: &[&str]) -> super::harness::Xvec {
+fn shell(args: &[&str]) -> crate::harness::Xvec {
     let mut all = vec!["shell", wordnet().to_str().unwrap(), "-n"];
     all.extend_from_slice(args);
     xvec(&all)
@@ -178,7 +178,7 @@ fn lock_waits_for_a_writer_in_another_process() {
     let c = dir.path().join("c");
     let cs = c.to_str().unwrap();
     xvec(&["create", cs, "--field", "lemma:string", "--vector", "v:2:l2"]).run().ok();
-    let mut holder = Command::new(env!("CARGO_BIN_EXE_xvec"))
+    let mut holder = Command::new(crate::harness::bin())
         .args(["shell", cs, "--write", "-n"])
         .env("HOME", dir.path())
         .stdin(Stdio::piped())
@@ -206,7 +206,7 @@ fn lock_waits_for_a_writer_in_another_process() {
     assert!(run.stderr.contains("hint: ") && run.stderr.contains("--wait SECS"), "{run}");
 
     // A waiter still waits after a while, and succeeds once the holder leaves.
-    let mut waiter = Command::new(env!("CARGO_BIN_EXE_xvec"))
+    let mut waiter = Command::new(crate::harness::bin())
         .args([
             "shell",
             cs,
@@ -241,7 +241,7 @@ fn output_file_from_a_terminal_gets_tsv() {
         "env -i PATH=/usr/bin:/bin TERM=xterm HOME={home} XVEC_HISTORY=/dev/null NO_COLOR=1 \
          sh -c '{bin} shell {coll} -n; echo \"exit status $?\"'",
         home = dir.path().display(),
-        bin = env!("CARGO_BIN_EXE_xvec"),
+        bin = crate::harness::bin(),
         coll = wordnet().display(),
     );
     let t = super::pty::Tmux::start(dir.path(), &command);

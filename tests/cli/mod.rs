@@ -1,8 +1,6 @@
 //! The real `xvec` binary: argv commands, the shell in batch mode and under a terminal,
 //! generated docs, example scripts and output modes.
 
-pub(crate) mod harness;
-
 mod bounds;
 mod commands;
 mod docs;

@@ -1,7 +1,7 @@
 //! One query result printed in every output mode, compared with a committed snapshot:
 //! vectors abbreviated in table-like modes and whole in json/jsonl, text quoted per format.
 
-use super::harness::{assert_golden, xvec};
+use crate::harness::{assert_golden, xvec};
 
 #[test]
 fn every_output_mode_prints_the_same_result() {

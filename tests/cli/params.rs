@@ -1,9 +1,9 @@
 //! Parameters in filters: `.param set` and `--param` bind typed values to `$name`
 //! placeholders of --filter/--where in every command, never spliced in as text.
 
-use super::harness::{wordnet, xvec};
+use crate::harness::{wordnet, xvec};
 
-fn shell(statements: &[&str]) -> super::harness::Run {
+fn shell(statements: &[&str]) -> crate::harness::Run {
     let mut args = vec!["shell", wordnet().to_str().unwrap(), "--mode", "tsv", "--no-headers"];
     for s in statements {
         args.extend(["-c", s]);

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::harness::wordnet;
+use crate::harness::wordnet;
 
 /// A tmux server of our own (its own socket), killed when dropped.
 pub(crate) struct Tmux {
@@ -88,7 +88,7 @@ fn repl_prompt_completion_history_ctrl_c_ctrl_d() {
          sh -c '{bin} shell {coll}; echo \"exit status $?\"'",
         home = dir.path().display(),
         history = history.display(),
-        bin = env!("CARGO_BIN_EXE_xvec"),
+        bin = crate::harness::bin(),
         coll = coll.display(),
     );
     let t = Tmux::start(dir.path(), &command);
@@ -149,7 +149,7 @@ fn shell(dir: &Path, env: &str, size: (u16, u16)) -> Tmux {
         "env -i PATH=/usr/bin:/bin TERM=xterm HOME={home} XVEC_HISTORY={home}/history NO_COLOR=1 {env} \
          sh -c '{bin} shell {coll}; echo \"exit status $?\"'",
         home = dir.display(),
-        bin = env!("CARGO_BIN_EXE_xvec"),
+        bin = crate::harness::bin(),
         coll = wordnet().display(),
     );
     let t = Tmux::start_sized(dir, &command, size);
@@ -277,7 +277,7 @@ fn statements_from_a_pipe_are_not_paged_on_a_terminal() {
     let command = format!(
         "env -i PATH=/usr/bin:/bin TERM=xterm PAGER='echo paged' NO_COLOR=1 \
          sh -c 'echo \"query --pk n.00001740 -k 40 --fields lemma\" | {bin} shell {coll}; echo \"exit status $?\"'",
-        bin = env!("CARGO_BIN_EXE_xvec"),
+        bin = crate::harness::bin(),
         coll = wordnet().display(),
     );
     let t = Tmux::start_sized(dir.path(), &command, (120, 30));

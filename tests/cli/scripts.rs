@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::harness::{assert_golden, commands_dir, xvec};
+use crate::harness::{assert_golden, commands_dir, xvec};
 
 /// Replaces run-dependent numbers (durations, the scratch directory) with fixed text.
 fn mask(text: &str, scratch: &Path) -> String {

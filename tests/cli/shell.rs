@@ -1,9 +1,9 @@
 //! The shell in batch mode: statements from -c, -f and stdin, error locations, bail and
 //! keep-going, meta commands, and the exit-code matrix.
 
-use super::harness::{wordnet, xvec};
+use crate::harness::{wordnet, xvec};
 
-fn shell(args: &[&str]) -> super::harness::Xvec {
+fn shell(args: &[&str]) -> crate::harness::Xvec {
     let c = wordnet().to_str().unwrap();
     let mut all = vec!["shell", c];
     all.extend_from_slice(args);
@@ -202,7 +202,7 @@ fn writes_need_a_writable_shell_and_create_makes_the_collection() {
 #[test]
 fn ctrl_c_stops_a_batch_with_status_130() {
     use std::io::{BufRead, Write};
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_xvec"))
+    let mut child = std::process::Command::new(crate::harness::bin())
         .args(["shell", wordnet().to_str().unwrap()])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

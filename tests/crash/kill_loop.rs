@@ -160,6 +160,7 @@ fn encode_plan(sync: SyncPolicy, steps: &[Step]) -> String {
         SyncPolicy::EveryBatch => "sync every-batch\n".to_string(),
         SyncPolicy::EveryRecords(n) => format!("sync every-records {n}\n"),
         SyncPolicy::OnFlush => "sync on-flush\n".to_string(),
+        other => unimplemented!("a plan for {other:?}"),
     };
     let items = |items: &[(u32, u64)]| items.iter().map(|(k, v)| format!(" {k}:{v}")).collect::<String>();
     for s in steps {
@@ -245,7 +246,7 @@ fn child_writer() {
             Step::Optimize => {
                 let progress =
                     |p: &OptimizeProgress| say(&format!("progress {} {}", p.segments_done, p.vectors_indexed));
-                coll.optimize(&OptimizeOptions { concurrency: 1, progress: Some(&progress), cancel: None }).unwrap();
+                coll.optimize(&OptimizeOptions::default().concurrency(1).progress(Some(&progress))).unwrap();
             }
         }
         say(&format!("acked {i}"));
@@ -348,7 +349,8 @@ fn run(kills: usize) {
     eprintln!("kill loop: seed {seed} ({SEED_ENV}={seed} replays the plan), {kills} kills");
     let dir = tempfile::tempdir().unwrap();
     let scratch = tempfile::tempdir().unwrap();
-    let coll = Collection::create(dir.path(), schema(), CollectionOptions { max_docs_per_segment: 1500 }).unwrap();
+    let coll =
+        Collection::create(dir.path(), schema(), CollectionOptions::default().max_docs_per_segment(1500)).unwrap();
     let mut model = State::new();
     for chunk in (0..INITIAL).collect::<Vec<_>>().chunks(500) {
         coll.insert(chunk.iter().map(|&k| doc(k, k as u64 + 1)).collect()).unwrap();
@@ -472,7 +474,7 @@ impl Loop {
     }
 
     fn cli_child(&mut self, kind: &'static str, args: &[String], batches: Vec<Batch>, kill: Kill) -> Spawn {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xvec"));
+        let mut cmd = Command::new(crate::harness::bin());
         cmd.args(args).env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default());
         cmd.env("HOME", &self.scratch).env("XVEC_HISTORY", "/dev/null");
         let shown: Vec<&str> = args.iter().map(|a| if a.contains('/') { "…" } else { a.as_str() }).collect();

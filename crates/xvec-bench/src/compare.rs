@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::plot::Series;
-use super::report::{FORMAT, SCHEMA_VERSION};
+use super::report::{FORMAT, ReportError, SCHEMA_VERSION};
 
 /// A loaded report and the name its column gets.
 #[derive(Clone, Debug)]
@@ -20,23 +20,27 @@ pub struct Run {
 
 impl Run {
     /// Reads a report written by `xvec bench --output`.
-    pub fn load(path: &Path) -> Result<Run, String> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
-        let json: Value = serde_json::from_str(&text).map_err(|e| format!("{file}: not JSON: {e}"))?;
-        let label = path.file_stem().map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
-        Run::new(label, json).map_err(|e| format!("{file}: {e}"))
+    pub fn load(path: &Path) -> Result<Run, ReportError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io { path: path.into(), source })?;
+        let json: Value =
+            serde_json::from_str(&text).map_err(|source| ReportError::Json { path: path.into(), source })?;
+        let label = path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned());
+        Run::new(label, json).map_err(|e| match e {
+            ReportError::Format { path: None, what } => ReportError::Format { path: Some(path.into()), what },
+            other => other,
+        })
     }
 
     /// Checks that `json` is a report this version reads.
-    pub fn new(label: String, json: Value) -> Result<Run, String> {
+    pub fn new(label: String, json: Value) -> Result<Run, ReportError> {
+        let bad = |what: String| Err(ReportError::Format { path: None, what });
         if json.get("format").and_then(Value::as_str) != Some(FORMAT) {
-            return Err(format!("not an xvec bench report (expected \"format\": \"{FORMAT}\")"));
+            return bad(format!("not an xvec bench report (expected \"format\": \"{FORMAT}\")"));
         }
         match json.get("schema_version").and_then(Value::as_u64) {
             Some(v) if (1..=u64::from(SCHEMA_VERSION)).contains(&v) => Ok(Run { label, json }),
-            Some(v) => Err(format!("schema_version {v}, this xvec reads 1 to {SCHEMA_VERSION}")),
-            None => Err("no schema_version".into()),
+            Some(v) => bad(format!("schema_version {v}, this xvec reads 1 to {SCHEMA_VERSION}")),
+            None => bad("no schema_version".into()),
         }
     }
 
@@ -205,9 +209,14 @@ mod tests {
 
     #[test]
     fn refuses_other_files() {
-        assert!(Run::new("x".into(), json!({"schema_version": 1})).unwrap_err().contains("not an xvec bench report"));
+        assert!(
+            Run::new("x".into(), json!({"schema_version": 1}))
+                .unwrap_err()
+                .to_string()
+                .contains("not an xvec bench report")
+        );
         let future = json!({"format": FORMAT, "schema_version": SCHEMA_VERSION + 1});
-        assert!(Run::new("x".into(), future).unwrap_err().contains("this xvec reads"));
+        assert!(Run::new("x".into(), future).unwrap_err().to_string().contains("this xvec reads"));
         // Version 1 reports (loose index fields beside `schema_index`) still compare.
         let v1 =
             json!({"format": FORMAT, "schema_version": 1, "config": {"schema_index": {"type": "flat"}, "m": null}});
@@ -216,6 +225,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("r.json");
         std::fs::write(&p, "{").unwrap();
-        assert!(Run::load(&p).unwrap_err().contains("r.json: not JSON"));
+        assert!(Run::load(&p).unwrap_err().to_string().contains("r.json: not JSON"));
     }
 }

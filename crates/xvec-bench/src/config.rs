@@ -42,29 +42,49 @@ pub struct Sweep {
     pub values: Vec<usize>,
 }
 
-impl std::str::FromStr for Sweep {
-    type Err = String;
+/// A flag value that does not parse: what it was, what it should be.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{input}' is not {what}; expected {expected}")]
+#[non_exhaustive]
+pub struct ParseError {
+    pub input: String,
+    /// What the value stands for, e.g. `a duration`.
+    pub what: &'static str,
+    pub expected: &'static str,
+}
 
-    fn from_str(s: &str) -> Result<Sweep, String> {
-        let (name, list) = s.split_once('=').ok_or_else(|| format!("'{s}': expected PARAM=V1,V2,... e.g. ef=16,32"))?;
+impl ParseError {
+    fn new(input: &str, what: &'static str, expected: &'static str) -> ParseError {
+        ParseError { input: input.to_string(), what, expected }
+    }
+}
+
+impl std::str::FromStr for Sweep {
+    type Err = ParseError;
+
+    fn from_str(s: &str) -> Result<Sweep, ParseError> {
+        let (name, list) =
+            s.split_once('=').ok_or_else(|| ParseError::new(s, "a sweep", "PARAM=V1,V2,... e.g. ef=16,32"))?;
         let param = match name.trim() {
             "ef" => SweepParam::Ef,
             "refine" => SweepParam::Refine,
-            other => return Err(format!("'{other}' cannot be swept; expected ef or refine")),
+            other => return Err(ParseError::new(other, "a parameter that can be swept", "ef or refine")),
         };
         let values = list
             .split(',')
-            .map(|v| v.trim().parse::<usize>().map_err(|_| format!("'{v}' is not a non-negative integer")))
+            .map(|v| {
+                v.trim().parse::<usize>().map_err(|_| ParseError::new(v, "a sweep value", "a non-negative integer"))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         if values.is_empty() || (param == SweepParam::Ef && values.contains(&0)) {
-            return Err(format!("'{s}': expected at least one value, ef values at least 1"));
+            return Err(ParseError::new(s, "a sweep", "at least one value, ef values at least 1"));
         }
         Ok(Sweep { param, values })
     }
 }
 
 /// Parses a duration: `30s`, `0.2s`, `500ms`, `2m`, or plain seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
     let t = s.trim();
     let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
         (n, 1e-3)
@@ -77,7 +97,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     };
     match num.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 && v * scale < 1e9 => Ok(Duration::from_secs_f64(v * scale)),
-        _ => Err(format!("'{s}' is not a duration; expected e.g. 30s, 0.2s, 500ms or 2m")),
+        _ => Err(ParseError::new(s, "a duration", "e.g. 30s, 0.2s, 500ms or 2m")),
     }
 }
 

@@ -10,7 +10,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::report::{Report, SearchReport};
+use super::report::{Report, ReportError, SearchReport};
 
 /// The columns, in the order a new file gets them. `docs/benchmarks/README.md`
 /// explains each.
@@ -144,12 +144,12 @@ fn field(s: &str) -> String {
 
 /// Appends the rows of `report` to `path`, writing [`COLUMNS`] as the header of a new
 /// or empty file, else following the existing header's order.
-pub fn append(path: &Path, report: &Report) -> Result<usize, String> {
-    let file = path.display().to_string();
+pub fn append(path: &Path, report: &Report) -> Result<usize, ReportError> {
+    let io = |source| ReportError::Io { path: path.to_path_buf(), source };
     let existing = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("{file}: {e}")),
+        Err(e) => return Err(io(e)),
     };
     let header: Vec<String> = match existing.lines().next() {
         Some(line) if !line.trim().is_empty() => line.split(',').map(|h| h.trim().to_string()).collect(),
@@ -160,10 +160,10 @@ pub fn append(path: &Path, report: &Report) -> Result<usize, String> {
     } else {
         let missing: Vec<&str> = COLUMNS.iter().copied().filter(|c| !header.iter().any(|h| h == c)).collect();
         if !missing.is_empty() {
-            return Err(format!(
-                "{file}: line 1: the header lacks the columns {}; append to a new file",
-                missing.join(", ")
-            ));
+            return Err(ReportError::Format {
+                path: Some(path.to_path_buf()),
+                what: format!("line 1: the header lacks the columns {}; append to a new file", missing.join(", ")),
+            });
         }
         header.iter().map(|h| COLUMNS.iter().position(|c| c == h)).collect()
     };
@@ -180,8 +180,8 @@ pub fn append(path: &Path, report: &Report) -> Result<usize, String> {
         out.push_str(&cells.join(","));
         out.push('\n');
     }
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| format!("{file}: {e}"))?;
-    f.write_all(out.as_bytes()).map_err(|e| format!("{file}: {e}"))?;
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
+    f.write_all(out.as_bytes()).map_err(io)?;
     Ok(rows.len())
 }
 

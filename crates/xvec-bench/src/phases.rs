@@ -317,7 +317,7 @@ fn optimize(
     let report = |p: &xvec::OptimizeProgress| indexed.store(p.vectors_indexed, Ordering::Relaxed);
     std::thread::scope(|s| {
         let worker = s.spawn(|| {
-            let opts = OptimizeOptions { concurrency: concurrency.max(1), progress: Some(&report), cancel: None };
+            let opts = OptimizeOptions::default().concurrency(concurrency.max(1)).progress(Some(&report));
             let r = coll.optimize(&opts);
             finished.store(true, Ordering::Release);
             r
@@ -345,12 +345,7 @@ fn search(
 ) -> Result<SearchReport, BenchError> {
     let queries: Vec<Query> = vectors
         .iter()
-        .map(|v| {
-            let mut q = Query::vector(v.clone()).k(cfg.k).fields(Vec::<String>::new());
-            q.ef = point.ef;
-            q.refine = point.refine;
-            q
-        })
+        .map(|v| Query::vector(v.clone()).k(cfg.k).fields(Vec::<String>::new()).ef(point.ef).refine(point.refine))
         .collect();
     let label = if cfg.sweep.is_some() { format!("{} ", point.label()) } else { String::new() };
 

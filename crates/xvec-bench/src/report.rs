@@ -16,6 +16,20 @@ use xvec::{IndexParams, IndexType, Metric};
 /// Version of the report layout; `docs/bench-report.schema.json` pins it as a `const`.
 pub const SCHEMA_VERSION: u32 = 2;
 
+/// A report or CSV file that cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    #[error("{}: {source}", path.display())]
+    Io { path: std::path::PathBuf, source: std::io::Error },
+    #[error("{}: not JSON: {source}", path.display())]
+    Json { path: std::path::PathBuf, source: serde_json::Error },
+    /// Readable, but not what it should be (not a report, another schema version, a CSV
+    /// header without our columns); `path` when it came from a file.
+    #[error("{}{what}", path.as_ref().map_or(String::new(), |p| format!("{}: ", p.display())))]
+    Format { path: Option<std::path::PathBuf>, what: String },
+}
+
 /// The `format` field: tells a report apart from other JSON files.
 pub const FORMAT: &str = "xvec-bench";
 

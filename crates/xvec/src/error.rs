@@ -80,6 +80,7 @@ pub enum SchemaError {
 
 /// A document that does not match the schema.
 #[derive(Debug, thiserror::Error, PartialEq, Clone)]
+#[non_exhaustive]
 pub enum DocError {
     /// The primary key is the empty string.
     #[error("empty primary key: expected 1..=65536 bytes of UTF-8")]
@@ -159,6 +160,7 @@ pub enum DocError {
 
 /// Reading or writing collection files failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StorageError {
     /// An operating-system I/O error.
     #[error("{}: {source}", path.display())]
@@ -314,6 +316,7 @@ impl StorageError {
 
 /// A query that cannot run.
 #[derive(Debug, thiserror::Error, PartialEq)]
+#[non_exhaustive]
 pub enum QueryError {
     /// The query names a field that is not a vector field of the schema.
     #[error("no vector field named `{0}`")]
@@ -401,6 +404,7 @@ pub struct ReadOnly;
 
 /// Any engine error.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The schema is invalid.
     #[error(transparent)]
@@ -432,6 +436,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// A filter that does not parse or does not fit the schema.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("filter: line {line}, column {column}: {message}")]
+#[non_exhaustive]
 pub struct FilterError {
     /// What kind of mistake it is.
     pub kind: FilterErrorKind,

@@ -61,8 +61,9 @@ pub use filter::{Param, Params};
 pub use half::f16;
 pub use index::MAX_BUILD_THREADS;
 pub use schema::{
-    Field, FieldType, FlatParams, HnswParams, IndexParams, IndexType, KEY_FIELD, MAX_DIM, MAX_FIELDS, MAX_VECTOR_FIELDS,
-    Metric, QuantSpec, Quantize, ScalarType, Schema, SchemaBuilder, UnknownName, VamanaParams, VectorSpec, VectorType,
+    Field, FieldType, FlatParams, HnswParams, IndexParams, IndexType, KEY_FIELD, MAX_DIM, MAX_FIELDS,
+    MAX_VECTOR_FIELDS, Metric, QuantSpec, Quantize, ScalarType, Schema, SchemaBuilder, UnknownName, VamanaParams,
+    VectorSpec, VectorType,
 };
 pub use storage::FileKind;
 pub use storage::manifest::CollectionOptions;

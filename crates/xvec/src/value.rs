@@ -15,6 +15,7 @@ pub const MAX_KEY_BYTES: usize = 64 * 1024;
 
 /// One field value.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Value {
     /// No value; allowed only in nullable fields.
     Null,

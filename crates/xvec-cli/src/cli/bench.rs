@@ -166,7 +166,7 @@ pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
                 std::fs::write(p, report.to_json()).map_err(|e| CliError::file(p, &e))?;
             }
             if let Some(p) = &args.csv {
-                let n = export::append(p, &report).map_err(CliError::failed)?;
+                let n = export::append(p, &report).map_err(|e| CliError::failed(e.to_string()))?;
                 writeln!(io.err, "bench: appended {n} row{} to {}", if n == 1 { "" } else { "s" }, p.display())?;
             }
             print(io, &results_table(&report))?;
@@ -174,7 +174,7 @@ pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
             print(io, &memory_table(&report))?;
             title = format!("{}: recall@{} vs serial QPS", report.dataset.name, report.config.k);
             let json = serde_json::to_value(&report).expect("reports serialize");
-            runs.push(Run::new("this run".into(), json).map_err(CliError::failed)?);
+            runs.push(Run::new("this run".into(), json).map_err(|e| CliError::failed(e.to_string()))?);
         }
         None if args.compare.is_empty() => {
             return Err(CliError::usage(
@@ -184,7 +184,7 @@ pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
         None => {}
     }
     for p in &args.compare {
-        runs.push(Run::load(p).map_err(CliError::failed)?);
+        runs.push(Run::load(p).map_err(|e| CliError::failed(e.to_string()))?);
     }
     if runs.len() > 1 || !args.compare.is_empty() {
         let c = compare::compare(&runs);

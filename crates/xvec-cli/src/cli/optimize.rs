@@ -25,8 +25,7 @@ pub fn run(a: &OptimizeArgs, colls: &mut dyn Collections, io: &mut Io) -> Result
         bar.set_length(p.vectors_total);
         bar.set_position(p.vectors_indexed);
     };
-    let mut options =
-        OptimizeOptions { progress: Some(&progress), cancel: Some(interrupt::flag()), ..Default::default() };
+    let mut options = OptimizeOptions::default().progress(Some(&progress)).cancel(Some(interrupt::flag()));
     if let Some(n) = a.concurrency {
         options.concurrency = n as usize;
     }

@@ -106,12 +106,14 @@ fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
     } else {
         return Err(CliError::usage("query needs a VECTOR, --pk KEY or --vector-file FILE --row N"));
     };
-    q = q.k(a.k).with_vectors(a.with_vectors);
-    q.field = a.field.clone();
-    q.filter = a.filter.clone();
-    q.fields = a.fields.clone();
-    q.ef = a.ef;
-    q.refine = a.refine;
+    q = q
+        .k(a.k)
+        .with_vectors(a.with_vectors)
+        .field_opt(a.field.clone())
+        .filter_opt(a.filter.clone())
+        .fields_opt(a.fields.clone())
+        .ef(a.ef)
+        .refine(a.refine);
     if let Some(refine) = a.refine {
         at_most("--refine × -k", refine, a.k, xvec::MAX_REFINE_CANDIDATES)?;
     }
@@ -177,12 +179,12 @@ fn at_most(what: &str, a: usize, b: usize, limit: usize) -> Result<(), CliError>
 
 /// The fields a query prints: `--fields`, else the scalar fields (and vectors if asked).
 fn shown_fields(schema: &Schema, q: &Query) -> Vec<String> {
-    match &q.fields {
-        Some(f) => f.clone(),
+    match q.returned_fields() {
+        Some(f) => f.to_vec(),
         None => schema
             .fields()
             .iter()
-            .filter(|f| q.include_vectors || f.as_vector().is_none())
+            .filter(|f| q.includes_vectors() || f.as_vector().is_none())
             .map(|f| f.name.clone())
             .collect(),
     }

@@ -148,7 +148,7 @@ pub fn human(bytes: u64) -> String {
 }
 
 pub fn run_verify(a: &VerifyArgs, mmap: bool, io: &mut Io) -> Result<(), CliError> {
-    let opts = VerifyOptions { deep: a.deep, mmap, ..VerifyOptions::default() };
+    let opts = VerifyOptions::default().deep(a.deep).mmap(mmap);
     let r = verify::run(&a.coll.dir, &opts).map_err(storage)?;
     if a.json {
         let text = serde_json::to_string_pretty(&r).map_err(|e| CliError::failed(e.to_string()))?;
@@ -330,7 +330,7 @@ pub fn run_repair(a: &RepairArgs, mmap: bool, lock_timeout: std::time::Duration,
         }
         None => None,
     };
-    let opts = RepairOptions { schema, mmap, lock_timeout, ..RepairOptions::default() };
+    let opts = RepairOptions::default().schema(schema).mmap(mmap).lock_timeout(lock_timeout);
     let repair = Repair::begin(&a.coll.dir, opts).map_err(storage)?;
     let plan = repair.plan().clone();
     if let Some(why) = &plan.blocked {

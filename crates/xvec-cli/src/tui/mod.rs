@@ -127,10 +127,14 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
             (Truth::Exact { sample: n, keys: Default::default() }, format!("exact search, {n} queries"))
         }
     };
-    let mut probe = Query::vector(queries.vectors[0].clone()).k(o.k).fields(Vec::<String>::new());
-    probe.field = Some(field.clone());
-    (probe.ef, probe.refine, probe.filter) = (o.ef, o.refine, o.filter.clone());
-    probe.params = o.params.clone();
+    let probe = Query::vector(queries.vectors[0].clone())
+        .k(o.k)
+        .fields(Vec::<String>::new())
+        .field(field.clone())
+        .ef(o.ef)
+        .refine(o.refine)
+        .filter_opt(o.filter.clone())
+        .params(o.params.clone());
     coll.query(&probe).map_err(|e| match (&e, &o.filter) {
         (xvec::Error::Filter(fe), Some(text)) => {
             TuiError { usage: true, ..TuiError::new(format!("{fe}\n{}", fe.caret(text))) }
@@ -431,7 +435,8 @@ impl<'a: 's, 's, 'e> Ui<'a, 's, 'e> {
                 run.vectors.store(p.vectors_indexed, Ordering::Relaxed);
                 run.vectors_total.store(p.vectors_total, Ordering::Relaxed);
             };
-            let opts = OptimizeOptions { concurrency, progress: Some(&progress), cancel: Some(&run.cancel) };
+            let opts =
+                OptimizeOptions::default().concurrency(concurrency).progress(Some(&progress)).cancel(Some(&run.cancel));
             let r = coll.optimize(&opts);
             *run.result.lock().expect("optimize lock") = Some(r);
         });

@@ -329,7 +329,7 @@ fn small_hnsw(dir: &Path, n: usize) -> (xvec::Collection, Vec<Vec<f32>>) {
     let data: Vec<Vec<f32>> = (0..n).map(|i| centers[i % 8].iter().map(|c| c + next()).collect()).collect();
     coll.insert(data.iter().enumerate().map(|(i, v)| xvec::Doc::new(i.to_string()).set("v", v.clone())).collect())
         .unwrap();
-    coll.optimize(&xvec::OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+    coll.optimize(&xvec::OptimizeOptions::default().concurrency(1)).unwrap();
     (coll, data)
 }
 
@@ -404,7 +404,7 @@ fn a_cancelled_optimize_shows_cancelled_not_failed() {
     coll.insert(data.iter().enumerate().map(|(i, v)| xvec::Doc::new(format!("n{i}")).set("v", v.clone())).collect())
         .unwrap();
     let cancel = std::sync::atomic::AtomicBool::new(true);
-    let result = coll.optimize(&xvec::OptimizeOptions { concurrency: 1, progress: None, cancel: Some(&cancel) });
+    let result = coll.optimize(&xvec::OptimizeOptions::default().concurrency(1).cancel(Some(&cancel)));
     let mut s = state(View::Optimize);
     (s.optimize.status, s.optimize.seconds) = (OptimizeStatus::of(result), 1.5);
     assert_eq!(s.optimize.status, OptimizeStatus::Cancelled);

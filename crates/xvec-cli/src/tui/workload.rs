@@ -12,7 +12,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use xvec::{Collection, Metric, Params, Query, Snapshot, Target, Value};
+use xvec::{Collection, Metric, Params, Query, Snapshot, Value};
 use xvec_bench::dataset::{GroundTruth, recall_at};
 
 use super::metrics::{Tick, latency_histogram};
@@ -161,14 +161,15 @@ impl<'c> Workload<'c> {
     /// the query's own row is dropped from the answer.
     pub(super) fn query_for(&self, s: &Settings) -> Query {
         let k = s.k + usize::from(self.queries.own_keys.is_some());
-        let mut q = Query::vector(Vec::new()).k(k).fields(Vec::<String>::new());
-        q.field = self.field.clone();
         // A graph search needs ef >= k, and k is one more here.
-        q.ef = s.ef.map(|ef| ef.max(k));
-        q.refine = s.refine;
-        q.filter = if s.filter { self.filter.clone() } else { None };
-        q.params = self.params.clone();
-        q
+        Query::vector(Vec::new())
+            .k(k)
+            .fields(Vec::<String>::new())
+            .field_opt(self.field.clone())
+            .ef(s.ef.map(|ef| ef.max(k)))
+            .refine(s.refine)
+            .filter_opt(if s.filter { self.filter.clone() } else { None })
+            .params(self.params.clone())
     }
 
     fn worker(&self, id: usize) {
@@ -233,7 +234,7 @@ impl<'c> Workload<'c> {
     /// Runs query `qi` with `q` (from [`Workload::query_for`] for `s`): its own row
     /// dropped and the answer cut to k, then recall@k when the query has a reference.
     pub(super) fn run_query(&self, qi: usize, s: &Settings, q: &mut Query) -> Result<Option<f64>, xvec::Error> {
-        q.target = Target::Vector(self.queries.vectors[qi].clone());
+        q.set_vector(self.queries.vectors[qi].clone());
         let mut hits = self.coll.query(q)?;
         if let Some(own) = &self.queries.own_keys {
             hits.retain(|h| h.key != own[qi]);

@@ -37,6 +37,7 @@ use crate::value::Doc;
 
 /// How to open a collection.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct OpenOptions {
     /// Take the writer lock and allow writes.
     pub write: bool,

@@ -22,6 +22,7 @@ use crate::storage::segment::{self, Part, Segment};
 use crate::storage::{IndexKind, index_name, manifest_name, segment_name};
 
 /// How to optimize.
+#[non_exhaustive]
 pub struct OptimizeOptions<'a> {
     /// Threads for index builds (at least 1; 1 makes builds deterministic; at most
     /// [`MAX_BUILD_THREADS`](crate::index::MAX_BUILD_THREADS), and fewer when the system
@@ -40,6 +41,28 @@ impl Default for OptimizeOptions<'_> {
             progress: None,
             cancel: None,
         }
+    }
+}
+
+/// Builder-style setters: the struct is `#[non_exhaustive]`, so code outside the
+/// engine starts from [`Default`] and sets what it needs.
+impl<'a> OptimizeOptions<'a> {
+    /// Sets [`OptimizeOptions::concurrency`].
+    pub fn concurrency(mut self, concurrency: usize) -> Self {
+        self.concurrency = concurrency;
+        self
+    }
+
+    /// Sets [`OptimizeOptions::progress`].
+    pub fn progress(mut self, progress: Option<&'a (dyn Fn(&OptimizeProgress) + Sync)>) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// Sets [`OptimizeOptions::cancel`].
+    pub fn cancel(mut self, cancel: Option<&'a AtomicBool>) -> Self {
+        self.cancel = cancel;
+        self
     }
 }
 

@@ -55,32 +55,29 @@ pub enum Target {
 ///
 /// ```
 /// use xvec::Query;
-/// let q = Query::vector(vec![0.1, 0.2]).k(5).filter("pos = 'n'").fields(["lemma"]);
-/// assert_eq!(q.k, 5);
+/// let q = Query::vector(vec![0.1, 0.2]).k(5).filter("pos = 'n'").fields(["lemma"]).ef(64);
+/// assert_eq!(q.returned_fields(), Some(&["lemma".to_string()][..]));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Query {
-    /// What to search near.
-    pub target: Target,
+    pub(crate) target: Target,
     /// Vector field to search; may be omitted when the schema has exactly one.
-    pub field: Option<String>,
-    /// Most hits to return, 1..=[`MAX_K`] (default 10).
-    pub k: usize,
-    /// Filter expression hits must match; `None` keeps every row.
-    pub filter: Option<String>,
+    pub(crate) field: Option<String>,
+    pub(crate) k: usize,
+    pub(crate) filter: Option<String>,
     /// Values of the filter's `$name` placeholders.
-    pub params: Params,
+    pub(crate) params: Params,
     /// Fields to return; `None` returns every scalar field.
-    pub fields: Option<Vec<String>>,
+    pub(crate) fields: Option<Vec<String>>,
     /// Also return vector fields (with `fields: None`).
-    pub include_vectors: bool,
+    pub(crate) include_vectors: bool,
     /// Search breadth of graph indexes (HNSW `ef`, Vamana `query_list`); `None` uses the
     /// field's default. Must be at least `k` and at most [`MAX_EF`]. Exact (flat) search
     /// ignores it.
-    pub ef: Option<usize>,
+    pub(crate) ef: Option<usize>,
     /// Re-rank `refine × k` candidates found on quantized codes with the original vectors;
     /// `None` uses the field's default. `refine × k` is at most [`MAX_REFINE_CANDIDATES`].
-    pub refine: Option<usize>,
+    pub(crate) refine: Option<usize>,
 }
 
 impl Query {
@@ -137,16 +134,53 @@ impl Query {
         self
     }
 
-    /// Sets [`Query::ef`](Query#structfield.ef), the search breadth of graph indexes.
-    pub fn ef(mut self, ef: usize) -> Query {
-        self.ef = Some(ef);
+    /// Search breadth of graph indexes (HNSW `ef`, Vamana `query_list`), at least `k` and
+    /// at most [`MAX_EF`]; `None` keeps the field's default. Exact (flat) search ignores it.
+    pub fn ef(mut self, ef: impl Into<Option<usize>>) -> Query {
+        self.ef = ef.into();
         self
     }
 
-    /// Sets [`Query::refine`](Query#structfield.refine), the re-rank factor.
-    pub fn refine(mut self, factor: usize) -> Query {
-        self.refine = Some(factor);
+    /// Re-rank `factor × k` candidates found on quantized codes with the original vectors
+    /// (`factor × k` at most [`MAX_REFINE_CANDIDATES`]); `None` keeps the field's default.
+    pub fn refine(mut self, factor: impl Into<Option<usize>>) -> Query {
+        self.refine = factor.into();
         self
+    }
+
+    /// [`Query::field`] when `field` is `Some`; `None` lets the schema's only vector field
+    /// be searched.
+    pub fn field_opt(mut self, field: Option<String>) -> Query {
+        self.field = field;
+        self
+    }
+
+    /// [`Query::filter`] when `filter` is `Some`; `None` keeps every row.
+    pub fn filter_opt(mut self, filter: Option<String>) -> Query {
+        self.filter = filter;
+        self
+    }
+
+    /// [`Query::fields`] when `fields` is `Some`; `None` returns every scalar field.
+    pub fn fields_opt(mut self, fields: Option<Vec<String>>) -> Query {
+        self.fields = fields;
+        self
+    }
+
+    /// Replaces the query vector, keeping every other setting (for running one query shape
+    /// over many vectors).
+    pub fn set_vector(&mut self, v: Vec<f32>) {
+        self.target = Target::Vector(v);
+    }
+
+    /// The fields hits return: `None` for every scalar field.
+    pub fn returned_fields(&self) -> Option<&[String]> {
+        self.fields.as_deref()
+    }
+
+    /// Whether hits also carry vector fields (when [`Query::returned_fields`] is `None`).
+    pub fn includes_vectors(&self) -> bool {
+        self.include_vectors
     }
 
     /// Whether hits also carry the vector fields when no [`Query::fields`] are named.

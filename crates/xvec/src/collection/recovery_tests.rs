@@ -2,34 +2,14 @@
 //! publish leaves them: rolled back by the next writable open, logged, never a foreign
 //! file touched, and a WAL no generation names kept rather than deleted.
 
-use std::path::Path;
-
 use xvec::storage::wal;
 use xvec::verify::{self, Severity, VerifyOptions};
-use xvec::{Collection, Doc, Metric, OpenOptions};
+use xvec::{Collection, OpenOptions};
 
-use crate::testutil::{random_vectors, simple_schema};
-
-const DIM: usize = 384;
-
-fn doc(i: usize, v: &[f32]) -> Doc {
-    Doc::new(format!("k{i:06}")).set("tag", format!("tag-{}", i % 7)).set("n", i as i64).set("v", v.to_vec())
-}
-
-/// A collection whose data lives in its WAL only: `rows` 384-d rows in batches of `batch`.
-fn wal_collection(dir: &Path, rows: usize, batch: usize) -> Vec<Vec<f32>> {
-    let vectors = random_vectors(7, rows, DIM);
-    let coll = Collection::create(dir, simple_schema(DIM as u32, Metric::L2), Default::default()).unwrap();
-    for start in (0..rows).step_by(batch) {
-        let docs = (start..(start + batch).min(rows)).map(|i| doc(i, &vectors[i])).collect();
-        assert!(coll.insert(docs).unwrap().iter().all(Result::is_ok));
-    }
-    coll.close().unwrap();
-    vectors
-}
+use crate::testutil::wal_fixture::{doc, wal_collection};
 
 fn quick() -> VerifyOptions {
-    VerifyOptions { code_sample: 8, ..Default::default() }
+    VerifyOptions::default().code_sample(8)
 }
 
 /// An interrupted flush leaves the next WAL, a manifest CURRENT never named, a temp file and

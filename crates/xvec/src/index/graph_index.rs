@@ -42,7 +42,7 @@ impl GraphIndex {
 
 impl GraphIndexView<'_> {
     /// An owned copy, to change and write again (repair, tests).
-    pub fn to_graph(&self) -> GraphIndex {
+    pub fn to_graph(self) -> GraphIndex {
         match self {
             GraphIndexView::Hnsw(g) => GraphIndex::Hnsw(g.to_graph()),
             GraphIndexView::Vamana(g) => GraphIndex::Vamana(g.to_graph()),

@@ -86,7 +86,7 @@ fn run_workload(dir: &Path, sync: SyncPolicy) -> (State, Vec<State>, u64) {
                 coll.delete(&keys.iter().map(String::as_str).collect::<Vec<_>>()).map(drop)
             }
             Step::Flush => coll.flush(),
-            Step::Optimize => coll.optimize(&xvec::OptimizeOptions { concurrency: 1, ..Default::default() }).map(drop),
+            Step::Optimize => coll.optimize(&xvec::OptimizeOptions::default().concurrency(1)).map(drop),
         };
         match outcome {
             Ok(()) => apply(&mut acked, step),
@@ -169,7 +169,7 @@ fn check(dir: &Path, acked: &State, alternatives: &[State], t: &mut Tally, what:
     // The writer recovered: it can write, and verify finds nothing afterwards.
     coll.flush().unwrap();
     drop(coll);
-    let report = xvec::verify::run(dir, &xvec::verify::VerifyOptions { code_sample: 4, ..Default::default() }).unwrap();
+    let report = xvec::verify::run(dir, &xvec::verify::VerifyOptions::default().code_sample(4)).unwrap();
     let findings =
         report.findings.iter().filter(|f| f.severity.is_problem() || f.severity == xvec::verify::Severity::Warning);
     let n = findings.count() as u64;
@@ -242,7 +242,7 @@ fn sweep_repair(fault: Fault) -> Tally {
     let mut expected: State = (0..20).map(|i| (key(i), doc(i, 0))).collect();
     expected.remove(&key(13));
     let repair = |dir: &Path| -> Result<(), xvec::StorageError> {
-        Repair::begin(dir, RepairOptions { concurrency: 1, ..Default::default() })?.apply().map(drop)
+        Repair::begin(dir, RepairOptions::default().concurrency(1))?.apply().map(drop)
     };
     let dir = make(0);
     let ops = {
@@ -321,7 +321,7 @@ fn every_io_fault_at_every_operation_loses_nothing_acknowledged() {
 }
 
 /// The longer sweep over every sync policy. Run with
-/// `cargo test --release --test tests faults::every_sync_policy -- --ignored --nocapture`.
+/// `cargo test --release -p xvec --lib storage::faults_tests::every_sync_policy -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn every_sync_policy() {

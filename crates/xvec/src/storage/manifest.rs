@@ -26,6 +26,7 @@ const MAX_BODY: u64 = 256 << 20;
 /// Options stored with the collection (as opposed to per-handle open options).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct CollectionOptions {
     /// Most documents one segment holds after optimize.
     pub max_docs_per_segment: u64,
@@ -34,6 +35,16 @@ pub struct CollectionOptions {
 impl Default for CollectionOptions {
     fn default() -> Self {
         CollectionOptions { max_docs_per_segment: 1 << 22 }
+    }
+}
+
+/// Builder-style setters: the struct is `#[non_exhaustive]`, so code outside the
+/// engine starts from [`Default`] and sets what it needs.
+impl CollectionOptions {
+    /// Sets [`CollectionOptions::max_docs_per_segment`].
+    pub fn max_docs_per_segment(mut self, max_docs_per_segment: u64) -> Self {
+        self.max_docs_per_segment = max_docs_per_segment;
+        self
     }
 }
 

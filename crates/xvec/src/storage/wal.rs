@@ -75,6 +75,7 @@ impl Record {
 /// When the WAL is fsynced, and so what an acknowledged write survives (see
 /// `docs/format.md`, "Acknowledged").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum SyncPolicy {
     /// After every write call (a batch): an acknowledged write survives a crash and a
     /// power loss.

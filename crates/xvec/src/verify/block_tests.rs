@@ -51,7 +51,7 @@ fn docs(rows: usize, dim: usize) -> Vec<Doc> {
 }
 
 fn quick() -> VerifyOptions {
-    VerifyOptions { threads: 1, attempts: 1, ..Default::default() }
+    VerifyOptions::default().threads(1).attempts(1)
 }
 
 /// Every live document, by key.
@@ -136,9 +136,7 @@ fn a_flipped_byte_costs_only_the_rows_of_its_block() {
                 assert_eq!(f.keys, block_keys, "{what}");
             }
 
-            let repair =
-                Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None, mmap, ..Default::default() })
-                    .unwrap();
+            let repair = Repair::begin(&dir, RepairOptions::default().concurrency(1).schema(None).mmap(mmap)).unwrap();
             let plan = repair.plan().clone();
             let out = repair.apply().unwrap();
             assert!(out.after.is_clean(), "{what}: {:#?}", out.after.findings);
@@ -202,7 +200,7 @@ fn a_damaged_block_list_costs_no_rows() {
         let bad: Vec<_> = r.findings.iter().filter(|f| f.severity.is_problem()).collect();
         assert_eq!(bad.len(), 1, "byte {at}: {:#?}", r.findings);
         assert!(bad[0].what.contains("block checksum list damaged; the section's bytes verify"), "{:?}", bad[0]);
-        let out = Repair::begin(&dir, RepairOptions { concurrency: 1, ..Default::default() }).unwrap().apply().unwrap();
+        let out = Repair::begin(&dir, RepairOptions::default().concurrency(1)).unwrap().apply().unwrap();
         assert!(out.losses.is_empty() && out.after.is_clean(), "byte {at}: {:#?}", out.losses);
         assert_eq!(contents(&dir), model, "byte {at}");
         std::fs::remove_dir_all(&dir).unwrap();
@@ -224,7 +222,7 @@ fn damaged_index_blocks_are_rebuilt_without_losing_rows() {
     let rows = 3000;
     c.insert(random_vectors(5, rows, 64).into_iter().enumerate().map(|(i, v)| Doc::new(key(i)).set("v", v)).collect())
         .unwrap();
-    c.optimize(&OptimizeOptions { concurrency: 1, ..Default::default() }).unwrap();
+    c.optimize(&OptimizeOptions::default().concurrency(1)).unwrap();
     c.close().unwrap();
     let model = contents(&pristine);
     let idx = only_file(&pristine, ".idx");
@@ -246,10 +244,7 @@ fn damaged_index_blocks_are_rebuilt_without_losing_rows() {
         assert_eq!(bad.len(), 1, "{name}: {:#?}", before.findings);
         assert_eq!((bad[0].section.as_str(), bad[0].offset), (name, Some(r.start)), "{name}: {:?}", bad[0]);
         assert!(bad[0].what.contains("block 1 of"), "{name}: {:?}", bad[0]);
-        let out = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None, ..Default::default() })
-            .unwrap()
-            .apply()
-            .unwrap();
+        let out = Repair::begin(&dir, RepairOptions::default().concurrency(1).schema(None)).unwrap().apply().unwrap();
         assert!(out.losses.is_empty() && out.after.is_clean(), "{name}: {:#?} {:#?}", out.losses, out.after.findings);
         assert_eq!(contents(&dir), model, "{name}");
         assert!(verify::run(&dir, &quick()).unwrap().is_clean(), "{name}");

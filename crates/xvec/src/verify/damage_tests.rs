@@ -29,7 +29,7 @@ fn names(dir: &Path) -> Vec<String> {
 }
 
 fn quick() -> VerifyOptions {
-    VerifyOptions { threads: 1, attempts: 1, ..Default::default() }
+    VerifyOptions::default().threads(1).attempts(1)
 }
 
 fn problems(r: &Report) -> Vec<String> {
@@ -44,7 +44,7 @@ fn problems(r: &Report) -> Vec<String> {
 fn a_fresh_collection_verifies_clean_with_graphs_codes_and_recall() {
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), 40);
-    let r = verify::run(dir.path(), &VerifyOptions { deep: true, ..Default::default() }).unwrap();
+    let r = verify::run(dir.path(), &VerifyOptions::default().deep(true)).unwrap();
     assert!(r.is_clean(), "{:?}", problems(&r));
     assert_eq!(r.count(Severity::Warning), 0, "{:?}", r.findings);
     let kinds: Vec<&str> = r.graphs.iter().map(|g| g.kind.as_str()).collect();
@@ -181,12 +181,11 @@ fn round_trip(pristine: &Path, model: &BTreeMap<String, Doc>, name: &str, what: 
     copy_dir(pristine, &dir);
     corrupt(&dir.join(name));
     let before = verify::run(&dir, &quick()).unwrap();
-    let mut repair = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None, ..Default::default() }).unwrap();
+    let mut repair = Repair::begin(&dir, RepairOptions::default().concurrency(1).schema(None)).unwrap();
     if repair.plan().blocked.is_some() {
         // Nothing left holds the schema (the manifest was cut inside it): the user gives it.
         drop(repair);
-        repair = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: Some(schema()), ..Default::default() })
-            .unwrap();
+        repair = Repair::begin(&dir, RepairOptions::default().concurrency(1).schema(Some(schema()))).unwrap();
     }
     let plan = repair.plan().clone();
     let out = repair.apply().unwrap_or_else(|e| panic!("{name} {what}: {e}\nplan: {plan:#?}"));
@@ -380,10 +379,10 @@ mod fuzz {
             std::fs::write(dir.join(name), apply(bytes, &d)).unwrap();
             let r = verify::run(&dir, &quick());
             prop_assert!(r.is_ok(), "{name}: {r:?}");
-            let mut repair = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None, ..Default::default() }).unwrap();
+            let mut repair = Repair::begin(&dir, RepairOptions::default().concurrency(1).schema(None)).unwrap();
             if repair.plan().blocked.is_some() {
                 drop(repair);
-                repair = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: Some(schema()), ..Default::default() }).unwrap();
+                repair = Repair::begin(&dir, RepairOptions::default().concurrency(1).schema(Some(schema()))).unwrap();
             }
             let out = repair.apply().unwrap();
             prop_assert!(out.after.is_clean(), "{name} {d:?}: {:#?}", out.after.findings);
@@ -443,7 +442,7 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
         copy_dir(&pristine, &dir);
         let f = std::fs::OpenOptions::new().write(true).open(dir.join(idx)).unwrap();
         f.write_at(&[bytes[at as usize + 3] ^ 0x10], at + 3).unwrap();
-        let r = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None, ..Default::default() }).unwrap();
+        let r = Repair::begin(&dir, RepairOptions::default().concurrency(1).schema(None)).unwrap();
         assert_eq!(r.plan().actions.len(), 1, "{section}: {:?}", r.plan());
         assert_eq!(r.plan().actions[0].what, "re-encode the codes and sketches from the originals", "{section}");
         let out = r.apply().unwrap();
@@ -476,7 +475,7 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
     assert!(report.is_clean(), "{:?}", report.findings);
     let warning = report.findings.iter().find(|f| f.severity == Severity::Warning).unwrap();
     assert!(warning.file == idx && warning.what.starts_with("1 live nodes are not reachable"), "{warning:?}");
-    let r = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None, ..Default::default() }).unwrap();
+    let r = Repair::begin(&dir, RepairOptions::default().concurrency(1).schema(None)).unwrap();
     assert_eq!(r.plan().actions[0].what, "reconnect 1 unreachable nodes (or rebuild the graph)");
     let out = r.apply().unwrap();
     // Only the note that lost+found/ holds what repair replaced.
@@ -499,10 +498,7 @@ fn repair_moves_orphans_before_writing_under_their_names() {
     std::fs::write(dir.join("SEG-000003.xseg"), b"left by a crash").unwrap();
     let f = std::fs::OpenOptions::new().write(true).open(dir.join("SEG-000002.xseg")).unwrap();
     f.write_at(b"Y", 0).unwrap();
-    let out = Repair::begin(&dir, RepairOptions { concurrency: 1, schema: None, ..Default::default() })
-        .unwrap()
-        .apply()
-        .unwrap();
+    let out = Repair::begin(&dir, RepairOptions::default().concurrency(1).schema(None)).unwrap().apply().unwrap();
     assert!(out.after.is_clean() && out.losses.is_empty(), "{:?} {:?}", out.after.findings, out.losses);
     assert_eq!(contents(&dir), model);
     let kept = dir.join("lost+found").join(format!("repair-{:06}", out.generation.unwrap())).join("SEG-000003.xseg");

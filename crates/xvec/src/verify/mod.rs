@@ -35,6 +35,7 @@ use crate::storage::FileKind;
 
 /// How thorough a verify is.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct VerifyOptions {
     /// Re-encode every row's codes (not a sample) and measure recall on a query sample.
     pub deep: bool,
@@ -65,6 +66,52 @@ impl Default for VerifyOptions {
             attempts: 20,
             mmap: true,
         }
+    }
+}
+
+/// Builder-style setters: the struct is `#[non_exhaustive]`, so code outside the
+/// engine starts from [`Default`] and sets what it needs.
+impl VerifyOptions {
+    /// Sets [`VerifyOptions::deep`].
+    pub fn deep(mut self, deep: bool) -> Self {
+        self.deep = deep;
+        self
+    }
+
+    /// Sets [`VerifyOptions::code_sample`].
+    pub fn code_sample(mut self, code_sample: usize) -> Self {
+        self.code_sample = code_sample;
+        self
+    }
+
+    /// Sets [`VerifyOptions::recall_queries`].
+    pub fn recall_queries(mut self, recall_queries: usize) -> Self {
+        self.recall_queries = recall_queries;
+        self
+    }
+
+    /// Sets [`VerifyOptions::recall_k`].
+    pub fn recall_k(mut self, recall_k: usize) -> Self {
+        self.recall_k = recall_k;
+        self
+    }
+
+    /// Sets [`VerifyOptions::threads`].
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Sets [`VerifyOptions::attempts`].
+    pub fn attempts(mut self, attempts: usize) -> Self {
+        self.attempts = attempts;
+        self
+    }
+
+    /// Sets [`VerifyOptions::mmap`].
+    pub fn mmap(mut self, mmap: bool) -> Self {
+        self.mmap = mmap;
+        self
     }
 }
 

@@ -39,7 +39,7 @@ impl GraphView<'_> {
     }
 
     /// An owned copy, to change and write again (repair, tests).
-    pub fn to_graph(&self) -> Graph {
+    pub fn to_graph(self) -> Graph {
         Graph {
             m: self.m,
             m0: self.m0,

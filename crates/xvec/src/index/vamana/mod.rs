@@ -33,7 +33,7 @@ impl GraphView<'_> {
     }
 
     /// An owned copy, to change and write again (repair, tests).
-    pub fn to_graph(&self) -> Graph {
+    pub fn to_graph(self) -> Graph {
         Graph { degree: self.degree, medoid: self.medoid, adjacency: self.adjacency.to_vec() }
     }
 

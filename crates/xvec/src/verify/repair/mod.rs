@@ -29,6 +29,7 @@ pub use crate::collection::recovery::LOST_FOUND;
 
 /// How to repair.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RepairOptions {
     /// Threads for index builds.
     pub concurrency: usize,
@@ -49,6 +50,34 @@ impl Default for RepairOptions {
             mmap: true,
             lock_timeout: std::time::Duration::ZERO,
         }
+    }
+}
+
+/// Builder-style setters: the struct is `#[non_exhaustive]`, so code outside the
+/// engine starts from [`Default`] and sets what it needs.
+impl RepairOptions {
+    /// Sets [`RepairOptions::concurrency`].
+    pub fn concurrency(mut self, concurrency: usize) -> Self {
+        self.concurrency = concurrency;
+        self
+    }
+
+    /// Sets [`RepairOptions::schema`].
+    pub fn schema(mut self, schema: Option<Schema>) -> Self {
+        self.schema = schema;
+        self
+    }
+
+    /// Sets [`RepairOptions::mmap`].
+    pub fn mmap(mut self, mmap: bool) -> Self {
+        self.mmap = mmap;
+        self
+    }
+
+    /// Sets [`RepairOptions::lock_timeout`].
+    pub fn lock_timeout(mut self, lock_timeout: std::time::Duration) -> Self {
+        self.lock_timeout = lock_timeout;
+        self
     }
 }
 

@@ -31,11 +31,22 @@ pub struct Run {
     shown: String,
 }
 
-pub fn xvec(args: &[&str]) -> Xvec {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xvec"));
+/// The binary under test.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_xvec")
+}
+
+/// The binary with `args` and a scrubbed environment (`PATH` kept, `HOME` a temp dir, no
+/// history file), for tests that drive the child themselves (pipes, signals, waits).
+pub fn command(args: &[&str]) -> Command {
+    let mut cmd = Command::new(bin());
     cmd.args(args).env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default());
     cmd.env("HOME", std::env::temp_dir()).env("XVEC_HISTORY", "/dev/null");
-    Xvec { cmd, shown: format!("xvec {}", args.join(" ")), stdin: None }
+    cmd
+}
+
+pub fn xvec(args: &[&str]) -> Xvec {
+    Xvec { cmd: command(args), shown: format!("xvec {}", args.join(" ")), stdin: None }
 }
 
 impl Xvec {
