@@ -10,7 +10,7 @@ use std::time::Duration;
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[non_exhaustive]
 pub enum SchemaError {
-    /// The collection name is empty, over 255 bytes, or holds `/`, `\\` or NUL (the name given).
+    /// The collection name is empty, over 255 bytes, or holds `/`, `\` or NUL (the name given).
     #[error("bad collection name {0:?}: expected 1..=255 bytes without '/', '\\' or NUL")]
     BadCollectionName(String),
     /// A field name that is not an identifier of at most 128 bytes, or is the reserved `_key`.

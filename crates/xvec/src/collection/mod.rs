@@ -104,7 +104,7 @@ impl OpenOptions {
 /// Counts and sizes of a collection, for `describe` and `stats`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stats {
-    /// Manifest generation of the snapshot counted; each flush or optimize adds one.
+    /// Manifest generation of the snapshot counted; each publish (flush, optimize) adds one.
     pub generation: u64,
     /// Documents a query can find.
     pub live_docs: u64,

@@ -90,7 +90,7 @@ pub struct OptimizeReport {
     pub rows: u64,
     /// Deleted or superseded rows dropped from disk.
     pub dropped: u64,
-    /// Index files written, one per vector field per segment that lacked one.
+    /// Index files this optimize wrote (segments kept with their indexes count none).
     pub indexes_built: usize,
     /// Wall-clock time the optimize took.
     pub seconds: f64,

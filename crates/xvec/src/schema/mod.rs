@@ -174,7 +174,7 @@ fn valid_name(name: &str) -> bool {
 }
 
 impl Schema {
-    /// Starts a schema for a collection named `name` (1..=255 bytes, no `/`, `\\`, NUL).
+    /// Starts a schema for a collection named `name` (1..=255 bytes, no `/`, `\`, NUL).
     pub fn builder(name: impl Into<String>) -> SchemaBuilder {
         SchemaBuilder { name: name.into(), fields: Vec::new() }
     }
