@@ -10,30 +10,70 @@ use std::time::Duration;
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[non_exhaustive]
 pub enum SchemaError {
+    /// The collection name is empty, over 255 bytes, or holds `/`, `\` or NUL (the name given).
     #[error("bad collection name {0:?}: expected 1..=255 bytes without '/', '\\' or NUL")]
     BadCollectionName(String),
+    /// A field name that is not an identifier of at most 128 bytes, or is the reserved `_key`.
     #[error("bad field name {0:?}: expected [A-Za-z_][A-Za-z0-9_]* of at most 128 bytes, not `_key`")]
     BadFieldName(String),
+    /// Two fields share this name.
     #[error("field `{0}` is defined twice")]
     DuplicateField(String),
+    /// A vector field's dimension is 0 or above [`crate::MAX_DIM`].
     #[error("field `{field}`: dimension {dim} is out of range; expected 1..=20000")]
-    BadDimension { field: String, dim: u32 },
+    BadDimension {
+        /// The vector field.
+        field: String,
+        /// The dimension given.
+        dim: u32,
+    },
+    /// More vector fields (the count) than [`crate::MAX_VECTOR_FIELDS`].
     #[error("{0} vector fields; a collection may have at most 5")]
     TooManyVectorFields(usize),
+    /// More fields (the count) than [`crate::MAX_FIELDS`].
     #[error("{0} fields; a collection may have at most 1024")]
     TooManyFields(usize),
+    /// Schema JSON names a field type this build does not know.
     #[error(
         "field `{field}`: unknown type {ty:?}; expected string, bool, int32, int64, uint32, uint64, float, double, vector_fp32, vector_fp16 or vector_int8"
     )]
-    UnknownType { field: String, ty: String },
+    UnknownType {
+        /// The field whose type is unknown.
+        field: String,
+        /// The type name as written in the schema JSON.
+        ty: String,
+    },
+    /// Schema JSON leaves out a member every vector field needs.
     #[error("field `{field}`: vector fields need `{what}`")]
-    Missing { field: String, what: &'static str },
+    Missing {
+        /// The vector field.
+        field: String,
+        /// The missing member: `dim` or `metric`.
+        what: &'static str,
+    },
+    /// Schema JSON gives `dim`, `metric` or `index` to this scalar field.
     #[error("field `{0}`: dim, metric and index apply to vector fields only, not to a scalar field")]
     VectorOptionOnScalar(String),
+    /// Index parameters out of their bounds or not fitting the field's type or metric.
     #[error("field `{field}`: index: {what}")]
-    BadIndex { field: String, what: String },
+    BadIndex {
+        /// The vector field.
+        field: String,
+        /// Which parameter is wrong, and why.
+        what: String,
+    },
+    /// Stored field ids must be unique and below `next_field_id`, so a dropped field's
+    /// id is never reused for another.
     #[error("field `{field}`: id {id} is repeated or not below next_field_id {next}")]
-    BadFieldId { field: String, id: u16, next: u16 },
+    BadFieldId {
+        /// The field with the bad id.
+        field: String,
+        /// Its id.
+        id: u16,
+        /// The schema's `next_field_id`.
+        next: u16,
+    },
+    /// Schema JSON that does not parse or is inconsistent (the parser's message).
     #[error("schema JSON: {0}")]
     Json(String),
 }
@@ -42,26 +82,78 @@ pub enum SchemaError {
 #[derive(Debug, thiserror::Error, PartialEq, Clone)]
 #[non_exhaustive]
 pub enum DocError {
+    /// The primary key is the empty string.
     #[error("empty primary key: expected 1..=65536 bytes of UTF-8")]
     EmptyKey,
+    /// The primary key is over 65536 bytes.
     #[error("primary key {key:?} is {len} bytes; expected at most 65536")]
-    KeyTooLong { key: String, len: usize },
+    KeyTooLong {
+        /// The key, cut to its first 64 bytes and `…`.
+        key: String,
+        /// Its full length in bytes.
+        len: usize,
+    },
+    /// The document sets a field the schema does not have.
     #[error("key {key:?}: unknown field `{field}`")]
-    UnknownField { key: String, field: String },
+    UnknownField {
+        /// The document's key (at most 64 bytes and `…`).
+        key: String,
+        /// The unknown field name.
+        field: String,
+    },
+    /// A value of the wrong type for its field.
     #[error("key {key:?}: field `{field}` expects {expected}, found {found}")]
-    BadValue { key: String, field: String, expected: String, found: String },
+    BadValue {
+        /// The document's key (at most 64 bytes and `…`).
+        key: String,
+        /// The field.
+        field: String,
+        /// The field's type, as a name.
+        expected: String,
+        /// What the value is, as a name.
+        found: String,
+    },
+    /// A vector whose length is not the field's dimension.
     #[error("key {key:?}: field `{field}` expects dimension {expected}, found {found}")]
-    BadDimension { key: String, field: String, expected: u32, found: usize },
+    BadDimension {
+        /// The document's key (at most 64 bytes and `…`).
+        key: String,
+        /// The vector field.
+        field: String,
+        /// The field's dimension.
+        expected: u32,
+        /// The vector's length.
+        found: usize,
+    },
+    /// A NaN or infinite vector element, which would poison distances.
     #[error("key {key:?}: field `{field}` has a value that is not finite (NaN or infinity) at index {index}")]
-    NotFinite { key: String, field: String, index: usize },
+    NotFinite {
+        /// The document's key (at most 64 bytes and `…`).
+        key: String,
+        /// The field.
+        field: String,
+        /// Position of the bad element in the vector.
+        index: usize,
+    },
+    /// A non-nullable field left unset or set to null.
     #[error("key {key:?}: field `{field}` is not nullable but has no value")]
-    NullNotAllowed { key: String, field: String },
+    NullNotAllowed {
+        /// The document's key (at most 64 bytes and `…`).
+        key: String,
+        /// The field.
+        field: String,
+    },
+    /// `insert` of a key that is live already, or twice in one batch (the key, at most
+    /// 64 bytes and `…`).
     #[error("key {0:?} already exists")]
     DuplicateKey(String),
+    /// `update` or `delete` of a key that is not live (the key, at most 64 bytes and `…`).
     #[error("key {0:?} not found")]
     NotFound(String),
+    /// A JSON document without the member named as holding the key (that name).
     #[error("missing primary key member `{0}`")]
     MissingKey(String),
+    /// A JSON document whose key member is neither a string nor a number (the member's name).
     #[error("primary key member `{0}` must be a string or a number")]
     BadKeyJson(String),
 }
@@ -70,36 +162,95 @@ pub enum DocError {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StorageError {
+    /// An operating-system I/O error.
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The file or directory it was about.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A file whose bytes fail a check (checksum, magic, bounds); `xvec verify` and
+    /// `xvec repair` look deeper.
     #[error("{}: corrupted at offset {offset}: {what}", path.display())]
-    Corrupted { path: PathBuf, offset: u64, what: String },
+    Corrupted {
+        /// The damaged file.
+        path: PathBuf,
+        /// Byte offset in it where the check failed.
+        offset: u64,
+        /// Which check failed.
+        what: String,
+    },
+    /// A file in a format version this build does not read: newer than it knows, or older
+    /// than [`FileKind::oldest_readable`](crate::FileKind::oldest_readable).
     #[error("{}: {kind} format version {found} is not supported (this build reads version {supported})", path.display())]
-    UnsupportedVersion { path: PathBuf, kind: &'static str, found: u32, supported: u32 },
+    UnsupportedVersion {
+        /// The file.
+        path: PathBuf,
+        /// Which format (manifest, segment, WAL, ...).
+        kind: &'static str,
+        /// The version the file states.
+        found: u32,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// Damage in the middle of the WAL: good records follow it, so it is not a torn tail
+    /// and open refuses rather than silently dropping them.
     #[error("{0}")]
     WalDamaged(Box<WalDamage>),
+    /// A write or fsync failed earlier with an unknown outcome on disk, so this handle
+    /// refuses all further writes until the collection is reopened (and recovered).
     #[error(
         "{}: writes refused after an I/O error whose outcome on disk is unknown ({what}); reopen the collection to recover",
         path.display()
     )]
-    FailStop { path: PathBuf, what: String },
+    FailStop {
+        /// The collection directory or the file the failed write was to.
+        path: PathBuf,
+        /// The I/O error that stopped writes.
+        what: String,
+    },
+    /// The directory has no `CURRENT` file, so holds no collection.
     #[error("{}: not an xvec collection (no CURRENT file)", path.display())]
-    NotACollection { path: PathBuf },
+    NotACollection {
+        /// The directory.
+        path: PathBuf,
+    },
     /// The path names no directory at all (a collection is a directory).
     #[error("{}: no such directory, so no collection", path.display())]
-    NoDirectory { path: PathBuf },
+    NoDirectory {
+        /// The path given.
+        path: PathBuf,
+    },
     /// The path names a file (say, a data file given where the collection goes).
     #[error("{}: a file, not a collection directory", path.display())]
-    NotADirectory { path: PathBuf },
+    NotADirectory {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// `create` in a directory that holds a collection already.
     #[error("{}: a collection already exists here", path.display())]
-    AlreadyExists { path: PathBuf },
+    AlreadyExists {
+        /// The directory.
+        path: PathBuf,
+    },
     /// `create` found files that no unfinished create leaves behind.
     #[error("{}: not empty and not a collection; remove these or pick another directory: {}", path.display(), files.join(", "))]
-    NotEmpty { path: PathBuf, files: Vec<String> },
+    NotEmpty {
+        /// The directory.
+        path: PathBuf,
+        /// Names of the foreign entries found in it.
+        files: Vec<String>,
+    },
     /// Another handle holds the writer lock; `waited` is how long the open waited for it
     /// ([`crate::OpenOptions::lock_timeout`]).
     #[error("{}: collection is locked by another writer{}", path.display(), waited_for(*waited))]
-    Locked { path: PathBuf, waited: Duration },
+    Locked {
+        /// The collection directory.
+        path: PathBuf,
+        /// How long the open waited; zero when it did not wait.
+        waited: Duration,
+    },
 }
 
 /// ` (waited 2.5 s for it)` for a lock wait that timed out, nothing when none was asked for.
@@ -114,8 +265,11 @@ fn waited_for(waited: Duration) -> String {
 /// Damage in the middle of a WAL (good frames after it), as replay reports it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WalDamage {
+    /// The WAL file.
     pub path: PathBuf,
+    /// Byte offset of the first damaged frame.
     pub offset: u64,
+    /// Which check the frame failed.
     pub what: String,
     /// Record frames the damage took.
     pub lost: u64,
@@ -164,36 +318,83 @@ impl StorageError {
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[non_exhaustive]
 pub enum QueryError {
+    /// The query names a field that is not a vector field of the schema.
     #[error("no vector field named `{0}`")]
     NoSuchVectorField(String),
+    /// The query names no field and the schema has several vector fields (the count).
     #[error("the collection has {0} vector fields; name one")]
     AmbiguousField(usize),
+    /// A vector query on a schema without vector fields.
     #[error("the collection has no vector field")]
     NoVectorField,
+    /// The query vector's length is not the field's dimension.
     #[error("field `{field}` expects a query vector of dimension {expected}, found {found}")]
-    BadDimension { field: String, expected: u32, found: usize },
+    BadDimension {
+        /// The vector field searched.
+        field: String,
+        /// Its dimension.
+        expected: u32,
+        /// The query vector's length.
+        found: usize,
+    },
+    /// The query vector holds a NaN or infinity (at this index).
     #[error("query vector has a value that is not finite at index {0}")]
     NotFinite(usize),
+    /// A query of an int8 field with an element that is not an integer in -128..=127.
     #[error("field `{field}` holds vector_int8; the query vector must be integers in -128..=127 (index {index})")]
-    NotInt8 { field: String, index: usize },
+    NotInt8 {
+        /// The vector_int8 field searched.
+        field: String,
+        /// Index of the first element that is not such an integer.
+        index: usize,
+    },
+    /// `k` is 0 or above [`crate::MAX_K`].
     #[error("top-k {0} is out of range; expected 1..=100000")]
     BadLimit(usize),
     /// A size given by the caller, or a product of them (`param`, e.g. `refine × k`), is
     /// above its bound.
     #[error("{param} is {value}, above the limit of {limit}")]
-    TooLarge { param: &'static str, value: u128, limit: usize },
+    TooLarge {
+        /// The parameter, or the product, that is too large.
+        param: &'static str,
+        /// Its value (wide, so a product cannot overflow).
+        value: u128,
+        /// Its bound.
+        limit: usize,
+    },
+    /// A query by key (`Query::key`) of a key that is not live.
     #[error("key {0:?} not found")]
     KeyNotFound(String),
+    /// A query by key whose document has null in the vector field searched.
     #[error("key {key:?} has no value in vector field `{field}`")]
-    KeyHasNoVector { key: String, field: String },
+    KeyHasNoVector {
+        /// The key queried by.
+        key: String,
+        /// The vector field searched.
+        field: String,
+    },
+    /// The projection (fields to return) names a field the schema does not have.
     #[error("unknown field `{0}` in projection")]
     UnknownField(String),
+    /// Grouping by a field that is missing or is a vector field.
     #[error("cannot group by `{0}`: expected a scalar field")]
     BadGroupField(String),
+    /// An HNSW search list (`ef`) shorter than `k` could not return `k` hits.
     #[error("ef {ef} is smaller than k {k}; ef must be at least k")]
-    EfBelowK { ef: usize, k: usize },
+    EfBelowK {
+        /// The `ef` asked for.
+        ef: usize,
+        /// The `k` asked for.
+        k: usize,
+    },
+    /// A Vamana query list shorter than `k` could not return `k` hits.
     #[error("query list {list} is smaller than k {k}; a Vamana query list (the query's ef) must be at least k")]
-    QueryListBelowK { list: usize, k: usize },
+    QueryListBelowK {
+        /// The query list length asked for (the query's `ef`).
+        list: usize,
+        /// The `k` asked for.
+        k: usize,
+    },
 }
 
 /// The collection was opened read-only.
@@ -205,22 +406,31 @@ pub struct ReadOnly;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The schema is invalid.
     #[error(transparent)]
     Schema(#[from] SchemaError),
+    /// A document does not fit the schema, or its key is duplicate or missing.
     #[error(transparent)]
     Doc(#[from] DocError),
+    /// A filter does not parse or does not fit the schema.
     #[error(transparent)]
     Filter(#[from] FilterError),
+    /// A query's parameters are invalid.
     #[error(transparent)]
     Query(#[from] QueryError),
+    /// Reading or writing the collection's files failed.
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// A write through a read-only handle.
     #[error(transparent)]
     ReadOnly(#[from] ReadOnly),
+    /// The caller's cancel callback stopped a long operation (`optimize`) before it
+    /// published anything.
     #[error("cancelled; the collection is unchanged")]
     Cancelled,
 }
 
+/// The engine's result, [`Error`] unless said otherwise.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// A filter that does not parse or does not fit the schema.
@@ -228,6 +438,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[error("filter: line {line}, column {column}: {message}")]
 #[non_exhaustive]
 pub struct FilterError {
+    /// What kind of mistake it is.
     pub kind: FilterErrorKind,
     /// 1-based.
     pub line: u32,
@@ -235,6 +446,7 @@ pub struct FilterError {
     pub column: u32,
     /// Chars to underline, at least 1.
     pub len: u32,
+    /// What is wrong, without the position.
     pub message: String,
 }
 

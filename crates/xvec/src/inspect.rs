@@ -24,12 +24,19 @@ use crate::verify::topology::{check_hnsw, check_vamana};
 /// One segment and its files.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SegmentInfo {
+    /// The segment's id, unique in the collection and increasing with age.
     pub id: u64,
+    /// The segment file's name in the collection directory.
     pub file: String,
+    /// Rows stored, deleted ones included.
     pub rows: u64,
+    /// Rows marked deleted or superseded in this snapshot (unflushed marks included).
     pub deleted: u64,
+    /// Size of the segment file.
     pub bytes: u64,
+    /// The published delete file, `None` when no delete of this segment is flushed.
     pub deletes_file: Option<String>,
+    /// Size of the delete file (0 without one).
     pub deletes_bytes: u64,
     /// Index files with their sizes.
     pub indexes: Vec<(String, u64)>,
@@ -42,6 +49,21 @@ fn file_len(dir: &Path, name: &str) -> u64 {
     std::fs::metadata(dir.join(name)).map_or(0, |m| m.len())
 }
 
+/// The snapshot's segments, in snapshot order, with their files and sizes.
+///
+/// ```
+/// use xvec::{Collection, Doc, Field, Metric, Schema, VectorType};
+/// let dir = tempfile::tempdir()?;
+/// let schema = Schema::builder("s").field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2)).build()?;
+/// let coll = Collection::create(dir.path(), schema, Default::default())?;
+/// coll.insert(vec![Doc::new("a").set("emb", vec![0.0f32, 1.0])])?;
+/// coll.flush()?;
+/// let segments = xvec::inspect::segments(&coll);
+/// assert_eq!(segments.len(), 1);
+/// assert_eq!((segments[0].rows, segments[0].deleted), (1, 0));
+/// assert!(dir.path().join(&segments[0].file).exists());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn segments(coll: &Collection) -> Vec<SegmentInfo> {
     let dir = coll.dir();
     coll.snapshot()
@@ -71,21 +93,30 @@ pub fn segments(coll: &Collection) -> Vec<SegmentInfo> {
 /// One field and how far its index is built.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FieldInfo {
+    /// The field's name.
     pub name: String,
+    /// Its type's schema name (`int32`, `vector_fp32`, ...).
     pub ty: String,
+    /// Whether it may be null.
     pub nullable: bool,
+    /// Dimension, vector fields only.
     pub dim: Option<u32>,
+    /// Metric name, vector fields only.
     pub metric: Option<String>,
     /// Index type and parameters, e.g. `hnsw m=16 efc=200 ef=64 int8+rot`.
     pub index: Option<String>,
+    /// Quantization name (`none` when unquantized), vector fields only.
     pub quantize: Option<String>,
     /// Segments with a built index of this field, of all segments.
     pub indexed_segments: u64,
+    /// Segments in the snapshot.
     pub segments: u64,
     /// Share of live rows an index covers (1.0: complete).
+    /// `None` when the field needs no index file (scalars, unquantized flat).
     pub completeness: Option<f64>,
 }
 
+/// Every schema field, in schema order, with how far its index is built.
 pub fn fields(coll: &Collection) -> Vec<FieldInfo> {
     let snap = coll.snapshot();
     snap.schema()
@@ -151,10 +182,13 @@ pub fn graphs(coll: &Collection, field: &str) -> Result<Vec<GraphReport>, Error>
 /// engine accounts for what it holds, not for what the process around it does.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MemoryInfo {
+    /// Bytes per kind with its label, in [`MemoryUsage::by_kind`](crate::MemoryUsage::by_kind) order.
     pub by_kind: Vec<(String, u64)>,
+    /// Sum of `by_kind`, in bytes.
     pub total: u64,
 }
 
+/// The memory this handle holds, by kind ([`Collection::memory`]).
 pub fn memory(coll: &Collection) -> MemoryInfo {
     let m = coll.memory();
     let total = m.total();
@@ -165,26 +199,38 @@ pub fn memory(coll: &Collection) -> MemoryInfo {
 /// One WAL file of the directory.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WalFile {
+    /// The file name.
     pub file: String,
+    /// Its size.
     pub bytes: u64,
+    /// Intact records in it.
     pub records: u64,
+    /// Of `records`, the puts (insert, upsert, update).
     pub puts: u64,
+    /// Of `records`, the deletes.
     pub deletes: u64,
+    /// Damaged frames between good ones.
     pub bad_frames: u64,
+    /// Bytes after the last good frame (a batch whose write was cut short), which a
+    /// writable open cuts off; 0 when the file ends cleanly.
     pub torn_bytes: u64,
     /// The WAL the live manifest names (the others are left over or in flight).
     pub live: bool,
 }
 
+/// The directory's WAL files and the state of their writer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WalInfo {
+    /// Every WAL file in the directory, in name order.
     pub files: Vec<WalFile>,
     /// Records this handle appended and has not fsynced; `None` when another process
     /// (or nobody) writes.
     pub unsynced: Option<u64>,
+    /// Whether this handle or another process holds the writer lock.
     pub writer_active: bool,
 }
 
+/// Scans every WAL file of the directory; fails when the live manifest cannot be read.
 pub fn wal(coll: &Collection) -> Result<WalInfo, StorageError> {
     let dir = coll.dir();
     let m = crate::storage::manifest::load(dir)?;
@@ -222,16 +268,20 @@ pub fn wal(coll: &Collection) -> Result<WalInfo, StorageError> {
 pub struct Place {
     /// Segment file, or `unflushed` for the in-memory rows replayed from the WAL.
     pub file: String,
+    /// The row in that segment.
     pub row: u32,
     /// Deleted (an older version, or the key was deleted).
     pub deleted: bool,
+    /// Whether this is the version queries and fetches see (at most one place is).
     pub live: bool,
 }
 
 /// A WAL record naming a key.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WalMention {
+    /// The WAL file (the live one).
     pub file: String,
+    /// Byte offset of the record's frame in it.
     pub offset: u64,
     /// `put` or `delete`.
     pub op: String,
@@ -241,17 +291,22 @@ pub struct WalMention {
 /// WAL records that name it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DocInfo {
+    /// The key looked up.
     pub key: String,
+    /// Every row holding a version of the key: segments in snapshot order, then unflushed rows.
     pub places: Vec<Place>,
+    /// Records of the live WAL naming the key, in log order.
     pub wal: Vec<WalMention>,
 }
 
 impl DocInfo {
+    /// The live version's place, `None` when the key is not live.
     pub fn live(&self) -> Option<&Place> {
         self.places.iter().find(|p| p.live)
     }
 }
 
+/// Where `key` lives; a key found nowhere gives empty lists, not an error.
 pub fn doc(coll: &Collection, key: &str) -> Result<DocInfo, StorageError> {
     let snap = coll.snapshot();
     let live = snap.locate(key);

@@ -17,17 +17,29 @@ pub const MAX_KEY_BYTES: usize = 64 * 1024;
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Value {
+    /// No value; allowed only in nullable fields.
     Null,
+    /// A `string` field's value.
     String(String),
+    /// A `bool` field's value.
     Bool(bool),
+    /// An `int32` field's value.
     Int32(i32),
+    /// An `int64` field's value.
     Int64(i64),
+    /// A `uint32` field's value.
     Uint32(u32),
+    /// A `uint64` field's value.
     Uint64(u64),
+    /// A `float` field's value.
     Float(f32),
+    /// A `double` field's value.
     Double(f64),
+    /// A `vector_fp32` field's value; finite, of the field's dimension.
     VectorFp32(Vec<f32>),
+    /// A `vector_fp16` field's value; finite, of the field's dimension.
     VectorFp16(Vec<f16>),
+    /// A `vector_int8` field's value, of the field's dimension.
     VectorInt8(Vec<i8>),
 }
 
@@ -218,20 +230,25 @@ value_from!(
 /// ```
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Doc {
+    /// The primary key: 1..=65536 bytes of UTF-8, unique among live documents.
     pub key: String,
+    /// Field values by name; fields left out are null (or, for `upsert`/`update`, kept).
     pub fields: BTreeMap<String, Value>,
 }
 
 impl Doc {
+    /// A document with this key and no fields yet.
     pub fn new(key: impl Into<String>) -> Doc {
         Doc { key: key.into(), fields: BTreeMap::new() }
     }
 
+    /// Sets `field` (replacing an earlier value); checked against the schema on write.
     pub fn set(mut self, field: impl Into<String>, value: impl Into<Value>) -> Doc {
         self.fields.insert(field.into(), value.into());
         self
     }
 
+    /// The value set for `field`, `None` when it is not set.
     pub fn get(&self, field: &str) -> Option<&Value> {
         self.fields.get(field)
     }

@@ -64,24 +64,30 @@ impl Default for OpenOptions {
 }
 
 impl OpenOptions {
+    /// Options for a read-only handle: no lock taken, writes fail with [`ReadOnly`].
     pub fn read_only() -> OpenOptions {
         OpenOptions::default()
     }
 
+    /// Options for the writer: takes the collection's writer lock on open.
     pub fn writable() -> OpenOptions {
         OpenOptions { write: true, ..OpenOptions::default() }
     }
 
+    /// Sets [`OpenOptions::mmap`].
     pub fn mmap(mut self, mmap: bool) -> OpenOptions {
         self.mmap = mmap;
         self
     }
 
+    /// Sets [`OpenOptions::sync`].
     pub fn sync(mut self, sync: SyncPolicy) -> OpenOptions {
         self.sync = sync;
         self
     }
 
+    /// Sets [`OpenOptions::verify_vectors`]; turning it off makes opening large
+    /// collections faster at the cost of not noticing damaged vector bytes.
     pub fn verify_vectors(mut self, yes: bool) -> OpenOptions {
         self.verify_vectors = yes;
         self
@@ -98,22 +104,37 @@ impl OpenOptions {
 /// Counts and sizes of a collection, for `describe` and `stats`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stats {
+    /// Manifest generation of the snapshot counted; each publish (flush, optimize) adds one.
     pub generation: u64,
+    /// Documents a query can find.
     pub live_docs: u64,
+    /// Rows holding deleted or superseded versions, in segments and the mutable segment;
+    /// `optimize` drops them.
     pub deleted_docs: u64,
+    /// One entry per segment file, in snapshot order.
     pub segments: Vec<SegmentStats>,
+    /// Rows of the mutable (unflushed) segment, superseded versions included.
     pub mem_rows: u64,
+    /// Live documents in the mutable segment.
     pub mem_live: u64,
+    /// Bytes of WAL files in the directory.
     pub wal_bytes: u64,
+    /// Bytes of every file in the directory (WAL, segments, indexes, manifests, ...).
     pub disk_bytes: u64,
 }
 
+/// Counts and size of one segment file, as [`Stats::segments`] lists them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SegmentStats {
+    /// The segment's id, unique in the collection and increasing with age.
     pub id: u64,
+    /// Its file name in the collection directory.
     pub file: String,
+    /// Rows stored, deleted ones included.
     pub rows: u64,
+    /// Rows marked deleted or superseded.
     pub deleted: u64,
+    /// Size of the segment file (index and delete files not counted).
     pub bytes: u64,
 }
 
@@ -176,12 +197,19 @@ impl MemoryUsage {
         ]
     }
 
+    /// Sum over every kind, in bytes.
     pub fn total(&self) -> u64 {
         self.by_kind().iter().map(|&(_, bytes)| bytes).sum()
     }
 }
 
 /// An open collection.
+///
+/// `Collection` is `Send + Sync` (checked at compile time): share one handle across
+/// threads with `Arc` or scoped threads. Writes through it are serialized by an internal
+/// lock; queries run concurrently, each on a pinned [`Snapshot`], so a slow write (WAL
+/// append and fsync, flush, optimize) does not hold them up: taking a snapshot waits only
+/// while a batch is applied in memory.
 ///
 /// ```
 /// use xvec::{Collection, Doc, Field, Metric, Query, Schema, ScalarType, VectorType};
@@ -259,6 +287,15 @@ impl Collection {
     /// `dir` must be empty or hold only what a create that did not finish leaves (no
     /// `CURRENT`; `LOCK`, `*.tmp`, the first manifest, a WAL with no record), which is
     /// removed; anything else fails with [`StorageError::NotEmpty`] naming the files.
+    ///
+    /// ```
+    /// use xvec::{Collection, Field, Metric, Schema, VectorType};
+    /// let dir = tempfile::tempdir()?;
+    /// let schema = Schema::builder("docs").field(Field::vector("emb", VectorType::Fp32, 4, Metric::Cosine)).build()?;
+    /// let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// assert!(coll.is_writable());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn create(dir: impl AsRef<Path>, schema: Schema, options: CollectionOptions) -> Result<Collection, Error> {
         Collection::create_with(dir, schema, options, &OpenOptions::writable())
     }
@@ -290,6 +327,28 @@ impl Collection {
 
     /// Opens an existing collection. A path that is missing, a file, or a directory
     /// without `CURRENT` fails before anything is written there (not even `LOCK`).
+    ///
+    /// ```
+    /// use xvec::{Collection, Error, OpenOptions};
+    /// # use xvec::{Doc, Field, Metric, ScalarType, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("words")
+    /// #     .field(Field::scalar("pos", ScalarType::String))
+    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+    /// #     .build()?;
+    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// # coll.insert(vec![
+    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
+    /// # ])?;
+    /// coll.close()?;
+    /// let reader = Collection::open(dir.path(), &OpenOptions::read_only())?;
+    /// assert_eq!(reader.count(), 2);
+    /// assert!(matches!(reader.delete(&["dog"]), Err(Error::ReadOnly(_))));
+    /// let writer = Collection::open(dir.path(), &OpenOptions::writable())?;
+    /// assert!(writer.is_writable());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<Collection, Error> {
         let dir = dir.as_ref();
         crate::storage::disk::check_dir(dir, true)?;
@@ -425,14 +484,18 @@ impl Collection {
         Ok((m, snapshot, contents))
     }
 
+    /// The collection directory this handle was opened on.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// The collection's schema (fixed for the life of the collection).
     pub fn schema(&self) -> &Schema {
         &self.schema
     }
 
+    /// Whether this handle holds the writer lock (opened with [`OpenOptions::writable`]
+    /// or by `create`).
     pub fn is_writable(&self) -> bool {
         self.writer.is_some()
     }
@@ -445,6 +508,28 @@ impl Collection {
 
     /// Pins the current state for queries; it stays valid after later writes, flushes and
     /// even after this handle is closed.
+    ///
+    /// ```
+    /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("words")
+    /// #     .field(Field::scalar("pos", ScalarType::String))
+    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+    /// #     .build()?;
+    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// # coll.insert(vec![
+    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
+    /// # ])?;
+    /// use xvec::Params;
+    /// let snap = coll.snapshot();
+    /// coll.delete(&["dog"])?;
+    /// // The pinned snapshot still sees the deleted document.
+    /// let nouns = snap.keys_where_with(Some("pos = $p"), &Params::new().set("p", "n"))?;
+    /// assert_eq!(nouns, ["dog"]);
+    /// assert_eq!(coll.count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn snapshot(&self) -> Arc<Snapshot> {
         self.current.read().expect("snapshot lock poisoned").clone()
     }
@@ -457,21 +542,105 @@ impl Collection {
     }
 
     /// Inserts new documents; an existing key fails that item.
+    ///
+    /// Each item is validated on its own: a bad document fails its entry of the returned
+    /// list (same order as `docs`) and the rest are still written, as one WAL batch. The
+    /// outer error is for the batch as a whole (read-only handle, I/O).
+    ///
+    /// ```
+    /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("words")
+    /// #     .field(Field::scalar("pos", ScalarType::String))
+    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+    /// #     .build()?;
+    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// # coll.insert(vec![
+    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
+    /// # ])?;
+    /// use xvec::DocError;
+    /// let results = coll.insert(vec![
+    ///     Doc::new("cat").set("pos", "n").set("emb", vec![0.9f32, 0.1]),
+    ///     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// ])?;
+    /// assert!(results[0].is_ok());
+    /// assert!(matches!(results[1], Err(DocError::DuplicateKey(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn insert(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
         self.writer()?.write(&self.current, docs, writer::Mode::Insert)
     }
 
     /// Inserts documents or merges the given fields into existing ones.
+    ///
+    /// ```
+    /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("words")
+    /// #     .field(Field::scalar("pos", ScalarType::String))
+    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+    /// #     .build()?;
+    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// # coll.insert(vec![
+    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
+    /// # ])?;
+    /// let fox = Doc::new("fox").set("pos", "n").set("emb", vec![0.5f32, 0.5]);
+    /// let results = coll.upsert(vec![Doc::new("dog").set("pos", "noun"), fox])?;
+    /// assert!(results.iter().all(|r| r.is_ok()));
+    /// let docs = coll.fetch(&["dog"], None)?;
+    /// assert_eq!(docs[0].as_ref().unwrap().get("pos"), Some(&"noun".into()));
+    /// assert_eq!(coll.count(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn upsert(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
         self.writer()?.write(&self.current, docs, writer::Mode::Upsert)
     }
 
     /// Replaces the given fields of existing documents; a missing key fails that item.
+    ///
+    /// ```
+    /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("words")
+    /// #     .field(Field::scalar("pos", ScalarType::String))
+    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+    /// #     .build()?;
+    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// # coll.insert(vec![
+    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
+    /// # ])?;
+    /// use xvec::DocError;
+    /// let results = coll.update(vec![Doc::new("run").set("pos", "verb"), Doc::new("fox").set("pos", "n")])?;
+    /// assert!(results[0].is_ok());
+    /// assert!(matches!(results[1], Err(DocError::NotFound(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn update(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
         self.writer()?.write(&self.current, docs, writer::Mode::Update)
     }
 
     /// Deletes documents by key; a missing key fails that item.
+    ///
+    /// ```
+    /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("words")
+    /// #     .field(Field::scalar("pos", ScalarType::String))
+    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+    /// #     .build()?;
+    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// # coll.insert(vec![
+    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
+    /// # ])?;
+    /// let results = coll.delete(&["dog", "fox"])?;
+    /// assert!(results[0].is_ok() && results[1].is_err());
+    /// assert_eq!(coll.count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn delete(&self, keys: &[&str]) -> Result<Vec<ItemResult>, Error> {
         self.writer()?.delete(&self.current, keys)
     }
@@ -482,6 +651,25 @@ impl Collection {
     }
 
     /// [`Collection::delete_where`] with the filter's `$name` placeholders bound to `params`.
+    ///
+    /// ```
+    /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("words")
+    /// #     .field(Field::scalar("pos", ScalarType::String))
+    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+    /// #     .build()?;
+    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// # coll.insert(vec![
+    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
+    /// # ])?;
+    /// use xvec::Params;
+    /// let gone = coll.delete_where_with("pos IN $kinds", &Params::new().set("kinds", vec!["v", "adj"]))?;
+    /// assert_eq!(gone, 1);
+    /// assert_eq!(coll.count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn delete_where_with(&self, filter: &str, params: &crate::filter::Params) -> Result<u64, Error> {
         let mut w = self.writer()?;
         let keys = self.snapshot().keys_where_with(Some(filter), params)?;
@@ -490,17 +678,81 @@ impl Collection {
         Ok(keys.len() as u64)
     }
 
-    /// Fetches documents by key (`None` when missing).
+    /// Fetches documents by key (`None` when missing), in the order of `keys`; `fields`
+    /// limits the fields returned (`None`: every field).
+    ///
+    /// ```
+    /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("words")
+    /// #     .field(Field::scalar("pos", ScalarType::String))
+    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+    /// #     .build()?;
+    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// # coll.insert(vec![
+    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
+    /// # ])?;
+    /// let docs = coll.fetch(&["run", "cat"], Some(&["pos".to_string()]))?;
+    /// let run = docs[0].as_ref().unwrap();
+    /// assert_eq!(run.get("pos"), Some(&"v".into()));
+    /// assert!(run.get("emb").is_none());
+    /// assert!(docs[1].is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn fetch(&self, keys: &[&str], fields: Option<&[String]>) -> Result<Vec<Option<Doc>>, Error> {
         self.snapshot().fetch(keys, fields)
     }
 
     /// Nearest-neighbour search over the current snapshot.
+    ///
+    /// ```
+    /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("words")
+    /// #     .field(Field::scalar("pos", ScalarType::String))
+    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+    /// #     .build()?;
+    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// # coll.insert(vec![
+    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
+    /// # ])?;
+    /// use xvec::{Params, Query};
+    /// let q = Query::vector(vec![0.1, 0.9]).k(5).filter("pos = $pos").params(Params::new().set("pos", "n"));
+    /// let hits = coll.query(&q)?;
+    /// assert_eq!(hits.len(), 1);
+    /// assert_eq!(hits[0].key, "dog");
+    /// assert!((hits[0].score - 1.62).abs() < 1e-5); // squared L2 distance
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn query(&self, q: &Query) -> Result<Vec<Hit>, Error> {
         self.snapshot().query(q)
     }
 
     /// Nearest-neighbour search grouped by a scalar field (see [`Snapshot::query_groups`]).
+    ///
+    /// ```
+    /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("words")
+    /// #     .field(Field::scalar("pos", ScalarType::String))
+    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+    /// #     .build()?;
+    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// # coll.insert(vec![
+    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
+    /// # ])?;
+    /// use xvec::{GroupBy, Query};
+    /// coll.insert(vec![Doc::new("cat").set("pos", "n").set("emb", vec![0.9f32, 0.1])])?;
+    /// let by = GroupBy::new("pos", 2, 2);
+    /// let groups = coll.query_groups(&Query::vector(vec![1.0, 0.0]), &by)?;
+    /// assert_eq!(groups[0].value, "n".into());
+    /// assert_eq!(groups[0].hits.len(), 2);
+    /// assert_eq!(groups[1].hits[0].key, "run");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn query_groups(&self, q: &Query, by: &GroupBy) -> Result<Vec<Group>, Error> {
         self.snapshot().query_groups(q, by)
     }
@@ -511,12 +763,53 @@ impl Collection {
     }
 
     /// Seals the mutable segment into a segment file and publishes a new generation.
+    ///
+    /// Writes are durable once logged (per [`OpenOptions::sync`]); flushing bounds the WAL
+    /// that the next open replays.
+    ///
+    /// ```
+    /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("words")
+    /// #     .field(Field::scalar("pos", ScalarType::String))
+    /// #     .field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2))
+    /// #     .build()?;
+    /// # let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// # coll.insert(vec![
+    /// #     Doc::new("dog").set("pos", "n").set("emb", vec![1.0f32, 0.0]),
+    /// #     Doc::new("run").set("pos", "v").set("emb", vec![0.0f32, 1.0]),
+    /// # ])?;
+    /// coll.flush()?;
+    /// let stats = coll.stats();
+    /// assert_eq!((stats.segments.len(), stats.mem_rows), (1, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn flush(&self) -> Result<(), Error> {
         self.writer()?.flush(&self.current, self.options.mmap)
     }
 
     /// Rewrites the live data into compact segments and builds every field's index;
     /// publishes the result atomically. Writes wait; queries keep running.
+    ///
+    /// ```
+    /// use xvec::{Collection, Doc, Field, HnswParams, IndexParams, Metric, OptimizeOptions, Schema, VectorType};
+    /// let dir = tempfile::tempdir()?;
+    /// let hnsw = IndexParams::Hnsw(HnswParams::default().m(8));
+    /// let field = Field::vector("emb", VectorType::Fp32, 2, Metric::L2).index(hnsw);
+    /// let coll = Collection::create(dir.path(), Schema::builder("g").field(field).build()?, Default::default())?;
+    /// for i in 0..3 {
+    ///     coll.insert(vec![Doc::new(format!("k{i}")).set("emb", vec![i as f32, 1.0])])?;
+    ///     coll.flush()?;
+    /// }
+    /// coll.delete(&["k0"])?;
+    /// let mut opts = OptimizeOptions::default();
+    /// opts.concurrency = 1;
+    /// let report = coll.optimize(&opts)?;
+    /// assert_eq!((report.segments_before, report.segments_after), (3, 1));
+    /// assert_eq!((report.rows, report.dropped, report.indexes_built), (2, 1, 1));
+    /// assert_eq!(coll.stats().deleted_docs, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn optimize(&self, opts: &OptimizeOptions) -> Result<OptimizeReport, Error> {
         self.writer()?.optimize(&self.current, self.options.mmap, opts)
     }
@@ -529,6 +822,7 @@ impl Collection {
         Ok(())
     }
 
+    /// Counts and sizes of the current snapshot and of the directory's files.
     pub fn stats(&self) -> Stats {
         let snap = self.snapshot();
         let segments: Vec<SegmentStats> = snap
@@ -610,3 +904,11 @@ impl Drop for Collection {
         }
     }
 }
+
+// Fails the build if a field change makes the handle or a snapshot lose `Send + Sync`,
+// which their docs promise.
+const _: () = {
+    fn assert_send_sync<T: Send + Sync>() {}
+    let _ = assert_send_sync::<Collection>;
+    let _ = assert_send_sync::<Snapshot>;
+};

@@ -69,21 +69,30 @@ impl<'a> OptimizeOptions<'a> {
 /// Where a running optimize is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OptimizeProgress {
+    /// Segments of the new layout finished so far.
     pub segments_done: usize,
+    /// Segments the new layout has.
     pub segments_total: usize,
+    /// Vectors added to indexes so far, over every field.
     pub vectors_indexed: u64,
+    /// Vectors to index in all, over every field; the bar is full when reached.
     pub vectors_total: u64,
 }
 
 /// What an optimize did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OptimizeReport {
+    /// Segments in the collection before.
     pub segments_before: usize,
+    /// Segments after (the same as before when nothing changed).
     pub segments_after: usize,
+    /// Live rows the optimized segments hold.
     pub rows: u64,
     /// Deleted or superseded rows dropped from disk.
     pub dropped: u64,
+    /// Index files this optimize wrote (segments kept with their indexes count none).
     pub indexes_built: usize,
+    /// Wall-clock time the optimize took.
     pub seconds: f64,
     /// False when the collection was already optimal and nothing was written.
     pub changed: bool,

@@ -81,6 +81,8 @@ pub struct Query {
 }
 
 impl Query {
+    /// Searches near `v`, with k = 10, no filter, every scalar field returned and the
+    /// field's default search breadth.
     pub fn vector(v: Vec<f32>) -> Query {
         Query {
             target: Target::Vector(v),
@@ -95,43 +97,52 @@ impl Query {
         }
     }
 
+    /// Searches near the stored vector of the document `key` (the document itself is
+    /// not excluded from the hits); defaults as [`Query::vector`].
     pub fn key(key: impl Into<String>) -> Query {
         Query { target: Target::Key(key.into()), ..Query::vector(Vec::new()) }
     }
 
+    /// Most hits to return, 1..=[`MAX_K`].
     pub fn k(mut self, k: usize) -> Query {
         self.k = k;
         self
     }
 
+    /// The vector field to search; needed when the schema has more than one.
     pub fn field(mut self, field: impl Into<String>) -> Query {
         self.field = Some(field.into());
         self
     }
 
+    /// Only rows matching this filter expression are hits (the filter is applied during
+    /// the search, so `k` hits come back when `k` rows match).
     pub fn filter(mut self, filter: impl Into<String>) -> Query {
         self.filter = Some(filter.into());
         self
     }
 
-    /// Binds the filter's `$name` placeholders (see [`crate::filter`]).
+    /// Binds the filter's `$name` placeholders (see [`Params`]).
     pub fn params(mut self, params: Params) -> Query {
         self.params = params;
         self
     }
 
+    /// The fields hits carry (default: every scalar field); the key always comes back.
     pub fn fields<S: Into<String>>(mut self, fields: impl IntoIterator<Item = S>) -> Query {
         self.fields = Some(fields.into_iter().map(Into::into).collect());
         self
     }
 
-    /// Search breadth (see the field's docs); `None` keeps the field's default.
+    /// Search breadth of graph indexes (HNSW `ef`, Vamana `query_list`), at least `k` and
+    /// at most [`MAX_EF`]; `None` keeps the field's default. Exact (flat) search ignores it.
     pub fn ef(mut self, ef: impl Into<Option<usize>>) -> Query {
         self.ef = ef.into();
         self
     }
 
-    /// Re-rank factor (see the field's docs); `None` keeps the field's default.
+    /// Re-rank `factor × k` candidates found on quantized codes with the original vectors
+    /// (`factor × k` at most [`MAX_REFINE_CANDIDATES`]); `None` keeps the field's default.
     pub fn refine(mut self, factor: impl Into<Option<usize>>) -> Query {
         self.refine = factor.into();
         self
@@ -172,6 +183,7 @@ impl Query {
         self.include_vectors
     }
 
+    /// Whether hits also carry the vector fields when no [`Query::fields`] are named.
     pub fn with_vectors(mut self, yes: bool) -> Query {
         self.include_vectors = yes;
         self
@@ -186,6 +198,7 @@ impl Query {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct GroupBy {
+    /// The scalar field whose value groups hits (nulls form one group).
     pub field: String,
     /// Most groups returned.
     pub groups: usize,
@@ -204,7 +217,9 @@ impl GroupBy {
 /// Hits sharing one value of the group-by field, best first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
+    /// The group-by field's value these hits share.
     pub value: Value,
+    /// At most `per_group` hits, best first.
     pub hits: Vec<Hit>,
 }
 
@@ -260,9 +275,11 @@ impl Sink for GroupSink<'_> {
 /// One result row, best first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hit {
+    /// The document's primary key.
     pub key: String,
     /// In the metric's unit: squared L2 distance, inner product or cosine similarity.
     pub score: f32,
+    /// The fields the query asked for, by name; a null value is left out.
     pub fields: BTreeMap<String, Value>,
 }
 

@@ -43,6 +43,7 @@ pub struct Leftover {
 /// One thing a writable open did to recover.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recovered {
+    /// Name of the file acted on, in the collection directory.
     pub file: String,
     /// What was done and why, in a phrase.
     pub what: String,

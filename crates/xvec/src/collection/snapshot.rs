@@ -48,6 +48,10 @@ pub enum Location {
 }
 
 /// One consistent view of a collection; cheap to clone, safe to share across threads.
+///
+/// `Snapshot` is `Send + Sync` (checked at compile time): its parts are immutable and
+/// reference-counted, so a pinned snapshot can be queried from many threads at once while
+/// the collection moves on.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
     pub(crate) schema: Arc<Schema>,
@@ -57,6 +61,7 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The schema the snapshot's data follows.
     pub fn schema(&self) -> &Schema {
         &self.schema
     }

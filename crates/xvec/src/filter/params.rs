@@ -14,10 +14,12 @@ use super::{FilterError, FilterErrorKind};
 /// One parameter value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Param {
+    /// Compares as a string literal, whatever it holds.
     String(String),
     /// A number as text in the filter's number syntax (every JSON number is), so integer
     /// fields compare with it exactly; checked when bound.
     Number(String),
+    /// `TRUE` or `FALSE`.
     Bool(bool),
     /// Elements for `IN $name`; a list of numbers is also a vector.
     List(Vec<Param>),
@@ -105,8 +107,13 @@ impl<T: Into<Param>> From<Vec<T>> for Param {
     }
 }
 
-/// Named parameter values, for [`Filter::compile_with`](super::Filter::compile_with) and
-/// the query and delete paths. Names are without the `$`.
+/// Named parameter values for a filter's `$name` placeholders, as [`Query::params`],
+/// [`Collection::delete_where_with`] and [`Snapshot::keys_where_with`] take them. Names
+/// are without the `$`.
+///
+/// [`Query::params`]: crate::Query::params
+/// [`Collection::delete_where_with`]: crate::Collection::delete_where_with
+/// [`Snapshot::keys_where_with`]: crate::Snapshot::keys_where_with
 ///
 /// ```
 /// use xvec::Params;
@@ -119,6 +126,8 @@ pub struct Params {
 }
 
 impl Params {
+    /// No bindings: a filter with any `$name` then fails with
+    /// [`FilterErrorKind::UnboundParam`](crate::FilterErrorKind::UnboundParam).
     pub fn new() -> Params {
         Params::default()
     }
@@ -139,14 +148,17 @@ impl Params {
         self.values.insert(name.into(), value.into())
     }
 
+    /// Unbinds `name`, returning its value.
     pub fn remove(&mut self, name: &str) -> Option<Param> {
         self.values.remove(name)
     }
 
+    /// The value bound to `name` (without `$`).
     pub fn get(&self, name: &str) -> Option<&Param> {
         self.values.get(name)
     }
 
+    /// Whether nothing is bound.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }

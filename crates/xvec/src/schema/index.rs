@@ -14,6 +14,7 @@ use crate::error::SchemaError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct QuantSpec {
+    /// How the index stores vectors.
     pub quantize: Quantize,
     /// Apply the seeded random orthogonal rotation before encoding.
     pub rotate: bool,
@@ -54,11 +55,14 @@ fn default_occlusion() -> u32 {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct FlatParams {
+    /// How the index stores vectors; with the default (none) no index file is built and
+    /// search scans the segment's originals.
     #[serde(default)]
     pub quantize: Quantize,
     /// Defaults to true for int8 and int4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotate: Option<bool>,
+    /// Default re-rank factor, 0..=1000 (`None`: 0, scores come from the codes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refine: Option<u32>,
 }
@@ -80,10 +84,13 @@ pub struct HnswParams {
     /// Seed of level assignment and rotation: one thread + one seed = one graph.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// How the index stores vectors (default: the originals, no codes).
     #[serde(default)]
     pub quantize: Quantize,
+    /// Rotate before encoding; `None` means true for int8 and int4, false otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotate: Option<bool>,
+    /// Default re-rank factor, 0..=1000 (`None`: 0, scores come from the codes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refine: Option<u32>,
 }
@@ -127,10 +134,13 @@ pub struct VamanaParams {
     /// Seed of the initial graph, insertion order and rotation: one seed = one graph.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// How the index stores vectors (default: the originals, no codes).
     #[serde(default)]
     pub quantize: Quantize,
+    /// Rotate before encoding; `None` means true for int8 and int4, false otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotate: Option<bool>,
+    /// Default re-rank factor, 0..=1000 (`None`: 0, scores come from the codes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refine: Option<u32>,
 }
@@ -186,8 +196,11 @@ setters!(VamanaParams {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum IndexType {
+    /// [`IndexParams::Flat`].
     Flat,
+    /// [`IndexParams::Hnsw`].
     Hnsw,
+    /// [`IndexParams::Vamana`].
     Vamana,
 }
 
@@ -254,6 +267,7 @@ impl IndexParams {
         }
     }
 
+    /// The index type, without its parameters.
     pub fn kind(&self) -> IndexType {
         match self {
             IndexParams::Flat(_) => IndexType::Flat,
@@ -262,10 +276,12 @@ impl IndexParams {
         }
     }
 
+    /// The `type` of the schema's index object (`flat`, `hnsw`, `vamana`).
     pub fn name(&self) -> &'static str {
         self.kind().name()
     }
 
+    /// The HNSW parameters, `None` for another index type.
     pub fn hnsw_mut(&mut self) -> Option<&mut HnswParams> {
         match self {
             IndexParams::Hnsw(p) => Some(p),
@@ -273,6 +289,7 @@ impl IndexParams {
         }
     }
 
+    /// The Vamana parameters, `None` for another index type.
     pub fn vamana_mut(&mut self) -> Option<&mut VamanaParams> {
         match self {
             IndexParams::Vamana(p) => Some(p),
@@ -298,14 +315,17 @@ impl IndexParams {
         }
     }
 
+    /// Sets the `quantize` of whichever index type this is.
     pub fn set_quantize(&mut self, quantize: Quantize) {
         *self.quant_mut().0 = quantize;
     }
 
+    /// Sets the `rotate` of whichever index type this is.
     pub fn set_rotate(&mut self, rotate: bool) {
         *self.quant_mut().1 = Some(rotate);
     }
 
+    /// Sets the default `refine` (0..=1000) of whichever index type this is.
     pub fn set_refine(&mut self, refine: u32) {
         *self.quant_mut().2 = Some(refine);
     }

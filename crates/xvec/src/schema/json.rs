@@ -18,12 +18,34 @@ impl Schema {
     }
 
     /// Parses the JSON schema form (see `docs/format.md`).
+    ///
+    /// ```
+    /// use xvec::{Metric, Schema};
+    /// let schema = Schema::from_json(
+    ///     r#"{"name": "words", "fields": [
+    ///         {"name": "pos", "type": "string", "nullable": true},
+    ///         {"name": "emb", "type": "vector_fp32", "dim": 3, "metric": "cosine"}
+    ///     ]}"#,
+    /// )?;
+    /// assert_eq!(schema.field(1).as_vector().map(|v| v.metric), Some(Metric::Cosine));
+    /// assert!(Schema::from_json(r#"{"name": "w", "fields": [{"name": "e", "type": "vector_fp32"}]}"#).is_err());
+    /// # Ok::<(), xvec::SchemaError>(())
+    /// ```
     pub fn from_json(text: &str) -> Result<Schema, SchemaError> {
         let raw: RawSchema = serde_json::from_str(text).map_err(|e| SchemaError::Json(e.to_string()))?;
         raw.into_schema()
     }
 
-    /// The JSON schema form, pretty-printed.
+    /// The JSON schema form, pretty-printed; [`Schema::from_json`] reads it back.
+    ///
+    /// ```
+    /// use xvec::{Field, Metric, Schema, VectorType};
+    /// let schema = Schema::builder("docs").field(Field::vector("emb", VectorType::Fp16, 8, Metric::Ip)).build()?;
+    /// let json = schema.to_json();
+    /// assert!(json.contains(r#""type": "vector_fp16""#));
+    /// assert_eq!(Schema::from_json(&json)?, schema);
+    /// # Ok::<(), xvec::SchemaError>(())
+    /// ```
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(&RawSchema::from(self)).expect("schema serializes")
     }

@@ -30,9 +30,13 @@ pub const KEY_FIELD: &str = "_key";
 /// Parameters of a vector field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VectorSpec {
+    /// How each element is stored.
     pub elem: VectorType,
+    /// Elements per vector, 1..=[`MAX_DIM`].
     pub dim: u32,
+    /// How vectors are compared, and so what hit scores mean.
     pub metric: Metric,
+    /// The index optimize builds for the field.
     pub index: IndexParams,
 }
 
@@ -47,11 +51,14 @@ impl VectorSpec {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum FieldType {
+    /// A filterable, returnable column.
     Scalar(ScalarType),
+    /// A searchable vector column.
     Vector(VectorSpec),
 }
 
 impl FieldType {
+    /// The type's name in schema JSON (`int32`, `vector_fp32`, ...).
     pub fn name(&self) -> &'static str {
         match self {
             FieldType::Scalar(s) => s.name(),
@@ -63,16 +70,21 @@ impl FieldType {
 /// One field of a schema.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field {
+    /// `[A-Za-z_][A-Za-z0-9_]*`, at most 128 bytes, unique in the schema, not `_key`.
     pub name: String,
+    /// What the field holds.
     pub ty: FieldType,
+    /// Whether documents may leave the field unset (null).
     pub nullable: bool,
 }
 
 impl Field {
+    /// A non-nullable scalar field.
     pub fn scalar(name: impl Into<String>, ty: ScalarType) -> Field {
         Field { name: name.into(), ty: FieldType::Scalar(ty), nullable: false }
     }
 
+    /// A non-nullable vector field with the default index ([`IndexParams::default`]).
     pub fn vector(name: impl Into<String>, elem: VectorType, dim: u32, metric: Metric) -> Field {
         Field {
             name: name.into(),
@@ -81,6 +93,7 @@ impl Field {
         }
     }
 
+    /// Sets [`Field::nullable`].
     pub fn nullable(mut self, nullable: bool) -> Field {
         self.nullable = nullable;
         self
@@ -94,6 +107,7 @@ impl Field {
         self
     }
 
+    /// The vector parameters, `None` for a scalar field.
     pub fn as_vector(&self) -> Option<&VectorSpec> {
         match &self.ty {
             FieldType::Vector(v) => Some(v),
@@ -101,6 +115,7 @@ impl Field {
         }
     }
 
+    /// The scalar type, `None` for a vector field.
     pub fn as_scalar(&self) -> Option<ScalarType> {
         match &self.ty {
             FieldType::Scalar(s) => Some(*s),
@@ -139,11 +154,13 @@ pub struct SchemaBuilder {
 }
 
 impl SchemaBuilder {
+    /// Appends a field; fields keep this order in the schema.
     pub fn field(mut self, field: Field) -> SchemaBuilder {
         self.fields.push(field);
         self
     }
 
+    /// Validates the schema ([`Schema::new`]).
     pub fn build(self) -> Result<Schema, SchemaError> {
         Schema::new(self.name, self.fields)
     }
@@ -157,6 +174,7 @@ fn valid_name(name: &str) -> bool {
 }
 
 impl Schema {
+    /// Starts a schema for a collection named `name` (1..=255 bytes, no `/`, `\`, NUL).
     pub fn builder(name: impl Into<String>) -> SchemaBuilder {
         SchemaBuilder { name: name.into(), fields: Vec::new() }
     }
@@ -216,14 +234,17 @@ impl Schema {
         self.ids.iter().position(|&i| i == id)
     }
 
+    /// The collection name.
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// Every field, in schema order (the order positions count in).
     pub fn fields(&self) -> &[Field] {
         &self.fields
     }
 
+    /// The field at position `idx`; panics when out of range.
     pub fn field(&self, idx: usize) -> &Field {
         &self.fields[idx]
     }

@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 pub struct UnknownName {
     /// What was being named, e.g. `metric`.
     pub what: &'static str,
+    /// The name given.
     pub input: String,
+    /// Every name the vocabulary has, in its listing order.
     pub expected: Vec<&'static str>,
 }
 
@@ -37,17 +39,26 @@ pub(super) fn parse_name<T: Copy>(
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum ScalarType {
+    /// UTF-8 text of any length, stored with offsets.
     String,
+    /// True or false, one byte per row.
     Bool,
+    /// Signed 32-bit integer.
     Int32,
+    /// Signed 64-bit integer.
     Int64,
+    /// Unsigned 32-bit integer.
     Uint32,
+    /// Unsigned 64-bit integer.
     Uint64,
+    /// 32-bit IEEE float.
     Float,
+    /// 64-bit IEEE float.
     Double,
 }
 
 impl ScalarType {
+    /// The type's name in schema JSON and filters (`int32`, `string`, ...).
     pub fn name(self) -> &'static str {
         match self {
             ScalarType::String => "string",
@@ -71,6 +82,7 @@ impl ScalarType {
         }
     }
 
+    /// Whether values compare as numbers (every type but `string` and `bool`).
     pub fn is_numeric(self) -> bool {
         !matches!(self, ScalarType::String | ScalarType::Bool)
     }
@@ -80,15 +92,19 @@ impl ScalarType {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum VectorType {
+    /// 32-bit floats, 4 bytes per dimension.
     #[serde(rename = "vector_fp32")]
     Fp32,
+    /// IEEE half floats, 2 bytes per dimension.
     #[serde(rename = "vector_fp16")]
     Fp16,
+    /// Signed bytes, 1 byte per dimension (query vectors must be integers in -128..=127).
     #[serde(rename = "vector_int8")]
     Int8,
 }
 
 impl VectorType {
+    /// The type's name in schema JSON (`vector_fp32`, ...).
     pub fn name(self) -> &'static str {
         match self {
             VectorType::Fp32 => "vector_fp32",
@@ -116,8 +132,11 @@ impl VectorType {
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Metric {
+    /// Squared Euclidean distance.
     L2,
+    /// Inner product.
     Ip,
+    /// Cosine similarity: the inner product of the normalized vectors.
     Cosine,
 }
 
@@ -125,6 +144,7 @@ impl Metric {
     /// Every metric, in the order help texts list them.
     pub const ALL: [Metric; 3] = [Metric::L2, Metric::Ip, Metric::Cosine];
 
+    /// The metric's name in schema JSON and flags (`l2`, `ip`, `cosine`).
     pub fn name(self) -> &'static str {
         match self {
             Metric::L2 => "l2",
@@ -159,6 +179,7 @@ impl Quantize {
     /// Every representation, in the order help texts list them.
     pub const ALL: [Quantize; 4] = [Quantize::None, Quantize::Fp16, Quantize::Int8, Quantize::Int4];
 
+    /// The representation's name in schema JSON and flags (`none`, `fp16`, ...).
     pub fn name(self) -> &'static str {
         match self {
             Quantize::None => "none",

@@ -61,6 +61,7 @@ pub enum FileKind {
 }
 
 impl FileKind {
+    /// Every kind, in the order listings show them.
     pub const ALL: [FileKind; 8] = [
         FileKind::Current,
         FileKind::Lock,
@@ -104,7 +105,7 @@ impl FileKind {
     /// files of version 1 are containers without block checksums (one CRC32C per section);
     /// they read as they are, and are rewritten in the current version by optimize or
     /// repair. A version 1 manifest has no field ids (they are the positions) and no WAL
-    /// salt; the WAL it names must be empty (see [`wal::is_empty_v1`]).
+    /// salt; the WAL it names must be empty (`wal::is_empty_v1`).
     pub fn oldest_readable(self) -> u32 {
         match self {
             FileKind::Segment | FileKind::Index | FileKind::Manifest => 1,
@@ -112,6 +113,7 @@ impl FileKind {
         }
     }
 
+    /// Lower-case name for listings and JSON output (`segment`, `wal`, ...).
     pub fn name(self) -> &'static str {
         match self {
             FileKind::Current => "current",
@@ -156,14 +158,17 @@ impl FileKind {
     }
 }
 
+/// `MANIFEST-<gen>`: the file name of the manifest of `generation`.
 pub fn manifest_name(generation: u64) -> String {
     format!("MANIFEST-{generation:06}")
 }
 
+/// `WAL-<seq>.log`: the file name of the WAL numbered `seq`.
 pub fn wal_name(seq: u64) -> String {
     format!("WAL-{seq:06}.log")
 }
 
+/// `SEG-<id>.xseg`: the file name of segment `id`.
 pub fn segment_name(id: u64) -> String {
     format!("SEG-{id:06}.xseg")
 }
@@ -204,6 +209,8 @@ pub fn index_name_v1(segment: u64, field: u16) -> String {
     format!("SEG-{segment:06}-f{field:03}.idx")
 }
 
+/// `SEG-<segment>-<gen>.del`: the file name of `segment`'s deleted rows as written in
+/// `generation`.
 pub fn deletes_name(segment: u64, generation: u64) -> String {
     format!("SEG-{segment:06}-{generation:06}.del")
 }

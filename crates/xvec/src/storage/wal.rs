@@ -32,6 +32,8 @@ pub const WAL_HEADER_LEN: usize = HEADER_LEN + 16;
 const SALT_AT: usize = HEADER_LEN;
 const WAL_HEADER_CRC_AT: usize = SALT_AT + 12;
 
+/// Bytes of each frame's header before its payload: magic, kind, flags, LSN, payload
+/// length and the two CRCs.
 pub const FRAME_HEADER: usize = 32;
 const FRAME_MAGIC: [u8; 4] = [0xD7, 0x1A, 0x5E, 0xA9];
 const KIND_AT: usize = 4;

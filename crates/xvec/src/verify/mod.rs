@@ -130,6 +130,7 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// Lower-case name, as reports print and serialize it.
     pub fn name(self) -> &'static str {
         match self {
             Severity::Corrupt => "corrupt",
@@ -148,6 +149,7 @@ impl Severity {
 /// One thing verify found.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Finding {
+    /// How bad it is.
     pub severity: Severity,
     /// File name within the collection directory.
     pub file: String,
@@ -155,8 +157,11 @@ pub struct Finding {
     pub section: String,
     /// Byte offset within the file, when one spot is at fault.
     pub offset: Option<u64>,
+    /// What is wrong, in a phrase.
     pub what: String,
+    /// What a sound file holds there; empty when the finding has no such comparison.
     pub expected: String,
+    /// What the file holds instead; empty with `expected`.
     pub found: String,
     /// Rows the damage costs, `[first, end)`, when it is confined to a block of a segment
     /// section (a row range covering every row whose bytes lie in the block).
@@ -207,8 +212,11 @@ impl Finding {
 /// One file verify read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FileReport {
+    /// File name within the collection directory.
     pub name: String,
+    /// What kind of file its name says it is.
     pub kind: FileKind,
+    /// Its size.
     pub bytes: u64,
     /// No corrupt finding names it.
     pub ok: bool,
@@ -217,11 +225,15 @@ pub struct FileReport {
 /// Topology of one index graph.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GraphReport {
+    /// The index file holding the graph.
     pub file: String,
+    /// Id of the segment it indexes.
     pub segment: u64,
+    /// The vector field it indexes.
     pub field: String,
     /// `hnsw` or `vamana`.
     pub kind: String,
+    /// Nodes of the base layer (one per segment row).
     pub nodes: u64,
     /// Edges (neighbour-list entries) over all layers.
     pub edges: u64,
@@ -241,35 +253,55 @@ impl GraphReport {
 /// Stored codes checked against the re-encoded originals.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CodesReport {
+    /// The index file holding the codes.
     pub file: String,
+    /// Id of the segment it indexes.
     pub segment: u64,
+    /// The vector field it indexes.
     pub field: String,
+    /// The quantization's name (`fp16`, `int8`, `int4`).
     pub quantize: String,
+    /// Whether vectors are rotated before encoding.
     pub rotated: bool,
+    /// Rows with codes.
     pub rows: u64,
+    /// Rows re-encoded and compared: a sample, or every row with `deep`.
     pub checked: u64,
+    /// Of `checked`, rows whose stored codes or params differ from the re-encoding.
     pub mismatched: u64,
+    /// The first such row.
     pub first_mismatch: Option<u64>,
 }
 
 /// Index search against exact search on a sample of stored vectors (`deep`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RecallReport {
+    /// The index file searched.
     pub file: String,
+    /// Id of the segment it indexes.
     pub segment: u64,
+    /// The vector field it indexes.
     pub field: String,
+    /// The index's description, e.g. `hnsw m=16 efc=200 ef=64`.
     pub index: String,
+    /// Stored vectors used as queries.
     pub queries: u64,
+    /// Top-k of each query.
     pub k: u64,
+    /// Share of the exact top-k the index found, 0.0..=1.0 (below 0.8 is a warning).
     pub recall: f64,
 }
 
 /// The live write-ahead log.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WalReport {
+    /// The WAL file the manifest names.
     pub file: String,
+    /// Its size.
     pub bytes: u64,
+    /// Intact records in it.
     pub records: u64,
+    /// Damaged frames between good ones.
     pub bad_frames: u64,
     /// Offset and length of a torn tail.
     pub torn: Option<(u64, u64)>,
@@ -278,6 +310,7 @@ pub struct WalReport {
 /// Cost of a verify.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {
+    /// Files read.
     pub files: u64,
     /// Bytes whose CRC32C was computed.
     pub bytes_checksummed: u64,
@@ -292,16 +325,25 @@ pub struct Stats {
 /// Everything one verify found.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
+    /// The collection directory verified.
     pub dir: PathBuf,
     /// The manifest checked.
     pub manifest: Option<String>,
+    /// Its generation; `None` when no manifest could be read.
     pub generation: Option<u64>,
+    /// Everything found, of every severity.
     pub findings: Vec<Finding>,
+    /// Every file read, with whether it checked out.
     pub files: Vec<FileReport>,
+    /// Topology of every index graph.
     pub graphs: Vec<GraphReport>,
+    /// Code re-encoding checks, one per quantized index.
     pub codes: Vec<CodesReport>,
+    /// Recall samples, one per index (`deep` only).
     pub recall: Vec<RecallReport>,
+    /// The live WAL, when the manifest names one that could be read.
     pub wal: Option<WalReport>,
+    /// What the verify cost.
     pub stats: Stats,
 }
 
@@ -311,10 +353,12 @@ impl Report {
         self.findings.iter().filter(|f| f.severity.is_problem()).count()
     }
 
+    /// Findings of `severity`.
     pub fn count(&self, severity: Severity) -> usize {
         self.findings.iter().filter(|f| f.severity == severity).count()
     }
 
+    /// Whether nothing fails verification (warnings and info allowed).
     pub fn is_clean(&self) -> bool {
         self.problems() == 0
     }
@@ -322,6 +366,22 @@ impl Report {
 
 /// Verifies the collection in `dir`. Errors only when `dir` is no collection at all or
 /// cannot be listed; everything wrong inside it is a [`Finding`].
+///
+/// ```
+/// use xvec::verify::{self, Severity, VerifyOptions};
+/// use xvec::{Collection, Doc, Field, Metric, Schema, VectorType};
+/// let dir = tempfile::tempdir()?;
+/// let schema = Schema::builder("v").field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2)).build()?;
+/// let coll = Collection::create(dir.path(), schema, Default::default())?;
+/// coll.insert(vec![Doc::new("a").set("emb", vec![0.0f32, 1.0])])?;
+/// coll.flush()?;
+/// let mut opts = VerifyOptions::default();
+/// opts.threads = 1;
+/// let report = verify::run(dir.path(), &opts)?;
+/// assert!(report.is_clean());
+/// assert_eq!(report.count(Severity::Corrupt), 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn run(dir: &Path, opts: &VerifyOptions) -> Result<Report, StorageError> {
     crate::storage::disk::check_dir(dir, true)?;
     let mut attempt = 0;

@@ -27,15 +27,21 @@ pub trait Layer {
 /// What the checks found in one layer.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LayerStats {
+    /// The layer's level: 0 is the base layer (and Vamana's only one).
     pub level: u32,
     /// Member nodes.
     pub nodes: u64,
+    /// Neighbour-list entries over all members.
     pub edges: u64,
+    /// Most neighbours a node of this layer may have.
     pub degree_bound: u64,
     /// Nodes by out-degree, `0..=degree_bound`.
     pub degree_histogram: Vec<u64>,
+    /// Edges from a node to itself.
     pub self_loops: u64,
+    /// Edges repeated within one neighbour list.
     pub duplicates: u64,
+    /// Edges to node ids at or past the segment's row count.
     pub out_of_range: u64,
     /// Lists whose stored count exceeds the bound.
     pub over_degree: u64,

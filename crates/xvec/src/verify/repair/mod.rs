@@ -84,14 +84,18 @@ impl RepairOptions {
 /// One step of a plan, as the user reads it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Action {
+    /// The file the step writes, moves or fixes.
     pub file: String,
+    /// What the step does to it, in a phrase.
     pub what: String,
 }
 
 /// Data a repair gives up.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Loss {
+    /// The damaged file the data was in.
     pub file: String,
+    /// What is given up, in a phrase.
     pub what: String,
     /// Rows affected (0 when unknown).
     pub rows: u64,
@@ -102,7 +106,9 @@ pub struct Loss {
 /// What a repair will do.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Plan {
+    /// The steps, in the order [`Repair::apply`] takes them.
     pub actions: Vec<Action>,
+    /// Data the steps give up; empty when the repair restores everything.
     pub losses: Vec<Loss>,
     /// Why nothing can be done, when nothing can.
     pub blocked: Option<String>,
@@ -111,6 +117,7 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Whether there is nothing to do (the collection verified clean, or is blocked).
     pub fn is_empty(&self) -> bool {
         self.actions.is_empty()
     }
@@ -121,7 +128,9 @@ impl Plan {
 pub struct Outcome {
     /// The generation published, if any.
     pub generation: Option<u64>,
+    /// The steps carried out.
     pub done: Vec<Action>,
+    /// The data given up.
     pub losses: Vec<Loss>,
     /// Files moved, relative to the collection directory.
     pub moved: Vec<String>,
@@ -166,7 +175,25 @@ pub fn purge_lost_found(dir: &Path, lock_timeout: std::time::Duration) -> Result
 
 impl Repair {
     /// Takes the writer lock (another writer: [`StorageError::Locked`]), examines the
-    /// collection and plans.
+    /// collection and plans. Nothing is changed until [`Repair::apply`]; dropping the
+    /// `Repair` instead releases the lock and leaves the directory as it was.
+    ///
+    /// ```
+    /// use xvec::verify::{Repair, RepairOptions};
+    /// use xvec::{Collection, Doc, Field, Metric, Schema, VectorType};
+    /// let dir = tempfile::tempdir()?;
+    /// let schema = Schema::builder("r").field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2)).build()?;
+    /// let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// coll.insert(vec![Doc::new("a").set("emb", vec![0.0f32, 1.0])])?;
+    /// coll.flush()?;
+    /// coll.close()?; // repair takes the writer lock itself
+    /// let mut opts = RepairOptions::default();
+    /// opts.concurrency = 1;
+    /// let repair = Repair::begin(dir.path(), opts)?;
+    /// assert!(repair.report().is_clean());
+    /// assert!(repair.plan().is_empty() && repair.plan().losses.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn begin(dir: &Path, opts: RepairOptions) -> Result<Repair, StorageError> {
         let lock = WriterLock::acquire_within(dir, opts.lock_timeout)?;
         // A read error that does not repeat is no damage, and planning on it would throw
@@ -193,6 +220,7 @@ impl Repair {
         Ok(r)
     }
 
+    /// What [`Repair::apply`] will do, for the caller to show or confirm first.
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
