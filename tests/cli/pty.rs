@@ -26,8 +26,30 @@ impl Tmux {
         let tmux = Tmux { socket: format!("xvec-test-{}-{n}", std::process::id()) };
         let cwd = cwd.to_str().unwrap();
         let (cols, rows) = (cols.to_string(), rows.to_string());
-        tmux.run(&["new-session", "-d", "-s", "t", "-x", &cols, "-y", &rows, "-c", cwd, command]);
-        tmux.run(&["set-option", "-t", "t", "remain-on-exit", "on"]);
+        // remain-on-exit is set before the pane exists: a command that exits at once must
+        // not take the server with it.
+        tmux.run(&[
+            "-f",
+            "/dev/null",
+            "start-server",
+            ";",
+            "set-window-option",
+            "-g",
+            "remain-on-exit",
+            "on",
+            ";",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            &cols,
+            "-y",
+            &rows,
+            "-c",
+            cwd,
+            command,
+        ]);
         tmux
     }
 

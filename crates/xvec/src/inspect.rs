@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::collection::Collection;
 use crate::error::{Error, QueryError, StorageError};
-use crate::storage::column::{ColumnSource, SegmentView};
+use crate::storage::column::SegmentView;
 use crate::storage::lock::WriterLock;
 use crate::storage::wal::Record;
 use crate::storage::{FileKind, segment_name, wal_name};
@@ -321,13 +321,12 @@ pub fn doc(coll: &Collection, key: &str) -> Result<DocInfo, StorageError> {
             });
         }
     }
-    let keys = snap.mem.keys();
-    for row in (0..snap.mem.len()).filter(|&r| keys.get(r) == key.as_bytes()) {
+    for (row, deleted) in snap.mem.versions(key) {
         places.push(Place {
             file: "unflushed".into(),
-            row: row as u32,
-            deleted: snap.mem.deleted().contains(row as u32),
-            live: live == Some(crate::collection::Location::Mem(row as u32)),
+            row,
+            deleted,
+            live: live == Some(crate::collection::Location::Mem(row)),
         });
     }
     let mut wal = Vec::new();

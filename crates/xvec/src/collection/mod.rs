@@ -462,12 +462,8 @@ impl Collection {
                 index_files: e.indexes.clone(),
             });
         }
-        let mut snapshot = Snapshot {
-            schema: schema.clone(),
-            generation: m.generation,
-            segments,
-            mem: Arc::new(MemSegment::new(&schema)),
-        };
+        let mut snapshot =
+            Snapshot { schema: schema.clone(), generation: m.generation, segments, mem: MemSegment::new(&schema) };
         let wal_path = dir.join(crate::storage::wal_name(m.wal_seq));
         // Read, never mapped: a writer opening it may cut a torn tail off.
         let contents = match crate::storage::disk::read(&wal_path) {
@@ -850,7 +846,7 @@ impl Collection {
         Stats {
             generation: snap.generation,
             live_docs: snap.count(),
-            deleted_docs: segments.iter().map(|s| s.deleted).sum::<u64>() + snap.mem.deleted().len(),
+            deleted_docs: segments.iter().map(|s| s.deleted).sum::<u64>() + snap.mem.dead_count(),
             segments,
             mem_rows: snap.mem.len() as u64,
             mem_live: snap.mem.live_count() as u64,

@@ -247,7 +247,7 @@ impl Writer {
             schema: schema.clone(),
             generation: m.generation,
             segments: new_refs,
-            mem: Arc::new(MemSegment::new(&schema)),
+            mem: MemSegment::new(&schema),
         });
         let old = std::mem::replace(&mut self.manifest, m);
         let kept: std::collections::HashSet<&str> = (self.manifest.segments.iter())

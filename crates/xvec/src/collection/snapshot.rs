@@ -57,7 +57,7 @@ pub struct Snapshot {
     pub(crate) schema: Arc<Schema>,
     pub(crate) generation: u64,
     pub(crate) segments: Vec<SegmentRef>,
-    pub(crate) mem: Arc<MemSegment>,
+    pub(crate) mem: MemSegment,
 }
 
 impl Snapshot {
@@ -97,7 +97,8 @@ impl Snapshot {
     /// Bounded work on a large collection: each segment walks its key order from the
     /// prefix and stops after `limit` live keys; only the mutable segment is scanned whole.
     pub fn keys_with_prefix(&self, prefix: &str, limit: usize) -> Vec<String> {
-        let mut found: std::collections::BTreeSet<&str> = self.mem.keys_with_prefix(prefix).collect();
+        let in_mem = self.mem.keys_with_prefix(prefix);
+        let mut found: std::collections::BTreeSet<&str> = in_mem.iter().map(String::as_str).collect();
         while found.len() > limit {
             found.pop_last();
         }
@@ -120,7 +121,7 @@ impl Snapshot {
     pub(crate) fn view(&self, loc: Location) -> (&dyn SegmentView, usize) {
         match loc {
             Location::Segment(i, r) => (&*self.segments[i].segment as &dyn SegmentView, r as usize),
-            Location::Mem(r) => (&*self.mem as &dyn SegmentView, r as usize),
+            Location::Mem(r) => self.mem.view(r),
         }
     }
 
@@ -148,23 +149,20 @@ impl Snapshot {
         (key, out)
     }
 
-    /// Segment views in search order, with the position the top-k uses for ties.
+    /// Segment views then memtable chunks, in search order, with the position the top-k
+    /// uses for ties and [`Snapshot::source`] resolves.
     pub(crate) fn sources(&self) -> impl Iterator<Item = Source<'_>> {
-        self.segments
-            .iter()
-            .enumerate()
-            .map(|(i, s)| Source {
-                position: i as u32,
-                view: &*s.segment as &dyn SegmentView,
-                deleted: &s.deleted,
-                indexes: &s.indexes,
-            })
-            .chain(std::iter::once(Source {
-                position: self.segments.len() as u32,
-                view: &*self.mem as &dyn SegmentView,
-                deleted: self.mem.deleted(),
-                indexes: &[],
-            }))
+        let segments = self.segments.iter().enumerate().map(|(i, s)| Source {
+            position: i as u32,
+            view: &*s.segment as &dyn SegmentView,
+            deleted: &s.deleted,
+            indexes: &s.indexes,
+        });
+        let chunks = (0..self.mem.chunk_count()).map(|i| {
+            let part = self.mem.part(i).expect("chunk in range");
+            Source { position: (self.segments.len() + i) as u32, view: part.view, deleted: part.deleted, indexes: &[] }
+        });
+        segments.chain(chunks)
     }
 
     /// Share of live rows covered by a built index, per vector field (1.0 = complete).
@@ -183,9 +181,10 @@ impl Snapshot {
     }
 
     pub(crate) fn source(&self, position: u32) -> &dyn SegmentView {
-        match self.segments.get(position as usize) {
+        let position = position as usize;
+        match self.segments.get(position) {
             Some(s) => &*s.segment,
-            None => &*self.mem,
+            None => self.mem.part(position - self.segments.len()).expect("a source's position").view,
         }
     }
 }

@@ -139,9 +139,14 @@ impl Writer {
         }
         self.wal.append(&self.schema, records)?;
         let mut guard = current.write().expect("snapshot lock poisoned");
+        // Copies only the snapshot's lists when a query holds it; the rows stay shared.
         let snap = Arc::make_mut(&mut guard);
         for r in records {
-            apply(snap, r, self.wal.path(), 0)?;
+            if let Err(e) = apply(snap, r, self.wal.path(), 0) {
+                // Logged but not applied: memory no longer matches the log.
+                self.stopped = Some(format!("applying a logged batch failed: {e}"));
+                return Err(e.into());
+            }
         }
         Ok(())
     }
@@ -223,7 +228,7 @@ impl Writer {
             schema: schema.clone(),
             generation: m.generation,
             segments,
-            mem: Arc::new(MemSegment::new(&schema)),
+            mem: MemSegment::new(&schema),
         });
         let old = std::mem::replace(&mut self.manifest, m);
         let old_wal = std::mem::replace(&mut self.wal, new_wal);
@@ -265,12 +270,15 @@ impl Writer {
             s.dirty = false;
         }
         let rows = snap.mem.live_rows();
-        if !rows.is_empty() {
+        if rows.iter().any(|r| !r.is_empty()) {
             let id = m.next_segment_id;
             m.next_segment_id += 1;
             let path = dir.join(segment_name(id));
             made.push(path.clone());
-            segment::write(&path, id, &snap.schema, &[Part { source: &*snap.mem, rows: &rows }])?;
+            let parts: Vec<Part> = (rows.iter().enumerate())
+                .map(|(i, rows)| Part { source: snap.mem.part(i).expect("a chunk per row list").view, rows })
+                .collect();
+            segment::write(&path, id, &snap.schema, &parts)?;
             let seg = Segment::open(&path, snap.schema.clone(), mmap, false)?;
             segments.push(SegmentRef {
                 segment: Arc::new(seg),
@@ -329,11 +337,11 @@ pub(crate) fn apply(snap: &mut Snapshot, r: &Record, wal: &Path, offset: u64) ->
             {
                 mark_deleted(&mut snap.segments[i], r);
             }
-            Arc::make_mut(&mut snap.mem).put(row);
+            snap.mem.put(&snap.schema, row);
         }
         Record::Delete(key) => match snap.locate(key) {
             Some(Location::Mem(_)) => {
-                Arc::make_mut(&mut snap.mem).delete(key);
+                snap.mem.delete(key);
             }
             Some(Location::Segment(i, r)) => mark_deleted(&mut snap.segments[i], r),
             None => {}

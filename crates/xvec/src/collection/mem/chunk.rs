@@ -1,10 +1,7 @@
-//! The mutable segment: rows written since the last flush, held in memory in the same
-//! columnar shape as a segment file, so flush writes slices and search reads them alike.
-
-use std::collections::HashMap;
+//! One chunk of the memtable: rows held in memory in the same columnar shape as a segment
+//! file, so flush writes slices and search reads them alike.
 
 use half::f16;
-use roaring::RoaringBitmap;
 
 use crate::schema::{FieldType, ScalarType, Schema, VectorType};
 use crate::storage::column::{
@@ -161,92 +158,44 @@ impl Column {
     }
 }
 
-/// Rows not yet flushed. A key appears at most once among the live rows; an overwritten
-/// row is marked deleted and the new version appended.
+/// Up to a chunk's worth of unflushed rows, in the columnar shape of a segment file.
+/// Immutable once a snapshot can see it: the memtable appends only to a chunk it holds
+/// alone, and copies or seals one that a snapshot shares.
 #[derive(Clone, Debug)]
-pub struct MemSegment {
+pub(super) struct Chunk {
     keys: VarBuf,
     columns: Vec<Column>,
-    live: HashMap<Box<str>, u32>,
-    deleted: RoaringBitmap,
 }
 
-impl MemSegment {
-    pub fn new(schema: &Schema) -> MemSegment {
-        MemSegment {
-            keys: VarBuf::new(),
-            columns: (0..schema.fields().len()).map(|i| Column::new(schema, i)).collect(),
-            live: HashMap::new(),
-            deleted: RoaringBitmap::new(),
-        }
+impl Chunk {
+    pub(super) fn new(schema: &Schema) -> Chunk {
+        Chunk { keys: VarBuf::new(), columns: (0..schema.fields().len()).map(|i| Column::new(schema, i)).collect() }
     }
 
-    /// Number of rows, deleted ones included.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.keys.offsets.len() - 1
     }
 
-    pub fn live_count(&self) -> usize {
-        self.live.len()
-    }
-
-    pub fn deleted(&self) -> &RoaringBitmap {
-        &self.deleted
-    }
-
-    /// Row holding the live version of `key`.
-    pub fn find(&self, key: &str) -> Option<u32> {
-        self.live.get(key).copied()
-    }
-
-    /// Live keys starting with `prefix`, in no order (the caller sorts and bounds them).
-    pub fn keys_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.live.keys().map(|k| &**k).filter(move |k| k.starts_with(prefix))
-    }
-
-    /// Appends a validated row, replacing any live version of its key.
-    pub fn put(&mut self, row: &Row) {
+    /// Appends a validated row.
+    pub(super) fn push(&mut self, row: &Row) {
         let n = self.len();
         self.keys.push(row.key.as_bytes());
         for (c, v) in self.columns.iter_mut().zip(&row.values) {
             c.push(n, v);
         }
-        if let Some(old) = self.live.insert(row.key.as_str().into(), n as u32) {
-            self.deleted.insert(old);
-        }
     }
 
-    /// Deletes the live version of `key`; false when it has none here.
-    pub fn delete(&mut self, key: &str) -> bool {
-        match self.live.remove(key) {
-            Some(row) => {
-                self.deleted.insert(row);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Rows in insertion order that are still live.
-    pub fn live_rows(&self) -> Vec<u32> {
-        (0..self.len() as u32).filter(|r| !self.deleted.contains(*r)).collect()
-    }
-
-    pub fn heap_bytes(&self) -> usize {
-        self.keys.heap_bytes()
-            + self.columns.iter().map(Column::heap_bytes).sum::<usize>()
-            + self.live.capacity() * (std::mem::size_of::<(Box<str>, u32)>() + 8)
-            + self.live.keys().map(|k| k.len()).sum::<usize>()
-            + self.deleted.serialized_size()
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.keys.heap_bytes() + self.columns.iter().map(Column::heap_bytes).sum::<usize>()
     }
 
     /// Heap bytes of vector data alone.
-    pub fn vector_bytes(&self) -> usize {
+    pub(super) fn vector_bytes(&self) -> usize {
         self.columns.iter().filter(|c| c.is_vector()).map(Column::heap_bytes).sum()
     }
 }
 
-impl ColumnSource for MemSegment {
+impl ColumnSource for Chunk {
     fn rows(&self) -> usize {
         self.len()
     }
@@ -272,7 +221,7 @@ impl ColumnSource for MemSegment {
     }
 }
 
-impl SegmentView for MemSegment {
+impl SegmentView for Chunk {
     fn vector(&self, field: usize) -> VectorColumn<'_> {
         let c = &self.columns[field];
         let data = match &c.data {
