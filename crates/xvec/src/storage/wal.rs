@@ -14,6 +14,7 @@
 //! sync mark (not itself synced), so every synced frame has a valid frame after it: damage
 //! with a valid frame after it is corruption, and only what lies after the last valid frame
 //! can be a torn tail (an unacknowledged write cut short). `docs/format.md` has the bytes.
+//! Readers in other processes follow a live writer with [`tail`](fn@tail), forward only.
 
 use std::hash::{BuildHasher, Hasher};
 use std::ops::Range;

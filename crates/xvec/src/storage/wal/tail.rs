@@ -52,13 +52,13 @@ pub enum Tailed {
 ///
 /// A tailer sees a prefix of what the writer has *written*, in whole batches, which is
 /// not quite what it has acknowledged: a batch is in the file before its write call syncs
-/// and returns. Under [`SyncPolicy::EveryBatch`] every batch but the last one returned is
-/// synced and acknowledged, and the last one is too unless its sync is still running or
-/// fails (the writer then refuses every later call). Under `EveryRecords` and `OnFlush` it
-/// may also return acknowledged batches not yet synced, which a power loss can still take
-/// from the file (and, on one machine, the tailer's process with them). A writer that
-/// merely crashes loses nothing written: its next open cuts off only a batch never ended,
-/// which no tailer was given.
+/// and returns. Under [`EveryBatch`](super::SyncPolicy::EveryBatch) every batch but the
+/// last one returned is synced and acknowledged, and the last one is too unless its sync
+/// is still running or fails (the writer then refuses every later call). Under
+/// `EveryRecords` and `OnFlush` it may also return acknowledged batches not yet synced,
+/// which a power loss can still take from the file (and, on one machine, the tailer's
+/// process with them). A writer that merely crashes loses nothing written: its next open
+/// cuts off only a batch never ended, which no tailer was given.
 ///
 /// Stops at the first frame that does not check out or does not carry the next LSN, and
 /// returns nothing after it: an append in flight looks just like that. Real damage there

@@ -223,6 +223,36 @@ fn an_io_error_while_tailing_is_returned() {
     assert_eq!(keys(&records(tail(&path, pos, &schema()).unwrap()).0), ["b"]);
 }
 
+#[test]
+fn a_tailer_racing_the_writer_sees_whole_batches_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut w, mut pos) = started(dir.path(), SyncPolicy::EveryRecords(5));
+    let path = w.path().to_path_buf();
+    // Batch `b` holds `b % 7 + 1` records keyed `b.i`.
+    let batches: Vec<Vec<Record>> =
+        (0..300).map(|b| (0..b % 7 + 1).map(|i| put(&format!("{b}.{i}"), "race")).collect()).collect();
+    let writer = std::thread::spawn({
+        let batches = batches.clone();
+        move || batches.iter().for_each(|b| w.append(&schema(), b).unwrap())
+    });
+    let mut seen = 0;
+    while seen < batches.len() {
+        let (got, next) = records(tail(&path, pos, &schema()).unwrap());
+        let mut rest = &got[..];
+        while let Some(first) = rest.first() {
+            // Each poll returns the next batches, whole.
+            let want = &batches[seen];
+            let have: Vec<&Record> = rest.iter().take(want.len()).map(|f| &f.record).collect();
+            assert_eq!(have, want.iter().collect::<Vec<_>>(), "batch {seen} from {}", first.offset);
+            rest = &rest[want.len()..];
+            seen += 1;
+        }
+        pos = next;
+    }
+    writer.join().unwrap();
+    assert_eq!(records(tail(&path, pos, &schema()).unwrap()).0, vec![]);
+}
+
 const DIM: usize = 384;
 
 fn vector_schema() -> Schema {
