@@ -78,6 +78,21 @@ impl DiskFile {
         self.file.read_exact(buf).map_err(|e| StorageError::io(&self.path, e))
     }
 
+    /// Reads at most `max` bytes at `offset`, fewer where the file ends first: a file
+    /// another process appends to or cuts back may end anywhere by the time it is read.
+    /// Moves the position.
+    pub fn read_at_most(&mut self, offset: u64, max: u64) -> Result<Vec<u8>, StorageError> {
+        gate(Op::Read, &self.path)?;
+        let io = |e| StorageError::io(&self.path, e);
+        let mut buf = Vec::new();
+        // `max` is bounded by the caller (by the file's length), not by this allocation.
+        let want = usize::try_from(max).unwrap_or(usize::MAX);
+        buf.try_reserve_exact(want).map_err(|e| io(std::io::Error::new(std::io::ErrorKind::OutOfMemory, e)))?;
+        self.file.seek(SeekFrom::Start(offset)).map_err(io)?;
+        (&self.file).take(max).read_to_end(&mut buf).map_err(io)?;
+        Ok(buf)
+    }
+
     /// Makes the file's data durable (`fdatasync`).
     pub fn sync_data(&self) -> Result<(), StorageError> {
         gate(Op::Sync, &self.path)?;

@@ -14,6 +14,7 @@
 //! sync mark (not itself synced), so every synced frame has a valid frame after it: damage
 //! with a valid frame after it is corruption, and only what lies after the last valid frame
 //! can be a torn tail (an unacknowledged write cut short). `docs/format.md` has the bytes.
+//! Readers in other processes follow a live writer with [`tail`](fn@tail), forward only.
 
 use std::hash::{BuildHasher, Hasher};
 use std::ops::Range;
@@ -416,6 +417,17 @@ fn check_frame(b: &[u8], at: usize, salt: u64) -> FrameCheck {
     FrameCheck::Good { kind, flags, lsn: read_u64(h, LSN_AT), end }
 }
 
+/// Checks the frame at `at` and that it is the one due next, `next_lsn`: what a frame must
+/// pass to extend the log, for the scan and the tailer alike.
+fn check_next_frame(b: &[u8], at: usize, salt: u64, next_lsn: u64) -> FrameCheck {
+    match check_frame(b, at, salt) {
+        FrameCheck::Good { lsn, .. } if lsn != next_lsn => {
+            FrameCheck::Bad(format!("frame has log sequence number {lsn}, expected {next_lsn}"))
+        }
+        checked => checked,
+    }
+}
+
 /// The first good frame at or after `from` with an LSN of at least `min_lsn`.
 fn next_good_frame(b: &[u8], from: usize, salt: u64, min_lsn: u64) -> Option<usize> {
     let mut p = from;
@@ -520,10 +532,7 @@ pub fn scan(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -
     let mut batch_lsn = 1;
     let mut at = WAL_HEADER_LEN;
     while at < b.len() {
-        let bad = match check_frame(b, at, salt) {
-            FrameCheck::Good { lsn, .. } if lsn != s.next_lsn => {
-                format!("frame has log sequence number {lsn}, expected {}", s.next_lsn)
-            }
+        let bad = match check_next_frame(b, at, salt, s.next_lsn) {
             FrameCheck::Good { kind, flags, lsn, end } => {
                 s.next_lsn = lsn + 1;
                 if kind == KIND_RECORD {
@@ -775,5 +784,12 @@ fn decode_value(c: &mut Cursor) -> Result<Value, DecodeError> {
     })
 }
 
+// Nothing in the engine follows a writer yet: the read-only handle that tails the live WAL
+// is being built on top of this.
+#[cfg_attr(not(test), allow(dead_code))]
+mod tail;
 #[cfg(test)]
 mod tests;
+
+#[allow(unused_imports)]
+pub use tail::{TailPos, Tailed, tail};

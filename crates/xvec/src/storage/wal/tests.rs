@@ -2,7 +2,7 @@ use super::*;
 use crate::schema::{Field, Metric, ScalarType, VectorType};
 use std::path::PathBuf;
 
-fn schema() -> Schema {
+pub(super) fn schema() -> Schema {
     Schema::builder("t")
         .field(Field::scalar("s", ScalarType::String).nullable(true))
         .field(Field::scalar("n", ScalarType::Int32).nullable(true))
@@ -19,7 +19,7 @@ fn schema() -> Schema {
         .unwrap()
 }
 
-fn put(key: &str, s: &str) -> Record {
+pub(super) fn put(key: &str, s: &str) -> Record {
     Record::Put(Row {
         key: key.into(),
         values: vec![
