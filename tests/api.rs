@@ -5,6 +5,7 @@ mod util;
 
 mod bounds;
 mod engine;
+mod follow;
 mod index;
 mod recall;
 mod vamana;

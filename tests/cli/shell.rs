@@ -240,3 +240,40 @@ fn terminal_meta_commands_in_a_script() {
     let run = shell(&["-c", ".mode table", "-c", ".expanded on", "-c", "fetch n.00001740 --fields lemma"]).run();
     assert_eq!(run.ok().stdout, " _key = n.00001740\nlemma = entity\n");
 }
+
+/// A read-only shell follows a writer in another handle: each statement sees every write
+/// acknowledged before it, whether still in the WAL or flushed into a new generation.
+#[test]
+fn a_read_only_shell_sees_new_writes_at_its_next_statement() {
+    use std::io::{BufRead, BufReader, Write};
+    use xvec::{Collection, Doc, Field, ScalarType, Schema};
+    let dir = tempfile::tempdir().unwrap();
+    let schema = Schema::builder("live").field(Field::scalar("n", ScalarType::Int64)).build().unwrap();
+    let coll = Collection::create(dir.path(), schema, Default::default()).unwrap();
+    coll.insert(vec![Doc::new("a").set("n", 1i64)]).unwrap();
+    let mut child = crate::harness::command(&["shell", dir.path().to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut ask = |statement: &str| {
+        writeln!(stdin, "{statement}").unwrap();
+        let mut lines = vec![out.next().unwrap().unwrap()];
+        while lines.len() < 2 {
+            lines.push(out.next().unwrap().unwrap());
+        }
+        lines.join("\n")
+    };
+    assert_eq!(ask("count"), "count\n1");
+    coll.insert(vec![Doc::new("b").set("n", 2i64)]).unwrap();
+    assert_eq!(ask("count"), "count\n2");
+    coll.flush().unwrap();
+    coll.delete(&["a"]).unwrap();
+    assert_eq!(ask("count"), "count\n1");
+    let run = ask(".mode line\nfetch b");
+    assert_eq!(run, "_key = b\n   n = 2");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

@@ -25,16 +25,25 @@ pub fn describe_table(coll: &Collection) -> Table {
         ]);
     }
     t.footer = Some(format!(
-        "collection {}: {} ({} deleted), {}, {}, generation {}, {} on disk",
+        "collection {}: {} ({} deleted), {}, {}, generation {}, {} on disk{}",
         s.name(),
         count(stats.live_docs, "document"),
         stats.deleted_docs,
         count(stats.segments.len() as u64, "segment"),
         count(stats.mem_rows, "unflushed row"),
-        stats.generation,
-        super::verify::human(stats.disk_bytes)
+        seen_generation(&stats),
+        super::verify::human(stats.disk_bytes),
+        stats.follow_error.as_deref().map(|e| format!("; cannot follow the writer: {e}")).unwrap_or_default()
     ));
     t
+}
+
+/// The state a handle sees: its generation and the WAL records it holds on top.
+pub fn seen_generation(stats: &xvec::Stats) -> String {
+    match stats.wal_records {
+        0 => stats.generation.to_string(),
+        n => format!("{} (+{})", stats.generation, count(n, "WAL record")),
+    }
 }
 
 /// The `stats` table: one `name`, `value` row per figure, so every mode prints it whole.
@@ -45,6 +54,7 @@ pub fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
     let mut t = Table::new(["name", "value"]);
     let mut row = |name: String, value: u64| t.push(vec![name.into(), value.into()]);
     row("generation".into(), s.generation);
+    row("wal records".into(), s.wal_records);
     row("documents".into(), s.live_docs);
     row("deleted".into(), s.deleted_docs);
     for seg in &s.segments {

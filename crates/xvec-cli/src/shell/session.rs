@@ -427,8 +427,8 @@ impl Session {
             }
         };
         let generation = match self.target.generations() {
-            Some((at_open, now)) if at_open == now => at_open.to_string(),
-            Some((at_open, now)) => format!("{at_open} at open, {now} now"),
+            Some((at_open, now)) if at_open == now.generation => crate::cli::describe::seen_generation(&now),
+            Some((at_open, now)) => format!("{at_open} at open, {} now", crate::cli::describe::seen_generation(&now)),
             None => "-".into(),
         };
         let params = self.params.iter().map(|(k, v)| format!("${k}={}", v.text)).collect::<Vec<_>>().join(" ");

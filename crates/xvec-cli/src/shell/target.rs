@@ -92,9 +92,9 @@ impl Target {
         self.coll.as_ref().map(|c| c.snapshot())
     }
 
-    /// The generation at open and now, for `.show`.
-    pub fn generations(&self) -> Option<(u64, u64)> {
-        Some((self.generation_at_open?, self.coll.as_ref()?.stats().generation))
+    /// The generation at open, and the state seen now (see `describe`), for `.show`.
+    pub fn generations(&self) -> Option<(u64, xvec::Stats)> {
+        Some((self.generation_at_open?, self.coll.as_ref()?.stats()))
     }
 
     /// Syncs and releases the handle; the target is forgotten.

@@ -5,7 +5,9 @@
 //! or other processes. Every write is validated, logged, then applied to the mutable
 //! segment; `flush` seals it into a segment file and publishes a new manifest.
 
+mod follow;
 mod mem;
+mod open;
 mod optimize;
 mod query;
 pub(crate) mod recovery;
@@ -18,21 +20,19 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
+pub use follow::Refreshed;
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
 pub use query::{Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, Query, Target};
 pub use recovery::Recovered;
 pub use snapshot::{Location, Snapshot};
 
-use self::mem::MemSegment;
-use self::snapshot::SegmentRef;
+use self::follow::Follow;
 use self::writer::Writer;
 use crate::error::{Error, ReadOnly, StorageError};
-use crate::index::segment_index::SegmentIndex;
 use crate::schema::Schema;
-use crate::storage::manifest::{self, CollectionOptions, Manifest};
-use crate::storage::segment::Segment;
+use crate::storage::manifest::{CollectionOptions, Manifest};
 use crate::storage::wal::{self, SyncPolicy};
-use crate::storage::{FileKind, deletes, lock::WriterLock};
+use crate::storage::{FileKind, lock::WriterLock};
 use crate::value::Doc;
 
 /// How to open a collection.
@@ -49,6 +49,9 @@ pub struct OpenOptions {
     pub verify_vectors: bool,
     /// How long a writable open waits for another writer's lock (zero: fail at once).
     pub lock_timeout: Duration,
+    /// Read-only handles only: move to the writer's newest state at each query (see
+    /// [`Collection::refresh`]). Off, a handle stays on what it opened until `refresh`.
+    pub follow: bool,
 }
 
 impl Default for OpenOptions {
@@ -59,6 +62,7 @@ impl Default for OpenOptions {
             sync: SyncPolicy::EveryBatch,
             verify_vectors: true,
             lock_timeout: Duration::ZERO,
+            follow: true,
         }
     }
 }
@@ -93,6 +97,12 @@ impl OpenOptions {
         self
     }
 
+    /// Sets [`OpenOptions::follow`].
+    pub fn follow(mut self, follow: bool) -> OpenOptions {
+        self.follow = follow;
+        self
+    }
+
     /// Wait up to `timeout` for another writer to release the lock instead of failing at
     /// once with [`StorageError::Locked`].
     pub fn lock_timeout(mut self, timeout: Duration) -> OpenOptions {
@@ -103,9 +113,15 @@ impl OpenOptions {
 
 /// Counts and sizes of a collection, for `describe` and `stats`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Stats {
     /// Manifest generation of the snapshot counted; each publish (flush, optimize) adds one.
     pub generation: u64,
+    /// WAL records the snapshot holds on top of its generation.
+    pub wal_records: u64,
+    /// Why a following read-only handle could not move to the writer's newest state at
+    /// its last attempt (it keeps serving the state it has).
+    pub follow_error: Option<String>,
     /// Documents a query can find.
     pub live_docs: u64,
     /// Rows holding deleted or superseded versions, in segments and the mutable segment;
@@ -233,6 +249,8 @@ pub struct Collection {
     schema: Arc<Schema>,
     current: RwLock<Arc<Snapshot>>,
     writer: Option<Mutex<Writer>>,
+    /// Read-only handles: where they stand in the writer's history.
+    follow: Option<Mutex<Follow>>,
     options: OpenOptions,
     recovered: Vec<recovery::Recovered>,
 }
@@ -241,41 +259,6 @@ impl std::fmt::Debug for Collection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Collection").field("dir", &self.dir).field("write", &self.writer.is_some()).finish()
     }
-}
-
-/// The live WAL as an open read it: what it holds, and its bytes (for saving a torn tail).
-type LoadedWal = (wal::Scan, Vec<u8>);
-
-/// Removes what a create of `m` that stopped before publishing `CURRENT` leaves in `dir`
-/// (the caller holds the lock and saw no `CURRENT`), or fails naming anything else. Such
-/// a create acknowledged nothing: its WAL holds at most a header.
-fn remove_unfinished_create(dir: &Path, m: &Manifest) -> Result<(), StorageError> {
-    let io = |e| StorageError::io(dir, e);
-    let (manifest, wal) = (crate::storage::manifest_name(m.generation), crate::storage::wal_name(m.wal_seq));
-    let (mut leftovers, mut unknown) = (Vec::new(), Vec::new());
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let is_file = entry.file_type().map_err(io)?.is_file();
-        let len = entry.metadata().map_err(io)?.len();
-        let ours = is_file
-            && match FileKind::of_name(&name) {
-                Some(FileKind::Lock) => continue,
-                Some(FileKind::Temp) => true,
-                Some(FileKind::Manifest) => name == manifest,
-                Some(FileKind::Wal) => name == wal && len <= wal::WAL_HEADER_LEN as u64,
-                _ => false,
-            };
-        if ours { leftovers.push(name) } else { unknown.push(name) }
-    }
-    if !unknown.is_empty() {
-        unknown.sort();
-        return Err(StorageError::NotEmpty { path: dir.to_path_buf(), files: unknown });
-    }
-    for name in &leftovers {
-        crate::storage::disk::remove_file(&dir.join(name))?;
-    }
-    Ok(())
 }
 
 /// Outcome of one item of a batch write.
@@ -316,7 +299,7 @@ impl Collection {
             return Err(StorageError::AlreadyExists { path: dir.to_path_buf() }.into());
         }
         let m = Manifest::new(&schema, options);
-        remove_unfinished_create(dir, &m)?;
+        open::remove_unfinished_create(dir, &m)?;
         let wal = wal::WalWriter::create(dir, m.wal_seq, m.wal_salt, SyncPolicy::EveryBatch)?;
         m.publish(dir).map_err(StorageError::from)?;
         drop(wal);
@@ -364,8 +347,12 @@ impl Collection {
         // the files it superseded; such a race shows as a missing file, so retry.
         let mut attempt = 0;
         loop {
-            match Self::load(dir, options, lock.is_some()) {
+            let mut follow = lock.is_none().then(|| Follow::before_load(dir));
+            match open::load(dir, options, lock.is_some(), None) {
                 Ok((m, snapshot, wal_state)) => {
+                    if let Some(f) = &mut follow {
+                        f.loaded(dir, wal_state.as_ref().map(|(scan, _)| scan));
+                    }
                     let schema = snapshot.schema.clone();
                     let mut recovered = Vec::new();
                     let writer = match lock {
@@ -386,6 +373,7 @@ impl Collection {
                         schema,
                         current: RwLock::new(Arc::new(snapshot)),
                         writer,
+                        follow: follow.map(Mutex::new),
                         options: options.clone(),
                         recovered,
                     });
@@ -399,85 +387,6 @@ impl Collection {
                 Err(e) => return Err(e),
             }
         }
-    }
-
-    /// Reads the live manifest, opens its segments and replays the WAL.
-    fn load(
-        dir: &Path,
-        options: &OpenOptions,
-        writable: bool,
-    ) -> Result<(Manifest, Snapshot, Option<LoadedWal>), Error> {
-        let m = manifest::load(dir)?;
-        let mpath = dir.join(crate::storage::manifest_name(m.generation));
-        let schema = Arc::new(m.schema(&mpath)?);
-        let mut segments = Vec::with_capacity(m.segments.len());
-        for e in &m.segments {
-            let path = dir.join(&e.file);
-            let seg = Segment::open(&path, schema.clone(), options.mmap, options.verify_vectors)?;
-            if seg.id() != e.id || seg.rows() as u64 != e.rows || seg.file_len() != e.size {
-                return Err(StorageError::corrupted(
-                    &path,
-                    0,
-                    format!(
-                        "segment {} with {} rows and {} bytes; the manifest expects segment {} with {} rows and {} bytes",
-                        seg.id(),
-                        seg.rows(),
-                        seg.file_len(),
-                        e.id,
-                        e.rows,
-                        e.size
-                    ),
-                )
-                .into());
-            }
-            let deleted = match &e.deletes {
-                Some(d) => {
-                    let p = dir.join(&d.file);
-                    let bytes = crate::storage::disk::read(&p)?;
-                    deletes::decode(&p, &bytes, e.id, seg.rows())?
-                }
-                None => Default::default(),
-            };
-            let mut indexes = vec![None; schema.fields().len()];
-            for ie in &e.indexes {
-                let p = dir.join(&ie.file);
-                let pos = schema.position_of_id(ie.field);
-                let spec = pos.and_then(|pos| schema.field(pos).as_vector()).ok_or_else(|| {
-                    StorageError::corrupted(
-                        &mpath,
-                        0,
-                        format!("{}: field id {} is not a vector field", ie.file, ie.field),
-                    )
-                })?;
-                let index =
-                    SegmentIndex::open(&p, e.id, ie.field, spec, seg.rows(), options.mmap, options.verify_vectors)?;
-                indexes[pos.expect("checked above")] = Some(Arc::new(index));
-            }
-            segments.push(SegmentRef {
-                segment: Arc::new(seg),
-                deleted: Arc::new(deleted),
-                deletes_file: e.deletes.clone(),
-                dirty: false,
-                indexes,
-                index_files: e.indexes.clone(),
-            });
-        }
-        let mut snapshot =
-            Snapshot { schema: schema.clone(), generation: m.generation, segments, mem: MemSegment::new(&schema) };
-        let wal_path = dir.join(crate::storage::wal_name(m.wal_seq));
-        // Read, never mapped: a writer opening it may cut a torn tail off.
-        let contents = match crate::storage::disk::read(&wal_path) {
-            Ok(bytes) if wal::is_empty_v1(&bytes) => None,
-            Ok(bytes) => Some((wal::read(&wal_path, &bytes, Some((m.wal_seq, m.wal_salt)), &schema)?, bytes)),
-            Err(StorageError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound && writable => None,
-            Err(e) => return Err(e.into()),
-        };
-        if let Some((scan, _)) = &contents {
-            for f in &scan.records {
-                writer::apply(&mut snapshot, &f.record, &wal_path, f.offset)?;
-            }
-        }
-        Ok((m, snapshot, contents))
     }
 
     /// The collection directory this handle was opened on.
@@ -526,8 +435,55 @@ impl Collection {
     /// assert_eq!(coll.count(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// A read-only handle opened with [`OpenOptions::follow`] (the default) first moves to
+    /// the writer's newest state, as [`Collection::refresh`] does; when another thread of
+    /// the handle is doing that already, it returns the snapshot it has instead of
+    /// waiting. A snapshot never changes: hold it to pin a state.
     pub fn snapshot(&self) -> Arc<Snapshot> {
+        if self.options.follow
+            && let Some(follow) = &self.follow
+            && let Ok(mut f) = follow.try_lock()
+        {
+            let outcome = f.refresh(&self.dir, &self.options, &self.current);
+            f.last_error = outcome.err().map(|e| e.to_string());
+        }
         self.current.read().expect("snapshot lock poisoned").clone()
+    }
+
+    /// Moves a read-only handle to the newest state the writer has published or logged:
+    /// a new generation is loaded sharing every file already open; WAL records appended
+    /// since are read frame by frame, checksums checked, whole batches only. What a
+    /// reader can see of records not yet synced depends on the writer's
+    /// [`SyncPolicy`] (see `docs/durability.md`). A writable handle is always current.
+    ///
+    /// ```
+    /// # use xvec::{Collection, Doc, Field, Metric, OpenOptions, Schema, VectorType};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let schema = Schema::builder("w").field(Field::vector("emb", VectorType::Fp32, 2, Metric::L2)).build()?;
+    /// let writer = Collection::create(dir.path(), schema, Default::default())?;
+    /// let reader = Collection::open(dir.path(), &OpenOptions::read_only().follow(false))?;
+    /// writer.insert(vec![Doc::new("a").set("emb", vec![1.0f32, 0.0])])?;
+    /// assert_eq!(reader.count(), 0);
+    /// let seen = reader.refresh()?;
+    /// assert_eq!((seen.wal_records, reader.count()), (1, 1));
+    /// writer.flush()?;
+    /// assert_eq!(reader.refresh()?.generation, writer.stats().generation);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn refresh(&self) -> Result<Refreshed, Error> {
+        match &self.follow {
+            Some(follow) => {
+                let mut f = follow.lock().expect("follow lock poisoned");
+                let outcome = f.refresh(&self.dir, &self.options, &self.current);
+                f.last_error = outcome.as_ref().err().map(|e| e.to_string());
+                outcome
+            }
+            None => {
+                let snap = self.current.read().expect("snapshot lock poisoned").clone();
+                Ok(Refreshed { generation: snap.generation, wal_records: snap.wal_records, changed: false })
+            }
+        }
     }
 
     fn writer(&self) -> Result<MutexGuard<'_, Writer>, Error> {
@@ -845,6 +801,8 @@ impl Collection {
         }
         Stats {
             generation: snap.generation,
+            wal_records: snap.wal_records,
+            follow_error: self.follow.as_ref().and_then(|f| f.lock().ok()?.last_error.clone()),
             live_docs: snap.count(),
             deleted_docs: segments.iter().map(|s| s.deleted).sum::<u64>() + snap.mem.dead_count(),
             segments,

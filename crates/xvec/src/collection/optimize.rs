@@ -248,6 +248,7 @@ impl Writer {
             generation: m.generation,
             segments: new_refs,
             mem: MemSegment::new(&schema),
+            wal_records: 0,
         });
         let old = std::mem::replace(&mut self.manifest, m);
         let kept: std::collections::HashSet<&str> = (self.manifest.segments.iter())

@@ -58,6 +58,8 @@ pub struct Snapshot {
     pub(crate) generation: u64,
     pub(crate) segments: Vec<SegmentRef>,
     pub(crate) mem: MemSegment,
+    /// WAL records applied on top of the generation.
+    pub(crate) wal_records: u64,
 }
 
 impl Snapshot {
@@ -69,6 +71,12 @@ impl Snapshot {
     /// Manifest generation this snapshot is based on.
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// WAL records this snapshot holds on top of its generation (written since the
+    /// generation was published).
+    pub fn wal_records(&self) -> u64 {
+        self.wal_records
     }
 
     /// Live documents.

@@ -148,6 +148,7 @@ impl Writer {
                 return Err(e.into());
             }
         }
+        snap.wal_records += records.len() as u64;
         Ok(())
     }
 
@@ -229,6 +230,7 @@ impl Writer {
             generation: m.generation,
             segments,
             mem: MemSegment::new(&schema),
+            wal_records: 0,
         });
         let old = std::mem::replace(&mut self.manifest, m);
         let old_wal = std::mem::replace(&mut self.wal, new_wal);

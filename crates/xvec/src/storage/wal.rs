@@ -784,12 +784,8 @@ fn decode_value(c: &mut Cursor) -> Result<Value, DecodeError> {
     })
 }
 
-// Nothing in the engine follows a writer yet: the read-only handle that tails the live WAL
-// is being built on top of this.
-#[cfg_attr(not(test), allow(dead_code))]
 mod tail;
 #[cfg(test)]
 mod tests;
 
-#[allow(unused_imports)]
 pub use tail::{TailPos, Tailed, tail};

@@ -1,0 +1,165 @@
+//! Opening a collection's published state: the manifest, its segments, delete sets and
+//! indexes, and the replay of its WAL. A following reader reloads through the same code,
+//! sharing what it already has open.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::mem::MemSegment;
+use super::snapshot::{SegmentRef, Snapshot};
+use super::{OpenOptions, writer};
+use crate::error::{Error, StorageError};
+use crate::index::segment_index::SegmentIndex;
+use crate::schema::Schema;
+use crate::storage::manifest::{self, Manifest, SegmentEntry};
+use crate::storage::segment::Segment;
+use crate::storage::wal;
+use crate::storage::{FileKind, deletes};
+
+/// The live WAL as an open read it: what it holds, and its bytes (for saving a torn tail).
+pub(super) type LoadedWal = (wal::Scan, Vec<u8>);
+
+/// Removes what a create of `m` that stopped before publishing `CURRENT` leaves in `dir`
+/// (the caller holds the lock and saw no `CURRENT`), or fails naming anything else. Such
+/// a create acknowledged nothing: its WAL holds at most a header.
+pub(super) fn remove_unfinished_create(dir: &Path, m: &Manifest) -> Result<(), StorageError> {
+    let io = |e| StorageError::io(dir, e);
+    let (manifest, wal) = (crate::storage::manifest_name(m.generation), crate::storage::wal_name(m.wal_seq));
+    let (mut leftovers, mut unknown) = (Vec::new(), Vec::new());
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_file = entry.file_type().map_err(io)?.is_file();
+        let len = entry.metadata().map_err(io)?.len();
+        let ours = is_file
+            && match FileKind::of_name(&name) {
+                Some(FileKind::Lock) => continue,
+                Some(FileKind::Temp) => true,
+                Some(FileKind::Manifest) => name == manifest,
+                Some(FileKind::Wal) => name == wal && len <= wal::WAL_HEADER_LEN as u64,
+                _ => false,
+            };
+        if ours { leftovers.push(name) } else { unknown.push(name) }
+    }
+    if !unknown.is_empty() {
+        unknown.sort();
+        return Err(StorageError::NotEmpty { path: dir.to_path_buf(), files: unknown });
+    }
+    for name in &leftovers {
+        crate::storage::disk::remove_file(&dir.join(name))?;
+    }
+    Ok(())
+}
+
+/// Reads the live manifest, opens its segments and replays the WAL. Parts that `prev` (an
+/// earlier snapshot of the same collection) already has open are shared, not reopened:
+/// a segment with the same id and size, a delete set read from the same file, an index
+/// in the same file.
+pub(super) fn load(
+    dir: &Path,
+    options: &OpenOptions,
+    writable: bool,
+    prev: Option<&Snapshot>,
+) -> Result<(Manifest, Snapshot, Option<LoadedWal>), Error> {
+    let m = manifest::load(dir)?;
+    let mpath = dir.join(crate::storage::manifest_name(m.generation));
+    let schema = Arc::new(m.schema(&mpath)?);
+    let prev = prev.filter(|p| *p.schema == *schema);
+    let mut segments = Vec::with_capacity(m.segments.len());
+    for e in &m.segments {
+        let old =
+            prev.and_then(|p| p.segments.iter().find(|s| s.segment.id() == e.id && s.segment.file_len() == e.size));
+        segments.push(open_segment(dir, &mpath, e, &schema, options, old)?);
+    }
+    let mut snapshot = Snapshot {
+        schema: schema.clone(),
+        generation: m.generation,
+        segments,
+        mem: MemSegment::new(&schema),
+        wal_records: 0,
+    };
+    let wal_path = dir.join(crate::storage::wal_name(m.wal_seq));
+    // Read, never mapped: a writer opening it may cut a torn tail off.
+    let contents = match crate::storage::disk::read(&wal_path) {
+        Ok(bytes) if wal::is_empty_v1(&bytes) => None,
+        Ok(bytes) => Some((wal::read(&wal_path, &bytes, Some((m.wal_seq, m.wal_salt)), &schema)?, bytes)),
+        Err(StorageError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound && writable => None,
+        Err(e) => return Err(e.into()),
+    };
+    if let Some((scan, _)) = &contents {
+        for f in &scan.records {
+            writer::apply(&mut snapshot, &f.record, &wal_path, f.offset)?;
+        }
+        snapshot.wal_records = scan.records.len() as u64;
+    }
+    Ok((m, snapshot, contents))
+}
+
+/// Opens the segment `e` of the manifest at `mpath`, with its delete set and indexes,
+/// sharing what `old` (the same segment in an earlier snapshot) has open.
+fn open_segment(
+    dir: &Path,
+    mpath: &Path,
+    e: &SegmentEntry,
+    schema: &Arc<Schema>,
+    options: &OpenOptions,
+    old: Option<&SegmentRef>,
+) -> Result<SegmentRef, Error> {
+    let path = dir.join(&e.file);
+    let seg = match old {
+        Some(old) => old.segment.clone(),
+        None => Arc::new(Segment::open(&path, schema.clone(), options.mmap, options.verify_vectors)?),
+    };
+    if seg.id() != e.id || seg.rows() as u64 != e.rows || seg.file_len() != e.size {
+        return Err(StorageError::corrupted(
+            &path,
+            0,
+            format!(
+                "segment {} with {} rows and {} bytes; the manifest expects segment {} with {} rows and {} bytes",
+                seg.id(),
+                seg.rows(),
+                seg.file_len(),
+                e.id,
+                e.rows,
+                e.size
+            ),
+        )
+        .into());
+    }
+    let deleted = match (old, &e.deletes) {
+        (Some(old), _) if old.deletes_file == e.deletes && !old.dirty => old.deleted.clone(),
+        (_, None) => Default::default(),
+        (_, Some(d)) => {
+            let p = dir.join(&d.file);
+            let bytes = crate::storage::disk::read(&p)?;
+            Arc::new(deletes::decode(&p, &bytes, e.id, seg.rows())?)
+        }
+    };
+    let mut indexes = vec![None; schema.fields().len()];
+    for ie in &e.indexes {
+        let pos = schema.position_of_id(ie.field);
+        let spec = pos.and_then(|pos| schema.field(pos).as_vector()).ok_or_else(|| {
+            StorageError::corrupted(mpath, 0, format!("{}: field id {} is not a vector field", ie.file, ie.field))
+        })?;
+        let pos = pos.expect("checked above");
+        let reused = old.filter(|o| o.index_files.contains(ie)).and_then(|o| o.indexes[pos].clone());
+        let index = match reused {
+            Some(index) => index,
+            None => {
+                let p = dir.join(&ie.file);
+                let opened =
+                    SegmentIndex::open(&p, e.id, ie.field, spec, seg.rows(), options.mmap, options.verify_vectors)?;
+                Arc::new(opened)
+            }
+        };
+        indexes[pos] = Some(index);
+    }
+    Ok(SegmentRef {
+        segment: seg,
+        deleted,
+        deletes_file: e.deletes.clone(),
+        dirty: false,
+        indexes,
+        index_files: e.indexes.clone(),
+    })
+}
