@@ -9,6 +9,8 @@ mod follow;
 mod mem;
 mod open;
 mod optimize;
+#[cfg(test)]
+mod optimize_tests;
 mod query;
 pub(crate) mod recovery;
 #[cfg(test)]
@@ -249,6 +251,8 @@ pub struct Collection {
     schema: Arc<Schema>,
     current: RwLock<Arc<Snapshot>>,
     writer: Option<Mutex<Writer>>,
+    /// Held by an optimize from start to end: one at a time.
+    maintenance: Mutex<()>,
     /// Read-only handles: where they stand in the writer's history.
     follow: Option<Mutex<Follow>>,
     options: OpenOptions,
@@ -374,6 +378,7 @@ impl Collection {
                         current: RwLock::new(Arc::new(snapshot)),
                         writer,
                         follow: follow.map(Mutex::new),
+                        maintenance: Mutex::new(()),
                         options: options.clone(),
                         recovered,
                     });
@@ -741,7 +746,10 @@ impl Collection {
     }
 
     /// Rewrites the live data into compact segments and builds every field's index;
-    /// publishes the result atomically. Writes wait; queries keep running.
+    /// publishes the result atomically. Writes, deletes and queries go on meanwhile: the
+    /// writer lock is taken only to flush at the start and to publish at the end, and
+    /// deletes that arrive during the build are carried into the new segments. One
+    /// optimize runs at a time per handle.
     ///
     /// ```
     /// use xvec::{Collection, Doc, Field, HnswParams, IndexParams, Metric, OptimizeOptions, Schema, VectorType};
@@ -763,7 +771,8 @@ impl Collection {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn optimize(&self, opts: &OptimizeOptions) -> Result<OptimizeReport, Error> {
-        self.writer()?.optimize(&self.current, self.options.mmap, opts)
+        let writer = self.writer.as_ref().ok_or(ReadOnly)?;
+        optimize::optimize(writer, &self.current, &self.maintenance, self.options.mmap, opts)
     }
 
     /// Syncs the WAL and releases the writer lock. Snapshots taken earlier stay usable.

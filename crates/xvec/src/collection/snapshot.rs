@@ -11,7 +11,7 @@ use super::mem::MemSegment;
 use crate::index::segment_index::SegmentIndex;
 use crate::schema::Schema;
 use crate::storage::column::SegmentView;
-use crate::storage::manifest::{DeletesEntry, IndexEntry};
+use crate::storage::manifest::{DeletesEntry, IndexEntry, SegmentEntry};
 use crate::storage::segment::Segment;
 use crate::value::Value;
 
@@ -28,6 +28,20 @@ pub struct SegmentRef {
     pub indexes: Vec<Option<Arc<SegmentIndex>>>,
     /// The index files behind `indexes`, as the manifest lists them.
     pub index_files: Vec<IndexEntry>,
+}
+
+impl SegmentRef {
+    /// The segment as the manifest lists it.
+    pub(crate) fn entry(&self) -> SegmentEntry {
+        SegmentEntry {
+            id: self.segment.id(),
+            file: crate::storage::segment_name(self.segment.id()),
+            rows: self.segment.rows() as u64,
+            size: self.segment.file_len(),
+            deletes: self.deletes_file.clone(),
+            indexes: self.index_files.clone(),
+        }
+    }
 }
 
 /// One searchable part of a snapshot.

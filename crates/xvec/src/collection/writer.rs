@@ -17,7 +17,7 @@ use crate::error::{DocError, Error, StorageError};
 use crate::schema::Schema;
 use crate::storage::lock::WriterLock;
 use crate::storage::manifest::PublishError;
-use crate::storage::manifest::{DeletesEntry, Manifest, SegmentEntry};
+use crate::storage::manifest::{DeletesEntry, Manifest};
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, Record, Scan, SyncPolicy, WalWriter};
 use crate::storage::{deletes, deletes_name, disk, manifest_name, segment_name, wal_name, write_file_atomic};
@@ -291,17 +291,7 @@ impl Writer {
                 index_files: Vec::new(),
             });
         }
-        m.segments = segments
-            .iter()
-            .map(|s| SegmentEntry {
-                id: s.segment.id(),
-                file: segment_name(s.segment.id()),
-                rows: s.segment.rows() as u64,
-                size: s.segment.file_len(),
-                deletes: s.deletes_file.clone(),
-                indexes: s.index_files.clone(),
-            })
-            .collect();
+        m.segments = segments.iter().map(SegmentRef::entry).collect();
         m.wal_seq += 1;
         m.wal_salt = wal::new_salt();
         made.push(dir.join(wal_name(m.wal_seq)));
