@@ -189,6 +189,43 @@ impl BenchConfig {
     }
 }
 
+/// `--streaming`: insert the base in batches (dataset order) while threads search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamConfig {
+    /// Target ingest rate in rows per second; `None` inserts as fast as the engine takes.
+    pub rate: Option<f64>,
+    /// Threads running the query set in a loop while rows arrive.
+    pub search_threads: usize,
+    /// Length of one reporting window.
+    pub window: Duration,
+    /// Flush after every this many rows inserted; 0 never flushes.
+    pub flush_every: usize,
+}
+
+impl Default for StreamConfig {
+    fn default() -> StreamConfig {
+        StreamConfig { rate: None, search_threads: 1, window: Duration::from_secs(1), flush_every: 0 }
+    }
+}
+
+impl StreamConfig {
+    /// Why this configuration cannot run, if it cannot.
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(r) = self.rate
+            && !(r.is_finite() && r > 0.0)
+        {
+            return Err(format!("--rate {r}: the rate must be a positive number of rows per second"));
+        }
+        if self.search_threads == 0 {
+            return Err("--search-threads must be at least 1".into());
+        }
+        if self.window.is_zero() {
+            return Err("--window must be longer than 0".into());
+        }
+        Ok(())
+    }
+}
+
 /// One setting of the search parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchPoint {
