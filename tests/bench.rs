@@ -17,15 +17,15 @@ const ROWS: usize = 3000;
 const QUERIES: usize = 40;
 
 /// Runs the binary in `cwd` with a scrubbed environment; dumps everything on request.
-fn xvec(cwd: &Path, args: &[&str]) -> Output {
+pub(crate) fn xvec(cwd: &Path, args: &[&str]) -> Output {
     crate::harness::command(args).current_dir(cwd).output().expect("run xvec")
 }
 
-fn text(b: &[u8]) -> String {
+pub(crate) fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn ok(out: &Output, what: &str) -> String {
+pub(crate) fn ok(out: &Output, what: &str) -> String {
     assert!(
         out.status.success(),
         "{what}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
@@ -65,7 +65,7 @@ fn data() -> Data {
 }
 
 /// A dataset directory in the wordnet layout.
-fn wordnet_dir(root: &Path) -> PathBuf {
+pub(crate) fn wordnet_dir(root: &Path) -> PathBuf {
     let dir = root.join("synthetic");
     std::fs::create_dir_all(&dir).unwrap();
     let Data { base, queries, gt } = data();
@@ -76,7 +76,7 @@ fn wordnet_dir(root: &Path) -> PathBuf {
 }
 
 /// Fields of one CSV line (RFC 4180 quoting, no line breaks inside fields).
-fn split_csv(line: &str) -> Vec<String> {
+pub(crate) fn split_csv(line: &str) -> Vec<String> {
     let (mut fields, mut cur, mut quoted) = (Vec::new(), String::new(), false);
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
@@ -94,11 +94,11 @@ fn split_csv(line: &str) -> Vec<String> {
     fields
 }
 
-fn at<'a>(v: &'a Value, pointer: &str) -> &'a Value {
+pub(crate) fn at<'a>(v: &'a Value, pointer: &str) -> &'a Value {
     v.pointer(pointer).unwrap_or_else(|| panic!("report has no {pointer}"))
 }
 
-fn f(v: &Value, pointer: &str) -> f64 {
+pub(crate) fn f(v: &Value, pointer: &str) -> f64 {
     at(v, pointer).as_f64().unwrap_or_else(|| panic!("{pointer} is not a number: {}", at(v, pointer)))
 }
 
@@ -656,7 +656,7 @@ mod parquet_files {
 /// `docs/bench-report.schema.json` uses: type, enum, const, properties, required,
 /// additionalProperties: false, items, minItems, maxItems, minimum, maximum,
 /// exclusiveMinimum, $ref into $defs.
-mod schema {
+pub(crate) mod schema {
     use serde_json::Value;
 
     const KNOWN: &[&str] = &[
@@ -677,6 +677,7 @@ mod schema {
         "exclusiveMinimum",
         "$ref",
         "$defs",
+        "anyOf",
     ];
 
     pub fn validate(report: &Value) {
@@ -708,6 +709,16 @@ mod schema {
         if let Some(r) = s.get("$ref").and_then(Value::as_str) {
             let target = root.pointer(r.trim_start_matches('#')).unwrap_or_else(|| panic!("dangling $ref {r}"));
             return check(root, target, v, at, errors);
+        }
+        if let Some(alternatives) = s.get("anyOf").and_then(Value::as_array) {
+            let fits = |alt: &Value| {
+                let mut e = Vec::new();
+                check(root, alt, v, at, &mut e);
+                e.is_empty()
+            };
+            if !alternatives.iter().any(fits) {
+                errors.push(format!("{}: matches none of anyOf", if at.is_empty() { "/" } else { at }));
+            }
         }
         let mut fail = |what: String| errors.push(format!("{}: {what}", if at.is_empty() { "/" } else { at }));
         if let Some(t) = s.get("type") {
@@ -788,5 +799,11 @@ mod schema {
         assert_eq!(errs(serde_json::json!({"a": [1.5]})).len(), 1);
         assert_eq!(errs(serde_json::json!({"a": [], "b": "y"})).len(), 1);
         assert_eq!(errs(serde_json::json!({"a": [], "c": 1})), ["/c: not in the schema"]);
+        let either = serde_json::json!({"type": "object", "anyOf": [{"required": ["x"]}, {"required": ["y"]}]});
+        let mut e = Vec::new();
+        check(&either, &either, &serde_json::json!({"y": 1}), "", &mut e);
+        assert!(e.is_empty(), "{e:?}");
+        check(&either, &either, &serde_json::json!({"z": 1}), "", &mut e);
+        assert_eq!(e, ["/: matches none of anyOf"]);
     }
 }

@@ -101,6 +101,22 @@ pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
     }
 }
 
+/// Parses a duration above zero (see [`parse_duration`]), e.g. a window length.
+pub fn parse_positive_duration(s: &str) -> Result<Duration, ParseError> {
+    match parse_duration(s) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(ParseError::new(s, "a duration above 0", "e.g. 1s, 0.5s or 250ms")),
+    }
+}
+
+/// Parses a rate in rows per second: a finite number above zero.
+pub fn parse_rate(s: &str) -> Result<f64, ParseError> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(ParseError::new(s, "a rate", "rows per second above 0, e.g. 5000 or 250.5")),
+    }
+}
+
 /// Everything one benchmark run does.
 #[derive(Clone, Debug)]
 pub struct BenchConfig {
@@ -258,6 +274,24 @@ mod tests {
         for bad in ["", "s", "-1s", "abc", "1h", "nan", "1e300"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn rates_and_windows() {
+        assert_eq!((parse_rate("5000"), parse_rate(" 0.5 ")), (Ok(5000.0), Ok(0.5)));
+        for bad in ["0", "-1", "inf", "NaN", "fast", ""] {
+            assert!(parse_rate(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_positive_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert!(parse_positive_duration("0").unwrap_err().to_string().contains("not a duration above 0"));
+        let mut s = StreamConfig::default();
+        assert_eq!(s.check(), Ok(()));
+        s.search_threads = 0;
+        assert!(s.check().unwrap_err().contains("--search-threads"));
+        s = StreamConfig { rate: Some(0.0), ..StreamConfig::default() };
+        assert!(s.check().unwrap_err().contains("--rate"));
+        s = StreamConfig { window: Duration::ZERO, ..StreamConfig::default() };
+        assert!(s.check().unwrap_err().contains("--window"));
     }
 
     #[test]

@@ -100,7 +100,7 @@ pub(crate) fn summarize(rec: &Recorded, truth: &PrefixTruth, k: usize, window: f
         qps: all.len() as f64 / span,
         latency: Latency::of(&all),
         recall: (scored > 0).then(|| recall_sum / scored as f64),
-        recall_last_window: recalls().last(),
+        recall_last_window: recalls().next_back(),
         recall_min_window: recalls().reduce(f64::min),
         flushes: rec.flushes.len() as u64,
         rss_max_mib: windows.iter().filter_map(|w| w.rss_mib).reduce(f64::max),
