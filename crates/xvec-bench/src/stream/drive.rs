@@ -194,7 +194,9 @@ fn search_loop(
     Ok(out)
 }
 
-/// This thread: progress, and memory at every window end until the insert is done.
+/// This thread: progress, and memory at every window end until the insert is done. The
+/// engine's figure needs the writer's lock for a moment, so a sample waits for the insert
+/// call or flush in progress.
 fn monitor(l: &Load, t0: Instant, stop: &AtomicBool, acked: &AtomicU64, progress: &mut dyn Progress) -> Vec<Sample> {
     let mut samples = Vec::new();
     loop {
