@@ -59,8 +59,8 @@ pub(crate) struct Recorded {
     /// When each flush ended.
     pub flushes: Vec<f64>,
     pub searches: Vec<Search>,
-    /// `samples[i]`: at the end of window `i`, for every window that ended before the
-    /// last acknowledgement.
+    /// `samples[i]`: at the end of window `i`, for the windows that ended before the
+    /// last acknowledgement (all of them unless the monitor woke late).
     pub samples: Vec<Sample>,
     /// Taken right after the last acknowledgement: the last window's.
     pub last_sample: Option<Sample>,

@@ -72,7 +72,9 @@ pub(crate) fn summarize(rec: &Recorded, truth: &PrefixTruth, k: usize, window: f
         .map(|(i, a)| {
             let (start, stop) = (i as f64 * window, if i + 1 == count { end } else { (i + 1) as f64 * window });
             let span = (stop - start).max(f64::MIN_POSITIVE);
-            let sample = if i + 1 == count { rec.last_sample } else { rec.samples.get(i).copied() };
+            // A monitor that woke only after the insert ended took no sample for the
+            // windows it slept through: they get the last one, taken soonest after.
+            let sample = if i + 1 == count { rec.last_sample } else { rec.samples.get(i).copied().or(rec.last_sample) };
             Window {
                 start_sec: start,
                 end_sec: stop,
@@ -162,5 +164,9 @@ mod tests {
         assert!((t.recall.unwrap() - 2.0 / 3.0).abs() < 1e-12 && (t.qps - 1.2).abs() < 1e-12);
         assert_eq!((t.rss_max_mib, t.engine_max_bytes), (Some(30.0), Some(30)));
         assert!((w[0].latency.latency_p99_ms - 1.0).abs() < 0.01);
+        // Windows the monitor slept through take the sample after the insert.
+        let late = Recorded { samples: vec![sample(10.0)], ..rec };
+        let (w, _) = summarize(&late, &truth, 1, 1.0);
+        assert_eq!(w.iter().map(|w| w.rss_mib).collect::<Vec<_>>(), [Some(10.0), Some(30.0), Some(30.0)]);
     }
 }
