@@ -368,7 +368,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbour
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (default: the index\'s own)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l refine -d 'Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default: the index\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l limit -d 'Use only the first N base vectors (ground truth is checked, or computed, for them)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l batch-size -d 'Documents per insert call' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l batch-size -l batch -d 'Documents per insert call' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l optimize-concurrency -d 'Threads the optimize phase may use, 1 to 1024 (default: all cores)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mmap -d 'Map segment files when reopening for search, or read them into memory' -r -f -a "true\t''
 false\t''"
@@ -381,6 +381,10 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l gt-threads -d 'Threa
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s o -l output -d 'Write the report as JSON (schema: docs/bench-report.schema.json)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l csv -d 'Append one row per search setting to this CSV file' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l plot -d 'Draw recall (x) against QPS (y, log scale) as SVG, with any --compare runs' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l rate -d 'Target ingest rate of --streaming in rows per second (default: as fast as possible)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l search-threads -d 'Threads searching while --streaming inserts, 1 to 1024 (default: 1)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l window -d 'Length of a --streaming report window, e.g. 1s, 500ms (default: 1s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l flush-every -d 'Flush after every ROWS rows --streaming inserts (default: 0, never)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l compare -d 'Reports to print side by side (after this run\'s, if a dataset is given), with ratios to the first' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
@@ -391,6 +395,7 @@ markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l skip-load -d 'Reuse the collection at --path: no create, insert or optimize'
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l streaming -d 'Insert and search at once, reported over time (no load or search phases)'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'

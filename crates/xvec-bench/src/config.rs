@@ -101,6 +101,22 @@ pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
     }
 }
 
+/// Parses a duration above zero (see [`parse_duration`]), e.g. a window length.
+pub fn parse_positive_duration(s: &str) -> Result<Duration, ParseError> {
+    match parse_duration(s) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(ParseError::new(s, "a duration above 0", "e.g. 1s, 0.5s or 250ms")),
+    }
+}
+
+/// Parses a rate in rows per second: a finite number above zero.
+pub fn parse_rate(s: &str) -> Result<f64, ParseError> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(ParseError::new(s, "a rate", "rows per second above 0, e.g. 5000 or 250.5")),
+    }
+}
+
 /// Everything one benchmark run does.
 #[derive(Clone, Debug)]
 pub struct BenchConfig {
@@ -189,6 +205,43 @@ impl BenchConfig {
     }
 }
 
+/// `--streaming`: insert the base in batches (dataset order) while threads search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamConfig {
+    /// Target ingest rate in rows per second; `None` inserts as fast as the engine takes.
+    pub rate: Option<f64>,
+    /// Threads running the query set in a loop while rows arrive.
+    pub search_threads: usize,
+    /// Length of one reporting window.
+    pub window: Duration,
+    /// Flush after every this many rows inserted; 0 never flushes.
+    pub flush_every: usize,
+}
+
+impl Default for StreamConfig {
+    fn default() -> StreamConfig {
+        StreamConfig { rate: None, search_threads: 1, window: Duration::from_secs(1), flush_every: 0 }
+    }
+}
+
+impl StreamConfig {
+    /// Why this configuration cannot run, if it cannot.
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(r) = self.rate
+            && !(r.is_finite() && r > 0.0)
+        {
+            return Err(format!("--rate {r}: the rate must be a positive number of rows per second"));
+        }
+        if self.search_threads == 0 {
+            return Err("--search-threads must be at least 1".into());
+        }
+        if self.window.is_zero() {
+            return Err("--window must be longer than 0".into());
+        }
+        Ok(())
+    }
+}
+
 /// One setting of the search parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchPoint {
@@ -221,6 +274,24 @@ mod tests {
         for bad in ["", "s", "-1s", "abc", "1h", "nan", "1e300"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn rates_and_windows() {
+        assert_eq!((parse_rate("5000"), parse_rate(" 0.5 ")), (Ok(5000.0), Ok(0.5)));
+        for bad in ["0", "-1", "inf", "NaN", "fast", ""] {
+            assert!(parse_rate(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_positive_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert!(parse_positive_duration("0").unwrap_err().to_string().contains("not a duration above 0"));
+        let mut s = StreamConfig::default();
+        assert_eq!(s.check(), Ok(()));
+        s.search_threads = 0;
+        assert!(s.check().unwrap_err().contains("--search-threads"));
+        s = StreamConfig { rate: Some(0.0), ..StreamConfig::default() };
+        assert!(s.check().unwrap_err().contains("--rate"));
+        s = StreamConfig { window: Duration::ZERO, ..StreamConfig::default() };
+        assert!(s.check().unwrap_err().contains("--window"));
     }
 
     #[test]

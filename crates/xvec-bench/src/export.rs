@@ -63,11 +63,11 @@ pub fn rows(report: &Report) -> Vec<Vec<String>> {
     report.searches.iter().map(|s| row(report, s)).collect()
 }
 
-fn num(v: f64, digits: usize) -> String {
+pub(crate) fn num(v: f64, digits: usize) -> String {
     format!("{v:.digits$}")
 }
 
-fn opt(v: Option<f64>, digits: usize) -> String {
+pub(crate) fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(String::new, |v| num(v, digits))
 }
 
@@ -145,6 +145,12 @@ fn field(s: &str) -> String {
 /// Appends the rows of `report` to `path`, writing [`COLUMNS`] as the header of a new
 /// or empty file, else following the existing header's order.
 pub fn append(path: &Path, report: &Report) -> Result<usize, ReportError> {
+    append_rows(path, COLUMNS, &rows(report))
+}
+
+/// Appends `rows` (cells in `columns` order) to `path`: `columns` become the header of a
+/// new or empty file; an existing header gives the order, and must hold every column.
+pub fn append_rows(path: &Path, columns: &[&str], rows: &[Vec<String>]) -> Result<usize, ReportError> {
     let io = |source| ReportError::Io { path: path.to_path_buf(), source };
     let existing = match std::fs::read_to_string(path) {
         Ok(text) => text,
@@ -156,26 +162,25 @@ pub fn append(path: &Path, report: &Report) -> Result<usize, ReportError> {
         _ => Vec::new(),
     };
     let order: Vec<Option<usize>> = if header.is_empty() {
-        (0..COLUMNS.len()).map(Some).collect()
+        (0..columns.len()).map(Some).collect()
     } else {
-        let missing: Vec<&str> = COLUMNS.iter().copied().filter(|c| !header.iter().any(|h| h == c)).collect();
+        let missing: Vec<&str> = columns.iter().copied().filter(|c| !header.iter().any(|h| h == c)).collect();
         if !missing.is_empty() {
             return Err(ReportError::Format {
                 path: Some(path.to_path_buf()),
                 what: format!("line 1: the header lacks the columns {}; append to a new file", missing.join(", ")),
             });
         }
-        header.iter().map(|h| COLUMNS.iter().position(|c| c == h)).collect()
+        header.iter().map(|h| columns.iter().position(|c| c == h)).collect()
     };
     let mut out = String::new();
     if header.is_empty() {
-        out.push_str(&COLUMNS.join(","));
+        out.push_str(&columns.join(","));
         out.push('\n');
     } else if !existing.ends_with('\n') {
         out.push('\n');
     }
-    let rows = rows(report);
-    for r in &rows {
+    for r in rows {
         let cells: Vec<String> = order.iter().map(|i| i.map_or_else(String::new, |i| field(&r[i]))).collect();
         out.push_str(&cells.join(","));
         out.push('\n');

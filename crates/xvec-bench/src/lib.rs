@@ -2,10 +2,11 @@
 //! side only (no terminal crates); `cli::bench` is its face.
 //!
 //! - [`config`]: what a run does; [`source`], [`dataset`], [`npy`], `parquet`: the data;
-//!   [`truth`]: exact ground truth when there is none.
+//!   [`truth`]: exact ground truth when there is none; [`prefix_truth`]: of every prefix.
 //! - [`phases`]: runs it and measures ([`sys`]: RSS, CPU, machine); [`report`]: the
 //!   versioned JSON report.
 //! - [`export`] (CSV rows), [`plot`] (SVG curve), [`compare`] (reports side by side).
+//! - [`stream`]: `--streaming`, inserts and searches at once, reported over time.
 
 pub mod compare;
 pub mod config;
@@ -16,7 +17,9 @@ pub mod npy;
 pub mod parquet;
 pub mod phases;
 pub mod plot;
+pub mod prefix_truth;
 pub mod report;
 pub mod source;
+pub mod stream;
 pub mod sys;
 pub mod truth;

@@ -47,7 +47,7 @@ pub enum BenchError {
     },
 }
 
-fn engine(phase: &'static str) -> impl FnOnce(xvec::Error) -> BenchError {
+pub(crate) fn engine(phase: &'static str) -> impl FnOnce(xvec::Error) -> BenchError {
     move |source| BenchError::Engine { phase, source }
 }
 
@@ -71,29 +71,7 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
     let mut log = PhaseLog::default();
     let mut notes = Vec::new();
 
-    log.begin("dataset");
-    progress.begin("dataset", 0, "rows");
-    let mut ds = Dataset::open(&cfg.source, cfg.metric)?;
-    let total_rows = ds.base.len();
-    if let Some(n) = cfg.limit {
-        if n == 0 {
-            return Err(BenchError::Invalid("--limit must be at least 1".into()));
-        }
-        ds.base.truncate(n);
-        if let Some(ids) = &mut ds.base_ids {
-            ids.truncate(n);
-        }
-    }
-    let queries = ds.queries.to_rows();
-    progress.end(&format!(
-        "dataset {}: {} base vectors of dimension {}, {} queries",
-        ds.name,
-        ds.base.len(),
-        ds.base.dim(),
-        queries.len()
-    ));
-    log.end();
-
+    let (ds, total_rows, queries) = open_dataset(cfg, &mut log, progress)?;
     let (truth, gt_seconds) = ground_truth(cfg, &ds, &queries, &mut log, &mut notes, progress)?;
     let dataset = DatasetReport {
         name: ds.name.clone(),
@@ -184,6 +162,38 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
         cpu: CpuReport { user_sec: usage.map(|u| u.user_sec), sys_sec: usage.map(|u| u.sys_sec) },
         notes,
     })
+}
+
+/// Opens the dataset (its first `--limit` rows): the dataset, its row count before the
+/// limit, and the queries.
+pub(crate) fn open_dataset(
+    cfg: &BenchConfig,
+    log: &mut PhaseLog,
+    progress: &mut dyn Progress,
+) -> Result<(Dataset, usize, Vec<Vec<f32>>), BenchError> {
+    log.begin("dataset");
+    progress.begin("dataset", 0, "rows");
+    let mut ds = Dataset::open(&cfg.source, cfg.metric)?;
+    let total_rows = ds.base.len();
+    if let Some(n) = cfg.limit {
+        if n == 0 {
+            return Err(BenchError::Invalid("--limit must be at least 1".into()));
+        }
+        ds.base.truncate(n);
+        if let Some(ids) = &mut ds.base_ids {
+            ids.truncate(n);
+        }
+    }
+    let queries = ds.queries.to_rows();
+    progress.end(&format!(
+        "dataset {}: {} base vectors of dimension {}, {} queries",
+        ds.name,
+        ds.base.len(),
+        ds.base.dim(),
+        queries.len()
+    ));
+    log.end();
+    Ok((ds, total_rows, queries))
 }
 
 /// The ground truth to score against and, when it was computed, how long that took.
@@ -395,7 +405,7 @@ fn search(
 }
 
 /// A latency histogram in nanoseconds, 1 ns to 10 minutes at 3 significant digits.
-fn histogram() -> Histogram<u64> {
+pub(crate) fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 600_000_000_000, 3).expect("valid histogram bounds")
 }
 
@@ -518,12 +528,12 @@ fn run_serial(
 /// VmHWM is read at the end of a phase and reset right after, so the next phase's
 /// reading covers everything since, gaps between phases included.
 #[derive(Default)]
-struct PhaseLog {
-    done: Vec<PhaseReport>,
+pub(crate) struct PhaseLog {
+    pub(crate) done: Vec<PhaseReport>,
     open: Option<OpenPhase>,
     /// Whether VmHWM was reset when the last phase ended (false before the first).
     reset: bool,
-    hwm_reset_failed: bool,
+    pub(crate) hwm_reset_failed: bool,
 }
 
 struct OpenPhase {
@@ -535,7 +545,7 @@ struct OpenPhase {
 }
 
 impl PhaseLog {
-    fn begin(&mut self, name: &str) {
+    pub(crate) fn begin(&mut self, name: &str) {
         // Reset the peak here, not when the last phase ended: whatever was freed in
         // between (the unmapped dataset before "open") must not count in this phase.
         self.reset = sys::reset_hwm();
@@ -549,7 +559,7 @@ impl PhaseLog {
         });
     }
 
-    fn end(&mut self) {
+    pub(crate) fn end(&mut self) {
         let Some(p) = self.open.take() else { return };
         let duration = p.start.elapsed().as_secs_f64();
         let rss = sys::rss();
@@ -572,13 +582,13 @@ impl PhaseLog {
 }
 
 /// The collection directory: the one given, or a fresh temporary one removed on drop.
-struct CollectionDir {
+pub(crate) struct CollectionDir {
     path: PathBuf,
     temporary: bool,
 }
 
 impl CollectionDir {
-    fn new(path: Option<&Path>, skip_load: bool) -> Result<CollectionDir, BenchError> {
+    pub(crate) fn new(path: Option<&Path>, skip_load: bool) -> Result<CollectionDir, BenchError> {
         if let Some(p) = path {
             return Ok(CollectionDir { path: p.to_path_buf(), temporary: false });
         }
@@ -597,7 +607,7 @@ impl CollectionDir {
         Err(BenchError::Invalid(format!("no free temporary directory name in {}", base.display())))
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 }

@@ -1,5 +1,6 @@
 //! `--plot FILE.svg`: the recall/QPS curve of one or more runs as a standalone SVG,
-//! recall on a linear x axis, QPS on a log10 y axis, one labelled line per run.
+//! recall on a linear x axis, QPS on a log10 y axis, one labelled line per run; and for
+//! `--streaming`, figures over time ([`timeline_svg`]), one panel each.
 
 use std::fmt::Write;
 
@@ -107,6 +108,110 @@ pub fn svg(title: &str, series: &[Series]) -> String {
     s
 }
 
+/// One panel of a timeline: a figure's `(seconds, value)` points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+const PANEL_H: f64 = 130.0;
+const PANEL_GAP: f64 = 36.0;
+
+/// The smallest 1, 2 or 5 times a power of ten at or above `v` (1 for nothing above 0).
+fn nice_ceil(v: f64) -> f64 {
+    if !(v.is_finite() && v > 0.0) {
+        return 1.0;
+    }
+    let p = 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * p).find(|&c| c >= v * (1.0 - 1e-12)).unwrap_or(10.0 * p)
+}
+
+/// Renders `panels` stacked under one time axis (seconds from the start), each with a
+/// linear y axis from 0 and its own line. Non-finite points are left out.
+pub fn timeline_svg(title: &str, panels: &[Panel]) -> String {
+    let valid = |p: &&(f64, f64)| p.0.is_finite() && p.1.is_finite();
+    let t_max = nice_ceil(panels.iter().flat_map(|p| p.points.iter().filter(valid)).map(|p| p.0).fold(0.0, f64::max));
+    let pw = W - LEFT - 40.0;
+    let h = TOP + panels.len() as f64 * (PANEL_H + PANEL_GAP) + BOTTOM - PANEL_GAP + 10.0;
+    let x = |t: f64| LEFT + t / t_max * pw;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{h}" viewBox="0 0 {W} {h}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="{W}" height="{h}" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
+        LEFT + pw / 2.0,
+        esc(title)
+    );
+    for (i, panel) in panels.iter().enumerate() {
+        let top = TOP + i as f64 * (PANEL_H + PANEL_GAP);
+        let color = COLORS[i % COLORS.len()];
+        let pts: Vec<&(f64, f64)> = panel.points.iter().filter(valid).collect();
+        let y_max = nice_ceil(pts.iter().map(|p| p.1).fold(0.0, f64::max));
+        let y = |v: f64| top + PANEL_H - v / y_max * PANEL_H;
+        for j in 0..=4 {
+            let v = y_max * f64::from(j) / 4.0;
+            let _ = writeln!(
+                s,
+                r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#e5e5e5"/>"##,
+                y(v),
+                LEFT + pw
+            );
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+                LEFT - 6.0,
+                y(v) + 4.0,
+                tick(v)
+            );
+        }
+        for j in 0..=10 {
+            let t = t_max * f64::from(j) / 10.0;
+            let _ = writeln!(
+                s,
+                r##"<line x1="{0:.1}" y1="{top}" x2="{0:.1}" y2="{1:.1}" stroke="#e5e5e5"/>"##,
+                x(t),
+                top + PANEL_H
+            );
+            if i + 1 == panels.len() {
+                let _ = writeln!(
+                    s,
+                    r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                    x(t),
+                    top + PANEL_H + 18.0,
+                    tick(t)
+                );
+            }
+        }
+        let _ = writeln!(
+            s,
+            r##"<rect x="{LEFT}" y="{top}" width="{pw}" height="{PANEL_H}" fill="none" stroke="#333"/>
+<text x="{}" y="{:.1}" fill="{color}">{}</text>"##,
+            LEFT + 4.0,
+            top - 6.0,
+            esc(&panel.name)
+        );
+        let path: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", x(p.0), y(p.1))).collect();
+        let _ = writeln!(s, r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"/>"#, path.join(" "));
+    }
+    let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">seconds</text>"#, LEFT + pw / 2.0, h - 15.0);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A tick label: integers plain, fractions with up to three decimals.
+fn tick(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round())
+    } else {
+        format!("{:.3}", v).trim_end_matches('0').to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +233,22 @@ mod tests {
         assert!(!out.contains("NaN") && !out.contains("inf"));
         // Nothing to draw still makes a valid document.
         assert!(svg("empty", &[]).ends_with("</svg>\n"));
+    }
+
+    #[test]
+    fn timelines_stack_one_panel_per_figure() {
+        let panels = [
+            Panel { name: "ingest rows/s".into(), points: vec![(0.5, 1200.0), (1.5, 900.0), (2.2, f64::NAN)] },
+            Panel { name: "recall@10 <exact>".into(), points: vec![(0.5, 1.0), (1.5, 0.95)] },
+        ];
+        let out = timeline_svg("stream & co", &panels);
+        assert!(out.starts_with("<svg") && out.ends_with("</svg>\n"));
+        assert_eq!(out.matches("<polyline").count(), 2);
+        assert!(out.contains("stream &amp; co") && out.contains("recall@10 &lt;exact&gt;"));
+        // y up to 2000 for the rates, 1 for recall; time up to 2 s (the NaN point dropped).
+        assert!(out.contains(">2000<") && out.contains(">0.25<") && out.contains(">1.8<"), "{out}");
+        assert!(!out.contains("NaN") && !out.contains("inf"));
+        assert!(timeline_svg("empty", &[]).ends_with("</svg>\n"));
+        assert_eq!((nice_ceil(0.0), nice_ceil(3.0), nice_ceil(1.0), nice_ceil(120.0)), (1.0, 5.0, 1.0, 200.0));
     }
 }

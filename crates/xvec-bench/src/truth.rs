@@ -33,7 +33,7 @@ pub fn exact(ds: &Dataset, queries: &[Vec<f32>], metric: Metric, k: usize, threa
 }
 
 /// Unit length for cosine (so a dot product with a unit row is the cosine).
-fn prepare(metric: Metric, q: &[f32]) -> Vec<f32> {
+pub(crate) fn prepare(metric: Metric, q: &[f32]) -> Vec<f32> {
     let mut q = q.to_vec();
     if metric == Metric::Cosine {
         let n = q.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>().sqrt() as f32;
@@ -44,7 +44,7 @@ fn prepare(metric: Metric, q: &[f32]) -> Vec<f32> {
     q
 }
 
-fn base_norms(kern: &Kernels, base: &Vectors) -> Vec<f32> {
+pub(crate) fn base_norms(kern: &Kernels, base: &Vectors) -> Vec<f32> {
     (0..base.len())
         .into_par_iter()
         .map_init(Vec::new, |scratch, i| {
@@ -72,15 +72,7 @@ fn nearest(
     let mut scratch = Vec::new();
     for row in 0..base.len() {
         let x = base.row(row, &mut scratch);
-        let dists = match metric {
-            Metric::L2 => (kern.l2_f32_x4)(q4, x),
-            Metric::Ip => (kern.dot_f32_x4)(q4, x).map(|d| -d),
-            Metric::Cosine => {
-                let n = norms.map_or(1.0, |n| n[row]);
-                (kern.dot_f32_x4)(q4, x).map(|d| if n > 0.0 { -d / n } else { 0.0 })
-            }
-            other => unimplemented!("exact distances for the {other} metric"),
-        };
+        let dists = distances4(kern, metric, q4, x, norms.map_or(1.0, |n| n[row]));
         for (top, d) in tops.iter_mut().zip(dists) {
             top.push(d, row as u32);
         }
@@ -88,25 +80,38 @@ fn nearest(
     tops.into_iter().map(Top::into_rows).collect()
 }
 
+/// Distances (smaller is nearer) of four prepared queries to base row `x`, whose norm is
+/// `norm` (used by cosine only).
+pub(crate) fn distances4(kern: &Kernels, metric: Metric, q4: [&[f32]; 4], x: &[f32], norm: f32) -> [f32; 4] {
+    match metric {
+        Metric::L2 => (kern.l2_f32_x4)(q4, x),
+        Metric::Ip => (kern.dot_f32_x4)(q4, x).map(|d| -d),
+        Metric::Cosine => (kern.dot_f32_x4)(q4, x).map(|d| if norm > 0.0 { -d / norm } else { 0.0 }),
+        other => unimplemented!("exact distances for the {other} metric"),
+    }
+}
+
 /// The k smallest (distance, row) pairs seen, kept sorted; ties go to the lower row,
 /// which arrives first, so a later equal distance never displaces it.
-struct Top {
+pub(crate) struct Top {
     k: usize,
     items: Vec<(f32, u32)>,
 }
 
 impl Top {
-    fn new(k: usize) -> Top {
+    pub(crate) fn new(k: usize) -> Top {
         Top { k, items: Vec::with_capacity(k + 1) }
     }
 
-    fn push(&mut self, d: f32, row: u32) {
+    /// Offers a row; true when it entered the k best.
+    pub(crate) fn push(&mut self, d: f32, row: u32) -> bool {
         if self.k == 0 || d.is_nan() || (self.items.len() == self.k && d >= self.items[self.k - 1].0) {
-            return;
+            return false;
         }
         let at = self.items.partition_point(|&(x, _)| x <= d);
         self.items.insert(at, (d, row));
         self.items.truncate(self.k);
+        true
     }
 
     fn into_rows(self) -> Vec<u32> {

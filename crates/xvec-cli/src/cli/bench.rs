@@ -2,20 +2,21 @@
 //! a [`BenchConfig`], shows progress on stderr (a bar only on a terminal), prints the
 //! results and phases as tables, and writes the report, CSV rows, plot and comparison.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{ArgAction, Args};
-use indicatif::{ProgressBar, ProgressStyle};
-use xvec::{Error, Metric, StorageError};
+use xvec::Metric;
 use xvec_bench::compare::{self, Run};
-use xvec_bench::config::{BenchConfig, DataSource, Sweep, parse_duration};
-use xvec_bench::phases::{self, BenchError, Progress};
+use xvec_bench::config::{
+    BenchConfig, DataSource, StreamConfig, Sweep, parse_duration, parse_positive_duration, parse_rate,
+};
+use xvec_bench::phases;
 use xvec_bench::report::Report;
 use xvec_bench::{export, plot};
 
 use super::CliError;
+use super::bench_common::{StderrProgress, bench_error, command_line, ms, phases_table, round};
 use super::context::{Io, print};
 use super::index_flags::{IndexFlags, names};
 use super::output::{Cell, Table};
@@ -27,11 +28,18 @@ use super::output::{Cell, Table};
 /// (--warmup untimed queries, then every query once) with recall@k and nDCG@k. Without ground truth it is computed exactly.
 /// Progress goes to stderr; the results and per-phase time, RSS and CPU to stdout.
 ///
+/// With --streaming: insert the base into a fresh collection in batches (dataset order)
+/// at --rate while --search-threads threads run the queries in a loop, each against the
+/// newest snapshot; per --window, the ingest rate, QPS, p50/p99 latency, recall@k (exact,
+/// for the rows each query saw), visible rows, RSS and engine memory, then totals.
+///
 /// Example:
 ///   xvec bench --dataset ~/.cache/xvec-bench/wordnet-minilm-384 --index flat -k 10 \
 ///       --concurrency 1,2 --duration 10s --output flat.json --csv docs/benchmarks/flat.csv
 ///   xvec bench --dataset DIR --index hnsw --sweep ef=16,32,64,128,256 --plot curve.svg
 ///   xvec bench --compare flat.json hnsw.json
+///   xvec bench --dataset DIR --streaming --rate 5000 --search-threads 1 \
+///       --output stream.json --csv docs/benchmarks/streaming.csv --plot stream.svg
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct BenchArgs {
@@ -75,7 +83,7 @@ pub struct BenchArgs {
     #[arg(long, requires = "path")]
     pub skip_load: bool,
     /// Documents per insert call.
-    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, visible_alias = "batch", value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch_size: u32,
     /// Threads the optimize phase may use, 1 to 1024 (default: all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -112,6 +120,21 @@ pub struct BenchArgs {
     /// Draw recall (x) against QPS (y, log scale) as SVG, with any --compare runs.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Insert and search at once, reported over time (no load or search phases).
+    #[arg(long, conflicts_with_all = ["skip_load", "sweep", "compare", "concurrency", "duration", "cooldown", "warmup"])]
+    pub streaming: bool,
+    /// Target ingest rate of --streaming in rows per second (default: as fast as possible).
+    #[arg(long, value_name = "ROWS_PER_S", requires = "streaming", value_parser = parse_rate)]
+    pub rate: Option<f64>,
+    /// Threads searching while --streaming inserts, 1 to 1024 (default: 1).
+    #[arg(long, value_name = "N", requires = "streaming", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub search_threads: Option<u32>,
+    /// Length of a --streaming report window, e.g. 1s, 500ms (default: 1s).
+    #[arg(long, value_name = "TIME", requires = "streaming", value_parser = parse_positive_duration)]
+    pub window: Option<Duration>,
+    /// Flush after every ROWS rows --streaming inserts (default: 0, never).
+    #[arg(long, value_name = "ROWS", requires = "streaming")]
+    pub flush_every: Option<u64>,
     /// Reports to print side by side (after this run's, if a dataset is given), with
     /// ratios to the first.
     #[arg(long, value_name = "FILE.json", num_args = 1..)]
@@ -152,12 +175,28 @@ impl BenchArgs {
         }
         Ok(Some(c))
     }
+
+    /// The --streaming settings, or `None` without --streaming.
+    fn stream_config(&self) -> Option<StreamConfig> {
+        let d = StreamConfig::default();
+        self.streaming.then(|| StreamConfig {
+            rate: self.rate,
+            search_threads: self.search_threads.map_or(d.search_threads, |n| n as usize),
+            window: self.window.unwrap_or(d.window),
+            flush_every: self.flush_every.map_or(d.flush_every, |n| usize::try_from(n).unwrap_or(usize::MAX)),
+        })
+    }
 }
 
 pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
     let mut runs = Vec::new();
     let mut title = "recall vs QPS".to_string();
     match args.config()? {
+        Some(cfg) if args.streaming => {
+            let stream = args.stream_config().expect("--streaming was given");
+            let out = super::streaming::Outputs { json: args.output, csv: args.csv, plot: args.plot };
+            return super::streaming::run(&cfg, &stream, &out, io);
+        }
         Some(cfg) => {
             let mut progress = StderrProgress::new(&mut *io.err);
             let report = phases::run(&cfg, Some(command_line()), &mut progress).map_err(bench_error)?;
@@ -170,7 +209,7 @@ pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
                 writeln!(io.err, "bench: appended {n} row{} to {}", if n == 1 { "" } else { "s" }, p.display())?;
             }
             print(io, &results_table(&report))?;
-            print(io, &phases_table(&report))?;
+            print(io, &phases_table(&report.phases))?;
             print(io, &memory_table(&report))?;
             title = format!("{}: recall@{} vs serial QPS", report.dataset.name, report.config.k);
             let json = serde_json::to_value(&report).expect("reports serialize");
@@ -198,42 +237,6 @@ pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
         writeln!(io.err, "bench: wrote {}", p.display())?;
     }
     Ok(())
-}
-
-/// The command line as typed, for the report: `xvec` and the arguments, quoted when needed.
-fn command_line() -> String {
-    let quote = |a: String| {
-        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=,:@%+".contains(c)) {
-            a
-        } else {
-            format!("'{}'", a.replace('\'', r"'\''"))
-        }
-    };
-    std::iter::once("xvec".to_string()).chain(std::env::args().skip(1).map(quote)).collect::<Vec<_>>().join(" ")
-}
-
-fn bench_error(e: BenchError) -> CliError {
-    match e {
-        BenchError::Engine { phase, source } => {
-            let exists = matches!(source, Error::Storage(StorageError::AlreadyExists { .. }));
-            let mut c = CliError::from(source);
-            c.message = format!("{phase}: {}", c.message);
-            if exists {
-                c = c.hint("pass --skip-load to benchmark the existing collection, or another --path");
-            }
-            c
-        }
-        other => CliError::failed(other.to_string()),
-    }
-}
-
-fn ms(v: f64) -> Cell {
-    Cell::from(serde_json::json!((v * 1000.0).round() / 1000.0))
-}
-
-fn round(v: f64, digits: i32) -> Cell {
-    let p = 10f64.powi(digits);
-    Cell::from(serde_json::json!((v * p).round() / p))
 }
 
 /// One row per search setting: quality, serial latency and concurrent throughput.
@@ -302,71 +305,6 @@ fn memory_table(r: &Report) -> Table {
     t
 }
 
-/// One row per phase: time, RSS at its end, its VmHWM and its CPU time.
-fn phases_table(r: &Report) -> Table {
-    let mut t = Table::new(["phase", "seconds", "RSS MiB", "HWM MiB", "HWM of", "user s", "sys s"]);
-    let opt = |v: Option<f64>, d: i32| v.map_or(Cell::from(serde_json::Value::Null), |v| round(v, d));
-    for p in &r.phases {
-        t.push(vec![
-            Cell::from(p.name.clone()),
-            round(p.duration_sec, 3),
-            opt(p.rss_end_mib, 1),
-            opt(p.hwm_mib, 1),
-            Cell::from(p.hwm_scope.clone()),
-            opt(p.cpu_user_sec, 2),
-            opt(p.cpu_sys_sec, 2),
-        ]);
-    }
-    t
-}
-
-/// Progress on stderr: a bar per phase on a terminal, one summary line per phase always.
-struct StderrProgress<'a> {
-    err: &'a mut dyn std::io::Write,
-    tty: bool,
-    bar: Option<ProgressBar>,
-}
-
-impl<'a> StderrProgress<'a> {
-    fn new(err: &'a mut dyn std::io::Write) -> StderrProgress<'a> {
-        StderrProgress { err, tty: std::io::stderr().is_terminal(), bar: None }
-    }
-}
-
-impl Progress for StderrProgress<'_> {
-    fn begin(&mut self, phase: &str, total: u64, unit: &'static str) {
-        if !self.tty {
-            return;
-        }
-        let bar = if total == 0 {
-            let b = ProgressBar::new_spinner();
-            b.set_style(ProgressStyle::with_template("{spinner} {prefix} {elapsed}").expect("valid template"));
-            b.enable_steady_tick(Duration::from_millis(120));
-            b
-        } else {
-            let b = ProgressBar::new(total);
-            let template = format!("{{prefix:>24}} [{{bar:32}}] {{pos}}/{{len}} {unit} {{elapsed}}");
-            b.set_style(ProgressStyle::with_template(&template).expect("valid template").progress_chars("=> "));
-            b
-        };
-        bar.set_prefix(phase.to_string());
-        self.bar = Some(bar);
-    }
-
-    fn set(&mut self, done: u64) {
-        if let Some(b) = &self.bar {
-            b.set_position(done);
-        }
-    }
-
-    fn end(&mut self, summary: &str) {
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
-        }
-        let _ = writeln!(self.err, "bench: {summary}");
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use clap::Parser;
@@ -420,6 +358,18 @@ mod tests {
         assert_eq!(parse(&["--dataset", "d", "--metric", "l2"]).config().unwrap().unwrap().metric, Metric::L2);
         // No dataset: compare only.
         assert!(parse(&["--compare", "a.json"]).config().unwrap().is_none());
+        // --streaming and its settings; without it, none.
+        assert_eq!(parse(&["--dataset", "d"]).stream_config(), None);
+        let a = parse(&["--dataset", "d", "--streaming", "--rate", "2500.5", "--window", "250ms", "--batch", "50"]);
+        let s = a.stream_config().unwrap();
+        assert_eq!(
+            (s.rate, s.search_threads, s.window, s.flush_every),
+            (Some(2500.5), 1, Duration::from_millis(250), 0)
+        );
+        assert_eq!(a.config().unwrap().unwrap().batch_size, 50);
+        let s =
+            parse(&["--dataset", "d", "--streaming", "--search-threads", "3", "--flush-every", "9"]).stream_config();
+        assert_eq!(s.map(|s| (s.rate, s.search_threads, s.flush_every)), Some((None, 3, 9)));
         // A parameter of another index type.
         let e = parse(&["--dataset", "d", "--degree", "8"]).config().unwrap_err();
         assert_eq!(e.message, "--degree applies to --index vamana");
@@ -435,6 +385,11 @@ mod tests {
             &["--dataset", "d", "--metric", "hamming"],
             &["--base", "b.fvecs"],
             &["--skip-load", "--dataset", "d"],
+            &["--dataset", "d", "--streaming", "--rate", "0"],
+            &["--dataset", "d", "--streaming", "--window", "0s"],
+            &["--dataset", "d", "--streaming", "--search-threads", "0"],
+            &["--dataset", "d", "--window", "1s"],
+            &["--dataset", "d", "--streaming", "--concurrency", "2"],
         ] {
             assert!(Cli::try_parse_from([&["xvec", "bench"], bad].concat()).is_err(), "{bad:?}");
         }

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod bench;
+pub mod bench_common;
 pub mod commands;
 pub mod context;
 pub mod create;
@@ -25,6 +26,7 @@ pub mod params;
 pub mod plural;
 pub mod query;
 pub mod quickstart;
+pub mod streaming;
 pub mod tui;
 pub mod verify;
 pub mod write;

@@ -1,0 +1,172 @@
+//! `xvec bench --streaming`, after VectorDBBench's streaming cases: the base goes into a
+//! fresh collection in batches, in dataset order, at a target rate, while search threads
+//! run the query set against the same collection; throughput, latency, recall and memory
+//! are reported per window of time and in total.
+//!
+//! Phases: dataset → prefix ground truth (before anything is measured, see
+//! [`crate::prefix_truth`]) → create → streaming ([`drive`]) → close. Recall of each
+//! query is against the exact top-k of the rows its snapshot held.
+
+mod drive;
+pub mod export;
+pub mod report;
+mod windows;
+
+use std::time::Instant;
+
+use xvec::{Collection, Query};
+
+use crate::config::{BenchConfig, StreamConfig};
+use crate::phases::{BenchError, CollectionDir, PhaseLog, Progress, engine, open_dataset};
+use crate::prefix_truth::PrefixTruth;
+use crate::report::{ConfigReport, CpuReport, DatasetReport, EngineMemory, FORMAT, SCHEMA_VERSION, SystemReport};
+use crate::sys::{self, SystemInfo};
+use report::{StreamConfigReport, StreamReport, Streaming};
+
+/// Runs the streaming benchmark: `cfg` gives the dataset, index, k, search parameters and
+/// batch size, `stream` the rest. `command` is recorded in the report as given.
+pub fn run(
+    cfg: &BenchConfig,
+    stream: &StreamConfig,
+    command: Option<String>,
+    progress: &mut dyn Progress,
+) -> Result<StreamReport, BenchError> {
+    if cfg.k == 0 || cfg.batch_size == 0 {
+        return Err(BenchError::Invalid("k and batch size must be at least 1".into()));
+    }
+    if cfg.skip_load {
+        return Err(BenchError::Invalid("--streaming loads a fresh collection: it cannot --skip-load".into()));
+    }
+    stream.check().map_err(BenchError::Invalid)?;
+    let started_at = sys::utc_now();
+    let loadavg_start = sys::loadavg();
+    let system = SystemInfo::collect();
+    let mut log = PhaseLog::default();
+    let mut notes = Vec::new();
+
+    let (ds, total_rows, vectors) = open_dataset(cfg, &mut log, progress)?;
+    if vectors.is_empty() {
+        return Err(BenchError::Invalid(format!("{}: no queries", ds.queries_file)));
+    }
+    log.begin("ground truth");
+    progress.begin("ground truth", 0, "queries");
+    let t = Instant::now();
+    let truth = PrefixTruth::compute(&ds.base, &vectors, cfg.metric, cfg.k, cfg.truth_threads);
+    let truth_sec = t.elapsed().as_secs_f64();
+    let per_query = truth.recorded() as f64 / vectors.len() as f64;
+    let msg = format!(
+        "prefix ground truth computed: one brute-force pass over {} base vectors in insert order with the {} kernels, \
+         k = {}, {per_query:.1} rows per query recorded, {truth_sec:.1} s; each query is scored against the exact \
+         top-k of the rows its snapshot held",
+        ds.base.len(),
+        xvec::kernels::best().isa,
+        cfg.k
+    );
+    progress.end(&msg);
+    notes.push(msg);
+    log.end();
+    // The pass touched every page of the base: drop them, so RSS during the run counts
+    // only the batches being inserted.
+    ds.base.release(0..ds.base.len());
+
+    let dataset = DatasetReport {
+        name: ds.name.clone(),
+        base_file: ds.base_file.clone(),
+        base_format: ds.base.format().to_string(),
+        queries_file: ds.queries_file.clone(),
+        rows: ds.base.len() as u64,
+        total_rows: total_rows as u64,
+        dim: ds.base.dim() as u64,
+        queries: vectors.len() as u64,
+        ground_truth: "computed".into(),
+        ground_truth_file: None,
+        ground_truth_k: cfg.k as u64,
+        ground_truth_sec: Some(truth_sec),
+    };
+    let schema = cfg.schema(ds.base.dim()).map_err(|e| {
+        let index = serde_json::to_string(&cfg.index.resolved()).expect("index params serialize");
+        BenchError::Invalid(format!("index {index}: {e}"))
+    })?;
+    let dir = CollectionDir::new(cfg.path.as_deref(), false)?;
+    log.begin("create");
+    let coll = Collection::create(dir.path(), schema, Default::default()).map_err(engine("create"))?;
+    log.end();
+
+    let queries: Vec<Query> = vectors
+        .iter()
+        .map(|v| Query::vector(v.clone()).k(cfg.k).fields(Vec::<String>::new()).ef(cfg.ef).refine(cfg.refine))
+        .collect();
+    let load = drive::Load {
+        coll: &coll,
+        base: &ds.base,
+        queries: &queries,
+        batch: cfg.batch_size,
+        rate: stream.rate,
+        flush_every: stream.flush_every,
+        search_threads: stream.search_threads,
+        window: stream.window,
+    };
+    log.begin("streaming");
+    progress.begin("streaming", ds.base.len() as u64, "rows");
+    let recorded = drive::drive(&load, progress)?;
+    let (windows, totals) = windows::summarize(&recorded, &truth, cfg.k, stream.window.as_secs_f64());
+    progress.end(&format!(
+        "streamed {} rows in {:.2} s ({:.0} rows/s) under {} queries ({:.1} QPS, p99 {:.3} ms), recall@{} {}",
+        totals.rows,
+        totals.duration_sec,
+        totals.rows_per_sec,
+        totals.queries,
+        totals.qps,
+        totals.latency.latency_p99_ms,
+        cfg.k,
+        totals.recall.map_or_else(|| "-".to_string(), |r| format!("{r:.4}"))
+    ));
+    log.end();
+    drop(ds);
+    let engine_memory = EngineMemory::from(coll.memory());
+    log.begin("close");
+    coll.close().map_err(engine("close"))?;
+    log.end();
+    let disk_bytes = sys::dir_bytes(dir.path());
+    drop(dir);
+
+    if log.hwm_reset_failed {
+        notes.push("VmHWM could not be reset (/proc/self/clear_refs): per-phase peaks are process-wide".into());
+    }
+    let usage = sys::usage();
+    let peak_rss_mib = log
+        .done
+        .iter()
+        .filter_map(|p| p.hwm_mib)
+        .chain(usage.map(|u| u.max_rss_mib))
+        .chain(sys::rss().map(|r| r.hwm_mib))
+        .fold(0.0, f64::max);
+    Ok(StreamReport {
+        schema_version: SCHEMA_VERSION,
+        format: FORMAT,
+        started_at,
+        finished_at: sys::utc_now(),
+        command,
+        dataset,
+        config: ConfigReport::new(cfg),
+        system: SystemReport { info: system, loadavg_start, loadavg_end: sys::loadavg() },
+        streaming: Streaming {
+            config: StreamConfigReport {
+                rate_rows_per_sec: stream.rate,
+                batch_size: cfg.batch_size as u64,
+                search_threads: stream.search_threads as u64,
+                window_sec: stream.window.as_secs_f64(),
+                flush_every: stream.flush_every as u64,
+                truth_rows_per_query: per_query,
+            },
+            windows,
+            totals,
+        },
+        peak_rss_mib,
+        phases: log.done,
+        engine_memory,
+        disk_bytes,
+        cpu: CpuReport { user_sec: usage.map(|u| u.user_sec), sys_sec: usage.map(|u| u.sys_sec) },
+        notes,
+    })
+}
