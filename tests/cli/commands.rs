@@ -219,3 +219,23 @@ fn create_after_an_unfinished_create() {
         format!("error: {cs}: not empty and not a collection; remove these or pick another directory: notes.txt\n")
     );
 }
+
+/// `create --auto-flush-rows` makes a collection that keeps itself indexed; `describe`
+/// and `stats` say so and show the backlog.
+#[test]
+fn create_with_background_maintenance_and_describe_shows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("live");
+    let c = c.to_str().unwrap();
+    let flags = ["--vector", "emb:4:l2", "--index", "hnsw", "--auto-flush-rows", "100", "--merge-factor", "4"];
+    xvec(&[&["create", c][..], &flags].concat()).run().ok();
+    let run = xvec(&["describe", c, "--mode", "table"]).run();
+    let out = run.ok().stdout.clone();
+    assert!(
+        out.contains("background maintenance: flush at 100 rows, merge factor 4, at most 4194304 rows a segment"),
+        "{out}"
+    );
+    let run = xvec(&["stats", c]).run();
+    assert!(run.ok().stdout.contains("unindexed rows\t0\n"), "{run}");
+    xvec(&["create", "x", "--vector", "e:4:l2", "--merge-factor", "1"]).run().code(2);
+}

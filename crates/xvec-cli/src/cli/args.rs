@@ -53,6 +53,16 @@ pub struct CreateArgs {
     /// Collection name with --field/--vector (default: the directory's name).
     #[arg(long, value_name = "NAME", conflicts_with = "schema")]
     pub name: Option<String>,
+    /// Keep the collection indexed as it grows: flush the memtable at ROWS rows, index
+    /// each new segment and merge segments in tiers in the background (0: only when asked).
+    #[arg(long, value_name = "ROWS", default_value_t = 0)]
+    pub auto_flush_rows: u64,
+    /// Segments of one size tier that background maintenance merges into one.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..=1000))]
+    pub merge_factor: u32,
+    /// Most documents one segment holds after optimize or a merge.
+    #[arg(long, value_name = "ROWS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_docs_per_segment: Option<u64>,
 }
 
 /// Input formats of `import`.

@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use xvec::{Collection, Error, FilterErrorKind, OpenOptions, Params, Schema};
+use xvec::{Collection, CollectionOptions, Error, FilterErrorKind, OpenOptions, Params, Schema};
 
 use super::CliError;
 use super::output::{OutputMode, Printer, Table};
@@ -42,7 +42,7 @@ pub trait Collections {
     /// The collection in `dir`, open for writing when `write`.
     fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError>;
     /// Creates a collection in `dir` and keeps it open for writing.
-    fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError>;
+    fn create(&mut self, dir: &Path, schema: Schema, options: CollectionOptions) -> Result<&Collection, CliError>;
     /// Whether collection files are mapped (`--no-mmap` turns it off).
     fn mmap(&self) -> bool {
         true
@@ -93,8 +93,8 @@ impl Collections for OneShot {
         Ok(self.coll.insert(open_collection(dir, write, self.mmap, self.lock_timeout)?))
     }
 
-    fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError> {
-        Ok(self.coll.insert(create_collection(dir, schema, self.mmap, self.lock_timeout)?))
+    fn create(&mut self, dir: &Path, schema: Schema, options: CollectionOptions) -> Result<&Collection, CliError> {
+        Ok(self.coll.insert(create_collection(dir, schema, options, self.mmap, self.lock_timeout)?))
     }
 
     fn mmap(&self) -> bool {
@@ -110,11 +110,12 @@ impl Collections for OneShot {
 pub fn create_collection(
     dir: &Path,
     schema: Schema,
+    options: CollectionOptions,
     mmap: bool,
     lock_timeout: Duration,
 ) -> Result<Collection, CliError> {
     let open = OpenOptions::writable().mmap(mmap).lock_timeout(lock_timeout);
-    Ok(Collection::create_with(dir, schema, Default::default(), &open)?)
+    Ok(Collection::create_with(dir, schema, options, &open)?)
 }
 
 pub fn print(io: &mut Io, t: &Table) -> Result<(), CliError> {

@@ -2,7 +2,7 @@
 //! the same JSON form, so the engine validates both the same way.
 
 use serde_json::{Map, Value as Json, json};
-use xvec::{IndexParams, Metric, Schema};
+use xvec::{CollectionOptions, IndexParams, Metric, Schema};
 
 use super::context::{Collections, Io};
 use super::{CliError, CreateArgs};
@@ -15,7 +15,11 @@ pub fn run(a: &CreateArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(
         }
         None => schema_from_flags(a)?,
     };
-    colls.create(&a.coll.dir, schema)?;
+    let mut options = CollectionOptions::default().auto_flush_rows(a.auto_flush_rows).merge_factor(a.merge_factor);
+    if let Some(max) = a.max_docs_per_segment {
+        options = options.max_docs_per_segment(max);
+    }
+    colls.create(&a.coll.dir, schema, options)?;
     writeln!(io.err, "created {}", a.coll.dir.display())?;
     Ok(())
 }

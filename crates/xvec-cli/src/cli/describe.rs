@@ -35,6 +35,17 @@ pub fn describe_table(coll: &Collection) -> Table {
         super::verify::human(stats.disk_bytes),
         stats.follow_error.as_deref().map(|e| format!("; cannot follow the writer: {e}")).unwrap_or_default()
     ));
+    let o = coll.options();
+    if o.auto_flush_rows > 0 {
+        let footer = t.footer.as_mut().expect("set above");
+        footer.push_str(&format!(
+            "\nbackground maintenance: flush at {}, merge factor {}, at most {} a segment; {} not indexed yet",
+            count(o.auto_flush_rows, "row"),
+            o.merge_factor,
+            count(o.max_docs_per_segment, "row"),
+            count(stats.unindexed_rows, "row")
+        ));
+    }
     t
 }
 
@@ -64,6 +75,9 @@ pub fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
     }
     row("unflushed rows".into(), s.mem_rows);
     row("unflushed live".into(), s.mem_live);
+    row("unindexed rows".into(), s.unindexed_rows);
+    row("background jobs".into(), s.background_jobs);
+    row("write stall ms".into(), s.write_stall_ms);
     row("wal bytes".into(), s.wal_bytes);
     row("disk bytes".into(), s.disk_bytes);
     row("memory mapped vectors".into(), m.mapped_vectors);

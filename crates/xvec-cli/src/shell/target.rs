@@ -154,11 +154,16 @@ impl Collections for Target {
         }
     }
 
-    fn create(&mut self, dir: &Path, schema: Schema) -> Result<&Collection, CliError> {
+    fn create(
+        &mut self,
+        dir: &Path,
+        schema: Schema,
+        options: xvec::CollectionOptions,
+    ) -> Result<&Collection, CliError> {
         if !self.write {
             return Err(self.read_only_error());
         }
-        let coll = context::create_collection(dir, schema, self.mmap, self.lock_timeout)?;
+        let coll = context::create_collection(dir, schema, options, self.mmap, self.lock_timeout)?;
         Ok(self.opened(coll))
     }
 

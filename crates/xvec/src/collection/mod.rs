@@ -5,6 +5,9 @@
 //! or other processes. Every write is validated, logged, then applied to the mutable
 //! segment; `flush` seals it into a segment file and publishes a new manifest.
 
+mod background;
+#[cfg(test)]
+mod background_tests;
 mod follow;
 mod mem;
 mod open;
@@ -19,6 +22,7 @@ mod snapshot;
 mod writer;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
@@ -28,6 +32,7 @@ pub use query::{Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_C
 pub use recovery::Recovered;
 pub use snapshot::{Location, Snapshot};
 
+use self::background::Background;
 use self::follow::Follow;
 use self::writer::Writer;
 use crate::error::{Error, ReadOnly, StorageError};
@@ -121,6 +126,15 @@ pub struct Stats {
     pub generation: u64,
     /// WAL records the snapshot holds on top of its generation.
     pub wal_records: u64,
+    /// Rows queries still scan by brute force: the memtable's and those of segments whose
+    /// indexes are not built yet (what background maintenance works off).
+    pub unindexed_rows: u64,
+    /// Background jobs (index builds, merges) published by this handle.
+    pub background_jobs: u64,
+    /// Milliseconds this handle's writes waited for the index backlog to drain.
+    pub write_stall_ms: u64,
+    /// Why the last background job or automatic flush failed, if one did.
+    pub background_error: Option<String>,
     /// Why a following read-only handle could not move to the writer's newest state at
     /// its last attempt (it keeps serving the state it has).
     pub follow_error: Option<String>,
@@ -249,10 +263,13 @@ impl MemoryUsage {
 pub struct Collection {
     dir: PathBuf,
     schema: Arc<Schema>,
-    current: RwLock<Arc<Snapshot>>,
-    writer: Option<Mutex<Writer>>,
-    /// Held by an optimize from start to end: one at a time.
-    maintenance: Mutex<()>,
+    current: Arc<RwLock<Arc<Snapshot>>>,
+    /// Stopped before the writer is released (fields drop in order).
+    background: Option<Background>,
+    writer: Option<Arc<Mutex<Writer>>>,
+    /// Held by an optimize or a background job from start to end: one at a time.
+    maintenance: Arc<Mutex<()>>,
+    collection_options: CollectionOptions,
     /// Read-only handles: where they stand in the writer's history.
     follow: Option<Mutex<Follow>>,
     options: OpenOptions,
@@ -368,17 +385,32 @@ impl Collection {
                             }
                             recovered.extend(recovery::roll_back(dir, &m, &schema)?);
                             let scan = wal_state.map(|(scan, _)| scan);
-                            Some(Mutex::new(Writer::new(dir, lock, m, schema.clone(), scan, options.sync)?))
+                            let w = Writer::new(dir, lock, m.clone(), schema.clone(), scan, options.sync)?;
+                            Some(Arc::new(Mutex::new(w)))
                         }
                         None => None,
+                    };
+                    let current = Arc::new(RwLock::new(Arc::new(snapshot)));
+                    let maintenance = Arc::new(Mutex::new(()));
+                    let background = match &writer {
+                        Some(writer) if m.options.auto_flush_rows > 0 => Some(Background::start(background::Shared {
+                            writer: writer.clone(),
+                            current: current.clone(),
+                            maintenance: maintenance.clone(),
+                            mmap: options.mmap,
+                            flush_rows: m.options.auto_flush_rows,
+                        })),
+                        _ => None,
                     };
                     return Ok(Collection {
                         dir: dir.to_path_buf(),
                         schema,
-                        current: RwLock::new(Arc::new(snapshot)),
+                        current,
+                        background,
                         writer,
                         follow: follow.map(Mutex::new),
-                        maintenance: Mutex::new(()),
+                        maintenance,
+                        collection_options: m.options.clone(),
                         options: options.clone(),
                         recovered,
                     });
@@ -397,6 +429,11 @@ impl Collection {
     /// The collection directory this handle was opened on.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The options the collection was created with.
+    pub fn options(&self) -> &CollectionOptions {
+        &self.collection_options
     }
 
     /// The collection's schema (fixed for the life of the collection).
@@ -491,6 +528,27 @@ impl Collection {
         }
     }
 
+    /// Runs a write under the writer lock, after waiting out a backlog of unindexed rows,
+    /// and flushes when the memtable reached `auto_flush_rows` (see [`CollectionOptions`]).
+    fn write<T>(&self, op: impl FnOnce(&mut Writer) -> Result<T, Error>) -> Result<T, Error> {
+        if let Some(bg) = &self.background {
+            let limit = bg.flush_rows.saturating_mul(4);
+            bg.status.wait_for_backlog(&bg.stop, || background::backlog_rows(&self.snapshot()) > limit);
+        }
+        let mut w = self.writer()?;
+        let out = op(&mut w)?;
+        if let Some(bg) = &self.background
+            && self.current.read().expect("snapshot lock poisoned").mem.len() as u64 >= bg.flush_rows
+        {
+            // The write is acknowledged: a failed flush is reported by stats and retried.
+            match w.flush(&self.current, self.options.mmap) {
+                Ok(()) => bg.wake(),
+                Err(e) => bg.status.record_error(&e),
+            }
+        }
+        Ok(out)
+    }
+
     fn writer(&self) -> Result<MutexGuard<'_, Writer>, Error> {
         match &self.writer {
             Some(w) => Ok(w.lock().expect("writer lock poisoned")),
@@ -526,7 +584,7 @@ impl Collection {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
-        self.writer()?.write(&self.current, docs, writer::Mode::Insert)
+        self.write(|w| w.write(&self.current, docs, writer::Mode::Insert))
     }
 
     /// Inserts documents or merges the given fields into existing ones.
@@ -552,7 +610,7 @@ impl Collection {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn upsert(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
-        self.writer()?.write(&self.current, docs, writer::Mode::Upsert)
+        self.write(|w| w.write(&self.current, docs, writer::Mode::Upsert))
     }
 
     /// Replaces the given fields of existing documents; a missing key fails that item.
@@ -576,7 +634,7 @@ impl Collection {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn update(&self, docs: Vec<Doc>) -> Result<Vec<ItemResult>, Error> {
-        self.writer()?.write(&self.current, docs, writer::Mode::Update)
+        self.write(|w| w.write(&self.current, docs, writer::Mode::Update))
     }
 
     /// Deletes documents by key; a missing key fails that item.
@@ -599,7 +657,7 @@ impl Collection {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete(&self, keys: &[&str]) -> Result<Vec<ItemResult>, Error> {
-        self.writer()?.delete(&self.current, keys)
+        self.write(|w| w.delete(&self.current, keys))
     }
 
     /// Deletes every live document matching `filter`; returns how many.
@@ -742,7 +800,11 @@ impl Collection {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn flush(&self) -> Result<(), Error> {
-        self.writer()?.flush(&self.current, self.options.mmap)
+        self.writer()?.flush(&self.current, self.options.mmap)?;
+        if let Some(bg) = &self.background {
+            bg.wake();
+        }
+        Ok(())
     }
 
     /// Rewrites the live data into compact segments and builds every field's index;
@@ -812,6 +874,10 @@ impl Collection {
             generation: snap.generation,
             wal_records: snap.wal_records,
             follow_error: self.follow.as_ref().and_then(|f| f.lock().ok()?.last_error.clone()),
+            unindexed_rows: background::backlog_rows(&snap),
+            background_jobs: self.background.as_ref().map_or(0, |b| b.status.jobs.load(Ordering::Relaxed)),
+            write_stall_ms: self.background.as_ref().map_or(0, |b| b.status.stall_ms.load(Ordering::Relaxed)),
+            background_error: (self.background.as_ref()).and_then(|b| b.status.last_error.lock().ok()?.clone()),
             live_docs: snap.count(),
             deleted_docs: segments.iter().map(|s| s.deleted).sum::<u64>() + snap.mem.dead_count(),
             segments,

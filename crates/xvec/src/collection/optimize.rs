@@ -125,13 +125,14 @@ pub(crate) fn optimize(
         w.flush(current, mmap)?;
         let base = current.read().expect("snapshot lock poisoned").clone();
         let max_rows = w.manifest.options.max_docs_per_segment.clamp(1, segment::MAX_ROWS) as usize;
-        let job = Job::plan(base, max_rows);
+        let all = 0..base.segments.len();
+        let job = Job::plan(base, all, max_rows);
         if job.is_optimal() {
             let mut report = job.report();
             report.seconds = start.elapsed().as_secs_f64();
             return Ok(report);
         }
-        let writes = job.plans.iter().filter(|p| matches!(p, Plan::Write(_))).count() as u64;
+        let writes = job.writes() as u64;
         let first_id = w.manifest.next_segment_id;
         w.manifest.next_segment_id += writes;
         ((job, first_id), w.dir.clone())
@@ -156,39 +157,48 @@ pub(crate) fn optimize(
     Ok(report)
 }
 
-/// An optimize's input and plan: the pinned base snapshot, its live rows per segment and
-/// what to do with them.
-struct Job {
+/// An optimize's input and plan: the pinned base snapshot, the run of its segments to
+/// rewrite (all of them for [`optimize`], a few for a background merge or index build),
+/// their live rows and what to do with them.
+pub(super) struct Job {
     base: Arc<Snapshot>,
+    inputs: std::ops::Range<usize>,
+    /// Live rows per base segment (empty outside `inputs`).
     live: Vec<Vec<u32>>,
     plans: Vec<Plan>,
     indexed_fields: Vec<usize>,
 }
 
 impl Job {
-    fn plan(base: Arc<Snapshot>, max_rows: usize) -> Job {
-        let indexed_fields: Vec<usize> =
-            base.schema.vector_fields().filter(|(_, _, v)| v.index.builds_index()).map(|(i, _, _)| i).collect();
-        let live: Vec<Vec<u32>> = base
-            .segments
-            .iter()
-            .map(|s| (0..s.segment.rows() as u32).filter(|r| !s.deleted.contains(*r)).collect())
+    pub(super) fn plan(base: Arc<Snapshot>, inputs: std::ops::Range<usize>, max_rows: usize) -> Job {
+        let indexed_fields = indexed_fields(&base);
+        let live: Vec<Vec<u32>> = (base.segments.iter().enumerate())
+            .map(|(i, s)| match inputs.contains(&i) {
+                true => (0..s.segment.rows() as u32).filter(|r| !s.deleted.contains(*r)).collect(),
+                false => Vec::new(),
+            })
             .collect();
-        let plans = plan_segments(&base, &live, max_rows);
-        Job { base, live, plans, indexed_fields }
+        let plans = plan_segments(&base, &live, inputs.clone(), max_rows);
+        Job { base, inputs, live, plans, indexed_fields }
     }
 
-    fn is_optimal(&self) -> bool {
+    /// New segments the job writes (ids to reserve).
+    pub(super) fn writes(&self) -> usize {
+        self.plans.iter().filter(|p| matches!(p, Plan::Write(_))).count()
+    }
+
+    pub(super) fn is_optimal(&self) -> bool {
         let has_indexes = |i: usize| self.indexed_fields.iter().all(|&f| self.base.segments[i].indexes[f].is_some());
-        keeps_every_segment(&self.plans, self.base.segments.len(), has_indexes)
+        keeps_every_segment(&self.plans, self.inputs.clone(), has_indexes)
     }
 
-    fn report(&self) -> OptimizeReport {
+    pub(super) fn report(&self) -> OptimizeReport {
+        let inputs = &self.base.segments[self.inputs.clone()];
         OptimizeReport {
             segments_before: self.base.segments.len(),
             segments_after: self.base.segments.len(),
             rows: self.live.iter().map(|l| l.len() as u64).sum(),
-            dropped: self.base.segments.iter().map(|s| s.deleted.len()).sum(),
+            dropped: inputs.iter().map(|s| s.deleted.len()).sum(),
             indexes_built: 0,
             seconds: 0.0,
             changed: false,
@@ -197,7 +207,7 @@ impl Job {
 
     /// Writes the planned segments and builds the missing indexes, one [`SegmentRef`] per
     /// plan (its deletes still empty); every file made is listed in `made`.
-    fn build(
+    pub(super) fn build(
         &self,
         dir: &std::path::Path,
         first_id: u64,
@@ -293,9 +303,9 @@ impl Job {
     }
 
     /// The rows of `built` (one segment per written plan) deleted since the pin: the rows
-    /// of its input segments that the current snapshot has deleted and the base had not,
-    /// at their place in the new segment.
-    fn deletes_since(&self, current: &Snapshot) -> Vec<RoaringBitmap> {
+    /// of its input segments that the current snapshot (where the inputs start at `at`)
+    /// has deleted and the base had not, at their place in the new segment.
+    fn deletes_since(&self, current: &Snapshot, at: usize) -> Vec<RoaringBitmap> {
         self.plans
             .iter()
             .map(|plan| match plan {
@@ -303,16 +313,17 @@ impl Job {
                 Plan::Keep(_) => RoaringBitmap::new(),
                 Plan::Write(parts) => {
                     let mut out = RoaringBitmap::new();
-                    let mut at = 0u32;
+                    let mut first_row = 0u32;
                     for (i, range) in parts {
                         let rows = &self.live[*i][range.clone()];
-                        let since = &*current.segments[*i].deleted - &*self.base.segments[*i].deleted;
+                        let now = &current.segments[at + i - self.inputs.start];
+                        let since = &*now.deleted - &*self.base.segments[*i].deleted;
                         for r in since.iter() {
                             if let Ok(j) = rows.binary_search(&r) {
-                                out.insert(at + j as u32);
+                                out.insert(first_row + j as u32);
                             }
                         }
-                        at += rows.len() as u32;
+                        first_row += rows.len() as u32;
                     }
                     out
                 }
@@ -322,9 +333,9 @@ impl Job {
 }
 
 impl Writer {
-    /// Step 3 of [`optimize`]: publishes `built` in place of the job's base segments. On
+    /// Step 3 of [`optimize`]: publishes `built` in place of the job's input segments. On
     /// an error `made` is removed unless the publish may have happened (see `publish`).
-    fn publish_optimized(
+    pub(super) fn publish_optimized(
         &mut self,
         current: &RwLock<Arc<Snapshot>>,
         job: &Job,
@@ -332,16 +343,21 @@ impl Writer {
         made: &mut Vec<PathBuf>,
     ) -> Result<(), Error> {
         let cur = current.read().expect("snapshot lock poisoned").clone();
-        let inputs = job.base.segments.len();
-        // Only optimize removes segments, one at a time: the base's segments are still
-        // the first ones, flushes since only appended.
-        let same = cur.segments.iter().zip(&job.base.segments).all(|(c, b)| c.segment.id() == b.segment.id());
-        assert!(same && cur.segments.len() >= inputs, "segments of a pinned optimize changed under it");
+        // Only jobs remove segments, one at a time (under the maintenance lock): the
+        // inputs are still there in a row, flushes since only appended.
+        let ids = |s: &[SegmentRef]| s.iter().map(|s| s.segment.id()).collect::<Vec<_>>();
+        let input_ids = ids(&job.base.segments[job.inputs.clone()]);
+        let at = cur.segments.iter().position(|s| Some(&s.segment.id()) == input_ids.first()).unwrap_or(0);
+        let end = at + input_ids.len();
+        assert!(
+            input_ids.is_empty() || cur.segments.get(at..end).is_some_and(|s| ids(s) == input_ids),
+            "segments of a pinned optimize changed under it"
+        );
         let mut m = self.manifest.clone();
         m.generation += 1;
-        for (r, (plan, deleted)) in built.iter_mut().zip(job.plans.iter().zip(job.deletes_since(&cur))) {
+        for (r, (plan, deleted)) in built.iter_mut().zip(job.plans.iter().zip(job.deletes_since(&cur, at))) {
             if let Plan::Keep(i) = plan {
-                let now = &cur.segments[*i];
+                let now = &cur.segments[at + i - job.inputs.start];
                 (r.deleted, r.deletes_file, r.dirty) = (now.deleted.clone(), now.deletes_file.clone(), now.dirty);
                 continue;
             }
@@ -356,7 +372,8 @@ impl Writer {
             r.deletes_file = Some(DeletesEntry { file: name, size: bytes.len() as u64, count: deleted.len() });
             r.deleted = Arc::new(deleted);
         }
-        let segments: Vec<SegmentRef> = built.into_iter().chain(cur.segments[inputs..].iter().cloned()).collect();
+        let segments: Vec<SegmentRef> =
+            (cur.segments[..at].iter().cloned()).chain(built).chain(cur.segments[end..].iter().cloned()).collect();
         m.segments = segments.iter().map(SegmentRef::entry).collect();
         self.publish(&m, made)?;
         *current.write().expect("snapshot lock poisoned") = Arc::new(Snapshot {
@@ -375,7 +392,7 @@ impl Writer {
             .map(String::as_str)
             .collect();
         let mut obsolete = vec![manifest_name(old.generation)];
-        for e in &old.segments[..inputs] {
+        for e in &old.segments[at..end] {
             obsolete.push(e.file.clone());
             obsolete.extend(e.deletes.iter().map(|d| d.file.clone()));
             obsolete.extend(e.indexes.iter().map(|i| i.file.clone()));
@@ -398,12 +415,17 @@ enum Plan {
 /// Whether `plans` leave the collection as it is: every one of the `segments` kept, in
 /// order, with all its indexes. Looking at the plans alone is not enough, since a segment
 /// whose rows are all deleted gets no plan at all (it is dropped).
-fn keeps_every_segment(plans: &[Plan], segments: usize, has_indexes: impl Fn(usize) -> bool) -> bool {
+fn keeps_every_segment(plans: &[Plan], segments: std::ops::Range<usize>, has_indexes: impl Fn(usize) -> bool) -> bool {
     let kept = plans.iter().map(|p| match p {
         Plan::Keep(i) if has_indexes(*i) => Some(*i),
         _ => None,
     });
-    kept.eq((0..segments).map(Some))
+    kept.eq(segments.map(Some))
+}
+
+/// Fields whose index a segment gets built.
+pub(super) fn indexed_fields(snap: &Snapshot) -> Vec<usize> {
+    snap.schema.vector_fields().filter(|(_, _, v)| v.index.builds_index()).map(|(i, _, _)| i).collect()
 }
 
 /// Keeps every segment without deletes that is at least half full, so an optimize after a
@@ -411,11 +433,11 @@ fn keeps_every_segment(plans: &[Plan], segments: usize, has_indexes: impl Fn(usi
 /// small ones) are merged in order into segments of at most `max_rows`; a merge that would
 /// just copy one whole segment keeps it instead. A segment without live rows is in no plan:
 /// the new generation drops it with its delete file.
-fn plan_segments(snap: &Snapshot, live: &[Vec<u32>], max_rows: usize) -> Vec<Plan> {
+fn plan_segments(snap: &Snapshot, live: &[Vec<u32>], inputs: std::ops::Range<usize>, max_rows: usize) -> Vec<Plan> {
     let whole = |i: usize| snap.segments[i].deleted.is_empty() && live[i].len() <= max_rows;
     let mut plans = Vec::new();
     let mut room = 0;
-    for (i, rows) in live.iter().enumerate() {
+    for (i, rows) in live.iter().enumerate().skip(inputs.start).take(inputs.len()) {
         if whole(i) && rows.len() * 2 >= max_rows {
             plans.push(Plan::Keep(i));
             room = 0;

@@ -30,11 +30,23 @@ const MAX_BODY: u64 = 256 << 20;
 pub struct CollectionOptions {
     /// Most documents one segment holds after optimize.
     pub max_docs_per_segment: u64,
+    /// Flush the memtable when it holds this many rows, and keep the collection indexed
+    /// in the background: each new segment gets its indexes, and segments are merged in
+    /// tiers of `merge_factor` (0, the default: flush and optimize only when asked).
+    #[serde(default)]
+    pub auto_flush_rows: u64,
+    /// Segments of one size tier merged into one by background maintenance (at least 2).
+    #[serde(default = "default_merge_factor")]
+    pub merge_factor: u32,
+}
+
+fn default_merge_factor() -> u32 {
+    10
 }
 
 impl Default for CollectionOptions {
     fn default() -> Self {
-        CollectionOptions { max_docs_per_segment: 1 << 22 }
+        CollectionOptions { max_docs_per_segment: 1 << 22, auto_flush_rows: 0, merge_factor: default_merge_factor() }
     }
 }
 
@@ -44,6 +56,18 @@ impl CollectionOptions {
     /// Sets [`CollectionOptions::max_docs_per_segment`].
     pub fn max_docs_per_segment(mut self, max_docs_per_segment: u64) -> Self {
         self.max_docs_per_segment = max_docs_per_segment;
+        self
+    }
+
+    /// Sets [`CollectionOptions::auto_flush_rows`].
+    pub fn auto_flush_rows(mut self, rows: u64) -> Self {
+        self.auto_flush_rows = rows;
+        self
+    }
+
+    /// Sets [`CollectionOptions::merge_factor`].
+    pub fn merge_factor(mut self, factor: u32) -> Self {
+        self.merge_factor = factor;
         self
     }
 }

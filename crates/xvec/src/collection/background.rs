@@ -1,0 +1,201 @@
+//! Background maintenance of a writable handle whose collection has
+//! [`auto_flush_rows`](crate::CollectionOptions::auto_flush_rows) set: the memtable is
+//! flushed when it reaches that many rows, and one thread indexes each new segment and
+//! merges segments in tiers, so fresh rows stop being searched by brute force without a
+//! full optimize.
+//!
+//! Each job is an [`optimize`](super::optimize) of a run of segments: pinned, built with
+//! no lock held, published with the deletes that arrived meanwhile carried over. Jobs:
+//!
+//! 1. a segment lacking an index: build it (the segment is kept as it is);
+//! 2. else `merge_factor` adjacent segments of one tier (tier `t` holds segments of about
+//!    `flush · mf^t` up to `flush · mf^(t+1)` live rows): merge them into one, indexed.
+//!
+//! So each tier holds fewer than `merge_factor` segments once the backlog drains, and a
+//! collection of `N` rows has at most `(merge_factor − 1) · (log_mf(N / flush) + 1)`
+//! segments. Writes wait (backpressure) while more than four flushes' worth of rows are
+//! not indexed yet; the wait is counted in [`Stats::write_stall_ms`](super::Stats).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::OptimizeOptions;
+use super::optimize::{Job, indexed_fields};
+use super::snapshot::Snapshot;
+use super::writer::{Writer, discard};
+use crate::error::Error;
+use crate::storage::manifest::CollectionOptions;
+use crate::storage::segment;
+
+/// What the background thread shares with the handle.
+#[derive(Debug, Default)]
+pub(super) struct Status {
+    /// Jobs published so far.
+    pub jobs: AtomicU64,
+    /// Milliseconds writes waited for the backlog to drain, in all.
+    pub stall_ms: AtomicU64,
+    /// Why the last job or auto-flush failed, if one did.
+    pub last_error: Mutex<Option<String>>,
+    /// Notified when a job publishes (writers waiting on the backlog recheck).
+    published: Condvar,
+    published_lock: Mutex<()>,
+}
+
+impl Status {
+    pub(super) fn record_error(&self, e: &Error) {
+        *self.last_error.lock().expect("status lock poisoned") = Some(e.to_string());
+    }
+
+    /// Blocks while `over()` holds and the thread is running to make it false.
+    pub(super) fn wait_for_backlog(&self, stop: &AtomicBool, over: impl Fn() -> bool) {
+        if !over() {
+            return;
+        }
+        let start = Instant::now();
+        let mut guard = self.published_lock.lock().expect("status lock poisoned");
+        while over() && !stop.load(Ordering::Acquire) {
+            guard = self.published.wait_timeout(guard, Duration::from_millis(50)).expect("status lock poisoned").0;
+        }
+        self.stall_ms.fetch_add(start.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+}
+
+/// The handle's side of the background thread.
+#[derive(Debug)]
+pub(super) struct Background {
+    pub status: Arc<Status>,
+    /// Set to stop the thread; a running job takes it as its cancel flag.
+    pub stop: Arc<AtomicBool>,
+    /// The collection's `auto_flush_rows`.
+    pub flush_rows: u64,
+    wake: Sender<()>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// Everything a job needs, shared with the handle.
+pub(super) struct Shared {
+    pub writer: Arc<Mutex<Writer>>,
+    pub current: Arc<RwLock<Arc<Snapshot>>>,
+    pub maintenance: Arc<Mutex<()>>,
+    pub mmap: bool,
+    pub flush_rows: u64,
+}
+
+impl Background {
+    pub(super) fn start(shared: Shared) -> Background {
+        let flush_rows = shared.flush_rows.max(1);
+        let status = Arc::new(Status::default());
+        let stop = Arc::new(AtomicBool::new(false));
+        let (wake, woken) = mpsc::channel();
+        let thread = {
+            let (status, stop) = (status.clone(), stop.clone());
+            std::thread::Builder::new()
+                .name("xvec-maintenance".into())
+                .spawn(move || run(&shared, &status, &stop, &woken))
+                .expect("spawning the maintenance thread")
+        };
+        Background { status, stop, flush_rows, wake, thread: Some(thread) }
+    }
+
+    /// Tells the thread there may be work (a flush published a segment).
+    pub(super) fn wake(&self) {
+        let _ = self.wake.send(());
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        self.wake();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        self.status.published.notify_all();
+    }
+}
+
+fn run(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Receiver<()>) {
+    while !stop.load(Ordering::Acquire) {
+        match run_one(shared, stop) {
+            Ok(true) => {
+                status.jobs.fetch_add(1, Ordering::Relaxed);
+                status.published.notify_all();
+                continue;
+            }
+            Ok(false) => {}
+            Err(Error::Cancelled) => return,
+            Err(e) => status.record_error(&e),
+        }
+        status.published.notify_all();
+        match woken.recv_timeout(Duration::from_secs(1)) {
+            Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+/// Runs the next job, if there is one; true when one was published.
+fn run_one(shared: &Shared, stop: &AtomicBool) -> Result<bool, Error> {
+    let _one_at_a_time = shared.maintenance.lock().expect("maintenance lock poisoned");
+    let (job, first_id, dir) = {
+        let mut w = shared.writer.lock().expect("writer lock poisoned");
+        w.check_running()?;
+        let base = shared.current.read().expect("snapshot lock poisoned").clone();
+        let options = &w.manifest.options;
+        let Some(inputs) = next_job(&base, options) else { return Ok(false) };
+        let max_rows = options.max_docs_per_segment.clamp(1, segment::MAX_ROWS) as usize;
+        let job = Job::plan(base, inputs, max_rows);
+        if job.is_optimal() {
+            return Ok(false);
+        }
+        let writes = job.writes() as u64;
+        let first_id = w.manifest.next_segment_id;
+        w.manifest.next_segment_id += writes;
+        (job, first_id, w.dir.clone())
+    };
+    let opts = OptimizeOptions::default().concurrency(1).cancel(Some(stop));
+    let mut made = Vec::new();
+    let mut report = job.report();
+    let built = job.build(&dir, first_id, shared.mmap, &opts, &mut made, &mut report);
+    let mut w = shared.writer.lock().expect("writer lock poisoned");
+    match built.and_then(|b| Ok((w.check_running()?, b))) {
+        Ok(((), built)) => w.publish_optimized(&shared.current, &job, built, &mut made)?,
+        Err(e) => {
+            discard(&made);
+            return Err(e);
+        }
+    }
+    Ok(true)
+}
+
+/// The run of segments the next job works on (see the module docs).
+pub(super) fn next_job(snap: &Snapshot, options: &CollectionOptions) -> Option<std::ops::Range<usize>> {
+    let fields = indexed_fields(snap);
+    let unindexed = snap.segments.iter().position(|s| fields.iter().any(|&f| s.indexes[f].is_none()));
+    if let Some(i) = unindexed {
+        return Some(i..i + 1);
+    }
+    let mf = options.merge_factor.max(2) as usize;
+    let flush = options.auto_flush_rows.max(1);
+    let max = options.max_docs_per_segment;
+    let live = |i: usize| snap.segments[i].segment.rows() as u64 - snap.segments[i].deleted.len();
+    // Rounded, so that a merge of mf flushes a few rows short (deletes) is the next tier.
+    let tier = |rows: u64| ((rows + flush / 2) / flush).max(1).ilog(mf as u64);
+    (0..snap.segments.len().saturating_sub(mf - 1)).map(|i| i..i + mf).find(|run| {
+        let t = tier(live(run.start));
+        run.clone().all(|i| tier(live(i)) == t) && run.clone().map(live).sum::<u64>() <= max
+    })
+}
+
+/// Rows a query still scans by brute force: the memtable and segments lacking an index.
+pub(super) fn backlog_rows(snap: &Snapshot) -> u64 {
+    let fields = indexed_fields(snap);
+    let segments: u64 = (snap.segments.iter())
+        .filter(|s| fields.iter().any(|&f| s.indexes[f].is_none()))
+        .map(|s| s.segment.rows() as u64)
+        .sum();
+    segments + snap.mem.len() as u64
+}

@@ -1,0 +1,75 @@
+//! Background maintenance: fresh rows get indexed and merged without an optimize, the
+//! segment count stays within its bound, and nothing written is lost meanwhile.
+
+use std::time::{Duration, Instant};
+
+use crate::schema::{Field, HnswParams, IndexParams, Metric, ScalarType, Schema, VectorType};
+use crate::{Collection, CollectionOptions, Doc, Query};
+
+const DIM: usize = 16;
+
+fn vector(i: usize) -> Vec<f32> {
+    // Distinct, spread points: each row is its own nearest neighbour.
+    (0..DIM).map(|j| (((i * 2654435761 + j * 40503) % 10007) as f32) / 10007.0).collect()
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < Duration::from_secs(60), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn fresh_rows_are_indexed_and_merged_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let hnsw = IndexParams::Hnsw(HnswParams::default().m(8));
+    let schema = Schema::builder("bg")
+        .field(Field::scalar("n", ScalarType::Int64))
+        .field(Field::vector("v", VectorType::Fp32, DIM as u32, Metric::L2).index(hnsw))
+        .build()
+        .unwrap();
+    let (flush, mf) = (500u64, 3u32);
+    let options = CollectionOptions::default().auto_flush_rows(flush).merge_factor(mf);
+    let coll = Collection::create(dir.path(), schema, options.clone()).unwrap();
+    let n = 6000;
+    for b in 0..n / 100 {
+        let docs =
+            (b * 100..b * 100 + 100).map(|i| Doc::new(format!("k{i:05}")).set("n", i as i64).set("v", vector(i)));
+        assert!(coll.insert(docs.collect()).unwrap().iter().all(|r| r.is_ok()));
+        if b % 7 == 3 {
+            coll.delete(&[&format!("k{:05}", b * 100 + 1)]).unwrap();
+        }
+    }
+    let deleted = (0..n / 100).filter(|b| b % 7 == 3).count() as u64;
+    assert_eq!(coll.count(), n as u64 - deleted);
+    // Everything but the open memtable gets indexed, and tiers get merged.
+    wait_until("the backlog to drain", || super::background::next_job(&coll.snapshot(), &options).is_none());
+    let s = coll.stats();
+    assert_eq!(s.unindexed_rows, s.mem_rows);
+    assert!(s.segments.len() <= bound(n as u64, flush, mf), "{:?}", s.segments);
+    assert!(s.background_jobs > 0 && s.background_error.is_none(), "{s:?}");
+    assert!(s.mem_rows < flush, "auto-flush keeps the memtable under {flush} rows: {}", s.mem_rows);
+    assert_eq!(coll.count(), n as u64 - deleted);
+    // Every live row is found by its own vector, through the indexes.
+    for i in (0..n).step_by(37) {
+        let hits = coll.query(&Query::vector(vector(i)).k(1)).unwrap();
+        let deleted_row = (i % 100 == 1) && (i / 100) % 7 == 3;
+        if !deleted_row {
+            assert_eq!(hits[0].key, format!("k{i:05}"), "row {i}");
+        } else {
+            assert_ne!(hits[0].key, format!("k{i:05}"), "deleted row {i} came back");
+        }
+    }
+    // Reopened, the same.
+    drop(coll);
+    let coll = Collection::open(dir.path(), &crate::OpenOptions::writable()).unwrap();
+    assert_eq!(coll.count(), n as u64 - deleted);
+}
+
+/// The segment-count bound the background merges keep once drained.
+fn bound(rows: u64, flush: u64, mf: u32) -> usize {
+    let tiers = (rows / flush).max(1).ilog(mf as u64) as usize + 1;
+    (mf as usize - 1) * tiers
+}
