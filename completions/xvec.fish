@@ -385,7 +385,8 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -s o -l output -d 'Writ
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l csv -d 'Append one row per search setting to this CSV file' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l plot -d 'Draw recall (x) against QPS (y, log scale) as SVG, with any --compare runs' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l rate -d 'Target ingest rate of --streaming in rows per second (default: as fast as possible)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l search-threads -d 'Threads searching while --streaming inserts, 1 to 1024 (default: 1)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l search-threads -d 'Threads searching while --streaming inserts, 0 (ingest only) to 1024 (default: 1)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l auto-flush-rows -d 'Create the --streaming collection with this auto_flush_rows: background flushes, index builds and tiered merges while rows arrive (default: 0, off)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l window -d 'Length of a --streaming report window, e.g. 1s, 500ms (default: 1s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l flush-every -d 'Flush after every ROWS rows --streaming inserts (default: 0, never)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l compare -d 'Reports to print side by side (after this run\'s, if a dataset is given), with ratios to the first' -r -F
@@ -399,6 +400,7 @@ line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l skip-load -d 'Reuse the collection at --path: no create, insert or optimize'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l streaming -d 'Insert and search at once, reported over time (no load or search phases)'
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l hold-snapshot -d '--streaming\'s insert thread holds the newest snapshot between batches, as a program that queries between its writes does'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -91,7 +91,7 @@ fn streaming_reports_windows_exact_recall_csv_and_plot() {
     assert_eq!(
         at(&r, "/streaming/config"),
         &serde_json::json!({"rate_rows_per_sec": 6000.0, "batch_size": 200, "search_threads": 2, "window_sec": 0.1,
-            "flush_every": 1000, "truth_rows_per_query": f(&r, "/streaming/config/truth_rows_per_query")})
+            "flush_every": 1000, "hold_snapshot": false, "auto_flush_rows": 0, "truth_rows_per_query": f(&r, "/streaming/config/truth_rows_per_query")})
     );
     assert_eq!((f(&r, "/streaming/totals/flushes"), at(&r, "/dataset/ground_truth")), (3.0, &Value::from("computed")));
 
@@ -142,6 +142,17 @@ fn streaming_reports_windows_exact_recall_csv_and_plot() {
     check_stream(&r, 1000);
     assert_eq!(at(&r, "/streaming/config/flush_every"), 0);
     assert_eq!(std::fs::read_to_string(root.join("stream.csv")).unwrap().lines().count(), 3);
+
+    // Ingest only, the insert thread holding snapshots, background indexing on.
+    let args = ["--index", "hnsw", "--m", "8", "--limit", "1500", "--batch", "100", "--search-threads", "0"];
+    let rest = ["--hold-snapshot", "--auto-flush-rows", "400", "-o", "ingest.json"];
+    let out = xvec(root, &[&["bench", "--dataset", d, "--streaming"][..], &args, &rest].concat());
+    ok(&out, "bench --streaming ingest only");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("ingest.json")).unwrap()).unwrap();
+    assert_eq!(at(&r, "/streaming/totals/rows"), 1500);
+    assert_eq!(at(&r, "/streaming/totals/queries"), 0);
+    assert_eq!(at(&r, "/streaming/config/hold_snapshot"), true);
+    assert_eq!(at(&r, "/streaming/config/auto_flush_rows"), 400);
 }
 
 #[test]
@@ -159,7 +170,10 @@ fn streaming_flags_fail_with_clear_errors() {
     assert!(msg.contains("'0' is not a rate; expected rows per second above 0"), "{msg}");
     assert!(err(&["--streaming", "--rate=-5"], 2).contains("is not a rate"));
     assert!(err(&["--streaming", "--window", "0"], 2).contains("'0' is not a duration above 0"));
-    assert!(err(&["--streaming", "--search-threads", "0"], 2).contains("invalid value '0' for '--search-threads <N>'"));
+    assert!(
+        err(&["--streaming", "--search-threads", "1025"], 2)
+            .contains("invalid value '1025' for '--search-threads <N>'")
+    );
     assert!(err(&["--streaming", "--batch", "0"], 2).contains("invalid value '0' for '--batch-size <N>'"));
     // Streaming flags need --streaming; phases it does not run conflict with it.
     assert!(err(&["--rate", "100"], 2).contains("--streaming"));

@@ -25,6 +25,7 @@ pub(crate) struct Load<'a> {
     pub flush_every: usize,
     pub search_threads: usize,
     pub window: Duration,
+    pub hold_snapshot: bool,
 }
 
 /// One insert call returned: `total` rows acknowledged `at` seconds from the start.
@@ -131,6 +132,7 @@ fn insert_all(
     let mut flushes = Vec::new();
     let mut scratch = Vec::new();
     let mut since_flush = 0;
+    let mut held = None;
     for start in (0..rows).step_by(l.batch) {
         if stop.load(Ordering::Acquire) {
             break;
@@ -150,6 +152,9 @@ fn insert_all(
         }
         acked.store(end as u64, Ordering::Release);
         acks.push(Ack { at: secs(t0), total: end as u64 });
+        if l.hold_snapshot {
+            held = Some(l.coll.snapshot());
+        }
         l.base.release(start..end);
         since_flush += end - start;
         if l.flush_every > 0 && since_flush >= l.flush_every {
@@ -158,6 +163,7 @@ fn insert_all(
             since_flush = 0;
         }
     }
+    drop(held);
     let done = acks.last().map_or(0.0, |a| a.at);
     Ok((acks, flushes, done))
 }

@@ -89,7 +89,8 @@ pub fn run(
     })?;
     let dir = CollectionDir::new(cfg.path.as_deref(), false)?;
     log.begin("create");
-    let coll = Collection::create(dir.path(), schema, Default::default()).map_err(engine("create"))?;
+    let options = xvec::CollectionOptions::default().auto_flush_rows(stream.auto_flush_rows);
+    let coll = Collection::create(dir.path(), schema, options).map_err(engine("create"))?;
     log.end();
 
     let queries: Vec<Query> = vectors
@@ -105,6 +106,7 @@ pub fn run(
         flush_every: stream.flush_every,
         search_threads: stream.search_threads,
         window: stream.window,
+        hold_snapshot: stream.hold_snapshot,
     };
     log.begin("streaming");
     progress.begin("streaming", ds.base.len() as u64, "rows");
@@ -157,6 +159,8 @@ pub fn run(
                 search_threads: stream.search_threads as u64,
                 window_sec: stream.window.as_secs_f64(),
                 flush_every: stream.flush_every as u64,
+                hold_snapshot: stream.hold_snapshot,
+                auto_flush_rows: stream.auto_flush_rows,
                 truth_rows_per_query: per_query,
             },
             windows,

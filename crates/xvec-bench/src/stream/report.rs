@@ -48,6 +48,10 @@ pub struct StreamConfigReport {
     pub window_sec: f64,
     /// Flush after every this many rows; 0 never.
     pub flush_every: u64,
+    /// The insert thread held the newest snapshot between batches.
+    pub hold_snapshot: bool,
+    /// The collection's auto-flush threshold (background indexing); 0 off.
+    pub auto_flush_rows: u64,
     /// Rows per query the prefix ground truth recorded (entered a running top-k).
     pub truth_rows_per_query: f64,
 }

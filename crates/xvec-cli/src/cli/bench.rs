@@ -126,9 +126,17 @@ pub struct BenchArgs {
     /// Target ingest rate of --streaming in rows per second (default: as fast as possible).
     #[arg(long, value_name = "ROWS_PER_S", requires = "streaming", value_parser = parse_rate)]
     pub rate: Option<f64>,
-    /// Threads searching while --streaming inserts, 1 to 1024 (default: 1).
-    #[arg(long, value_name = "N", requires = "streaming", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    /// Threads searching while --streaming inserts, 0 (ingest only) to 1024 (default: 1).
+    #[arg(long, value_name = "N", requires = "streaming", value_parser = clap::value_parser!(u32).range(0..=1024))]
     pub search_threads: Option<u32>,
+    /// --streaming's insert thread holds the newest snapshot between batches, as a program
+    /// that queries between its writes does.
+    #[arg(long, requires = "streaming")]
+    pub hold_snapshot: bool,
+    /// Create the --streaming collection with this auto_flush_rows: background flushes,
+    /// index builds and tiered merges while rows arrive (default: 0, off).
+    #[arg(long, value_name = "ROWS", requires = "streaming")]
+    pub auto_flush_rows: Option<u64>,
     /// Length of a --streaming report window, e.g. 1s, 500ms (default: 1s).
     #[arg(long, value_name = "TIME", requires = "streaming", value_parser = parse_positive_duration)]
     pub window: Option<Duration>,
@@ -182,6 +190,8 @@ impl BenchArgs {
         self.streaming.then(|| StreamConfig {
             rate: self.rate,
             search_threads: self.search_threads.map_or(d.search_threads, |n| n as usize),
+            hold_snapshot: self.hold_snapshot,
+            auto_flush_rows: self.auto_flush_rows.unwrap_or(d.auto_flush_rows),
             window: self.window.unwrap_or(d.window),
             flush_every: self.flush_every.map_or(d.flush_every, |n| usize::try_from(n).unwrap_or(usize::MAX)),
         })
@@ -387,7 +397,7 @@ mod tests {
             &["--skip-load", "--dataset", "d"],
             &["--dataset", "d", "--streaming", "--rate", "0"],
             &["--dataset", "d", "--streaming", "--window", "0s"],
-            &["--dataset", "d", "--streaming", "--search-threads", "0"],
+            &["--dataset", "d", "--streaming", "--search-threads", "1025"],
             &["--dataset", "d", "--window", "1s"],
             &["--dataset", "d", "--streaming", "--concurrency", "2"],
         ] {
