@@ -335,6 +335,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'Target ingest rate of --streaming in rows per second (default: as fast as possible)')
             [CompletionResult]::new('--search-threads', '--search-threads', [CompletionResultType]::ParameterName, 'Threads searching while --streaming inserts, 0 (ingest only) to 1024 (default: 1)')
             [CompletionResult]::new('--auto-flush-rows', '--auto-flush-rows', [CompletionResultType]::ParameterName, 'Create the --streaming collection with this auto_flush_rows: background flushes, index builds and tiered merges while rows arrive (default: 0, off)')
+            [CompletionResult]::new('--optimize-at', '--optimize-at', [CompletionResultType]::ParameterName, 'Start an optimize (one build thread) once --streaming has inserted ROWS rows, and report the writes during it next to the rest of the run')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'Length of a --streaming report window, e.g. 1s, 500ms (default: 1s)')
             [CompletionResult]::new('--flush-every', '--flush-every', [CompletionResultType]::ParameterName, 'Flush after every ROWS rows --streaming inserts (default: 0, never)')
             [CompletionResult]::new('--compare', '--compare', [CompletionResultType]::ParameterName, 'Reports to print side by side (after this run''s, if a dataset is given), with ratios to the first')

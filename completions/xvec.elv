@@ -311,6 +311,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --rate 'Target ingest rate of --streaming in rows per second (default: as fast as possible)'
             cand --search-threads 'Threads searching while --streaming inserts, 0 (ingest only) to 1024 (default: 1)'
             cand --auto-flush-rows 'Create the --streaming collection with this auto_flush_rows: background flushes, index builds and tiered merges while rows arrive (default: 0, off)'
+            cand --optimize-at 'Start an optimize (one build thread) once --streaming has inserted ROWS rows, and report the writes during it next to the rest of the run'
             cand --window 'Length of a --streaming report window, e.g. 1s, 500ms (default: 1s)'
             cand --flush-every 'Flush after every ROWS rows --streaming inserts (default: 0, never)'
             cand --compare 'Reports to print side by side (after this run''s, if a dataset is given), with ratios to the first'

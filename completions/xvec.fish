@@ -387,6 +387,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l plot -d 'Draw recall
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l rate -d 'Target ingest rate of --streaming in rows per second (default: as fast as possible)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l search-threads -d 'Threads searching while --streaming inserts, 0 (ingest only) to 1024 (default: 1)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l auto-flush-rows -d 'Create the --streaming collection with this auto_flush_rows: background flushes, index builds and tiered merges while rows arrive (default: 0, off)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l optimize-at -d 'Start an optimize (one build thread) once --streaming has inserted ROWS rows, and report the writes during it next to the rest of the run' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l window -d 'Length of a --streaming report window, e.g. 1s, 500ms (default: 1s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l flush-every -d 'Flush after every ROWS rows --streaming inserts (default: 0, never)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l compare -d 'Reports to print side by side (after this run\'s, if a dataset is given), with ratios to the first' -r -F

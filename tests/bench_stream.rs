@@ -91,7 +91,7 @@ fn streaming_reports_windows_exact_recall_csv_and_plot() {
     assert_eq!(
         at(&r, "/streaming/config"),
         &serde_json::json!({"rate_rows_per_sec": 6000.0, "batch_size": 200, "search_threads": 2, "window_sec": 0.1,
-            "flush_every": 1000, "hold_snapshot": false, "auto_flush_rows": 0, "truth_rows_per_query": f(&r, "/streaming/config/truth_rows_per_query")})
+            "flush_every": 1000, "hold_snapshot": false, "auto_flush_rows": 0, "optimize_at": null, "truth_rows_per_query": f(&r, "/streaming/config/truth_rows_per_query")})
     );
     assert_eq!((f(&r, "/streaming/totals/flushes"), at(&r, "/dataset/ground_truth")), (3.0, &Value::from("computed")));
 
@@ -145,7 +145,7 @@ fn streaming_reports_windows_exact_recall_csv_and_plot() {
 
     // Ingest only, the insert thread holding snapshots, background indexing on.
     let args = ["--index", "hnsw", "--m", "8", "--limit", "1500", "--batch", "100", "--search-threads", "0"];
-    let rest = ["--hold-snapshot", "--auto-flush-rows", "400", "-o", "ingest.json"];
+    let rest = ["--hold-snapshot", "--auto-flush-rows", "400", "--optimize-at", "500", "-o", "ingest.json"];
     let out = xvec(root, &[&["bench", "--dataset", d, "--streaming"][..], &args, &rest].concat());
     ok(&out, "bench --streaming ingest only");
     let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("ingest.json")).unwrap()).unwrap();
@@ -153,6 +153,8 @@ fn streaming_reports_windows_exact_recall_csv_and_plot() {
     assert_eq!(at(&r, "/streaming/totals/queries"), 0);
     assert_eq!(at(&r, "/streaming/config/hold_snapshot"), true);
     assert_eq!(at(&r, "/streaming/config/auto_flush_rows"), 400);
+    let optimize = at(&r, "/streaming/totals/optimize");
+    assert!(optimize["end_sec"].as_f64() >= optimize["start_sec"].as_f64(), "{optimize}");
 }
 
 #[test]

@@ -221,6 +221,9 @@ pub struct StreamConfig {
     pub hold_snapshot: bool,
     /// The collection's `auto_flush_rows`: background flushes, index builds and merges.
     pub auto_flush_rows: u64,
+    /// Start an optimize (concurrency 1) on its own thread once this many rows are in,
+    /// to measure what writes see while it runs.
+    pub optimize_at: Option<u64>,
 }
 
 impl Default for StreamConfig {
@@ -232,6 +235,7 @@ impl Default for StreamConfig {
             flush_every: 0,
             hold_snapshot: false,
             auto_flush_rows: 0,
+            optimize_at: None,
         }
     }
 }

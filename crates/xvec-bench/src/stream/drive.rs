@@ -26,6 +26,7 @@ pub(crate) struct Load<'a> {
     pub search_threads: usize,
     pub window: Duration,
     pub hold_snapshot: bool,
+    pub optimize_at: Option<u64>,
 }
 
 /// One insert call returned: `total` rows acknowledged `at` seconds from the start.
@@ -67,6 +68,8 @@ pub(crate) struct Recorded {
     pub last_sample: Option<Sample>,
     /// From the start to the last acknowledgement.
     pub ingest_sec: f64,
+    /// When the `optimize_at` optimize started and ended.
+    pub optimize: Option<(f64, f64)>,
 }
 
 fn secs(t0: Instant) -> f64 {
@@ -100,15 +103,23 @@ pub(crate) fn drive(l: &Load, progress: &mut dyn Progress) -> Result<Recorded, B
                 })
             })
             .collect();
+        let optimizer = l.optimize_at.map(|at| {
+            let (stop, acked) = (&stop, &acked);
+            s.spawn(move || optimize_at(l, at, t0, stop, acked))
+        });
         let samples = monitor(l, t0, &stop, &acked, progress);
         let (acks, flushes, ingest_sec) = join(ingest)?;
+        let optimize = match optimizer {
+            Some(h) => join(h)?,
+            None => None,
+        };
         let last_sample = Some(sample(l.coll));
         let mut searches = Vec::new();
         for h in searchers {
             searches.extend(join(h)?);
         }
         searches.sort_by(|a: &Search, b: &Search| a.at.total_cmp(&b.at));
-        Ok(Recorded { acks, flushes, searches, samples, last_sample, ingest_sec })
+        Ok(Recorded { acks, flushes, searches, samples, last_sample, ingest_sec, optimize })
     })
 }
 
@@ -166,6 +177,26 @@ fn insert_all(
     drop(held);
     let done = acks.last().map_or(0.0, |a| a.at);
     Ok((acks, flushes, done))
+}
+
+/// The optimizer thread: once `at` rows are in, one optimize with one build thread; its
+/// start and end. None when the insert ended first.
+fn optimize_at(
+    l: &Load,
+    at: u64,
+    t0: Instant,
+    stop: &AtomicBool,
+    acked: &AtomicU64,
+) -> Result<Option<(f64, f64)>, BenchError> {
+    while acked.load(Ordering::Acquire) < at {
+        if stop.load(Ordering::Acquire) {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let start = secs(t0);
+    l.coll.optimize(&xvec::OptimizeOptions::default().concurrency(1)).map_err(engine("optimize"))?;
+    Ok(Some((start, secs(t0))))
 }
 
 /// A search thread: waits for the first rows, then runs the queries round-robin from its

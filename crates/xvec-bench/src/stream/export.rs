@@ -48,6 +48,12 @@ pub const COLUMNS: &[&str] = &[
     "recall_last_window",
     "recall_min_window",
     "flushes",
+    "optimize_at",
+    "optimize_sec",
+    "rows_per_second_during_optimize",
+    "rows_per_second_outside_optimize",
+    "longest_batch_ms_during_optimize",
+    "longest_batch_ms_outside_optimize",
     "peak_rss_mib",
     "engine_max_mib",
     "disk_mib",
@@ -62,6 +68,7 @@ pub fn row(r: &StreamReport) -> Vec<String> {
     let c = &r.config;
     let s = &r.streaming;
     let t = &s.totals;
+    let o = t.optimize.as_ref();
     let load = |l: Option<[f64; 3]>| l.map_or_else(String::new, |l| num(l[0], 2));
     let mut params = vec![format!("index={}", serde_json::to_string(&c.schema_index).expect("index params serialize"))];
     params.extend(c.refine.map(|v| format!("refine={v}")));
@@ -108,6 +115,12 @@ pub fn row(r: &StreamReport) -> Vec<String> {
         ("recall_last_window", opt(t.recall_last_window, 4)),
         ("recall_min_window", opt(t.recall_min_window, 4)),
         ("flushes", t.flushes.to_string()),
+        ("optimize_at", s.config.optimize_at.map_or_else(String::new, |n| n.to_string())),
+        ("optimize_sec", o.map_or_else(String::new, |o| num(o.end_sec - o.start_sec, 3))),
+        ("rows_per_second_during_optimize", o.map_or_else(String::new, |o| num(o.rows_per_sec_during, 0))),
+        ("rows_per_second_outside_optimize", o.map_or_else(String::new, |o| num(o.rows_per_sec_outside, 0))),
+        ("longest_batch_ms_during_optimize", o.map_or_else(String::new, |o| num(o.max_batch_ms_during, 1))),
+        ("longest_batch_ms_outside_optimize", o.map_or_else(String::new, |o| num(o.max_batch_ms_outside, 1))),
         ("peak_rss_mib", num(r.peak_rss_mib, 1)),
         ("engine_max_mib", t.engine_max_bytes.map_or_else(String::new, mib)),
         ("disk_mib", mib(r.disk_bytes)),

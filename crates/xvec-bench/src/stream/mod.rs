@@ -107,6 +107,7 @@ pub fn run(
         search_threads: stream.search_threads,
         window: stream.window,
         hold_snapshot: stream.hold_snapshot,
+        optimize_at: stream.optimize_at,
     };
     log.begin("streaming");
     progress.begin("streaming", ds.base.len() as u64, "rows");
@@ -161,6 +162,7 @@ pub fn run(
                 flush_every: stream.flush_every as u64,
                 hold_snapshot: stream.hold_snapshot,
                 auto_flush_rows: stream.auto_flush_rows,
+                optimize_at: stream.optimize_at,
                 truth_rows_per_query: per_query,
             },
             windows,

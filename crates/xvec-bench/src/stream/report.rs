@@ -52,6 +52,8 @@ pub struct StreamConfigReport {
     pub hold_snapshot: bool,
     /// The collection's auto-flush threshold (background indexing); 0 off.
     pub auto_flush_rows: u64,
+    /// Rows in when the measured optimize started; `null`: none.
+    pub optimize_at: Option<u64>,
     /// Rows per query the prefix ground truth recorded (entered a running top-k).
     pub truth_rows_per_query: f64,
 }
@@ -105,6 +107,22 @@ pub struct Totals {
     pub rss_max_mib: Option<f64>,
     /// Largest engine memory sampled at a window end.
     pub engine_max_bytes: Option<u64>,
+    /// Writes while the `optimize_at` optimize ran, against the rest of the run.
+    pub optimize: Option<DuringOptimize>,
+}
+
+/// What writes saw during an optimize, next to the rest of the run. A batch counts as
+/// during when its insert call overlapped the optimize.
+#[derive(Clone, Debug, Serialize)]
+pub struct DuringOptimize {
+    pub start_sec: f64,
+    pub end_sec: f64,
+    pub rows_per_sec_during: f64,
+    pub rows_per_sec_outside: f64,
+    /// Longest time between two acknowledgements (one batch's insert call and the
+    /// loop around it), during and outside the optimize.
+    pub max_batch_ms_during: f64,
+    pub max_batch_ms_outside: f64,
 }
 
 impl StreamReport {

@@ -4,7 +4,7 @@
 use hdrhistogram::Histogram;
 
 use super::drive::Recorded;
-use super::report::{Totals, Window};
+use super::report::{DuringOptimize, Totals, Window};
 use crate::dataset::recall_at;
 use crate::phases::histogram;
 use crate::prefix_truth::PrefixTruth;
@@ -107,8 +107,32 @@ pub(crate) fn summarize(rec: &Recorded, truth: &PrefixTruth, k: usize, window: f
         flushes: rec.flushes.len() as u64,
         rss_max_mib: windows.iter().filter_map(|w| w.rss_mib).reduce(f64::max),
         engine_max_bytes: windows.iter().filter_map(|w| w.engine_bytes).max(),
+        optimize: rec.optimize.map(|(start, stop)| during_optimize(rec, start, stop)),
     };
     (windows, totals)
+}
+
+/// Rows and batch times of the batches whose insert overlapped `start..stop`, and of the rest.
+fn during_optimize(rec: &Recorded, start: f64, stop: f64) -> DuringOptimize {
+    let (mut rows, mut secs, mut max) = ([0u64; 2], [0f64; 2], [0f64; 2]);
+    let mut prev = (0.0, 0u64);
+    for a in &rec.acks {
+        let i = usize::from(!(a.at > start && prev.0 < stop));
+        let took = a.at - prev.0;
+        rows[i] += a.total - prev.1;
+        secs[i] += took;
+        max[i] = max[i].max(took * 1e3);
+        prev = (a.at, a.total);
+    }
+    let rate = |i: usize| if secs[i] > 0.0 { rows[i] as f64 / secs[i] } else { 0.0 };
+    DuringOptimize {
+        start_sec: start,
+        end_sec: stop,
+        rows_per_sec_during: rate(0),
+        rows_per_sec_outside: rate(1),
+        max_batch_ms_during: max[0],
+        max_batch_ms_outside: max[1],
+    }
 }
 
 #[cfg(test)]
@@ -148,6 +172,7 @@ mod tests {
             samples: vec![sample(10.0), sample(20.0)],
             last_sample: Some(sample(30.0)),
             ingest_sec: 2.5,
+            optimize: Some((1.4, 1.6)),
         };
         let (w, t) = summarize(&rec, &truth, 1, 1.0);
         assert_eq!(w.len(), 3);
@@ -164,6 +189,11 @@ mod tests {
         assert!((t.recall.unwrap() - 2.0 / 3.0).abs() < 1e-12 && (t.qps - 1.2).abs() < 1e-12);
         assert_eq!((t.rss_max_mib, t.engine_max_bytes), (Some(30.0), Some(30)));
         assert!((w[0].latency.latency_p99_ms - 1.0).abs() < 0.01);
+        // The optimize (1.4 to 1.6 s) overlapped the second and third batches (0.2 to 1.5,
+        // 1.5 to 2.5 s); the first (0 to 0.2 s) ran outside it.
+        let o = t.optimize.unwrap();
+        assert!((o.rows_per_sec_during - 2.0 / 2.3).abs() < 1e-9 && (o.max_batch_ms_during - 1300.0).abs() < 1e-6);
+        assert!((o.rows_per_sec_outside - 10.0).abs() < 1e-9 && (o.max_batch_ms_outside - 200.0).abs() < 1e-6);
         // Windows the monitor slept through take the sample after the insert.
         let late = Recorded { samples: vec![sample(10.0)], ..rec };
         let (w, _) = summarize(&late, &truth, 1, 1.0);

@@ -137,6 +137,10 @@ pub struct BenchArgs {
     /// index builds and tiered merges while rows arrive (default: 0, off).
     #[arg(long, value_name = "ROWS", requires = "streaming")]
     pub auto_flush_rows: Option<u64>,
+    /// Start an optimize (one build thread) once --streaming has inserted ROWS rows, and
+    /// report the writes during it next to the rest of the run.
+    #[arg(long, value_name = "ROWS", requires = "streaming")]
+    pub optimize_at: Option<u64>,
     /// Length of a --streaming report window, e.g. 1s, 500ms (default: 1s).
     #[arg(long, value_name = "TIME", requires = "streaming", value_parser = parse_positive_duration)]
     pub window: Option<Duration>,
@@ -192,6 +196,7 @@ impl BenchArgs {
             search_threads: self.search_threads.map_or(d.search_threads, |n| n as usize),
             hold_snapshot: self.hold_snapshot,
             auto_flush_rows: self.auto_flush_rows.unwrap_or(d.auto_flush_rows),
+            optimize_at: self.optimize_at,
             window: self.window.unwrap_or(d.window),
             flush_every: self.flush_every.map_or(d.flush_every, |n| usize::try_from(n).unwrap_or(usize::MAX)),
         })

@@ -118,6 +118,13 @@ fn totals_table(r: &StreamReport) -> Table {
     row("peak RSS MiB", round(r.peak_rss_mib, 1));
     row("engine MiB, largest sample", opt(t.engine_max_bytes.map(mib), 1));
     row("engine MiB, at the end", round(mib(r.engine_memory.total), 1));
+    if let Some(o) = &t.optimize {
+        row("optimize seconds", round(o.end_sec - o.start_sec, 3));
+        row("rows/s during optimize", round(o.rows_per_sec_during, 0));
+        row("rows/s outside optimize", round(o.rows_per_sec_outside, 0));
+        row("longest batch ms during optimize", round(o.max_batch_ms_during, 1));
+        row("longest batch ms outside optimize", round(o.max_batch_ms_outside, 1));
+    }
     out
 }
 
