@@ -126,17 +126,8 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
     let disk_bytes = sys::dir_bytes(dir.path());
     drop(dir);
 
-    if log.hwm_reset_failed {
-        notes.push("VmHWM could not be reset (/proc/self/clear_refs): per-phase peaks are process-wide".into());
-    }
     let usage = sys::usage();
-    let peak_rss_mib = log
-        .done
-        .iter()
-        .filter_map(|p| p.hwm_mib)
-        .chain(usage.map(|u| u.max_rss_mib))
-        .chain(sys::rss().map(|r| r.hwm_mib))
-        .fold(0.0, f64::max);
+    let peak_rss_mib = log.peak_rss_mib(usage.as_ref(), &mut notes);
     // From "open" on, the process is a read-only query process: the dataset is unmapped.
     let open_at = log.done.iter().position(|p| p.name == "open").unwrap_or(0);
     let query_peak_rss_mib = log.done[open_at..].iter().filter_map(|p| p.hwm_mib).fold(0.0, f64::max);
@@ -545,6 +536,18 @@ struct OpenPhase {
 }
 
 impl PhaseLog {
+    /// The process's peak RSS over the phases (with a note when the per-phase peaks could
+    /// not be separated).
+    pub(crate) fn peak_rss_mib(&self, usage: Option<&sys::Usage>, notes: &mut Vec<String>) -> f64 {
+        if self.hwm_reset_failed {
+            notes.push("VmHWM could not be reset (/proc/self/clear_refs): per-phase peaks are process-wide".into());
+        }
+        (self.done.iter().filter_map(|p| p.hwm_mib))
+            .chain(usage.map(|u| u.max_rss_mib))
+            .chain(sys::rss().map(|r| r.hwm_mib))
+            .fold(0.0, f64::max)
+    }
+
     pub(crate) fn begin(&mut self, name: &str) {
         // Reset the peak here, not when the last phase ended: whatever was freed in
         // between (the unmapped dataset before "open") must not count in this phase.

@@ -133,17 +133,8 @@ pub fn run(
     let disk_bytes = sys::dir_bytes(dir.path());
     drop(dir);
 
-    if log.hwm_reset_failed {
-        notes.push("VmHWM could not be reset (/proc/self/clear_refs): per-phase peaks are process-wide".into());
-    }
     let usage = sys::usage();
-    let peak_rss_mib = log
-        .done
-        .iter()
-        .filter_map(|p| p.hwm_mib)
-        .chain(usage.map(|u| u.max_rss_mib))
-        .chain(sys::rss().map(|r| r.hwm_mib))
-        .fold(0.0, f64::max);
+    let peak_rss_mib = log.peak_rss_mib(usage.as_ref(), &mut notes);
     Ok(StreamReport {
         schema_version: SCHEMA_VERSION,
         format: FORMAT,
