@@ -146,3 +146,37 @@ fn dashboard_under_a_terminal_restores_it_on_quit() {
     let screen = t.wait("stty's answer", |s| s.contains("STTY:i") || s.contains("STTY:e") || s.contains("STTY:-"));
     assert!(screen.contains("STTY:icanon echo\n"), "{screen}");
 }
+
+/// A read-only dashboard on a collection another handle writes to follows it: the live
+/// count grows under it, and it reports the ingest rate and the rows not indexed yet.
+#[test]
+fn headless_on_a_live_collection_reports_ingest_and_backlog() {
+    use xvec::{Collection, Doc, Field, Metric, Schema, VectorType};
+    let dir = tempfile::tempdir().unwrap();
+    let schema = Schema::builder("live").field(Field::vector("emb", VectorType::Fp32, 8, Metric::L2)).build().unwrap();
+    let coll = Collection::create(dir.path(), schema, Default::default()).unwrap();
+    let doc =
+        |i: usize| Doc::new(format!("k{i}")).set("emb", (0..8).map(|j| ((i * 8 + j) % 97) as f32).collect::<Vec<_>>());
+    coll.insert((0..200).map(doc).collect()).unwrap();
+    coll.flush().unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let run = std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut i = 200;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                coll.insert((i..i + 50).map(doc).collect()).unwrap();
+                i += 50;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        let d = dir.path().to_str().unwrap();
+        let run = xvec(&["tui", d, "--headless", "--duration", "1500ms", "--json", "--concurrency", "1"]).run();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        run
+    });
+    run.ok();
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
+    assert!(v["ingest_docs_per_s"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(v["live_docs"].as_u64().unwrap() > 200 && v["wal_records"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["live_docs"].as_u64().unwrap() - 200, v["unindexed_rows"].as_u64().unwrap(), "{v}");
+}

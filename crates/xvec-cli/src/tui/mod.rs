@@ -37,6 +37,8 @@ use workload::{MAX_K, MAX_THREADS, Queries, Settings, Truth, Workload};
 
 /// How often the counters are folded in and a frame drawn (keys redraw at once).
 const TICK: Duration = Duration::from_millis(250);
+/// How often the overview (counts, files, backlog) is read again.
+const OVERVIEW_EVERY: Duration = Duration::from_secs(1);
 /// How often the engine's memory accounting is read.
 const SAMPLE_MEMORY: Duration = Duration::from_millis(500);
 /// Queries sampled from the collection when no `--queries` file is given.
@@ -176,6 +178,8 @@ pub fn headless(coll: &Collection, o: &Options) -> Result<serde_json::Value, Tui
     // The reference first, so recall covers the whole run and the clock measures queries.
     w.compute_reference();
     let mut m = Metrics::new();
+    let live_at_start = coll.count();
+    let started = Instant::now();
     std::thread::scope(|s| {
         let start = Instant::now();
         let base = w.elapsed();
@@ -196,6 +200,8 @@ pub fn headless(coll: &Collection, o: &Options) -> Result<serde_json::Value, Tui
     let mut last = w.collect();
     last.t = m.now();
     m.push(last);
+    let stats = coll.stats();
+    let ingest = stats.live_docs.saturating_sub(live_at_start) as f64 / started.elapsed().as_secs_f64();
     let mut out = serde_json::json!({
         "collection": coll.schema().name(),
         "field": o.field.clone().or_else(|| workload::vector_field(&coll.snapshot(), None).ok().map(|f| f.0)),
@@ -208,6 +214,12 @@ pub fn headless(coll: &Collection, o: &Options) -> Result<serde_json::Value, Tui
         },
         "queries_source": info.query_source.describe(),
         "recall_source": info.recall_source,
+        "generation": stats.generation,
+        "wal_records": stats.wal_records,
+        "live_docs": stats.live_docs,
+        "ingest_docs_per_s": ingest,
+        "unindexed_rows": stats.unindexed_rows,
+        "background_jobs": stats.background_jobs,
     });
     let summary = serde_json::to_value(m.summary()).map_err(|e| TuiError::new(e.to_string()))?;
     if let (Some(o), serde_json::Value::Object(s)) = (out.as_object_mut(), summary) {
@@ -289,7 +301,15 @@ pub fn interactive(coll: &Collection, o: &Options) -> Result<(), TuiError> {
             }
         });
         w.spawn_workers(s);
-        let mut ui = Ui { coll, w: &w, run: &run, graphs: &graphs, scope: s, optimize_started: None };
+        let mut ui = Ui {
+            coll,
+            w: &w,
+            run: &run,
+            graphs: &graphs,
+            scope: s,
+            optimize_started: None,
+            overview_at: Instant::now(),
+        };
         let r = ui.event_loop(&mut term, &mut state, &memory, o.duration);
         run.cancel.store(true, Ordering::Release);
         stop.store(true, Ordering::Release);
@@ -309,6 +329,8 @@ struct Ui<'a, 's, 'e> {
     graphs: &'s Mutex<Load<Vec<GraphReport>>>,
     scope: &'s std::thread::Scope<'s, 'e>,
     optimize_started: Option<Instant>,
+    /// When the overview was last read, for the ingest rate.
+    overview_at: Instant,
 }
 
 impl<'a: 's, 's, 'e> Ui<'a, 's, 'e> {
@@ -357,6 +379,15 @@ impl<'a: 's, 's, 'e> Ui<'a, 's, 'e> {
 
     /// Folds in what the background threads did since the last tick.
     fn refresh(&mut self, state: &mut State) {
+        // The counts move while a writer (this handle's, or the one it follows) ingests.
+        let dt = self.overview_at.elapsed().as_secs_f64();
+        if dt >= OVERVIEW_EVERY.as_secs_f64() {
+            let next = Overview::read(self.coll);
+            state.ingest = Some(next.live.saturating_sub(state.overview.live) as f64 / dt);
+            state.overview = next;
+            state.selected = state.selected.min(state.overview.segments.len().saturating_sub(1));
+            self.overview_at = Instant::now();
+        }
         state.search.reference_ready = self.w.reference_ready(state.search.settings.filter);
         if let Some(e) = self.w.last_error()
             && state.message.is_none()

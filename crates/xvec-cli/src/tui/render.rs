@@ -104,6 +104,15 @@ fn render_help(state: &State, frame: &mut Frame, body: Rect) {
     frame.render_widget(table, area);
 }
 
+/// The ingest rate as the views print it.
+pub fn ingest(state: &State) -> String {
+    match (state.ingest, state.overview.background_jobs) {
+        (None, _) => "-".into(),
+        (Some(r), 0) => format!("{r:.0} docs/s"),
+        (Some(r), jobs) => format!("{r:.0} docs/s, {jobs} background jobs"),
+    }
+}
+
 fn render_overview(state: &State, frame: &mut Frame, area: Rect) {
     let o = &state.overview;
     let mut lines = vec![
@@ -119,7 +128,13 @@ fn render_overview(state: &State, frame: &mut Frame, area: Rect) {
             o.generation,
             mib(o.disk_bytes)
         )),
-        Line::raw(format!("WAL {} bytes, {} unflushed rows", o.wal_bytes, o.unflushed)),
+        Line::raw(format!(
+            "WAL {} bytes, {} unflushed rows | {} not indexed | ingest {}",
+            o.wal_bytes,
+            o.unflushed,
+            o.unindexed,
+            ingest(state)
+        )),
     ];
     if small(area) {
         lines.extend(o.fields.iter().map(|f| {

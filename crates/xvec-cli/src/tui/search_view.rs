@@ -203,7 +203,14 @@ pub fn render(state: &State, frame: &mut Frame, area: Rect) {
     };
     if small(area) {
         let lines = vec![
-            Line::raw(format!("QPS {:.1} (avg {:.1}) | {} queries", s.qps, s.qps_avg, s.queries)),
+            Line::raw(format!(
+                "QPS {:.1} (avg {:.1}) | {} queries | ingest {} | {} not indexed",
+                s.qps,
+                s.qps_avg,
+                s.queries,
+                super::render::ingest(state),
+                state.overview.unindexed
+            )),
             Line::raw(format!(
                 "latency ms p50 {:.3} p95 {:.3} p99 {:.3}",
                 s.latency_ms.p50, s.latency_ms.p95, s.latency_ms.p99
@@ -231,7 +238,7 @@ pub fn render(state: &State, frame: &mut Frame, area: Rect) {
     let block = Block::bordered().title(title);
     let inner = block.inner(l.throughput);
     frame.render_widget(block, l.throughput);
-    let [figs, spark] = Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(inner);
+    let [figs, spark] = Layout::vertical([Constraint::Length(3), Constraint::Min(1)]).areas(inner);
     let figures = vec![
         Line::from(vec![
             Span::raw("QPS "),
@@ -239,6 +246,11 @@ pub fn render(state: &State, frame: &mut Frame, area: Rect) {
             Span::raw(format!("  avg {:.1}", s.qps_avg)),
         ]),
         Line::raw(format!("queries {}  errors {}", s.queries, s.errors)),
+        Line::raw(format!(
+            "ingest {}/s  unindexed {}",
+            state.ingest.map_or("-".into(), |r| format!("{r:.0}")),
+            state.overview.unindexed
+        )),
     ];
     frame.render_widget(Paragraph::new(figures), figs);
     let hist = state.metrics.history();

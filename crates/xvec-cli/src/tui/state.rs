@@ -70,6 +70,12 @@ pub struct Overview {
     pub live: u64,
     pub deleted: u64,
     pub unflushed: u64,
+    /// WAL records the handle holds on top of its generation.
+    pub wal_records: u64,
+    /// Rows queries still scan exactly: unflushed, or in segments not indexed yet.
+    pub unindexed: u64,
+    /// Background jobs (index builds, merges) this handle published.
+    pub background_jobs: u64,
     pub wal_bytes: u64,
     pub disk_bytes: u64,
     pub fields: Vec<FieldInfo>,
@@ -114,6 +120,9 @@ impl Overview {
             live: stats.live_docs,
             deleted: stats.deleted_docs,
             unflushed: stats.mem_rows,
+            wal_records: stats.wal_records,
+            unindexed: stats.unindexed_rows,
+            background_jobs: stats.background_jobs,
             wal_bytes: stats.wal_bytes,
             disk_bytes: stats.disk_bytes,
             fields,
@@ -257,6 +266,9 @@ pub struct State {
     pub graphs: Load<Vec<GraphReport>>,
     /// A one-line note for the status bar (last action, last error).
     pub message: Option<String>,
+    /// Live documents gained per second between the last two overview reads: the ingest
+    /// of a writer this handle follows, or of its own writes.
+    pub ingest: Option<f64>,
 }
 
 impl State {
@@ -282,6 +294,7 @@ impl State {
             selected: 0,
             graphs: Load::NotStarted,
             message: None,
+            ingest: None,
         }
     }
 }

@@ -75,6 +75,9 @@ fn state(view: View) -> State {
         live: 149_958,
         deleted: 42,
         unflushed: 310,
+        wal_records: 12,
+        unindexed: 310,
+        background_jobs: 0,
         wal_bytes: 96_412,
         disk_bytes: 251_000_000,
         fields: vec![
@@ -147,6 +150,7 @@ fn state(view: View) -> State {
             layers: vec![layer(0, 50_000), layer(1, 3_100), layer(2, 190), layer(3, 12)],
         }]),
         message: Some("ef 80".into()),
+        ingest: Some(2_150.0),
     }
 }
 
