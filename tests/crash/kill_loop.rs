@@ -1,5 +1,8 @@
 //! The kill loop: writer, optimizer and `xvec` child processes take turns on one
-//! collection, and most are killed with SIGKILL at a random moment. After every kill:
+//! collection, and most are killed with SIGKILL at a random moment. Half the optimizers
+//! go on inserting, upserting, deleting and flushing while their optimize builds, so kills
+//! also land between a write acknowledged during the build and the publish that must
+//! carry it. After every kill:
 //!
 //! - verify finds no corruption, and every leftover it reports is rolled back by the next
 //!   writable open, which must succeed (never "locked", never "File exists");
@@ -74,6 +77,10 @@ enum Step {
     Write(Batch),
     Flush,
     Optimize,
+    /// Starts an optimize on another thread; the steps after it run while it builds.
+    OptimizeBehind,
+    /// Waits for the optimize started behind.
+    Join,
 }
 
 fn key(k: u32) -> String {
@@ -176,6 +183,8 @@ fn encode_plan(sync: SyncPolicy, steps: &[Step]) -> String {
             }
             Step::Flush => out.push_str("flush\n"),
             Step::Optimize => out.push_str("optimize\n"),
+            Step::OptimizeBehind => out.push_str("optimize-behind\n"),
+            Step::Join => out.push_str("join\n"),
         }
     }
     out
@@ -206,6 +215,8 @@ fn decode_plan(text: &str) -> (SyncPolicy, Vec<Step>) {
                 Some("delete") => Step::Write(Batch::Delete(words.map(|w| w.parse().unwrap()).collect())),
                 Some("flush") => Step::Flush,
                 Some("optimize") => Step::Optimize,
+                Some("optimize-behind") => Step::OptimizeBehind,
+                Some("join") => Step::Join,
                 other => panic!("bad plan line {other:?}"),
             }
         })
@@ -230,27 +241,32 @@ fn child_writer() {
     let (sync, steps) = decode_plan(&std::fs::read_to_string(plan).unwrap());
     let coll = Collection::open(&dir, &OpenOptions::writable().sync(sync)).unwrap();
     say("opened");
-    for (i, step) in steps.iter().enumerate() {
-        match step {
-            Step::Write(Batch::Insert(items)) => {
-                coll.insert(items.iter().map(|&(k, v)| doc(k, v)).collect()).unwrap();
+    let progress = |p: &OptimizeProgress| say(&format!("progress {} {}", p.segments_done, p.vectors_indexed));
+    let optimize = || coll.optimize(&OptimizeOptions::default().concurrency(1).progress(Some(&progress))).unwrap();
+    std::thread::scope(|s| {
+        let mut behind = None;
+        for (i, step) in steps.iter().enumerate() {
+            match step {
+                Step::Write(Batch::Insert(items)) => {
+                    coll.insert(items.iter().map(|&(k, v)| doc(k, v)).collect()).unwrap();
+                }
+                Step::Write(Batch::Upsert(items)) => {
+                    coll.upsert(items.iter().map(|&(k, v)| doc(k, v)).collect()).unwrap();
+                }
+                Step::Write(Batch::Delete(keys)) => {
+                    let keys: Vec<String> = keys.iter().map(|&k| key(k)).collect();
+                    coll.delete(&keys.iter().map(String::as_str).collect::<Vec<_>>()).unwrap();
+                }
+                Step::Flush => coll.flush().unwrap(),
+                Step::Optimize => drop(optimize()),
+                // Content-neutral, so acknowledged once started; the writes after it are
+                // acknowledged as they return, while it builds.
+                Step::OptimizeBehind => behind = Some(s.spawn(optimize)),
+                Step::Join => drop(behind.take().expect("an optimize behind to join").join().unwrap()),
             }
-            Step::Write(Batch::Upsert(items)) => {
-                coll.upsert(items.iter().map(|&(k, v)| doc(k, v)).collect()).unwrap();
-            }
-            Step::Write(Batch::Delete(keys)) => {
-                let keys: Vec<String> = keys.iter().map(|&k| key(k)).collect();
-                coll.delete(&keys.iter().map(String::as_str).collect::<Vec<_>>()).unwrap();
-            }
-            Step::Flush => coll.flush().unwrap(),
-            Step::Optimize => {
-                let progress =
-                    |p: &OptimizeProgress| say(&format!("progress {} {}", p.segments_done, p.vectors_indexed));
-                coll.optimize(&OptimizeOptions::default().concurrency(1).progress(Some(&progress))).unwrap();
-            }
+            say(&format!("acked {i}"));
         }
-        say(&format!("acked {i}"));
-    }
+    });
     coll.close().unwrap();
     say("done");
 }
@@ -460,7 +476,7 @@ impl Loop {
             .map(|s| match s {
                 Step::Write(_) => "write",
                 Step::Flush => "flush",
-                Step::Optimize => "optimize",
+                Step::Optimize | Step::OptimizeBehind | Step::Join => "optimize",
             })
             .collect();
         let batches = steps
@@ -524,7 +540,22 @@ impl Loop {
                 apply(&mut s, &b);
                 steps.push(Step::Write(b));
             }
-            steps.push(Step::Optimize);
+            if self.rng.random_bool(0.5) {
+                steps.push(Step::Optimize);
+            } else {
+                // Writes, deletes and flushes go on while the optimize builds.
+                steps.push(Step::OptimizeBehind);
+                for _ in 0..self.rng.random_range(2..=8) {
+                    if self.rng.random_range(0..5) == 0 {
+                        steps.push(Step::Flush);
+                    } else {
+                        let b = self.batch(&s);
+                        apply(&mut s, &b);
+                        steps.push(Step::Write(b));
+                    }
+                }
+                steps.push(Step::Join);
+            }
             let lines = steps.len() + 30;
             let kill = lib_kill(&mut self.rng, lines);
             self.library_child("optimizer", SyncPolicy::EveryBatch, steps, kill)
