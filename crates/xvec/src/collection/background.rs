@@ -37,7 +37,7 @@ pub(super) struct Status {
     pub jobs: AtomicU64,
     /// Milliseconds writes waited for the backlog to drain, in all.
     pub stall_ms: AtomicU64,
-    /// Why the last job or auto-flush failed, if one did.
+    /// Why the last job or auto-flush failed, if it did (cleared by the next success).
     pub last_error: Mutex<Option<String>>,
     /// Notified when a job publishes (writers waiting on the backlog recheck).
     published: Condvar,
@@ -49,14 +49,20 @@ impl Status {
         *self.last_error.lock().expect("status lock poisoned") = Some(e.to_string());
     }
 
-    /// Blocks while `over()` holds and the thread is running to make it false.
+    fn failing(&self) -> bool {
+        self.last_error.lock().expect("status lock poisoned").is_some()
+    }
+
+    /// Blocks while `over()` holds and the thread is running to make it false. A thread
+    /// whose last job failed (a full disk, say) cannot drain the backlog: writes then go
+    /// on rather than wait for it.
     pub(super) fn wait_for_backlog(&self, stop: &AtomicBool, over: impl Fn() -> bool) {
-        if !over() {
+        if self.failing() || !over() {
             return;
         }
         let start = Instant::now();
         let mut guard = self.published_lock.lock().expect("status lock poisoned");
-        while over() && !stop.load(Ordering::Acquire) {
+        while !self.failing() && over() && !stop.load(Ordering::Acquire) {
             guard = self.published.wait_timeout(guard, Duration::from_millis(50)).expect("status lock poisoned").0;
         }
         self.stall_ms.fetch_add(start.elapsed().as_millis() as u64, Ordering::Relaxed);
@@ -122,6 +128,7 @@ fn run(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Receiver<()>
         match run_one(shared, stop) {
             Ok(true) => {
                 status.jobs.fetch_add(1, Ordering::Relaxed);
+                *status.last_error.lock().expect("status lock poisoned") = None;
                 status.published.notify_all();
                 continue;
             }

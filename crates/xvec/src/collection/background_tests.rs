@@ -73,3 +73,18 @@ fn bound(rows: u64, flush: u64, mf: u32) -> usize {
     let tiers = (rows / flush).max(1).ilog(mf as u64) as usize + 1;
     (mf as usize - 1) * tiers
 }
+
+#[test]
+fn backpressure_gives_way_when_the_maintenance_thread_fails_or_stops() {
+    use std::sync::atomic::AtomicBool;
+    let status = super::background::Status::default();
+    let (running, stopped) = (AtomicBool::new(false), AtomicBool::new(true));
+    // Over the bound, the thread stopped: no wait.
+    status.wait_for_backlog(&stopped, || true);
+    // Over the bound, the thread's last job failed: no wait either.
+    status.record_error(&crate::Error::Cancelled);
+    status.wait_for_backlog(&running, || true);
+    // Under the bound: no wait, nothing counted.
+    status.wait_for_backlog(&running, || false);
+    assert_eq!(status.stall_ms.load(std::sync::atomic::Ordering::Relaxed), 0);
+}

@@ -133,7 +133,7 @@ pub struct Stats {
     pub background_jobs: u64,
     /// Milliseconds this handle's writes waited for the index backlog to drain.
     pub write_stall_ms: u64,
-    /// Why the last background job or automatic flush failed, if one did.
+    /// Why the last background job or automatic flush failed, if the last one did.
     pub background_error: Option<String>,
     /// Why a following read-only handle could not move to the writer's newest state at
     /// its last attempt (it keeps serving the state it has).
