@@ -104,15 +104,6 @@ fn render_help(state: &State, frame: &mut Frame, body: Rect) {
     frame.render_widget(table, area);
 }
 
-/// The ingest rate as the views print it.
-pub fn ingest(state: &State) -> String {
-    match (state.ingest, state.overview.background_jobs) {
-        (None, _) => "-".into(),
-        (Some(r), 0) => format!("{r:.0} docs/s"),
-        (Some(r), jobs) => format!("{r:.0} docs/s, {jobs} background jobs"),
-    }
-}
-
 fn render_overview(state: &State, frame: &mut Frame, area: Rect) {
     let o = &state.overview;
     let mut lines = vec![
@@ -133,7 +124,7 @@ fn render_overview(state: &State, frame: &mut Frame, area: Rect) {
             o.wal_bytes,
             o.unflushed,
             o.unindexed,
-            ingest(state)
+            state.ingest_text()
         )),
     ];
     if small(area) {

@@ -208,7 +208,7 @@ pub fn render(state: &State, frame: &mut Frame, area: Rect) {
                 s.qps,
                 s.qps_avg,
                 s.queries,
-                super::render::ingest(state),
+                state.ingest_text(),
                 state.overview.unindexed
             )),
             Line::raw(format!(

@@ -272,6 +272,15 @@ pub struct State {
 }
 
 impl State {
+    /// The ingest rate as the views print it, with the background jobs if there are any.
+    pub fn ingest_text(&self) -> String {
+        match (self.ingest, self.overview.background_jobs) {
+            (None, _) => "-".into(),
+            (Some(r), 0) => format!("{r:.0} docs/s"),
+            (Some(r), jobs) => format!("{r:.0} docs/s, {jobs} background jobs"),
+        }
+    }
+
     /// The state the dashboard starts in: the overview, no metrics yet, no optimize run.
     pub fn new(overview: Overview, search: SearchInfo, color: bool) -> State {
         let writable = overview.writable;
