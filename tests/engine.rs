@@ -158,7 +158,8 @@ fn snapshots_are_consistent_while_the_writer_flushes() {
     let doc = |i: usize| Doc::new(format!("k{i}")).set("tag", "t").set("n", i as i64).set("v", vs[i].clone());
     w.insert((0..200).map(doc).collect()).unwrap();
     w.flush().unwrap();
-    let reader = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap();
+    // A handle that does not follow stays as it opened (following ones: tests/follow.rs).
+    let reader = Collection::open(dir.path(), &OpenOptions::read_only().follow(false)).unwrap();
     let pinned = w.snapshot();
     let q = Query::vector(vs[7].clone()).k(5);
     let before = pinned.query(&q).unwrap();
