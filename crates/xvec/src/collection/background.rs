@@ -1,8 +1,9 @@
 //! Background maintenance of a writable handle whose collection has
-//! [`auto_flush_rows`](crate::CollectionOptions::auto_flush_rows) set: the memtable is
-//! flushed when it reaches that many rows, and one thread indexes each new segment and
-//! merges segments in tiers, so fresh rows stop being searched by brute force without a
-//! full optimize.
+//! [`auto_flush_rows`](crate::CollectionOptions::auto_flush_rows) set: the write that
+//! fills the memtable to that many rows freezes it, a flusher thread writes it out (see
+//! `flush.rs`), and a maintenance thread indexes each new segment and merges segments in
+//! tiers, so fresh rows stop being searched by brute force without a full optimize. The
+//! two threads are apart so that a long merge never holds up a flush.
 //!
 //! Each job is an [`optimize`](super::optimize) of a run of segments: pinned, built with
 //! no lock held, published with the deletes that arrived meanwhile carried over. Jobs:
@@ -73,12 +74,13 @@ impl Status {
 #[derive(Debug)]
 pub(super) struct Background {
     pub status: Arc<Status>,
-    /// Set to stop the thread; a running job takes it as its cancel flag.
+    /// Set to stop the threads; a running job takes it as its cancel flag.
     pub stop: Arc<AtomicBool>,
     /// The collection's `auto_flush_rows`.
     pub flush_rows: u64,
     wake: Sender<()>,
-    thread: Option<JoinHandle<()>>,
+    wake_flusher: Sender<()>,
+    threads: Vec<JoinHandle<()>>,
 }
 
 /// Everything a job needs, shared with the handle.
@@ -86,6 +88,7 @@ pub(super) struct Shared {
     pub writer: Arc<Mutex<Writer>>,
     pub current: Arc<RwLock<Arc<Snapshot>>>,
     pub maintenance: Arc<Mutex<()>>,
+    pub flushing: Arc<Mutex<()>>,
     pub mmap: bool,
     pub flush_rows: u64,
 }
@@ -96,19 +99,33 @@ impl Background {
         let status = Arc::new(Status::default());
         let stop = Arc::new(AtomicBool::new(false));
         let (wake, woken) = mpsc::channel();
-        let thread = {
+        let (wake_flusher, flusher_woken) = mpsc::channel();
+        let shared = Arc::new(shared);
+        let flusher = {
+            let (shared, status, stop, wake) = (shared.clone(), status.clone(), stop.clone(), wake.clone());
+            std::thread::Builder::new()
+                .name("xvec-flush".into())
+                .spawn(move || run_flusher(&shared, &status, &stop, &flusher_woken, &wake))
+                .expect("spawning the flush thread")
+        };
+        let maintenance = {
             let (status, stop) = (status.clone(), stop.clone());
             std::thread::Builder::new()
                 .name("xvec-maintenance".into())
                 .spawn(move || run(&shared, &status, &stop, &woken))
                 .expect("spawning the maintenance thread")
         };
-        Background { status, stop, flush_rows, wake, thread: Some(thread) }
+        Background { status, stop, flush_rows, wake, wake_flusher, threads: vec![flusher, maintenance] }
     }
 
-    /// Tells the thread there may be work (a flush published a segment).
+    /// Tells the maintenance thread there may be work (a flush published a segment).
     pub(super) fn wake(&self) {
         let _ = self.wake.send(());
+    }
+
+    /// Tells the flusher a memtable was frozen.
+    pub(super) fn wake_flusher(&self) {
+        let _ = self.wake_flusher.send(());
     }
 }
 
@@ -116,7 +133,8 @@ impl Drop for Background {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
         self.wake();
-        if let Some(t) = self.thread.take() {
+        self.wake_flusher();
+        for t in self.threads.drain(..) {
             let _ = t.join();
         }
         self.status.published.notify_all();
@@ -134,6 +152,26 @@ fn run(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Receiver<()>
             }
             Ok(false) => {}
             Err(Error::Cancelled) => return,
+            Err(e) => status.record_error(&e),
+        }
+        status.published.notify_all();
+        match woken.recv_timeout(Duration::from_secs(1)) {
+            Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+/// Writes out each frozen memtable; an error is reported by stats and retried a second
+/// later (the frozen rows stay searched and logged meanwhile).
+fn run_flusher(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Receiver<()>, wake: &Sender<()>) {
+    while !stop.load(Ordering::Acquire) {
+        match super::flush::flush_pending(&shared.writer, &shared.current, &shared.flushing, shared.mmap) {
+            Ok(true) => {
+                *status.last_error.lock().expect("status lock poisoned") = None;
+                let _ = wake.send(());
+            }
+            Ok(false) => {}
             Err(e) => status.record_error(&e),
         }
         status.published.notify_all();
@@ -204,5 +242,5 @@ pub(super) fn backlog_rows(snap: &Snapshot) -> u64 {
         .filter(|s| fields.iter().any(|&f| s.indexes[f].is_none()))
         .map(|s| s.segment.rows() as u64)
         .sum();
-    segments + snap.mem.len() as u64
+    segments + snap.mems().map(|m| m.len() as u64).sum::<u64>()
 }

@@ -173,7 +173,8 @@ mod tests {
         coll.delete(&["k1"]).unwrap();
         coll.flush().unwrap();
         let after = reader.snapshot();
-        assert_eq!((after.generation, after.segments.len(), after.count()), (before.generation + 1, 3, 28));
+        // A flush publishes twice: its freeze, then its segment.
+        assert_eq!((after.generation, after.segments.len(), after.count()), (before.generation + 2, 3, 28));
         // Segment 0 gained a delete: its data is shared, its delete set read anew.
         assert!(Arc::ptr_eq(&before.segments[0].segment, &after.segments[0].segment));
         assert!(!Arc::ptr_eq(&before.segments[0].deleted, &after.segments[0].deleted));

@@ -8,6 +8,9 @@
 mod background;
 #[cfg(test)]
 mod background_tests;
+mod flush;
+#[cfg(test)]
+mod flush_tests;
 mod follow;
 mod mem;
 mod open;
@@ -122,7 +125,8 @@ impl OpenOptions {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Stats {
-    /// Manifest generation of the snapshot counted; each publish (flush, optimize) adds one.
+    /// Manifest generation of the snapshot counted; each publish adds one (a flush
+    /// publishes twice, at its freeze and with its segment; an optimize once).
     pub generation: u64,
     /// WAL records the snapshot holds on top of its generation.
     pub wal_records: u64,
@@ -269,6 +273,8 @@ pub struct Collection {
     writer: Option<Arc<Mutex<Writer>>>,
     /// Held by an optimize or a background job from start to end: one at a time.
     maintenance: Arc<Mutex<()>>,
+    /// Held by a flush from its freeze to its publish: one at a time.
+    flushing: Arc<Mutex<()>>,
     collection_options: CollectionOptions,
     /// Read-only handles: where they stand in the writer's history.
     follow: Option<Mutex<Follow>>,
@@ -385,18 +391,21 @@ impl Collection {
                             }
                             recovered.extend(recovery::roll_back(dir, &m, &schema)?);
                             let scan = wal_state.map(|(scan, _)| scan);
-                            let w = Writer::new(dir, lock, m.clone(), schema.clone(), scan, options.sync)?;
+                            let mut w = Writer::new(dir, lock, m.clone(), schema.clone(), scan, options.sync)?;
+                            w.adopt_frozen(&snapshot);
                             Some(Arc::new(Mutex::new(w)))
                         }
                         None => None,
                     };
                     let current = Arc::new(RwLock::new(Arc::new(snapshot)));
                     let maintenance = Arc::new(Mutex::new(()));
+                    let flushing = Arc::new(Mutex::new(()));
                     let background = match &writer {
                         Some(writer) if m.options.auto_flush_rows > 0 => Some(Background::start(background::Shared {
                             writer: writer.clone(),
                             current: current.clone(),
                             maintenance: maintenance.clone(),
+                            flushing: flushing.clone(),
                             mmap: options.mmap,
                             flush_rows: m.options.auto_flush_rows,
                         })),
@@ -410,6 +419,7 @@ impl Collection {
                         writer,
                         follow: follow.map(Mutex::new),
                         maintenance,
+                        flushing,
                         collection_options: m.options.clone(),
                         options: options.clone(),
                         recovered,
@@ -529,7 +539,8 @@ impl Collection {
     }
 
     /// Runs a write under the writer lock, after waiting out a backlog of unindexed rows,
-    /// and flushes when the memtable reached `auto_flush_rows` (see [`CollectionOptions`]).
+    /// and freezes the memtable for the background flusher when it reached
+    /// `auto_flush_rows` (see [`CollectionOptions`]) and no flush is under way.
     fn write<T>(&self, op: impl FnOnce(&mut Writer) -> Result<T, Error>) -> Result<T, Error> {
         if let Some(bg) = &self.background {
             let limit = bg.flush_rows.saturating_mul(4);
@@ -538,11 +549,12 @@ impl Collection {
         let mut w = self.writer()?;
         let out = op(&mut w)?;
         if let Some(bg) = &self.background
+            && w.pending_flush().is_none()
             && self.current.read().expect("snapshot lock poisoned").mem.len() as u64 >= bg.flush_rows
         {
-            // The write is acknowledged: a failed flush is reported by stats and retried.
-            match w.flush(&self.current, self.options.mmap) {
-                Ok(()) => bg.wake(),
+            // The write is acknowledged: a failed freeze is reported by stats and retried.
+            match w.freeze(&self.current) {
+                Ok(_) => bg.wake_flusher(),
                 Err(e) => bg.status.record_error(&e),
             }
         }
@@ -780,7 +792,8 @@ impl Collection {
     /// Seals the mutable segment into a segment file and publishes a new generation.
     ///
     /// Writes are durable once logged (per [`OpenOptions::sync`]); flushing bounds the WAL
-    /// that the next open replays.
+    /// that the next open replays. Other writes wait only for the two brief publishes,
+    /// not for the segment file to be written (see `collection/flush.rs`).
     ///
     /// ```
     /// # use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, VectorType};
@@ -800,7 +813,8 @@ impl Collection {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn flush(&self) -> Result<(), Error> {
-        self.writer()?.flush(&self.current, self.options.mmap)?;
+        let writer = self.writer.as_ref().ok_or(ReadOnly)?;
+        flush::flush(writer, &self.current, &self.flushing, self.options.mmap)?;
         if let Some(bg) = &self.background {
             bg.wake();
         }
@@ -834,7 +848,8 @@ impl Collection {
     /// ```
     pub fn optimize(&self, opts: &OptimizeOptions) -> Result<OptimizeReport, Error> {
         let writer = self.writer.as_ref().ok_or(ReadOnly)?;
-        optimize::optimize(writer, &self.current, &self.maintenance, self.options.mmap, opts)
+        let locks = optimize::Locks { maintenance: &self.maintenance, flushing: &self.flushing };
+        optimize::optimize(writer, &self.current, locks, self.options.mmap, opts)
     }
 
     /// Syncs the WAL and releases the writer lock. Snapshots taken earlier stay usable.

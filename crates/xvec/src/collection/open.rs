@@ -11,7 +11,7 @@ use super::{OpenOptions, writer};
 use crate::error::{Error, StorageError};
 use crate::index::segment_index::SegmentIndex;
 use crate::schema::Schema;
-use crate::storage::manifest::{self, Manifest, SegmentEntry};
+use crate::storage::manifest::{self, Manifest, SealedWal, SegmentEntry};
 use crate::storage::segment::Segment;
 use crate::storage::wal;
 use crate::storage::{FileKind, deletes};
@@ -75,9 +75,13 @@ pub(super) fn load(
         schema: schema.clone(),
         generation: m.generation,
         segments,
+        frozen: None,
         mem: MemSegment::new(&schema),
         wal_records: 0,
     };
+    if let Some(sealed) = &m.sealed_wal {
+        replay_sealed(dir, sealed, &mut snapshot)?;
+    }
     let wal_path = dir.join(crate::storage::wal_name(m.wal_seq));
     // Read, never mapped: a writer opening it may cut a torn tail off.
     let contents = match crate::storage::disk::read(&wal_path) {
@@ -90,9 +94,28 @@ pub(super) fn load(
         for f in &scan.records {
             writer::apply(&mut snapshot, &f.record, &wal_path, f.offset)?;
         }
-        snapshot.wal_records = scan.records.len() as u64;
+        snapshot.wal_records += scan.records.len() as u64;
     }
     Ok((m, snapshot, contents))
+}
+
+/// Replays the sealed WAL of a flush in progress into the snapshot's frozen memtable. It
+/// was synced whole before it was sealed: fewer records than the manifest says is damage
+/// (bytes after the last record can only be the unsynced sync mark, cut short).
+fn replay_sealed(dir: &Path, sealed: &SealedWal, snapshot: &mut Snapshot) -> Result<(), Error> {
+    let path = dir.join(crate::storage::wal_name(sealed.seq));
+    let bytes = crate::storage::disk::read(&path)?;
+    let scan = wal::read(&path, &bytes, Some((sealed.seq, sealed.salt)), &snapshot.schema)?;
+    if scan.records.len() as u64 != sealed.records {
+        let what = format!("{} records; the manifest sealed it with {}", scan.records.len(), sealed.records);
+        return Err(StorageError::corrupted(&path, bytes.len() as u64, what).into());
+    }
+    for f in &scan.records {
+        writer::apply(snapshot, &f.record, &path, f.offset)?;
+    }
+    snapshot.wal_records = sealed.records;
+    snapshot.frozen = Some(std::mem::replace(&mut snapshot.mem, MemSegment::new(&snapshot.schema)));
+    Ok(())
 }
 
 /// Opens the segment `e` of the manifest at `mpath`, with its delete set and indexes,

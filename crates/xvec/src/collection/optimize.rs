@@ -102,7 +102,8 @@ pub struct OptimizeReport {
 /// Optimizes the collection whose writer and published snapshot these are, in three
 /// steps so that writes go on meanwhile:
 ///
-/// 1. pin (writer lock, short): flush, take the snapshot as the base, plan, reserve ids;
+/// 1. flush (writes wait only for its publishes), then pin (writer lock, short): take
+///    the snapshot as the base, plan, reserve ids;
 /// 2. build (no lock): write the planned segments from the base's live rows and build
 ///    their indexes; writes, deletes and flushes go on, queries see the old layout;
 /// 3. publish (writer lock, short): carry the deletes that arrived since the pin into the
@@ -113,16 +114,16 @@ pub struct OptimizeReport {
 pub(crate) fn optimize(
     writer: &Mutex<Writer>,
     current: &RwLock<Arc<Snapshot>>,
-    maintenance: &Mutex<()>,
+    locks: Locks,
     mmap: bool,
     opts: &OptimizeOptions,
 ) -> Result<OptimizeReport, Error> {
-    let _one_at_a_time = maintenance.lock().expect("maintenance lock poisoned");
+    let _one_at_a_time = locks.maintenance.lock().expect("maintenance lock poisoned");
     let start = Instant::now();
     let lock = || writer.lock().expect("writer lock poisoned");
+    super::flush::flush(writer, current, locks.flushing, mmap)?;
     let (job, dir) = {
         let mut w = lock();
-        w.flush(current, mmap)?;
         let base = current.read().expect("snapshot lock poisoned").clone();
         let max_rows = w.manifest.options.max_docs_per_segment.clamp(1, segment::MAX_ROWS) as usize;
         let all = 0..base.segments.len();
@@ -155,6 +156,13 @@ pub(crate) fn optimize(
     report.segments_after = current.read().expect("snapshot lock poisoned").segments.len();
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// The handle's locks an optimize takes: `maintenance` throughout, `flushing` for the
+/// flush it starts with.
+pub(crate) struct Locks<'a> {
+    pub maintenance: &'a Mutex<()>,
+    pub flushing: &'a Mutex<()>,
 }
 
 /// An optimize's input and plan: the pinned base snapshot, the run of its segments to
@@ -380,6 +388,7 @@ impl Writer {
             schema: cur.schema.clone(),
             generation: m.generation,
             segments,
+            frozen: cur.frozen.clone(),
             mem: cur.mem.clone(),
             wal_records: cur.wal_records,
         });

@@ -66,6 +66,7 @@ impl std::fmt::Display for Recovered {
 pub fn leftovers(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Leftover>, StorageError> {
     let mut live: HashSet<String> =
         ["CURRENT".to_string(), "LOCK".to_string(), manifest_name(m.generation), wal_name(m.wal_seq)].into();
+    live.extend(m.sealed_wal.map(|w| wal_name(w.seq)));
     for s in &m.segments {
         live.insert(s.file.clone());
         live.extend(s.deletes.iter().map(|d| d.file.clone()));

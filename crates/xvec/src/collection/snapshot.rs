@@ -59,6 +59,8 @@ pub enum Location {
     Segment(usize, u32),
     /// Row of the mutable segment.
     Mem(u32),
+    /// Row of the frozen memtable a flush is writing out.
+    Frozen(u32),
 }
 
 /// One consistent view of a collection; cheap to clone, safe to share across threads.
@@ -71,8 +73,11 @@ pub struct Snapshot {
     pub(crate) schema: Arc<Schema>,
     pub(crate) generation: u64,
     pub(crate) segments: Vec<SegmentRef>,
+    /// The memtable a flush in progress is writing into a segment (its rows are in the
+    /// sealed WAL); searched like `mem`, and deletes reach it, but it takes no new rows.
+    pub(crate) frozen: Option<MemSegment>,
     pub(crate) mem: MemSegment,
-    /// WAL records applied on top of the generation.
+    /// WAL records applied on top of the generation (the sealed WAL's included).
     pub(crate) wal_records: u64,
 }
 
@@ -96,14 +101,23 @@ impl Snapshot {
     /// Live documents.
     pub fn count(&self) -> u64 {
         self.segments.iter().map(|s| s.segment.rows() as u64 - s.deleted.len()).sum::<u64>()
-            + self.mem.live_count() as u64
+            + self.mems().map(|m| m.live_count() as u64).sum::<u64>()
     }
 
-    /// Finds the live version of `key`: the mutable segment first, then segments newest
-    /// first (an older segment can only hold deleted versions of a key a newer one has).
+    /// The frozen memtable, if any, then the mutable one: the order rows were written.
+    pub(crate) fn mems(&self) -> impl Iterator<Item = &MemSegment> {
+        self.frozen.iter().chain([&self.mem])
+    }
+
+    /// Finds the live version of `key`: the mutable segment first, then the frozen one,
+    /// then segments newest first (an older part can only hold deleted versions of a key
+    /// a newer one has).
     pub fn locate(&self, key: &str) -> Option<Location> {
         if let Some(r) = self.mem.find(key) {
             return Some(Location::Mem(r));
+        }
+        if let Some(r) = self.frozen.as_ref().and_then(|f| f.find(key)) {
+            return Some(Location::Frozen(r));
         }
         for (i, s) in self.segments.iter().enumerate().rev() {
             if let Some(r) = s.segment.find_key(key)
@@ -119,7 +133,7 @@ impl Snapshot {
     /// Bounded work on a large collection: each segment walks its key order from the
     /// prefix and stops after `limit` live keys; only the mutable segment is scanned whole.
     pub fn keys_with_prefix(&self, prefix: &str, limit: usize) -> Vec<String> {
-        let in_mem = self.mem.keys_with_prefix(prefix);
+        let in_mem: Vec<String> = self.mems().flat_map(|m| m.keys_with_prefix(prefix)).collect();
         let mut found: std::collections::BTreeSet<&str> = in_mem.iter().map(String::as_str).collect();
         while found.len() > limit {
             found.pop_last();
@@ -144,6 +158,7 @@ impl Snapshot {
         match loc {
             Location::Segment(i, r) => (&*self.segments[i].segment as &dyn SegmentView, r as usize),
             Location::Mem(r) => self.mem.view(r),
+            Location::Frozen(r) => self.frozen.as_ref().expect("a frozen location has a frozen memtable").view(r),
         }
     }
 
@@ -171,8 +186,8 @@ impl Snapshot {
         (key, out)
     }
 
-    /// Segment views then memtable chunks, in search order, with the position the top-k
-    /// uses for ties and [`Snapshot::source`] resolves.
+    /// Segment views then memtable chunks (frozen, then mutable), in search order, with
+    /// the position the top-k uses for ties and [`Snapshot::source`] resolves.
     pub(crate) fn sources(&self) -> impl Iterator<Item = Source<'_>> {
         let segments = self.segments.iter().enumerate().map(|(i, s)| Source {
             position: i as u32,
@@ -180,9 +195,13 @@ impl Snapshot {
             deleted: &s.deleted,
             indexes: &s.indexes,
         });
-        let chunks = (0..self.mem.chunk_count()).map(|i| {
-            let part = self.mem.part(i).expect("chunk in range");
-            Source { position: (self.segments.len() + i) as u32, view: part.view, deleted: part.deleted, indexes: &[] }
+        let chunks = self.mems().flat_map(|m| (0..m.chunk_count()).map(|i| m.part(i).expect("chunk in range")));
+        let first = self.segments.len();
+        let chunks = chunks.enumerate().map(move |(i, part)| Source {
+            position: (first + i) as u32,
+            view: part.view,
+            deleted: part.deleted,
+            indexes: &[],
         });
         segments.chain(chunks)
     }
@@ -204,10 +223,17 @@ impl Snapshot {
 
     pub(crate) fn source(&self, position: u32) -> &dyn SegmentView {
         let position = position as usize;
-        match self.segments.get(position) {
-            Some(s) => &*s.segment,
-            None => self.mem.part(position - self.segments.len()).expect("a source's position").view,
+        if let Some(s) = self.segments.get(position) {
+            return &*s.segment;
         }
+        let mut chunk = position - self.segments.len();
+        if let Some(f) = &self.frozen {
+            if chunk < f.chunk_count() {
+                return f.part(chunk).expect("chunk in range").view;
+            }
+            chunk -= f.chunk_count();
+        }
+        self.mem.part(chunk).expect("a source's position").view
     }
 }
 

@@ -16,12 +16,20 @@ use super::snapshot::{Location, SegmentRef, Snapshot};
 use crate::error::{DocError, Error, StorageError};
 use crate::schema::Schema;
 use crate::storage::lock::WriterLock;
+use crate::storage::manifest::Manifest;
 use crate::storage::manifest::PublishError;
-use crate::storage::manifest::{DeletesEntry, Manifest};
-use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, Record, Scan, SyncPolicy, WalWriter};
-use crate::storage::{deletes, deletes_name, disk, manifest_name, segment_name, wal_name, write_file_atomic};
+use crate::storage::{disk, manifest_name, wal_name};
 use crate::value::{Doc, Row, check_value, truncate_key};
+
+/// A frozen memtable as it was at the freeze, and the id its segment takes: the flush
+/// between its freeze and its publish (see `flush.rs`).
+#[derive(Clone, Debug)]
+pub(crate) struct Frozen {
+    pub(super) mem: MemSegment,
+    pub(super) id: u64,
+    pub(super) schema: Arc<Schema>,
+}
 
 /// Where the previous version of a key being written lives.
 enum Old {
@@ -41,10 +49,12 @@ pub(crate) enum Mode {
 pub(crate) struct Writer {
     pub(super) dir: PathBuf,
     _lock: WriterLock,
-    wal: WalWriter,
+    pub(super) wal: WalWriter,
     pub(super) manifest: Manifest,
     schema: Arc<Schema>,
-    sync: SyncPolicy,
+    pub(super) sync: SyncPolicy,
+    /// The flush between its freeze and its publish, if one is (see `flush.rs`).
+    pub(super) frozen: Option<Frozen>,
     /// Why writes are refused until a reopen (see the module docs).
     stopped: Option<String>,
 }
@@ -67,7 +77,7 @@ impl Writer {
                 w
             }
         };
-        Ok(Writer { dir: dir.to_path_buf(), _lock: lock, wal, manifest, schema, sync, stopped: None })
+        Ok(Writer { dir: dir.to_path_buf(), _lock: lock, wal, manifest, schema, sync, frozen: None, stopped: None })
     }
 
     /// A version 1 manifest naming an empty version 1 WAL: publishes the same data as a
@@ -86,11 +96,29 @@ impl Writer {
         m.schema = schema.to_stored();
         let wal = WalWriter::create(dir, m.wal_seq, m.wal_salt, sync)?;
         let made = [wal.path().to_path_buf()];
-        let mut w =
-            Writer { dir: dir.to_path_buf(), _lock: lock, wal, manifest: m.clone(), schema, sync, stopped: None };
+        let mut w = Writer {
+            dir: dir.to_path_buf(),
+            _lock: lock,
+            wal,
+            manifest: m.clone(),
+            schema,
+            sync,
+            frozen: None,
+            stopped: None,
+        };
         w.publish(&m, &made)?;
         discard(&[dir.join(wal_name(old.wal_seq)), dir.join(manifest_name(old.generation))]);
         Ok(w)
+    }
+
+    /// Takes on the flush an open found half done (`snap.frozen`, replayed from the sealed
+    /// WAL): the next flush writes it out, as segment id reserved here.
+    pub(super) fn adopt_frozen(&mut self, snap: &Snapshot) {
+        if let Some(mem) = &snap.frozen {
+            let id = self.manifest.next_segment_id;
+            self.manifest.next_segment_id += 1;
+            self.frozen = Some(Frozen { mem: mem.clone(), id, schema: snap.schema.clone() });
+        }
     }
 
     /// Fails once the writer has stopped (see the module docs).
@@ -209,95 +237,6 @@ impl Writer {
         self.commit(current, &records)?;
         Ok(results)
     }
-
-    /// Seals the mutable segment and dirty delete sets into a new generation.
-    pub(crate) fn flush(&mut self, current: &RwLock<Arc<Snapshot>>, mmap: bool) -> Result<(), Error> {
-        self.sync()?;
-        let snap = current.read().expect("snapshot lock poisoned").clone();
-        if self.wal.records() == 0 && !snap.segments.iter().any(|s| s.dirty) {
-            return Ok(());
-        }
-        // Files of the new generation, removed again if it is not published.
-        let mut made: Vec<PathBuf> = Vec::new();
-        let staged = self.stage_flush(&snap, mmap, &mut made);
-        let (m, segments, new_wal) = staged.inspect_err(|_| discard(&made))?;
-        self.publish(&m, &made)?;
-
-        let schema = snap.schema.clone();
-        drop(snap);
-        *current.write().expect("snapshot lock poisoned") = Arc::new(Snapshot {
-            schema: schema.clone(),
-            generation: m.generation,
-            segments,
-            mem: MemSegment::new(&schema),
-            wal_records: 0,
-        });
-        let old = std::mem::replace(&mut self.manifest, m);
-        let old_wal = std::mem::replace(&mut self.wal, new_wal);
-        // Superseded files: no new reader can reach them; open snapshots hold their maps.
-        // Removal is best effort: what stays is rolled back by the next writable open.
-        let mut obsolete = vec![old_wal.path().to_path_buf(), self.dir.join(manifest_name(old.generation))];
-        for e in &old.segments {
-            if let Some(d) = &e.deletes
-                && !self.manifest.segments.iter().any(|n| n.deletes.as_ref() == Some(d))
-            {
-                obsolete.push(self.dir.join(&d.file));
-            }
-        }
-        drop(old_wal);
-        discard(&obsolete);
-        debug_assert_eq!(self.wal.path(), self.dir.join(wal_name(self.manifest.wal_seq)));
-        Ok(())
-    }
-
-    /// Writes the files of the next generation (delete files, the new segment, the next
-    /// WAL) and returns its manifest; nothing is published yet.
-    fn stage_flush(
-        &self,
-        snap: &Snapshot,
-        mmap: bool,
-        made: &mut Vec<PathBuf>,
-    ) -> Result<(Manifest, Vec<SegmentRef>, WalWriter), Error> {
-        let dir = &self.dir;
-        let mut m = self.manifest.clone();
-        m.generation += 1;
-        let mut segments = snap.segments.clone();
-        for s in segments.iter_mut().filter(|s| s.dirty) {
-            let id = s.segment.id();
-            let name = deletes_name(id, m.generation);
-            let bytes = deletes::encode(id, &s.deleted);
-            made.push(dir.join(&name));
-            write_file_atomic(dir, &name, &bytes)?;
-            s.deletes_file = Some(DeletesEntry { file: name, size: bytes.len() as u64, count: s.deleted.len() });
-            s.dirty = false;
-        }
-        let rows = snap.mem.live_rows();
-        if rows.iter().any(|r| !r.is_empty()) {
-            let id = m.next_segment_id;
-            m.next_segment_id += 1;
-            let path = dir.join(segment_name(id));
-            made.push(path.clone());
-            let parts: Vec<Part> = (rows.iter().enumerate())
-                .map(|(i, rows)| Part { source: snap.mem.part(i).expect("a chunk per row list").view, rows })
-                .collect();
-            segment::write(&path, id, &snap.schema, &parts)?;
-            let seg = Segment::open(&path, snap.schema.clone(), mmap, false)?;
-            segments.push(SegmentRef {
-                segment: Arc::new(seg),
-                deleted: Default::default(),
-                deletes_file: None,
-                dirty: false,
-                indexes: vec![None; snap.schema.fields().len()],
-                index_files: Vec::new(),
-            });
-        }
-        m.segments = segments.iter().map(SegmentRef::entry).collect();
-        m.wal_seq += 1;
-        m.wal_salt = wal::new_salt();
-        made.push(dir.join(wal_name(m.wal_seq)));
-        let new_wal = WalWriter::create(dir, m.wal_seq, m.wal_salt, self.sync)?;
-        Ok((m, segments, new_wal))
-    }
 }
 
 /// Removes files that no generation needs: those of a generation that was not published,
@@ -324,16 +263,22 @@ pub(crate) fn apply(snap: &mut Snapshot, r: &Record, wal: &Path, offset: u64) ->
             for (i, v) in row.values.iter().enumerate() {
                 check_value(&snap.schema, i, &row.key, v).map_err(|e| bad(e.to_string()))?;
             }
-            if snap.mem.find(&row.key).is_none()
-                && let Some(Location::Segment(i, r)) = snap.locate(&row.key)
-            {
-                mark_deleted(&mut snap.segments[i], r);
+            match snap.locate(&row.key) {
+                Some(Location::Segment(i, r)) => mark_deleted(&mut snap.segments[i], r),
+                Some(Location::Frozen(_)) => {
+                    snap.frozen.as_mut().expect("located in the frozen memtable").delete(&row.key);
+                }
+                // `put` supersedes a version in the memtable itself.
+                Some(Location::Mem(_)) | None => {}
             }
             snap.mem.put(&snap.schema, row);
         }
         Record::Delete(key) => match snap.locate(key) {
             Some(Location::Mem(_)) => {
                 snap.mem.delete(key);
+            }
+            Some(Location::Frozen(_)) => {
+                snap.frozen.as_mut().expect("located in the frozen memtable").delete(key);
             }
             Some(Location::Segment(i, r)) => mark_deleted(&mut snap.segments[i], r),
             None => {}

@@ -122,7 +122,22 @@ pub struct Manifest {
     /// unknown (a version 1 manifest, or one repair rebuilt from the files).
     #[serde(default)]
     pub wal_salt: u64,
+    /// The WAL a flush in progress is turning into a segment, written before `wal_seq`'s:
+    /// replay applies its records first. Absent when no flush is under way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_wal: Option<SealedWal>,
     pub segments: Vec<SegmentEntry>,
+}
+
+/// A WAL that takes no more writes: its records, all synced, are being written into a
+/// segment while new writes go to the next WAL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SealedWal {
+    pub seq: u64,
+    pub salt: u64,
+    /// Records it holds, all of them synced before it was sealed.
+    pub records: u64,
 }
 
 impl Manifest {
@@ -134,6 +149,7 @@ impl Manifest {
             next_segment_id: 1,
             wal_seq: 1,
             wal_salt: super::wal::new_salt(),
+            sealed_wal: None,
             segments: Vec::new(),
         }
     }
@@ -181,6 +197,15 @@ impl Manifest {
                 path,
                 BODY_AT as u64,
                 format!("generation {} in the body, {generation} in the header", m.generation),
+            ));
+        }
+        if let Some(sealed) = &m.sealed_wal
+            && sealed.seq >= m.wal_seq
+        {
+            return Err(StorageError::corrupted(
+                path,
+                BODY_AT as u64,
+                format!("sealed WAL {} is not older than the live WAL {}", sealed.seq, m.wal_seq),
             ));
         }
         for s in &m.segments {

@@ -343,6 +343,9 @@ pub struct Report {
     pub recall: Vec<RecallReport>,
     /// The live WAL, when the manifest names one that could be read.
     pub wal: Option<WalReport>,
+    /// The sealed WAL of a flush in progress, when the manifest names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sealed_wal: Option<WalReport>,
     /// What the verify cost.
     pub stats: Stats,
 }

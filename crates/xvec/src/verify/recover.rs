@@ -160,6 +160,9 @@ pub(crate) fn rebuild(
         wal_seq,
         // Unknown here: the WAL's own header says (see `Checker::wal`).
         wal_salt: 0,
+        // A flush the damage interrupted: its sealed WAL, below the live one, is an orphan
+        // that repair keeps in lost+found.
+        sealed_wal: None,
         segments,
     }
 }

@@ -13,7 +13,7 @@ use crate::error::StorageError;
 use crate::index::segment_index;
 use crate::schema::Schema;
 use crate::storage::container::{BLOCK_LEN, RawSection};
-use crate::storage::manifest::{Manifest, SegmentEntry};
+use crate::storage::manifest::{Manifest, SealedWal, SegmentEntry};
 use crate::storage::mmap::FileBytes;
 use crate::storage::segment::{NO_FIELD, SectionKind, Segment, planned_sections};
 use crate::storage::{FileKind, deletes, wal_name};
@@ -240,8 +240,33 @@ impl Checker<'_> {
         }
     }
 
+    /// Checks the live WAL; the report goes to `Report::wal`.
     pub(super) fn wal(&mut self, m: &Manifest, schema: &Schema) -> WalState {
-        let name = wal_name(m.wal_seq);
+        let (state, report) = self.wal_file(m.wal_seq, m.wal_salt, None, schema);
+        self.report.wal = report;
+        state
+    }
+
+    /// Checks the sealed WAL of a flush in progress: like the live one, and it must hold
+    /// every record the manifest sealed it with.
+    pub(super) fn sealed_wal(&mut self, sealed: &SealedWal, schema: &Schema) -> WalState {
+        let (mut state, report) = self.wal_file(sealed.seq, sealed.salt, Some(sealed.records), schema);
+        if !state.missing && (state.scan.records.len() as u64) < sealed.records {
+            let what = format!(
+                "sealed WAL short of records: the frozen rows of a flush in progress ({} of {} records read)",
+                state.scan.records.len(),
+                sealed.records
+            );
+            let found = state.scan.records.len() as u64;
+            self.f.push(Finding::new(Severity::Corrupt, &state.name, "frame", what).expected(sealed.records, found));
+            state.short = true;
+        }
+        self.report.sealed_wal = report;
+        state
+    }
+
+    fn wal_file(&mut self, seq: u64, salt: u64, sealed: Option<u64>, schema: &Schema) -> (WalState, Option<WalReport>) {
+        let name = wal_name(seq);
         self.named.insert(name.clone());
         let path = self.dir.join(&name);
         // Read, not mapped: the live WAL grows, and a writer reopening it may truncate it.
@@ -254,7 +279,8 @@ impl Checker<'_> {
                     e.to_string()
                 };
                 self.f.push(Finding::new(Severity::Corrupt, &name, "", what).transient());
-                return WalState { name, missing: true, header_ok: false, scan: WalScan::default() };
+                let state = WalState { name, missing: true, header_ok: false, short: false, scan: WalScan::default() };
+                return (state, None);
             }
         };
         self.file(&name, FileKind::Wal, bytes.len() as u64);
@@ -263,10 +289,10 @@ impl Checker<'_> {
             self.f.push(Finding::new(Severity::Info, &name, "header", what));
             let report =
                 WalReport { file: name.clone(), bytes: bytes.len() as u64, records: 0, bad_frames: 0, torn: None };
-            self.report.wal = Some(report);
-            return WalState { name, missing: false, header_ok: true, scan: WalScan::default() };
+            let state = WalState { name, missing: false, header_ok: true, short: false, scan: WalScan::default() };
+            return (state, Some(report));
         }
-        let known = (m.wal_salt != 0).then_some((m.wal_seq, m.wal_salt));
+        let known = (salt != 0).then_some((seq, salt));
         let scan = scan::scan_wal(&path, &bytes, known, schema, self.sum);
         let mut header_ok = true;
         let header = crate::storage::wal::decode_wal_header(&path, &bytes);
@@ -274,21 +300,21 @@ impl Checker<'_> {
             let (at, what) = describe(e);
             self.f.push(Finding::new(Severity::Corrupt, &name, "header", what).at(at.unwrap_or(0)));
             header_ok = false;
-        } else if let Ok((_, salt)) = header
-            && m.wal_salt != 0
-            && salt != m.wal_salt
+        } else if let Ok((_, found)) = header
+            && salt != 0
+            && found != salt
         {
             self.f.push(
                 Finding::new(Severity::Corrupt, &name, "header", "WAL salt")
                     .at(crate::storage::HEADER_LEN as u64)
-                    .expected(format!("{:#018x}", m.wal_salt), format!("{salt:#018x}")),
+                    .expected(format!("{salt:#018x}"), format!("{found:#018x}")),
             );
             header_ok = false;
-        } else if scan.seq != Some(m.wal_seq) {
+        } else if scan.seq != Some(seq) {
             self.f.push(
                 Finding::new(Severity::Corrupt, &name, "header", "WAL sequence")
                     .at(16)
-                    .expected(m.wal_seq, scan.seq.unwrap_or(0)),
+                    .expected(seq, scan.seq.unwrap_or(0)),
             );
             header_ok = false;
         }
@@ -301,13 +327,15 @@ impl Checker<'_> {
             let what = format!("{} ({} record frame(s) lost)", b.what, b.lost);
             self.f.push(Finding::new(Severity::Corrupt, &name, "frame", what).at(b.offset).expected("", found));
         }
-        self.report.wal = Some(WalReport {
+        let report = WalReport {
             file: name.clone(),
             bytes: bytes.len() as u64,
             records: scan.records.len() as u64,
             bad_frames: scan.bad.len() as u64,
             torn: scan.torn,
-        });
-        WalState { name, missing: false, header_ok, scan }
+        };
+        // Bytes after a sealed WAL's last record can only be its unsynced sync mark.
+        let scan = if sealed.is_some() { WalScan { torn: None, ..scan } } else { scan };
+        (WalState { name, missing: false, header_ok, short: false, scan }, Some(report))
     }
 }

@@ -106,7 +106,16 @@ pub(crate) struct WalState {
     pub name: String,
     pub missing: bool,
     pub header_ok: bool,
+    /// A sealed WAL holding fewer records than the manifest sealed it with.
+    pub short: bool,
     pub scan: WalScan,
+}
+
+impl WalState {
+    /// Whether repair must copy its good records into a new WAL.
+    pub fn damaged(&self) -> bool {
+        self.missing || self.short || !self.header_ok || !self.scan.bad.is_empty()
+    }
 }
 
 pub(crate) struct Orphan {
@@ -123,6 +132,8 @@ pub(crate) struct Exam {
     pub base: Option<Base>,
     pub segments: Vec<SegState>,
     pub wal: Option<WalState>,
+    /// The sealed WAL of a flush in progress, when the manifest names one.
+    pub sealed_wal: Option<WalState>,
     pub orphans: Vec<Orphan>,
     pub listing: Vec<DirEntry>,
 }
@@ -181,6 +192,7 @@ pub(crate) fn examine(
             codes: Vec::new(),
             recall: Vec::new(),
             wal: None,
+            sealed_wal: None,
             stats: Stats::default(),
         },
         raced: false,
@@ -188,6 +200,7 @@ pub(crate) fn examine(
         base: None,
         segments: Vec::new(),
         wal: None,
+        sealed_wal: None,
         orphans: Vec::new(),
         listing: Vec::new(),
     };
@@ -206,6 +219,7 @@ pub(crate) fn examine(
             exam.segments.push(s);
         }
         exam.wal = Some(cx.wal(&b.manifest, &b.schema));
+        exam.sealed_wal = b.manifest.sealed_wal.map(|s| cx.sealed_wal(&s, &b.schema));
     }
     exam.orphans = orphans::orphans(dir, holding_lock, base.as_ref(), &listing, &named, exam.wal.as_ref(), &mut f);
 

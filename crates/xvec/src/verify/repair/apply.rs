@@ -168,8 +168,11 @@ impl<'a> Applier<'a> {
                 let f = std::fs::OpenOptions::new().write(true).open(&path).map_err(|e| StorageError::io(&path, e))?;
                 f.set_len(*at).and_then(|()| f.sync_all()).map_err(|e| StorageError::io(&path, e))?;
             }
-            Step::RewriteWal { records } => {
+            Step::RewriteWal { records, fold_sealed } => {
                 self.superseded.push(wal_name(m.wal_seq));
+                if *fold_sealed && let Some(sealed) = m.sealed_wal.take() {
+                    self.superseded.push(wal_name(sealed.seq));
+                }
                 let salt = wal::new_salt();
                 let mut w = WalWriter::create(dir, self.next_wal, salt, SyncPolicy::EveryBatch)?;
                 if !records.is_empty() {

@@ -20,8 +20,11 @@ pub(super) enum Step {
     TruncateWal {
         at: u64,
     },
+    /// Copy `records` into a new live WAL; `fold_sealed`: they include the sealed WAL's,
+    /// which leaves the manifest (its rows go back to the memtable).
     RewriteWal {
         records: Vec<Record>,
+        fold_sealed: bool,
     },
     /// Remove segment `pos` from the manifest (its files go to lost+found).
     DropSegment {
@@ -88,6 +91,7 @@ impl Repair {
             return;
         };
         let schema = base.schema.clone();
+        let sealed_records = base.manifest.sealed_wal.map_or(0, |s| s.records);
         let generation = self
             .exam
             .listing
@@ -108,8 +112,41 @@ impl Repair {
             self.act("CURRENT", format!("point CURRENT at a new generation {generation}"));
         }
 
-        // The WAL.
-        if let Some(w) = &self.exam.wal {
+        // A damaged sealed WAL: its good records and the live WAL's go into one new WAL.
+        if let Some(sealed) = self.exam.sealed_wal.as_ref().filter(|w| w.damaged()) {
+            let live = self.exam.wal.as_ref();
+            let (sealed_name, live_name) = (sealed.name.clone(), live.map(|w| w.name.clone()).unwrap_or_default());
+            let wanted = sealed_records;
+            let short = wanted.saturating_sub(sealed.scan.records.len() as u64);
+            let sealed_lost = sealed.missing || short > 0;
+            let mut losses: Vec<(String, String, u64, Vec<String>)> = Vec::new();
+            for w in [Some(sealed), live].into_iter().flatten() {
+                losses.extend(w.scan.bad.iter().map(|b| {
+                    (w.name.clone(), format!("damage at offset {}: {}", b.offset, b.what), b.lost, b.keys.clone())
+                }));
+            }
+            let records: Vec<Record> = [Some(sealed), live]
+                .into_iter()
+                .flatten()
+                .flat_map(|w| w.scan.records.iter().map(|(_, r)| r.clone()))
+                .collect();
+            self.publish = true;
+            self.act(
+                &sealed_name,
+                format!(
+                    "copy its good records and those of {live_name} ({} in all) into a new WAL; both old files go to {LOST_FOUND}",
+                    records.len()
+                ),
+            );
+            if sealed_lost {
+                let what = format!("{short} of the {wanted} records the flush in progress had sealed");
+                losses.push((sealed_name.clone(), what, short, Vec::new()));
+            }
+            self.steps.push(Step::RewriteWal { records, fold_sealed: true });
+            for (file, what, lost, keys) in losses {
+                self.lose(&file, what, lost, keys);
+            }
+        } else if let Some(w) = &self.exam.wal {
             let name = w.name.clone();
             if w.missing {
                 self.steps.push(Step::CreateWal);
@@ -131,7 +168,7 @@ impl Repair {
                         records.len()
                     ),
                 );
-                self.steps.push(Step::RewriteWal { records });
+                self.steps.push(Step::RewriteWal { records, fold_sealed: false });
                 for (what, lost, keys) in bad {
                     self.lose(&name, what, lost, keys);
                 }

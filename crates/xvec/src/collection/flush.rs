@@ -1,0 +1,249 @@
+//! Flushing the memtable into a segment without holding writes up, in three steps:
+//!
+//! 1. freeze (writer lock, brief): sync the live WAL and seal it, start the next one, and
+//!    publish a generation naming both; the memtable becomes the snapshot's `frozen` one
+//!    (still searched, deletes still reach it) and new writes go to an empty memtable;
+//! 2. write (no lock): the frozen rows, as they were at the freeze, into a segment file;
+//! 3. publish (writer lock, brief): the segment, with the frozen rows deleted since the
+//!    freeze as its delete set, and every segment's pending deletes written out; the
+//!    sealed WAL leaves the manifest and the directory.
+//!
+//! Only the freeze's WAL sync and the two publishes run under the writer lock, so a write
+//! waits for a flush at most that long, whatever the memtable's size. A crash between 1
+//! and 3 leaves a generation naming both WALs: an open replays the sealed one into a
+//! frozen memtable and the live one on top, and the next flush finishes the job.
+//!
+//! The delete files of step 3 hold every delete up to the publish, some of which the live
+//! WAL also logs; replaying those again is a no-op (a record only deletes live rows, and a
+//! put supersedes whatever version is live), so the published state replays to itself.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use roaring::RoaringBitmap;
+
+use super::mem::MemSegment;
+use super::snapshot::{SegmentRef, Snapshot};
+use super::writer::{Frozen, Writer, discard};
+use crate::error::Error;
+use crate::storage::manifest::{DeletesEntry, SealedWal};
+use crate::storage::segment::{self, Part, Segment};
+use crate::storage::wal::{self, WalWriter};
+use crate::storage::{deletes, deletes_name, manifest_name, segment_name, wal_name, write_file_atomic};
+
+/// Step 2's output: the segment file (none when every frozen row was deleted by the
+/// freeze) and the frozen rows it holds.
+pub(crate) struct Written {
+    frozen: Frozen,
+    segment: Option<Arc<Segment>>,
+    /// Live chunk-local rows of each frozen chunk, in segment order.
+    live: Vec<Vec<u32>>,
+    made: Vec<PathBuf>,
+}
+
+/// Flushes everything written before the call: finishes a flush a crash or an error left
+/// half done, then freezes the memtable and writes it out. `flushing` serializes flushes
+/// (the step 2 of one must not race another's).
+pub(crate) fn flush(
+    writer: &Mutex<Writer>,
+    current: &RwLock<Arc<Snapshot>>,
+    flushing: &Mutex<()>,
+    mmap: bool,
+) -> Result<(), Error> {
+    let _one_at_a_time = flushing.lock().expect("flush lock poisoned");
+    // Each guard is dropped before `finish`, which takes the writer lock itself.
+    let pending = writer.lock().expect("writer lock poisoned").pending_flush();
+    if let Some(frozen) = pending {
+        finish(writer, current, &frozen, mmap)?;
+    }
+    let frozen = writer.lock().expect("writer lock poisoned").freeze(current)?;
+    match frozen {
+        Some(frozen) => finish(writer, current, &frozen, mmap),
+        None => Ok(()),
+    }
+}
+
+/// Finishes a flush already frozen, if there is one (what the background flusher runs).
+pub(crate) fn flush_pending(
+    writer: &Mutex<Writer>,
+    current: &RwLock<Arc<Snapshot>>,
+    flushing: &Mutex<()>,
+    mmap: bool,
+) -> Result<bool, Error> {
+    let _one_at_a_time = flushing.lock().expect("flush lock poisoned");
+    let pending = writer.lock().expect("writer lock poisoned").pending_flush();
+    match pending {
+        Some(frozen) => finish(writer, current, &frozen, mmap).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+/// Steps 2 and 3. Not on a stopped writer: a publish that stopped it may have made its
+/// segment live, and writing that file again would destroy it.
+fn finish(writer: &Mutex<Writer>, current: &RwLock<Arc<Snapshot>>, frozen: &Frozen, mmap: bool) -> Result<(), Error> {
+    let dir = {
+        let w = writer.lock().expect("writer lock poisoned");
+        w.check_running()?;
+        w.dir.clone()
+    };
+    let written = write(&dir, frozen, mmap)?;
+    writer.lock().expect("writer lock poisoned").publish_flush(current, written)
+}
+
+/// Step 2: writes the frozen rows into segment `frozen.id`; no lock is held.
+fn write(dir: &Path, frozen: &Frozen, mmap: bool) -> Result<Written, Error> {
+    let live = frozen.mem.live_rows();
+    let mut made = Vec::new();
+    let mut segment = None;
+    if live.iter().any(|r| !r.is_empty()) {
+        let path = dir.join(segment_name(frozen.id));
+        made.push(path.clone());
+        let parts: Vec<Part> = (live.iter().enumerate())
+            .map(|(i, rows)| Part { source: frozen.mem.part(i).expect("a chunk per row list").view, rows })
+            .collect();
+        let opened = segment::write(&path, frozen.id, &frozen.schema, &parts)
+            .and_then(|_| Segment::open(&path, frozen.schema.clone(), mmap, false));
+        segment = Some(Arc::new(opened.inspect_err(|_| discard(&made))?));
+    }
+    Ok(Written { frozen: frozen.clone(), segment, live, made })
+}
+
+impl Writer {
+    /// The flush a crash or an error left between its freeze and its publish.
+    pub(crate) fn pending_flush(&self) -> Option<Frozen> {
+        self.frozen.clone()
+    }
+
+    /// Step 1: seals the live WAL and freezes the memtable; `None` when nothing was
+    /// written since the last flush. Fails while another flush is pending.
+    pub(crate) fn freeze(&mut self, current: &RwLock<Arc<Snapshot>>) -> Result<Option<Frozen>, Error> {
+        self.check_running()?;
+        assert!(self.frozen.is_none(), "a flush is already frozen");
+        let snap = current.read().expect("snapshot lock poisoned").clone();
+        if self.wal.records() == 0 && !snap.segments.iter().any(|s| s.dirty) {
+            return Ok(None);
+        }
+        // Sealed means synced: the next WAL's records must never outlive these.
+        self.wal.sync()?;
+        let dir = self.dir.clone();
+        let mut m = self.manifest.clone();
+        m.generation += 1;
+        m.sealed_wal = Some(SealedWal { seq: m.wal_seq, salt: m.wal_salt, records: self.wal.records() });
+        m.wal_seq += 1;
+        m.wal_salt = wal::new_salt();
+        let id = m.next_segment_id;
+        m.next_segment_id += 1;
+        let made = [dir.join(wal_name(m.wal_seq))];
+        let next = WalWriter::create(&dir, m.wal_seq, m.wal_salt, self.sync).inspect_err(|_| discard(&made))?;
+        self.publish(&m, &made)?;
+
+        let mem = {
+            let mut guard = current.write().expect("snapshot lock poisoned");
+            let s = Arc::make_mut(&mut guard);
+            s.generation = m.generation;
+            let mem = std::mem::replace(&mut s.mem, MemSegment::new(&s.schema));
+            s.frozen = Some(mem.clone());
+            mem
+        };
+        let old = std::mem::replace(&mut self.manifest, m);
+        drop(std::mem::replace(&mut self.wal, next));
+        discard(&[dir.join(manifest_name(old.generation))]);
+        let frozen = Frozen { mem, id, schema: snap.schema.clone() };
+        self.frozen = Some(frozen.clone());
+        Ok(Some(frozen))
+    }
+
+    /// Step 3: publishes the segment `written` holds in place of the frozen memtable.
+    fn publish_flush(&mut self, current: &RwLock<Arc<Snapshot>>, written: Written) -> Result<(), Error> {
+        let Written { frozen, segment, live, mut made } = written;
+        if let Err(e) = self.check_running() {
+            // Stopped by another call since `finish` checked: these files are ours alone.
+            discard(&made);
+            return Err(e.into());
+        }
+        let cur = current.read().expect("snapshot lock poisoned").clone();
+        let now = cur.frozen.as_ref().expect("a pending flush has a frozen memtable");
+        let mut m = self.manifest.clone();
+        m.generation += 1;
+        let sealed = m.sealed_wal.take().expect("a pending flush has a sealed WAL");
+        let mut segments = cur.segments.clone();
+        let staged = (|| {
+            for s in segments.iter_mut().filter(|s| s.dirty) {
+                s.deletes_file = Some(self.write_deletes(s.segment.id(), &s.deleted, m.generation, &mut made)?);
+                s.dirty = false;
+            }
+            if let Some(seg) = segment {
+                let deleted = deleted_since_freeze(&frozen.mem, now, &live);
+                let deletes_file = match deleted.is_empty() {
+                    true => None,
+                    false => Some(self.write_deletes(frozen.id, &deleted, m.generation, &mut made)?),
+                };
+                segments.push(SegmentRef {
+                    segment: seg,
+                    deleted: Arc::new(deleted),
+                    deletes_file,
+                    dirty: false,
+                    indexes: vec![None; cur.schema.fields().len()],
+                    index_files: Vec::new(),
+                });
+            }
+            Ok::<_, Error>(())
+        })();
+        staged.inspect_err(|_| discard(&made))?;
+        m.segments = segments.iter().map(SegmentRef::entry).collect();
+        self.publish(&m, &made)?;
+
+        *current.write().expect("snapshot lock poisoned") = Arc::new(Snapshot {
+            schema: cur.schema.clone(),
+            generation: m.generation,
+            segments,
+            frozen: None,
+            mem: cur.mem.clone(),
+            wal_records: self.wal.records(),
+        });
+        self.frozen = None;
+        let old = std::mem::replace(&mut self.manifest, m);
+        // Superseded: no new reader can reach them; open snapshots hold their maps.
+        let mut obsolete = vec![self.dir.join(wal_name(sealed.seq)), self.dir.join(manifest_name(old.generation))];
+        for e in &old.segments {
+            if let Some(d) = &e.deletes
+                && !self.manifest.segments.iter().any(|n| n.deletes.as_ref() == Some(d))
+            {
+                obsolete.push(self.dir.join(&d.file));
+            }
+        }
+        discard(&obsolete);
+        Ok(())
+    }
+
+    fn write_deletes(
+        &self,
+        id: u64,
+        deleted: &RoaringBitmap,
+        generation: u64,
+        made: &mut Vec<PathBuf>,
+    ) -> Result<DeletesEntry, Error> {
+        let name = deletes_name(id, generation);
+        let bytes = deletes::encode(id, deleted);
+        made.push(self.dir.join(&name));
+        write_file_atomic(&self.dir, &name, &bytes)?;
+        Ok(DeletesEntry { file: name, size: bytes.len() as u64, count: deleted.len() })
+    }
+}
+
+/// The rows of the flushed segment whose frozen row `now` has deleted and `then` (the
+/// memtable at the freeze) had not; `live` lists, per chunk, the rows the segment holds.
+fn deleted_since_freeze(then: &MemSegment, now: &MemSegment, live: &[Vec<u32>]) -> RoaringBitmap {
+    let mut out = RoaringBitmap::new();
+    let mut first = 0u32;
+    for (c, rows) in live.iter().enumerate() {
+        let (before, after) = (then.part(c).expect("chunk").deleted, now.part(c).expect("chunk").deleted);
+        for r in (after - before).iter() {
+            if let Ok(j) = rows.binary_search(&r) {
+                out.insert(first + j as u32);
+            }
+        }
+        first += rows.len() as u32;
+    }
+    out
+}
