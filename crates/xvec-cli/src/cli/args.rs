@@ -12,6 +12,23 @@ use super::{BindArgs, CollectionArg};
 
 /// A size flag: an integer in `min..=max`, so a hostile value is refused while parsing
 /// (exit 2) with the flag, the value and the range named.
+/// A byte count: digits with an optional binary unit (`K`, `KiB`, `M`, `MiB`, `G`, `GiB`;
+/// any case, `KB` reads as KiB), e.g. `64MiB`.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| format!("{s:?}: expected a size such as 4096, 512KiB or 64MiB"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        other => return Err(format!("{s:?}: unknown unit {other:?}; expected K, KiB, M, MiB, G or GiB")),
+    };
+    n.checked_mul(1 << shift).ok_or_else(|| format!("{s:?}: too large"))
+}
+
 pub fn size(min: usize, max: usize) -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::new().range(min as u64..=max as u64)
 }
@@ -57,6 +74,14 @@ pub struct CreateArgs {
     /// each new segment and merge segments in tiers in the background (0: only when asked).
     #[arg(long, value_name = "ROWS", default_value_t = 0)]
     pub auto_flush_rows: u64,
+    /// Also flush when the memtable takes SIZE of memory, e.g. 64MiB (turns background
+    /// maintenance on like --auto-flush-rows).
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub auto_flush_bytes: Option<u64>,
+    /// Once writes pause for MS milliseconds, background maintenance flushes the memtable
+    /// and merges small segments into one, as optimize would (0: never).
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub idle_optimize_ms: u64,
     /// Segments of one size tier that background maintenance merges into one.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..=1000))]
     pub merge_factor: u32,
@@ -560,4 +585,20 @@ pub struct QuickstartArgs {
         hide_default_value = true
     )]
     pub data: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_take_binary_units_and_refuse_the_rest_naming_the_input() {
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert_eq!(parse_bytes("512KiB"), Ok(512 << 10));
+        assert_eq!(parse_bytes("64mb"), Ok(64 << 20));
+        assert_eq!(parse_bytes("2 G"), Ok(2 << 30));
+        assert!(parse_bytes("64XB").unwrap_err().contains("unknown unit \"xb\""));
+        assert!(parse_bytes("MiB").unwrap_err().contains("expected a size"));
+        assert!(parse_bytes("99999999999999G").unwrap_err().contains("too large"));
+    }
 }

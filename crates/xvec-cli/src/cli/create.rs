@@ -15,7 +15,11 @@ pub fn run(a: &CreateArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(
         }
         None => schema_from_flags(a)?,
     };
-    let mut options = CollectionOptions::default().auto_flush_rows(a.auto_flush_rows).merge_factor(a.merge_factor);
+    let mut options = CollectionOptions::default()
+        .auto_flush_rows(a.auto_flush_rows)
+        .auto_flush_bytes(a.auto_flush_bytes.unwrap_or(0))
+        .merge_factor(a.merge_factor)
+        .idle_optimize_ms(a.idle_optimize_ms);
     if let Some(max) = a.max_docs_per_segment {
         options = options.max_docs_per_segment(max);
     }

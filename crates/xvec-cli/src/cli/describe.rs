@@ -30,19 +30,27 @@ pub fn describe_table(coll: &Collection) -> Table {
         count(stats.live_docs, "document"),
         stats.deleted_docs,
         count(stats.segments.len() as u64, "segment"),
-        count(stats.mem_rows, "unflushed row"),
+        count(stats.mem_rows + stats.frozen_rows, "unflushed row"),
         seen_generation(&stats),
         super::verify::human(stats.disk_bytes),
         stats.follow_error.as_deref().map(|e| format!("; cannot follow the writer: {e}")).unwrap_or_default()
     ));
     let o = coll.options();
-    if o.auto_flush_rows > 0 {
+    if o.background() {
         let footer = t.footer.as_mut().expect("set above");
+        let at = match (o.auto_flush_rows, o.auto_flush_bytes) {
+            (rows, 0) => count(rows, "row"),
+            (0, bytes) => super::verify::human(bytes),
+            (rows, bytes) => format!("{} or {}", count(rows, "row"), super::verify::human(bytes)),
+        };
         footer.push_str(&format!(
-            "\nbackground maintenance: flush at {}, merge factor {}, at most {} a segment; {} not indexed yet",
-            count(o.auto_flush_rows, "row"),
+            "\nbackground maintenance: flush at {at}, merge factor {}, at most {} a segment, {}; {} not indexed yet",
             o.merge_factor,
             count(o.max_docs_per_segment, "row"),
+            match o.idle_optimize_ms {
+                0 => "never optimized when idle".to_string(),
+                ms => format!("optimized after {ms} ms idle"),
+            },
             count(stats.unindexed_rows, "row")
         ));
     }
@@ -75,6 +83,7 @@ pub fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
     }
     row("unflushed rows".into(), s.mem_rows);
     row("unflushed live".into(), s.mem_live);
+    row("rows being flushed".into(), s.frozen_rows);
     row("unindexed rows".into(), s.unindexed_rows);
     row("background jobs".into(), s.background_jobs);
     row("write stall ms".into(), s.write_stall_ms);

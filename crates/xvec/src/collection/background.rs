@@ -14,7 +14,13 @@
 //!
 //! So each tier holds fewer than `merge_factor` segments once the backlog drains, and a
 //! collection of `N` rows has at most `(merge_factor − 1) · (log_mf(N / flush) + 1)`
-//! segments. Writes wait (backpressure) while more than four flushes' worth of rows are
+//! segments. Then, once writes have paused for `idle_optimize_ms`:
+//!
+//! 3. the memtable is flushed (a query would scan it by brute force);
+//! 4. when the segments beside the largest hold at least a flush's worth of rows, all are
+//!    planned as an optimize would: small ones merged into one, indexed. Each segment's
+//!    index is searched apart, so an idle collection ends as few segments as
+//!    `max_docs_per_segment` allows, and a query costs what it costs after an optimize. Writes wait (backpressure) while more than four flushes' worth of rows are
 //! not indexed yet; the wait is counted in [`Stats::write_stall_ms`](super::Stats).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -24,6 +30,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::OptimizeOptions;
+use super::mem::MemSegment;
 use super::optimize::{Job, indexed_fields};
 use super::snapshot::Snapshot;
 use super::writer::{Writer, discard};
@@ -43,11 +50,29 @@ pub(super) struct Status {
     /// Notified when a job publishes (writers waiting on the backlog recheck).
     published: Condvar,
     published_lock: Mutex<()>,
+    /// When the handle last wrote, in [`clock_ms`] time.
+    last_write_ms: AtomicU64,
+}
+
+/// Milliseconds since the first call in this process: a monotonic clock to time idleness.
+fn clock_ms() -> u64 {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_millis() as u64
 }
 
 impl Status {
     pub(super) fn record_error(&self, e: &Error) {
         *self.last_error.lock().expect("status lock poisoned") = Some(e.to_string());
+    }
+
+    /// Notes a write: idle-time work waits for the next pause.
+    pub(super) fn wrote(&self) {
+        self.last_write_ms.store(clock_ms(), Ordering::Relaxed);
+    }
+
+    /// Whether writes have paused for `ms` (never, for 0).
+    fn idle_for(&self, ms: u64) -> bool {
+        ms > 0 && clock_ms().saturating_sub(self.last_write_ms.load(Ordering::Relaxed)) >= ms
     }
 
     fn failing(&self) -> bool {
@@ -76,8 +101,10 @@ pub(super) struct Background {
     pub status: Arc<Status>,
     /// Set to stop the threads; a running job takes it as its cancel flag.
     pub stop: Arc<AtomicBool>,
-    /// The collection's `auto_flush_rows`.
+    /// The collection's `auto_flush_rows`, or the rows `auto_flush_bytes` holds.
     pub flush_rows: u64,
+    /// The collection's `auto_flush_bytes` (0: none).
+    pub flush_bytes: u64,
     wake: Sender<()>,
     wake_flusher: Sender<()>,
     threads: Vec<JoinHandle<()>>,
@@ -91,11 +118,21 @@ pub(super) struct Shared {
     pub flushing: Arc<Mutex<()>>,
     pub mmap: bool,
     pub flush_rows: u64,
+    pub flush_bytes: u64,
+}
+
+/// Rows one flush holds: `auto_flush_rows`, or as many rows of this schema as
+/// `auto_flush_bytes` holds when only that is set (what tiers and backpressure count in).
+pub(super) fn flush_rows(options: &CollectionOptions, schema: &crate::schema::Schema) -> u64 {
+    match (options.auto_flush_rows, options.auto_flush_bytes) {
+        (rows, _) if rows > 0 => rows,
+        (_, bytes) => (bytes / MemSegment::row_bytes(schema).max(1) as u64).max(1),
+    }
 }
 
 impl Background {
     pub(super) fn start(shared: Shared) -> Background {
-        let flush_rows = shared.flush_rows.max(1);
+        let (flush_rows, flush_bytes) = (shared.flush_rows.max(1), shared.flush_bytes);
         let status = Arc::new(Status::default());
         let stop = Arc::new(AtomicBool::new(false));
         let (wake, woken) = mpsc::channel();
@@ -115,7 +152,12 @@ impl Background {
                 .spawn(move || run(&shared, &status, &stop, &woken))
                 .expect("spawning the maintenance thread")
         };
-        Background { status, stop, flush_rows, wake, wake_flusher, threads: vec![flusher, maintenance] }
+        Background { status, stop, flush_rows, flush_bytes, wake, wake_flusher, threads: vec![flusher, maintenance] }
+    }
+
+    /// Whether `mem` reached a flush threshold.
+    pub(super) fn is_full(&self, mem: &MemSegment) -> bool {
+        mem.len() as u64 >= self.flush_rows || (self.flush_bytes > 0 && mem.heap_bytes() as u64 >= self.flush_bytes)
     }
 
     /// Tells the maintenance thread there may be work (a flush published a segment).
@@ -143,7 +185,7 @@ impl Drop for Background {
 
 fn run(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Receiver<()>) {
     while !stop.load(Ordering::Acquire) {
-        match run_one(shared, stop) {
+        match run_one(shared, status, stop) {
             Ok(true) => {
                 status.jobs.fetch_add(1, Ordering::Relaxed);
                 *status.last_error.lock().expect("status lock poisoned") = None;
@@ -183,14 +225,21 @@ fn run_flusher(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Rece
 }
 
 /// Runs the next job, if there is one; true when one was published.
-fn run_one(shared: &Shared, stop: &AtomicBool) -> Result<bool, Error> {
+fn run_one(shared: &Shared, status: &Status, stop: &AtomicBool) -> Result<bool, Error> {
     let _one_at_a_time = shared.maintenance.lock().expect("maintenance lock poisoned");
+    let idle_ms = shared.writer.lock().expect("writer lock poisoned").manifest.options.idle_optimize_ms;
+    let idle = status.idle_for(idle_ms);
+    if idle && shared.current.read().expect("snapshot lock poisoned").mem.len() > 0 {
+        super::flush::flush(&shared.writer, &shared.current, &shared.flushing, shared.mmap)?;
+        return Ok(true);
+    }
     let (job, first_id, dir) = {
         let mut w = shared.writer.lock().expect("writer lock poisoned");
         w.check_running()?;
         let base = shared.current.read().expect("snapshot lock poisoned").clone();
         let options = &w.manifest.options;
-        let Some(inputs) = next_job(&base, options) else { return Ok(false) };
+        let job = next_job(&base, options).or_else(|| idle.then(|| idle_job(&base, options)).flatten());
+        let Some(inputs) = job else { return Ok(false) };
         let max_rows = options.max_docs_per_segment.clamp(1, segment::MAX_ROWS) as usize;
         let job = Job::plan(base, inputs, max_rows);
         if job.is_optimal() {
@@ -224,7 +273,7 @@ pub(super) fn next_job(snap: &Snapshot, options: &CollectionOptions) -> Option<s
         return Some(i..i + 1);
     }
     let mf = options.merge_factor.max(2) as usize;
-    let flush = options.auto_flush_rows.max(1);
+    let flush = flush_rows(options, &snap.schema);
     let max = options.max_docs_per_segment;
     let live = |i: usize| snap.segments[i].segment.rows() as u64 - snap.segments[i].deleted.len();
     // Rounded, so that a merge of mf flushes a few rows short (deletes) is the next tier.
@@ -233,6 +282,14 @@ pub(super) fn next_job(snap: &Snapshot, options: &CollectionOptions) -> Option<s
         let t = tier(live(run.start));
         run.clone().all(|i| tier(live(i)) == t) && run.clone().map(live).sum::<u64>() <= max
     })
+}
+
+/// Step 4 of the module docs: every segment, when those beside the largest hold at least a
+/// flush's worth of live rows (below that, a rebuild buys too little).
+fn idle_job(snap: &Snapshot, options: &CollectionOptions) -> Option<std::ops::Range<usize>> {
+    let live: Vec<u64> = snap.segments.iter().map(|s| s.segment.rows() as u64 - s.deleted.len()).collect();
+    let beside_largest = live.iter().sum::<u64>() - live.iter().max().copied().unwrap_or(0);
+    (live.len() > 1 && beside_largest >= flush_rows(options, &snap.schema)).then_some(0..live.len())
 }
 
 /// Rows a query still scans by brute force: the memtable and segments lacking an index.

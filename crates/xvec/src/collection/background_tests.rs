@@ -31,7 +31,8 @@ fn fresh_rows_are_indexed_and_merged_in_the_background() {
         .build()
         .unwrap();
     let (flush, mf) = (500u64, 3u32);
-    let options = CollectionOptions::default().auto_flush_rows(flush).merge_factor(mf);
+    // Tiers alone: idle-time optimizing would merge them away (tested below).
+    let options = CollectionOptions::default().auto_flush_rows(flush).merge_factor(mf).idle_optimize_ms(0);
     let coll = Collection::create(dir.path(), schema, options.clone()).unwrap();
     let n = 6000;
     for b in 0..n / 100 {
@@ -45,7 +46,7 @@ fn fresh_rows_are_indexed_and_merged_in_the_background() {
     let deleted = (0..n / 100).filter(|b| b % 7 == 3).count() as u64;
     assert_eq!(coll.count(), n as u64 - deleted);
     // Everything but the open memtable gets indexed, and tiers get merged.
-    wait_until("the backlog to drain", || super::background::next_job(&coll.snapshot(), &options).is_none());
+    wait_until("the backlog to drain", || drained(&coll, &options));
     let s = coll.stats();
     assert_eq!(s.unindexed_rows, s.mem_rows);
     assert!(s.segments.len() <= bound(n as u64, flush, mf), "{:?}", s.segments);
@@ -66,6 +67,74 @@ fn fresh_rows_are_indexed_and_merged_in_the_background() {
     drop(coll);
     let coll = Collection::open(dir.path(), &crate::OpenOptions::writable()).unwrap();
     assert_eq!(coll.count(), n as u64 - deleted);
+}
+
+fn drained(coll: &Collection, options: &CollectionOptions) -> bool {
+    let snap = coll.snapshot();
+    snap.frozen.is_none() && super::background::next_job(&snap, options).is_none()
+}
+
+#[test]
+fn a_memory_threshold_alone_flushes_and_indexes_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let hnsw = IndexParams::Hnsw(HnswParams::default().m(8));
+    let schema = Schema::builder("bytes")
+        .field(Field::vector("v", VectorType::Fp32, DIM as u32, Metric::L2).index(hnsw))
+        .build()
+        .unwrap();
+    let limit = 64 << 10;
+    let options = CollectionOptions::default().auto_flush_bytes(limit).idle_optimize_ms(0);
+    let coll = Collection::create(dir.path(), schema, options.clone()).unwrap();
+    assert_eq!(coll.options().auto_flush_bytes, limit);
+    let n = 3000;
+    for b in 0..n / 100 {
+        let docs = (b * 100..b * 100 + 100).map(|i| Doc::new(format!("k{i:05}")).set("v", vector(i)));
+        coll.insert(docs.collect()).unwrap();
+        let mem = coll.snapshot().mem.heap_bytes() as u64;
+        assert!(mem < limit + (64 << 10), "the memtable stays near {limit} bytes: {mem}");
+    }
+    wait_until("the backlog to drain", || drained(&coll, &options));
+    let s = coll.stats();
+    assert!(s.segments.len() > 1 && s.unindexed_rows == s.mem_rows, "{s:?}");
+    assert_eq!(coll.count(), n as u64);
+    for i in (0..n).step_by(41) {
+        assert_eq!(coll.query(&Query::vector(vector(i)).k(1)).unwrap()[0].key, format!("k{i:05}"), "row {i}");
+    }
+    drop(coll);
+    let coll = Collection::open(dir.path(), &crate::OpenOptions::read_only()).unwrap();
+    assert_eq!((coll.count(), coll.options().auto_flush_bytes), (n as u64, limit));
+}
+
+#[test]
+fn an_idle_collection_ends_flushed_and_merged_like_an_optimize() {
+    let dir = tempfile::tempdir().unwrap();
+    let hnsw = IndexParams::Hnsw(HnswParams::default().m(8));
+    let schema = Schema::builder("idle")
+        .field(Field::vector("v", VectorType::Fp32, DIM as u32, Metric::L2).index(hnsw))
+        .build()
+        .unwrap();
+    let options = CollectionOptions::default().auto_flush_rows(400).merge_factor(10).idle_optimize_ms(200);
+    let coll = Collection::create(dir.path(), schema, options).unwrap();
+    let n = 2950;
+    for b in 0..n / 50 {
+        let docs = (b * 50..b * 50 + 50).map(|i| Doc::new(format!("k{i:05}")).set("v", vector(i)));
+        coll.insert(docs.collect()).unwrap();
+    }
+    coll.delete(&["k00007"]).unwrap();
+    // Tiers alone would leave 7 segments of 400 rows and 150 rows in the memtable.
+    wait_until("idle-time optimizing", || {
+        let s = coll.stats();
+        s.segments.len() == 1 && s.mem_rows == 0 && s.frozen_rows == 0 && s.unindexed_rows == 0
+    });
+    let s = coll.stats();
+    assert_eq!((s.live_docs, s.deleted_docs), (n as u64 - 1, 0), "{s:?}");
+    for i in (0..n).step_by(29).filter(|&i| i != 7) {
+        assert_eq!(coll.query(&Query::vector(vector(i)).k(1)).unwrap()[0].key, format!("k{i:05}"), "row {i}");
+    }
+    // Idle and optimal: no more jobs.
+    let jobs = coll.stats().background_jobs;
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(coll.stats().background_jobs, jobs);
 }
 
 /// The segment-count bound the background merges keep once drained.

@@ -151,6 +151,9 @@ pub struct Stats {
     pub segments: Vec<SegmentStats>,
     /// Rows of the mutable (unflushed) segment, superseded versions included.
     pub mem_rows: u64,
+    /// Rows of a memtable a flush is writing out (searched meanwhile), superseded
+    /// versions included.
+    pub frozen_rows: u64,
     /// Live documents in the mutable segment.
     pub mem_live: u64,
     /// Bytes of WAL files in the directory.
@@ -401,13 +404,14 @@ impl Collection {
                     let maintenance = Arc::new(Mutex::new(()));
                     let flushing = Arc::new(Mutex::new(()));
                     let background = match &writer {
-                        Some(writer) if m.options.auto_flush_rows > 0 => Some(Background::start(background::Shared {
+                        Some(writer) if m.options.background() => Some(Background::start(background::Shared {
                             writer: writer.clone(),
                             current: current.clone(),
                             maintenance: maintenance.clone(),
                             flushing: flushing.clone(),
                             mmap: options.mmap,
-                            flush_rows: m.options.auto_flush_rows,
+                            flush_rows: background::flush_rows(&m.options, &schema),
+                            flush_bytes: m.options.auto_flush_bytes,
                         })),
                         _ => None,
                     };
@@ -540,7 +544,8 @@ impl Collection {
 
     /// Runs a write under the writer lock, after waiting out a backlog of unindexed rows,
     /// and freezes the memtable for the background flusher when it reached
-    /// `auto_flush_rows` (see [`CollectionOptions`]) and no flush is under way.
+    /// `auto_flush_rows` or `auto_flush_bytes` (see [`CollectionOptions`]) and no flush is
+    /// under way.
     fn write<T>(&self, op: impl FnOnce(&mut Writer) -> Result<T, Error>) -> Result<T, Error> {
         if let Some(bg) = &self.background {
             let limit = bg.flush_rows.saturating_mul(4);
@@ -548,9 +553,12 @@ impl Collection {
         }
         let mut w = self.writer()?;
         let out = op(&mut w)?;
+        if let Some(bg) = &self.background {
+            bg.status.wrote();
+        }
         if let Some(bg) = &self.background
             && w.pending_flush().is_none()
-            && self.current.read().expect("snapshot lock poisoned").mem.len() as u64 >= bg.flush_rows
+            && bg.is_full(&self.current.read().expect("snapshot lock poisoned").mem)
         {
             // The write is acknowledged: a failed freeze is reported by stats and retried.
             match w.freeze(&self.current) {
@@ -897,6 +905,7 @@ impl Collection {
             deleted_docs: segments.iter().map(|s| s.deleted).sum::<u64>() + snap.mem.dead_count(),
             segments,
             mem_rows: snap.mem.len() as u64,
+            frozen_rows: snap.frozen.as_ref().map_or(0, |f| f.len() as u64),
             mem_live: snap.mem.live_count() as u64,
             wal_bytes,
             disk_bytes,

@@ -35,18 +35,46 @@ pub struct CollectionOptions {
     /// tiers of `merge_factor` (0, the default: flush and optimize only when asked).
     #[serde(default)]
     pub auto_flush_rows: u64,
+    /// Also flush when the memtable's rows take this many bytes of memory (0, the default:
+    /// rows only). Either threshold turns background maintenance on.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub auto_flush_bytes: u64,
     /// Segments of one size tier merged into one by background maintenance (at least 2).
     #[serde(default = "default_merge_factor")]
     pub merge_factor: u32,
+    /// Once writes have paused this many milliseconds, background maintenance flushes the
+    /// memtable and merges the segments smaller than half of `max_docs_per_segment` into
+    /// one, as an optimize would (when they hold at least a flush's worth of rows beside
+    /// the largest one); 0: never, only tiered merges.
+    #[serde(default = "default_idle_optimize_ms", skip_serializing_if = "is_default_idle")]
+    pub idle_optimize_ms: u64,
 }
 
 fn default_merge_factor() -> u32 {
     10
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn default_idle_optimize_ms() -> u64 {
+    1000
+}
+
+fn is_default_idle(ms: &u64) -> bool {
+    *ms == default_idle_optimize_ms()
+}
+
 impl Default for CollectionOptions {
     fn default() -> Self {
-        CollectionOptions { max_docs_per_segment: 1 << 22, auto_flush_rows: 0, merge_factor: default_merge_factor() }
+        CollectionOptions {
+            max_docs_per_segment: 1 << 22,
+            auto_flush_rows: 0,
+            auto_flush_bytes: 0,
+            merge_factor: default_merge_factor(),
+            idle_optimize_ms: default_idle_optimize_ms(),
+        }
     }
 }
 
@@ -63,6 +91,23 @@ impl CollectionOptions {
     pub fn auto_flush_rows(mut self, rows: u64) -> Self {
         self.auto_flush_rows = rows;
         self
+    }
+
+    /// Sets [`CollectionOptions::auto_flush_bytes`].
+    pub fn auto_flush_bytes(mut self, bytes: u64) -> Self {
+        self.auto_flush_bytes = bytes;
+        self
+    }
+
+    /// Sets [`CollectionOptions::idle_optimize_ms`].
+    pub fn idle_optimize_ms(mut self, ms: u64) -> Self {
+        self.idle_optimize_ms = ms;
+        self
+    }
+
+    /// Whether background maintenance runs (either flush threshold is set).
+    pub fn background(&self) -> bool {
+        self.auto_flush_rows > 0 || self.auto_flush_bytes > 0
     }
 
     /// Sets [`CollectionOptions::merge_factor`].

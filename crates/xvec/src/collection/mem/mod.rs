@@ -61,12 +61,17 @@ pub(crate) struct MemPart<'a> {
 }
 
 impl MemSegment {
-    pub fn new(schema: &Schema) -> MemSegment {
-        let row_bytes: usize = schema
+    /// About the bytes one row of `schema` takes here: its vectors and a word per field.
+    pub fn row_bytes(schema: &Schema) -> usize {
+        schema
             .vector_fields()
             .map(|(_, _, v)| v.dim as usize * v.elem.elem_size())
             .sum::<usize>()
-            .saturating_add(8 * schema.fields().len());
+            .saturating_add(8 * schema.fields().len())
+    }
+
+    pub fn new(schema: &Schema) -> MemSegment {
+        let row_bytes = MemSegment::row_bytes(schema);
         MemSegment {
             chunks: Vec::new(),
             deleted: Vec::new(),
