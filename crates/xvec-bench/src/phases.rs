@@ -73,20 +73,7 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
 
     let (ds, total_rows, queries) = open_dataset(cfg, &mut log, progress)?;
     let (truth, gt_seconds) = ground_truth(cfg, &ds, &queries, &mut log, &mut notes, progress)?;
-    let dataset = DatasetReport {
-        name: ds.name.clone(),
-        base_file: ds.base_file.clone(),
-        base_format: ds.base.format().to_string(),
-        queries_file: ds.queries_file.clone(),
-        rows: ds.base.len() as u64,
-        total_rows: total_rows as u64,
-        dim: ds.base.dim() as u64,
-        queries: queries.len() as u64,
-        ground_truth: if gt_seconds.is_some() { "computed" } else { "file" }.into(),
-        ground_truth_file: if gt_seconds.is_some() { None } else { ds.truth_file.clone() },
-        ground_truth_k: truth.k as u64,
-        ground_truth_sec: gt_seconds,
-    };
+    let dataset = DatasetReport::new(&ds, total_rows, queries.len(), truth.k, gt_seconds);
     let dir = CollectionDir::new(cfg.path.as_deref(), cfg.skip_load)?;
     let loaded = if cfg.skip_load { None } else { Some(load(cfg, &ds, dir.path(), &mut log, progress)?) };
     // The base vectors are not needed any more: unmap them (or free them) so that the

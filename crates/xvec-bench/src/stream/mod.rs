@@ -69,20 +69,7 @@ pub fn run(
     // only the batches being inserted.
     ds.base.release(0..ds.base.len());
 
-    let dataset = DatasetReport {
-        name: ds.name.clone(),
-        base_file: ds.base_file.clone(),
-        base_format: ds.base.format().to_string(),
-        queries_file: ds.queries_file.clone(),
-        rows: ds.base.len() as u64,
-        total_rows: total_rows as u64,
-        dim: ds.base.dim() as u64,
-        queries: vectors.len() as u64,
-        ground_truth: "computed".into(),
-        ground_truth_file: None,
-        ground_truth_k: cfg.k as u64,
-        ground_truth_sec: Some(truth_sec),
-    };
+    let dataset = DatasetReport::new(&ds, total_rows, vectors.len(), cfg.k, Some(truth_sec));
     let schema = cfg.schema(ds.base.dim()).map_err(|e| {
         let index = serde_json::to_string(&cfg.index.resolved()).expect("index params serialize");
         BenchError::Invalid(format!("index {index}: {e}"))
