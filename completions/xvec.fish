@@ -386,10 +386,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l csv -d 'Append one r
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l plot -d 'Draw recall (x) against QPS (y, log scale) as SVG, with any --compare runs' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l rate -d 'Target ingest rate of --streaming in rows per second (default: as fast as possible)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l search-threads -d 'Threads searching while --streaming inserts, 0 (ingest only) to 1024 (default: 1)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l auto-flush-rows -d 'Create the --streaming collection with this auto_flush_rows: background flushes, index builds and tiered merges while rows arrive (default: 0, off)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l auto-flush-rows -d 'Create the --streaming or --fresh collection with this auto_flush_rows: background flushes, index builds and tiered merges while rows arrive (default: 0, off, for --streaming; 16384 for --fresh)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l optimize-at -d 'Start an optimize (one build thread) once --streaming has inserted ROWS rows, and report the writes during it next to the rest of the run' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l window -d 'Length of a --streaming report window, e.g. 1s, 500ms (default: 1s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l flush-every -d 'Flush after every ROWS rows --streaming inserts (default: 0, never)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l fresh -d 'Search with this share of the rows fresh, e.g. 0.3, against a fully indexed collection: right after the inserts and once the backlog drained (no load or concurrent phases)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l merge-factor -d 'Segments of one size tier the --fresh collection\'s background merges into one, 2 to 1000 (default: the engine\'s, 10)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l target-recall -d 'The recall at which --fresh compares the states\' p50 latency (default: 0.95)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l repeat -d 'Search passes of --fresh\'s baseline and drained states, interleaved; medians are reported (default: 1)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l compare -d 'Reports to print side by side (after this run\'s, if a dataset is given), with ratios to the first' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'

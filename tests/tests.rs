@@ -6,6 +6,7 @@ mod util;
 
 mod arch;
 mod bench;
+mod bench_fresh;
 mod bench_stream;
 mod cli;
 mod crash;

@@ -117,6 +117,22 @@ pub fn parse_rate(s: &str) -> Result<f64, ParseError> {
     }
 }
 
+/// Parses a fraction strictly between 0 and 1, e.g. the share of fresh rows.
+pub fn parse_fraction(s: &str) -> Result<f64, ParseError> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
+        _ => Err(ParseError::new(s, "a fraction", "a number between 0 and 1 (both excluded), e.g. 0.3")),
+    }
+}
+
+/// Parses a recall above 0 and at most 1.
+pub fn parse_recall(s: &str) -> Result<f64, ParseError> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
+        _ => Err(ParseError::new(s, "a recall", "a number above 0 and at most 1, e.g. 0.95")),
+    }
+}
+
 /// Everything one benchmark run does.
 #[derive(Clone, Debug)]
 pub struct BenchConfig {
@@ -255,6 +271,66 @@ impl StreamConfig {
     }
 }
 
+/// `--fresh`: search latency with a share of the rows fresh, against a fully indexed
+/// collection (see [`crate::fresh`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FreshConfig {
+    /// Share of the base inserted after the optimize, last in dataset order; in (0, 1).
+    pub fraction: f64,
+    /// The fresh collection's `auto_flush_rows`: background flushes, index builds, merges.
+    pub auto_flush_rows: u64,
+    /// The fresh collection's `merge_factor`.
+    pub merge_factor: u32,
+    /// The recall at which the states' latencies are compared.
+    pub target_recall: f64,
+    /// Search passes of the baseline and the drained state (interleaved); the medians are
+    /// reported.
+    pub repeat: usize,
+}
+
+impl Default for FreshConfig {
+    fn default() -> FreshConfig {
+        FreshConfig {
+            fraction: 0.3,
+            auto_flush_rows: 16_384,
+            merge_factor: xvec::CollectionOptions::default().merge_factor,
+            target_recall: 0.95,
+            repeat: 1,
+        }
+    }
+}
+
+impl FreshConfig {
+    /// Why this configuration cannot run, if it cannot.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.fraction > 0.0 && self.fraction < 1.0) {
+            return Err(format!("--fresh {}: the fraction must lie between 0 and 1", self.fraction));
+        }
+        if self.auto_flush_rows == 0 {
+            return Err(
+                "--auto-flush-rows must be at least 1 with --fresh: background maintenance is what it measures".into(),
+            );
+        }
+        if self.merge_factor < 2 {
+            return Err(format!("--merge-factor {}: merges take at least 2 segments", self.merge_factor));
+        }
+        if !(self.target_recall > 0.0 && self.target_recall <= 1.0) {
+            return Err(format!("--target-recall {}: a recall lies above 0 and at most 1", self.target_recall));
+        }
+        if self.repeat == 0 {
+            return Err("--repeat must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// Of `rows` base rows, how many go in before the optimize and how many after (the
+    /// fresh ones, rounded to the nearest row); `None` when either part would be empty.
+    pub fn split(&self, rows: usize) -> Option<(usize, usize)> {
+        let fresh = (rows as f64 * self.fraction).round() as usize;
+        (fresh > 0 && fresh < rows).then(|| (rows - fresh, fresh))
+    }
+}
+
 /// One setting of the search parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchPoint {
@@ -305,6 +381,26 @@ mod tests {
         assert!(s.check().unwrap_err().contains("--rate"));
         s = StreamConfig { window: Duration::ZERO, ..StreamConfig::default() };
         assert!(s.check().unwrap_err().contains("--window"));
+    }
+
+    #[test]
+    fn fresh_settings() {
+        assert_eq!((parse_fraction("0.3"), parse_fraction(" 0.999 ")), (Ok(0.3), Ok(0.999)));
+        for bad in ["0", "1", "1.5", "-0.2", "nan", "x", ""] {
+            assert!(parse_fraction(bad).is_err(), "{bad}");
+        }
+        assert_eq!((parse_recall("0.95"), parse_recall("1")), (Ok(0.95), Ok(1.0)));
+        for bad in ["0", "1.01", "-1", "inf", "NaN", ""] {
+            assert!(parse_recall(bad).is_err(), "{bad}");
+        }
+        let f = FreshConfig::default();
+        assert_eq!(f.check(), Ok(()));
+        assert_eq!((f.split(1000), f.split(3), f.split(1)), (Some((700, 300)), Some((2, 1)), None));
+        assert_eq!(FreshConfig { fraction: 0.001, ..f.clone() }.split(100), None, "no fresh row");
+        assert!(FreshConfig { auto_flush_rows: 0, ..f.clone() }.check().unwrap_err().contains("--auto-flush-rows"));
+        assert!(FreshConfig { merge_factor: 1, ..f.clone() }.check().unwrap_err().contains("--merge-factor"));
+        assert!(FreshConfig { repeat: 0, ..f.clone() }.check().unwrap_err().contains("--repeat"));
+        assert!(FreshConfig { fraction: 1.0, ..f }.check().unwrap_err().contains("--fresh"));
     }
 
     #[test]

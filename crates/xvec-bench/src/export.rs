@@ -10,11 +10,13 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::report::{Report, ReportError, SearchReport};
+use super::report::{ConfigReport, DatasetReport, Report, ReportError, SearchReport, SystemReport};
 
-/// The columns, in the order a new file gets them. `docs/benchmarks/README.md`
-/// explains each.
-pub const COLUMNS: &[&str] = &[
+/// The columns every kind of row starts with, in this order: when and by what the run
+/// was made, on which machine, and what it searched (data, metric, k, index, ef). Shared
+/// by the search rows here and the streaming rows ([`crate::stream::export`]), so that
+/// rows of one sitting line up across files; [`Provenance`] writes them for every kind.
+pub const PROVENANCE: &[&str] = &[
     "date",
     "db",
     "db_version",
@@ -33,6 +35,10 @@ pub const COLUMNS: &[&str] = &[
     "index",
     "params",
     "ef",
+];
+
+/// The search rows' columns after [`PROVENANCE`].
+const SEARCH: &[&str] = &[
     "insert_duration",
     "optimize_duration",
     "load_duration",
@@ -58,6 +64,84 @@ pub const COLUMNS: &[&str] = &[
     "notes",
 ];
 
+/// The columns, in the order a new file gets them. `docs/benchmarks/README.md`
+/// explains each.
+pub const COLUMNS: &[&str] = &columns::<{ PROVENANCE.len() + SEARCH.len() }>(SEARCH);
+
+/// [`PROVENANCE`] followed by `rest`, as a constant (`N` is the sum of their lengths).
+pub(crate) const fn columns<const N: usize>(rest: &[&'static str]) -> [&'static str; N] {
+    assert!(PROVENANCE.len() + rest.len() == N, "N is the number of columns");
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < PROVENANCE.len() { PROVENANCE[i] } else { rest[i - PROVENANCE.len()] };
+        i += 1;
+    }
+    out
+}
+
+/// The parts of a report the [`PROVENANCE`] columns come from; every report kind has them.
+pub(crate) struct Provenance<'a> {
+    pub started_at: &'a str,
+    pub command: Option<&'a str>,
+    pub system: &'a SystemReport,
+    pub dataset: &'a DatasetReport,
+    pub config: &'a ConfigReport,
+}
+
+/// What differs between the row kinds in the [`PROVENANCE`] columns.
+pub(crate) struct RowKind {
+    /// The `rows` cell: rows searched (search rows), or inserted (streaming rows).
+    pub rows: u64,
+    /// The row's `refine`, listed in `params` when set.
+    pub refine: Option<u64>,
+    /// Rows per insert call, listed in `params` when the row kind has no column of its own for it.
+    pub batch: Option<u64>,
+    /// The `ef` cell.
+    pub ef: Option<u64>,
+}
+
+impl Provenance<'_> {
+    /// The [`PROVENANCE`] cells of one row, named.
+    pub(crate) fn cells(&self, kind: &RowKind) -> Vec<(&'static str, String)> {
+        let (c, info) = (self.config, &self.system.info);
+        let load = |l: Option<[f64; 3]>| l.map_or_else(String::new, |l| num(l[0], 2));
+        let mut params =
+            vec![format!("index={}", serde_json::to_string(&c.schema_index).expect("index params serialize"))];
+        params.extend(kind.refine.map(|v| format!("refine={v}")));
+        params.extend(kind.batch.map(|v| format!("batch={v}")));
+        params.push(format!("mmap={}", c.mmap));
+        params.extend(c.limit.map(|l| format!("limit={l}")));
+        vec![
+            ("date", self.started_at.to_string()),
+            ("db", "xvec".to_string()),
+            ("db_version", info.xvec_version.clone()),
+            ("commit", info.commit.clone().unwrap_or_default()),
+            ("command", self.command.unwrap_or_default().to_string()),
+            ("machine", info.cpu_model.clone().unwrap_or_default()),
+            ("cores", info.cores.to_string()),
+            ("load_start", load(self.system.loadavg_start)),
+            ("load_end", load(self.system.loadavg_end)),
+            ("dataset", self.dataset.name.clone()),
+            ("rows", kind.rows.to_string()),
+            ("dim", self.dataset.dim.to_string()),
+            ("queries", self.dataset.queries.to_string()),
+            ("metric", c.metric.name().to_string()),
+            ("k", c.k.to_string()),
+            ("index", c.index.name().to_string()),
+            ("params", params.join(" ")),
+            ("ef", kind.ef.map_or_else(String::new, |v| v.to_string())),
+        ]
+    }
+}
+
+/// The cells of one row in `columns` order, from the named `values` (which must name
+/// exactly `columns`, in order).
+pub(crate) fn in_order(columns: &[&str], values: Vec<(&'static str, String)>) -> Vec<String> {
+    debug_assert!(values.iter().map(|(n, _)| *n).eq(columns.iter().copied()), "cells in column order");
+    values.into_iter().map(|(_, v)| v).collect()
+}
+
 /// The rows of `report`, one per search setting, each in [`COLUMNS`] order.
 pub fn rows(report: &Report) -> Vec<Vec<String>> {
     report.searches.iter().map(|s| row(report, s)).collect()
@@ -77,34 +161,17 @@ fn list(values: impl Iterator<Item = String>) -> String {
 
 fn row(r: &Report, s: &SearchReport) -> Vec<String> {
     let c = &r.config;
-    let load = |l: Option<[f64; 3]>| l.map_or_else(String::new, |l| num(l[0], 2));
-    let mut params = vec![format!("index={}", serde_json::to_string(&c.schema_index).expect("index params serialize"))];
-    params.extend(s.refine.map(|v| format!("refine={v}")));
-    params.push(format!("batch={}", c.batch_size));
-    params.push(format!("mmap={}", c.mmap));
-    if let Some(l) = c.limit {
-        params.push(format!("limit={l}"));
-    }
+    let provenance = Provenance {
+        started_at: &r.started_at,
+        command: r.command.as_deref(),
+        system: &r.system,
+        dataset: &r.dataset,
+        config: c,
+    };
+    let kind = RowKind { rows: r.load.rows, refine: s.refine, batch: Some(c.batch_size), ef: s.ef };
     let best = s.concurrent.iter().map(|x| x.qps).fold(None, |m: Option<f64>, q| Some(m.map_or(q, |m| m.max(q))));
-    let values = [
-        ("date", r.started_at.clone()),
-        ("db", "xvec".to_string()),
-        ("db_version", r.system.info.xvec_version.clone()),
-        ("commit", r.system.info.commit.clone().unwrap_or_default()),
-        ("command", r.command.clone().unwrap_or_default()),
-        ("machine", r.system.info.cpu_model.clone().unwrap_or_default()),
-        ("cores", r.system.info.cores.to_string()),
-        ("load_start", load(r.system.loadavg_start)),
-        ("load_end", load(r.system.loadavg_end)),
-        ("dataset", r.dataset.name.clone()),
-        ("rows", r.load.rows.to_string()),
-        ("dim", r.dataset.dim.to_string()),
-        ("queries", r.dataset.queries.to_string()),
-        ("metric", c.metric.name().to_string()),
-        ("k", c.k.to_string()),
-        ("index", c.index.name().to_string()),
-        ("params", params.join(" ")),
-        ("ef", s.ef.map_or_else(String::new, |v| v.to_string())),
+    let mut values = provenance.cells(&kind);
+    values.extend([
         ("insert_duration", opt(r.load.insert_duration_sec, 3)),
         ("optimize_duration", opt(r.load.optimize_duration_sec, 3)),
         ("load_duration", opt(r.load.load_duration_sec, 3)),
@@ -132,9 +199,8 @@ fn row(r: &Report, s: &SearchReport) -> Vec<String> {
             let peak = format!("query_peak_rss_mib={:.1}", r.query_peak_rss_mib);
             std::iter::once(peak).chain(r.notes.iter().cloned()).collect::<Vec<_>>().join(" | ")
         }),
-    ];
-    debug_assert!(values.iter().map(|(n, _)| *n).eq(COLUMNS.iter().copied()));
-    values.into_iter().map(|(_, v)| v).collect()
+    ]);
+    in_order(COLUMNS, values)
 }
 
 /// One CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
@@ -191,7 +257,7 @@ pub fn append_rows(path: &Path, columns: &[&str], rows: &[Vec<String>]) -> Resul
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -200,6 +266,21 @@ mod tests {
         assert_eq!(field("a,b"), "\"a,b\"");
         assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(field("two\nlines"), "\"two\nlines\"");
+    }
+
+    /// The first line of a committed CSV file in `docs/benchmarks`.
+    pub(crate) fn committed_header(file: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/benchmarks").join(file);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        text.lines().next().unwrap_or_default().to_string()
+    }
+
+    #[test]
+    fn the_committed_files_have_these_columns() {
+        for file in ["flat.csv", "hnsw.csv", "vamana.csv"] {
+            assert_eq!(committed_header(file), COLUMNS.join(","), "{file}");
+        }
+        assert_eq!(COLUMNS[..PROVENANCE.len()], *PROVENANCE);
     }
 
     #[test]

@@ -7,11 +7,14 @@
 //!   versioned JSON report.
 //! - [`export`] (CSV rows), [`plot`] (SVG curve), [`compare`] (reports side by side).
 //! - [`stream`]: `--streaming`, inserts and searches at once, reported over time.
+//! - [`fresh`]: `--fresh`, search latency with fresh rows, right after the inserts and
+//!   once background maintenance indexed them, against a fully indexed collection.
 
 pub mod compare;
 pub mod config;
 pub mod dataset;
 pub mod export;
+pub mod fresh;
 pub mod npy;
 #[cfg(feature = "parquet")]
 pub mod parquet;

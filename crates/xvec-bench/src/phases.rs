@@ -73,20 +73,7 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
 
     let (ds, total_rows, queries) = open_dataset(cfg, &mut log, progress)?;
     let (truth, gt_seconds) = ground_truth(cfg, &ds, &queries, &mut log, &mut notes, progress)?;
-    let dataset = DatasetReport {
-        name: ds.name.clone(),
-        base_file: ds.base_file.clone(),
-        base_format: ds.base.format().to_string(),
-        queries_file: ds.queries_file.clone(),
-        rows: ds.base.len() as u64,
-        total_rows: total_rows as u64,
-        dim: ds.base.dim() as u64,
-        queries: queries.len() as u64,
-        ground_truth: if gt_seconds.is_some() { "computed" } else { "file" }.into(),
-        ground_truth_file: if gt_seconds.is_some() { None } else { ds.truth_file.clone() },
-        ground_truth_k: truth.k as u64,
-        ground_truth_sec: gt_seconds,
-    };
+    let dataset = DatasetReport::new(&ds, total_rows, queries.len(), truth.k, gt_seconds);
     let dir = CollectionDir::new(cfg.path.as_deref(), cfg.skip_load)?;
     let loaded = if cfg.skip_load { None } else { Some(load(cfg, &ds, dir.path(), &mut log, progress)?) };
     // The base vectors are not needed any more: unmap them (or free them) so that the
@@ -188,7 +175,7 @@ pub(crate) fn open_dataset(
 }
 
 /// The ground truth to score against and, when it was computed, how long that took.
-fn ground_truth(
+pub(crate) fn ground_truth(
     cfg: &BenchConfig,
     ds: &Dataset,
     queries: &[Vec<f32>],
@@ -247,37 +234,51 @@ fn load(
     log: &mut PhaseLog,
     progress: &mut dyn Progress,
 ) -> Result<LoadReport, BenchError> {
-    let schema = cfg.schema(ds.base.dim()).map_err(|e| {
-        let index = serde_json::to_string(&cfg.index.resolved()).expect("index params serialize");
-        BenchError::Invalid(format!("index {index}: {e}"))
-    })?;
-    log.begin("create");
-    let coll = Collection::create(dir, schema, Default::default()).map_err(engine("create"))?;
+    let spec =
+        LoadSpec { dir, options: Default::default(), open: OpenOptions::writable(), rows: 0..ds.base.len(), label: "" };
+    let (coll, report) = load_open(cfg, ds, &spec, log, progress)?;
+    log.begin("close");
+    coll.close().map_err(engine("close"))?;
+    log.end();
+    Ok(report)
+}
+
+/// What [`load_open`] loads where: base rows `rows` into a new collection at `dir`
+/// created with `options` and opened with `open`; its phases are logged as
+/// `{label}create`, `{label}insert` and `{label}optimize`.
+pub(crate) struct LoadSpec<'a> {
+    pub dir: &'a Path,
+    pub options: xvec::CollectionOptions,
+    pub open: OpenOptions,
+    pub rows: std::ops::Range<usize>,
+    pub label: &'a str,
+}
+
+/// Create → insert in batches → optimize; the collection stays open.
+pub(crate) fn load_open(
+    cfg: &BenchConfig,
+    ds: &Dataset,
+    spec: &LoadSpec,
+    log: &mut PhaseLog,
+    progress: &mut dyn Progress,
+) -> Result<(Collection, LoadReport), BenchError> {
+    let label = spec.label;
+    let schema = schema(cfg, ds.base.dim())?;
+    log.begin(&format!("{label}create"));
+    let coll = Collection::create_with(spec.dir, schema, spec.options.clone(), &spec.open).map_err(engine("create"))?;
     log.end();
 
-    let rows = ds.base.len();
-    log.begin("insert");
-    progress.begin("insert", rows as u64, "rows");
-    let t = Instant::now();
-    let mut scratch = Vec::new();
-    for start in (0..rows).step_by(cfg.batch_size) {
-        let end = (start + cfg.batch_size).min(rows);
-        let docs: Vec<Doc> = (start..end)
-            .map(|i| Doc::new(ds.id(i).to_string()).set("emb", ds.base.row(i, &mut scratch).to_vec()))
-            .collect();
-        ds.base.release(start..end);
-        let results = coll.insert(docs).map_err(engine("insert"))?;
-        if let Some((j, Err(e))) = results.iter().enumerate().find(|(_, r)| r.is_err()) {
-            return Err(BenchError::Invalid(format!("insert: base row {} ({}): {e}", start + j, ds.base_file)));
-        }
-        progress.set(end as u64);
-    }
-    let insert = t.elapsed().as_secs_f64();
-    progress.end(&format!("inserted {rows} rows in {insert:.2} s ({:.0} rows/s)", rows as f64 / insert));
+    let rows = spec.rows.len();
+    let name = format!("{label}insert");
+    log.begin(&name);
+    progress.begin(&name, rows as u64, "rows");
+    let insert = insert_rows(&coll, ds, spec.rows.clone(), cfg.batch_size, progress)?.total_sec;
+    progress.end(&format!("{label}inserted {rows} rows in {insert:.2} s ({:.0} rows/s)", rows as f64 / insert));
     log.end();
 
-    log.begin("optimize");
-    progress.begin("optimize", rows as u64, "rows");
+    let name = format!("{label}optimize");
+    log.begin(&name);
+    progress.begin(&name, rows as u64, "rows");
     let t = Instant::now();
     let done = optimize(&coll, cfg.optimize_concurrency, progress).map_err(engine("optimize"))?;
     let optimize = t.elapsed().as_secs_f64();
@@ -288,13 +289,9 @@ fn load(
         done.segments_after,
         if done.segments_after == 1 { "" } else { "s" }
     );
-    progress.end(&format!("{what} in {optimize:.2} s"));
+    progress.end(&format!("{label}{what} in {optimize:.2} s"));
     log.end();
-
-    log.begin("close");
-    coll.close().map_err(engine("close"))?;
-    log.end();
-    Ok(LoadReport {
+    let report = LoadReport {
         skipped: false,
         rows: rows as u64,
         insert_duration_sec: Some(insert),
@@ -304,11 +301,61 @@ fn load(
         optimize: what,
         indexes_built: Some(done.indexes_built as u64),
         segments: Some(done.segments_after as u64),
+    };
+    Ok((coll, report))
+}
+
+/// The collection schema of `cfg` for vectors of `dim` dimensions, or why the index
+/// parameters do not make one.
+pub(crate) fn schema(cfg: &BenchConfig, dim: usize) -> Result<xvec::Schema, BenchError> {
+    cfg.schema(dim).map_err(|e| {
+        let index = serde_json::to_string(&cfg.index.resolved()).expect("index params serialize");
+        BenchError::Invalid(format!("index {index}: {e}"))
     })
 }
 
+/// How long inserting a run of base rows took: in all, and the longest insert call.
+pub(crate) struct Inserted {
+    /// From the start to the last insert call's return.
+    pub total_sec: f64,
+    pub longest_call_sec: f64,
+    /// When the last insert call returned.
+    pub ended: Instant,
+}
+
+/// Inserts base rows `range` into `coll` in dataset order, `batch` per call, releasing
+/// each batch's pages of the base once inserted; reports the rows done to `progress`.
+pub(crate) fn insert_rows(
+    coll: &Collection,
+    ds: &Dataset,
+    range: std::ops::Range<usize>,
+    batch: usize,
+    progress: &mut dyn Progress,
+) -> Result<Inserted, BenchError> {
+    let t = Instant::now();
+    let mut ended = t;
+    let mut longest = Duration::ZERO;
+    let mut scratch = Vec::new();
+    for start in range.clone().step_by(batch) {
+        let end = (start + batch).min(range.end);
+        let docs: Vec<Doc> = (start..end)
+            .map(|i| Doc::new(ds.id(i).to_string()).set("emb", ds.base.row(i, &mut scratch).to_vec()))
+            .collect();
+        ds.base.release(start..end);
+        let call = Instant::now();
+        let results = coll.insert(docs).map_err(engine("insert"))?;
+        ended = Instant::now();
+        longest = longest.max(ended - call);
+        if let Some((j, Err(e))) = results.iter().enumerate().find(|(_, r)| r.is_err()) {
+            return Err(BenchError::Invalid(format!("insert: base row {} ({}): {e}", start + j, ds.base_file)));
+        }
+        progress.set((end - range.start) as u64);
+    }
+    Ok(Inserted { total_sec: (ended - t).as_secs_f64(), longest_call_sec: longest.as_secs_f64(), ended })
+}
+
 /// `Collection::optimize` on its own thread, so this one can report its progress.
-fn optimize(
+pub(crate) fn optimize(
     coll: &Collection,
     concurrency: usize,
     progress: &mut dyn Progress,
@@ -344,10 +391,7 @@ fn search(
     log: &mut PhaseLog,
     progress: &mut dyn Progress,
 ) -> Result<SearchReport, BenchError> {
-    let queries: Vec<Query> = vectors
-        .iter()
-        .map(|v| Query::vector(v.clone()).k(cfg.k).fields(Vec::<String>::new()).ef(point.ef).refine(point.refine))
-        .collect();
+    let queries = queries(cfg, vectors, point);
     let label = if cfg.sweep.is_some() { format!("{} ", point.label()) } else { String::new() };
 
     log.begin(&format!("{label}warmup"));
@@ -386,13 +430,22 @@ fn search(
     for i in 0..cfg.warmup {
         snap.query(&queries[i % queries.len()]).map_err(engine("warmup"))?;
     }
-    let serial = run_serial(snap, &queries, truth, cfg.k, progress)?;
+    let serial = run_serial(&|q| snap.query(q), &queries, truth, cfg.k, progress)?;
     progress.end(&format!(
         "{name}: {:.1} QPS, recall@{} {:.4}, p99 {:.3} ms",
         serial.qps, cfg.k, serial.recall, serial.latency.latency_p99_ms
     ));
     log.end();
     Ok(SearchReport { ef: point.ef.map(|v| v as u64), refine: point.refine.map(|v| v as u64), serial, concurrent })
+}
+
+/// The query set as `cfg`'s k-nearest-neighbour queries with `point`'s search settings,
+/// keys only.
+pub(crate) fn queries(cfg: &BenchConfig, vectors: &[Vec<f32>], point: SearchPoint) -> Vec<Query> {
+    vectors
+        .iter()
+        .map(|v| Query::vector(v.clone()).k(cfg.k).fields(Vec::<String>::new()).ef(point.ef).refine(point.refine))
+        .collect()
 }
 
 /// A latency histogram in nanoseconds, 1 ns to 10 minutes at 3 significant digits.
@@ -467,9 +520,10 @@ fn run_concurrent(
     })
 }
 
-/// Every query once, one at a time, with recall@k and nDCG@k against `truth`.
-fn run_serial(
-    snap: &Snapshot,
+/// Every query once, one at a time, through `search`, with recall@k and nDCG@k against
+/// `truth`.
+pub(crate) fn run_serial(
+    search: &dyn Fn(&Query) -> Result<Vec<xvec::Hit>, xvec::Error>,
     queries: &[Query],
     truth: &GroundTruth,
     k: usize,
@@ -482,7 +536,7 @@ fn run_serial(
     let wall = Instant::now();
     for (i, q) in queries.iter().enumerate() {
         let t0 = Instant::now();
-        let hits = snap.query(q).map_err(engine("serial search"))?;
+        let hits = search(q).map_err(engine("serial search"))?;
         let took = t0.elapsed();
         busy += took;
         hist.saturating_record(took.as_nanos() as u64);

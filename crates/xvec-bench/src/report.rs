@@ -10,6 +10,7 @@
 use serde::Serialize;
 
 use super::config::{BenchConfig, Sweep};
+use super::source::Dataset;
 use super::sys::SystemInfo;
 use xvec::{IndexParams, IndexType, Metric};
 
@@ -87,6 +88,34 @@ pub struct DatasetReport {
     pub ground_truth_k: u64,
     /// Time spent computing ground truth, when it was computed.
     pub ground_truth_sec: Option<f64>,
+}
+
+impl DatasetReport {
+    /// What `ds` (already `--limit`ed; `total_rows` before that) and its `queries` are,
+    /// scored against a ground truth of `truth_k` neighbours per query: the dataset's file,
+    /// or, with `computed_sec`, one computed in that many seconds.
+    pub(crate) fn new(
+        ds: &Dataset,
+        total_rows: usize,
+        queries: usize,
+        truth_k: usize,
+        computed_sec: Option<f64>,
+    ) -> DatasetReport {
+        DatasetReport {
+            name: ds.name.clone(),
+            base_file: ds.base_file.clone(),
+            base_format: ds.base.format().to_string(),
+            queries_file: ds.queries_file.clone(),
+            rows: ds.base.len() as u64,
+            total_rows: total_rows as u64,
+            dim: ds.base.dim() as u64,
+            queries: queries as u64,
+            ground_truth: if computed_sec.is_some() { "computed" } else { "file" }.into(),
+            ground_truth_file: if computed_sec.is_some() { None } else { ds.truth_file.clone() },
+            ground_truth_k: truth_k as u64,
+            ground_truth_sec: computed_sec,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -1,34 +1,15 @@
 //! `--streaming --csv FILE`: one row per streaming run, its totals, in a file of its own
-//! columns (`docs/benchmarks/streaming.csv`). The shared columns (date ... params) mean
-//! what they mean in the search rows of [`crate::export`].
+//! columns (`docs/benchmarks/streaming.csv`). The shared columns ([`PROVENANCE`]: date ...
+//! ef) are written by the code that writes them for the search rows of [`crate::export`].
 
 use std::path::Path;
 
 use super::report::StreamReport;
-use crate::export::{append_rows, num, opt};
+use crate::export::{PROVENANCE, Provenance, RowKind, append_rows, columns, in_order, num, opt};
 use crate::report::ReportError;
 
-/// The columns, in the order a new file gets them; `docs/benchmarks/README.md` explains
-/// each.
-pub const COLUMNS: &[&str] = &[
-    "date",
-    "db",
-    "db_version",
-    "commit",
-    "command",
-    "machine",
-    "cores",
-    "load_start",
-    "load_end",
-    "dataset",
-    "rows",
-    "dim",
-    "queries",
-    "metric",
-    "k",
-    "index",
-    "params",
-    "ef",
+/// The streaming rows' columns after [`PROVENANCE`].
+const STREAMING: &[&str] = &[
     "rate_target",
     "batch",
     "search_threads",
@@ -63,39 +44,28 @@ pub const COLUMNS: &[&str] = &[
     "notes",
 ];
 
+/// The columns, in the order a new file gets them; `docs/benchmarks/README.md` explains
+/// each.
+pub const COLUMNS: &[&str] = &columns::<{ PROVENANCE.len() + STREAMING.len() }>(STREAMING);
+
 /// The run's row, in [`COLUMNS`] order.
 pub fn row(r: &StreamReport) -> Vec<String> {
     let c = &r.config;
     let s = &r.streaming;
     let t = &s.totals;
     let o = t.optimize.as_ref();
-    let load = |l: Option<[f64; 3]>| l.map_or_else(String::new, |l| num(l[0], 2));
-    let mut params = vec![format!("index={}", serde_json::to_string(&c.schema_index).expect("index params serialize"))];
-    params.extend(c.refine.map(|v| format!("refine={v}")));
-    params.push(format!("mmap={}", c.mmap));
-    if let Some(l) = c.limit {
-        params.push(format!("limit={l}"));
-    }
+    let provenance = Provenance {
+        started_at: &r.started_at,
+        command: r.command.as_deref(),
+        system: &r.system,
+        dataset: &r.dataset,
+        config: c,
+    };
+    // The batch size has a column of its own here.
+    let kind = RowKind { rows: t.rows, refine: c.refine, batch: None, ef: c.ef };
     let mib = |b: u64| num(b as f64 / (1 << 20) as f64, 1);
-    let values = [
-        ("date", r.started_at.clone()),
-        ("db", "xvec".to_string()),
-        ("db_version", r.system.info.xvec_version.clone()),
-        ("commit", r.system.info.commit.clone().unwrap_or_default()),
-        ("command", r.command.clone().unwrap_or_default()),
-        ("machine", r.system.info.cpu_model.clone().unwrap_or_default()),
-        ("cores", r.system.info.cores.to_string()),
-        ("load_start", load(r.system.loadavg_start)),
-        ("load_end", load(r.system.loadavg_end)),
-        ("dataset", r.dataset.name.clone()),
-        ("rows", t.rows.to_string()),
-        ("dim", r.dataset.dim.to_string()),
-        ("queries", r.dataset.queries.to_string()),
-        ("metric", c.metric.name().to_string()),
-        ("k", c.k.to_string()),
-        ("index", c.index.name().to_string()),
-        ("params", params.join(" ")),
-        ("ef", c.ef.map_or_else(String::new, |v| v.to_string())),
+    let mut values = provenance.cells(&kind);
+    values.extend([
         ("rate_target", opt(s.config.rate_rows_per_sec, 0)),
         ("batch", s.config.batch_size.to_string()),
         ("search_threads", s.config.search_threads.to_string()),
@@ -128,12 +98,22 @@ pub fn row(r: &StreamReport) -> Vec<String> {
         ("cpu_sys_sec", opt(r.cpu.sys_sec, 2)),
         ("ground_truth", r.dataset.ground_truth.clone()),
         ("notes", r.notes.join(" | ")),
-    ];
-    debug_assert!(values.iter().map(|(n, _)| *n).eq(COLUMNS.iter().copied()));
-    values.into_iter().map(|(_, v)| v).collect()
+    ]);
+    in_order(COLUMNS, values)
 }
 
 /// Appends the run's row to `path` (see [`append_rows`]).
 pub fn append(path: &Path, report: &StreamReport) -> Result<usize, ReportError> {
     append_rows(path, COLUMNS, &[row(report)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::tests::committed_header;
+
+    #[test]
+    fn the_committed_file_has_these_columns() {
+        assert_eq!(committed_header("streaming.csv"), COLUMNS.join(","));
+    }
 }

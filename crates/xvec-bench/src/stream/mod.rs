@@ -14,10 +14,10 @@ mod windows;
 
 use std::time::Instant;
 
-use xvec::{Collection, Query};
+use xvec::Collection;
 
-use crate::config::{BenchConfig, StreamConfig};
-use crate::phases::{BenchError, CollectionDir, PhaseLog, Progress, engine, open_dataset};
+use crate::config::{BenchConfig, SearchPoint, StreamConfig};
+use crate::phases::{BenchError, CollectionDir, PhaseLog, Progress, engine, open_dataset, queries, schema};
 use crate::prefix_truth::PrefixTruth;
 use crate::report::{ConfigReport, CpuReport, DatasetReport, EngineMemory, FORMAT, SCHEMA_VERSION, SystemReport};
 use crate::sys::{self, SystemInfo};
@@ -69,34 +69,15 @@ pub fn run(
     // only the batches being inserted.
     ds.base.release(0..ds.base.len());
 
-    let dataset = DatasetReport {
-        name: ds.name.clone(),
-        base_file: ds.base_file.clone(),
-        base_format: ds.base.format().to_string(),
-        queries_file: ds.queries_file.clone(),
-        rows: ds.base.len() as u64,
-        total_rows: total_rows as u64,
-        dim: ds.base.dim() as u64,
-        queries: vectors.len() as u64,
-        ground_truth: "computed".into(),
-        ground_truth_file: None,
-        ground_truth_k: cfg.k as u64,
-        ground_truth_sec: Some(truth_sec),
-    };
-    let schema = cfg.schema(ds.base.dim()).map_err(|e| {
-        let index = serde_json::to_string(&cfg.index.resolved()).expect("index params serialize");
-        BenchError::Invalid(format!("index {index}: {e}"))
-    })?;
+    let dataset = DatasetReport::new(&ds, total_rows, vectors.len(), cfg.k, Some(truth_sec));
+    let schema = schema(cfg, ds.base.dim())?;
     let dir = CollectionDir::new(cfg.path.as_deref(), false)?;
     log.begin("create");
     let options = xvec::CollectionOptions::default().auto_flush_rows(stream.auto_flush_rows);
     let coll = Collection::create(dir.path(), schema, options).map_err(engine("create"))?;
     log.end();
 
-    let queries: Vec<Query> = vectors
-        .iter()
-        .map(|v| Query::vector(v.clone()).k(cfg.k).fields(Vec::<String>::new()).ef(cfg.ef).refine(cfg.refine))
-        .collect();
+    let queries = queries(cfg, &vectors, SearchPoint { ef: cfg.ef, refine: cfg.refine });
     let load = drive::Load {
         coll: &coll,
         base: &ds.base,

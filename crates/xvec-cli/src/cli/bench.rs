@@ -9,7 +9,8 @@ use clap::{ArgAction, Args};
 use xvec::Metric;
 use xvec_bench::compare::{self, Run};
 use xvec_bench::config::{
-    BenchConfig, DataSource, StreamConfig, Sweep, parse_duration, parse_positive_duration, parse_rate,
+    BenchConfig, DataSource, FreshConfig, StreamConfig, Sweep, parse_duration, parse_fraction, parse_positive_duration,
+    parse_rate, parse_recall,
 };
 use xvec_bench::phases;
 use xvec_bench::report::Report;
@@ -33,6 +34,17 @@ use super::output::{Cell, Table};
 /// newest snapshot; per --window, the ingest rate, QPS, p50/p99 latency, recall@k (exact,
 /// for the rows each query saw), visible rows, RSS and engine memory, then totals.
 ///
+/// With --fresh FRACTION: what fresh rows cost a query. A baseline collection gets every
+/// base row and an optimize; a second one, with background maintenance (--auto-flush-rows,
+/// --merge-factor), gets the first 1 - FRACTION of the base and an optimize, then the rest
+/// as fast as it takes them (backpressure included), and a flush. Each --sweep setting is
+/// searched serially over every query, recall@k against the exact ground truth, in three
+/// states: baseline; after (at once, the background still indexing); drained (no row
+/// unindexed and the background idle). Reported: QPS, p50, p99, recall and the backlog per
+/// state and setting, the insert and drain times, and each state's p50 at the smallest
+/// setting reaching --target-recall with its ratio to the baseline's. --repeat runs the
+/// baseline and drained passes that many times, interleaved, and reports medians.
+///
 /// Example:
 ///   xvec bench --dataset ~/.cache/xvec-bench/wordnet-minilm-384 --index flat -k 10 \
 ///       --concurrency 1,2 --duration 10s --output flat.json --csv docs/benchmarks/flat.csv
@@ -40,8 +52,11 @@ use super::output::{Cell, Table};
 ///   xvec bench --compare flat.json hnsw.json
 ///   xvec bench --dataset DIR --streaming --rate 5000 --search-threads 1 \
 ///       --output stream.json --csv docs/benchmarks/streaming.csv --plot stream.svg
+///   xvec bench --dataset DIR --index hnsw --fresh 0.3 --sweep ef=10,20,40,80 --repeat 3 \
+///       --output fresh.json --csv docs/benchmarks/fresh.csv
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
+#[command(group(clap::ArgGroup::new("live").args(["streaming", "fresh"])))]
 pub struct BenchArgs {
     /// Dataset directory: base.fvecs + queries.fvecs (+ gt_<metric>_<k>.ivecs), or
     /// VectorDBBench's train.parquet (or shuffle_train*.parquet) + test.parquet
@@ -133,9 +148,10 @@ pub struct BenchArgs {
     /// that queries between its writes does.
     #[arg(long, requires = "streaming")]
     pub hold_snapshot: bool,
-    /// Create the --streaming collection with this auto_flush_rows: background flushes,
-    /// index builds and tiered merges while rows arrive (default: 0, off).
-    #[arg(long, value_name = "ROWS", requires = "streaming")]
+    /// Create the --streaming or --fresh collection with this auto_flush_rows: background
+    /// flushes, index builds and tiered merges while rows arrive (default: 0, off, for
+    /// --streaming; 16384 for --fresh).
+    #[arg(long, value_name = "ROWS", requires = "live")]
     pub auto_flush_rows: Option<u64>,
     /// Start an optimize (one build thread) once --streaming has inserted ROWS rows, and
     /// report the writes during it next to the rest of the run.
@@ -147,6 +163,23 @@ pub struct BenchArgs {
     /// Flush after every ROWS rows --streaming inserts (default: 0, never).
     #[arg(long, value_name = "ROWS", requires = "streaming")]
     pub flush_every: Option<u64>,
+    /// Search with this share of the rows fresh, e.g. 0.3, against a fully indexed
+    /// collection: right after the inserts and once the backlog drained (no load or
+    /// concurrent phases).
+    #[arg(long, value_name = "FRACTION", value_parser = parse_fraction,
+        conflicts_with_all = ["skip_load", "compare", "concurrency", "duration", "cooldown"])]
+    pub fresh: Option<f64>,
+    /// Segments of one size tier the --fresh collection's background merges into one, 2
+    /// to 1000 (default: the engine's, 10).
+    #[arg(long, value_name = "N", requires = "fresh", value_parser = clap::value_parser!(u32).range(2..=1000))]
+    pub merge_factor: Option<u32>,
+    /// The recall at which --fresh compares the states' p50 latency (default: 0.95).
+    #[arg(long, value_name = "RECALL", requires = "fresh", value_parser = parse_recall)]
+    pub target_recall: Option<f64>,
+    /// Search passes of --fresh's baseline and drained states, interleaved; medians are
+    /// reported (default: 1).
+    #[arg(long, value_name = "N", requires = "fresh", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: Option<u32>,
     /// Reports to print side by side (after this run's, if a dataset is given), with
     /// ratios to the first.
     #[arg(long, value_name = "FILE.json", num_args = 1..)]
@@ -201,6 +234,18 @@ impl BenchArgs {
             flush_every: self.flush_every.map_or(d.flush_every, |n| usize::try_from(n).unwrap_or(usize::MAX)),
         })
     }
+
+    /// The --fresh settings, or `None` without --fresh.
+    fn fresh_config(&self) -> Option<FreshConfig> {
+        let d = FreshConfig::default();
+        self.fresh.map(|fraction| FreshConfig {
+            fraction,
+            auto_flush_rows: self.auto_flush_rows.unwrap_or(d.auto_flush_rows),
+            merge_factor: self.merge_factor.unwrap_or(d.merge_factor),
+            target_recall: self.target_recall.unwrap_or(d.target_recall),
+            repeat: self.repeat.map_or(d.repeat, |n| n as usize),
+        })
+    }
 }
 
 pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
@@ -211,6 +256,11 @@ pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
             let stream = args.stream_config().expect("--streaming was given");
             let out = super::streaming::Outputs { json: args.output, csv: args.csv, plot: args.plot };
             return super::streaming::run(&cfg, &stream, &out, io);
+        }
+        Some(cfg) if args.fresh.is_some() => {
+            let fresh = args.fresh_config().expect("--fresh was given");
+            let out = super::fresh::Outputs { json: args.output, csv: args.csv, plot: args.plot };
+            return super::fresh::run(&cfg, &fresh, &out, io);
         }
         Some(cfg) => {
             let mut progress = StderrProgress::new(&mut *io.err);
@@ -385,6 +435,30 @@ mod tests {
         let s =
             parse(&["--dataset", "d", "--streaming", "--search-threads", "3", "--flush-every", "9"]).stream_config();
         assert_eq!(s.map(|s| (s.rate, s.search_threads, s.flush_every)), Some((None, 3, 9)));
+        // --fresh and its settings; without it, none.
+        assert_eq!(parse(&["--dataset", "d"]).fresh_config(), None);
+        let f = parse(&["--dataset", "d", "--fresh", "0.3"]).fresh_config().unwrap();
+        assert_eq!(f, FreshConfig { fraction: 0.3, ..FreshConfig::default() });
+        assert_eq!(f.auto_flush_rows, 16384);
+        let a = parse(&[
+            "--dataset",
+            "d",
+            "--fresh",
+            "0.25",
+            "--auto-flush-rows",
+            "500",
+            "--merge-factor",
+            "3",
+            "--target-recall",
+            "0.9",
+            "--repeat",
+            "3",
+            "--sweep",
+            "ef=10,20",
+        ]);
+        let f = a.fresh_config().unwrap();
+        assert_eq!((f.fraction, f.auto_flush_rows, f.merge_factor, f.target_recall, f.repeat), (0.25, 500, 3, 0.9, 3));
+        assert_eq!(a.config().unwrap().unwrap().sweep.map(|s| s.values), Some(vec![10, 20]));
         // A parameter of another index type.
         let e = parse(&["--dataset", "d", "--degree", "8"]).config().unwrap_err();
         assert_eq!(e.message, "--degree applies to --index vamana");
@@ -405,6 +479,17 @@ mod tests {
             &["--dataset", "d", "--streaming", "--search-threads", "1025"],
             &["--dataset", "d", "--window", "1s"],
             &["--dataset", "d", "--streaming", "--concurrency", "2"],
+            &["--dataset", "d", "--fresh", "1"],
+            &["--dataset", "d", "--fresh", "0"],
+            &["--dataset", "d", "--fresh", "0.3", "--streaming"],
+            &["--dataset", "d", "--fresh", "0.3", "--duration", "1s"],
+            &["--dataset", "d", "--fresh", "0.3", "--skip-load", "--path", "p"],
+            &["--dataset", "d", "--fresh", "0.3", "--merge-factor", "1"],
+            &["--dataset", "d", "--fresh", "0.3", "--target-recall", "1.5"],
+            &["--dataset", "d", "--fresh", "0.3", "--repeat", "0"],
+            &["--dataset", "d", "--repeat", "2"],
+            &["--dataset", "d", "--merge-factor", "4"],
+            &["--dataset", "d", "--auto-flush-rows", "4"],
         ] {
             assert!(Cli::try_parse_from([&["xvec", "bench"], bad].concat()).is_err(), "{bad:?}");
         }

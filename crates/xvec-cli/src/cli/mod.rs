@@ -16,6 +16,7 @@ pub mod docs;
 pub mod dump;
 pub mod error;
 pub mod export;
+pub mod fresh;
 pub mod import;
 pub mod index_flags;
 pub mod interrupt;
