@@ -60,6 +60,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --index 'Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g. ''{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}'''
             cand --name 'Collection name with --field/--vector (default: the directory''s name)'
             cand --auto-flush-rows 'Keep the collection indexed as it grows: flush the memtable at ROWS rows, index each new segment and merge segments in tiers in the background (0: only when asked)'
+            cand --auto-flush-bytes 'Also flush when the memtable takes SIZE of memory, e.g. 64MiB (turns background maintenance on like --auto-flush-rows)'
+            cand --idle-optimize-ms 'Once writes pause for MS milliseconds, background maintenance flushes the memtable and merges small segments into one, as optimize would (0: never)'
             cand --merge-factor 'Segments of one size tier that background maintenance merges into one'
             cand --max-docs-per-segment 'Most documents one segment holds after optimize or a merge'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'

@@ -68,6 +68,8 @@ complete -c xvec -n "__fish_xvec_using_subcommand create" -l vector -d 'A vector
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l index -d 'Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g. \'{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}\'' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l name -d 'Collection name with --field/--vector (default: the directory\'s name)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l auto-flush-rows -d 'Keep the collection indexed as it grows: flush the memtable at ROWS rows, index each new segment and merge segments in tiers in the background (0: only when asked)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l auto-flush-bytes -d 'Also flush when the memtable takes SIZE of memory, e.g. 64MiB (turns background maintenance on like --auto-flush-rows)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l idle-optimize-ms -d 'Once writes pause for MS milliseconds, background maintenance flushes the memtable and merges small segments into one, as optimize would (0: never)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l merge-factor -d 'Segments of one size tier that background maintenance merges into one' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l max-docs-per-segment -d 'Most documents one segment holds after optimize or a merge' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
