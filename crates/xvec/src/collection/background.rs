@@ -20,8 +20,10 @@
 //! 4. when the segments beside the largest hold at least a flush's worth of rows, all are
 //!    planned as an optimize would: small ones merged into one, indexed. Each segment's
 //!    index is searched apart, so an idle collection ends as few segments as
-//!    `max_docs_per_segment` allows, and a query costs what it costs after an optimize. Writes wait (backpressure) while more than four flushes' worth of rows are
-//! not indexed yet; the wait is counted in [`Stats::write_stall_ms`](super::Stats).
+//!    `max_docs_per_segment` allows, and a query costs what it costs after an optimize.
+//!
+//! Writes wait (backpressure) while more than four flushes' worth of rows are not indexed
+//! yet; the wait is counted in [`Stats::write_stall_ms`](super::Stats).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
