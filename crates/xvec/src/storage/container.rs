@@ -252,7 +252,7 @@ impl ContainerWriter {
     /// Starts a file that will hold exactly `lens.len()` sections of these byte lengths
     /// (known up front: the block table sits before the sections).
     pub fn create(path: &Path, kind: FileKind, id: u64, lens: &[u64]) -> Result<ContainerWriter, StorageError> {
-        let file = DiskFile::create(path)?;
+        let file = DiskFile::create_large(path)?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         let blocks: u64 = lens.iter().map(|&l| if block_for(l) == 0 { 0 } else { l.div_ceil(BLOCK_LEN as u64) }).sum();
         let head = TABLE_AT + lens.len() * ENTRY_LEN + 4 * blocks as usize;
