@@ -25,7 +25,7 @@
 //! Writes wait (backpressure) while more than four flushes' worth of rows are not indexed
 //! yet; the wait is counted in [`Stats::write_stall_ms`](super::Stats).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::thread::JoinHandle;
@@ -45,6 +45,8 @@ use crate::storage::segment;
 pub(super) struct Status {
     /// Jobs published so far.
     pub jobs: AtomicU64,
+    /// Threads in a flush or a job right now.
+    pub busy: AtomicU32,
     /// Milliseconds writes waited for the backlog to drain, in all.
     pub stall_ms: AtomicU64,
     /// Why the last job or auto-flush failed, if it did (cleared by the next success).
@@ -65,6 +67,14 @@ fn clock_ms() -> u64 {
 impl Status {
     pub(super) fn record_error(&self, e: &Error) {
         *self.last_error.lock().expect("status lock poisoned") = Some(e.to_string());
+    }
+
+    /// Runs `work` counted as busy (see [`Stats::background_busy`](super::Stats)).
+    fn busy_while<T>(&self, work: impl FnOnce() -> T) -> T {
+        self.busy.fetch_add(1, Ordering::Relaxed);
+        let out = work();
+        self.busy.fetch_sub(1, Ordering::Relaxed);
+        out
     }
 
     /// Notes a write: idle-time work waits for the next pause.
@@ -187,7 +197,7 @@ impl Drop for Background {
 
 fn run(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Receiver<()>) {
     while !stop.load(Ordering::Acquire) {
-        match run_one(shared, status, stop) {
+        match status.busy_while(|| run_one(shared, status, stop)) {
             Ok(true) => {
                 status.jobs.fetch_add(1, Ordering::Relaxed);
                 *status.last_error.lock().expect("status lock poisoned") = None;
@@ -210,7 +220,9 @@ fn run(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Receiver<()>
 /// later (the frozen rows stay searched and logged meanwhile).
 fn run_flusher(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Receiver<()>, wake: &Sender<()>) {
     while !stop.load(Ordering::Acquire) {
-        match super::flush::flush_pending(&shared.writer, &shared.current, &shared.flushing, shared.mmap) {
+        let flushed = status
+            .busy_while(|| super::flush::flush_pending(&shared.writer, &shared.current, &shared.flushing, shared.mmap));
+        match flushed {
             Ok(true) => {
                 *status.last_error.lock().expect("status lock poisoned") = None;
                 let _ = wake.send(());

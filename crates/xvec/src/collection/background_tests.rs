@@ -126,6 +126,7 @@ fn an_idle_collection_ends_flushed_and_merged_like_an_optimize() {
         let s = coll.stats();
         s.segments.len() == 1 && s.mem_rows == 0 && s.frozen_rows == 0 && s.unindexed_rows == 0
     });
+    wait_until("the threads to go quiet", || !coll.stats().background_busy);
     let s = coll.stats();
     assert_eq!((s.live_docs, s.deleted_docs), (n as u64 - 1, 0), "{s:?}");
     for i in (0..n).step_by(29).filter(|&i| i != 7) {

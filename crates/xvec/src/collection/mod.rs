@@ -135,6 +135,9 @@ pub struct Stats {
     pub unindexed_rows: u64,
     /// Background jobs (index builds, merges) published by this handle.
     pub background_jobs: u64,
+    /// Whether a background flush or job is running now (false: maintenance is idle,
+    /// or off).
+    pub background_busy: bool,
     /// Milliseconds this handle's writes waited for the index backlog to drain.
     pub write_stall_ms: u64,
     /// Why the last background job or automatic flush failed, if the last one did.
@@ -899,6 +902,7 @@ impl Collection {
             follow_error: self.follow.as_ref().and_then(|f| f.lock().ok()?.last_error.clone()),
             unindexed_rows: background::backlog_rows(&snap),
             background_jobs: self.background.as_ref().map_or(0, |b| b.status.jobs.load(Ordering::Relaxed)),
+            background_busy: self.background.as_ref().is_some_and(|b| b.status.busy.load(Ordering::Relaxed) > 0),
             write_stall_ms: self.background.as_ref().map_or(0, |b| b.status.stall_ms.load(Ordering::Relaxed)),
             background_error: (self.background.as_ref()).and_then(|b| b.status.last_error.lock().ok()?.clone()),
             live_docs: snap.count(),
