@@ -65,9 +65,7 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
     if cfg.k == 0 || cfg.batch_size == 0 || cfg.concurrency.contains(&0) {
         return Err(BenchError::Invalid("k, batch size and every concurrency must be at least 1".into()));
     }
-    let started_at = sys::utc_now();
-    let loadavg_start = sys::loadavg();
-    let system = SystemInfo::collect();
+    let sitting = Sitting::begin();
     let mut log = PhaseLog::default();
     let mut notes = Vec::new();
 
@@ -122,12 +120,12 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
     Ok(Report {
         schema_version: SCHEMA_VERSION,
         format: FORMAT,
-        started_at,
+        started_at: sitting.started_at.clone(),
         finished_at: sys::utc_now(),
         command,
         dataset,
         config: ConfigReport::new(cfg),
-        system: SystemReport { info: system, loadavg_start, loadavg_end: sys::loadavg() },
+        system: sitting.system_report(),
         load,
         serial: first.serial.clone(),
         concurrent: first.concurrent.clone(),
@@ -140,6 +138,24 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
         cpu: CpuReport { user_sec: usage.map(|u| u.user_sec), sys_sec: usage.map(|u| u.sys_sec) },
         notes,
     })
+}
+
+/// When a run started, the load then and the machine: what every report records.
+pub(crate) struct Sitting {
+    pub started_at: String,
+    loadavg_start: Option<[f64; 3]>,
+    system: SystemInfo,
+}
+
+impl Sitting {
+    pub(crate) fn begin() -> Sitting {
+        Sitting { started_at: sys::utc_now(), loadavg_start: sys::loadavg(), system: SystemInfo::collect() }
+    }
+
+    /// The report's machine and load, the load read now (at the run's end).
+    pub(crate) fn system_report(&self) -> SystemReport {
+        SystemReport { info: self.system.clone(), loadavg_start: self.loadavg_start, loadavg_end: sys::loadavg() }
+    }
 }
 
 /// Opens the dataset (its first `--limit` rows): the dataset, its row count before the

@@ -28,13 +28,12 @@ use xvec::{Collection, CollectionOptions, OpenOptions};
 
 use crate::config::{BenchConfig, FreshConfig, SearchPoint};
 use crate::phases::{
-    BenchError, CollectionDir, LoadSpec, PhaseLog, Progress, engine, ground_truth, insert_rows, load_open, open_dataset,
+    BenchError, CollectionDir, LoadSpec, PhaseLog, Progress, Sitting, engine, ground_truth, insert_rows, load_open,
+    open_dataset,
 };
-use crate::report::{
-    ConfigReport, CpuReport, DatasetReport, EngineMemory, FORMAT, LoadReport, SCHEMA_VERSION, SystemReport,
-};
+use crate::report::{ConfigReport, CpuReport, DatasetReport, EngineMemory, FORMAT, LoadReport, SCHEMA_VERSION};
 use crate::source::Dataset;
-use crate::sys::{self, SystemInfo};
+use crate::sys;
 use pass::Searches;
 use report::{Backlog, Fresh, FreshConfigReport, FreshLoad, FreshReport, PassReport, State, StateReport};
 
@@ -54,9 +53,7 @@ pub fn run(
         return Err(BenchError::Invalid("--fresh loads two new collections: it cannot --skip-load".into()));
     }
     fresh.check().map_err(BenchError::Invalid)?;
-    let started_at = sys::utc_now();
-    let loadavg_start = sys::loadavg();
-    let system = SystemInfo::collect();
+    let sitting = Sitting::begin();
     let mut log = PhaseLog::default();
     let mut notes = Vec::new();
 
@@ -122,12 +119,12 @@ pub fn run(
     Ok(FreshReport {
         schema_version: SCHEMA_VERSION,
         format: FORMAT,
-        started_at,
+        started_at: sitting.started_at.clone(),
         finished_at: sys::utc_now(),
         command,
         dataset,
         config: ConfigReport::new(cfg),
-        system: SystemReport { info: system, loadavg_start, loadavg_end: sys::loadavg() },
+        system: sitting.system_report(),
         fresh: Fresh {
             config: FreshConfigReport {
                 fraction: fresh.fraction,

@@ -17,10 +17,10 @@ use std::time::Instant;
 use xvec::Collection;
 
 use crate::config::{BenchConfig, SearchPoint, StreamConfig};
-use crate::phases::{BenchError, CollectionDir, PhaseLog, Progress, engine, open_dataset, queries, schema};
+use crate::phases::{BenchError, CollectionDir, PhaseLog, Progress, Sitting, engine, open_dataset, queries, schema};
 use crate::prefix_truth::PrefixTruth;
-use crate::report::{ConfigReport, CpuReport, DatasetReport, EngineMemory, FORMAT, SCHEMA_VERSION, SystemReport};
-use crate::sys::{self, SystemInfo};
+use crate::report::{ConfigReport, CpuReport, DatasetReport, EngineMemory, FORMAT, SCHEMA_VERSION};
+use crate::sys;
 use report::{StreamConfigReport, StreamReport, Streaming};
 
 /// Runs the streaming benchmark: `cfg` gives the dataset, index, k, search parameters and
@@ -38,9 +38,7 @@ pub fn run(
         return Err(BenchError::Invalid("--streaming loads a fresh collection: it cannot --skip-load".into()));
     }
     stream.check().map_err(BenchError::Invalid)?;
-    let started_at = sys::utc_now();
-    let loadavg_start = sys::loadavg();
-    let system = SystemInfo::collect();
+    let sitting = Sitting::begin();
     let mut log = PhaseLog::default();
     let mut notes = Vec::new();
 
@@ -119,12 +117,12 @@ pub fn run(
     Ok(StreamReport {
         schema_version: SCHEMA_VERSION,
         format: FORMAT,
-        started_at,
+        started_at: sitting.started_at.clone(),
         finished_at: sys::utc_now(),
         command,
         dataset,
         config: ConfigReport::new(cfg),
-        system: SystemReport { info: system, loadavg_start, loadavg_end: sys::loadavg() },
+        system: sitting.system_report(),
         streaming: Streaming {
             config: StreamConfigReport {
                 rate_rows_per_sec: stream.rate,
