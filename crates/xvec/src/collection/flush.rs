@@ -26,10 +26,10 @@ use super::mem::MemSegment;
 use super::snapshot::{SegmentRef, Snapshot};
 use super::writer::{Frozen, Writer, discard};
 use crate::error::Error;
-use crate::storage::manifest::{DeletesEntry, SealedWal};
+use crate::storage::manifest::SealedWal;
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, WalWriter};
-use crate::storage::{deletes, deletes_name, manifest_name, segment_name, wal_name, write_file_atomic};
+use crate::storage::{manifest_name, segment_name, wal_name};
 
 /// Step 2's output: the segment file (none when every frozen row was deleted by the
 /// freeze) and the frozen rows it holds.
@@ -51,11 +51,8 @@ pub(crate) fn flush(
     mmap: bool,
 ) -> Result<(), Error> {
     let _one_at_a_time = flushing.lock().expect("flush lock poisoned");
-    // Each guard is dropped before `finish`, which takes the writer lock itself.
-    let pending = writer.lock().expect("writer lock poisoned").pending_flush();
-    if let Some(frozen) = pending {
-        finish(writer, current, &frozen, mmap)?;
-    }
+    finish_pending(writer, current, mmap)?;
+    // The guard is dropped before `finish`, which takes the writer lock itself.
     let frozen = writer.lock().expect("writer lock poisoned").freeze(current)?;
     match frozen {
         Some(frozen) => finish(writer, current, &frozen, mmap),
@@ -71,6 +68,12 @@ pub(crate) fn flush_pending(
     mmap: bool,
 ) -> Result<bool, Error> {
     let _one_at_a_time = flushing.lock().expect("flush lock poisoned");
+    finish_pending(writer, current, mmap)
+}
+
+/// Steps 2 and 3 of the pending flush, if there is one; the caller holds `flushing`.
+fn finish_pending(writer: &Mutex<Writer>, current: &RwLock<Arc<Snapshot>>, mmap: bool) -> Result<bool, Error> {
+    // The guard is dropped before `finish`, which takes the writer lock itself.
     let pending = writer.lock().expect("writer lock poisoned").pending_flush();
     match pending {
         Some(frozen) => finish(writer, current, &frozen, mmap).map(|()| true),
@@ -214,20 +217,6 @@ impl Writer {
         }
         discard(&obsolete);
         Ok(())
-    }
-
-    fn write_deletes(
-        &self,
-        id: u64,
-        deleted: &RoaringBitmap,
-        generation: u64,
-        made: &mut Vec<PathBuf>,
-    ) -> Result<DeletesEntry, Error> {
-        let name = deletes_name(id, generation);
-        let bytes = deletes::encode(id, deleted);
-        made.push(self.dir.join(&name));
-        write_file_atomic(&self.dir, &name, &bytes)?;
-        Ok(DeletesEntry { file: name, size: bytes.len() as u64, count: deleted.len() })
     }
 }
 

@@ -18,9 +18,9 @@ use crate::error::Error;
 use crate::index::graph::BuildProgress;
 use crate::index::segment_index::{self, SegmentIndex};
 use crate::storage::column::SegmentView;
-use crate::storage::manifest::{DeletesEntry, IndexEntry};
+use crate::storage::manifest::IndexEntry;
 use crate::storage::segment::{self, Part, Segment};
-use crate::storage::{IndexKind, deletes, deletes_name, index_name, manifest_name, segment_name, write_file_atomic};
+use crate::storage::{IndexKind, index_name, manifest_name, segment_name};
 
 /// How to optimize.
 #[non_exhaustive]
@@ -372,12 +372,9 @@ impl Writer {
             if deleted.is_empty() {
                 continue;
             }
-            let id = r.segment.id();
-            let name = deletes_name(id, m.generation);
-            let bytes = deletes::encode(id, &deleted);
-            made.push(self.dir.join(&name));
-            write_file_atomic(&self.dir, &name, &bytes).inspect_err(|_| discard(made))?;
-            r.deletes_file = Some(DeletesEntry { file: name, size: bytes.len() as u64, count: deleted.len() });
+            let entry =
+                self.write_deletes(r.segment.id(), &deleted, m.generation, made).inspect_err(|_| discard(made))?;
+            r.deletes_file = Some(entry);
             r.deleted = Arc::new(deleted);
         }
         let segments: Vec<SegmentRef> =

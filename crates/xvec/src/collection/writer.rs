@@ -10,16 +10,18 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
+use roaring::RoaringBitmap;
+
 use super::ItemResult;
 use super::mem::MemSegment;
 use super::snapshot::{Location, SegmentRef, Snapshot};
 use crate::error::{DocError, Error, StorageError};
 use crate::schema::Schema;
 use crate::storage::lock::WriterLock;
-use crate::storage::manifest::Manifest;
 use crate::storage::manifest::PublishError;
+use crate::storage::manifest::{DeletesEntry, Manifest};
 use crate::storage::wal::{self, Record, Scan, SyncPolicy, WalWriter};
-use crate::storage::{disk, manifest_name, wal_name};
+use crate::storage::{deletes, deletes_name, disk, manifest_name, wal_name, write_file_atomic};
 use crate::value::{Doc, Row, check_value, truncate_key};
 
 /// A frozen memtable as it was at the freeze, and the id its segment takes: the flush
@@ -119,6 +121,22 @@ impl Writer {
             self.manifest.next_segment_id += 1;
             self.frozen = Some(Frozen { mem: mem.clone(), id, schema: snap.schema.clone() });
         }
+    }
+
+    /// Writes segment `id`'s delete file for `generation`, listed in `made` (removed
+    /// again if the generation is not published).
+    pub(super) fn write_deletes(
+        &self,
+        id: u64,
+        deleted: &RoaringBitmap,
+        generation: u64,
+        made: &mut Vec<PathBuf>,
+    ) -> Result<DeletesEntry, Error> {
+        let name = deletes_name(id, generation);
+        let bytes = deletes::encode(id, deleted);
+        made.push(self.dir.join(&name));
+        write_file_atomic(&self.dir, &name, &bytes)?;
+        Ok(DeletesEntry { file: name, size: bytes.len() as u64, count: deleted.len() })
     }
 
     /// Fails once the writer has stopped (see the module docs).
