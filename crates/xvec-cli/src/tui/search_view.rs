@@ -43,6 +43,7 @@ fn legend_name(kind: &str) -> &str {
         "mapped keys and scalars" => "keys+scalars",
         "owned segments" => "owned",
         "query scratch" => "scratch",
+        "scan codes" => "scan",
         "unflushed vectors" => "unfl.vectors",
         "unflushed other" => "unfl.other",
         "delete bitmaps" => "deletes",

@@ -24,6 +24,7 @@ use roaring::RoaringBitmap;
 
 use super::mem::MemSegment;
 use super::snapshot::{SegmentRef, Snapshot};
+use crate::index::quant::fastscan::ScanCodes;
 use super::writer::{Frozen, Writer, discard};
 use crate::error::Error;
 use crate::storage::manifest::SealedWal;
@@ -35,7 +36,8 @@ use crate::storage::{manifest_name, segment_name, wal_name};
 /// freeze) and the frozen rows it holds.
 pub(crate) struct Written {
     frozen: Frozen,
-    segment: Option<Arc<Segment>>,
+    /// The written segment and its scan codes.
+    segment: Option<(Arc<Segment>, Vec<Option<Arc<ScanCodes>>>)>,
     /// Live chunk-local rows of each frozen chunk, in segment order.
     live: Vec<Vec<u32>>,
     made: Vec<PathBuf>,
@@ -106,7 +108,10 @@ fn write(dir: &Path, frozen: &Frozen, mmap: bool) -> Result<Written, Error> {
             .collect();
         let opened = segment::write(&path, frozen.id, &frozen.schema, &parts)
             .and_then(|_| Segment::open(&path, frozen.schema.clone(), mmap, false));
-        segment = Some(Arc::new(opened.inspect_err(|_| discard(&made))?));
+        let opened = opened.inspect_err(|_| discard(&made))?;
+        // Encoded here, with no lock held: the segment is scanned with them until indexed.
+        let scan = SegmentRef::scan_codes(&frozen.schema, &opened, &vec![None; frozen.schema.fields().len()], None);
+        segment = Some((Arc::new(opened), scan));
     }
     Ok(Written { frozen: frozen.clone(), segment, live, made })
 }
@@ -175,7 +180,7 @@ impl Writer {
                 s.deletes_file = Some(self.write_deletes(s.segment.id(), &s.deleted, m.generation, &mut made)?);
                 s.dirty = false;
             }
-            if let Some(seg) = segment {
+            if let Some((seg, scan)) = segment {
                 let deleted = deleted_since_freeze(&frozen.mem, now, &live);
                 let deletes_file = match deleted.is_empty() {
                     true => None,
@@ -188,6 +193,7 @@ impl Writer {
                     dirty: false,
                     indexes: vec![None; cur.schema.fields().len()],
                     index_files: Vec::new(),
+                    scan,
                 });
             }
             Ok::<_, Error>(())

@@ -195,6 +195,8 @@ pub struct MemoryUsage {
     pub sketches: u64,
     /// Graph links and levels (index files).
     pub graph: u64,
+    /// Sketches of the rows no index covers yet, for scanning them (in memory only).
+    pub scan_codes: u64,
     /// Per-thread search scratch (visited sets, heaps), over all threads.
     pub query_scratch: u64,
     /// The mutable segment's vectors.
@@ -209,7 +211,7 @@ pub struct MemoryUsage {
 
 impl MemoryUsage {
     /// Every kind with a label for listings (`inspect memory`, `xvec bench`), in field order.
-    pub fn by_kind(&self) -> [(&'static str, u64); 11] {
+    pub fn by_kind(&self) -> [(&'static str, u64); 12] {
         // Destructured so that a new kind cannot be left out.
         let &MemoryUsage {
             mapped_vectors,
@@ -218,6 +220,7 @@ impl MemoryUsage {
             codes,
             sketches,
             graph,
+            scan_codes,
             query_scratch,
             mem_vectors,
             mem_other,
@@ -231,6 +234,7 @@ impl MemoryUsage {
             ("codes", codes),
             ("sketches", sketches),
             ("graph", graph),
+            ("scan codes", scan_codes),
             ("query scratch", query_scratch),
             ("unflushed vectors", mem_vectors),
             ("unflushed other", mem_other),
@@ -941,10 +945,14 @@ impl Collection {
                 m.sketches += b.sketches;
                 m.graph += b.graph;
             }
+            m.scan_codes += s.scan.iter().flatten().map(|c| c.heap_bytes() as u64).sum::<u64>();
         }
         m.query_scratch = crate::index::segment_index::scratch_bytes();
-        m.mem_vectors = snap.mem.vector_bytes() as u64;
-        m.mem_other = (snap.mem.heap_bytes() - snap.mem.vector_bytes()) as u64;
+        for mem in snap.mems() {
+            m.mem_vectors += mem.vector_bytes() as u64;
+            m.scan_codes += mem.scan_bytes() as u64;
+            m.mem_other += (mem.heap_bytes() - mem.vector_bytes() - mem.scan_bytes()) as u64;
+        }
         if let Some(w) = &self.writer {
             m.wal_buffer = w.lock().expect("writer lock poisoned").buffer_bytes() as u64;
         }

@@ -298,6 +298,11 @@ impl Job {
             if cancel.load(Ordering::Relaxed) {
                 return Err(Error::Cancelled);
             }
+            let old_scan = match plan {
+                Plan::Keep(i) => Some(&snap.segments[*i].scan[..]),
+                Plan::Write(_) => None,
+            };
+            let scan = SegmentRef::scan_codes(schema, &seg, &indexes, old_scan);
             new_refs.push(SegmentRef {
                 segment: seg,
                 deleted: Default::default(),
@@ -305,6 +310,7 @@ impl Job {
                 dirty: false,
                 indexes,
                 index_files,
+                scan,
             });
         }
         Ok(new_refs)

@@ -5,10 +5,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use roaring::RoaringBitmap;
 
-use super::snapshot::Snapshot;
+use super::snapshot::{Snapshot, Source};
 use crate::error::{Error, QueryError};
 use crate::filter::{Filter, Params};
-use crate::index::segment_index::SearchParams;
+use crate::index::quant::fastscan::{self, ScanQuery};
+use crate::index::segment_index::{SearchParams, SegmentIndex};
 use crate::index::{Candidate, PreparedQuery, Sink, TopK, flat};
 use crate::kernels;
 use crate::schema::{IndexParams, Schema, VectorType};
@@ -418,34 +419,41 @@ impl Snapshot {
     }
 
     /// Feeds the best candidates of every segment into `sink`, `k` per indexed segment.
+    /// Indexed segments go first: their hits set the threshold by which the scans of
+    /// unindexed rows skip most rows without reading their vectors.
     fn run(&self, plan: &Plan, k: usize, sink: &mut impl Sink) {
         let kernels = kernels::best();
+        fn index_of<'a>(src: &Source<'a>, field: usize) -> Option<&'a SegmentIndex> {
+            src.indexes.get(field).and_then(|i| i.as_deref())
+        }
         for src in self.sources() {
+            let Some(index) = index_of(&src, plan.field) else { continue };
             let cands = candidates(src.view, src.deleted, plan.filter.as_ref());
             let col = src.view.vector(plan.field);
-            match src.indexes.get(plan.field).and_then(|i| i.as_deref()) {
-                Some(index) => {
-                    // Null vectors are stored as zeros and linked into the graph like any row;
-                    // an index must never return them.
-                    let cands = match col.validity.0 {
-                        Some(bits) => {
-                            let mut valid = RoaringBitmap::from_lsb0_bytes(0, bits);
-                            valid.remove_range(src.view.rows() as u32..);
-                            Some(match cands {
-                                Some(c) => c & valid,
-                                None => valid,
-                            })
-                        }
-                        None => cands,
-                    };
-                    let p = SearchParams {
-                        k,
-                        ef: plan.ef,
-                        refine: plan.refine,
-                        allowed: cands.as_ref(),
-                        position: src.position,
-                    };
-                    index.search(col, &plan.prepared, &plan.vector, p, sink);
+            // Null vectors are stored as zeros and linked into the graph like any row;
+            // an index must never return them.
+            let cands = match col.validity.0 {
+                Some(bits) => {
+                    let mut valid = RoaringBitmap::from_lsb0_bytes(0, bits);
+                    valid.remove_range(src.view.rows() as u32..);
+                    Some(match cands {
+                        Some(c) => c & valid,
+                        None => valid,
+                    })
+                }
+                None => cands,
+            };
+            let p = SearchParams { k, ef: plan.ef, refine: plan.refine, allowed: cands.as_ref(), position: src.position };
+            index.search(col, &plan.prepared, &plan.vector, p, sink);
+        }
+        let mut scan_query = None;
+        for src in self.sources().filter(|src| index_of(src, plan.field).is_none()) {
+            let cands = candidates(src.view, src.deleted, plan.filter.as_ref());
+            let col = src.view.vector(plan.field);
+            match src.scan_codes(plan.field) {
+                Some(codes) => {
+                    let sq = scan_query.get_or_insert_with(|| ScanQuery::new(codes, &plan.vector));
+                    fastscan::scan(kernels, &col, codes, sq, &plan.prepared, cands.as_ref(), src.position, sink);
                 }
                 None => flat::scan(kernels, &col, src.view.rows(), &plan.prepared, cands.as_ref(), src.position, sink),
             }

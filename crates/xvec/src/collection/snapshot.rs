@@ -8,6 +8,7 @@ use std::sync::Arc;
 use roaring::RoaringBitmap;
 
 use super::mem::MemSegment;
+use crate::index::quant::fastscan::ScanCodes;
 use crate::index::segment_index::SegmentIndex;
 use crate::schema::Schema;
 use crate::storage::column::SegmentView;
@@ -28,9 +29,33 @@ pub struct SegmentRef {
     pub indexes: Vec<Option<Arc<SegmentIndex>>>,
     /// The index files behind `indexes`, as the manifest lists them.
     pub index_files: Vec<IndexEntry>,
+    /// Scan codes per schema field, for vector fields whose approximate index is not
+    /// built yet (see [`fastscan`]); in memory only.
+    pub scan: Vec<Option<Arc<ScanCodes>>>,
 }
 
 impl SegmentRef {
+    /// The scan codes `segment` needs given its open `indexes`: one set per vector field
+    /// with an approximate index not built, taken from `old` (the same segment's codes in
+    /// an earlier snapshot) when it has them, else encoded from the vectors.
+    pub(crate) fn scan_codes(
+        schema: &Schema,
+        segment: &Segment,
+        indexes: &[Option<Arc<SegmentIndex>>],
+        old: Option<&[Option<Arc<ScanCodes>>]>,
+    ) -> Vec<Option<Arc<ScanCodes>>> {
+        (0..schema.fields().len())
+            .map(|f| match schema.field(f).as_vector() {
+                Some(v) if v.index.is_approximate() && indexes[f].is_none() => {
+                    Some(old.and_then(|o| o.get(f).cloned().flatten()).unwrap_or_else(|| {
+                        Arc::new(ScanCodes::of_column(&segment.vector(f), segment.rows(), v.metric))
+                    }))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The segment as the manifest lists it.
     pub(crate) fn entry(&self) -> SegmentEntry {
         SegmentEntry {
@@ -50,6 +75,15 @@ pub(crate) struct Source<'a> {
     pub view: &'a dyn SegmentView,
     pub deleted: &'a RoaringBitmap,
     pub indexes: &'a [Option<Arc<SegmentIndex>>],
+    /// Scan codes per field of a segment; empty for memtable chunks, whose view holds them.
+    pub scan: &'a [Option<Arc<ScanCodes>>],
+}
+
+impl Source<'_> {
+    /// The scan codes of vector field `field`, when its rows are scanned with them.
+    pub fn scan_codes(&self, field: usize) -> Option<&ScanCodes> {
+        self.scan.get(field).and_then(|c| c.as_deref()).or_else(|| self.view.scan_codes(field))
+    }
 }
 
 /// Where the live version of a key is.
@@ -194,6 +228,7 @@ impl Snapshot {
             view: &*s.segment as &dyn SegmentView,
             deleted: &s.deleted,
             indexes: &s.indexes,
+            scan: &s.scan,
         });
         let chunks = self.mems().flat_map(|m| (0..m.chunk_count()).map(|i| m.part(i).expect("chunk in range")));
         let first = self.segments.len();
@@ -202,6 +237,7 @@ impl Snapshot {
             view: part.view,
             deleted: part.deleted,
             indexes: &[],
+            scan: &[],
         });
         segments.chain(chunks)
     }

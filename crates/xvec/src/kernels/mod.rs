@@ -3,7 +3,7 @@
 //! This module owns every distance computation on raw slices: `f32` vectors, `f16` stored rows
 //! scored against an `f32` query, `i8` quantised vectors, `u8` and packed 4-bit codes scored
 //! against an `f32` query, `u8` codes against an `i8` query, a four-query batch form for
-//! exact scans, and the Walsh–Hadamard transform that rotates vectors before quantization; and [`prefetch_lines`], a cache hint for the row scored next. A [`Kernels`] table is one complete set of these for one instruction set: [`scalar()`]
+//! exact scans, blocks of 4-bit codes against lookup tables, and the Walsh–Hadamard transform that rotates vectors before quantization; and [`prefetch_lines`], a cache hint for the row scored next. A [`Kernels`] table is one complete set of these for one instruction set: [`scalar()`]
 //! is the plain-loop oracle, [`best()`] the fastest set this CPU runs (detected once), and
 //! [`available()`] every set this CPU runs.
 //!
@@ -74,12 +74,24 @@ pub struct Kernels {
     /// `i / 64`; missing words count as clear): a quantised query against a one-bit sketch.
     /// Exact in `i32` (`|Σ| <= 128·dim`).
     pub masked_sum_i8: fn(&[i8], &[u64]) -> i32,
+    /// Scores one block of [`SCAN_BLOCK`] rows of 4-bit codes against per-position lookup
+    /// tables: `out[r] = Σ_p lut[32p + (codes[32p + r] & 15)] + lut[32p + 16 + (codes[32p + r] >> 4)]`
+    /// for the `p < codes.len() / 32` byte columns (each holds two 4-bit positions per row:
+    /// byte `32p + r` is row `r`'s pair). Exact in `u16` for up to [`SCAN_MAX_PAIRS`]
+    /// columns, which the caller splits longer codes into; `lut` holds 32 bytes per column.
+    pub scan_u4: fn(&[u8], &[u8], &mut [u16; SCAN_BLOCK]),
     /// In-place unnormalized Walsh–Hadamard transform of a block whose length is a power
     /// of two: stages `h = 1, 2, 4, …`, each replacing every pair `(x[i], x[i + h])` (`i`
     /// with bit `h` clear) by `(x[i] + x[i + h], x[i] − x[i + h])`. Every set performs the
     /// same additions in the same order, so results are bit-identical.
     pub fwht: fn(&mut [f32]),
 }
+
+/// Rows [`Kernels::scan_u4`] scores at once.
+pub const SCAN_BLOCK: usize = 32;
+
+/// Most byte columns one [`Kernels::scan_u4`] call adds up: `2 · 255 · 128 < 2¹⁶`.
+pub const SCAN_MAX_PAIRS: usize = 128;
 
 /// The scalar oracle: plain sequential loops, available everywhere.
 pub fn scalar() -> &'static Kernels {
@@ -439,6 +451,34 @@ mod tests {
             }
             let q = vec![i8::MIN; 20_000];
             assert_eq!((k.masked_sum_i8)(&q, &vec![u64::MAX; 313]), -2_560_000, "{}", k.isa);
+        }
+    }
+
+    #[test]
+    fn scan_u4_matches_the_oracle() {
+        let mut rng = ChaCha8Rng::seed_from_u64(41);
+        for k in available() {
+            for pairs in [0, 1, 2, 7, 48, SCAN_MAX_PAIRS] {
+                let codes: Vec<u8> = (0..pairs * 32).map(|_| rng.random()).collect();
+                let mut lut: Vec<u8> = (0..pairs * 32).map(|_| rng.random()).collect();
+                let want = |lut: &[u8]| -> [u16; SCAN_BLOCK] {
+                    std::array::from_fn(|r| {
+                        (0..pairs)
+                            .map(|p| {
+                                let b = codes[32 * p + r] as usize;
+                                u16::from(lut[32 * p + (b & 15)]) + u16::from(lut[32 * p + 16 + (b >> 4)])
+                            })
+                            .sum()
+                    })
+                };
+                let mut out = [7u16; SCAN_BLOCK];
+                (k.scan_u4)(&codes, &lut, &mut out);
+                assert_eq!(out, want(&lut), "{} scan_u4 pairs {pairs}", k.isa);
+                // The largest sums the bound allows.
+                lut.fill(255);
+                (k.scan_u4)(&codes, &lut, &mut out);
+                assert_eq!(out, [(510 * pairs) as u16; SCAN_BLOCK], "{} scan_u4 saturated, pairs {pairs}", k.isa);
+            }
         }
     }
 

@@ -3,7 +3,7 @@
 
 use half::f16;
 
-use super::Kernels;
+use super::{Kernels, SCAN_BLOCK, SCAN_MAX_PAIRS};
 
 pub(super) static KERNELS: Kernels = Kernels {
     isa: "scalar",
@@ -19,6 +19,7 @@ pub(super) static KERNELS: Kernels = Kernels {
     dot_f32_u4,
     dot_u8_i8,
     masked_sum_i8,
+    scan_u4,
     fwht,
 };
 
@@ -89,6 +90,16 @@ fn dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
 fn masked_sum_i8(q: &[i8], bits: &[u64]) -> i32 {
     let set = |i: usize| bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1);
     q.iter().enumerate().filter(|&(i, _)| set(i)).map(|(_, &v)| i32::from(v)).sum()
+}
+
+fn scan_u4(codes: &[u8], lut: &[u8], out: &mut [u16; SCAN_BLOCK]) {
+    debug_assert!(codes.len() <= 32 * SCAN_MAX_PAIRS && lut.len() >= codes.len());
+    out.fill(0);
+    for (column, lut) in codes.chunks_exact(32).zip(lut.chunks_exact(32)) {
+        for (o, &b) in out.iter_mut().zip(column) {
+            *o += u16::from(lut[(b & 15) as usize]) + u16::from(lut[16 + (b >> 4) as usize]);
+        }
+    }
 }
 
 fn fwht(x: &mut [f32]) {

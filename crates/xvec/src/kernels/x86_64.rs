@@ -14,7 +14,7 @@ use core::arch::x86_64::*;
 
 use half::f16;
 
-use super::Kernels;
+use super::{Kernels, SCAN_BLOCK, SCAN_MAX_PAIRS};
 
 static AVX2: Kernels = Kernels {
     isa: "avx2+fma+f16c",
@@ -30,6 +30,7 @@ static AVX2: Kernels = Kernels {
     dot_f32_u4: avx2_dot_f32_u4,
     dot_u8_i8: avx2_dot_u8_i8,
     masked_sum_i8: avx2_masked_sum_i8,
+    scan_u4: avx2_scan_u4,
     fwht: avx2_fwht,
 };
 
@@ -125,6 +126,12 @@ fn avx2_dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
     debug_assert_eq!(a.len(), b.len());
     // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
     unsafe { u8_i8_avx2(a, b) }
+}
+
+fn avx2_scan_u4(codes: &[u8], lut: &[u8], out: &mut [u16; SCAN_BLOCK]) {
+    debug_assert!(codes.len() <= 32 * SCAN_MAX_PAIRS && lut.len() >= codes.len());
+    // SAFETY: only reachable through `AVX2`/`AVX512`, handed out after detecting avx2+fma+f16c.
+    unsafe { scan_u4_avx2(codes, lut, out) }
 }
 
 fn avx2_masked_sum_i8(q: &[i8], bits: &[u64]) -> i32 {
@@ -460,6 +467,45 @@ fn masked_sum_i8_avx2(q: &[i8], bits: &[u64]) -> i32 {
         let i = start + j;
         if bits[i / 64] >> (i % 64) & 1 == 1 { s + i32::from(v) } else { s }
     })
+}
+
+/// One block of 4-bit codes through per-column lookup tables (FastScan, André et al.,
+/// VLDB 2015): each 32-byte column is split into its low and high nibbles, and `vpshufb`
+/// looks all 32 rows up in the column's two 16-entry tables at once. The u8 results are
+/// summed as u16 lanes two rows wide: `even` adds whole lanes (row `2w` plus 256 × row
+/// `2w + 1`, exact mod 2¹⁶), `odd` adds the high bytes alone, and `even − 256 · odd`
+/// leaves row `2w`'s sum. At most [`SCAN_MAX_PAIRS`] columns keep every sum below 2¹⁶.
+#[target_feature(enable = "avx2")]
+fn scan_u4_avx2(codes: &[u8], lut: &[u8], out: &mut [u16; SCAN_BLOCK]) {
+    let columns = (codes.len() / 32).min(lut.len() / 32).min(SCAN_MAX_PAIRS);
+    let nibble = _mm256_set1_epi8(0x0F);
+    let (mut even, mut odd) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+    for p in 0..columns {
+        // SAFETY: `p < columns` keeps the 32 code bytes and the two 16-byte tables of
+        // column `p` inside `codes` and `lut`; unaligned loads.
+        let (c, lo_lut, hi_lut) = unsafe {
+            (
+                _mm256_loadu_si256(codes.as_ptr().add(32 * p).cast()),
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(lut.as_ptr().add(32 * p).cast())),
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(lut.as_ptr().add(32 * p + 16).cast())),
+            )
+        };
+        let lo = _mm256_shuffle_epi8(lo_lut, _mm256_and_si256(c, nibble));
+        let hi = _mm256_shuffle_epi8(hi_lut, _mm256_and_si256(_mm256_srli_epi16::<4>(c), nibble));
+        even = _mm256_add_epi16(even, _mm256_add_epi16(lo, hi));
+        odd = _mm256_add_epi16(odd, _mm256_add_epi16(_mm256_srli_epi16::<8>(lo), _mm256_srli_epi16::<8>(hi)));
+    }
+    let even = _mm256_sub_epi16(even, _mm256_slli_epi16::<8>(odd));
+    let (mut e, mut o) = ([0u16; 16], [0u16; 16]);
+    // SAFETY: each array is 32 writable bytes; unaligned stores.
+    unsafe {
+        _mm256_storeu_si256(e.as_mut_ptr().cast(), even);
+        _mm256_storeu_si256(o.as_mut_ptr().cast(), odd);
+    }
+    for w in 0..16 {
+        out[2 * w] = e[w];
+        out[2 * w + 1] = o[w];
+    }
 }
 
 /// Walsh–Hadamard transform, 8 lanes per vector: stages 1, 2 and 4 inside each vector (the

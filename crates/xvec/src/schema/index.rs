@@ -258,6 +258,12 @@ impl Default for IndexParams {
 }
 
 impl IndexParams {
+    /// Whether searches of the index may miss true neighbours (the graphs); a flat
+    /// field's search is exact and scans unindexed rows exactly too.
+    pub fn is_approximate(&self) -> bool {
+        !matches!(self, IndexParams::Flat(_))
+    }
+
     /// The engine's defaults for every parameter of `kind`.
     pub fn defaults(kind: IndexType) -> IndexParams {
         match kind {

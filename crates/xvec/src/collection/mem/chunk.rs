@@ -3,6 +3,7 @@
 
 use half::f16;
 
+use crate::index::quant::fastscan::ScanCodes;
 use crate::schema::{FieldType, ScalarType, Schema, VectorType};
 use crate::storage::column::{
     ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
@@ -57,12 +58,14 @@ struct Column {
     dim: usize,
     /// Norms, for cosine vector fields.
     norms: Option<Vec<f32>>,
+    /// Scan codes, for vector fields with an approximate index (see [`ScanCodes`]).
+    scan: Option<ScanCodes>,
 }
 
 impl Column {
     fn new(schema: &Schema, idx: usize) -> Column {
         let f = schema.field(idx);
-        let (data, dim, norms) = match &f.ty {
+        let (data, dim, norms, scan) = match &f.ty {
             FieldType::Scalar(s) => (
                 match s {
                     ScalarType::String => Data::String(VarBuf::new()),
@@ -76,6 +79,7 @@ impl Column {
                 },
                 0,
                 None,
+                None,
             ),
             FieldType::Vector(v) => (
                 match v.elem {
@@ -85,9 +89,10 @@ impl Column {
                 },
                 v.dim as usize,
                 (v.metric == crate::schema::Metric::Cosine).then(Vec::new),
+                v.index.is_approximate().then(|| ScanCodes::new(v.dim as usize, v.metric)),
             ),
         };
-        Column { validity: f.nullable.then(Vec::new), data, dim, norms }
+        Column { validity: f.nullable.then(Vec::new), data, dim, norms, scan }
     }
 
     /// Appends row `row`'s value; the row was validated against the schema.
@@ -133,6 +138,9 @@ impl Column {
                 _ => 0.0,
             };
             norms.push(sq.sqrt() as f32);
+        }
+        if let Some(scan) = &mut self.scan {
+            scan.push_value(v);
         }
     }
 
@@ -185,8 +193,14 @@ impl Chunk {
         }
     }
 
+    /// Heap bytes, scan codes included.
     pub(super) fn heap_bytes(&self) -> usize {
-        self.keys.heap_bytes() + self.columns.iter().map(Column::heap_bytes).sum::<usize>()
+        self.keys.heap_bytes() + self.columns.iter().map(Column::heap_bytes).sum::<usize>() + self.scan_bytes()
+    }
+
+    /// Heap bytes of scan codes alone.
+    pub(super) fn scan_bytes(&self) -> usize {
+        self.columns.iter().filter_map(|c| c.scan.as_ref()).map(ScanCodes::heap_bytes).sum()
     }
 
     /// Heap bytes of vector data alone.
@@ -231,5 +245,9 @@ impl SegmentView for Chunk {
             _ => panic!("field {field} is not a vector field"),
         };
         VectorColumn { dim: c.dim, validity: Validity(c.validity.as_deref()), data, norms: c.norms.as_deref() }
+    }
+
+    fn scan_codes(&self, field: usize) -> Option<&ScanCodes> {
+        self.columns[field].scan.as_ref()
     }
 }

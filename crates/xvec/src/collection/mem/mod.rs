@@ -242,6 +242,11 @@ impl MemSegment {
     pub fn vector_bytes(&self) -> usize {
         self.chunks.iter().map(|c| c.vector_bytes()).sum()
     }
+
+    /// Heap bytes of scan codes alone.
+    pub fn scan_bytes(&self) -> usize {
+        self.chunks.iter().map(|c| c.scan_bytes()).sum()
+    }
 }
 
 #[cfg(test)]

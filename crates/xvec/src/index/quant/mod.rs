@@ -13,8 +13,10 @@
 //! query ([`CodeScorer::precise`]) or, with refinement, against the originals.
 //!
 //! Graph indexes also keep a one-bit [`sketch`] of every rotated row, which lets a search
-//! skip most neighbours without reading their codes or vectors.
+//! skip most neighbours without reading their codes or vectors; rows no index covers yet
+//! keep the same sketches laid out for [`fastscan`] block scans.
 
+pub mod fastscan;
 pub mod rotation;
 pub mod sketch;
 

@@ -183,12 +183,23 @@ impl Sketch<'_> {
     /// score them: L2 squared, negated inner product, negated cosine).
     #[inline]
     pub fn lower_bound(&self, s: f32, q_norm_sq: f32, metric: Metric, sigmas: f32) -> f32 {
-        let dot = self.a * s;
-        match metric {
-            Metric::Cosine => -(dot + sigmas * self.e),
-            Metric::Ip => -(dot + sigmas * self.e * q_norm_sq.sqrt()),
-            Metric::L2 => q_norm_sq + self.n2 - 2.0 * (dot + sigmas * self.e * q_norm_sq.sqrt()),
-        }
+        lower_bound(self.a, self.e, self.n2, s, q_norm_sq, metric, sigmas)
+    }
+
+    /// The row's scale, error and squared norm, as a block scan keeps them.
+    pub fn factors(&self) -> [f32; 3] {
+        [self.a, self.e, self.n2]
+    }
+}
+
+/// [`Sketch::lower_bound`] from a row's scale `a`, error `e` and squared norm `n2`.
+#[inline]
+pub fn lower_bound(a: f32, e: f32, n2: f32, s: f32, q_norm_sq: f32, metric: Metric, sigmas: f32) -> f32 {
+    let dot = a * s;
+    match metric {
+        Metric::Cosine => -(dot + sigmas * e),
+        Metric::Ip => -(dot + sigmas * e * q_norm_sq.sqrt()),
+        Metric::L2 => q_norm_sq + n2 - 2.0 * (dot + sigmas * e * q_norm_sq.sqrt()),
     }
 }
 
