@@ -24,9 +24,9 @@ use roaring::RoaringBitmap;
 
 use super::mem::MemSegment;
 use super::snapshot::{SegmentRef, Snapshot};
-use crate::index::quant::fastscan::ScanCodes;
 use super::writer::{Frozen, Writer, discard};
 use crate::error::Error;
+use crate::index::quant::fastscan::ScanCodes;
 use crate::storage::manifest::SealedWal;
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, WalWriter};
@@ -109,11 +109,25 @@ fn write(dir: &Path, frozen: &Frozen, mmap: bool) -> Result<Written, Error> {
         let opened = segment::write(&path, frozen.id, &frozen.schema, &parts)
             .and_then(|_| Segment::open(&path, frozen.schema.clone(), mmap, false));
         let opened = opened.inspect_err(|_| discard(&made))?;
-        // Encoded here, with no lock held: the segment is scanned with them until indexed.
-        let scan = SegmentRef::scan_codes(&frozen.schema, &opened, &vec![None; frozen.schema.fields().len()], None);
-        segment = Some((Arc::new(opened), scan));
+        segment = Some((Arc::new(opened), copied_scan_codes(frozen.schema.fields().len(), &parts)));
     }
     Ok(Written { frozen: frozen.clone(), segment, live, made })
+}
+
+/// The scan codes of a flushed segment (it is scanned with them until indexed): the
+/// memtable's codes of the rows kept, copied with no lock held.
+fn copied_scan_codes(fields: usize, parts: &[Part]) -> Vec<Option<Arc<ScanCodes>>> {
+    (0..fields)
+        .map(|f| {
+            let mut out: Option<ScanCodes> = None;
+            for part in parts {
+                let codes = part.source.scan_codes(f)?;
+                let out = out.get_or_insert_with(|| codes.empty_like());
+                part.rows.iter().for_each(|&r| out.push_copy(codes, r as usize));
+            }
+            out.map(Arc::new)
+        })
+        .collect()
 }
 
 impl Writer {

@@ -21,6 +21,8 @@ mod query;
 pub(crate) mod recovery;
 #[cfg(test)]
 mod recovery_tests;
+#[cfg(test)]
+mod scan_tests;
 mod snapshot;
 mod writer;
 

@@ -178,5 +178,13 @@ fn open_segment(
         indexes[pos] = Some(index);
     }
     let scan = SegmentRef::scan_codes(schema, &seg, &indexes, old.map(|o| &o.scan[..]));
-    Ok(SegmentRef { segment: seg, deleted, deletes_file: e.deletes.clone(), dirty: false, indexes, index_files: e.indexes.clone(), scan })
+    Ok(SegmentRef {
+        segment: seg,
+        deleted,
+        deletes_file: e.deletes.clone(),
+        dirty: false,
+        indexes,
+        index_files: e.indexes.clone(),
+        scan,
+    })
 }

@@ -443,7 +443,8 @@ impl Snapshot {
                 }
                 None => cands,
             };
-            let p = SearchParams { k, ef: plan.ef, refine: plan.refine, allowed: cands.as_ref(), position: src.position };
+            let p =
+                SearchParams { k, ef: plan.ef, refine: plan.refine, allowed: cands.as_ref(), position: src.position };
             index.search(col, &plan.prepared, &plan.vector, p, sink);
         }
         let mut scan_query = None;

@@ -65,6 +65,15 @@ pub struct ScanCodes {
 
 impl ScanCodes {
     pub fn new(dim: usize, metric: Metric) -> ScanCodes {
+        ScanCodes::with_rotation(dim, metric, Arc::new(Rotation::new(dim, SEED)))
+    }
+
+    /// Empty codes of the same field (sharing the rotation).
+    pub fn empty_like(&self) -> ScanCodes {
+        ScanCodes::with_rotation(self.dim, self.metric, self.rotation.clone())
+    }
+
+    fn with_rotation(dim: usize, metric: Metric, rotation: Arc<Rotation>) -> ScanCodes {
         ScanCodes {
             dim,
             metric,
@@ -72,7 +81,7 @@ impl ScanCodes {
             rows: 0,
             codes: Vec::new(),
             factors: Vec::new(),
-            rotation: Arc::new(Rotation::new(dim, SEED)),
+            rotation,
             input: Vec::new(),
             rotated: vec![0.0; dim],
             tmp: Vec::new(),
@@ -95,6 +104,27 @@ impl ScanCodes {
             }
         }
         codes
+    }
+
+    /// Appends a copy of row `row` of `other` (codes of the same field): what a flush
+    /// does with the memtable's codes instead of encoding the rows again.
+    pub fn push_copy(&mut self, other: &ScanCodes, row: usize) {
+        debug_assert_eq!((self.dim, self.metric), (other.dim, other.metric));
+        let (block, r) = (self.rows / SCAN_BLOCK, self.rows % SCAN_BLOCK);
+        let (from, fr) = (row / SCAN_BLOCK, row % SCAN_BLOCK);
+        let size = self.columns * 32;
+        if r == 0 {
+            self.codes.resize(self.codes.len() + size, 0);
+            self.factors.push(BlockFactors::default());
+        }
+        let src = &other.codes[from * size..(from + 1) * size];
+        let dst = &mut self.codes[block * size..(block + 1) * size];
+        for p in 0..self.columns {
+            dst[32 * p + r] = src[32 * p + fr];
+        }
+        let (f, g) = (&other.factors[from], self.factors.last_mut().expect("pushed with the block"));
+        (g.a[r], g.e[r], g.n2[r]) = (f.a[fr], f.e[fr], f.n2[fr]);
+        self.rows += 1;
     }
 
     /// Appends the codes of one value of the field (a null one as zeros).
@@ -377,10 +407,10 @@ mod tests {
         assert!(top.1 < n / 10, "{} of {n} rows pushed", top.1);
     }
 
-    /// Codes appended row by row equal codes built from the column, across block edges
-    /// and dimensions that leave a partial byte column.
+    /// Codes appended row by row, or copied from other codes, equal codes built from the
+    /// column, across block edges and dimensions that leave a partial byte column.
     #[test]
-    fn pushed_codes_equal_column_codes() {
+    fn pushed_and_copied_codes_equal_column_codes() {
         for dim in [1, 7, 8, 9, 100] {
             let data = rows(70, dim, 5);
             let col = column(&data, dim);
@@ -390,6 +420,13 @@ mod tests {
             assert_eq!(built.codes, pushed.codes, "dim {dim}");
             assert_eq!(built.factors, pushed.factors, "dim {dim}");
             assert_eq!(built.codes.len(), 3 * dim.div_ceil(8) * 32);
+            // Rows copied one by one, some skipped, equal the codes of the rows kept.
+            let kept: Vec<usize> = (0..70).filter(|r| r % 3 != 1).collect();
+            let mut copied = ScanCodes::new(dim, Metric::Ip);
+            kept.iter().for_each(|&r| copied.push_copy(&built, r));
+            let mut direct = ScanCodes::new(dim, Metric::Ip);
+            kept.iter().for_each(|&r| direct.push(&data[r * dim..(r + 1) * dim]));
+            assert_eq!((copied.codes, copied.factors), (direct.codes, direct.factors), "dim {dim}");
         }
     }
 }

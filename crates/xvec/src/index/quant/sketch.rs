@@ -43,14 +43,21 @@ pub fn words_per_row(dim: usize) -> usize {
 /// Writes the sketch of the rotated row `y` into `out` (`words_per_row(y.len())` words).
 pub fn encode(y: &[f32], metric: Metric, out: &mut [u64]) {
     out.fill(0);
-    let (mut l1, mut n2) = (0f64, 0f64);
-    for (i, &v) in y.iter().enumerate() {
-        if v > 0.0 {
-            out[i / 64] |= 1 << (i % 64);
-        }
-        l1 += v.abs() as f64;
-        n2 += v as f64 * v as f64;
+    for (word, chunk) in out.iter_mut().zip(y.chunks(64)) {
+        *word = chunk.iter().enumerate().fold(0, |w, (j, &v)| w | u64::from(v > 0.0) << j);
     }
+    // Eight f32 lanes, so the loop vectorizes; summed in f64 at the end.
+    let (mut l1, mut n2) = ([0f32; 8], [0f32; 8]);
+    let (lanes, tail) = y.as_chunks::<8>();
+    for c in lanes {
+        for j in 0..8 {
+            l1[j] += c[j].abs();
+            n2[j] += c[j] * c[j];
+        }
+    }
+    let wide = |lanes: [f32; 8]| lanes.iter().map(|&x| x as f64).sum::<f64>();
+    let l1 = wide(l1) + tail.iter().map(|&v| v.abs() as f64).sum::<f64>();
+    let n2 = wide(n2) + tail.iter().map(|&v| v as f64 * v as f64).sum::<f64>();
     let (d, n) = (y.len() as f64, n2.sqrt());
     // σ of the normalised estimate. A row of zeros is scored exactly by `a = e = 0`; a
     // single dimension gets an infinite `e`, which keeps the row.
