@@ -269,13 +269,15 @@ fn run_one(shared: &Shared, status: &Status, stop: &AtomicBool) -> Result<bool, 
     let mut report = job.report();
     let built = job.build(&dir, first_id, shared.mmap, &opts, &mut made, &mut report);
     let mut w = shared.writer.lock().expect("writer lock poisoned");
-    match built.and_then(|b| Ok((w.check_running()?, b))) {
+    let superseded = match built.and_then(|b| Ok((w.check_running()?, b))) {
         Ok(((), built)) => w.publish_optimized(&shared.current, &job, built, &mut made)?,
         Err(e) => {
             discard(&made);
             return Err(e);
         }
-    }
+    };
+    drop(w);
+    superseded.release();
     Ok(true)
 }
 

@@ -24,7 +24,7 @@ use roaring::RoaringBitmap;
 
 use super::mem::MemSegment;
 use super::snapshot::{SegmentRef, Snapshot};
-use super::writer::{Frozen, Writer, discard};
+use super::writer::{Frozen, Superseded, Writer, discard};
 use crate::error::Error;
 use crate::index::quant::fastscan::ScanCodes;
 use crate::storage::manifest::SealedWal;
@@ -92,7 +92,9 @@ fn finish(writer: &Mutex<Writer>, current: &RwLock<Arc<Snapshot>>, frozen: &Froz
         w.dir.clone()
     };
     let written = write(&dir, frozen, mmap)?;
-    writer.lock().expect("writer lock poisoned").publish_flush(current, written)
+    let superseded = writer.lock().expect("writer lock poisoned").publish_flush(current, written)?;
+    superseded.release();
+    Ok(())
 }
 
 /// Step 2: writes the frozen rows into segment `frozen.id`; no lock is held.
@@ -176,7 +178,7 @@ impl Writer {
     }
 
     /// Step 3: publishes the segment `written` holds in place of the frozen memtable.
-    fn publish_flush(&mut self, current: &RwLock<Arc<Snapshot>>, written: Written) -> Result<(), Error> {
+    fn publish_flush(&mut self, current: &RwLock<Arc<Snapshot>>, written: Written) -> Result<Superseded, Error> {
         let Written { frozen, segment, live, mut made } = written;
         if let Err(e) = self.check_running() {
             // Stopped by another call since `finish` checked: these files are ours alone.
@@ -216,14 +218,17 @@ impl Writer {
         m.segments = segments.iter().map(SegmentRef::entry).collect();
         self.publish(&m, &made)?;
 
-        *current.write().expect("snapshot lock poisoned") = Arc::new(Snapshot {
-            schema: cur.schema.clone(),
-            generation: m.generation,
-            segments,
-            frozen: None,
-            mem: cur.mem.clone(),
-            wal_records: self.wal.records(),
-        });
+        let replaced = std::mem::replace(
+            &mut *current.write().expect("snapshot lock poisoned"),
+            Arc::new(Snapshot {
+                schema: cur.schema.clone(),
+                generation: m.generation,
+                segments,
+                frozen: None,
+                mem: cur.mem.clone(),
+                wal_records: self.wal.records(),
+            }),
+        );
         self.frozen = None;
         let old = std::mem::replace(&mut self.manifest, m);
         // Superseded: no new reader can reach them; open snapshots hold their maps.
@@ -235,8 +240,8 @@ impl Writer {
                 obsolete.push(self.dir.join(&d.file));
             }
         }
-        discard(&obsolete);
-        Ok(())
+        drop(cur);
+        Ok(Superseded::new(obsolete, replaced))
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Instant;
 use roaring::RoaringBitmap;
 
 use super::snapshot::{SegmentRef, Snapshot};
-use super::writer::{Writer, discard};
+use super::writer::{Superseded, Writer, discard};
 use crate::error::Error;
 use crate::index::graph::BuildProgress;
 use crate::index::segment_index::{self, SegmentIndex};
@@ -143,15 +143,16 @@ pub(crate) fn optimize(
     let mut report = job.report();
     let built = job.build(&dir, first_id, mmap, opts, &mut made, &mut report);
     let mut w = lock();
-    match built.and_then(|built| Ok((w.check_running()?, built))) {
+    let superseded = match built.and_then(|built| Ok((w.check_running()?, built))) {
         // Once the publish starts, it decides what happens to the files (see `publish`).
         Ok(((), built)) => w.publish_optimized(current, &job, built, &mut made)?,
         Err(e) => {
             discard(&made);
             return Err(e);
         }
-    }
+    };
     drop(w);
+    superseded.release();
     report.changed = true;
     report.segments_after = current.read().expect("snapshot lock poisoned").segments.len();
     report.seconds = start.elapsed().as_secs_f64();
@@ -355,7 +356,7 @@ impl Writer {
         job: &Job,
         mut built: Vec<SegmentRef>,
         made: &mut Vec<PathBuf>,
-    ) -> Result<(), Error> {
+    ) -> Result<Superseded, Error> {
         let cur = current.read().expect("snapshot lock poisoned").clone();
         // Only jobs remove segments, one at a time (under the maintenance lock): the
         // inputs are still there in a row, flushes since only appended.
@@ -387,14 +388,17 @@ impl Writer {
             (cur.segments[..at].iter().cloned()).chain(built).chain(cur.segments[end..].iter().cloned()).collect();
         m.segments = segments.iter().map(SegmentRef::entry).collect();
         self.publish(&m, made)?;
-        *current.write().expect("snapshot lock poisoned") = Arc::new(Snapshot {
-            schema: cur.schema.clone(),
-            generation: m.generation,
-            segments,
-            frozen: cur.frozen.clone(),
-            mem: cur.mem.clone(),
-            wal_records: cur.wal_records,
-        });
+        let replaced = std::mem::replace(
+            &mut *current.write().expect("snapshot lock poisoned"),
+            Arc::new(Snapshot {
+                schema: cur.schema.clone(),
+                generation: m.generation,
+                segments,
+                frozen: cur.frozen.clone(),
+                mem: cur.mem.clone(),
+                wal_records: cur.wal_records,
+            }),
+        );
         let old = std::mem::replace(&mut self.manifest, m);
         let kept: std::collections::HashSet<&str> = (self.manifest.segments.iter())
             .flat_map(|e| {
@@ -410,10 +414,9 @@ impl Writer {
             obsolete.extend(e.indexes.iter().map(|i| i.file.clone()));
         }
         obsolete.retain(|f| !kept.contains(f.as_str()));
-        // Published: a file that cannot be removed now is rolled back by the next
-        // writable open, never an error of this optimize.
-        discard(&obsolete.iter().map(|f| self.dir.join(f)).collect::<Vec<_>>());
-        Ok(())
+        // Published: a file that cannot be removed is rolled back by the next writable
+        // open, never an error of this optimize.
+        Ok(Superseded::new(obsolete.iter().map(|f| self.dir.join(f)).collect(), replaced))
     }
 }
 

@@ -257,6 +257,27 @@ impl Writer {
     }
 }
 
+/// What a publish replaced, released once the writer lock is: removing large files (a
+/// sealed WAL of a whole flush, merged segments) and unmapping a replaced snapshot's
+/// segments can take milliseconds on a busy disk, and every write would wait for them.
+#[must_use = "release it after the writer lock"]
+pub(crate) struct Superseded {
+    files: Vec<PathBuf>,
+    snapshot: Arc<Snapshot>,
+}
+
+impl Superseded {
+    pub(crate) fn new(files: Vec<PathBuf>, snapshot: Arc<Snapshot>) -> Superseded {
+        Superseded { files, snapshot }
+    }
+
+    /// Removes the files and drops this handle's reference to the replaced snapshot.
+    pub(crate) fn release(self) {
+        discard(&self.files);
+        drop(self.snapshot);
+    }
+}
+
 /// Removes files that no generation needs: those of a generation that was not published,
 /// or superseded ones (best effort: what stays is rolled back by the next writable open).
 pub(super) fn discard(paths: &[PathBuf]) {
