@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use roaring::RoaringBitmap;
 
 use super::mem::MemSegment;
-use super::snapshot::{SegmentRef, Snapshot};
+use super::snapshot::{ScanCodesByField, SegmentRef, Snapshot};
 use super::writer::{Frozen, Superseded, Writer, discard};
 use crate::error::Error;
 use crate::index::quant::fastscan::ScanCodes;
@@ -37,7 +37,7 @@ use crate::storage::{manifest_name, segment_name, wal_name};
 pub(crate) struct Written {
     frozen: Frozen,
     /// The written segment and its scan codes.
-    segment: Option<(Arc<Segment>, Vec<Option<Arc<ScanCodes>>>)>,
+    segment: Option<(Arc<Segment>, ScanCodesByField)>,
     /// Live chunk-local rows of each frozen chunk, in segment order.
     live: Vec<Vec<u32>>,
     made: Vec<PathBuf>,
@@ -118,7 +118,7 @@ fn write(dir: &Path, frozen: &Frozen, mmap: bool) -> Result<Written, Error> {
 
 /// The scan codes of a flushed segment (it is scanned with them until indexed): the
 /// memtable's codes of the rows kept, copied with no lock held.
-fn copied_scan_codes(fields: usize, parts: &[Part]) -> Vec<Option<Arc<ScanCodes>>> {
+fn copied_scan_codes(fields: usize, parts: &[Part]) -> ScanCodesByField {
     (0..fields)
         .map(|f| {
             let mut out: Option<ScanCodes> = None;

@@ -207,9 +207,10 @@ fn sealed_wal_of_100_mb_100_random_flips() {
         file.write_at(&[pristine[at] ^ 0x01], at as u64).unwrap();
         let report = verify::run(dir.path(), &VerifyOptions::default().code_sample(8)).unwrap();
         assert!(
-            report.findings.iter().any(|f| f.file == sealed_name
-                && f.severity == Severity::Corrupt
-                && f.offset == Some(frame as u64)),
+            report
+                .findings
+                .iter()
+                .any(|f| f.file == sealed_name && f.severity == Severity::Corrupt && f.offset == Some(frame as u64)),
             "flip {n} at {at} (frame {frame}): {:#?}",
             report.findings
         );

@@ -75,10 +75,10 @@ fn unindexed_rows_are_scanned_with_sketches_until_indexed() {
     coll.flush().unwrap();
     assert_eq!(coll.stats().unindexed_rows, 3_000 - gone.len() as u64);
     assert!(coll.memory().scan_codes > 0);
-    let live = |i: usize| i % 7 != 0;
+    let live = |i: usize| !i.is_multiple_of(7);
     let r = recall(&coll, &rows, &live, None);
     assert!(r >= 0.98, "segment recall {r}");
-    let upper = |i: usize| i % 7 != 0 && i >= 2_000;
+    let upper = |i: usize| !i.is_multiple_of(7) && i >= 2_000;
     let r = recall(&coll, &rows, &upper, Some("n >= 2000"));
     assert!(r >= 0.98, "filtered recall {r}");
 

@@ -16,6 +16,9 @@ use crate::storage::manifest::{DeletesEntry, IndexEntry, SegmentEntry};
 use crate::storage::segment::Segment;
 use crate::value::Value;
 
+/// Scan codes per schema field of one segment (see [`SegmentRef::scan`]).
+pub(crate) type ScanCodesByField = Vec<Option<Arc<ScanCodes>>>;
+
 /// An immutable segment as seen by one snapshot.
 #[derive(Clone, Debug)]
 pub struct SegmentRef {
@@ -31,7 +34,7 @@ pub struct SegmentRef {
     pub index_files: Vec<IndexEntry>,
     /// Scan codes per schema field, for vector fields whose approximate index is not
     /// built yet (see [`fastscan`]); in memory only.
-    pub scan: Vec<Option<Arc<ScanCodes>>>,
+    pub scan: ScanCodesByField,
 }
 
 impl SegmentRef {
@@ -43,7 +46,7 @@ impl SegmentRef {
         segment: &Segment,
         indexes: &[Option<Arc<SegmentIndex>>],
         old: Option<&[Option<Arc<ScanCodes>>]>,
-    ) -> Vec<Option<Arc<ScanCodes>>> {
+    ) -> ScanCodesByField {
         (0..schema.fields().len())
             .map(|f| match schema.field(f).as_vector() {
                 Some(v) if v.index.is_approximate() && indexes[f].is_none() => {

@@ -359,7 +359,7 @@ mod tests {
             let codes = ScanCodes::of_column(&col, n, metric);
             assert_eq!(codes.rows, n);
             let mut allowed = RoaringBitmap::new();
-            allowed.extend((0..n as u32).filter(|r| r % 3 != 0));
+            allowed.extend((0..n as u32).filter(|r| !r.is_multiple_of(3)));
             for cands in [None, Some(&allowed)] {
                 let (mut found, mut total) = (0, 0);
                 for q in queries.chunks(dim) {

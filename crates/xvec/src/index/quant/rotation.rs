@@ -51,11 +51,11 @@ impl Rotation {
         for (r, (perm, signs)) in self.perms.iter().zip(&self.signs).enumerate() {
             match r {
                 0 => permute(x, out, perm, signs),
-                _ if r % 2 == 1 => permute(out, tmp, perm, signs),
+                _ if !r.is_multiple_of(2) => permute(out, tmp, perm, signs),
                 _ => permute(tmp, out, perm, signs),
             }
         }
-        if self.perms.len() % 2 == 0 {
+        if self.perms.len().is_multiple_of(2) {
             out.copy_from_slice(tmp);
         }
     }
