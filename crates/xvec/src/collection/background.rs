@@ -23,7 +23,10 @@
 //!    `max_docs_per_segment` allows, and a query costs what it costs after an optimize.
 //!
 //! Writes wait (backpressure) while more than four flushes' worth of rows are not indexed
-//! yet; the wait is counted in [`Stats::write_stall_ms`](super::Stats).
+//! yet; the wait is counted in [`Stats::write_stall_ms`](super::Stats). A job builds with
+//! [`OpenOptions::maintenance_threads`](super::OpenOptions) threads (one by default), and
+//! [`Collection::pause_maintenance`](super::Collection::pause_maintenance) cancels the
+//! running one and starts none until resumed (writes then stop waiting for the backlog).
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -56,6 +59,11 @@ pub(super) struct Status {
     published_lock: Mutex<()>,
     /// When the handle last wrote, in [`clock_ms`] time.
     last_write_ms: AtomicU64,
+    /// Set by [`Collection::pause_maintenance`](super::Collection::pause_maintenance):
+    /// no job starts.
+    paused: AtomicBool,
+    /// A running job's cancel flag: set to pause or stop, cleared as a job starts.
+    cancel_job: AtomicBool,
 }
 
 /// Milliseconds since the first call in this process: a monotonic clock to time idleness.
@@ -87,20 +95,40 @@ impl Status {
         ms > 0 && clock_ms().saturating_sub(self.last_write_ms.load(Ordering::Relaxed)) >= ms
     }
 
+    /// Stops starting jobs and cancels the one running.
+    fn pause(&self) {
+        self.paused.store(true, Ordering::SeqCst);
+        self.cancel_job.store(true, Ordering::SeqCst);
+        // Writers waiting on the backlog stop waiting.
+        self.published.notify_all();
+    }
+
+    pub(super) fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
+    /// Arms the cancel flag for a job about to start; false when paused meanwhile. A
+    /// pause after this sets the flag again, so the job cancels.
+    fn start_job(&self) -> bool {
+        self.cancel_job.store(false, Ordering::SeqCst);
+        !self.is_paused()
+    }
+
     fn failing(&self) -> bool {
         self.last_error.lock().expect("status lock poisoned").is_some()
     }
 
     /// Blocks while `over()` holds and the thread is running to make it false. A thread
-    /// whose last job failed (a full disk, say) cannot drain the backlog: writes then go
-    /// on rather than wait for it.
+    /// whose last job failed (a full disk, say) or that is paused cannot drain the
+    /// backlog: writes then go on rather than wait for it.
     pub(super) fn wait_for_backlog(&self, stop: &AtomicBool, over: impl Fn() -> bool) {
-        if self.failing() || !over() {
+        let draining = || !self.failing() && !self.is_paused();
+        if !draining() || !over() {
             return;
         }
         let start = Instant::now();
         let mut guard = self.published_lock.lock().expect("status lock poisoned");
-        while !self.failing() && over() && !stop.load(Ordering::Acquire) {
+        while draining() && over() && !stop.load(Ordering::Acquire) {
             guard = self.published.wait_timeout(guard, Duration::from_millis(50)).expect("status lock poisoned").0;
         }
         self.stall_ms.fetch_add(start.elapsed().as_millis() as u64, Ordering::Relaxed);
@@ -131,6 +159,10 @@ pub(super) struct Shared {
     pub mmap: bool,
     pub flush_rows: u64,
     pub flush_bytes: u64,
+    /// Threads a job's index build uses ([`OpenOptions::maintenance_threads`]).
+    ///
+    /// [`OpenOptions::maintenance_threads`]: super::OpenOptions::maintenance_threads
+    pub threads: usize,
 }
 
 /// Rows one flush holds: `auto_flush_rows`, or as many rows of this schema as
@@ -177,6 +209,18 @@ impl Background {
         let _ = self.wake.send(());
     }
 
+    /// Stops starting jobs and cancels the one running (see
+    /// [`Collection::pause_maintenance`](super::Collection::pause_maintenance)).
+    pub(super) fn pause(&self) {
+        self.status.pause();
+    }
+
+    /// Lets jobs start again after [`Background::pause`].
+    pub(super) fn resume(&self) {
+        self.status.paused.store(false, Ordering::SeqCst);
+        self.wake();
+    }
+
     /// Tells the flusher a memtable was frozen.
     pub(super) fn wake_flusher(&self) {
         let _ = self.wake_flusher.send(());
@@ -186,6 +230,7 @@ impl Background {
 impl Drop for Background {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
+        self.status.cancel_job.store(true, Ordering::SeqCst);
         self.wake();
         self.wake_flusher();
         for t in self.threads.drain(..) {
@@ -197,7 +242,11 @@ impl Drop for Background {
 
 fn run(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Receiver<()>) {
     while !stop.load(Ordering::Acquire) {
-        match status.busy_while(|| run_one(shared, status, stop)) {
+        let ran = match status.is_paused() {
+            true => Ok(false),
+            false => status.busy_while(|| run_one(shared, status)),
+        };
+        match ran {
             Ok(true) => {
                 status.jobs.fetch_add(1, Ordering::Relaxed);
                 *status.last_error.lock().expect("status lock poisoned") = None;
@@ -205,7 +254,9 @@ fn run(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Receiver<()>
                 continue;
             }
             Ok(false) => {}
-            Err(Error::Cancelled) => return,
+            Err(Error::Cancelled) if stop.load(Ordering::Acquire) => return,
+            // Paused: the job's files are gone; it is planned afresh on resume.
+            Err(Error::Cancelled) => {}
             Err(e) => status.record_error(&e),
         }
         status.published.notify_all();
@@ -239,8 +290,11 @@ fn run_flusher(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Rece
 }
 
 /// Runs the next job, if there is one; true when one was published.
-fn run_one(shared: &Shared, status: &Status, stop: &AtomicBool) -> Result<bool, Error> {
+fn run_one(shared: &Shared, status: &Status) -> Result<bool, Error> {
     let _one_at_a_time = shared.maintenance.lock().expect("maintenance lock poisoned");
+    if !status.start_job() {
+        return Ok(false);
+    }
     let idle_ms = shared.writer.lock().expect("writer lock poisoned").manifest.options.idle_optimize_ms;
     let idle = status.idle_for(idle_ms);
     if idle && shared.current.read().expect("snapshot lock poisoned").mem.len() > 0 {
@@ -264,7 +318,7 @@ fn run_one(shared: &Shared, status: &Status, stop: &AtomicBool) -> Result<bool, 
         w.manifest.next_segment_id += writes;
         (job, first_id, w.dir.clone())
     };
-    let opts = OptimizeOptions::default().concurrency(1).cancel(Some(stop));
+    let opts = OptimizeOptions::default().concurrency(shared.threads).cancel(Some(&status.cancel_job));
     let mut made = Vec::new();
     let mut report = job.report();
     let built = job.build(&dir, first_id, shared.mmap, &opts, &mut made, &mut report);

@@ -158,3 +158,67 @@ fn backpressure_gives_way_when_the_maintenance_thread_fails_or_stops() {
     status.wait_for_backlog(&running, || false);
     assert_eq!(status.stall_ms.load(std::sync::atomic::Ordering::Relaxed), 0);
 }
+
+/// Paused, maintenance starts no job and writes stop waiting for the backlog; a pause
+/// while a job runs leaves nothing behind; resumed (with two build threads), the backlog
+/// drains.
+#[test]
+fn paused_maintenance_starts_no_job_and_resumed_drains_the_backlog() {
+    let dir = tempfile::tempdir().unwrap();
+    let hnsw = IndexParams::Hnsw(HnswParams::default().m(8));
+    let schema = Schema::builder("bg")
+        .field(Field::vector("v", VectorType::Fp32, DIM as u32, Metric::L2).index(hnsw))
+        .build()
+        .unwrap();
+    let flush = 500u64;
+    let options = CollectionOptions::default().auto_flush_rows(flush).idle_optimize_ms(0);
+    let open = crate::OpenOptions::writable().maintenance_threads(2);
+    drop(Collection::create(dir.path(), schema, options.clone()).unwrap());
+    let coll = std::sync::Arc::new(Collection::open(dir.path(), &open).unwrap());
+    assert!(coll.pause_maintenance());
+    assert!(coll.stats().maintenance_paused);
+    // Three times the backlog bound (4 flushes): writes would wait forever if they
+    // waited for a paused thread.
+    let n = 6_000;
+    let (done, finished) = std::sync::mpsc::channel();
+    let writer = coll.clone();
+    std::thread::spawn(move || {
+        for b in 0..n / 100 {
+            let docs = (b * 100..b * 100 + 100).map(|i| Doc::new(format!("k{i:05}")).set("v", vector(i)));
+            writer.insert(docs.collect()).unwrap();
+        }
+        done.send(()).unwrap();
+    });
+    finished.recv_timeout(Duration::from_secs(60)).expect("writes went on while maintenance was paused");
+    wait_until("the auto-flushes", || coll.snapshot().frozen.is_none() && coll.stats().segments.len() >= 11);
+    std::thread::sleep(Duration::from_millis(300));
+    let s = coll.stats();
+    assert_eq!((s.background_jobs, s.unindexed_rows), (0, n as u64), "{s:?}");
+
+    // Resumed; paused again while a job runs (or right after one): nothing is left behind.
+    assert!(coll.resume_maintenance());
+    wait_until("a job to start", || coll.stats().background_busy || coll.stats().background_jobs > 0);
+    coll.pause_maintenance();
+    wait_until("the job to stop", || !coll.stats().background_busy);
+    let jobs = coll.stats().background_jobs;
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(coll.stats().background_jobs, jobs, "a job started while paused");
+    let report = crate::verify::run(dir.path(), &crate::verify::VerifyOptions::default()).unwrap();
+    let problems: Vec<_> = (report.findings.iter())
+        .filter(|f| f.severity.is_problem() || f.severity == crate::verify::Severity::Warning)
+        .collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+    let stray: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".tmp"))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+
+    coll.resume_maintenance();
+    wait_until("the backlog to drain", || drained(&coll, &options));
+    let s = coll.stats();
+    assert!(s.background_jobs > jobs && s.background_error.is_none() && !s.maintenance_paused, "{s:?}");
+    assert_eq!(s.unindexed_rows, s.mem_rows);
+    assert_eq!(coll.count(), n as u64);
+}

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use roaring::RoaringBitmap;
 
 use super::mem::MemSegment;
-use super::snapshot::{ScanCodesByField, SegmentRef, Snapshot};
+use super::snapshot::{ScanCodesByField, SegmentRef, Snapshot, install};
 use super::writer::{Frozen, Superseded, Writer, discard};
 use crate::error::Error;
 use crate::index::quant::fastscan::ScanCodes;
@@ -218,16 +218,16 @@ impl Writer {
         m.segments = segments.iter().map(SegmentRef::entry).collect();
         self.publish(&m, &made)?;
 
-        let replaced = std::mem::replace(
-            &mut *current.write().expect("snapshot lock poisoned"),
-            Arc::new(Snapshot {
+        let replaced = install(
+            current,
+            Snapshot {
                 schema: cur.schema.clone(),
                 generation: m.generation,
                 segments,
                 frozen: None,
                 mem: cur.mem.clone(),
                 wal_records: self.wal.records(),
-            }),
+            },
         );
         self.frozen = None;
         let old = std::mem::replace(&mut self.manifest, m);

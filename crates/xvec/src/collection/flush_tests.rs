@@ -67,6 +67,16 @@ fn frozen_with_writes(dir: &Path) -> (Collection, Model) {
     (coll, model)
 }
 
+/// The WAL files of `dir`, oldest (the sealed one, mid-flush) first.
+fn wal_files(dir: &Path) -> Vec<String> {
+    let mut wals: Vec<String> = (std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".log"))
+        .collect();
+    wals.sort();
+    wals
+}
+
 fn problems(dir: &Path) -> Vec<verify::Finding> {
     let r = verify::run(dir, &VerifyOptions::default()).unwrap();
     r.findings.into_iter().filter(|f| f.severity.is_problem() || f.severity == Severity::Warning).collect()
@@ -115,10 +125,7 @@ fn a_handle_gone_mid_flush_replays_both_wals_and_the_next_flush_finishes() {
     assert_eq!(contents(&coll), model);
     assert_eq!(contents(&reader), model, "the reader, following");
     drop((coll, reader, snap));
-    let wals = std::fs::read_dir(dir.path())
-        .unwrap()
-        .filter(|e| e.as_ref().unwrap().path().extension() == Some("log".as_ref()));
-    assert_eq!(wals.count(), 1, "only the live WAL is left");
+    assert_eq!(wal_files(dir.path()).len(), 1, "only the live WAL is left");
     assert!(problems(dir.path()).is_empty(), "{:#?}", problems(dir.path()));
 }
 
@@ -127,11 +134,7 @@ fn a_damaged_sealed_wal_is_found_and_repair_folds_it_into_the_live_one() {
     let dir = tempfile::tempdir().unwrap();
     let (coll, model) = frozen_with_writes(dir.path());
     drop(coll);
-    let mut wals: Vec<String> = (std::fs::read_dir(dir.path()).unwrap())
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".log"))
-        .collect();
-    wals.sort();
+    let wals = wal_files(dir.path());
     assert_eq!(wals.len(), 2, "the sealed WAL and the live one: {wals:?}");
     let sealed_name = wals[0].clone();
     let sealed = dir.path().join(&sealed_name);
@@ -182,11 +185,7 @@ fn sealed_wal_of_100_mb_100_random_flips() {
     let frozen = coll.writer.as_ref().unwrap().lock().unwrap().freeze(&coll.current).unwrap();
     assert!(frozen.is_some());
     drop(coll);
-    let mut wals: Vec<String> = (std::fs::read_dir(dir.path()).unwrap())
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".log"))
-        .collect();
-    wals.sort();
+    let wals = wal_files(dir.path());
     let sealed_name = wals[0].clone();
     let path = dir.path().join(&sealed_name);
     let pristine = std::fs::read(&path).unwrap();

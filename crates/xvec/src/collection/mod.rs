@@ -64,6 +64,11 @@ pub struct OpenOptions {
     /// Read-only handles only: move to the writer's newest state at each query (see
     /// [`Collection::refresh`]). Off, a handle stays on what it opened until `refresh`.
     pub follow: bool,
+    /// Threads a background index build or merge uses (at least 1, the default: the
+    /// maintenance thread alone). More drain the index backlog faster, and so raise the
+    /// rate writes can keep up before backpressure holds them, at the cost of the cores
+    /// queries run on.
+    pub maintenance_threads: usize,
 }
 
 impl Default for OpenOptions {
@@ -75,6 +80,7 @@ impl Default for OpenOptions {
             verify_vectors: true,
             lock_timeout: Duration::ZERO,
             follow: true,
+            maintenance_threads: 1,
         }
     }
 }
@@ -115,6 +121,12 @@ impl OpenOptions {
         self
     }
 
+    /// Sets [`OpenOptions::maintenance_threads`] (0 counts as 1).
+    pub fn maintenance_threads(mut self, threads: usize) -> OpenOptions {
+        self.maintenance_threads = threads.max(1);
+        self
+    }
+
     /// Wait up to `timeout` for another writer to release the lock instead of failing at
     /// once with [`StorageError::Locked`].
     pub fn lock_timeout(mut self, timeout: Duration) -> OpenOptions {
@@ -140,6 +152,8 @@ pub struct Stats {
     /// Whether a background flush or job is running now (false: maintenance is idle,
     /// or off).
     pub background_busy: bool,
+    /// Whether background jobs are paused ([`Collection::pause_maintenance`]).
+    pub maintenance_paused: bool,
     /// Milliseconds this handle's writes waited for the index backlog to drain.
     pub write_stall_ms: u64,
     /// Why the last background job or automatic flush failed, if the last one did.
@@ -421,6 +435,7 @@ impl Collection {
                             mmap: options.mmap,
                             flush_rows: background::flush_rows(&m.options, &schema),
                             flush_bytes: m.options.auto_flush_bytes,
+                            threads: options.maintenance_threads.max(1),
                         })),
                         _ => None,
                     };
@@ -877,6 +892,21 @@ impl Collection {
         Ok(())
     }
 
+    /// Pauses background maintenance: a running index build or merge is cancelled (its
+    /// files removed, its work lost) and none starts until [`Collection::resume_maintenance`].
+    /// Automatic flushes go on, and writes no longer wait for the index backlog (unindexed
+    /// rows, scanned by queries, grow instead). For a burst of queries or writes that
+    /// must not share the cores; false when this handle runs no maintenance.
+    pub fn pause_maintenance(&self) -> bool {
+        self.background.as_ref().map(|b| b.pause()).is_some()
+    }
+
+    /// Resumes background maintenance after [`Collection::pause_maintenance`]; false when
+    /// this handle runs no maintenance.
+    pub fn resume_maintenance(&self) -> bool {
+        self.background.as_ref().map(|b| b.resume()).is_some()
+    }
+
     /// Counts and sizes of the current snapshot and of the directory's files.
     pub fn stats(&self) -> Stats {
         let snap = self.snapshot();
@@ -909,6 +939,7 @@ impl Collection {
             unindexed_rows: background::backlog_rows(&snap),
             background_jobs: self.background.as_ref().map_or(0, |b| b.status.jobs.load(Ordering::Relaxed)),
             background_busy: self.background.as_ref().is_some_and(|b| b.status.busy.load(Ordering::Relaxed) > 0),
+            maintenance_paused: self.background.as_ref().is_some_and(|b| b.status.is_paused()),
             write_stall_ms: self.background.as_ref().map_or(0, |b| b.status.stall_ms.load(Ordering::Relaxed)),
             background_error: (self.background.as_ref()).and_then(|b| b.status.last_error.lock().ok()?.clone()),
             live_docs: snap.count(),

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use roaring::RoaringBitmap;
 
-use super::snapshot::{SegmentRef, Snapshot};
+use super::snapshot::{SegmentRef, Snapshot, install};
 use super::writer::{Superseded, Writer, discard};
 use crate::error::Error;
 use crate::index::graph::BuildProgress;
@@ -388,16 +388,16 @@ impl Writer {
             (cur.segments[..at].iter().cloned()).chain(built).chain(cur.segments[end..].iter().cloned()).collect();
         m.segments = segments.iter().map(SegmentRef::entry).collect();
         self.publish(&m, made)?;
-        let replaced = std::mem::replace(
-            &mut *current.write().expect("snapshot lock poisoned"),
-            Arc::new(Snapshot {
+        let replaced = install(
+            current,
+            Snapshot {
                 schema: cur.schema.clone(),
                 generation: m.generation,
                 segments,
                 frozen: cur.frozen.clone(),
                 mem: cur.mem.clone(),
                 wal_records: cur.wal_records,
-            }),
+            },
         );
         let old = std::mem::replace(&mut self.manifest, m);
         let kept: std::collections::HashSet<&str> = (self.manifest.segments.iter())

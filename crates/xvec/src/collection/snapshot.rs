@@ -3,7 +3,7 @@
 //! keeps its files and memory alive until the last query using it returns.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use roaring::RoaringBitmap;
 
@@ -15,6 +15,12 @@ use crate::storage::column::SegmentView;
 use crate::storage::manifest::{DeletesEntry, IndexEntry, SegmentEntry};
 use crate::storage::segment::Segment;
 use crate::value::Value;
+
+/// Makes `next` the snapshot queries start from and returns the one it replaced (for the
+/// caller to release after the writer lock).
+pub(crate) fn install(current: &RwLock<Arc<Snapshot>>, next: Snapshot) -> Arc<Snapshot> {
+    std::mem::replace(&mut *current.write().expect("snapshot lock poisoned"), Arc::new(next))
+}
 
 /// Scan codes per schema field of one segment (see [`SegmentRef::scan`]).
 pub(crate) type ScanCodesByField = Vec<Option<Arc<ScanCodes>>>;
