@@ -3,12 +3,12 @@
 //!
 //! The backlog has drained when no row is left unindexed. The background may still
 //! merge segments after that, and a merge competing with the drained passes for the
-//! cores would be measured as query latency. The engine says how many jobs it has
-//! published, not whether one is running, so idle is inferred: no job published, no
-//! segment or memtable change, and the whole process (which runs nothing else while it
-//! waits) under a tenth of a core, for [`QUIET`] in a row. A backlog that stays put while
-//! the process idles for [`STALL`] means the background stopped working: an error, not a
-//! wait without end.
+//! cores would be measured as query latency. Idle is: no flush or job running
+//! (`Stats::background_busy`), no job published, no segment or memtable change, and the
+//! whole process (which runs nothing else while it waits) under a tenth of a core, for
+//! [`QUIET`] in a row (the gap between two jobs is shorter). A backlog that stays put
+//! while the process idles for [`STALL`] means the background stopped working: an error,
+//! not a wait without end.
 
 use std::time::{Duration, Instant};
 
@@ -27,11 +27,13 @@ const IDLE_CORES: f64 = 0.1;
 const STALL: f64 = 10.0;
 
 /// One poll: seconds since the last insert returned, the process's CPU seconds so far
-/// (when known), the backlog and the background's error.
+/// (when known), whether the engine runs a flush or job, the backlog and the
+/// background's error.
 #[derive(Clone, Debug)]
 pub(super) struct Sample {
     pub at: f64,
     pub cpu_sec: Option<f64>,
+    pub busy: bool,
     pub backlog: Backlog,
     pub error: Option<String>,
 }
@@ -74,10 +76,11 @@ impl Watch {
             return Ok(None);
         };
         let span = s.at - since.at;
-        let busy = match (since.cpu_sec, s.cpu_sec) {
-            (Some(a), Some(b)) if span > 0.0 => (b - a) / span > IDLE_CORES,
-            _ => false,
-        };
+        let busy = s.busy
+            || match (since.cpu_sec, s.cpu_sec) {
+                (Some(a), Some(b)) if span > 0.0 => (b - a) / span > IDLE_CORES,
+                _ => false,
+            };
         if busy || s.backlog != since.backlog {
             self.quiet_since = Some(s);
             return Ok(None);
@@ -112,6 +115,7 @@ pub(super) fn wait(
         let sample = Sample {
             at: since.elapsed().as_secs_f64(),
             cpu_sec: sys::usage().map(|u| u.user_sec + u.sys_sec),
+            busy: stats.background_busy,
             backlog,
             error: stats.background_error,
         };
@@ -146,7 +150,7 @@ mod tests {
 
     fn sample(at: f64, cpu_sec: f64, unindexed_rows: u64, jobs: u64) -> Sample {
         let backlog = Backlog { unindexed_rows, mem_rows: 0, segments: 3, background_jobs: jobs };
-        Sample { at, cpu_sec: Some(cpu_sec), backlog, error: None }
+        Sample { at, cpu_sec: Some(cpu_sec), busy: false, backlog, error: None }
     }
 
     /// Feeds samples every 0.05 s from `t0`; the first verdict that is not "waiting".
@@ -215,6 +219,17 @@ mod tests {
         });
         let s = run(&mut w, samples).unwrap().unwrap();
         assert!((s.idle_sec - 0.3).abs() < 1e-9, "{s:?}");
+    }
+
+    /// A job the engine reports running holds the wait, though it leaves the process
+    /// looking idle (blocked on the disk, say).
+    #[test]
+    fn a_running_job_holds_the_wait() {
+        let mut w = Watch::new(0.5, 10.0);
+        let running = (0..60).map(|i| Sample { busy: i < 30, ..sample(i as f64 * 0.05, 0.0, 0, 1) });
+        let s = run(&mut w, running).unwrap().unwrap();
+        // Quiet from the last sample that saw it running.
+        assert!((s.idle_sec - 1.45).abs() < 1e-9, "{s:?}");
     }
 
     #[test]

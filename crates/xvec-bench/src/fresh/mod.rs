@@ -219,8 +219,8 @@ fn method_notes(fresh: &FreshConfig, load: &FreshLoad) -> Vec<String> {
         ),
         format!(
             "drain_sec: from the last insert's return until no row was unindexed; idle_sec: until stats() showed no \
-             change and the process used under a tenth of a core for {} s (the engine reports jobs published, not \
-             running), when the drained passes began",
+             flush or job running, no change, and the process used under a tenth of a core for {} s, when the \
+             drained passes began",
             drain::QUIET
         ),
     ];

@@ -110,9 +110,9 @@ pub struct FreshLoad {
 pub struct Drain {
     /// From the last insert's return until no row was left unindexed.
     pub drain_sec: f64,
-    /// From the last insert's return until the background was seen idle (no job
-    /// published, no segment changed and the process under a tenth of a core for
-    /// `quiet_sec`): merges done too. The drained passes start then.
+    /// From the last insert's return until the background was seen idle (no flush or
+    /// job running, none published, no segment changed and the process under a tenth of
+    /// a core for `quiet_sec`): merges done too. The drained passes start then.
     pub idle_sec: f64,
     pub quiet_sec: f64,
     /// The backlog once idle.
