@@ -329,6 +329,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m')
             [CompletionResult]::new('--cooldown', '--cooldown', [CompletionResultType]::ParameterName, 'Pause between the concurrent phases and the serial phase')
             [CompletionResult]::new('--sweep', '--sweep', [CompletionResultType]::ParameterName, 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Every query carries this filter, e.g. "pos = ''v''": the base rows'' scalar attributes are loaded from the JSON Lines file beside the base vectors (base.jsonl beside base.fvecs), and ground truth is computed among the rows the filter allows')
             [CompletionResult]::new('--gt-threads', '--gt-threads', [CompletionResultType]::ParameterName, 'Threads for computing ground truth when the dataset has none, 1 to 1024 (default: all cores)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report as JSON (schema: docs/bench-report.schema.json)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report as JSON (schema: docs/bench-report.schema.json)')

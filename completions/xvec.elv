@@ -305,6 +305,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --duration 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m'
             cand --cooldown 'Pause between the concurrent phases and the serial phase'
             cand --sweep 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)'
+            cand --filter 'Every query carries this filter, e.g. "pos = ''v''": the base rows'' scalar attributes are loaded from the JSON Lines file beside the base vectors (base.jsonl beside base.fvecs), and ground truth is computed among the rows the filter allows'
             cand --gt-threads 'Threads for computing ground truth when the dataset has none, 1 to 1024 (default: all cores)'
             cand -o 'Write the report as JSON (schema: docs/bench-report.schema.json)'
             cand --output 'Write the report as JSON (schema: docs/bench-report.schema.json)'

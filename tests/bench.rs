@@ -274,6 +274,49 @@ fn end_to_end_with_sweep_csv_plot_and_compare() {
 
 /// A graph index through the schema's JSON form: optimize builds it, the engine accounts
 /// for its graph, and a wider search finds more.
+/// `--filter`: the base rows' attributes come from base.jsonl, every query carries the
+/// filter, and the ground truth is the exact top-k among the rows it allows, which an
+/// exact (flat) search under the filter finds whole; the report and the CSV row name the
+/// filter and its rows. Without the attribute file the run fails naming it.
+#[test]
+fn filter_runs_every_query_under_it_against_filtered_ground_truth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let dir = wordnet_dir(root);
+    let d = dir.to_str().unwrap();
+    let common = ["--concurrency", "1", "--duration", "0.1s", "--cooldown", "0s"];
+    let filter = "pos = 'v' AND n_lemmas >= 2";
+    let missing = xvec(root, &[&["bench", "--dataset", d, "--filter", filter][..], &common].concat());
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(text(&missing.stderr).contains("--filter needs the base rows' attributes"), "{}", text(&missing.stderr));
+    assert!(text(&missing.stderr).contains("base.jsonl"), "{}", text(&missing.stderr));
+
+    // pos cycles n, v, a; row 7 has none; n_lemmas is the row modulo 5.
+    let lines: String = (0..ROWS)
+        .map(|i| match i {
+            7 => format!("{{\"row\":{i},\"n_lemmas\":{}}}\n", i % 5),
+            _ => format!("{{\"row\":{i},\"pos\":\"{}\",\"n_lemmas\":{}}}\n", ["n", "v", "a"][i % 3], i % 5),
+        })
+        .collect();
+    std::fs::write(dir.join("base.jsonl"), lines).unwrap();
+    let args = [&["bench", "--dataset", d, "--filter", filter, "-o", "f.json", "--csv", "f.csv"][..], &common].concat();
+    ok(&xvec(root, &args), "filtered bench");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("f.json")).unwrap()).unwrap();
+    check_sane(&r);
+    let allowed = (0..ROWS).filter(|&i| i != 7 && i % 3 == 1 && i % 5 >= 2).count();
+    assert_eq!(f(&r, "/dataset/filter_rows"), allowed as f64);
+    assert_eq!(at(&r, "/config/filter"), filter);
+    assert_eq!(at(&r, "/dataset/ground_truth"), "computed");
+    assert_eq!(f(&r, "/serial/recall"), 1.0, "an exact search under the filter is the filtered ground truth");
+    let csv = std::fs::read_to_string(root.join("f.csv")).unwrap();
+    let row = split_csv(csv.lines().nth(1).unwrap());
+    let params = row.iter().find(|c| c.starts_with("index=")).unwrap();
+    assert!(
+        params.contains(&format!("filter={filter:?}")) && params.contains(&format!("filter_rows={allowed}")),
+        "{params}"
+    );
+}
+
 #[test]
 fn hnsw_sweep_builds_the_index_and_reports_its_memory() {
     let tmp = tempfile::tempdir().unwrap();

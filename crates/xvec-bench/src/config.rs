@@ -167,6 +167,9 @@ pub struct BenchConfig {
     pub sweep: Option<Sweep>,
     /// Threads for computing ground truth when the dataset has none.
     pub truth_threads: usize,
+    /// Every query carries this filter; the base rows' attributes are loaded with them
+    /// (see [`crate::attributes`]) and ground truth is computed among the rows it allows.
+    pub filter: Option<String>,
 }
 
 impl BenchConfig {
@@ -192,16 +195,17 @@ impl BenchConfig {
             cooldown: Duration::from_secs(1),
             sweep: None,
             truth_threads: cores,
+            filter: None,
         }
     }
 
     /// The collection schema: one fp32 vector field `emb` of `dim` dimensions with this
     /// run's metric and index, checked by the engine as any schema is.
-    pub fn schema(&self, dim: usize) -> Result<Schema, SchemaError> {
+    pub fn schema(&self, dim: usize, attributes: impl IntoIterator<Item = Field>) -> Result<Schema, SchemaError> {
         let dim = u32::try_from(dim).unwrap_or(u32::MAX);
-        Schema::builder("bench")
-            .field(Field::vector("emb", VectorType::Fp32, dim, self.metric).index(self.index.clone()))
-            .build()
+        let builder = Schema::builder("bench")
+            .field(Field::vector("emb", VectorType::Fp32, dim, self.metric).index(self.index.clone()));
+        attributes.into_iter().fold(builder, |b, f| b.field(f)).build()
     }
 
     /// The search settings to run, one per sweep value (or just the configured one).
@@ -420,11 +424,11 @@ mod tests {
     #[test]
     fn the_schema_carries_the_index() {
         let mut c = BenchConfig::new(DataSource::Dir { dataset: "d".into() });
-        let s = c.schema(8).unwrap();
+        let s = c.schema(8, []).unwrap();
         let v = s.field(0).as_vector().unwrap();
         assert_eq!((v.dim, v.metric, &v.index), (8, Metric::Cosine, &IndexParams::default()));
         c.index = IndexParams::Hnsw(xvec::HnswParams::default().m(1));
-        assert!(c.schema(8).unwrap_err().to_string().contains("m 1 is out of range"));
-        assert!(c.schema(1 << 40).unwrap_err().to_string().contains("dimension"));
+        assert!(c.schema(8, []).unwrap_err().to_string().contains("m 1 is out of range"));
+        assert!(c.schema(1 << 40, []).unwrap_err().to_string().contains("dimension"));
     }
 }

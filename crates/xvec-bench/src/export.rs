@@ -112,6 +112,8 @@ impl Provenance<'_> {
         params.extend(kind.batch.map(|v| format!("batch={v}")));
         params.push(format!("mmap={}", c.mmap));
         params.extend(c.limit.map(|l| format!("limit={l}")));
+        params.extend(c.filter.as_ref().map(|f| format!("filter={f:?}")));
+        params.extend(self.dataset.filter_rows.map(|n| format!("filter_rows={n}")));
         vec![
             ("date", self.started_at.to_string()),
             ("db", "xvec".to_string()),

@@ -2,6 +2,7 @@
 //! side only (no terminal crates); `cli::bench` is its face.
 //!
 //! - [`config`]: what a run does; [`source`], [`dataset`], [`npy`], `parquet`: the data;
+//!   [`attributes`]: the base rows' scalar fields, for `--filter`;
 //!   [`truth`]: exact ground truth when there is none; [`prefix_truth`]: of every prefix.
 //! - [`phases`]: runs it and measures ([`sys`]: RSS, CPU, machine); [`report`]: the
 //!   versioned JSON report.
@@ -10,6 +11,7 @@
 //! - [`fresh`]: `--fresh`, search latency with fresh rows, right after the inserts and
 //!   once background maintenance indexed them, against a fully indexed collection.
 
+pub mod attributes;
 pub mod compare;
 pub mod config;
 pub mod dataset;

@@ -70,10 +70,27 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
     let mut notes = Vec::new();
 
     let (ds, total_rows, queries) = open_dataset(cfg, &mut log, progress)?;
-    let (truth, gt_seconds) = ground_truth(cfg, &ds, &queries, &mut log, &mut notes, progress)?;
-    let dataset = DatasetReport::new(&ds, total_rows, queries.len(), truth.k, gt_seconds);
+    let unfiltered = match cfg.filter {
+        None => Some(ground_truth(cfg, &ds, &queries, &mut log, &mut notes, progress)?),
+        Some(_) => None,
+    };
     let dir = CollectionDir::new(cfg.path.as_deref(), cfg.skip_load)?;
     let loaded = if cfg.skip_load { None } else { Some(load(cfg, &ds, dir.path(), &mut log, progress)?) };
+    let (truth, gt_seconds, allowed) = match (unfiltered, &cfg.filter) {
+        (Some((truth, secs)), _) => (truth, secs, None),
+        (None, Some(filter)) => {
+            let (truth, secs, allowed) = filtered_truth(cfg, &ds, &queries, dir.path(), filter, &mut log, progress)?;
+            notes.push(format!(
+                "--filter {filter:?}: every query carries it; ground truth computed by brute force among the {allowed} \
+                 base rows it allows ({:.2} %; the rows the engine's filter evaluation returns) in {secs:.1} s",
+                100.0 * allowed as f64 / ds.base.len() as f64
+            ));
+            (truth, Some(secs), Some(allowed))
+        }
+        (None, None) => unreachable!("ground truth is computed unless there is a filter"),
+    };
+    let mut dataset = DatasetReport::new(&ds, total_rows, queries.len(), truth.k, gt_seconds);
+    dataset.filter_rows = allowed.map(|n| n as u64);
     // The base vectors are not needed any more: unmap them (or free them) so that the
     // search phases' RSS is the engine's and the queries', not the input file's.
     drop(ds);
@@ -178,6 +195,10 @@ pub(crate) fn open_dataset(
             ids.truncate(n);
         }
     }
+    if cfg.filter.is_some() {
+        ds.read_attributes()
+            .map_err(|e| BenchError::Invalid(format!("--filter needs the base rows' attributes: {e}")))?;
+    }
     let queries = ds.queries.to_rows();
     progress.end(&format!(
         "dataset {}: {} base vectors of dimension {}, {} queries",
@@ -226,6 +247,42 @@ pub(crate) fn ground_truth(
     notes.push(msg);
     log.end();
     Ok((truth, Some(secs)))
+}
+
+/// Ground truth among the rows `filter` allows in the loaded collection at `dir` (read
+/// through the engine's exact filter evaluation), with the seconds it took and the rows.
+fn filtered_truth(
+    cfg: &BenchConfig,
+    ds: &Dataset,
+    queries: &[Vec<f32>],
+    dir: &Path,
+    filter: &str,
+    log: &mut PhaseLog,
+    progress: &mut dyn Progress,
+) -> Result<(GroundTruth, f64, usize), BenchError> {
+    log.begin("filtered ground truth");
+    progress.begin("filtered ground truth", 0, "queries");
+    let t = Instant::now();
+    let coll = Collection::open(dir, &OpenOptions::read_only()).map_err(engine("open"))?;
+    let keys = coll.snapshot().keys_where(Some(filter)).map_err(|e| BenchError::Invalid(format!("--filter: {e}")))?;
+    drop(coll);
+    let row_of: std::collections::HashMap<u32, u32> = (0..ds.base.len()).map(|r| (ds.id(r), r as u32)).collect();
+    let mut rows: Vec<u32> =
+        keys.iter().filter_map(|k| k.parse::<u32>().ok().and_then(|id| row_of.get(&id)).copied()).collect();
+    rows.sort_unstable();
+    if rows.is_empty() {
+        return Err(BenchError::Invalid(format!("--filter {filter:?} matches no base row")));
+    }
+    let truth = super::truth::exact_among(ds, queries, cfg.metric, cfg.k, cfg.truth_threads, &rows);
+    let secs = t.elapsed().as_secs_f64();
+    progress.end(&format!(
+        "filtered ground truth: {} of {} base rows pass, k = {}, {secs:.1} s",
+        rows.len(),
+        ds.base.len(),
+        truth.k
+    ));
+    log.end();
+    Ok((truth, secs, rows.len()))
 }
 
 /// True when every query's first `k` true neighbours lie in the (possibly `--limit`ed)
@@ -279,7 +336,7 @@ pub(crate) fn load_open(
     progress: &mut dyn Progress,
 ) -> Result<(Collection, LoadReport), BenchError> {
     let label = spec.label;
-    let schema = schema(cfg, ds.base.dim())?;
+    let schema = schema(cfg, ds)?;
     log.begin(&format!("{label}create"));
     let coll = Collection::create_with(spec.dir, schema, spec.options.clone(), &spec.open).map_err(engine("create"))?;
     log.end();
@@ -323,8 +380,9 @@ pub(crate) fn load_open(
 
 /// The collection schema of `cfg` for vectors of `dim` dimensions, or why the index
 /// parameters do not make one.
-pub(crate) fn schema(cfg: &BenchConfig, dim: usize) -> Result<xvec::Schema, BenchError> {
-    cfg.schema(dim).map_err(|e| {
+pub(crate) fn schema(cfg: &BenchConfig, ds: &Dataset) -> Result<xvec::Schema, BenchError> {
+    let attributes = ds.attributes.iter().flat_map(|a| a.schema_fields());
+    cfg.schema(ds.base.dim(), attributes).map_err(|e| {
         let index = serde_json::to_string(&cfg.index.resolved()).expect("index params serialize");
         BenchError::Invalid(format!("index {index}: {e}"))
     })
@@ -355,7 +413,13 @@ pub(crate) fn insert_rows(
     for start in range.clone().step_by(batch) {
         let end = (start + batch).min(range.end);
         let docs: Vec<Doc> = (start..end)
-            .map(|i| Doc::new(ds.id(i).to_string()).set("emb", ds.base.row(i, &mut scratch).to_vec()))
+            .map(|i| {
+                let doc = Doc::new(ds.id(i).to_string()).set("emb", ds.base.row(i, &mut scratch).to_vec());
+                match &ds.attributes {
+                    Some(a) => a.set(i, doc),
+                    None => doc,
+                }
+            })
             .collect();
         ds.base.release(start..end);
         let call = Instant::now();
@@ -460,7 +524,10 @@ fn search(
 pub(crate) fn queries(cfg: &BenchConfig, vectors: &[Vec<f32>], point: SearchPoint) -> Vec<Query> {
     vectors
         .iter()
-        .map(|v| Query::vector(v.clone()).k(cfg.k).fields(Vec::<String>::new()).ef(point.ef).refine(point.refine))
+        .map(|v| {
+            let q = Query::vector(v.clone()).k(cfg.k).fields(Vec::<String>::new()).ef(point.ef).refine(point.refine);
+            q.filter_opt(cfg.filter.clone())
+        })
         .collect()
 }
 

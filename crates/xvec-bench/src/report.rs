@@ -88,6 +88,8 @@ pub struct DatasetReport {
     pub ground_truth_k: u64,
     /// Time spent computing ground truth, when it was computed.
     pub ground_truth_sec: Option<f64>,
+    /// Base rows `--filter` allows (`null` without one): the ground truth is among them.
+    pub filter_rows: Option<u64>,
 }
 
 impl DatasetReport {
@@ -114,6 +116,7 @@ impl DatasetReport {
             ground_truth_file: if computed_sec.is_some() { None } else { ds.truth_file.clone() },
             ground_truth_k: truth_k as u64,
             ground_truth_sec: computed_sec,
+            filter_rows: None,
         }
     }
 }
@@ -142,6 +145,8 @@ pub struct ConfigReport {
     pub schema_index: IndexParams,
     /// The collection directory, or `null` for a temporary one.
     pub path: Option<String>,
+    /// The filter every query carries (`--filter`).
+    pub filter: Option<String>,
 }
 
 impl ConfigReport {
@@ -165,6 +170,7 @@ impl ConfigReport {
             sweep: c.sweep.clone(),
             schema_index: c.index.resolved(),
             path: c.path.as_ref().map(|p| p.display().to_string()),
+            filter: c.filter.clone(),
         }
     }
 }

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::config::DataSource;
 use super::dataset::{DatasetError, GroundTruth, VectorFile};
+use crate::attributes::Attributes;
 use xvec::Metric;
 
 /// A matrix of f32 vectors: mapped in place, or decoded into memory (parquet).
@@ -102,6 +103,8 @@ pub struct Dataset {
     pub queries_file: String,
     pub truth: Option<GroundTruth>,
     pub truth_file: Option<String>,
+    /// The base rows' scalar attributes, read for `--filter` ([`Dataset::read_attributes`]).
+    pub attributes: Option<Attributes>,
 }
 
 impl Dataset {
@@ -142,6 +145,13 @@ impl Dataset {
     }
 
     /// The id of base row `row`.
+    /// Reads the attributes of the base rows (`base.jsonl` beside `base.fvecs`).
+    pub fn read_attributes(&mut self) -> Result<(), DatasetError> {
+        let path = crate::attributes::path_for(Path::new(&self.base_file));
+        self.attributes = Some(Attributes::read(&path, self.base.len())?);
+        Ok(())
+    }
+
     pub fn id(&self, row: usize) -> u32 {
         self.base_ids.as_ref().map_or(row as u32, |ids| ids[row])
     }
@@ -172,6 +182,7 @@ impl Dataset {
             queries_file: queries.display().to_string(),
             truth,
             truth_file: gt.map(|p| p.display().to_string()),
+            attributes: None,
         })
     }
 }
@@ -352,5 +363,6 @@ fn from_parquet(name: String, train: &[PathBuf], test: &Path, gt: Option<&Path>)
         queries_file: test.display().to_string(),
         truth,
         truth_file: gt.map(|p| p.display().to_string()),
+        attributes: None,
     })
 }

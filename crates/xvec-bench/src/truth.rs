@@ -13,14 +13,27 @@ use xvec::kernels::{self, Kernels};
 
 /// Computes the `k` nearest base rows of each query (as dataset ids) on `threads` threads.
 pub fn exact(ds: &Dataset, queries: &[Vec<f32>], metric: Metric, k: usize, threads: usize) -> GroundTruth {
+    let all: Vec<u32> = (0..ds.base.len() as u32).collect();
+    exact_among(ds, queries, metric, k, threads, &all)
+}
+
+/// [`exact`] among the base rows `rows` only (ascending), as a filter allows them.
+pub fn exact_among(
+    ds: &Dataset,
+    queries: &[Vec<f32>],
+    metric: Metric,
+    k: usize,
+    threads: usize,
+    rows: &[u32],
+) -> GroundTruth {
     let kern = kernels::best();
-    let k = k.min(ds.base.len());
+    let k = k.min(rows.len());
     let run = || {
         let norms = (metric == Metric::Cosine).then(|| base_norms(kern, &ds.base));
         let prepared: Vec<Vec<f32>> = queries.iter().map(|q| prepare(metric, q)).collect();
         prepared
             .par_chunks(4)
-            .flat_map_iter(|chunk| nearest(kern, &ds.base, norms.as_deref(), metric, chunk, k))
+            .flat_map_iter(|chunk| nearest(kern, &ds.base, rows, norms.as_deref(), metric, chunk, k))
             .collect::<Vec<Vec<u32>>>()
     };
     let rows = match rayon::ThreadPoolBuilder::new().num_threads(threads.clamp(1, xvec::MAX_BUILD_THREADS)).build() {
@@ -58,6 +71,7 @@ pub(crate) fn base_norms(kern: &Kernels, base: &Vectors) -> Vec<f32> {
 fn nearest(
     kern: &Kernels,
     base: &Vectors,
+    rows: &[u32],
     norms: Option<&[f32]>,
     metric: Metric,
     queries: &[Vec<f32>],
@@ -70,7 +84,8 @@ fn nearest(
         *slot = q;
     }
     let mut scratch = Vec::new();
-    for row in 0..base.len() {
+    for &row in rows {
+        let row = row as usize;
         let x = base.row(row, &mut scratch);
         let dists = distances4(kern, metric, q4, x, norms.map_or(1.0, |n| n[row]));
         for (top, d) in tops.iter_mut().zip(dists) {
@@ -143,6 +158,7 @@ mod tests {
             queries_file: "base.fvecs".into(),
             truth: None,
             truth_file: None,
+            attributes: None,
         };
         (dir, ds)
     }

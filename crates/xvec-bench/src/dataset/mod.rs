@@ -57,6 +57,9 @@ pub enum DatasetError {
     NegativeId { file: String, row: usize, column: usize, id: i64 },
     #[error("{file}: row {row} column {column}: id {id} does not fit in 32 bits")]
     IdTooLarge { file: String, row: usize, column: usize, id: i64 },
+    /// A base row's attributes (`--filter`) that cannot be read.
+    #[error("{file}: line {line}: {message}")]
+    Attributes { file: String, line: usize, message: String },
 }
 
 /// Element type of a stored matrix.

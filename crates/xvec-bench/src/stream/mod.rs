@@ -68,7 +68,7 @@ pub fn run(
     ds.base.release(0..ds.base.len());
 
     let dataset = DatasetReport::new(&ds, total_rows, vectors.len(), cfg.k, Some(truth_sec));
-    let schema = schema(cfg, ds.base.dim())?;
+    let schema = schema(cfg, &ds)?;
     let dir = CollectionDir::new(cfg.path.as_deref(), false)?;
     log.begin("create");
     let options = xvec::CollectionOptions::default().auto_flush_rows(stream.auto_flush_rows);

@@ -122,6 +122,11 @@ pub struct BenchArgs {
     /// Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine).
     #[arg(long, value_name = "PARAM=V,V")]
     pub sweep: Option<Sweep>,
+    /// Every query carries this filter, e.g. "pos = 'v'": the base rows' scalar attributes
+    /// are loaded from the JSON Lines file beside the base vectors (base.jsonl beside
+    /// base.fvecs), and ground truth is computed among the rows the filter allows.
+    #[arg(long, value_name = "EXPR", conflicts_with_all = ["streaming", "fresh"])]
+    pub filter: Option<String>,
     /// Threads for computing ground truth when the dataset has none, 1 to 1024 (default:
     /// all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -218,6 +223,7 @@ impl BenchArgs {
         if let Some(n) = self.gt_threads {
             c.truth_threads = n as usize;
         }
+        c.filter = self.filter.clone();
         Ok(Some(c))
     }
 

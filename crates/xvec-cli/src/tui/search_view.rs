@@ -13,16 +13,17 @@ use super::metrics::LATENCY_BUCKETS_US;
 use super::state::{QuerySource, State};
 use super::style::{bold, mib, opt, short, small, style};
 
-/// Fill symbols and colours of the memory kinds, in [`xvec::MemoryUsage::by_kind`] order
-/// (cycled if the engine grows more kinds).
-const FILLS: [char; 11] = ['█', '▓', '▒', '░', '#', '=', '+', '~', '%', '*', ':'];
-const COLORS: [Color; 11] = [
+/// Fill symbols and colours of the memory kinds, in [`xvec::MemoryUsage::by_kind`] order,
+/// one per kind (a test checks the count).
+const FILLS: [char; 12] = ['█', '▓', '▒', '░', '#', '=', '^', '+', '~', '%', '*', ':'];
+const COLORS: [Color; 12] = [
     Color::Blue,
     Color::Cyan,
     Color::LightBlue,
     Color::Green,
     Color::LightGreen,
     Color::Yellow,
+    Color::LightMagenta,
     Color::Magenta,
     Color::Red,
     Color::LightRed,
@@ -377,4 +378,14 @@ fn render_memory(state: &State, frame: &mut Frame, area: Rect) {
     ];
     lines.extend(memory_legend(state, inner.width).into_iter().map(Line::raw));
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every memory kind has a fill and a colour of its own.
+    #[test]
+    fn one_fill_and_colour_per_memory_kind() {
+        let kinds = xvec::MemoryUsage::default().by_kind().len();
+        assert_eq!((super::FILLS.len(), super::COLORS.len()), (kinds, kinds));
+    }
 }
