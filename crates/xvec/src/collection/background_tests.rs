@@ -222,3 +222,29 @@ fn paused_maintenance_starts_no_job_and_resumed_drains_the_backlog() {
     assert_eq!(s.unindexed_rows, s.mem_rows);
     assert_eq!(coll.count(), n as u64);
 }
+
+/// Explicit flushes racing writes that freeze full memtables: each flush finishes the
+/// flush a write froze before freezing its own, and nothing is lost.
+#[test]
+fn explicit_flushes_racing_automatic_ones_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema =
+        Schema::builder("race").field(Field::vector("v", VectorType::Fp32, DIM as u32, Metric::L2)).build().unwrap();
+    let options = CollectionOptions::default().auto_flush_rows(50).idle_optimize_ms(0);
+    let coll = std::sync::Arc::new(Collection::create(dir.path(), schema, options).unwrap());
+    let writer = coll.clone();
+    let writes = std::thread::spawn(move || {
+        for b in 0..400 {
+            let docs = (b * 10..b * 10 + 10).map(|i| Doc::new(format!("k{i:05}")).set("v", vector(i)));
+            writer.insert(docs.collect()).unwrap();
+        }
+    });
+    while !writes.is_finished() {
+        coll.flush().unwrap();
+    }
+    writes.join().unwrap();
+    coll.flush().unwrap();
+    assert_eq!(coll.count(), 4_000);
+    let s = coll.stats();
+    assert!(s.background_error.is_none() && s.mem_rows == 0, "{s:?}");
+}

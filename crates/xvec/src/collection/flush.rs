@@ -53,9 +53,15 @@ pub(crate) fn flush(
     mmap: bool,
 ) -> Result<(), Error> {
     let _one_at_a_time = flushing.lock().expect("flush lock poisoned");
-    finish_pending(writer, current, mmap)?;
+    let frozen = loop {
+        finish_pending(writer, current, mmap)?;
+        let mut w = writer.lock().expect("writer lock poisoned");
+        // A write may have frozen a full memtable since: finish that one first.
+        if w.pending_flush().is_none() {
+            break w.freeze(current)?;
+        }
+    };
     // The guard is dropped before `finish`, which takes the writer lock itself.
-    let frozen = writer.lock().expect("writer lock poisoned").freeze(current)?;
     match frozen {
         Some(frozen) => finish(writer, current, &frozen, mmap),
         None => Ok(()),
@@ -111,21 +117,22 @@ fn write(dir: &Path, frozen: &Frozen, mmap: bool) -> Result<Written, Error> {
         let opened = segment::write(&path, frozen.id, &frozen.schema, &parts)
             .and_then(|_| Segment::open(&path, frozen.schema.clone(), mmap, false));
         let opened = opened.inspect_err(|_| discard(&made))?;
-        segment = Some((Arc::new(opened), copied_scan_codes(frozen.schema.fields().len(), &parts)));
+        segment = Some((Arc::new(opened), copied_scan_codes(&frozen.mem, &live)));
     }
     Ok(Written { frozen: frozen.clone(), segment, live, made })
 }
 
 /// The scan codes of a flushed segment (it is scanned with them until indexed): the
 /// memtable's codes of the rows kept, copied with no lock held.
-fn copied_scan_codes(fields: usize, parts: &[Part]) -> ScanCodesByField {
+fn copied_scan_codes(mem: &MemSegment, live: &[Vec<u32>]) -> ScanCodesByField {
+    let fields = mem.part(0).map_or(0, |p| p.scan.len());
     (0..fields)
         .map(|f| {
             let mut out: Option<ScanCodes> = None;
-            for part in parts {
-                let codes = part.source.scan_codes(f)?;
+            for (i, rows) in live.iter().enumerate() {
+                let codes = mem.part(i).expect("a chunk per row list").scan[f].as_deref()?;
                 let out = out.get_or_insert_with(|| codes.empty_like());
-                part.rows.iter().for_each(|&r| out.push_copy(codes, r as usize));
+                rows.iter().for_each(|&r| out.push_copy(codes, r as usize));
             }
             out.map(Arc::new)
         })

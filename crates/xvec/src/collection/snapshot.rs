@@ -84,14 +84,14 @@ pub(crate) struct Source<'a> {
     pub view: &'a dyn SegmentView,
     pub deleted: &'a RoaringBitmap,
     pub indexes: &'a [Option<Arc<SegmentIndex>>],
-    /// Scan codes per field of a segment; empty for memtable chunks, whose view holds them.
+    /// Scan codes per field (see [`ScanCodes`]).
     pub scan: &'a [Option<Arc<ScanCodes>>],
 }
 
 impl Source<'_> {
     /// The scan codes of vector field `field`, when its rows are scanned with them.
     pub fn scan_codes(&self, field: usize) -> Option<&ScanCodes> {
-        self.scan.get(field).and_then(|c| c.as_deref()).or_else(|| self.view.scan_codes(field))
+        self.scan.get(field).and_then(|c| c.as_deref())
     }
 }
 
@@ -246,7 +246,7 @@ impl Snapshot {
             view: part.view,
             deleted: part.deleted,
             indexes: &[],
-            scan: &[],
+            scan: part.scan,
         });
         segments.chain(chunks)
     }

@@ -151,9 +151,4 @@ impl ScalarColumn<'_> {
 pub trait SegmentView: ColumnSource {
     /// Vector column of schema field `field`; the caller guarantees it is a vector field.
     fn vector(&self, field: usize) -> VectorColumn<'_>;
-
-    /// Scan codes the view keeps for vector field `field` (the memtable's chunks do).
-    fn scan_codes(&self, _field: usize) -> Option<&crate::index::quant::fastscan::ScanCodes> {
-        None
-    }
 }

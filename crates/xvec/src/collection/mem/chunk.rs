@@ -3,6 +3,8 @@
 
 use half::f16;
 
+use std::sync::Arc;
+
 use crate::index::quant::fastscan::ScanCodes;
 use crate::schema::{FieldType, ScalarType, Schema, VectorType};
 use crate::storage::column::{
@@ -58,14 +60,12 @@ struct Column {
     dim: usize,
     /// Norms, for cosine vector fields.
     norms: Option<Vec<f32>>,
-    /// Scan codes, for vector fields with an approximate index (see [`ScanCodes`]).
-    scan: Option<ScanCodes>,
 }
 
 impl Column {
     fn new(schema: &Schema, idx: usize) -> Column {
         let f = schema.field(idx);
-        let (data, dim, norms, scan) = match &f.ty {
+        let (data, dim, norms) = match &f.ty {
             FieldType::Scalar(s) => (
                 match s {
                     ScalarType::String => Data::String(VarBuf::new()),
@@ -79,7 +79,6 @@ impl Column {
                 },
                 0,
                 None,
-                None,
             ),
             FieldType::Vector(v) => (
                 match v.elem {
@@ -89,10 +88,9 @@ impl Column {
                 },
                 v.dim as usize,
                 (v.metric == crate::schema::Metric::Cosine).then(Vec::new),
-                v.index.is_approximate().then(|| ScanCodes::new(v.dim as usize, v.metric)),
             ),
         };
-        Column { validity: f.nullable.then(Vec::new), data, dim, norms, scan }
+        Column { validity: f.nullable.then(Vec::new), data, dim, norms }
     }
 
     /// Appends row `row`'s value; the row was validated against the schema.
@@ -139,9 +137,6 @@ impl Column {
             };
             norms.push(sq.sqrt() as f32);
         }
-        if let Some(scan) = &mut self.scan {
-            scan.push_value(v);
-        }
     }
 
     fn heap_bytes(&self) -> usize {
@@ -173,11 +168,26 @@ impl Column {
 pub(super) struct Chunk {
     keys: VarBuf,
     columns: Vec<Column>,
+    /// Scan codes per field, for vector fields with an approximate index (see
+    /// [`ScanCodes`]); shared with a copy of the chunk until either appends.
+    scan: Vec<Option<Arc<ScanCodes>>>,
 }
 
 impl Chunk {
     pub(super) fn new(schema: &Schema) -> Chunk {
-        Chunk { keys: VarBuf::new(), columns: (0..schema.fields().len()).map(|i| Column::new(schema, i)).collect() }
+        let scan = (schema.fields().iter())
+            .map(|f| match &f.ty {
+                FieldType::Vector(v) if v.index.is_approximate() => {
+                    Some(Arc::new(ScanCodes::new(v.dim as usize, v.metric)))
+                }
+                _ => None,
+            })
+            .collect();
+        Chunk {
+            keys: VarBuf::new(),
+            columns: (0..schema.fields().len()).map(|i| Column::new(schema, i)).collect(),
+            scan,
+        }
     }
 
     pub(super) fn len(&self) -> usize {
@@ -191,6 +201,16 @@ impl Chunk {
         for (c, v) in self.columns.iter_mut().zip(&row.values) {
             c.push(n, v);
         }
+        for (scan, v) in self.scan.iter_mut().zip(&row.values) {
+            if let Some(scan) = scan {
+                Arc::make_mut(scan).push_value(v);
+            }
+        }
+    }
+
+    /// Scan codes per schema field (see [`ScanCodes`]).
+    pub(super) fn scan_codes(&self) -> &[Option<Arc<ScanCodes>>] {
+        &self.scan
     }
 
     /// Heap bytes, scan codes included.
@@ -200,7 +220,7 @@ impl Chunk {
 
     /// Heap bytes of scan codes alone.
     pub(super) fn scan_bytes(&self) -> usize {
-        self.columns.iter().filter_map(|c| c.scan.as_ref()).map(ScanCodes::heap_bytes).sum()
+        self.scan.iter().flatten().map(|s| s.heap_bytes()).sum()
     }
 
     /// Heap bytes of vector data alone.
@@ -245,9 +265,5 @@ impl SegmentView for Chunk {
             _ => panic!("field {field} is not a vector field"),
         };
         VectorColumn { dim: c.dim, validity: Validity(c.validity.as_deref()), data, norms: c.norms.as_deref() }
-    }
-
-    fn scan_codes(&self, field: usize) -> Option<&ScanCodes> {
-        self.columns[field].scan.as_ref()
     }
 }

@@ -19,6 +19,7 @@ use std::sync::{Arc, RwLock};
 use roaring::RoaringBitmap;
 
 use self::chunk::Chunk;
+use crate::index::quant::fastscan::ScanCodes;
 use crate::schema::Schema;
 use crate::storage::column::SegmentView;
 use crate::value::Row;
@@ -54,10 +55,12 @@ pub struct MemSegment {
     keys: Arc<RwLock<KeyIndex>>,
 }
 
-/// One chunk as a searchable part: its view and deleted rows.
+/// One chunk as a searchable part: its view, deleted rows and scan codes.
 pub(crate) struct MemPart<'a> {
     pub view: &'a dyn SegmentView,
     pub deleted: &'a RoaringBitmap,
+    /// Per schema field (see [`ScanCodes`]).
+    pub scan: &'a [Option<Arc<ScanCodes>>],
 }
 
 impl MemSegment {
@@ -213,7 +216,8 @@ impl MemSegment {
 
     /// Chunk `i` as a searchable part.
     pub(crate) fn part(&self, i: usize) -> Option<MemPart<'_>> {
-        Some(MemPart { view: &**self.chunks.get(i)?, deleted: &self.deleted[i] })
+        let chunk = self.chunks.get(i)?;
+        Some(MemPart { view: &**chunk, deleted: &self.deleted[i], scan: chunk.scan_codes() })
     }
 
     pub(crate) fn chunk_count(&self) -> usize {
