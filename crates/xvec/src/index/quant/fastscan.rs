@@ -15,8 +15,9 @@
 //! every table. Rounding adds an error of standard deviation `Δ·√(G/12)` to the sum over
 //! `G` groups, far below the sketch's own (the bound adds it anyway).
 //!
-//! A segment's scan codes live in memory only: they are rebuilt from the vectors when a
-//! segment is opened or flushed (about 1 µs a row), so the file format does not change.
+//! A segment's scan codes live in memory only: a flush copies the memtable's, and a
+//! segment opened without its index encodes them from its vectors (about 2 µs a row), so
+//! the file format does not change.
 //! Only fields whose index is approximate get them; a flat field's search stays exact.
 //!
 //! [`sketch`]: super::sketch
