@@ -70,15 +70,15 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
     let mut notes = Vec::new();
 
     let (ds, total_rows, queries) = open_dataset(cfg, &mut log, progress)?;
-    let unfiltered = match cfg.filter {
-        None => Some(ground_truth(cfg, &ds, &queries, &mut log, &mut notes, progress)?),
-        Some(_) => None,
+    let truth = match &cfg.filter {
+        None => Truth::Ready(ground_truth(cfg, &ds, &queries, &mut log, &mut notes, progress)?),
+        Some(filter) => Truth::AfterLoad(filter),
     };
     let dir = CollectionDir::new(cfg.path.as_deref(), cfg.skip_load)?;
     let loaded = if cfg.skip_load { None } else { Some(load(cfg, &ds, dir.path(), &mut log, progress)?) };
-    let (truth, gt_seconds, allowed) = match (unfiltered, &cfg.filter) {
-        (Some((truth, secs)), _) => (truth, secs, None),
-        (None, Some(filter)) => {
+    let (truth, gt_seconds, allowed) = match truth {
+        Truth::Ready((truth, secs)) => (truth, secs, None),
+        Truth::AfterLoad(filter) => {
             let (truth, secs, allowed) = filtered_truth(cfg, &ds, &queries, dir.path(), filter, &mut log, progress)?;
             notes.push(format!(
                 "--filter {filter:?}: every query carries it; ground truth computed by brute force among the {allowed} \
@@ -87,7 +87,6 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
             ));
             (truth, Some(secs), Some(allowed))
         }
-        (None, None) => unreachable!("ground truth is computed unless there is a filter"),
     };
     let mut dataset = DatasetReport::new(&ds, total_rows, queries.len(), truth.k, gt_seconds);
     dataset.filter_rows = allowed.map(|n| n as u64);
@@ -155,6 +154,14 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
         cpu: CpuReport { user_sec: usage.map(|u| u.user_sec), sys_sec: usage.map(|u| u.sys_sec) },
         notes,
     })
+}
+
+/// The ground truth a run scores against, and the seconds it took when computed; or,
+/// under `--filter`, the filter whose ground truth waits for the loaded collection (the
+/// engine evaluates the filter).
+enum Truth<'a> {
+    Ready((GroundTruth, Option<f64>)),
+    AfterLoad(&'a str),
 }
 
 /// When a run started, the load then and the machine: what every report records.
