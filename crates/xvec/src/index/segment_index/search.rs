@@ -65,9 +65,20 @@ pub struct SearchParams<'a> {
 }
 
 thread_local! {
-    static SCRATCH: RefCell<(SearchScratch, QuantScratch, Vec<Scored>, Vec<f32>, Vec<Scored>)> = RefCell::default();
+    static SCRATCH: RefCell<ThreadScratch> = RefCell::default();
     /// What this thread last added to [`SCRATCH_BYTES`].
     static COUNTED: Counted = const { Counted(std::cell::Cell::new(0)) };
+}
+
+/// What one thread's searches reuse.
+#[derive(Default)]
+struct ThreadScratch {
+    graph: SearchScratch,
+    quant: QuantScratch,
+    found: Vec<Scored>,
+    /// The rotated query of the sketches.
+    rotated: Vec<f32>,
+    bounds: Vec<Scored>,
 }
 
 /// A thread's share of [`SCRATCH_BYTES`], given back when the thread ends.
@@ -100,8 +111,8 @@ impl SegmentIndex {
     ) {
         let k = kernels::best();
         SCRATCH.with(|cell| {
-            let (scratch, qscratch, found, tmp, bounds) = &mut *cell.borrow_mut();
-            let scratch = &mut Scratch { graph: scratch, bounds };
+            let ThreadScratch { graph, quant: qscratch, found, rotated: tmp, bounds } = &mut *cell.borrow_mut();
+            let scratch = &mut Scratch { graph, bounds };
             let orig = Originals { kernels: k, col: originals, query, screen: None };
             let refine = self.quantizer.is_some() && p.refine > 0;
             let want = if refine { p.k.saturating_mul(p.refine) } else { p.k };
