@@ -47,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if line.trim().is_empty() {
             continue;
         }
-        match parse(coll.schema(), &line) {
+        match parse(&coll.schema(), &line) {
             Ok(doc) => batch.push((lineno, doc)),
             Err(e) => reject(&mut tally, lineno, &e),
         }

@@ -51,13 +51,32 @@ pub enum SchemaError {
         /// The missing member: `dim` or `metric`.
         what: &'static str,
     },
-    /// Schema JSON gives `dim`, `metric` or `index` to this scalar field.
-    #[error("field `{0}`: dim, metric and index apply to vector fields only, not to a scalar field")]
+    /// Schema JSON gives `dim` or `metric` to this scalar field.
+    #[error("field `{0}`: dim and metric apply to vector fields only, not to a scalar field")]
     VectorOptionOnScalar(String),
+    /// A schema change names a field the schema does not have.
+    #[error("no field `{0}` in the schema")]
+    NoSuchField(String),
+    /// A scalar index added to a field that already has one of its kind.
+    #[error("field `{field}` already has a {kind} index")]
+    IndexExists {
+        /// The field.
+        field: String,
+        /// The index kind's name.
+        kind: &'static str,
+    },
+    /// A scalar index dropped from a field that has none of its kind.
+    #[error("field `{field}` has no {kind} index")]
+    NoSuchIndex {
+        /// The field.
+        field: String,
+        /// The index kind's name.
+        kind: &'static str,
+    },
     /// Index parameters out of their bounds or not fitting the field's type or metric.
     #[error("field `{field}`: index: {what}")]
     BadIndex {
-        /// The vector field.
+        /// The field.
         field: String,
         /// Which parameter is wrong, and why.
         what: String,

@@ -103,7 +103,8 @@ pub struct FieldInfo {
     pub dim: Option<u32>,
     /// Metric name, vector fields only.
     pub metric: Option<String>,
-    /// Index type and parameters, e.g. `hnsw m=16 efc=200 ef=64 int8+rot`.
+    /// Index type and parameters, e.g. `hnsw m=16 efc=200 ef=64 int8+rot`; a scalar
+    /// field's scalar index kinds, e.g. `inverted+range`.
     pub index: Option<String>,
     /// Quantization name (`none` when unquantized), vector fields only.
     pub quantize: Option<String>,
@@ -111,8 +112,9 @@ pub struct FieldInfo {
     pub indexed_segments: u64,
     /// Segments in the snapshot.
     pub segments: u64,
-    /// Share of live rows an index covers (1.0: complete).
-    /// `None` when the field needs no index file (scalars, unquantized flat).
+    /// Share of live rows an index covers (1.0: complete; for a scalar field, every
+    /// scalar index it declares). `None` when the field needs no index file (a scalar
+    /// field without scalar indexes, unquantized flat).
     pub completeness: Option<f64>,
 }
 
@@ -125,19 +127,31 @@ pub fn fields(coll: &Collection) -> Vec<FieldInfo> {
         .enumerate()
         .map(|(i, f)| {
             let v = f.as_vector();
-            let builds = v.is_some_and(|v| v.index.builds_index());
+            let scalar = !f.scalar_indexes.is_empty();
+            let builds = v.is_some_and(|v| v.index.builds_index()) || scalar;
+            let has_index = |s: &&crate::collection::SegmentRef| match v {
+                Some(_) => s.indexes.get(i).is_some_and(|x| x.is_some()),
+                None => scalar && f.scalar_indexes.iter().all(|&k| s.scalar.get(i).is_some_and(|x| x.get(k).is_some())),
+            };
+            let completeness = || {
+                let total = snap.count();
+                let covered: u64 = (snap.segments.iter().filter(|s| has_index(s)))
+                    .map(|s| s.segment.rows() as u64 - s.deleted.len())
+                    .sum();
+                if total == 0 { 1.0 } else { covered as f64 / total as f64 }
+            };
+            let scalar_kinds = || f.scalar_indexes.iter().map(|k| k.name()).collect::<Vec<_>>().join("+");
             FieldInfo {
                 name: f.name.clone(),
                 ty: f.ty.name().into(),
                 nullable: f.nullable,
                 dim: v.map(|v| v.dim),
                 metric: v.map(|v| v.metric.name().into()),
-                index: v.map(|v| v.index.describe()),
+                index: v.map(|v| v.index.describe()).or_else(|| scalar.then(scalar_kinds)),
                 quantize: v.map(|v| v.index.quant().quantize.name().into()),
-                indexed_segments: snap.segments.iter().filter(|s| s.indexes.get(i).is_some_and(|x| x.is_some())).count()
-                    as u64,
+                indexed_segments: snap.segments.iter().filter(|s| has_index(s)).count() as u64,
                 segments: snap.segments.len() as u64,
-                completeness: builds.then(|| snap.index_completeness(i)),
+                completeness: builds.then(completeness),
             }
         })
         .collect()
@@ -243,7 +257,7 @@ pub fn wal(coll: &Collection) -> Result<WalInfo, StorageError> {
         let path = dir.join(&e.name);
         let bytes = crate::storage::disk::read(&path)?;
         let known = (e.name == wal_name(live)).then_some((m.wal_seq, m.wal_salt));
-        let s = scan::scan_wal(&path, &bytes, known, coll.schema(), &mut 0);
+        let s = scan::scan_wal(&path, &bytes, known, &coll.schema(), &mut 0);
         let puts = s.records.iter().filter(|(_, r)| matches!(r, Record::Put(_))).count() as u64;
         files.push(WalFile {
             live: e.name == wal_name(live),
@@ -335,7 +349,8 @@ pub fn doc(coll: &Collection, key: &str) -> Result<DocInfo, StorageError> {
     let name = wal_name(m.wal_seq);
     let path = dir.join(&name);
     if let Ok(bytes) = crate::storage::disk::read(&path) {
-        for (offset, r) in scan::scan_wal(&path, &bytes, Some((m.wal_seq, m.wal_salt)), coll.schema(), &mut 0).records {
+        for (offset, r) in scan::scan_wal(&path, &bytes, Some((m.wal_seq, m.wal_salt)), &coll.schema(), &mut 0).records
+        {
             let (k, op) = match &r {
                 Record::Put(row) => (row.key.as_str(), "put"),
                 Record::Delete(k) => (k.as_str(), "delete"),

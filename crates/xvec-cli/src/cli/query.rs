@@ -13,14 +13,14 @@ use super::{CliError, CountArgs, FetchArgs, QueryArgs};
 /// `query`: nearest neighbours, or groups of them with `--group-by`.
 pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
     let coll = colls.open(&a.coll.dir, false)?;
-    search_flags_apply(coll.schema(), a)?;
+    search_flags_apply(&coll.schema(), a)?;
     let q = build_query(a, &io.params)?.params(io.params.clone());
     let caret = |e| with_filter_caret(e, a.filter.as_deref());
     match &a.group_by {
-        None => print(io, &hits_table(coll.schema(), &coll.query(&q).map_err(caret)?, &q)),
+        None => print(io, &hits_table(&coll.schema(), &coll.query(&q).map_err(caret)?, &q)),
         Some(field) => {
             let by = GroupBy::new(field.clone(), a.k, a.per_group);
-            print(io, &groups_table(coll.schema(), &coll.query_groups(&q, &by).map_err(caret)?, &q, field))
+            print(io, &groups_table(&coll.schema(), &coll.query_groups(&q, &by).map_err(caret)?, &q, field))
         }
     }
 }

@@ -72,7 +72,7 @@ pub fn run(a: &QuickstartArgs, io: &mut Io) -> Result<(), CliError> {
         let t = Instant::now();
         let hits = coll.query(&q)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
-        let mut table = hits_table(coll.schema(), &hits, &q);
+        let mut table = hits_table(&coll.schema(), &hits, &q);
         table.footer = Some(format!("{}, exact search in {ms:.2} ms", super::plural::count(hits.len() as u64, "row")));
         print(io, &table)?;
     }

@@ -36,7 +36,7 @@ pub fn write_docs(a: &DocArgs, mode: Mode, colls: &mut dyn Collections, io: &mut
                 .hint(r#"quote it, e.g. '{"id": "k1", "title": "..."}'"#)
         })?;
         docs.push(
-            xvec::Doc::from_json(coll.schema(), &obj, &a.key_field)
+            xvec::Doc::from_json(&coll.schema(), &obj, &a.key_field)
                 .map_err(|e| CliError::failed(format!("document {}: {e}", i + 1)))?,
         );
     }

@@ -71,7 +71,7 @@ pub fn run(session: &mut Session) -> u8 {
     let mut last = String::new();
     loop {
         if let Some(h) = editor.helper_mut() {
-            h.fields = runner.session.target.schema().map(FieldNames::of).unwrap_or_default();
+            h.fields = runner.session.target.schema().map(|s| FieldNames::of(&s)).unwrap_or_default();
             h.snapshot = runner.session.target.snapshot();
             h.pending.clone_from(&pending);
         }

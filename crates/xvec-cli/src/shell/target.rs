@@ -83,7 +83,7 @@ impl Target {
     }
 
     /// The open collection's schema, for completion.
-    pub fn schema(&self) -> Option<&Schema> {
+    pub fn schema(&self) -> Option<std::sync::Arc<Schema>> {
         self.coll.as_ref().map(|c| c.schema())
     }
 

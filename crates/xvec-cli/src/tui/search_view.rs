@@ -15,14 +15,15 @@ use super::style::{bold, mib, opt, short, small, style};
 
 /// Fill symbols and colours of the memory kinds, in [`xvec::MemoryUsage::by_kind`] order,
 /// one per kind (a test checks the count).
-const FILLS: [char; 12] = ['█', '▓', '▒', '░', '#', '=', '^', '+', '~', '%', '*', ':'];
-const COLORS: [Color; 12] = [
+const FILLS: [char; 13] = ['█', '▓', '▒', '░', '#', '=', '&', '^', '+', '~', '%', '*', ':'];
+const COLORS: [Color; 13] = [
     Color::Blue,
     Color::Cyan,
     Color::LightBlue,
     Color::Green,
     Color::LightGreen,
     Color::Yellow,
+    Color::LightYellow,
     Color::LightMagenta,
     Color::Magenta,
     Color::Red,
@@ -45,6 +46,7 @@ fn legend_name(kind: &str) -> &str {
         "owned segments" => "owned",
         "query scratch" => "scratch",
         "scan codes" => "scan",
+        "scalar indexes" => "scalar idx",
         "unflushed vectors" => "unfl.vectors",
         "unflushed other" => "unfl.other",
         "delete bitmaps" => "deletes",

@@ -324,7 +324,7 @@ fn run_one(shared: &Shared, status: &Status) -> Result<bool, Error> {
     let built = job.build(&dir, first_id, shared.mmap, &opts, &mut made, &mut report);
     let mut w = shared.writer.lock().expect("writer lock poisoned");
     let superseded = match built.and_then(|b| Ok((w.check_running()?, b))) {
-        Ok(((), built)) => w.publish_optimized(&shared.current, &job, built, &mut made)?,
+        Ok(((), built)) => w.publish_optimized(&shared.current, &job, built, &mut made, shared.mmap)?,
         Err(e) => {
             discard(&made);
             return Err(e);

@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use roaring::RoaringBitmap;
 
 use super::mem::MemSegment;
+use super::scalar_indexes;
 use super::snapshot::{ScanCodesByField, SegmentRef, Snapshot, install};
 use super::writer::{Frozen, Superseded, Writer, discard};
 use crate::error::Error;
@@ -36,8 +37,8 @@ use crate::storage::{manifest_name, segment_name, wal_name};
 /// freeze) and the frozen rows it holds.
 pub(crate) struct Written {
     frozen: Frozen,
-    /// The written segment and its scan codes.
-    segment: Option<(Arc<Segment>, ScanCodesByField)>,
+    /// The written segment, its scan codes and its scalar indexes.
+    segment: Option<(Arc<Segment>, ScanCodesByField, scalar_indexes::Built)>,
     /// Live chunk-local rows of each frozen chunk, in segment order.
     live: Vec<Vec<u32>>,
     made: Vec<PathBuf>,
@@ -98,7 +99,7 @@ fn finish(writer: &Mutex<Writer>, current: &RwLock<Arc<Snapshot>>, frozen: &Froz
         w.dir.clone()
     };
     let written = write(&dir, frozen, mmap)?;
-    let superseded = writer.lock().expect("writer lock poisoned").publish_flush(current, written)?;
+    let superseded = writer.lock().expect("writer lock poisoned").publish_flush(current, written, mmap)?;
     superseded.release();
     Ok(())
 }
@@ -117,7 +118,9 @@ fn write(dir: &Path, frozen: &Frozen, mmap: bool) -> Result<Written, Error> {
         let opened = segment::write(&path, frozen.id, &frozen.schema, &parts)
             .and_then(|_| Segment::open(&path, frozen.schema.clone(), mmap, false));
         let opened = opened.inspect_err(|_| discard(&made))?;
-        segment = Some((Arc::new(opened), copied_scan_codes(&frozen.mem, &live)));
+        let scalar = scalar_indexes::build_all(dir, &frozen.schema, &opened, mmap, &mut made);
+        let scalar = scalar.inspect_err(|_| discard(&made))?;
+        segment = Some((Arc::new(opened), copied_scan_codes(&frozen.mem, &live), scalar));
     }
     Ok(Written { frozen: frozen.clone(), segment, live, made })
 }
@@ -185,8 +188,14 @@ impl Writer {
     }
 
     /// Step 3: publishes the segment `written` holds in place of the frozen memtable.
-    fn publish_flush(&mut self, current: &RwLock<Arc<Snapshot>>, written: Written) -> Result<Superseded, Error> {
+    fn publish_flush(
+        &mut self,
+        current: &RwLock<Arc<Snapshot>>,
+        written: Written,
+        mmap: bool,
+    ) -> Result<Superseded, Error> {
         let Written { frozen, segment, live, mut made } = written;
+        let mut gone = Vec::new();
         if let Err(e) = self.check_running() {
             // Stopped by another call since `finish` checked: these files are ours alone.
             discard(&made);
@@ -203,21 +212,24 @@ impl Writer {
                 s.deletes_file = Some(self.write_deletes(s.segment.id(), &s.deleted, m.generation, &mut made)?);
                 s.dirty = false;
             }
-            if let Some((seg, scan)) = segment {
+            if let Some((seg, scan, scalar)) = segment {
                 let deleted = deleted_since_freeze(&frozen.mem, now, &live);
                 let deletes_file = match deleted.is_empty() {
                     true => None,
                     false => Some(self.write_deletes(frozen.id, &deleted, m.generation, &mut made)?),
                 };
-                segments.push(SegmentRef {
+                let mut r = SegmentRef {
                     segment: seg,
                     deleted: Arc::new(deleted),
                     deletes_file,
                     dirty: false,
                     indexes: vec![None; cur.schema.fields().len()],
-                    index_files: Vec::new(),
+                    index_files: scalar.files,
                     scan,
-                });
+                    scalar: scalar.by_field,
+                };
+                scalar_indexes::complete(&self.dir, &cur.schema, &mut r, mmap, &mut made, &mut gone)?;
+                segments.push(r);
             }
             Ok::<_, Error>(())
         })();
@@ -240,6 +252,7 @@ impl Writer {
         let old = std::mem::replace(&mut self.manifest, m);
         // Superseded: no new reader can reach them; open snapshots hold their maps.
         let mut obsolete = vec![self.dir.join(wal_name(sealed.seq)), self.dir.join(manifest_name(old.generation))];
+        obsolete.extend(gone);
         for e in &old.segments {
             if let Some(d) = &e.deletes
                 && !self.manifest.segments.iter().any(|n| n.deletes.as_ref() == Some(d))

@@ -5,6 +5,7 @@
 //! or other processes. Every write is validated, logged, then applied to the mutable
 //! segment; `flush` seals it into a segment file and publishes a new manifest.
 
+mod alter;
 mod background;
 #[cfg(test)]
 mod background_tests;
@@ -22,6 +23,9 @@ pub(crate) mod recovery;
 #[cfg(test)]
 mod recovery_tests;
 #[cfg(test)]
+mod scalar_index_tests;
+mod scalar_indexes;
+#[cfg(test)]
 mod scan_tests;
 mod snapshot;
 mod writer;
@@ -35,6 +39,7 @@ pub use follow::Refreshed;
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
 pub use query::{Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, Query, Target};
 pub use recovery::Recovered;
+pub(crate) use snapshot::SegmentRef;
 pub use snapshot::{Location, Snapshot};
 
 use self::background::Background;
@@ -211,6 +216,8 @@ pub struct MemoryUsage {
     pub sketches: u64,
     /// Graph links and levels (index files).
     pub graph: u64,
+    /// Inverted and range indexes of scalar fields (index files, mapped or read).
+    pub scalar_indexes: u64,
     /// Sketches of the rows no index covers yet, for scanning them (in memory only).
     pub scan_codes: u64,
     /// Per-thread search scratch (visited sets, heaps), over all threads.
@@ -227,7 +234,7 @@ pub struct MemoryUsage {
 
 impl MemoryUsage {
     /// Every kind with a label for listings (`inspect memory`, `xvec bench`), in field order.
-    pub fn by_kind(&self) -> [(&'static str, u64); 12] {
+    pub fn by_kind(&self) -> [(&'static str, u64); 13] {
         // Destructured so that a new kind cannot be left out.
         let &MemoryUsage {
             mapped_vectors,
@@ -236,6 +243,7 @@ impl MemoryUsage {
             codes,
             sketches,
             graph,
+            scalar_indexes,
             scan_codes,
             query_scratch,
             mem_vectors,
@@ -250,6 +258,7 @@ impl MemoryUsage {
             ("codes", codes),
             ("sketches", sketches),
             ("graph", graph),
+            ("scalar indexes", scalar_indexes),
             ("scan codes", scan_codes),
             ("query scratch", query_scratch),
             ("unflushed vectors", mem_vectors),
@@ -292,7 +301,6 @@ impl MemoryUsage {
 /// ```
 pub struct Collection {
     dir: PathBuf,
-    schema: Arc<Schema>,
     current: Arc<RwLock<Arc<Snapshot>>>,
     /// Stopped before the writer is released (fields drop in order).
     background: Option<Background>,
@@ -441,7 +449,6 @@ impl Collection {
                     };
                     return Ok(Collection {
                         dir: dir.to_path_buf(),
-                        schema,
                         current,
                         background,
                         writer,
@@ -474,9 +481,9 @@ impl Collection {
         &self.collection_options
     }
 
-    /// The collection's schema (fixed for the life of the collection).
-    pub fn schema(&self) -> &Schema {
-        &self.schema
+    /// The collection's schema as of the latest snapshot (an alter changes it).
+    pub fn schema(&self) -> Arc<Schema> {
+        self.snapshot().schema.clone()
     }
 
     /// Whether this handle holds the writer lock (opened with [`OpenOptions::writable`]
@@ -979,6 +986,7 @@ impl Collection {
                 m.graph += b.graph;
             }
             m.scan_codes += s.scan.iter().flatten().map(|c| c.heap_bytes() as u64).sum::<u64>();
+            m.scalar_indexes += s.scalar.iter().flat_map(|f| f.iter()).map(|i| i.file_len()).sum::<u64>();
         }
         m.query_scratch = crate::index::segment_index::scratch_bytes();
         for mem in snap.mems() {

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::mem::MemSegment;
+use super::scalar_indexes;
 use super::snapshot::{SegmentRef, Snapshot};
 use super::{OpenOptions, writer};
 use crate::error::{Error, StorageError};
@@ -14,7 +15,7 @@ use crate::schema::Schema;
 use crate::storage::manifest::{self, Manifest, SealedWal, SegmentEntry};
 use crate::storage::segment::Segment;
 use crate::storage::wal;
-use crate::storage::{FileKind, deletes};
+use crate::storage::{FileKind, IndexKind, deletes};
 
 /// The live WAL as an open read it: what it holds, and its bytes (for saving a torn tail).
 pub(super) type LoadedWal = (wal::Scan, Vec<u8>);
@@ -159,7 +160,7 @@ fn open_segment(
         }
     };
     let mut indexes = vec![None; schema.fields().len()];
-    for ie in &e.indexes {
+    for ie in e.indexes.iter().filter(|ie| ie.kind == IndexKind::Vector) {
         let pos = schema.position_of_id(ie.field);
         let spec = pos.and_then(|pos| schema.field(pos).as_vector()).ok_or_else(|| {
             StorageError::corrupted(mpath, 0, format!("{}: field id {} is not a vector field", ie.file, ie.field))
@@ -178,6 +179,7 @@ fn open_segment(
         indexes[pos] = Some(index);
     }
     let scan = SegmentRef::scan_codes(schema, &seg, &indexes, old.map(|o| &o.scan[..]));
+    let scalar = scalar_indexes::open_listed(dir, mpath, schema, &seg, &e.indexes, old, options.mmap)?;
     Ok(SegmentRef {
         segment: seg,
         deleted,
@@ -186,5 +188,6 @@ fn open_segment(
         indexes,
         index_files: e.indexes.clone(),
         scan,
+        scalar,
     })
 }

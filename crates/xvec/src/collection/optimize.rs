@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use roaring::RoaringBitmap;
 
+use super::scalar_indexes;
 use super::snapshot::{SegmentRef, Snapshot, install};
 use super::writer::{Superseded, Writer, discard};
 use crate::error::Error;
@@ -145,7 +146,7 @@ pub(crate) fn optimize(
     let mut w = lock();
     let superseded = match built.and_then(|built| Ok((w.check_running()?, built))) {
         // Once the publish starts, it decides what happens to the files (see `publish`).
-        Ok(((), built)) => w.publish_optimized(current, &job, built, &mut made)?,
+        Ok(((), built)) => w.publish_optimized(current, &job, built, &mut made, mmap)?,
         Err(e) => {
             discard(&made);
             return Err(e);
@@ -243,10 +244,10 @@ impl Job {
                     });
                 }
             };
-            let (seg, mut indexes, mut index_files) = match plan {
+            let (seg, mut indexes, mut index_files, scalar) = match plan {
                 Plan::Keep(i) => {
                     let old = &snap.segments[*i];
-                    (old.segment.clone(), old.indexes.clone(), old.index_files.clone())
+                    (old.segment.clone(), old.indexes.clone(), old.index_files.clone(), old.scalar.clone())
                 }
                 Plan::Write(parts) => {
                     let id = next_id;
@@ -262,7 +263,8 @@ impl Job {
                         .collect();
                     segment::write(&path, id, schema, &parts)?;
                     let seg = Arc::new(Segment::open(&path, schema.clone(), mmap, false)?);
-                    (seg, vec![None; schema.fields().len()], Vec::new())
+                    let scalar = scalar_indexes::build_all(dir, schema, &seg, mmap, made)?;
+                    (seg, vec![None; schema.fields().len()], scalar.files, scalar.by_field)
                 }
             };
             let id = seg.id();
@@ -312,6 +314,7 @@ impl Job {
                 indexes,
                 index_files,
                 scan,
+                scalar,
             });
         }
         Ok(new_refs)
@@ -356,6 +359,7 @@ impl Writer {
         job: &Job,
         mut built: Vec<SegmentRef>,
         made: &mut Vec<PathBuf>,
+        mmap: bool,
     ) -> Result<Superseded, Error> {
         let cur = current.read().expect("snapshot lock poisoned").clone();
         // Only jobs remove segments, one at a time (under the maintenance lock): the
@@ -370,12 +374,20 @@ impl Writer {
         );
         let mut m = self.manifest.clone();
         m.generation += 1;
+        let mut gone = Vec::new();
         for (r, (plan, deleted)) in built.iter_mut().zip(job.plans.iter().zip(job.deletes_since(&cur, at))) {
             if let Plan::Keep(i) = plan {
                 let now = &cur.segments[at + i - job.inputs.start];
                 (r.deleted, r.deletes_file, r.dirty) = (now.deleted.clone(), now.deletes_file.clone(), now.dirty);
+                // Scalar indexes added or dropped since the pin are the current ones.
+                r.scalar = now.scalar.clone();
+                let vector = |e: &IndexEntry| e.kind == IndexKind::Vector;
+                r.index_files.retain(vector);
+                r.index_files.extend(now.index_files.iter().filter(|e| !vector(e)).cloned());
                 continue;
             }
+            scalar_indexes::complete(&self.dir, &cur.schema, r, mmap, made, &mut gone)
+                .inspect_err(|_| discard(made))?;
             if deleted.is_empty() {
                 continue;
             }
@@ -408,6 +420,7 @@ impl Writer {
             .map(String::as_str)
             .collect();
         let mut obsolete = vec![manifest_name(old.generation)];
+        obsolete.extend(gone.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()));
         for e in &old.segments[at..end] {
             obsolete.push(e.file.clone());
             obsolete.extend(e.deletes.iter().map(|d| d.file.clone()));

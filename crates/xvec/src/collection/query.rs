@@ -13,7 +13,6 @@ use crate::index::segment_index::{SearchParams, SegmentIndex};
 use crate::index::{Candidate, PreparedQuery, Sink, TopK, flat};
 use crate::kernels;
 use crate::schema::{IndexParams, Schema, VectorType};
-use crate::storage::column::SegmentView;
 use crate::value::Value;
 
 /// Largest top-k a query may ask for.
@@ -341,21 +340,18 @@ pub(crate) fn prepare(schema: &Schema, field: usize, v: Vec<f32>) -> Result<Prep
 
 /// Rows of a segment a search may return: not deleted and passing the filter.
 /// `None` means every row.
-pub(crate) fn candidates(
-    src: &dyn SegmentView,
-    deleted: &RoaringBitmap,
-    filter: Option<&Filter>,
-) -> Option<RoaringBitmap> {
+pub(crate) fn candidates(src: &Source, filter: Option<&Filter>) -> Option<RoaringBitmap> {
+    let deleted = src.deleted;
     match filter {
         Some(f) => {
-            let mut b = f.evaluate(src);
+            let mut b = f.evaluate(src.view, src.scalar);
             b -= deleted;
             Some(b)
         }
         None if deleted.is_empty() => None,
         None => {
             let mut b = RoaringBitmap::new();
-            b.insert_range(0..src.rows() as u32);
+            b.insert_range(0..src.view.rows() as u32);
             b -= deleted;
             Some(b)
         }
@@ -428,7 +424,7 @@ impl Snapshot {
         }
         for src in self.sources() {
             let Some(index) = index_of(&src, plan.field) else { continue };
-            let cands = candidates(src.view, src.deleted, plan.filter.as_ref());
+            let cands = candidates(&src, plan.filter.as_ref());
             let col = src.view.vector(plan.field);
             // Null vectors are stored as zeros and linked into the graph like any row;
             // an index must never return them.
@@ -449,7 +445,7 @@ impl Snapshot {
         }
         let mut scan_query = None;
         for src in self.sources().filter(|src| index_of(src, plan.field).is_none()) {
-            let cands = candidates(src.view, src.deleted, plan.filter.as_ref());
+            let cands = candidates(&src, plan.filter.as_ref());
             let col = src.view.vector(plan.field);
             match src.scan_codes(plan.field) {
                 Some(codes) => {
@@ -547,7 +543,7 @@ impl Snapshot {
         let mut out = Vec::new();
         for src in self.sources() {
             let keys = src.view.keys();
-            match candidates(src.view, src.deleted, filter.as_ref()) {
+            match candidates(&src, filter.as_ref()) {
                 Some(c) => out.extend(c.iter().map(|r| keys.get_str(r as usize).to_string())),
                 None => out.extend((0..src.view.rows()).map(|r| keys.get_str(r).to_string())),
             }

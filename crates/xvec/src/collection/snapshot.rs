@@ -9,6 +9,7 @@ use roaring::RoaringBitmap;
 
 use super::mem::MemSegment;
 use crate::index::quant::fastscan::ScanCodes;
+use crate::index::scalar::FieldScalarIndexes;
 use crate::index::segment_index::SegmentIndex;
 use crate::schema::Schema;
 use crate::storage::column::SegmentView;
@@ -41,6 +42,8 @@ pub struct SegmentRef {
     /// Scan codes per schema field, for vector fields whose approximate index is not
     /// built yet (see [`fastscan`]); in memory only.
     pub scan: ScanCodesByField,
+    /// Open scalar indexes per schema field (their files are among `index_files`).
+    pub scalar: Vec<FieldScalarIndexes>,
 }
 
 impl SegmentRef {
@@ -86,6 +89,8 @@ pub(crate) struct Source<'a> {
     pub indexes: &'a [Option<Arc<SegmentIndex>>],
     /// Scan codes per field (see [`ScanCodes`]).
     pub scan: &'a [Option<Arc<ScanCodes>>],
+    /// Scalar indexes per field (none for a memtable chunk).
+    pub scalar: &'a [FieldScalarIndexes],
 }
 
 impl Source<'_> {
@@ -238,6 +243,7 @@ impl Snapshot {
             deleted: &s.deleted,
             indexes: &s.indexes,
             scan: &s.scan,
+            scalar: &s.scalar,
         });
         let chunks = self.mems().flat_map(|m| (0..m.chunk_count()).map(|i| m.part(i).expect("chunk in range")));
         let first = self.segments.len();
@@ -247,6 +253,7 @@ impl Snapshot {
             deleted: part.deleted,
             indexes: &[],
             scan: part.scan,
+            scalar: &[],
         });
         segments.chain(chunks)
     }

@@ -1,53 +1,88 @@
-//! Evaluation of a plan over one segment's columns, and LIKE pattern matching.
+//! Evaluation of a plan over one segment: each leaf through a scalar index of its field
+//! when the segment has one that answers it, else by scanning the column; an AND narrows
+//! the rows its later children look at, probing them one by one once few are left.
 
 use std::cmp::Ordering;
+use std::ops::Bound;
 
 use roaring::RoaringBitmap;
 
+use super::lexer::CmpOp;
+use super::like::Like;
 use super::plan::{Col, FloatTest, IntTest, Node, StrTest, Test};
+use crate::index::scalar::{FieldScalarIndexes, Lookup, float_extremes, float_key, int_key};
+use crate::schema::{ScalarIndexKind, ScalarType};
 use crate::storage::column::{ColumnData, ColumnSource, ScalarColumn, Validity, VarColumn};
 
-/// Rows of `src` for which `root` is TRUE.
-pub(super) fn evaluate(root: &Node, src: &dyn ColumnSource) -> RoaringBitmap {
+/// An AND probes its remaining children row by row once fewer than one row in this many
+/// is left: a probe costs a random read, a scan a sequential one per row.
+const PROBE_BELOW: u64 = 64;
+
+/// Rows of `src` for which `root` is TRUE; `indexes` are the segment's scalar indexes
+/// per field position (empty for a memtable).
+pub(super) fn evaluate(root: &Node, src: &dyn ColumnSource, indexes: &[FieldScalarIndexes]) -> RoaringBitmap {
     let rows = u32::try_from(src.rows()).unwrap_or(u32::MAX);
-    Eval { src, rows }.node(root)
+    Eval { src, rows, indexes }.node(root, Scope::All)
+}
+
+/// The rows a node is evaluated over.
+#[derive(Clone, Copy)]
+enum Scope<'a> {
+    All,
+    Rows(&'a RoaringBitmap),
 }
 
 struct Eval<'a> {
     src: &'a dyn ColumnSource,
     rows: u32,
+    indexes: &'a [FieldScalarIndexes],
 }
 
 impl Eval<'_> {
-    fn node(&self, node: &Node) -> RoaringBitmap {
+    fn node(&self, node: &Node, scope: Scope) -> RoaringBitmap {
         match node {
             Node::And(xs) => {
-                let mut xs = xs.iter();
-                let mut acc = xs.next().map_or_else(|| self.all(), |x| self.node(x));
-                for x in xs {
-                    if acc.is_empty() {
+                // Children an index answers first: they narrow the rows the others scan.
+                let mut order: Vec<&Node> = xs.iter().collect();
+                order.sort_by_key(|x| !self.indexed(x));
+                let mut acc: Option<RoaringBitmap> = None;
+                for x in order {
+                    acc = Some(match acc {
+                        None => self.node(x, scope),
+                        Some(a) if a.len() * PROBE_BELOW < u64::from(self.rows) => self.node(x, Scope::Rows(&a)),
+                        Some(a) => a & self.node(x, scope),
+                    });
+                    if acc.as_ref().is_some_and(|a| a.is_empty()) {
                         break;
                     }
-                    acc &= self.node(x);
                 }
-                acc
+                acc.unwrap_or_else(|| self.all(scope))
             }
             Node::Or(xs) => {
+                let full = match scope {
+                    Scope::All => u64::from(self.rows),
+                    Scope::Rows(r) => r.len(),
+                };
                 let mut acc = RoaringBitmap::new();
                 for x in xs {
-                    if acc.len() == u64::from(self.rows) {
+                    if acc.len() == full {
                         break;
                     }
-                    acc |= self.node(x);
+                    acc |= self.node(x, scope);
                 }
                 acc
             }
             Node::IsNull { col, negate } => {
-                let valid = self.valid(self.column(*col).validity);
-                if *negate { valid } else { self.all() - valid }
+                let valid = self.valid(self.column(*col).validity, scope);
+                if *negate { valid } else { self.all(scope) - valid }
             }
-            Node::Leaf { col, test, negate } => self.leaf(self.column(*col), test, *negate),
+            Node::Leaf { col, test, negate } => self.leaf(*col, test, *negate, scope),
         }
+    }
+
+    /// Whether an index of this segment answers `node` (a leaf on an indexed field).
+    fn indexed(&self, node: &Node) -> bool {
+        matches!(node, Node::Leaf { col: Col::Field(f), .. } if self.indexes.get(*f).is_some_and(|i| i.iter().next().is_some()))
     }
 
     fn column(&self, col: Col) -> ScalarColumn<'_> {
@@ -57,46 +92,198 @@ impl Eval<'_> {
         }
     }
 
-    fn all(&self) -> RoaringBitmap {
-        let mut all = RoaringBitmap::new();
-        all.insert_range(0..self.rows);
-        all
+    fn all(&self, scope: Scope) -> RoaringBitmap {
+        match scope {
+            Scope::All => {
+                let mut all = RoaringBitmap::new();
+                all.insert_range(0..self.rows);
+                all
+            }
+            Scope::Rows(r) => r.clone(),
+        }
     }
 
-    /// Rows holding a value.
-    fn valid(&self, validity: Validity) -> RoaringBitmap {
+    /// Rows of `scope` holding a value.
+    fn valid(&self, validity: Validity, scope: Scope) -> RoaringBitmap {
         let Some(bits) = validity.0 else {
-            return self.all();
+            return self.all(scope);
         };
-        let bytes = bits.len().min(self.rows.div_ceil(8) as usize);
-        let mut valid = RoaringBitmap::from_lsb0_bytes(0, &bits[..bytes]);
-        valid.remove_range(self.rows..);
-        valid
+        match scope {
+            Scope::All => valid_rows(Validity(Some(bits)), self.rows),
+            Scope::Rows(r) => r.iter().filter(|&r| validity.is_valid(r as usize)).collect(),
+        }
     }
 
-    fn leaf(&self, col: ScalarColumn, test: &Test, negate: bool) -> RoaringBitmap {
-        let (rows, v) = (self.rows, col.validity);
-        match (test, col.data) {
-            (Test::Const(hit), _) if *hit != negate => self.valid(v),
-            (Test::Const(_), _) => RoaringBitmap::new(),
-            (Test::Bool(want), ColumnData::Bool(d)) => select(rows, v, |r| ((d[r] != 0) == *want) != negate),
-            (Test::Int(t), ColumnData::Int32(d)) => ints(rows, v, d, t, negate),
-            (Test::Int(t), ColumnData::Int64(d)) => ints(rows, v, d, t, negate),
-            (Test::Int(t), ColumnData::Uint32(d)) => ints(rows, v, d, t, negate),
-            (Test::Int(t), ColumnData::Uint64(d)) => ints(rows, v, d, t, negate),
-            (Test::Float(t), ColumnData::Float(d)) => floats(rows, v, d, t, negate),
-            (Test::Float(t), ColumnData::Double(d)) => floats(rows, v, d, t, negate),
-            (Test::Str(t), ColumnData::String(d)) => strings(rows, v, d, t, negate),
-            // The segment's column type disagrees with the schema the filter was compiled for.
-            _ => RoaringBitmap::new(),
+    fn leaf(&self, col: Col, test: &Test, negate: bool, scope: Scope) -> RoaringBitmap {
+        let column = self.column(col);
+        let few = matches!(scope, Scope::Rows(r) if r.len() * PROBE_BELOW < u64::from(self.rows));
+        if let (Col::Field(f), false) = (col, few)
+            && let Some(ix) = self.indexes.get(f)
+            && let Some(hits) = index_hits(ix, &column, self.rows, test)
+        {
+            let hits = if negate { valid_rows(column.validity, self.rows) - hits } else { hits };
+            return match scope {
+                Scope::All => hits,
+                Scope::Rows(r) => hits & r,
+            };
+        }
+        scan(self.rows, scope, column, test, negate)
+    }
+}
+
+/// Rows where `test` holds, from an index of `ix` that answers it more cheaply than a
+/// scan; `None` to scan.
+fn index_hits(ix: &FieldScalarIndexes, col: &ScalarColumn, rows: u32, test: &Test) -> Option<RoaringBitmap> {
+    let ty = column_type(col);
+    let keys = |ranges: &[(u64, u64)], prefer: ScalarIndexKind| {
+        let other = match prefer {
+            ScalarIndexKind::Inverted => ScalarIndexKind::Range,
+            _ => ScalarIndexKind::Inverted,
+        };
+        if ranges.is_empty() {
+            return Some(RoaringBitmap::new());
+        }
+        [prefer, other].into_iter().find_map(|k| ix.get(k)?.find(&Lookup::Keys(ranges)))
+    };
+    // Single values suit the inverted index, spans of values the range index.
+    let points = ScalarIndexKind::Inverted;
+    let spans = |r: &[(u64, u64)]| if r.iter().all(|(a, b)| a == b) { points } else { ScalarIndexKind::Range };
+    let terms = |lookup: Lookup| ix.inverted.as_ref()?.find(&lookup);
+    match test {
+        Test::Const(_) => None,
+        Test::Bool(want) => keys(&[(u64::from(*want), u64::from(*want))], points),
+        Test::Int(IntTest::Range { lo, hi }) => {
+            let r = [(int_key(ty, *lo), int_key(ty, *hi))];
+            keys(&r, spans(&r))
+        }
+        Test::Int(IntTest::In(set)) => {
+            let (min, max) = int_limits(ty);
+            let r: Vec<(u64, u64)> =
+                set.iter().filter(|v| (min..=max).contains(*v)).map(|&v| (int_key(ty, v), int_key(ty, v))).collect();
+            keys(&r, points)
+        }
+        Test::Float(FloatTest::Cmp { op, value }) => {
+            let r = float_ranges(*op, *value);
+            keys(&r, spans(&r))
+        }
+        Test::Float(FloatTest::In(set)) => {
+            let mut k: Vec<u64> = set.iter().filter_map(|&x| float_key(x)).collect();
+            k.sort_unstable();
+            k.dedup();
+            let r: Vec<(u64, u64)> = k.into_iter().map(|k| (k, k)).collect();
+            keys(&r, points)
+        }
+        Test::Str(StrTest::Cmp { op, value }) => {
+            let v: &[u8] = value;
+            let (lo, hi) = match op {
+                CmpOp::Eq | CmpOp::Ne => {
+                    let hits = terms(Lookup::TermSet(&[v]))?;
+                    return Some(match op {
+                        CmpOp::Ne => valid_rows(col.validity, rows) - hits,
+                        _ => hits,
+                    });
+                }
+                CmpOp::Lt => (Bound::Unbounded, Bound::Excluded(v)),
+                CmpOp::Le => (Bound::Unbounded, Bound::Included(v)),
+                CmpOp::Gt => (Bound::Excluded(v), Bound::Unbounded),
+                CmpOp::Ge => (Bound::Included(v), Bound::Unbounded),
+            };
+            terms(Lookup::Terms { lo, hi, keep: None })
+        }
+        Test::Str(StrTest::In(set)) => {
+            let set: Vec<&[u8]> = set.iter().map(|s| &s[..]).collect();
+            terms(Lookup::TermSet(&set))
+        }
+        Test::Str(StrTest::Like(like)) => {
+            if let Like::Exact(lit) = like {
+                return terms(Lookup::TermSet(&[lit]));
+            }
+            let (prefix, whole) = like.prefix();
+            let successor = successor(&prefix);
+            let lo = Bound::Included(&prefix[..]);
+            let hi = successor.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+            let keep = |t: &[u8]| like.matches(t);
+            terms(Lookup::Terms { lo, hi, keep: (!whole).then_some(&keep as &dyn Fn(&[u8]) -> bool) })
         }
     }
 }
 
-/// Valid rows for which `test` holds, without allocating per row: bits are set in a dense
-/// word array first (one store per row), then handed to roaring in one bulk conversion,
-/// which is an order of magnitude faster than inserting dense results one by one.
-fn select(rows: u32, v: Validity, test: impl Fn(usize) -> bool) -> RoaringBitmap {
+/// Rows `0..rows` holding a value.
+fn valid_rows(validity: Validity, rows: u32) -> RoaringBitmap {
+    match validity.0 {
+        None => {
+            let mut all = RoaringBitmap::new();
+            all.insert_range(0..rows);
+            all
+        }
+        Some(bits) => {
+            let mut valid = RoaringBitmap::from_lsb0_bytes(0, &bits[..bits.len().min(rows.div_ceil(8) as usize)]);
+            valid.remove_range(rows..);
+            valid
+        }
+    }
+}
+
+/// The smallest byte string above every string starting with `prefix` (`None`: there is
+/// none, every string from `prefix` on qualifies).
+fn successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut s = prefix.to_vec();
+    while let Some(last) = s.pop() {
+        if last < u8::MAX {
+            s.push(last + 1);
+            return Some(s);
+        }
+    }
+    None
+}
+
+fn column_type(col: &ScalarColumn) -> ScalarType {
+    match col.data {
+        ColumnData::Bool(_) => ScalarType::Bool,
+        ColumnData::Int32(_) => ScalarType::Int32,
+        ColumnData::Int64(_) => ScalarType::Int64,
+        ColumnData::Uint32(_) => ScalarType::Uint32,
+        ColumnData::Uint64(_) => ScalarType::Uint64,
+        ColumnData::Float(_) => ScalarType::Float,
+        ColumnData::Double(_) => ScalarType::Double,
+        ColumnData::String(_) => ScalarType::String,
+    }
+}
+
+fn int_limits(ty: ScalarType) -> (i128, i128) {
+    match ty {
+        ScalarType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+        ScalarType::Int64 => (i64::MIN.into(), i64::MAX.into()),
+        ScalarType::Uint32 => (0, u32::MAX.into()),
+        _ => (0, u64::MAX.into()),
+    }
+}
+
+/// The key ranges of floats `x` with `x op value` (NaN matches nothing).
+fn float_ranges(op: CmpOp, value: f64) -> Vec<(u64, u64)> {
+    let Some(k) = float_key(value) else { return Vec::new() };
+    let (min, max) = float_extremes();
+    let below = (k > min).then(|| (min, k - 1));
+    let above = (k < max).then(|| (k + 1, max));
+    match op {
+        CmpOp::Eq => vec![(k, k)],
+        CmpOp::Ne => below.into_iter().chain(above).collect(),
+        CmpOp::Lt => below.into_iter().collect(),
+        CmpOp::Le => vec![(min, k)],
+        CmpOp::Gt => above.into_iter().collect(),
+        CmpOp::Ge => vec![(k, max)],
+    }
+}
+
+/// Rows of `scope` (all `rows`, or a set) holding a value for which `test` holds, without
+/// allocating per row over a whole segment: bits are set in a dense word array first (one
+/// store per row), then handed to roaring in one bulk conversion, an order of magnitude
+/// faster than inserting dense results one by one.
+fn select(rows: u32, scope: Scope, v: Validity, test: impl Fn(usize) -> bool) -> RoaringBitmap {
+    if let Scope::Rows(r) = scope {
+        let hits = r.iter().filter(|&r| v.is_valid(r as usize) && test(r as usize));
+        return RoaringBitmap::from_sorted_iter(hits).expect("ascending");
+    }
     let mut words = vec![0u64; (rows as usize).div_ceil(64)];
     for (w, word) in words.iter_mut().enumerate() {
         let base = w * 64;
@@ -110,34 +297,66 @@ fn select(rows: u32, v: Validity, test: impl Fn(usize) -> bool) -> RoaringBitmap
     RoaringBitmap::from_lsb0_bytes(0, crate::storage::mmap::as_bytes(&words))
 }
 
-fn ints<T: Copy + Into<i128>>(rows: u32, v: Validity, d: &[T], test: &IntTest, negate: bool) -> RoaringBitmap {
-    match test {
-        IntTest::Range { lo, hi } => select(rows, v, |r| {
-            let x: i128 = d[r].into();
-            (*lo <= x && x <= *hi) != negate
-        }),
-        IntTest::In(set) => select(rows, v, |r| set.binary_search(&d[r].into()).is_ok() != negate),
+fn scan(rows: u32, scope: Scope, col: ScalarColumn, test: &Test, negate: bool) -> RoaringBitmap {
+    let v = col.validity;
+    let sel = |t: &dyn Fn(usize) -> bool| select(rows, scope, v, t);
+    match (test, col.data) {
+        (Test::Const(hit), _) => sel(&|_| *hit != negate),
+        (Test::Bool(want), ColumnData::Bool(d)) => sel(&|r| ((d[r] != 0) == *want) != negate),
+        (Test::Int(t), ColumnData::Int32(d)) => ints(rows, scope, v, d, t, negate),
+        (Test::Int(t), ColumnData::Int64(d)) => ints(rows, scope, v, d, t, negate),
+        (Test::Int(t), ColumnData::Uint32(d)) => ints(rows, scope, v, d, t, negate),
+        (Test::Int(t), ColumnData::Uint64(d)) => ints(rows, scope, v, d, t, negate),
+        (Test::Float(t), ColumnData::Float(d)) => floats(rows, scope, v, d, t, negate),
+        (Test::Float(t), ColumnData::Double(d)) => floats(rows, scope, v, d, t, negate),
+        (Test::Str(t), ColumnData::String(d)) => strings(rows, scope, v, d, t, negate),
+        // The segment's column type disagrees with the schema the filter was compiled for.
+        _ => RoaringBitmap::new(),
     }
 }
 
-fn floats<T: Copy + Into<f64>>(rows: u32, v: Validity, d: &[T], test: &FloatTest, negate: bool) -> RoaringBitmap {
+fn ints<T: Copy + Into<i128>>(
+    rows: u32,
+    scope: Scope,
+    v: Validity,
+    d: &[T],
+    test: &IntTest,
+    negate: bool,
+) -> RoaringBitmap {
     match test {
-        FloatTest::Cmp { op, value } => select(rows, v, |r| {
+        IntTest::Range { lo, hi } => select(rows, scope, v, |r| {
+            let x: i128 = d[r].into();
+            (*lo <= x && x <= *hi) != negate
+        }),
+        IntTest::In(set) => select(rows, scope, v, |r| set.binary_search(&d[r].into()).is_ok() != negate),
+    }
+}
+
+fn floats<T: Copy + Into<f64>>(
+    rows: u32,
+    scope: Scope,
+    v: Validity,
+    d: &[T],
+    test: &FloatTest,
+    negate: bool,
+) -> RoaringBitmap {
+    match test {
+        FloatTest::Cmp { op, value } => select(rows, scope, v, |r| {
             let x: f64 = d[r].into();
             x.partial_cmp(value).is_some_and(|o| op.holds(o)) != negate
         }),
-        FloatTest::In(set) => select(rows, v, |r| {
+        FloatTest::In(set) => select(rows, scope, v, |r| {
             let x: f64 = d[r].into();
             set.binary_search_by(|p| p.partial_cmp(&x).unwrap_or(Ordering::Less)).is_ok() != negate
         }),
     }
 }
 
-fn strings(rows: u32, v: Validity, d: VarColumn, test: &StrTest, negate: bool) -> RoaringBitmap {
+fn strings(rows: u32, scope: Scope, v: Validity, d: VarColumn, test: &StrTest, negate: bool) -> RoaringBitmap {
     match test {
-        StrTest::Cmp { op, value } => select(rows, v, |r| op.holds(cmp_bytes(d.get(r), value)) != negate),
-        StrTest::In(set) => select(rows, v, |r| set.contains(d.get(r)) != negate),
-        StrTest::Like(like) => select(rows, v, |r| like.matches(d.get(r)) != negate),
+        StrTest::Cmp { op, value } => select(rows, scope, v, |r| op.holds(cmp_bytes(d.get(r), value)) != negate),
+        StrTest::In(set) => select(rows, scope, v, |r| set.contains(d.get(r)) != negate),
+        StrTest::Like(like) => select(rows, scope, v, |r| like.matches(d.get(r)) != negate),
     }
 }
 

@@ -24,6 +24,27 @@ pub(super) enum Piece {
 }
 
 impl Like {
+    /// The bytes every match starts with, and whether any value starting with them
+    /// matches (the pattern is that prefix and `%`, or the prefix alone when exact).
+    pub fn prefix(&self) -> (std::borrow::Cow<'_, [u8]>, bool) {
+        match self {
+            Like::Exact(lit) | Like::Prefix(lit) => {
+                (std::borrow::Cow::Borrowed(&lit[..]), matches!(self, Like::Prefix(_)))
+            }
+            Like::Suffix(_) | Like::Contains(_) => (std::borrow::Cow::Borrowed(&[][..]), false),
+            Like::General(pieces) => {
+                let lead: Vec<u8> = pieces
+                    .iter()
+                    .map_while(|p| match p {
+                        Piece::Byte(b) => Some(*b),
+                        _ => None,
+                    })
+                    .collect();
+                (std::borrow::Cow::Owned(lead), false)
+            }
+        }
+    }
+
     /// Compiles a pattern: `%` any run, `_` one char, `\` makes the next char literal.
     pub fn compile(pattern: &str) -> Result<Like, &'static str> {
         let mut pieces = Vec::with_capacity(pattern.len());

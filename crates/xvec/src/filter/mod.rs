@@ -66,6 +66,7 @@ pub use params::{Param, Params};
 use roaring::RoaringBitmap;
 
 pub use crate::error::{FilterError, FilterErrorKind};
+use crate::index::scalar::FieldScalarIndexes;
 use crate::schema::Schema;
 use crate::storage::column::ColumnSource;
 
@@ -93,8 +94,10 @@ impl Filter {
 
     /// Rows of the segment (`0..src.rows()`) for which the filter is TRUE (SQL
     /// three-valued logic: NULL comparisons are unknown, and unknown does not match).
-    pub fn evaluate(&self, src: &dyn ColumnSource) -> RoaringBitmap {
-        eval::evaluate(&self.plan.root, src)
+    /// `indexes` are the segment's scalar indexes per field position (none for a
+    /// memtable): a leaf they answer is looked up instead of scanned.
+    pub fn evaluate(&self, src: &dyn ColumnSource, indexes: &[FieldScalarIndexes]) -> RoaringBitmap {
+        eval::evaluate(&self.plan.root, src, indexes)
     }
 }
 

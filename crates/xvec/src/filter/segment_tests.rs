@@ -3,7 +3,8 @@
 use std::cmp::Ordering;
 
 use crate::filter::Filter;
-use crate::schema::{Field, Metric, ScalarType, Schema, VectorType};
+use crate::index::scalar::{self, FieldScalarIndexes, ScalarIndex};
+use crate::schema::{Field, Metric, ScalarIndexKind, ScalarType, Schema, VectorType};
 use crate::storage::column::{ColumnData, ColumnSource, ScalarColumn, Validity, VarColumn};
 
 enum Data {
@@ -113,11 +114,60 @@ fn segment() -> Segment {
     }
 }
 
+/// Every scalar index `kinds` allows on each field of `seg`, built in `dir`.
+fn indexes(
+    seg: &Segment,
+    schema: &Schema,
+    dir: &std::path::Path,
+    kinds: &[ScalarIndexKind],
+) -> Vec<FieldScalarIndexes> {
+    let mut out = vec![FieldScalarIndexes::default(); schema.fields().len()];
+    for (pos, f) in schema.fields().iter().enumerate() {
+        let Some(ty) = f.as_scalar() else { continue };
+        for &kind in kinds.iter().filter(|k| k.applies_to(ty)) {
+            let path = dir.join(format!("f{pos}-{}.idx", kind.name()));
+            scalar::build(&path, 1, pos as u16, kind, ty, &seg.scalar(pos), seg.rows).unwrap();
+            let index = ScalarIndex::open(&path, 1, pos as u16, kind, ty, seg.rows, false).unwrap();
+            out[pos].set(kind, std::sync::Arc::new(index));
+        }
+    }
+    out
+}
+
+/// The index sets filters are checked with: none, each kind alone, and both.
+const INDEX_SETS: [&[ScalarIndexKind]; 4] = [
+    &[],
+    &[ScalarIndexKind::Inverted],
+    &[ScalarIndexKind::Range],
+    &[ScalarIndexKind::Inverted, ScalarIndexKind::Range],
+];
+
 fn check(seg: &Segment, schema: &Schema, cases: &[(&str, &[u32])]) {
-    for &(text, want) in cases {
-        let filter = Filter::compile(text, schema).unwrap_or_else(|e| panic!("{text}: {e}"));
-        let got: Vec<u32> = filter.evaluate(seg).iter().collect();
-        assert_eq!(got, want, "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let _always = AlwaysAnswer::on();
+    for kinds in INDEX_SETS {
+        let ix = indexes(seg, schema, dir.path(), kinds);
+        for &(text, want) in cases {
+            let filter = Filter::compile(text, schema).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let got: Vec<u32> = filter.evaluate(seg, &ix).iter().collect();
+            assert_eq!(got, want, "{text} with indexes {kinds:?}");
+        }
+    }
+}
+
+/// Makes this thread's indexes answer every lookup while it lives.
+struct AlwaysAnswer;
+
+impl AlwaysAnswer {
+    fn on() -> AlwaysAnswer {
+        scalar::ALWAYS_ANSWER.with(|a| a.set(true));
+        AlwaysAnswer
+    }
+}
+
+impl Drop for AlwaysAnswer {
+    fn drop(&mut self) {
+        scalar::ALWAYS_ANSWER.with(|a| a.set(false));
     }
 }
 
@@ -622,16 +672,25 @@ fn random_segment(rng: &mut Rng, rows: usize) -> (Segment, Vec<Vec<Option<Value>
 fn agrees_with_naive_evaluation() {
     let schema = schema();
     let mut rng = Rng(0x5eed);
-    for round in 0..40 {
-        let rows = [0, 1, 7, 8, 9, 64, 100][round % 7];
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..48 {
+        let rows = [0, 1, 7, 8, 9, 64, 100, 3000][round % 8];
         let (seg, table) = random_segment(&mut rng, rows);
+        // Small segments answer from their indexes only when made to; the large one also
+        // the way a collection does, index or scan by cost.
+        let always = (rows < 3000 || round % 16 == 7).then(AlwaysAnswer::on);
+        let sets: Vec<Vec<FieldScalarIndexes>> =
+            INDEX_SETS.iter().map(|kinds| indexes(&seg, &schema, dir.path(), kinds)).collect();
         for _ in 0..150 {
             let expr = random_expr(&mut rng, 3);
             let text = render(&expr, &mut rng);
             let filter = Filter::compile(&text, &schema).unwrap_or_else(|e| panic!("{text}\n{e}"));
-            let got: Vec<u32> = filter.evaluate(&seg).iter().collect();
             let want: Vec<u32> = (0..rows as u32).filter(|&r| naive(&expr, &table[r as usize]) == Some(true)).collect();
-            assert_eq!(got, want, "{text}");
+            for (ix, kinds) in sets.iter().zip(INDEX_SETS) {
+                let got: Vec<u32> = filter.evaluate(&seg, ix).iter().collect();
+                assert_eq!(got, want, "{text} with indexes {kinds:?} over {rows} rows");
+            }
         }
+        drop(always);
     }
 }

@@ -1,5 +1,6 @@
-//! Vector indexes over one segment's vector column. Each takes a prepared query and a
-//! candidate restriction and feeds a bounded top-k; none holds a copy of the vectors.
+//! Indexes of one segment: vector indexes over a vector column (each takes a prepared
+//! query and a candidate restriction and feeds a bounded top-k; none holds a copy of the
+//! vectors), and scalar indexes that answer filters without scanning a column.
 
 pub mod flat;
 pub mod graph;
@@ -8,6 +9,7 @@ pub mod hnsw;
 pub mod quant;
 pub mod reach;
 pub mod rng;
+pub mod scalar;
 pub mod scorer;
 pub mod segment_index;
 pub mod topk;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Field, FieldType, IndexParams, Metric, ScalarType, Schema, VectorSpec, VectorType};
+use super::{Field, FieldType, IndexParams, Metric, ScalarIndexKind, ScalarType, Schema, VectorSpec, VectorType};
 use crate::error::SchemaError;
 
 impl Schema {
@@ -78,8 +78,46 @@ pub struct RawField {
     pub dim: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metric: Option<Metric>,
+    /// A vector field's index object; a scalar field's index object, or a list of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index: Option<IndexParams>,
+    pub index: Option<serde_json::Value>,
+}
+
+/// A scalar field's `index`: `{"type": "inverted"}`, or a list of such objects.
+fn scalar_indexes(field: &str, index: &serde_json::Value) -> Result<Vec<ScalarIndexKind>, SchemaError> {
+    let bad = |what: String| SchemaError::BadIndex { field: field.to_string(), what };
+    let one = |v: &serde_json::Value| {
+        let obj = v
+            .as_object()
+            .ok_or_else(|| bad(format!("expected an object like {{\"type\": \"inverted\"}}, found {v}")))?;
+        if let Some(key) = obj.keys().find(|k| *k != "type") {
+            return Err(bad(format!("unknown key `{key}`; a scalar index takes only `type`")));
+        }
+        let name = obj.get("type").and_then(|t| t.as_str()).ok_or_else(|| bad("`type` is missing".into()))?;
+        ScalarIndexKind::from_name(name)
+            .ok_or_else(|| bad(format!("unknown scalar index type {name:?}; expected inverted or range")))
+    };
+    let mut kinds = match index {
+        serde_json::Value::Array(xs) => xs.iter().map(one).collect::<Result<Vec<_>, _>>()?,
+        v => vec![one(v)?],
+    };
+    let n = kinds.len();
+    kinds.sort_unstable();
+    kinds.dedup();
+    if kinds.len() != n {
+        return Err(bad("each scalar index kind may appear once".into()));
+    }
+    Ok(kinds)
+}
+
+/// The JSON of a scalar field's indexes: one object, or a list for several.
+fn scalar_indexes_json(kinds: &[ScalarIndexKind]) -> Option<serde_json::Value> {
+    let obj = |k: &ScalarIndexKind| serde_json::json!({ "type": k.name() });
+    match kinds {
+        [] => None,
+        [one] => Some(obj(one)),
+        many => Some(serde_json::Value::Array(many.iter().map(obj).collect())),
+    }
 }
 
 impl RawSchema {
@@ -101,7 +139,12 @@ impl RawSchema {
                     let dim = f.dim.ok_or_else(|| SchemaError::Missing { field: f.name.clone(), what: "dim" })?;
                     let metric =
                         f.metric.ok_or_else(|| SchemaError::Missing { field: f.name.clone(), what: "metric" })?;
-                    FieldType::Vector(VectorSpec { elem, dim, metric, index: f.index.unwrap_or_default() })
+                    let index = match f.index {
+                        None => IndexParams::default(),
+                        Some(v) => serde_json::from_value(v)
+                            .map_err(|e| SchemaError::BadIndex { field: f.name.clone(), what: e.to_string() })?,
+                    };
+                    (FieldType::Vector(VectorSpec { elem, dim, metric, index }), Vec::new())
                 }
                 None => {
                     let scalar = match f.ty.as_str() {
@@ -117,13 +160,15 @@ impl RawSchema {
                             return Err(SchemaError::UnknownType { field: f.name, ty: other.to_string() });
                         }
                     };
-                    if f.dim.is_some() || f.metric.is_some() || f.index.is_some() {
+                    if f.dim.is_some() || f.metric.is_some() {
                         return Err(SchemaError::VectorOptionOnScalar(f.name));
                     }
-                    FieldType::Scalar(scalar)
+                    let indexes = f.index.as_ref().map(|v| scalar_indexes(&f.name, v)).transpose()?;
+                    (FieldType::Scalar(scalar), indexes.unwrap_or_default())
                 }
             };
-            fields.push(Field { name: f.name, ty, nullable: f.nullable });
+            let (ty, scalar_indexes) = ty;
+            fields.push(Field { name: f.name, ty, nullable: f.nullable, scalar_indexes });
         }
         match self.next_field_id {
             Some(next) => Schema::with_ids(self.name, fields, ids, next),
@@ -143,8 +188,11 @@ impl From<&Schema> for RawSchema {
                 .iter()
                 .map(|f| {
                     let (dim, metric, index) = match &f.ty {
-                        FieldType::Vector(v) => (Some(v.dim), Some(v.metric), Some(v.index.clone())),
-                        FieldType::Scalar(_) => (None, None, None),
+                        FieldType::Vector(v) => {
+                            let index = serde_json::to_value(&v.index).expect("index params serialize");
+                            (Some(v.dim), Some(v.metric), Some(index))
+                        }
+                        FieldType::Scalar(_) => (None, None, scalar_indexes_json(&f.scalar_indexes)),
                     };
                     RawField {
                         id: None,

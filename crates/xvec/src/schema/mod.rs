@@ -12,7 +12,7 @@ mod types;
 
 pub use index::{FlatParams, HnswParams, IndexParams, IndexType, QuantSpec, VamanaParams};
 pub(crate) use json::RawSchema;
-pub use types::{Metric, Quantize, ScalarType, UnknownName, VectorType};
+pub use types::{Metric, Quantize, ScalarIndexKind, ScalarType, UnknownName, VectorType};
 
 use serde::{Deserialize, Serialize};
 
@@ -76,12 +76,15 @@ pub struct Field {
     pub ty: FieldType,
     /// Whether documents may leave the field unset (null).
     pub nullable: bool,
+    /// The scalar indexes of a scalar field, sorted, each kind at most once; empty for a
+    /// vector field (its index is [`VectorSpec::index`]).
+    pub scalar_indexes: Vec<ScalarIndexKind>,
 }
 
 impl Field {
     /// A non-nullable scalar field.
     pub fn scalar(name: impl Into<String>, ty: ScalarType) -> Field {
-        Field { name: name.into(), ty: FieldType::Scalar(ty), nullable: false }
+        Field { name: name.into(), ty: FieldType::Scalar(ty), nullable: false, scalar_indexes: Vec::new() }
     }
 
     /// A non-nullable vector field with the default index ([`IndexParams::default`]).
@@ -90,6 +93,7 @@ impl Field {
             name: name.into(),
             ty: FieldType::Vector(VectorSpec { elem, dim, metric, index: IndexParams::default() }),
             nullable: false,
+            scalar_indexes: Vec::new(),
         }
     }
 
@@ -105,6 +109,20 @@ impl Field {
             v.index = index;
         }
         self
+    }
+
+    /// Adds a scalar index of `kind` (validated by [`Schema::new`]: [`ScalarIndexKind::Range`]
+    /// needs a numeric field, and vector fields take none).
+    pub fn scalar_index(mut self, kind: ScalarIndexKind) -> Field {
+        if let Err(at) = self.scalar_indexes.binary_search(&kind) {
+            self.scalar_indexes.insert(at, kind);
+        }
+        self
+    }
+
+    /// Whether the field carries a scalar index of `kind`.
+    pub fn has_scalar_index(&self, kind: ScalarIndexKind) -> bool {
+        self.scalar_indexes.contains(&kind)
     }
 
     /// The vector parameters, `None` for a scalar field.
@@ -196,6 +214,18 @@ impl Schema {
             if fields[..i].iter().any(|g| g.name == f.name) {
                 return Err(SchemaError::DuplicateField(f.name.clone()));
             }
+            let sorted = f.scalar_indexes.windows(2).all(|w| w[0] < w[1]);
+            for &kind in &f.scalar_indexes {
+                let fits = matches!(f.ty, FieldType::Scalar(ty) if kind.applies_to(ty));
+                if !fits || !sorted {
+                    let what = match (&f.ty, sorted) {
+                        (_, false) => "each scalar index kind may appear once".to_string(),
+                        (FieldType::Vector(_), _) => "vector fields take a vector index, not a scalar one".into(),
+                        (ty, _) => format!("a {} index needs a numeric field, not {}", kind.name(), ty.name()),
+                    };
+                    return Err(SchemaError::BadIndex { field: f.name.clone(), what });
+                }
+            }
             if let FieldType::Vector(v) = &f.ty {
                 vectors += 1;
                 if v.dim == 0 || v.dim > MAX_DIM {
@@ -222,6 +252,26 @@ impl Schema {
         s.ids = ids;
         s.next_field_id = next_field_id;
         Ok(s)
+    }
+
+    /// This schema with a scalar index of `kind` added to (or, with `add` false, dropped
+    /// from) field `name`; every field keeps its id.
+    pub(crate) fn with_scalar_index(
+        &self,
+        name: &str,
+        kind: ScalarIndexKind,
+        add: bool,
+    ) -> Result<Schema, SchemaError> {
+        let pos = self.index_of(name).ok_or_else(|| SchemaError::NoSuchField(name.to_string()))?;
+        let mut fields = self.fields.clone();
+        let f = &mut fields[pos];
+        match (add, f.has_scalar_index(kind)) {
+            (true, true) => return Err(SchemaError::IndexExists { field: f.name.clone(), kind: kind.name() }),
+            (false, false) => return Err(SchemaError::NoSuchIndex { field: f.name.clone(), kind: kind.name() }),
+            (true, false) => *f = f.clone().scalar_index(kind),
+            (false, true) => f.scalar_indexes.retain(|&k| k != kind),
+        }
+        Schema::with_ids(self.name.clone(), fields, self.ids.clone(), self.next_field_id)
     }
 
     /// Stable id of the field at `pos`.

@@ -88,6 +88,38 @@ impl ScalarType {
     }
 }
 
+/// An index a scalar field may carry beside its column, one file per segment each: what
+/// makes a selective filter on the field cost its matches instead of a scan of the column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ScalarIndexKind {
+    /// Each distinct value with the rows holding it (`=`, `IN`, ranges over few values,
+    /// `LIKE 'prefix%'`); any scalar type.
+    Inverted,
+    /// The rows sorted by value (ranges over many values); numeric types only.
+    Range,
+}
+
+impl ScalarIndexKind {
+    /// The kind's name in schema JSON (`{"type": "inverted"}`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarIndexKind::Inverted => "inverted",
+            ScalarIndexKind::Range => "range",
+        }
+    }
+
+    /// The kind named `name` in schema JSON.
+    pub fn from_name(name: &str) -> Option<ScalarIndexKind> {
+        [ScalarIndexKind::Inverted, ScalarIndexKind::Range].into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether a field of type `ty` can carry this index.
+    pub fn applies_to(self, ty: ScalarType) -> bool {
+        self == ScalarIndexKind::Inverted || ty.is_numeric()
+    }
+}
+
 /// Element type of a vector field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]

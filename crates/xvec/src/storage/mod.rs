@@ -180,6 +180,10 @@ pub enum IndexKind {
     /// A vector field's search index: graph, codes, sketches (`index/segment_index.rs`).
     #[default]
     Vector,
+    /// A scalar field's inverted index: each distinct value and its rows (`index/scalar/`).
+    Inverted,
+    /// A numeric field's range index: rows sorted by value (`index/scalar/`).
+    Range,
 }
 
 impl IndexKind {
@@ -187,12 +191,16 @@ impl IndexKind {
     pub fn tag(self) -> &'static str {
         match self {
             IndexKind::Vector => "vec",
+            IndexKind::Inverted => "inv",
+            IndexKind::Range => "rng",
         }
     }
 
     pub fn of_tag(tag: &str) -> Option<IndexKind> {
         match tag {
             "vec" => Some(IndexKind::Vector),
+            "inv" => Some(IndexKind::Inverted),
+            "rng" => Some(IndexKind::Range),
             _ => None,
         }
     }

@@ -272,7 +272,7 @@ fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
             }
         };
         let doc = json_object(line.trim_end_matches(['\n', '\r']))
-            .and_then(|obj| xvec::Doc::from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string()));
+            .and_then(|obj| xvec::Doc::from_json(&sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string()));
         sink.push(place, doc, bytes)?;
     }
     Ok(())
@@ -318,7 +318,7 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
             Ok(true) => {
                 let line = record.position().map_or(line, |p| p.line());
                 let obj = csv_object(sink.coll, sink.key_field, &headers, &record);
-                let doc = xvec::Doc::from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string());
+                let doc = xvec::Doc::from_json(&sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string());
                 let bytes = reader.position().byte();
                 sink.push(format!("{}:{line}", sink.name), doc, bytes)?;
             }
@@ -378,7 +378,8 @@ fn raw_vectors(sink: &mut Sink, a: &ImportArgs) -> Result<(), CliError> {
     let field = match &a.field {
         Some(f) => f.clone(),
         None => {
-            let mut vectors = sink.coll.schema().vector_fields();
+            let schema = sink.coll.schema();
+            let mut vectors = schema.vector_fields();
             match (vectors.next(), vectors.next()) {
                 (Some((_, f, _)), None) => f.name.clone(),
                 _ => return Err(CliError::usage("the collection has several vector fields; pass --field FIELD")),

@@ -26,7 +26,7 @@ pub fn rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
             })
             .collect();
         let doc = obj
-            .and_then(|obj| xvec::Doc::from_json(sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string()));
+            .and_then(|obj| xvec::Doc::from_json(&sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string()));
         let bytes = (i as u64 + 1) * file_bytes / total_rows;
         sink.push(format!("{}: row {i}", sink.name), doc, bytes)?;
     }

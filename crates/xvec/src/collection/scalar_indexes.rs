@@ -1,0 +1,150 @@
+//! The scalar indexes of a segment as the collection keeps them: built beside each segment
+//! it writes (flush, optimize, merge) for every index the schema declares, opened from
+//! the manifest's entries, shared with the same segment's earlier snapshot.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::snapshot::SegmentRef;
+use crate::error::{Error, StorageError};
+use crate::index::scalar::{self, FieldScalarIndexes, ScalarIndex};
+use crate::schema::{ScalarIndexKind, Schema};
+use crate::storage::column::ColumnSource;
+use crate::storage::manifest::IndexEntry;
+use crate::storage::segment::Segment;
+use crate::storage::{IndexKind, index_name};
+
+/// The file kind of a scalar index kind.
+pub(crate) fn file_kind(kind: ScalarIndexKind) -> IndexKind {
+    match kind {
+        ScalarIndexKind::Inverted => IndexKind::Inverted,
+        ScalarIndexKind::Range => IndexKind::Range,
+    }
+}
+
+/// The scalar index kind of a file kind (`None` for a vector index).
+pub(crate) fn scalar_kind(kind: IndexKind) -> Option<ScalarIndexKind> {
+    match kind {
+        IndexKind::Vector => None,
+        IndexKind::Inverted => Some(ScalarIndexKind::Inverted),
+        IndexKind::Range => Some(ScalarIndexKind::Range),
+    }
+}
+
+/// The scalar indexes of one segment, open, and the files behind them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Built {
+    pub by_field: Vec<FieldScalarIndexes>,
+    pub files: Vec<IndexEntry>,
+}
+
+/// Writes index `kind` of the field at `pos` for `seg` into `dir` and opens it; the file
+/// goes into `made` before it is written, so a failure can remove it.
+pub(crate) fn build_one(
+    dir: &Path,
+    schema: &Schema,
+    seg: &Segment,
+    pos: usize,
+    kind: ScalarIndexKind,
+    mmap: bool,
+    made: &mut Vec<PathBuf>,
+) -> Result<(Arc<ScalarIndex>, IndexEntry), Error> {
+    let ty = schema.field(pos).as_scalar().expect("scalar indexes are on scalar fields");
+    let fid = schema.field_id(pos);
+    let file = index_name(seg.id(), fid, file_kind(kind));
+    let path = dir.join(&file);
+    made.push(path.clone());
+    let col = seg.scalar(pos);
+    let size = scalar::build(&path, seg.id(), pos as u16, kind, ty, &col, seg.rows())?;
+    let index = ScalarIndex::open(&path, seg.id(), pos as u16, kind, ty, seg.rows(), mmap)?;
+    Ok((Arc::new(index), IndexEntry { field: fid, kind: file_kind(kind), file, size }))
+}
+
+/// Builds every scalar index `schema` declares for the newly written `seg`.
+pub(crate) fn build_all(
+    dir: &Path,
+    schema: &Schema,
+    seg: &Segment,
+    mmap: bool,
+    made: &mut Vec<PathBuf>,
+) -> Result<Built, Error> {
+    let mut built = Built { by_field: vec![FieldScalarIndexes::default(); schema.fields().len()], files: Vec::new() };
+    for (pos, f) in schema.fields().iter().enumerate() {
+        for &kind in &f.scalar_indexes {
+            let (index, entry) = build_one(dir, schema, seg, pos, kind, mmap, made)?;
+            built.by_field[pos].set(kind, index);
+            built.files.push(entry);
+        }
+    }
+    Ok(built)
+}
+
+/// Brings `s` in line with the scalar indexes `schema` declares: builds those it lacks
+/// (files into `made`) and takes out those it no longer declares (files into `gone`).
+/// Every publish runs it on the segments it publishes, so a segment written under an
+/// older schema (a flush or optimize running while an index was added) gets the index.
+pub(crate) fn complete(
+    dir: &Path,
+    schema: &Schema,
+    s: &mut SegmentRef,
+    mmap: bool,
+    made: &mut Vec<PathBuf>,
+    gone: &mut Vec<PathBuf>,
+) -> Result<(), Error> {
+    s.scalar.resize_with(schema.fields().len(), Default::default);
+    let declared = |e: &IndexEntry| {
+        let pos = schema.position_of_id(e.field);
+        match scalar_kind(e.kind) {
+            None => true,
+            Some(kind) => pos.is_some_and(|p| schema.field(p).has_scalar_index(kind)),
+        }
+    };
+    for e in s.index_files.iter().filter(|e| !declared(e)) {
+        gone.push(dir.join(&e.file));
+        if let (Some(pos), Some(kind)) = (schema.position_of_id(e.field), scalar_kind(e.kind)) {
+            s.scalar[pos].clear(kind);
+        }
+    }
+    s.index_files.retain(declared);
+    for (pos, f) in schema.fields().iter().enumerate() {
+        for &kind in &f.scalar_indexes {
+            if s.scalar[pos].get(kind).is_some() {
+                continue;
+            }
+            let (index, entry) = build_one(dir, schema, &s.segment, pos, kind, mmap, made)?;
+            s.scalar[pos].set(kind, index);
+            s.index_files.push(entry);
+        }
+    }
+    Ok(())
+}
+
+/// Opens the scalar index files among `entries` (the manifest's for segment `seg`),
+/// reusing those `old` (the same segment in an earlier snapshot) has open.
+pub(crate) fn open_listed(
+    dir: &Path,
+    mpath: &Path,
+    schema: &Schema,
+    seg: &Segment,
+    entries: &[IndexEntry],
+    old: Option<&SegmentRef>,
+    mmap: bool,
+) -> Result<Vec<FieldScalarIndexes>, Error> {
+    let mut out = vec![FieldScalarIndexes::default(); schema.fields().len()];
+    for ie in entries {
+        let Some(kind) = scalar_kind(ie.kind) else { continue };
+        let pos = schema.position_of_id(ie.field);
+        let ty = pos.and_then(|p| schema.field(p).as_scalar()).filter(|&ty| kind.applies_to(ty));
+        let (Some(pos), Some(ty)) = (pos, ty) else {
+            let what = format!("{}: field id {} has no {} index", ie.file, ie.field, kind.name());
+            return Err(StorageError::corrupted(mpath, 0, what).into());
+        };
+        let reused = old.filter(|o| o.index_files.contains(ie)).and_then(|o| o.scalar.get(pos)?.get(kind).cloned());
+        let index = match reused {
+            Some(index) => index,
+            None => Arc::new(ScalarIndex::open(&dir.join(&ie.file), seg.id(), pos as u16, kind, ty, seg.rows(), mmap)?),
+        };
+        out[pos].set(kind, index);
+    }
+    Ok(out)
+}

@@ -1,0 +1,130 @@
+//! Writing a scalar index from a segment's column.
+
+use std::path::Path;
+
+use super::keys::key_of;
+use super::{BITMAP_DENSITY, FORM_BITMAP, FORM_LIST, Kind, Meta};
+use crate::error::StorageError;
+use crate::schema::{ScalarIndexKind, ScalarType};
+use crate::storage::FileKind;
+use crate::storage::column::{ColumnData, ScalarColumn};
+use crate::storage::container::ContainerWriter;
+use crate::storage::mmap::as_bytes;
+
+/// Writes the `kind` index of `col` (the field at schema position `field`, of type `ty`,
+/// `rows` rows of segment `segment_id`) through a temp file renamed to `path`; returns
+/// its size. The caller publishes it (the rename is made durable by the publish).
+#[allow(clippy::too_many_arguments)]
+pub fn build(
+    path: &Path,
+    segment_id: u64,
+    field: u16,
+    kind: ScalarIndexKind,
+    ty: ScalarType,
+    col: &ScalarColumn,
+    rows: usize,
+) -> Result<u64, StorageError> {
+    let meta = |entries: usize| {
+        let m = Meta { kind: kind.name().into(), ty: ty.name().into(), rows: rows as u64, entries: entries as u64 };
+        serde_json::to_vec(&m).expect("meta serializes")
+    };
+    let tmp = crate::storage::disk::temp_path(path);
+    let write = |parts: &[(Kind, &[u8])]| -> Result<u64, StorageError> {
+        let lens: Vec<u64> = parts.iter().map(|(_, b)| b.len() as u64).collect();
+        let mut w = ContainerWriter::create(&tmp, FileKind::Index, segment_id, &lens)?;
+        for (k, bytes) in parts {
+            w.section(*k as u16, field, |s| s.put(bytes))?;
+        }
+        w.finish()
+    };
+    let written = match (kind, col.data) {
+        (ScalarIndexKind::Inverted, ColumnData::String(v)) => {
+            let mut order: Vec<u32> = (0..rows as u32).filter(|&r| col.validity.is_valid(r as usize)).collect();
+            order.sort_unstable_by(|&a, &b| v.get(a as usize).cmp(v.get(b as usize)).then(a.cmp(&b)));
+            let groups = runs(order.len(), |i| v.get(order[i - 1] as usize) == v.get(order[i] as usize));
+            let mut offsets = vec![0u64];
+            let mut text = Vec::new();
+            for g in &groups {
+                text.extend_from_slice(v.get(order[g.start] as usize));
+                offsets.push(text.len() as u64);
+            }
+            let (dir, postings) = postings(&order, &groups, rows);
+            let meta = meta(groups.len());
+            write(&[
+                (Kind::Meta, &meta),
+                (Kind::TermOffsets, as_bytes(&offsets)),
+                (Kind::TermBytes, &text),
+                (Kind::Directory, as_bytes(&dir)),
+                (Kind::Postings, as_bytes(&postings)),
+            ])
+        }
+        (_, _) => {
+            let mut pairs: Vec<(u64, u32)> = (0..rows).filter_map(|r| key_of(col, r).map(|k| (k, r as u32))).collect();
+            pairs.sort_unstable();
+            let order: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+            match kind {
+                ScalarIndexKind::Inverted => {
+                    let groups = runs(pairs.len(), |i| pairs[i - 1].0 == pairs[i].0);
+                    let keys: Vec<u64> = groups.iter().map(|g| pairs[g.start].0).collect();
+                    let (dir, postings) = postings(&order, &groups, rows);
+                    let meta = meta(groups.len());
+                    write(&[
+                        (Kind::Meta, &meta),
+                        (Kind::Keys, as_bytes(&keys)),
+                        (Kind::Directory, as_bytes(&dir)),
+                        (Kind::Postings, as_bytes(&postings)),
+                    ])
+                }
+                ScalarIndexKind::Range => {
+                    let keys: Vec<u64> = pairs.iter().map(|p| p.0).collect();
+                    let meta = meta(keys.len());
+                    write(&[(Kind::Meta, &meta), (Kind::Keys, as_bytes(&keys)), (Kind::Rows, as_bytes(&order))])
+                }
+            }
+        }
+    }
+    .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// Runs of equal values among `n` sorted ones; `same(i)` tells whether value `i` equals
+/// value `i - 1`.
+fn runs(n: usize, same: impl Fn(usize) -> bool) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=n {
+        if i == n || !same(i) {
+            out.push(start..i);
+            start = i;
+        }
+    }
+    if n == 0 {
+        out.clear();
+    }
+    out
+}
+
+/// The directory (two words per value) and postings (8-byte aligned lists and bitmaps)
+/// of `groups`, runs of `order` with one value each, rows ascending within a run.
+fn postings(order: &[u32], groups: &[std::ops::Range<usize>], rows: usize) -> (Vec<u64>, Vec<u64>) {
+    let mut dir = Vec::with_capacity(2 * groups.len());
+    let mut words: Vec<u64> = Vec::new();
+    for g in groups {
+        let list = &order[g.clone()];
+        let count = list.len() as u64;
+        dir.push(8 * words.len() as u64);
+        if count * BITMAP_DENSITY > rows as u64 {
+            dir.push(count | FORM_BITMAP << 32);
+            let at = words.len();
+            words.resize(at + rows.div_ceil(64), 0);
+            list.iter().for_each(|&r| words[at + r as usize / 64] |= 1 << (r % 64));
+        } else {
+            dir.push(count | FORM_LIST << 32);
+            words.extend(list.chunks(2).map(|c| u64::from(c[0]) | c.get(1).map_or(0, |&x| u64::from(x) << 32)));
+        }
+    }
+    (dir, words)
+}

@@ -1,0 +1,505 @@
+//! Scalar indexes of one segment's field, one file each (`SEG-<id>-f<field id>-inv.idx`,
+//! `-rng.idx`): what turns a selective filter from a scan of the column into a lookup.
+//!
+//! - An **inverted** index holds each distinct value once, sorted (numbers and bools as
+//!   order-preserving `u64` keys, strings as bytes), with the rows holding it: a sorted
+//!   `u32` list, or a bitmap of the segment's rows once that is smaller. `=`, `IN`, ranges
+//!   over few values and `LIKE 'prefix%'` cost a binary search and their matches; any
+//!   other `LIKE` is matched against the distinct values instead of every row.
+//! - A **range** index holds every non-null row's key, sorted, with its row: a range
+//!   over many distinct values costs two binary searches and the rows it selects.
+//!
+//! Both are built when a segment is written (flush, optimize) or by `add-index`, mapped in
+//! place, checksummed like every container, and fully validated on open, so a lookup can
+//! index them without a check. The planner in `filter/eval.rs` asks [`ScalarIndex::find`]
+//! first and scans the column when it answers `None` (a scan is cheaper).
+
+mod build;
+mod keys;
+#[cfg(test)]
+mod tests;
+
+use std::ops::{Bound, Range};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use roaring::RoaringBitmap;
+use serde::{Deserialize, Serialize};
+
+pub use build::build;
+pub use keys::{float_extremes, float_key, int_key};
+
+use crate::error::StorageError;
+use crate::schema::{ScalarIndexKind, ScalarType};
+use crate::storage::FileKind;
+use crate::storage::container::{self, RawSection};
+use crate::storage::mmap::{FileBytes, cast_slice};
+
+/// Section kinds of a scalar index file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u16)]
+enum Kind {
+    Meta = 0,
+    /// `u64` keys: an inverted index's distinct values, a range index's every value.
+    Keys = 1,
+    TermOffsets = 2,
+    TermBytes = 3,
+    /// Per distinct value two `u64`: byte offset of its postings, then count | form << 32.
+    Directory = 4,
+    Postings = 5,
+    /// A range index's row of each key.
+    Rows = 6,
+}
+
+/// A posting list stored as sorted `u32` rows.
+const FORM_LIST: u64 = 0;
+/// A posting list stored as a bitmap of the segment's rows (`⌈rows/64⌉` words).
+const FORM_BITMAP: u64 = 1;
+
+/// A list longer than `rows / BITMAP_DENSITY` is stored as a bitmap (4 bytes a row
+/// against `rows / 8` bytes).
+const BITMAP_DENSITY: u64 = 32;
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Meta {
+    kind: String,
+    #[serde(rename = "type")]
+    ty: String,
+    rows: u64,
+    /// Distinct values (inverted) or non-null values (range).
+    entries: u64,
+}
+
+/// The scalar indexes one segment has open, per schema field position.
+#[derive(Clone, Debug, Default)]
+pub struct FieldScalarIndexes {
+    pub inverted: Option<Arc<ScalarIndex>>,
+    pub range: Option<Arc<ScalarIndex>>,
+}
+
+impl FieldScalarIndexes {
+    /// The open index of `kind`, if any.
+    pub fn get(&self, kind: ScalarIndexKind) -> Option<&Arc<ScalarIndex>> {
+        match kind {
+            ScalarIndexKind::Inverted => self.inverted.as_ref(),
+            ScalarIndexKind::Range => self.range.as_ref(),
+        }
+    }
+
+    /// Sets the index of `kind`.
+    pub fn set(&mut self, kind: ScalarIndexKind, index: Arc<ScalarIndex>) {
+        match kind {
+            ScalarIndexKind::Inverted => self.inverted = Some(index),
+            ScalarIndexKind::Range => self.range = Some(index),
+        }
+    }
+
+    /// Forgets the index of `kind`.
+    pub fn clear(&mut self, kind: ScalarIndexKind) {
+        match kind {
+            ScalarIndexKind::Inverted => self.inverted = None,
+            ScalarIndexKind::Range => self.range = None,
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<ScalarIndex>> {
+        self.inverted.iter().chain(&self.range)
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set it to answer from the index even where a scan would be cheaper, so that
+    /// small segments exercise the index paths too.
+    pub static ALWAYS_ANSWER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether an index answers a lookup it estimates slower than a scan (tests only).
+fn always_answer() -> bool {
+    #[cfg(test)]
+    return ALWAYS_ANSWER.with(|a| a.get());
+    #[cfg(not(test))]
+    false
+}
+
+/// A test on a string index's distinct values (a LIKE pattern).
+pub type TermTest<'a> = &'a dyn Fn(&[u8]) -> bool;
+
+/// What a filter leaf asks an index for.
+pub enum Lookup<'a> {
+    /// Fixed-width keys in any of these inclusive ranges (ascending, disjoint).
+    Keys(&'a [(u64, u64)]),
+    /// Terms between the bounds (byte order) for which `keep` holds (every one without it).
+    Terms { lo: Bound<&'a [u8]>, hi: Bound<&'a [u8]>, keep: Option<TermTest<'a>> },
+    /// Exactly these terms (any order).
+    TermSet(&'a [&'a [u8]]),
+}
+
+/// One open scalar index file.
+pub struct ScalarIndex {
+    path: PathBuf,
+    bytes: FileBytes,
+    kind: ScalarIndexKind,
+    rows: usize,
+    keys: Range<usize>,
+    /// Offsets and bytes of a string field's distinct values.
+    terms: Option<(Range<usize>, Range<usize>)>,
+    directory: Range<usize>,
+    postings: Range<usize>,
+    row_ids: Range<usize>,
+}
+
+impl std::fmt::Debug for ScalarIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScalarIndex")
+            .field("path", &self.path)
+            .field("kind", &self.kind)
+            .field("rows", &self.rows)
+            .finish()
+    }
+}
+
+impl ScalarIndex {
+    pub fn file_len(&self) -> u64 {
+        self.bytes.as_slice().len() as u64
+    }
+
+    /// Distinct values (inverted) or non-null values (range).
+    #[cfg(test)]
+    pub fn entries(&self) -> usize {
+        self.key_count()
+    }
+
+    fn b(&self) -> &[u8] {
+        self.bytes.as_slice()
+    }
+
+    fn fixed_keys(&self) -> &[u64] {
+        cast_slice(&self.b()[self.keys.clone()]).expect("validated on open")
+    }
+
+    fn term_offsets(&self) -> &[u64] {
+        self.terms.as_ref().map_or(&[], |(o, _)| cast_slice(&self.b()[o.clone()]).expect("validated on open"))
+    }
+
+    fn term(&self, t: usize) -> &[u8] {
+        let (offsets, bytes) = (self.term_offsets(), &self.terms.as_ref().expect("a string index").1);
+        &self.b()[bytes.start + offsets[t] as usize..bytes.start + offsets[t + 1] as usize]
+    }
+
+    fn key_count(&self) -> usize {
+        match &self.terms {
+            Some(_) => self.term_offsets().len() - 1,
+            None => self.keys.len() / 8,
+        }
+    }
+
+    fn directory(&self) -> &[u64] {
+        cast_slice(&self.b()[self.directory.clone()]).expect("validated on open")
+    }
+
+    /// Row count and form of distinct value `t`'s postings.
+    fn posting_count(&self, t: usize) -> u64 {
+        self.directory()[2 * t + 1] & u64::from(u32::MAX)
+    }
+
+    /// The rows holding one of the values `lookup` selects, or `None` when a scan of the
+    /// column is the cheaper way to find them (or this kind cannot answer it).
+    pub fn find(&self, lookup: &Lookup) -> Option<RoaringBitmap> {
+        match self.kind {
+            ScalarIndexKind::Inverted => self.find_terms(lookup),
+            ScalarIndexKind::Range => self.find_range(lookup),
+        }
+    }
+
+    fn find_terms(&self, lookup: &Lookup) -> Option<RoaringBitmap> {
+        let rows = self.rows;
+        let n = self.key_count();
+        let mut picked: Vec<Range<usize>> = Vec::new();
+        match (lookup, &self.terms) {
+            (Lookup::Keys(ranges), None) => {
+                let keys = self.fixed_keys();
+                for &(lo, hi) in *ranges {
+                    let a = keys.partition_point(|&k| k < lo);
+                    let b = keys.partition_point(|&k| k <= hi);
+                    if a < b {
+                        picked.push(a..b);
+                    }
+                }
+            }
+            (Lookup::Terms { lo, hi, keep }, Some(_)) => {
+                let a = match lo {
+                    Bound::Included(x) => self.term_partition(|t| t < *x),
+                    Bound::Excluded(x) => self.term_partition(|t| t <= *x),
+                    Bound::Unbounded => 0,
+                };
+                let b = match hi {
+                    Bound::Included(x) => self.term_partition(|t| t <= *x),
+                    Bound::Excluded(x) => self.term_partition(|t| t < *x),
+                    Bound::Unbounded => n,
+                };
+                match keep {
+                    // Testing every distinct value costs what testing every row does once
+                    // they are as many as half the rows.
+                    Some(_) if b.saturating_sub(a) * 2 > rows && !always_answer() => return None,
+                    Some(keep) => picked.extend((a..b).filter(|&t| keep(self.term(t))).map(|t| t..t + 1)),
+                    None if a < b => picked.push(a..b),
+                    None => {}
+                }
+            }
+            (Lookup::TermSet(set), Some(_)) => {
+                let mut found: Vec<usize> = set
+                    .iter()
+                    .filter_map(|x| {
+                        let t = self.term_partition(|t| t < *x);
+                        (t < n && self.term(t) == *x).then_some(t)
+                    })
+                    .collect();
+                found.sort_unstable();
+                found.dedup();
+                picked.extend(found.into_iter().map(|t| t..t + 1));
+            }
+            _ => return None,
+        }
+        let terms: usize = picked.iter().map(|r| r.len()).sum();
+        // A union of very many short lists costs more than one pass over the column.
+        if terms * 16 > rows.max(16) && !always_answer() {
+            return None;
+        }
+        Some(self.union(picked.into_iter().flatten()))
+    }
+
+    /// First distinct value for which `below` fails (values are sorted).
+    fn term_partition(&self, below: impl Fn(&[u8]) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.key_count());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if below(self.term(mid)) { lo = mid + 1 } else { hi = mid }
+        }
+        lo
+    }
+
+    /// The rows of the postings of distinct values `terms` (ascending).
+    fn union(&self, terms: impl Iterator<Item = usize> + Clone) -> RoaringBitmap {
+        let rows = self.rows;
+        let total: u64 = terms.clone().map(|t| self.posting_count(t)).sum();
+        let dir = self.directory();
+        let postings = &self.b()[self.postings.clone()];
+        let list = |t: usize| -> &[u32] {
+            let at = dir[2 * t] as usize;
+            cast_slice(&postings[at..at + 4 * self.posting_count(t) as usize]).expect("validated on open")
+        };
+        let bitmap = |t: usize| -> &[u8] {
+            let at = dir[2 * t] as usize;
+            &postings[at..at + rows.div_ceil(64) * 8]
+        };
+        let form = |t: usize| dir[2 * t + 1] >> 32;
+        let mut it = terms.clone();
+        if let (Some(t), None) = (it.next(), it.next()) {
+            return match form(t) {
+                FORM_BITMAP => RoaringBitmap::from_lsb0_bytes(0, bitmap(t)),
+                _ => RoaringBitmap::from_sorted_iter(list(t).iter().copied()).expect("validated ascending"),
+            };
+        }
+        if total * BITMAP_DENSITY >= rows as u64 {
+            let mut words = vec![0u64; rows.div_ceil(64)];
+            for t in terms {
+                match form(t) {
+                    FORM_BITMAP => {
+                        let b: &[u64] = cast_slice(bitmap(t)).expect("validated on open");
+                        words.iter_mut().zip(b).for_each(|(w, x)| *w |= x);
+                    }
+                    _ => list(t).iter().for_each(|&r| words[r as usize / 64] |= 1 << (r % 64)),
+                }
+            }
+            return RoaringBitmap::from_lsb0_bytes(0, crate::storage::mmap::as_bytes(&words));
+        }
+        let mut all: Vec<u32> = Vec::with_capacity(total as usize);
+        terms.for_each(|t| all.extend_from_slice(list(t)));
+        all.sort_unstable();
+        all.dedup();
+        RoaringBitmap::from_sorted_iter(all).expect("sorted")
+    }
+
+    fn find_range(&self, lookup: &Lookup) -> Option<RoaringBitmap> {
+        let Lookup::Keys(ranges) = lookup else { return None };
+        let keys = self.fixed_keys();
+        let spans: Vec<Range<usize>> = ranges
+            .iter()
+            .map(|&(lo, hi)| keys.partition_point(|&k| k < lo)..keys.partition_point(|&k| k <= hi))
+            .filter(|r| !r.is_empty())
+            .collect();
+        let total: usize = spans.iter().map(|r| r.len()).sum();
+        let rows = self.rows;
+        // Setting a bit per selected row at random costs about what a scan costs per row.
+        if total * 2 > rows && !always_answer() {
+            return None;
+        }
+        let ids: &[u32] = cast_slice(&self.b()[self.row_ids.clone()]).expect("validated on open");
+        let selected = spans.into_iter().flat_map(|r| ids[r].iter().copied());
+        if total as u64 * BITMAP_DENSITY >= rows as u64 {
+            let mut words = vec![0u64; rows.div_ceil(64)];
+            selected.for_each(|r| words[r as usize / 64] |= 1 << (r % 64));
+            return Some(RoaringBitmap::from_lsb0_bytes(0, crate::storage::mmap::as_bytes(&words)));
+        }
+        let mut all: Vec<u32> = selected.collect();
+        all.sort_unstable();
+        Some(RoaringBitmap::from_sorted_iter(all).expect("sorted"))
+    }
+
+    /// Opens and fully validates the `kind` index of the field at schema position `field`
+    /// (of type `ty`) of segment `segment_id` with `rows` rows.
+    pub fn open(
+        path: &Path,
+        segment_id: u64,
+        field: u16,
+        kind: ScalarIndexKind,
+        ty: ScalarType,
+        rows: usize,
+        mmap: bool,
+    ) -> Result<ScalarIndex, StorageError> {
+        let bytes = FileBytes::open(path, mmap)?;
+        let b = bytes.as_slice();
+        let (id, sections) =
+            container::read_with(path, b, FileKind::Index, |_| true, |r, block| bytes.block_crcs(r, block))?;
+        let bad = |offset: usize, what: String| StorageError::corrupted(path, offset as u64, what);
+        if id != segment_id {
+            return Err(bad(16, format!("index of segment {id}, expected segment {segment_id}")));
+        }
+        let want: &[Kind] = match (kind, ty) {
+            (ScalarIndexKind::Inverted, ScalarType::String) => {
+                &[Kind::Meta, Kind::TermOffsets, Kind::TermBytes, Kind::Directory, Kind::Postings]
+            }
+            (ScalarIndexKind::Inverted, _) => &[Kind::Meta, Kind::Keys, Kind::Directory, Kind::Postings],
+            (ScalarIndexKind::Range, _) => &[Kind::Meta, Kind::Keys, Kind::Rows],
+        };
+        let got: Vec<(u16, u16)> = sections.iter().map(|s| (s.kind, s.field)).collect();
+        let expected: Vec<(u16, u16)> = want.iter().map(|&k| (k as u16, field)).collect();
+        if got != expected {
+            return Err(bad(32, format!("sections (kind, field) {got:?}; a {} index has {expected:?}", kind.name())));
+        }
+        let s = |k: Kind| -> &RawSection { &sections[want.iter().position(|&w| w == k).expect("checked above")] };
+        let m = s(Kind::Meta);
+        let meta: Meta =
+            serde_json::from_slice(&b[m.range()]).map_err(|e| bad(m.offset as usize, format!("meta: {e}")))?;
+        if meta.kind != kind.name() || meta.ty != ty.name() || meta.rows != rows as u64 || meta.entries > rows as u64 {
+            return Err(bad(
+                m.offset as usize,
+                format!(
+                    "a {} index of a {} column of {} rows with {} entries; expected a {} index of a {} column of {rows} rows",
+                    meta.kind,
+                    meta.ty,
+                    meta.rows,
+                    meta.entries,
+                    kind.name(),
+                    ty.name()
+                ),
+            ));
+        }
+        let n = meta.entries as usize;
+        let sized = |k: Kind, len: usize| -> Result<Range<usize>, StorageError> {
+            let sec = s(k);
+            if sec.len != len as u64 {
+                return Err(bad(
+                    sec.offset as usize,
+                    format!("section kind {} of {} bytes, expected {len}", k as u16, sec.len),
+                ));
+            }
+            Ok(sec.range())
+        };
+        let empty = 0..0;
+        let mut index = ScalarIndex {
+            path: path.to_path_buf(),
+            kind,
+            rows,
+            keys: empty.clone(),
+            terms: None,
+            directory: empty.clone(),
+            postings: empty.clone(),
+            row_ids: empty,
+            bytes: FileBytes::Owned { words: Vec::new(), len: 0 },
+        };
+        let strictly = kind == ScalarIndexKind::Inverted;
+        if ty == ScalarType::String {
+            let offsets = sized(Kind::TermOffsets, 8 * (n + 1))?;
+            let bytes_s = s(Kind::TermBytes);
+            let o: &[u64] = cast_slice(&b[offsets.clone()]).expect("aligned section");
+            if o[0] != 0 || o[n] != bytes_s.len || o.windows(2).any(|w| w[0] > w[1]) {
+                return Err(bad(offsets.start, "term offsets do not rise from 0 to the byte count".into()));
+            }
+            let text = &b[bytes_s.range()];
+            for t in 1..n {
+                let (p, q) = (&text[o[t - 1] as usize..o[t] as usize], &text[o[t] as usize..o[t + 1] as usize]);
+                if p >= q {
+                    return Err(bad(offsets.start + 8 * t, format!("term {t} is not above term {}", t - 1)));
+                }
+            }
+            if std::str::from_utf8(text).is_err() {
+                return Err(bad(bytes_s.offset as usize, "terms are not UTF-8".into()));
+            }
+            index.terms = Some((offsets, bytes_s.range()));
+        } else {
+            index.keys = sized(Kind::Keys, 8 * n)?;
+            let k: &[u64] = cast_slice(&b[index.keys.clone()]).expect("aligned section");
+            if let Some(i) = k.windows(2).position(|w| if strictly { w[0] >= w[1] } else { w[0] > w[1] }) {
+                return Err(bad(index.keys.start + 8 * (i + 1), format!("key {} is out of order", i + 1)));
+            }
+        }
+        match kind {
+            ScalarIndexKind::Inverted => {
+                index.directory = sized(Kind::Directory, 16 * n)?;
+                index.postings = s(Kind::Postings).range();
+                let dir: &[u64] = cast_slice(&b[index.directory.clone()]).expect("aligned section");
+                let postings = &b[index.postings.clone()];
+                for t in 0..n {
+                    let (at, count, form) = (dir[2 * t] as usize, dir[2 * t + 1] & 0xffff_ffff, dir[2 * t + 1] >> 32);
+                    let len = match form {
+                        FORM_LIST => 4 * count as usize,
+                        FORM_BITMAP => rows.div_ceil(64) * 8,
+                        _ => usize::MAX,
+                    };
+                    let here = index.directory.start + 16 * t;
+                    if count == 0
+                        || count > rows as u64
+                        || at % 8 != 0
+                        || at.checked_add(len).is_none_or(|e| e > postings.len())
+                    {
+                        return Err(bad(
+                            here,
+                            format!("postings of entry {t} (offset {at}, {count} rows, form {form}) do not fit"),
+                        ));
+                    }
+                    let p = &postings[at..at + len];
+                    let fine = match form {
+                        FORM_LIST => {
+                            let l: &[u32] = cast_slice(p).expect("aligned");
+                            l.windows(2).all(|w| w[0] < w[1]) && l.last().is_some_and(|&r| (r as usize) < rows)
+                        }
+                        _ => {
+                            let w: &[u64] = cast_slice(p).expect("aligned");
+                            let ones: u64 = w.iter().map(|x| u64::from(x.count_ones())).sum();
+                            let tail = rows % 64;
+                            ones == count && (tail == 0 || w.last().is_none_or(|x| x >> tail == 0))
+                        }
+                    };
+                    if !fine {
+                        return Err(bad(
+                            index.postings.start + at,
+                            format!("postings of entry {t} are not {count} ascending rows below {rows}"),
+                        ));
+                    }
+                }
+            }
+            ScalarIndexKind::Range => {
+                index.row_ids = sized(Kind::Rows, 4 * n)?;
+                let ids: &[u32] = cast_slice(&b[index.row_ids.clone()]).expect("aligned section");
+                if let Some(i) = ids.iter().position(|&r| r as usize >= rows) {
+                    return Err(bad(index.row_ids.start + 4 * i, format!("row {} is not below {rows}", ids[i])));
+                }
+            }
+        }
+        index.bytes = bytes;
+        Ok(index)
+    }
+}
