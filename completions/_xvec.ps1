@@ -37,9 +37,11 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete documents by key, or every document matching --where.')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Print documents by primary key.')
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Nearest-neighbour search by vector literal, key or vector file row.')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show how a query runs: index or scan per predicate, graph or exact search.')
             [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
+            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add or drop a scalar index.')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show the schema, index parameters, counts and size.')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.')
@@ -167,6 +169,105 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'xvec;explain' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query (the flags of `query`).')
+            [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Explain a query with the time each step took.')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;explain;query' {
+            [CompletionResult]::new('--pk', '--pk', [CompletionResultType]::ParameterName, 'Use the stored vector of this document')
+            [CompletionResult]::new('--vector-file', '--vector-file', [CompletionResultType]::ParameterName, 'Take the query vector from a .fvecs/.npy file (with --row)')
+            [CompletionResult]::new('--row', '--row', [CompletionResultType]::ParameterName, 'Row of --vector-file, from 0')
+            [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field to search (needed when the schema has several)')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
+            [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
+            [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly')
+            [CompletionResult]::new('--refine', '--refine', [CompletionResultType]::ParameterName, 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization')
+            [CompletionResult]::new('--group-by', '--group-by', [CompletionResultType]::ParameterName, 'Group results by this scalar field: -k groups, best first, of --per-group hits')
+            [CompletionResult]::new('--per-group', '--per-group', [CompletionResultType]::ParameterName, 'Hits per group with --group-by; k × N is at most 1000000')
+            [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to print, comma-separated (default: all scalar fields)')
+            [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--with-vectors', '--with-vectors', [CompletionResultType]::ParameterName, 'Also print vector fields')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;explain;analyze' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query with timings (the flags of `query`).')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;explain;analyze;query' {
+            [CompletionResult]::new('--pk', '--pk', [CompletionResultType]::ParameterName, 'Use the stored vector of this document')
+            [CompletionResult]::new('--vector-file', '--vector-file', [CompletionResultType]::ParameterName, 'Take the query vector from a .fvecs/.npy file (with --row)')
+            [CompletionResult]::new('--row', '--row', [CompletionResultType]::ParameterName, 'Row of --vector-file, from 0')
+            [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field to search (needed when the schema has several)')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
+            [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
+            [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly')
+            [CompletionResult]::new('--refine', '--refine', [CompletionResultType]::ParameterName, 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization')
+            [CompletionResult]::new('--group-by', '--group-by', [CompletionResultType]::ParameterName, 'Group results by this scalar field: -k groups, best first, of --per-group hits')
+            [CompletionResult]::new('--per-group', '--per-group', [CompletionResultType]::ParameterName, 'Hits per group with --group-by; k × N is at most 1000000')
+            [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to print, comma-separated (default: all scalar fields)')
+            [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--with-vectors', '--with-vectors', [CompletionResultType]::ParameterName, 'Also print vector fields')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;explain;analyze;help' {
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query with timings (the flags of `query`).')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;explain;analyze;help;query' {
+            break
+        }
+        'xvec;explain;analyze;help;help' {
+            break
+        }
+        'xvec;explain;help' {
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query (the flags of `query`).')
+            [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Explain a query with the time each step took.')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;explain;help;query' {
+            break
+        }
+        'xvec;explain;help;analyze' {
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query with timings (the flags of `query`).')
+            break
+        }
+        'xvec;explain;help;analyze;query' {
+            break
+        }
+        'xvec;explain;help;help' {
+            break
+        }
         'xvec;count' {
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Count only documents matching this filter')
             [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
@@ -195,6 +296,51 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;alter' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar index to a field and build it for every segment')
+            [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar index from a field; filters on it scan its column again')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;alter;add-index' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;alter;drop-index' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;alter;help' {
+            [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar index to a field and build it for every segment')
+            [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar index from a field; filters on it scan its column again')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;alter;help;add-index' {
+            break
+        }
+        'xvec;alter;help;drop-index' {
+            break
+        }
+        'xvec;alter;help;help' {
             break
         }
         'xvec;describe' {
@@ -516,9 +662,11 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete documents by key, or every document matching --where.')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Print documents by primary key.')
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Nearest-neighbour search by vector literal, key or vector file row.')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show how a query runs: index or scan per predicate, graph or exact search.')
             [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
+            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add or drop a scalar index.')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show the schema, index parameters, counts and size.')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.')
@@ -560,6 +708,21 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         'xvec;help;query' {
             break
         }
+        'xvec;help;explain' {
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query (the flags of `query`).')
+            [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Explain a query with the time each step took.')
+            break
+        }
+        'xvec;help;explain;query' {
+            break
+        }
+        'xvec;help;explain;analyze' {
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query with timings (the flags of `query`).')
+            break
+        }
+        'xvec;help;explain;analyze;query' {
+            break
+        }
         'xvec;help;count' {
             break
         }
@@ -567,6 +730,17 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;optimize' {
+            break
+        }
+        'xvec;help;alter' {
+            [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar index to a field and build it for every segment')
+            [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar index from a field; filters on it scan its column again')
+            break
+        }
+        'xvec;help;alter;add-index' {
+            break
+        }
+        'xvec;help;alter;drop-index' {
             break
         }
         'xvec;help;describe' {

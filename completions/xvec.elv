@@ -34,9 +34,11 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand delete 'Delete documents by key, or every document matching --where.'
             cand fetch 'Print documents by primary key.'
             cand query 'Nearest-neighbour search by vector literal, key or vector file row.'
+            cand explain 'Show how a query runs: index or scan per predicate, graph or exact search.'
             cand count 'Count live documents, optionally only those matching a filter.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
+            cand alter 'Change the schema: add or drop a scalar index.'
             cand describe 'Show the schema, index parameters, counts and size.'
             cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
             cand export 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
@@ -155,6 +157,93 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'xvec;explain'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand query 'Explain a query (the flags of `query`).'
+            cand analyze 'Explain a query with the time each step took.'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;explain;query'= {
+            cand --pk 'Use the stored vector of this document'
+            cand --vector-file 'Take the query vector from a .fvecs/.npy file (with --row)'
+            cand --row 'Row of --vector-file, from 0'
+            cand --field 'Vector field to search (needed when the schema has several)'
+            cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand -k 'Number of results, 1 to 100000'
+            cand --k 'Number of results, 1 to 100000'
+            cand --ef 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly'
+            cand --refine 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization'
+            cand --group-by 'Group results by this scalar field: -k groups, best first, of --per-group hits'
+            cand --per-group 'Hits per group with --group-by; k × N is at most 1000000'
+            cand --fields 'Fields to print, comma-separated (default: all scalar fields)'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --with-vectors 'Also print vector fields'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;explain;analyze'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand query 'Explain a query with timings (the flags of `query`).'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;explain;analyze;query'= {
+            cand --pk 'Use the stored vector of this document'
+            cand --vector-file 'Take the query vector from a .fvecs/.npy file (with --row)'
+            cand --row 'Row of --vector-file, from 0'
+            cand --field 'Vector field to search (needed when the schema has several)'
+            cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand -k 'Number of results, 1 to 100000'
+            cand --k 'Number of results, 1 to 100000'
+            cand --ef 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly'
+            cand --refine 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization'
+            cand --group-by 'Group results by this scalar field: -k groups, best first, of --per-group hits'
+            cand --per-group 'Hits per group with --group-by; k × N is at most 1000000'
+            cand --fields 'Fields to print, comma-separated (default: all scalar fields)'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --with-vectors 'Also print vector fields'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;explain;analyze;help'= {
+            cand query 'Explain a query with timings (the flags of `query`).'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;explain;analyze;help;query'= {
+        }
+        &'xvec;explain;analyze;help;help'= {
+        }
+        &'xvec;explain;help'= {
+            cand query 'Explain a query (the flags of `query`).'
+            cand analyze 'Explain a query with the time each step took.'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;explain;help;query'= {
+        }
+        &'xvec;explain;help;analyze'= {
+            cand query 'Explain a query with timings (the flags of `query`).'
+        }
+        &'xvec;explain;help;analyze;query'= {
+        }
+        &'xvec;explain;help;help'= {
+        }
         &'xvec;count'= {
             cand --filter 'Count only documents matching this filter'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
@@ -181,6 +270,44 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;alter'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand add-index 'Add a scalar index to a field and build it for every segment'
+            cand drop-index 'Drop a scalar index from a field; filters on it scan its column again'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;alter;add-index'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;alter;drop-index'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;alter;help'= {
+            cand add-index 'Add a scalar index to a field and build it for every segment'
+            cand drop-index 'Drop a scalar index from a field; filters on it scan its column again'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;alter;help;add-index'= {
+        }
+        &'xvec;alter;help;drop-index'= {
+        }
+        &'xvec;alter;help;help'= {
         }
         &'xvec;describe'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
@@ -473,9 +600,11 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand delete 'Delete documents by key, or every document matching --where.'
             cand fetch 'Print documents by primary key.'
             cand query 'Nearest-neighbour search by vector literal, key or vector file row.'
+            cand explain 'Show how a query runs: index or scan per predicate, graph or exact search.'
             cand count 'Count live documents, optionally only those matching a filter.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
+            cand alter 'Change the schema: add or drop a scalar index.'
             cand describe 'Show the schema, index parameters, counts and size.'
             cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
             cand export 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
@@ -508,11 +637,30 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;help;query'= {
         }
+        &'xvec;help;explain'= {
+            cand query 'Explain a query (the flags of `query`).'
+            cand analyze 'Explain a query with the time each step took.'
+        }
+        &'xvec;help;explain;query'= {
+        }
+        &'xvec;help;explain;analyze'= {
+            cand query 'Explain a query with timings (the flags of `query`).'
+        }
+        &'xvec;help;explain;analyze;query'= {
+        }
         &'xvec;help;count'= {
         }
         &'xvec;help;flush'= {
         }
         &'xvec;help;optimize'= {
+        }
+        &'xvec;help;alter'= {
+            cand add-index 'Add a scalar index to a field and build it for every segment'
+            cand drop-index 'Drop a scalar index from a field; filters on it scan its column again'
+        }
+        &'xvec;help;alter;add-index'= {
+        }
+        &'xvec;help;alter;drop-index'= {
         }
         &'xvec;help;describe'= {
         }

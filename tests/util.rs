@@ -102,8 +102,8 @@ pub mod verify_fixture {
     use std::path::Path;
 
     use xvec::{
-        Collection, Doc, Field, HnswParams, IndexParams, Metric, OpenOptions, OptimizeOptions, Quantize, ScalarType,
-        Schema, VamanaParams, VectorType,
+        Collection, Doc, Field, HnswParams, IndexParams, Metric, OpenOptions, OptimizeOptions, Quantize,
+        ScalarIndexKind, ScalarType, Schema, VamanaParams, VectorType,
     };
 
     use super::random_vectors;
@@ -114,8 +114,8 @@ pub mod verify_fixture {
         let hnsw = HnswParams::default().m(4).ef_construction(16).ef(16).quantize(Quantize::Int8);
         let vamana = VamanaParams::default().degree(4).build_list(8).query_list(16);
         Schema::builder("v")
-            .field(Field::scalar("tag", ScalarType::String))
-            .field(Field::scalar("n", ScalarType::Int64).nullable(true))
+            .field(Field::scalar("tag", ScalarType::String).scalar_index(ScalarIndexKind::Inverted))
+            .field(Field::scalar("n", ScalarType::Int64).nullable(true).scalar_index(ScalarIndexKind::Range))
             .field(Field::vector("v", VectorType::Fp32, DIM as u32, Metric::Cosine).index(IndexParams::Hnsw(hnsw)))
             .field(
                 Field::vector("w", VectorType::Fp32, DIM as u32, Metric::L2)
@@ -135,8 +135,9 @@ pub mod verify_fixture {
         d
     }
 
-    /// A small collection with every file kind: an optimized segment with HNSW and Vamana
-    /// index files and a delete file, a flushed segment, and a WAL holding puts and a delete.
+    /// A small collection with every file kind: an optimized segment with HNSW, Vamana,
+    /// inverted and range index files and a delete file, a flushed segment (with its
+    /// scalar indexes), and a WAL holding puts and a delete.
     pub fn build(dir: &Path, rows: usize) {
         let c = Collection::create(dir, schema(), Default::default()).unwrap();
         c.insert((0..rows).map(doc).collect()).unwrap();

@@ -239,3 +239,66 @@ fn create_with_background_maintenance_and_describe_shows_it() {
     assert!(run.ok().stdout.contains("unindexed rows\t0\n"), "{run}");
     xvec(&["create", "x", "--vector", "e:4:l2", "--merge-factor", "1"]).run().code(2);
 }
+
+/// `alter` adds and drops scalar indexes on a live collection; `explain` shows the
+/// filters going through them; `verify` finds a damaged index file and `repair` rebuilds
+/// it; counts never change along the way.
+#[test]
+fn alter_explain_verify_and_repair_scalar_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let coll = dir.path().join("wn");
+    crate::util::copy_dir(wordnet(), &coll);
+    let c = coll.to_str().unwrap();
+    let filter = "lexname = 'noun.animal' AND n_lemmas >= 2";
+    let count = || xvec(&["count", c, "--filter", filter]).run().ok().stdout.clone();
+    let before = count();
+    let explain = |analyze: bool| {
+        let mut args = vec!["explain"];
+        if analyze {
+            args.push("analyze");
+        }
+        args.extend(["query", c, "--pk", "n.01317391", "--filter", filter, "-k", "3", "--mode", "csv"]);
+        xvec(&args).run().ok().stdout.clone()
+    };
+    assert!(
+        explain(false).contains("SEG-000001,lexname = 'noun.animal',column scan,2500,,162,6.48%"),
+        "{}",
+        explain(false)
+    );
+    let run = xvec(&["alter", c, "add-index", "lexname", r#"{"type": "inverted"}"#]).run();
+    assert_eq!(run.ok().stderr, "added: inverted index on lexname, built for 1 segment\n");
+    xvec(&["alter", c, "add-index", "n_lemmas", "range"]).run().ok();
+    let run = xvec(&["alter", c, "add-index", "n_lemmas", "range"]).run();
+    run.code(1);
+    assert_eq!(run.stderr, "error: field `n_lemmas` already has a range index\n");
+    let run = xvec(&["alter", c, "add-index", "lemma", "btree"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("unknown scalar index type \"btree\"; expected inverted or range"), "{run}");
+    let out = explain(false);
+    assert!(out.contains(",lexname = 'noun.animal',inverted index,2500,162,162,"), "{out}");
+    assert!(out.contains(",n_lemmas >= 2,range index,"), "{out}");
+    assert!(explain(true).lines().next().unwrap().ends_with(",time"));
+    assert_eq!(count(), before);
+    let run = xvec(&["describe", c, "--mode", "csv"]).run();
+    assert!(run.ok().stdout.contains("n_lemmas,int32,no,,,\"{\"\"type\"\":\"\"range\"\"}\""), "{run}");
+
+    // A flipped byte in the inverted index: verify names the file, repair rebuilds it.
+    let idx = coll.join("SEG-000001-f002-inv.idx");
+    let mut bytes = std::fs::read(&idx).unwrap();
+    let at = bytes.len() - 3;
+    bytes[at] ^= 0x20;
+    std::fs::write(&idx, &bytes).unwrap();
+    let run = xvec(&["verify", c]).run();
+    assert_ne!(run.code, Some(0), "{run}");
+    assert!(run.stdout.contains("SEG-000001-f002-inv.idx"), "{run}");
+    let run = xvec(&["repair", c, "--yes"]).run();
+    assert!(run.ok().stdout.contains("rebuild from the segment's column"), "{run}");
+    xvec(&["verify", c]).run().ok();
+    assert!(explain(false).contains("inverted index"));
+    assert_eq!(count(), before);
+
+    xvec(&["alter", c, "drop-index", "lexname", "inverted"]).run().ok();
+    assert!(!coll.join("SEG-000001-f002-inv.idx").exists());
+    assert!(explain(false).contains("lexname = 'noun.animal',column scan"));
+    assert_eq!(count(), before);
+}

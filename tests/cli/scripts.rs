@@ -12,7 +12,9 @@ fn mask(text: &str, scratch: &Path) -> String {
     let text = text.replace(&scratch.display().to_string(), "$SCRATCH");
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
-        let words: Vec<&str> = line.split(' ').collect();
+        // Words of a line end at spaces and at the tabs of table output.
+        let words: Vec<&str> = line.split([' ', '\t']).collect();
+        let gaps: Vec<char> = line.chars().filter(|c| *c == ' ' || *c == '\t').collect();
         let masked: Vec<String> = words
             .iter()
             .enumerate()
@@ -22,7 +24,10 @@ fn mask(text: &str, scratch: &Path) -> String {
                 if size && w.parse::<f64>().is_ok() { "#".to_string() } else { mask_duration(w, next(1)) }
             })
             .collect();
-        out.push_str(&masked.join(" "));
+        for (i, w) in masked.iter().enumerate() {
+            out.push_str(w);
+            out.extend(gaps.get(i));
+        }
         out.push('\n');
     }
     out

@@ -50,20 +50,21 @@ pub mod verify;
 mod testutil;
 
 pub use collection::{
-    Collection, Group, GroupBy, Hit, ItemResult, Location, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES,
-    MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, Query, Recovered, SegmentStats,
-    Snapshot, Stats, Target,
+    Collection, Explain, Group, GroupBy, Hit, ItemResult, Location, MAX_EF, MAX_GROUP_HITS, MAX_K,
+    MAX_REFINE_CANDIDATES, MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, Query,
+    Recovered, SearchKind, SegmentStats, Snapshot, SourceTrace, Stats, Target,
 };
 pub use error::{
     DocError, Error, FilterError, FilterErrorKind, QueryError, ReadOnly, Result, SchemaError, StorageError, WalDamage,
 };
-pub use filter::{Param, Params};
+pub use filter::{Access, LeafTrace, Param, Params};
 pub use half::f16;
 pub use index::MAX_BUILD_THREADS;
+pub use index::segment_index::SearchPath;
 pub use schema::{
     Field, FieldType, FlatParams, HnswParams, IndexParams, IndexType, KEY_FIELD, MAX_DIM, MAX_FIELDS,
-    MAX_VECTOR_FIELDS, Metric, QuantSpec, Quantize, ScalarType, Schema, SchemaBuilder, UnknownName, VamanaParams,
-    VectorSpec, VectorType,
+    MAX_VECTOR_FIELDS, Metric, QuantSpec, Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder, UnknownName,
+    VamanaParams, VectorSpec, VectorType,
 };
 pub use storage::FileKind;
 pub use storage::manifest::CollectionOptions;

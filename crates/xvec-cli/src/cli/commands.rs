@@ -16,6 +16,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Delete(a) => super::write::delete(&a, colls, io),
         Command::Fetch(a) => super::query::fetch(&a, colls.open(&a.coll.dir, false)?, io),
         Command::Query(a) => super::query::run(&a, colls, io),
+        Command::Explain(a) => super::explain::run(&a, colls, io),
         Command::Count(a) => super::query::count(&a, colls, io),
         Command::Flush(a) => {
             let coll = colls.open(&a.coll.dir, true)?;
@@ -25,6 +26,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
             Ok(())
         }
         Command::Optimize(a) => super::optimize::run(&a, colls, io),
+        Command::Alter(a) => super::alter::run(&a, colls, io),
         Command::Describe(a) => print(io, &super::describe::describe_table(colls.open(&a.coll.dir, false)?)),
         Command::Stats(a) => super::describe::stats(&a, colls, io),
         Command::Export(a) => super::export::run(&a, colls.open(&a.coll.dir, false)?, io),

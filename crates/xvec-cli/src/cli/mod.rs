@@ -5,6 +5,7 @@
 //! [`CollectionArg`] (id `dir`); the shell fills that argument in with the collection it
 //! has open, so the same definitions serve both faces.
 
+pub mod alter;
 pub mod args;
 pub mod bench;
 pub mod bench_common;
@@ -15,6 +16,7 @@ pub mod describe;
 pub mod docs;
 pub mod dump;
 pub mod error;
+pub mod explain;
 pub mod export;
 pub mod fresh;
 pub mod import;
@@ -172,9 +174,11 @@ pub enum Command {
     Delete(DeleteArgs),
     Fetch(FetchArgs),
     Query(QueryArgs),
+    Explain(explain::ExplainArgs),
     Count(CountArgs),
     Flush(FlushArgs),
     Optimize(OptimizeArgs),
+    Alter(alter::AlterArgs),
     Describe(DescribeArgs),
     Stats(StatsArgs),
     Export(ExportArgs),

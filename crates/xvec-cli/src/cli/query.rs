@@ -83,7 +83,7 @@ pub fn open_vector_file(path: &Path) -> Result<VectorFile, CliError> {
     VectorFile::open(path).map_err(|e| CliError::failed(e.to_string()))
 }
 
-fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
+pub fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
     let mut q = if let Some(key) = &a.pk {
         Query::key(key.clone())
     } else if let Some(file) = &a.vector_file {
@@ -128,7 +128,7 @@ fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
 /// re-ranks candidates scored on quantized codes. The field's index decides, not which
 /// segments are indexed yet: rows not yet optimized are always searched exactly, and the
 /// flags apply to the rest.
-fn search_flags_apply(schema: &Schema, a: &QueryArgs) -> Result<(), CliError> {
+pub fn search_flags_apply(schema: &Schema, a: &QueryArgs) -> Result<(), CliError> {
     let mut vectors = schema.fields().iter().filter_map(|f| f.as_vector().map(|v| (f.name.as_str(), v)));
     let found = match &a.field {
         Some(name) => vectors.find(|(n, _)| n == name),

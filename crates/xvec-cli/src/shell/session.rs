@@ -204,7 +204,16 @@ impl Session {
             return Err(self.unknown(typed, name));
         };
         let mut argv = vec!["xvec".to_string(), name.to_string()];
-        let on_collection = takes_collection(sub);
+        // `explain analyze query ...`: DIR goes after the subcommands that lead to it.
+        let (mut leaf, mut path) = (sub, 0);
+        while !takes_collection(leaf)
+            && let Some(next) = rest.get(path).and_then(|w| leaf.find_subcommand(w))
+        {
+            (leaf, path) = (next, path + 1);
+        }
+        argv.extend(rest[..path].iter().cloned());
+        let rest = &rest[path..];
+        let on_collection = takes_collection(leaf);
         if on_collection {
             match self.target.dir() {
                 Some(d) => argv.push(d.display().to_string()),

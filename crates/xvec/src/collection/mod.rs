@@ -9,6 +9,7 @@ mod alter;
 mod background;
 #[cfg(test)]
 mod background_tests;
+mod explain;
 mod flush;
 #[cfg(test)]
 mod flush_tests;
@@ -35,6 +36,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
+pub use explain::{Explain, SearchKind, SourceTrace};
 pub use follow::Refreshed;
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
 pub use query::{Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, Query, Target};

@@ -2,12 +2,14 @@
 //! snapshot answers it: compile the filter once, scan each segment, merge one top-k.
 
 use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
 
 use roaring::RoaringBitmap;
 
+use super::explain::{SearchKind, SourceTrace};
 use super::snapshot::{Snapshot, Source};
 use crate::error::{Error, QueryError};
-use crate::filter::{Filter, Params};
+use crate::filter::{Filter, LeafTrace, Params};
 use crate::index::quant::fastscan::{self, ScanQuery};
 use crate::index::segment_index::{SearchParams, SegmentIndex};
 use crate::index::{Candidate, PreparedQuery, Sink, TopK, flat};
@@ -341,10 +343,22 @@ pub(crate) fn prepare(schema: &Schema, field: usize, v: Vec<f32>) -> Result<Prep
 /// Rows of a segment a search may return: not deleted and passing the filter.
 /// `None` means every row.
 pub(crate) fn candidates(src: &Source, filter: Option<&Filter>) -> Option<RoaringBitmap> {
+    candidates_traced(src, filter, None)
+}
+
+/// [`candidates`], recording each filter leaf's evaluation into `trace`.
+fn candidates_traced(
+    src: &Source,
+    filter: Option<&Filter>,
+    trace: Option<&mut Vec<LeafTrace>>,
+) -> Option<RoaringBitmap> {
     let deleted = src.deleted;
     match filter {
         Some(f) => {
-            let mut b = f.evaluate(src.view, src.scalar);
+            let mut b = match trace {
+                Some(t) => f.evaluate_traced(src.view, src.scalar, t),
+                None => f.evaluate(src.view, src.scalar),
+            };
             b -= deleted;
             Some(b)
         }
@@ -359,7 +373,7 @@ pub(crate) fn candidates(src: &Source, filter: Option<&Filter>) -> Option<Roarin
 }
 
 /// A query resolved against a snapshot's schema, ready to run on every segment.
-struct Plan {
+pub(super) struct Plan {
     field: usize,
     vector: Vec<f32>,
     prepared: PreparedQuery,
@@ -369,9 +383,16 @@ struct Plan {
     projection: Vec<usize>,
 }
 
+impl Plan {
+    /// The filter's leaves as written, for `explain`.
+    pub(super) fn filter_leaves(&self) -> Vec<String> {
+        self.filter.as_ref().map(|f| f.leaves().to_vec()).unwrap_or_default()
+    }
+}
+
 impl Snapshot {
     /// Resolves `q` for a search of `k` results per segment (`q.k`, or the group pool).
-    fn plan(&self, q: &Query, k: usize) -> Result<Plan, Error> {
+    pub(super) fn plan(&self, q: &Query, k: usize) -> Result<Plan, Error> {
         if k == 0 || k > MAX_K {
             return Err(QueryError::BadLimit(k).into());
         }
@@ -417,14 +438,40 @@ impl Snapshot {
     /// Feeds the best candidates of every segment into `sink`, `k` per indexed segment.
     /// Indexed segments go first: their hits set the threshold by which the scans of
     /// unindexed rows skip most rows without reading their vectors.
-    fn run(&self, plan: &Plan, k: usize, sink: &mut impl Sink) {
+    /// With `trace`, how each source was searched is recorded there, in search order.
+    pub(super) fn run(&self, plan: &Plan, k: usize, sink: &mut impl Sink, mut trace: Option<&mut Vec<SourceTrace>>) {
         let kernels = kernels::best();
         fn index_of<'a>(src: &Source<'a>, field: usize) -> Option<&'a SegmentIndex> {
             src.indexes.get(field).and_then(|i| i.as_deref())
         }
+        let (mut leaves, tracing) = (Vec::new(), trace.is_some());
+        let traced = |src: &Source, leaves: &mut Vec<LeafTrace>| {
+            let start = Instant::now();
+            let cands = candidates_traced(src, plan.filter.as_ref(), tracing.then_some(leaves));
+            (cands, start.elapsed())
+        };
+        let mut record = |src: &Source,
+                          leaves: &mut Vec<LeafTrace>,
+                          cands: &Option<RoaringBitmap>,
+                          filter: Duration,
+                          search: Duration,
+                          path: SearchKind| {
+            if let Some(t) = trace.as_deref_mut() {
+                t.push(SourceTrace {
+                    position: src.position,
+                    rows: src.view.rows() as u64,
+                    deleted: src.deleted.len(),
+                    leaves: std::mem::take(leaves),
+                    allowed: cands.as_ref().map_or(src.view.rows() as u64 - src.deleted.len(), |c| c.len()),
+                    search: path,
+                    filter_nanos: filter.as_nanos() as u64,
+                    search_nanos: search.as_nanos() as u64,
+                });
+            }
+        };
         for src in self.sources() {
             let Some(index) = index_of(&src, plan.field) else { continue };
-            let cands = candidates(&src, plan.filter.as_ref());
+            let (cands, filter_time) = traced(&src, &mut leaves);
             let col = src.view.vector(plan.field);
             // Null vectors are stored as zeros and linked into the graph like any row;
             // an index must never return them.
@@ -441,19 +488,27 @@ impl Snapshot {
             };
             let p =
                 SearchParams { k, ef: plan.ef, refine: plan.refine, allowed: cands.as_ref(), position: src.position };
-            index.search(col, &plan.prepared, &plan.vector, p, sink);
+            let start = Instant::now();
+            let path = index.search(col, &plan.prepared, &plan.vector, p, sink);
+            record(&src, &mut leaves, &cands, filter_time, start.elapsed(), SearchKind::Index(path));
         }
         let mut scan_query = None;
         for src in self.sources().filter(|src| index_of(src, plan.field).is_none()) {
-            let cands = candidates(&src, plan.filter.as_ref());
+            let (cands, filter_time) = traced(&src, &mut leaves);
             let col = src.view.vector(plan.field);
-            match src.scan_codes(plan.field) {
+            let start = Instant::now();
+            let path = match src.scan_codes(plan.field) {
                 Some(codes) => {
                     let sq = scan_query.get_or_insert_with(|| ScanQuery::new(codes, &plan.vector));
                     fastscan::scan(kernels, &col, codes, sq, &plan.prepared, cands.as_ref(), src.position, sink);
+                    SearchKind::ScanCodes
                 }
-                None => flat::scan(kernels, &col, src.view.rows(), &plan.prepared, cands.as_ref(), src.position, sink),
-            }
+                None => {
+                    flat::scan(kernels, &col, src.view.rows(), &plan.prepared, cands.as_ref(), src.position, sink);
+                    SearchKind::Flat
+                }
+            };
+            record(&src, &mut leaves, &cands, filter_time, start.elapsed(), path);
         }
     }
 
@@ -479,7 +534,7 @@ impl Snapshot {
         let plan = self.plan(q, q.k)?;
         at_most("refine × k", plan.refine as u128 * q.k as u128, MAX_REFINE_CANDIDATES)?;
         let mut top = TopK::new(q.k);
-        self.run(&plan, q.k, &mut top);
+        self.run(&plan, q.k, &mut top, None);
         let best = top.into_sorted();
         self.prefetch_keys(&best);
         Ok(best.into_iter().map(|c| self.hit(&plan, c)).collect())
@@ -505,7 +560,7 @@ impl Snapshot {
         at_most("refine × ef", plan.refine as u128 * plan.ef as u128, MAX_REFINE_CANDIDATES)?;
         let mut groups = GroupSink { snap: self, field: group_field, per_group: by.per_group, map: HashMap::new() };
         // Every candidate an index finds (ef of them) feeds the groups, not only the best.
-        self.run(&plan, plan.ef, &mut groups);
+        self.run(&plan, plan.ef, &mut groups, None);
         let mut out: Vec<(Value, Vec<Candidate>)> =
             groups.map.into_values().map(|(value, top)| (value, top.into_sorted())).collect();
         out.sort_by(|a, b| a.1[0].cmp(&b.1[0]));

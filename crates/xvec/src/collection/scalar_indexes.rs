@@ -14,23 +14,6 @@ use crate::storage::manifest::IndexEntry;
 use crate::storage::segment::Segment;
 use crate::storage::{IndexKind, index_name};
 
-/// The file kind of a scalar index kind.
-pub(crate) fn file_kind(kind: ScalarIndexKind) -> IndexKind {
-    match kind {
-        ScalarIndexKind::Inverted => IndexKind::Inverted,
-        ScalarIndexKind::Range => IndexKind::Range,
-    }
-}
-
-/// The scalar index kind of a file kind (`None` for a vector index).
-pub(crate) fn scalar_kind(kind: IndexKind) -> Option<ScalarIndexKind> {
-    match kind {
-        IndexKind::Vector => None,
-        IndexKind::Inverted => Some(ScalarIndexKind::Inverted),
-        IndexKind::Range => Some(ScalarIndexKind::Range),
-    }
-}
-
 /// The scalar indexes of one segment, open, and the files behind them.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Built {
@@ -51,13 +34,13 @@ pub(crate) fn build_one(
 ) -> Result<(Arc<ScalarIndex>, IndexEntry), Error> {
     let ty = schema.field(pos).as_scalar().expect("scalar indexes are on scalar fields");
     let fid = schema.field_id(pos);
-    let file = index_name(seg.id(), fid, file_kind(kind));
+    let file = index_name(seg.id(), fid, IndexKind::of_scalar(kind));
     let path = dir.join(&file);
     made.push(path.clone());
     let col = seg.scalar(pos);
     let size = scalar::build(&path, seg.id(), pos as u16, kind, ty, &col, seg.rows())?;
     let index = ScalarIndex::open(&path, seg.id(), pos as u16, kind, ty, seg.rows(), mmap)?;
-    Ok((Arc::new(index), IndexEntry { field: fid, kind: file_kind(kind), file, size }))
+    Ok((Arc::new(index), IndexEntry { field: fid, kind: IndexKind::of_scalar(kind), file, size }))
 }
 
 /// Builds every scalar index `schema` declares for the newly written `seg`.
@@ -94,14 +77,14 @@ pub(crate) fn complete(
     s.scalar.resize_with(schema.fields().len(), Default::default);
     let declared = |e: &IndexEntry| {
         let pos = schema.position_of_id(e.field);
-        match scalar_kind(e.kind) {
+        match e.kind.scalar() {
             None => true,
             Some(kind) => pos.is_some_and(|p| schema.field(p).has_scalar_index(kind)),
         }
     };
     for e in s.index_files.iter().filter(|e| !declared(e)) {
         gone.push(dir.join(&e.file));
-        if let (Some(pos), Some(kind)) = (schema.position_of_id(e.field), scalar_kind(e.kind)) {
+        if let (Some(pos), Some(kind)) = (schema.position_of_id(e.field), e.kind.scalar()) {
             s.scalar[pos].clear(kind);
         }
     }
@@ -132,7 +115,7 @@ pub(crate) fn open_listed(
 ) -> Result<Vec<FieldScalarIndexes>, Error> {
     let mut out = vec![FieldScalarIndexes::default(); schema.fields().len()];
     for ie in entries {
-        let Some(kind) = scalar_kind(ie.kind) else { continue };
+        let Some(kind) = ie.kind.scalar() else { continue };
         let pos = schema.position_of_id(ie.field);
         let ty = pos.and_then(|p| schema.field(p).as_scalar()).filter(|&ty| kind.applies_to(ty));
         let (Some(pos), Some(ty)) = (pos, ty) else {

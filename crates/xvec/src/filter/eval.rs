@@ -18,11 +18,51 @@ use crate::storage::column::{ColumnData, ColumnSource, ScalarColumn, Validity, V
 /// is left: a probe costs a random read, a scan a sequential one per row.
 const PROBE_BELOW: u64 = 64;
 
+/// How a leaf reached its rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Looked up in a scalar index of this kind.
+    Index(ScalarIndexKind),
+    /// Tested on every row of the segment.
+    Scan,
+    /// Tested on the few rows an AND had left.
+    Probe,
+}
+
+/// How one leaf was evaluated over one segment, for `explain`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafTrace {
+    /// The leaf, a position in [`super::Filter::leaves`].
+    pub leaf: usize,
+    /// How it found its rows.
+    pub access: Access,
+    /// Rows it was evaluated over: the segment's, or those an AND had left.
+    pub scope: u64,
+    /// Rows an index said match before the scope was applied (index lookups only).
+    pub estimated: Option<u64>,
+    /// Rows of the scope it matched.
+    pub matched: u64,
+    /// Time it took.
+    pub nanos: u64,
+}
+
 /// Rows of `src` for which `root` is TRUE; `indexes` are the segment's scalar indexes
-/// per field position (empty for a memtable).
-pub(super) fn evaluate(root: &Node, src: &dyn ColumnSource, indexes: &[FieldScalarIndexes]) -> RoaringBitmap {
+/// per field position (empty for a memtable). With `trace`, each leaf's evaluation is
+/// recorded there.
+pub(super) fn evaluate(
+    root: &Node,
+    src: &dyn ColumnSource,
+    indexes: &[FieldScalarIndexes],
+    trace: Option<&mut Vec<LeafTrace>>,
+) -> RoaringBitmap {
     let rows = u32::try_from(src.rows()).unwrap_or(u32::MAX);
-    Eval { src, rows, indexes }.node(root, Scope::All)
+    let Some(trace) = trace else {
+        return Eval { src, rows, indexes, trace: None }.node(root, Scope::All);
+    };
+    let cell = std::cell::RefCell::new(std::mem::take(trace));
+    let out = Eval { src, rows, indexes, trace: Some(&cell) }.node(root, Scope::All);
+    *trace = cell.into_inner();
+    out
 }
 
 /// The rows a node is evaluated over.
@@ -36,6 +76,7 @@ struct Eval<'a> {
     src: &'a dyn ColumnSource,
     rows: u32,
     indexes: &'a [FieldScalarIndexes],
+    trace: Option<&'a std::cell::RefCell<Vec<LeafTrace>>>,
 }
 
 impl Eval<'_> {
@@ -72,12 +113,39 @@ impl Eval<'_> {
                 }
                 acc
             }
-            Node::IsNull { col, negate } => {
+            Node::IsNull { col, negate, id } => {
+                let start = std::time::Instant::now();
                 let valid = self.valid(self.column(*col).validity, scope);
-                if *negate { valid } else { self.all(scope) - valid }
+                let out = if *negate { valid } else { self.all(scope) - valid };
+                self.record(*id, Access::Scan, scope, None, &out, start);
+                out
             }
-            Node::Leaf { col, test, negate } => self.leaf(*col, test, *negate, scope),
+            Node::Leaf { col, test, negate, id } => {
+                let start = std::time::Instant::now();
+                let (out, access, estimated) = self.leaf(*col, test, *negate, scope);
+                self.record(*id, access, scope, estimated, &out, start);
+                out
+            }
         }
+    }
+
+    fn record(
+        &self,
+        id: u16,
+        access: Access,
+        scope: Scope,
+        estimated: Option<u64>,
+        out: &RoaringBitmap,
+        start: std::time::Instant,
+    ) {
+        let Some(trace) = self.trace else { return };
+        let scope = match scope {
+            Scope::All => u64::from(self.rows),
+            Scope::Rows(r) => r.len(),
+        };
+        let nanos = start.elapsed().as_nanos() as u64;
+        let leaf = LeafTrace { leaf: id as usize, access, scope, estimated, matched: out.len(), nanos };
+        trace.borrow_mut().push(leaf);
     }
 
     /// Whether an index of this segment answers `node` (a leaf on an indexed field).
@@ -114,26 +182,36 @@ impl Eval<'_> {
         }
     }
 
-    fn leaf(&self, col: Col, test: &Test, negate: bool, scope: Scope) -> RoaringBitmap {
+    /// The rows of `scope` where the leaf is TRUE, how they were found, and (from an
+    /// index) how many of the segment's rows match.
+    fn leaf(&self, col: Col, test: &Test, negate: bool, scope: Scope) -> (RoaringBitmap, Access, Option<u64>) {
         let column = self.column(col);
         let few = matches!(scope, Scope::Rows(r) if r.len() * PROBE_BELOW < u64::from(self.rows));
         if let (Col::Field(f), false) = (col, few)
             && let Some(ix) = self.indexes.get(f)
-            && let Some(hits) = index_hits(ix, &column, self.rows, test)
+            && let Some((hits, kind)) = index_hits(ix, &column, self.rows, test)
         {
             let hits = if negate { valid_rows(column.validity, self.rows) - hits } else { hits };
-            return match scope {
+            let estimated = Some(hits.len());
+            let hits = match scope {
                 Scope::All => hits,
                 Scope::Rows(r) => hits & r,
             };
+            return (hits, Access::Index(kind), estimated);
         }
-        scan(self.rows, scope, column, test, negate)
+        let access = if few { Access::Probe } else { Access::Scan };
+        (scan(self.rows, scope, column, test, negate), access, None)
     }
 }
 
 /// Rows where `test` holds, from an index of `ix` that answers it more cheaply than a
-/// scan; `None` to scan.
-fn index_hits(ix: &FieldScalarIndexes, col: &ScalarColumn, rows: u32, test: &Test) -> Option<RoaringBitmap> {
+/// scan, and that index's kind; `None` to scan.
+fn index_hits(
+    ix: &FieldScalarIndexes,
+    col: &ScalarColumn,
+    rows: u32,
+    test: &Test,
+) -> Option<(RoaringBitmap, ScalarIndexKind)> {
     let ty = column_type(col);
     let keys = |ranges: &[(u64, u64)], prefer: ScalarIndexKind| {
         let other = match prefer {
@@ -141,14 +219,15 @@ fn index_hits(ix: &FieldScalarIndexes, col: &ScalarColumn, rows: u32, test: &Tes
             _ => ScalarIndexKind::Inverted,
         };
         if ranges.is_empty() {
-            return Some(RoaringBitmap::new());
+            let kind = [prefer, other].into_iter().find(|&k| ix.get(k).is_some())?;
+            return Some((RoaringBitmap::new(), kind));
         }
-        [prefer, other].into_iter().find_map(|k| ix.get(k)?.find(&Lookup::Keys(ranges)))
+        [prefer, other].into_iter().find_map(|k| Some((ix.get(k)?.find(&Lookup::Keys(ranges))?, k)))
     };
     // Single values suit the inverted index, spans of values the range index.
     let points = ScalarIndexKind::Inverted;
     let spans = |r: &[(u64, u64)]| if r.iter().all(|(a, b)| a == b) { points } else { ScalarIndexKind::Range };
-    let terms = |lookup: Lookup| ix.inverted.as_ref()?.find(&lookup);
+    let terms = |lookup: Lookup| Some((ix.inverted.as_ref()?.find(&lookup)?, ScalarIndexKind::Inverted));
     match test {
         Test::Const(_) => None,
         Test::Bool(want) => keys(&[(u64::from(*want), u64::from(*want))], points),
@@ -177,10 +256,10 @@ fn index_hits(ix: &FieldScalarIndexes, col: &ScalarColumn, rows: u32, test: &Tes
             let v: &[u8] = value;
             let (lo, hi) = match op {
                 CmpOp::Eq | CmpOp::Ne => {
-                    let hits = terms(Lookup::TermSet(&[v]))?;
+                    let (hits, kind) = terms(Lookup::TermSet(&[v]))?;
                     return Some(match op {
-                        CmpOp::Ne => valid_rows(col.validity, rows) - hits,
-                        _ => hits,
+                        CmpOp::Ne => (valid_rows(col.validity, rows) - hits, kind),
+                        _ => (hits, kind),
                     });
                 }
                 CmpOp::Lt => (Bound::Unbounded, Bound::Excluded(v)),

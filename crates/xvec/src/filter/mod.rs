@@ -61,6 +61,7 @@ mod plan;
 #[cfg(test)]
 mod segment_tests;
 
+pub use eval::{Access, LeafTrace};
 pub use params::{Param, Params};
 
 use roaring::RoaringBitmap;
@@ -88,7 +89,7 @@ impl Filter {
     pub fn compile_with(text: &str, schema: &Schema, params: &Params) -> Result<Filter, FilterError> {
         let tokens = lexer::lex(text)?;
         let ast = parser::parse(text, &tokens)?;
-        let plan = plan::plan(&ast, schema, params)?;
+        let plan = plan::plan(text, &ast, schema, params)?;
         Ok(Filter { plan })
     }
 
@@ -97,7 +98,23 @@ impl Filter {
     /// `indexes` are the segment's scalar indexes per field position (none for a
     /// memtable): a leaf they answer is looked up instead of scanned.
     pub fn evaluate(&self, src: &dyn ColumnSource, indexes: &[FieldScalarIndexes]) -> RoaringBitmap {
-        eval::evaluate(&self.plan.root, src, indexes)
+        eval::evaluate(&self.plan.root, src, indexes, None)
+    }
+
+    /// [`Filter::evaluate`], recording how each leaf was evaluated into `trace`.
+    pub fn evaluate_traced(
+        &self,
+        src: &dyn ColumnSource,
+        indexes: &[FieldScalarIndexes],
+        trace: &mut Vec<LeafTrace>,
+    ) -> RoaringBitmap {
+        eval::evaluate(&self.plan.root, src, indexes, Some(trace))
+    }
+
+    /// Each leaf of the filter as written, `NOT` added where a negation was pushed onto
+    /// it; [`LeafTrace::leaf`] indexes this.
+    pub fn leaves(&self) -> &[String] {
+        &self.plan.leaves
     }
 }
 

@@ -66,42 +66,74 @@ pub(super) enum Node {
     IsNull {
         col: Col,
         negate: bool,
+        /// The leaf's position in [`Plan::leaves`].
+        id: u16,
     },
     /// TRUE where the column is not null and `test` holds (fails when `negate`).
     Leaf {
         col: Col,
         test: Test,
         negate: bool,
+        id: u16,
     },
 }
 
 #[derive(Clone, Debug)]
 pub(super) struct Plan {
     pub root: Node,
+    /// Each leaf as written (with `NOT` when one was pushed onto it), for `explain`.
+    pub leaves: Vec<String>,
 }
 
-/// Binds the parameters of `expr`, type-checks it against `schema` and lowers it.
-pub(super) fn plan(expr: &Expr, schema: &Schema, params: &Params) -> Result<Plan, FilterError> {
-    let mut planner = Planner { schema, params };
+/// Binds the parameters of `expr` (parsed from `src`), type-checks it against `schema`
+/// and lowers it.
+pub(super) fn plan(src: &str, expr: &Expr, schema: &Schema, params: &Params) -> Result<Plan, FilterError> {
+    let mut planner = Planner { src, schema, params, leaves: Vec::new() };
     let root = planner.lower(expr, false)?;
-    Ok(Plan { root })
+    Ok(Plan { root, leaves: planner.leaves })
 }
 
 struct Planner<'a> {
+    src: &'a str,
     schema: &'a Schema,
     params: &'a Params,
+    leaves: Vec<String>,
 }
 
 impl Planner<'_> {
+    /// Records the text of leaf `expr` (negated when `negate`) and returns its id.
+    fn leaf_id(&mut self, expr: &Expr, negate: bool) -> u16 {
+        let src = |a: Span, b: Span| self.src.get(a.start..b.end).unwrap_or("").to_string();
+        let text = match expr {
+            Expr::Cmp { field, value, .. } => src(field.span, value.span),
+            Expr::Like { field, pattern, .. } => src(field.span, pattern.span),
+            Expr::IsNull { field, negated } => format!("{} IS {}NULL", field.name, if *negated { "NOT " } else { "" }),
+            Expr::In { field, negated, list } => {
+                let mut items: Vec<String> = list.iter().map(|l| src(l.span, l.span)).collect();
+                items.dedup();
+                format!("{} {}IN ({})", field.name, if *negated { "NOT " } else { "" }, items.join(", "))
+            }
+            Expr::And(_) | Expr::Or(_) | Expr::Not(_) => String::new(),
+        };
+        self.leaves.push(if negate { format!("NOT {text}") } else { text });
+        (self.leaves.len() - 1).min(u16::MAX as usize) as u16
+    }
+
     fn lower(&mut self, expr: &Expr, negate: bool) -> Result<Node, FilterError> {
-        let leaf = |col, (test, neg): (Test, bool)| Node::Leaf { col, test, negate: neg != negate };
+        let id = match expr {
+            Expr::And(_) | Expr::Or(_) | Expr::Not(_) => 0,
+            leaf => self.leaf_id(leaf, negate),
+        };
+        let leaf = |col, (test, neg): (Test, bool)| Node::Leaf { col, test, negate: neg != negate, id };
         Ok(match expr {
             Expr::Not(inner) => self.lower(inner, !negate)?,
             Expr::And(xs) | Expr::Or(xs) => {
                 let nodes = xs.iter().map(|x| self.lower(x, negate)).collect::<Result<Vec<_>, _>>()?;
                 if matches!(expr, Expr::And(_)) != negate { Node::And(nodes) } else { Node::Or(nodes) }
             }
-            Expr::IsNull { field, negated } => Node::IsNull { col: self.resolve(field)?.0, negate: *negated != negate },
+            Expr::IsNull { field, negated } => {
+                Node::IsNull { col: self.resolve(field)?.0, negate: *negated != negate, id }
+            }
             Expr::Cmp { field, op, op_span, value } => {
                 let (col, ty) = self.resolve(field)?;
                 let value = bind_scalar(value, self.params)?;
@@ -534,7 +566,9 @@ mod tests {
         assert!(matches!(xs[0], Node::Leaf { col: Col::Field(3), negate: true, .. }));
         let Node::And(ys) = &xs[1] else { panic!() };
         assert!(matches!(ys[0], Node::Leaf { col: Col::Field(0), negate: false, .. }));
-        assert!(matches!(ys[1], Node::IsNull { col: Col::Field(3), negate: false }));
+        assert!(matches!(ys[1], Node::IsNull { col: Col::Field(3), negate: false, .. }));
+        let texts = ["NOT n = 1", "lemma = 'a'", "n IS NULL"];
+        assert_eq!(f.plan.leaves, texts);
     }
 
     #[test]

@@ -196,6 +196,25 @@ impl IndexKind {
         }
     }
 
+    /// The scalar index kind of this file kind (`None` for a vector index).
+    pub fn scalar(self) -> Option<crate::schema::ScalarIndexKind> {
+        use crate::schema::ScalarIndexKind;
+        match self {
+            IndexKind::Vector => None,
+            IndexKind::Inverted => Some(ScalarIndexKind::Inverted),
+            IndexKind::Range => Some(ScalarIndexKind::Range),
+        }
+    }
+
+    /// The file kind of a scalar index kind.
+    pub fn of_scalar(kind: crate::schema::ScalarIndexKind) -> IndexKind {
+        use crate::schema::ScalarIndexKind;
+        match kind {
+            ScalarIndexKind::Inverted => IndexKind::Inverted,
+            ScalarIndexKind::Range => IndexKind::Range,
+        }
+    }
+
     pub fn of_tag(tag: &str) -> Option<IndexKind> {
         match tag {
             "vec" => Some(IndexKind::Vector),
@@ -210,6 +229,17 @@ impl IndexKind {
 /// position, so renaming or dropping a field never renames another's index.
 pub fn index_name(segment: u64, field_id: u16, kind: IndexKind) -> String {
     format!("SEG-{segment:06}-f{field_id:03}-{}.idx", kind.tag())
+}
+
+/// The index kind an index file's name gives (`-vec`, `-inv`, `-rng`; a version 1 name
+/// has none and holds a vector index).
+pub fn index_kind_of_name(name: &str) -> Option<IndexKind> {
+    let s = name.strip_prefix("SEG-")?.strip_suffix(".idx")?;
+    let (_, b) = s.split_once("-f")?;
+    match b.split_once('-') {
+        Some((_, tag)) => IndexKind::of_tag(tag),
+        None => Some(IndexKind::Vector),
+    }
 }
 
 /// The index file name manifests of version 1 used (one vector index per field).
@@ -298,6 +328,11 @@ mod tests {
         assert_eq!(FileKind::of_name(&segment_name(7)), Some(FileKind::Segment));
         assert_eq!(FileKind::of_name(&deletes_name(7, 9)), Some(FileKind::Deletes));
         assert_eq!(FileKind::of_name(&index_name(7, 2, IndexKind::Vector)), Some(FileKind::Index));
+        for kind in [IndexKind::Vector, IndexKind::Inverted, IndexKind::Range] {
+            assert_eq!(index_kind_of_name(&index_name(7, 2, kind)), Some(kind));
+        }
+        assert_eq!(index_kind_of_name(&index_name_v1(7, 2)), Some(IndexKind::Vector));
+        assert_eq!(index_kind_of_name("SEG-000007-f002-xyz.idx"), None);
         assert_eq!(FileKind::of_name(&index_name_v1(7, 2)), Some(FileKind::Index));
         assert_eq!(FileKind::of_name("SEG-000007-f002-zzz.idx"), None);
         assert_eq!(FileKind::of_name("CURRENT"), Some(FileKind::Current));

@@ -77,7 +77,10 @@ fn expected_section(name: &str, bytes: &[u8], offset: usize) -> Option<String> {
                 return Some("section table".into());
             }
             let s = table.iter().find(|s| (offset as u64) >= s.offset && (offset as u64) < s.offset + s.len)?;
-            Some(if k == xvec::storage::FileKind::Index {
+            let scalar = name.ends_with("-inv.idx") || name.ends_with("-rng.idx");
+            Some(if k == xvec::storage::FileKind::Index && scalar {
+                xvec::index::scalar::section_name(s.kind).unwrap().to_string()
+            } else if k == xvec::storage::FileKind::Index {
                 xvec::index::segment_index::section_name(s.kind).unwrap().to_string()
             } else {
                 let kind = SectionKind::from_code(s.kind).unwrap().name();

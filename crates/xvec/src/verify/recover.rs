@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::crc;
 use crate::schema::RawSchema;
 use crate::storage::manifest::{CollectionOptions, DeletesEntry, IndexEntry, Manifest, SegmentEntry};
-use crate::storage::{FileKind, IndexKind, read_u32};
+use crate::storage::{FileKind, read_u32};
 
 /// Bytes of the manifest header before the JSON body (common header, length, CRC, reserved).
 const BODY_AT: usize = 48;
@@ -140,10 +140,11 @@ pub(crate) fn rebuild(
             .filter(|x| x.kind == FileKind::Index && name_numbers(x.name).first() == Some(&id))
             .filter_map(|x| {
                 let field = u16::try_from(*name_numbers(x.name).get(1)?).ok()?;
-                Some(IndexEntry { field, kind: IndexKind::Vector, file: x.name.to_string(), size: x.bytes })
+                let kind = crate::storage::index_kind_of_name(x.name)?;
+                Some(IndexEntry { field, kind, file: x.name.to_string(), size: x.bytes })
             })
             .collect();
-        indexes.sort_by_key(|i| i.field);
+        indexes.sort_by_key(|i| (i.field, i.kind));
         segments.push(SegmentEntry { id, file: f.name.to_string(), rows, size: f.bytes, deletes, indexes });
     }
     let wal_seq = files

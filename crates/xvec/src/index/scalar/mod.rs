@@ -32,6 +32,7 @@ pub use keys::{float_extremes, float_key, int_key};
 use crate::error::StorageError;
 use crate::schema::{ScalarIndexKind, ScalarType};
 use crate::storage::FileKind;
+use crate::storage::column::{ColumnData, ScalarColumn};
 use crate::storage::container::{self, RawSection};
 use crate::storage::mmap::{FileBytes, cast_slice};
 
@@ -49,6 +50,27 @@ enum Kind {
     Postings = 5,
     /// A range index's row of each key.
     Rows = 6,
+}
+
+/// The name of section kind `kind` of a scalar index file, for findings.
+pub fn section_name(kind: u16) -> Option<&'static str> {
+    use Kind::*;
+    [Meta, Keys, TermOffsets, TermBytes, Directory, Postings, Rows].into_iter().find(|k| *k as u16 == kind).map(|k| {
+        match k {
+            Meta => "meta",
+            Keys => "keys",
+            TermOffsets => "term offsets",
+            TermBytes => "term bytes",
+            Directory => "postings directory",
+            Postings => "postings",
+            Rows => "rows",
+        }
+    })
+}
+
+/// Whether an index holds row `row` of `col`: it has a value, and not a NaN.
+pub fn indexable(col: &ScalarColumn, row: usize) -> bool {
+    col.validity.is_valid(row) && (matches!(col.data, ColumnData::String(_)) || keys::key_of(col, row).is_some())
 }
 
 /// A posting list stored as sorted `u32` rows.
@@ -202,6 +224,54 @@ impl ScalarIndex {
     /// Row count and form of distinct value `t`'s postings.
     fn posting_count(&self, t: usize) -> u64 {
         self.directory()[2 * t + 1] & u64::from(u32::MAX)
+    }
+
+    /// Whether the index holds row `row` under its value in `col` (the column it was
+    /// built from), and none where the row has no value: what `verify` samples.
+    pub fn holds_row(&self, col: &ScalarColumn, row: usize) -> bool {
+        let term = match (&self.terms, col.data) {
+            (Some(_), ColumnData::String(v)) => match col.validity.is_valid(row) {
+                true => Some(self.term_partition(|t| t < v.get(row)))
+                    .filter(|&t| t < self.key_count() && self.term(t) == v.get(row)),
+                false => None,
+            },
+            (None, _) => keys::key_of(col, row).map(|k| self.fixed_keys().partition_point(|&x| x < k)),
+            _ => return false,
+        };
+        let Some(t) = term else { return !indexable(col, row) };
+        let r = row as u32;
+        match self.kind {
+            ScalarIndexKind::Range => {
+                let (keys, k) = (self.fixed_keys(), keys::key_of(col, row));
+                let end = keys.partition_point(|&x| Some(x) <= k);
+                let ids: &[u32] = cast_slice(&self.b()[self.row_ids.clone()]).expect("validated on open");
+                k.is_some() && ids[t..end].contains(&r)
+            }
+            ScalarIndexKind::Inverted => {
+                if t >= self.key_count() || self.terms.is_none() && Some(self.fixed_keys()[t]) != keys::key_of(col, row)
+                {
+                    return false;
+                }
+                let (dir, postings) = (self.directory(), &self.b()[self.postings.clone()]);
+                let at = dir[2 * t] as usize;
+                match dir[2 * t + 1] >> 32 {
+                    FORM_BITMAP => postings[at + row / 8] >> (row % 8) & 1 == 1,
+                    _ => {
+                        let list: &[u32] =
+                            cast_slice(&postings[at..at + 4 * self.posting_count(t) as usize]).expect("validated");
+                        list.binary_search(&r).is_ok()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Rows the index holds: the postings' total (inverted) or its entries (range).
+    pub fn held_rows(&self) -> u64 {
+        match self.kind {
+            ScalarIndexKind::Inverted => (0..self.key_count()).map(|t| self.posting_count(t)).sum(),
+            ScalarIndexKind::Range => self.key_count() as u64,
+        }
     }
 
     /// The rows holding one of the values `lookup` selects, or `None` when a scan of the

@@ -49,6 +49,20 @@ fn prefer_exact(rows: usize, allowed: usize, ef: usize, fanout: usize, screened:
     (allowed as f64) * per_row < graph
 }
 
+/// Which way a segment's search went (what `explain` shows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchPath {
+    /// The graph, through the allowed rows when there is a filter.
+    Graph,
+    /// The graph ran out of its budget or fell short of `k`; an exact scan finished.
+    GraphThenExact,
+    /// An exact scan of the allowed rows, screened with sketches when `screened`.
+    Exact {
+        /// Whether rows were screened with one-bit sketches before being read.
+        screened: bool,
+    },
+}
+
 /// Originals being loaded while one is re-ranked.
 const REFINE_AHEAD: usize = 2;
 
@@ -108,7 +122,7 @@ impl SegmentIndex {
         raw_query: &[f32],
         p: SearchParams,
         top: &mut impl Sink,
-    ) {
+    ) -> SearchPath {
         let k = kernels::best();
         SCRATCH.with(|cell| {
             let ThreadScratch { graph, quant: qscratch, found, rotated: tmp, bounds } = &mut *cell.borrow_mut();
@@ -116,6 +130,7 @@ impl SegmentIndex {
             let orig = Originals { kernels: k, col: originals, query, screen: None };
             let refine = self.quantizer.is_some() && p.refine > 0;
             let want = if refine { p.k.saturating_mul(p.refine) } else { p.k };
+            let path;
             match (&self.quantizer, self.codes()) {
                 (Some(qz), Some(codes)) => {
                     let qq = qz.prepare(raw_query, qscratch);
@@ -126,7 +141,7 @@ impl SegmentIndex {
                     };
                     let screen = self.screen(sq.as_ref());
                     let scorer = CodeScorer { kernels: k, codes, screen, query: &qq, metric: self.meta.metric };
-                    self.candidates(&scorer, want, p, scratch, found);
+                    path = self.candidates(&scorer, want, p, scratch, found);
                     if !refine && scorer.rounds_query() {
                         // The beam's candidates, not just the first `want`: the full-precision
                         // query may order them differently.
@@ -137,7 +152,7 @@ impl SegmentIndex {
                 _ => {
                     let sq = self.sketch_query(raw_query, tmp);
                     let scorer = Originals { screen: self.screen(sq.as_ref()), ..orig };
-                    self.candidates(&scorer, want, p, scratch, found);
+                    path = self.candidates(&scorer, want, p, scratch, found);
                 }
             }
             let best = &found[..want.min(found.len())];
@@ -161,7 +176,8 @@ impl SegmentIndex {
             if now != before {
                 SCRATCH_BYTES.fetch_add(now.wrapping_sub(before), Ordering::Relaxed);
             }
-        });
+            path
+        })
     }
 
     /// The query for this index's sketches, if it keeps them.
@@ -175,13 +191,21 @@ impl SegmentIndex {
         Some(Screen { kernels, sketches: self.sketches()?, query: query?, metric, sigmas })
     }
 
-    fn candidates<S: Scorer>(&self, s: &S, want: usize, p: SearchParams, sc: &mut Scratch, out: &mut Vec<Scored>) {
+    fn candidates<S: Scorer>(
+        &self,
+        s: &S,
+        want: usize,
+        p: SearchParams,
+        sc: &mut Scratch,
+        out: &mut Vec<Scored>,
+    ) -> SearchPath {
         let rows = self.meta.rows as usize;
         let allowed_rows = p.allowed.map_or(rows, |a| a.len() as usize);
         let graph = self.graph_index();
         let fanout = graph.map_or(0, |g| g.fanout());
         if prefer_exact(rows, allowed_rows, p.ef.max(want), fanout, s.screen().is_some()) {
-            return exact_scan(s, rows, want, p.allowed, sc.bounds, out);
+            exact_scan(s, rows, want, p.allowed, sc.bounds, out);
+            return SearchPath::Exact { screened: s.screen().is_some() };
         }
         // With a filter, the graph may spend at most what the exact scan would.
         let budget = if p.allowed.is_some() { allowed_rows } else { usize::MAX };
@@ -191,7 +215,9 @@ impl SegmentIndex {
         // zeros, linked only among themselves) can end a search short of `want`.
         if !done || out.len() < want.min(allowed_rows) {
             exact_scan(s, rows, want, p.allowed, sc.bounds, out);
+            return SearchPath::GraphThenExact;
         }
+        SearchPath::Graph
     }
 }
 

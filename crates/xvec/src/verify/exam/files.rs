@@ -212,6 +212,7 @@ impl Checker<'_> {
             let s = self.index(e, ie, schema, rows, st.segment.as_deref(), &deleted);
             st.indexes.push(s);
         }
+        st.indexes.extend(self.undeclared_scalar_indexes(e, schema));
         st
     }
 

@@ -31,7 +31,10 @@ impl Checker<'_> {
         seg: Option<&Segment>,
         deleted: &RoaringBitmap,
     ) -> IdxState {
-        let mut st = IdxState { entry: ie.clone(), field_ok: true, index: None, damage: IdxDamage::Broken };
+        if ie.kind.scalar().is_some() {
+            return self.scalar_index(e, ie, schema, rows, seg);
+        }
+        let mut st = IdxState { entry: ie.clone(), field_ok: true, index: None, damage: IdxDamage::Broken, len: None };
         let Some((field, spec)) =
             schema.fields().get(ie.field as usize).and_then(|f| Some((f.name.clone(), f.as_vector()?.clone())))
         else {
@@ -87,6 +90,7 @@ impl Checker<'_> {
             }
         };
         st.index = Some(index.clone());
+        st.len = Some(index.file_len());
         if codes_only {
             st.damage = IdxDamage::Codes;
             return st;

@@ -7,6 +7,7 @@ mod files;
 mod index_checks;
 mod manifest;
 mod orphans;
+mod scalar_checks;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -78,6 +79,8 @@ pub(crate) struct IdxState {
     /// The open index, when it opened (with codes damage, its graph is still sound).
     pub index: Option<Arc<SegmentIndex>>,
     pub damage: IdxDamage,
+    /// The file's length, when it opened.
+    pub len: Option<u64>,
 }
 
 pub(crate) struct SegState {

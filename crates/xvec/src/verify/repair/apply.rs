@@ -11,10 +11,11 @@ use super::plan::Step;
 use super::{LOST_FOUND, Outcome, Repair, RepairOptions, verify_options};
 use crate::error::StorageError;
 use crate::index::graph_index::GraphIndex;
+use crate::index::scalar;
 use crate::index::segment_index::{self, SegmentIndex};
 use crate::kernels;
 use crate::schema::Schema;
-use crate::storage::column::SegmentView;
+use crate::storage::column::{ColumnSource, SegmentView};
 use crate::storage::manifest::{DeletesEntry, IndexEntry, Manifest, SegmentEntry};
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, SyncPolicy, WalWriter};
@@ -130,14 +131,17 @@ impl<'a> Applier<'a> {
                 self.new_deletes.push((*pos, set.clone()));
                 Ok(())
             }
-            Step::DropIndex { pos, field } => {
+            Step::DropIndex { pos, field, kind } => {
                 let e = &mut self.m.segments[*pos];
-                if let Some(i) = e.indexes.iter().position(|i| i.field == *field) {
+                if let Some(i) = e.indexes.iter().position(|i| i.field == *field && i.kind == *kind) {
                     self.superseded.push(e.indexes.remove(i).file);
                 }
                 Ok(())
             }
-            Step::BuildIndex { pos, field } | Step::Recode { pos, field } | Step::Reconnect { pos, field } => {
+            Step::BuildIndex { pos, field, kind } if *kind != IndexKind::Vector => {
+                self.rebuild_scalar_index(*pos, *field, *kind)
+            }
+            Step::BuildIndex { pos, field, .. } | Step::Recode { pos, field } | Step::Reconnect { pos, field } => {
                 self.rewrite_index(step, *pos, *field)
             }
             Step::Move { .. } => Ok(()),
@@ -230,8 +234,36 @@ impl<'a> Applier<'a> {
             .ok_or_else(|| StorageError::corrupted(&ipath, 0, "index build stopped"))?;
             indexes.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
         }
+        for (f, field) in schema.fields().iter().enumerate() {
+            let Some(ty) = field.as_scalar() else { continue };
+            for &kind in &field.scalar_indexes {
+                let fid = schema.field_id(f);
+                let file = index_name(id, fid, IndexKind::of_scalar(kind));
+                let size = scalar::build(&dir.join(&file), id, f as u16, kind, ty, &seg.scalar(f), seg.rows())?;
+                indexes.push(IndexEntry { field: fid, kind: IndexKind::of_scalar(kind), file, size });
+            }
+        }
         m.segments[pos] =
             SegmentEntry { id, file: segment_name(id), rows: seg.rows() as u64, size, deletes: None, indexes };
+        Ok(())
+    }
+
+    /// Rebuilds scalar index `kind` of the field with id `field` of segment `pos` from
+    /// its column.
+    fn rebuild_scalar_index(&mut self, pos: usize, field: u16, kind: IndexKind) -> Result<(), StorageError> {
+        let s = &self.exam.segments[pos];
+        let (Some(seg), Some(scalar_kind)) = (&s.segment, kind.scalar()) else { return Ok(()) };
+        let Some(at) = self.schema.position_of_id(field) else { return Ok(()) };
+        let Some(ty) = self.schema.field(at).as_scalar() else { return Ok(()) };
+        let name = index_name(s.entry.id, field, kind);
+        self.mover.keep(&name)?;
+        let path = self.dir.join(&name);
+        let size = scalar::build(&path, s.entry.id, at as u16, scalar_kind, ty, &seg.scalar(at), seg.rows())?;
+        let e = &mut self.m.segments[pos];
+        match e.indexes.iter_mut().find(|i| i.field == field && i.kind == kind) {
+            Some(i) => i.size = size,
+            None => e.indexes.push(IndexEntry { field, kind, file: name, size }),
+        }
         Ok(())
     }
 

@@ -7,10 +7,10 @@ use roaring::RoaringBitmap;
 
 use super::{Action, LOST_FOUND, Loss, Repair};
 use crate::schema::Schema;
-use crate::storage::FileKind;
 use crate::storage::column::{ColumnSource, VarColumn};
 use crate::storage::manifest::SegmentEntry;
 use crate::storage::wal::Record;
+use crate::storage::{FileKind, IndexKind};
 use crate::verify::exam::{DelState, IdxDamage, SegState};
 use crate::verify::recover;
 
@@ -42,10 +42,12 @@ pub(super) enum Step {
     DropIndex {
         pos: usize,
         field: u16,
+        kind: IndexKind,
     },
     BuildIndex {
         pos: usize,
         field: u16,
+        kind: IndexKind,
     },
     Recode {
         pos: usize,
@@ -283,26 +285,19 @@ impl Repair {
     /// re-encoded or reconnected; a size record corrected.
     fn plan_segment_indexes(&mut self, s: &SegState, pos: usize) {
         let entry = &s.entry;
-        let damages: Vec<(u16, String, bool, IdxDamage, Option<u64>)> = s
+        let damages: Vec<(u16, IndexKind, String, bool, IdxDamage, Option<u64>)> = s
             .indexes
             .iter()
-            .map(|i| {
-                (
-                    i.entry.field,
-                    i.entry.file.clone(),
-                    i.field_ok,
-                    i.damage.clone(),
-                    i.index.as_ref().map(|x| x.file_len()),
-                )
-            })
+            .map(|i| (i.entry.field, i.entry.kind, i.entry.file.clone(), i.field_ok, i.damage.clone(), i.len))
             .collect();
-        for (field, file, field_ok, damage, len) in damages {
+        for (field, kind, file, field_ok, damage, len) in damages {
             let (step, what) = match damage {
                 _ if !field_ok => {
-                    (Step::DropIndex { pos, field }, format!("remove from the manifest and move to {LOST_FOUND}"))
+                    (Step::DropIndex { pos, field, kind }, format!("remove from the manifest and move to {LOST_FOUND}"))
                 }
                 IdxDamage::Missing | IdxDamage::Broken => {
-                    (Step::BuildIndex { pos, field }, "rebuild from the segment's vectors".to_string())
+                    let from = if kind == IndexKind::Vector { "vectors" } else { "column" };
+                    (Step::BuildIndex { pos, field, kind }, format!("rebuild from the segment's {from}"))
                 }
                 IdxDamage::Codes => {
                     (Step::Recode { pos, field }, "re-encode the codes and sketches from the originals".into())
@@ -312,7 +307,8 @@ impl Repair {
                     format!("reconnect {} unreachable nodes (or rebuild the graph)", ids.len()),
                 ),
                 IdxDamage::None => {
-                    let recorded = entry.indexes.iter().find(|i| i.field == field).map_or(0, |i| i.size);
+                    let recorded =
+                        entry.indexes.iter().find(|i| i.field == field && i.kind == kind).map_or(0, |i| i.size);
                     if len.is_some_and(|l| l != recorded) {
                         self.publish = true;
                         self.act(&file, "correct the manifest's record of its size".into());

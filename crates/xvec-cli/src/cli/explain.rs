@@ -1,0 +1,153 @@
+//! `explain query` and `explain analyze query`: how a query ran, segment by segment.
+
+use clap::{Args, Subcommand};
+use xvec::{Access, Explain, ScalarIndexKind, SearchKind, SearchPath};
+
+use super::context::{Collections, Io, print, with_filter_caret};
+use super::output::{Cell, Table};
+use super::{CliError, QueryArgs};
+
+/// Show how a query runs: index or scan per predicate, graph or exact search.
+///
+/// Runs the query (the planner decides per segment while it runs) and prints, for each
+/// segment and memtable chunk, how each filter predicate found its rows: an inverted or
+/// range index, a scan of its column, or a probe of the few rows an AND had left; the
+/// rows an index said match (estimated) and the rows it matched; then how the vector
+/// search went: through the graph, or an exact scan of the allowed rows (screened with
+/// one-bit sketches when the index has them). `explain analyze` adds the timings.
+///
+/// Example:
+///   xvec explain query words --pk n.01317391 --filter "lexname = 'noun.animal'"
+///   xvec explain analyze query words --pk n.01317391 --filter "pos = 'v' AND n_lemmas >= 2"
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ExplainArgs {
+    #[command(subcommand)]
+    pub what: Explained,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Explained {
+    /// Explain a query (the flags of `query`).
+    ///
+    /// Example:
+    ///   xvec explain query words --pk n.01317391 --filter "pos = 'n'"
+    #[command(verbatim_doc_comment)]
+    Query(QueryArgs),
+    /// Explain a query with the time each step took.
+    ///
+    /// Example:
+    ///   xvec explain analyze query words --pk n.01317391 --filter "pos = 'n'"
+    #[command(verbatim_doc_comment)]
+    Analyze(AnalyzeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    #[command(subcommand)]
+    pub what: Analyzed,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Analyzed {
+    /// Explain a query with timings (the flags of `query`).
+    ///
+    /// Example:
+    ///   xvec explain analyze query words --pk n.01317391 --filter "pos = 'n'"
+    #[command(verbatim_doc_comment)]
+    Query(QueryArgs),
+}
+
+pub fn run(a: &ExplainArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let (q, analyze) = match &a.what {
+        Explained::Query(q) => (q, false),
+        Explained::Analyze(AnalyzeArgs { what: Analyzed::Query(q) }) => (q, true),
+    };
+    if q.group_by.is_some() {
+        return Err(CliError::usage("explain covers plain queries; leave out --group-by"));
+    }
+    let coll = colls.open(&q.coll.dir, false)?;
+    super::query::search_flags_apply(&coll.schema(), q)?;
+    let query = super::query::build_query(q, &io.params)?.params(io.params.clone());
+    let explain = coll.snapshot().explain(&query).map_err(|e| with_filter_caret(e, q.filter.as_deref()))?;
+    print(io, &table(&explain, analyze))
+}
+
+fn access(a: Access) -> &'static str {
+    match a {
+        Access::Index(ScalarIndexKind::Inverted) => "inverted index",
+        Access::Index(ScalarIndexKind::Range) => "range index",
+        Access::Index(_) => "index",
+        Access::Scan => "column scan",
+        Access::Probe => "probe of the rows left",
+    }
+}
+
+fn search(s: SearchKind) -> &'static str {
+    match s {
+        SearchKind::Index(SearchPath::Graph) => "graph",
+        SearchKind::Index(SearchPath::GraphThenExact) => "graph, then exact scan",
+        SearchKind::Index(SearchPath::Exact { screened: true }) => "exact scan, screened by sketches",
+        SearchKind::Index(SearchPath::Exact { screened: false }) => "exact scan",
+        SearchKind::ScanCodes => "scan of one-bit codes (not indexed yet)",
+        SearchKind::Flat => "exact scan",
+    }
+}
+
+fn share(part: u64, of: u64) -> String {
+    if of == 0 { "-".into() } else { format!("{:.2}%", 100.0 * part as f64 / of as f64) }
+}
+
+fn ms(nanos: u64) -> Cell {
+    format!("{:.3} ms", nanos as f64 / 1e6).into()
+}
+
+/// One row per filter leaf and one per search, for each source.
+pub fn table(e: &Explain, analyze: bool) -> Table {
+    let mut headers = vec!["source", "step", "via", "rows", "estimated", "matched", "share"];
+    if analyze {
+        headers.push("time");
+    }
+    let mut t = Table::new(headers);
+    let (mut rows, mut allowed) = (0u64, 0u64);
+    for s in &e.sources {
+        let name = match e.segment_ids.get(s.position as usize) {
+            Some(id) => format!("SEG-{id:06}"),
+            None => format!("memtable chunk {}", s.position as usize - e.segment_ids.len()),
+        };
+        rows += s.rows;
+        allowed += s.allowed;
+        for l in &s.leaves {
+            let text = e.leaves.get(l.leaf).cloned().unwrap_or_default();
+            let mut row: Vec<Cell> = vec![
+                name.clone().into(),
+                text.into(),
+                access(l.access).into(),
+                l.scope.into(),
+                l.estimated.map_or(Cell::from(serde_json::Value::Null), Cell::from),
+                l.matched.into(),
+                share(l.matched, l.scope).into(),
+            ];
+            if analyze {
+                row.push(ms(l.nanos));
+            }
+            t.push(row);
+        }
+        let mut row: Vec<Cell> = vec![
+            name.into(),
+            "vector search".into(),
+            search(s.search).into(),
+            (s.rows - s.deleted).into(),
+            serde_json::Value::Null.into(),
+            s.allowed.into(),
+            share(s.allowed, s.rows - s.deleted).into(),
+        ];
+        if analyze {
+            row.push(ms(s.filter_nanos + s.search_nanos));
+        }
+        t.push(row);
+    }
+    let time = if analyze { format!("; {:.3} ms", e.nanos as f64 / 1e6) } else { String::new() };
+    t.footer = Some(format!("{} hits; {allowed} of {rows} rows allowed ({}){time}", e.hits, share(allowed, rows)));
+    t
+}

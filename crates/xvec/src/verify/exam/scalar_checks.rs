@@ -1,0 +1,118 @@
+//! Checks of a scalar index file: its container, that it opens against its segment's
+//! field (full validation), that it holds as many rows as the column has values, and that
+//! a sample of rows (all with `deep`) sits under its own value.
+
+use super::files::Checker;
+use super::{IdxDamage, IdxState};
+use crate::index::scalar::{self, ScalarIndex};
+use crate::schema::Schema;
+use crate::storage::column::ColumnSource;
+use crate::storage::manifest::{IndexEntry, SegmentEntry};
+use crate::storage::segment::Segment;
+use crate::storage::{FileKind, IndexKind, index_name};
+use crate::verify::scan::{self, ScanContext, describe};
+use crate::verify::{Finding, Severity};
+
+fn section_name(s: &crate::storage::container::RawSection) -> String {
+    scalar::section_name(s.kind).map_or_else(|| format!("section kind {}", s.kind), String::from)
+}
+
+impl Checker<'_> {
+    /// The scalar indexes `schema` declares that segment `e` has no file for (a crash
+    /// between an index's build and its publish cannot cause this, a lost manifest can):
+    /// reported, and missing to repair, which builds them.
+    pub(super) fn undeclared_scalar_indexes(&mut self, e: &SegmentEntry, schema: &Schema) -> Vec<IdxState> {
+        let mut out = Vec::new();
+        for (pos, f) in schema.fields().iter().enumerate() {
+            for &kind in &f.scalar_indexes {
+                let (fid, file_kind) = (schema.field_id(pos), IndexKind::of_scalar(kind));
+                if e.indexes.iter().any(|i| i.field == fid && i.kind == file_kind) {
+                    continue;
+                }
+                let file = index_name(e.id, fid, file_kind);
+                let what = format!("segment {} has no {} index of `{}`; filters on it scan", e.id, kind.name(), f.name);
+                self.f.push(Finding::new(Severity::Warning, &file, "", what));
+                let entry = IndexEntry { field: fid, kind: file_kind, file, size: 0 };
+                out.push(IdxState { entry, field_ok: true, index: None, damage: IdxDamage::Missing, len: None });
+            }
+        }
+        out
+    }
+
+    pub(super) fn scalar_index(
+        &mut self,
+        e: &SegmentEntry,
+        ie: &IndexEntry,
+        schema: &Schema,
+        rows: u64,
+        seg: Option<&Segment>,
+    ) -> IdxState {
+        let mut st = IdxState { entry: ie.clone(), field_ok: true, index: None, damage: IdxDamage::Broken, len: None };
+        let kind = ie.kind.scalar().expect("a scalar index entry");
+        let pos = schema.position_of_id(ie.field);
+        let Some((pos, ty)) =
+            pos.and_then(|p| Some((p, schema.field(p).as_scalar()?))).filter(|(_, ty)| kind.applies_to(*ty))
+        else {
+            self.named.insert(ie.file.clone());
+            let what = format!("the manifest lists it for field {}, which takes no {} index", ie.field, kind.name());
+            self.f.push(Finding::new(Severity::Corrupt, &ie.file, "", what));
+            st.field_ok = false;
+            return st;
+        };
+        let path = self.dir.join(&ie.file);
+        let Some(bytes) = self.open(&ie.file, FileKind::Index, ie.size) else {
+            st.damage = IdxDamage::Missing;
+            return st;
+        };
+        let cx = ScanContext {
+            file: &ie.file,
+            path: &path,
+            kind: FileKind::Index,
+            expected_count: None,
+            name_of: &|_, s| section_name(s),
+            threads: self.opts.threads,
+        };
+        let scan = scan::scan_container(&cx, bytes.as_slice(), self.f, self.sum);
+        if let Some(id) = scan.id
+            && id != e.id
+        {
+            self.f.push(Finding::new(Severity::Corrupt, &ie.file, "header", "segment id").at(16).expected(e.id, id));
+            return st;
+        }
+        if !scan.is_clean() {
+            return st;
+        }
+        let index = match ScalarIndex::open(&path, e.id, pos as u16, kind, ty, rows as usize, self.opts.mmap) {
+            Ok(i) => i,
+            Err(err) => {
+                let (at, what) = describe(&err);
+                let section = scan::section_at(scan.table.as_deref(), at.unwrap_or(0), &|_, s| section_name(s));
+                let mut finding = Finding::new(Severity::Corrupt, &ie.file, &section, what);
+                finding.offset = at;
+                self.f.push(finding);
+                return st;
+            }
+        };
+        st.len = Some(index.file_len());
+        if let Some(seg) = seg {
+            let col = seg.scalar(pos);
+            let step = if self.opts.deep { 1 } else { (seg.rows() / self.opts.code_sample.max(1)).max(1) };
+            let wrong = (0..seg.rows()).step_by(step).find(|&r| !index.holds_row(&col, r));
+            let with_value = (0..seg.rows()).filter(|&r| scalar::indexable(&col, r)).count();
+            if let Some(r) = wrong {
+                let what = format!("row {r} is not under its value (the index disagrees with the column)");
+                self.f.push(Finding::new(Severity::Corrupt, &ie.file, "postings", what));
+                return st;
+            }
+            if index.held_rows() != with_value as u64 {
+                let what = "rows held, one per row with a value".to_string();
+                self.f.push(
+                    Finding::new(Severity::Corrupt, &ie.file, "postings", what).expected(with_value, index.held_rows()),
+                );
+                return st;
+            }
+        }
+        st.damage = IdxDamage::None;
+        st
+    }
+}
