@@ -6,49 +6,15 @@
 
 use std::time::Instant;
 
-use super::query::Query;
+use super::query::{Query, SourceTrace};
 use super::snapshot::Snapshot;
 use crate::error::Error;
-use crate::filter::LeafTrace;
 use crate::index::TopK;
-use crate::index::segment_index::SearchPath;
-
-/// How one source's rows were searched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SearchKind {
-    /// The segment's index (graph, or an exact scan of the allowed rows).
-    Index(SearchPath),
-    /// Rows no index covers yet, scanned through their one-bit codes.
-    ScanCodes,
-    /// An exact scan (a flat field, or a memtable of a field without codes).
-    Flat,
-}
-
-/// One source of a query (a segment, or a chunk of the memtable) as it was searched.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SourceTrace {
-    /// Position in the snapshot: segments first, then memtable chunks.
-    pub position: u32,
-    /// Rows in the source, deleted ones included.
-    pub rows: u64,
-    /// Its deleted rows.
-    pub deleted: u64,
-    /// Each filter leaf's evaluation, in evaluation order.
-    pub leaves: Vec<LeafTrace>,
-    /// Rows the search could return: live and passing the filter.
-    pub allowed: u64,
-    /// How its rows were searched.
-    pub search: SearchKind,
-    /// Time the filter (and the deleted rows) took.
-    pub filter_nanos: u64,
-    /// Time the vector search took.
-    pub search_nanos: u64,
-}
 
 /// What [`Snapshot::explain`] reports.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Explain {
-    /// The filter's leaves as written (see [`LeafTrace::leaf`]); empty without a filter.
+    /// The filter's leaves as written (see [`crate::LeafTrace::leaf`]); empty without a filter.
     pub leaves: Vec<String>,
     /// Ids of the snapshot's segments: a source at a position below their count is that
     /// segment, the others are memtable chunks.

@@ -6,12 +6,11 @@ use std::time::{Duration, Instant};
 
 use roaring::RoaringBitmap;
 
-use super::explain::{SearchKind, SourceTrace};
 use super::snapshot::{Snapshot, Source};
 use crate::error::{Error, QueryError};
 use crate::filter::{Filter, LeafTrace, Params};
 use crate::index::quant::fastscan::{self, ScanQuery};
-use crate::index::segment_index::{SearchParams, SegmentIndex};
+use crate::index::segment_index::{SearchParams, SearchPath, SegmentIndex};
 use crate::index::{Candidate, PreparedQuery, Sink, TopK, flat};
 use crate::kernels;
 use crate::schema::{IndexParams, Schema, VectorType};
@@ -370,6 +369,38 @@ fn candidates_traced(
             Some(b)
         }
     }
+}
+
+/// How one source's rows were searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchKind {
+    /// The segment's index (graph, or an exact scan of the allowed rows).
+    Index(SearchPath),
+    /// Rows no index covers yet, scanned through their one-bit codes.
+    ScanCodes,
+    /// An exact scan (a flat field, or a memtable of a field without codes).
+    Flat,
+}
+
+/// One source of a query (a segment, or a chunk of the memtable) as it was searched.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceTrace {
+    /// Position in the snapshot: segments first, then memtable chunks.
+    pub position: u32,
+    /// Rows in the source, deleted ones included.
+    pub rows: u64,
+    /// Its deleted rows.
+    pub deleted: u64,
+    /// Each filter leaf's evaluation, in evaluation order.
+    pub leaves: Vec<LeafTrace>,
+    /// Rows the search could return: live and passing the filter.
+    pub allowed: u64,
+    /// How its rows were searched.
+    pub search: SearchKind,
+    /// Time the filter (and the deleted rows) took.
+    pub filter_nanos: u64,
+    /// Time the vector search took.
+    pub search_nanos: u64,
 }
 
 /// A query resolved against a snapshot's schema, ready to run on every segment.
