@@ -602,9 +602,22 @@ impl Loop {
             args.extend(keys.iter().map(|&k| key(k)));
             let kill = cli_kill(&mut self.rng);
             self.cli_child("xvec delete", &args, vec![Batch::Delete(keys.into_iter().collect())], kill)
-        } else if roll < 92 {
+        } else if roll < 90 {
             let kill = cli_kill(&mut self.rng);
             self.cli_child("xvec flush", &["flush".to_string(), dir], Vec::new(), kill)
+        } else if roll < 95 {
+            // `xvec alter`: a scalar index added (built for every segment, then published
+            // with the schema) or dropped, whichever the schema allows.
+            let (field, kind) = [("tag", "inverted"), ("n", "range"), ("n", "inverted")][self.rng.random_range(0..3)];
+            let reader = Collection::open(&self.dir, &OpenOptions::read_only()).unwrap();
+            let schema = reader.schema();
+            drop(reader);
+            let pos = schema.index_of(field).unwrap();
+            let kind_of = xvec::ScalarIndexKind::from_name(kind).unwrap();
+            let change = if schema.field(pos).has_scalar_index(kind_of) { "drop-index" } else { "add-index" };
+            let args = ["alter", &dir, change, field, kind].map(String::from);
+            let kill = cli_kill(&mut self.rng);
+            self.cli_child("xvec alter", &args, Vec::new(), kill)
         } else {
             let kill = cli_kill(&mut self.rng);
             self.cli_child(
@@ -765,6 +778,17 @@ impl Loop {
 
         let observed = documents(&coll);
         assert!(read == observed, "a reader before the writable open saw other documents than the writer after it");
+        // Filters agree with the documents whichever scalar indexes the schema has now.
+        let ver = self.rng.random_range(0..7u64);
+        for (filter, keep) in [
+            (format!("tag = 't{ver}'"), Box::new(move |v: u64| v % 7 == ver) as Box<dyn Fn(u64) -> bool>),
+            (format!("n >= {} AND tag != 't0'", ver * 40), Box::new(move |v: u64| v >= ver * 40 && v % 7 != 0)),
+        ] {
+            let mut got: Vec<String> = coll.snapshot().keys_where(Some(&filter)).unwrap();
+            got.sort();
+            let want: Vec<String> = observed.iter().filter(|&(_, &v)| keep(v)).map(|(&k, _)| key(k)).collect();
+            assert!(got == want, "{filter}: {} keys, the documents say {}", got.len(), want.len());
+        }
         if let Some((&k, &v)) = observed.iter().nth(self.rng.random_range(0..observed.len().max(1))) {
             let q = doc(k, v).get("v").and_then(Value::vector_f32).unwrap();
             for hit in coll.query(&Query::vector(q).k(10)).unwrap() {

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::keys::key_of;
-use super::{BITMAP_DENSITY, FORM_BITMAP, FORM_LIST, Kind, Meta};
+use super::{Kind, Meta};
 use crate::error::StorageError;
 use crate::schema::{ScalarIndexKind, ScalarType};
 use crate::storage::FileKind;
@@ -48,14 +48,14 @@ pub fn build(
                 text.extend_from_slice(v.get(order[g.start] as usize));
                 offsets.push(text.len() as u64);
             }
-            let (dir, postings) = postings(&order, &groups, rows);
+            let (dir, postings) = postings(&order, &groups);
             let meta = meta(groups.len());
             write(&[
                 (Kind::Meta, &meta),
                 (Kind::TermOffsets, as_bytes(&offsets)),
                 (Kind::TermBytes, &text),
                 (Kind::Directory, as_bytes(&dir)),
-                (Kind::Postings, as_bytes(&postings)),
+                (Kind::Postings, &postings),
             ])
         }
         (_, _) => {
@@ -66,13 +66,13 @@ pub fn build(
                 ScalarIndexKind::Inverted => {
                     let groups = runs(pairs.len(), |i| pairs[i - 1].0 == pairs[i].0);
                     let keys: Vec<u64> = groups.iter().map(|g| pairs[g.start].0).collect();
-                    let (dir, postings) = postings(&order, &groups, rows);
+                    let (dir, postings) = postings(&order, &groups);
                     let meta = meta(groups.len());
                     write(&[
                         (Kind::Meta, &meta),
                         (Kind::Keys, as_bytes(&keys)),
                         (Kind::Directory, as_bytes(&dir)),
-                        (Kind::Postings, as_bytes(&postings)),
+                        (Kind::Postings, &postings),
                     ])
                 }
                 ScalarIndexKind::Range => {
@@ -107,24 +107,18 @@ fn runs(n: usize, same: impl Fn(usize) -> bool) -> Vec<std::ops::Range<usize>> {
     out
 }
 
-/// The directory (two words per value) and postings (8-byte aligned lists and bitmaps)
-/// of `groups`, runs of `order` with one value each, rows ascending within a run.
-fn postings(order: &[u32], groups: &[std::ops::Range<usize>], rows: usize) -> (Vec<u64>, Vec<u64>) {
+/// The directory (two words per value: byte offset, then count | bytes << 32) and
+/// postings (each value's rows as a serialized roaring bitmap, back to back) of `groups`,
+/// runs of `order` with one value each, rows ascending within a run.
+fn postings(order: &[u32], groups: &[std::ops::Range<usize>]) -> (Vec<u64>, Vec<u8>) {
     let mut dir = Vec::with_capacity(2 * groups.len());
-    let mut words: Vec<u64> = Vec::new();
+    let mut bytes: Vec<u8> = Vec::new();
     for g in groups {
-        let list = &order[g.clone()];
-        let count = list.len() as u64;
-        dir.push(8 * words.len() as u64);
-        if count * BITMAP_DENSITY > rows as u64 {
-            dir.push(count | FORM_BITMAP << 32);
-            let at = words.len();
-            words.resize(at + rows.div_ceil(64), 0);
-            list.iter().for_each(|&r| words[at + r as usize / 64] |= 1 << (r % 64));
-        } else {
-            dir.push(count | FORM_LIST << 32);
-            words.extend(list.chunks(2).map(|c| u64::from(c[0]) | c.get(1).map_or(0, |&x| u64::from(x) << 32)));
-        }
+        let rows = roaring::RoaringBitmap::from_sorted_iter(order[g.clone()].iter().copied()).expect("rows ascending");
+        dir.push(bytes.len() as u64);
+        let at = bytes.len();
+        rows.serialize_into(&mut bytes).expect("a Vec takes every write");
+        dir.push(rows.len() | ((bytes.len() - at) as u64) << 32);
     }
-    (dir, words)
+    (dir, bytes)
 }

@@ -45,7 +45,7 @@ enum Kind {
     Keys = 1,
     TermOffsets = 2,
     TermBytes = 3,
-    /// Per distinct value two `u64`: byte offset of its postings, then count | form << 32.
+    /// Per distinct value two `u64`: byte offset of its postings, then count | bytes << 32.
     Directory = 4,
     Postings = 5,
     /// A range index's row of each key.
@@ -73,14 +73,9 @@ pub fn indexable(col: &ScalarColumn, row: usize) -> bool {
     col.validity.is_valid(row) && (matches!(col.data, ColumnData::String(_)) || keys::key_of(col, row).is_some())
 }
 
-/// A posting list stored as sorted `u32` rows.
-const FORM_LIST: u64 = 0;
-/// A posting list stored as a bitmap of the segment's rows (`⌈rows/64⌉` words).
-const FORM_BITMAP: u64 = 1;
-
-/// A list longer than `rows / BITMAP_DENSITY` is stored as a bitmap (4 bytes a row
-/// against `rows / 8` bytes).
-const BITMAP_DENSITY: u64 = 32;
+/// Results of a range lookup holding at least `rows / DENSE` rows are gathered in a
+/// bitmap of the segment's rows before conversion (sorting them costs more).
+const DENSE: usize = 256;
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -221,9 +216,18 @@ impl ScalarIndex {
         cast_slice(&self.b()[self.directory.clone()]).expect("validated on open")
     }
 
-    /// Row count and form of distinct value `t`'s postings.
+    /// Rows of distinct value `t`.
     fn posting_count(&self, t: usize) -> u64 {
         self.directory()[2 * t + 1] & u64::from(u32::MAX)
+    }
+
+    /// The rows of distinct value `t`: its serialized bitmap, read without the checks
+    /// `open` made once (a copy of its containers, no per-row work).
+    fn posting(&self, t: usize) -> RoaringBitmap {
+        let dir = self.directory();
+        let (at, len) = (dir[2 * t] as usize, (dir[2 * t + 1] >> 32) as usize);
+        let bytes = &self.b()[self.postings.start + at..self.postings.start + at + len];
+        RoaringBitmap::deserialize_unchecked_from(bytes).expect("validated on open")
     }
 
     /// Whether the index holds row `row` under its value in `col` (the column it was
@@ -252,16 +256,7 @@ impl ScalarIndex {
                 {
                     return false;
                 }
-                let (dir, postings) = (self.directory(), &self.b()[self.postings.clone()]);
-                let at = dir[2 * t] as usize;
-                match dir[2 * t + 1] >> 32 {
-                    FORM_BITMAP => postings[at + row / 8] >> (row % 8) & 1 == 1,
-                    _ => {
-                        let list: &[u32] =
-                            cast_slice(&postings[at..at + 4 * self.posting_count(t) as usize]).expect("validated");
-                        list.binary_search(&r).is_ok()
-                    }
-                }
+                self.posting(t).contains(r)
             }
         }
     }
@@ -350,46 +345,13 @@ impl ScalarIndex {
         lo
     }
 
-    /// The rows of the postings of distinct values `terms` (ascending).
-    fn union(&self, terms: impl Iterator<Item = usize> + Clone) -> RoaringBitmap {
-        let rows = self.rows;
-        let total: u64 = terms.clone().map(|t| self.posting_count(t)).sum();
-        let dir = self.directory();
-        let postings = &self.b()[self.postings.clone()];
-        let list = |t: usize| -> &[u32] {
-            let at = dir[2 * t] as usize;
-            cast_slice(&postings[at..at + 4 * self.posting_count(t) as usize]).expect("validated on open")
-        };
-        let bitmap = |t: usize| -> &[u8] {
-            let at = dir[2 * t] as usize;
-            &postings[at..at + rows.div_ceil(64) * 8]
-        };
-        let form = |t: usize| dir[2 * t + 1] >> 32;
-        let mut it = terms.clone();
-        if let (Some(t), None) = (it.next(), it.next()) {
-            return match form(t) {
-                FORM_BITMAP => RoaringBitmap::from_lsb0_bytes(0, bitmap(t)),
-                _ => RoaringBitmap::from_sorted_iter(list(t).iter().copied()).expect("validated ascending"),
-            };
+    /// The rows of the postings of distinct values `terms`.
+    fn union(&self, terms: impl Iterator<Item = usize>) -> RoaringBitmap {
+        let mut out = RoaringBitmap::new();
+        for t in terms {
+            if out.is_empty() { out = self.posting(t) } else { out |= self.posting(t) }
         }
-        if total * BITMAP_DENSITY >= rows as u64 {
-            let mut words = vec![0u64; rows.div_ceil(64)];
-            for t in terms {
-                match form(t) {
-                    FORM_BITMAP => {
-                        let b: &[u64] = cast_slice(bitmap(t)).expect("validated on open");
-                        words.iter_mut().zip(b).for_each(|(w, x)| *w |= x);
-                    }
-                    _ => list(t).iter().for_each(|&r| words[r as usize / 64] |= 1 << (r % 64)),
-                }
-            }
-            return RoaringBitmap::from_lsb0_bytes(0, crate::storage::mmap::as_bytes(&words));
-        }
-        let mut all: Vec<u32> = Vec::with_capacity(total as usize);
-        terms.for_each(|t| all.extend_from_slice(list(t)));
-        all.sort_unstable();
-        all.dedup();
-        RoaringBitmap::from_sorted_iter(all).expect("sorted")
+        out
     }
 
     fn find_range(&self, lookup: &Lookup) -> Option<RoaringBitmap> {
@@ -408,7 +370,7 @@ impl ScalarIndex {
         }
         let ids: &[u32] = cast_slice(&self.b()[self.row_ids.clone()]).expect("validated on open");
         let selected = spans.into_iter().flat_map(|r| ids[r].iter().copied());
-        if total as u64 * BITMAP_DENSITY >= rows as u64 {
+        if total * DENSE >= rows {
             let mut words = vec![0u64; rows.div_ceil(64)];
             selected.for_each(|r| words[r as usize / 64] |= 1 << (r % 64));
             return Some(RoaringBitmap::from_lsb0_bytes(0, crate::storage::mmap::as_bytes(&words)));
@@ -522,43 +484,36 @@ impl ScalarIndex {
                 index.postings = s(Kind::Postings).range();
                 let dir: &[u64] = cast_slice(&b[index.directory.clone()]).expect("aligned section");
                 let postings = &b[index.postings.clone()];
+                let mut end = 0;
                 for t in 0..n {
-                    let (at, count, form) = (dir[2 * t] as usize, dir[2 * t + 1] & 0xffff_ffff, dir[2 * t + 1] >> 32);
-                    let len = match form {
-                        FORM_LIST => 4 * count as usize,
-                        FORM_BITMAP => rows.div_ceil(64) * 8,
-                        _ => usize::MAX,
-                    };
+                    let (at, count, len) =
+                        (dir[2 * t] as usize, dir[2 * t + 1] & 0xffff_ffff, (dir[2 * t + 1] >> 32) as usize);
                     let here = index.directory.start + 16 * t;
-                    if count == 0
-                        || count > rows as u64
-                        || at % 8 != 0
-                        || at.checked_add(len).is_none_or(|e| e > postings.len())
-                    {
+                    let Some(p) = postings.get(at..at.saturating_add(len)).filter(|_| at == end) else {
                         return Err(bad(
                             here,
-                            format!("postings of entry {t} (offset {at}, {count} rows, form {form}) do not fit"),
+                            format!(
+                                "postings of entry {t} (offset {at}, {len} bytes) do not follow entry {}",
+                                t.max(1) - 1
+                            ),
                         ));
-                    }
-                    let p = &postings[at..at + len];
-                    let fine = match form {
-                        FORM_LIST => {
-                            let l: &[u32] = cast_slice(p).expect("aligned");
-                            l.windows(2).all(|w| w[0] < w[1]) && l.last().is_some_and(|&r| (r as usize) < rows)
-                        }
-                        _ => {
-                            let w: &[u64] = cast_slice(p).expect("aligned");
-                            let ones: u64 = w.iter().map(|x| u64::from(x.count_ones())).sum();
-                            let tail = rows % 64;
-                            ones == count && (tail == 0 || w.last().is_none_or(|x| x >> tail == 0))
-                        }
                     };
-                    if !fine {
+                    end = at + len;
+                    let fine = RoaringBitmap::deserialize_from(p).ok().filter(|bm| {
+                        bm.len() == count
+                            && count > 0
+                            && bm.max().is_some_and(|m| (m as usize) < rows)
+                            && bm.serialized_size() == len
+                    });
+                    if fine.is_none() {
                         return Err(bad(
                             index.postings.start + at,
-                            format!("postings of entry {t} are not {count} ascending rows below {rows}"),
+                            format!("postings of entry {t} are not a bitmap of {count} rows below {rows}"),
                         ));
                     }
+                }
+                if end != postings.len() {
+                    return Err(bad(index.postings.start + end, "bytes after the last postings".into()));
                 }
             }
             ScalarIndexKind::Range => {

@@ -98,3 +98,36 @@ fn opening_refuses_a_mismatched_or_damaged_index() {
     std::fs::write(&path, &clean[..clean.len() - 8]).unwrap();
     assert!(open(9, 2, ScalarIndexKind::Inverted, ScalarType::Uint32, 5000).is_err());
 }
+
+/// Time of one selective lookup (a manual measurement, not a check):
+/// `cargo test --release -p xvec --lib lookup_cost -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement"]
+fn lookup_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.idx");
+    let rows = 116_659;
+    let names: Vec<String> = (0..45).map(|i| format!("noun.kind{i:02}")).collect();
+    let values: Vec<&str> = (0..rows).map(|i| if i % 2777 == 0 { "noun.motive" } else { &names[i % 45][..] }).collect();
+    let (offsets, bytes) = strings(&values);
+    let col = ScalarColumn {
+        validity: Validity(None),
+        data: ColumnData::String(VarColumn { offsets: &offsets, bytes: &bytes }),
+    };
+    build(&path, 3, 1, ScalarIndexKind::Inverted, ScalarType::String, &col, rows).unwrap();
+    let ix = ScalarIndex::open(&path, 3, 1, ScalarIndexKind::Inverted, ScalarType::String, rows, true).unwrap();
+    for term in [&b"noun.motive"[..], b"noun.kind07"] {
+        let n = 20_000;
+        let t = std::time::Instant::now();
+        let mut total = 0;
+        for _ in 0..n {
+            total += ix.find(&Lookup::TermSet(&[term])).unwrap().len();
+        }
+        println!(
+            "{}: {} rows, {:.0} ns a lookup",
+            String::from_utf8_lossy(term),
+            total / n,
+            t.elapsed().as_nanos() as f64 / n as f64
+        );
+    }
+}
