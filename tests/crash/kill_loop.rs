@@ -782,7 +782,10 @@ impl Loop {
         let ver = self.rng.random_range(0..7u64);
         for (filter, keep) in [
             (format!("tag = 't{ver}'"), Box::new(move |v: u64| v % 7 == ver) as Box<dyn Fn(u64) -> bool>),
-            (format!("n >= {} AND tag != 't0'", ver * 40), Box::new(move |v: u64| v >= ver * 40 && v % 7 != 0)),
+            (
+                format!("n >= {} AND tag != 't0'", ver * 40),
+                Box::new(move |v: u64| v >= ver * 40 && !v.is_multiple_of(7)),
+            ),
         ] {
             let mut got: Vec<String> = coll.snapshot().keys_where(Some(&filter)).unwrap();
             got.sort();
