@@ -90,8 +90,10 @@ fn a_memory_threshold_alone_flushes_and_indexes_in_the_background() {
     for b in 0..n / 100 {
         let docs = (b * 100..b * 100 + 100).map(|i| Doc::new(format!("k{i:05}")).set("v", vector(i)));
         coll.insert(docs.collect()).unwrap();
+        // Writes wait once four flushes' worth is unindexed; a busy machine (the flusher
+        // not scheduled for a while) may get the memtable that far, never further.
         let mem = coll.snapshot().mem.heap_bytes() as u64;
-        assert!(mem < limit + (64 << 10), "the memtable stays near {limit} bytes: {mem}");
+        assert!(mem < 4 * limit + (64 << 10), "the memtable stays within four flushes of {limit} bytes: {mem}");
     }
     wait_until("the backlog to drain", || drained(&coll, &options));
     let s = coll.stats();

@@ -22,6 +22,35 @@ use crate::verify::topology::{check_hnsw, check_vamana};
 use crate::verify::{CodesReport, Finding, GraphReport, RecallReport, Severity};
 
 impl Checker<'_> {
+    /// Opens index file `ie` of segment `e` and scans its container, reporting what is
+    /// wrong: the scan when it opened and names the segment, else the damage (missing,
+    /// or broken).
+    pub(super) fn scan_index_file(
+        &mut self,
+        e: &SegmentEntry,
+        ie: &IndexEntry,
+        name_of: &dyn Fn(usize, &crate::storage::container::RawSection) -> String,
+    ) -> Result<scan::ContainerScan, IdxDamage> {
+        let path = self.dir.join(&ie.file);
+        let bytes = self.open(&ie.file, FileKind::Index, ie.size).ok_or(IdxDamage::Missing)?;
+        let cx = ScanContext {
+            file: &ie.file,
+            path: &path,
+            kind: FileKind::Index,
+            expected_count: None,
+            name_of,
+            threads: self.opts.threads,
+        };
+        let scan = scan::scan_container(&cx, bytes.as_slice(), self.f, self.sum);
+        if let Some(id) = scan.id
+            && id != e.id
+        {
+            self.f.push(Finding::new(Severity::Corrupt, &ie.file, "header", "segment id").at(16).expected(e.id, id));
+            return Err(IdxDamage::Broken);
+        }
+        Ok(scan)
+    }
+
     pub(super) fn index(
         &mut self,
         e: &SegmentEntry,
@@ -49,25 +78,13 @@ impl Checker<'_> {
             return st;
         };
         let path = self.dir.join(&ie.file);
-        let Some(bytes) = self.open(&ie.file, FileKind::Index, ie.size) else {
-            st.damage = IdxDamage::Missing;
-            return st;
+        let scan = match self.scan_index_file(e, ie, &|_, s| index_section_name(s)) {
+            Ok(opened) => opened,
+            Err(damage) => {
+                st.damage = damage;
+                return st;
+            }
         };
-        let cx = ScanContext {
-            file: &ie.file,
-            path: &path,
-            kind: FileKind::Index,
-            expected_count: None,
-            name_of: &|_, s| index_section_name(s),
-            threads: self.opts.threads,
-        };
-        let scan = scan::scan_container(&cx, bytes.as_slice(), self.f, self.sum);
-        if let Some(id) = scan.id
-            && id != e.id
-        {
-            self.f.push(Finding::new(Severity::Corrupt, &ie.file, "header", "segment id").at(16).expected(e.id, id));
-            return st;
-        }
         let damaged = scan.damaged_sections();
         let codes_only = scan.id.is_some()
             && !scan.frame_damage

@@ -9,8 +9,8 @@ use crate::schema::Schema;
 use crate::storage::column::ColumnSource;
 use crate::storage::manifest::{IndexEntry, SegmentEntry};
 use crate::storage::segment::Segment;
-use crate::storage::{FileKind, IndexKind, index_name};
-use crate::verify::scan::{self, ScanContext, describe};
+use crate::storage::{IndexKind, index_name};
+use crate::verify::scan::{self, describe};
 use crate::verify::{Finding, Severity};
 
 fn section_name(s: &crate::storage::container::RawSection) -> String {
@@ -60,25 +60,13 @@ impl Checker<'_> {
             return st;
         };
         let path = self.dir.join(&ie.file);
-        let Some(bytes) = self.open(&ie.file, FileKind::Index, ie.size) else {
-            st.damage = IdxDamage::Missing;
-            return st;
+        let scan = match self.scan_index_file(e, ie, &|_, s| section_name(s)) {
+            Ok(opened) => opened,
+            Err(damage) => {
+                st.damage = damage;
+                return st;
+            }
         };
-        let cx = ScanContext {
-            file: &ie.file,
-            path: &path,
-            kind: FileKind::Index,
-            expected_count: None,
-            name_of: &|_, s| section_name(s),
-            threads: self.opts.threads,
-        };
-        let scan = scan::scan_container(&cx, bytes.as_slice(), self.f, self.sum);
-        if let Some(id) = scan.id
-            && id != e.id
-        {
-            self.f.push(Finding::new(Severity::Corrupt, &ie.file, "header", "segment id").at(16).expected(e.id, id));
-            return st;
-        }
         if !scan.is_clean() {
             return st;
         }
