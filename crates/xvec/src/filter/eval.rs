@@ -32,7 +32,7 @@ pub enum Access {
 /// How one leaf was evaluated over one segment, for `explain`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LeafTrace {
-    /// The leaf, a position in [`super::Filter::leaves`].
+    /// The leaf, a position in [`crate::Explain::leaves`].
     pub leaf: usize,
     /// How it found its rows.
     pub access: Access,
