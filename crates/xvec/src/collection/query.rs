@@ -476,10 +476,13 @@ impl Snapshot {
             src.indexes.get(field).and_then(|i| i.as_deref())
         }
         let (mut leaves, tracing) = (Vec::new(), trace.is_some());
+        // An untraced query reads no clock.
+        let clock = || tracing.then(Instant::now);
+        let since = |start: Option<Instant>| start.map_or(Duration::ZERO, |s| s.elapsed());
         let traced = |src: &Source, leaves: &mut Vec<LeafTrace>| {
-            let start = Instant::now();
+            let start = clock();
             let cands = candidates_traced(src, plan.filter.as_ref(), tracing.then_some(leaves));
-            (cands, start.elapsed())
+            (cands, since(start))
         };
         let mut record = |src: &Source,
                           leaves: &mut Vec<LeafTrace>,
@@ -519,15 +522,15 @@ impl Snapshot {
             };
             let p =
                 SearchParams { k, ef: plan.ef, refine: plan.refine, allowed: cands.as_ref(), position: src.position };
-            let start = Instant::now();
+            let start = clock();
             let path = index.search(col, &plan.prepared, &plan.vector, p, sink);
-            record(&src, &mut leaves, &cands, filter_time, start.elapsed(), SearchKind::Index(path));
+            record(&src, &mut leaves, &cands, filter_time, since(start), SearchKind::Index(path));
         }
         let mut scan_query = None;
         for src in self.sources().filter(|src| index_of(src, plan.field).is_none()) {
             let (cands, filter_time) = traced(&src, &mut leaves);
             let col = src.view.vector(plan.field);
-            let start = Instant::now();
+            let start = clock();
             let path = match src.scan_codes(plan.field) {
                 Some(codes) => {
                     let sq = scan_query.get_or_insert_with(|| ScanQuery::new(codes, &plan.vector));
@@ -539,7 +542,7 @@ impl Snapshot {
                     SearchKind::Flat
                 }
             };
-            record(&src, &mut leaves, &cands, filter_time, start.elapsed(), path);
+            record(&src, &mut leaves, &cands, filter_time, since(start), path);
         }
     }
 

@@ -114,19 +114,24 @@ impl Eval<'_> {
                 acc
             }
             Node::IsNull { col, negate, id } => {
-                let start = std::time::Instant::now();
+                let start = self.clock();
                 let valid = self.valid(self.column(*col).validity, scope);
                 let out = if *negate { valid } else { self.all(scope) - valid };
                 self.record(*id, Access::Scan, scope, None, &out, start);
                 out
             }
             Node::Leaf { col, test, negate, id } => {
-                let start = std::time::Instant::now();
+                let start = self.clock();
                 let (out, access, estimated) = self.leaf(*col, test, *negate, scope);
                 self.record(*id, access, scope, estimated, &out, start);
                 out
             }
         }
+    }
+
+    /// The time now when tracing (an untraced evaluation reads no clock).
+    fn clock(&self) -> Option<std::time::Instant> {
+        self.trace.map(|_| std::time::Instant::now())
     }
 
     fn record(
@@ -136,9 +141,9 @@ impl Eval<'_> {
         scope: Scope,
         estimated: Option<u64>,
         out: &RoaringBitmap,
-        start: std::time::Instant,
+        start: Option<std::time::Instant>,
     ) {
-        let Some(trace) = self.trace else { return };
+        let (Some(trace), Some(start)) = (self.trace, start) else { return };
         let scope = match scope {
             Scope::All => u64::from(self.rows),
             Scope::Rows(r) => r.len(),
