@@ -68,17 +68,7 @@ impl Writer {
         m.schema = schema.to_stored();
         m.segments = segments.iter().map(SegmentRef::entry).collect();
         self.publish(&m, &made)?;
-        let replaced = install(
-            current,
-            Snapshot {
-                schema,
-                generation: m.generation,
-                segments,
-                frozen: cur.frozen.clone(),
-                mem: cur.mem.clone(),
-                wal_records: cur.wal_records,
-            },
-        );
+        let replaced = install(current, Snapshot { schema, ..cur.with_segments(m.generation, segments) });
         let old = std::mem::replace(&mut self.manifest, m);
         obsolete.push(self.dir.join(manifest_name(old.generation)));
         Ok(Superseded::new(obsolete, replaced))

@@ -400,17 +400,7 @@ impl Writer {
             (cur.segments[..at].iter().cloned()).chain(built).chain(cur.segments[end..].iter().cloned()).collect();
         m.segments = segments.iter().map(SegmentRef::entry).collect();
         self.publish(&m, made)?;
-        let replaced = install(
-            current,
-            Snapshot {
-                schema: cur.schema.clone(),
-                generation: m.generation,
-                segments,
-                frozen: cur.frozen.clone(),
-                mem: cur.mem.clone(),
-                wal_records: cur.wal_records,
-            },
-        );
+        let replaced = install(current, cur.with_segments(m.generation, segments));
         let old = std::mem::replace(&mut self.manifest, m);
         let kept: std::collections::HashSet<&str> = (self.manifest.segments.iter())
             .flat_map(|e| {

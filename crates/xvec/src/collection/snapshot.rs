@@ -146,6 +146,12 @@ impl Snapshot {
         self.wal_records
     }
 
+    /// This snapshot published as `generation` with `segments` in place of its own (the
+    /// memtables and the WAL records on top stay): what an optimize or an alter installs.
+    pub(crate) fn with_segments(&self, generation: u64, segments: Vec<SegmentRef>) -> Snapshot {
+        Snapshot { generation, segments, ..self.clone() }
+    }
+
     /// Live documents.
     pub fn count(&self) -> u64 {
         self.segments.iter().map(|s| s.segment.rows() as u64 - s.deleted.len()).sum::<u64>()

@@ -51,6 +51,22 @@ impl Checker<'_> {
         Ok(scan)
     }
 
+    /// Reports index file `ie` as corrupt where opening it failed with `err`, in the
+    /// section of `scan` the error's offset falls in.
+    pub(super) fn open_failed(
+        &mut self,
+        ie: &IndexEntry,
+        scan: &scan::ContainerScan,
+        err: &crate::error::StorageError,
+        name_of: &dyn Fn(usize, &crate::storage::container::RawSection) -> String,
+    ) {
+        let (at, what) = describe(err);
+        let section = scan::section_at(scan.table.as_deref(), at.unwrap_or(0), name_of);
+        let mut finding = Finding::new(Severity::Corrupt, &ie.file, &section, what);
+        finding.offset = at;
+        self.f.push(finding);
+    }
+
     pub(super) fn index(
         &mut self,
         e: &SegmentEntry,
@@ -98,11 +114,7 @@ impl Checker<'_> {
         let index = match SegmentIndex::open(&path, e.id, ie.field, &spec, rows as usize, self.opts.mmap, false) {
             Ok(i) => Arc::new(i),
             Err(err) => {
-                let (at, what) = describe(&err);
-                let section = scan::section_at(scan.table.as_deref(), at.unwrap_or(0), &|_, s| index_section_name(s));
-                let mut finding = Finding::new(Severity::Corrupt, &ie.file, &section, what);
-                finding.offset = at;
-                self.f.push(finding);
+                self.open_failed(ie, &scan, &err, &|_, s| index_section_name(s));
                 return st;
             }
         };

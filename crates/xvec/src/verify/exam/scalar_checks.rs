@@ -10,7 +10,6 @@ use crate::storage::column::ColumnSource;
 use crate::storage::manifest::{IndexEntry, SegmentEntry};
 use crate::storage::segment::Segment;
 use crate::storage::{IndexKind, index_name};
-use crate::verify::scan::{self, describe};
 use crate::verify::{Finding, Severity};
 
 fn section_name(s: &crate::storage::container::RawSection) -> String {
@@ -73,11 +72,7 @@ impl Checker<'_> {
         let index = match ScalarIndex::open(&path, e.id, pos as u16, kind, ty, rows as usize, self.opts.mmap) {
             Ok(i) => i,
             Err(err) => {
-                let (at, what) = describe(&err);
-                let section = scan::section_at(scan.table.as_deref(), at.unwrap_or(0), &|_, s| section_name(s));
-                let mut finding = Finding::new(Severity::Corrupt, &ie.file, &section, what);
-                finding.offset = at;
-                self.f.push(finding);
+                self.open_failed(ie, &scan, &err, &|_, s| section_name(s));
                 return st;
             }
         };
