@@ -41,7 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
-            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add or drop a scalar index.')
+            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add, drop, rename or widen a field; add or drop an index.')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show the schema, index parameters, counts and size.')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.')
@@ -305,9 +305,51 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('add-field', 'add-field', [CompletionResultType]::ParameterValue, 'Add a field; rows already written read its default, or NULL')
+            [CompletionResult]::new('drop-field', 'drop-field', [CompletionResultType]::ParameterValue, 'Drop a field and its indexes; optimize reclaims its bytes')
+            [CompletionResult]::new('rename-field', 'rename-field', [CompletionResultType]::ParameterValue, 'Rename a field; its data and indexes stay as they are')
+            [CompletionResult]::new('alter-field', 'alter-field', [CompletionResultType]::ParameterValue, 'Widen a scalar field''s type (int32 to int64, float to double, ...)')
             [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar index to a field and build it for every segment')
             [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar index from a field; filters on it scan its column again')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;alter;add-field' {
+            [CompletionResult]::new('--default', '--default', [CompletionResultType]::ParameterName, 'The value rows written before, and documents that leave the field out, get (JSON; a bare word is a string). Required for a field that is not nullable')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;alter;drop-field' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;alter;rename-field' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;alter;alter-field' {
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'The wider type')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'xvec;alter;add-index' {
@@ -329,9 +371,25 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;alter;help' {
+            [CompletionResult]::new('add-field', 'add-field', [CompletionResultType]::ParameterValue, 'Add a field; rows already written read its default, or NULL')
+            [CompletionResult]::new('drop-field', 'drop-field', [CompletionResultType]::ParameterValue, 'Drop a field and its indexes; optimize reclaims its bytes')
+            [CompletionResult]::new('rename-field', 'rename-field', [CompletionResultType]::ParameterValue, 'Rename a field; its data and indexes stay as they are')
+            [CompletionResult]::new('alter-field', 'alter-field', [CompletionResultType]::ParameterValue, 'Widen a scalar field''s type (int32 to int64, float to double, ...)')
             [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar index to a field and build it for every segment')
             [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar index from a field; filters on it scan its column again')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xvec;alter;help;add-field' {
+            break
+        }
+        'xvec;alter;help;drop-field' {
+            break
+        }
+        'xvec;alter;help;rename-field' {
+            break
+        }
+        'xvec;alter;help;alter-field' {
             break
         }
         'xvec;alter;help;add-index' {
@@ -666,7 +724,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
-            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add or drop a scalar index.')
+            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add, drop, rename or widen a field; add or drop an index.')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show the schema, index parameters, counts and size.')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.')
@@ -733,8 +791,24 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;alter' {
+            [CompletionResult]::new('add-field', 'add-field', [CompletionResultType]::ParameterValue, 'Add a field; rows already written read its default, or NULL')
+            [CompletionResult]::new('drop-field', 'drop-field', [CompletionResultType]::ParameterValue, 'Drop a field and its indexes; optimize reclaims its bytes')
+            [CompletionResult]::new('rename-field', 'rename-field', [CompletionResultType]::ParameterValue, 'Rename a field; its data and indexes stay as they are')
+            [CompletionResult]::new('alter-field', 'alter-field', [CompletionResultType]::ParameterValue, 'Widen a scalar field''s type (int32 to int64, float to double, ...)')
             [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar index to a field and build it for every segment')
             [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar index from a field; filters on it scan its column again')
+            break
+        }
+        'xvec;help;alter;add-field' {
+            break
+        }
+        'xvec;help;alter;drop-field' {
+            break
+        }
+        'xvec;help;alter;rename-field' {
+            break
+        }
+        'xvec;help;alter;alter-field' {
             break
         }
         'xvec;help;alter;add-index' {

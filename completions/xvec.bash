@@ -100,8 +100,17 @@ _xvec() {
             xvec,verify)
                 cmd="xvec__subcmd__verify"
                 ;;
+            xvec__subcmd__alter,add-field)
+                cmd="xvec__subcmd__alter__subcmd__add__subcmd__field"
+                ;;
             xvec__subcmd__alter,add-index)
                 cmd="xvec__subcmd__alter__subcmd__add__subcmd__index"
+                ;;
+            xvec__subcmd__alter,alter-field)
+                cmd="xvec__subcmd__alter__subcmd__alter__subcmd__field"
+                ;;
+            xvec__subcmd__alter,drop-field)
+                cmd="xvec__subcmd__alter__subcmd__drop__subcmd__field"
                 ;;
             xvec__subcmd__alter,drop-index)
                 cmd="xvec__subcmd__alter__subcmd__drop__subcmd__index"
@@ -109,14 +118,29 @@ _xvec() {
             xvec__subcmd__alter,help)
                 cmd="xvec__subcmd__alter__subcmd__help"
                 ;;
+            xvec__subcmd__alter,rename-field)
+                cmd="xvec__subcmd__alter__subcmd__rename__subcmd__field"
+                ;;
+            xvec__subcmd__alter__subcmd__help,add-field)
+                cmd="xvec__subcmd__alter__subcmd__help__subcmd__add__subcmd__field"
+                ;;
             xvec__subcmd__alter__subcmd__help,add-index)
                 cmd="xvec__subcmd__alter__subcmd__help__subcmd__add__subcmd__index"
+                ;;
+            xvec__subcmd__alter__subcmd__help,alter-field)
+                cmd="xvec__subcmd__alter__subcmd__help__subcmd__alter__subcmd__field"
+                ;;
+            xvec__subcmd__alter__subcmd__help,drop-field)
+                cmd="xvec__subcmd__alter__subcmd__help__subcmd__drop__subcmd__field"
                 ;;
             xvec__subcmd__alter__subcmd__help,drop-index)
                 cmd="xvec__subcmd__alter__subcmd__help__subcmd__drop__subcmd__index"
                 ;;
             xvec__subcmd__alter__subcmd__help,help)
                 cmd="xvec__subcmd__alter__subcmd__help__subcmd__help"
+                ;;
+            xvec__subcmd__alter__subcmd__help,rename-field)
+                cmd="xvec__subcmd__alter__subcmd__help__subcmd__rename__subcmd__field"
                 ;;
             xvec__subcmd__explain,analyze)
                 cmd="xvec__subcmd__explain__subcmd__analyze"
@@ -235,11 +259,23 @@ _xvec() {
             xvec__subcmd__help,verify)
                 cmd="xvec__subcmd__help__subcmd__verify"
                 ;;
+            xvec__subcmd__help__subcmd__alter,add-field)
+                cmd="xvec__subcmd__help__subcmd__alter__subcmd__add__subcmd__field"
+                ;;
             xvec__subcmd__help__subcmd__alter,add-index)
                 cmd="xvec__subcmd__help__subcmd__alter__subcmd__add__subcmd__index"
                 ;;
+            xvec__subcmd__help__subcmd__alter,alter-field)
+                cmd="xvec__subcmd__help__subcmd__alter__subcmd__alter__subcmd__field"
+                ;;
+            xvec__subcmd__help__subcmd__alter,drop-field)
+                cmd="xvec__subcmd__help__subcmd__alter__subcmd__drop__subcmd__field"
+                ;;
             xvec__subcmd__help__subcmd__alter,drop-index)
                 cmd="xvec__subcmd__help__subcmd__alter__subcmd__drop__subcmd__index"
+                ;;
+            xvec__subcmd__help__subcmd__alter,rename-field)
+                cmd="xvec__subcmd__help__subcmd__alter__subcmd__rename__subcmd__field"
                 ;;
             xvec__subcmd__help__subcmd__explain,analyze)
                 cmd="xvec__subcmd__help__subcmd__explain__subcmd__analyze"
@@ -345,7 +381,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter)
-            opts="-h --mode --no-headers --no-mmap --wait --help add-index drop-index help"
+            opts="-h --mode --no-headers --no-mmap --wait --help add-field drop-field rename-field alter-field add-index drop-index help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -372,7 +408,105 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xvec__subcmd__alter__subcmd__add__subcmd__field)
+            opts="-h --default --mode --no-headers --no-mmap --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --default)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xvec__subcmd__alter__subcmd__add__subcmd__index)
+            opts="-h --mode --no-headers --no-mmap --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__alter__subcmd__alter__subcmd__field)
+            opts="-h --type --mode --no-headers --no-mmap --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --type)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__alter__subcmd__drop__subcmd__field)
             opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -429,7 +563,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter__subcmd__help)
-            opts="add-index drop-index help"
+            opts="add-field drop-field rename-field alter-field add-index drop-index help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -442,7 +576,49 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xvec__subcmd__alter__subcmd__help__subcmd__add__subcmd__field)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xvec__subcmd__alter__subcmd__help__subcmd__add__subcmd__index)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__alter__subcmd__help__subcmd__alter__subcmd__field)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__alter__subcmd__help__subcmd__drop__subcmd__field)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -477,6 +653,48 @@ _xvec() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__alter__subcmd__help__subcmd__rename__subcmd__field)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__alter__subcmd__rename__subcmd__field)
+            opts="-h --mode --no-headers --no-mmap --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1692,8 +1910,22 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__alter)
-            opts="add-index drop-index"
+            opts="add-field drop-field rename-field alter-field add-index drop-index"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__alter__subcmd__add__subcmd__field)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1719,7 +1951,49 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xvec__subcmd__help__subcmd__alter__subcmd__alter__subcmd__field)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__alter__subcmd__drop__subcmd__field)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xvec__subcmd__help__subcmd__alter__subcmd__drop__subcmd__index)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__alter__subcmd__rename__subcmd__field)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

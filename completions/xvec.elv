@@ -38,7 +38,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand count 'Count live documents, optionally only those matching a filter.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
-            cand alter 'Change the schema: add or drop a scalar index.'
+            cand alter 'Change the schema: add, drop, rename or widen a field; add or drop an index.'
             cand describe 'Show the schema, index parameters, counts and size.'
             cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
             cand export 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
@@ -278,9 +278,47 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
+            cand add-field 'Add a field; rows already written read its default, or NULL'
+            cand drop-field 'Drop a field and its indexes; optimize reclaims its bytes'
+            cand rename-field 'Rename a field; its data and indexes stay as they are'
+            cand alter-field 'Widen a scalar field''s type (int32 to int64, float to double, ...)'
             cand add-index 'Add a scalar index to a field and build it for every segment'
             cand drop-index 'Drop a scalar index from a field; filters on it scan its column again'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;alter;add-field'= {
+            cand --default 'The value rows written before, and documents that leave the field out, get (JSON; a bare word is a string). Required for a field that is not nullable'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;alter;drop-field'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;alter;rename-field'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;alter;alter-field'= {
+            cand --type 'The wider type'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;alter;add-index'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
@@ -299,9 +337,21 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;alter;help'= {
+            cand add-field 'Add a field; rows already written read its default, or NULL'
+            cand drop-field 'Drop a field and its indexes; optimize reclaims its bytes'
+            cand rename-field 'Rename a field; its data and indexes stay as they are'
+            cand alter-field 'Widen a scalar field''s type (int32 to int64, float to double, ...)'
             cand add-index 'Add a scalar index to a field and build it for every segment'
             cand drop-index 'Drop a scalar index from a field; filters on it scan its column again'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xvec;alter;help;add-field'= {
+        }
+        &'xvec;alter;help;drop-field'= {
+        }
+        &'xvec;alter;help;rename-field'= {
+        }
+        &'xvec;alter;help;alter-field'= {
         }
         &'xvec;alter;help;add-index'= {
         }
@@ -604,7 +654,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand count 'Count live documents, optionally only those matching a filter.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
-            cand alter 'Change the schema: add or drop a scalar index.'
+            cand alter 'Change the schema: add, drop, rename or widen a field; add or drop an index.'
             cand describe 'Show the schema, index parameters, counts and size.'
             cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
             cand export 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
@@ -655,8 +705,20 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;help;optimize'= {
         }
         &'xvec;help;alter'= {
+            cand add-field 'Add a field; rows already written read its default, or NULL'
+            cand drop-field 'Drop a field and its indexes; optimize reclaims its bytes'
+            cand rename-field 'Rename a field; its data and indexes stay as they are'
+            cand alter-field 'Widen a scalar field''s type (int32 to int64, float to double, ...)'
             cand add-index 'Add a scalar index to a field and build it for every segment'
             cand drop-index 'Drop a scalar index from a field; filters on it scan its column again'
+        }
+        &'xvec;help;alter;add-field'= {
+        }
+        &'xvec;help;alter;drop-field'= {
+        }
+        &'xvec;help;alter;rename-field'= {
+        }
+        &'xvec;help;alter;alter-field'= {
         }
         &'xvec;help;alter;add-index'= {
         }

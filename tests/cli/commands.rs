@@ -302,3 +302,92 @@ fn alter_explain_verify_and_repair_scalar_indexes() {
     assert!(explain(false).contains("lexname = 'noun.animal',column scan"));
     assert_eq!(count(), before);
 }
+
+#[test]
+fn alter_fields_maps_old_segments_verifies_repairs_and_optimizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let coll = dir.path().join("wn");
+    crate::util::copy_dir(wordnet(), &coll);
+    let c = coll.to_str().unwrap();
+    let count = |filter: &str| {
+        let mut args = vec!["count", c];
+        if !filter.is_empty() {
+            args.extend(["--filter", filter]);
+        }
+        let run = xvec(&args).run();
+        run.ok().stdout.lines().last().and_then(|l| l.parse::<u64>().ok()).unwrap_or_else(|| panic!("{run}"))
+    };
+    let live = || count("");
+    let total = live();
+    let (nouns, many) = (count("pos = 'n'"), count("n_lemmas >= 3"));
+    let segments = |d: &std::path::Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".xseg"))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = segments(&coll);
+
+    let run = xvec(&["alter", c, "add-field", "note:string:nullable"]).run();
+    assert_eq!(run.ok().stderr, "added: field note; rows already written read NULL; no segment rewritten\n");
+    let run = xvec(&["alter", c, "add-field", "rank:int32", "--default", "3"]).run();
+    assert_eq!(run.ok().stderr, "added: field rank; rows already written read 3; no segment rewritten\n");
+    let run = xvec(&["alter", c, "add-field", "bad:int32"]).run();
+    run.code(1);
+    assert!(run.stderr.contains("needs a default or must be nullable"), "{run}");
+    xvec(&["alter", c, "rename-field", "pos", "part"]).run().ok();
+    let run = xvec(&["alter", c, "alter-field", "n_lemmas", "--type", "int64"]).run();
+    assert_eq!(run.ok().stderr, "altered: field n_lemmas is int64; no segment rewritten\n");
+    let run = xvec(&["alter", c, "alter-field", "lemma", "--type", "int64"]).run();
+    run.code(1);
+    assert!(run.stderr.contains("string does not widen to int64"), "{run}");
+    xvec(&["alter", c, "drop-field", "note"]).run().ok();
+    assert_eq!(segments(&coll), before, "no segment was rewritten");
+
+    let check = || {
+        assert_eq!(count("rank = 3"), total);
+        assert_eq!(count("part = 'n'"), nouns);
+        assert_eq!(count("n_lemmas >= 3"), many);
+        let run = xvec(&["count", c, "--filter", "pos = 'n'"]).run();
+        run.code(2);
+        assert!(run.stderr.contains("pos"), "{run}");
+        let run = xvec(&["describe", c, "--mode", "csv"]).run();
+        let out = &run.ok().stdout;
+        assert!(out.contains("\npart,string,") && out.contains("\nn_lemmas,int64,"), "{out}");
+        assert!(out.contains("\nrank,int32,") && !out.contains("\nnote,"), "{out}");
+        let run = xvec(&["fetch", c, "n.00001740", "--mode", "json"]).run();
+        let out = &run.ok().stdout;
+        assert!(out.contains(r#""rank": 3"#) && out.contains(r#""part": "n""#) && !out.contains("note"), "{out}");
+    };
+    check();
+    xvec(&["verify", c, "--deep"]).run().ok();
+
+    // A flipped byte in the segment's text: verify finds it, repair salvages the rows into
+    // a segment that keeps the stored fields, read under the new schema like the old.
+    let seg = coll.join(&before[0]);
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let last = std::fs::read_to_string(crate::util::repo_root().join("commands/data/wordnet.jsonl")).unwrap();
+    let last: serde_json::Value = serde_json::from_str(last.lines().last().unwrap()).unwrap();
+    let gloss = last["gloss"].as_str().unwrap().as_bytes();
+    let at = bytes.windows(gloss.len()).position(|w| w == gloss).unwrap();
+    bytes[at] ^= 0x01;
+    std::fs::write(&seg, &bytes).unwrap();
+    let run = xvec(&["verify", c]).run();
+    assert_ne!(run.code, Some(0), "{run}");
+    let run = xvec(&["repair", c, "--yes"]).run();
+    run.code(1);
+    assert!(run.stdout.contains("readable live rows into a new segment"), "{run}");
+    assert!(run.stdout.contains("their required field `gloss` lies in a damaged block"), "{run}");
+    xvec(&["verify", c]).run().ok();
+    assert!(live() < total, "the rows whose lemma lay in the damaged block are gone");
+    assert_eq!(count("rank = 3"), live());
+
+    // Optimize rewrites the segment under the current schema.
+    xvec(&["optimize", c]).run().ok();
+    assert_ne!(segments(&coll), before);
+    xvec(&["verify", c, "--deep"]).run().ok();
+    assert_eq!(count("rank = 3"), live());
+}

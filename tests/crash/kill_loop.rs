@@ -605,6 +605,24 @@ impl Loop {
         } else if roll < 90 {
             let kill = cli_kill(&mut self.rng);
             self.cli_child("xvec flush", &["flush".to_string(), dir], Vec::new(), kill)
+        } else if roll < 93 {
+            // `xvec alter` of a field the documents leave out: added, renamed back and
+            // forth, dropped. Every kill leaves the old schema or the new one, and the
+            // documents read the same under either.
+            let reader = Collection::open(&self.dir, &OpenOptions::read_only()).unwrap();
+            let schema = reader.schema();
+            drop(reader);
+            let change: Vec<&str> = match (schema.index_of("extra"), schema.index_of("extra_b")) {
+                (None, None) => vec!["add-field", "extra:string:nullable"],
+                (Some(_), _) if self.rng.random_bool(0.5) => vec!["rename-field", "extra", "extra_b"],
+                (Some(_), _) => vec!["drop-field", "extra"],
+                (None, Some(_)) if self.rng.random_bool(0.5) => vec!["rename-field", "extra_b", "extra"],
+                (None, Some(_)) => vec!["drop-field", "extra_b"],
+            };
+            let mut args = vec!["alter".to_string(), dir];
+            args.extend(change.iter().map(|s| s.to_string()));
+            let kill = cli_kill(&mut self.rng);
+            self.cli_child("xvec alter", &args, Vec::new(), kill)
         } else if roll < 95 {
             // `xvec alter`: a scalar index added (built for every segment, then published
             // with the schema) or dropped, whichever the schema allows.

@@ -92,6 +92,22 @@ pub enum SchemaError {
         /// The schema's `next_field_id`.
         next: u16,
     },
+    /// A default that is not a value of its field's type, or on a vector field.
+    #[error("field `{field}`: {what}")]
+    BadDefault {
+        /// The field.
+        field: String,
+        /// What is wrong with the default.
+        what: String,
+    },
+    /// A field change the schema cannot take (the field, and why).
+    #[error("field `{field}`: {what}")]
+    BadChange {
+        /// The field.
+        field: String,
+        /// Why the change is refused, and what would be accepted.
+        what: String,
+    },
     /// Schema JSON that does not parse or is inconsistent (the parser's message).
     #[error("schema JSON: {0}")]
     Json(String),
@@ -447,6 +463,10 @@ pub enum Error {
     /// published anything.
     #[error("cancelled; the collection is unchanged")]
     Cancelled,
+    /// A schema change that needs a quiet moment kept meeting new writes (what happened);
+    /// the collection is unchanged.
+    #[error("busy: {0}")]
+    Busy(String),
 }
 
 /// The engine's result, [`Error`] unless said otherwise.

@@ -62,7 +62,7 @@ pub use half::f16;
 pub use index::MAX_BUILD_THREADS;
 pub use index::segment_index::SearchPath;
 pub use schema::{
-    Field, FieldType, FlatParams, HnswParams, IndexParams, IndexType, KEY_FIELD, MAX_DIM, MAX_FIELDS,
+    Field, FieldChange, FieldType, FlatParams, HnswParams, IndexParams, IndexType, KEY_FIELD, MAX_DIM, MAX_FIELDS,
     MAX_VECTOR_FIELDS, Metric, QuantSpec, Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder, UnknownName,
     VamanaParams, VectorSpec, VectorType,
 };

@@ -341,13 +341,23 @@ impl Row {
     /// Validates a whole document (every non-nullable field present).
     pub fn from_doc(schema: &Schema, doc: Doc) -> Result<Row, DocError> {
         check_key(&doc.key)?;
-        let mut values = vec![Value::Null; schema.fields().len()];
+        let mut values: Vec<Option<Value>> = vec![None; schema.fields().len()];
         for (name, value) in doc.fields {
             let idx = schema
                 .index_of(&name)
                 .ok_or_else(|| DocError::UnknownField { key: truncate_key(&doc.key), field: name.clone() })?;
-            values[idx] = value;
+            values[idx] = Some(value);
         }
+        // A field left unset takes its default (an explicit null stays null).
+        let values: Vec<Value> = values
+            .into_iter()
+            .zip(schema.fields())
+            .map(|(v, f)| match (v, &f.default) {
+                (Some(v), _) => v,
+                (None, Some(d)) => Value::from_json(&f.ty, d).unwrap_or(Value::Null),
+                (None, None) => Value::Null,
+            })
+            .collect();
         for (idx, value) in values.iter().enumerate() {
             check_value(schema, idx, &doc.key, value)?;
         }

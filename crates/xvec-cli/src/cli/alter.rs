@@ -1,24 +1,32 @@
 //! `xvec alter`: changes to a collection's schema, each published in one step.
 
 use clap::{Args, Subcommand};
-use xvec::ScalarIndexKind;
+use xvec::{Field, FieldChange, ScalarIndexKind, ScalarType, Schema};
 
 use super::context::{Collections, Io};
 use super::plural::count;
 use super::{CliError, CollectionArg};
 
-/// Change the schema: add or drop a scalar index.
+/// Change the schema: add, drop, rename or widen a field; add or drop an index.
 ///
 /// Each change is published in one step: readers see the old schema or the new one,
-/// never a mix, and a reader on the old schema keeps working until it refreshes. An index
-/// added to a field is built for every segment before it is published (rows not flushed
-/// yet are indexed by their flush). Index JSON: {"type": "inverted"} (any scalar field:
-/// =, IN, LIKE 'prefix%', ranges over few values) or {"type": "range"} (numeric fields:
-/// ranges); the bare names work too.
+/// never a mix, and a reader on the old schema keeps working until it refreshes. No
+/// change to a field rewrites a segment: rows written before an added field read its
+/// default (or NULL), a dropped field's bytes stay until `xvec optimize` rewrites the
+/// segments, and a widened field is widened as it is read. Widenings: int32 and uint32
+/// to int64, uint32 to uint64, float to double. An index added to a field is built for
+/// every segment before it is published. Index JSON: {"type": "inverted"} (any scalar
+/// field: =, IN, LIKE 'prefix%', ranges over few values) or {"type": "range"} (numeric
+/// fields: ranges); the bare names work too.
 ///
 /// Example:
+///   xvec alter words add-field note:string:nullable
+///   xvec alter words add-field rank:int32 --default 0
+///   xvec alter words add-field '{"name": "e2", "type": "vector_fp16", "dim": 8, "metric": "ip", "nullable": true}'
+///   xvec alter words rename-field note comment
+///   xvec alter words alter-field rank --type int64
+///   xvec alter words drop-field comment
 ///   xvec alter words add-index pos '{"type": "inverted"}'
-///   xvec alter words add-index n_lemmas range
 ///   xvec alter words drop-index pos inverted
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
@@ -31,6 +39,40 @@ pub struct AlterArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Change {
+    /// Add a field; rows already written read its default, or NULL.
+    AddField {
+        /// NAME:TYPE[:nullable], or one field of schema JSON (vector fields: JSON).
+        #[arg(value_name = "NAME:TYPE[:nullable]")]
+        field: String,
+        /// The value rows written before, and documents that leave the field out, get
+        /// (JSON; a bare word is a string). Required for a field that is not nullable.
+        #[arg(long, value_name = "V")]
+        default: Option<String>,
+    },
+    /// Drop a field and its indexes; optimize reclaims its bytes.
+    DropField {
+        /// The field.
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+    /// Rename a field; its data and indexes stay as they are.
+    RenameField {
+        /// The field's name now.
+        #[arg(value_name = "OLD")]
+        old: String,
+        /// Its new name.
+        #[arg(value_name = "NEW")]
+        new: String,
+    },
+    /// Widen a scalar field's type (int32 to int64, float to double, ...).
+    AlterField {
+        /// The field.
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The wider type.
+        #[arg(long = "type", value_name = "T", value_parser = parse_scalar_type)]
+        ty: ScalarType,
+    },
     /// Add a scalar index to a field and build it for every segment.
     AddIndex {
         /// The scalar field.
@@ -49,6 +91,50 @@ pub enum Change {
         #[arg(value_name = "KIND", value_parser = parse_kind)]
         kind: ScalarIndexKind,
     },
+}
+
+fn parse_scalar_type(s: &str) -> Result<ScalarType, String> {
+    ScalarType::from_name(s).ok_or_else(|| {
+        format!("unknown type {s:?}; expected string, bool, int32, int64, uint32, uint64, float or double")
+    })
+}
+
+/// The field `add-field` names: `NAME:TYPE[:nullable]` with `--default`, or one field of
+/// schema JSON (which may carry its own `default`).
+fn field_to_add(spec: &str, default: Option<&str>) -> Result<Field, CliError> {
+    let bad = |what: String| CliError::usage(format!("add-field {spec}: {what}"));
+    let object = if spec.trim_start().starts_with('{') {
+        serde_json::from_str::<serde_json::Value>(spec).map_err(|e| bad(format!("field JSON: {e}")))?
+    } else {
+        let mut parts = spec.split(':');
+        let (name, ty) = (parts.next().unwrap_or(""), parts.next());
+        let ty = ty.ok_or_else(|| bad("expected NAME:TYPE[:nullable], e.g. note:string:nullable".into()))?;
+        let nullable = match parts.next() {
+            None => false,
+            Some("nullable") => true,
+            Some(other) => return Err(bad(format!("unknown modifier {other:?}; expected nullable"))),
+        };
+        if parts.next().is_some() {
+            return Err(bad("expected NAME:TYPE[:nullable]".into()));
+        }
+        if ty.starts_with("vector_") {
+            return Err(bad(
+                r#"a vector field needs dim and metric: give it as JSON, e.g. '{"name": "e", "type": "vector_fp32", "dim": 384, "metric": "cosine", "nullable": true}'"#.into(),
+            ));
+        }
+        serde_json::json!({ "name": name, "type": ty, "nullable": nullable })
+    };
+    let mut object = object;
+    if let Some(d) = default {
+        let value = serde_json::from_str(d).unwrap_or_else(|_| serde_json::Value::String(d.to_string()));
+        match object.as_object_mut() {
+            Some(o) => o.insert("default".into(), value),
+            None => return Err(bad("field JSON must be an object".into())),
+        };
+    }
+    let schema = serde_json::json!({ "name": "field", "fields": [object] });
+    let schema = Schema::from_json(&schema.to_string()).map_err(|e| bad(e.to_string()))?;
+    Ok(schema.field(0).clone())
 }
 
 /// An index kind from `{"type": "inverted"}` or a bare `inverted`.
@@ -73,6 +159,28 @@ pub fn run(a: &AlterArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
     let coll = colls.open(&a.coll.dir, true)?;
     let segments = coll.stats().segments.len() as u64;
     match &a.change {
+        Change::AddField { field, default } => {
+            let field = field_to_add(field, default.as_deref())?;
+            let what = match &field.default {
+                Some(d) => format!("rows already written read {d}"),
+                None => "rows already written read NULL".into(),
+            };
+            let name = field.name.clone();
+            coll.change_field(FieldChange::Add(field))?;
+            writeln!(io.err, "added: field {name}; {what}; no segment rewritten")?;
+        }
+        Change::DropField { name } => {
+            coll.change_field(FieldChange::Drop(name.clone()))?;
+            writeln!(io.err, "dropped: field {name}; `xvec optimize` reclaims its bytes")?;
+        }
+        Change::RenameField { old, new } => {
+            coll.change_field(FieldChange::Rename { from: old.clone(), to: new.clone() })?;
+            writeln!(io.err, "renamed: field {old} to {new}")?;
+        }
+        Change::AlterField { name, ty } => {
+            coll.change_field(FieldChange::Widen { field: name.clone(), to: *ty })?;
+            writeln!(io.err, "altered: field {name} is {}; no segment rewritten", ty.name())?;
+        }
         Change::AddIndex { field, index } => {
             coll.add_scalar_index(field, *index)?;
             writeln!(io.err, "added: {} index on {field}, built for {}", index.name(), count(segments, "segment"))?;
@@ -96,5 +204,22 @@ mod tests {
         assert!(parse_kind(r#"{"type": "inverted", "x": 1}"#).unwrap_err().contains("unknown key `x`"));
         assert!(parse_kind("btree").unwrap_err().contains("expected inverted or range"));
         assert!(parse_kind(r#"{"type": 3}"#).is_err());
+    }
+
+    #[test]
+    fn fields_to_add_parse_from_specs_or_json() {
+        let f = field_to_add("note:string:nullable", None).unwrap();
+        assert_eq!((f.name.as_str(), f.as_scalar(), f.nullable), ("note", Some(ScalarType::String), true));
+        assert_eq!(field_to_add("rank:int32", Some("7")).unwrap().default, Some(7.into()));
+        assert_eq!(field_to_add("tag:string", Some("none")).unwrap().default, Some("none".into()));
+        let v =
+            field_to_add(r#"{"name": "e", "type": "vector_fp16", "dim": 8, "metric": "ip", "nullable": true}"#, None);
+        assert_eq!(v.unwrap().as_vector().map(|v| v.dim), Some(8));
+        let err = |s: &str, d: Option<&str>| field_to_add(s, d).unwrap_err().message;
+        assert!(err("note", None).contains("expected NAME:TYPE"));
+        assert!(err("note:string:maybe", None).contains("unknown modifier"));
+        assert!(err("e:vector_fp32", None).contains("needs dim and metric"));
+        assert!(err("n:int32", Some("x")).contains("not a int32 value"));
+        assert!(err("n:text", None).contains("unknown type"));
     }
 }

@@ -153,6 +153,7 @@ impl From<Error> for CliError {
             Error::Filter(_) => CliError::usage(e.to_string()),
             Error::Cancelled => CliError { message: e.to_string(), ..CliError::interrupted() },
             Error::ReadOnly(_) => CliError::failed(e.to_string()).hint("open it with --write"),
+            Error::Busy(_) => CliError { status: Status::Busy, ..CliError::failed(e.to_string()) },
             other => CliError::failed(other.to_string()),
         }
     }

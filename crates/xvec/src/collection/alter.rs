@@ -2,16 +2,21 @@
 //! other change: a scalar index added to a field is built for every segment before the
 //! swap, so a snapshot sees the field indexed in every segment or in none; a dropped one
 //! leaves the manifest in the same swap and its files go once no snapshot needs them.
+//! Field changes (added, dropped, renamed, widened) rewrite no segment: each is reopened
+//! under the new schema, which maps its stored columns by field id.
 
 use std::sync::{Arc, RwLock};
 
-use super::Collection;
-use super::scalar_indexes;
+use super::mem::MemSegment;
 use super::snapshot::{SegmentRef, Snapshot, install};
 use super::writer::{Superseded, Writer, discard};
+use super::{Collection, flush, scalar_indexes};
 use crate::error::Error;
-use crate::schema::ScalarIndexKind;
+use crate::schema::{FieldChange, ScalarIndexKind, Schema};
+use crate::storage::manifest::IndexEntry;
 use crate::storage::manifest_name;
+use crate::storage::segment::Segment;
+use crate::storage::segment::layout::Layout;
 
 impl Collection {
     /// Adds a scalar index of `kind` to the scalar field `field` and builds it for every
@@ -72,5 +77,136 @@ impl Writer {
         let old = std::mem::replace(&mut self.manifest, m);
         obsolete.push(self.dir.join(manifest_name(old.generation)));
         Ok(Superseded::new(obsolete, replaced))
+    }
+}
+
+/// How often a field change flushes again when writes keep landing in the memtable
+/// between its flush and its taking the writer.
+const FLUSH_ATTEMPTS: usize = 16;
+
+impl Collection {
+    /// Changes the schema's fields: adds, drops, renames or widens one
+    /// ([`FieldChange`]), published with one manifest swap. No segment is rewritten: rows
+    /// written before an added field read its default (or NULL), a dropped field's
+    /// column stays in its segments, unread, until optimize rewrites them, and a widened
+    /// one is widened as it is read. The memtable is flushed first, so every logged row
+    /// follows one schema. Snapshots taken before keep the old schema.
+    ///
+    /// ```
+    /// use xvec::{Collection, Doc, Field, FieldChange, ScalarType, Schema, Value};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let schema = Schema::builder("w").field(Field::scalar("n", ScalarType::Int32)).build()?;
+    /// let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// coll.insert(vec![Doc::new("a").set("n", 1)])?;
+    /// let tag = Field::scalar("tag", ScalarType::String).default_value("none".into());
+    /// coll.change_field(FieldChange::Add(tag))?;
+    /// coll.change_field(FieldChange::Widen { field: "n".into(), to: ScalarType::Int64 })?;
+    /// let doc = coll.fetch(&["a"], None)?.remove(0).unwrap();
+    /// assert_eq!(doc.get("tag"), Some(&Value::String("none".into())));
+    /// assert_eq!(doc.get("n"), Some(&Value::Int64(1)));
+    /// # Ok::<(), xvec::Error>(())
+    /// ```
+    pub fn change_field(&self, change: FieldChange) -> Result<(), Error> {
+        let writer = self.writer.as_ref().ok_or(crate::error::ReadOnly)?;
+        // Refused before anything is flushed.
+        self.schema().changed(&change)?;
+        // Jobs and flushes wait: neither may publish segments of the old schema after it.
+        let _jobs = self.maintenance.lock().expect("maintenance lock poisoned");
+        let _flushes = self.flushing.lock().expect("flush lock poisoned");
+        for _ in 0..FLUSH_ATTEMPTS {
+            flush::flush_locked(writer, &self.current, self.options.mmap)?;
+            let mut w = writer.lock().expect("writer lock poisoned");
+            if let Some(superseded) = w.change_field(&self.current, &change, self.options.mmap)? {
+                drop(w);
+                superseded.release();
+                return Ok(());
+            }
+        }
+        Err(Error::Busy(format!(
+            "writes kept arriving while `{}` changed ({FLUSH_ATTEMPTS} flushes); retry when writes pause",
+            change.field()
+        )))
+    }
+}
+
+impl Writer {
+    /// Publishes `change`; `None` when the memtable holds rows (flush again first).
+    fn change_field(
+        &mut self,
+        current: &RwLock<Arc<Snapshot>>,
+        change: &FieldChange,
+        mmap: bool,
+    ) -> Result<Option<Superseded>, Error> {
+        self.check_running()?;
+        let cur = current.read().expect("snapshot lock poisoned").clone();
+        let schema = Arc::new(cur.schema.changed(change)?);
+        if cur.frozen.is_some() || cur.mem.len() > 0 {
+            return Ok(None);
+        }
+        // Segments without a fields section were written under the recorded legacy
+        // schema or, when none is recorded yet, under the schema before this change.
+        let legacy = self.manifest.legacy_layout(&self.dir.join(manifest_name(self.manifest.generation)))?;
+        let legacy = legacy.unwrap_or_else(|| Layout::of(&cur.schema));
+        let (mut made, mut obsolete) = (Vec::new(), Vec::new());
+        let mut segments = Vec::with_capacity(cur.segments.len());
+        for s in &cur.segments {
+            let path = self.dir.join(crate::storage::segment_name(s.segment.id()));
+            let seg = Segment::open_with(&path, schema.clone(), Some(&legacy), mmap, false)?;
+            segments.push(remapped(s, &cur.schema, &schema, Arc::new(seg), &self.dir, &mut obsolete));
+        }
+        let staged = segments
+            .iter_mut()
+            .try_for_each(|s| scalar_indexes::complete(&self.dir, &schema, s, mmap, &mut made, &mut obsolete));
+        staged.inspect_err(|_| discard(&made))?;
+        let mut m = self.manifest.clone();
+        m.generation += 1;
+        m.schema = schema.to_stored();
+        if m.legacy_schema.is_none() && segments.iter().any(|s| s.segment.is_legacy()) {
+            m.legacy_schema = Some(cur.schema.to_stored());
+        }
+        m.segments = segments.iter().map(SegmentRef::entry).collect();
+        self.publish(&m, &made)?;
+        let next = Snapshot {
+            schema: schema.clone(),
+            mem: MemSegment::new(&schema),
+            ..cur.with_segments(m.generation, segments)
+        };
+        let replaced = install(current, next);
+        self.set_schema(schema);
+        let old = std::mem::replace(&mut self.manifest, m);
+        obsolete.push(self.dir.join(manifest_name(old.generation)));
+        Ok(Some(Superseded::new(obsolete, replaced)))
+    }
+}
+
+/// `s` (read under `old`) as it is under `new`, over `segment` (its file opened under
+/// `new`): open indexes moved to their fields' new positions, a dropped field's index
+/// files left out (into `obsolete`). A widened field keeps its scalar indexes: the
+/// widenings that may keep them map each value to the same key.
+fn remapped(
+    s: &SegmentRef,
+    old: &Schema,
+    new: &Schema,
+    segment: Arc<Segment>,
+    dir: &std::path::Path,
+    obsolete: &mut Vec<std::path::PathBuf>,
+) -> SegmentRef {
+    let from = |pos: usize| old.position_of_id(new.field_id(pos));
+    let n = new.fields().len();
+    let indexes: Vec<_> = (0..n).map(|p| from(p).and_then(|o| s.indexes[o].clone())).collect();
+    let scalar: Vec<_> = (0..n).map(|p| from(p).map(|o| s.scalar[o].clone()).unwrap_or_default()).collect();
+    let scan_old: Vec<_> = (0..n).map(|p| from(p).and_then(|o| s.scan.get(o).cloned().flatten())).collect();
+    let keep = |e: &IndexEntry| new.position_of_id(e.field).is_some();
+    obsolete.extend(s.index_files.iter().filter(|e| !keep(e)).map(|e| dir.join(&e.file)));
+    let scan = SegmentRef::scan_codes(new, &segment, &indexes, Some(&scan_old));
+    SegmentRef {
+        segment,
+        deleted: s.deleted.clone(),
+        deletes_file: s.deletes_file.clone(),
+        dirty: s.dirty,
+        indexes,
+        index_files: s.index_files.iter().filter(|e| keep(e)).cloned().collect(),
+        scan,
+        scalar,
     }
 }

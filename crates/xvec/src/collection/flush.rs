@@ -54,6 +54,11 @@ pub(crate) fn flush(
     mmap: bool,
 ) -> Result<(), Error> {
     let _one_at_a_time = flushing.lock().expect("flush lock poisoned");
+    flush_locked(writer, current, mmap)
+}
+
+/// [`flush`] for a caller that holds the flush lock.
+pub(crate) fn flush_locked(writer: &Mutex<Writer>, current: &RwLock<Arc<Snapshot>>, mmap: bool) -> Result<(), Error> {
     let frozen = loop {
         finish_pending(writer, current, mmap)?;
         let mut w = writer.lock().expect("writer lock poisoned");

@@ -10,6 +10,8 @@ mod background;
 #[cfg(test)]
 mod background_tests;
 mod explain;
+#[cfg(test)]
+mod field_change_tests;
 mod flush;
 #[cfg(test)]
 mod flush_tests;

@@ -14,6 +14,7 @@ use crate::index::segment_index::SegmentIndex;
 use crate::schema::Schema;
 use crate::storage::manifest::{self, Manifest, SealedWal, SegmentEntry};
 use crate::storage::segment::Segment;
+use crate::storage::segment::layout::Layout;
 use crate::storage::wal;
 use crate::storage::{FileKind, IndexKind, deletes};
 
@@ -66,11 +67,12 @@ pub(super) fn load(
     let mpath = dir.join(crate::storage::manifest_name(m.generation));
     let schema = Arc::new(m.schema(&mpath)?);
     let prev = prev.filter(|p| *p.schema == *schema);
+    let legacy = m.legacy_layout(&mpath)?;
     let mut segments = Vec::with_capacity(m.segments.len());
     for e in &m.segments {
         let old =
             prev.and_then(|p| p.segments.iter().find(|s| s.segment.id() == e.id && s.segment.file_len() == e.size));
-        segments.push(open_segment(dir, &mpath, e, &schema, options, old)?);
+        segments.push(open_segment(dir, &mpath, e, &schema, legacy.as_ref(), options, old)?);
     }
     let mut snapshot = Snapshot {
         schema: schema.clone(),
@@ -126,13 +128,14 @@ fn open_segment(
     mpath: &Path,
     e: &SegmentEntry,
     schema: &Arc<Schema>,
+    legacy: Option<&Layout>,
     options: &OpenOptions,
     old: Option<&SegmentRef>,
 ) -> Result<SegmentRef, Error> {
     let path = dir.join(&e.file);
     let seg = match old {
         Some(old) => old.segment.clone(),
-        None => Arc::new(Segment::open(&path, schema.clone(), options.mmap, options.verify_vectors)?),
+        None => Arc::new(Segment::open_with(&path, schema.clone(), legacy, options.mmap, options.verify_vectors)?),
     };
     if seg.id() != e.id || seg.rows() as u64 != e.rows || seg.file_len() != e.size {
         return Err(StorageError::corrupted(

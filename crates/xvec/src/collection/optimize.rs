@@ -283,7 +283,7 @@ impl Job {
                 let size = segment_index::build(
                     &ipath,
                     id,
-                    f as u16,
+                    fid,
                     spec,
                     seg.vector(f),
                     seg.rows(),
@@ -293,7 +293,7 @@ impl Job {
                 )?;
                 let Some(size) = size else { return Err(Error::Cancelled) };
                 indexed.fetch_add(seg.rows() as u64, Ordering::Relaxed);
-                let index = SegmentIndex::open(&ipath, id, f as u16, spec, seg.rows(), mmap, false)?;
+                let index = SegmentIndex::open(&ipath, id, fid, spec, seg.rows(), mmap, false)?;
                 indexes[f] = Some(Arc::new(index));
                 index_files.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
                 report.indexes_built += 1;
@@ -399,6 +399,9 @@ impl Writer {
         let segments: Vec<SegmentRef> =
             (cur.segments[..at].iter().cloned()).chain(built).chain(cur.segments[end..].iter().cloned()).collect();
         m.segments = segments.iter().map(SegmentRef::entry).collect();
+        if !segments.iter().any(|s| s.segment.is_legacy()) {
+            m.legacy_schema = None;
+        }
         self.publish(&m, made)?;
         let replaced = install(current, cur.with_segments(m.generation, segments));
         let old = std::mem::replace(&mut self.manifest, m);
@@ -452,7 +455,12 @@ pub(super) fn indexed_fields(snap: &Snapshot) -> Vec<usize> {
 /// just copy one whole segment keeps it instead. A segment without live rows is in no plan:
 /// the new generation drops it with its delete file.
 fn plan_segments(snap: &Snapshot, live: &[Vec<u32>], inputs: std::ops::Range<usize>, max_rows: usize) -> Vec<Plan> {
-    let whole = |i: usize| snap.segments[i].deleted.is_empty() && live[i].len() <= max_rows;
+    // A segment that stores other fields than the schema (dropped, added, widened since) is
+    // rewritten: that reclaims dropped columns and stores the rest as the schema types them.
+    let whole = |i: usize| {
+        let s = &snap.segments[i];
+        s.deleted.is_empty() && live[i].len() <= max_rows && s.segment.stores_schema()
+    };
     let mut plans = Vec::new();
     let mut room = 0;
     for (i, rows) in live.iter().enumerate().skip(inputs.start).take(inputs.len()) {

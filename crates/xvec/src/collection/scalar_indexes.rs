@@ -38,8 +38,8 @@ pub(crate) fn build_one(
     let path = dir.join(&file);
     made.push(path.clone());
     let col = seg.scalar(pos);
-    let size = scalar::build(&path, seg.id(), pos as u16, kind, ty, &col, seg.rows())?;
-    let index = ScalarIndex::open(&path, seg.id(), pos as u16, kind, ty, seg.rows(), mmap)?;
+    let size = scalar::build(&path, seg.id(), fid, kind, ty, &col, seg.rows())?;
+    let index = ScalarIndex::open(&path, seg.id(), fid, kind, ty, seg.rows(), mmap)?;
     Ok((Arc::new(index), IndexEntry { field: fid, kind: IndexKind::of_scalar(kind), file, size }))
 }
 
@@ -125,7 +125,7 @@ pub(crate) fn open_listed(
         let reused = old.filter(|o| o.index_files.contains(ie)).and_then(|o| o.scalar.get(pos)?.get(kind).cloned());
         let index = match reused {
             Some(index) => index,
-            None => Arc::new(ScalarIndex::open(&dir.join(&ie.file), seg.id(), pos as u16, kind, ty, seg.rows(), mmap)?),
+            None => Arc::new(ScalarIndex::open(&dir.join(&ie.file), seg.id(), ie.field, kind, ty, seg.rows(), mmap)?),
         };
         out[pos].set(kind, index);
     }

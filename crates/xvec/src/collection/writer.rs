@@ -173,6 +173,11 @@ impl Writer {
         self.wal.unsynced_records()
     }
 
+    /// The schema writes are logged under, replaced by a field change.
+    pub(super) fn set_schema(&mut self, schema: Arc<Schema>) {
+        self.schema = schema;
+    }
+
     pub(crate) fn buffer_bytes(&self) -> usize {
         self.wal.buffer_bytes()
     }

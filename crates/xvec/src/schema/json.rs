@@ -81,6 +81,9 @@ pub struct RawField {
     /// A vector field's index object; a scalar field's index object, or a list of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<serde_json::Value>,
+    /// A scalar field's default value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<serde_json::Value>,
 }
 
 /// A scalar field's `index`: `{"type": "inverted"}`, or a list of such objects.
@@ -168,7 +171,7 @@ impl RawSchema {
                 }
             };
             let (ty, scalar_indexes) = ty;
-            fields.push(Field { name: f.name, ty, nullable: f.nullable, scalar_indexes });
+            fields.push(Field { name: f.name, ty, nullable: f.nullable, scalar_indexes, default: f.default });
         }
         match self.next_field_id {
             Some(next) => Schema::with_ids(self.name, fields, ids, next),
@@ -202,6 +205,7 @@ impl From<&Schema> for RawSchema {
                         dim,
                         metric,
                         index,
+                        default: f.default.clone(),
                     }
                 })
                 .collect(),

@@ -4,12 +4,14 @@
 //! segments, filters, queries) may rely on it being well-formed. The JSON form is what
 //! `xvec create --schema FILE` reads and what the manifest stores.
 
+mod evolve;
 mod index;
 mod json;
 #[cfg(test)]
 mod tests;
 mod types;
 
+pub use evolve::FieldChange;
 pub use index::{FlatParams, HnswParams, IndexParams, IndexType, QuantSpec, VamanaParams};
 pub(crate) use json::RawSchema;
 pub use types::{Metric, Quantize, ScalarIndexKind, ScalarType, UnknownName, VectorType};
@@ -79,12 +81,21 @@ pub struct Field {
     /// The scalar indexes of a scalar field, sorted, each kind at most once; empty for a
     /// vector field (its index is [`VectorSpec::index`]).
     pub scalar_indexes: Vec<ScalarIndexKind>,
+    /// A scalar field's value in documents that leave it unset, and in rows written
+    /// before the field was added (JSON, checked against the type by [`Schema::new`]).
+    pub default: Option<serde_json::Value>,
 }
 
 impl Field {
     /// A non-nullable scalar field.
     pub fn scalar(name: impl Into<String>, ty: ScalarType) -> Field {
-        Field { name: name.into(), ty: FieldType::Scalar(ty), nullable: false, scalar_indexes: Vec::new() }
+        Field {
+            name: name.into(),
+            ty: FieldType::Scalar(ty),
+            nullable: false,
+            scalar_indexes: Vec::new(),
+            default: None,
+        }
     }
 
     /// A non-nullable vector field with the default index ([`IndexParams::default`]).
@@ -94,7 +105,14 @@ impl Field {
             ty: FieldType::Vector(VectorSpec { elem, dim, metric, index: IndexParams::default() }),
             nullable: false,
             scalar_indexes: Vec::new(),
+            default: None,
         }
+    }
+
+    /// Sets [`Field::default`] (validated by [`Schema::new`]).
+    pub fn default_value(mut self, default: serde_json::Value) -> Field {
+        self.default = Some(default);
+        self
     }
 
     /// Sets [`Field::nullable`].
@@ -226,6 +244,13 @@ impl Schema {
                     return Err(SchemaError::BadIndex { field: f.name.clone(), what });
                 }
             }
+            if let Some(d) = &f.default {
+                let fits = match &f.ty {
+                    FieldType::Scalar(ty) => ty.admits_json(d),
+                    FieldType::Vector(_) => Err("vector fields take no default".to_string()),
+                };
+                fits.map_err(|what| SchemaError::BadDefault { field: f.name.clone(), what })?;
+            }
             if let FieldType::Vector(v) = &f.ty {
                 vectors += 1;
                 if v.dim == 0 || v.dim > MAX_DIM {
@@ -242,7 +267,12 @@ impl Schema {
     }
 
     /// A schema whose fields carry stored ids (from a manifest).
-    fn with_ids(name: String, fields: Vec<Field>, ids: Vec<u16>, next_field_id: u16) -> Result<Schema, SchemaError> {
+    pub(crate) fn with_ids(
+        name: String,
+        fields: Vec<Field>,
+        ids: Vec<u16>,
+        next_field_id: u16,
+    ) -> Result<Schema, SchemaError> {
         let mut s = Schema::new(name, fields)?;
         for (i, &id) in ids.iter().enumerate() {
             if id >= next_field_id || ids[..i].contains(&id) {
@@ -277,6 +307,11 @@ impl Schema {
     /// Stable id of the field at `pos`.
     pub fn field_id(&self, pos: usize) -> u16 {
         self.ids[pos]
+    }
+
+    /// The id the next added field takes.
+    pub fn next_field_id(&self) -> u16 {
+        self.next_field_id
     }
 
     /// Position of the field with stable id `id`, if the schema has it.

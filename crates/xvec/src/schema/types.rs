@@ -82,6 +82,46 @@ impl ScalarType {
         }
     }
 
+    /// Whether `to` holds every value of this type exactly, so a column can change to it
+    /// without rewriting: `int32` and `uint32` to `int64`, `uint32` to `uint64`, `float`
+    /// to `double`.
+    pub fn widens_to(self, to: ScalarType) -> bool {
+        use ScalarType::*;
+        matches!((self, to), (Int32, Int64) | (Uint32, Uint64) | (Uint32, Int64) | (Float, Double))
+    }
+
+    /// Whether a scalar index built over a column of this type answers for the column
+    /// widened to `to`: every value keeps its index key (all widenings but `uint32` to
+    /// `int64`, whose keys differ in the sign bit).
+    pub fn keeps_index_keys(self, to: ScalarType) -> bool {
+        self.widens_to(to) && !(self == ScalarType::Uint32 && to == ScalarType::Int64)
+    }
+
+    /// The type named `name` (`int32`, `string`, ...).
+    pub fn from_name(name: &str) -> Option<ScalarType> {
+        use ScalarType::*;
+        [String, Bool, Int32, Int64, Uint32, Uint64, Float, Double].into_iter().find(|t| t.name() == name)
+    }
+
+    /// Checks that JSON value `v` is a value of this type (a default); the error says what
+    /// the type takes.
+    pub fn admits_json(self, v: &serde_json::Value) -> Result<(), String> {
+        let int = v.as_i64().map(i128::from).or_else(|| v.as_u64().map(i128::from));
+        let fits = match self {
+            ScalarType::String => v.is_string(),
+            ScalarType::Bool => v.is_boolean(),
+            ScalarType::Int32 => int.is_some_and(|x| i32::try_from(x).is_ok()),
+            ScalarType::Int64 => int.is_some_and(|x| i64::try_from(x).is_ok()),
+            ScalarType::Uint32 => int.is_some_and(|x| u32::try_from(x).is_ok()),
+            ScalarType::Uint64 => int.is_some_and(|x| u64::try_from(x).is_ok()),
+            ScalarType::Float | ScalarType::Double => v.is_number(),
+        };
+        match fits {
+            true => Ok(()),
+            false => Err(format!("default {v} is not a {} value", self.name())),
+        }
+    }
+
     /// Whether values compare as numbers (every type but `string` and `bool`).
     pub fn is_numeric(self) -> bool {
         !matches!(self, ScalarType::String | ScalarType::Bool)

@@ -13,6 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::disk::DiskFile;
+use super::segment::layout::Layout;
 use super::{FileKind, HEADER_LEN, IndexKind, decode_header_version, encode_header, read_u32, read_u64};
 use crate::error::StorageError;
 use crate::schema::{RawSchema, Schema};
@@ -171,6 +172,11 @@ pub struct Manifest {
     /// replay applies its records first. Absent when no flush is under way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed_wal: Option<SealedWal>,
+    /// The schema that segments older than the fields section (versions 1 and 2) were
+    /// written under: kept once fields change while such a segment is listed, so each
+    /// still maps by field id; absent otherwise, and a reader older than it refuses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy_schema: Option<RawSchema>,
     pub segments: Vec<SegmentEntry>,
 }
 
@@ -195,6 +201,7 @@ impl Manifest {
             wal_seq: 1,
             wal_salt: super::wal::new_salt(),
             sealed_wal: None,
+            legacy_schema: None,
             segments: Vec::new(),
         }
     }
@@ -272,6 +279,16 @@ impl Manifest {
             .clone()
             .into_schema()
             .map_err(|e| StorageError::corrupted(path, BODY_AT as u64, format!("stored schema is invalid: {e}")))
+    }
+
+    /// The layout of the version 1 and 2 segments it lists (see `legacy_schema`); `None`:
+    /// the schema's own.
+    pub fn legacy_layout(&self, path: &Path) -> Result<Option<Layout>, StorageError> {
+        let Some(raw) = &self.legacy_schema else { return Ok(None) };
+        let schema = raw.clone().into_schema().map_err(|e| {
+            StorageError::corrupted(path, BODY_AT as u64, format!("stored legacy schema is invalid: {e}"))
+        })?;
+        Ok(Some(Layout::of(&schema)))
     }
 
     /// Writes this manifest and points `CURRENT` at it (see the module docs).

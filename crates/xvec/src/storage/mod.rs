@@ -94,7 +94,7 @@ impl FileKind {
         match self {
             FileKind::Manifest => 2,
             FileKind::Wal => 2,
-            FileKind::Segment => 2,
+            FileKind::Segment => 3,
             FileKind::Deletes => 1,
             FileKind::Index => 2,
             FileKind::Current | FileKind::Lock | FileKind::Temp => 0,

@@ -738,11 +738,26 @@ fn decode_record(schema: &Schema, payload: &[u8]) -> Result<Record, DecodeError>
             for _ in 0..n {
                 let at = c.at;
                 let id = u16::from_le_bytes(c.array("field id")?);
-                let pos = schema.position_of_id(id).ok_or_else(|| (at, format!("unknown field id {id}")))?;
+                let Some(pos) = schema.position_of_id(id) else {
+                    if id < schema.next_field_id() {
+                        // A field dropped since the record was logged: its value is skipped.
+                        decode_value(&mut c)?;
+                        continue;
+                    }
+                    return Err((at, format!("unknown field id {id}")));
+                };
                 if !matches!(values[pos], Value::Null) {
                     return Err((at, format!("field id {id} appears twice")));
                 }
-                values[pos] = decode_value(&mut c)?;
+                let value_at = c.at;
+                let v = decode_value(&mut c)?;
+                let field = schema.field(pos);
+                values[pos] = widened(v, &field.ty).map_err(|v| {
+                    (
+                        value_at,
+                        format!("field `{}` is {}, the record holds {}", field.name, field.ty.name(), v.type_name()),
+                    )
+                })?;
             }
             Record::Put(Row { key, values })
         }
@@ -752,6 +767,20 @@ fn decode_record(schema: &Schema, payload: &[u8]) -> Result<Record, DecodeError>
         return Err((c.at, format!("{} trailing bytes after the record", payload.len() - c.at)));
     }
     Ok(record)
+}
+
+/// `v` as a value of type `ty`: as it is, or widened when the field was widened since the
+/// record was logged; `Err(v)` when it fits neither way.
+fn widened(v: Value, ty: &crate::schema::FieldType) -> Result<Value, Value> {
+    use crate::schema::{FieldType, ScalarType as S};
+    let v = match (v, ty) {
+        (Value::Int32(x), FieldType::Scalar(S::Int64)) => Value::Int64(x.into()),
+        (Value::Uint32(x), FieldType::Scalar(S::Uint64)) => Value::Uint64(x.into()),
+        (Value::Uint32(x), FieldType::Scalar(S::Int64)) => Value::Int64(x.into()),
+        (Value::Float(x), FieldType::Scalar(S::Double)) => Value::Double(x.into()),
+        (v, _) => v,
+    };
+    if v.type_name() == ty.name() { Ok(v) } else { Err(v) }
 }
 
 fn decode_value(c: &mut Cursor) -> Result<Value, DecodeError> {

@@ -282,6 +282,35 @@ fn version_1_containers_still_read() {
     assert_eq!(contents(&upgraded).len(), 8);
     let r = verify::run(&upgraded, &quick()).unwrap();
     assert!(r.is_clean() && r.count(xvec::verify::Severity::Warning) == 0, "{:#?}", r.findings);
+    // Field changes over the version 1 segment: the manifest keeps the schema it was
+    // written under, so its sections still map; the optimize that rewrites it drops that.
+    let c = Collection::open(&upgraded, &OpenOptions::writable()).unwrap();
+    c.change_field(xvec::FieldChange::Drop("tag".into())).unwrap();
+    let tag = xvec::Field::scalar("tag", xvec::ScalarType::Int32).default_value(5.into());
+    c.change_field(xvec::FieldChange::Add(tag)).unwrap();
+    c.change_field(xvec::FieldChange::Rename { from: "n".into(), to: "num".into() }).unwrap();
+    drop(c);
+    let legacy = |d: &Path| {
+        let current = std::fs::read_to_string(d.join("CURRENT")).unwrap();
+        String::from_utf8_lossy(&std::fs::read(d.join(current.trim())).unwrap()).contains("legacy_schema")
+    };
+    let check = |d: &Path| {
+        let now = contents(d);
+        assert_eq!(now.len(), 8);
+        assert_eq!(now["k4"].get("v"), Some(&Value::VectorFp32(vec![4.0, 1.5, -4.25, 0.5])));
+        assert_eq!(now["k4"].get("tag"), Some(&Value::Int32(5)), "{:?}", now["k4"]);
+        assert_eq!(now["k9"].get("tag"), Some(&Value::Int32(5)));
+        assert!(now["k4"].get("n").is_none());
+        let r = verify::run(d, &quick()).unwrap();
+        assert!(r.is_clean() && r.count(xvec::verify::Severity::Warning) == 0, "{:#?}", r.findings);
+    };
+    assert!(legacy(&upgraded));
+    check(&upgraded);
+    let c = Collection::open(&upgraded, &OpenOptions::writable()).unwrap();
+    c.optimize(&xvec::OptimizeOptions::default()).unwrap();
+    drop(c);
+    assert!(!legacy(&upgraded), "no version 1 segment is left");
+    check(&upgraded);
     // A newer version is refused, naming the file, its kind and both versions.
     let mut newer = bytes.clone();
     newer[8..12].copy_from_slice(&99u32.to_le_bytes());

@@ -164,6 +164,7 @@ pub(crate) fn rebuild(
         // A flush the damage interrupted: its sealed WAL, below the live one, is an orphan
         // that repair keeps in lost+found.
         sealed_wal: None,
+        legacy_schema: None,
         segments,
     }
 }

@@ -11,6 +11,7 @@
 //! unreadable is never written.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use half::f16;
 use roaring::RoaringBitmap;
@@ -22,6 +23,30 @@ use crate::storage::column::{
 use crate::storage::container::RawSection;
 use crate::storage::mmap::{Plain, as_bytes, cast_slice};
 use crate::storage::segment::{NO_FIELD, SectionKind};
+
+/// The fields a segment file stores, as a schema (see
+/// [`Layout::schema_for`](crate::storage::segment::layout::Layout::schema_for)), and how its
+/// section entries name them: by id (version 3 on) or by position.
+#[derive(Clone, Debug)]
+pub(crate) struct FileFields {
+    pub schema: Arc<Schema>,
+    pub by_id: bool,
+}
+
+impl FileFields {
+    /// What the section entries of the field at `pos` carry.
+    pub fn tag(&self, pos: usize) -> u16 {
+        if self.by_id { self.schema.field_id(pos) } else { pos as u16 }
+    }
+
+    /// The position of the field a section entry names.
+    pub fn position(&self, tag: u16) -> Option<usize> {
+        match self.by_id {
+            true => self.schema.position_of_id(tag),
+            false => (usize::from(tag) < self.schema.fields().len()).then_some(tag as usize),
+        }
+    }
+}
 
 /// One readable column.
 #[derive(Clone, Copy)]
@@ -119,7 +144,7 @@ fn var_rows_hit(offsets: &[u64], bad: &[Range<usize>], rows: usize) -> RoaringBi
 /// costs. For string and key bytes, judged by the offsets section before it. `None` for
 /// sections that hold no rows (meta) or an unknown kind.
 pub(crate) fn block_rows(
-    schema: &Schema,
+    fields: &FileFields,
     table: &[RawSection],
     i: usize,
     range: Range<u64>,
@@ -132,8 +157,8 @@ pub(crate) fn block_rows(
     let width = match kind {
         SectionKind::Meta => return None,
         SectionKind::KeyOrder | SectionKind::Norms => 4,
-        SectionKind::Fixed => schema.fields().get(s.field as usize)?.as_scalar()?.width()?,
-        SectionKind::Vectors => schema.fields().get(s.field as usize)?.as_vector()?.row_bytes(),
+        SectionKind::Fixed => fields.schema.field(fields.position(s.field)?).as_scalar()?.width()?,
+        SectionKind::Vectors => fields.schema.field(fields.position(s.field)?).as_vector()?.row_bytes(),
         SectionKind::KeyBytes | SectionKind::VarBytes => {
             let offs = table.get(i.checked_sub(1)?)?;
             let end = offs.offset.checked_add(offs.len)?;
@@ -185,7 +210,7 @@ impl<'a> Salvage<'a> {
     /// sections listed in `bad` and, within the others, the damaged file byte ranges that
     /// `bad_ranges(i)` gives for section `i`. `rows` is the row count the manifest records.
     pub fn read(
-        schema: &'a Schema,
+        file: &'a FileFields,
         table: &[RawSection],
         bad: &[usize],
         bad_ranges: &dyn Fn(usize) -> Vec<Range<u64>>,
@@ -220,10 +245,11 @@ impl<'a> Salvage<'a> {
             }
             None => (None, (0..rows as u32).collect()),
         };
+        let schema = &*file.schema;
         let mut fields = Vec::with_capacity(schema.fields().len());
         let mut zero_words = (rows + 1).max(rows.div_ceil(64));
         for (i, f) in schema.fields().iter().enumerate() {
-            let field = i as u16;
+            let field = file.tag(i);
             let mut lost = RoaringBitmap::new();
             let validity = if f.nullable {
                 match find(SectionKind::Validity, field) {
@@ -430,7 +456,7 @@ mod tests {
             bad in proptest::collection::vec(0usize..16, 0..3),
             blocks in proptest::collection::vec((0usize..16, 0u64..700, 0u64..200), 0..4),
         ) {
-            let s = schema();
+            let s = FileFields { schema: Arc::new(schema()), by_id: false };
             let table: Vec<RawSection> = entries
                 .iter()
                 .map(|&(kind, field, offset, len)| RawSection {
@@ -459,7 +485,7 @@ mod tests {
                 }
             }
             let _ = v.damaged_fields();
-            for (i, f) in s.fields().iter().enumerate() {
+            for (i, f) in s.schema.fields().iter().enumerate() {
                 if f.as_vector().is_some() {
                     let c = v.vector(i);
                     (0..rows).for_each(|r| { let _ = c.value(r); });

@@ -415,7 +415,10 @@ impl ScalarIndex {
         let m = s(Kind::Meta);
         let meta: Meta =
             serde_json::from_slice(&b[m.range()]).map_err(|e| bad(m.offset as usize, format!("meta: {e}")))?;
-        if meta.kind != kind.name() || meta.ty != ty.name() || meta.rows != rows as u64 || meta.entries > rows as u64 {
+        // An index of a column widened since it was built serves as it is: the widenings
+        // that may keep their indexes map every value to the same key.
+        let ty_ok = meta.ty == ty.name() || ScalarType::from_name(&meta.ty).is_some_and(|t| t.keeps_index_keys(ty));
+        if meta.kind != kind.name() || !ty_ok || meta.rows != rows as u64 || meta.entries > rows as u64 {
             return Err(bad(
                 m.offset as usize,
                 format!(

@@ -15,17 +15,18 @@ use crate::schema::Schema;
 use crate::storage::container::{BLOCK_LEN, RawSection};
 use crate::storage::manifest::{Manifest, SealedWal, SegmentEntry};
 use crate::storage::mmap::FileBytes;
-use crate::storage::segment::{NO_FIELD, SectionKind, Segment, planned_sections};
+use crate::storage::segment::layout::Layout;
+use crate::storage::segment::{NO_FIELD, SectionKind, Segment, claimed_layout};
 use crate::storage::{FileKind, deletes, wal_name};
-use crate::verify::salvage::{self, Salvage};
+use crate::verify::salvage::{self, FileFields, Salvage};
 use crate::verify::scan::{self, ContainerScan, ScanContext, WalScan, describe};
 use crate::verify::{FileReport, Finding, Report, Severity, VerifyOptions, WalReport};
 
 /// Report name of a segment section: its kind, and its field when it has one.
-pub(crate) fn segment_section_name(schema: &Schema, s: &RawSection) -> String {
+pub(crate) fn segment_section_name(fields: &FileFields, s: &RawSection) -> String {
     let kind = SectionKind::from_code(s.kind).map_or_else(|| format!("section kind {}", s.kind), |k| k.name().into());
-    match schema.fields().get(s.field as usize) {
-        Some(f) if s.field != NO_FIELD => format!("{kind} of `{}`", f.name),
+    match fields.position(s.field) {
+        Some(pos) if s.field != NO_FIELD => format!("{kind} of `{}`", fields.schema.field(pos).name),
         _ => kind,
     }
 }
@@ -96,7 +97,7 @@ impl Checker<'_> {
         }
     }
 
-    pub(super) fn segment(&mut self, e: &SegmentEntry, schema: &Arc<Schema>) -> SegState {
+    pub(super) fn segment(&mut self, e: &SegmentEntry, schema: &Arc<Schema>, legacy: Option<&Layout>) -> SegState {
         let mut st = SegState {
             entry: e.clone(),
             bytes: None,
@@ -106,13 +107,19 @@ impl Checker<'_> {
             deletes: DelState::None,
             deletes_count_wrong: false,
             indexes: Vec::new(),
+            fields: FileFields { schema: schema.clone(), by_id: true },
         };
         let path = self.dir.join(&e.file);
         match self.open(&e.file, FileKind::Segment, e.size) {
             None => st.missing = true,
             Some(bytes) => {
-                let plan = planned_sections(schema);
-                let name_of = |_: usize, s: &RawSection| segment_section_name(schema, s);
+                let (layout, by_id) =
+                    claimed_layout(&path, bytes.as_slice(), || legacy.cloned().unwrap_or_else(|| Layout::of(schema)));
+                let stored = layout.schema_for(schema).map_or_else(|_| schema.clone(), Arc::new);
+                st.fields = FileFields { schema: stored, by_id };
+                let plan = layout.sections(by_id);
+                let fields = st.fields.clone();
+                let name_of = |_: usize, s: &RawSection| segment_section_name(&fields, s);
                 let cx = ScanContext {
                     file: &e.file,
                     path: &path,
@@ -132,7 +139,7 @@ impl Checker<'_> {
                 }
                 if let Some(t) = &st.scan.table {
                     let fits = t.len() == plan.len()
-                        && t.iter().zip(&plan).all(|(s, &(k, field))| s.kind == k as u16 && s.field == field);
+                        && t.iter().zip(&plan).all(|(s, p)| s.kind == p.kind as u16 && s.field == p.tag);
                     if !fits {
                         self.f.push(
                             Finding::new(
@@ -150,10 +157,10 @@ impl Checker<'_> {
                 if let Some(t) = st.scan.table.clone()
                     && !st.scan.bad_blocks.is_empty()
                 {
-                    self.name_block_rows(schema, &t, &st, bytes.as_slice(), e.rows as usize);
+                    self.name_block_rows(&t, &st, bytes.as_slice(), e.rows as usize);
                 }
                 if st.scan.is_clean() {
-                    match Segment::open(&path, schema.clone(), self.opts.mmap, false) {
+                    match Segment::open_with(&path, schema.clone(), legacy, self.opts.mmap, false) {
                         Ok(seg) if seg.rows() as u64 == e.rows => st.segment = Some(Arc::new(seg)),
                         Ok(seg) => self.f.push(
                             Finding::new(Severity::Corrupt, &e.file, "meta", "row count differs from the manifest's")
@@ -218,11 +225,13 @@ impl Checker<'_> {
 
     /// Adds to each damaged-block finding of a segment the rows the block holds and their
     /// keys, when readable.
-    fn name_block_rows(&mut self, schema: &Schema, table: &[RawSection], st: &SegState, b: &[u8], rows: usize) {
+    fn name_block_rows(&mut self, table: &[RawSection], st: &SegState, b: &[u8], rows: usize) {
         let ranges = |i: usize| st.scan.bad_ranges(i);
-        let readable = Salvage::read(schema, table, &st.scan.bad, &ranges, b, rows);
+        let readable = Salvage::read(&st.fields, table, &st.scan.bad, &ranges, b, rows);
         for bb in &st.scan.bad_blocks {
-            let Some(hit) = salvage::block_rows(schema, table, bb.section, bb.bytes.clone(), b, rows) else { continue };
+            let Some(hit) = salvage::block_rows(&st.fields, table, bb.section, bb.bytes.clone(), b, rows) else {
+                continue;
+            };
             let (Some(lo), Some(hi)) = (hit.min(), hit.max()) else { continue };
             let keys: Vec<String> = hit.iter().filter_map(|r| readable.key(r as usize).map(String::from)).collect();
             let Some(f) = self.f.get_mut(bb.finding) else { continue };

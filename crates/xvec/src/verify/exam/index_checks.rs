@@ -80,8 +80,10 @@ impl Checker<'_> {
             return self.scalar_index(e, ie, schema, rows, seg);
         }
         let mut st = IdxState { entry: ie.clone(), field_ok: true, index: None, damage: IdxDamage::Broken, len: None };
-        let Some((field, spec)) =
-            schema.fields().get(ie.field as usize).and_then(|f| Some((f.name.clone(), f.as_vector()?.clone())))
+        let Some((field, spec)) = schema
+            .position_of_id(ie.field)
+            .map(|p| schema.field(p))
+            .and_then(|f| Some((f.name.clone(), f.as_vector()?.clone())))
         else {
             self.named.insert(ie.file.clone());
             self.f.push(Finding::new(
@@ -129,7 +131,7 @@ impl Checker<'_> {
         // not be reachable.
         let mut ignored = deleted.clone();
         if let Some(seg) = seg {
-            let col = seg.vector(ie.field as usize);
+            let col = vectors_of(seg, ie);
             ignored.extend((0..seg.rows() as u32).filter(|&r| !col.validity.is_valid(r as usize)));
         }
         self.topology(e, ie, &field, &index, &ignored, &mut st);
@@ -209,7 +211,7 @@ impl Checker<'_> {
     /// stored ones. Returns true when they differ.
     fn sketches(&mut self, ie: &IndexEntry, index: &SegmentIndex, seg: &Segment) -> bool {
         let (Some(sketches), Some(rotation)) = (index.sketches(), index.rotation()) else { return false };
-        let col = seg.vector(ie.field as usize);
+        let col = vectors_of(seg, ie);
         let (mut y, mut tmp) = (vec![0f32; col.dim], Vec::new());
         let mut want = vec![0u64; sketch::words_per_row(col.dim)];
         let rows = sketches.rows().min(seg.rows());
@@ -259,7 +261,7 @@ impl Checker<'_> {
     /// Returns true when they differ.
     fn codes(&mut self, e: &SegmentEntry, ie: &IndexEntry, field: &str, index: &SegmentIndex, seg: &Segment) -> bool {
         let (Some(codes), Some(qz)) = (index.codes(), index.quantizer()) else { return false };
-        let col = seg.vector(ie.field as usize);
+        let col = vectors_of(seg, ie);
         let rows = codes.rows().min(seg.rows());
         let cb = qz.code_bytes();
         let per = crate::index::quant::PARAMS_PER_ROW;
@@ -297,7 +299,7 @@ impl Checker<'_> {
         index: &SegmentIndex,
         seg: &Segment,
     ) {
-        let col = seg.vector(ie.field as usize);
+        let col = vectors_of(seg, ie);
         let rows = seg.rows();
         let k = self.opts.recall_k.max(1);
         let (ef, refine) = match &spec.index {
@@ -358,4 +360,10 @@ struct Sample {
     checked: u64,
     mismatched: u64,
     first_mismatch: Option<u64>,
+}
+
+/// The vector column an index entry indexes (the segment is read under the schema that
+/// lists the entry, so its field is there).
+fn vectors_of<'s>(seg: &'s Segment, ie: &IndexEntry) -> crate::storage::column::VectorColumn<'s> {
+    seg.vector(seg.schema().position_of_id(ie.field).expect("the entry's field was checked"))
 }

@@ -10,7 +10,8 @@ use crate::schema::{RawSchema, Schema};
 use crate::storage::container::TABLE_AT;
 use crate::storage::manifest::{self, Manifest};
 use crate::storage::mmap::FileBytes;
-use crate::storage::segment::{SectionKind, planned_sections};
+use crate::storage::segment::layout::{Layout, StoredType};
+use crate::storage::segment::{SectionKind, claimed_layout};
 use crate::storage::{FileKind, deletes, read_u32, read_u64};
 use crate::verify::recover::{self, DirFile, Recovered};
 use crate::verify::scan::describe;
@@ -35,9 +36,10 @@ fn segment_rows(b: &[u8]) -> Option<u64> {
 
 /// Whether the segment files present agree with `schema`: at least one whose section
 /// table reads has the sections the schema plans, with vector sections of the planned
-/// size (or none reads, so nothing contradicts it).
+/// size (or none reads, so nothing contradicts it). A file with a fields section agrees
+/// when every field both name is stored as the schema types it, or narrower.
 fn fits_segments(dir: &Path, listing: &[DirEntry], schema: &Schema, mmap: bool) -> bool {
-    let plan = planned_sections(schema);
+    let own = Layout::of(schema);
     let mut readable = false;
     for e in listing.iter().filter(|e| e.kind == Some(FileKind::Segment)) {
         let path = dir.join(&e.name);
@@ -45,14 +47,27 @@ fn fits_segments(dir: &Path, listing: &[DirEntry], schema: &Schema, mmap: bool) 
         let b = bytes.as_slice();
         let Ok((_, table)) = crate::storage::container::read(&path, b, FileKind::Segment, |_| false) else { continue };
         readable = true;
+        let (layout, by_id) = claimed_layout(&path, b, || own.clone());
+        if by_id {
+            let agrees = layout.fields.iter().all(|f| {
+                own.fields.iter().find(|o| o.id == f.id).is_none_or(|o| match (f.ty, o.ty) {
+                    (StoredType::Scalar(a), StoredType::Scalar(b)) => a == b || a.widens_to(b),
+                    (a, b) => a == b,
+                })
+            });
+            if agrees && layout.fields.iter().any(|f| own.position_of_id(f.id).is_some()) {
+                return true;
+            }
+            continue;
+        }
+        let plan = own.sections(false);
         let rows = segment_rows(b);
         let fits = table.len() == plan.len()
-            && table.iter().zip(&plan).all(|(s, &(kind, field))| {
-                let vector_len =
-                    schema.fields().get(field as usize).and_then(|f| f.as_vector()).map(|v| v.row_bytes() as u64);
-                s.kind == kind as u16
-                    && s.field == field
-                    && (kind != SectionKind::Vectors || rows.zip(vector_len).is_none_or(|(r, w)| s.len == r * w))
+            && table.iter().zip(&plan).all(|(s, p)| {
+                let vector_len = p.field.and_then(|f| schema.field(f).as_vector()).map(|v| v.row_bytes() as u64);
+                s.kind == p.kind as u16
+                    && s.field == p.tag
+                    && (p.kind != SectionKind::Vectors || rows.zip(vector_len).is_none_or(|(r, w)| s.len == r * w))
             });
         if fits {
             return true;

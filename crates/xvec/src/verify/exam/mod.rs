@@ -17,7 +17,7 @@ use std::time::Instant;
 use roaring::RoaringBitmap;
 
 use super::recover;
-use super::salvage::Salvage;
+use super::salvage::{FileFields, Salvage};
 use super::scan::{ContainerScan, WalScan};
 use super::{FileReport, Finding, Report, Severity, Stats, VerifyOptions};
 use crate::error::StorageError;
@@ -94,14 +94,16 @@ pub(crate) struct SegState {
     /// The delete file decodes but the manifest records another count.
     pub deletes_count_wrong: bool,
     pub indexes: Vec<IdxState>,
+    /// The fields the file stores (what salvage reads and a repaired file keeps).
+    pub fields: FileFields,
 }
 
 impl SegState {
     /// The readable parts of the segment file, when its section table reads.
-    pub fn salvage<'a>(&'a self, schema: &'a Schema) -> Option<Salvage<'a>> {
+    pub fn salvage(&self) -> Option<Salvage<'_>> {
         let (bytes, table) = (self.bytes.as_ref()?, self.scan.table.as_ref()?);
         let ranges = |i: usize| self.scan.bad_ranges(i);
-        Some(Salvage::read(schema, table, &self.scan.bad, &ranges, bytes.as_slice(), self.entry.rows as usize))
+        Some(Salvage::read(&self.fields, table, &self.scan.bad, &ranges, bytes.as_slice(), self.entry.rows as usize))
     }
 }
 
@@ -217,8 +219,9 @@ pub(crate) fn examine(
             named: &mut named,
             report: &mut exam.report,
         };
+        let legacy = b.manifest.legacy_layout(dir).ok().flatten();
         for e in &b.manifest.segments {
-            let s = cx.segment(e, &b.schema);
+            let s = cx.segment(e, &b.schema, legacy.as_ref());
             exam.segments.push(s);
         }
         exam.wal = Some(cx.wal(&b.manifest, &b.schema));

@@ -69,7 +69,7 @@ impl Checker<'_> {
         if !scan.is_clean() {
             return st;
         }
-        let index = match ScalarIndex::open(&path, e.id, pos as u16, kind, ty, rows as usize, self.opts.mmap) {
+        let index = match ScalarIndex::open(&path, e.id, ie.field, kind, ty, rows as usize, self.opts.mmap) {
             Ok(i) => i,
             Err(err) => {
                 self.open_failed(ie, &scan, &err, &|_, s| section_name(s));

@@ -205,11 +205,12 @@ impl<'a> Applier<'a> {
     fn salvage_segment(&mut self, pos: usize, keep: &[u32]) -> Result<(), StorageError> {
         let (dir, opts, schema, m) = (self.dir, self.opts, self.schema, &mut self.m);
         let s = &self.exam.segments[pos];
-        let Some(salvage) = s.salvage(schema) else { return Ok(()) };
+        let Some(salvage) = s.salvage() else { return Ok(()) };
         let id = m.next_segment_id;
         m.next_segment_id += 1;
         let path = dir.join(segment_name(id));
-        let size = segment::write(&path, id, schema, &[Part { source: &salvage, rows: keep }])?;
+        // The new file stores what the old one did; it reads under the schema like any.
+        let size = segment::write(&path, id, &s.fields.schema, &[Part { source: &salvage, rows: keep }])?;
         let seg = Segment::open(&path, schema.clone(), opts.mmap, true)?;
         let old = m.segments[pos].clone();
         self.superseded.push(old.file.clone());
@@ -223,7 +224,7 @@ impl<'a> Applier<'a> {
             let size = segment_index::build(
                 &ipath,
                 id,
-                f as u16,
+                fid,
                 spec,
                 seg.vector(f),
                 seg.rows(),
@@ -239,7 +240,7 @@ impl<'a> Applier<'a> {
             for &kind in &field.scalar_indexes {
                 let fid = schema.field_id(f);
                 let file = index_name(id, fid, IndexKind::of_scalar(kind));
-                let size = scalar::build(&dir.join(&file), id, f as u16, kind, ty, &seg.scalar(f), seg.rows())?;
+                let size = scalar::build(&dir.join(&file), id, fid, kind, ty, &seg.scalar(f), seg.rows())?;
                 indexes.push(IndexEntry { field: fid, kind: IndexKind::of_scalar(kind), file, size });
             }
         }
@@ -258,7 +259,7 @@ impl<'a> Applier<'a> {
         let name = index_name(s.entry.id, field, kind);
         self.mover.keep(&name)?;
         let path = self.dir.join(&name);
-        let size = scalar::build(&path, s.entry.id, at as u16, scalar_kind, ty, &seg.scalar(at), seg.rows())?;
+        let size = scalar::build(&path, s.entry.id, field, scalar_kind, ty, &seg.scalar(at), seg.rows())?;
         let e = &mut self.m.segments[pos];
         match e.indexes.iter_mut().find(|i| i.field == field && i.kind == kind) {
             Some(i) => i.size = size,
@@ -273,7 +274,8 @@ impl<'a> Applier<'a> {
         let (dir, opts, schema) = (self.dir, self.opts, self.schema);
         let s = &self.exam.segments[pos];
         let Some(seg) = &s.segment else { return Ok(()) };
-        let Some(spec) = schema.fields().get(field as usize).and_then(|f| f.as_vector()) else { return Ok(()) };
+        let Some(at) = schema.position_of_id(field) else { return Ok(()) };
+        let Some(spec) = schema.field(at).as_vector() else { return Ok(()) };
         let old = s.indexes.iter().find(|i| i.entry.field == field);
         // Some(graph): write the index again around what it had (its graph, if it has one);
         // None: rebuild it.
@@ -284,16 +286,16 @@ impl<'a> Applier<'a> {
                     DelState::Ok(d) => d.clone(),
                     _ => RoaringBitmap::new(),
                 };
-                let col = seg.vector(field as usize);
+                let col = seg.vector(at);
                 ignored.extend((0..seg.rows() as u32).filter(|&r| !col.validity.is_valid(r as usize)));
-                reconnect(owned_graph(index)?, seg, field as usize, spec.metric, &ignored).map(Some)
+                reconnect(owned_graph(index)?, seg, at, spec.metric, &ignored).map(Some)
             }),
             _ => None,
         };
-        let name = index_name(s.entry.id, schema.field_id(field as usize), IndexKind::Vector);
+        let name = index_name(s.entry.id, field, IndexKind::Vector);
         let path = dir.join(&name);
         self.mover.keep(&name)?;
-        let col = seg.vector(field as usize);
+        let col = seg.vector(at);
         let size = match kept {
             Some(graph) => segment_index::write_with_graph_index(
                 &path,

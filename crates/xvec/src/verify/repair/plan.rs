@@ -63,12 +63,12 @@ pub(super) enum Step {
 }
 
 /// Keys of a segment's rows (each `None` where unreadable), when the key sections read.
-fn keys_of(s: &SegState, schema: &Schema) -> Option<Vec<Option<String>>> {
+fn keys_of(s: &SegState) -> Option<Vec<Option<String>>> {
     if let Some(seg) = &s.segment {
         let k: VarColumn = seg.keys();
         return Some((0..seg.rows()).map(|r| Some(k.get_str(r).to_string())).collect());
     }
-    let salvage = s.salvage(schema)?;
+    let salvage = s.salvage()?;
     salvage.has_keys().then(|| (0..s.entry.rows as usize).map(|r| salvage.key(r).map(String::from)).collect())
 }
 
@@ -200,7 +200,7 @@ impl Repair {
     /// The deleted rows of segment `pos`: read, restored, or reconstructed from the keys of
     /// later segments (a newer version of a key deletes the older one). `None` when the
     /// file is intact and unchanged.
-    fn plan_deletes(&mut self, segs: &[SegState], pos: usize, schema: &Schema) -> Option<RoaringBitmap> {
+    fn plan_deletes(&mut self, segs: &[SegState], pos: usize) -> Option<RoaringBitmap> {
         let s = &segs[pos];
         let d = s.entry.deletes.clone()?;
         if let DelState::Ok(set) = &s.deletes {
@@ -221,9 +221,9 @@ impl Repair {
             return Some(set);
         }
         let mut set = RoaringBitmap::new();
-        if let Some(keys) = keys_of(s, schema) {
+        if let Some(keys) = keys_of(s) {
             let later: std::collections::HashSet<String> =
-                segs[pos + 1..].iter().filter_map(|l| keys_of(l, schema)).flatten().flatten().collect();
+                segs[pos + 1..].iter().filter_map(keys_of).flatten().flatten().collect();
             set.extend(
                 keys.iter()
                     .enumerate()
@@ -264,7 +264,7 @@ impl Repair {
             );
             return;
         }
-        let new_deletes = self.plan_deletes(segs, pos, schema);
+        let new_deletes = self.plan_deletes(segs, pos);
         let s = &segs[pos];
         let Some(seg) = &s.segment else {
             self.plan_segment_file(s, pos, new_deletes, schema);
@@ -329,7 +329,7 @@ impl Repair {
         let entry = &s.entry;
         let live_estimate = live_estimate(entry);
         self.publish = true;
-        let Some(salvage) = s.salvage(schema) else {
+        let Some(salvage) = s.salvage() else {
             self.steps.push(Step::DropSegment { pos });
             self.act(&entry.file, format!("move to {LOST_FOUND}: its header or section table is unreadable"));
             self.lose(
@@ -355,7 +355,11 @@ impl Repair {
         let keys_of = |rows: &RoaringBitmap| -> Vec<String> {
             rows.iter().filter_map(|r| salvage.key(r as usize).map(String::from)).collect()
         };
-        let damaged = salvage.damaged_fields();
+        // Salvage reads the fields the file stores; one the schema dropped since costs nothing.
+        let (stored, current) = (&*s.fields.schema, schema);
+        let schema = stored;
+        let kept = |f: usize| current.position_of_id(stored.field_id(f)).is_some();
+        let damaged: Vec<usize> = salvage.damaged_fields().into_iter().filter(|&f| kept(f)).collect();
         let names = |fields: &[usize]| {
             fields.iter().map(|&f| format!("`{}`", schema.field(f).name)).collect::<Vec<_>>().join(", ")
         };
@@ -386,7 +390,7 @@ impl Repair {
             keep -= &no_key;
         }
         let mut losses: Vec<(String, RoaringBitmap)> = Vec::new();
-        for (f, field) in schema.fields().iter().enumerate() {
+        for (f, field) in schema.fields().iter().enumerate().filter(|&(f, _)| kept(f)) {
             let Some(hit) = salvage.lost_rows(f).map(|l| l & &keep).filter(|l| !l.is_empty()) else { continue };
             if field.nullable {
                 losses.push((

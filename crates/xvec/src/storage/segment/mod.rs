@@ -1,0 +1,543 @@
+//! Immutable columnar segment files: writing them from row selections of other segments,
+//! and opening them (mapped or read) with every section checked before first use.
+//!
+//! A segment is a [container](super::container): a meta section (`rows u64`), the fields
+//! section (its [layout](layout::Layout)), the key sections, then each stored field's
+//! sections (see `docs/format.md`). It is read under the collection's current schema,
+//! which may have added, dropped, renamed or widened fields since it was written.
+
+mod adapt;
+pub mod layout;
+mod write;
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use half::f16;
+
+pub use self::write::{Part, write};
+use super::column::{
+    ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
+};
+use super::container::{self, RawSection};
+use super::mmap::{FileBytes, cast_slice};
+use super::{FileKind, read_u64};
+use crate::error::StorageError;
+use crate::schema::{FieldType, ScalarType, Schema, VectorType};
+use adapt::Owned;
+use layout::{Layout, StoredType};
+
+/// Most rows one segment may hold (row ids are u32).
+pub const MAX_ROWS: u64 = u32::MAX as u64;
+
+/// What a section holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u16)]
+pub enum SectionKind {
+    Meta = 0,
+    KeyOffsets = 1,
+    KeyBytes = 2,
+    KeyOrder = 3,
+    Validity = 4,
+    Fixed = 5,
+    VarOffsets = 6,
+    VarBytes = 7,
+    Vectors = 8,
+    Norms = 9,
+    Fields = 10,
+}
+
+impl SectionKind {
+    pub fn from_code(code: u16) -> Option<SectionKind> {
+        use SectionKind::*;
+        [Meta, KeyOffsets, KeyBytes, KeyOrder, Validity, Fixed, VarOffsets, VarBytes, Vectors, Norms, Fields]
+            .into_iter()
+            .find(|k| *k as u16 == code)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SectionKind::Meta => "meta",
+            SectionKind::KeyOffsets => "key offsets",
+            SectionKind::KeyBytes => "key bytes",
+            SectionKind::KeyOrder => "key order",
+            SectionKind::Validity => "validity",
+            SectionKind::Fixed => "values",
+            SectionKind::VarOffsets => "string offsets",
+            SectionKind::VarBytes => "string bytes",
+            SectionKind::Vectors => "vectors",
+            SectionKind::Norms => "norms",
+            SectionKind::Fields => "fields",
+        }
+    }
+}
+
+/// Field number used for the key sections, which belong to no schema field.
+pub const NO_FIELD: u16 = u16::MAX;
+
+/// Euclidean norm of row `r` of a vector column.
+pub fn norm_of(col: &VectorColumn, r: usize) -> f32 {
+    let range = r * col.dim..(r + 1) * col.dim;
+    let sq: f64 = match col.data {
+        VectorData::Fp32(d) => d[range].iter().map(|&x| (x as f64) * (x as f64)).sum(),
+        VectorData::Fp16(d) => d[range].iter().map(|x| x.to_f64() * x.to_f64()).sum(),
+        VectorData::Int8(d) => d[range].iter().map(|&x| (x as f64) * (x as f64)).sum(),
+    };
+    sq.sqrt() as f32
+}
+
+/// Where one field's sections sit in the file.
+#[derive(Clone, Debug, Default)]
+struct FieldSections {
+    validity: Option<Range<usize>>,
+    data: Range<usize>,
+    var_bytes: Option<Range<usize>>,
+    norms: Option<Range<usize>>,
+}
+
+/// An open immutable segment.
+pub struct Segment {
+    id: u64,
+    path: PathBuf,
+    bytes: FileBytes,
+    rows: usize,
+    sections: Vec<RawSection>,
+    keys: (Range<usize>, Range<usize>),
+    key_order: Range<usize>,
+    /// What the file stores, and where: one entry of `stored` per layout field.
+    layout: Layout,
+    stored: Vec<FieldSections>,
+    /// Each schema field's column: a stored one, or one made at open.
+    columns: Vec<Column>,
+    /// The file has no fields section (version 1 or 2): its layout came from outside.
+    legacy: bool,
+    schema: Arc<Schema>,
+}
+
+/// Where the column of one schema field comes from.
+enum Column {
+    /// The layout field at this position, stored as the schema types it.
+    Stored(usize),
+    /// Made at open: the field is missing from the file or stored narrower.
+    Owned(Owned),
+}
+
+impl std::fmt::Debug for Segment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Segment").field("path", &self.path).field("rows", &self.rows).finish()
+    }
+}
+
+impl Segment {
+    /// Opens and validates a segment written under `schema` or an earlier version of it
+    /// ([`Segment::open_with`] without a legacy layout).
+    pub fn open(path: &Path, schema: Arc<Schema>, mmap: bool, verify_data: bool) -> Result<Segment, StorageError> {
+        Segment::open_with(path, schema, None, mmap, verify_data)
+    }
+
+    /// Opens and validates a segment. With `verify_data`, every section's CRC is checked
+    /// (vectors included); without, only the sections whose content is interpreted.
+    /// `legacy` is the layout of files older than the fields section (version 1 and 2):
+    /// the manifest's, once fields have changed; by default the schema's own.
+    pub fn open_with(
+        path: &Path,
+        schema: Arc<Schema>,
+        legacy: Option<&Layout>,
+        mmap: bool,
+        verify_data: bool,
+    ) -> Result<Segment, StorageError> {
+        let bytes = FileBytes::open(path, mmap)?;
+        let b = bytes.as_slice();
+        let vectors = SectionKind::Vectors as u16;
+        let (id, raw) = container::read_with(
+            path,
+            b,
+            FileKind::Segment,
+            |k| verify_data || k != vectors,
+            |r, block| bytes.block_crcs(r, block),
+        )?;
+        let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
+        let version = super::decode_header_version(path, b, FileKind::Segment)?.1;
+        let layout = stored_layout(path, b, version, &raw, || legacy.cloned().unwrap_or_else(|| Layout::of(&schema)))?;
+        let plan = layout.sections(version >= LAYOUT_SINCE);
+        if raw.len() != plan.len() {
+            return Err(bad(32, format!("{} sections, the fields section lists {}", raw.len(), plan.len())));
+        }
+        let meta = raw[0];
+        if meta.kind != SectionKind::Meta as u16 || meta.len != 8 {
+            return Err(bad(meta.offset, "first section is not the 8-byte meta section".into()));
+        }
+        let rows = read_u64(b, meta.offset as usize);
+        if rows > MAX_ROWS {
+            return Err(bad(meta.offset, format!("row count {rows} exceeds {MAX_ROWS}")));
+        }
+        let rows = rows as usize;
+        let mut sections: Vec<RawSection> = Vec::with_capacity(raw.len());
+        let mut stored = vec![FieldSections::default(); layout.fields.len()];
+        let mut keys = [0..0, 0..0, 0..0];
+        for (i, (s, want)) in raw.iter().zip(&plan).enumerate() {
+            if s.kind != want.kind as u16 || s.field != want.tag {
+                return Err(bad(
+                    s.offset,
+                    format!(
+                        "section {i} has kind {} of field {}, expected {} of field {}",
+                        s.kind,
+                        s.field,
+                        want.kind.name(),
+                        want.tag
+                    ),
+                ));
+            }
+            if let Some(expected) = expected_len(&layout, want, rows, b, &sections)
+                && expected != s.len
+            {
+                return Err(bad(
+                    s.offset,
+                    format!("{} section is {} bytes, expected {expected} for {rows} rows", want.kind.name(), s.len),
+                ));
+            }
+            sections.push(*s);
+            let Some(f) = want.field else {
+                match want.kind {
+                    SectionKind::KeyOffsets => keys[0] = s.range(),
+                    SectionKind::KeyBytes => keys[1] = s.range(),
+                    SectionKind::KeyOrder => keys[2] = s.range(),
+                    _ => {}
+                }
+                continue;
+            };
+            let fs = &mut stored[f];
+            match want.kind {
+                SectionKind::Validity => fs.validity = Some(s.range()),
+                SectionKind::Vectors => {
+                    bytes.advise_random_access(s.range());
+                    fs.data = s.range()
+                }
+                SectionKind::Fixed | SectionKind::VarOffsets => fs.data = s.range(),
+                SectionKind::VarBytes => fs.var_bytes = Some(s.range()),
+                SectionKind::Norms => fs.norms = Some(s.range()),
+                _ => {}
+            }
+        }
+        let [key_offsets, key_bytes, key_order] = keys;
+        let mut seg = Segment {
+            id,
+            path: path.to_path_buf(),
+            bytes,
+            rows,
+            keys: (key_offsets, key_bytes),
+            key_order,
+            layout,
+            stored,
+            columns: Vec::new(),
+            legacy: version < LAYOUT_SINCE,
+            sections,
+            schema,
+        };
+        seg.check_var_columns()?;
+        seg.columns = seg.columns_for_schema()?;
+        Ok(seg)
+    }
+
+    /// Maps each schema field to its stored column, widened or made where the file
+    /// stores it otherwise (see [`adapt`]).
+    fn columns_for_schema(&self) -> Result<Vec<Column>, StorageError> {
+        let mut out = Vec::with_capacity(self.schema.fields().len());
+        for (pos, field) in self.schema.fields().iter().enumerate() {
+            let Some(at) = self.layout.position_of_id(self.schema.field_id(pos)) else {
+                out.push(Column::Owned(Owned::missing(field, self.rows)?));
+                continue;
+            };
+            let stored = self.layout.fields[at].ty;
+            if stored == StoredType::of(&field.ty) {
+                out.push(Column::Stored(at));
+                continue;
+            }
+            let widened = match (stored, &field.ty) {
+                (StoredType::Scalar(_), FieldType::Scalar(to)) => Owned::widened(self.stored_scalar(at), *to),
+                _ => None,
+            };
+            let Some(widened) = widened else {
+                return Err(StorageError::corrupted(
+                    &self.path,
+                    32,
+                    format!(
+                        "field `{}` is stored as {stored:?}, which does not widen to {}",
+                        field.name,
+                        field.ty.name()
+                    ),
+                ));
+            };
+            out.push(Column::Owned(widened));
+        }
+        Ok(out)
+    }
+
+    /// Whether the file stores exactly the schema's fields, as the schema types them: a
+    /// segment that does not holds bytes of dropped fields or columns made at open, and
+    /// optimize rewrites it.
+    pub fn stores_schema(&self) -> bool {
+        self.layout == Layout::of(&self.schema)
+    }
+
+    /// Whether the file predates the fields section, so its layout is the manifest's
+    /// legacy schema's (or the schema's own).
+    pub fn is_legacy(&self) -> bool {
+        self.legacy
+    }
+
+    /// The schema the segment is read under.
+    pub fn schema(&self) -> &Arc<Schema> {
+        &self.schema
+    }
+
+    /// Offsets must rise and stay within their bytes, text must be UTF-8, key order
+    /// must be a permutation: checked once here so readers can index without checks.
+    fn check_var_columns(&self) -> Result<(), StorageError> {
+        let b = self.bytes.as_slice();
+        let check = |offsets: Range<usize>, bytes: Range<usize>, what: &str| -> Result<(), StorageError> {
+            let offs: &[u64] = cast_slice(&b[offsets.clone()]).expect("aligned and sized at open");
+            let data = &b[bytes.clone()];
+            let mut prev = 0u64;
+            for (i, &o) in offs.iter().enumerate() {
+                if o < prev || o > data.len() as u64 || (i == 0 && o != 0) {
+                    return Err(StorageError::corrupted(
+                        &self.path,
+                        (offsets.start + i * 8) as u64,
+                        format!("{what} offset {i} is {o}, expected {prev}..={}", data.len()),
+                    ));
+                }
+                if i > 0 && std::str::from_utf8(&data[prev as usize..o as usize]).is_err() {
+                    return Err(StorageError::corrupted(
+                        &self.path,
+                        bytes.start as u64 + prev,
+                        format!("{what} of row {} is not UTF-8", i - 1),
+                    ));
+                }
+                prev = o;
+            }
+            if prev != data.len() as u64 {
+                return Err(StorageError::corrupted(
+                    &self.path,
+                    offsets.end as u64 - 8,
+                    format!("{what} end offset {prev} differs from the {} bytes stored", data.len()),
+                ));
+            }
+            Ok(())
+        };
+        check(self.keys.0.clone(), self.keys.1.clone(), "key")?;
+        for (at, f) in self.stored.iter().enumerate() {
+            if let Some(bytes) = &f.var_bytes {
+                check(f.data.clone(), bytes.clone(), &self.stored_name(at))?;
+            }
+        }
+        let order: &[u32] = cast_slice(&b[self.key_order.clone()]).expect("aligned and sized at open");
+        let mut seen = vec![false; self.rows];
+        for (i, &r) in order.iter().enumerate() {
+            if r as usize >= self.rows || std::mem::replace(&mut seen[r as usize], true) {
+                return Err(StorageError::corrupted(
+                    &self.path,
+                    (self.key_order.start + i * 4) as u64,
+                    format!("key order entry {i} is {r}: not a permutation of 0..{}", self.rows),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Rows in the segment, deleted ones included.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn file_len(&self) -> u64 {
+        self.bytes.as_slice().len() as u64
+    }
+
+    pub fn is_mapped(&self) -> bool {
+        self.bytes.is_mapped()
+    }
+
+    /// Heap bytes: the file's, when read rather than mapped, and the columns made at open.
+    pub fn heap_bytes(&self) -> usize {
+        let made: usize = self.columns.iter().map(|c| if let Column::Owned(o) = c { o.heap_bytes() } else { 0 }).sum();
+        self.bytes.heap_bytes() + made
+    }
+
+    /// Bytes of all vector sections (what exact search reads).
+    pub fn vector_bytes(&self) -> usize {
+        self.sections.iter().filter(|s| s.kind == SectionKind::Vectors as u16).map(|s| s.len as usize).sum()
+    }
+
+    /// Rows whose key starts with `prefix`, in key order: a binary search to the first,
+    /// then a walk that stops at the first key past the prefix.
+    pub fn rows_with_key_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = u32> + 'a {
+        let order: &[u32] = self.slice(self.key_order.clone());
+        let keys = self.keys();
+        let first = order.partition_point(|&r| keys.get(r as usize) < prefix.as_bytes());
+        order[first..].iter().copied().take_while(move |&r| keys.get(r as usize).starts_with(prefix.as_bytes()))
+    }
+
+    /// Row holding `key`, by binary search over the key order.
+    pub fn find_key(&self, key: &str) -> Option<u32> {
+        let order: &[u32] = self.slice(self.key_order.clone());
+        let keys = self.keys();
+        order.binary_search_by(|&r| keys.get(r as usize).cmp(key.as_bytes())).ok().map(|i| order[i])
+    }
+
+    fn slice<T: super::mmap::Plain>(&self, r: Range<usize>) -> &[T] {
+        cast_slice(&self.bytes.as_slice()[r]).expect("section aligned and sized at open")
+    }
+
+    fn validity(&self, at: usize) -> Validity<'_> {
+        Validity(self.stored[at].validity.clone().map(|r| &self.bytes.as_slice()[r]))
+    }
+
+    /// How errors name the stored field at layout position `at`.
+    fn stored_name(&self, at: usize) -> String {
+        let id = self.layout.fields[at].id;
+        match self.schema.position_of_id(id) {
+            Some(pos) => format!("field `{}`", self.schema.field(pos).name),
+            None => format!("dropped field id {id}"),
+        }
+    }
+
+    /// The stored scalar column at layout position `at`, as the file types it.
+    fn stored_scalar(&self, at: usize) -> ScalarColumn<'_> {
+        let fs = &self.stored[at];
+        let b = self.bytes.as_slice();
+        let StoredType::Scalar(ty) = self.layout.fields[at].ty else {
+            panic!("stored field {at} is a vector field");
+        };
+        let data = match ty {
+            ScalarType::Bool => ColumnData::Bool(&b[fs.data.clone()]),
+            ScalarType::Int32 => ColumnData::Int32(self.slice(fs.data.clone())),
+            ScalarType::Int64 => ColumnData::Int64(self.slice(fs.data.clone())),
+            ScalarType::Uint32 => ColumnData::Uint32(self.slice(fs.data.clone())),
+            ScalarType::Uint64 => ColumnData::Uint64(self.slice(fs.data.clone())),
+            ScalarType::Float => ColumnData::Float(self.slice(fs.data.clone())),
+            ScalarType::Double => ColumnData::Double(self.slice(fs.data.clone())),
+            ScalarType::String => ColumnData::String(VarColumn {
+                offsets: self.slice(fs.data.clone()),
+                bytes: &b[fs.var_bytes.clone().expect("string field has bytes")],
+            }),
+        };
+        ScalarColumn { validity: self.validity(at), data }
+    }
+}
+
+/// Layout version from which segments carry their fields section.
+pub const LAYOUT_SINCE: u32 = 3;
+
+/// The layout of a segment file: its fields section (version 3 on), else `legacy()`.
+pub fn stored_layout(
+    path: &Path,
+    file: &[u8],
+    version: u32,
+    raw: &[RawSection],
+    legacy: impl FnOnce() -> Layout,
+) -> Result<Layout, StorageError> {
+    if version < LAYOUT_SINCE {
+        return Ok(legacy());
+    }
+    let s = raw
+        .get(1)
+        .filter(|s| s.kind == SectionKind::Fields as u16 && s.field == NO_FIELD)
+        .ok_or_else(|| StorageError::corrupted(path, 32, "second section is not the fields section".to_string()))?;
+    Layout::decode(&file[s.range()]).map_err(|e| StorageError::corrupted(path, s.offset, e))
+}
+
+/// The layout a segment file, perhaps damaged, claims, and whether its sections name
+/// fields by id: its fields section when the header and section table read and that
+/// section's checksum holds, else `legacy()`. For verify and repair.
+pub fn claimed_layout(path: &Path, file: &[u8], legacy: impl FnOnce() -> Layout) -> (Layout, bool) {
+    let version =
+        super::decode_header_version(path, file, FileKind::Segment).map_or(FileKind::Segment.version(), |v| v.1);
+    if version < LAYOUT_SINCE {
+        return (legacy(), false);
+    }
+    let fields = SectionKind::Fields as u16;
+    let read = container::read(path, file, FileKind::Segment, |k| k == fields)
+        .ok()
+        .and_then(|(_, raw)| stored_layout(path, file, version, &raw, || unreachable!("version 3 or later")).ok());
+    (read.unwrap_or_else(legacy), true)
+}
+
+/// Expected byte length of a section, given the rows; `None` for variable-length bytes.
+fn expected_len(
+    layout: &Layout,
+    sec: &layout::PlannedSection,
+    rows: usize,
+    file: &[u8],
+    before: &[RawSection],
+) -> Option<u64> {
+    let rows = rows as u64;
+    let ty = sec.field.map(|f| layout.fields[f].ty);
+    match sec.kind {
+        SectionKind::Meta => Some(8),
+        SectionKind::Fields => Some((layout.fields.len() * layout::ENTRY_LEN) as u64),
+        SectionKind::KeyOffsets | SectionKind::VarOffsets => Some((rows + 1) * 8),
+        SectionKind::KeyOrder | SectionKind::Norms => Some(rows * 4),
+        SectionKind::Validity => Some(rows.div_ceil(8)),
+        SectionKind::Fixed => match ty {
+            Some(StoredType::Scalar(s)) => s.width().map(|w| w as u64 * rows),
+            _ => None,
+        },
+        SectionKind::Vectors => match ty {
+            Some(StoredType::Vector { elem, dim, .. }) => Some((dim as usize * elem.elem_size()) as u64 * rows),
+            _ => None,
+        },
+        SectionKind::KeyBytes | SectionKind::VarBytes => {
+            // Must equal the last offset of the section just before it.
+            let offs = before.last()?;
+            let end = offs.offset + offs.len;
+            (offs.len >= 8).then(|| read_u64(file, end as usize - 8))
+        }
+    }
+}
+
+impl ColumnSource for Segment {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+
+    fn keys(&self) -> VarColumn<'_> {
+        VarColumn { offsets: self.slice(self.keys.0.clone()), bytes: &self.bytes.as_slice()[self.keys.1.clone()] }
+    }
+
+    fn scalar(&self, field: usize) -> ScalarColumn<'_> {
+        match &self.columns[field] {
+            Column::Stored(at) => self.stored_scalar(*at),
+            Column::Owned(o) => o.scalar().unwrap_or_else(|| panic!("field {field} is a vector field")),
+        }
+    }
+}
+
+impl SegmentView for Segment {
+    fn vector(&self, field: usize) -> VectorColumn<'_> {
+        let FieldType::Vector(spec) = &self.schema.field(field).ty else {
+            panic!("field {field} is not a vector field");
+        };
+        let at = match &self.columns[field] {
+            Column::Stored(at) => *at,
+            Column::Owned(o) => return o.vector(spec.elem, spec.dim as usize, self.rows).expect("a vector column"),
+        };
+        let fs = &self.stored[at];
+        let data = match spec.elem {
+            VectorType::Fp32 => VectorData::Fp32(self.slice(fs.data.clone())),
+            VectorType::Fp16 => VectorData::Fp16(self.slice::<f16>(fs.data.clone())),
+            VectorType::Int8 => VectorData::Int8(self.slice(fs.data.clone())),
+        };
+        VectorColumn {
+            dim: spec.dim as usize,
+            validity: self.validity(at),
+            data,
+            norms: fs.norms.clone().map(|r| self.slice(r)),
+        }
+    }
+}
