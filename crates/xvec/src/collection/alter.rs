@@ -62,8 +62,27 @@ impl Writer {
         self.check_running()?;
         let cur = current.read().expect("snapshot lock poisoned").clone();
         let schema = Arc::new(cur.schema.with_scalar_index(field, kind, add)?);
-        let mut segments = cur.segments.clone();
-        let (mut made, mut obsolete) = (Vec::new(), Vec::new());
+        let segments = cur.segments.clone();
+        self.publish_schema(current, &cur, schema, segments, Vec::new(), None, mmap)
+    }
+
+    /// Publishes `schema` with `segments` (read under it) in one manifest swap: first
+    /// builds the scalar indexes it declares that they lack and leaves out those it does
+    /// not (with `obsolete`, removed once no snapshot needs them). `legacy` is the schema
+    /// of segments without a fields section, when this publish is the first to need it
+    /// recorded. The memtable stays; a field change publishes with it empty.
+    #[allow(clippy::too_many_arguments)]
+    fn publish_schema(
+        &mut self,
+        current: &RwLock<Arc<Snapshot>>,
+        cur: &Snapshot,
+        schema: Arc<Schema>,
+        mut segments: Vec<SegmentRef>,
+        mut obsolete: Vec<std::path::PathBuf>,
+        legacy: Option<crate::schema::RawSchema>,
+        mmap: bool,
+    ) -> Result<Superseded, Error> {
+        let mut made = Vec::new();
         let staged = segments
             .iter_mut()
             .try_for_each(|s| scalar_indexes::complete(&self.dir, &schema, s, mmap, &mut made, &mut obsolete));
@@ -71,9 +90,15 @@ impl Writer {
         let mut m = self.manifest.clone();
         m.generation += 1;
         m.schema = schema.to_stored();
+        if m.legacy_schema.is_none() {
+            m.legacy_schema = legacy;
+        }
         m.segments = segments.iter().map(SegmentRef::entry).collect();
         self.publish(&m, &made)?;
-        let replaced = install(current, Snapshot { schema, ..cur.with_segments(m.generation, segments) });
+        let mem = if cur.mem.len() == 0 { MemSegment::new(&schema) } else { cur.mem.clone() };
+        let next = Snapshot { schema: schema.clone(), mem, ..cur.with_segments(m.generation, segments) };
+        let replaced = install(current, next);
+        self.set_schema(schema);
         let old = std::mem::replace(&mut self.manifest, m);
         obsolete.push(self.dir.join(manifest_name(old.generation)));
         Ok(Superseded::new(obsolete, replaced))
@@ -147,35 +172,15 @@ impl Writer {
         // schema or, when none is recorded yet, under the schema before this change.
         let legacy = self.manifest.legacy_layout(&self.dir.join(manifest_name(self.manifest.generation)))?;
         let legacy = legacy.unwrap_or_else(|| Layout::of(&cur.schema));
-        let (mut made, mut obsolete) = (Vec::new(), Vec::new());
+        let mut obsolete = Vec::new();
         let mut segments = Vec::with_capacity(cur.segments.len());
         for s in &cur.segments {
             let path = self.dir.join(crate::storage::segment_name(s.segment.id()));
             let seg = Segment::open_with(&path, schema.clone(), Some(&legacy), mmap, false)?;
             segments.push(remapped(s, &cur.schema, &schema, Arc::new(seg), &self.dir, &mut obsolete));
         }
-        let staged = segments
-            .iter_mut()
-            .try_for_each(|s| scalar_indexes::complete(&self.dir, &schema, s, mmap, &mut made, &mut obsolete));
-        staged.inspect_err(|_| discard(&made))?;
-        let mut m = self.manifest.clone();
-        m.generation += 1;
-        m.schema = schema.to_stored();
-        if m.legacy_schema.is_none() && segments.iter().any(|s| s.segment.is_legacy()) {
-            m.legacy_schema = Some(cur.schema.to_stored());
-        }
-        m.segments = segments.iter().map(SegmentRef::entry).collect();
-        self.publish(&m, &made)?;
-        let next = Snapshot {
-            schema: schema.clone(),
-            mem: MemSegment::new(&schema),
-            ..cur.with_segments(m.generation, segments)
-        };
-        let replaced = install(current, next);
-        self.set_schema(schema);
-        let old = std::mem::replace(&mut self.manifest, m);
-        obsolete.push(self.dir.join(manifest_name(old.generation)));
-        Ok(Some(Superseded::new(obsolete, replaced)))
+        let legacy = segments.iter().any(|s| s.segment.is_legacy()).then(|| cur.schema.to_stored());
+        self.publish_schema(current, &cur, schema, segments, obsolete, legacy, mmap).map(Some)
     }
 }
 
