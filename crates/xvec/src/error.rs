@@ -35,7 +35,7 @@ pub enum SchemaError {
     TooManyFields(usize),
     /// Schema JSON names a field type this build does not know.
     #[error(
-        "field `{field}`: unknown type {ty:?}; expected string, bool, int32, int64, uint32, uint64, float, double, vector_fp32, vector_fp16 or vector_int8"
+        "field `{field}`: unknown type {ty:?}; expected string, bool, int32, int64, uint32, uint64, float, double, array_<any of those> (array_string, ...), vector_fp32, vector_fp16 or vector_int8"
     )]
     UnknownType {
         /// The field whose type is unknown.
@@ -147,6 +147,16 @@ pub enum DocError {
         expected: String,
         /// What the value is, as a name.
         found: String,
+    },
+    /// An array value with more than [`crate::MAX_ARRAY_LEN`] elements.
+    #[error("key {key:?}: field `{field}` holds an array of {len} elements; an array holds at most 4096")]
+    ArrayTooLong {
+        /// The document's key (at most 64 bytes and `…`).
+        key: String,
+        /// The array field.
+        field: String,
+        /// Elements the value has.
+        len: usize,
     },
     /// A vector whose length is not the field's dimension.
     #[error("key {key:?}: field `{field}` expects dimension {expected}, found {found}")]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use half::f16;
 
 use crate::error::DocError;
-use crate::schema::{FieldType, ScalarType, Schema, VectorType};
+use crate::schema::{FieldType, MAX_ARRAY_LEN, ScalarType, Schema, VectorType};
 
 /// Longest primary key, in bytes.
 pub const MAX_KEY_BYTES: usize = 64 * 1024;
@@ -41,6 +41,9 @@ pub enum Value {
     VectorFp16(Vec<f16>),
     /// A `vector_int8` field's value, of the field's dimension.
     VectorInt8(Vec<i8>),
+    /// An array field's value: up to [`crate::MAX_ARRAY_LEN`] values of its element type,
+    /// none of them null.
+    Array(Vec<Value>),
 }
 
 impl Value {
@@ -59,6 +62,18 @@ impl Value {
             Value::VectorFp32(_) => "vector_fp32",
             Value::VectorFp16(_) => "vector_fp16",
             Value::VectorInt8(_) => "vector_int8",
+            Value::Array(_) => "array",
+        }
+    }
+
+    /// Whether the value is one of type `ty` (`Null` is of every type).
+    pub fn fits(&self, ty: &FieldType) -> bool {
+        match (self, ty) {
+            (Value::Null, _) => true,
+            (Value::Array(xs), FieldType::Array(e)) => xs.iter().all(|x| scalar_fits(x, *e)),
+            (v, FieldType::Scalar(s)) => scalar_fits(v, *s),
+            (v, FieldType::Vector(spec)) => v.type_name() == spec.elem.name(),
+            _ => false,
         }
     }
 
@@ -74,49 +89,33 @@ impl Value {
 
     /// Converts a JSON value to the type the schema asks for.
     pub fn from_json(ty: &FieldType, v: &serde_json::Value) -> Result<Value, ValueError> {
-        use serde_json::Value as J;
         if v.is_null() {
             return Ok(Value::Null);
         }
-        let int = |v: &J| -> Result<i128, ValueError> {
-            if let Some(i) = v.as_i64() {
-                Ok(i as i128)
-            } else if let Some(u) = v.as_u64() {
-                Ok(u as i128)
-            } else {
-                Err(ValueError::new("an integer", json_kind(v)))
-            }
-        };
-        let range = |x: i128, name: &str| ValueError::new(format!("{name} in range"), x.to_string());
         Ok(match ty {
-            FieldType::Scalar(s) => match s {
-                ScalarType::String => {
-                    Value::String(v.as_str().ok_or_else(|| ValueError::new("a string", json_kind(v)))?.to_string())
+            FieldType::Scalar(s) => scalar_from_json(*s, v)?,
+            FieldType::Array(elem) => {
+                let xs = v
+                    .as_array()
+                    .ok_or_else(|| ValueError::new(format!("an array of {} values", elem.name()), json_kind(v)))?;
+                if xs.len() > MAX_ARRAY_LEN {
+                    return Err(ValueError::new(
+                        format!("at most {MAX_ARRAY_LEN} elements"),
+                        format!("an array of {}", xs.len()),
+                    ));
                 }
-                ScalarType::Bool => Value::Bool(v.as_bool().ok_or_else(|| ValueError::new("a bool", json_kind(v)))?),
-                ScalarType::Int32 => {
-                    let x = int(v)?;
-                    Value::Int32(i32::try_from(x).map_err(|_| range(x, "int32"))?)
+                let mut out = Vec::with_capacity(xs.len());
+                for (i, x) in xs.iter().enumerate() {
+                    if x.is_null() {
+                        return Err(ValueError::new(format!("a {} at index {i}", elem.name()), "null"));
+                    }
+                    out.push(scalar_from_json(*elem, x).map_err(|e| ValueError {
+                        expected: format!("{} at index {i}", e.expected),
+                        found: e.found,
+                    })?);
                 }
-                ScalarType::Int64 => {
-                    let x = int(v)?;
-                    Value::Int64(i64::try_from(x).map_err(|_| range(x, "int64"))?)
-                }
-                ScalarType::Uint32 => {
-                    let x = int(v)?;
-                    Value::Uint32(u32::try_from(x).map_err(|_| range(x, "uint32"))?)
-                }
-                ScalarType::Uint64 => {
-                    let x = int(v)?;
-                    Value::Uint64(u64::try_from(x).map_err(|_| range(x, "uint64"))?)
-                }
-                ScalarType::Float => {
-                    Value::Float(v.as_f64().ok_or_else(|| ValueError::new("a number", json_kind(v)))? as f32)
-                }
-                ScalarType::Double => {
-                    Value::Double(v.as_f64().ok_or_else(|| ValueError::new("a number", json_kind(v)))?)
-                }
-            },
+                Value::Array(out)
+            }
             FieldType::Vector(spec) => {
                 let arr = v.as_array().ok_or_else(|| ValueError::new("an array of numbers", json_kind(v)))?;
                 let mut nums = Vec::with_capacity(arr.len());
@@ -162,8 +161,63 @@ impl Value {
             Value::VectorFp32(v) => J::Array(v.iter().map(|&x| json_f32(x)).collect()),
             Value::VectorFp16(v) => J::Array(v.iter().map(|x| json_f32(x.to_f32())).collect()),
             Value::VectorInt8(v) => J::Array(v.iter().map(|&x| J::from(x)).collect()),
+            Value::Array(xs) => J::Array(xs.iter().map(Value::to_json).collect()),
         }
     }
+}
+
+/// A non-null JSON value as a value of scalar type `s`.
+fn scalar_from_json(s: ScalarType, v: &serde_json::Value) -> Result<Value, ValueError> {
+    let int = |v: &serde_json::Value| -> Result<i128, ValueError> {
+        if let Some(i) = v.as_i64() {
+            Ok(i as i128)
+        } else if let Some(u) = v.as_u64() {
+            Ok(u as i128)
+        } else {
+            Err(ValueError::new("an integer", json_kind(v)))
+        }
+    };
+    let range = |x: i128, name: &str| ValueError::new(format!("{name} in range"), x.to_string());
+    let number = || v.as_f64().ok_or_else(|| ValueError::new("a number", json_kind(v)));
+    Ok(match s {
+        ScalarType::String => {
+            Value::String(v.as_str().ok_or_else(|| ValueError::new("a string", json_kind(v)))?.to_string())
+        }
+        ScalarType::Bool => Value::Bool(v.as_bool().ok_or_else(|| ValueError::new("a bool", json_kind(v)))?),
+        ScalarType::Int32 => {
+            let x = int(v)?;
+            Value::Int32(i32::try_from(x).map_err(|_| range(x, "int32"))?)
+        }
+        ScalarType::Int64 => {
+            let x = int(v)?;
+            Value::Int64(i64::try_from(x).map_err(|_| range(x, "int64"))?)
+        }
+        ScalarType::Uint32 => {
+            let x = int(v)?;
+            Value::Uint32(u32::try_from(x).map_err(|_| range(x, "uint32"))?)
+        }
+        ScalarType::Uint64 => {
+            let x = int(v)?;
+            Value::Uint64(u64::try_from(x).map_err(|_| range(x, "uint64"))?)
+        }
+        ScalarType::Float => Value::Float(number()? as f32),
+        ScalarType::Double => Value::Double(number()?),
+    })
+}
+
+/// Whether `v` is a (non-null) value of scalar type `s`.
+pub(crate) fn scalar_fits(v: &Value, s: ScalarType) -> bool {
+    matches!(
+        (s, v),
+        (ScalarType::String, Value::String(_))
+            | (ScalarType::Bool, Value::Bool(_))
+            | (ScalarType::Int32, Value::Int32(_))
+            | (ScalarType::Int64, Value::Int64(_))
+            | (ScalarType::Uint32, Value::Uint32(_))
+            | (ScalarType::Uint64, Value::Uint64(_))
+            | (ScalarType::Float, Value::Float(_))
+            | (ScalarType::Double, Value::Double(_))
+    )
 }
 
 /// An f32 as the shortest decimal that reads back as the same f32 (`-0.259`), not as the
@@ -299,21 +353,28 @@ pub fn check_value(schema: &Schema, idx: usize, key: &str, value: &Value) -> Res
             }
         }
         (FieldType::Scalar(s), v) => {
-            let ok = matches!(
-                (s, v),
-                (ScalarType::String, Value::String(_))
-                    | (ScalarType::Bool, Value::Bool(_))
-                    | (ScalarType::Int32, Value::Int32(_))
-                    | (ScalarType::Int64, Value::Int64(_))
-                    | (ScalarType::Uint32, Value::Uint32(_))
-                    | (ScalarType::Uint64, Value::Uint64(_))
-                    | (ScalarType::Float, Value::Float(_))
-                    | (ScalarType::Double, Value::Double(_))
-            );
-            if !ok {
+            if !scalar_fits(v, *s) {
                 return Err(bad(s.name().to_string()));
             }
         }
+        (FieldType::Array(s), Value::Array(xs)) => {
+            if xs.len() > MAX_ARRAY_LEN {
+                return Err(DocError::ArrayTooLong {
+                    key: truncate_key(key),
+                    field: field.name.clone(),
+                    len: xs.len(),
+                });
+            }
+            if let Some(i) = xs.iter().position(|x| !scalar_fits(x, *s)) {
+                return Err(DocError::BadValue {
+                    key: truncate_key(key),
+                    field: field.name.clone(),
+                    expected: format!("{} elements", s.name()),
+                    found: format!("{} at index {i}", xs[i].type_name()),
+                });
+            }
+        }
+        (FieldType::Array(s), _) => return Err(bad(format!("an array of {} values", s.name()))),
         (FieldType::Vector(spec), v) => {
             let (len, bad_at) = match (spec.elem, v) {
                 (VectorType::Fp32, Value::VectorFp32(x)) => (x.len(), x.iter().position(|f| !f.is_finite())),

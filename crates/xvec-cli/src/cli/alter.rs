@@ -1,7 +1,7 @@
 //! `xvec alter`: changes to a collection's schema, each published in one step.
 
 use clap::{Args, Subcommand};
-use xvec::{Field, FieldChange, ScalarIndexKind, ScalarType, Schema};
+use xvec::{Field, FieldChange, FieldType, ScalarIndexKind, Schema};
 
 use super::context::{Collections, Io};
 use super::plural::count;
@@ -14,14 +14,17 @@ use super::{CliError, CollectionArg};
 /// change to a field rewrites a segment: rows written before an added field read its
 /// default (or NULL), a dropped field's bytes stay until `xvec optimize` rewrites the
 /// segments, and a widened field is widened as it is read. Widenings: int32 and uint32
-/// to int64, uint32 to uint64, float to double. An index added to a field is built for
-/// every segment before it is published. Index JSON: {"type": "inverted"} (any scalar
-/// field: =, IN, LIKE 'prefix%', ranges over few values) or {"type": "range"} (numeric
+/// to int64, uint32 to uint64, float to double (also between arrays of them), and each
+/// scalar type to its array type (array_string, ...: each value becomes a one-element
+/// array). An index added to a field is built for every segment before it is published.
+/// Index JSON: {"type": "inverted"} (any scalar or array field: =, IN, LIKE 'prefix%',
+/// ranges over few values, CONTAIN_ANY, CONTAIN_ALL) or {"type": "range"} (numeric
 /// fields: ranges); the bare names work too.
 ///
 /// Example:
 ///   xvec alter words add-field note:string:nullable
 ///   xvec alter words add-field rank:int32 --default 0
+///   xvec alter words add-field tags:array_string --default '[]'
 ///   xvec alter words add-field '{"name": "e2", "type": "vector_fp16", "dim": 8, "metric": "ip", "nullable": true}'
 ///   xvec alter words rename-field note comment
 ///   xvec alter words alter-field rank --type int64
@@ -64,14 +67,14 @@ pub enum Change {
         #[arg(value_name = "NEW")]
         new: String,
     },
-    /// Widen a scalar field's type (int32 to int64, float to double, ...).
+    /// Widen a field's type (int32 to int64, float to double, string to array_string, ...).
     AlterField {
         /// The field.
         #[arg(value_name = "NAME")]
         name: String,
         /// The wider type.
-        #[arg(long = "type", value_name = "T", value_parser = parse_scalar_type)]
-        ty: ScalarType,
+        #[arg(long = "type", value_name = "T", value_parser = parse_field_type)]
+        ty: FieldType,
     },
     /// Add a scalar index to a field and build it for every segment.
     AddIndex {
@@ -93,9 +96,11 @@ pub enum Change {
     },
 }
 
-fn parse_scalar_type(s: &str) -> Result<ScalarType, String> {
-    ScalarType::from_name(s).ok_or_else(|| {
-        format!("unknown type {s:?}; expected string, bool, int32, int64, uint32, uint64, float or double")
+fn parse_field_type(s: &str) -> Result<FieldType, String> {
+    FieldType::scalar_or_array(s).ok_or_else(|| {
+        format!(
+            "unknown type {s:?}; expected string, bool, int32, int64, uint32, uint64, float, double or array_<one of those>"
+        )
     })
 }
 
@@ -178,7 +183,7 @@ pub fn run(a: &AlterArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
             writeln!(io.err, "renamed: field {old} to {new}")?;
         }
         Change::AlterField { name, ty } => {
-            coll.change_field(FieldChange::Widen { field: name.clone(), to: *ty })?;
+            coll.change_field(FieldChange::Widen { field: name.clone(), to: ty.clone() })?;
             writeln!(io.err, "altered: field {name} is {}; no segment rewritten", ty.name())?;
         }
         Change::AddIndex { field, index } => {
@@ -196,6 +201,7 @@ pub fn run(a: &AlterArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xvec::ScalarType;
 
     #[test]
     fn kinds_parse_from_json_or_names() {

@@ -2,7 +2,7 @@
 //! written before a change read under the new schema (defaults, NULLs, widened values),
 //! old snapshots keep their schema, and optimize rewrites what the schema no longer stores.
 
-use crate::schema::{Field, FieldChange, Metric, ScalarIndexKind, ScalarType, Schema, VectorType};
+use crate::schema::{Field, FieldChange, FieldType, Metric, ScalarIndexKind, ScalarType, Schema, VectorType};
 use crate::{Collection, Doc, OpenOptions, OptimizeOptions, Query, Value};
 
 fn schema() -> Schema {
@@ -56,8 +56,8 @@ fn every_change_reads_old_rows_under_the_new_schema_and_survives_reopen() {
     c.change_field(FieldChange::Add(Field::scalar("tag", ScalarType::String).default_value("none".into()))).unwrap();
     c.change_field(FieldChange::Add(Field::scalar("w", ScalarType::Int64).nullable(true))).unwrap();
     let files = segment_files(dir.path());
-    c.change_field(FieldChange::Widen { field: "n".into(), to: ScalarType::Int64 }).unwrap();
-    c.change_field(FieldChange::Widen { field: "x".into(), to: ScalarType::Double }).unwrap();
+    c.change_field(FieldChange::Widen { field: "n".into(), to: FieldType::Scalar(ScalarType::Int64) }).unwrap();
+    c.change_field(FieldChange::Widen { field: "x".into(), to: FieldType::Scalar(ScalarType::Double) }).unwrap();
     c.change_field(FieldChange::Rename { from: "pos".into(), to: "part".into() }).unwrap();
     c.change_field(FieldChange::Drop("w".into())).unwrap();
     assert_eq!(segment_files(dir.path()), files, "no change rewrites a segment");
@@ -146,7 +146,7 @@ fn refused_changes_leave_the_collection_as_it_was() {
     for bad in [
         FieldChange::Add(Field::scalar("pos", ScalarType::Bool).nullable(true)),
         FieldChange::Add(Field::scalar("z", ScalarType::Int32)),
-        FieldChange::Widen { field: "x".into(), to: ScalarType::Int64 },
+        FieldChange::Widen { field: "x".into(), to: FieldType::Scalar(ScalarType::Int64) },
         FieldChange::Drop("nope".into()),
     ] {
         assert!(c.change_field(bad.clone()).is_err(), "{bad:?}");

@@ -246,7 +246,8 @@ impl GroupKey {
             Value::Float(x) => GroupKey::Float((*x as f64).to_bits()),
             Value::Double(x) => GroupKey::Float(x.to_bits()),
             Value::String(s) => GroupKey::Str(s.clone()),
-            Value::VectorFp32(_) | Value::VectorFp16(_) | Value::VectorInt8(_) => GroupKey::Null,
+            // Group-by fields are scalar fields.
+            Value::VectorFp32(_) | Value::VectorFp16(_) | Value::VectorInt8(_) | Value::Array(_) => GroupKey::Null,
         }
     }
 }

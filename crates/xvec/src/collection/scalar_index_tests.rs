@@ -120,7 +120,7 @@ fn added_and_dropped_indexes_are_one_publish_each_and_readers_follow() {
     let err = coll.add_scalar_index("n", ScalarIndexKind::Range).unwrap_err().to_string();
     assert_eq!(err, "field `n` already has a range index");
     let err = coll.add_scalar_index("pos", ScalarIndexKind::Range).unwrap_err().to_string();
-    assert_eq!(err, "field `pos`: index: a range index needs a numeric field, not string");
+    assert_eq!(err, "field `pos`: index: a range index needs a numeric scalar field, not string");
     assert!(coll.add_scalar_index("nope", ScalarIndexKind::Inverted).is_err());
     for s in &coll.snapshot().segments {
         assert_eq!(s.index_files.len(), 2, "every segment is indexed by the publish");

@@ -7,9 +7,8 @@ use std::sync::Arc;
 
 use super::snapshot::SegmentRef;
 use crate::error::{Error, StorageError};
-use crate::index::scalar::{self, FieldScalarIndexes, ScalarIndex};
+use crate::index::scalar::{self, FieldScalarIndexes, Indexed, ScalarIndex};
 use crate::schema::{ScalarIndexKind, Schema};
-use crate::storage::column::ColumnSource;
 use crate::storage::manifest::IndexEntry;
 use crate::storage::segment::Segment;
 use crate::storage::{IndexKind, index_name};
@@ -32,12 +31,12 @@ pub(crate) fn build_one(
     mmap: bool,
     made: &mut Vec<PathBuf>,
 ) -> Result<(Arc<ScalarIndex>, IndexEntry), Error> {
-    let ty = schema.field(pos).as_scalar().expect("scalar indexes are on scalar fields");
+    let ty = &schema.field(pos).ty;
     let fid = schema.field_id(pos);
     let file = index_name(seg.id(), fid, IndexKind::of_scalar(kind));
     let path = dir.join(&file);
     made.push(path.clone());
-    let col = seg.scalar(pos);
+    let col = Indexed::of(seg, ty, pos);
     let size = scalar::build(&path, seg.id(), fid, kind, ty, &col, seg.rows())?;
     let index = ScalarIndex::open(&path, seg.id(), fid, kind, ty, seg.rows(), mmap)?;
     Ok((Arc::new(index), IndexEntry { field: fid, kind: IndexKind::of_scalar(kind), file, size }))
@@ -117,7 +116,7 @@ pub(crate) fn open_listed(
     for ie in entries {
         let Some(kind) = ie.kind.scalar() else { continue };
         let pos = schema.position_of_id(ie.field);
-        let ty = pos.and_then(|p| schema.field(p).as_scalar()).filter(|&ty| kind.applies_to(ty));
+        let ty = pos.map(|p| &schema.field(p).ty).filter(|ty| kind.fits(ty));
         let (Some(pos), Some(ty)) = (pos, ty) else {
             let what = format!("{}: field id {} has no {} index", ie.file, ie.field, kind.name());
             return Err(StorageError::corrupted(mpath, 0, what).into());

@@ -11,7 +11,7 @@ use super::mem::MemSegment;
 use crate::index::quant::fastscan::ScanCodes;
 use crate::index::scalar::FieldScalarIndexes;
 use crate::index::segment_index::SegmentIndex;
-use crate::schema::Schema;
+use crate::schema::{FieldType, Schema};
 use crate::storage::column::SegmentView;
 use crate::storage::manifest::{DeletesEntry, IndexEntry, SegmentEntry};
 use crate::storage::segment::Segment;
@@ -296,7 +296,11 @@ impl Snapshot {
 }
 
 fn field_value(schema: &Schema, src: &dyn SegmentView, f: usize, row: usize) -> Value {
-    if schema.field(f).as_vector().is_some() { src.vector(f).value(row) } else { src.scalar(f).value(row) }
+    match schema.field(f).ty {
+        FieldType::Vector(_) => src.vector(f).value(row),
+        FieldType::Array(_) => src.array(f).value(row),
+        FieldType::Scalar(_) => src.scalar(f).value(row),
+    }
 }
 
 #[cfg(test)]

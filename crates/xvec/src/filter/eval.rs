@@ -115,7 +115,7 @@ impl Eval<'_> {
             }
             Node::IsNull { col, negate, id } => {
                 let start = self.clock();
-                let valid = self.valid(self.column(*col).validity, scope);
+                let valid = self.valid_in(*col, scope);
                 let out = if *negate { valid } else { self.all(scope) - valid };
                 self.record(*id, Access::Scan, scope, None, &out, start);
                 out
@@ -126,7 +126,61 @@ impl Eval<'_> {
                 self.record(*id, access, scope, estimated, &out, start);
                 out
             }
+            Node::Contains { field, tests, all, negate, id } => {
+                let start = self.clock();
+                let (out, access, estimated) = self.contains(*field, tests, *all, *negate, scope);
+                self.record(*id, access, scope, estimated, &out, start);
+                out
+            }
         }
+    }
+
+    /// The rows of `scope` where a CONTAIN_ANY (`all` false: some element passes
+    /// `tests[0]`) or CONTAIN_ALL (each test is passed by some element) holds, or fails
+    /// when `negate`; through the field's inverted index when it answers every test.
+    fn contains(
+        &self,
+        field: usize,
+        tests: &[Test],
+        all: bool,
+        negate: bool,
+        scope: Scope,
+    ) -> (RoaringBitmap, Access, Option<u64>) {
+        let col = self.src.array(field);
+        let few = matches!(scope, Scope::Rows(r) if r.len() * PROBE_BELOW < u64::from(self.rows));
+        let ty = col.elems.scalar_type();
+        if !few && let Some(ix) = self.indexes.get(field) {
+            let mut hits: Option<(RoaringBitmap, ScalarIndexKind)> = None;
+            for t in tests {
+                let Some((h, kind)) = index_hits(ix, ty, col.validity, self.rows, t) else {
+                    hits = None;
+                    break;
+                };
+                hits = Some(match hits {
+                    Some((acc, _)) => (acc & h, kind),
+                    None => (h, kind),
+                });
+            }
+            if let Some((hits, kind)) = hits.filter(|_| !tests.is_empty()) {
+                let hits = if negate { valid_rows(col.validity, self.rows) - hits } else { hits };
+                let estimated = Some(hits.len());
+                let hits = match scope {
+                    Scope::All => hits,
+                    Scope::Rows(r) => hits & r,
+                };
+                return (hits, Access::Index(kind), estimated);
+            }
+        }
+        let matchers: Vec<Box<dyn Fn(usize) -> bool + '_>> = tests.iter().map(|t| elem_matcher(t, col.elems)).collect();
+        let out = select(self.rows, scope, col.validity, |r| {
+            let range = col.range(r);
+            let hit = match all {
+                true => matchers.iter().all(|m| range.clone().any(m)),
+                false => matchers.first().is_some_and(|m| range.clone().any(m)),
+            };
+            hit != negate
+        });
+        (out, if few { Access::Probe } else { Access::Scan }, None)
     }
 
     /// The time now when tracing (an untraced evaluation reads no clock).
@@ -155,13 +209,28 @@ impl Eval<'_> {
 
     /// Whether an index of this segment answers `node` (a leaf on an indexed field).
     fn indexed(&self, node: &Node) -> bool {
-        matches!(node, Node::Leaf { col: Col::Field(f), .. } if self.indexes.get(*f).is_some_and(|i| i.iter().next().is_some()))
+        let field = match node {
+            Node::Leaf { col: Col::Field(f), .. } | Node::Contains { field: f, .. } => *f,
+            _ => return false,
+        };
+        self.indexes.get(field).is_some_and(|i| i.iter().next().is_some())
+    }
+
+    /// Rows of `scope` whose value is not null: of a scalar or an array field.
+    fn valid_in(&self, col: Col, scope: Scope) -> RoaringBitmap {
+        let validity = match col {
+            Col::Key => Validity(None),
+            Col::Array(idx) => self.src.array(idx).validity,
+            Col::Field(idx) => self.src.scalar(idx).validity,
+        };
+        self.valid(validity, scope)
     }
 
     fn column(&self, col: Col) -> ScalarColumn<'_> {
         match col {
             Col::Key => ScalarColumn { validity: Validity(None), data: ColumnData::String(self.src.keys()) },
             Col::Field(idx) => self.src.scalar(idx),
+            Col::Array(_) => unreachable!("array leaves read the array column"),
         }
     }
 
@@ -190,11 +259,28 @@ impl Eval<'_> {
     /// The rows of `scope` where the leaf is TRUE, how they were found, and (from an
     /// index) how many of the segment's rows match.
     fn leaf(&self, col: Col, test: &Test, negate: bool, scope: Scope) -> (RoaringBitmap, Access, Option<u64>) {
-        let column = self.column(col);
         let few = matches!(scope, Scope::Rows(r) if r.len() * PROBE_BELOW < u64::from(self.rows));
+        let access = if few { Access::Probe } else { Access::Scan };
+        if let Col::Array(f) = col {
+            let a = self.src.array(f);
+            let Test::Int(t) = test else {
+                return (
+                    select(self.rows, scope, a.validity, |_| matches!(test, Test::Const(true)) != negate),
+                    access,
+                    None,
+                );
+            };
+            let lengths = |r: usize| (a.offsets[r + 1] - a.offsets[r]) as i128;
+            let hit = |x: i128| match t {
+                IntTest::Range { lo, hi } => *lo <= x && x <= *hi,
+                IntTest::In(set) => set.binary_search(&x).is_ok(),
+            };
+            return (select(self.rows, scope, a.validity, |r| hit(lengths(r)) != negate), access, None);
+        }
+        let column = self.column(col);
         if let (Col::Field(f), false) = (col, few)
             && let Some(ix) = self.indexes.get(f)
-            && let Some((hits, kind)) = index_hits(ix, &column, self.rows, test)
+            && let Some((hits, kind)) = index_hits(ix, column.data.scalar_type(), column.validity, self.rows, test)
         {
             let hits = if negate { valid_rows(column.validity, self.rows) - hits } else { hits };
             let estimated = Some(hits.len());
@@ -204,7 +290,6 @@ impl Eval<'_> {
             };
             return (hits, Access::Index(kind), estimated);
         }
-        let access = if few { Access::Probe } else { Access::Scan };
         (scan(self.rows, scope, column, test, negate), access, None)
     }
 }
@@ -213,11 +298,11 @@ impl Eval<'_> {
 /// scan, and that index's kind; `None` to scan.
 fn index_hits(
     ix: &FieldScalarIndexes,
-    col: &ScalarColumn,
+    ty: ScalarType,
+    validity: Validity,
     rows: u32,
     test: &Test,
 ) -> Option<(RoaringBitmap, ScalarIndexKind)> {
-    let ty = column_type(col);
     let keys = |ranges: &[(u64, u64)], prefer: ScalarIndexKind| {
         let other = match prefer {
             ScalarIndexKind::Inverted => ScalarIndexKind::Range,
@@ -263,7 +348,7 @@ fn index_hits(
                 CmpOp::Eq | CmpOp::Ne => {
                     let (hits, kind) = terms(Lookup::TermSet(&[v]))?;
                     return Some(match op {
-                        CmpOp::Ne => (valid_rows(col.validity, rows) - hits, kind),
+                        CmpOp::Ne => (valid_rows(validity, rows) - hits, kind),
                         _ => (hits, kind),
                     });
                 }
@@ -321,16 +406,36 @@ fn successor(prefix: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
-fn column_type(col: &ScalarColumn) -> ScalarType {
-    match col.data {
-        ColumnData::Bool(_) => ScalarType::Bool,
-        ColumnData::Int32(_) => ScalarType::Int32,
-        ColumnData::Int64(_) => ScalarType::Int64,
-        ColumnData::Uint32(_) => ScalarType::Uint32,
-        ColumnData::Uint64(_) => ScalarType::Uint64,
-        ColumnData::Float(_) => ScalarType::Float,
-        ColumnData::Double(_) => ScalarType::Double,
-        ColumnData::String(_) => ScalarType::String,
+/// Whether element `i` of `d` passes `test`: what array filters ask of each element.
+fn elem_matcher<'a>(test: &'a Test, d: ColumnData<'a>) -> Box<dyn Fn(usize) -> bool + 'a> {
+    let float = |t: &'a FloatTest| {
+        move |x: f64| match t {
+            FloatTest::Cmp { op, value } => x.partial_cmp(value).is_some_and(|o| op.holds(o)),
+            FloatTest::In(set) => set.binary_search_by(|p| p.partial_cmp(&x).unwrap_or(Ordering::Less)).is_ok(),
+        }
+    };
+    let int = |t: &'a IntTest| {
+        move |x: i128| match t {
+            IntTest::Range { lo, hi } => *lo <= x && x <= *hi,
+            IntTest::In(set) => set.binary_search(&x).is_ok(),
+        }
+    };
+    match (test, d) {
+        (Test::Const(hit), _) => Box::new(move |_| *hit),
+        (Test::Bool(want), ColumnData::Bool(d)) => Box::new(move |i| (d[i] != 0) == *want),
+        (Test::Int(t), ColumnData::Int32(d)) => Box::new(move |i| int(t)(d[i].into())),
+        (Test::Int(t), ColumnData::Int64(d)) => Box::new(move |i| int(t)(d[i].into())),
+        (Test::Int(t), ColumnData::Uint32(d)) => Box::new(move |i| int(t)(d[i].into())),
+        (Test::Int(t), ColumnData::Uint64(d)) => Box::new(move |i| int(t)(d[i].into())),
+        (Test::Float(t), ColumnData::Float(d)) => Box::new(move |i| float(t)(d[i].into())),
+        (Test::Float(t), ColumnData::Double(d)) => Box::new(move |i| float(t)(d[i])),
+        (Test::Str(StrTest::Cmp { op, value }), ColumnData::String(d)) => {
+            Box::new(move |i| op.holds(cmp_bytes(d.get(i), value)))
+        }
+        (Test::Str(StrTest::In(set)), ColumnData::String(d)) => Box::new(move |i| set.contains(d.get(i))),
+        (Test::Str(StrTest::Like(like)), ColumnData::String(d)) => Box::new(move |i| like.matches(d.get(i))),
+        // The segment's column type disagrees with the schema the filter was compiled for.
+        _ => Box::new(|_| false),
     }
 }
 

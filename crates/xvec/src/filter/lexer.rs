@@ -71,9 +71,11 @@ pub(super) enum Kw {
     Null,
     True,
     False,
+    ContainAny,
+    ContainAll,
 }
 
-const KEYWORDS: [(&str, Kw); 9] = [
+const KEYWORDS: [(&str, Kw); 11] = [
     ("and", Kw::And),
     ("or", Kw::Or),
     ("not", Kw::Not),
@@ -83,6 +85,8 @@ const KEYWORDS: [(&str, Kw); 9] = [
     ("null", Kw::Null),
     ("true", Kw::True),
     ("false", Kw::False),
+    ("contain_any", Kw::ContainAny),
+    ("contain_all", Kw::ContainAll),
 ];
 
 #[derive(Clone, Debug, PartialEq)]

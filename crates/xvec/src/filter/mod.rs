@@ -219,7 +219,9 @@ mod tests {
         let long = "x".repeat(1_000_000);
         let e = Filter::compile(&long, &schema).unwrap_err();
         let x40 = &long[..40];
-        let want = format!("expected a comparison operator, IN, LIKE or IS after field `{x40}…`, found end of input");
+        let want = format!(
+            "expected a comparison operator, IN, LIKE, IS, CONTAIN_ANY or CONTAIN_ALL after field `{x40}…`, found end of input"
+        );
         assert_eq!(e.message, want);
         let e = Filter::compile(&format!("{long} = 1"), &schema).unwrap_err();
         let want = format!("unknown field `{x40}…`; fields: lemma, n, flag, _key");

@@ -1,4 +1,8 @@
 //! Parser: tokens to an AST that keeps the source position of every part.
+//!
+//! Besides the grammar in the module above: `ident [NOT] CONTAIN_ANY list`,
+//! `ident [NOT] CONTAIN_ALL list` (a list as after IN) and `array_length '(' ident ')' op
+//! literal`.
 
 use super::FilterError;
 use super::lexer::{CmpOp, Kw, Span, Tok, Token, clip};
@@ -60,6 +64,22 @@ pub(super) enum Expr {
     IsNull {
         field: Ident,
         negated: bool,
+    },
+    /// `f CONTAIN_ANY (a, b)` (`all`: `CONTAIN_ALL`), or with a list parameter.
+    Contain {
+        field: Ident,
+        all: bool,
+        negated: bool,
+        keyword: Span,
+        list: Vec<Literal>,
+    },
+    /// `array_length(f) op number`; `call` spans `array_length(f)`.
+    Length {
+        field: Ident,
+        call: Span,
+        op: CmpOp,
+        op_span: Span,
+        value: Literal,
     },
 }
 
@@ -174,6 +194,12 @@ impl<'a> Parser<'a> {
 
     fn comparison(&mut self) -> Result<Expr, FilterError> {
         let t = self.peek();
+        if let Tok::Ident(name) = &t.tok
+            && name.eq_ignore_ascii_case("array_length")
+            && self.tokens.get(self.pos + 1).is_some_and(|n| n.tok == Tok::LParen)
+        {
+            return self.length();
+        }
         let field = match &t.tok {
             Tok::Ident(name) => Ident { name: name.clone(), span: t.span },
             Tok::Kw(_) => {
@@ -211,7 +237,11 @@ impl<'a> Parser<'a> {
                         self.bump();
                         self.like(field, true, next.span)
                     }
-                    _ => Err(self.unexpected("IN or LIKE after NOT")),
+                    Tok::Kw(kw @ (Kw::ContainAny | Kw::ContainAll)) => {
+                        self.bump();
+                        self.contain(field, kw == Kw::ContainAll, true, next.span)
+                    }
+                    _ => Err(self.unexpected("IN, LIKE, CONTAIN_ANY or CONTAIN_ALL after NOT")),
                 }
             }
             Tok::Kw(Kw::In) => {
@@ -222,8 +252,15 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.like(field, false, t.span)
             }
+            Tok::Kw(kw @ (Kw::ContainAny | Kw::ContainAll)) => {
+                self.bump();
+                self.contain(field, kw == Kw::ContainAll, false, t.span)
+            }
             _ => {
-                let what = format!("a comparison operator, IN, LIKE or IS after field `{}`", clip(&field.name));
+                let what = format!(
+                    "a comparison operator, IN, LIKE, IS, CONTAIN_ANY or CONTAIN_ALL after field `{}`",
+                    clip(&field.name)
+                );
                 Err(self.unexpected(&what))
             }
         }
@@ -251,21 +288,57 @@ impl<'a> Parser<'a> {
     }
 
     fn in_list(&mut self, field: Ident, negated: bool) -> Result<Expr, FilterError> {
+        let list = self.list("IN")?;
+        Ok(Expr::In { field, negated, list })
+    }
+
+    fn contain(&mut self, field: Ident, all: bool, negated: bool, keyword: Span) -> Result<Expr, FilterError> {
+        let list = self.list(if all { "CONTAIN_ALL" } else { "CONTAIN_ANY" })?;
+        Ok(Expr::Contain { field, all, negated, keyword, list })
+    }
+
+    /// `'(' literal (',' literal)* ')'` or one list parameter, after keyword `after`.
+    fn list(&mut self, after: &str) -> Result<Vec<Literal>, FilterError> {
         if let Tok::Param(_) = self.peek().tok {
-            let list = vec![self.literal("after IN")?];
-            return Ok(Expr::In { field, negated, list });
+            return Ok(vec![self.literal(&format!("after {after}"))?]);
         }
         if !self.eat(&Tok::LParen) {
-            return Err(self.unexpected("`(` or a list $parameter after IN"));
+            return Err(self.unexpected(&format!("`(` or a list $parameter after {after}")));
         }
-        let mut list = vec![self.literal("in the IN list")?];
+        let inside = format!("in the {after} list");
+        let mut list = vec![self.literal(&inside)?];
         while !self.eat(&Tok::RParen) {
             if !self.eat(&Tok::Comma) {
-                return Err(self.unexpected("`,` or `)` in the IN list"));
+                return Err(self.unexpected(&format!("`,` or `)` {inside}")));
             }
-            list.push(self.literal("in the IN list")?);
+            list.push(self.literal(&inside)?);
         }
-        Ok(Expr::In { field, negated, list })
+        Ok(list)
+    }
+
+    /// `array_length '(' ident ')' op literal`.
+    fn length(&mut self) -> Result<Expr, FilterError> {
+        let start = self.bump().span;
+        self.bump();
+        let t = self.peek();
+        let Tok::Ident(name) = &t.tok else {
+            return Err(self.unexpected("an array field name in array_length( )"));
+        };
+        let field = Ident { name: name.clone(), span: t.span };
+        self.bump();
+        let close = self.peek().span;
+        if !self.eat(&Tok::RParen) {
+            return Err(self.unexpected("`)` after the field of array_length"));
+        }
+        let len = self.src.get(start.start..close.end).map_or(1, |t| t.chars().count() as u32);
+        let call = Span { end: close.end, len, ..start };
+        let t = self.peek();
+        let Tok::Op(op) = t.tok else {
+            return Err(self.unexpected("a comparison operator after array_length( )"));
+        };
+        self.bump();
+        let value = self.literal(&format!("after {}", self.describe(t)))?;
+        Ok(Expr::Length { field, call, op, op_span: t.span, value })
     }
 
     fn like(&mut self, field: Ident, negated: bool, keyword: Span) -> Result<Expr, FilterError> {
@@ -304,6 +377,11 @@ mod tests {
                 };
                 format!("{}{}like{pattern}", field.name, if *negated { "!" } else { "" })
             }
+            Expr::Contain { field, all, negated, list, .. } => {
+                let op = if *all { "all" } else { "any" };
+                format!("{}{}{op}{}", field.name, if *negated { "!" } else { "" }, list.len())
+            }
+            Expr::Length { field, op, .. } => format!("len({}){op:?}", field.name),
         }
     }
 
@@ -318,6 +396,8 @@ mod tests {
         assert_eq!(shape(&ast("(a = 1 OR b = 2) AND c = 3")), "((a | b) & c)");
         assert_eq!(shape(&ast("NOT a = 1 AND b = 2")), "(!a & b)");
         assert_eq!(shape(&ast("NOT NOT a = 1")), "a");
+        assert_eq!(shape(&ast("t CONTAIN_ANY ('x', 'y') AND NOT t not contain_all $l")), "(tany2 & !t!all1)");
+        assert_eq!(shape(&ast("array_length(t) >= 2 OR Array_Length (t)=0")), "(len(t)Ge | len(t)Eq)");
         assert_eq!(shape(&ast("not not not (a = 1 or b is null)")), "!(a | b)");
         assert_eq!(
             shape(&ast("a IN (1, 2,3) and b not in ('x') or c like 'p%' and d NOT LIKE ''")),
@@ -358,9 +438,19 @@ mod tests {
                 "expected a literal ('string', number, TRUE or FALSE) or a $parameter after `<>`, found `)`",
             ),
             ("a = NULL", 1, 5, "NULL is not a value; test for it with `field IS NULL` or `field IS NOT NULL`"),
-            ("a", 1, 2, "expected a comparison operator, IN, LIKE or IS after field `a`, found end of input"),
-            ("a 1", 1, 3, "expected a comparison operator, IN, LIKE or IS after field `a`, found `1`"),
-            ("a NOT = 1", 1, 7, "expected IN or LIKE after NOT, found `=`"),
+            (
+                "a",
+                1,
+                2,
+                "expected a comparison operator, IN, LIKE, IS, CONTAIN_ANY or CONTAIN_ALL after field `a`, found end of input",
+            ),
+            (
+                "a 1",
+                1,
+                3,
+                "expected a comparison operator, IN, LIKE, IS, CONTAIN_ANY or CONTAIN_ALL after field `a`, found `1`",
+            ),
+            ("a NOT = 1", 1, 7, "expected IN, LIKE, CONTAIN_ANY or CONTAIN_ALL after NOT, found `=`"),
             ("a IS 1", 1, 6, "expected NULL or NOT after IS, found `1`"),
             ("a IS NOT TRUE", 1, 10, "expected NULL after IS NOT, found `TRUE`"),
             ("a IN 1", 1, 6, "expected `(` or a list $parameter after IN, found `1`"),

@@ -18,6 +18,9 @@ use crate::schema::{FieldType, KEY_FIELD, ScalarType, Schema};
 pub(super) enum Col {
     Key,
     Field(usize),
+    /// The array field at this position: a leaf tests its element count
+    /// (`array_length(f)`), IS NULL its validity.
+    Array(usize),
 }
 
 /// Comparisons on integer columns, in exact `i128` arithmetic.
@@ -76,6 +79,16 @@ pub(super) enum Node {
         negate: bool,
         id: u16,
     },
+    /// TRUE where the array field at `field` is not null and some element passes each
+    /// test (`all`, CONTAIN_ALL: one test per listed value) or the one test (CONTAIN_ANY,
+    /// an IN test); the opposite when `negate`.
+    Contains {
+        field: usize,
+        tests: Vec<Test>,
+        all: bool,
+        negate: bool,
+        id: u16,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -113,6 +126,12 @@ impl Planner<'_> {
                 items.dedup();
                 format!("{} {}IN ({})", field.name, if *negated { "NOT " } else { "" }, items.join(", "))
             }
+            Expr::Contain { field, all, negated, list, .. } => {
+                let items: Vec<String> = list.iter().map(|l| src(l.span, l.span)).collect();
+                let op = if *all { "CONTAIN_ALL" } else { "CONTAIN_ANY" };
+                format!("{} {}{op} ({})", field.name, if *negated { "NOT " } else { "" }, items.join(", "))
+            }
+            Expr::Length { call, value, .. } => src(*call, value.span),
             Expr::And(_) | Expr::Or(_) | Expr::Not(_) => String::new(),
         };
         self.leaves.push(if negate { format!("NOT {text}") } else { text });
@@ -132,7 +151,30 @@ impl Planner<'_> {
                 if matches!(expr, Expr::And(_)) != negate { Node::And(nodes) } else { Node::Or(nodes) }
             }
             Expr::IsNull { field, negated } => {
-                Node::IsNull { col: self.resolve(field)?.0, negate: *negated != negate, id }
+                let col = match self.array(field, "IS NULL", field.span) {
+                    Ok((idx, _)) => Col::Array(idx),
+                    Err(_) => self.resolve(field)?.0,
+                };
+                Node::IsNull { col, negate: *negated != negate, id }
+            }
+            Expr::Contain { field, all, negated, keyword, list } => {
+                let op = if *all { "CONTAIN_ALL" } else { "CONTAIN_ANY" };
+                let (idx, ty) = self.array(field, op, *keyword)?;
+                let list = bind_list(list, self.params)?;
+                let tests = match all {
+                    false => vec![in_list(field, ty, &list)?],
+                    true => list
+                        .iter()
+                        .map(|lit| compare(field, ty, CmpOp::Eq, lit.span, lit).map(|(t, _)| t))
+                        .collect::<Result<_, _>>()?,
+                };
+                Node::Contains { field: idx, tests, all: *all, negate: *negated != negate, id }
+            }
+            Expr::Length { field, call, op, op_span, value } => {
+                let (idx, _) = self.array(field, "array_length", field.span)?;
+                let value = bind_scalar(value, self.params)?;
+                let shown = Ident { name: self.src.get(call.start..call.end).unwrap_or("").to_string(), span: *call };
+                leaf(Col::Array(idx), compare(&shown, ScalarType::Uint32, *op, *op_span, &value)?)
             }
             Expr::Cmp { field, op, op_span, value } => {
                 let (col, ty) = self.resolve(field)?;
@@ -172,11 +214,28 @@ impl Planner<'_> {
         };
         match &self.schema.field(idx).ty {
             FieldType::Scalar(ty) => Ok((Col::Field(idx), *ty)),
+            FieldType::Array(ty) => Err(field.span.error(format!(
+                "field `{}` is an array field ({}); test it with CONTAIN_ANY, CONTAIN_ALL, array_length() or IS NULL",
+                field.name,
+                ty.array_name()
+            ))),
             FieldType::Vector(v) => Err(field.span.error(format!(
-                "field `{}` is a vector field ({}); filters apply to scalar fields only",
+                "field `{}` is a vector field ({}); filters apply to scalar and array fields only",
                 field.name,
                 v.elem.name()
             ))),
+        }
+    }
+
+    /// Position and element type of array field `field`; a field of another type is an
+    /// error at `at` saying what `op` applies to.
+    fn array(&mut self, field: &Ident, op: &str, at: Span) -> Result<(usize, ScalarType), FilterError> {
+        let Some(idx) = self.schema.index_of(&field.name) else {
+            return Err(field.span.error(unknown_field(&field.name, self.schema)));
+        };
+        match &self.schema.field(idx).ty {
+            FieldType::Array(ty) => Ok((idx, *ty)),
+            ty => Err(at.error(format!("{op} applies to array fields; field `{}` is {}", field.name, ty.name()))),
         }
     }
 }
@@ -184,7 +243,7 @@ impl Planner<'_> {
 /// "unknown field" message: the closest spelling if one is close, then a few field names.
 fn unknown_field(name: &str, schema: &Schema) -> String {
     const SHOWN: usize = 8;
-    let scalars = schema.fields().iter().filter(|f| f.as_scalar().is_some()).map(|f| f.name.as_str());
+    let scalars = schema.fields().iter().filter(|f| f.as_vector().is_none()).map(|f| f.name.as_str());
     let names: Vec<&str> = scalars.chain([KEY_FIELD]).collect();
     let lower = name.to_ascii_lowercase();
     // Field names have at most 128 bytes; much longer names are no typo of one.
@@ -473,10 +532,13 @@ mod tests {
             ("lemm = 'x'", (1, 1, 4, &format!("unknown field `lemm` (did you mean `lemma`?); {fields}"))),
             ("n = 1 AND\n  zzzzzz = 1", (2, 3, 6, &format!("unknown field `zzzzzz`; {fields}"))),
             ("\"Key\" = 'a'", (1, 1, 5, &format!("unknown field `Key` (did you mean `_key`?); {fields}"))),
-            ("emb = 1", (1, 1, 3, "field `emb` is a vector field (vector_fp32); filters apply to scalar fields only")),
+            (
+                "emb = 1",
+                (1, 1, 3, "field `emb` is a vector field (vector_fp32); filters apply to scalar and array fields only"),
+            ),
             (
                 "emb IS NULL",
-                (1, 1, 3, "field `emb` is a vector field (vector_fp32); filters apply to scalar fields only"),
+                (1, 1, 3, "field `emb` is a vector field (vector_fp32); filters apply to scalar and array fields only"),
             ),
             ("n = '1'", (1, 5, 3, "field `n` is int32 but `'1'` is a string; expected a number")),
             ("n IN (1, 'it''s')", (1, 10, 7, "field `n` is int32 but `'it''s'` is a string; expected a number")),

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use crate::filter::Filter;
 use crate::index::scalar::{self, FieldScalarIndexes, ScalarIndex};
 use crate::schema::{Field, Metric, ScalarIndexKind, ScalarType, Schema, VectorType};
-use crate::storage::column::{ColumnData, ColumnSource, ScalarColumn, Validity, VarColumn};
+use crate::storage::column::{ArrayColumn, ColumnData, ColumnSource, ScalarColumn, Validity, VarColumn};
 
 enum Data {
     Bool(Vec<u8>),
@@ -56,6 +56,22 @@ struct Segment {
     rows: usize,
     keys: (Vec<u64>, Vec<u8>),
     columns: Vec<Option<Column>>,
+    /// Array fields by position: the rows' offsets into `column`, the elements (its
+    /// validity is the rows').
+    arrays: Vec<Option<(Vec<u64>, Column)>>,
+}
+
+fn data_view(data: &Data) -> ColumnData<'_> {
+    match data {
+        Data::Bool(v) => ColumnData::Bool(v),
+        Data::Int32(v) => ColumnData::Int32(v),
+        Data::Int64(v) => ColumnData::Int64(v),
+        Data::Uint32(v) => ColumnData::Uint32(v),
+        Data::Uint64(v) => ColumnData::Uint64(v),
+        Data::Float(v) => ColumnData::Float(v),
+        Data::Double(v) => ColumnData::Double(v),
+        Data::Str(offsets, bytes) => ColumnData::String(VarColumn { offsets, bytes }),
+    }
 }
 
 impl ColumnSource for Segment {
@@ -69,30 +85,52 @@ impl ColumnSource for Segment {
 
     fn scalar(&self, field: usize) -> ScalarColumn<'_> {
         let col = self.columns[field].as_ref().expect("scalar field");
-        let data = match &col.data {
-            Data::Bool(v) => ColumnData::Bool(v),
-            Data::Int32(v) => ColumnData::Int32(v),
-            Data::Int64(v) => ColumnData::Int64(v),
-            Data::Uint32(v) => ColumnData::Uint32(v),
-            Data::Uint64(v) => ColumnData::Uint64(v),
-            Data::Float(v) => ColumnData::Float(v),
-            Data::Double(v) => ColumnData::Double(v),
-            Data::Str(offsets, bytes) => ColumnData::String(VarColumn { offsets, bytes }),
-        };
-        ScalarColumn { validity: Validity(col.validity.as_deref()), data }
+        ScalarColumn { validity: Validity(col.validity.as_deref()), data: data_view(&col.data) }
+    }
+
+    fn array(&self, field: usize) -> ArrayColumn<'_> {
+        let (offsets, col) = self.arrays[field].as_ref().expect("array field");
+        ArrayColumn { validity: Validity(col.validity.as_deref()), offsets, elems: data_view(&col.data) }
     }
 }
 
-/// Field order of the test schema; `emb` (0) is a vector field.
-const NAMES: [&str; 9] = ["emb", "s", "b", "i", "l", "u", "w", "f", "d"];
+/// Field order of the test schema; `emb` (0) is a vector field, the last three are
+/// array fields (of `s`'s, `i`'s and `d`'s types).
+const NAMES: [&str; 12] = ["emb", "s", "b", "i", "l", "u", "w", "f", "d", "as", "ai", "ad"];
+/// The first array field, and the scalar field each array's elements are typed like.
+const ARRAYS: usize = 9;
+const ELEMENT_OF: [usize; 3] = [1, 3, 8];
 
 fn schema() -> Schema {
     use ScalarType::*;
     let mut fields = vec![Field::vector("emb", VectorType::Fp32, 2, Metric::L2)];
-    for (name, ty) in NAMES[1..].iter().zip([String, Bool, Int32, Int64, Uint32, Uint64, Float, Double]) {
+    for (name, ty) in NAMES[1..ARRAYS].iter().zip([String, Bool, Int32, Int64, Uint32, Uint64, Float, Double]) {
         fields.push(Field::scalar(*name, ty).nullable(true));
     }
+    for (name, ty) in NAMES[ARRAYS..].iter().zip([String, Int32, Double]) {
+        fields.push(Field::array(*name, ty).nullable(true));
+    }
     Schema::new("t", fields).unwrap()
+}
+
+/// An array column from optional rows of elements (`wrap` makes their data).
+fn array_column<T: Clone>(rows: &[Option<Vec<T>>], wrap: impl Fn(Vec<T>) -> Data) -> (Vec<u64>, Column) {
+    let mut offsets = vec![0u64];
+    let mut elems = Vec::new();
+    for r in rows {
+        elems.extend(r.iter().flatten().cloned());
+        offsets.push(elems.len() as u64);
+    }
+    let mut col = column(&rows.iter().map(|r| r.as_ref().map(|_| ())).collect::<Vec<_>>(), |_| Data::Bool(vec![]));
+    col.data = wrap(elems);
+    (offsets, col)
+}
+
+fn string_arrays(rows: &[Option<Vec<&str>>]) -> (Vec<u64>, Column) {
+    array_column(rows, |elems| {
+        let (o, b) = var(&elems);
+        Data::Str(o, b)
+    })
 }
 
 /// Six rows; every column is null in row 2.
@@ -110,6 +148,36 @@ fn segment() -> Segment {
             Some(column(&[Some(1), Some(0), None, Some(u64::MAX), Some(7), Some(2)], Data::Uint64)),
             Some(column(&[Some(1.0), Some(-0.5), None, Some(0.1), Some(2.5), Some(-0.0)], Data::Float)),
             Some(column(&[Some(1.0), Some(-0.5), None, Some(0.1), Some(2.5), Some(-0.0)], Data::Double)),
+            None,
+            None,
+            None,
+        ],
+        arrays: vec![
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            Some(string_arrays(&[
+                Some(vec!["a", "b"]),
+                Some(vec![]),
+                None,
+                Some(vec!["b", "b", "c"]),
+                Some(vec!["apple"]),
+                Some(vec!["a"]),
+            ])),
+            Some(array_column(
+                &[Some(vec![1, 2]), Some(vec![]), None, Some(vec![-5]), Some(vec![2, 2, 3]), Some(vec![i32::MAX])],
+                Data::Int32,
+            )),
+            Some(array_column(
+                &[Some(vec![0.5]), Some(vec![]), None, Some(vec![1.0, -0.0]), Some(vec![2.5]), Some(vec![0.1])],
+                Data::Double,
+            )),
         ],
     }
 }
@@ -123,10 +191,11 @@ fn indexes(
 ) -> Vec<FieldScalarIndexes> {
     let mut out = vec![FieldScalarIndexes::default(); schema.fields().len()];
     for (pos, f) in schema.fields().iter().enumerate() {
-        let Some(ty) = f.as_scalar() else { continue };
-        for &kind in kinds.iter().filter(|k| k.applies_to(ty)) {
+        let ty = &f.ty;
+        for &kind in kinds.iter().filter(|k| k.fits(ty)) {
             let path = dir.join(format!("f{pos}-{}.idx", kind.name()));
-            scalar::build(&path, 1, pos as u16, kind, ty, &seg.scalar(pos), seg.rows).unwrap();
+            let col = scalar::Indexed::of(seg, ty, pos);
+            scalar::build(&path, 1, pos as u16, kind, ty, &col, seg.rows).unwrap();
             let index = ScalarIndex::open(&path, 1, pos as u16, kind, ty, seg.rows, false).unwrap();
             out[pos].set(kind, std::sync::Arc::new(index));
         }
@@ -325,6 +394,50 @@ fn floats() {
 }
 
 #[test]
+fn arrays() {
+    check(
+        &segment(),
+        &schema(),
+        &[
+            ("as CONTAIN_ANY ('a')", &[0, 5]),
+            ("as contain_any ('a', 'c')", &[0, 3, 5]),
+            ("as CONTAIN_ALL ('a', 'b')", &[0]),
+            ("as CONTAIN_ALL ('b')", &[0, 3]),
+            ("as CONTAIN_ALL ('b', 'b')", &[0, 3]),
+            ("as NOT CONTAIN_ANY ('a')", &[1, 3, 4]),
+            ("NOT as CONTAIN_ALL ('b', 'c')", &[0, 1, 4, 5]),
+            ("as CONTAIN_ANY ('zzz')", &[]),
+            ("as NOT CONTAIN_ANY ('zzz')", &[0, 1, 3, 4, 5]),
+            ("array_length(as) = 0", &[1]),
+            ("ARRAY_LENGTH(as) >= 2", &[0, 3]),
+            ("array_length(ai) > 2.5", &[4]),
+            ("NOT array_length(ai) < 1", &[0, 3, 4, 5]),
+            ("array_length(ad) <> 1", &[1, 3]),
+            ("as IS NULL", &[2]),
+            ("as IS NOT NULL", NON_NULL),
+            ("ai CONTAIN_ANY (2, 1e10)", &[0, 4]),
+            ("ai CONTAIN_ALL (2, 3)", &[4]),
+            ("ai CONTAIN_ANY (2147483647)", &[5]),
+            ("ai CONTAIN_ANY (2.5)", &[]),
+            ("ai NOT CONTAIN_ANY (2)", &[1, 3, 5]),
+            ("ai CONTAIN_ALL (2, 2.5)", &[]),
+            ("ad CONTAIN_ANY (0)", &[3]),
+            ("ad CONTAIN_ANY (0.1, 2.5)", &[4, 5]),
+            ("ad CONTAIN_ALL (1, -0)", &[3]),
+            ("as CONTAIN_ANY ('b') AND ai CONTAIN_ANY (-5)", &[3]),
+            ("as CONTAIN_ANY ('apple') OR array_length(ai) = 0", &[1, 4]),
+        ],
+    );
+    let err = |text: &str| Filter::compile(text, &schema()).unwrap_err().message;
+    assert!(err("as = 'a'").contains("array field (array_string); test it with CONTAIN_ANY"));
+    assert_eq!(err("s CONTAIN_ANY ('a')"), "CONTAIN_ANY applies to array fields; field `s` is string");
+    assert_eq!(err("array_length(i) > 1"), "array_length applies to array fields; field `i` is int32");
+    assert!(err("as CONTAIN_ALL (1)").contains("field `as` is string but `1` is a number"));
+    assert!(err("ai CONTAIN_ANY 1").contains("`(` or a list $parameter after CONTAIN_ANY"));
+    assert!(err("array_length(as) LIKE 'x'").contains("a comparison operator after array_length"));
+}
+
+#[test]
 fn three_valued_logic() {
     // Every (x, y) pair over {1, 0, NULL}.
     let x = [Some(1), Some(1), Some(1), Some(0), Some(0), Some(0), None, None, None];
@@ -333,6 +446,7 @@ fn three_valued_logic() {
         rows: 9,
         keys: var(&["a"; 9]),
         columns: vec![Some(column(&x, Data::Int32)), Some(column(&y, Data::Int32))],
+        arrays: vec![],
     };
     let schema = Schema::builder("t")
         .field(Field::scalar("x", ScalarType::Int32).nullable(true))
@@ -374,7 +488,7 @@ fn validity_tail_and_multiline() {
     let vals: Vec<Option<i64>> = (0..11).map(|i| (i % 3 != 0).then_some(i)).collect();
     let mut col = column(&vals, Data::Int64);
     col.validity.as_mut().unwrap()[1] |= 0xF8;
-    let seg = Segment { rows: 11, keys: var(&["k"; 11]), columns: vec![Some(col)] };
+    let seg = Segment { rows: 11, keys: var(&["k"; 11]), columns: vec![Some(col)], arrays: vec![] };
     let schema = Schema::builder("t").field(Field::scalar("v", ScalarType::Int64).nullable(true)).build().unwrap();
     check(
         &seg,
@@ -427,6 +541,16 @@ enum Expr {
     In(usize, bool, Vec<Lit>),
     Like(usize, bool, String),
     IsNull(usize, bool),
+    /// Array field, CONTAIN_ALL (else ANY), negated, the values.
+    Contain(usize, bool, bool, Vec<Lit>),
+    /// `array_length(field) op lit` (a `Lit::Half`).
+    Length(usize, &'static str, Lit),
+}
+
+/// One row of plain values: scalars (the key last) and arrays, by field position.
+struct Row {
+    one: Vec<Option<Value>>,
+    many: Vec<Option<Vec<Value>>>,
 }
 
 const WORDS: [&str; 10] = ["", "a", "ab", "abc", "b", "ba", "é", "aé", "a_", "%"];
@@ -479,8 +603,22 @@ fn random_expr(rng: &mut Rng, depth: u32) -> Expr {
         0 => Expr::And(children(rng)),
         1 => Expr::Or(children(rng)),
         2 => Expr::Not(Box::new(random_expr(rng, depth - 1))),
+        _ if rng.below(4) == 0 => {
+            let field = ARRAYS + rng.below(KEY - ARRAYS);
+            let elem = ELEMENT_OF[field - ARRAYS];
+            let list = |rng: &mut Rng| (0..1 + rng.below(3)).map(|_| random_lit(rng, elem)).collect();
+            match rng.below(4) {
+                0 | 1 => Expr::Contain(field, rng.below(2) == 1, rng.below(3) == 0, list(rng)),
+                2 => {
+                    let op = rng.pick(&["=", "!=", "<>", "<", "<=", ">", ">="]);
+                    Expr::Length(field, op, Lit::Half(rng.pick(&[-1, 0, 1, 2, 3, 5]) * 2 + rng.pick(&[-1, 0, 0, 1])))
+                }
+                _ => Expr::IsNull(field, rng.below(2) == 1),
+            }
+        }
         _ => {
-            let field = 1 + rng.below(KEY);
+            let field = 1 + rng.below(ARRAYS - 1);
+            let field = if rng.below(9) == 0 { KEY } else { field };
             let string = field == KEY || NAMES[field] == "s";
             match rng.below(if string { 4 } else { 3 }) {
                 0 => {
@@ -547,6 +685,12 @@ fn render(e: &Expr, rng: &mut Rng) -> String {
         }
         Expr::Like(f, neg, p) => format!("{} {}LIKE '{p}'", field_name(*f), if *neg { "NOT " } else { "" }),
         Expr::IsNull(f, neg) => format!("{} IS {}NULL", field_name(*f), if *neg { "NOT " } else { "" }),
+        Expr::Contain(f, all, neg, list) => {
+            let items: Vec<String> = list.iter().map(|l| render_lit(l, rng)).collect();
+            let op = kw(rng, if *all { "CONTAIN_ALL" } else { "CONTAIN_ANY" });
+            format!("{} {}{op} ({})", field_name(*f), if *neg { "NOT " } else { "" }, items.join(", "))
+        }
+        Expr::Length(f, op, lit) => format!("array_length({}) {op} {}", field_name(*f), render_lit(lit, rng)),
     }
 }
 
@@ -585,7 +729,7 @@ fn holds(op: &str, ord: Option<Ordering>) -> bool {
 }
 
 /// Three-valued evaluation of one row over plain values.
-fn naive(e: &Expr, row: &[Option<Value>]) -> Option<bool> {
+fn naive(e: &Expr, row: &Row) -> Option<bool> {
     match e {
         Expr::And(xs) => {
             let vs: Vec<Option<bool>> = xs.iter().map(|x| naive(x, row)).collect();
@@ -608,10 +752,21 @@ fn naive(e: &Expr, row: &[Option<Value>]) -> Option<bool> {
             }
         }
         Expr::Not(x) => naive(x, row).map(|b| !b),
-        Expr::IsNull(f, neg) => Some(row[*f].is_none() != *neg),
-        Expr::Cmp(f, op, lit) => row[*f].map(|v| holds(op, naive_cmp(*f, v, lit))),
-        Expr::In(f, neg, list) => row[*f].map(|v| list.iter().any(|l| holds("=", naive_cmp(*f, v, l))) != *neg),
-        Expr::Like(f, neg, p) => row[*f].map(|v| match v {
+        Expr::IsNull(f, neg) if *f >= ARRAYS && *f < KEY => Some(row.many[*f].is_none() != *neg),
+        Expr::IsNull(f, neg) => Some(row.one[*f].is_none() != *neg),
+        Expr::Contain(f, all, neg, list) => row.many[*f].as_ref().map(|xs| {
+            let elem = ELEMENT_OF[*f - ARRAYS];
+            let has = |l: &Lit| xs.iter().any(|v| holds("=", naive_cmp(elem, *v, l)));
+            let hit = if *all { list.iter().all(has) } else { list.iter().any(has) };
+            hit != *neg
+        }),
+        Expr::Length(f, op, Lit::Half(h)) => {
+            row.many[*f].as_ref().map(|xs| holds(op, Some((2 * xs.len() as i128).cmp(h))))
+        }
+        Expr::Length(..) => unreachable!("lengths compare with integers"),
+        Expr::Cmp(f, op, lit) => row.one[*f].map(|v| holds(op, naive_cmp(*f, v, lit))),
+        Expr::In(f, neg, list) => row.one[*f].map(|v| list.iter().any(|l| holds("=", naive_cmp(*f, v, l))) != *neg),
+        Expr::Like(f, neg, p) => row.one[*f].map(|v| match v {
             Value::Str(s) => {
                 let (p, s): (Vec<char>, Vec<char>) = (p.chars().collect(), s.chars().collect());
                 naive_like(&p, &s) != *neg
@@ -621,17 +776,17 @@ fn naive(e: &Expr, row: &[Option<Value>]) -> Option<bool> {
     }
 }
 
-fn random_segment(rng: &mut Rng, rows: usize) -> (Segment, Vec<Vec<Option<Value>>>) {
+fn random_segment(rng: &mut Rng, rows: usize) -> (Segment, Vec<Row>) {
     let keys: Vec<&'static str> = (0..rows).map(|_| rng.pick(&KEYS)).collect();
-    // table[row][field], with the key at index KEY.
-    let mut table = vec![vec![None; KEY + 1]; rows];
+    // table[row].one[field], with the key at index KEY.
+    let mut table: Vec<Row> = (0..rows).map(|_| Row { one: vec![None; KEY + 1], many: vec![None; KEY] }).collect();
     let mut columns: Vec<Option<Column>> = vec![None];
-    for field in 1..KEY {
+    for field in 1..ARRAYS {
         let nullable = !matches!(NAMES[field], "u" | "d");
         let values: Vec<Option<Value>> =
             (0..rows).map(|_| (!nullable || rng.below(4) > 0).then(|| random_value(rng, field))).collect();
         for (row, v) in values.iter().enumerate() {
-            table[row][field] = *v;
+            table[row].one[field] = *v;
         }
         macro_rules! typed {
             ($variant:ident, $pat:pat => $e:expr) => {
@@ -656,16 +811,56 @@ fn random_segment(rng: &mut Rng, rows: usize) -> (Segment, Vec<Vec<Option<Value>
             }
         }));
     }
+    let mut arrays: Vec<Option<(Vec<u64>, Column)>> = (0..ARRAYS).map(|_| None).collect();
+    for field in ARRAYS..KEY {
+        let elem = ELEMENT_OF[field - ARRAYS];
+        let lists: Vec<Option<Vec<Value>>> = (0..rows)
+            .map(|_| (rng.below(4) > 0).then(|| (0..rng.below(5)).map(|_| random_value(rng, elem)).collect()))
+            .collect();
+        arrays.push(Some(match NAMES[elem] {
+            "s" => string_arrays(
+                &lists
+                    .iter()
+                    .map(|l| {
+                        l.as_ref().map(|xs| xs.iter().map(|v| if let Value::Str(s) = v { *s } else { "" }).collect())
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            "i" => array_column(
+                &lists
+                    .iter()
+                    .map(|l| {
+                        l.as_ref()
+                            .map(|xs| xs.iter().map(|v| if let Value::Int(x) = v { *x as i32 } else { 0 }).collect())
+                    })
+                    .collect::<Vec<_>>(),
+                Data::Int32,
+            ),
+            _ => array_column(
+                &lists
+                    .iter()
+                    .map(|l| {
+                        l.as_ref().map(|xs| xs.iter().map(|v| if let Value::Num(x) = v { *x } else { 0.0 }).collect())
+                    })
+                    .collect::<Vec<_>>(),
+                Data::Double,
+            ),
+        }));
+        columns.push(None);
+        for (row, l) in lists.into_iter().enumerate() {
+            table[row].many[field] = l;
+        }
+    }
     for (row, key) in keys.iter().enumerate() {
-        table[row][KEY] = Some(Value::Str(key));
+        table[row].one[KEY] = Some(Value::Str(key));
     }
     // Float columns hold f32: the naive side sees the stored value.
     for row in table.iter_mut() {
-        if let Some(Value::Num(x)) = row[7] {
-            row[7] = Some(Value::Num(f64::from(x as f32)));
+        if let Some(Value::Num(x)) = row.one[7] {
+            row.one[7] = Some(Value::Num(f64::from(x as f32)));
         }
     }
-    (Segment { rows, keys: var(&keys), columns }, table)
+    (Segment { rows, keys: var(&keys), columns, arrays }, table)
 }
 
 #[test]

@@ -21,12 +21,12 @@ pub enum FieldChange {
         /// Its new name.
         to: String,
     },
-    /// Changes a scalar field's type to a wider one ([`super::ScalarType::widens_to`]).
+    /// Changes a scalar or array field's type to a wider one ([`FieldType::widens_to`]).
     Widen {
         /// The field.
         field: String,
         /// Its new type.
-        to: super::ScalarType,
+        to: FieldType,
     },
 }
 
@@ -46,9 +46,9 @@ impl Schema {
     /// This schema with `change` applied, validated like any schema.
     ///
     /// ```
-    /// use xvec::{Field, FieldChange, ScalarType, Schema};
+    /// use xvec::{Field, FieldChange, FieldType, ScalarType, Schema};
     /// let s = Schema::builder("w").field(Field::scalar("n", ScalarType::Int32)).build()?;
-    /// let s = s.changed(&FieldChange::Widen { field: "n".into(), to: ScalarType::Int64 })?;
+    /// let s = s.changed(&FieldChange::Widen { field: "n".into(), to: FieldType::Scalar(ScalarType::Int64) })?;
     /// let s = s.changed(&FieldChange::Add(Field::scalar("tag", ScalarType::String).nullable(true)))?;
     /// assert_eq!((s.field_id(0), s.field_id(1)), (0, 1));
     /// let s = s.changed(&FieldChange::Drop("n".into()))?;
@@ -70,7 +70,7 @@ impl Schema {
                             "an added vector field must be nullable: the rows already written have no vector".into(),
                         ));
                     }
-                    FieldType::Scalar(_) if !f.nullable && f.default.is_none() => {
+                    FieldType::Scalar(_) | FieldType::Array(_) if !f.nullable && f.default.is_none() => {
                         return Err(refuse(
                             "an added field needs a default or must be nullable: the rows already written have no value"
                                 .into(),
@@ -102,31 +102,44 @@ impl Schema {
             }
             FieldChange::Widen { to, .. } => {
                 let at = pos()?;
-                let from = match fields[at].ty {
-                    FieldType::Scalar(ty) => ty,
-                    FieldType::Vector(_) => return Err(refuse("a vector field's type cannot change".into())),
-                };
-                if !from.widens_to(*to) {
+                let from = fields[at].ty.clone();
+                if let FieldType::Vector(_) = from {
+                    return Err(refuse("a vector field's type cannot change".into()));
+                }
+                if !from.widens_to(to) {
                     return Err(refuse(format!(
-                        "{} does not widen to {}; the widenings are int32 and uint32 to int64, uint32 to uint64, float to double",
+                        "{} does not widen to {}; the widenings are int32 and uint32 to int64, uint32 to uint64, \
+                         float to double (also between arrays of them), and each scalar type to its array type",
                         from.name(),
                         to.name()
                     )));
                 }
-                if !from.keeps_index_keys(*to) && !fields[at].scalar_indexes.is_empty() {
-                    return Err(refuse(format!(
-                        "its scalar indexes key {} values otherwise than {} ones: drop them, widen, then add them again",
-                        from.name(),
-                        to.name()
-                    )));
-                }
-                fields[at].ty = FieldType::Scalar(*to);
-                if let Some(d) = &fields[at].default
-                    && from == super::ScalarType::Float
+                let (a, b) = (from.element().expect("not a vector"), to.element().expect("not a vector"));
+                if !fields[at].scalar_indexes.iter().all(|&k| k.applies_to(b, to.is_array()))
+                    || (a != b && !a.keeps_index_keys(b) && !fields[at].scalar_indexes.is_empty())
                 {
-                    // A float default widens to the double nearest the float it was.
-                    let x = d.as_f64().map(|x| x as f32 as f64);
-                    fields[at].default = x.and_then(serde_json::Number::from_f64).map(serde_json::Value::Number);
+                    return Err(refuse(format!(
+                        "its scalar indexes do not serve a {} field as they are: drop them, widen, then add them again",
+                        to.name()
+                    )));
+                }
+                fields[at].ty = to.clone();
+                if let Some(d) = fields[at].default.take() {
+                    // A float default widens to the double nearest the float it was; a
+                    // scalar's becomes a one-element array.
+                    let widen = |x: serde_json::Value| match (a, b) {
+                        (super::ScalarType::Float, super::ScalarType::Double) => (x.as_f64())
+                            .and_then(|x| serde_json::Number::from_f64(x as f32 as f64))
+                            .map_or(serde_json::Value::Null, serde_json::Value::Number),
+                        _ => x,
+                    };
+                    fields[at].default = Some(match (&from, d) {
+                        (FieldType::Scalar(_), d) if to.is_array() => serde_json::Value::Array(vec![widen(d)]),
+                        (_, serde_json::Value::Array(xs)) => {
+                            serde_json::Value::Array(xs.into_iter().map(widen).collect())
+                        }
+                        (_, d) => widen(d),
+                    });
                 }
             }
         }
@@ -174,9 +187,25 @@ mod tests {
         assert!(err(FieldChange::Drop("zz".into())).contains("no field `zz`"));
         assert!(err(FieldChange::Rename { from: "a".into(), to: "b".into() }).contains("twice"));
         assert!(err(FieldChange::Rename { from: "a".into(), to: "_key".into() }).contains("bad field name"));
-        assert!(err(FieldChange::Widen { field: "a".into(), to: ScalarType::Float }).contains("does not widen"));
-        assert!(err(FieldChange::Widen { field: "v".into(), to: ScalarType::Double }).contains("vector"));
+        assert!(
+            err(FieldChange::Widen { field: "a".into(), to: FieldType::Scalar(ScalarType::Float) })
+                .contains("does not widen")
+        );
+        assert!(
+            err(FieldChange::Widen { field: "v".into(), to: FieldType::Scalar(ScalarType::Double) }).contains("vector")
+        );
         let ok = s.changed(&FieldChange::Add(Field::scalar("c", ScalarType::Int32).default_value(7.into()))).unwrap();
         assert_eq!(ok.field(3).default, Some(7.into()));
+        let to = |ty| FieldChange::Widen { field: "c".into(), to: ty };
+        let arr = ok.changed(&to(FieldType::Array(ScalarType::Int32))).unwrap();
+        assert_eq!(arr.field(3).default, Some(serde_json::json!([7])));
+        let wide = arr.changed(&to(FieldType::Array(ScalarType::Int64))).unwrap();
+        assert_eq!(wide.field(3).ty, FieldType::Array(ScalarType::Int64));
+        assert!(
+            arr.changed(&to(FieldType::Scalar(ScalarType::Int32))).unwrap_err().to_string().contains("does not widen")
+        );
+        let ranged = ok.with_scalar_index("c", crate::schema::ScalarIndexKind::Range, true).unwrap();
+        let e = ranged.changed(&to(FieldType::Array(ScalarType::Int32))).unwrap_err().to_string();
+        assert!(e.contains("drop them"), "{e}");
     }
 }

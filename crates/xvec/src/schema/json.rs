@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Field, FieldType, IndexParams, Metric, ScalarIndexKind, ScalarType, Schema, VectorSpec, VectorType};
+use super::{Field, FieldType, IndexParams, Metric, ScalarIndexKind, Schema, VectorSpec, VectorType};
 use crate::error::SchemaError;
 
 impl Schema {
@@ -150,24 +150,14 @@ impl RawSchema {
                     (FieldType::Vector(VectorSpec { elem, dim, metric, index }), Vec::new())
                 }
                 None => {
-                    let scalar = match f.ty.as_str() {
-                        "string" => ScalarType::String,
-                        "bool" => ScalarType::Bool,
-                        "int32" => ScalarType::Int32,
-                        "int64" => ScalarType::Int64,
-                        "uint32" => ScalarType::Uint32,
-                        "uint64" => ScalarType::Uint64,
-                        "float" => ScalarType::Float,
-                        "double" => ScalarType::Double,
-                        other => {
-                            return Err(SchemaError::UnknownType { field: f.name, ty: other.to_string() });
-                        }
+                    let Some(ty) = FieldType::scalar_or_array(&f.ty) else {
+                        return Err(SchemaError::UnknownType { field: f.name, ty: f.ty });
                     };
                     if f.dim.is_some() || f.metric.is_some() {
                         return Err(SchemaError::VectorOptionOnScalar(f.name));
                     }
                     let indexes = f.index.as_ref().map(|v| scalar_indexes(&f.name, v)).transpose()?;
-                    (FieldType::Scalar(scalar), indexes.unwrap_or_default())
+                    (ty, indexes.unwrap_or_default())
                 }
             };
             let (ty, scalar_indexes) = ty;
@@ -195,7 +185,9 @@ impl From<&Schema> for RawSchema {
                             let index = serde_json::to_value(&v.index).expect("index params serialize");
                             (Some(v.dim), Some(v.metric), Some(index))
                         }
-                        FieldType::Scalar(_) => (None, None, scalar_indexes_json(&f.scalar_indexes)),
+                        FieldType::Scalar(_) | FieldType::Array(_) => {
+                            (None, None, scalar_indexes_json(&f.scalar_indexes))
+                        }
                     };
                     RawField {
                         id: None,

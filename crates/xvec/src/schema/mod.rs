@@ -26,6 +26,8 @@ pub const MAX_DIM: u32 = 20_000;
 pub const MAX_VECTOR_FIELDS: usize = 5;
 /// Most fields (scalar and vector) one collection may have.
 pub const MAX_FIELDS: usize = 1024;
+/// Most elements one array value may hold.
+pub const MAX_ARRAY_LEN: usize = 4096;
 /// Name of the pseudo-field that holds the primary key in filters and projections.
 pub const KEY_FIELD: &str = "_key";
 
@@ -55,6 +57,10 @@ impl VectorSpec {
 pub enum FieldType {
     /// A filterable, returnable column.
     Scalar(ScalarType),
+    /// A list of up to [`MAX_ARRAY_LEN`] non-null values of one scalar type per row
+    /// (`array_string`, ...), filtered with `CONTAIN_ANY`, `CONTAIN_ALL` and
+    /// `array_length`.
+    Array(ScalarType),
     /// A searchable vector column.
     Vector(VectorSpec),
 }
@@ -64,8 +70,43 @@ impl FieldType {
     pub fn name(&self) -> &'static str {
         match self {
             FieldType::Scalar(s) => s.name(),
+            FieldType::Array(s) => s.array_name(),
             FieldType::Vector(v) => v.elem.name(),
         }
+    }
+
+    /// Whether this is an array type.
+    pub fn is_array(&self) -> bool {
+        matches!(self, FieldType::Array(_))
+    }
+
+    /// The scalar type of a scalar field's values or an array field's elements.
+    pub fn element(&self) -> Option<ScalarType> {
+        match self {
+            FieldType::Scalar(s) | FieldType::Array(s) => Some(*s),
+            FieldType::Vector(_) => None,
+        }
+    }
+
+    /// Whether a column of this type can change to `to` without rewriting: a scalar
+    /// widening ([`ScalarType::widens_to`]), a scalar to its array type (each value a
+    /// one-element array), or an array to the array of a widened element type.
+    pub fn widens_to(&self, to: &FieldType) -> bool {
+        match (self, to) {
+            (FieldType::Scalar(a), FieldType::Scalar(b)) | (FieldType::Array(a), FieldType::Array(b)) => {
+                a.widens_to(*b)
+            }
+            (FieldType::Scalar(a), FieldType::Array(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// The type named `name` in schema JSON and the admin tool, if it is a scalar or
+    /// array type (vector types need a dimension and a metric besides).
+    pub fn scalar_or_array(name: &str) -> Option<FieldType> {
+        ScalarType::from_name(name)
+            .map(FieldType::Scalar)
+            .or_else(|| ScalarType::from_array_name(name).map(FieldType::Array))
     }
 }
 
@@ -96,6 +137,11 @@ impl Field {
             scalar_indexes: Vec::new(),
             default: None,
         }
+    }
+
+    /// A non-nullable array field of `elem` values.
+    pub fn array(name: impl Into<String>, elem: ScalarType) -> Field {
+        Field { ty: FieldType::Array(elem), ..Field::scalar(name, elem) }
     }
 
     /// A non-nullable vector field with the default index ([`IndexParams::default`]).
@@ -143,19 +189,27 @@ impl Field {
         self.scalar_indexes.contains(&kind)
     }
 
-    /// The vector parameters, `None` for a scalar field.
+    /// The vector parameters, `None` for a scalar or array field.
     pub fn as_vector(&self) -> Option<&VectorSpec> {
         match &self.ty {
             FieldType::Vector(v) => Some(v),
-            FieldType::Scalar(_) => None,
+            _ => None,
         }
     }
 
-    /// The scalar type, `None` for a vector field.
+    /// The scalar type, `None` for a vector or array field.
     pub fn as_scalar(&self) -> Option<ScalarType> {
         match &self.ty {
             FieldType::Scalar(s) => Some(*s),
-            FieldType::Vector(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The element type of an array field, `None` for other fields.
+    pub fn as_array(&self) -> Option<ScalarType> {
+        match &self.ty {
+            FieldType::Array(s) => Some(*s),
+            _ => None,
         }
     }
 }
@@ -234,12 +288,12 @@ impl Schema {
             }
             let sorted = f.scalar_indexes.windows(2).all(|w| w[0] < w[1]);
             for &kind in &f.scalar_indexes {
-                let fits = matches!(f.ty, FieldType::Scalar(ty) if kind.applies_to(ty));
+                let fits = kind.fits(&f.ty);
                 if !fits || !sorted {
                     let what = match (&f.ty, sorted) {
                         (_, false) => "each scalar index kind may appear once".to_string(),
                         (FieldType::Vector(_), _) => "vector fields take a vector index, not a scalar one".into(),
-                        (ty, _) => format!("a {} index needs a numeric field, not {}", kind.name(), ty.name()),
+                        (ty, _) => format!("a {} index needs a numeric scalar field, not {}", kind.name(), ty.name()),
                     };
                     return Err(SchemaError::BadIndex { field: f.name.clone(), what });
                 }
@@ -247,6 +301,7 @@ impl Schema {
             if let Some(d) = &f.default {
                 let fits = match &f.ty {
                     FieldType::Scalar(ty) => ty.admits_json(d),
+                    FieldType::Array(ty) => ty.admits_json_array(d),
                     FieldType::Vector(_) => Err("vector fields take no default".to_string()),
                 };
                 fits.map_err(|what| SchemaError::BadDefault { field: f.name.clone(), what })?;

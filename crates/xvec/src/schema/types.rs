@@ -72,6 +72,32 @@ impl ScalarType {
         }
     }
 
+    /// The name of the array field of this element type (`array_int32`, ...).
+    pub fn array_name(self) -> &'static str {
+        match self {
+            ScalarType::String => "array_string",
+            ScalarType::Bool => "array_bool",
+            ScalarType::Int32 => "array_int32",
+            ScalarType::Int64 => "array_int64",
+            ScalarType::Uint32 => "array_uint32",
+            ScalarType::Uint64 => "array_uint64",
+            ScalarType::Float => "array_float",
+            ScalarType::Double => "array_double",
+        }
+    }
+
+    /// Every scalar type, in the order help texts list them.
+    pub const ALL: [ScalarType; 8] = [
+        ScalarType::String,
+        ScalarType::Bool,
+        ScalarType::Int32,
+        ScalarType::Int64,
+        ScalarType::Uint32,
+        ScalarType::Uint64,
+        ScalarType::Float,
+        ScalarType::Double,
+    ];
+
     /// Bytes per row of the fixed-width column, `None` for strings.
     pub fn width(self) -> Option<usize> {
         match self {
@@ -99,8 +125,12 @@ impl ScalarType {
 
     /// The type named `name` (`int32`, `string`, ...).
     pub fn from_name(name: &str) -> Option<ScalarType> {
-        use ScalarType::*;
-        [String, Bool, Int32, Int64, Uint32, Uint64, Float, Double].into_iter().find(|t| t.name() == name)
+        ScalarType::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The element type of the array type named `name` (`array_int32`, ...).
+    pub fn from_array_name(name: &str) -> Option<ScalarType> {
+        ScalarType::ALL.into_iter().find(|t| t.array_name() == name)
     }
 
     /// Checks that JSON value `v` is a value of this type (a default); the error says what
@@ -120,6 +150,18 @@ impl ScalarType {
             true => Ok(()),
             false => Err(format!("default {v} is not a {} value", self.name())),
         }
+    }
+
+    /// Checks that JSON value `v` is an array of values of this type (an array field's
+    /// default), of at most [`crate::schema::MAX_ARRAY_LEN`] elements.
+    pub fn admits_json_array(self, v: &serde_json::Value) -> Result<(), String> {
+        let Some(xs) = v.as_array() else {
+            return Err(format!("default {v} is not an array of {} values", self.name()));
+        };
+        if xs.len() > super::MAX_ARRAY_LEN {
+            return Err(format!("default has {} elements; an array holds at most {}", xs.len(), super::MAX_ARRAY_LEN));
+        }
+        xs.iter().try_for_each(|x| self.admits_json(x))
     }
 
     /// Whether values compare as numbers (every type but `string` and `bool`).
@@ -154,9 +196,19 @@ impl ScalarIndexKind {
         [ScalarIndexKind::Inverted, ScalarIndexKind::Range].into_iter().find(|k| k.name() == name)
     }
 
-    /// Whether a field of type `ty` can carry this index.
-    pub fn applies_to(self, ty: ScalarType) -> bool {
-        self == ScalarIndexKind::Inverted || ty.is_numeric()
+    /// Whether a field of type `ty` (an array's element type when `array`) can carry this
+    /// index: inverted on every scalar and array type, range on numeric scalars.
+    pub fn applies_to(self, ty: ScalarType, array: bool) -> bool {
+        self == ScalarIndexKind::Inverted || (ty.is_numeric() && !array)
+    }
+
+    /// Whether a field of type `ty` can carry this index (no vector field can).
+    pub fn fits(self, ty: &super::FieldType) -> bool {
+        match ty {
+            super::FieldType::Scalar(s) => self.applies_to(*s, false),
+            super::FieldType::Array(s) => self.applies_to(*s, true),
+            super::FieldType::Vector(_) => false,
+        }
     }
 }
 

@@ -66,11 +66,83 @@ pub enum ColumnData<'a> {
     String(VarColumn<'a>),
 }
 
+impl ColumnData<'_> {
+    /// Value `i` (a row of a scalar column, an element of an array column).
+    pub fn value(&self, i: usize) -> crate::value::Value {
+        use crate::value::Value;
+        match self {
+            ColumnData::Bool(d) => Value::Bool(d[i] != 0),
+            ColumnData::Int32(d) => Value::Int32(d[i]),
+            ColumnData::Int64(d) => Value::Int64(d[i]),
+            ColumnData::Uint32(d) => Value::Uint32(d[i]),
+            ColumnData::Uint64(d) => Value::Uint64(d[i]),
+            ColumnData::Float(d) => Value::Float(d[i]),
+            ColumnData::Double(d) => Value::Double(d[i]),
+            ColumnData::String(v) => Value::String(v.get_str(i).to_string()),
+        }
+    }
+
+    /// Values held.
+    pub fn len(&self) -> usize {
+        match self {
+            ColumnData::Bool(d) => d.len(),
+            ColumnData::Int32(d) => d.len(),
+            ColumnData::Int64(d) => d.len(),
+            ColumnData::Uint32(d) => d.len(),
+            ColumnData::Uint64(d) => d.len(),
+            ColumnData::Float(d) => d.len(),
+            ColumnData::Double(d) => d.len(),
+            ColumnData::String(v) => v.offsets.len().saturating_sub(1),
+        }
+    }
+
+    /// The type of the values.
+    pub fn scalar_type(&self) -> crate::schema::ScalarType {
+        use crate::schema::ScalarType;
+        match self {
+            ColumnData::Bool(_) => ScalarType::Bool,
+            ColumnData::Int32(_) => ScalarType::Int32,
+            ColumnData::Int64(_) => ScalarType::Int64,
+            ColumnData::Uint32(_) => ScalarType::Uint32,
+            ColumnData::Uint64(_) => ScalarType::Uint64,
+            ColumnData::Float(_) => ScalarType::Float,
+            ColumnData::Double(_) => ScalarType::Double,
+            ColumnData::String(_) => ScalarType::String,
+        }
+    }
+}
+
 /// One scalar column of a segment.
 #[derive(Clone, Copy, Debug)]
 pub struct ScalarColumn<'a> {
     pub validity: Validity<'a>,
     pub data: ColumnData<'a>,
+}
+
+/// One array column of a segment: row `r` holds elements `offsets[r]..offsets[r + 1]`
+/// of `elems` (none for a null row).
+#[derive(Clone, Copy, Debug)]
+pub struct ArrayColumn<'a> {
+    pub validity: Validity<'a>,
+    pub offsets: &'a [u64],
+    pub elems: ColumnData<'a>,
+}
+
+impl ArrayColumn<'_> {
+    /// The element indexes of row `row`.
+    #[inline]
+    pub fn range(&self, row: usize) -> std::ops::Range<usize> {
+        self.offsets[row] as usize..self.offsets[row + 1] as usize
+    }
+
+    /// Row `row` as a typed value.
+    pub fn value(&self, row: usize) -> crate::value::Value {
+        use crate::value::Value;
+        if !self.validity.is_valid(row) {
+            return Value::Null;
+        }
+        Value::Array(self.range(row).map(|i| self.elems.value(i)).collect())
+    }
 }
 
 /// Access to the columns of one segment, for filter evaluation.
@@ -81,6 +153,8 @@ pub trait ColumnSource {
     fn keys(&self) -> VarColumn<'_>;
     /// Scalar column of schema field `field`; the caller guarantees it is a scalar field.
     fn scalar(&self, field: usize) -> ScalarColumn<'_>;
+    /// Array column of schema field `field`; the caller guarantees it is an array field.
+    fn array(&self, field: usize) -> ArrayColumn<'_>;
 }
 
 /// The stored elements of one vector column, row-major, `dim` per row.
@@ -134,16 +208,7 @@ impl ScalarColumn<'_> {
         if !self.validity.is_valid(row) {
             return Value::Null;
         }
-        match self.data {
-            ColumnData::Bool(d) => Value::Bool(d[row] != 0),
-            ColumnData::Int32(d) => Value::Int32(d[row]),
-            ColumnData::Int64(d) => Value::Int64(d[row]),
-            ColumnData::Uint32(d) => Value::Uint32(d[row]),
-            ColumnData::Uint64(d) => Value::Uint64(d[row]),
-            ColumnData::Float(d) => Value::Float(d[row]),
-            ColumnData::Double(d) => Value::Double(d[row]),
-            ColumnData::String(v) => Value::String(v.get_str(row).to_string()),
-        }
+        self.data.value(row)
     }
 }
 

@@ -685,6 +685,13 @@ fn encode_value(v: &Value, buf: &mut Vec<u8>) {
             put_len(buf, x.len());
             buf.extend_from_slice(super::mmap::as_bytes(x));
         }
+        Value::Array(xs) => {
+            buf.push(12);
+            put_len(buf, xs.len());
+            for x in xs {
+                encode_value(x, buf);
+            }
+        }
     }
 }
 
@@ -772,15 +779,27 @@ fn decode_record(schema: &Schema, payload: &[u8]) -> Result<Record, DecodeError>
 /// `v` as a value of type `ty`: as it is, or widened when the field was widened since the
 /// record was logged; `Err(v)` when it fits neither way.
 fn widened(v: Value, ty: &crate::schema::FieldType) -> Result<Value, Value> {
-    use crate::schema::{FieldType, ScalarType as S};
+    use crate::schema::FieldType;
     let v = match (v, ty) {
-        (Value::Int32(x), FieldType::Scalar(S::Int64)) => Value::Int64(x.into()),
-        (Value::Uint32(x), FieldType::Scalar(S::Uint64)) => Value::Uint64(x.into()),
-        (Value::Uint32(x), FieldType::Scalar(S::Int64)) => Value::Int64(x.into()),
-        (Value::Float(x), FieldType::Scalar(S::Double)) => Value::Double(x.into()),
+        (Value::Array(xs), FieldType::Array(e)) => Value::Array(xs.into_iter().map(|x| widen_scalar(x, *e)).collect()),
+        (Value::Null, _) => Value::Null,
+        (v, FieldType::Array(e)) if !matches!(v, Value::Array(_)) => Value::Array(vec![widen_scalar(v, *e)]),
+        (v, FieldType::Scalar(s)) => widen_scalar(v, *s),
         (v, _) => v,
     };
-    if v.type_name() == ty.name() { Ok(v) } else { Err(v) }
+    if v.fits(ty) { Ok(v) } else { Err(v) }
+}
+
+/// A scalar value widened to type `to` where that is a widening; as it is otherwise.
+fn widen_scalar(v: Value, to: crate::schema::ScalarType) -> Value {
+    use crate::schema::ScalarType as S;
+    match (v, to) {
+        (Value::Int32(x), S::Int64) => Value::Int64(x.into()),
+        (Value::Uint32(x), S::Uint64) => Value::Uint64(x.into()),
+        (Value::Uint32(x), S::Int64) => Value::Int64(x.into()),
+        (Value::Float(x), S::Double) => Value::Double(x.into()),
+        (v, _) => v,
+    }
 }
 
 fn decode_value(c: &mut Cursor) -> Result<Value, DecodeError> {
@@ -808,6 +827,24 @@ fn decode_value(c: &mut Cursor) -> Result<Value, DecodeError> {
         11 => {
             let n = c.len("vector length")?;
             Value::VectorInt8(c.take(n, "vector_int8")?.iter().map(|&x| x as i8).collect())
+        }
+        12 => {
+            let n = c.len("array length")?;
+            if n > crate::schema::MAX_ARRAY_LEN {
+                return Err((
+                    at + 1,
+                    format!("array of {n} elements; an array holds at most {}", crate::schema::MAX_ARRAY_LEN),
+                ));
+            }
+            let mut xs = Vec::with_capacity(n);
+            for i in 0..n {
+                // Elements are scalars: checked before decoding, so nesting never recurses.
+                if !c.bytes.get(c.at).is_some_and(|t| (1..=8).contains(t)) {
+                    return Err((c.at, format!("array element {i} is not a scalar value")));
+                }
+                xs.push(decode_value(c)?);
+            }
+            Value::Array(xs)
         }
         other => return Err((at, format!("unknown value tag {other}"))),
     })

@@ -16,9 +16,9 @@ use std::sync::Arc;
 use half::f16;
 use roaring::RoaringBitmap;
 
-use crate::schema::{FieldType, ScalarType, Schema, VectorType};
+use crate::schema::{FieldType, MAX_ARRAY_LEN, ScalarType, Schema, VectorType};
 use crate::storage::column::{
-    ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
+    ArrayColumn, ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
 };
 use crate::storage::container::RawSection;
 use crate::storage::mmap::{Plain, as_bytes, cast_slice};
@@ -52,6 +52,7 @@ impl FileFields {
 #[derive(Clone, Copy)]
 enum Col<'a> {
     Scalar(ScalarColumn<'a>),
+    Array(ArrayColumn<'a>),
     Vector(VectorColumn<'a>),
 }
 
@@ -74,7 +75,7 @@ impl Var<'_> {
 struct FieldRead<'a> {
     /// `None`: the whole column is unreadable.
     col: Option<Col<'a>>,
-    /// A string column's values.
+    /// A string column's values (an array's elements).
     var: Option<Var<'a>>,
     /// Validity with the unreadable rows cleared (a nullable field with damaged blocks).
     validity: Option<Vec<u8>>,
@@ -154,6 +155,13 @@ pub(crate) fn block_rows(
     let s = table.get(i)?;
     let kind = SectionKind::from_code(s.kind)?;
     let rel = range.start.saturating_sub(s.offset) as usize..range.end.saturating_sub(s.offset) as usize;
+    let field = fields.position(s.field).map(|p| fields.schema.field(p));
+    if field.is_some_and(|f| f.ty.is_array()) {
+        // An array column is read whole or not at all (see `Salvage::read`).
+        let mut all = RoaringBitmap::new();
+        all.insert_range(0..rows as u32);
+        return Some(all);
+    }
     let width = match kind {
         SectionKind::Meta => return None,
         SectionKind::KeyOrder | SectionKind::Norms => 4,
@@ -232,12 +240,12 @@ impl<'a> Salvage<'a> {
             let (b, bad) = section?;
             Some((cast_slice::<T>(b).filter(|s| s.len() == n)?, bad))
         }
-        let var = |off: SectionKind, data: SectionKind, field: u16| {
+        let var = |off: SectionKind, data: SectionKind, field: u16, rows: usize| {
             let (o, bad_o) = find(off, field)?;
             let (d, bad_d) = find(data, field)?;
             read_var(o, &bad_o, d, &bad_d, rows)
         };
-        let (keys, key_lost) = match var(SectionKind::KeyOffsets, SectionKind::KeyBytes, NO_FIELD) {
+        let (keys, key_lost) = match var(SectionKind::KeyOffsets, SectionKind::KeyBytes, NO_FIELD, rows) {
             Some((k, mut lost)) => {
                 let view = k.view();
                 lost.extend((0..rows).filter(|&r| view.get(r).is_empty()).map(|r| r as u32));
@@ -273,7 +281,7 @@ impl<'a> Salvage<'a> {
                     };
                     let data = match s {
                         ScalarType::String => {
-                            let (v, l) = var(SectionKind::VarOffsets, SectionKind::VarBytes, field)?;
+                            let (v, l) = var(SectionKind::VarOffsets, SectionKind::VarBytes, field, rows)?;
                             lost |= l;
                             string = Some(v);
                             // Replaced by `string` when read.
@@ -288,6 +296,41 @@ impl<'a> Salvage<'a> {
                         ScalarType::Double => ColumnData::Double(cast_slice(fixed(rows)?)?),
                     };
                     Some(Col::Scalar(ScalarColumn { validity, data }))
+                }
+                FieldType::Array(s) => {
+                    // Read whole or not at all: an element's row is known only through
+                    // offsets that are all intact.
+                    let (o, bad_o) = find(SectionKind::ArrayOffsets, field).filter(|(_, b)| b.is_empty())?;
+                    let offsets: &[u64] = cast_slice(o).filter(|x| x.len() == rows + 1)?;
+                    let rising = offsets.windows(2).all(|w| w[0] <= w[1] && w[1] - w[0] <= MAX_ARRAY_LEN as u64);
+                    if offsets[0] != 0 || !rising || !bad_o.is_empty() {
+                        return None;
+                    }
+                    let n = offsets[rows] as usize;
+                    let w = s.width().unwrap_or(1);
+                    let fixed = || -> Option<&'a [u8]> {
+                        find(SectionKind::Fixed, field)
+                            .filter(|(b, bad)| b.len() == n * w && bad.is_empty())
+                            .map(|x| x.0)
+                    };
+                    let elems = match s {
+                        ScalarType::String => {
+                            let (v, l) = var(SectionKind::VarOffsets, SectionKind::VarBytes, field, n)?;
+                            if !l.is_empty() {
+                                return None;
+                            }
+                            string = Some(v);
+                            ColumnData::String(VarColumn { offsets: &[], bytes: &[] })
+                        }
+                        ScalarType::Bool => ColumnData::Bool(fixed()?),
+                        ScalarType::Int32 => ColumnData::Int32(cast_slice(fixed()?)?),
+                        ScalarType::Int64 => ColumnData::Int64(cast_slice(fixed()?)?),
+                        ScalarType::Uint32 => ColumnData::Uint32(cast_slice(fixed()?)?),
+                        ScalarType::Uint64 => ColumnData::Uint64(cast_slice(fixed()?)?),
+                        ScalarType::Float => ColumnData::Float(cast_slice(fixed()?)?),
+                        ScalarType::Double => ColumnData::Double(cast_slice(fixed()?)?),
+                    };
+                    Some(Col::Array(ArrayColumn { validity, offsets, elems }))
                 }
                 FieldType::Vector(v) => {
                     let dim = v.dim as usize;
@@ -306,6 +349,7 @@ impl<'a> Salvage<'a> {
                 lost.clear();
                 let width = match &f.ty {
                     FieldType::Scalar(s) => s.width().unwrap_or(8),
+                    FieldType::Array(_) => 8,
                     FieldType::Vector(v) => v.row_bytes(),
                 };
                 zero_words = zero_words.max((rows * width).div_ceil(8));
@@ -313,6 +357,7 @@ impl<'a> Salvage<'a> {
             // A nullable field's unreadable values become null.
             let validity = match (&col, f.nullable && !lost.is_empty()) {
                 (Some(Col::Scalar(ScalarColumn { validity: Validity(Some(v)), .. })), true)
+                | (Some(Col::Array(ArrayColumn { validity: Validity(Some(v)), .. })), true)
                 | (Some(Col::Vector(VectorColumn { validity: Validity(Some(v)), .. })), true) => {
                     let mut bits = v.to_vec();
                     for r in &lost {
@@ -403,6 +448,31 @@ impl ColumnSource for Salvage<'_> {
             Some(ScalarType::Double) | None => ColumnData::Double(self.zeros_as(n)),
         };
         ScalarColumn { validity: self.null_validity(), data }
+    }
+
+    fn array(&self, field: usize) -> ArrayColumn<'_> {
+        if let Some(FieldRead { col: Some(Col::Array(c)), var, validity, .. }) = self.fields.get(field) {
+            let mut c = *c;
+            if let Some(v) = var {
+                c.elems = ColumnData::String(v.view());
+            }
+            if let Some(v) = validity {
+                c.validity = Validity(Some(v));
+            }
+            return c;
+        }
+        // Unreadable: every row null, no elements.
+        let elems = match self.schema.field(field).as_array() {
+            Some(ScalarType::String) => ColumnData::String(VarColumn { offsets: self.zeros_as(1), bytes: &[] }),
+            Some(ScalarType::Bool) => ColumnData::Bool(&[]),
+            Some(ScalarType::Int32) => ColumnData::Int32(&[]),
+            Some(ScalarType::Int64) => ColumnData::Int64(&[]),
+            Some(ScalarType::Uint32) => ColumnData::Uint32(&[]),
+            Some(ScalarType::Uint64) => ColumnData::Uint64(&[]),
+            Some(ScalarType::Float) => ColumnData::Float(&[]),
+            Some(ScalarType::Double) | None => ColumnData::Double(&[]),
+        };
+        ArrayColumn { validity: self.null_validity(), offsets: self.zeros_as(self.rows + 1), elems }
     }
 }
 

@@ -3,25 +3,24 @@
 use std::path::Path;
 
 use super::keys::key_of;
-use super::{Kind, Meta};
+use super::{Indexed, Kind, Meta};
 use crate::error::StorageError;
-use crate::schema::{ScalarIndexKind, ScalarType};
+use crate::schema::{FieldType, ScalarIndexKind};
 use crate::storage::FileKind;
-use crate::storage::column::{ColumnData, ScalarColumn};
+use crate::storage::column::{ColumnData, ScalarColumn, Validity};
 use crate::storage::container::ContainerWriter;
 use crate::storage::mmap::as_bytes;
 
-/// Writes the `kind` index of `col` (the field at schema position `field`, of type `ty`,
-/// `rows` rows of segment `segment_id`) through a temp file renamed to `path`; returns
-/// its size. The caller publishes it (the rename is made durable by the publish).
-#[allow(clippy::too_many_arguments)]
+/// Writes the `kind` index of `col` (the field with id `field`, of type `ty`, `rows` rows
+/// of segment `segment_id`) through a temp file renamed to `path`; returns its size. The
+/// caller publishes it (the rename is made durable by the publish).
 pub fn build(
     path: &Path,
     segment_id: u64,
     field: u16,
     kind: ScalarIndexKind,
-    ty: ScalarType,
-    col: &ScalarColumn,
+    ty: &FieldType,
+    col: &Indexed,
     rows: usize,
 ) -> Result<u64, StorageError> {
     let meta = |entries: usize| {
@@ -37,17 +36,20 @@ pub fn build(
         }
         w.finish()
     };
-    let written = match (kind, col.data) {
+    // Each value with its row, in row order (an array row holds several).
+    let (data, mut entries) = col.entries();
+    let values = ScalarColumn { validity: Validity(None), data };
+    let written = match (kind, data) {
         (ScalarIndexKind::Inverted, ColumnData::String(v)) => {
-            let mut order: Vec<u32> = (0..rows as u32).filter(|&r| col.validity.is_valid(r as usize)).collect();
-            order.sort_unstable_by(|&a, &b| v.get(a as usize).cmp(v.get(b as usize)).then(a.cmp(&b)));
-            let groups = runs(order.len(), |i| v.get(order[i - 1] as usize) == v.get(order[i] as usize));
+            entries.sort_by(|&(a, _), &(b, _)| v.get(a as usize).cmp(v.get(b as usize)));
+            let groups = runs(entries.len(), |i| v.get(entries[i - 1].0 as usize) == v.get(entries[i].0 as usize));
             let mut offsets = vec![0u64];
             let mut text = Vec::new();
             for g in &groups {
-                text.extend_from_slice(v.get(order[g.start] as usize));
+                text.extend_from_slice(v.get(entries[g.start].0 as usize));
                 offsets.push(text.len() as u64);
             }
+            let order: Vec<u32> = entries.iter().map(|e| e.1).collect();
             let (dir, postings) = postings(&order, &groups);
             let meta = meta(groups.len());
             write(&[
@@ -59,7 +61,8 @@ pub fn build(
             ])
         }
         (_, _) => {
-            let mut pairs: Vec<(u64, u32)> = (0..rows).filter_map(|r| key_of(col, r).map(|k| (k, r as u32))).collect();
+            let mut pairs: Vec<(u64, u32)> =
+                entries.iter().filter_map(|&(i, r)| key_of(&values, i as usize).map(|k| (k, r))).collect();
             pairs.sort_unstable();
             let order: Vec<u32> = pairs.iter().map(|p| p.1).collect();
             match kind {
@@ -114,7 +117,10 @@ fn postings(order: &[u32], groups: &[std::ops::Range<usize>]) -> (Vec<u64>, Vec<
     let mut dir = Vec::with_capacity(2 * groups.len());
     let mut bytes: Vec<u8> = Vec::new();
     for g in groups {
-        let rows = roaring::RoaringBitmap::from_sorted_iter(order[g.clone()].iter().copied()).expect("rows ascending");
+        // Rows ascend within a run; an array row holding a value twice is listed once.
+        let mut last = None;
+        let distinct = order[g.clone()].iter().copied().filter(|&r| last.replace(r) != Some(r));
+        let rows = roaring::RoaringBitmap::from_sorted_iter(distinct).expect("rows ascending");
         dir.push(bytes.len() as u64);
         let at = bytes.len();
         rows.serialize_into(&mut bytes).expect("a Vec takes every write");

@@ -9,6 +9,9 @@
 //! - A **range** index holds every non-null row's key, sorted, with its row: a range
 //!   over many distinct values costs two binary searches and the rows it selects.
 //!
+//! An inverted index of an array field keys each distinct element, with the rows holding
+//! it (`CONTAIN_ANY` is a union of postings, `CONTAIN_ALL` an intersection).
+//!
 //! Both are built when a segment is written (flush, optimize) or by `add-index`, mapped in
 //! place, checksummed like every container, and fully validated on open, so a lookup can
 //! index them without a check. The planner in `filter/eval.rs` asks [`ScalarIndex::find`]
@@ -30,9 +33,9 @@ pub use build::build;
 pub use keys::{float_extremes, float_key, int_key};
 
 use crate::error::StorageError;
-use crate::schema::{ScalarIndexKind, ScalarType};
+use crate::schema::{FieldType, ScalarIndexKind, ScalarType};
 use crate::storage::FileKind;
-use crate::storage::column::{ColumnData, ScalarColumn};
+use crate::storage::column::{ArrayColumn, ColumnData, ColumnSource, ScalarColumn};
 use crate::storage::container::{self, RawSection};
 use crate::storage::mmap::{FileBytes, cast_slice};
 
@@ -69,8 +72,83 @@ pub fn section_name(kind: u16) -> Option<&'static str> {
 }
 
 /// Whether an index holds row `row` of `col`: it has a value, and not a NaN.
-pub fn indexable(col: &ScalarColumn, row: usize) -> bool {
+fn indexable(col: &ScalarColumn, row: usize) -> bool {
     col.validity.is_valid(row) && (matches!(col.data, ColumnData::String(_)) || keys::key_of(col, row).is_some())
+}
+
+/// The column a scalar index is built from and checked against: a scalar field's rows,
+/// or an array field's elements.
+#[derive(Clone, Copy, Debug)]
+pub enum Indexed<'a> {
+    Scalar(ScalarColumn<'a>),
+    Array(ArrayColumn<'a>),
+}
+
+impl<'a> Indexed<'a> {
+    /// The column of field `pos` (of type `ty`, a scalar or array type) of `src`.
+    pub fn of(src: &'a dyn ColumnSource, ty: &FieldType, pos: usize) -> Indexed<'a> {
+        match ty {
+            FieldType::Array(_) => Indexed::Array(src.array(pos)),
+            _ => Indexed::Scalar(src.scalar(pos)),
+        }
+    }
+
+    /// Each indexed value as (values, index), with the row holding it, rows ascending:
+    /// every non-null row of a scalar column, every element of an array's rows.
+    fn entries(&self) -> (ColumnData<'a>, Vec<(u32, u32)>) {
+        match self {
+            Indexed::Scalar(c) => {
+                let rows = c.data.len() as u32;
+                (c.data, (0..rows).filter(|&r| c.validity.is_valid(r as usize)).map(|r| (r, r)).collect())
+            }
+            Indexed::Array(a) => {
+                let rows = a.offsets.len().saturating_sub(1);
+                let valid = (0..rows).filter(|&r| a.validity.is_valid(r));
+                (a.elems, valid.flat_map(|r| a.range(r).map(move |i| (i as u32, r as u32))).collect())
+            }
+        }
+    }
+
+    /// The (row, distinct value) pairs an index of this column holds: what its postings
+    /// add up to. NaNs are held by none.
+    pub fn held(&self) -> u64 {
+        match self {
+            Indexed::Scalar(c) => (0..c.data.len()).filter(|&r| indexable(c, r)).count() as u64,
+            Indexed::Array(a) => {
+                let rows = a.offsets.len().saturating_sub(1);
+                let mut held = 0u64;
+                let mut seen: Vec<Vec<u8>> = Vec::new();
+                for r in (0..rows).filter(|&r| a.validity.is_valid(r)) {
+                    seen.clear();
+                    seen.extend(a.range(r).filter_map(|i| element_key(a.elems, i)));
+                    seen.sort_unstable();
+                    seen.dedup();
+                    held += seen.len() as u64;
+                }
+                held
+            }
+        }
+    }
+}
+
+/// Value `i` of `d` as the bytes an index orders it by (a string's own, a number's key
+/// big-endian); `None` for a NaN.
+fn element_key(d: ColumnData, i: usize) -> Option<Vec<u8>> {
+    let one = ScalarColumn { validity: crate::storage::column::Validity(None), data: d };
+    match d {
+        ColumnData::String(v) => Some(v.get(i).to_vec()),
+        _ => keys::key_of(&one, i).map(|k| k.to_be_bytes().to_vec()),
+    }
+}
+
+/// Whether an index built over a column of type `built` (its meta's name) serves a
+/// column of type `now`: the same type, or one it widened to with every value keeping
+/// its key (a scalar's index serves its array type: each element is keyed as the value
+/// was).
+fn serves(built: &str, now: &FieldType) -> bool {
+    let Some(b) = FieldType::scalar_or_array(built) else { return false };
+    let (Some(x), Some(y)) = (b.element(), now.element()) else { return false };
+    b == *now || (b.widens_to(now) && (x == y || x.keeps_index_keys(y)))
 }
 
 /// Results of a range lookup holding at least `rows / DENSE` rows are gathered in a
@@ -230,9 +308,36 @@ impl ScalarIndex {
         RoaringBitmap::deserialize_unchecked_from(bytes).expect("validated on open")
     }
 
-    /// Whether the index holds row `row` under its value in `col` (the column it was
-    /// built from), and none where the row has no value: what `verify` samples.
-    pub fn holds_row(&self, col: &ScalarColumn, row: usize) -> bool {
+    /// Whether the index holds row `row` under each of its values in `col` (the column it
+    /// was built from), and, for a scalar column, nowhere when the row has no value: what
+    /// `verify` samples.
+    pub fn holds_row(&self, col: &Indexed, row: usize) -> bool {
+        let a = match col {
+            Indexed::Scalar(c) => return self.holds_scalar_row(c, row),
+            Indexed::Array(a) => a,
+        };
+        if !a.validity.is_valid(row) || self.kind != ScalarIndexKind::Inverted {
+            return a.range(row).is_empty() || self.kind == ScalarIndexKind::Inverted;
+        }
+        a.range(row).all(|i| {
+            let t = match (&self.terms, a.elems) {
+                (Some(_), ColumnData::String(v)) => Some(self.term_partition(|t| t < v.get(i)))
+                    .filter(|&t| t < self.key_count() && self.term(t) == v.get(i)),
+                (None, d) => match element_key(d, i) {
+                    None => return true,
+                    Some(k) => {
+                        let k = u64::from_be_bytes(k.try_into().expect("8 bytes"));
+                        let keys = self.fixed_keys();
+                        Some(keys.partition_point(|&x| x < k)).filter(|&t| t < keys.len() && keys[t] == k)
+                    }
+                },
+                _ => None,
+            };
+            t.is_some_and(|t| self.posting(t).contains(row as u32))
+        })
+    }
+
+    fn holds_scalar_row(&self, col: &ScalarColumn, row: usize) -> bool {
         let term = match (&self.terms, col.data) {
             (Some(_), ColumnData::String(v)) => match col.validity.is_valid(row) {
                 true => Some(self.term_partition(|t| t < v.get(row)))
@@ -387,10 +492,13 @@ impl ScalarIndex {
         segment_id: u64,
         field: u16,
         kind: ScalarIndexKind,
-        ty: ScalarType,
+        ty: &FieldType,
         rows: usize,
         mmap: bool,
     ) -> Result<ScalarIndex, StorageError> {
+        let elem = ty.element().unwrap_or(ScalarType::Double);
+        // An array row holds up to MAX_ARRAY_LEN distinct values.
+        let most = if ty.is_array() { rows.saturating_mul(crate::schema::MAX_ARRAY_LEN) } else { rows };
         let bytes = FileBytes::open(path, mmap)?;
         let b = bytes.as_slice();
         let (id, sections) =
@@ -399,7 +507,7 @@ impl ScalarIndex {
         if id != segment_id {
             return Err(bad(16, format!("index of segment {id}, expected segment {segment_id}")));
         }
-        let want: &[Kind] = match (kind, ty) {
+        let want: &[Kind] = match (kind, elem) {
             (ScalarIndexKind::Inverted, ScalarType::String) => {
                 &[Kind::Meta, Kind::TermOffsets, Kind::TermBytes, Kind::Directory, Kind::Postings]
             }
@@ -417,8 +525,7 @@ impl ScalarIndex {
             serde_json::from_slice(&b[m.range()]).map_err(|e| bad(m.offset as usize, format!("meta: {e}")))?;
         // An index of a column widened since it was built serves as it is: the widenings
         // that may keep their indexes map every value to the same key.
-        let ty_ok = meta.ty == ty.name() || ScalarType::from_name(&meta.ty).is_some_and(|t| t.keeps_index_keys(ty));
-        if meta.kind != kind.name() || !ty_ok || meta.rows != rows as u64 || meta.entries > rows as u64 {
+        if meta.kind != kind.name() || !serves(&meta.ty, ty) || meta.rows != rows as u64 || meta.entries > most as u64 {
             return Err(bad(
                 m.offset as usize,
                 format!(
@@ -456,7 +563,7 @@ impl ScalarIndex {
             bytes: FileBytes::Owned { words: Vec::new(), len: 0 },
         };
         let strictly = kind == ScalarIndexKind::Inverted;
-        if ty == ScalarType::String {
+        if elem == ScalarType::String {
             let offsets = sized(Kind::TermOffsets, 8 * (n + 1))?;
             let bytes_s = s(Kind::TermBytes);
             let o: &[u64] = cast_slice(&b[offsets.clone()]).expect("aligned section");

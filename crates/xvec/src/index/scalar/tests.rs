@@ -26,8 +26,11 @@ fn inverted_string_index_finds_terms_prefixes_and_ranges() {
         validity: Validity(None),
         data: ColumnData::String(VarColumn { offsets: &offsets, bytes: &bytes }),
     };
-    build(&path, 3, 1, ScalarIndexKind::Inverted, ScalarType::String, &col, 200).unwrap();
-    let ix = ScalarIndex::open(&path, 3, 1, ScalarIndexKind::Inverted, ScalarType::String, 200, true).unwrap();
+    build(&path, 3, 1, ScalarIndexKind::Inverted, &FieldType::Scalar(ScalarType::String), &Indexed::Scalar(col), 200)
+        .unwrap();
+    let ix =
+        ScalarIndex::open(&path, 3, 1, ScalarIndexKind::Inverted, &FieldType::Scalar(ScalarType::String), 200, true)
+            .unwrap();
     assert_eq!(ix.entries(), 5);
     let rows_of =
         |pred: &dyn Fn(&str) -> bool| -> Vec<u32> { (0..200u32).filter(|&r| pred(values[r as usize])).collect() };
@@ -55,8 +58,8 @@ fn numeric_indexes_answer_key_ranges_with_nulls_left_out() {
     let valid = |r: usize| validity[r / 8] >> (r % 8) & 1 == 1;
     for kind in [ScalarIndexKind::Inverted, ScalarIndexKind::Range] {
         let path = dir.path().join(format!("{}.idx", kind.name()));
-        build(&path, 1, 0, kind, ScalarType::Int64, &col, rows).unwrap();
-        let ix = ScalarIndex::open(&path, 1, 0, kind, ScalarType::Int64, rows, false).unwrap();
+        build(&path, 1, 0, kind, &FieldType::Scalar(ScalarType::Int64), &Indexed::Scalar(col), rows).unwrap();
+        let ix = ScalarIndex::open(&path, 1, 0, kind, &FieldType::Scalar(ScalarType::Int64), rows, false).unwrap();
         for (lo, hi) in [(-50i128, -50i128), (-3, 4), (10, 10), (-50, 50), (51, 60)] {
             let k = [(int_key(ScalarType::Int64, lo), int_key(ScalarType::Int64, hi))];
             let want: Vec<u32> = (0..rows)
@@ -78,8 +81,11 @@ fn opening_refuses_a_mismatched_or_damaged_index() {
     let path = dir.path().join("u.idx");
     let values: Vec<u32> = (0..5000).map(|i| i % 17).collect();
     let col = ScalarColumn { validity: Validity(None), data: ColumnData::Uint32(&values) };
-    build(&path, 9, 2, ScalarIndexKind::Inverted, ScalarType::Uint32, &col, 5000).unwrap();
-    let open = |seg, field, kind, ty, rows| ScalarIndex::open(&path, seg, field, kind, ty, rows, true).map(|_| ());
+    build(&path, 9, 2, ScalarIndexKind::Inverted, &FieldType::Scalar(ScalarType::Uint32), &Indexed::Scalar(col), 5000)
+        .unwrap();
+    let open = |seg, field, kind, ty, rows| {
+        ScalarIndex::open(&path, seg, field, kind, &FieldType::Scalar(ty), rows, true).map(|_| ())
+    };
     assert!(open(9, 2, ScalarIndexKind::Inverted, ScalarType::Uint32, 5000).is_ok());
     let err = |r: Result<(), StorageError>| r.unwrap_err().to_string();
     assert!(err(open(8, 2, ScalarIndexKind::Inverted, ScalarType::Uint32, 5000)).contains("segment 9"));
@@ -114,8 +120,11 @@ fn lookup_cost() {
         validity: Validity(None),
         data: ColumnData::String(VarColumn { offsets: &offsets, bytes: &bytes }),
     };
-    build(&path, 3, 1, ScalarIndexKind::Inverted, ScalarType::String, &col, rows).unwrap();
-    let ix = ScalarIndex::open(&path, 3, 1, ScalarIndexKind::Inverted, ScalarType::String, rows, true).unwrap();
+    build(&path, 3, 1, ScalarIndexKind::Inverted, &FieldType::Scalar(ScalarType::String), &Indexed::Scalar(col), rows)
+        .unwrap();
+    let ix =
+        ScalarIndex::open(&path, 3, 1, ScalarIndexKind::Inverted, &FieldType::Scalar(ScalarType::String), rows, true)
+            .unwrap();
     for term in [&b"noun.motive"[..], b"noun.kind07"] {
         let n = 20_000;
         let t = std::time::Instant::now();

@@ -3,7 +3,7 @@
 //! its default, or NULL), or one widened since (`int32` to `int64`, ...). They live until
 //! optimize rewrites the segment under the current schema.
 
-use super::super::column::{ColumnData, ScalarColumn, Validity, VarColumn, VectorColumn, VectorData};
+use super::super::column::{ArrayColumn, ColumnData, ScalarColumn, Validity, VarColumn, VectorColumn, VectorData};
 use super::super::mmap::cast_slice;
 use crate::error::StorageError;
 use crate::schema::{Field, FieldType, ScalarType, VectorType};
@@ -14,6 +14,14 @@ pub(super) enum Owned {
     Scalar {
         validity: Option<Vec<u8>>,
         data: OwnedData,
+    },
+    /// An array field the segment lacks (every row its default, or NULL), or one made
+    /// from a scalar column (each value a one-element array) or an array of a narrower
+    /// element type.
+    Array {
+        validity: Option<Vec<u8>>,
+        offsets: Vec<u64>,
+        elems: OwnedData,
     },
     /// A vector field the segment lacks: every row NULL. Its zeros are anonymous pages,
     /// which cost no memory until read (and a NULL row's vector is never read).
@@ -35,11 +43,98 @@ pub(super) enum OwnedData {
     String { offsets: Vec<u64>, bytes: Vec<u8> },
 }
 
+impl OwnedData {
+    fn empty(ty: ScalarType) -> OwnedData {
+        match ty {
+            ScalarType::String => OwnedData::String { offsets: vec![0], bytes: Vec::new() },
+            ScalarType::Bool => OwnedData::Bool(Vec::new()),
+            ScalarType::Int32 => OwnedData::Int32(Vec::new()),
+            ScalarType::Int64 => OwnedData::Int64(Vec::new()),
+            ScalarType::Uint32 => OwnedData::Uint32(Vec::new()),
+            ScalarType::Uint64 => OwnedData::Uint64(Vec::new()),
+            ScalarType::Float => OwnedData::Float(Vec::new()),
+            ScalarType::Double => OwnedData::Double(Vec::new()),
+        }
+    }
+
+    /// Appends `v`, a value of this data's type.
+    fn push(&mut self, v: &Value) {
+        match (self, v) {
+            (OwnedData::Bool(d), Value::Bool(x)) => d.push(*x as u8),
+            (OwnedData::Int32(d), Value::Int32(x)) => d.push(*x),
+            (OwnedData::Int64(d), Value::Int64(x)) => d.push(*x),
+            (OwnedData::Uint32(d), Value::Uint32(x)) => d.push(*x),
+            (OwnedData::Uint64(d), Value::Uint64(x)) => d.push(*x),
+            (OwnedData::Float(d), Value::Float(x)) => d.push(*x),
+            (OwnedData::Double(d), Value::Double(x)) => d.push(*x),
+            (OwnedData::String { offsets, bytes }, Value::String(x)) => {
+                bytes.extend_from_slice(x.as_bytes());
+                offsets.push(bytes.len() as u64);
+            }
+            (d, v) => unreachable!("{} value in {} data", v.type_name(), d.view().scalar_type().name()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.view().len()
+    }
+
+    /// `d` widened to `to`; `None` when that is no widening.
+    fn widened(d: ColumnData, to: ScalarType) -> Option<OwnedData> {
+        Some(match (d, to) {
+            (ColumnData::Int32(d), ScalarType::Int64) => OwnedData::Int64(d.iter().map(|&x| x.into()).collect()),
+            (ColumnData::Uint32(d), ScalarType::Uint64) => OwnedData::Uint64(d.iter().map(|&x| x.into()).collect()),
+            (ColumnData::Uint32(d), ScalarType::Int64) => OwnedData::Int64(d.iter().map(|&x| x.into()).collect()),
+            (ColumnData::Float(d), ScalarType::Double) => OwnedData::Double(d.iter().map(|&x| x.into()).collect()),
+            _ => return None,
+        })
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            OwnedData::Bool(d) => d.len(),
+            OwnedData::Int32(d) => d.len() * 4,
+            OwnedData::Uint32(d) => d.len() * 4,
+            OwnedData::Float(d) => d.len() * 4,
+            OwnedData::Int64(d) => d.len() * 8,
+            OwnedData::Uint64(d) => d.len() * 8,
+            OwnedData::Double(d) => d.len() * 8,
+            OwnedData::String { offsets, bytes } => offsets.len() * 8 + bytes.len(),
+        }
+    }
+
+    fn view(&self) -> ColumnData<'_> {
+        match self {
+            OwnedData::Bool(d) => ColumnData::Bool(d),
+            OwnedData::Int32(d) => ColumnData::Int32(d),
+            OwnedData::Int64(d) => ColumnData::Int64(d),
+            OwnedData::Uint32(d) => ColumnData::Uint32(d),
+            OwnedData::Uint64(d) => ColumnData::Uint64(d),
+            OwnedData::Float(d) => ColumnData::Float(d),
+            OwnedData::Double(d) => ColumnData::Double(d),
+            OwnedData::String { offsets, bytes } => ColumnData::String(VarColumn { offsets, bytes }),
+        }
+    }
+}
+
 impl Owned {
     /// The column of `field` for a segment of `rows` rows that does not store it.
     pub(super) fn missing(field: &Field, rows: usize) -> Result<Owned, StorageError> {
         let ty = match &field.ty {
             FieldType::Scalar(ty) => *ty,
+            FieldType::Array(ty) => {
+                let default = field.default.as_ref().and_then(|d| Value::from_json(&field.ty, d).ok());
+                let (validity, one) = match default {
+                    Some(Value::Array(xs)) => (None, xs),
+                    _ => (Some(vec![0; rows.div_ceil(8)]), Vec::new()),
+                };
+                let mut elems = OwnedData::empty(*ty);
+                for _ in 0..rows {
+                    one.iter().for_each(|x| elems.push(x));
+                }
+                let offsets = (0..=rows as u64).map(|i| i * one.len() as u64).collect();
+                return Ok(Owned::Array { validity, offsets, elems });
+            }
             FieldType::Vector(v) => {
                 // Room for the vectors and for the norms, whole 8-byte words.
                 let len = (rows * v.row_bytes().max(4)).next_multiple_of(8).max(8);
@@ -79,48 +174,54 @@ impl Owned {
 
     /// `stored` widened to `to`; `None` when `to` is not a widening of its type.
     pub(super) fn widened(stored: ScalarColumn, to: ScalarType) -> Option<Owned> {
-        let data = match (stored.data, to) {
-            (ColumnData::Int32(d), ScalarType::Int64) => OwnedData::Int64(d.iter().map(|&x| x.into()).collect()),
-            (ColumnData::Uint32(d), ScalarType::Uint64) => OwnedData::Uint64(d.iter().map(|&x| x.into()).collect()),
-            (ColumnData::Uint32(d), ScalarType::Int64) => OwnedData::Int64(d.iter().map(|&x| x.into()).collect()),
-            (ColumnData::Float(d), ScalarType::Double) => OwnedData::Double(d.iter().map(|&x| x.into()).collect()),
-            _ => return None,
-        };
+        let data = OwnedData::widened(stored.data, to)?;
         Some(Owned::Scalar { validity: stored.validity.0.map(<[u8]>::to_vec), data })
+    }
+
+    /// `stored` as an array column of element type `to` (its own type): each value a
+    /// one-element array, each null a null.
+    pub(super) fn as_arrays(stored: ScalarColumn, to: ScalarType) -> Option<Owned> {
+        if stored.data.scalar_type() != to {
+            return None;
+        }
+        let rows = stored.data.len();
+        let mut offsets = Vec::with_capacity(rows + 1);
+        let mut elems = OwnedData::empty(to);
+        offsets.push(0);
+        for r in 0..rows {
+            if stored.validity.is_valid(r) {
+                elems.push(&stored.data.value(r));
+            }
+            offsets.push(elems.len() as u64);
+        }
+        Some(Owned::Array { validity: stored.validity.0.map(<[u8]>::to_vec), offsets, elems })
+    }
+
+    /// `stored` with its elements widened to `to`; `None` when that is no widening.
+    pub(super) fn widened_array(stored: ArrayColumn, to: ScalarType) -> Option<Owned> {
+        let elems = OwnedData::widened(stored.elems, to)?;
+        let validity = stored.validity.0.map(<[u8]>::to_vec);
+        Some(Owned::Array { validity, offsets: stored.offsets.to_vec(), elems })
     }
 
     pub(super) fn heap_bytes(&self) -> usize {
         match self {
             Owned::Vector { validity, .. } => validity.len(),
-            Owned::Scalar { validity, data } => {
-                validity.as_ref().map_or(0, Vec::len)
-                    + match data {
-                        OwnedData::Bool(d) => d.len(),
-                        OwnedData::Int32(d) => d.len() * 4,
-                        OwnedData::Uint32(d) => d.len() * 4,
-                        OwnedData::Float(d) => d.len() * 4,
-                        OwnedData::Int64(d) => d.len() * 8,
-                        OwnedData::Uint64(d) => d.len() * 8,
-                        OwnedData::Double(d) => d.len() * 8,
-                        OwnedData::String { offsets, bytes } => offsets.len() * 8 + bytes.len(),
-                    }
+            Owned::Scalar { validity, data } => validity.as_ref().map_or(0, Vec::len) + data.heap_bytes(),
+            Owned::Array { validity, offsets, elems } => {
+                validity.as_ref().map_or(0, Vec::len) + offsets.len() * 8 + elems.heap_bytes()
             }
         }
     }
 
     pub(super) fn scalar(&self) -> Option<ScalarColumn<'_>> {
         let Owned::Scalar { validity, data } = self else { return None };
-        let data = match data {
-            OwnedData::Bool(d) => ColumnData::Bool(d),
-            OwnedData::Int32(d) => ColumnData::Int32(d),
-            OwnedData::Int64(d) => ColumnData::Int64(d),
-            OwnedData::Uint32(d) => ColumnData::Uint32(d),
-            OwnedData::Uint64(d) => ColumnData::Uint64(d),
-            OwnedData::Float(d) => ColumnData::Float(d),
-            OwnedData::Double(d) => ColumnData::Double(d),
-            OwnedData::String { offsets, bytes } => ColumnData::String(VarColumn { offsets, bytes }),
-        };
-        Some(ScalarColumn { validity: Validity(validity.as_deref()), data })
+        Some(ScalarColumn { validity: Validity(validity.as_deref()), data: data.view() })
+    }
+
+    pub(super) fn array(&self) -> Option<ArrayColumn<'_>> {
+        let Owned::Array { validity, offsets, elems } = self else { return None };
+        Some(ArrayColumn { validity: Validity(validity.as_deref()), offsets, elems: elems.view() })
     }
 
     pub(super) fn vector(&self, elem: VectorType, dim: usize, rows: usize) -> Option<VectorColumn<'_>> {

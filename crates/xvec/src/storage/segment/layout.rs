@@ -10,6 +10,8 @@ use crate::schema::{Field, FieldType, Metric, ScalarType, Schema, VectorType};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoredType {
     Scalar(ScalarType),
+    /// Array offsets, then the elements as a scalar column of this type.
+    Array(ScalarType),
     /// `norms`: the field keeps a norms section (cosine fields).
     Vector {
         elem: VectorType,
@@ -23,6 +25,7 @@ impl StoredType {
     pub fn of(ty: &FieldType) -> StoredType {
         match ty {
             FieldType::Scalar(s) => StoredType::Scalar(*s),
+            FieldType::Array(s) => StoredType::Array(*s),
             FieldType::Vector(v) => StoredType::Vector { elem: v.elem, dim: v.dim, norms: v.metric == Metric::Cosine },
         }
     }
@@ -34,6 +37,7 @@ impl StoredType {
             StoredType::Vector { elem, .. } => {
                 VECTORS.iter().position(|&t| t == elem).expect("every vector type listed") as u8 + 9
             }
+            StoredType::Array(s) => SCALARS.iter().position(|&t| t == s).expect("every scalar type listed") as u8 + 12,
         }
     }
 }
@@ -91,6 +95,7 @@ impl Layout {
             let name = now.map_or_else(|| format!("_dropped_{}", f.id), |n| n.name.clone());
             let field = match f.ty {
                 StoredType::Scalar(ty) => Field::scalar(name, ty),
+                StoredType::Array(ty) => Field::array(name, ty),
                 StoredType::Vector { elem, dim, norms } => {
                     let spec = now.and_then(|n| n.as_vector()).filter(|v| v.elem == elem && v.dim == dim);
                     let metric = match spec {
@@ -122,7 +127,7 @@ impl Layout {
         let mut out = Vec::with_capacity(self.fields.len() * ENTRY_LEN);
         for f in &self.fields {
             let (flags, dim) = match f.ty {
-                StoredType::Scalar(_) => (0, 0),
+                StoredType::Scalar(_) | StoredType::Array(_) => (0, 0),
                 StoredType::Vector { dim, norms, .. } => (if norms { NORMS } else { 0 }, dim),
             };
             out.extend_from_slice(&f.id.to_le_bytes());
@@ -152,8 +157,9 @@ impl Layout {
                 9..=11 if (1..=crate::schema::MAX_DIM).contains(&dim) => {
                     StoredType::Vector { elem: VECTORS[code as usize - 9], dim, norms: flags & NORMS != 0 }
                 }
-                1..=11 => return Err(bad(format!("type {code} with dimension {dim} and flags {flags:#x}"))),
-                other => return Err(bad(format!("unknown type code {other}; expected 1..=11"))),
+                12..=19 if dim == 0 && flags & NORMS == 0 => StoredType::Array(SCALARS[code as usize - 12]),
+                1..=19 => return Err(bad(format!("type {code} with dimension {dim} and flags {flags:#x}"))),
+                other => return Err(bad(format!("unknown type code {other}; expected 1..=19"))),
             };
             if id == super::NO_FIELD || fields.iter().any(|f| f.id == id) {
                 return Err(bad("id is repeated or reserved".into()));
@@ -178,12 +184,15 @@ impl Layout {
             if f.nullable {
                 push(SectionKind::Validity);
             }
+            if let StoredType::Array(_) = f.ty {
+                push(SectionKind::ArrayOffsets);
+            }
             match f.ty {
-                StoredType::Scalar(ScalarType::String) => {
+                StoredType::Scalar(ScalarType::String) | StoredType::Array(ScalarType::String) => {
                     push(SectionKind::VarOffsets);
                     push(SectionKind::VarBytes);
                 }
-                StoredType::Scalar(_) => push(SectionKind::Fixed),
+                StoredType::Scalar(_) | StoredType::Array(_) => push(SectionKind::Fixed),
                 StoredType::Vector { norms, .. } => {
                     push(SectionKind::Vectors);
                     if norms {
@@ -221,21 +230,24 @@ mod tests {
         let schema = Schema::builder("t")
             .field(Field::scalar("s", ScalarType::String).nullable(true))
             .field(Field::scalar("d", ScalarType::Double))
+            .field(Field::array("tags", ScalarType::String).nullable(true))
+            .field(Field::array("ns", ScalarType::Uint64))
             .field(Field::vector("v", VectorType::Fp16, 12, Metric::Cosine).nullable(true))
             .build()
             .unwrap();
         let layout = Layout::of(&schema);
         let bytes = layout.encode();
-        assert_eq!(bytes.len(), 3 * ENTRY_LEN);
+        assert_eq!(bytes.len(), 5 * ENTRY_LEN);
+        assert_eq!((bytes[2 * ENTRY_LEN + 2], bytes[3 * ENTRY_LEN + 2]), (12, 17));
         assert_eq!(Layout::decode(&bytes).unwrap(), layout);
         let mut bad = bytes.clone();
-        bad[2] = 12;
-        assert!(Layout::decode(&bad).unwrap_err().contains("unknown type code 12"));
+        bad[2] = 20;
+        assert!(Layout::decode(&bad).unwrap_err().contains("unknown type code 20"));
         let mut bad = bytes.clone();
         bad[8..10].copy_from_slice(&0u16.to_le_bytes());
         assert!(Layout::decode(&bad).unwrap_err().contains("entry 1 (field id 0): id is repeated"));
         let mut bad = bytes.clone();
-        bad[20..24].copy_from_slice(&0u32.to_le_bytes());
+        bad[36..40].copy_from_slice(&0u32.to_le_bytes());
         assert!(Layout::decode(&bad).unwrap_err().contains("type 10 with dimension 0"));
         assert!(Layout::decode(&bytes[..7]).is_err());
     }

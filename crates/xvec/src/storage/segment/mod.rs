@@ -18,7 +18,7 @@ use half::f16;
 
 pub use self::write::{Part, write};
 use super::column::{
-    ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
+    ArrayColumn, ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
 };
 use super::container::{self, RawSection};
 use super::mmap::{FileBytes, cast_slice};
@@ -46,14 +46,28 @@ pub enum SectionKind {
     Vectors = 8,
     Norms = 9,
     Fields = 10,
+    ArrayOffsets = 11,
 }
 
 impl SectionKind {
     pub fn from_code(code: u16) -> Option<SectionKind> {
         use SectionKind::*;
-        [Meta, KeyOffsets, KeyBytes, KeyOrder, Validity, Fixed, VarOffsets, VarBytes, Vectors, Norms, Fields]
-            .into_iter()
-            .find(|k| *k as u16 == code)
+        [
+            Meta,
+            KeyOffsets,
+            KeyBytes,
+            KeyOrder,
+            Validity,
+            Fixed,
+            VarOffsets,
+            VarBytes,
+            Vectors,
+            Norms,
+            Fields,
+            ArrayOffsets,
+        ]
+        .into_iter()
+        .find(|k| *k as u16 == code)
     }
 
     pub fn name(self) -> &'static str {
@@ -69,6 +83,7 @@ impl SectionKind {
             SectionKind::Vectors => "vectors",
             SectionKind::Norms => "norms",
             SectionKind::Fields => "fields",
+            SectionKind::ArrayOffsets => "array offsets",
         }
     }
 }
@@ -91,6 +106,8 @@ pub fn norm_of(col: &VectorColumn, r: usize) -> f32 {
 #[derive(Clone, Debug, Default)]
 struct FieldSections {
     validity: Option<Range<usize>>,
+    /// An array field's offsets into its elements (`data`, `var_bytes`).
+    array_offsets: Option<Range<usize>>,
     data: Range<usize>,
     var_bytes: Option<Range<usize>>,
     norms: Option<Range<usize>>,
@@ -216,6 +233,7 @@ impl Segment {
                 }
                 SectionKind::Fixed | SectionKind::VarOffsets => fs.data = s.range(),
                 SectionKind::VarBytes => fs.var_bytes = Some(s.range()),
+                SectionKind::ArrayOffsets => fs.array_offsets = Some(s.range()),
                 SectionKind::Norms => fs.norms = Some(s.range()),
                 _ => {}
             }
@@ -256,6 +274,8 @@ impl Segment {
             }
             let widened = match (stored, &field.ty) {
                 (StoredType::Scalar(_), FieldType::Scalar(to)) => Owned::widened(self.stored_scalar(at), *to),
+                (StoredType::Scalar(_), FieldType::Array(to)) => Owned::as_arrays(self.stored_scalar(at), *to),
+                (StoredType::Array(_), FieldType::Array(to)) => Owned::widened_array(self.stored_array(at), *to),
                 _ => None,
             };
             let Some(widened) = widened else {
@@ -328,6 +348,9 @@ impl Segment {
         };
         check(self.keys.0.clone(), self.keys.1.clone(), "key")?;
         for (at, f) in self.stored.iter().enumerate() {
+            if let Some(offsets) = &f.array_offsets {
+                self.check_array_offsets(at, offsets.clone())?;
+            }
             if let Some(bytes) = &f.var_bytes {
                 check(f.data.clone(), bytes.clone(), &self.stored_name(at))?;
             }
@@ -340,6 +363,35 @@ impl Segment {
                     &self.path,
                     (self.key_order.start + i * 4) as u64,
                     format!("key order entry {i} is {r}: not a permutation of 0..{}", self.rows),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// An array field's offsets rise from 0, by at most [`crate::MAX_ARRAY_LEN`] a row
+    /// and none across a null row (the elements' own sections were sized by the last).
+    fn check_array_offsets(&self, at: usize, offsets: Range<usize>) -> Result<(), StorageError> {
+        let offs: &[u64] = self.slice(offsets.clone());
+        let validity = self.validity(at);
+        for (i, w) in offs.windows(2).enumerate() {
+            let len = w[1].checked_sub(w[0]);
+            let fine = match len {
+                Some(n) if validity.is_valid(i) => n as usize <= crate::schema::MAX_ARRAY_LEN,
+                Some(n) => n == 0,
+                None => false,
+            };
+            if !fine || offs[0] != 0 {
+                return Err(StorageError::corrupted(
+                    &self.path,
+                    (offsets.start + i * 8) as u64,
+                    format!(
+                        "{} array offsets of row {i} are {}..{}: not rising from 0 by at most {} a row (0 for a null)",
+                        self.stored_name(at),
+                        w[0],
+                        w[1],
+                        crate::schema::MAX_ARRAY_LEN
+                    ),
                 ));
             }
         }
@@ -409,12 +461,26 @@ impl Segment {
 
     /// The stored scalar column at layout position `at`, as the file types it.
     fn stored_scalar(&self, at: usize) -> ScalarColumn<'_> {
+        let StoredType::Scalar(ty) = self.layout.fields[at].ty else {
+            panic!("stored field {at} is not a scalar field");
+        };
+        ScalarColumn { validity: self.validity(at), data: self.stored_values(at, ty) }
+    }
+
+    /// The stored array column at layout position `at`, as the file types it.
+    fn stored_array(&self, at: usize) -> ArrayColumn<'_> {
+        let StoredType::Array(ty) = self.layout.fields[at].ty else {
+            panic!("stored field {at} is not an array field");
+        };
+        let offsets = self.slice(self.stored[at].array_offsets.clone().expect("array field has offsets"));
+        ArrayColumn { validity: self.validity(at), offsets, elems: self.stored_values(at, ty) }
+    }
+
+    /// The values of the stored field at `at`: a scalar's rows, an array's elements.
+    fn stored_values(&self, at: usize, ty: ScalarType) -> ColumnData<'_> {
         let fs = &self.stored[at];
         let b = self.bytes.as_slice();
-        let StoredType::Scalar(ty) = self.layout.fields[at].ty else {
-            panic!("stored field {at} is a vector field");
-        };
-        let data = match ty {
+        match ty {
             ScalarType::Bool => ColumnData::Bool(&b[fs.data.clone()]),
             ScalarType::Int32 => ColumnData::Int32(self.slice(fs.data.clone())),
             ScalarType::Int64 => ColumnData::Int64(self.slice(fs.data.clone())),
@@ -426,8 +492,7 @@ impl Segment {
                 offsets: self.slice(fs.data.clone()),
                 bytes: &b[fs.var_bytes.clone().expect("string field has bytes")],
             }),
-        };
-        ScalarColumn { validity: self.validity(at), data }
+        }
     }
 }
 
@@ -478,26 +543,38 @@ fn expected_len(
 ) -> Option<u64> {
     let rows = rows as u64;
     let ty = sec.field.map(|f| layout.fields[f].ty);
+    // The last offset of the section just before this one.
+    let last_offset = || {
+        let offs = before.last()?;
+        let end = offs.offset + offs.len;
+        (offs.len >= 8).then(|| read_u64(file, end as usize - 8))
+    };
+    // An array's elements follow its offsets: as many as the last offset says.
+    let values = match ty {
+        Some(StoredType::Array(_)) if sec.kind != SectionKind::ArrayOffsets && sec.kind != SectionKind::Validity => {
+            last_offset()?
+        }
+        _ => rows,
+    };
     match sec.kind {
         SectionKind::Meta => Some(8),
         SectionKind::Fields => Some((layout.fields.len() * layout::ENTRY_LEN) as u64),
-        SectionKind::KeyOffsets | SectionKind::VarOffsets => Some((rows + 1) * 8),
+        SectionKind::KeyOffsets | SectionKind::ArrayOffsets => Some((rows + 1) * 8),
+        SectionKind::VarOffsets => values.checked_add(1)?.checked_mul(8),
         SectionKind::KeyOrder | SectionKind::Norms => Some(rows * 4),
         SectionKind::Validity => Some(rows.div_ceil(8)),
         SectionKind::Fixed => match ty {
-            Some(StoredType::Scalar(s)) => s.width().map(|w| w as u64 * rows),
+            Some(StoredType::Scalar(s) | StoredType::Array(s)) => {
+                s.width()?.checked_mul(values as usize).map(|n| n as u64)
+            }
             _ => None,
         },
         SectionKind::Vectors => match ty {
             Some(StoredType::Vector { elem, dim, .. }) => Some((dim as usize * elem.elem_size()) as u64 * rows),
             _ => None,
         },
-        SectionKind::KeyBytes | SectionKind::VarBytes => {
-            // Must equal the last offset of the section just before it.
-            let offs = before.last()?;
-            let end = offs.offset + offs.len;
-            (offs.len >= 8).then(|| read_u64(file, end as usize - 8))
-        }
+        // Must equal the last offset of the section just before it.
+        SectionKind::KeyBytes | SectionKind::VarBytes => last_offset(),
     }
 }
 
@@ -513,7 +590,14 @@ impl ColumnSource for Segment {
     fn scalar(&self, field: usize) -> ScalarColumn<'_> {
         match &self.columns[field] {
             Column::Stored(at) => self.stored_scalar(*at),
-            Column::Owned(o) => o.scalar().unwrap_or_else(|| panic!("field {field} is a vector field")),
+            Column::Owned(o) => o.scalar().unwrap_or_else(|| panic!("field {field} is not a scalar field")),
+        }
+    }
+
+    fn array(&self, field: usize) -> ArrayColumn<'_> {
+        match &self.columns[field] {
+            Column::Stored(at) => self.stored_array(*at),
+            Column::Owned(o) => o.array().unwrap_or_else(|| panic!("field {field} is not an array field")),
         }
     }
 }

@@ -52,29 +52,46 @@ fn section_len(schema: &Schema, sec: PlannedSection, fields: &[u8], rows: u64, p
     match sec.kind {
         SectionKind::Meta => 8,
         SectionKind::Fields => fields.len() as u64,
-        SectionKind::KeyOffsets | SectionKind::VarOffsets => 8 * (rows + 1),
+        SectionKind::KeyOffsets | SectionKind::ArrayOffsets => 8 * (rows + 1),
+        SectionKind::VarOffsets => 8 * (each_value(parts, schema, f).count() as u64 + 1),
         SectionKind::KeyBytes => each_row(parts).map(|(s, r)| s.keys().get(r).len() as u64).sum(),
         SectionKind::KeyOrder | SectionKind::Norms => 4 * rows,
         SectionKind::Validity => rows.div_ceil(8),
-        SectionKind::Fixed => match &schema.field(f).ty {
-            FieldType::Scalar(s) => s.width().unwrap_or(0) as u64 * rows,
-            FieldType::Vector(_) => 0,
-        },
-        SectionKind::VarBytes => each_row(parts)
-            .map(|(s, r)| match s.scalar(f).data {
-                ColumnData::String(v) => v.get(r).len() as u64,
+        SectionKind::Fixed => {
+            let width = schema.field(f).ty.element().and_then(|s| s.width()).unwrap_or(0);
+            width as u64 * each_value(parts, schema, f).count() as u64
+        }
+        SectionKind::VarBytes => each_value(parts, schema, f)
+            .map(|(d, i)| match d {
+                ColumnData::String(v) => v.get(i).len() as u64,
                 _ => 0,
             })
             .sum(),
-        SectionKind::Vectors => match &schema.field(f).ty {
-            FieldType::Vector(v) => v.row_bytes() as u64 * rows,
-            FieldType::Scalar(_) => 0,
-        },
+        SectionKind::Vectors => schema.field(f).as_vector().map_or(0, |v| v.row_bytes() as u64 * rows),
     }
 }
 
 fn each_row<'a>(parts: &'a [Part<'a>]) -> impl Iterator<Item = (&'a dyn SegmentView, usize)> + 'a {
     parts.iter().flat_map(|p| p.rows.iter().map(move |&r| (p.source, r as usize)))
+}
+
+/// The values a field's value sections hold, in order, each as its column and index: a
+/// scalar field's rows, an array field's elements (none for a null row).
+fn each_value<'a>(
+    parts: &'a [Part<'a>],
+    schema: &Schema,
+    f: usize,
+) -> impl Iterator<Item = (ColumnData<'a>, usize)> + 'a {
+    let array = schema.field(f).ty.is_array();
+    each_row(parts).flat_map(move |(s, r)| {
+        let (data, range) = if array {
+            let a = s.array(f);
+            (a.elems, if a.validity.is_valid(r) { a.range(r) } else { 0..0 })
+        } else {
+            (s.scalar(f).data, r..r + 1)
+        };
+        range.map(move |i| (data, i))
+    })
 }
 
 fn write_offsets<'a>(w: &mut SectionSink, values: impl Iterator<Item = &'a [u8]>) -> std::io::Result<()> {
@@ -96,8 +113,8 @@ fn write_section(
     parts: &[Part],
 ) -> std::io::Result<()> {
     let f = sec.field.unwrap_or(usize::MAX);
-    let string_of = |src: &dyn SegmentView, row: usize| match src.scalar(f).data {
-        ColumnData::String(v) => v.get(row).to_vec(),
+    let string_of = |d: ColumnData<'_>, i: usize| match d {
+        ColumnData::String(v) => v.get(i).to_vec(),
         _ => unreachable!("planned only for string fields"),
     };
     match sec.kind {
@@ -132,6 +149,7 @@ fn write_section(
                 let valid = match &schema.field(f).ty {
                     FieldType::Vector(_) => s.vector(f).validity.is_valid(r),
                     FieldType::Scalar(_) => s.scalar(f).validity.is_valid(r),
+                    FieldType::Array(_) => s.array(f).validity.is_valid(r),
                 };
                 if valid {
                     *bits.last_mut().expect("pushed") |= 1 << (i % 8);
@@ -141,8 +159,8 @@ fn write_section(
         }
         SectionKind::Fixed => {
             let mut buf = Vec::with_capacity(64 * 1024);
-            for (s, r) in each_row(parts) {
-                match s.scalar(f).data {
+            for (d, r) in each_value(parts, schema, f) {
+                match d {
                     ColumnData::Bool(d) => buf.push(d[r]),
                     ColumnData::Int32(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
                     ColumnData::Int64(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
@@ -160,12 +178,24 @@ fn write_section(
             w.put(&buf)
         }
         SectionKind::VarOffsets => {
-            let values: Vec<Vec<u8>> = each_row(parts).map(|(s, r)| string_of(s, r)).collect();
+            let values: Vec<Vec<u8>> = each_value(parts, schema, f).map(|(d, i)| string_of(d, i)).collect();
             write_offsets(w, values.iter().map(|v| v.as_slice()))
         }
         SectionKind::VarBytes => {
+            for (d, i) in each_value(parts, schema, f) {
+                w.put(&string_of(d, i))?;
+            }
+            Ok(())
+        }
+        SectionKind::ArrayOffsets => {
+            let mut at = 0u64;
+            w.put(&at.to_le_bytes())?;
             for (s, r) in each_row(parts) {
-                w.put(&string_of(s, r))?;
+                let a = s.array(f);
+                if a.validity.is_valid(r) {
+                    at += a.range(r).len() as u64;
+                }
+                w.put(&at.to_le_bytes())?;
             }
             Ok(())
         }

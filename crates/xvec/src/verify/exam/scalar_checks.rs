@@ -4,9 +4,8 @@
 
 use super::files::Checker;
 use super::{IdxDamage, IdxState};
-use crate::index::scalar::{self, ScalarIndex};
+use crate::index::scalar::{self, Indexed, ScalarIndex};
 use crate::schema::Schema;
-use crate::storage::column::ColumnSource;
 use crate::storage::manifest::{IndexEntry, SegmentEntry};
 use crate::storage::segment::Segment;
 use crate::storage::{IndexKind, index_name};
@@ -49,9 +48,7 @@ impl Checker<'_> {
         let mut st = IdxState { entry: ie.clone(), field_ok: true, index: None, damage: IdxDamage::Broken, len: None };
         let kind = ie.kind.scalar().expect("a scalar index entry");
         let pos = schema.position_of_id(ie.field);
-        let Some((pos, ty)) =
-            pos.and_then(|p| Some((p, schema.field(p).as_scalar()?))).filter(|(_, ty)| kind.applies_to(*ty))
-        else {
+        let Some((pos, ty)) = pos.map(|p| (p, &schema.field(p).ty)).filter(|(_, ty)| kind.fits(ty)) else {
             self.named.insert(ie.file.clone());
             let what = format!("the manifest lists it for field {}, which takes no {} index", ie.field, kind.name());
             self.f.push(Finding::new(Severity::Corrupt, &ie.file, "", what));
@@ -78,10 +75,10 @@ impl Checker<'_> {
         };
         st.len = Some(index.file_len());
         if let Some(seg) = seg {
-            let col = seg.scalar(pos);
+            let col = Indexed::of(seg, ty, pos);
             let step = if self.opts.deep { 1 } else { (seg.rows() / self.opts.code_sample.max(1)).max(1) };
             let wrong = (0..seg.rows()).step_by(step).find(|&r| !index.holds_row(&col, r));
-            let with_value = (0..seg.rows()).filter(|&r| scalar::indexable(&col, r)).count();
+            let with_value = col.held();
             if let Some(r) = wrong {
                 let what = format!("row {r} is not under its value (the index disagrees with the column)");
                 self.f.push(Finding::new(Severity::Corrupt, &ie.file, "postings", what));

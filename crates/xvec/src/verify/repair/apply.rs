@@ -11,11 +11,11 @@ use super::plan::Step;
 use super::{LOST_FOUND, Outcome, Repair, RepairOptions, verify_options};
 use crate::error::StorageError;
 use crate::index::graph_index::GraphIndex;
-use crate::index::scalar;
+use crate::index::scalar::{self, Indexed};
 use crate::index::segment_index::{self, SegmentIndex};
 use crate::kernels;
 use crate::schema::Schema;
-use crate::storage::column::{ColumnSource, SegmentView};
+use crate::storage::column::SegmentView;
 use crate::storage::manifest::{DeletesEntry, IndexEntry, Manifest, SegmentEntry};
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, SyncPolicy, WalWriter};
@@ -236,11 +236,12 @@ impl<'a> Applier<'a> {
             indexes.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
         }
         for (f, field) in schema.fields().iter().enumerate() {
-            let Some(ty) = field.as_scalar() else { continue };
+            let ty = &field.ty;
             for &kind in &field.scalar_indexes {
                 let fid = schema.field_id(f);
                 let file = index_name(id, fid, IndexKind::of_scalar(kind));
-                let size = scalar::build(&dir.join(&file), id, fid, kind, ty, &seg.scalar(f), seg.rows())?;
+                let col = Indexed::of(&seg, ty, f);
+                let size = scalar::build(&dir.join(&file), id, fid, kind, ty, &col, seg.rows())?;
                 indexes.push(IndexEntry { field: fid, kind: IndexKind::of_scalar(kind), file, size });
             }
         }
@@ -255,11 +256,15 @@ impl<'a> Applier<'a> {
         let s = &self.exam.segments[pos];
         let (Some(seg), Some(scalar_kind)) = (&s.segment, kind.scalar()) else { return Ok(()) };
         let Some(at) = self.schema.position_of_id(field) else { return Ok(()) };
-        let Some(ty) = self.schema.field(at).as_scalar() else { return Ok(()) };
+        let ty = &self.schema.field(at).ty;
+        if !scalar_kind.fits(ty) {
+            return Ok(());
+        }
         let name = index_name(s.entry.id, field, kind);
         self.mover.keep(&name)?;
         let path = self.dir.join(&name);
-        let size = scalar::build(&path, s.entry.id, field, scalar_kind, ty, &seg.scalar(at), seg.rows())?;
+        let col = Indexed::of(&**seg, ty, at);
+        let size = scalar::build(&path, s.entry.id, field, scalar_kind, ty, &col, seg.rows())?;
         let e = &mut self.m.segments[pos];
         match e.indexes.iter_mut().find(|i| i.field == field && i.kind == kind) {
             Some(i) => i.size = size,
