@@ -6,6 +6,8 @@
 //! segment; `flush` seals it into a segment file and publishes a new manifest.
 
 mod alter;
+#[cfg(test)]
+mod array_tests;
 mod background;
 #[cfg(test)]
 mod background_tests;
