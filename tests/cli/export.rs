@@ -15,7 +15,8 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// Every scalar type, nullable and not, and fp32/fp16/int8 vector fields (some nullable).
+/// Every scalar and array type, nullable and not, and fp32/fp16/int8 vector fields (some
+/// nullable).
 const SCHEMA: &str = r#"{"name": "every", "fields": [
     {"name": "s", "type": "string"},
     {"name": "s_null", "type": "string", "nullable": true},
@@ -26,6 +27,14 @@ const SCHEMA: &str = r#"{"name": "every", "fields": [
     {"name": "u64", "type": "uint64", "nullable": true},
     {"name": "f", "type": "float"},
     {"name": "d", "type": "double"},
+    {"name": "as", "type": "array_string", "nullable": true},
+    {"name": "ab", "type": "array_bool"},
+    {"name": "ai", "type": "array_int32", "nullable": true},
+    {"name": "al", "type": "array_int64"},
+    {"name": "au", "type": "array_uint32"},
+    {"name": "aw", "type": "array_uint64", "nullable": true},
+    {"name": "af", "type": "array_float"},
+    {"name": "ad", "type": "array_double"},
     {"name": "emb", "type": "vector_fp32", "dim": 16, "metric": "cosine",
      "index": {"type": "hnsw", "m": 8, "ef_construction": 64, "quantize": "int8", "refine": 4}},
     {"name": "half", "type": "vector_fp16", "dim": 4, "metric": "l2", "nullable": true},
@@ -53,6 +62,23 @@ fn every_docs(integer_keys: bool) -> Vec<Doc> {
                 .set("d", if i == 3 { 1e-300 } else { r.random_range(-1e6f64..1e6) })
                 .set("emb", emb)
                 .set("small", vec![-128i8, (i % 100) as i8, 127]);
+            // Arrays of 0..=3 elements, edge values among them; the nullable ones NULL
+            // in every seventh row.
+            let n = i % 4;
+            let list = |f: &dyn Fn(usize) -> Value| Value::Array((0..n).map(f).collect());
+            d = d
+                .set("ab", list(&|j| Value::Bool((i + j) % 2 == 0)))
+                .set("al", list(&|j| Value::Int64(if j == 1 { i64::MIN } else { i as i64 * 1_000_003 - j as i64 })))
+                .set("au", list(&|j| Value::Uint32(if j == 2 { u32::MAX } else { (i * 3 + j) as u32 })))
+                .set("af", list(&|j| Value::Float(f32::from_bits(0x3f80_0000 + (i * 31 + j) as u32 * 977))))
+                .set("ad", list(&|j| Value::Double(if j == 0 { 1e-300 } else { i as f64 / 7.0 })));
+            if i % 7 != 0 {
+                let texts = ["", "a,b", "[\"x\"]", "ünï \"q\"", "null"];
+                d = d
+                    .set("as", list(&|j| Value::String(texts[(i + j) % 5].to_string())))
+                    .set("ai", list(&|j| Value::Int32(if j == 0 { i32::MIN } else { i as i32 })))
+                    .set("aw", list(&|j| Value::Uint64(u64::MAX - (i + j) as u64)));
+            }
             if i % 4 != 0 {
                 d = d.set("s_null", format!("n{i}")).set("i32", i as i32 - 2000).set("u64", u64::MAX - i as u64);
             }

@@ -32,7 +32,7 @@ fn element(ty: ScalarType, i: usize, j: usize) -> Value {
     let x = (i * 7 + j * 3) % 11;
     match ty {
         ScalarType::String => Value::String(format!("w{x}")),
-        ScalarType::Bool => Value::Bool(x % 2 == 0),
+        ScalarType::Bool => Value::Bool(x.is_multiple_of(2)),
         ScalarType::Int32 => Value::Int32(x as i32 - 5),
         ScalarType::Int64 => Value::Int64((x as i64 - 5) << 40),
         ScalarType::Uint32 => Value::Uint32(u32::MAX - 20 + x as u32),

@@ -12,6 +12,8 @@
 //!             | ident [NOT] IN param
 //!             | ident [NOT] LIKE (string | param)
 //!             | ident IS [NOT] NULL
+//!             | ident [NOT] (CONTAIN_ANY | CONTAIN_ALL) ( '(' literal (',' literal)* ')' | param )
+//!             | array_length '(' ident ')' op literal
 //! op         := = | != | <> | < | <= | > | >=
 //! literal    := string | number | TRUE | FALSE | param
 //! param      := '$' [A-Za-z0-9_]+
@@ -20,7 +22,8 @@
 //! ident      := [A-Za-z_][A-Za-z0-9_]* | "double quoted"   ("" stands for one quote)
 //! ```
 //!
-//! Keywords (`AND OR NOT IN LIKE IS NULL TRUE FALSE`) are case-insensitive; a field named
+//! Keywords (`AND OR NOT IN LIKE IS NULL TRUE FALSE CONTAIN_ANY CONTAIN_ALL`, and
+//! `array_length` before `(`) are case-insensitive; a field named
 //! like a keyword must be double-quoted (`"in" = 1`). Newlines are whitespace. An ident is
 //! a scalar field of the schema or `_key`, the primary key (a string). Parentheses nest at
 //! most 128 deep.
@@ -42,10 +45,16 @@
 //!   type's range is not an error (`x < 1e10` holds for every non-null int32 `x`).
 //!   `float` and `double` fields compare with the literal rounded to their precision.
 //!
+//! - array fields take CONTAIN_ANY (some element equals a listed value; the list is typed
+//!   like an IN list of the element type), CONTAIN_ALL (each listed value equals some
+//!   element), `array_length(f)` compared with a number, and IS [NOT] NULL; an empty
+//!   array is not NULL (it contains nothing, its length is 0).
+//!
 //! LIKE: `%` matches any run of chars, `_` exactly one char, `\` makes the next char
 //! literal (`'100\%'`); matching is case-sensitive and covers the whole value.
 //!
-//! NULL semantics are SQL's three-valued logic. A comparison, IN, NOT IN or LIKE on a null
+//! NULL semantics are SQL's three-valued logic. A comparison, IN, NOT IN, LIKE, CONTAIN_ANY,
+//! CONTAIN_ALL or array_length test on a null
 //! value is UNKNOWN; `NOT UNKNOWN` is UNKNOWN; AND and OR follow Kleene logic:
 //! `FALSE AND UNKNOWN` is FALSE, `TRUE OR UNKNOWN` is TRUE, `TRUE AND UNKNOWN` and
 //! `FALSE OR UNKNOWN` are UNKNOWN. `IS NULL` and `IS NOT NULL` are never UNKNOWN. A row

@@ -781,8 +781,8 @@ fn random_segment(rng: &mut Rng, rows: usize) -> (Segment, Vec<Row>) {
     // table[row].one[field], with the key at index KEY.
     let mut table: Vec<Row> = (0..rows).map(|_| Row { one: vec![None; KEY + 1], many: vec![None; KEY] }).collect();
     let mut columns: Vec<Option<Column>> = vec![None];
-    for field in 1..ARRAYS {
-        let nullable = !matches!(NAMES[field], "u" | "d");
+    for (field, &name) in NAMES.iter().enumerate().take(ARRAYS).skip(1) {
+        let nullable = !matches!(name, "u" | "d");
         let values: Vec<Option<Value>> =
             (0..rows).map(|_| (!nullable || rng.below(4) > 0).then(|| random_value(rng, field))).collect();
         for (row, v) in values.iter().enumerate() {
@@ -793,7 +793,7 @@ fn random_segment(rng: &mut Rng, rows: usize) -> (Segment, Vec<Row>) {
                 column(&values.iter().map(|v| v.map(|$pat| $e)).collect::<Vec<_>>(), Data::$variant)
             };
         }
-        columns.push(Some(match NAMES[field] {
+        columns.push(Some(match name {
             "s" => strings(
                 &values.iter().map(|v| v.map(|v| if let Value::Str(s) = v { s } else { "" })).collect::<Vec<_>>(),
             ),

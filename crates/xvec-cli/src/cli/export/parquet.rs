@@ -42,24 +42,35 @@ fn message_type(layout: &Layout) -> String {
                 " {rep} group {name} (LIST) {{ repeated group list {{ required float element; }} }}"
             )),
             FieldType::Scalar(t) => {
-                let (physical, note) = match t {
-                    ScalarType::String => ("binary", " (UTF8)"),
-                    ScalarType::Bool => ("boolean", ""),
-                    ScalarType::Int32 => ("int32", ""),
-                    ScalarType::Int64 => ("int64", ""),
-                    ScalarType::Uint32 => ("int32", " (UINT_32)"),
-                    ScalarType::Uint64 => ("int64", " (UINT_64)"),
-                    ScalarType::Float => ("float", ""),
-                    ScalarType::Double => ("double", ""),
-                    other => unimplemented!("a parquet column for {} fields", other.name()),
-                };
+                let (physical, note) = physical(*t);
                 s.push_str(&format!(" {rep} {physical} {name}{note};"));
+            }
+            FieldType::Array(t) => {
+                let (physical, note) = physical(*t);
+                s.push_str(&format!(
+                    " {rep} group {name} (LIST) {{ repeated group list {{ required {physical} element{note}; }} }}"
+                ));
             }
             other => unimplemented!("a parquet column for {} fields", other.name()),
         }
     }
     s.push_str(" }");
     s
+}
+
+/// The physical type and annotation of a scalar type's column.
+fn physical(t: ScalarType) -> (&'static str, &'static str) {
+    match t {
+        ScalarType::String => ("binary", " (UTF8)"),
+        ScalarType::Bool => ("boolean", ""),
+        ScalarType::Int32 => ("int32", ""),
+        ScalarType::Int64 => ("int64", ""),
+        ScalarType::Uint32 => ("int32", " (UINT_32)"),
+        ScalarType::Uint64 => ("int64", " (UINT_64)"),
+        ScalarType::Float => ("float", ""),
+        ScalarType::Double => ("double", ""),
+        other => unimplemented!("a parquet column for {} fields", other.name()),
+    }
 }
 
 struct Parquet {
@@ -103,6 +114,49 @@ fn scalars<T>(docs: &[Doc], f: &Field, get: impl Fn(&Value) -> Option<T>) -> (Ve
         }
     }
     (values, f.nullable.then_some(def))
+}
+
+/// The elements of an array column with their definition levels (NULL 0, an empty array
+/// one below the element's, which a nullable list has at 2) and repetition levels.
+fn lists<T>(docs: &[Doc], f: &Field, get: impl Fn(&Value) -> Option<T>) -> (Vec<T>, Vec<i16>, Vec<i16>) {
+    let element = if f.nullable { 2 } else { 1 };
+    let (mut values, mut def, mut rep) = (Vec::new(), Vec::new(), Vec::new());
+    for d in docs {
+        match d.get(&f.name) {
+            Some(Value::Array(xs)) if !xs.is_empty() => {
+                for (j, x) in xs.iter().enumerate() {
+                    values.extend(get(x));
+                    def.push(element);
+                    rep.push(i16::from(j > 0));
+                }
+            }
+            Some(Value::Array(_)) => {
+                def.push(element - 1);
+                rep.push(0);
+            }
+            _ => {
+                def.push(0);
+                rep.push(0);
+            }
+        }
+    }
+    (values, def, rep)
+}
+
+/// Writes the column of scalar or array field `f`, its values (or elements) read by
+/// `get`.
+fn typed<T: DataType>(
+    col: &mut SerializedColumnWriter,
+    docs: &[Doc],
+    f: &Field,
+    get: impl Fn(&Value) -> Option<T::T>,
+) -> Result<(), parquet::errors::ParquetError> {
+    if f.as_array().is_some() {
+        let (v, def, rep) = lists(docs, f, get);
+        return put::<T>(col, &v, Some(&def), Some(&rep));
+    }
+    let (v, def) = scalars(docs, f, get);
+    put::<T>(col, &v, def.as_deref(), None)
 }
 
 impl Writer for Parquet {
@@ -149,51 +203,33 @@ impl Writer for Parquet {
                         }
                         put::<FloatType>(&mut col, &values, Some(&def), Some(&rep))?;
                     }
-                    FieldType::Scalar(t) => match t {
-                        ScalarType::String => {
-                            let (v, def) = scalars(docs, f, |v| match v {
-                                Value::String(s) => Some(ByteArray::from(s.as_str())),
-                                _ => None,
-                            });
-                            put::<ByteArrayType>(&mut col, &v, def.as_deref(), None)?;
-                        }
-                        ScalarType::Bool => {
-                            let (v, def) = scalars(docs, f, |v| match v {
-                                Value::Bool(b) => Some(*b),
-                                _ => None,
-                            });
-                            put::<BoolType>(&mut col, &v, def.as_deref(), None)?;
-                        }
-                        ScalarType::Int32 | ScalarType::Uint32 => {
-                            let (v, def) = scalars(docs, f, |v| match v {
-                                Value::Int32(x) => Some(*x),
-                                Value::Uint32(x) => Some(*x as i32),
-                                _ => None,
-                            });
-                            put::<Int32Type>(&mut col, &v, def.as_deref(), None)?;
-                        }
-                        ScalarType::Int64 | ScalarType::Uint64 => {
-                            let (v, def) = scalars(docs, f, |v| match v {
-                                Value::Int64(x) => Some(*x),
-                                Value::Uint64(x) => Some(*x as i64),
-                                _ => None,
-                            });
-                            put::<Int64Type>(&mut col, &v, def.as_deref(), None)?;
-                        }
-                        ScalarType::Float => {
-                            let (v, def) = scalars(docs, f, |v| match v {
-                                Value::Float(x) => Some(*x),
-                                _ => None,
-                            });
-                            put::<FloatType>(&mut col, &v, def.as_deref(), None)?;
-                        }
-                        ScalarType::Double => {
-                            let (v, def) = scalars(docs, f, |v| match v {
-                                Value::Double(x) => Some(*x),
-                                _ => None,
-                            });
-                            put::<DoubleType>(&mut col, &v, def.as_deref(), None)?;
-                        }
+                    FieldType::Scalar(t) | FieldType::Array(t) => match t {
+                        ScalarType::String => typed::<ByteArrayType>(&mut col, docs, f, |v| match v {
+                            Value::String(s) => Some(ByteArray::from(s.as_str())),
+                            _ => None,
+                        })?,
+                        ScalarType::Bool => typed::<BoolType>(&mut col, docs, f, |v| match v {
+                            Value::Bool(b) => Some(*b),
+                            _ => None,
+                        })?,
+                        ScalarType::Int32 | ScalarType::Uint32 => typed::<Int32Type>(&mut col, docs, f, |v| match v {
+                            Value::Int32(x) => Some(*x),
+                            Value::Uint32(x) => Some(*x as i32),
+                            _ => None,
+                        })?,
+                        ScalarType::Int64 | ScalarType::Uint64 => typed::<Int64Type>(&mut col, docs, f, |v| match v {
+                            Value::Int64(x) => Some(*x),
+                            Value::Uint64(x) => Some(*x as i64),
+                            _ => None,
+                        })?,
+                        ScalarType::Float => typed::<FloatType>(&mut col, docs, f, |v| match v {
+                            Value::Float(x) => Some(*x),
+                            _ => None,
+                        })?,
+                        ScalarType::Double => typed::<DoubleType>(&mut col, docs, f, |v| match v {
+                            Value::Double(x) => Some(*x),
+                            _ => None,
+                        })?,
                         other => return Err(no_column(other.name())),
                     },
                     other => return Err(no_column(other.name())),

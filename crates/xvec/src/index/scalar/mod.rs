@@ -117,7 +117,7 @@ impl<'a> Indexed<'a> {
             Indexed::Array(a) => {
                 let rows = a.offsets.len().saturating_sub(1);
                 let mut held = 0u64;
-                let mut seen: Vec<Vec<u8>> = Vec::new();
+                let mut seen: Vec<ElementKey> = Vec::new();
                 for r in (0..rows).filter(|&r| a.validity.is_valid(r)) {
                     seen.clear();
                     seen.extend(a.range(r).filter_map(|i| element_key(a.elems, i)));
@@ -131,13 +131,19 @@ impl<'a> Indexed<'a> {
     }
 }
 
-/// Value `i` of `d` as the bytes an index orders it by (a string's own, a number's key
-/// big-endian); `None` for a NaN.
-fn element_key(d: ColumnData, i: usize) -> Option<Vec<u8>> {
+/// What an index keys a value by: a string's bytes, a number's or bool's `u64` key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum ElementKey<'a> {
+    Term(&'a [u8]),
+    Key(u64),
+}
+
+/// Value `i` of `d` as its index key; `None` for a NaN.
+fn element_key(d: ColumnData<'_>, i: usize) -> Option<ElementKey<'_>> {
     let one = ScalarColumn { validity: crate::storage::column::Validity(None), data: d };
     match d {
-        ColumnData::String(v) => Some(v.get(i).to_vec()),
-        _ => keys::key_of(&one, i).map(|k| k.to_be_bytes().to_vec()),
+        ColumnData::String(v) => Some(ElementKey::Term(v.get(i))),
+        _ => keys::key_of(&one, i).map(ElementKey::Key),
     }
 }
 
@@ -320,17 +326,16 @@ impl ScalarIndex {
             return a.range(row).is_empty() || self.kind == ScalarIndexKind::Inverted;
         }
         a.range(row).all(|i| {
-            let t = match (&self.terms, a.elems) {
-                (Some(_), ColumnData::String(v)) => Some(self.term_partition(|t| t < v.get(i)))
-                    .filter(|&t| t < self.key_count() && self.term(t) == v.get(i)),
-                (None, d) => match element_key(d, i) {
-                    None => return true,
-                    Some(k) => {
-                        let k = u64::from_be_bytes(k.try_into().expect("8 bytes"));
-                        let keys = self.fixed_keys();
-                        Some(keys.partition_point(|&x| x < k)).filter(|&t| t < keys.len() && keys[t] == k)
-                    }
-                },
+            let t = match (&self.terms, element_key(a.elems, i)) {
+                (Some(_), Some(ElementKey::Term(v))) => {
+                    Some(self.term_partition(|t| t < v)).filter(|&t| t < self.key_count() && self.term(t) == v)
+                }
+                (None, Some(ElementKey::Key(k))) => {
+                    let keys = self.fixed_keys();
+                    Some(keys.partition_point(|&x| x < k)).filter(|&t| t < keys.len() && keys[t] == k)
+                }
+                // A NaN is in no index.
+                (None, None) => return true,
                 _ => None,
             };
             t.is_some_and(|t| self.posting(t).contains(row as u32))

@@ -84,7 +84,7 @@ impl Checker<'_> {
                 self.f.push(Finding::new(Severity::Corrupt, &ie.file, "postings", what));
                 return st;
             }
-            if index.held_rows() != with_value as u64 {
+            if index.held_rows() != with_value {
                 let what = "rows held, one per row with a value".to_string();
                 self.f.push(
                     Finding::new(Severity::Corrupt, &ie.file, "postings", what).expected(with_value, index.held_rows()),
