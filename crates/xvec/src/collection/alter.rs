@@ -118,14 +118,14 @@ impl Collection {
     /// follows one schema. Snapshots taken before keep the old schema.
     ///
     /// ```
-    /// use xvec::{Collection, Doc, Field, FieldChange, ScalarType, Schema, Value};
+    /// use xvec::{Collection, Doc, Field, FieldChange, FieldType, ScalarType, Schema, Value};
     /// let dir = tempfile::tempdir().unwrap();
     /// let schema = Schema::builder("w").field(Field::scalar("n", ScalarType::Int32)).build()?;
     /// let coll = Collection::create(dir.path(), schema, Default::default())?;
     /// coll.insert(vec![Doc::new("a").set("n", 1)])?;
     /// let tag = Field::scalar("tag", ScalarType::String).default_value("none".into());
     /// coll.change_field(FieldChange::Add(tag))?;
-    /// coll.change_field(FieldChange::Widen { field: "n".into(), to: ScalarType::Int64 })?;
+    /// coll.change_field(FieldChange::Widen { field: "n".into(), to: FieldType::Scalar(ScalarType::Int64) })?;
     /// let doc = coll.fetch(&["a"], None)?.remove(0).unwrap();
     /// assert_eq!(doc.get("tag"), Some(&Value::String("none".into())));
     /// assert_eq!(doc.get("n"), Some(&Value::Int64(1)));
