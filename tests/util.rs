@@ -103,7 +103,7 @@ pub mod verify_fixture {
 
     use xvec::{
         Collection, Doc, Field, HnswParams, IndexParams, Metric, OpenOptions, OptimizeOptions, Quantize,
-        ScalarIndexKind, ScalarType, Schema, VamanaParams, VectorType,
+        ScalarIndexKind, ScalarType, Schema, Value, VamanaParams, VectorType,
     };
 
     use super::random_vectors;
@@ -122,15 +122,23 @@ pub mod verify_fixture {
                     .nullable(true)
                     .index(IndexParams::Vamana(vamana)),
             )
+            .field(Field::array("labels", ScalarType::String).nullable(true).scalar_index(ScalarIndexKind::Inverted))
+            .field(Field::array("ns", ScalarType::Int32))
             .build()
             .unwrap()
     }
 
     pub fn doc(i: usize) -> Doc {
         let vs = random_vectors(i as u64, 2, DIM);
-        let mut d = Doc::new(format!("k{i:03}")).set("tag", format!("t{}", i % 3)).set("v", vs[0].clone());
+        let ns = Value::Array((0..i % 3).map(|j| Value::Int32((i * 10 + j) as i32)).collect());
+        let mut d =
+            Doc::new(format!("k{i:03}")).set("tag", format!("t{}", i % 3)).set("v", vs[0].clone()).set("ns", ns);
         if !i.is_multiple_of(4) {
             d = d.set("n", i as i64).set("w", vs[1].clone());
+        }
+        if !i.is_multiple_of(5) {
+            let labels = (0..1 + i % 2).map(|j| Value::String(format!("l{}", (i + j) % 4))).collect();
+            d = d.set("labels", Value::Array(labels));
         }
         d
     }

@@ -509,6 +509,8 @@ mod tests {
             .field(Field::scalar("name", ScalarType::String).nullable(true))
             .field(Field::scalar("n", ScalarType::Int64))
             .field(Field::vector("v", VectorType::Fp16, 3, Metric::L2).nullable(true))
+            .field(Field::array("tags", ScalarType::String).nullable(true))
+            .field(Field::array("ns", ScalarType::Int32))
             .build()
             .unwrap()
     }
@@ -520,7 +522,7 @@ mod tests {
         /// view the segment writer takes of it is in bounds.
         #[test]
         fn any_table_over_any_bytes_reads_without_panic(
-            entries in proptest::collection::vec((0u16..11, prop_oneof![Just(NO_FIELD), 0u16..4], 0u64..600, 0u64..200), 0..16),
+            entries in proptest::collection::vec((0u16..12, prop_oneof![Just(NO_FIELD), 0u16..6], 0u64..600, 0u64..200), 0..16),
             words in proptest::collection::vec(any::<u64>(), 0..80),
             rows in 0usize..12,
             bad in proptest::collection::vec(0usize..16, 0..3),
@@ -558,6 +560,9 @@ mod tests {
             for (i, f) in s.schema.fields().iter().enumerate() {
                 if f.as_vector().is_some() {
                     let c = v.vector(i);
+                    (0..rows).for_each(|r| { let _ = c.value(r); });
+                } else if f.as_array().is_some() {
+                    let c = v.array(i);
                     (0..rows).for_each(|r| { let _ = c.value(r); });
                 } else {
                     let c = v.scalar(i);
