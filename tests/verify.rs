@@ -30,7 +30,7 @@ fn the_binary_exits_with_the_documented_statuses() {
     let d = dir.to_str().unwrap();
     let (code, out, err) = xvec(&["verify", d]);
     assert_eq!((code, out.as_str()), (0, ""), "{err}");
-    assert!(err.contains("verify: 12 files") && err.contains("0 corrupt"), "{err}");
+    assert!(err.contains("verify: 14 files") && err.contains("0 corrupt"), "{err}");
     // Each file's kind in the JSON report is the name of the kind its file name classifies as.
     let (code, out, _) = xvec(&["verify", d, "--json"]);
     assert_eq!(code, 0);
@@ -112,8 +112,16 @@ fn verify_while_another_process_writes_reports_no_damage() {
     let done = std::sync::atomic::AtomicBool::new(false);
     let passes = std::thread::scope(|s| {
         s.spawn(|| {
+            // Stops the verify loop even when an assertion here fails.
+            struct Done<'a>(&'a std::sync::atomic::AtomicBool);
+            impl Drop for Done<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
+            let _done = Done(&done);
             for i in 0..WRITES {
-                let doc = format!(r#"{{"id": "w{i}", "tag": "x", "v": [0.1, 0.2, 0.3, {i}]}}"#);
+                let doc = format!(r#"{{"id": "w{i}", "tag": "x", "ns": [{i}], "v": [0.1, 0.2, 0.3, {i}]}}"#);
                 assert_eq!(xvec(&["insert", d, &doc]).0, 0);
                 if i % 3 == 2 {
                     assert_eq!(xvec(&["flush", d]).0, 0);
@@ -123,7 +131,6 @@ fn verify_while_another_process_writes_reports_no_damage() {
                     assert_eq!(xvec(&["optimize", d, "--concurrency", "1"]).0, 0);
                 }
             }
-            done.store(true, std::sync::atomic::Ordering::SeqCst);
         });
         let mut passes = 0;
         while !done.load(std::sync::atomic::Ordering::SeqCst) || passes < 3 {

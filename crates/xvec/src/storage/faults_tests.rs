@@ -5,7 +5,9 @@
 //!
 //! Every acknowledged write must be there, no acknowledged delete may come back, a failed
 //! batch is there whole or not at all, nothing panics, and after one writable open verify
-//! finds nothing. The table the sweep prints is `docs/durability.md`'s.
+//! finds nothing. The workload writes array fields and scalar indexes, and changes the
+//! schema (a field added, an index added) between its writes. The table the sweep prints
+//! is `docs/durability.md`'s.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -13,14 +15,15 @@ use std::path::Path;
 
 use xvec::storage::faults::{self, Fault};
 use xvec::verify::{Repair, RepairOptions};
-use xvec::{Collection, Doc, OpenOptions, Schema, SyncPolicy};
+use xvec::{Collection, Doc, OpenOptions, Schema, SyncPolicy, Value};
 
 const KEYS: usize = 25;
 const DIM: usize = 8;
 
 fn schema() -> Schema {
     Schema::from_json(
-        r#"{"name":"f","fields":[{"name":"tag","type":"string"},{"name":"n","type":"int64"},
+        r#"{"name":"f","fields":[{"name":"tag","type":"string","index":{"type":"inverted"}},{"name":"n","type":"int64"},
+            {"name":"labels","type":"array_string","nullable":true,"index":{"type":"inverted"}},
             {"name":"v","type":"vector_fp32","dim":8,"metric":"l2","index":{"type":"hnsw","m":4,"ef_construction":16}}]}"#,
     )
     .unwrap()
@@ -32,7 +35,12 @@ fn key(i: usize) -> String {
 
 fn doc(i: usize, version: u32) -> Doc {
     let v: Vec<f32> = (0..DIM).map(|j| ((i * DIM + j) as f32 * 0.37 + version as f32).sin()).collect();
-    Doc::new(key(i)).set("tag", format!("v{version}")).set("n", i as i64).set("v", v)
+    let d = Doc::new(key(i)).set("tag", format!("v{version}")).set("n", i as i64).set("v", v);
+    if i.is_multiple_of(4) {
+        return d;
+    }
+    let labels = vec![Value::String(format!("v{version}")), Value::String(format!("l{}", i % 3))];
+    d.set("labels", Value::Array(labels))
 }
 
 /// The workload's steps.
@@ -42,6 +50,10 @@ enum Step {
     Delete(&'static [usize]),
     Flush,
     Optimize,
+    /// Adds a nullable field (no document changes: fetch leaves NULLs out).
+    AddField(&'static str),
+    /// Adds a range index to `n`.
+    AddIndex,
 }
 
 const WORKLOAD: &[Step] = &[
@@ -50,9 +62,11 @@ const WORKLOAD: &[Step] = &[
     Step::Delete(&[3, 12]),
     Step::Flush,
     Step::Upsert(5..15, 1),
+    Step::AddField("note"),
     Step::Optimize,
     Step::Delete(&[0, 7]),
     Step::Insert(20..25),
+    Step::AddIndex,
     Step::Flush,
     Step::Upsert(18..22, 2),
 ];
@@ -64,7 +78,7 @@ fn apply(state: &mut State, step: &Step) {
         Step::Insert(r) => state.extend(r.clone().map(|i| (key(i), doc(i, 0)))),
         Step::Upsert(r, v) => state.extend(r.clone().map(|i| (key(i), doc(i, *v)))),
         Step::Delete(keys) => keys.iter().for_each(|&i| drop(state.remove(&key(i)))),
-        Step::Flush | Step::Optimize => {}
+        Step::Flush | Step::Optimize | Step::AddField(_) | Step::AddIndex => {}
     }
 }
 
@@ -87,6 +101,11 @@ fn run_workload(dir: &Path, sync: SyncPolicy) -> (State, Vec<State>, u64) {
             }
             Step::Flush => coll.flush(),
             Step::Optimize => coll.optimize(&xvec::OptimizeOptions::default().concurrency(1)).map(drop),
+            Step::AddField(name) => {
+                let field = xvec::Field::scalar(*name, xvec::ScalarType::String).nullable(true);
+                coll.change_field(xvec::FieldChange::Add(field))
+            }
+            Step::AddIndex => coll.add_scalar_index("n", xvec::ScalarIndexKind::Range),
         };
         match outcome {
             Ok(()) => apply(&mut acked, step),
