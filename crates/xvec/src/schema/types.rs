@@ -86,7 +86,9 @@ impl ScalarType {
         }
     }
 
-    /// Every scalar type, in the order help texts list them.
+    /// Every scalar type, in the order help texts list them. The order is also
+    /// the on-disk one: a type's position + 1 is its WAL value tag and segment
+    /// type code (`docs/format.md`), so it never changes.
     pub const ALL: [ScalarType; 8] = [
         ScalarType::String,
         ScalarType::Bool,

@@ -33,25 +33,19 @@ impl StoredType {
     /// The type's code in the fields section (the WAL's value tags).
     fn code(self) -> u8 {
         match self {
-            StoredType::Scalar(s) => SCALARS.iter().position(|&t| t == s).expect("every scalar type listed") as u8 + 1,
+            StoredType::Scalar(s) => {
+                ScalarType::ALL.iter().position(|&t| t == s).expect("every scalar type listed") as u8 + 1
+            }
             StoredType::Vector { elem, .. } => {
                 VECTORS.iter().position(|&t| t == elem).expect("every vector type listed") as u8 + 9
             }
-            StoredType::Array(s) => SCALARS.iter().position(|&t| t == s).expect("every scalar type listed") as u8 + 12,
+            StoredType::Array(s) => {
+                ScalarType::ALL.iter().position(|&t| t == s).expect("every scalar type listed") as u8 + 12
+            }
         }
     }
 }
 
-const SCALARS: [ScalarType; 8] = [
-    ScalarType::String,
-    ScalarType::Bool,
-    ScalarType::Int32,
-    ScalarType::Int64,
-    ScalarType::Uint32,
-    ScalarType::Uint64,
-    ScalarType::Float,
-    ScalarType::Double,
-];
 const VECTORS: [VectorType; 3] = [VectorType::Fp32, VectorType::Fp16, VectorType::Int8];
 
 /// One stored field.
@@ -153,11 +147,11 @@ impl Layout {
                 return Err(bad(format!("unknown flags {flags:#x}")));
             }
             let ty = match code {
-                1..=8 if dim == 0 && flags & NORMS == 0 => StoredType::Scalar(SCALARS[code as usize - 1]),
+                1..=8 if dim == 0 && flags & NORMS == 0 => StoredType::Scalar(ScalarType::ALL[code as usize - 1]),
                 9..=11 if (1..=crate::schema::MAX_DIM).contains(&dim) => {
                     StoredType::Vector { elem: VECTORS[code as usize - 9], dim, norms: flags & NORMS != 0 }
                 }
-                12..=19 if dim == 0 && flags & NORMS == 0 => StoredType::Array(SCALARS[code as usize - 12]),
+                12..=19 if dim == 0 && flags & NORMS == 0 => StoredType::Array(ScalarType::ALL[code as usize - 12]),
                 1..=19 => return Err(bad(format!("type {code} with dimension {dim} and flags {flags:#x}"))),
                 other => return Err(bad(format!("unknown type code {other}; expected 1..=19"))),
             };
@@ -250,5 +244,15 @@ mod tests {
         bad[36..40].copy_from_slice(&0u32.to_le_bytes());
         assert!(Layout::decode(&bad).unwrap_err().contains("type 10 with dimension 0"));
         assert!(Layout::decode(&bytes[..7]).is_err());
+    }
+
+    #[test]
+    fn type_codes_are_the_wal_value_tags() {
+        // On disk: reordering `ScalarType::ALL` would change every stored code.
+        let names: Vec<_> = ScalarType::ALL.iter().map(|s| (StoredType::Scalar(*s).code(), s.name())).collect();
+        let expected = ["string", "bool", "int32", "int64", "uint32", "uint64", "float", "double"];
+        assert_eq!(names, expected.iter().enumerate().map(|(i, n)| (i as u8 + 1, *n)).collect::<Vec<_>>());
+        assert_eq!(StoredType::Array(ScalarType::String).code(), 12);
+        assert_eq!(StoredType::Array(ScalarType::Double).code(), 19);
     }
 }
