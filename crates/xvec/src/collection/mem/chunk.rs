@@ -6,125 +6,32 @@ use half::f16;
 use std::sync::Arc;
 
 use crate::index::quant::fastscan::ScanCodes;
-use crate::schema::{FieldType, ScalarType, Schema, VectorType};
+use crate::schema::{FieldType, Schema, VectorType};
 use crate::storage::column::{
-    ArrayColumn, ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
+    ArrayColumn, ColumnBuf, ColumnSource, ScalarColumn, SegmentView, Validity, VarBuf, VarColumn, VectorColumn,
+    VectorData,
 };
 use crate::value::{Row, Value};
 
-#[derive(Clone, Debug)]
-struct VarBuf {
-    offsets: Vec<u64>,
-    bytes: Vec<u8>,
-}
-
-impl VarBuf {
-    fn new() -> VarBuf {
-        VarBuf { offsets: vec![0], bytes: Vec::new() }
-    }
-
-    fn push(&mut self, b: &[u8]) {
-        self.bytes.extend_from_slice(b);
-        self.offsets.push(self.bytes.len() as u64);
-    }
-
-    fn view(&self) -> VarColumn<'_> {
-        VarColumn { offsets: &self.offsets, bytes: &self.bytes }
-    }
-
-    fn heap_bytes(&self) -> usize {
-        self.offsets.capacity() * 8 + self.bytes.capacity()
-    }
-}
-
+/// One column's values. Scalars and array elements are [`ColumnBuf`]s, the same owned
+/// column a segment builds for a field it stores otherwise than the schema.
 #[derive(Clone, Debug)]
 enum Data {
-    Bool(Vec<u8>),
-    Int32(Vec<i32>),
-    Int64(Vec<i64>),
-    Uint32(Vec<u32>),
-    Uint64(Vec<u64>),
-    Float(Vec<f32>),
-    Double(Vec<f64>),
-    String(VarBuf),
+    Scalar(ColumnBuf),
     Fp32(Vec<f32>),
     Fp16(Vec<f16>),
     Int8(Vec<i8>),
-    /// Row `r` holds elements `offsets[r]..offsets[r + 1]` of `elems`, a scalar `Data`.
+    /// Row `r` holds elements `offsets[r]..offsets[r + 1]` of `elems`.
     Array {
         offsets: Vec<u64>,
-        elems: Box<Data>,
+        elems: ColumnBuf,
     },
 }
 
 impl Data {
-    fn scalar(ty: ScalarType) -> Data {
-        match ty {
-            ScalarType::String => Data::String(VarBuf::new()),
-            ScalarType::Bool => Data::Bool(Vec::new()),
-            ScalarType::Int32 => Data::Int32(Vec::new()),
-            ScalarType::Int64 => Data::Int64(Vec::new()),
-            ScalarType::Uint32 => Data::Uint32(Vec::new()),
-            ScalarType::Uint64 => Data::Uint64(Vec::new()),
-            ScalarType::Float => Data::Float(Vec::new()),
-            ScalarType::Double => Data::Double(Vec::new()),
-        }
-    }
-
-    /// Appends scalar value `v`; a null (or a value of another type) appends a zero.
-    fn push_scalar(&mut self, v: &Value) {
-        match (self, v) {
-            (Data::Bool(d), Value::Bool(x)) => d.push(*x as u8),
-            (Data::Int32(d), Value::Int32(x)) => d.push(*x),
-            (Data::Int64(d), Value::Int64(x)) => d.push(*x),
-            (Data::Uint32(d), Value::Uint32(x)) => d.push(*x),
-            (Data::Uint64(d), Value::Uint64(x)) => d.push(*x),
-            (Data::Float(d), Value::Float(x)) => d.push(*x),
-            (Data::Double(d), Value::Double(x)) => d.push(*x),
-            (Data::String(d), Value::String(x)) => d.push(x.as_bytes()),
-            (Data::Bool(d), _) => d.push(0),
-            (Data::Int32(d), _) => d.push(0),
-            (Data::Int64(d), _) => d.push(0),
-            (Data::Uint32(d), _) => d.push(0),
-            (Data::Uint64(d), _) => d.push(0),
-            (Data::Float(d), _) => d.push(0.0),
-            (Data::Double(d), _) => d.push(0.0),
-            (Data::String(d), _) => d.push(b""),
-            (Data::Fp32(_) | Data::Fp16(_) | Data::Int8(_) | Data::Array { .. }, _) => {
-                unreachable!("only scalar data takes scalar values")
-            }
-        }
-    }
-
-    /// Scalar values held.
-    fn len(&self) -> usize {
-        self.view().map_or(0, |d| d.len())
-    }
-
-    fn view(&self) -> Option<ColumnData<'_>> {
-        Some(match self {
-            Data::Bool(d) => ColumnData::Bool(d),
-            Data::Int32(d) => ColumnData::Int32(d),
-            Data::Int64(d) => ColumnData::Int64(d),
-            Data::Uint32(d) => ColumnData::Uint32(d),
-            Data::Uint64(d) => ColumnData::Uint64(d),
-            Data::Float(d) => ColumnData::Float(d),
-            Data::Double(d) => ColumnData::Double(d),
-            Data::String(d) => ColumnData::String(d.view()),
-            Data::Fp32(_) | Data::Fp16(_) | Data::Int8(_) | Data::Array { .. } => return None,
-        })
-    }
-
     fn heap_bytes(&self) -> usize {
         match self {
-            Data::Bool(d) => d.capacity(),
-            Data::Int32(d) => d.capacity() * 4,
-            Data::Int64(d) => d.capacity() * 8,
-            Data::Uint32(d) => d.capacity() * 4,
-            Data::Uint64(d) => d.capacity() * 8,
-            Data::Float(d) => d.capacity() * 4,
-            Data::Double(d) => d.capacity() * 8,
-            Data::String(d) => d.heap_bytes(),
+            Data::Scalar(d) => d.heap_bytes(),
             Data::Fp32(d) => d.capacity() * 4,
             Data::Fp16(d) => d.capacity() * 2,
             Data::Int8(d) => d.capacity(),
@@ -147,8 +54,8 @@ impl Column {
     fn new(schema: &Schema, idx: usize) -> Column {
         let f = schema.field(idx);
         let (data, dim, norms) = match &f.ty {
-            FieldType::Scalar(s) => (Data::scalar(*s), 0, None),
-            FieldType::Array(s) => (Data::Array { offsets: vec![0], elems: Box::new(Data::scalar(*s)) }, 0, None),
+            FieldType::Scalar(s) => (Data::Scalar(ColumnBuf::new(*s)), 0, None),
+            FieldType::Array(s) => (Data::Array { offsets: vec![0], elems: ColumnBuf::new(*s) }, 0, None),
             FieldType::Vector(v) => (
                 match v.elem {
                     VectorType::Fp32 => Data::Fp32(Vec::new()),
@@ -182,11 +89,11 @@ impl Column {
             (Data::Int8(d), _) => d.resize(d.len() + dim, 0),
             (Data::Array { offsets, elems }, v) => {
                 if let Value::Array(xs) = v {
-                    xs.iter().for_each(|x| elems.push_scalar(x));
+                    xs.iter().for_each(|x| elems.push(x));
                 }
                 offsets.push(elems.len() as u64);
             }
-            (d, v) => d.push_scalar(v),
+            (Data::Scalar(d), v) => d.push(v),
         }
         if let Some(norms) = &mut self.norms {
             let sq: f64 = match v {
@@ -240,7 +147,7 @@ impl Chunk {
     }
 
     pub(super) fn len(&self) -> usize {
-        self.keys.offsets.len() - 1
+        self.keys.len()
     }
 
     /// Appends a validated row.
@@ -289,15 +196,14 @@ impl ColumnSource for Chunk {
 
     fn scalar(&self, field: usize) -> ScalarColumn<'_> {
         let c = &self.columns[field];
-        let data = c.data.view().unwrap_or_else(|| panic!("field {field} is not a scalar field"));
-        ScalarColumn { validity: Validity(c.validity.as_deref()), data }
+        let Data::Scalar(d) = &c.data else { panic!("field {field} is not a scalar field") };
+        ScalarColumn { validity: Validity(c.validity.as_deref()), data: d.view() }
     }
 
     fn array(&self, field: usize) -> ArrayColumn<'_> {
         let c = &self.columns[field];
         let Data::Array { offsets, elems } = &c.data else { panic!("field {field} is not an array field") };
-        let elems = elems.view().expect("array elements are scalars");
-        ArrayColumn { validity: Validity(c.validity.as_deref()), offsets, elems }
+        ArrayColumn { validity: Validity(c.validity.as_deref()), offsets, elems: elems.view() }
     }
 }
 

@@ -1,6 +1,10 @@
 //! Borrowed views of one segment's columns, the same for the in-memory mutable segment
 //! and a mapped immutable one. Filters and projections read through these.
 
+mod buf;
+
+pub(crate) use buf::{ColumnBuf, VarBuf};
+
 /// Validity bitmap: bit `i % 8` of byte `i / 8` set means row `i` has a value.
 #[derive(Clone, Copy, Debug)]
 pub struct Validity<'a>(pub Option<&'a [u8]>);
@@ -64,6 +68,26 @@ pub enum ColumnData<'a> {
     Float(&'a [f32]),
     Double(&'a [f64]),
     String(VarColumn<'a>),
+}
+
+impl<'a> ColumnData<'a> {
+    /// A column of type `ty` over stored little-endian bytes: `values` holds the values,
+    /// or for strings the `u64` offsets into `var_bytes`. `None` when `values` is no
+    /// whole, aligned run of its type.
+    pub fn from_bytes(ty: crate::schema::ScalarType, values: &'a [u8], var_bytes: &'a [u8]) -> Option<Self> {
+        use super::mmap::cast_slice;
+        use crate::schema::ScalarType;
+        Some(match ty {
+            ScalarType::Bool => ColumnData::Bool(values),
+            ScalarType::Int32 => ColumnData::Int32(cast_slice(values)?),
+            ScalarType::Int64 => ColumnData::Int64(cast_slice(values)?),
+            ScalarType::Uint32 => ColumnData::Uint32(cast_slice(values)?),
+            ScalarType::Uint64 => ColumnData::Uint64(cast_slice(values)?),
+            ScalarType::Float => ColumnData::Float(cast_slice(values)?),
+            ScalarType::Double => ColumnData::Double(cast_slice(values)?),
+            ScalarType::String => ColumnData::String(VarColumn { offsets: cast_slice(values)?, bytes: var_bytes }),
+        })
+    }
 }
 
 impl ColumnData<'_> {
