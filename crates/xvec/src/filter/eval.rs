@@ -270,12 +270,8 @@ impl Eval<'_> {
                     None,
                 );
             };
-            let lengths = |r: usize| (a.offsets[r + 1] - a.offsets[r]) as i128;
-            let hit = |x: i128| match t {
-                IntTest::Range { lo, hi } => *lo <= x && x <= *hi,
-                IntTest::In(set) => set.binary_search(&x).is_ok(),
-            };
-            return (select(self.rows, scope, a.validity, |r| hit(lengths(r)) != negate), access, None);
+            let length = |r: usize| (a.offsets[r + 1] - a.offsets[r]) as i128;
+            return (select(self.rows, scope, a.validity, |r| t.holds(length(r)) != negate), access, None);
         }
         let column = self.column(col);
         if let (Col::Field(f), false) = (col, few)
@@ -408,27 +404,15 @@ fn successor(prefix: &[u8]) -> Option<Vec<u8>> {
 
 /// Whether element `i` of `d` passes `test`: what array filters ask of each element.
 fn elem_matcher<'a>(test: &'a Test, d: ColumnData<'a>) -> Box<dyn Fn(usize) -> bool + 'a> {
-    let float = |t: &'a FloatTest| {
-        move |x: f64| match t {
-            FloatTest::Cmp { op, value } => x.partial_cmp(value).is_some_and(|o| op.holds(o)),
-            FloatTest::In(set) => set.binary_search_by(|p| p.partial_cmp(&x).unwrap_or(Ordering::Less)).is_ok(),
-        }
-    };
-    let int = |t: &'a IntTest| {
-        move |x: i128| match t {
-            IntTest::Range { lo, hi } => *lo <= x && x <= *hi,
-            IntTest::In(set) => set.binary_search(&x).is_ok(),
-        }
-    };
     match (test, d) {
         (Test::Const(hit), _) => Box::new(move |_| *hit),
         (Test::Bool(want), ColumnData::Bool(d)) => Box::new(move |i| (d[i] != 0) == *want),
-        (Test::Int(t), ColumnData::Int32(d)) => Box::new(move |i| int(t)(d[i].into())),
-        (Test::Int(t), ColumnData::Int64(d)) => Box::new(move |i| int(t)(d[i].into())),
-        (Test::Int(t), ColumnData::Uint32(d)) => Box::new(move |i| int(t)(d[i].into())),
-        (Test::Int(t), ColumnData::Uint64(d)) => Box::new(move |i| int(t)(d[i].into())),
-        (Test::Float(t), ColumnData::Float(d)) => Box::new(move |i| float(t)(d[i].into())),
-        (Test::Float(t), ColumnData::Double(d)) => Box::new(move |i| float(t)(d[i])),
+        (Test::Int(t), ColumnData::Int32(d)) => Box::new(move |i| t.holds(d[i].into())),
+        (Test::Int(t), ColumnData::Int64(d)) => Box::new(move |i| t.holds(d[i].into())),
+        (Test::Int(t), ColumnData::Uint32(d)) => Box::new(move |i| t.holds(d[i].into())),
+        (Test::Int(t), ColumnData::Uint64(d)) => Box::new(move |i| t.holds(d[i].into())),
+        (Test::Float(t), ColumnData::Float(d)) => Box::new(move |i| t.holds(d[i].into())),
+        (Test::Float(t), ColumnData::Double(d)) => Box::new(move |i| t.holds(d[i])),
         (Test::Str(StrTest::Cmp { op, value }), ColumnData::String(d)) => {
             Box::new(move |i| op.holds(cmp_bytes(d.get(i), value)))
         }
@@ -492,52 +476,15 @@ fn scan(rows: u32, scope: Scope, col: ScalarColumn, test: &Test, negate: bool) -
     match (test, col.data) {
         (Test::Const(hit), _) => sel(&|_| *hit != negate),
         (Test::Bool(want), ColumnData::Bool(d)) => sel(&|r| ((d[r] != 0) == *want) != negate),
-        (Test::Int(t), ColumnData::Int32(d)) => ints(rows, scope, v, d, t, negate),
-        (Test::Int(t), ColumnData::Int64(d)) => ints(rows, scope, v, d, t, negate),
-        (Test::Int(t), ColumnData::Uint32(d)) => ints(rows, scope, v, d, t, negate),
-        (Test::Int(t), ColumnData::Uint64(d)) => ints(rows, scope, v, d, t, negate),
-        (Test::Float(t), ColumnData::Float(d)) => floats(rows, scope, v, d, t, negate),
-        (Test::Float(t), ColumnData::Double(d)) => floats(rows, scope, v, d, t, negate),
+        (Test::Int(t), ColumnData::Int32(d)) => select(rows, scope, v, |r| t.holds(d[r].into()) != negate),
+        (Test::Int(t), ColumnData::Int64(d)) => select(rows, scope, v, |r| t.holds(d[r].into()) != negate),
+        (Test::Int(t), ColumnData::Uint32(d)) => select(rows, scope, v, |r| t.holds(d[r].into()) != negate),
+        (Test::Int(t), ColumnData::Uint64(d)) => select(rows, scope, v, |r| t.holds(d[r].into()) != negate),
+        (Test::Float(t), ColumnData::Float(d)) => select(rows, scope, v, |r| t.holds(d[r].into()) != negate),
+        (Test::Float(t), ColumnData::Double(d)) => select(rows, scope, v, |r| t.holds(d[r]) != negate),
         (Test::Str(t), ColumnData::String(d)) => strings(rows, scope, v, d, t, negate),
         // The segment's column type disagrees with the schema the filter was compiled for.
         _ => RoaringBitmap::new(),
-    }
-}
-
-fn ints<T: Copy + Into<i128>>(
-    rows: u32,
-    scope: Scope,
-    v: Validity,
-    d: &[T],
-    test: &IntTest,
-    negate: bool,
-) -> RoaringBitmap {
-    match test {
-        IntTest::Range { lo, hi } => select(rows, scope, v, |r| {
-            let x: i128 = d[r].into();
-            (*lo <= x && x <= *hi) != negate
-        }),
-        IntTest::In(set) => select(rows, scope, v, |r| set.binary_search(&d[r].into()).is_ok() != negate),
-    }
-}
-
-fn floats<T: Copy + Into<f64>>(
-    rows: u32,
-    scope: Scope,
-    v: Validity,
-    d: &[T],
-    test: &FloatTest,
-    negate: bool,
-) -> RoaringBitmap {
-    match test {
-        FloatTest::Cmp { op, value } => select(rows, scope, v, |r| {
-            let x: f64 = d[r].into();
-            x.partial_cmp(value).is_some_and(|o| op.holds(o)) != negate
-        }),
-        FloatTest::In(set) => select(rows, scope, v, |r| {
-            let x: f64 = d[r].into();
-            set.binary_search_by(|p| p.partial_cmp(&x).unwrap_or(Ordering::Less)).is_ok() != negate
-        }),
     }
 }
 

@@ -43,6 +43,29 @@ pub(super) enum FloatTest {
     In(Vec<f64>),
 }
 
+impl IntTest {
+    #[inline]
+    pub(super) fn holds(&self, x: i128) -> bool {
+        match self {
+            IntTest::Range { lo, hi } => *lo <= x && x <= *hi,
+            IntTest::In(set) => set.binary_search(&x).is_ok(),
+        }
+    }
+}
+
+impl FloatTest {
+    /// False for NaN, as SQL compares.
+    #[inline]
+    pub(super) fn holds(&self, x: f64) -> bool {
+        match self {
+            FloatTest::Cmp { op, value } => x.partial_cmp(value).is_some_and(|o| op.holds(o)),
+            FloatTest::In(set) => {
+                set.binary_search_by(|p| p.partial_cmp(&x).unwrap_or(std::cmp::Ordering::Less)).is_ok()
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(super) enum StrTest {
     Cmp { op: CmpOp, value: Box<[u8]> },
