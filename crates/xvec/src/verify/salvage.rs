@@ -287,13 +287,7 @@ impl<'a> Salvage<'a> {
                             // Replaced by `string` when read.
                             ColumnData::String(VarColumn { offsets: &[], bytes: &[] })
                         }
-                        ScalarType::Bool => ColumnData::Bool(fixed(rows)?),
-                        ScalarType::Int32 => ColumnData::Int32(cast_slice(fixed(rows)?)?),
-                        ScalarType::Int64 => ColumnData::Int64(cast_slice(fixed(rows)?)?),
-                        ScalarType::Uint32 => ColumnData::Uint32(cast_slice(fixed(rows)?)?),
-                        ScalarType::Uint64 => ColumnData::Uint64(cast_slice(fixed(rows)?)?),
-                        ScalarType::Float => ColumnData::Float(cast_slice(fixed(rows)?)?),
-                        ScalarType::Double => ColumnData::Double(cast_slice(fixed(rows)?)?),
+                        _ => ColumnData::from_bytes(*s, fixed(rows)?, &[])?,
                     };
                     Some(Col::Scalar(ScalarColumn { validity, data }))
                 }
@@ -322,13 +316,7 @@ impl<'a> Salvage<'a> {
                             string = Some(v);
                             ColumnData::String(VarColumn { offsets: &[], bytes: &[] })
                         }
-                        ScalarType::Bool => ColumnData::Bool(fixed()?),
-                        ScalarType::Int32 => ColumnData::Int32(cast_slice(fixed()?)?),
-                        ScalarType::Int64 => ColumnData::Int64(cast_slice(fixed()?)?),
-                        ScalarType::Uint32 => ColumnData::Uint32(cast_slice(fixed()?)?),
-                        ScalarType::Uint64 => ColumnData::Uint64(cast_slice(fixed()?)?),
-                        ScalarType::Float => ColumnData::Float(cast_slice(fixed()?)?),
-                        ScalarType::Double => ColumnData::Double(cast_slice(fixed()?)?),
+                        _ => ColumnData::from_bytes(*s, fixed()?, &[])?,
                     };
                     Some(Col::Array(ArrayColumn { validity, offsets, elems }))
                 }
@@ -408,6 +396,17 @@ impl<'a> Salvage<'a> {
         Validity(Some(self.zero_bytes(self.rows.div_ceil(8))))
     }
 
+    /// `n` zero values of `ty` (empty strings for a string column); the readers of an
+    /// unreadable column see these beside a validity of nulls.
+    fn zero_column(&self, ty: Option<ScalarType>, n: usize) -> ColumnData<'_> {
+        let ty = ty.unwrap_or(ScalarType::Double);
+        let bytes = match ty.width() {
+            Some(w) => self.zero_bytes(n * w),
+            None => self.zero_bytes((n + 1) * 8),
+        };
+        ColumnData::from_bytes(ty, bytes, &[]).expect("u64 words are aligned for every element type")
+    }
+
     fn zeros_as<T: Plain>(&self, n: usize) -> &[T] {
         cast_slice(self.zero_bytes(n * std::mem::size_of::<T>())).expect("u64 words are aligned for every element type")
     }
@@ -436,17 +435,7 @@ impl ColumnSource for Salvage<'_> {
             }
             return c;
         }
-        let n = self.rows;
-        let data = match self.schema.field(field).as_scalar() {
-            Some(ScalarType::String) => ColumnData::String(VarColumn { offsets: self.zeros_as(n + 1), bytes: &[] }),
-            Some(ScalarType::Bool) => ColumnData::Bool(self.zeros_as(n)),
-            Some(ScalarType::Int32) => ColumnData::Int32(self.zeros_as(n)),
-            Some(ScalarType::Int64) => ColumnData::Int64(self.zeros_as(n)),
-            Some(ScalarType::Uint32) => ColumnData::Uint32(self.zeros_as(n)),
-            Some(ScalarType::Uint64) => ColumnData::Uint64(self.zeros_as(n)),
-            Some(ScalarType::Float) => ColumnData::Float(self.zeros_as(n)),
-            Some(ScalarType::Double) | None => ColumnData::Double(self.zeros_as(n)),
-        };
+        let data = self.zero_column(self.schema.field(field).as_scalar(), self.rows);
         ScalarColumn { validity: self.null_validity(), data }
     }
 
@@ -462,16 +451,7 @@ impl ColumnSource for Salvage<'_> {
             return c;
         }
         // Unreadable: every row null, no elements.
-        let elems = match self.schema.field(field).as_array() {
-            Some(ScalarType::String) => ColumnData::String(VarColumn { offsets: self.zeros_as(1), bytes: &[] }),
-            Some(ScalarType::Bool) => ColumnData::Bool(&[]),
-            Some(ScalarType::Int32) => ColumnData::Int32(&[]),
-            Some(ScalarType::Int64) => ColumnData::Int64(&[]),
-            Some(ScalarType::Uint32) => ColumnData::Uint32(&[]),
-            Some(ScalarType::Uint64) => ColumnData::Uint64(&[]),
-            Some(ScalarType::Float) => ColumnData::Float(&[]),
-            Some(ScalarType::Double) | None => ColumnData::Double(&[]),
-        };
+        let elems = self.zero_column(self.schema.field(field).as_array(), 0);
         ArrayColumn { validity: self.null_validity(), offsets: self.zeros_as(self.rows + 1), elems }
     }
 }

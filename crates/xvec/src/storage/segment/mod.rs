@@ -480,19 +480,8 @@ impl Segment {
     fn stored_values(&self, at: usize, ty: ScalarType) -> ColumnData<'_> {
         let fs = &self.stored[at];
         let b = self.bytes.as_slice();
-        match ty {
-            ScalarType::Bool => ColumnData::Bool(&b[fs.data.clone()]),
-            ScalarType::Int32 => ColumnData::Int32(self.slice(fs.data.clone())),
-            ScalarType::Int64 => ColumnData::Int64(self.slice(fs.data.clone())),
-            ScalarType::Uint32 => ColumnData::Uint32(self.slice(fs.data.clone())),
-            ScalarType::Uint64 => ColumnData::Uint64(self.slice(fs.data.clone())),
-            ScalarType::Float => ColumnData::Float(self.slice(fs.data.clone())),
-            ScalarType::Double => ColumnData::Double(self.slice(fs.data.clone())),
-            ScalarType::String => ColumnData::String(VarColumn {
-                offsets: self.slice(fs.data.clone()),
-                bytes: &b[fs.var_bytes.clone().expect("string field has bytes")],
-            }),
-        }
+        let var_bytes = fs.var_bytes.clone().map_or(&[][..], |r| &b[r]);
+        ColumnData::from_bytes(ty, &b[fs.data.clone()], var_bytes).expect("section aligned and sized at open")
     }
 }
 
