@@ -124,23 +124,7 @@ impl Schema {
                     )));
                 }
                 fields[at].ty = to.clone();
-                if let Some(d) = fields[at].default.take() {
-                    // A float default widens to the double nearest the float it was; a
-                    // scalar's becomes a one-element array.
-                    let widen = |x: serde_json::Value| match (a, b) {
-                        (super::ScalarType::Float, super::ScalarType::Double) => (x.as_f64())
-                            .and_then(|x| serde_json::Number::from_f64(x as f32 as f64))
-                            .map_or(serde_json::Value::Null, serde_json::Value::Number),
-                        _ => x,
-                    };
-                    fields[at].default = Some(match (&from, d) {
-                        (FieldType::Scalar(_), d) if to.is_array() => serde_json::Value::Array(vec![widen(d)]),
-                        (_, serde_json::Value::Array(xs)) => {
-                            serde_json::Value::Array(xs.into_iter().map(widen).collect())
-                        }
-                        (_, d) => widen(d),
-                    });
-                }
+                fields[at].default = fields[at].default.take().map(|d| from.widen_default(to, d));
             }
         }
         Schema::with_ids(self.name.clone(), fields, ids, next)
@@ -201,6 +185,14 @@ mod tests {
         assert_eq!(arr.field(3).default, Some(serde_json::json!([7])));
         let wide = arr.changed(&to(FieldType::Array(ScalarType::Int64))).unwrap();
         assert_eq!(wide.field(3).ty, FieldType::Array(ScalarType::Int64));
+        // 0.1 as a float is not 0.1 as a double: the widened default is the value the
+        // float column held.
+        let f = s.changed(&FieldChange::Add(Field::scalar("c", ScalarType::Float).default_value(0.1.into()))).unwrap();
+        let d = f.changed(&to(FieldType::Scalar(ScalarType::Double))).unwrap();
+        assert_eq!(d.field(3).default, Some(serde_json::json!(0.1f32 as f64)));
+        let fa = f.changed(&to(FieldType::Array(ScalarType::Float))).unwrap();
+        let da = fa.changed(&to(FieldType::Array(ScalarType::Double))).unwrap();
+        assert_eq!(da.field(3).default, Some(serde_json::json!([0.1f32 as f64])));
         assert!(
             arr.changed(&to(FieldType::Scalar(ScalarType::Int32))).unwrap_err().to_string().contains("does not widen")
         );

@@ -101,6 +101,23 @@ impl FieldType {
         }
     }
 
+    /// Default `json` of a field of this type, as the default of the field widened to
+    /// `to` ([`FieldType::widens_to`]): a float becomes the double nearest the float it
+    /// was, a scalar a one-element array.
+    pub fn widen_default(&self, to: &FieldType, json: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value as Json;
+        let to_double = self.element() == Some(ScalarType::Float) && to.element() == Some(ScalarType::Double);
+        let widen = |x: Json| match x.as_f64() {
+            Some(x) if to_double => serde_json::Number::from_f64(x as f32 as f64).map_or(Json::Null, Json::Number),
+            _ => x,
+        };
+        match (self, json) {
+            (FieldType::Scalar(_), d) if to.is_array() => Json::Array(vec![widen(d)]),
+            (_, Json::Array(xs)) => Json::Array(xs.into_iter().map(widen).collect()),
+            (_, d) => widen(d),
+        }
+    }
+
     /// The type named `name` in schema JSON and the admin tool, if it is a scalar or
     /// array type (vector types need a dimension and a metric besides).
     pub fn scalar_or_array(name: &str) -> Option<FieldType> {
