@@ -1,7 +1,8 @@
 #!/bin/bash
 # Filtered HNSW runs of the scalar-index table in README.md ("Filtered runs"): the six
 # filters of the issue and no filter, on a collection without scalar indexes and on a copy
-# with them, interleaved, ROUNDS times; rows go to $CSV, reports to $OUT.
+# with them, and on the copy with the search route forced to the graph and to an exact
+# scan (`--route`), interleaved, ROUNDS times; rows go to $CSV, reports to $OUT.
 #
 #   DATA=$(../shared/bench/get-data) docs/benchmarks/filtered-runs.sh /tmp/filt [int8]
 set -euo pipefail
@@ -24,9 +25,12 @@ if [ ! -e "$BASE/plain" ]; then
 fi
 for round in $(seq "$ROUNDS"); do
     for i in "${!filters[@]}"; do
-        for coll in plain indexed; do
+        runs=(plain:auto indexed:auto)
+        [ -n "${filters[$i]}" ] && runs+=(indexed:graph indexed:exact)
+        for run in "${runs[@]}"; do
+            coll=${run%%:*} route=${run#*:}
             args=(bench --dataset "$DATA" --index hnsw --path "$BASE/$coll" --skip-load --concurrency 1
-                --duration 2s -o "$OUT/r$round-$i-$coll.json" --csv "$CSV")
+                --duration 2s --route "$route" -o "$OUT/r$round-$i-$coll-$route.json" --csv "$CSV")
             [ -n "${filters[$i]}" ] && args+=(--filter "${filters[$i]}")
             "$X" "${args[@]}" > /dev/null
         done

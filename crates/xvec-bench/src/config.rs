@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use xvec::{Field, IndexParams, Metric, Schema, SchemaError, VectorType};
+use xvec::{Field, IndexParams, Metric, Schema, SchemaError, SearchRoute, VectorType};
 
 /// Where the vectors come from.
 #[derive(Clone, Debug, PartialEq)]
@@ -170,6 +170,8 @@ pub struct BenchConfig {
     /// Every query carries this filter; the base rows' attributes are loaded with them
     /// (see [`crate::attributes`]) and ground truth is computed among the rows it allows.
     pub filter: Option<String>,
+    /// Graph or exact scan per segment (`Query::route`): the engine's choice by default.
+    pub route: SearchRoute,
 }
 
 impl BenchConfig {
@@ -196,6 +198,7 @@ impl BenchConfig {
             sweep: None,
             truth_threads: cores,
             filter: None,
+            route: SearchRoute::Auto,
         }
     }
 

@@ -114,6 +114,7 @@ impl Provenance<'_> {
         params.extend(c.limit.map(|l| format!("limit={l}")));
         params.extend(c.filter.as_ref().map(|f| format!("filter={f:?}")));
         params.extend(self.dataset.filter_rows.map(|n| format!("filter_rows={n}")));
+        params.extend((c.route != "auto").then(|| format!("route={}", c.route)));
         vec![
             ("date", self.started_at.to_string()),
             ("db", "xvec".to_string()),

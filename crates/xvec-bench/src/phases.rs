@@ -532,7 +532,12 @@ pub(crate) fn queries(cfg: &BenchConfig, vectors: &[Vec<f32>], point: SearchPoin
     vectors
         .iter()
         .map(|v| {
-            let q = Query::vector(v.clone()).k(cfg.k).fields(Vec::<String>::new()).ef(point.ef).refine(point.refine);
+            let q = Query::vector(v.clone())
+                .k(cfg.k)
+                .fields(Vec::<String>::new())
+                .ef(point.ef)
+                .refine(point.refine)
+                .route(cfg.route);
             q.filter_opt(cfg.filter.clone())
         })
         .collect()

@@ -147,6 +147,8 @@ pub struct ConfigReport {
     pub path: Option<String>,
     /// The filter every query carries (`--filter`).
     pub filter: Option<String>,
+    /// How segments with a graph index are searched (`--route`): auto, graph or exact.
+    pub route: &'static str,
 }
 
 impl ConfigReport {
@@ -171,6 +173,7 @@ impl ConfigReport {
             schema_index: c.index.resolved(),
             path: c.path.as_ref().map(|p| p.display().to_string()),
             filter: c.filter.clone(),
+            route: c.route.name(),
         }
     }
 }

@@ -60,7 +60,7 @@ pub use error::{
 pub use filter::{Access, LeafTrace, Param, Params};
 pub use half::f16;
 pub use index::MAX_BUILD_THREADS;
-pub use index::segment_index::SearchPath;
+pub use index::segment_index::{SearchPath, SearchRoute};
 pub use schema::{
     Field, FieldChange, FieldType, FlatParams, HnswParams, IndexParams, IndexType, KEY_FIELD, MAX_ARRAY_LEN, MAX_DIM,
     MAX_FIELDS, MAX_VECTOR_FIELDS, Metric, QuantSpec, Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder,

@@ -127,6 +127,11 @@ pub struct BenchArgs {
     /// base.fvecs), and ground truth is computed among the rows the filter allows.
     #[arg(long, value_name = "EXPR", conflicts_with_all = ["streaming", "fresh"])]
     pub filter: Option<String>,
+    /// How segments with a graph index are searched: auto (the engine's cost model picks
+    /// graph or an exact scan of the allowed rows per segment), or forced to graph or
+    /// exact, to measure one route against the other.
+    #[arg(long, value_name = "ROUTE", default_value = "auto", value_parser = ["auto", "graph", "exact"])]
+    pub route: String,
     /// Threads for computing ground truth when the dataset has none, 1 to 1024 (default:
     /// all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -224,6 +229,7 @@ impl BenchArgs {
             c.truth_threads = n as usize;
         }
         c.filter = self.filter.clone();
+        c.route = self.route.parse().expect("clap checked the route");
         Ok(Some(c))
     }
 

@@ -10,7 +10,7 @@ use super::snapshot::{Snapshot, Source};
 use crate::error::{Error, QueryError};
 use crate::filter::{Filter, LeafTrace, Params};
 use crate::index::quant::fastscan::{self, ScanQuery};
-use crate::index::segment_index::{SearchParams, SearchPath, SegmentIndex};
+use crate::index::segment_index::{SearchParams, SearchPath, SearchRoute, SegmentIndex};
 use crate::index::{Candidate, PreparedQuery, Sink, TopK, flat};
 use crate::kernels;
 use crate::schema::{IndexParams, Schema, VectorType};
@@ -79,6 +79,8 @@ pub struct Query {
     /// Re-rank `refine × k` candidates found on quantized codes with the original vectors;
     /// `None` uses the field's default. `refine × k` is at most [`MAX_REFINE_CANDIDATES`].
     pub(crate) refine: Option<usize>,
+    /// Graph or exact scan per segment: the cost model's choice unless forced.
+    pub(crate) route: SearchRoute,
 }
 
 impl Query {
@@ -95,6 +97,7 @@ impl Query {
             include_vectors: false,
             ef: None,
             refine: None,
+            route: SearchRoute::Auto,
         }
     }
 
@@ -146,6 +149,13 @@ impl Query {
     /// (`factor × k` at most [`MAX_REFINE_CANDIDATES`]); `None` keeps the field's default.
     pub fn refine(mut self, factor: impl Into<Option<usize>>) -> Query {
         self.refine = factor.into();
+        self
+    }
+
+    /// Forces the way segments with a graph index are searched ([`SearchRoute`]); the
+    /// default lets the cost model choose per segment.
+    pub fn route(mut self, route: SearchRoute) -> Query {
+        self.route = route;
         self
     }
 
@@ -412,6 +422,7 @@ pub(super) struct Plan {
     filter: Option<Filter>,
     ef: usize,
     refine: usize,
+    route: SearchRoute,
     projection: Vec<usize>,
 }
 
@@ -464,7 +475,7 @@ impl Snapshot {
         let refine = q.refine.unwrap_or(spec.index.quant().refine as usize);
         let prepared = prepare(&self.schema, field, vector.clone())?;
         let filter = q.filter.as_deref().map(|t| Filter::compile_with(t, &self.schema, &q.params)).transpose()?;
-        Ok(Plan { field, vector, prepared, filter, ef, refine, projection })
+        Ok(Plan { field, vector, prepared, filter, ef, refine, route: q.route, projection })
     }
 
     /// Feeds the best candidates of every segment into `sink`, `k` per indexed segment.
@@ -521,8 +532,14 @@ impl Snapshot {
                 }
                 None => cands,
             };
-            let p =
-                SearchParams { k, ef: plan.ef, refine: plan.refine, allowed: cands.as_ref(), position: src.position };
+            let p = SearchParams {
+                k,
+                ef: plan.ef,
+                refine: plan.refine,
+                allowed: cands.as_ref(),
+                position: src.position,
+                route: plan.route,
+            };
             let start = clock();
             let path = index.search(col, &plan.prepared, &plan.vector, p, sink);
             record(&src, &mut leaves, &cands, filter_time, since(start), SearchKind::Index(path));

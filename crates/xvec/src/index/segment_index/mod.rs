@@ -35,7 +35,7 @@ mod tests;
 
 pub use file::write_with_graph_index;
 use file::{encode, write_index};
-pub use search::{SearchParams, SearchPath, scratch_bytes};
+pub use search::{SearchParams, SearchPath, SearchRoute, scratch_bytes};
 
 #[repr(u16)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

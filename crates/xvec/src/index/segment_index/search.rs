@@ -49,6 +49,47 @@ fn prefer_exact(rows: usize, allowed: usize, ef: usize, fanout: usize, screened:
     (allowed as f64) * per_row < graph
 }
 
+/// Which way a query may search a segment with a graph index. `Auto` lets the cost model
+/// ([`prefer_exact`]) choose per segment; the others force a way, to measure one against
+/// the other (`xvec bench --route`). A forced graph search still finishes with an exact
+/// scan when it runs out of its budget or falls short of `k`, so every route returns the
+/// same kind of answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SearchRoute {
+    /// The cheaper way by the cost model, per segment.
+    #[default]
+    Auto,
+    /// The graph (an exact scan only where the graph cannot finish).
+    Graph,
+    /// An exact scan of the allowed rows (screened with sketches where kept).
+    Exact,
+}
+
+impl SearchRoute {
+    /// Every route, in the order help texts list them.
+    pub const ALL: [SearchRoute; 3] = [SearchRoute::Auto, SearchRoute::Graph, SearchRoute::Exact];
+
+    /// The route's name in flags and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchRoute::Auto => "auto",
+            SearchRoute::Graph => "graph",
+            SearchRoute::Exact => "exact",
+        }
+    }
+}
+
+impl std::str::FromStr for SearchRoute {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<SearchRoute, String> {
+        SearchRoute::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("unknown route {s:?}: auto, graph or exact"))
+    }
+}
+
 /// Which way a segment's search went (what `explain` shows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SearchPath {
@@ -76,6 +117,7 @@ pub struct SearchParams<'a> {
     pub allowed: Option<&'a RoaringBitmap>,
     /// Position of the segment in the snapshot, for the merged top-k.
     pub position: u32,
+    pub route: SearchRoute,
 }
 
 thread_local! {
@@ -203,7 +245,12 @@ impl SegmentIndex {
         let allowed_rows = p.allowed.map_or(rows, |a| a.len() as usize);
         let graph = self.graph_index();
         let fanout = graph.map_or(0, |g| g.fanout());
-        if prefer_exact(rows, allowed_rows, p.ef.max(want), fanout, s.screen().is_some()) {
+        let exact = match p.route {
+            SearchRoute::Auto => prefer_exact(rows, allowed_rows, p.ef.max(want), fanout, s.screen().is_some()),
+            SearchRoute::Graph => fanout == 0,
+            SearchRoute::Exact => true,
+        };
+        if exact {
             exact_scan(s, rows, want, p.allowed, sc.bounds, out);
             return SearchPath::Exact { screened: s.screen().is_some() };
         }

@@ -106,7 +106,7 @@ fn indexes_without_sketches_still_open() {
         assert_eq!(idx.rotation().is_some(), quantize == "int8");
         let q = &data[..dim];
         let (mut a, mut b) = (TopK::new(5), TopK::new(5));
-        let p = SearchParams { k: 5, ef: 32, refine: 0, allowed: None, position: 0 };
+        let p = SearchParams { k: 5, ef: 32, refine: 0, allowed: None, position: 0, route: Default::default() };
         let exact = PreparedQuery::float(Metric::L2, q.to_vec());
         idx.search(col, &exact, q, p, &mut a);
         new.search(col, &exact, q, p, &mut b);

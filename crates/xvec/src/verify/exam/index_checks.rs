@@ -321,7 +321,14 @@ impl Checker<'_> {
             let mut exact = TopK::new(k);
             flat::scan(kern, &col, rows, &prepared, None, 0, &mut exact);
             let mut approx = TopK::new(k);
-            let p = SearchParams { k, ef: ef.max(k), refine, allowed: valid.as_ref(), position: 0 };
+            let p = SearchParams {
+                k,
+                ef: ef.max(k),
+                refine,
+                allowed: valid.as_ref(),
+                position: 0,
+                route: Default::default(),
+            };
             index.search(col, &prepared, &raw, p, &mut approx);
             let truth: HashSet<u32> = exact.into_sorted().into_iter().map(|c| c.row).collect();
             found += approx.into_sorted().iter().filter(|c| truth.contains(&c.row)).count() as u64;
