@@ -172,20 +172,37 @@ pub mod verify_fixture {
 pub mod wal_fixture {
     use std::path::Path;
 
-    use xvec::{Collection, Doc, Metric};
+    use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, Value, VectorType};
 
-    use super::{random_vectors, simple_schema};
+    use super::random_vectors;
 
     pub const DIM: usize = 384;
 
+    /// Row `i`: a string, an integer, an array of 0 to 4 integers (NULL in one row of 11)
+    /// and its vector.
     pub fn doc(i: usize, v: &[f32]) -> Doc {
-        Doc::new(format!("k{i:06}")).set("tag", format!("tag-{}", i % 7)).set("n", i as i64).set("v", v.to_vec())
+        let d = Doc::new(format!("k{i:06}")).set("tag", format!("tag-{}", i % 7)).set("n", i as i64);
+        let d = match i % 11 {
+            0 => d,
+            _ => d.set("ns", Value::Array((0..i % 5).map(|j| Value::Int32((i * j) as i32)).collect())),
+        };
+        d.set("v", v.to_vec())
+    }
+
+    fn schema() -> Schema {
+        Schema::builder("wal")
+            .field(Field::scalar("tag", ScalarType::String))
+            .field(Field::scalar("n", ScalarType::Int64))
+            .field(Field::array("ns", ScalarType::Int32).nullable(true))
+            .field(Field::vector("v", VectorType::Fp32, DIM as u32, Metric::L2))
+            .build()
+            .unwrap()
     }
 
     /// A collection whose data lives in its WAL only: `rows` rows in batches of `batch`.
     pub fn wal_collection(dir: &Path, rows: usize, batch: usize) -> Vec<Vec<f32>> {
         let vectors = random_vectors(7, rows, DIM);
-        let coll = Collection::create(dir, simple_schema(DIM as u32, Metric::L2), Default::default()).unwrap();
+        let coll = Collection::create(dir, schema(), Default::default()).unwrap();
         for start in (0..rows).step_by(batch) {
             let docs = (start..(start + batch).min(rows)).map(|i| doc(i, &vectors[i])).collect();
             assert!(coll.insert(docs).unwrap().iter().all(Result::is_ok));

@@ -126,19 +126,30 @@ fn doc(k: u32, ver: u64) -> Doc {
             ((h >> 40) % 2048) as f32 / 256.0 - 4.0
         })
         .collect();
-    Doc::new(key(k)).set("tag", format!("t{}", ver % 7)).set("n", ver as i64).set("v", v)
+    let d = Doc::new(key(k)).set("tag", format!("t{}", ver % 7)).set("n", ver as i64).set("v", v);
+    match labels(ver) {
+        Some(l) => d.set("labels", Value::Array(l.into_iter().map(Value::String).collect())),
+        None => d,
+    }
+}
+
+/// The array field of version `ver`: NULL for one version in nine, else 0 to 3 labels.
+fn labels(ver: u64) -> Option<Vec<String>> {
+    (!ver.is_multiple_of(9)).then(|| (0..ver % 4).map(|i| format!("l{}", (ver + i) % 5)).collect())
 }
 
 fn doc_json(k: u32, ver: u64) -> String {
     let d = doc(k, ver);
     let v = d.get("v").and_then(Value::vector_f32).expect("vector");
     let v: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-    format!(r#"{{"id":"{}","tag":"t{}","n":{ver},"v":[{}]}}"#, key(k), ver % 7, v.join(","))
+    let labels = labels(ver).map_or(String::new(), |l| format!(r#","labels":{}"#, serde_json::json!(l)));
+    format!(r#"{{"id":"{}","tag":"t{}","n":{ver}{labels},"v":[{}]}}"#, key(k), ver % 7, v.join(","))
 }
 
 fn schema() -> Schema {
     Schema::from_json(&format!(
         r#"{{"name":"kill","fields":[{{"name":"tag","type":"string"}},{{"name":"n","type":"int64"}},
+            {{"name":"labels","type":"array_string","nullable":true,"index":{{"type":"inverted"}}}},
             {{"name":"v","type":"vector_fp32","dim":{DIM},"metric":"l2","index":{{"type":"hnsw","m":8,"quantize":"int8"}}}}]}}"#
     ))
     .unwrap()
@@ -626,7 +637,8 @@ impl Loop {
         } else if roll < 95 {
             // `xvec alter`: a scalar index added (built for every segment, then published
             // with the schema) or dropped, whichever the schema allows.
-            let (field, kind) = [("tag", "inverted"), ("n", "range"), ("n", "inverted")][self.rng.random_range(0..3)];
+            let (field, kind) = [("tag", "inverted"), ("n", "range"), ("n", "inverted"), ("labels", "inverted")]
+                [self.rng.random_range(0..4)];
             let reader = Collection::open(&self.dir, &OpenOptions::read_only()).unwrap();
             let schema = reader.schema();
             drop(reader);
@@ -803,6 +815,19 @@ impl Loop {
             (
                 format!("n >= {} AND tag != 't0'", ver * 40),
                 Box::new(move |v: u64| v >= ver * 40 && !v.is_multiple_of(7)),
+            ),
+            (
+                format!("labels CONTAIN_ANY ('l{}') OR labels IS NULL", ver % 5),
+                Box::new(move |v: u64| labels(v).is_none_or(|l| l.contains(&format!("l{}", ver % 5)))),
+            ),
+            (
+                format!("array_length(labels) >= 2 AND NOT labels CONTAIN_ALL ('l{}', 'l{}')", ver % 5, (ver + 1) % 5),
+                Box::new(move |v: u64| {
+                    labels(v).is_some_and(|l| {
+                        l.len() >= 2
+                            && !(l.contains(&format!("l{}", ver % 5)) && l.contains(&format!("l{}", (ver + 1) % 5)))
+                    })
+                }),
             ),
         ] {
             let mut got: Vec<String> = coll.snapshot().keys_where(Some(&filter)).unwrap();

@@ -19,18 +19,20 @@ fn index_json(f: &xvec::Field) -> serde_json::Value {
     }
 }
 
-/// The `describe` table: one row per field with its index parameters as JSON, then counts
-/// in the footer.
+/// The `describe` table: one row per field with its default (what documents that leave
+/// the field out, and rows written before it was added, read as) and its index parameters
+/// as JSON, then counts in the footer.
 pub fn describe_table(coll: &Collection) -> Table {
     let s = coll.schema();
     let stats = coll.stats();
-    let mut t = Table::new(["field", "type", "nullable", "dim", "metric", "index"]);
+    let mut t = Table::new(["field", "type", "nullable", "default", "dim", "metric", "index"]);
     for f in s.fields() {
         let v = f.as_vector();
         t.push(vec![
             f.name.clone().into(),
             f.ty.name().into(),
             (if f.nullable { "yes" } else { "no" }).into(),
+            f.default.clone().unwrap_or(serde_json::Value::Null).into(),
             v.map_or(serde_json::Value::Null, |v| v.dim.into()).into(),
             v.map_or(serde_json::Value::Null, |v| v.metric.name().into()).into(),
             index_json(f).into(),

@@ -1,6 +1,7 @@
 //! Background maintenance of a writable handle whose collection has
 //! [`auto_flush_rows`](crate::CollectionOptions::auto_flush_rows) set: the write that
-//! fills the memtable to that many rows freezes it, a flusher thread writes it out (see
+//! fills the memtable to that many rows freezes it (or, when a flush was pending then,
+//! the flusher once that flush is published), a flusher thread writes it out (see
 //! `flush.rs`), and a maintenance thread indexes each new segment and merges segments in
 //! tiers, so fresh rows stop being searched by brute force without a full optimize. The
 //! two threads are apart so that a long merge never holds up a flush.
@@ -165,6 +166,24 @@ pub(super) struct Shared {
     pub threads: usize,
 }
 
+fn is_full(flush_rows: u64, flush_bytes: u64, mem: &MemSegment) -> bool {
+    mem.len() as u64 >= flush_rows.max(1) || (flush_bytes > 0 && mem.heap_bytes() as u64 >= flush_bytes)
+}
+
+/// Freezes the live memtable if it is full and no flush is pending; true when it did.
+/// A write freezes the memtable it fills, but not while a flush is pending: one that
+/// filled it meanwhile leaves it to the flusher, so the threshold holds without a further
+/// write.
+fn freeze_if_full(shared: &Shared) -> Result<bool, Error> {
+    let mut w = shared.writer.lock().expect("writer lock poisoned");
+    let full =
+        is_full(shared.flush_rows, shared.flush_bytes, &shared.current.read().expect("snapshot lock poisoned").mem);
+    if w.pending_flush().is_some() || !full {
+        return Ok(false);
+    }
+    Ok(w.freeze(&shared.current)?.is_some())
+}
+
 /// Rows one flush holds: `auto_flush_rows`, or as many rows of this schema as
 /// `auto_flush_bytes` holds when only that is set (what tiers and backpressure count in).
 pub(super) fn flush_rows(options: &CollectionOptions, schema: &crate::schema::Schema) -> u64 {
@@ -201,7 +220,7 @@ impl Background {
 
     /// Whether `mem` reached a flush threshold.
     pub(super) fn is_full(&self, mem: &MemSegment) -> bool {
-        mem.len() as u64 >= self.flush_rows || (self.flush_bytes > 0 && mem.heap_bytes() as u64 >= self.flush_bytes)
+        is_full(self.flush_rows, self.flush_bytes, mem)
     }
 
     /// Tells the maintenance thread there may be work (a flush published a segment).
@@ -277,6 +296,14 @@ fn run_flusher(shared: &Shared, status: &Status, stop: &AtomicBool, woken: &Rece
             Ok(true) => {
                 *status.last_error.lock().expect("status lock poisoned") = None;
                 let _ = wake.send(());
+                match freeze_if_full(shared) {
+                    Ok(true) => {
+                        status.published.notify_all();
+                        continue;
+                    }
+                    Ok(false) => {}
+                    Err(e) => status.record_error(&e),
+                }
             }
             Ok(false) => {}
             Err(e) => status.record_error(&e),

@@ -257,3 +257,33 @@ fn explicit_flushes_racing_automatic_ones_lose_nothing() {
     let s = coll.stats();
     assert!(s.background_error.is_none() && s.mem_rows == 0, "{s:?}");
 }
+
+#[test]
+fn a_memtable_filled_while_a_flush_runs_is_flushed_without_a_further_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema =
+        Schema::builder("late").field(Field::vector("v", VectorType::Fp32, DIM as u32, Metric::L2)).build().unwrap();
+    let flush = 300;
+    let options = CollectionOptions::default().auto_flush_rows(flush).idle_optimize_ms(0);
+    let coll = Collection::create(dir.path(), schema, options).unwrap();
+    let insert = |from: usize, n: usize| {
+        let docs = (from..from + n).map(|i| Doc::new(format!("k{i:05}")).set("v", vector(i)));
+        assert!(coll.insert(docs.collect()).unwrap().iter().all(|r| r.is_ok()));
+    };
+    {
+        // The flusher waits for this lock: the first batch freezes, the rest fill the
+        // live memtable past the threshold while that flush is pending.
+        let _flush_held = coll.flushing.lock().unwrap();
+        insert(0, flush as usize);
+        assert!(coll.snapshot().frozen.is_some());
+        insert(flush as usize, 2 * flush as usize);
+        assert_eq!(coll.snapshot().mem.len() as u64, 2 * flush);
+    }
+    // No write follows: the flusher itself freezes and writes the full memtable.
+    wait_until("the full memtable to be flushed", || {
+        let snap = coll.snapshot();
+        snap.frozen.is_none() && snap.mem.len() == 0
+    });
+    assert_eq!(coll.count(), 3 * flush);
+    assert_eq!(coll.stats().segments.len(), 2);
+}

@@ -5,22 +5,11 @@ use std::cmp::Ordering;
 use crate::filter::Filter;
 use crate::index::scalar::{self, FieldScalarIndexes, ScalarIndex};
 use crate::schema::{Field, Metric, ScalarIndexKind, ScalarType, Schema, VectorType};
-use crate::storage::column::{ArrayColumn, ColumnData, ColumnSource, ScalarColumn, Validity, VarColumn};
-
-enum Data {
-    Bool(Vec<u8>),
-    Int32(Vec<i32>),
-    Int64(Vec<i64>),
-    Uint32(Vec<u32>),
-    Uint64(Vec<u64>),
-    Float(Vec<f32>),
-    Double(Vec<f64>),
-    Str(Vec<u64>, Vec<u8>),
-}
+use crate::storage::column::{ArrayColumn, ColumnBuf, ColumnSource, ScalarColumn, Validity, VarBuf, VarColumn};
 
 struct Column {
     validity: Option<Vec<u8>>,
-    data: Data,
+    data: ColumnBuf,
 }
 
 fn var(values: &[&str]) -> (Vec<u64>, Vec<u8>) {
@@ -34,7 +23,7 @@ fn var(values: &[&str]) -> (Vec<u64>, Vec<u8>) {
 }
 
 /// A column from optional values; nullable (with a validity bitmap) only if one is None.
-fn column<T: Copy + Default>(values: &[Option<T>], wrap: impl Fn(Vec<T>) -> Data) -> Column {
+fn column<T: Copy + Default>(values: &[Option<T>], wrap: impl Fn(Vec<T>) -> ColumnBuf) -> Column {
     let validity = values.iter().any(Option::is_none).then(|| {
         let mut bits = vec![0u8; values.len().div_ceil(8)];
         for (i, v) in values.iter().enumerate() {
@@ -46,9 +35,8 @@ fn column<T: Copy + Default>(values: &[Option<T>], wrap: impl Fn(Vec<T>) -> Data
 }
 
 fn strings(values: &[Option<&str>]) -> Column {
-    let mut col = column(&values.iter().map(|v| v.map(|_| ())).collect::<Vec<_>>(), |_| Data::Bool(vec![]));
-    let (offsets, bytes) = var(&values.iter().map(|v| v.unwrap_or("")).collect::<Vec<_>>());
-    col.data = Data::Str(offsets, bytes);
+    let mut col = column(&values.iter().map(|v| v.map(|_| ())).collect::<Vec<_>>(), |_| ColumnBuf::Bool(vec![]));
+    col.data = text(&values.iter().map(|v| v.unwrap_or("")).collect::<Vec<_>>());
     col
 }
 
@@ -61,17 +49,11 @@ struct Segment {
     arrays: Vec<Option<(Vec<u64>, Column)>>,
 }
 
-fn data_view(data: &Data) -> ColumnData<'_> {
-    match data {
-        Data::Bool(v) => ColumnData::Bool(v),
-        Data::Int32(v) => ColumnData::Int32(v),
-        Data::Int64(v) => ColumnData::Int64(v),
-        Data::Uint32(v) => ColumnData::Uint32(v),
-        Data::Uint64(v) => ColumnData::Uint64(v),
-        Data::Float(v) => ColumnData::Float(v),
-        Data::Double(v) => ColumnData::Double(v),
-        Data::Str(offsets, bytes) => ColumnData::String(VarColumn { offsets, bytes }),
-    }
+/// A string column of `values`.
+fn text(values: &[&str]) -> ColumnBuf {
+    let mut buf = VarBuf::new();
+    values.iter().for_each(|v| buf.push(v.as_bytes()));
+    ColumnBuf::String(buf)
 }
 
 impl ColumnSource for Segment {
@@ -85,12 +67,12 @@ impl ColumnSource for Segment {
 
     fn scalar(&self, field: usize) -> ScalarColumn<'_> {
         let col = self.columns[field].as_ref().expect("scalar field");
-        ScalarColumn { validity: Validity(col.validity.as_deref()), data: data_view(&col.data) }
+        ScalarColumn { validity: Validity(col.validity.as_deref()), data: col.data.view() }
     }
 
     fn array(&self, field: usize) -> ArrayColumn<'_> {
         let (offsets, col) = self.arrays[field].as_ref().expect("array field");
-        ArrayColumn { validity: Validity(col.validity.as_deref()), offsets, elems: data_view(&col.data) }
+        ArrayColumn { validity: Validity(col.validity.as_deref()), offsets, elems: col.data.view() }
     }
 }
 
@@ -114,23 +96,20 @@ fn schema() -> Schema {
 }
 
 /// An array column from optional rows of elements (`wrap` makes their data).
-fn array_column<T: Clone>(rows: &[Option<Vec<T>>], wrap: impl Fn(Vec<T>) -> Data) -> (Vec<u64>, Column) {
+fn array_column<T: Clone>(rows: &[Option<Vec<T>>], wrap: impl Fn(Vec<T>) -> ColumnBuf) -> (Vec<u64>, Column) {
     let mut offsets = vec![0u64];
     let mut elems = Vec::new();
     for r in rows {
         elems.extend(r.iter().flatten().cloned());
         offsets.push(elems.len() as u64);
     }
-    let mut col = column(&rows.iter().map(|r| r.as_ref().map(|_| ())).collect::<Vec<_>>(), |_| Data::Bool(vec![]));
+    let mut col = column(&rows.iter().map(|r| r.as_ref().map(|_| ())).collect::<Vec<_>>(), |_| ColumnBuf::Bool(vec![]));
     col.data = wrap(elems);
     (offsets, col)
 }
 
 fn string_arrays(rows: &[Option<Vec<&str>>]) -> (Vec<u64>, Column) {
-    array_column(rows, |elems| {
-        let (o, b) = var(&elems);
-        Data::Str(o, b)
-    })
+    array_column(rows, |elems| text(&elems))
 }
 
 /// Six rows; every column is null in row 2.
@@ -141,13 +120,13 @@ fn segment() -> Segment {
         columns: vec![
             None,
             Some(strings(&[Some("apple"), Some("banana"), None, Some(""), Some("apricot"), Some("b_c")])),
-            Some(column(&[Some(1u8), Some(0), None, Some(1), Some(0), Some(1)], Data::Bool)),
-            Some(column(&[Some(1), Some(-5), None, Some(i32::MAX), Some(i32::MIN), Some(2)], Data::Int32)),
-            Some(column(&[Some(1), Some(-5), None, Some(i64::MAX), Some(i64::MIN), Some(2)], Data::Int64)),
-            Some(column(&[Some(1), Some(0), None, Some(u32::MAX), Some(7), Some(2)], Data::Uint32)),
-            Some(column(&[Some(1), Some(0), None, Some(u64::MAX), Some(7), Some(2)], Data::Uint64)),
-            Some(column(&[Some(1.0), Some(-0.5), None, Some(0.1), Some(2.5), Some(-0.0)], Data::Float)),
-            Some(column(&[Some(1.0), Some(-0.5), None, Some(0.1), Some(2.5), Some(-0.0)], Data::Double)),
+            Some(column(&[Some(1u8), Some(0), None, Some(1), Some(0), Some(1)], ColumnBuf::Bool)),
+            Some(column(&[Some(1), Some(-5), None, Some(i32::MAX), Some(i32::MIN), Some(2)], ColumnBuf::Int32)),
+            Some(column(&[Some(1), Some(-5), None, Some(i64::MAX), Some(i64::MIN), Some(2)], ColumnBuf::Int64)),
+            Some(column(&[Some(1), Some(0), None, Some(u32::MAX), Some(7), Some(2)], ColumnBuf::Uint32)),
+            Some(column(&[Some(1), Some(0), None, Some(u64::MAX), Some(7), Some(2)], ColumnBuf::Uint64)),
+            Some(column(&[Some(1.0), Some(-0.5), None, Some(0.1), Some(2.5), Some(-0.0)], ColumnBuf::Float)),
+            Some(column(&[Some(1.0), Some(-0.5), None, Some(0.1), Some(2.5), Some(-0.0)], ColumnBuf::Double)),
             None,
             None,
             None,
@@ -172,11 +151,11 @@ fn segment() -> Segment {
             ])),
             Some(array_column(
                 &[Some(vec![1, 2]), Some(vec![]), None, Some(vec![-5]), Some(vec![2, 2, 3]), Some(vec![i32::MAX])],
-                Data::Int32,
+                ColumnBuf::Int32,
             )),
             Some(array_column(
                 &[Some(vec![0.5]), Some(vec![]), None, Some(vec![1.0, -0.0]), Some(vec![2.5]), Some(vec![0.1])],
-                Data::Double,
+                ColumnBuf::Double,
             )),
         ],
     }
@@ -445,7 +424,7 @@ fn three_valued_logic() {
     let seg = Segment {
         rows: 9,
         keys: var(&["a"; 9]),
-        columns: vec![Some(column(&x, Data::Int32)), Some(column(&y, Data::Int32))],
+        columns: vec![Some(column(&x, ColumnBuf::Int32)), Some(column(&y, ColumnBuf::Int32))],
         arrays: vec![],
     };
     let schema = Schema::builder("t")
@@ -486,7 +465,7 @@ fn three_valued_logic() {
 fn validity_tail_and_multiline() {
     // 11 rows: the validity bitmap's second byte is partly beyond the segment.
     let vals: Vec<Option<i64>> = (0..11).map(|i| (i % 3 != 0).then_some(i)).collect();
-    let mut col = column(&vals, Data::Int64);
+    let mut col = column(&vals, ColumnBuf::Int64);
     col.validity.as_mut().unwrap()[1] |= 0xF8;
     let seg = Segment { rows: 11, keys: var(&["k"; 11]), columns: vec![Some(col)], arrays: vec![] };
     let schema = Schema::builder("t").field(Field::scalar("v", ScalarType::Int64).nullable(true)).build().unwrap();
@@ -532,7 +511,7 @@ enum Lit {
     Num(f64),
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Expr {
     And(Vec<Expr>),
     Or(Vec<Expr>),
@@ -790,7 +769,7 @@ fn random_segment(rng: &mut Rng, rows: usize) -> (Segment, Vec<Row>) {
         }
         macro_rules! typed {
             ($variant:ident, $pat:pat => $e:expr) => {
-                column(&values.iter().map(|v| v.map(|$pat| $e)).collect::<Vec<_>>(), Data::$variant)
+                column(&values.iter().map(|v| v.map(|$pat| $e)).collect::<Vec<_>>(), ColumnBuf::$variant)
             };
         }
         columns.push(Some(match name {
@@ -834,7 +813,7 @@ fn random_segment(rng: &mut Rng, rows: usize) -> (Segment, Vec<Row>) {
                             .map(|xs| xs.iter().map(|v| if let Value::Int(x) = v { *x as i32 } else { 0 }).collect())
                     })
                     .collect::<Vec<_>>(),
-                Data::Int32,
+                ColumnBuf::Int32,
             ),
             _ => array_column(
                 &lists
@@ -843,7 +822,7 @@ fn random_segment(rng: &mut Rng, rows: usize) -> (Segment, Vec<Row>) {
                         l.as_ref().map(|xs| xs.iter().map(|v| if let Value::Num(x) = v { *x } else { 0.0 }).collect())
                     })
                     .collect::<Vec<_>>(),
-                Data::Double,
+                ColumnBuf::Double,
             ),
         }));
         columns.push(None);
@@ -887,5 +866,135 @@ fn agrees_with_naive_evaluation() {
             }
         }
         drop(always);
+    }
+}
+
+/// Filter trees for the property below: leaves drawn like the random oracle's (from a
+/// seed), AND/OR/NOT above them, which proptest shrinks to the smallest failing tree.
+fn expr_tree() -> impl proptest::strategy::Strategy<Value = Expr> {
+    use proptest::prelude::*;
+    let leaf = any::<u64>().prop_map(|seed| random_expr(&mut Rng(seed), 0));
+    leaf.prop_recursive(3, 24, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 2..4).prop_map(Expr::And),
+            prop::collection::vec(inner.clone(), 2..4).prop_map(Expr::Or),
+            inner.prop_map(|e| Expr::Not(Box::new(e))),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Every operator against the naive evaluator, NULLs included, without scalar indexes,
+    /// with each kind and with both, the indexes answering by cost or always.
+    #[test]
+    fn filters_agree_with_the_naive_evaluator(
+        rows in proptest::sample::select(vec![0usize, 1, 7, 9, 64, 500]),
+        segment_seed in proptest::prelude::any::<u64>(),
+        exprs in proptest::collection::vec(expr_tree(), 1..12),
+        render_seed in proptest::prelude::any::<u64>(),
+        always in proptest::prelude::any::<bool>(),
+    ) {
+        let schema = schema();
+        let dir = tempfile::tempdir().unwrap();
+        let (seg, table) = random_segment(&mut Rng(segment_seed), rows);
+        let _always = always.then(AlwaysAnswer::on);
+        let sets: Vec<Vec<FieldScalarIndexes>> =
+            INDEX_SETS.iter().map(|kinds| indexes(&seg, &schema, dir.path(), kinds)).collect();
+        let mut rng = Rng(render_seed);
+        for expr in &exprs {
+            let text = render(expr, &mut rng);
+            let filter = Filter::compile(&text, &schema).unwrap_or_else(|e| panic!("{text}\n{e}"));
+            let want: Vec<u32> = (0..rows as u32).filter(|&r| naive(expr, &table[r as usize]) == Some(true)).collect();
+            for (ix, kinds) in sets.iter().zip(INDEX_SETS) {
+                let got: Vec<u32> = filter.evaluate(&seg, ix).iter().collect();
+                proptest::prop_assert_eq!(&got, &want, "{} with indexes {:?} over {} rows", text, kinds, rows);
+            }
+        }
+    }
+}
+
+/// Where a scalar index stops paying against a scan of the column, on a segment the size
+/// of wordnet-minilm-384 (a manual measurement, not a check; its numbers are in
+/// `docs/format.md`, "Filters through scalar indexes"):
+/// `cargo test --release -p xvec --lib index_scan_crossover -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement"]
+fn index_scan_crossover() {
+    use crate::filter::eval::Access;
+    const ROWS: usize = 116_659;
+    let schema = Schema::builder("x")
+        .field(Field::scalar("i", ScalarType::Int32))
+        .field(Field::scalar("s", ScalarType::String))
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Row r holds value h(r) % distinct: values spread over the rows, as a real column's.
+    let spread = |r: usize, distinct: usize| (r.wrapping_mul(0x9e37_79b1) >> 7) % distinct;
+    let segment = |distinct: usize| {
+        let ints: Vec<Option<i32>> = (0..ROWS).map(|r| Some(spread(r, distinct) as i32)).collect();
+        let words: Vec<String> = (0..ROWS).map(|r| format!("w{:06}", spread(r, distinct))).collect();
+        let words: Vec<Option<&str>> = words.iter().map(|w| Some(w.as_str())).collect();
+        let keys: Vec<&str> = vec![""; ROWS];
+        Segment {
+            rows: ROWS,
+            keys: var(&keys),
+            columns: vec![Some(column(&ints, ColumnBuf::Int32)), Some(strings(&words))],
+            arrays: vec![None, None],
+        }
+    };
+    let best_of = |f: &dyn Fn() -> u64| -> (f64, u64) {
+        let mut best = f64::MAX;
+        let mut out = 0;
+        for _ in 0..15 {
+            let t = std::time::Instant::now();
+            out = f();
+            best = best.min(t.elapsed().as_secs_f64() * 1e6);
+        }
+        (best, out)
+    };
+    let none = vec![FieldScalarIndexes::default(); 2];
+    let measure = |seg: &Segment, ix: &[FieldScalarIndexes], text: &str, label: &str| {
+        let filter = Filter::compile(text, &schema).unwrap();
+        let (scan, n) = best_of(&|| filter.evaluate(seg, &none).len());
+        let forced = {
+            let _always = AlwaysAnswer::on();
+            best_of(&|| filter.evaluate(seg, ix).len()).0
+        };
+        let (chosen, _) = best_of(&|| filter.evaluate(seg, ix).len());
+        let mut trace = Vec::new();
+        filter.evaluate_traced(seg, ix, &mut trace);
+        let way = match trace[0].access {
+            Access::Index(k) => k.name(),
+            _ => "scan",
+        };
+        let short: String = text.chars().take(30).collect::<String>() + label;
+        println!("{short:48} {:>7.3}% {scan:>9.1} {forced:>9.1} {chosen:>9.1}  {way}", n as f64 * 100.0 / ROWS as f64);
+    };
+    println!("{:48} {:>8} {:>9} {:>9} {:>9}  chosen", "filter", "rows", "scan µs", "index µs", "chosen µs");
+    // Unions of postings: IN over m of 4,096 values (inverted index).
+    let seg = segment(4096);
+    let inv = indexes(&seg, &schema, dir.path(), &[ScalarIndexKind::Inverted]);
+    for m in [1, 4, 16, 64, 256, 1024, 2048, 4096] {
+        let list: Vec<String> = (0..m).map(|v| v.to_string()).collect();
+        measure(&seg, &inv, &format!("i IN ({})", list.join(", ")), &format!(" ({m} values)"));
+    }
+    // One posting of a share of the rows: = over few distinct values (inverted index).
+    for distinct in [2, 10, 100, 1000, 10_000, 100_000] {
+        let seg = segment(distinct);
+        let inv = indexes(&seg, &schema, dir.path(), &[ScalarIndexKind::Inverted]);
+        measure(&seg, &inv, "s = 'w000001'", &format!(" (1 of {distinct})"));
+    }
+    // Spans of a range index: i < t over 4,096 values.
+    let rng_ix = indexes(&seg, &schema, dir.path(), &[ScalarIndexKind::Range]);
+    for t in [4, 41, 205, 410, 1024, 1638, 2048, 2458, 3072] {
+        measure(&seg, &rng_ix, &format!("i < {t}"), "");
+    }
+    // LIKE tested on each distinct value instead of each row.
+    for distinct in [100, 1000, 10_000, 50_000, 100_000] {
+        let seg = segment(distinct);
+        let inv = indexes(&seg, &schema, dir.path(), &[ScalarIndexKind::Inverted]);
+        measure(&seg, &inv, "s LIKE '%99%'", &format!(" ({distinct} values)"));
     }
 }

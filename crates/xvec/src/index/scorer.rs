@@ -46,6 +46,8 @@ pub const PREFETCH_AHEAD: usize = 4;
 /// Distance of one prepared query to any row of a segment.
 pub trait Scorer {
     fn dist(&self, row: u32) -> f32;
+    /// Bytes of a row that [`Scorer::dist`] reads (what the search cost model weighs).
+    fn row_bytes(&self) -> usize;
     /// Hints the CPU to load row `row`'s data; no effect on results.
     fn prefetch(&self, row: u32);
 
@@ -68,6 +70,15 @@ impl Scorer for Originals<'_> {
     #[inline]
     fn dist(&self, row: u32) -> f32 {
         self.query.distance(self.kernels, &self.col, row as usize)
+    }
+
+    fn row_bytes(&self) -> usize {
+        let elem = match self.col.data {
+            VectorData::Fp32(_) => 4,
+            VectorData::Fp16(_) => 2,
+            VectorData::Int8(_) => 1,
+        };
+        self.col.dim * elem
     }
 
     fn screen(&self) -> Option<&Screen<'_>> {
@@ -112,6 +123,10 @@ impl Scorer for CodeScorer<'_> {
     #[inline]
     fn dist(&self, row: u32) -> f32 {
         self.codes.distance(self.kernels, self.query, self.metric, row, false)
+    }
+
+    fn row_bytes(&self) -> usize {
+        self.codes.code_bytes
     }
 
     fn screen(&self) -> Option<&Screen<'_>> {

@@ -306,6 +306,20 @@ fn version_1_containers_still_read() {
     };
     assert!(legacy(&upgraded));
     check(&upgraded);
+    // A manifest damaged past its segment list: repair rolls one forward from the files,
+    // with the schema and the legacy schema salvaged from the damaged body.
+    let rebuilt = tmp.path().join("rebuilt");
+    copy_dir(&upgraded, &rebuilt);
+    let name = std::fs::read_to_string(rebuilt.join("CURRENT")).unwrap();
+    let mut m = std::fs::read(rebuilt.join(name.trim())).unwrap();
+    let at = m.windows(10).position(|w| w == b"\"segments\"").unwrap();
+    m[at + 1] = b'{';
+    m[at + 3] = b'[';
+    std::fs::write(rebuilt.join(name.trim()), &m).unwrap();
+    assert!(!verify::run(&rebuilt, &quick()).unwrap().is_clean());
+    Repair::begin(&rebuilt, RepairOptions::default().concurrency(1).schema(None)).unwrap().apply().unwrap();
+    assert!(legacy(&rebuilt), "the rebuilt manifest keeps the legacy schema");
+    check(&rebuilt);
     let c = Collection::open(&upgraded, &OpenOptions::writable()).unwrap();
     c.optimize(&xvec::OptimizeOptions::default()).unwrap();
     drop(c);

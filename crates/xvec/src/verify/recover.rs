@@ -25,9 +25,18 @@ const FIX_LIMIT: usize = 1 << 20;
 pub(crate) enum Recovered {
     /// The whole manifest, and how it was obtained.
     Whole(Manifest, String),
-    /// Only the schema and, if readable, the options.
-    Schema(RawSchema, Option<CollectionOptions>),
+    /// Only the schema and, if readable, the options and the legacy schema.
+    Schema(Salvaged),
     Nothing,
+}
+
+/// What a damaged manifest body still tells besides its segments.
+#[derive(Clone, Debug)]
+pub(crate) struct Salvaged {
+    pub schema: RawSchema,
+    pub options: Option<CollectionOptions>,
+    /// The schema its version 1 and 2 segments were written under (`legacy_schema`).
+    pub legacy_schema: Option<RawSchema>,
 }
 
 /// Parses a body and checks it the way [`Manifest::decode`] does (by encoding it again).
@@ -58,7 +67,11 @@ pub(crate) fn recover(path: &Path, bytes: &[u8]) -> Recovered {
         return Recovered::Whole(m, "its body parses although its checksum does not match".into());
     }
     match salvage_value::<RawSchema>(body, b"\"schema\":") {
-        Some(schema) => Recovered::Schema(schema, salvage_value(body, b"\"options\":")),
+        Some(schema) => Recovered::Schema(Salvaged {
+            schema,
+            options: salvage_value(body, b"\"options\":"),
+            legacy_schema: salvage_value(body, b"\"legacy_schema\":"),
+        }),
         None => Recovered::Nothing,
     }
 }
@@ -109,10 +122,10 @@ pub(crate) fn name_numbers(name: &str) -> Vec<u64> {
 
 /// A manifest rolled forward from the files present: every segment file, its newest
 /// delete file, its index files, the newest WAL. `rows_of` reads a segment's row count
-/// (`None`: unreadable, left out) and `deleted_of` a delete file's count.
+/// (`None`: unreadable, left out) and `deleted_of` a delete file's count. The schema,
+/// options and legacy schema come `from` a damaged or older manifest.
 pub(crate) fn rebuild(
-    schema: RawSchema,
-    options: CollectionOptions,
+    from: Salvaged,
     generation: u64,
     files: &[DirFile],
     rows_of: &dyn Fn(&str) -> Option<u64>,
@@ -155,8 +168,8 @@ pub(crate) fn rebuild(
         .unwrap_or(1);
     Manifest {
         generation,
-        schema,
-        options,
+        schema: from.schema,
+        options: from.options.unwrap_or_default(),
         next_segment_id: segments.iter().map(|s| s.id + 1).max().unwrap_or(1),
         wal_seq,
         // Unknown here: the WAL's own header says (see `Checker::wal`).
@@ -164,7 +177,7 @@ pub(crate) fn rebuild(
         // A flush the damage interrupted: its sealed WAL, below the live one, is an orphan
         // that repair keeps in lost+found.
         sealed_wal: None,
-        legacy_schema: None,
+        legacy_schema: from.legacy_schema,
         segments,
     }
 }
@@ -217,9 +230,30 @@ mod tests {
         let json = String::from_utf8_lossy(&bytes[BODY_AT..]).into_owned();
         let cut = BODY_AT + json.find("\"next_segment_id\"").unwrap();
         match recover(Path::new("M"), &bytes[..cut]) {
-            Recovered::Schema(s, o) => {
-                assert_eq!(serde_json::to_string(&s).unwrap(), serde_json::to_string(&m.schema).unwrap());
-                assert_eq!(o, Some(CollectionOptions::default()));
+            Recovered::Schema(s) => {
+                assert_eq!(serde_json::to_string(&s.schema).unwrap(), serde_json::to_string(&m.schema).unwrap());
+                assert_eq!(s.options, Some(CollectionOptions::default()));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_legacy_schema_is_salvaged_beside_the_schema() {
+        let mut m = sample();
+        let old = Schema::builder("t").field(Field::scalar("b", ScalarType::String)).build().unwrap();
+        m.legacy_schema = Some(old.to_stored());
+        let mut bytes = m.encode();
+        // Two damaged bytes in the segment list: no single-byte fix, the body fails to parse.
+        let json = String::from_utf8_lossy(&bytes[BODY_AT..]).into_owned();
+        let at = BODY_AT + json.find("\"segments\"").unwrap();
+        bytes[at + 1] = b'{';
+        bytes[at + 3] = b'[';
+        match recover(Path::new("M"), &bytes) {
+            Recovered::Schema(s) => {
+                let text = |r: &RawSchema| serde_json::to_string(r).unwrap();
+                assert_eq!(text(&s.schema), text(&m.schema));
+                assert_eq!(s.legacy_schema.as_ref().map(text), Some(text(&old.to_stored())));
             }
             other => panic!("{other:?}"),
         }

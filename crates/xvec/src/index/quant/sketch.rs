@@ -166,6 +166,11 @@ pub struct Sketch<'a> {
 
 impl<'a> Sketches<'a> {
     #[inline]
+    /// Bytes of one row's sketch.
+    pub fn row_bytes(&self) -> usize {
+        words_per_row(self.dim) * 8
+    }
+
     pub fn row_words(&self, row: u32) -> &'a [u64] {
         let w = words_per_row(self.dim);
         &self.words[row as usize * w..(row as usize + 1) * w]

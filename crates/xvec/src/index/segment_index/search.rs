@@ -21,11 +21,19 @@ use crate::storage::column::VectorColumn;
 /// choice it drives was re-measured with sketches: see `docs/format.md`.
 pub const GRAPH_DISTANCES_PER_EF_FANOUT: f64 = 0.4;
 
-/// What an exact scan screened with sketches costs per allowed row, in distances: a
-/// bound from 64 bytes for every row, and the row itself for about one in ten. Measured on
-/// wordnet-minilm-384 (HNSW m=16 over FP32, ef 64): the screened scan and the graph cost
-/// the same at 17% allowed (`n_lemmas >= 3`), which this constant reproduces.
-pub const SCREENED_SCAN_COST: f64 = 0.25;
+/// Share of the allowed rows a screened exact scan still scores after their sketches:
+/// about one in ten on wordnet-minilm-384 (see [`exact_scan`]).
+pub const SCREEN_PASS: f64 = 0.1;
+
+/// What an exact scan screened with sketches costs per allowed row, in distances: it
+/// reads every row's sketch and [`SCREEN_PASS`] of the rows, so against a distance that
+/// reads `row_bytes` it costs `(sketch_bytes + 0.1 · row_bytes) / row_bytes`: 0.14 over
+/// 384-d FP32 originals, 0.27 over INT8 codes. Measured on wordnet-minilm-384 (HNSW m=16,
+/// ef 64, `xvec bench --route`): at 16.9% allowed the screened scan beats the graph over
+/// FP32 and loses to it over INT8, which these crossovers (22% and 16%) reproduce.
+fn screened_scan_cost(sketch_bytes: usize, row_bytes: usize) -> f64 {
+    (sketch_bytes as f64 + SCREEN_PASS * row_bytes as f64) / row_bytes.max(1) as f64
+}
 
 /// Deviations a screened exact scan subtracts from a row's estimate before skipping it:
 /// more than a graph's [`sketch::SCREEN_SIGMAS`], since the scan's answer is final. At 2.0
@@ -35,8 +43,9 @@ pub const SCAN_SCREEN_SIGMAS: f32 = 3.0;
 /// Cost model of a filtered search (see `docs/format.md`, "Filtered search"). Both paths
 /// are bound by reading rows, so their cost is the number of distances computed: a graph
 /// search needs about `0.4 × ef × fanout` divided by the share of allowed rows it must
-/// wade through; an exact scan one per allowed row, or [`SCREENED_SCAN_COST`] with sketches.
-fn prefer_exact(rows: usize, allowed: usize, ef: usize, fanout: usize, screened: bool) -> bool {
+/// wade through; an exact scan one per allowed row, or [`screened_scan_cost`] of one with
+/// sketches (`screen`: the bytes of a sketch and of a scored row).
+fn prefer_exact(rows: usize, allowed: usize, ef: usize, fanout: usize, screen: Option<(usize, usize)>) -> bool {
     if fanout == 0 {
         return true;
     }
@@ -45,7 +54,7 @@ fn prefer_exact(rows: usize, allowed: usize, ef: usize, fanout: usize, screened:
     }
     let share = allowed as f64 / rows.max(1) as f64;
     let graph = GRAPH_DISTANCES_PER_EF_FANOUT * (ef * fanout) as f64 / share.max(1e-9);
-    let per_row = if screened { SCREENED_SCAN_COST } else { 1.0 };
+    let per_row = screen.map_or(1.0, |(sketch, row)| screened_scan_cost(sketch, row));
     (allowed as f64) * per_row < graph
 }
 
@@ -246,7 +255,10 @@ impl SegmentIndex {
         let graph = self.graph_index();
         let fanout = graph.map_or(0, |g| g.fanout());
         let exact = match p.route {
-            SearchRoute::Auto => prefer_exact(rows, allowed_rows, p.ef.max(want), fanout, s.screen().is_some()),
+            SearchRoute::Auto => {
+                let screen = s.screen().map(|sc| (sc.sketches.row_bytes(), s.row_bytes()));
+                prefer_exact(rows, allowed_rows, p.ef.max(want), fanout, screen)
+            }
             SearchRoute::Graph => fanout == 0,
             SearchRoute::Exact => true,
         };

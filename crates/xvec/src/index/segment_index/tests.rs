@@ -127,6 +127,9 @@ impl<S: Scorer> Scorer for Counting<'_, S> {
         self.scored.set(self.scored.get() + 1);
         self.inner.dist(row)
     }
+    fn row_bytes(&self) -> usize {
+        self.inner.row_bytes()
+    }
     fn prefetch(&self, row: u32) {
         self.inner.prefetch(row)
     }

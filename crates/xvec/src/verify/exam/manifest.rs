@@ -6,14 +6,14 @@ use std::sync::Arc;
 
 use super::{Base, DirEntry, number};
 use crate::error::StorageError;
-use crate::schema::{RawSchema, Schema};
+use crate::schema::Schema;
 use crate::storage::container::TABLE_AT;
 use crate::storage::manifest::{self, Manifest};
 use crate::storage::mmap::FileBytes;
 use crate::storage::segment::layout::{Layout, StoredType};
 use crate::storage::segment::{SectionKind, claimed_layout};
 use crate::storage::{FileKind, deletes, read_u32, read_u64};
-use crate::verify::recover::{self, DirFile, Recovered};
+use crate::verify::recover::{self, DirFile, Recovered, Salvaged};
 use crate::verify::scan::describe;
 use crate::verify::{FileReport, Finding, Severity, VerifyOptions};
 
@@ -51,7 +51,11 @@ fn fits_segments(dir: &Path, listing: &[DirEntry], schema: &Schema, mmap: bool) 
         if by_id {
             let agrees = layout.fields.iter().all(|f| {
                 own.fields.iter().find(|o| o.id == f.id).is_none_or(|o| match (f.ty, o.ty) {
-                    (StoredType::Scalar(a), StoredType::Scalar(b)) => a == b || a.widens_to(b),
+                    (StoredType::Scalar(a), StoredType::Scalar(b)) | (StoredType::Array(a), StoredType::Array(b)) => {
+                        a == b || a.widens_to(b)
+                    }
+                    // A scalar widened to its array type since the segment was written.
+                    (StoredType::Scalar(a), StoredType::Array(b)) => a == b,
                     (a, b) => a == b,
                 })
             });
@@ -83,9 +87,6 @@ pub(super) struct Resolved {
     /// `CURRENT` names the manifest checked, and that manifest is intact.
     pub current_ok: bool,
 }
-
-/// A schema (and options) recovered from a manifest whose rest is unreadable.
-type SalvagedSchema = (RawSchema, Option<manifest::CollectionOptions>);
 
 /// Resolves `CURRENT`, then the manifest it names (or the newest one present), recovering
 /// it when damaged; failing that, rebuilds one from the files in the directory with a
@@ -165,7 +166,7 @@ impl Resolver<'_> {
         current_ok: &mut bool,
         files: &mut Vec<FileReport>,
         sum: &mut u64,
-    ) -> (Option<Base>, Option<SalvagedSchema>) {
+    ) -> (Option<Base>, Option<Salvaged>) {
         let (dir, listing, opts, f) = (self.dir, self.listing, self.opts, &mut *self.f);
         let path = dir.join(name);
         let bytes = match std::fs::read(&path) {
@@ -193,9 +194,9 @@ impl Resolver<'_> {
                         finding.what.push_str(&format!("; recoverable: {how}"));
                         Some((m, Some(how)))
                     }
-                    Recovered::Schema(s, o) => {
+                    Recovered::Schema(s) => {
                         finding.what.push_str("; only the schema is readable");
-                        salvaged = Some((s, o));
+                        salvaged = Some(s);
                         None
                     }
                     Recovered::Nothing => None,
@@ -232,20 +233,22 @@ impl Resolver<'_> {
     fn rebuild(
         &mut self,
         target: Option<&str>,
-        salvaged: Option<SalvagedSchema>,
+        salvaged: Option<Salvaged>,
         fallback_schema: Option<&Schema>,
     ) -> Option<Base> {
         let (dir, listing, opts) = (self.dir, self.listing, self.opts);
         let others = self.manifests.iter().filter(|e| Some(e.name.as_str()) != target).filter_map(|e| {
             let p = dir.join(&e.name);
-            std::fs::read(&p).ok().and_then(|b| Manifest::decode(&p, &b).ok()).map(|m| (m.schema, Some(m.options)))
+            let m = std::fs::read(&p).ok().and_then(|b| Manifest::decode(&p, &b).ok())?;
+            Some(Salvaged { schema: m.schema, options: Some(m.options), legacy_schema: m.legacy_schema })
         });
+        let fallback = fallback_schema.map(|s| Salvaged { schema: s.to_stored(), options: None, legacy_schema: None });
         let chosen = salvaged
             .into_iter()
             .chain(others)
-            .find(|(raw, _)| raw.clone().into_schema().is_ok_and(|s| fits_segments(dir, listing, &s, opts.mmap)))
-            .or_else(|| fallback_schema.map(|s| (s.to_stored(), None)));
-        let Some((raw, options)) = chosen else {
+            .find(|c| c.schema.clone().into_schema().is_ok_and(|s| fits_segments(dir, listing, &s, opts.mmap)))
+            .or(fallback);
+        let Some(chosen) = chosen else {
             self.f.push(Finding::new(
                 Severity::Corrupt,
                 target.unwrap_or("CURRENT"),
@@ -263,7 +266,7 @@ impl Resolver<'_> {
             let b = std::fs::read(&p).ok()?;
             Some(deletes::decode(&p, &b, id, rows as usize).map_or(0, |s| s.len()))
         };
-        let m = recover::rebuild(raw, options.unwrap_or_default(), generation, &dir_files, &rows_of, &deleted_of);
+        let m = recover::rebuild(chosen, generation, &dir_files, &rows_of, &deleted_of);
         let path = dir.join(crate::storage::manifest_name(generation));
         match m.schema(&path) {
             Ok(s) => {
