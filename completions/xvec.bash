@@ -703,7 +703,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__bench)
-            opts="-k -o -h --dataset --base --queries --gt --path --index --m --ef-construction --degree --build-list --alpha --quantize --rotate --seed --metric --k --ef --refine --limit --skip-load --batch --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --filter --gt-threads --output --csv --plot --streaming --rate --search-threads --hold-snapshot --auto-flush-rows --optimize-at --window --flush-every --fresh --merge-factor --target-recall --repeat --compare --mode --no-headers --no-mmap --wait --help"
+            opts="-k -o -h --dataset --base --queries --gt --path --index --m --ef-construction --degree --build-list --alpha --quantize --rotate --seed --metric --k --ef --refine --limit --skip-load --batch --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --filter --route --gt-threads --output --csv --plot --streaming --rate --search-threads --hold-snapshot --auto-flush-rows --optimize-at --window --flush-every --fresh --merge-factor --target-recall --repeat --compare --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -899,6 +899,13 @@ _xvec() {
                     ;;
                 --filter)
                     COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --route)
+                    COMPREPLY=($(compgen -W "auto graph exact" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi

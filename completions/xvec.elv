@@ -483,6 +483,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --cooldown 'Pause between the concurrent phases and the serial phase'
             cand --sweep 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)'
             cand --filter 'Every query carries this filter, e.g. "pos = ''v''": the base rows'' scalar attributes are loaded from the JSON Lines file beside the base vectors (base.jsonl beside base.fvecs), and ground truth is computed among the rows the filter allows'
+            cand --route 'How segments with a graph index are searched: auto (the engine''s cost model picks graph or an exact scan of the allowed rows per segment), or forced to graph or exact, to measure one route against the other'
             cand --gt-threads 'Threads for computing ground truth when the dataset has none, 1 to 1024 (default: all cores)'
             cand -o 'Write the report as JSON (schema: docs/bench-report.schema.json)'
             cand --output 'Write the report as JSON (schema: docs/bench-report.schema.json)'

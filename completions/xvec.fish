@@ -532,6 +532,9 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l duration -d 'How lon
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l cooldown -d 'Pause between the concurrent phases and the serial phase' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l sweep -d 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l filter -d 'Every query carries this filter, e.g. "pos = \'v\'": the base rows\' scalar attributes are loaded from the JSON Lines file beside the base vectors (base.jsonl beside base.fvecs), and ground truth is computed among the rows the filter allows' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l route -d 'How segments with a graph index are searched: auto (the engine\'s cost model picks graph or an exact scan of the allowed rows per segment), or forced to graph or exact, to measure one route against the other' -r -f -a "auto\t''
+graph\t''
+exact\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l gt-threads -d 'Threads for computing ground truth when the dataset has none, 1 to 1024 (default: all cores)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s o -l output -d 'Write the report as JSON (schema: docs/bench-report.schema.json)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l csv -d 'Append one row per search setting to this CSV file' -r -F

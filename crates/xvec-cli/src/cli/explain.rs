@@ -98,8 +98,9 @@ fn share(part: u64, of: u64) -> String {
     if of == 0 { "-".into() } else { format!("{:.2}%", 100.0 * part as f64 / of as f64) }
 }
 
+/// Milliseconds to a tenth of a microsecond: an indexed filter's leaf takes about one.
 fn ms(nanos: u64) -> Cell {
-    format!("{:.3} ms", nanos as f64 / 1e6).into()
+    format!("{:.4} ms", nanos as f64 / 1e6).into()
 }
 
 /// One row per filter leaf and one per search, for each source.

@@ -986,10 +986,19 @@ fn index_scan_crossover() {
         let inv = indexes(&seg, &schema, dir.path(), &[ScalarIndexKind::Inverted]);
         measure(&seg, &inv, "s = 'w000001'", &format!(" (1 of {distinct})"));
     }
-    // Spans of a range index: i < t over 4,096 values.
+    // Spans: i < t over 4,096 values, through the range index, then through the inverted
+    // index (a union of t postings); s < 'w00t' through the inverted index.
     let rng_ix = indexes(&seg, &schema, dir.path(), &[ScalarIndexKind::Range]);
-    for t in [4, 41, 205, 410, 1024, 1638, 2048, 2458, 3072] {
-        measure(&seg, &rng_ix, &format!("i < {t}"), "");
+    for t in [4, 41, 205, 410, 1024, 1638, 2048, 2458, 3072, 4096] {
+        measure(&seg, &rng_ix, &format!("i < {t}"), " (range)");
+    }
+    for t in [100, 400, 700, 1000, 2000, 4096] {
+        measure(&seg, &inv, &format!("i < {t}"), " (inverted)");
+    }
+    let seg = segment(20_000);
+    let inv = indexes(&seg, &schema, dir.path(), &[ScalarIndexKind::Inverted]);
+    for t in [300, 1000, 2000, 3000, 5000, 10_000] {
+        measure(&seg, &inv, &format!("s < 'w{t:06}'"), " (of 20,000 values)");
     }
     // LIKE tested on each distinct value instead of each row.
     for distinct in [100, 1000, 10_000, 50_000, 100_000] {
