@@ -59,7 +59,7 @@ fn prefer_exact(rows: usize, allowed: usize, ef: usize, fanout: usize, screen: O
 }
 
 /// Which way a query may search a segment with a graph index. `Auto` lets the cost model
-/// ([`prefer_exact`]) choose per segment; the others force a way, to measure one against
+/// (`prefer_exact`) choose per segment; the others force a way, to measure one against
 /// the other (`xvec bench --route`). A forced graph search still finishes with an exact
 /// scan when it runs out of its budget or falls short of `k`, so every route returns the
 /// same kind of answer.
