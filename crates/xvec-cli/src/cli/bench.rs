@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{ArgAction, Args};
-use xvec::Metric;
+use xvec::{Metric, SearchRoute};
 use xvec_bench::compare::{self, Run};
 use xvec_bench::config::{
     BenchConfig, DataSource, FreshConfig, StreamConfig, Sweep, parse_duration, parse_fraction, parse_positive_duration,
@@ -130,8 +130,9 @@ pub struct BenchArgs {
     /// How segments with a graph index are searched: auto (the engine's cost model picks
     /// graph or an exact scan of the allowed rows per segment), or forced to graph or
     /// exact, to measure one route against the other.
-    #[arg(long, value_name = "ROUTE", default_value = "auto", value_parser = ["auto", "graph", "exact"])]
-    pub route: String,
+    #[arg(long, value_name = "ROUTE", default_value = "auto",
+        value_parser = names::<SearchRoute>(SearchRoute::ALL.map(SearchRoute::name)))]
+    pub route: SearchRoute,
     /// Threads for computing ground truth when the dataset has none, 1 to 1024 (default:
     /// all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -229,7 +230,7 @@ impl BenchArgs {
             c.truth_threads = n as usize;
         }
         c.filter = self.filter.clone();
-        c.route = self.route.parse().expect("clap checked the route");
+        c.route = self.route;
         Ok(Some(c))
     }
 

@@ -12,14 +12,10 @@ struct Column {
     data: ColumnBuf,
 }
 
-fn var(values: &[&str]) -> (Vec<u64>, Vec<u8>) {
-    let mut offsets = vec![0];
-    let mut bytes = Vec::new();
-    for v in values {
-        bytes.extend_from_slice(v.as_bytes());
-        offsets.push(bytes.len() as u64);
-    }
-    (offsets, bytes)
+fn var(values: &[&str]) -> VarBuf {
+    let mut buf = VarBuf::new();
+    values.iter().for_each(|v| buf.push(v.as_bytes()));
+    buf
 }
 
 /// A column from optional values; nullable (with a validity bitmap) only if one is None.
@@ -42,7 +38,7 @@ fn strings(values: &[Option<&str>]) -> Column {
 
 struct Segment {
     rows: usize,
-    keys: (Vec<u64>, Vec<u8>),
+    keys: VarBuf,
     columns: Vec<Option<Column>>,
     /// Array fields by position: the rows' offsets into `column`, the elements (its
     /// validity is the rows').
@@ -51,9 +47,7 @@ struct Segment {
 
 /// A string column of `values`.
 fn text(values: &[&str]) -> ColumnBuf {
-    let mut buf = VarBuf::new();
-    values.iter().for_each(|v| buf.push(v.as_bytes()));
-    ColumnBuf::String(buf)
+    ColumnBuf::String(var(values))
 }
 
 impl ColumnSource for Segment {
@@ -62,7 +56,7 @@ impl ColumnSource for Segment {
     }
 
     fn keys(&self) -> VarColumn<'_> {
-        VarColumn { offsets: &self.keys.0, bytes: &self.keys.1 }
+        self.keys.view()
     }
 
     fn scalar(&self, field: usize) -> ScalarColumn<'_> {

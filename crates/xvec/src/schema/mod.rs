@@ -14,6 +14,7 @@ mod types;
 pub use evolve::FieldChange;
 pub use index::{FlatParams, HnswParams, IndexParams, IndexType, QuantSpec, VamanaParams};
 pub(crate) use json::RawSchema;
+pub(crate) use types::parse_name;
 pub use types::{Metric, Quantize, ScalarIndexKind, ScalarType, UnknownName, VectorType};
 
 use serde::{Deserialize, Serialize};

@@ -21,7 +21,7 @@ pub struct UnknownName {
 }
 
 /// The member of `all` whose `name` is `input`.
-pub(super) fn parse_name<T: Copy>(
+pub(crate) fn parse_name<T: Copy>(
     what: &'static str,
     all: &[T],
     name: fn(T) -> &'static str,

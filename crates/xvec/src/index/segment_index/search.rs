@@ -89,13 +89,10 @@ impl SearchRoute {
 }
 
 impl std::str::FromStr for SearchRoute {
-    type Err = String;
+    type Err = crate::schema::UnknownName;
 
-    fn from_str(s: &str) -> Result<SearchRoute, String> {
-        SearchRoute::ALL
-            .into_iter()
-            .find(|r| r.name() == s)
-            .ok_or_else(|| format!("unknown route {s:?}: auto, graph or exact"))
+    fn from_str(s: &str) -> Result<SearchRoute, Self::Err> {
+        crate::schema::parse_name("search route", &SearchRoute::ALL, SearchRoute::name, s)
     }
 }
 

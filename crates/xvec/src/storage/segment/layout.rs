@@ -32,16 +32,13 @@ impl StoredType {
 
     /// The type's code in the fields section (the WAL's value tags).
     fn code(self) -> u8 {
+        let scalar = |s| ScalarType::ALL.iter().position(|&t| t == s).expect("every scalar type listed") as u8;
         match self {
-            StoredType::Scalar(s) => {
-                ScalarType::ALL.iter().position(|&t| t == s).expect("every scalar type listed") as u8 + 1
-            }
+            StoredType::Scalar(s) => scalar(s) + 1,
             StoredType::Vector { elem, .. } => {
                 VECTORS.iter().position(|&t| t == elem).expect("every vector type listed") as u8 + 9
             }
-            StoredType::Array(s) => {
-                ScalarType::ALL.iter().position(|&t| t == s).expect("every scalar type listed") as u8 + 12
-            }
+            StoredType::Array(s) => scalar(s) + 12,
         }
     }
 }
