@@ -44,7 +44,10 @@ pub struct IndexFlags {
     /// Vector codes inside the index (default: none).
     #[arg(long, value_name = "CODES", value_parser = names::<Quantize>(Quantize::ALL.map(Quantize::name)))]
     pub quantize: Option<Quantize>,
-    /// Rotate vectors before quantizing (default: on for int8 and int4).
+    /// Bits per dimension of RaBitQ codes, sign included, 1..=8 (default: the engine's).
+    #[arg(long, value_name = "B")]
+    pub bits: Option<u8>,
+    /// Rotate vectors before quantizing (default: on for int8, int4 and rabitq).
     #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub rotate: Option<bool>,
     /// Seed of graph construction and rotation.
@@ -93,6 +96,9 @@ impl IndexFlags {
         if let Some(r) = self.rotate {
             p.set_rotate(r);
         }
+        if let Some(b) = self.bits {
+            p.set_bits(b);
+        }
         Ok(p)
     }
 }
@@ -138,6 +144,10 @@ mod tests {
             Ok(IndexParams::Vamana(VamanaParams::default().degree(32).alpha(1.5).rotate(false)))
         );
         assert_eq!(params(&["--seed", "42"]), Ok(IndexParams::default()));
+        assert_eq!(
+            params(&["--index", "hnsw", "--quantize", "rabitq", "--bits", "4"]),
+            Ok(IndexParams::Hnsw(HnswParams::default().quantize(Quantize::Rabitq).bits(4)))
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::flat::PreparedQuery;
 use super::quant::sketch::Screen;
 use super::quant::{Codes, QuantQuery};
 use crate::kernels::{self, Kernels};
-use crate::schema::{Metric, Quantize};
+use crate::schema::Metric;
 use crate::storage::column::{VectorColumn, VectorData};
 
 /// A node and its distance to the query, ordered by distance then id.
@@ -115,7 +115,7 @@ impl CodeScorer<'_> {
 
     /// Whether [`Scorer::dist`] is coarser than [`CodeScorer::precise`].
     pub fn rounds_query(&self) -> bool {
-        self.codes.kind == Quantize::Int8
+        self.codes.rounds_query()
     }
 }
 
@@ -145,6 +145,7 @@ mod tests {
     use crate::index::quant::rotation::Rotation;
     use crate::index::quant::{PARAMS_PER_ROW, QuantScratch, Quantizer};
     use crate::index::rng::SplitMix64;
+    use crate::schema::Quantize;
 
     fn reference(metric: Metric, q: &[f32], x: &[f32]) -> f32 {
         let dot: f64 = q.iter().zip(x).map(|(a, b)| *a as f64 * *b as f64).sum();
@@ -165,11 +166,22 @@ mod tests {
         let mut vec = || -> Vec<f32> { (0..dim).map(|_| rng.next_unit() as f32 * 2.0 - 1.0).collect() };
         let rows: Vec<Vec<f32>> = (0..50).map(|_| vec()).collect();
         let q = vec();
-        for (kind, tol) in [(Quantize::Fp16, 0.002), (Quantize::Int8, 0.03), (Quantize::Int4, 0.5)] {
+        let rabitq = |bits, tol| (Quantize::Rabitq, bits, tol);
+        let kinds = [
+            (Quantize::Fp16, 0, 0.002),
+            (Quantize::Int8, 0, 0.03),
+            (Quantize::Int4, 0, 0.5),
+            rabitq(1, 1.2),
+            rabitq(3, 0.4),
+            rabitq(4, 0.2),
+            rabitq(5, 0.1),
+            rabitq(8, 0.03),
+        ];
+        for (kind, bits, tol) in kinds {
             for rotate in [false, true] {
                 for metric in [Metric::L2, Metric::Ip, Metric::Cosine] {
                     let rot = rotate.then(|| Rotation::new(dim, 1));
-                    let quant = Quantizer::new(kind, dim, metric, rot);
+                    let quant = Quantizer::new(kind, bits, dim, metric, rot);
                     let mut s = QuantScratch::default();
                     let mut codes = vec![0u8; quant.code_bytes() * rows.len()];
                     let mut params = vec![0f32; PARAMS_PER_ROW * rows.len()];
@@ -181,7 +193,7 @@ mod tests {
                     let prepared = quant.prepare(&q, &mut s);
                     let scorer = CodeScorer {
                         kernels: crate::kernels::best(),
-                        codes: Codes { kind, code_bytes: quant.code_bytes(), codes: &codes, params: &params },
+                        codes: quant.view(&codes, &params),
                         screen: None,
                         query: &prepared,
                         metric,
@@ -195,7 +207,7 @@ mod tests {
                         for (how, got) in [("dist", scorer.dist(i as u32)), ("precise", scorer.precise(i as u32))] {
                             assert!(
                                 (got - want).abs() <= tol * scale,
-                                "{kind:?} rot={rotate} {metric:?} row {i} {how}: {got} vs {want}"
+                                "{kind:?}{bits} rot={rotate} {metric:?} row {i} {how}: {got} vs {want}"
                             );
                         }
                     }

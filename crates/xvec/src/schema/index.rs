@@ -20,7 +20,13 @@ pub struct QuantSpec {
     pub rotate: bool,
     /// Default re-rank factor: `refine × k` candidates are re-scored with the originals.
     pub refine: u32,
+    /// Bits per dimension of RaBitQ codes, sign included (1..=8); 0 for other codes.
+    pub bits: u8,
 }
+
+/// Bits per dimension of RaBitQ codes when the schema names none (see `docs/format.md`,
+/// "RaBitQ codes", for the measurement behind it).
+pub const DEFAULT_RABITQ_BITS: u8 = 7;
 
 fn default_m() -> u32 {
     16
@@ -65,6 +71,10 @@ pub struct FlatParams {
     /// Default re-rank factor, 0..=1000 (`None`: 0, scores come from the codes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refine: Option<u32>,
+    /// Bits per dimension of RaBitQ codes, 1..=8 (`None`: [`DEFAULT_RABITQ_BITS`]); only
+    /// with `quantize = rabitq`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bits: Option<u8>,
 }
 
 /// Hierarchical navigable small world graph.
@@ -93,6 +103,10 @@ pub struct HnswParams {
     /// Default re-rank factor, 0..=1000 (`None`: 0, scores come from the codes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refine: Option<u32>,
+    /// Bits per dimension of RaBitQ codes, 1..=8 (`None`: [`DEFAULT_RABITQ_BITS`]); only
+    /// with `quantize = rabitq`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bits: Option<u8>,
 }
 
 impl Default for HnswParams {
@@ -105,6 +119,7 @@ impl Default for HnswParams {
             quantize: Quantize::None,
             rotate: None,
             refine: None,
+            bits: None,
         }
     }
 }
@@ -143,6 +158,10 @@ pub struct VamanaParams {
     /// Default re-rank factor, 0..=1000 (`None`: 0, scores come from the codes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refine: Option<u32>,
+    /// Bits per dimension of RaBitQ codes, 1..=8 (`None`: [`DEFAULT_RABITQ_BITS`]); only
+    /// with `quantize = rabitq`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bits: Option<u8>,
 }
 
 impl Default for VamanaParams {
@@ -157,6 +176,7 @@ impl Default for VamanaParams {
             quantize: Quantize::None,
             rotate: None,
             refine: None,
+            bits: None,
         }
     }
 }
@@ -185,11 +205,11 @@ macro_rules! setters {
     };
 }
 
-setters!(FlatParams { quantize: Quantize; rotate: bool, refine: u32 });
-setters!(HnswParams { m: u32, ef_construction: u32, ef: u32, seed: u64, quantize: Quantize; rotate: bool, refine: u32 });
+setters!(FlatParams { quantize: Quantize; rotate: bool, refine: u32, bits: u8 });
+setters!(HnswParams { m: u32, ef_construction: u32, ef: u32, seed: u64, quantize: Quantize; rotate: bool, refine: u32, bits: u8 });
 setters!(VamanaParams {
     degree: u32, build_list: u32, query_list: u32, alpha: f32, occlusion: u32, seed: u64, quantize: Quantize;
-    rotate: bool, refine: u32
+    rotate: bool, refine: u32, bits: u8
 });
 
 /// The index types, without their parameters: what a flag or a report names.
@@ -313,11 +333,11 @@ impl IndexParams {
     }
 
     /// The quantization fields every index type has.
-    fn quant_mut(&mut self) -> (&mut Quantize, &mut Option<bool>, &mut Option<u32>) {
+    fn quant_mut(&mut self) -> (&mut Quantize, &mut Option<bool>, &mut Option<u32>, &mut Option<u8>) {
         match self {
-            IndexParams::Flat(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine),
-            IndexParams::Hnsw(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine),
-            IndexParams::Vamana(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine),
+            IndexParams::Flat(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine, &mut p.bits),
+            IndexParams::Hnsw(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine, &mut p.bits),
+            IndexParams::Vamana(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine, &mut p.bits),
         }
     }
 
@@ -336,6 +356,11 @@ impl IndexParams {
         *self.quant_mut().2 = Some(refine);
     }
 
+    /// Sets the RaBitQ `bits` (1..=8) of whichever index type this is.
+    pub fn set_bits(&mut self, bits: u8) {
+        *self.quant_mut().3 = Some(bits);
+    }
+
     /// The same index with the defaults of `rotate` and `refine` spelled out, so its JSON
     /// form names every parameter the engine uses.
     pub fn resolved(&self) -> IndexParams {
@@ -343,20 +368,27 @@ impl IndexParams {
         let mut p = self.clone();
         p.set_rotate(q.rotate);
         p.set_refine(q.refine);
+        if q.quantize == Quantize::Rabitq {
+            p.set_bits(q.bits);
+        }
         p
     }
 
     /// Quantization with defaults resolved.
     pub fn quant(&self) -> QuantSpec {
-        let (quantize, rotate, refine) = match self {
-            IndexParams::Flat(p) => (p.quantize, p.rotate, p.refine),
-            IndexParams::Hnsw(p) => (p.quantize, p.rotate, p.refine),
-            IndexParams::Vamana(p) => (p.quantize, p.rotate, p.refine),
+        let (quantize, rotate, refine, bits) = match self {
+            IndexParams::Flat(p) => (p.quantize, p.rotate, p.refine, p.bits),
+            IndexParams::Hnsw(p) => (p.quantize, p.rotate, p.refine, p.bits),
+            IndexParams::Vamana(p) => (p.quantize, p.rotate, p.refine, p.bits),
         };
         QuantSpec {
             quantize,
-            rotate: rotate.unwrap_or(matches!(quantize, Quantize::Int8 | Quantize::Int4)),
+            rotate: rotate.unwrap_or(matches!(quantize, Quantize::Int8 | Quantize::Int4 | Quantize::Rabitq)),
             refine: refine.unwrap_or(0),
+            bits: match quantize {
+                Quantize::Rabitq => bits.unwrap_or(DEFAULT_RABITQ_BITS),
+                _ => bits.unwrap_or(0),
+            },
         }
     }
 
@@ -379,6 +411,7 @@ impl IndexParams {
         let q = self.quant();
         let quant = match q.quantize {
             Quantize::None => String::new(),
+            Quantize::Rabitq => format!(" rabitq{}{}", q.bits, if q.rotate { "+rot" } else { "" }),
             other => format!(" {}{}", other.name(), if q.rotate { "+rot" } else { "" }),
         };
         let refine = if q.refine > 0 { format!(" refine={}", q.refine) } else { String::new() };
@@ -403,6 +436,15 @@ impl IndexParams {
         }
         if q.quantize == Quantize::Int4 && !v.dim.is_multiple_of(2) {
             return bad(format!("quantize = int4 needs an even dimension, not {}", v.dim));
+        }
+        if q.quantize == Quantize::Rabitq && !(1..=crate::index::quant::rabitq::MAX_BITS).contains(&q.bits) {
+            return bad(format!("bits {} is out of range; expected 1..=8", q.bits));
+        }
+        if q.quantize == Quantize::Rabitq && (2..=4).contains(&q.bits) && !v.dim.is_multiple_of(2) {
+            return bad(format!("quantize = rabitq with {} bits needs an even dimension, not {}", q.bits, v.dim));
+        }
+        if q.quantize != Quantize::Rabitq && q.bits != 0 {
+            return bad(format!("bits = {} needs quantize = rabitq, not {}", q.bits, q.quantize.name()));
         }
         if q.refine > 1000 {
             return bad(format!("refine {} is out of range; expected 0..=1000", q.refine));

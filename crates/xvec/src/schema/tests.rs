@@ -39,6 +39,10 @@ fn rejects_bad_schemas() {
         (r#"{"type":"hnsw","bogus":1}"#, "unknown field"),
         (r#"{"type":"ivf"}"#, "unknown variant"),
         (r#"{"type":"flat","quantize":"int9"}"#, "unknown variant"),
+        (r#"{"type":"hnsw","quantize":"rabitq","bits":9}"#, "bits 9 is out of range; expected 1..=8"),
+        (r#"{"type":"hnsw","quantize":"rabitq","bits":0}"#, "bits 0 is out of range"),
+        (r#"{"type":"flat","quantize":"rabitq","bits":4}"#, "rabitq with 4 bits needs an even dimension"),
+        (r#"{"type":"flat","quantize":"int8","bits":4}"#, "bits = 4 needs quantize = rabitq, not int8"),
     ] {
         let err = Schema::from_json(&idx(index)).unwrap_err().to_string();
         assert!(err.contains(needle), "{index}: {err}");
@@ -48,6 +52,17 @@ fn rejects_bad_schemas() {
     assert!(spec.index.quant().rotate);
     assert_eq!(spec.index.describe(), "hnsw m=16 efc=200 ef=64 int8+rot");
     assert_eq!(Schema::from_json(&s.to_json()).unwrap(), s);
+    // One-bit and byte codes take odd dimensions; the default is spelled out on resolving.
+    for (index, describe) in [
+        (r#"{"type":"hnsw","quantize":"rabitq","bits":1}"#, "hnsw m=16 efc=200 ef=64 rabitq1+rot"),
+        (r#"{"type":"flat","quantize":"rabitq"}"#, "flat rabitq7+rot"),
+    ] {
+        let s = Schema::from_json(&idx(index)).unwrap();
+        let spec = s.field(0).as_vector().unwrap();
+        assert_eq!(spec.index.describe(), describe);
+        assert_eq!(spec.index.resolved().quant(), spec.index.quant());
+        assert_eq!(Schema::from_json(&s.to_json()).unwrap(), s);
+    }
     for (index, needle) in [
         (r#"{"type":"vamana","degree":1}"#, "degree 1 is out of range"),
         (r#"{"type":"vamana","build_list":0}"#, "build_list 0 is out of range"),
@@ -91,7 +106,7 @@ fn names_parse_and_list_the_valid_ones() {
         r#"unknown index type "ivf"; expected flat, hnsw, vamana"#
     );
     assert_eq!("dot".parse::<Metric>().unwrap_err().to_string(), r#"unknown metric "dot"; expected l2, ip, cosine"#);
-    assert!("int3".parse::<Quantize>().unwrap_err().to_string().ends_with("expected none, fp16, int8, int4"));
+    assert!("int3".parse::<Quantize>().unwrap_err().to_string().ends_with("expected none, fp16, int8, int4, rabitq"));
 }
 
 #[test]

@@ -299,11 +299,14 @@ pub enum Quantize {
     Int8,
     /// 4-bit codes, two per byte, per-vector offset and scale (even dimensions only).
     Int4,
+    /// RaBitQ codes of 1..=8 bits per dimension (the index's `bits`), with an unbiased
+    /// distance estimate and a bound on its error.
+    Rabitq,
 }
 
 impl Quantize {
     /// Every representation, in the order help texts list them.
-    pub const ALL: [Quantize; 4] = [Quantize::None, Quantize::Fp16, Quantize::Int8, Quantize::Int4];
+    pub const ALL: [Quantize; 5] = [Quantize::None, Quantize::Fp16, Quantize::Int8, Quantize::Int4, Quantize::Rabitq];
 
     /// The representation's name in schema JSON and flags (`none`, `fp16`, ...).
     pub fn name(self) -> &'static str {
@@ -312,6 +315,7 @@ impl Quantize {
             Quantize::Fp16 => "fp16",
             Quantize::Int8 => "int8",
             Quantize::Int4 => "int4",
+            Quantize::Rabitq => "rabitq",
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Scalar quantization: vectors become compact codes (fp16, int8, int4) scored
+//! Quantization: vectors become compact codes (fp16, int8, int4, [`rabitq`]) scored
 //! asymmetrically against an f32 query. Optionally rotated first (see [`rotation`]).
 //!
 //! int8/int4 keep a per-vector offset and scale: `x ≈ min + scale · c`, so
@@ -17,6 +17,7 @@
 //! keep the same sketches laid out for [`fastscan`] block scans.
 
 pub mod fastscan;
+pub mod rabitq;
 pub mod rotation;
 pub mod sketch;
 
@@ -28,13 +29,16 @@ use crate::storage::column::VectorColumn;
 use crate::storage::mmap::cast_slice;
 use rotation::Rotation;
 
-/// Floats kept per row beside its codes: offset, scale, norm of the original.
+/// Floats kept per row beside its codes: offset, scale, norm of the original (RaBitQ:
+/// rescale, error, norm of the original).
 pub const PARAMS_PER_ROW: usize = 3;
 
 /// Encodes vectors of one field and prepares queries for its codes.
 #[derive(Clone, Debug)]
 pub struct Quantizer {
     kind: Quantize,
+    /// RaBitQ bits per dimension; 0 for other codes.
+    bits: u8,
     dim: usize,
     metric: Metric,
     rotation: Option<Rotation>,
@@ -46,9 +50,12 @@ pub struct QuantQuery {
     q: Vec<f32>,
     sum: f32,
     norm_sq: f32,
-    /// int8 fields: `q` rounded to i8 with `q ≈ q8_scale · q8`; empty otherwise.
+    /// int8 and byte- or bit-packed RaBitQ fields: `q` rounded to i8 with
+    /// `q ≈ q8_scale · q8`; empty otherwise.
     q8: Vec<i8>,
     q8_scale: f32,
+    /// `q8_scale · Σ q8`: the rounded query's own sum, which RaBitQ's centring subtracts.
+    q8_sum: f32,
 }
 
 impl QuantQuery {
@@ -67,12 +74,17 @@ impl QuantQuery {
 pub struct QuantScratch {
     rotated: Vec<f32>,
     tmp: Vec<f32>,
+    /// RaBitQ codes of one row before packing.
+    unpacked: Vec<u8>,
 }
 
 impl Quantizer {
-    pub fn new(kind: Quantize, dim: usize, metric: Metric, rotation: Option<Rotation>) -> Quantizer {
+    /// A quantizer of `kind`; `bits` is RaBitQ's bits per dimension (ignored otherwise).
+    pub fn new(kind: Quantize, bits: u8, dim: usize, metric: Metric, rotation: Option<Rotation>) -> Quantizer {
         debug_assert!(kind != Quantize::None);
-        Quantizer { kind, dim, metric, rotation }
+        debug_assert!(kind != Quantize::Rabitq || (1..=rabitq::MAX_BITS).contains(&bits));
+        let bits = if kind == Quantize::Rabitq { bits } else { 0 };
+        Quantizer { kind, bits, dim, metric, rotation }
     }
 
     pub fn kind(&self) -> Quantize {
@@ -89,8 +101,14 @@ impl Quantizer {
             Quantize::Fp16 => self.dim * 2,
             Quantize::Int8 => self.dim,
             Quantize::Int4 => self.dim / 2,
+            Quantize::Rabitq => rabitq::code_bytes(self.dim, self.bits),
             Quantize::None => 0,
         }
+    }
+
+    /// A view of codes and params made by this quantizer.
+    pub fn view<'a>(&self, codes: &'a [u8], params: &'a [f32]) -> Codes<'a> {
+        Codes { kind: self.kind, bits: self.bits, code_bytes: self.code_bytes(), codes, params }
     }
 
     fn rotate<'s>(&self, x: &'s [f32], s: &'s mut QuantScratch) -> &'s [f32] {
@@ -132,20 +150,38 @@ impl Quantizer {
                 }
                 (min, scale)
             }
+            Quantize::Rabitq => {
+                let mut u = std::mem::take(&mut s.unpacked);
+                u.resize(self.dim, 0);
+                let y = self.rotate(x, s);
+                let f = rabitq::encode(y, self.bits, &mut u);
+                rabitq::pack(&u, self.bits, codes);
+                s.unpacked = u;
+                (f.rescale, f.error)
+            }
             Quantize::None => unreachable!("no codes without quantization"),
         };
         params.copy_from_slice(&[min, scale, norm]);
     }
 
     /// Codes and params of rows `0..rows` of `col`, one after another.
+    /// RaBitQ's scale search makes its encoding about 70 times the work of INT8's, so rows
+    /// are encoded in parallel chunks.
     pub fn encode_rows(&self, col: VectorColumn, rows: usize) -> (Vec<u8>, Vec<f32>) {
+        use rayon::prelude::*;
+        const CHUNK: usize = 1024;
         let cb = self.code_bytes();
         let mut codes = vec![0u8; cb * rows];
         let mut params = vec![0f32; PARAMS_PER_ROW * rows];
-        let mut s = QuantScratch::default();
-        for (r, (c, p)) in codes.chunks_exact_mut(cb.max(1)).zip(params.chunks_exact_mut(PARAMS_PER_ROW)).enumerate() {
-            self.encode(&col.row_f32(r), c, p, &mut s);
-        }
+        codes.par_chunks_mut(cb * CHUNK).zip(params.par_chunks_mut(PARAMS_PER_ROW * CHUNK)).enumerate().for_each(
+            |(chunk, (codes, params))| {
+                let mut s = QuantScratch::default();
+                let pairs = codes.chunks_exact_mut(cb).zip(params.chunks_exact_mut(PARAMS_PER_ROW));
+                for (i, (c, p)) in pairs.enumerate() {
+                    self.encode(&col.row_f32(chunk * CHUNK + i), c, p, &mut s);
+                }
+            },
+        );
         (codes, params)
     }
 
@@ -153,8 +189,20 @@ impl Quantizer {
     pub fn prepare(&self, q: &[f32], s: &mut QuantScratch) -> QuantQuery {
         let mut v = self.rotate(q, s).to_vec();
         let norm_sq = normalize_for(self.metric, &mut v);
-        let (q8, q8_scale) = if self.kind == Quantize::Int8 { round_to_i8(&v) } else { (Vec::new(), 0.0) };
-        QuantQuery { sum: sum(&v), q: v, norm_sq, q8, q8_scale }
+        let (q8, q8_scale) = if rounds_query(self.kind, self.bits) { round_to_i8(&v) } else { (Vec::new(), 0.0) };
+        let q8_sum = q8_scale * q8.iter().map(|&x| x as i32).sum::<i32>() as f32;
+        QuantQuery { sum: sum(&v), q: v, norm_sq, q8, q8_scale, q8_sum }
+    }
+}
+
+/// Whether codes of `kind` are scored against the query rounded to i8 on the fast path:
+/// int8, and RaBitQ codes of one bit or of a byte per dimension, whose kernels take an i8
+/// query; nibble codes are scored against the f32 query.
+fn rounds_query(kind: Quantize, bits: u8) -> bool {
+    match kind {
+        Quantize::Int8 => true,
+        Quantize::Rabitq => rabitq::Packing::of(bits) != rabitq::Packing::Nibbles,
+        _ => false,
     }
 }
 
@@ -194,9 +242,12 @@ fn round_to_i8(v: &[f32]) -> (Vec<i8>, f32) {
 }
 
 /// The codes of one segment's field: `code_bytes` per row and [`PARAMS_PER_ROW`] floats.
+/// Made by [`Quantizer::view`].
 #[derive(Clone, Copy, Debug)]
 pub struct Codes<'a> {
     pub kind: Quantize,
+    /// RaBitQ bits per dimension; 0 for other codes.
+    pub bits: u8,
     pub code_bytes: usize,
     pub codes: &'a [u8],
     pub params: &'a [f32],
@@ -218,6 +269,12 @@ impl<'a> Codes<'a> {
         self.params.len() / PARAMS_PER_ROW
     }
 
+    /// Whether the fast distance rounds the query to i8 (and [`Codes::distance`] with
+    /// `precise` is finer).
+    pub fn rounds_query(&self) -> bool {
+        rounds_query(self.kind, self.bits)
+    }
+
     /// `q·x` as the codes estimate it, with the query in f32 when `precise`, else (int8)
     /// rounded to i8.
     #[inline]
@@ -231,6 +288,23 @@ impl<'a> Codes<'a> {
                 p[0] * query.sum + p[1] * query.q8_scale * dot
             }
             Quantize::Int4 => p[0] * query.sum + p[1] * (k.dot_f32_u4)(q, c),
+            Quantize::Rabitq => {
+                let centre = rabitq::centre(self.bits);
+                let (raw, sum) = match rabitq::Packing::of(self.bits) {
+                    rabitq::Packing::Bits => {
+                        let words = cast_slice::<u64>(c).expect("one-bit codes are whole aligned words");
+                        if precise {
+                            (rabitq::masked_sum_f32(q, words), query.sum)
+                        } else {
+                            ((k.masked_sum_i8)(&query.q8, words) as f32 * query.q8_scale, query.q8_sum)
+                        }
+                    }
+                    rabitq::Packing::Nibbles => ((k.dot_f32_u4)(q, c), query.sum),
+                    rabitq::Packing::Bytes if precise => ((k.dot_f32_u8)(q, c), query.sum),
+                    rabitq::Packing::Bytes => ((k.dot_u8_i8)(c, &query.q8) as f32 * query.q8_scale, query.q8_sum),
+                };
+                p[0] * (raw - centre * sum)
+            }
             Quantize::None => unreachable!("no codes without quantization"),
         }
     }

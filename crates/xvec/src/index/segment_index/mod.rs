@@ -124,7 +124,7 @@ pub struct IndexBytes {
 
 fn quantizer_for(spec: &VectorSpec, rotation: Option<Rotation>) -> Option<Quantizer> {
     let q = spec.index.quant();
-    (q.quantize != Quantize::None).then(|| Quantizer::new(q.quantize, spec.dim as usize, spec.metric, rotation))
+    (q.quantize != Quantize::None).then(|| Quantizer::new(q.quantize, q.bits, spec.dim as usize, spec.metric, rotation))
 }
 
 /// Whether an index of `spec` keeps sketches: graph indexes do.
@@ -230,12 +230,7 @@ impl SegmentIndex {
     pub fn codes(&self) -> Option<Codes<'_>> {
         let (c, p) = self.codes.as_ref()?;
         let qz = self.quantizer.as_ref()?;
-        Some(Codes {
-            kind: qz.kind(),
-            code_bytes: qz.code_bytes(),
-            codes: &self.bytes.as_slice()[c.clone()],
-            params: self.slice(p)?,
-        })
+        Some(qz.view(&self.bytes.as_slice()[c.clone()], self.slice(p)?))
     }
 
     /// The stored rotation (of rotated codes and of sketches).

@@ -83,7 +83,7 @@ impl PassCodes {
         use crate::index::quant::{Quantizer, rotation::Rotation};
         use crate::schema::Quantize;
         let dim = col.dim;
-        let quant = Quantizer::new(Quantize::Int8, dim, metric, Some(Rotation::new(dim, seed)));
+        let quant = Quantizer::new(Quantize::Int8, 0, dim, metric, Some(Rotation::new(dim, seed)));
         let (codes, params) = quant.encode_rows(col, n);
         let sums =
             codes.chunks_exact(dim.max(1)).map(|c| c.iter().map(|&x| u32::from(x)).sum::<u32>() as f32).collect();
