@@ -154,7 +154,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
             [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
-            [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly')
+            [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes')
+            [CompletionResult]::new('--nprobe', '--nprobe', [CompletionResultType]::ParameterName, 'Lists an ivf index probes, 1 to 65536 (of its nlist; more is slower and finds more); refused on other indexes')
             [CompletionResult]::new('--refine', '--refine', [CompletionResultType]::ParameterName, 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization')
             [CompletionResult]::new('--group-by', '--group-by', [CompletionResultType]::ParameterName, 'Group results by this scalar field: -k groups, best first, of --per-group hits')
             [CompletionResult]::new('--per-group', '--per-group', [CompletionResultType]::ParameterName, 'Hits per group with --group-by; k × N is at most 1000000')
@@ -189,7 +190,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
             [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
-            [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly')
+            [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes')
+            [CompletionResult]::new('--nprobe', '--nprobe', [CompletionResultType]::ParameterName, 'Lists an ivf index probes, 1 to 65536 (of its nlist; more is slower and finds more); refused on other indexes')
             [CompletionResult]::new('--refine', '--refine', [CompletionResultType]::ParameterName, 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization')
             [CompletionResult]::new('--group-by', '--group-by', [CompletionResultType]::ParameterName, 'Group results by this scalar field: -k groups, best first, of --per-group hits')
             [CompletionResult]::new('--per-group', '--per-group', [CompletionResultType]::ParameterName, 'Hits per group with --group-by; k × N is at most 1000000')
@@ -223,7 +225,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
             [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
-            [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly')
+            [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes')
+            [CompletionResult]::new('--nprobe', '--nprobe', [CompletionResultType]::ParameterName, 'Lists an ivf index probes, 1 to 65536 (of its nlist; more is slower and finds more); refused on other indexes')
             [CompletionResult]::new('--refine', '--refine', [CompletionResultType]::ParameterName, 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization')
             [CompletionResult]::new('--group-by', '--group-by', [CompletionResultType]::ParameterName, 'Group results by this scalar field: -k groups, best first, of --per-group hits')
             [CompletionResult]::new('--per-group', '--per-group', [CompletionResultType]::ParameterName, 'Hits per group with --group-by; k × N is at most 1000000')
@@ -515,13 +518,18 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--degree', '--degree', [CompletionResultType]::ParameterName, 'Vamana: most neighbours per node, R (default: the engine''s)')
             [CompletionResult]::new('--build-list', '--build-list', [CompletionResultType]::ParameterName, 'Vamana: candidate list size while building, L (default: the engine''s)')
             [CompletionResult]::new('--alpha', '--alpha', [CompletionResultType]::ParameterName, 'Vamana: prune relaxation, e.g. 1.2 (default: the engine''s)')
+            [CompletionResult]::new('--nlist', '--nlist', [CompletionResultType]::ParameterName, 'IVF: lists per segment, 1..=65536 (default: the engine''s)')
+            [CompletionResult]::new('--default-nprobe', '--default-nprobe', [CompletionResultType]::ParameterName, 'IVF: lists a query probes by default (default: the engine''s)')
+            [CompletionResult]::new('--soar', '--soar', [CompletionResultType]::ParameterName, 'IVF: keep every row in a second list chosen by SOAR (default: off)')
             [CompletionResult]::new('--quantize', '--quantize', [CompletionResultType]::ParameterName, 'Vector codes inside the index (default: none)')
-            [CompletionResult]::new('--rotate', '--rotate', [CompletionResultType]::ParameterName, 'Rotate vectors before quantizing (default: on for int8 and int4)')
+            [CompletionResult]::new('--bits', '--bits', [CompletionResultType]::ParameterName, 'Bits per dimension of RaBitQ codes, sign included, 1..=8 (default: the engine''s)')
+            [CompletionResult]::new('--rotate', '--rotate', [CompletionResultType]::ParameterName, 'Rotate vectors before quantizing (default: on for int8, int4 and rabitq)')
             [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed of graph construction and rotation')
             [CompletionResult]::new('--metric', '--metric', [CompletionResultType]::ParameterName, 'Similarity metric')
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Neighbours per query; recall and nDCG are computed at this k')
             [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Neighbours per query; recall and nDCG are computed at this k')
             [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes, 1 to 100000 (default: the index''s own)')
+            [CompletionResult]::new('--nprobe', '--nprobe', [CompletionResultType]::ParameterName, 'Lists an ivf index probes, 1 to 65536 (default: the index''s nprobe)')
             [CompletionResult]::new('--refine', '--refine', [CompletionResultType]::ParameterName, 'Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default: the index''s)')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Use only the first N base vectors (ground truth is checked, or computed, for them)')
             [CompletionResult]::new('--batch-size', '--batch-size', [CompletionResultType]::ParameterName, 'Documents per insert call')
@@ -532,7 +540,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)')
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m')
             [CompletionResult]::new('--cooldown', '--cooldown', [CompletionResultType]::ParameterName, 'Pause between the concurrent phases and the serial phase')
-            [CompletionResult]::new('--sweep', '--sweep', [CompletionResultType]::ParameterName, 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)')
+            [CompletionResult]::new('--sweep', '--sweep', [CompletionResultType]::ParameterName, 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef, refine or nprobe)')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Every query carries this filter, e.g. "pos = ''v''": the base rows'' scalar attributes are loaded from the JSON Lines file beside the base vectors (base.jsonl beside base.fvecs), and ground truth is computed among the rows the filter allows')
             [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'How segments with a graph index are searched: auto (the engine''s cost model picks graph or an exact scan of the allowed rows per segment), or forced to graph or exact, to measure one route against the other')
             [CompletionResult]::new('--gt-threads', '--gt-threads', [CompletionResultType]::ParameterName, 'Threads for computing ground truth when the dataset has none, 1 to 1024 (default: all cores)')
@@ -572,6 +580,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Neighbours per query')
             [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Neighbours per query')
             [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes, 1 to 100000 (HNSW ef, Vamana query list; default: the index''s)')
+            [CompletionResult]::new('--nprobe', '--nprobe', [CompletionResultType]::ParameterName, 'Lists an IVF index probes per query, 1 to 65536 (default: the index''s)')
             [CompletionResult]::new('--refine', '--refine', [CompletionResultType]::ParameterName, 'Re-rank factor of quantized indexes, 0 to 1000 (0: codes only; default: the index''s)')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Workload threads at the start (default: all cores)')
             [CompletionResult]::new('--recall-sample', '--recall-sample', [CompletionResultType]::ParameterName, 'Queries with an exact-search reference for recall when there is no --gt')
@@ -621,6 +630,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('segments', 'segments', [CompletionResultType]::ParameterValue, 'Segments: rows, deletions, bytes per file, creation time')
             [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'Fields: type, dimension, metric, index, quantization, build state')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Graph topology of a vector field, one row per segment and level')
+            [CompletionResult]::new('lists', 'lists', [CompletionResultType]::ParameterValue, 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates')
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'The engine''s memory by kind, beside the process RSS')
             [CompletionResult]::new('wal', 'wal', [CompletionResultType]::ParameterValue, 'WAL files: records, bytes, bad frames, torn tails, unsynced records')
             [CompletionResult]::new('doc', 'doc', [CompletionResultType]::ParameterValue, 'Where a key lives: live row, older versions, deleted rows, WAL records')
@@ -646,6 +656,15 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;inspect;graph' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;inspect;lists' {
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
@@ -685,6 +704,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('segments', 'segments', [CompletionResultType]::ParameterValue, 'Segments: rows, deletions, bytes per file, creation time')
             [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'Fields: type, dimension, metric, index, quantization, build state')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Graph topology of a vector field, one row per segment and level')
+            [CompletionResult]::new('lists', 'lists', [CompletionResultType]::ParameterValue, 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates')
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'The engine''s memory by kind, beside the process RSS')
             [CompletionResult]::new('wal', 'wal', [CompletionResultType]::ParameterValue, 'WAL files: records, bytes, bad frames, torn tails, unsynced records')
             [CompletionResult]::new('doc', 'doc', [CompletionResultType]::ParameterValue, 'Where a key lives: live row, older versions, deleted rows, WAL records')
@@ -698,6 +718,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;inspect;help;graph' {
+            break
+        }
+        'xvec;inspect;help;lists' {
             break
         }
         'xvec;inspect;help;memory' {
@@ -861,6 +884,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('segments', 'segments', [CompletionResultType]::ParameterValue, 'Segments: rows, deletions, bytes per file, creation time')
             [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'Fields: type, dimension, metric, index, quantization, build state')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Graph topology of a vector field, one row per segment and level')
+            [CompletionResult]::new('lists', 'lists', [CompletionResultType]::ParameterValue, 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates')
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'The engine''s memory by kind, beside the process RSS')
             [CompletionResult]::new('wal', 'wal', [CompletionResultType]::ParameterValue, 'WAL files: records, bytes, bad frames, torn tails, unsynced records')
             [CompletionResult]::new('doc', 'doc', [CompletionResultType]::ParameterValue, 'Where a key lives: live row, older versions, deleted rows, WAL records')
@@ -873,6 +897,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;inspect;graph' {
+            break
+        }
+        'xvec;help;inspect;lists' {
             break
         }
         'xvec;help;inspect;memory' {

@@ -295,6 +295,9 @@ _xvec() {
             xvec__subcmd__help__subcmd__inspect,graph)
                 cmd="xvec__subcmd__help__subcmd__inspect__subcmd__graph"
                 ;;
+            xvec__subcmd__help__subcmd__inspect,lists)
+                cmd="xvec__subcmd__help__subcmd__inspect__subcmd__lists"
+                ;;
             xvec__subcmd__help__subcmd__inspect,memory)
                 cmd="xvec__subcmd__help__subcmd__inspect__subcmd__memory"
                 ;;
@@ -316,6 +319,9 @@ _xvec() {
             xvec__subcmd__inspect,help)
                 cmd="xvec__subcmd__inspect__subcmd__help"
                 ;;
+            xvec__subcmd__inspect,lists)
+                cmd="xvec__subcmd__inspect__subcmd__lists"
+                ;;
             xvec__subcmd__inspect,memory)
                 cmd="xvec__subcmd__inspect__subcmd__memory"
                 ;;
@@ -336,6 +342,9 @@ _xvec() {
                 ;;
             xvec__subcmd__inspect__subcmd__help,help)
                 cmd="xvec__subcmd__inspect__subcmd__help__subcmd__help"
+                ;;
+            xvec__subcmd__inspect__subcmd__help,lists)
+                cmd="xvec__subcmd__inspect__subcmd__help__subcmd__lists"
                 ;;
             xvec__subcmd__inspect__subcmd__help,memory)
                 cmd="xvec__subcmd__inspect__subcmd__help__subcmd__memory"
@@ -703,7 +712,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__bench)
-            opts="-k -o -h --dataset --base --queries --gt --path --index --m --ef-construction --degree --build-list --alpha --quantize --rotate --seed --metric --k --ef --refine --limit --skip-load --batch --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --filter --route --gt-threads --output --csv --plot --streaming --rate --search-threads --hold-snapshot --auto-flush-rows --optimize-at --window --flush-every --fresh --merge-factor --target-recall --repeat --compare --mode --no-headers --no-mmap --wait --help"
+            opts="-k -o -h --dataset --base --queries --gt --path --index --m --ef-construction --degree --build-list --alpha --nlist --default-nprobe --soar --quantize --bits --rotate --seed --metric --k --ef --nprobe --refine --limit --skip-load --batch --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --filter --route --gt-threads --output --csv --plot --streaming --rate --search-threads --hold-snapshot --auto-flush-rows --optimize-at --window --flush-every --fresh --merge-factor --target-recall --repeat --compare --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -730,7 +739,7 @@ _xvec() {
                     return 0
                     ;;
                 --index)
-                    COMPREPLY=($(compgen -W "flat hnsw vamana" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "flat hnsw vamana ivf" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -771,8 +780,36 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --nlist)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --default-nprobe)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --soar)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --quantize)
-                    COMPREPLY=($(compgen -W "none fp16 int8 int4" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "none fp16 int8 int4 rabitq" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --bits)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -814,6 +851,13 @@ _xvec() {
                     return 0
                     ;;
                 --ef)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --nprobe)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -1416,7 +1460,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__analyze__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1480,6 +1524,13 @@ _xvec() {
                     return 0
                     ;;
                 --ef)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --nprobe)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -1613,7 +1664,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1677,6 +1728,13 @@ _xvec() {
                     return 0
                     ;;
                 --ef)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --nprobe)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -2253,7 +2311,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__inspect)
-            opts="segments fields graph memory wal doc"
+            opts="segments fields graph lists memory wal doc"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2295,6 +2353,20 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__inspect__subcmd__graph)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__inspect__subcmd__lists)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2632,7 +2704,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect)
-            opts="-h --mode --no-headers --no-mmap --wait --help segments fields graph memory wal doc help"
+            opts="-h --mode --no-headers --no-mmap --wait --help segments fields graph lists memory wal doc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2744,7 +2816,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__help)
-            opts="segments fields graph memory wal doc help"
+            opts="segments fields graph lists memory wal doc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2813,6 +2885,20 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xvec__subcmd__inspect__subcmd__help__subcmd__lists)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xvec__subcmd__inspect__subcmd__help__subcmd__memory)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -2848,6 +2934,34 @@ _xvec() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__lists)
+            opts="-h --mode --no-headers --no-mmap --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3003,7 +3117,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3067,6 +3181,13 @@ _xvec() {
                     return 0
                     ;;
                 --ef)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --nprobe)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -3358,7 +3479,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__tui)
-            opts="-k -h --write --field --queries --max-queries --gt --filter --param --k --ef --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --write --field --queries --max-queries --gt --filter --param --k --ef --nprobe --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3437,6 +3558,13 @@ _xvec() {
                     return 0
                     ;;
                 --ef)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --nprobe)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

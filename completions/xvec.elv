@@ -143,7 +143,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
             cand -k 'Number of results, 1 to 100000'
             cand --k 'Number of results, 1 to 100000'
-            cand --ef 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly'
+            cand --ef 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes'
+            cand --nprobe 'Lists an ivf index probes, 1 to 65536 (of its nlist; more is slower and finds more); refused on other indexes'
             cand --refine 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization'
             cand --group-by 'Group results by this scalar field: -k groups, best first, of --per-group hits'
             cand --per-group 'Hits per group with --group-by; k × N is at most 1000000'
@@ -176,7 +177,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
             cand -k 'Number of results, 1 to 100000'
             cand --k 'Number of results, 1 to 100000'
-            cand --ef 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly'
+            cand --ef 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes'
+            cand --nprobe 'Lists an ivf index probes, 1 to 65536 (of its nlist; more is slower and finds more); refused on other indexes'
             cand --refine 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization'
             cand --group-by 'Group results by this scalar field: -k groups, best first, of --per-group hits'
             cand --per-group 'Hits per group with --group-by; k × N is at most 1000000'
@@ -208,7 +210,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
             cand -k 'Number of results, 1 to 100000'
             cand --k 'Number of results, 1 to 100000'
-            cand --ef 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly'
+            cand --ef 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes'
+            cand --nprobe 'Lists an ivf index probes, 1 to 65536 (of its nlist; more is slower and finds more); refused on other indexes'
             cand --refine 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization'
             cand --group-by 'Group results by this scalar field: -k groups, best first, of --per-group hits'
             cand --per-group 'Hits per group with --group-by; k × N is at most 1000000'
@@ -464,13 +467,18 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --degree 'Vamana: most neighbours per node, R (default: the engine''s)'
             cand --build-list 'Vamana: candidate list size while building, L (default: the engine''s)'
             cand --alpha 'Vamana: prune relaxation, e.g. 1.2 (default: the engine''s)'
+            cand --nlist 'IVF: lists per segment, 1..=65536 (default: the engine''s)'
+            cand --default-nprobe 'IVF: lists a query probes by default (default: the engine''s)'
+            cand --soar 'IVF: keep every row in a second list chosen by SOAR (default: off)'
             cand --quantize 'Vector codes inside the index (default: none)'
-            cand --rotate 'Rotate vectors before quantizing (default: on for int8 and int4)'
+            cand --bits 'Bits per dimension of RaBitQ codes, sign included, 1..=8 (default: the engine''s)'
+            cand --rotate 'Rotate vectors before quantizing (default: on for int8, int4 and rabitq)'
             cand --seed 'Seed of graph construction and rotation'
             cand --metric 'Similarity metric'
             cand -k 'Neighbours per query; recall and nDCG are computed at this k'
             cand --k 'Neighbours per query; recall and nDCG are computed at this k'
             cand --ef 'Search breadth of graph indexes, 1 to 100000 (default: the index''s own)'
+            cand --nprobe 'Lists an ivf index probes, 1 to 65536 (default: the index''s nprobe)'
             cand --refine 'Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default: the index''s)'
             cand --limit 'Use only the first N base vectors (ground truth is checked, or computed, for them)'
             cand --batch-size 'Documents per insert call'
@@ -481,7 +489,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --concurrency 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)'
             cand --duration 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m'
             cand --cooldown 'Pause between the concurrent phases and the serial phase'
-            cand --sweep 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)'
+            cand --sweep 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef, refine or nprobe)'
             cand --filter 'Every query carries this filter, e.g. "pos = ''v''": the base rows'' scalar attributes are loaded from the JSON Lines file beside the base vectors (base.jsonl beside base.fvecs), and ground truth is computed among the rows the filter allows'
             cand --route 'How segments with a graph index are searched: auto (the engine''s cost model picks graph or an exact scan of the allowed rows per segment), or forced to graph or exact, to measure one route against the other'
             cand --gt-threads 'Threads for computing ground truth when the dataset has none, 1 to 1024 (default: all cores)'
@@ -520,6 +528,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -k 'Neighbours per query'
             cand --k 'Neighbours per query'
             cand --ef 'Search breadth of graph indexes, 1 to 100000 (HNSW ef, Vamana query list; default: the index''s)'
+            cand --nprobe 'Lists an IVF index probes per query, 1 to 65536 (default: the index''s)'
             cand --refine 'Re-rank factor of quantized indexes, 0 to 1000 (0: codes only; default: the index''s)'
             cand --concurrency 'Workload threads at the start (default: all cores)'
             cand --recall-sample 'Queries with an exact-search reference for recall when there is no --gt'
@@ -566,6 +575,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand segments 'Segments: rows, deletions, bytes per file, creation time'
             cand fields 'Fields: type, dimension, metric, index, quantization, build state'
             cand graph 'Graph topology of a vector field, one row per segment and level'
+            cand lists 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates'
             cand memory 'The engine''s memory by kind, beside the process RSS'
             cand wal 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
             cand doc 'Where a key lives: live row, older versions, deleted rows, WAL records'
@@ -588,6 +598,14 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;inspect;graph'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;inspect;lists'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
@@ -623,6 +641,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand segments 'Segments: rows, deletions, bytes per file, creation time'
             cand fields 'Fields: type, dimension, metric, index, quantization, build state'
             cand graph 'Graph topology of a vector field, one row per segment and level'
+            cand lists 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates'
             cand memory 'The engine''s memory by kind, beside the process RSS'
             cand wal 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
             cand doc 'Where a key lives: live row, older versions, deleted rows, WAL records'
@@ -633,6 +652,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;inspect;help;fields'= {
         }
         &'xvec;inspect;help;graph'= {
+        }
+        &'xvec;inspect;help;lists'= {
         }
         &'xvec;inspect;help;memory'= {
         }
@@ -755,6 +776,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand segments 'Segments: rows, deletions, bytes per file, creation time'
             cand fields 'Fields: type, dimension, metric, index, quantization, build state'
             cand graph 'Graph topology of a vector field, one row per segment and level'
+            cand lists 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates'
             cand memory 'The engine''s memory by kind, beside the process RSS'
             cand wal 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
             cand doc 'Where a key lives: live row, older versions, deleted rows, WAL records'
@@ -764,6 +786,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;help;inspect;fields'= {
         }
         &'xvec;help;inspect;graph'= {
+        }
+        &'xvec;help;inspect;lists'= {
         }
         &'xvec;help;inspect;memory'= {
         }

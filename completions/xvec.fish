@@ -175,7 +175,8 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l row -d 'Row of --vec
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l field -d 'Vector field to search (needed when the schema has several)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l filter -d 'Only documents matching this filter, e.g. "pos = \'n\' AND n_lemmas > 1"' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -s k -l k -d 'Number of results, 1 to 100000' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l nprobe -d 'Lists an ivf index probes, 1 to 65536 (of its nlist; more is slower and finds more); refused on other indexes' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r -f
@@ -213,7 +214,8 @@ complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subco
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l field -d 'Vector field to search (needed when the schema has several)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l filter -d 'Only documents matching this filter, e.g. "pos = \'n\' AND n_lemmas > 1"' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -s k -l k -d 'Number of results, 1 to 100000' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l ef -d 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on a flat index, which is searched exactly' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l ef -d 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l nprobe -d 'Lists an ivf index probes, 1 to 65536 (of its nlist; more is slower and finds more); refused on other indexes' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r -f
@@ -502,17 +504,24 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l gt -d 'Ground truth:
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l path -d 'Collection directory to create (default: a temporary one, removed afterwards)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l index -d 'Index type of the vector field' -r -f -a "flat\t''
 hnsw\t''
-vamana\t''"
+vamana\t''
+ivf\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW edges per node (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'HNSW candidate list size while building (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana: most neighbours per node, R (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l build-list -d 'Vamana: candidate list size while building, L (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l alpha -d 'Vamana: prune relaxation, e.g. 1.2 (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l nlist -d 'IVF: lists per segment, 1..=65536 (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l default-nprobe -d 'IVF: lists a query probes by default (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l soar -d 'IVF: keep every row in a second list chosen by SOAR (default: off)' -r -f -a "true\t''
+false\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l quantize -d 'Vector codes inside the index (default: none)' -r -f -a "none\t''
 fp16\t''
 int8\t''
-int4\t''"
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l rotate -d 'Rotate vectors before quantizing (default: on for int8 and int4)' -r -f -a "true\t''
+int4\t''
+rabitq\t''"
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l bits -d 'Bits per dimension of RaBitQ codes, sign included, 1..=8 (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l rotate -d 'Rotate vectors before quantizing (default: on for int8, int4 and rabitq)' -r -f -a "true\t''
 false\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l seed -d 'Seed of graph construction and rotation' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l metric -d 'Similarity metric' -r -f -a "l2\t''
@@ -520,6 +529,7 @@ ip\t''
 cosine\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbours per query; recall and nDCG are computed at this k' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (default: the index\'s own)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l nprobe -d 'Lists an ivf index probes, 1 to 65536 (default: the index\'s nprobe)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l refine -d 'Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default: the index\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l limit -d 'Use only the first N base vectors (ground truth is checked, or computed, for them)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l batch-size -l batch -d 'Documents per insert call' -r -f
@@ -530,7 +540,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l warmup -d 'Untimed q
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l concurrency -d 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l duration -d 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l cooldown -d 'Pause between the concurrent phases and the serial phase' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l sweep -d 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l sweep -d 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef, refine or nprobe)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l filter -d 'Every query carries this filter, e.g. "pos = \'v\'": the base rows\' scalar attributes are loaded from the JSON Lines file beside the base vectors (base.jsonl beside base.fvecs), and ground truth is computed among the rows the filter allows' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l route -d 'How segments with a graph index are searched: auto (the engine\'s cost model picks graph or an exact scan of the allowed rows per segment), or forced to graph or exact, to measure one route against the other' -r -f -a "auto\t''
 graph\t''
@@ -572,6 +582,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand tui" -l filter -d 'Filter the 
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -s k -l k -d 'Neighbours per query' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (HNSW ef, Vamana query list; default: the index\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l nprobe -d 'Lists an IVF index probes per query, 1 to 65536 (default: the index\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l refine -d 'Re-rank factor of quantized indexes, 0 to 1000 (0: codes only; default: the index\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l concurrency -d 'Workload threads at the start (default: all cores)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l recall-sample -d 'Queries with an exact-search reference for recall when there is no --gt' -r -f
@@ -618,24 +629,25 @@ complete -c xvec -n "__fish_xvec_using_subcommand repair" -l purge-lost-found -d
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -l no-headers -d 'Leave out the header row'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -a "segments" -d 'Segments: rows, deletions, bytes per file, creation time'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -a "fields" -d 'Fields: type, dimension, metric, index, quantization, build state'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -a "graph" -d 'Graph topology of a vector field, one row per segment and level'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -a "memory" -d 'The engine\'s memory by kind, beside the process RSS'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -a "wal" -d 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -a "doc" -d 'Where a key lives: live row, older versions, deleted rows, WAL records'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph memory wal doc help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -a "segments" -d 'Segments: rows, deletions, bytes per file, creation time'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -a "fields" -d 'Fields: type, dimension, metric, index, quantization, build state'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -a "graph" -d 'Graph topology of a vector field, one row per segment and level'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -a "lists" -d 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -a "memory" -d 'The engine\'s memory by kind, beside the process RSS'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -a "wal" -d 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -a "doc" -d 'Where a key lives: live row, older versions, deleted rows, WAL records'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -669,6 +681,17 @@ complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subco
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+tsv\t'Tab-separated values (default when piped)'
+csv\t''
+json\t'One JSON array of objects'
+jsonl\t'One JSON object per line'
+markdown\t'GitHub-flavoured Markdown table'
+line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l no-headers -d 'Leave out the header row'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -705,6 +728,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subco
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "segments" -d 'Segments: rows, deletions, bytes per file, creation time'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "fields" -d 'Fields: type, dimension, metric, index, quantization, build state'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "graph" -d 'Graph topology of a vector field, one row per segment and level'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "lists" -d 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "memory" -d 'The engine\'s memory by kind, beside the process RSS'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "wal" -d 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "doc" -d 'Where a key lives: live row, older versions, deleted rows, WAL records'
@@ -748,6 +772,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcomma
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "segments" -d 'Segments: rows, deletions, bytes per file, creation time'
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "fields" -d 'Fields: type, dimension, metric, index, quantization, build state'
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "graph" -d 'Graph topology of a vector field, one row per segment and level'
+complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "lists" -d 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates'
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "memory" -d 'The engine\'s memory by kind, beside the process RSS'
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "wal" -d 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
 complete -c xvec -n "__fish_xvec_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "doc" -d 'Where a key lives: live row, older versions, deleted rows, WAL records'

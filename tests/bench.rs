@@ -421,7 +421,11 @@ fn bad_datasets_and_flags_fail_with_clear_errors() {
     assert!(msg.contains("m 1 is out of range"), "{msg}");
     assert!(err(&["bench", "--dataset", d, "--m", "8"], 2).contains("--m applies to --index hnsw"));
     // Parser-checked flags.
-    assert!(err(&["bench", "--dataset", d, "--index", "ivf"], 2).contains("invalid value 'ivf'"));
+    assert!(err(&["bench", "--dataset", d, "--index", "ivfpq"], 2).contains("invalid value 'ivfpq'"));
+    assert!(err(&["bench", "--dataset", d, "--nprobe", "8"], 2).contains("--index flat has none"));
+    assert!(
+        err(&["bench", "--dataset", d, "--index", "hnsw", "--sweep", "nprobe=8"], 2).contains("--index hnsw has none")
+    );
     assert!(err(&["bench", "--dataset", d, "--duration", "soon"], 2).contains("'soon' is not a duration"));
     assert!(err(&["bench", "--dataset", d, "--sweep", "m=4"], 2).contains("'m' is not a parameter that can be swept"));
     assert!(err(&["bench", "--dataset", d, "--base", "x.fvecs"], 2).contains("cannot be used with"));

@@ -244,7 +244,7 @@ fn group_by_matches_brute_force_on_flat_and_hnsw() {
         }
     }
     want.truncate(4);
-    for index in [r#"{"type":"flat"}"#, r#"{"type":"hnsw","m":16}"#] {
+    for index in [r#"{"type":"flat"}"#, r#"{"type":"hnsw","m":16}"#, r#"{"type":"ivf","nlist":16,"nprobe":16}"#] {
         let dir = tempfile::tempdir().unwrap();
         let coll = Collection::create(dir.path(), schema(Metric::L2, 16, index), Default::default()).unwrap();
         coll.insert(
@@ -267,6 +267,73 @@ fn group_by_matches_brute_force_on_flat_and_hnsw() {
         assert_eq!(got, want, "{index}");
         let err = coll.query_groups(&Query::vector(q.clone()), &xvec::GroupBy::new("v", 1, 1));
         assert!(err.unwrap_err().to_string().contains("cannot group by `v`"));
+    }
+}
+
+/// An IVF collection: probing every list of an unquantized index is exact; fewer lists
+/// lose some recall but keep every answer inside the filter; a selective filter falls back
+/// to an exact scan; deleted rows never come back; rows written after the optimize are
+/// searched exactly beside the lists, and the next optimize indexes them.
+#[test]
+fn ivf_collections_search_lists_filters_deletes_and_new_segments() {
+    let (n, dim) = (4000, 16);
+    // Uniform noise: no cluster structure for a few lists to cover.
+    let data = random_vectors(21, n, dim);
+    let queries = random_vectors(22, 20, dim);
+    let dir = tempfile::tempdir().unwrap();
+    let coll = build(dir.path(), Metric::L2, r#"{"type":"ivf","nlist":64,"nprobe":4,"soar":true}"#, &data, 2);
+    let keys = |q: Query| -> Vec<usize> { coll.query(&q).unwrap().iter().map(|h| h.key.parse().unwrap()).collect() };
+    let mut hit = 0;
+    for q in &queries {
+        let want = brute_force(Metric::L2, &data, q, 10);
+        assert_eq!(keys(Query::vector(q.clone()).k(10).nprobe(64)), want);
+        hit += keys(Query::vector(q.clone()).k(10)).iter().filter(|g| want.contains(g)).count();
+    }
+    let r = hit as f64 / (queries.len() * 10) as f64;
+    assert!((0.5..1.0).contains(&r), "nprobe 4 of 64: recall {r}");
+    // Above the index's nlist probes every list, as faiss does; beyond any nlist is refused.
+    assert_eq!(
+        keys(Query::vector(queries[0].clone()).k(10).nprobe(65)),
+        brute_force(Metric::L2, &data, &queries[0], 10)
+    );
+    for bad in [0, 1 << 20] {
+        let err = coll.query(&Query::vector(queries[0].clone()).nprobe(bad)).unwrap_err().to_string();
+        assert!(err.contains("nprobe"), "{err}");
+    }
+
+    for (filter, modulo) in [("g < 5", 5), ("g < 500", 500)] {
+        let idx: Vec<usize> = (0..n).filter(|i| i % 1000 < modulo).collect();
+        let sub: Vec<Vec<f32>> = idx.iter().map(|&i| data[i].clone()).collect();
+        for q in &queries[..5] {
+            let got = keys(Query::vector(q.clone()).k(10).filter(filter));
+            assert!(got.iter().all(|&i| i % 1000 < modulo), "{filter}: result outside the filter");
+            let want: Vec<usize> = brute_force(Metric::L2, &sub, q, 10).into_iter().map(|j| idx[j]).collect();
+            if modulo == 5 {
+                assert_eq!(got, want, "{filter}: a selective filter is searched exactly");
+            }
+            assert_eq!(keys(Query::vector(q.clone()).k(10).nprobe(64).filter(filter)), want, "{filter}");
+        }
+    }
+
+    let near = brute_force(Metric::L2, &data, &queries[0], 5);
+    let gone: Vec<String> = near.iter().map(|i| i.to_string()).collect();
+    coll.delete(&gone.iter().map(String::as_str).collect::<Vec<_>>()).unwrap();
+    let extra: Vec<Vec<f32>> = random_vectors(23, 500, dim);
+    coll.insert(
+        extra.iter().enumerate().map(|(i, v)| Doc::new(format!("{}", n + i)).set("g", 0).set("v", v.clone())).collect(),
+    )
+    .unwrap();
+    coll.flush().unwrap();
+    let mut all: Vec<Vec<f32>> = data.clone();
+    all.extend(extra);
+    let live = |i: &usize| !near.contains(i);
+    for pass in ["before the optimize", "after it"] {
+        for q in &queries[..5] {
+            let want: Vec<usize> = brute_force(Metric::L2, &all, q, 20).into_iter().filter(live).take(10).collect();
+            assert_eq!(keys(Query::vector(q.clone()).k(10).nprobe(64)), want, "{pass}");
+        }
+        coll.optimize(&OptimizeOptions::default().concurrency(2)).unwrap();
+        assert_eq!(coll.snapshot().index_completeness(1), 1.0);
     }
 }
 

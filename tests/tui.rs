@@ -180,3 +180,48 @@ fn headless_on_a_live_collection_reports_ingest_and_backlog() {
     assert!(v["live_docs"].as_u64().unwrap() > 200 && v["wal_records"].as_u64().unwrap() > 0, "{v}");
     assert_eq!(v["live_docs"].as_u64().unwrap() - 200, v["unindexed_rows"].as_u64().unwrap(), "{v}");
 }
+
+/// On an IVF index the breadth keys step nprobe, the footer shows it, and a headless run
+/// reports the nprobe it searched with.
+#[test]
+fn on_an_ivf_index_the_breadth_keys_step_nprobe() {
+    let dir = tempfile::tempdir().unwrap();
+    let coll = dir.path().join("ivf");
+    let schema = std::fs::read_to_string(data("schema.json")).unwrap();
+    let schema = schema
+        .replace(r#""index": {"type": "flat"}"#, r#""index": {"type": "ivf", "nlist": 32, "nprobe": 8, "soar": true}"#);
+    std::fs::write(dir.path().join("schema.json"), schema).unwrap();
+    let c = coll.to_str().unwrap();
+    xvec(&["create", c, "--schema", dir.path().join("schema.json").to_str().unwrap()]).run().ok();
+    xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &format!("emb={}", data("wordnet.fvecs")), "--flush"])
+        .run()
+        .ok();
+    xvec(&["optimize", c, "--concurrency", "1"]).run().ok();
+
+    let run =
+        xvec(&["tui", c, "--headless", "--duration", "1s", "--json", "--concurrency", "1", "--nprobe", "4"]).run();
+    run.ok();
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
+    assert_eq!(v["settings"]["nprobe"], 4, "{v}");
+    assert_eq!(v["settings"]["ef"], serde_json::Value::Null, "{v}");
+    let recall = v["recall"].as_f64().unwrap();
+    assert!(recall > 0.5 && recall <= 1.0, "{v}");
+
+    let shell = format!(
+        "env -i PATH=/usr/bin:/bin TERM=xterm HOME={home} NO_COLOR=1 PS1='tui-test$ ' sh",
+        home = dir.path().display()
+    );
+    let t = Tmux::start(dir.path(), &shell);
+    t.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"]);
+    t.wait("the shell prompt", |s| s.contains("tui-test$"));
+    t.keys(&[&format!("{} tui {c} --concurrency 1", crate::harness::bin()), "Enter"]);
+    t.keys(&["2"]);
+    t.wait("the search view at the index's nprobe", |s| s.contains("| nprobe 8 |"));
+    t.keys(&["]"]);
+    t.wait("nprobe raised", |s| s.contains("| nprobe 10 |"));
+    t.keys(&["["]);
+    t.keys(&["["]);
+    t.wait("nprobe lowered", |s| s.contains("| nprobe 7 |"));
+    t.keys(&["q"]);
+    t.wait("the prompt back", |s| !s.contains("1 Overview") && s.contains("tui-test$"));
+}

@@ -391,3 +391,46 @@ fn alter_fields_maps_old_segments_verifies_repairs_and_optimizes() {
     xvec(&["verify", c, "--deep"]).run().ok();
     assert_eq!(count("rank = 3"), live());
 }
+
+/// An IVF field through the binary: `describe` shows its parameters, `inspect lists` the
+/// lists' sizes and SOAR duplicates, `query --nprobe` and `explain` the lists probed,
+/// `--ef` is refused, and `verify` passes.
+#[test]
+fn ivf_index_describe_inspect_query_explain_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let coll = dir.path().join("ivf");
+    let schema = std::fs::read_to_string(data("schema.json")).unwrap();
+    let schema = schema.replace(
+        r#""index": {"type": "flat"}"#,
+        r#""index": {"type": "ivf", "nlist": 32, "nprobe": 8, "soar": true, "quantize": "rabitq", "bits": 4}"#,
+    );
+    std::fs::write(dir.path().join("schema.json"), schema).unwrap();
+    let c = coll.to_str().unwrap();
+    xvec(&["create", c, "--schema", dir.path().join("schema.json").to_str().unwrap()]).run().ok();
+    xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &format!("emb={}", data("wordnet.fvecs"))]).run().ok();
+    xvec(&["optimize", c, "--concurrency", "2"]).run().ok();
+
+    let run = xvec(&["describe", c, "--mode", "csv"]).run();
+    assert!(run.ok().stdout.contains(r#"""type"":""ivf"",""nlist"":32,""nprobe"":8,""soar"":true"#), "{run}");
+    let run = xvec(&["inspect", c, "lists", "emb", "--mode", "json"]).run();
+    let rows: serde_json::Value = serde_json::from_str(&run.ok().stdout).unwrap();
+    let row = &rows.as_array().unwrap()[0];
+    let num = |k: &str| row[k].as_f64().unwrap_or_else(|| panic!("{k}: {row}"));
+    // 2,500 rows: min(32, 2500 / 32) lists; SOAR puts nearly every row in a second list.
+    assert_eq!(num("lists"), 32.0, "{row}");
+    assert_eq!(num("entries"), 2500.0 + num("soar duplicates"), "{row}");
+    assert!(num("soar duplicates") > 2000.0 && num("deleted entries") == 0.0, "{row}");
+    assert!(num("smallest") <= num("median") && num("median") <= num("largest") && num("imbalance") >= 1.0, "{row}");
+    let run = xvec(&["inspect", c, "lists", "lemma"]).run();
+    run.code(1);
+    assert!(run.stderr.contains("lemma"), "{run}");
+
+    let run = xvec(&["query", c, "--pk", "n.01317391", "-k", "5", "--nprobe", "32", "--mode", "jsonl"]).run();
+    assert_eq!(run.ok().stdout.lines().count(), 5, "{run}");
+    let run = xvec(&["explain", "query", c, "--pk", "n.01317391", "-k", "5", "--nprobe", "4", "--mode", "csv"]).run();
+    assert!(run.ok().stdout.contains("IVF lists, 4 of 32 probed"), "{run}");
+    let run = xvec(&["query", c, "--pk", "n.01317391", "--ef", "40"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("its index is ivf") && run.stderr.contains("--nprobe and --refine apply"), "{run}");
+    xvec(&["verify", c]).run().ok();
+}

@@ -24,6 +24,7 @@ pub enum DataSource {
 pub enum SweepParam {
     Ef,
     Refine,
+    Nprobe,
 }
 
 impl SweepParam {
@@ -31,6 +32,7 @@ impl SweepParam {
         match self {
             SweepParam::Ef => "ef",
             SweepParam::Refine => "refine",
+            SweepParam::Nprobe => "nprobe",
         }
     }
 }
@@ -68,7 +70,8 @@ impl std::str::FromStr for Sweep {
         let param = match name.trim() {
             "ef" => SweepParam::Ef,
             "refine" => SweepParam::Refine,
-            other => return Err(ParseError::new(other, "a parameter that can be swept", "ef or refine")),
+            "nprobe" => SweepParam::Nprobe,
+            other => return Err(ParseError::new(other, "a parameter that can be swept", "ef, refine or nprobe")),
         };
         let values = list
             .split(',')
@@ -76,8 +79,8 @@ impl std::str::FromStr for Sweep {
                 v.trim().parse::<usize>().map_err(|_| ParseError::new(v, "a sweep value", "a non-negative integer"))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        if values.is_empty() || (param == SweepParam::Ef && values.contains(&0)) {
-            return Err(ParseError::new(s, "a sweep", "at least one value, ef values at least 1"));
+        if values.is_empty() || (param != SweepParam::Refine && values.contains(&0)) {
+            return Err(ParseError::new(s, "a sweep", "at least one value, ef and nprobe values at least 1"));
         }
         Ok(Sweep { param, values })
     }
@@ -147,6 +150,8 @@ pub struct BenchConfig {
     pub ef: Option<usize>,
     /// Re-rank factor (`Query::refine`); `None` uses the index default.
     pub refine: Option<usize>,
+    /// IVF lists probed (`Query::nprobe`); `None` uses the index default.
+    pub nprobe: Option<usize>,
     /// Use only the first `limit` base vectors.
     pub limit: Option<usize>,
     /// Reuse the collection at `path` instead of creating and loading it.
@@ -186,6 +191,7 @@ impl BenchConfig {
             k: 10,
             ef: None,
             refine: None,
+            nprobe: None,
             limit: None,
             skip_load: false,
             batch_size: 1000,
@@ -213,7 +219,7 @@ impl BenchConfig {
 
     /// The search settings to run, one per sweep value (or just the configured one).
     pub fn search_points(&self) -> Vec<SearchPoint> {
-        let base = SearchPoint { ef: self.ef, refine: self.refine };
+        let base = SearchPoint { ef: self.ef, refine: self.refine, nprobe: self.nprobe };
         match &self.sweep {
             None => vec![base],
             Some(s) => s
@@ -222,6 +228,7 @@ impl BenchConfig {
                 .map(|&v| match s.param {
                     SweepParam::Ef => SearchPoint { ef: Some(v.max(self.k)), ..base },
                     SweepParam::Refine => SearchPoint { refine: Some(v), ..base },
+                    SweepParam::Nprobe => SearchPoint { nprobe: Some(v), ..base },
                 })
                 .collect(),
         }
@@ -339,16 +346,17 @@ impl FreshConfig {
 }
 
 /// One setting of the search parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SearchPoint {
     pub ef: Option<usize>,
     pub refine: Option<usize>,
+    pub nprobe: Option<usize>,
 }
 
 impl SearchPoint {
-    /// `ef=64 refine=4`, or `defaults` when neither is set.
+    /// `ef=64 refine=4`, or `defaults` when none is set.
     pub fn label(&self) -> String {
-        let parts: Vec<String> = [("ef", self.ef), ("refine", self.refine)]
+        let parts: Vec<String> = [("ef", self.ef), ("refine", self.refine), ("nprobe", self.nprobe)]
             .iter()
             .filter_map(|(name, v)| v.map(|v| format!("{name}={v}")))
             .collect();

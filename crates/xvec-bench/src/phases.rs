@@ -523,7 +523,9 @@ fn search(
         serial.qps, cfg.k, serial.recall, serial.latency.latency_p99_ms
     ));
     log.end();
-    Ok(SearchReport { ef: point.ef.map(|v| v as u64), refine: point.refine.map(|v| v as u64), serial, concurrent })
+    let (ef, refine, nprobe) =
+        (point.ef.map(|v| v as u64), point.refine.map(|v| v as u64), point.nprobe.map(|v| v as u64));
+    Ok(SearchReport { ef, nprobe, refine, serial, concurrent })
 }
 
 /// The query set as `cfg`'s k-nearest-neighbour queries with `point`'s search settings,
@@ -537,6 +539,7 @@ pub(crate) fn queries(cfg: &BenchConfig, vectors: &[Vec<f32>], point: SearchPoin
                 .fields(Vec::<String>::new())
                 .ef(point.ef)
                 .refine(point.refine)
+                .nprobe(point.nprobe)
                 .route(cfg.route);
             q.filter_opt(cfg.filter.clone())
         })

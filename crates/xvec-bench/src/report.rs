@@ -127,6 +127,7 @@ pub struct ConfigReport {
     pub metric: Metric,
     pub k: u64,
     pub ef: Option<u64>,
+    pub nprobe: Option<u64>,
     pub refine: Option<u64>,
     /// Seed of the index's randomized construction (the engine's default for flat).
     pub seed: u64,
@@ -158,6 +159,7 @@ impl ConfigReport {
             metric: c.metric,
             k: c.k as u64,
             ef: c.ef.map(|v| v as u64),
+            nprobe: c.nprobe.map(|v| v as u64),
             refine: c.refine.map(|v| v as u64),
             seed: c.index.seed(),
             limit: c.limit.map(|v| v as u64),
@@ -265,6 +267,7 @@ pub struct ConcurrentReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct SearchReport {
     pub ef: Option<u64>,
+    pub nprobe: Option<u64>,
     pub refine: Option<u64>,
     pub serial: SerialReport,
     pub concurrent: Vec<ConcurrentReport>,

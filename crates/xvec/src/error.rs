@@ -424,6 +424,9 @@ pub enum QueryError {
     /// Grouping by a field that is missing or is a vector field.
     #[error("cannot group by `{0}`: expected a scalar field")]
     BadGroupField(String),
+    /// An IVF query must probe at least one list.
+    #[error("nprobe 0 is out of range; expected 1..={max}", max = crate::MAX_NLIST)]
+    BadNprobe,
     /// An HNSW search list (`ef`) shorter than `k` could not return `k` hits.
     #[error("ef {ef} is smaller than k {k}; ef must be at least k")]
     EfBelowK {

@@ -1,5 +1,6 @@
 //! What an open collection holds, for `xvec inspect`: its segments and their files, its
-//! fields and how much of each is indexed, the topology of a field's graphs, the memory
+//! fields and how much of each is indexed, the topology of a field's graphs, the sizes of
+//! its IVF lists, the memory
 //! the engine accounts for beside the process RSS, the WAL, and where a key lives.
 //!
 //! Everything here reads a pinned snapshot (or the directory, for WAL files); nothing
@@ -187,6 +188,71 @@ pub fn graphs(coll: &Collection, field: &str) -> Result<Vec<GraphReport>, Error>
             edges: layers.iter().map(|l| l.edges).sum(),
             entry,
             layers,
+        });
+    }
+    Ok(out)
+}
+
+/// The IVF lists of one segment's index of a field.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ListsReport {
+    /// The index file holding the lists.
+    pub file: String,
+    /// Id of the segment it indexes.
+    pub segment: u64,
+    /// Lists trained for the segment (fewer than `nlist` for a small one).
+    pub lists: u64,
+    /// Entries over all lists: one per row with a vector, plus the SOAR spills.
+    pub entries: u64,
+    /// Entries beyond a row's first (SOAR's second assignments).
+    pub duplicates: u64,
+    /// Entries of deleted rows, which searches skip.
+    pub deleted_entries: u64,
+    /// Lists with no entry.
+    pub empty: u64,
+    /// Entries of the smallest list.
+    pub smallest: u64,
+    /// Entries of the median list.
+    pub median: u64,
+    /// Entries of the largest list.
+    pub largest: u64,
+    /// `lists × Σ size² / entries²` as faiss reports it: 1.0 when every list is the same
+    /// size; the factor by which a probe scans more entries than balanced lists would.
+    pub imbalance: f64,
+}
+
+/// The IVF lists of one vector field, one report per indexed segment.
+pub fn lists(coll: &Collection, field: &str) -> Result<Vec<ListsReport>, Error> {
+    let snap = coll.snapshot();
+    let idx = snap
+        .schema()
+        .index_of(field)
+        .filter(|&i| snap.schema().field(i).as_vector().is_some())
+        .ok_or_else(|| QueryError::NoSuchVectorField(field.to_string()))?;
+    let mut out = Vec::new();
+    for s in &snap.segments {
+        let Some(index) = s.indexes.get(idx).and_then(|i| i.as_ref()) else { continue };
+        let Some(ivf) = index.ivf() else { continue };
+        let mut sizes: Vec<u64> = (0..ivf.lists()).map(|l| ivf.list(l).len() as u64).collect();
+        let entries = ivf.ids.len() as u64;
+        let mut seen = RoaringBitmap::new();
+        let duplicates = ivf.ids.iter().filter(|&&r| !seen.insert(r)).count() as u64;
+        let deleted_entries = ivf.ids.iter().filter(|&&r| s.deleted.contains(r)).count() as u64;
+        let squares: f64 = sizes.iter().map(|&n| (n as f64).powi(2)).sum();
+        let imbalance = if entries == 0 { 1.0 } else { sizes.len() as f64 * squares / (entries as f64).powi(2) };
+        sizes.sort_unstable();
+        out.push(ListsReport {
+            file: index.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            segment: s.segment.id(),
+            lists: sizes.len() as u64,
+            entries,
+            duplicates,
+            deleted_entries,
+            empty: sizes.iter().take_while(|&&n| n == 0).count() as u64,
+            smallest: sizes.first().copied().unwrap_or(0),
+            median: sizes.get(sizes.len() / 2).copied().unwrap_or(0),
+            largest: sizes.last().copied().unwrap_or(0),
+            imbalance,
         });
     }
     Ok(out)

@@ -62,9 +62,9 @@ pub use half::f16;
 pub use index::MAX_BUILD_THREADS;
 pub use index::segment_index::{SearchPath, SearchRoute};
 pub use schema::{
-    DEFAULT_RABITQ_BITS, Field, FieldChange, FieldType, FlatParams, HnswParams, IndexParams, IndexType, KEY_FIELD,
-    MAX_ARRAY_LEN, MAX_DIM, MAX_FIELDS, MAX_VECTOR_FIELDS, Metric, QuantSpec, Quantize, ScalarIndexKind, ScalarType,
-    Schema, SchemaBuilder, UnknownName, VamanaParams, VectorSpec, VectorType,
+    DEFAULT_RABITQ_BITS, Field, FieldChange, FieldType, FlatParams, HnswParams, IndexParams, IndexType, IvfParams,
+    KEY_FIELD, MAX_ARRAY_LEN, MAX_DIM, MAX_FIELDS, MAX_NLIST, MAX_RABITQ_BITS, MAX_VECTOR_FIELDS, Metric, QuantSpec,
+    Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder, UnknownName, VamanaParams, VectorSpec, VectorType,
 };
 pub use storage::FileKind;
 pub use storage::manifest::CollectionOptions;

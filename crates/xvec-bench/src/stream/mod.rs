@@ -75,7 +75,7 @@ pub fn run(
     let coll = Collection::create(dir.path(), schema, options).map_err(engine("create"))?;
     log.end();
 
-    let queries = queries(cfg, &vectors, SearchPoint { ef: cfg.ef, refine: cfg.refine });
+    let queries = queries(cfg, &vectors, SearchPoint { ef: cfg.ef, refine: cfg.refine, nprobe: cfg.nprobe });
     let load = drive::Load {
         coll: &coll,
         base: &ds.base,

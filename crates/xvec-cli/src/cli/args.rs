@@ -286,9 +286,13 @@ pub struct QueryArgs {
     #[arg(short, long, value_name = "N", default_value_t = 10, value_parser = size(1, xvec::MAX_K))]
     pub k: usize,
     /// Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused
-    /// on a flat index, which is searched exactly.
+    /// on other indexes.
     #[arg(long, value_name = "N", value_parser = size(1, xvec::MAX_EF))]
     pub ef: Option<usize>,
+    /// Lists an ivf index probes, 1 to 65536 (of its nlist; more is slower and finds
+    /// more); refused on other indexes.
+    #[arg(long, value_name = "N", value_parser = size(1, xvec::MAX_NLIST as usize))]
+    pub nprobe: Option<usize>,
     /// Re-rank REFINE × k candidates of a quantized index with the original vectors;
     /// REFINE × k is at most 1000000; refused on an index without quantization.
     #[arg(long, value_name = "FACTOR", value_parser = size(0, xvec::MAX_REFINE_CANDIDATES))]

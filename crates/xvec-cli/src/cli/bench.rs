@@ -87,6 +87,9 @@ pub struct BenchArgs {
     /// Search breadth of graph indexes, 1 to 100000 (default: the index's own).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub ef: Option<u32>,
+    /// Lists an ivf index probes, 1 to 65536 (default: the index's nprobe).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub nprobe: Option<u32>,
     /// Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default:
     /// the index's).
     #[arg(long, value_name = "FACTOR", value_parser = clap::value_parser!(u32).range(0..=1000))]
@@ -119,7 +122,8 @@ pub struct BenchArgs {
     /// Pause between the concurrent phases and the serial phase.
     #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_duration)]
     pub cooldown: Duration,
-    /// Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef or refine).
+    /// Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef, refine or
+    /// nprobe).
     #[arg(long, value_name = "PARAM=V,V")]
     pub sweep: Option<Sweep>,
     /// Every query carries this filter, e.g. "pos = 'v'": the base rows' scalar attributes
@@ -212,6 +216,7 @@ impl BenchArgs {
         c.k = self.k as usize;
         c.ef = self.ef.map(|v| v as usize);
         c.refine = self.refine.map(|v| v as usize);
+        c.nprobe = self.nprobe.map(|v| v as usize);
         c.limit = self.limit.map(|v| v as usize);
         c.skip_load = self.skip_load;
         c.batch_size = self.batch_size as usize;
@@ -231,6 +236,14 @@ impl BenchArgs {
         }
         c.filter = self.filter.clone();
         c.route = self.route;
+        let swept = |p| c.sweep.as_ref().is_some_and(|s| s.param == p);
+        if c.index.ivf().is_none() && (c.nprobe.is_some() || swept(xvec_bench::config::SweepParam::Nprobe)) {
+            return Err(CliError::usage(format!(
+                "--nprobe sets the lists an ivf index probes; --index {} has none",
+                c.index.name()
+            ))
+            .hint("bench an ivf index: --index ivf"));
+        }
         Ok(Some(c))
     }
 
@@ -329,9 +342,9 @@ fn results_table(r: &Report) -> Table {
     }
     let mut t = Table::new(headers);
     for s in &r.searches {
+        let size = |v: Option<u64>| v.map(|v| v as usize);
         let label =
-            xvec_bench::config::SearchPoint { ef: s.ef.map(|v| v as usize), refine: s.refine.map(|v| v as usize) }
-                .label();
+            xvec_bench::config::SearchPoint { ef: size(s.ef), refine: size(s.refine), nprobe: size(s.nprobe) }.label();
         let mut row = vec![
             Cell::from(label),
             round(s.serial.recall, 4),

@@ -73,7 +73,7 @@ fn default_dir(dir: &Path) -> PathBuf {
 fn script(coll: &Collection) -> String {
     let s = coll.schema();
     let m = coll.memory();
-    let optimized = m.codes + m.graph + m.sketches > 0;
+    let optimized = m.codes + m.graph + m.sketches + m.lists > 0;
     let mut text = format!(
         "# xvec dump of collection `{}`: {}, {}.\n\
          # Recreate it from this directory: xvec shell NEW_DIR --write -f {SCRIPT}\n\

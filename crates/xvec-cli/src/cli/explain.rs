@@ -83,15 +83,20 @@ fn access(a: Access) -> &'static str {
     }
 }
 
-fn search(s: SearchKind) -> &'static str {
-    match s {
+fn search(s: SearchKind) -> String {
+    let how = match s {
+        SearchKind::Index(SearchPath::Lists { probed, lists }) => {
+            return format!("IVF lists, {probed} of {lists} probed");
+        }
+        SearchKind::Index(SearchPath::ListsThenExact) => "IVF lists, then exact scan",
         SearchKind::Index(SearchPath::Graph) => "graph",
         SearchKind::Index(SearchPath::GraphThenExact) => "graph, then exact scan",
         SearchKind::Index(SearchPath::Exact { screened: true }) => "exact scan, screened by sketches",
         SearchKind::Index(SearchPath::Exact { screened: false }) => "exact scan",
         SearchKind::ScanCodes => "scan of one-bit codes (not indexed yet)",
         SearchKind::Flat => "exact scan",
-    }
+    };
+    how.to_string()
 }
 
 fn share(part: u64, of: u64) -> String {

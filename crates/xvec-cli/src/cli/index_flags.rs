@@ -41,6 +41,15 @@ pub struct IndexFlags {
     /// Vamana: prune relaxation, e.g. 1.2 (default: the engine's).
     #[arg(long, value_name = "X")]
     pub alpha: Option<f32>,
+    /// IVF: lists per segment, 1..=65536 (default: the engine's).
+    #[arg(long, value_name = "N")]
+    pub nlist: Option<u32>,
+    /// IVF: lists a query probes by default (default: the engine's).
+    #[arg(long = "default-nprobe", value_name = "N")]
+    pub default_nprobe: Option<u32>,
+    /// IVF: keep every row in a second list chosen by SOAR (default: off).
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub soar: Option<bool>,
     /// Vector codes inside the index (default: none).
     #[arg(long, value_name = "CODES", value_parser = names::<Quantize>(Quantize::ALL.map(Quantize::name)))]
     pub quantize: Option<Quantize>,
@@ -84,6 +93,21 @@ impl IndexFlags {
                 |p| p.vamana_mut().is_some(),
             )?,
         }
+        match p.ivf_mut() {
+            Some(i) => {
+                i.nlist = self.nlist.unwrap_or(i.nlist);
+                i.nprobe = self.default_nprobe.unwrap_or(i.nprobe);
+                i.soar = self.soar.unwrap_or(i.soar);
+            }
+            None => refuse(
+                &[
+                    ("nlist", self.nlist.is_some()),
+                    ("default-nprobe", self.default_nprobe.is_some()),
+                    ("soar", self.soar.is_some()),
+                ],
+                |p| p.ivf_mut().is_some(),
+            )?,
+        }
         // `--seed` has a default, so only a seed other than the engine's is refused.
         let default_seed = p.seed();
         match p.seed_mut() {
@@ -117,7 +141,7 @@ fn refuse(flags: &[(&str, bool)], has: fn(&mut IndexParams) -> bool) -> Result<(
 #[cfg(test)]
 mod tests {
     use clap::Parser;
-    use xvec::{FlatParams, HnswParams, VamanaParams};
+    use xvec::{FlatParams, HnswParams, IvfParams, VamanaParams};
 
     use super::*;
 
@@ -145,6 +169,10 @@ mod tests {
         );
         assert_eq!(params(&["--seed", "42"]), Ok(IndexParams::default()));
         assert_eq!(
+            params(&["--index", "ivf", "--nlist", "256", "--default-nprobe", "8", "--soar", "--quantize", "int8"]),
+            Ok(IndexParams::Ivf(IvfParams::default().nlist(256).nprobe(8).soar(true).quantize(Quantize::Int8)))
+        );
+        assert_eq!(
             params(&["--index", "hnsw", "--quantize", "rabitq", "--bits", "4"]),
             Ok(IndexParams::Hnsw(HnswParams::default().quantize(Quantize::Rabitq).bits(4)))
         );
@@ -161,8 +189,12 @@ mod tests {
             params(&["--index", "vamana", "--ef-construction", "8"]),
             Err("--ef-construction applies to --index hnsw".into())
         );
-        assert_eq!(params(&["--seed", "7"]), Err("--seed applies to --index hnsw or vamana".into()));
-        let bad = params(&["--index", "ivf"]).unwrap_err();
-        assert!(bad.contains("invalid value 'ivf'") && bad.contains("[possible values: flat, hnsw, vamana]"), "{bad}");
+        assert_eq!(params(&["--seed", "7"]), Err("--seed applies to --index hnsw or vamana or ivf".into()));
+        assert_eq!(params(&["--index", "hnsw", "--nlist", "64"]), Err("--nlist applies to --index ivf".into()));
+        let bad = params(&["--index", "ivfpq"]).unwrap_err();
+        assert!(
+            bad.contains("invalid value 'ivfpq'") && bad.contains("[possible values: flat, hnsw, vamana, ivf]"),
+            "{bad}"
+        );
     }
 }

@@ -113,6 +113,7 @@ pub fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
         .filter_opt(a.filter.clone())
         .fields_opt(a.fields.clone())
         .ef(a.ef)
+        .nprobe(a.nprobe)
         .refine(a.refine);
     if let Some(refine) = a.refine {
         at_most("--refine × -k", refine, a.k, xvec::MAX_REFINE_CANDIDATES)?;
@@ -123,8 +124,9 @@ pub fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
     Ok(q)
 }
 
-/// Refuses `--ef` and `--refine` where the field's index would ignore them: `--ef` sets
-/// the search breadth of graph indexes (a flat index is searched exactly), `--refine`
+/// Refuses `--ef`, `--nprobe` and `--refine` where the field's index would ignore them:
+/// `--ef` sets the search breadth of graph indexes, `--nprobe` the lists of an IVF index
+/// probed (a flat index is searched exactly), `--refine`
 /// re-ranks candidates scored on quantized codes. The field's index decides, not which
 /// segments are indexed yet: rows not yet optimized are always searched exactly, and the
 /// flags apply to the rest.
@@ -137,23 +139,26 @@ pub fn search_flags_apply(schema: &Schema, a: &QueryArgs) -> Result<(), CliError
     // An unknown or ambiguous field is the engine's to report.
     let Some((name, spec)) = found else { return Ok(()) };
     let index = spec.index.name();
-    let graph = !matches!(spec.index, xvec::IndexParams::Flat(_));
+    let graph = matches!(spec.index, xvec::IndexParams::Hnsw(_) | xvec::IndexParams::Vamana(_));
+    let ivf = spec.index.ivf().is_some();
     let quantized = spec.index.quant().quantize != xvec::Quantize::None;
-    let applies = match (graph, quantized) {
-        (true, true) => "--ef and --refine apply",
-        (true, false) => "--ef applies",
-        (false, true) => "--refine applies",
-        (false, false) => "neither --ef nor --refine applies",
+    let applies = match (graph, ivf, quantized) {
+        (true, _, true) => "--ef and --refine apply",
+        (true, _, false) => "--ef applies",
+        (_, true, true) => "--nprobe and --refine apply",
+        (_, true, false) => "--nprobe applies",
+        (false, false, true) => "--refine applies",
+        (false, false, false) => "neither --ef, --nprobe nor --refine applies",
     };
     let refuse = |flag: &str, why: &str| {
         let msg = format!("{flag} does not apply to field `{name}`: its index is {why}");
         Err(CliError::usage(msg).hint(format!("{applies} to this index (see `describe`)")))
     };
     if a.ef.is_some() && !graph {
-        return refuse(
-            "--ef",
-            &format!("{index}, searched exactly; --ef sets the search breadth of hnsw and vamana indexes"),
-        );
+        return refuse("--ef", &format!("{index}; --ef sets the search breadth of hnsw and vamana indexes"));
+    }
+    if a.nprobe.is_some() && !ivf {
+        return refuse("--nprobe", &format!("{index}; --nprobe sets the lists an ivf index probes"));
     }
     if a.refine.is_some() && !quantized {
         return refuse(

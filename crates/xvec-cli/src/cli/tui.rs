@@ -59,6 +59,9 @@ pub struct TuiArgs {
     /// the index's).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub ef: Option<u32>,
+    /// Lists an IVF index probes per query, 1 to 65536 (default: the index's).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=xvec::MAX_NLIST as i64))]
+    pub nprobe: Option<u32>,
     /// Re-rank factor of quantized indexes, 0 to 1000 (0: codes only; default: the index's).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub refine: Option<u32>,
@@ -94,6 +97,7 @@ pub fn run(a: &TuiArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), 
         gt: a.gt.clone(),
         k: a.k as usize,
         ef: a.ef.map(|e| e as usize),
+        nprobe: a.nprobe.map(|n| n as usize),
         refine: a.refine.map(|r| r as usize),
         concurrency: a.concurrency.map_or(std::thread::available_parallelism().map_or(1, |n| n.get()), |c| c as usize),
         duration: a.duration,

@@ -85,7 +85,8 @@ pub struct RepairArgs {
 /// Without a topic: an overview. Topics: segments (rows, deletions, bytes per file,
 /// creation time), fields (type, dimension, metric, index, quantization, build state),
 /// graph FIELD (per segment and level: nodes, edges, degree histogram, reachability,
-/// entry point), memory (the engine's accounting by kind beside the process RSS), wal
+/// entry point), lists FIELD (per segment: IVF lists, entries, SOAR duplicates, deleted
+/// entries, smallest/median/largest list, imbalance), memory (the engine's accounting by kind beside the process RSS), wal
 /// (files, records, bytes, torn tails, unsynced records) and doc KEY (the row holding the
 /// live version, older versions, deleted rows and WAL records of that key).
 ///
@@ -111,6 +112,12 @@ pub enum Topic {
     Fields,
     /// Graph topology of a vector field, one row per segment and level.
     Graph {
+        /// Vector field.
+        #[arg(value_name = "FIELD")]
+        field: String,
+    },
+    /// IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates.
+    Lists {
         /// Vector field.
         #[arg(value_name = "FIELD")]
         field: String,
@@ -486,6 +493,38 @@ pub fn run_inspect(a: &InspectArgs, colls: &mut dyn Collections, io: &mut Io) ->
             }
             if t.rows.is_empty() {
                 t.footer = Some(format!("no segment has a graph index of `{field}` yet (optimize builds them)"));
+            }
+            t
+        }
+        Some(Topic::Lists { field }) => {
+            let mut t = Table::new([
+                "file",
+                "lists",
+                "entries",
+                "soar duplicates",
+                "deleted entries",
+                "empty",
+                "smallest",
+                "median",
+                "largest",
+                "imbalance",
+            ]);
+            for l in inspect::lists(coll, field)? {
+                t.push(vec![
+                    l.file.into(),
+                    l.lists.into(),
+                    l.entries.into(),
+                    l.duplicates.into(),
+                    l.deleted_entries.into(),
+                    l.empty.into(),
+                    l.smallest.into(),
+                    l.median.into(),
+                    l.largest.into(),
+                    json(((l.imbalance * 1000.0).round() / 1000.0).into()),
+                ]);
+            }
+            if t.rows.is_empty() {
+                t.footer = Some(format!("no segment has an ivf index of `{field}` yet (optimize builds them)"));
             }
             t
         }

@@ -32,7 +32,7 @@ use xvec::{Collection, MemoryUsage, OptimizeOptions, OptimizeProgress, OptimizeR
 use xvec_bench::dataset::{GroundTruth, VectorFile};
 
 use metrics::{Metrics, Tick};
-use state::{Load, OptimizeStatus, Overview, QuerySource, SearchInfo, State, View};
+use state::{IndexDefaults, Load, OptimizeStatus, Overview, QuerySource, SearchInfo, State, View};
 use workload::{MAX_K, MAX_THREADS, Queries, Settings, Truth, Workload};
 
 /// How often the counters are folded in and a frame drawn (keys redraw at once).
@@ -55,6 +55,7 @@ pub struct Options {
     pub gt: Option<PathBuf>,
     pub k: usize,
     pub ef: Option<usize>,
+    pub nprobe: Option<usize>,
     pub refine: Option<usize>,
     pub concurrency: usize,
     /// Stop after this long (the dashboard quits by itself too).
@@ -95,7 +96,7 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
     let snap = coll.snapshot();
     let (field, _) = workload::vector_field(&snap, o.field.as_deref()).map_err(TuiError::new)?;
     let spec = snap.schema().field(snap.schema().index_of(&field).expect("resolved field")).as_vector().cloned();
-    let (default_ef, default_refine) = spec.as_ref().map_or((None, None), |s| state::index_defaults(&s.index));
+    let defaults = spec.as_ref().map_or(IndexDefaults::default(), |s| IndexDefaults::of(&s.index));
     let (queries, query_source) = match &o.queries {
         Some(path) => {
             let vf = VectorFile::open(path).map_err(|e| TuiError::new(e.to_string()))?;
@@ -134,6 +135,7 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
         .fields(Vec::<String>::new())
         .field(field.clone())
         .ef(o.ef)
+        .nprobe(o.nprobe)
         .refine(o.refine)
         .filter_opt(o.filter.clone())
         .params(o.params.clone());
@@ -148,13 +150,15 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
         concurrency: o.concurrency.clamp(1, MAX_THREADS),
         k: o.k,
         ef: o.ef,
+        nprobe: o.nprobe,
         refine: o.refine,
         filter: o.filter.is_some(),
     };
     let info = SearchInfo {
         settings: settings.clone(),
-        default_ef,
-        default_refine,
+        default_ef: defaults.ef,
+        default_nprobe: defaults.nprobe,
+        default_refine: defaults.refine,
         filter: o.filter.clone(),
         queries: queries.len(),
         query_source,
@@ -209,6 +213,7 @@ pub fn headless(coll: &Collection, o: &Options) -> Result<serde_json::Value, Tui
             "concurrency": info.settings.concurrency,
             "k": info.settings.k,
             "ef": info.ef(),
+            "nprobe": info.nprobe(),
             "refine": info.refine(),
             "filter": info.filter,
         },
@@ -491,13 +496,15 @@ impl<'a: 's, 's, 'e> Ui<'a, 's, 'e> {
             KeyCode::Char(' ') | KeyCode::Char('p') => s.running = !s.running,
             KeyCode::Char('+') | KeyCode::Char('=') => s.concurrency = (s.concurrency + 1).min(MAX_THREADS),
             KeyCode::Char('-') => s.concurrency = s.concurrency.saturating_sub(1).max(1),
-            KeyCode::Char(']') | KeyCode::Char('[') => match state.search.ef() {
-                Some(ef) => {
-                    let next = if code == KeyCode::Char(']') { ef + ef.div_ceil(4) } else { ef - ef / 5 };
-                    s.ef = Some(next.clamp(s.k, 10_000));
+            KeyCode::Char(']') | KeyCode::Char('[') => {
+                let up = code == KeyCode::Char(']');
+                let step = |n: usize| if up { n + n.div_ceil(4) } else { n - n / 5 };
+                match (state.search.ef(), state.search.nprobe()) {
+                    (Some(ef), _) => s.ef = Some(step(ef).clamp(s.k, 10_000)),
+                    (None, Some(nprobe)) => s.nprobe = Some(step(nprobe).clamp(1, xvec::MAX_NLIST as usize)),
+                    (None, None) => note = Some("ef and nprobe have no effect on an exact (flat) index".into()),
                 }
-                None => note = Some("ef has no effect on an exact (flat) index".into()),
-            },
+            }
             KeyCode::Char('k') | KeyCode::Char('K') => {
                 const KS: [usize; 6] = [1, 5, 10, 20, 50, MAX_K];
                 let i = KS.iter().position(|&k| k >= s.k).unwrap_or(KS.len() - 1);
@@ -564,6 +571,9 @@ fn change_label(a: &Settings, b: &Settings, info: &SearchInfo) -> String {
     }
     if a.ef != b.ef {
         return format!("ef {}", show(with.ef()));
+    }
+    if a.nprobe != b.nprobe {
+        return format!("nprobe {}", show(with.nprobe()));
     }
     format!("refine {}", show(with.refine()))
 }

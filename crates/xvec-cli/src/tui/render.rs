@@ -17,7 +17,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("1-4, Tab", "switch view (Shift-Tab: back)"),
     ("space", "start / pause the workload"),
     ("+ / -", "more / fewer workload threads"),
-    ("] / [", "ef (query list) up / down"),
+    ("] / [", "ef (query list) or nprobe up / down"),
     ("k / K", "k up / down"),
     ("f", "filter on / off (--filter)"),
     ("r", "quantized only / refined"),
@@ -73,7 +73,10 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
 fn render_footer(state: &State, frame: &mut Frame, area: Rect) {
     let s = &state.search;
     let run = if s.settings.running { "running" } else { "paused" };
-    let ef = s.ef().map_or("n/a".into(), |e| e.to_string());
+    let breadth = match (s.ef(), s.nprobe()) {
+        (None, Some(n)) => format!("nprobe {n}"),
+        (ef, _) => format!("ef {}", ef.map_or("n/a".into(), |e| e.to_string())),
+    };
     let refine = match s.refine() {
         None => "n/a".to_string(),
         Some(0) => "off".to_string(),
@@ -85,7 +88,7 @@ fn render_footer(state: &State, frame: &mut Frame, area: Rect) {
         (Some(_), false) => "off",
     };
     let settings = format!(
-        "{run} | threads {} | k {} | ef {ef} | refine {refine} | filter {filter}",
+        "{run} | threads {} | k {} | {breadth} | refine {refine} | filter {filter}",
         s.settings.concurrency, s.settings.k
     );
     let note = state.message.clone().unwrap_or_else(|| "? keys  q quit  space pause  ] [ ef  + - threads".into());

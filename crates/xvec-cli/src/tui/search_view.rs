@@ -15,14 +15,15 @@ use super::style::{bold, mib, opt, short, small, style};
 
 /// Fill symbols and colours of the memory kinds, in [`xvec::MemoryUsage::by_kind`] order,
 /// one per kind (a test checks the count).
-const FILLS: [char; 13] = ['█', '▓', '▒', '░', '#', '=', '&', '^', '+', '~', '%', '*', ':'];
-const COLORS: [Color; 13] = [
+const FILLS: [char; 14] = ['█', '▓', '▒', '░', '#', '=', '@', '&', '^', '+', '~', '%', '*', ':'];
+const COLORS: [Color; 14] = [
     Color::Blue,
     Color::Cyan,
     Color::LightBlue,
     Color::Green,
     Color::LightGreen,
     Color::Yellow,
+    Color::White,
     Color::LightYellow,
     Color::LightMagenta,
     Color::Magenta,

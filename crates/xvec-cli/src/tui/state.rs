@@ -218,6 +218,8 @@ pub struct SearchInfo {
     pub settings: Settings,
     /// The field's default ef (`None` for an exact index, where ef has no effect).
     pub default_ef: Option<usize>,
+    /// The field's default nprobe (`None` unless the index is IVF).
+    pub default_nprobe: Option<usize>,
     /// The field's default refine factor (`None` when it is not quantized).
     pub default_refine: Option<usize>,
     pub filter: Option<String>,
@@ -234,21 +236,35 @@ impl SearchInfo {
         self.settings.ef.or(self.default_ef)
     }
 
+    pub fn nprobe(&self) -> Option<usize> {
+        self.settings.nprobe.or(self.default_nprobe)
+    }
+
     pub fn refine(&self) -> Option<usize> {
         self.default_refine.map(|d| self.settings.refine.unwrap_or(d))
     }
 }
 
-/// The defaults of a field's index: ef (or Vamana's query list) and refine factor.
-pub fn index_defaults(index: &IndexParams) -> (Option<usize>, Option<usize>) {
-    let ef = match index {
-        IndexParams::Hnsw(p) => Some(p.ef as usize),
-        IndexParams::Vamana(p) => Some(p.query_list as usize),
-        _ => None,
-    };
-    let q = index.quant();
-    let refine = (q.quantize != xvec::Quantize::None).then_some(q.refine as usize);
-    (ef, refine)
+/// The search defaults of a field's index, each `None` where it has no effect.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct IndexDefaults {
+    /// HNSW ef or Vamana's query list.
+    pub ef: Option<usize>,
+    pub nprobe: Option<usize>,
+    pub refine: Option<usize>,
+}
+
+impl IndexDefaults {
+    pub fn of(index: &IndexParams) -> IndexDefaults {
+        let ef = match index {
+            IndexParams::Hnsw(p) => Some(p.ef as usize),
+            IndexParams::Vamana(p) => Some(p.query_list as usize),
+            _ => None,
+        };
+        let q = index.quant();
+        let refine = (q.quantize != xvec::Quantize::None).then_some(q.refine as usize);
+        IndexDefaults { ef, nprobe: index.ivf().map(|p| p.nprobe as usize), refine }
+    }
 }
 
 /// Everything a frame shows.

@@ -119,8 +119,17 @@ fn state(view: View) -> State {
         color: false,
         overview,
         search: SearchInfo {
-            settings: Settings { running: true, concurrency: 3, k: 10, ef: Some(80), refine: None, filter: true },
+            settings: Settings {
+                running: true,
+                concurrency: 3,
+                k: 10,
+                ef: Some(80),
+                nprobe: None,
+                refine: None,
+                filter: true,
+            },
             default_ef: Some(64),
+            default_nprobe: None,
             default_refine: Some(2),
             filter: Some("lexname = 'noun.animal'".into()),
             queries: 1000,
@@ -354,7 +363,8 @@ fn sampled_recall_leaves_each_query_s_own_row_out() {
     let queries = workload::sample_queries(&coll.snapshot(), "v", 200).unwrap();
     let own: Vec<usize> = queries.own_keys.clone().unwrap().iter().map(|k| k.parse().unwrap()).collect();
     assert_eq!(own.len(), 200);
-    let settings = Settings { running: true, concurrency: 1, k, ef: Some(ef), refine: None, filter: false };
+    let settings =
+        Settings { running: true, concurrency: 1, k, ef: Some(ef), nprobe: None, refine: None, filter: false };
     let truth = workload::Truth::Exact { sample: own.len(), keys: Default::default() };
     let w =
         workload::Workload::new(&coll, Some("v".into()), None, Default::default(), queries, truth, settings.clone());

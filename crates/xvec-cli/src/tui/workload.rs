@@ -35,6 +35,8 @@ pub struct Settings {
     pub k: usize,
     /// `None`: the field's default.
     pub ef: Option<usize>,
+    /// `None`: the field's default.
+    pub nprobe: Option<usize>,
     /// `None`: the field's default; `Some(0)` searches the quantized codes only.
     pub refine: Option<usize>,
     pub filter: bool,
@@ -167,6 +169,7 @@ impl<'c> Workload<'c> {
             .fields(Vec::<String>::new())
             .field_opt(self.field.clone())
             .ef(s.ef.map(|ef| ef.max(k)))
+            .nprobe(s.nprobe)
             .refine(s.refine)
             .filter_opt(if s.filter { self.filter.clone() } else { None })
             .params(self.params.clone())

@@ -224,6 +224,8 @@ pub struct MemoryUsage {
     pub sketches: u64,
     /// Graph links and levels (index files).
     pub graph: u64,
+    /// IVF centroids, list offsets and list entries (index files).
+    pub lists: u64,
     /// Inverted and range indexes of scalar fields (index files, mapped or read).
     pub scalar_indexes: u64,
     /// Sketches of the rows no index covers yet, for scanning them (in memory only).
@@ -242,7 +244,7 @@ pub struct MemoryUsage {
 
 impl MemoryUsage {
     /// Every kind with a label for listings (`inspect memory`, `xvec bench`), in field order.
-    pub fn by_kind(&self) -> [(&'static str, u64); 13] {
+    pub fn by_kind(&self) -> [(&'static str, u64); 14] {
         // Destructured so that a new kind cannot be left out.
         let &MemoryUsage {
             mapped_vectors,
@@ -251,6 +253,7 @@ impl MemoryUsage {
             codes,
             sketches,
             graph,
+            lists,
             scalar_indexes,
             scan_codes,
             query_scratch,
@@ -266,6 +269,7 @@ impl MemoryUsage {
             ("codes", codes),
             ("sketches", sketches),
             ("graph", graph),
+            ("IVF lists", lists),
             ("scalar indexes", scalar_indexes),
             ("scan codes", scan_codes),
             ("query scratch", query_scratch),
@@ -992,6 +996,7 @@ impl Collection {
                 m.codes += b.codes;
                 m.sketches += b.sketches;
                 m.graph += b.graph;
+                m.lists += b.lists;
             }
             m.scan_codes += s.scan.iter().flatten().map(|c| c.heap_bytes() as u64).sum::<u64>();
             m.scalar_indexes += s.scalar.iter().flat_map(|f| f.iter()).map(|i| i.file_len()).sum::<u64>();

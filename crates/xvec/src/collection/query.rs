@@ -81,6 +81,9 @@ pub struct Query {
     pub(crate) refine: Option<usize>,
     /// Graph or exact scan per segment: the cost model's choice unless forced.
     pub(crate) route: SearchRoute,
+    /// IVF lists to probe, 1..=[`MAX_NLIST`](crate::MAX_NLIST); `None` uses the field's
+    /// default. Other indexes ignore it.
+    pub(crate) nprobe: Option<usize>,
 }
 
 impl Query {
@@ -98,6 +101,7 @@ impl Query {
             ef: None,
             refine: None,
             route: SearchRoute::Auto,
+            nprobe: None,
         }
     }
 
@@ -149,6 +153,14 @@ impl Query {
     /// (`factor × k` at most [`MAX_REFINE_CANDIDATES`]); `None` keeps the field's default.
     pub fn refine(mut self, factor: impl Into<Option<usize>>) -> Query {
         self.refine = factor.into();
+        self
+    }
+
+    /// IVF lists to probe (of the index's `nlist`, 1..=[`MAX_NLIST`](crate::MAX_NLIST);
+    /// more lists, higher recall, slower); `None` keeps the field's default. Other
+    /// indexes ignore it.
+    pub fn nprobe(mut self, nprobe: impl Into<Option<usize>>) -> Query {
+        self.nprobe = nprobe.into();
         self
     }
 
@@ -423,6 +435,7 @@ pub(super) struct Plan {
     ef: usize,
     refine: usize,
     route: SearchRoute,
+    nprobe: usize,
     projection: Vec<usize>,
 }
 
@@ -441,6 +454,12 @@ impl Snapshot {
         }
         if let Some(ef) = q.ef {
             at_most("ef", ef as u128, MAX_EF)?;
+        }
+        if let Some(n) = q.nprobe {
+            if n == 0 {
+                return Err(QueryError::BadNprobe.into());
+            }
+            at_most("nprobe", n as u128, crate::MAX_NLIST as usize)?;
         }
         let field = resolve_field(&self.schema, q.field.as_deref())?;
         let projection = resolve_projection(&self.schema, q.fields.as_deref(), q.include_vectors)?;
@@ -470,12 +489,13 @@ impl Snapshot {
             (Some(ef), _) => ef.max(k),
             (None, IndexParams::Hnsw(p)) => (p.ef as usize).max(k),
             (None, IndexParams::Vamana(p)) => (p.query_list as usize).max(k),
-            (None, IndexParams::Flat(_)) => k,
+            (None, IndexParams::Flat(_) | IndexParams::Ivf(_)) => k,
         };
+        let nprobe = q.nprobe.unwrap_or(spec.index.nprobe());
         let refine = q.refine.unwrap_or(spec.index.quant().refine as usize);
         let prepared = prepare(&self.schema, field, vector.clone())?;
         let filter = q.filter.as_deref().map(|t| Filter::compile_with(t, &self.schema, &q.params)).transpose()?;
-        Ok(Plan { field, vector, prepared, filter, ef, refine, route: q.route, projection })
+        Ok(Plan { field, vector, prepared, filter, ef, refine, route: q.route, nprobe, projection })
     }
 
     /// Feeds the best candidates of every segment into `sink`, `k` per indexed segment.
@@ -539,6 +559,7 @@ impl Snapshot {
                 allowed: cands.as_ref(),
                 position: src.position,
                 route: plan.route,
+                nprobe: plan.nprobe,
             };
             let start = clock();
             let path = index.search(col, &plan.prepared, &plan.vector, p, sink);

@@ -6,6 +6,7 @@ pub mod flat;
 pub mod graph;
 pub mod graph_index;
 pub mod hnsw;
+pub mod ivf;
 pub mod quant;
 pub mod reach;
 pub mod rng;

@@ -87,11 +87,19 @@ impl Scorer for Originals<'_> {
 
     #[inline]
     fn prefetch(&self, row: u32) {
+        self.prefetch_lines(row, PREFETCH_LINES);
+    }
+}
+
+impl Originals<'_> {
+    /// Prefetches the first `lines` cache lines of row `row` (`usize::MAX`: all of it).
+    #[inline]
+    pub fn prefetch_lines(&self, row: u32, lines: usize) {
         let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
         match self.col.data {
-            VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
-            VectorData::Fp16(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
-            VectorData::Int8(d) => kernels::prefetch_lines(&d[r], PREFETCH_LINES),
+            VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], lines),
+            VectorData::Fp16(d) => kernels::prefetch_lines(&d[r], lines),
+            VectorData::Int8(d) => kernels::prefetch_lines(&d[r], lines),
         }
     }
 }

@@ -28,6 +28,9 @@ pub struct QuantSpec {
 /// "RaBitQ codes", for the measurement behind it).
 pub const DEFAULT_RABITQ_BITS: u8 = 7;
 
+/// The most bits per dimension a RaBitQ code holds: a sign bit and seven extended bits fill a byte.
+pub const MAX_RABITQ_BITS: u8 = 8;
+
 fn default_m() -> u32 {
     16
 }
@@ -55,6 +58,15 @@ fn default_alpha() -> f32 {
 fn default_occlusion() -> u32 {
     750
 }
+fn default_nlist() -> u32 {
+    1024
+}
+fn default_nprobe() -> u32 {
+    16
+}
+
+/// Most lists an IVF index may ask for.
+pub const MAX_NLIST: u32 = 65_536;
 
 /// Exact search, over the originals or over quantized codes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -181,6 +193,55 @@ impl Default for VamanaParams {
     }
 }
 
+/// Inverted file: k-means lists per segment; a query scores the rows of its nearest
+/// `nprobe` lists.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct IvfParams {
+    /// Lists of a segment, 1..=65536; a segment of n rows gets at most n / 32.
+    #[serde(default = "default_nlist")]
+    pub nlist: u32,
+    /// Default lists a query probes (of `nlist`; a query may override it).
+    #[serde(default = "default_nprobe")]
+    pub nprobe: u32,
+    /// Keep every row in a second list too, chosen by SOAR's spilled loss: higher recall
+    /// at the same `nprobe`, for twice the entries.
+    #[serde(default)]
+    pub soar: bool,
+    /// Seed of the k-means sample and of the rotation.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// How the lists store vectors (default: row ids only, scored on the originals).
+    #[serde(default)]
+    pub quantize: Quantize,
+    /// Rotate before encoding; `None` means true for int8, int4 and rabitq.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotate: Option<bool>,
+    /// Default re-rank factor, 0..=1000 (`None`: 0, scores come from the codes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refine: Option<u32>,
+    /// Bits per dimension of RaBitQ codes, 1..=8 (`None`: [`DEFAULT_RABITQ_BITS`]); only
+    /// with `quantize = rabitq`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bits: Option<u8>,
+}
+
+impl Default for IvfParams {
+    fn default() -> Self {
+        IvfParams {
+            nlist: default_nlist(),
+            nprobe: default_nprobe(),
+            soar: false,
+            seed: default_seed(),
+            quantize: Quantize::None,
+            rotate: None,
+            refine: None,
+            bits: None,
+        }
+    }
+}
+
 /// Builder-style setters, one per field, because the structs are `#[non_exhaustive]`
 /// and cannot be built literally outside the engine: `HnswParams::default().m(8)`.
 /// Fields after `;` are optional in the schema; their setter takes the plain value.
@@ -211,6 +272,7 @@ setters!(VamanaParams {
     degree: u32, build_list: u32, query_list: u32, alpha: f32, occlusion: u32, seed: u64, quantize: Quantize;
     rotate: bool, refine: u32, bits: u8
 });
+setters!(IvfParams { nlist: u32, nprobe: u32, soar: bool, seed: u64, quantize: Quantize; rotate: bool, refine: u32, bits: u8 });
 
 /// The index types, without their parameters: what a flag or a report names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -222,11 +284,13 @@ pub enum IndexType {
     Hnsw,
     /// [`IndexParams::Vamana`].
     Vamana,
+    /// [`IndexParams::Ivf`].
+    Ivf,
 }
 
 impl IndexType {
     /// Every index type, in the order help texts list them.
-    pub const ALL: [IndexType; 3] = [IndexType::Flat, IndexType::Hnsw, IndexType::Vamana];
+    pub const ALL: [IndexType; 4] = [IndexType::Flat, IndexType::Hnsw, IndexType::Vamana, IndexType::Ivf];
 
     /// The `type` of the schema's index object.
     pub fn name(self) -> &'static str {
@@ -234,6 +298,7 @@ impl IndexType {
             IndexType::Flat => "flat",
             IndexType::Hnsw => "hnsw",
             IndexType::Vamana => "vamana",
+            IndexType::Ivf => "ivf",
         }
     }
 }
@@ -269,6 +334,8 @@ pub enum IndexParams {
     Hnsw(HnswParams),
     /// Approximate search over a Vamana (DiskANN) graph.
     Vamana(VamanaParams),
+    /// Approximate search over k-means lists.
+    Ivf(IvfParams),
 }
 
 impl Default for IndexParams {
@@ -290,6 +357,7 @@ impl IndexParams {
             IndexType::Flat => IndexParams::Flat(FlatParams::default()),
             IndexType::Hnsw => IndexParams::Hnsw(HnswParams::default()),
             IndexType::Vamana => IndexParams::Vamana(VamanaParams::default()),
+            IndexType::Ivf => IndexParams::Ivf(IvfParams::default()),
         }
     }
 
@@ -299,10 +367,11 @@ impl IndexParams {
             IndexParams::Flat(_) => IndexType::Flat,
             IndexParams::Hnsw(_) => IndexType::Hnsw,
             IndexParams::Vamana(_) => IndexType::Vamana,
+            IndexParams::Ivf(_) => IndexType::Ivf,
         }
     }
 
-    /// The `type` of the schema's index object (`flat`, `hnsw`, `vamana`).
+    /// The `type` of the schema's index object (`flat`, `hnsw`, `vamana`, `ivf`).
     pub fn name(&self) -> &'static str {
         self.kind().name()
     }
@@ -323,12 +392,34 @@ impl IndexParams {
         }
     }
 
+    /// The IVF parameters, `None` for another index type.
+    pub fn ivf_mut(&mut self) -> Option<&mut IvfParams> {
+        match self {
+            IndexParams::Ivf(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The IVF parameters, `None` for another index type.
+    pub fn ivf(&self) -> Option<&IvfParams> {
+        match self {
+            IndexParams::Ivf(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Lists a query probes by default: the IVF `nprobe`, 0 for other index types.
+    pub fn nprobe(&self) -> usize {
+        self.ivf().map_or(0, |p| p.nprobe as usize)
+    }
+
     /// The seed of randomized construction, for the index types that have one.
     pub fn seed_mut(&mut self) -> Option<&mut u64> {
         match self {
             IndexParams::Flat(_) => None,
             IndexParams::Hnsw(p) => Some(&mut p.seed),
             IndexParams::Vamana(p) => Some(&mut p.seed),
+            IndexParams::Ivf(p) => Some(&mut p.seed),
         }
     }
 
@@ -338,6 +429,7 @@ impl IndexParams {
             IndexParams::Flat(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine, &mut p.bits),
             IndexParams::Hnsw(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine, &mut p.bits),
             IndexParams::Vamana(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine, &mut p.bits),
+            IndexParams::Ivf(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine, &mut p.bits),
         }
     }
 
@@ -380,6 +472,7 @@ impl IndexParams {
             IndexParams::Flat(p) => (p.quantize, p.rotate, p.refine, p.bits),
             IndexParams::Hnsw(p) => (p.quantize, p.rotate, p.refine, p.bits),
             IndexParams::Vamana(p) => (p.quantize, p.rotate, p.refine, p.bits),
+            IndexParams::Ivf(p) => (p.quantize, p.rotate, p.refine, p.bits),
         };
         QuantSpec {
             quantize,
@@ -403,6 +496,7 @@ impl IndexParams {
             IndexParams::Flat(_) => default_seed(),
             IndexParams::Hnsw(p) => p.seed,
             IndexParams::Vamana(p) => p.seed,
+            IndexParams::Ivf(p) => p.seed,
         }
     }
 
@@ -422,6 +516,10 @@ impl IndexParams {
                 "vamana degree={} build_list={} query_list={} alpha={} occlusion={}{quant}{refine}",
                 p.degree, p.build_list, p.query_list, p.alpha, p.occlusion
             ),
+            IndexParams::Ivf(p) => {
+                let soar = if p.soar { " soar" } else { "" };
+                format!("ivf nlist={} nprobe={}{soar}{quant}{refine}", p.nlist, p.nprobe)
+            }
         }
     }
 
@@ -437,7 +535,7 @@ impl IndexParams {
         if q.quantize == Quantize::Int4 && !v.dim.is_multiple_of(2) {
             return bad(format!("quantize = int4 needs an even dimension, not {}", v.dim));
         }
-        if q.quantize == Quantize::Rabitq && !(1..=crate::index::quant::rabitq::MAX_BITS).contains(&q.bits) {
+        if q.quantize == Quantize::Rabitq && !(1..=MAX_RABITQ_BITS).contains(&q.bits) {
             return bad(format!("bits {} is out of range; expected 1..=8", q.bits));
         }
         if q.quantize == Quantize::Rabitq && (2..=4).contains(&q.bits) && !v.dim.is_multiple_of(2) {
@@ -458,6 +556,14 @@ impl IndexParams {
             }
             if !(1..=100_000).contains(&p.ef) {
                 return bad(format!("ef {} is out of range; expected 1..=100000", p.ef));
+            }
+        }
+        if let IndexParams::Ivf(p) = self {
+            if !(1..=MAX_NLIST).contains(&p.nlist) {
+                return bad(format!("nlist {} is out of range; expected 1..={MAX_NLIST}", p.nlist));
+            }
+            if !(1..=p.nlist).contains(&p.nprobe) {
+                return bad(format!("nprobe {} is out of range; expected 1..=nlist ({})", p.nprobe, p.nlist));
             }
         }
         if let IndexParams::Vamana(p) = self {

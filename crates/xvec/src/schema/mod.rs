@@ -12,7 +12,10 @@ mod tests;
 mod types;
 
 pub use evolve::FieldChange;
-pub use index::{DEFAULT_RABITQ_BITS, FlatParams, HnswParams, IndexParams, IndexType, QuantSpec, VamanaParams};
+pub use index::{
+    DEFAULT_RABITQ_BITS, FlatParams, HnswParams, IndexParams, IndexType, IvfParams, MAX_NLIST, MAX_RABITQ_BITS,
+    QuantSpec, VamanaParams,
+};
 pub(crate) use json::RawSchema;
 pub(crate) use types::parse_name;
 pub use types::{Metric, Quantize, ScalarIndexKind, ScalarType, UnknownName, VectorType};

@@ -37,7 +37,10 @@ fn rejects_bad_schemas() {
         (r#"{"type":"hnsw","m":1}"#, "m 1 is out of range"),
         (r#"{"type":"hnsw","quantize":"int4"}"#, "even dimension"),
         (r#"{"type":"hnsw","bogus":1}"#, "unknown field"),
-        (r#"{"type":"ivf"}"#, "unknown variant"),
+        (r#"{"type":"ivfpq"}"#, "unknown variant"),
+        (r#"{"type":"ivf","nlist":0}"#, "nlist 0 is out of range; expected 1..=65536"),
+        (r#"{"type":"ivf","nprobe":0}"#, "nprobe"),
+        (r#"{"type":"ivf","ef_search":8}"#, "unknown field"),
         (r#"{"type":"flat","quantize":"int9"}"#, "unknown variant"),
         (r#"{"type":"hnsw","quantize":"rabitq","bits":9}"#, "bits 9 is out of range; expected 1..=8"),
         (r#"{"type":"hnsw","quantize":"rabitq","bits":0}"#, "bits 0 is out of range"),
@@ -102,8 +105,8 @@ fn names_parse_and_list_the_valid_ones() {
         assert_eq!(q.name().parse::<Quantize>(), Ok(q));
     }
     assert_eq!(
-        "ivf".parse::<IndexType>().unwrap_err().to_string(),
-        r#"unknown index type "ivf"; expected flat, hnsw, vamana"#
+        "ivfpq".parse::<IndexType>().unwrap_err().to_string(),
+        r#"unknown index type "ivfpq"; expected flat, hnsw, vamana, ivf"#
     );
     assert_eq!("dot".parse::<Metric>().unwrap_err().to_string(), r#"unknown metric "dot"; expected l2, ip, cosine"#);
     assert!("int3".parse::<Quantize>().unwrap_err().to_string().ends_with("expected none, fp16, int8, int4, rabitq"));

@@ -313,9 +313,24 @@ impl<'a> Codes<'a> {
     /// query in full precision when `precise`.
     #[inline]
     pub fn distance(&self, k: &Kernels, query: &QuantQuery, metric: Metric, row: u32, precise: bool) -> f32 {
+        self.distance_from(k, query, metric, row, precise, 0.0)
+    }
+
+    /// [`Codes::distance`] of a row coded as its residual to a centroid `c`, given
+    /// `centroid_dot = ⟨q, c⟩` (IVF lists): the codes estimate `⟨q, x − c⟩`.
+    #[inline]
+    pub fn distance_from(
+        &self,
+        k: &Kernels,
+        query: &QuantQuery,
+        metric: Metric,
+        row: u32,
+        precise: bool,
+        centroid_dot: f32,
+    ) -> f32 {
         let r = row as usize;
         let p = self.row_params(r);
-        let dot = self.dot(k, query, r, p, precise);
+        let dot = centroid_dot + self.dot(k, query, r, p, precise);
         match metric {
             Metric::L2 => query.norm_sq + p[2] * p[2] - 2.0 * dot,
             Metric::Ip => -dot,

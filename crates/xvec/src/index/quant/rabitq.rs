@@ -23,7 +23,7 @@
 //! layout), or a byte per dimension for 5–8 bits.
 
 /// Most bits per dimension, sign included.
-pub const MAX_BITS: u8 = 8;
+pub const MAX_BITS: u8 = crate::schema::MAX_RABITQ_BITS;
 
 /// How a row's codes are laid out, by its bits per dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

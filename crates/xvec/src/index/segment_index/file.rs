@@ -7,6 +7,7 @@ use super::{IndexMeta, Kind, SegmentIndex, keeps_rotation, keeps_sketches, quant
 use crate::error::StorageError;
 use crate::index::graph::GraphSection;
 use crate::index::graph_index::GraphIndexView;
+use crate::index::ivf::{self, IvfLists};
 use crate::index::quant::PARAMS_PER_ROW;
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch::{self, Sketches};
@@ -34,12 +35,21 @@ pub fn write_with_graph_index(
 /// The codes of every row (quantized indexes only), their sketches (graph indexes) and
 /// the rotation they were made with.
 pub(super) struct Encoded {
-    rotation: Option<Rotation>,
-    codes: Option<(Vec<u8>, Vec<f32>)>,
-    sketches: Option<Vec<u64>>,
+    pub(super) rotation: Option<Rotation>,
+    pub(super) codes: Option<(Vec<u8>, Vec<f32>)>,
+    pub(super) sketches: Option<Vec<u64>>,
+    pub(super) lists: Option<IvfLists>,
 }
 
 impl Encoded {
+    /// Takes an IVF build's lists, with the codes of their entries (quantized indexes).
+    pub(super) fn encode_lists(&mut self, spec: &VectorSpec, col: VectorColumn, lists: IvfLists) {
+        let quant = spec.index.quant();
+        let quantizer = quantizer_for(spec, self.rotation.clone().filter(|_| quant.rotate));
+        self.codes = quantizer.map(|qz| ivf::encode(&qz, spec.metric, col, lists.view(spec.dim as usize)));
+        self.lists = Some(lists);
+    }
+
     /// The sketches as a build screens with them, and their rotation.
     pub(super) fn screen(&self, dim: u32) -> Option<(Sketches<'_>, &Rotation)> {
         Some((Sketches { words: self.sketches.as_ref()?, dim: dim as usize }, self.rotation.as_ref()?))
@@ -49,11 +59,13 @@ impl Encoded {
 pub(super) fn encode(spec: &VectorSpec, col: VectorColumn, rows: usize) -> Encoded {
     let quant = spec.index.quant();
     let rotation = keeps_rotation(spec).then(|| Rotation::new(spec.dim as usize, spec.index.seed()));
-    let quantizer = quantizer_for(spec, rotation.clone().filter(|_| quant.rotate));
+    // IVF codes are in list order, made once the lists are (`encode_lists`).
+    let quantizer =
+        quantizer_for(spec, rotation.clone().filter(|_| quant.rotate)).filter(|_| spec.index.ivf().is_none());
     let codes = quantizer.map(|qz| qz.encode_rows(col, rows));
     let sketches =
         rotation.as_ref().filter(|_| keeps_sketches(spec)).map(|r| sketch::encode_rows(col, rows, r, spec.metric));
-    Encoded { rotation, codes, sketches }
+    Encoded { rotation, codes, sketches, lists: None }
 }
 
 /// Writes a finished index through a temp file renamed over `path`; returns its size.
@@ -76,29 +88,26 @@ pub(super) fn write_index(
         max_level: graph.map_or(0, |g| g.max_level() as u32),
     };
     let tmp = crate::storage::disk::temp_path(path);
-    let written =
-        write(&tmp, segment_id, field, &meta, e.rotation.as_ref(), e.codes.as_ref(), e.sketches.as_ref(), graph)
-            .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
+    let written = write(&tmp, segment_id, field, &meta, e, graph)
+        .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     written
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn write(
     path: &Path,
     segment_id: u64,
     field: u16,
     meta: &IndexMeta,
-    rotation: Option<&Rotation>,
-    codes: Option<&(Vec<u8>, Vec<f32>)>,
-    sketches: Option<&Vec<u64>>,
+    e: &Encoded,
     graph: Option<GraphIndexView>,
 ) -> Result<u64, StorageError> {
     use crate::storage::mmap::as_bytes;
     let json = serde_json::to_vec(meta).expect("index meta serializes");
-    let rotation = rotation.map(|r| r.encode());
+    let rotation = e.rotation.as_ref().map(|r| r.encode());
+    let (codes, sketches) = (e.codes.as_ref(), e.sketches.as_ref());
     // Sections in file order, so the writer knows every length up front.
     let mut parts: Vec<(Kind, &[u8])> = vec![(Kind::Meta, &json)];
     if let Some(r) = &rotation {
@@ -122,6 +131,11 @@ pub(super) fn write(
         }
         Some(GraphIndexView::Vamana(g)) => parts.push((Kind::Adjacency, as_bytes(g.adjacency))),
         None => {}
+    }
+    if let Some(l) = &e.lists {
+        parts.push((Kind::Centroids, as_bytes(&l.centroids)));
+        parts.push((Kind::ListOffsets, as_bytes(&l.offsets)));
+        parts.push((Kind::ListIds, as_bytes(&l.ids)));
     }
     let lens: Vec<u64> = parts.iter().map(|(_, b)| b.len() as u64).collect();
     let mut w = ContainerWriter::create(path, FileKind::Index, segment_id, &lens)?;
@@ -160,7 +174,7 @@ impl SegmentIndex {
         }
         let find = |kind: Kind| -> Option<&RawSection> { sections.iter().find(|s| s.kind == kind as u16) };
         for s in &sections {
-            if s.field != field || s.kind > Kind::Sketches as u16 {
+            if s.field != field || s.kind > Kind::ListIds as u16 {
                 return Err(bad(
                     s.offset,
                     format!("section kind {} of field {}, expected field {field}", s.kind, s.field),
@@ -209,12 +223,23 @@ impl SegmentIndex {
             (None, true) => return Err(bad(32, "rotation section missing".into())),
         };
         let quantizer = quantizer_for(spec, rotation.clone().filter(|_| quant.rotate));
+        let ivf = match (&spec.index, find(Kind::Centroids), find(Kind::ListOffsets), find(Kind::ListIds)) {
+            (IndexParams::Ivf(_), Some(c), Some(o), Some(i)) => Some([c.range(), o.range(), i.range()]),
+            (IndexParams::Ivf(_), ..) => return Err(bad(32, "IVF list sections missing".into())),
+            (_, None, None, None) => None,
+            _ => return Err(bad(32, "IVF list sections in an index that is not IVF".into())),
+        };
+        // Codes of an IVF index are per list entry, of the others per row.
+        let entries = match &ivf {
+            Some([.., i]) => i.len() / 4,
+            None => rows,
+        };
         let codes = match (&quantizer, find(Kind::Codes), find(Kind::Params)) {
             (Some(qz), Some(c), Some(p)) => {
-                if c.len != (qz.code_bytes() * rows) as u64 || p.len != (PARAMS_PER_ROW * 4 * rows) as u64 {
+                if c.len != (qz.code_bytes() * entries) as u64 || p.len != (PARAMS_PER_ROW * 4 * entries) as u64 {
                     return Err(bad(
                         c.offset,
-                        format!("codes {} and params {} bytes do not fit {rows} rows", c.len, p.len),
+                        format!("codes {} and params {} bytes do not fit {entries} entries", c.len, p.len),
                     ));
                 }
                 Some((c.range(), p.range()))
@@ -227,7 +252,7 @@ impl SegmentIndex {
                 (IndexParams::Hnsw(_), Some(l), Some(bs), Some(o), Some(u)) => {
                     Some([l.range(), bs.range(), o.range(), u.range()])
                 }
-                (IndexParams::Flat(_) | IndexParams::Vamana(_), None, None, None, None) => None,
+                (IndexParams::Flat(_) | IndexParams::Vamana(_) | IndexParams::Ivf(_), None, None, None, None) => None,
                 _ => return Err(bad(32, "graph sections do not match the index type".into())),
             };
         let adjacency = match (&spec.index, find(Kind::Adjacency)) {
@@ -242,6 +267,7 @@ impl SegmentIndex {
                 + sketches.is_some() as usize
                 + 4 * graph.is_some() as usize
                 + adjacency.is_some() as usize
+                + 3 * ivf.is_some() as usize
         {
             return Err(bad(32, "duplicate sections".into()));
         }
@@ -255,6 +281,8 @@ impl SegmentIndex {
             sketches,
             graph,
             adjacency,
+            ivf,
+            centroid_norms: Vec::new(),
         };
         if let Some(r) = &index.adjacency
             && index.vamana().is_none()
@@ -268,6 +296,19 @@ impl SegmentIndex {
                 let kind = if matches!(g, GraphIndexView::Hnsw(_)) { "HNSW" } else { "Vamana" };
                 bad(at, format!("{kind} graph: {}", e.what))
             })?;
+        }
+        if index.ivf.is_some() {
+            let view = index.ivf().ok_or_else(|| bad(32, "IVF sections are not whole, aligned arrays".into()))?;
+            view.validate(rows).map_err(|(what, section, i)| {
+                let [c, o, e] = index.ivf.as_ref().expect("ivf");
+                let (range, width) = [(c, 4), (o, 8), (e, 4)][section as usize];
+                bad((range.start + width * i) as u64, format!("IVF lists: {what}"))
+            })?;
+        }
+        let mut index = index;
+        if let Some(view) = index.ivf() {
+            index.centroid_norms =
+                view.centroids.chunks_exact(view.dim.max(1)).map(|c| c.iter().map(|x| x * x).sum()).collect();
         }
         if let Some(c) = index.codes()
             && let Some(i) = c.params.iter().position(|p| !p.is_finite())

@@ -4,7 +4,8 @@
 //! An index file is a [container](crate::storage::container) holding a JSON meta section
 //! and, as the parameters ask: the rotation, the codes and their per-row params, the rows'
 //! sketches (graph indexes), the HNSW levels, base layer, upper offsets
-//! and upper layers, or the Vamana adjacency. Originals
+//! and upper layers, the Vamana adjacency, or the IVF centroids, list offsets and list
+//! entries (whose codes are in entry order). Originals
 //! are never copied in: an FP32 graph scores against the segment's mapped vectors, and
 //! refinement reads them too. Files are written as `NAME.tmp`, fsynced, then renamed, so
 //! a half-written file never carries an index file's name.
@@ -19,6 +20,7 @@ use crate::error::StorageError;
 use crate::index::graph::{BuildControl, BuildProgress};
 use crate::index::graph_index::{GraphIndex, GraphIndexView};
 use crate::index::hnsw::{self, GraphView};
+use crate::index::ivf::{self, IvfView};
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch::Sketches;
 use crate::index::quant::{Codes, Quantizer};
@@ -50,6 +52,9 @@ enum Kind {
     Upper = 7,
     Adjacency = 8,
     Sketches = 9,
+    Centroids = 10,
+    ListOffsets = 11,
+    ListIds = 12,
 }
 
 /// Section kinds holding codes, their per-row params and sketches: damage confined to
@@ -59,21 +64,38 @@ pub const CODE_SECTIONS: [u16; 3] = [Kind::Codes as u16, Kind::Params as u16, Ki
 /// Name of an index file's section kind, for reports (`verify`, `inspect`).
 pub fn section_name(kind: u16) -> Option<&'static str> {
     use Kind::*;
-    [Meta, Rotation, Codes, Params, Levels, Base, UpperOffsets, Upper, Adjacency, Sketches]
-        .into_iter()
-        .find(|k| *k as u16 == kind)
-        .map(|k| match k {
-            Meta => "meta",
-            Rotation => "rotation",
-            Codes => "codes",
-            Params => "code params",
-            Levels => "HNSW levels",
-            Base => "HNSW base layer",
-            UpperOffsets => "HNSW upper offsets",
-            Upper => "HNSW upper layers",
-            Adjacency => "Vamana adjacency",
-            Sketches => "sketches",
-        })
+    [
+        Meta,
+        Rotation,
+        Codes,
+        Params,
+        Levels,
+        Base,
+        UpperOffsets,
+        Upper,
+        Adjacency,
+        Sketches,
+        Centroids,
+        ListOffsets,
+        ListIds,
+    ]
+    .into_iter()
+    .find(|k| *k as u16 == kind)
+    .map(|k| match k {
+        Meta => "meta",
+        Rotation => "rotation",
+        Codes => "codes",
+        Params => "code params",
+        Levels => "HNSW levels",
+        Base => "HNSW base layer",
+        UpperOffsets => "HNSW upper offsets",
+        Upper => "HNSW upper layers",
+        Adjacency => "Vamana adjacency",
+        Sketches => "sketches",
+        Centroids => "IVF centroids",
+        ListOffsets => "IVF list offsets",
+        ListIds => "IVF list entries",
+    })
 }
 
 /// What an index file describes about itself.
@@ -105,6 +127,10 @@ pub struct SegmentIndex {
     graph: Option<[Range<usize>; 4]>,
     /// The Vamana adjacency section.
     adjacency: Option<Range<usize>>,
+    /// The IVF centroids, list offsets and list entries.
+    ivf: Option<[Range<usize>; 3]>,
+    /// `|c|²` of every IVF centroid, computed at open (a float per list).
+    centroid_norms: Vec<f32>,
 }
 
 impl std::fmt::Debug for SegmentIndex {
@@ -120,6 +146,8 @@ pub struct IndexBytes {
     pub codes: u64,
     pub sketches: u64,
     pub graph: u64,
+    /// IVF centroids, list offsets and entries.
+    pub lists: u64,
 }
 
 fn quantizer_for(spec: &VectorSpec, rotation: Option<Rotation>) -> Option<Quantizer> {
@@ -129,7 +157,7 @@ fn quantizer_for(spec: &VectorSpec, rotation: Option<Rotation>) -> Option<Quanti
 
 /// Whether an index of `spec` keeps sketches: graph indexes do.
 fn keeps_sketches(spec: &VectorSpec) -> bool {
-    !matches!(spec.index, IndexParams::Flat(_))
+    matches!(spec.index, IndexParams::Hnsw(_) | IndexParams::Vamana(_))
 }
 
 /// Whether an index of `spec` stores a rotation: for rotated codes, or for sketches.
@@ -154,7 +182,12 @@ pub fn build(
 ) -> Result<Option<u64>, StorageError> {
     let k = kernels::best();
     let control = BuildControl { concurrency, progress, cancel };
-    let encoded = encode(spec, col, rows);
+    let mut encoded = encode(spec, col, rows);
+    if let IndexParams::Ivf(p) = &spec.index {
+        let Some(lists) = ivf::build(spec.metric, col, rows, p, &control) else { return Ok(None) };
+        encoded.encode_lists(spec, col, lists);
+        return write_index(path, segment_id, field, spec, rows, &encoded, None).map(Some);
+    }
     let mut graph = match &spec.index {
         IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, encoded.screen(spec.dim), &control) {
             Some(g) => Some(GraphIndex::Hnsw(g)),
@@ -164,7 +197,7 @@ pub fn build(
             Some(g) => Some(GraphIndex::Vamana(g)),
             None => return Ok(None),
         },
-        IndexParams::Flat(_) => {
+        IndexParams::Flat(_) | IndexParams::Ivf(_) => {
             progress(BuildProgress { done: rows, total: rows });
             None
         }
@@ -243,12 +276,24 @@ impl SegmentIndex {
         Some(Sketches { words: self.slice(self.sketches.as_ref()?)?, dim: self.meta.dim as usize })
     }
 
+    /// The lists, for IVF indexes.
+    pub fn ivf(&self) -> Option<IvfView<'_>> {
+        let [c, o, i] = self.ivf.as_ref()?;
+        Some(IvfView {
+            dim: self.meta.dim as usize,
+            centroids: self.slice(c)?,
+            offsets: self.slice(o)?,
+            ids: self.slice(i)?,
+        })
+    }
+
     pub fn bytes_by_kind(&self) -> IndexBytes {
         let sketches = self.sketches.as_ref().map_or(0, |r| r.len() as u64);
         let codes = self.codes.as_ref().map_or(0, |(c, p)| (c.len() + p.len()) as u64);
         let hnsw = self.graph.as_ref().map_or(0, |g| g.iter().map(|r| r.len() as u64).sum());
         let vamana = self.adjacency.as_ref().map_or(0, |r| r.len() as u64);
-        IndexBytes { codes, sketches, graph: hnsw + vamana }
+        let lists = self.ivf.as_ref().map_or(0, |l| l.iter().map(|r| r.len() as u64).sum());
+        IndexBytes { codes, sketches, graph: hnsw + vamana, lists }
     }
 
     pub fn file_len(&self) -> u64 {

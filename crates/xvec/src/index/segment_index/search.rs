@@ -9,8 +9,10 @@ use roaring::RoaringBitmap;
 use super::SegmentIndex;
 use crate::index::flat::PreparedQuery;
 use crate::index::graph::{Beam, SearchScratch};
+use crate::index::ivf::{self, EntryScorer, IvfScratch, IvfView, ListSearch};
 use crate::index::quant::QuantScratch;
 use crate::index::quant::sketch::{self, Screen, SketchQuery};
+use crate::index::quant::{Codes, QuantQuery};
 use crate::index::scorer::{CodeScorer, Originals, PREFETCH_AHEAD, Scored, Scorer};
 use crate::index::topk::{Candidate, Sink, TopK};
 use crate::kernels;
@@ -108,6 +110,15 @@ pub enum SearchPath {
         /// Whether rows were screened with one-bit sketches before being read.
         screened: bool,
     },
+    /// The rows of the nearest IVF lists.
+    Lists {
+        /// Lists probed.
+        probed: u32,
+        /// Lists of the segment.
+        lists: u32,
+    },
+    /// The IVF lists found fewer than `k` allowed rows; an exact scan finished.
+    ListsThenExact,
 }
 
 /// Originals being loaded while one is re-ranked.
@@ -124,6 +135,8 @@ pub struct SearchParams<'a> {
     /// Position of the segment in the snapshot, for the merged top-k.
     pub position: u32,
     pub route: SearchRoute,
+    /// IVF lists to probe, of the index's `nlist` (scaled to a segment's own lists).
+    pub nprobe: usize,
 }
 
 thread_local! {
@@ -141,6 +154,7 @@ struct ThreadScratch {
     /// The rotated query of the sketches.
     rotated: Vec<f32>,
     bounds: Vec<Scored>,
+    ivf: IvfScratch,
 }
 
 /// A thread's share of [`SCRATCH_BYTES`], given back when the thread ends.
@@ -173,14 +187,22 @@ impl SegmentIndex {
     ) -> SearchPath {
         let k = kernels::best();
         SCRATCH.with(|cell| {
-            let ThreadScratch { graph, quant: qscratch, found, rotated: tmp, bounds } = &mut *cell.borrow_mut();
+            let ThreadScratch { graph, quant: qscratch, found, rotated: tmp, bounds, ivf: iscratch } =
+                &mut *cell.borrow_mut();
             let scratch = &mut Scratch { graph, bounds };
             let orig = Originals { kernels: k, col: originals, query, screen: None };
-            let refine = self.quantizer.is_some() && p.refine > 0;
+            let mut refine = self.quantizer.is_some() && p.refine > 0;
             let want = if refine { p.k.saturating_mul(p.refine) } else { p.k };
             let path;
-            match (&self.quantizer, self.codes()) {
-                (Some(qz), Some(codes)) => {
+            match (&self.quantizer, self.codes(), self.ivf()) {
+                (_, codes, Some(lists)) => {
+                    let qq = self.quantizer.as_ref().map(|qz| qz.prepare(raw_query, qscratch));
+                    let codes = codes.zip(qq.as_ref());
+                    path = self.search_lists(lists, &orig, codes, raw_query, want, p, scratch, iscratch, found);
+                    // An exact scan's answer is the originals' already.
+                    refine &= !matches!(path, SearchPath::ListsThenExact | SearchPath::Exact { .. });
+                }
+                (Some(qz), Some(codes), None) => {
                     let qq = qz.prepare(raw_query, qscratch);
                     // Rotated codes share the sketches' rotation: the query is rotated once.
                     let sq = match qz.rotation() {
@@ -219,13 +241,74 @@ impl SegmentIndex {
                 top.push(Candidate { dist, segment: p.position, row: c.id });
             }
             let scored = (found.capacity() + scratch.bounds.capacity()) * std::mem::size_of::<Scored>();
-            let now = (scratch.graph.heap_bytes() + scored) as u64;
+            let now = (scratch.graph.heap_bytes() + scored + iscratch.heap_bytes()) as u64;
             let before = COUNTED.with(|c| c.0.replace(now));
             if now != before {
                 SCRATCH_BYTES.fetch_add(now.wrapping_sub(before), Ordering::Relaxed);
             }
             path
         })
+    }
+
+    /// The IVF route: the lists' entries (scored on their codes, or on the originals
+    /// without codes), or an exact scan of the originals when a filter leaves fewer
+    /// rows than the probed lists hold; `found` ends with rows, best first.
+    #[allow(clippy::too_many_arguments)]
+    fn search_lists(
+        &self,
+        lists: IvfView,
+        orig: &Originals,
+        codes: Option<(Codes, &QuantQuery)>,
+        raw_query: &[f32],
+        want: usize,
+        p: SearchParams,
+        sc: &mut Scratch,
+        iscratch: &mut IvfScratch,
+        found: &mut Vec<Scored>,
+    ) -> SearchPath {
+        let rows = self.meta.rows as usize;
+        let ip = self.meta.params.ivf().expect("an IVF index has IVF params");
+        let probes = ivf::probes_for(p.nprobe, ip.nlist, lists.lists());
+        let allowed_rows = p.allowed.map_or(rows, |a| a.len() as usize);
+        let exact = match p.route {
+            SearchRoute::Auto => allowed_rows <= ivf::entries_scanned(&lists, probes),
+            SearchRoute::Graph => false,
+            SearchRoute::Exact => true,
+        };
+        if exact {
+            exact_scan(orig, rows, want, p.allowed, sc.bounds, found);
+            return SearchPath::Exact { screened: false };
+        }
+        let ls = ListSearch {
+            kernels: orig.kernels,
+            metric: self.meta.metric,
+            centroid_norms: &self.centroid_norms,
+            probes,
+            want,
+            allowed: p.allowed,
+            spilled: ip.soar,
+        };
+        match codes {
+            Some((codes, qq)) => {
+                let s = EntryCodes { codes, query: qq, metric: self.meta.metric, precise: !codes.rounds_query() };
+                ivf::search(&lists, &s, raw_query, &ls, iscratch, found);
+                if p.refine == 0 && codes.rounds_query() {
+                    let precise = EntryCodes { precise: true, ..s };
+                    for c in found.iter_mut() {
+                        let e = c.id as usize;
+                        c.dist = precise.dist(e, lists.ids[e], ivf::centroid_dot(&lists, iscratch, e));
+                    }
+                    found.sort_unstable();
+                }
+            }
+            None => ivf::search(&lists, &EntryOriginals(orig), raw_query, &ls, iscratch, found),
+        }
+        found.iter_mut().for_each(|c| c.id = lists.ids[c.id as usize]);
+        if found.len() < want.min(allowed_rows) {
+            exact_scan(orig, rows, want, p.allowed, sc.bounds, found);
+            return SearchPath::ListsThenExact;
+        }
+        SearchPath::Lists { probed: probes as u32, lists: lists.lists() as u32 }
     }
 
     /// The query for this index's sketches, if it keeps them.
@@ -274,6 +357,41 @@ impl SegmentIndex {
             return SearchPath::GraphThenExact;
         }
         SearchPath::Graph
+    }
+}
+
+/// IVF entries scored on their residual codes.
+struct EntryCodes<'a> {
+    codes: Codes<'a>,
+    query: &'a QuantQuery,
+    metric: crate::schema::Metric,
+    precise: bool,
+}
+
+impl EntryScorer for EntryCodes<'_> {
+    #[inline]
+    fn dist(&self, e: usize, _row: u32, centroid_dot: f32) -> f32 {
+        self.codes.distance_from(kernels::best(), self.query, self.metric, e as u32, self.precise, centroid_dot)
+    }
+
+    #[inline]
+    fn prefetch(&self, e: usize, _row: u32) {
+        self.codes.prefetch(e as u32);
+    }
+}
+
+/// IVF entries scored on the segment's originals, by row.
+struct EntryOriginals<'a, 'b>(&'b Originals<'a>);
+
+impl EntryScorer for EntryOriginals<'_, '_> {
+    #[inline]
+    fn dist(&self, _e: usize, row: u32, _centroid_dot: f32) -> f32 {
+        self.0.dist(row)
+    }
+
+    #[inline]
+    fn prefetch(&self, _e: usize, row: u32) {
+        self.0.prefetch_lines(row, usize::MAX);
     }
 }
 

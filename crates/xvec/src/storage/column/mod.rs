@@ -202,11 +202,18 @@ pub struct VectorColumn<'a> {
 impl VectorColumn<'_> {
     /// Row `row` as f32 (a copy; for projections and refinement, not for scans).
     pub fn row_f32(&self, row: usize) -> Vec<f32> {
+        let mut v = Vec::with_capacity(self.dim);
+        self.extend_f32(row, &mut v);
+        v
+    }
+
+    /// Appends row `row` as f32 to `out`: a copy into a buffer the caller reuses.
+    pub fn extend_f32(&self, row: usize, out: &mut Vec<f32>) {
         let r = row * self.dim..(row + 1) * self.dim;
         match self.data {
-            VectorData::Fp32(d) => d[r].to_vec(),
-            VectorData::Fp16(d) => d[r].iter().map(|x| x.to_f32()).collect(),
-            VectorData::Int8(d) => d[r].iter().map(|&x| x as f32).collect(),
+            VectorData::Fp32(d) => out.extend_from_slice(&d[r]),
+            VectorData::Fp16(d) => out.extend(d[r].iter().map(|x| x.to_f32())),
+            VectorData::Int8(d) => out.extend(d[r].iter().map(|&x| x as f32)),
         }
     }
 

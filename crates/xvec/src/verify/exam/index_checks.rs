@@ -262,12 +262,21 @@ impl Checker<'_> {
     fn codes(&mut self, e: &SegmentEntry, ie: &IndexEntry, field: &str, index: &SegmentIndex, seg: &Segment) -> bool {
         let (Some(codes), Some(qz)) = (index.codes(), index.quantizer()) else { return false };
         let col = vectors_of(seg, ie);
-        let rows = codes.rows().min(seg.rows());
+        // IVF codes are per list entry: the residual of the entry's row to its centroid.
+        let lists = index.ivf();
+        let rows = if lists.is_some() { codes.rows() } else { codes.rows().min(seg.rows()) };
         let cb = qz.code_bytes();
         let per = crate::index::quant::PARAMS_PER_ROW;
         let (mut buf, mut params, mut scratch) = (vec![0u8; cb], vec![0f32; per], Default::default());
+        let mut entry_scratch = crate::index::ivf::EntryScratch::default();
+        let metric = index.meta().metric;
         let Sample { checked, mismatched, first_mismatch: first } = self.compare_sample(&ie.file, "codes", rows, |r| {
-            qz.encode(&col.row_f32(r), &mut buf, &mut params, &mut scratch);
+            match &lists {
+                Some(l) => {
+                    crate::index::ivf::encode_entry(qz, metric, col, l, r, &mut buf, &mut params, &mut entry_scratch)
+                }
+                None => qz.encode(&col.row_f32(r), &mut buf, &mut params, &mut scratch),
+            }
             let same_codes = codes.codes.get(r * cb..(r + 1) * cb) == Some(&buf[..]);
             let same_params = codes
                 .params
@@ -305,7 +314,7 @@ impl Checker<'_> {
         let (ef, refine) = match &spec.index {
             IndexParams::Hnsw(p) => (p.ef as usize, spec.index.quant().refine as usize),
             IndexParams::Vamana(p) => (p.query_list as usize, spec.index.quant().refine as usize),
-            IndexParams::Flat(_) => (k, spec.index.quant().refine as usize),
+            IndexParams::Flat(_) | IndexParams::Ivf(_) => (k, spec.index.quant().refine as usize),
         };
         let kern = kernels::best();
         // Rows without a vector are never results; exact search skips them, so the index
@@ -328,6 +337,7 @@ impl Checker<'_> {
                 allowed: valid.as_ref(),
                 position: 0,
                 route: Default::default(),
+                nprobe: spec.index.nprobe(),
             };
             index.search(col, &prepared, &raw, p, &mut approx);
             let truth: HashSet<u32> = exact.into_sorted().into_iter().map(|c| c.row).collect();

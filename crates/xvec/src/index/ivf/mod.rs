@@ -1,0 +1,337 @@
+//! IVF: the rows of a segment split into lists by their nearest k-means centroid; a query
+//! scores the centroids, then only the rows of its `nprobe` nearest lists.
+//!
+//! Every segment trains its own centroids on its own rows (see [`kmeans`]), so a segment
+//! written by a flush, a merge or an optimize is searchable on its own and needs nothing
+//! from the others; a query over `S` segments scores `S × lists` centroids (1,024 at
+//! dim 384 are about 40 µs per segment). A segment of `n` rows gets
+//! `min(nlist, n / MIN_POINTS_PER_LIST)` lists (at least one), and a query probes the
+//! same share of them, `⌈nprobe × lists / nlist⌉`, so small segments are not over-probed.
+//!
+//! Lists are stored as one array of row ids in list order with `lists + 1` offsets into
+//! it; a quantized index keeps the codes of each entry in the same order, coded as the
+//! residual `x − c` to the entry's centroid (`x / |x| − c` for cosine), which is what
+//! makes low-bit codes accurate: the residual is short and centred. The score of an entry
+//! is then `⟨q, c⟩ + ⟨q, x − c⟩`, the first term once per list. With SOAR a row is also
+//! kept in a second list ([`kmeans::assign`]), so `entries` can reach twice the rows; a
+//! search removes the duplicates before it answers.
+
+pub mod kmeans;
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+use roaring::RoaringBitmap;
+
+use super::graph::BuildControl;
+use super::quant::{PARAMS_PER_ROW, QuantScratch, Quantizer};
+use super::scorer::Scored;
+use super::topk::{Candidate, Sink, TopK};
+use crate::kernels::Kernels;
+use crate::schema::{IvfParams, Metric};
+use crate::storage::column::VectorColumn;
+use kmeans::Points;
+
+/// Fewest rows per list a segment is trained for: below it centroids fit noise (faiss
+/// warns under 39 points per centroid).
+pub const MIN_POINTS_PER_LIST: usize = 32;
+
+/// SOAR's λ: the weight of the residual-parallel error in the spilled assignment's loss.
+/// 1.0 as in the paper's experiments.
+pub const SOAR_LAMBDA: f32 = 1.0;
+
+/// Entries scored ahead of the one being scored.
+const PREFETCH_AHEAD: usize = 4;
+
+/// The lists a build made, before they are written.
+#[derive(Debug)]
+pub struct IvfLists {
+    pub centroids: Vec<f32>,
+    pub offsets: Vec<u64>,
+    pub ids: Vec<u32>,
+}
+
+impl IvfLists {
+    pub fn view(&self, dim: usize) -> IvfView<'_> {
+        IvfView { dim, centroids: &self.centroids, offsets: &self.offsets, ids: &self.ids }
+    }
+}
+
+/// The lists of one segment's index, as stored (mapped in place).
+#[derive(Clone, Copy, Debug)]
+pub struct IvfView<'a> {
+    pub dim: usize,
+    /// `lists × dim` floats.
+    pub centroids: &'a [f32],
+    /// `lists + 1` ascending offsets into `ids`, from 0 to `ids.len()`.
+    pub offsets: &'a [u64],
+    /// Row ids, list after list.
+    pub ids: &'a [u32],
+}
+
+impl IvfView<'_> {
+    pub fn lists(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// The entries of list `l`.
+    pub fn list(&self, l: usize) -> Range<usize> {
+        self.offsets[l] as usize..self.offsets[l + 1] as usize
+    }
+
+    pub fn centroid(&self, l: usize) -> &[f32] {
+        &self.centroids[l * self.dim..(l + 1) * self.dim]
+    }
+
+    /// The list holding entry `e`.
+    fn list_of(&self, e: usize) -> usize {
+        self.offsets.partition_point(|&o| o as usize <= e) - 1
+    }
+
+    /// Checks the lists against a segment of `rows` rows: what is wrong and the index of
+    /// the offending element (`(section, index)`: 0 = centroids, 1 = offsets, 2 = ids).
+    pub fn validate(&self, rows: usize) -> Result<(), (String, u8, usize)> {
+        if self.offsets.is_empty() || self.offsets[0] != 0 {
+            return Err(("list offsets do not start at 0".into(), 1, 0));
+        }
+        if self.centroids.len() != self.lists() * self.dim {
+            return Err((
+                format!("{} centroid floats for {} lists of dim {}", self.centroids.len(), self.lists(), self.dim),
+                0,
+                0,
+            ));
+        }
+        if let Some(i) = self.centroids.iter().position(|c| !c.is_finite()) {
+            return Err(("a centroid is not finite".into(), 0, i));
+        }
+        if let Some(i) = self.offsets.windows(2).position(|w| w[1] < w[0]) {
+            return Err((
+                format!("list offset {} falls from {} to {}", i + 1, self.offsets[i], self.offsets[i + 1]),
+                1,
+                i + 1,
+            ));
+        }
+        let last = self.offsets[self.lists()];
+        if last != self.ids.len() as u64 {
+            return Err((format!("lists end at entry {last}, expected {}", self.ids.len()), 1, self.lists()));
+        }
+        if self.ids.len() > 2 * rows {
+            return Err((format!("{} entries for {rows} rows (at most two lists a row)", self.ids.len()), 2, 0));
+        }
+        if let Some(i) = self.ids.iter().position(|&r| r as usize >= rows) {
+            return Err((format!("entry {i} names row {} of {rows}", self.ids[i]), 2, i));
+        }
+        Ok(())
+    }
+}
+
+/// Lists of a segment of `points` rows with vectors, for an index asking for `nlist`.
+pub fn lists_for(nlist: u32, points: usize) -> usize {
+    (nlist as usize).min(points / MIN_POINTS_PER_LIST).max(usize::from(points > 0))
+}
+
+/// Lists a query probes in a segment of `lists` lists, for an index of `nlist` lists
+/// asked for `nprobe`: the same share.
+pub fn probes_for(nprobe: usize, nlist: u32, lists: usize) -> usize {
+    (nprobe * lists).div_ceil(nlist.max(1) as usize).clamp(usize::from(lists > 0), lists)
+}
+
+/// Trains the lists of rows `0..rows` of `col` (null vectors left out) and assigns every
+/// row; `None` when cancelled.
+pub fn build(metric: Metric, col: VectorColumn, rows: usize, p: &IvfParams, ctl: &BuildControl) -> Option<IvfLists> {
+    let valid: Vec<u32> = (0..rows as u32).filter(|&r| col.validity.is_valid(r as usize)).collect();
+    let lists = lists_for(p.nlist, valid.len());
+    let points = Points { col, rows: &valid, spherical: metric == Metric::Cosine };
+    let pool = super::build_pool(ctl.concurrency).ok()?;
+    let total = kmeans::TRAIN_ROUNDS + 1;
+    let cancelled = || ctl.cancel.load(std::sync::atomic::Ordering::Relaxed);
+    let report = |done| (ctl.progress)(super::graph::BuildProgress { done, total });
+    let (centroids, assigned) = pool.install(|| {
+        let centroids =
+            if lists == 0 { Vec::new() } else { kmeans::train(&points, lists, p.seed, &report, &cancelled)? };
+        let soar = p.soar.then_some(SOAR_LAMBDA);
+        let assigned = if lists == 0 { Vec::new() } else { kmeans::assign(&points, &centroids, soar) };
+        Some((centroids, assigned))
+    })?;
+    report(total);
+    // Counting sort by list; rows ascend within a list.
+    let mut offsets = vec![0u64; lists + 1];
+    for pair in &assigned {
+        for &l in pair.iter().filter(|&&l| l != u32::MAX) {
+            offsets[l as usize + 1] += 1;
+        }
+    }
+    for l in 0..lists {
+        offsets[l + 1] += offsets[l];
+    }
+    let mut next: Vec<u64> = offsets[..lists].to_vec();
+    let mut ids = vec![0u32; offsets[lists] as usize];
+    for (&row, pair) in valid.iter().zip(&assigned) {
+        for &l in pair.iter().filter(|&&l| l != u32::MAX) {
+            ids[next[l as usize] as usize] = row;
+            next[l as usize] += 1;
+        }
+    }
+    Some(IvfLists { centroids, offsets, ids })
+}
+
+/// The codes of every entry, in entry order (see [`encode_entry`]).
+pub fn encode(qz: &Quantizer, metric: Metric, col: VectorColumn, ivf: IvfView) -> (Vec<u8>, Vec<f32>) {
+    const CHUNK: usize = 1024;
+    let cb = qz.code_bytes();
+    let mut codes = vec![0u8; cb * ivf.ids.len()];
+    let mut params = vec![0f32; PARAMS_PER_ROW * ivf.ids.len()];
+    codes.par_chunks_mut(cb * CHUNK).zip(params.par_chunks_mut(PARAMS_PER_ROW * CHUNK)).enumerate().for_each(
+        |(chunk, (codes, params))| {
+            let mut s = EntryScratch::default();
+            let pairs = codes.chunks_exact_mut(cb).zip(params.chunks_exact_mut(PARAMS_PER_ROW));
+            for (i, (c, p)) in pairs.enumerate() {
+                encode_entry(qz, metric, col, &ivf, chunk * CHUNK + i, c, p, &mut s);
+            }
+        },
+    );
+    (codes, params)
+}
+
+/// Buffers of [`encode_entry`].
+#[derive(Default)]
+pub struct EntryScratch {
+    x: Vec<f32>,
+    quant: QuantScratch,
+}
+
+/// The codes of entry `e`: the residual of its row to its list's centroid, with the
+/// original's norm (1 for a non-zero cosine row) kept as the norm.
+#[allow(clippy::too_many_arguments)]
+pub fn encode_entry(
+    qz: &Quantizer,
+    metric: Metric,
+    col: VectorColumn,
+    ivf: &IvfView,
+    e: usize,
+    codes: &mut [u8],
+    params: &mut [f32],
+    s: &mut EntryScratch,
+) {
+    let x = &mut s.x;
+    x.clear();
+    col.extend_f32(ivf.ids[e] as usize, x);
+    if metric == Metric::Cosine {
+        kmeans::unit(x);
+    }
+    let norm = x.iter().map(|&v| v as f64 * v as f64).sum::<f64>().sqrt() as f32;
+    x.iter_mut().zip(ivf.centroid(ivf.list_of(e))).for_each(|(v, c)| *v -= c);
+    qz.encode(x, codes, params, &mut s.quant);
+    params[2] = norm;
+}
+
+/// Per-thread buffers of an IVF search.
+#[derive(Default, Debug)]
+pub struct IvfScratch {
+    query: Vec<f32>,
+    lists: Vec<Scored>,
+    /// `⟨q, c⟩` of every list.
+    dots: Vec<f32>,
+}
+
+impl IvfScratch {
+    pub fn heap_bytes(&self) -> usize {
+        self.query.capacity() * 4 + self.lists.capacity() * size_of::<Scored>() + self.dots.capacity() * 4
+    }
+}
+
+/// How a list scan scores an entry `e` (of row `row`) given `⟨q, c⟩` of its list.
+pub trait EntryScorer {
+    fn dist(&self, e: usize, row: u32, centroid_dot: f32) -> f32;
+    fn prefetch(&self, e: usize, row: u32);
+}
+
+/// One IVF search's inputs besides the scorer.
+pub struct ListSearch<'a> {
+    pub kernels: &'static Kernels,
+    pub metric: Metric,
+    /// `|c|²` of every list (L2 orders lists by it).
+    pub centroid_norms: &'a [f32],
+    pub probes: usize,
+    pub want: usize,
+    pub allowed: Option<&'a RoaringBitmap>,
+    /// Whether a row may sit in two lists (SOAR), so duplicates must be removed.
+    pub spilled: bool,
+}
+
+/// The `want` best entries of the `probes` lists nearest the raw query `q`, best first
+/// (`Scored::id` is the entry; [`IvfView::ids`] maps it to its row), duplicates of a row
+/// removed; `⟨q, c⟩` of each entry's list is left in `scratch` for [`centroid_dot`].
+pub fn search(
+    ivf: &IvfView,
+    s: &impl EntryScorer,
+    q: &[f32],
+    ls: &ListSearch,
+    scratch: &mut IvfScratch,
+    out: &mut Vec<Scored>,
+) {
+    let IvfScratch { query, lists, dots } = scratch;
+    query.clear();
+    query.extend_from_slice(q);
+    if ls.metric == Metric::Cosine {
+        kmeans::unit(query);
+    }
+    dots.clear();
+    dots.extend((0..ivf.lists()).map(|l| (ls.kernels.dot_f32)(query, ivf.centroid(l))));
+    lists.clear();
+    lists.extend(dots.iter().enumerate().map(|(l, &d)| {
+        let dist = if ls.metric == Metric::L2 { ls.centroid_norms[l] - 2.0 * d } else { -d };
+        Scored { dist, id: l as u32 }
+    }));
+    let probes = ls.probes.min(lists.len());
+    if probes < lists.len() {
+        lists.select_nth_unstable(probes);
+    }
+    lists.truncate(probes);
+    lists.sort_unstable();
+    // A spilled row can fill two places; twice the places keep `want` distinct rows.
+    let mut top = TopK::new(if ls.spilled { ls.want.saturating_mul(2) } else { ls.want });
+    for l in lists.iter() {
+        let range = ivf.list(l.id as usize);
+        let dot = dots[l.id as usize];
+        let ids = &ivf.ids[range.clone()];
+        for (i, (e, &row)) in range.clone().zip(ids).enumerate() {
+            if let Some(&ahead) = ids.get(i + PREFETCH_AHEAD) {
+                s.prefetch(e + PREFETCH_AHEAD, ahead);
+            }
+            if ls.allowed.is_some_and(|a| !a.contains(row)) {
+                continue;
+            }
+            let dist = s.dist(e, row, dot);
+            if dist <= top.threshold() {
+                top.push(Candidate { dist, segment: 0, row: e as u32 });
+            }
+        }
+    }
+    out.clear();
+    out.extend(top.into_sorted().into_iter().map(|c| Scored { dist: c.dist, id: c.row }));
+    if ls.spilled {
+        dedup_rows(ivf, out);
+    }
+    out.truncate(ls.want);
+}
+
+/// `⟨q, c⟩` of the list holding entry `e`, from the last [`search`] with `scratch`.
+pub fn centroid_dot(ivf: &IvfView, scratch: &IvfScratch, e: usize) -> f32 {
+    scratch.dots[ivf.list_of(e)]
+}
+
+/// Keeps the first (best) entry of each row, in order.
+fn dedup_rows(ivf: &IvfView, found: &mut Vec<Scored>) {
+    let mut seen = std::collections::HashSet::with_capacity(found.len());
+    found.retain(|c| seen.insert(ivf.ids[c.id as usize]));
+}
+
+/// The search cost of one IVF probe of a segment, in entries scored: what a filtered
+/// search weighs against an exact scan of the allowed rows.
+pub fn entries_scanned(ivf: &IvfView, probes: usize) -> usize {
+    (ivf.ids.len() * probes).div_ceil(ivf.lists().max(1))
+}
+
+#[cfg(test)]
+mod tests;
