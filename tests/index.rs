@@ -291,6 +291,17 @@ fn ivf_collections_search_lists_filters_deletes_and_new_segments() {
     }
     let r = hit as f64 / (queries.len() * 10) as f64;
     assert!((0.5..1.0).contains(&r), "nprobe 4 of 64: recall {r}");
+    let mut hit = 0;
+    for q in &queries {
+        let want = brute_force(Metric::L2, &data, q, 10);
+        hit += keys(Query::vector(q.clone()).k(10).target_recall(0.95)).iter().filter(|g| want.contains(g)).count();
+    }
+    let r95 = hit as f64 / (queries.len() * 10) as f64;
+    assert!(r95 >= 0.85 && r95 > r, "target 0.95: recall {r95} (nprobe 4: {r})");
+    let both = coll.query(&Query::vector(queries[0].clone()).nprobe(4).target_recall(0.9)).unwrap_err();
+    assert!(both.to_string().contains("give one"), "{both}");
+    let bad = coll.query(&Query::vector(queries[0].clone()).target_recall(0.0)).unwrap_err();
+    assert!(bad.to_string().contains("target recall 0 is out of range"), "{bad}");
     // Above the index's nlist probes every list, as faiss does; beyond any nlist is refused.
     assert_eq!(
         keys(Query::vector(queries[0].clone()).k(10).nprobe(65)),

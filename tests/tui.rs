@@ -98,24 +98,9 @@ fn errors_are_one_line_with_a_hint() {
 #[test]
 fn dashboard_under_a_terminal_restores_it_on_quit() {
     let dir = tempfile::tempdir().unwrap();
-    let coll = dir.path().join("ann");
-    let schema = std::fs::read_to_string(data("schema.json")).unwrap();
-    let schema =
-        schema.replace(r#""index": {"type": "flat"}"#, r#""index": {"type": "hnsw", "quantize": "int8", "refine": 2}"#);
-    std::fs::write(dir.path().join("schema.json"), schema).unwrap();
+    let coll = sample_with_index(dir.path(), "ann", r#"{"type": "hnsw", "quantize": "int8", "refine": 2}"#);
     let c = coll.to_str().unwrap();
-    xvec(&["create", c, "--schema", dir.path().join("schema.json").to_str().unwrap()]).run().ok();
-    xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &format!("emb={}", data("wordnet.fvecs")), "--flush"])
-        .run()
-        .ok();
-
-    let shell = format!(
-        "env -i PATH=/usr/bin:/bin TERM=xterm HOME={home} NO_COLOR=1 PS1='tui-test$ ' sh",
-        home = dir.path().display()
-    );
-    let t = Tmux::start(dir.path(), &shell);
-    t.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"]);
-    t.wait("the shell prompt", |s| s.contains("tui-test$"));
+    let t = terminal(dir.path());
     t.keys(&[&format!("{} tui {c} --write --concurrency 1", crate::harness::bin()), "Enter"]);
     // It opens on the first view.
     t.wait("the overview", |s| s.contains("1 Overview") && s.contains("on disk") && s.contains("hnsw m="));
@@ -186,16 +171,8 @@ fn headless_on_a_live_collection_reports_ingest_and_backlog() {
 #[test]
 fn on_an_ivf_index_the_breadth_keys_step_nprobe() {
     let dir = tempfile::tempdir().unwrap();
-    let coll = dir.path().join("ivf");
-    let schema = std::fs::read_to_string(data("schema.json")).unwrap();
-    let schema = schema
-        .replace(r#""index": {"type": "flat"}"#, r#""index": {"type": "ivf", "nlist": 32, "nprobe": 8, "soar": true}"#);
-    std::fs::write(dir.path().join("schema.json"), schema).unwrap();
+    let coll = sample_with_index(dir.path(), "ivf", r#"{"type": "ivf", "nlist": 32, "nprobe": 8, "soar": true}"#);
     let c = coll.to_str().unwrap();
-    xvec(&["create", c, "--schema", dir.path().join("schema.json").to_str().unwrap()]).run().ok();
-    xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &format!("emb={}", data("wordnet.fvecs")), "--flush"])
-        .run()
-        .ok();
     xvec(&["optimize", c, "--concurrency", "1"]).run().ok();
 
     let run =
@@ -207,13 +184,7 @@ fn on_an_ivf_index_the_breadth_keys_step_nprobe() {
     let recall = v["recall"].as_f64().unwrap();
     assert!(recall > 0.5 && recall <= 1.0, "{v}");
 
-    let shell = format!(
-        "env -i PATH=/usr/bin:/bin TERM=xterm HOME={home} NO_COLOR=1 PS1='tui-test$ ' sh",
-        home = dir.path().display()
-    );
-    let t = Tmux::start(dir.path(), &shell);
-    t.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"]);
-    t.wait("the shell prompt", |s| s.contains("tui-test$"));
+    let t = terminal(dir.path());
     t.keys(&[&format!("{} tui {c} --concurrency 1", crate::harness::bin()), "Enter"]);
     t.keys(&["2"]);
     t.wait("the search view at the index's nprobe", |s| s.contains("| nprobe 8 |"));
@@ -224,4 +195,32 @@ fn on_an_ivf_index_the_breadth_keys_step_nprobe() {
     t.wait("nprobe lowered", |s| s.contains("| nprobe 7 |"));
     t.keys(&["q"]);
     t.wait("the prompt back", |s| !s.contains("1 Overview") && s.contains("tui-test$"));
+}
+
+/// The committed WordNet sample in collection `name` under `dir`, its vectors indexed by
+/// `index` (schema JSON), flushed.
+fn sample_with_index(dir: &std::path::Path, name: &str, index: &str) -> std::path::PathBuf {
+    let coll = dir.join(name);
+    let schema = std::fs::read_to_string(data("schema.json")).unwrap();
+    let schema = schema.replace(r#""index": {"type": "flat"}"#, &format!(r#""index": {index}"#));
+    let file = dir.join(format!("{name}-schema.json"));
+    std::fs::write(&file, schema).unwrap();
+    let c = coll.to_str().unwrap();
+    xvec(&["create", c, "--schema", file.to_str().unwrap()]).run().ok();
+    xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &format!("emb={}", data("wordnet.fvecs")), "--flush"])
+        .run()
+        .ok();
+    coll
+}
+
+/// An 80×24 tmux terminal at a shell prompt, in `dir`.
+fn terminal(dir: &std::path::Path) -> Tmux {
+    let shell = format!(
+        "env -i PATH=/usr/bin:/bin TERM=xterm HOME={home} NO_COLOR=1 PS1='tui-test$ ' sh",
+        home = dir.display()
+    );
+    let t = Tmux::start(dir, &shell);
+    t.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"]);
+    t.wait("the shell prompt", |s| s.contains("tui-test$"));
+    t
 }

@@ -429,6 +429,18 @@ fn ivf_index_describe_inspect_query_explain_verify() {
     assert_eq!(run.ok().stdout.lines().count(), 5, "{run}");
     let run = xvec(&["explain", "query", c, "--pk", "n.01317391", "-k", "5", "--nprobe", "4", "--mode", "csv"]).run();
     assert!(run.ok().stdout.contains("IVF lists, 4 of 32 probed"), "{run}");
+    let explain = ["explain", "query", c, "--pk", "n.01317391", "-k", "5", "--mode", "csv", "--target-recall"];
+    let probed = |target: &str| -> u32 {
+        let run = xvec(&[&explain[..], &[target]].concat()).run();
+        let out = run.ok().stdout.clone();
+        let at = out.find("IVF lists, ").unwrap_or_else(|| panic!("{out}")) + "IVF lists, ".len();
+        out[at..].split(' ').next().unwrap().parse().unwrap()
+    };
+    let (low, high) = (probed("0.5"), probed("0.99"));
+    assert!(1 <= low && low < high && high <= 32, "{low} {high}");
+    let run = xvec(&["query", c, "--pk", "n.01317391", "--target-recall", "1.5"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("above 0 and at most 1"), "{run}");
     let run = xvec(&["query", c, "--pk", "n.01317391", "--ef", "40"]).run();
     run.code(2);
     assert!(run.stderr.contains("its index is ivf") && run.stderr.contains("--nprobe and --refine apply"), "{run}");

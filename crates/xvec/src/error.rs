@@ -427,6 +427,12 @@ pub enum QueryError {
     /// An IVF query must probe at least one list.
     #[error("nprobe 0 is out of range; expected 1..={max}", max = crate::MAX_NLIST)]
     BadNprobe,
+    /// A target recall outside `(0, 1]`.
+    #[error("target recall {0} is out of range; expected a share in (0, 1]")]
+    BadTargetRecall(f32),
+    /// A query giving both ways of choosing the lists to probe.
+    #[error("nprobe and a target recall both choose the lists to probe; give one")]
+    NprobeAndTargetRecall,
     /// An HNSW search list (`ef`) shorter than `k` could not return `k` hits.
     #[error("ef {ef} is smaller than k {k}; ef must be at least k")]
     EfBelowK {

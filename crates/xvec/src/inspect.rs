@@ -158,14 +158,17 @@ pub fn fields(coll: &Collection) -> Vec<FieldInfo> {
         .collect()
 }
 
+/// The position of vector field `field` in the snapshot's schema.
+fn vector_field(snap: &crate::collection::Snapshot, field: &str) -> Result<usize, Error> {
+    let schema = snap.schema();
+    let found = schema.index_of(field).filter(|&i| schema.field(i).as_vector().is_some());
+    Ok(found.ok_or_else(|| QueryError::NoSuchVectorField(field.to_string()))?)
+}
+
 /// The graphs of one vector field, one per indexed segment.
 pub fn graphs(coll: &Collection, field: &str) -> Result<Vec<GraphReport>, Error> {
     let snap = coll.snapshot();
-    let idx = snap
-        .schema()
-        .index_of(field)
-        .filter(|&i| snap.schema().field(i).as_vector().is_some())
-        .ok_or_else(|| QueryError::NoSuchVectorField(field.to_string()))?;
+    let idx = vector_field(&snap, field)?;
     let mut out = Vec::new();
     for s in &snap.segments {
         let Some(index) = s.indexes.get(idx).and_then(|i| i.as_ref()) else { continue };
@@ -224,11 +227,7 @@ pub struct ListsReport {
 /// The IVF lists of one vector field, one report per indexed segment.
 pub fn lists(coll: &Collection, field: &str) -> Result<Vec<ListsReport>, Error> {
     let snap = coll.snapshot();
-    let idx = snap
-        .schema()
-        .index_of(field)
-        .filter(|&i| snap.schema().field(i).as_vector().is_some())
-        .ok_or_else(|| QueryError::NoSuchVectorField(field.to_string()))?;
+    let idx = vector_field(&snap, field)?;
     let mut out = Vec::new();
     for s in &snap.segments {
         let Some(index) = s.indexes.get(idx).and_then(|i| i.as_ref()) else { continue };

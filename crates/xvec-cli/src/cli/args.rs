@@ -293,6 +293,10 @@ pub struct QueryArgs {
     /// more); refused on other indexes.
     #[arg(long, value_name = "N", value_parser = size(1, xvec::MAX_NLIST as usize))]
     pub nprobe: Option<usize>,
+    /// Instead of --nprobe: probe in each segment the lists its build measured as holding
+    /// this share of its rows' 10 nearest neighbours (above 0, at most 1); ivf only.
+    #[arg(long, value_name = "RECALL", conflicts_with = "nprobe", value_parser = xvec_bench::config::parse_recall)]
+    pub target_recall: Option<f64>,
     /// Re-rank REFINE × k candidates of a quantized index with the original vectors;
     /// REFINE × k is at most 1000000; refused on an index without quantization.
     #[arg(long, value_name = "FACTOR", value_parser = size(0, xvec::MAX_REFINE_CANDIDATES))]

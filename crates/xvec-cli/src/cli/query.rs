@@ -114,6 +114,7 @@ pub fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
         .fields_opt(a.fields.clone())
         .ef(a.ef)
         .nprobe(a.nprobe)
+        .target_recall(a.target_recall.map(|r| r as f32))
         .refine(a.refine);
     if let Some(refine) = a.refine {
         at_most("--refine × -k", refine, a.k, xvec::MAX_REFINE_CANDIDATES)?;
@@ -159,6 +160,9 @@ pub fn search_flags_apply(schema: &Schema, a: &QueryArgs) -> Result<(), CliError
     }
     if a.nprobe.is_some() && !ivf {
         return refuse("--nprobe", &format!("{index}; --nprobe sets the lists an ivf index probes"));
+    }
+    if a.target_recall.is_some() && !ivf {
+        return refuse("--target-recall", &format!("{index}; --target-recall sets the lists an ivf index probes"));
     }
     if a.refine.is_some() && !quantized {
         return refuse(

@@ -84,6 +84,7 @@ pub struct Query {
     /// IVF lists to probe, 1..=[`MAX_NLIST`](crate::MAX_NLIST); `None` uses the field's
     /// default. Other indexes ignore it.
     pub(crate) nprobe: Option<usize>,
+    pub(crate) target_recall: Option<f32>,
 }
 
 impl Query {
@@ -102,6 +103,7 @@ impl Query {
             refine: None,
             route: SearchRoute::Auto,
             nprobe: None,
+            target_recall: None,
         }
     }
 
@@ -161,6 +163,14 @@ impl Query {
     /// indexes ignore it.
     pub fn nprobe(mut self, nprobe: impl Into<Option<usize>>) -> Query {
         self.nprobe = nprobe.into();
+        self
+    }
+
+    /// IVF: probe in each segment the lists its build measured as holding this share of
+    /// its rows' true 10 nearest neighbours (in `(0, 1]`; see `docs/format.md`, "IVF
+    /// lists"), instead of a fixed [`nprobe`](Query::nprobe). Other indexes ignore it.
+    pub fn target_recall(mut self, recall: impl Into<Option<f32>>) -> Query {
+        self.target_recall = recall.into();
         self
     }
 
@@ -436,6 +446,7 @@ pub(super) struct Plan {
     refine: usize,
     route: SearchRoute,
     nprobe: usize,
+    target_recall: Option<f32>,
     projection: Vec<usize>,
 }
 
@@ -460,6 +471,14 @@ impl Snapshot {
                 return Err(QueryError::BadNprobe.into());
             }
             at_most("nprobe", n as u128, crate::MAX_NLIST as usize)?;
+        }
+        if let Some(r) = q.target_recall {
+            if !(r > 0.0 && r <= 1.0) {
+                return Err(QueryError::BadTargetRecall(r).into());
+            }
+            if q.nprobe.is_some() {
+                return Err(QueryError::NprobeAndTargetRecall.into());
+            }
         }
         let field = resolve_field(&self.schema, q.field.as_deref())?;
         let projection = resolve_projection(&self.schema, q.fields.as_deref(), q.include_vectors)?;
@@ -495,7 +514,8 @@ impl Snapshot {
         let refine = q.refine.unwrap_or(spec.index.quant().refine as usize);
         let prepared = prepare(&self.schema, field, vector.clone())?;
         let filter = q.filter.as_deref().map(|t| Filter::compile_with(t, &self.schema, &q.params)).transpose()?;
-        Ok(Plan { field, vector, prepared, filter, ef, refine, route: q.route, nprobe, projection })
+        let target_recall = q.target_recall;
+        Ok(Plan { field, vector, prepared, filter, ef, refine, route: q.route, nprobe, target_recall, projection })
     }
 
     /// Feeds the best candidates of every segment into `sink`, `k` per indexed segment.
@@ -560,6 +580,7 @@ impl Snapshot {
                 position: src.position,
                 route: plan.route,
                 nprobe: plan.nprobe,
+                target_recall: plan.target_recall,
             };
             let start = clock();
             let path = index.search(col, &plan.prepared, &plan.vector, p, sink);

@@ -36,7 +36,7 @@ impl Points<'_> {
     }
 
     /// Points `range` into `out`, one after another.
-    fn gather(&self, range: std::ops::Range<usize>, out: &mut Vec<f32>) {
+    pub fn gather(&self, range: std::ops::Range<usize>, out: &mut Vec<f32>) {
         out.clear();
         for &r in &self.rows[range] {
             let start = out.len();

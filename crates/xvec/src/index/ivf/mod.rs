@@ -15,8 +15,14 @@
 //! is then `⟨q, c⟩ + ⟨q, x − c⟩`, the first term once per list. With SOAR a row is also
 //! kept in a second list ([`kmeans::assign`]), so `entries` can reach twice the rows; a
 //! search removes the duplicates before it answers.
+//!
+//! Every entry also has a one-bit sketch of its residual in FastScan blocks
+//! ([`sketches`]): a probe bounds a list 32 entries at a time and scores, on its codes or
+//! its vector, only the entries whose bound beats the current k-th distance.
 
+pub mod calibrate;
 pub mod kmeans;
+pub mod sketches;
 
 use std::ops::Range;
 
@@ -24,13 +30,16 @@ use rayon::prelude::*;
 use roaring::RoaringBitmap;
 
 use super::graph::BuildControl;
+use super::quant::fastscan::{self, ScanQuery};
+use super::quant::rotation::Rotation;
 use super::quant::{PARAMS_PER_ROW, QuantScratch, Quantizer};
 use super::scorer::Scored;
 use super::topk::{Candidate, Sink, TopK};
-use crate::kernels::Kernels;
+use crate::kernels::{Kernels, SCAN_BLOCK};
 use crate::schema::{IvfParams, Metric};
 use crate::storage::column::VectorColumn;
 use kmeans::Points;
+use sketches::{LIST_SIGMAS, ListSketches};
 
 /// Fewest rows per list a segment is trained for: below it centroids fit noise (faiss
 /// warns under 39 points per centroid).
@@ -49,6 +58,8 @@ pub struct IvfLists {
     pub centroids: Vec<f32>,
     pub offsets: Vec<u64>,
     pub ids: Vec<u32>,
+    /// Lists to probe per percent of recall ([`calibrate::recall_probes`]).
+    pub recall_probes: Vec<u32>,
 }
 
 impl IvfLists {
@@ -84,7 +95,7 @@ impl IvfView<'_> {
     }
 
     /// The list holding entry `e`.
-    fn list_of(&self, e: usize) -> usize {
+    pub fn list_of(&self, e: usize) -> usize {
         self.offsets.partition_point(|&o| o as usize <= e) - 1
     }
 
@@ -146,12 +157,13 @@ pub fn build(metric: Metric, col: VectorColumn, rows: usize, p: &IvfParams, ctl:
     let total = kmeans::TRAIN_ROUNDS + 1;
     let cancelled = || ctl.cancel.load(std::sync::atomic::Ordering::Relaxed);
     let report = |done| (ctl.progress)(super::graph::BuildProgress { done, total });
-    let (centroids, assigned) = pool.install(|| {
+    let (centroids, assigned, recall_probes) = pool.install(|| {
         let centroids =
             if lists == 0 { Vec::new() } else { kmeans::train(&points, lists, p.seed, &report, &cancelled)? };
         let soar = p.soar.then_some(SOAR_LAMBDA);
         let assigned = if lists == 0 { Vec::new() } else { kmeans::assign(&points, &centroids, soar) };
-        Some((centroids, assigned))
+        let recall_probes = calibrate::recall_probes(&points, &centroids, &assigned, metric, p.seed);
+        Some((centroids, assigned, recall_probes))
     })?;
     report(total);
     // Counting sort by list; rows ascend within a list.
@@ -172,7 +184,7 @@ pub fn build(metric: Metric, col: VectorColumn, rows: usize, p: &IvfParams, ctl:
             next[l as usize] += 1;
         }
     }
-    Some(IvfLists { centroids, offsets, ids })
+    Some(IvfLists { centroids, offsets, ids, recall_probes })
 }
 
 /// The codes of every entry, in entry order (see [`encode_entry`]).
@@ -232,11 +244,15 @@ pub struct IvfScratch {
     lists: Vec<Scored>,
     /// `⟨q, c⟩` of every list.
     dots: Vec<f32>,
+    /// The query rotated for the sketches, and the rotation's buffer.
+    rotated: Vec<f32>,
+    tmp: Vec<f32>,
 }
 
 impl IvfScratch {
     pub fn heap_bytes(&self) -> usize {
-        self.query.capacity() * 4 + self.lists.capacity() * size_of::<Scored>() + self.dots.capacity() * 4
+        let floats = self.query.capacity() + self.dots.capacity() + self.rotated.capacity() + self.tmp.capacity();
+        floats * 4 + self.lists.capacity() * size_of::<Scored>()
     }
 }
 
@@ -257,6 +273,9 @@ pub struct ListSearch<'a> {
     pub allowed: Option<&'a RoaringBitmap>,
     /// Whether a row may sit in two lists (SOAR), so duplicates must be removed.
     pub spilled: bool,
+    /// The entries' sketches and their rotation: entries are bounded a block at a time
+    /// and only those whose bound beats the k-th distance scored.
+    pub sketches: Option<(ListSketches<'a>, &'a Rotation)>,
 }
 
 /// The `want` best entries of the `probes` lists nearest the raw query `q`, best first
@@ -270,7 +289,7 @@ pub fn search(
     scratch: &mut IvfScratch,
     out: &mut Vec<Scored>,
 ) {
-    let IvfScratch { query, lists, dots } = scratch;
+    let IvfScratch { query, lists, dots, rotated, tmp } = scratch;
     query.clear();
     query.extend_from_slice(q);
     if ls.metric == Metric::Cosine {
@@ -291,10 +310,20 @@ pub fn search(
     lists.sort_unstable();
     // A spilled row can fill two places; twice the places keep `want` distinct rows.
     let mut top = TopK::new(if ls.spilled { ls.want.saturating_mul(2) } else { ls.want });
+    let scan = ls.sketches.map(|(sk, rotation)| {
+        rotated.resize(ivf.dim, 0.0);
+        rotation.apply(query, rotated, tmp);
+        let norm_sq = if ls.metric == Metric::Cosine { 1.0 } else { (ls.kernels.dot_f32)(query, query) };
+        (sk, ScanQuery::rotated(rotated, norm_sq, ls.metric, LIST_SIGMAS))
+    });
     for l in lists.iter() {
         let range = ivf.list(l.id as usize);
         let dot = dots[l.id as usize];
         let ids = &ivf.ids[range.clone()];
+        if let Some((sk, sq)) = &scan {
+            scan_blocks(sk, sq, s, ls, l.id as usize, range.start, ids, dot, &mut top);
+            continue;
+        }
         for (i, (e, &row)) in range.clone().zip(ids).enumerate() {
             if let Some(&ahead) = ids.get(i + PREFETCH_AHEAD) {
                 s.prefetch(e + PREFETCH_AHEAD, ahead);
@@ -314,6 +343,51 @@ pub fn search(
         dedup_rows(ivf, out);
     }
     out.truncate(ls.want);
+}
+
+/// Scores list `l` (entries `first..`, rows `ids`) block by block: every entry's sketch
+/// bound at once, then, with their lines prefetched together, the entries whose bound
+/// does not exceed the k-th distance.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn scan_blocks(
+    sk: &ListSketches,
+    sq: &ScanQuery,
+    s: &impl EntryScorer,
+    ls: &ListSearch,
+    l: usize,
+    first: usize,
+    ids: &[u32],
+    dot: f32,
+    top: &mut TopK,
+) {
+    for (i, rows) in ids.chunks(SCAN_BLOCK).enumerate() {
+        let b = sk.starts[l] + i;
+        let sums = fastscan::block_sums(ls.kernels, sk.block(b), sq.lut(), sk.columns);
+        let bounds = sq.bounds(&sums, &sk.block_factors(b), dot);
+        let threshold = top.threshold();
+        let (mut pass, mut n) = ([0u8; SCAN_BLOCK], 0);
+        for (j, &row) in rows.iter().enumerate() {
+            if bounds[j] <= threshold && ls.allowed.is_none_or(|a| a.contains(row)) {
+                pass[n] = j as u8;
+                n += 1;
+            }
+        }
+        let base = first + i * SCAN_BLOCK;
+        for &j in &pass[..n] {
+            s.prefetch(base + j as usize, rows[j as usize]);
+        }
+        for &j in &pass[..n] {
+            let j = j as usize;
+            if bounds[j] > top.threshold() {
+                continue;
+            }
+            let dist = s.dist(base + j, rows[j], dot);
+            if dist <= top.threshold() {
+                top.push(Candidate { dist, segment: 0, row: (base + j) as u32 });
+            }
+        }
+    }
 }
 
 /// `⟨q, c⟩` of the list holding entry `e`, from the last [`search`] with `scratch`.

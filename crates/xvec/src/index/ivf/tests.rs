@@ -69,6 +69,7 @@ fn build(dir: &Path, d: &Data, metric: Metric, json: &str) -> (VectorSpec, Segme
 struct Run<'a> {
     k: usize,
     nprobe: usize,
+    target_recall: Option<f32>,
     refine: usize,
     allowed: Option<&'a RoaringBitmap>,
 }
@@ -86,6 +87,7 @@ fn recall(d: &Data, metric: Metric, idx: &SegmentIndex, run: Run) -> (f64, Searc
             position: 0,
             route: SearchRoute::Auto,
             nprobe: run.nprobe,
+            target_recall: run.target_recall,
         };
         let mut top = TopK::new(run.k);
         path = idx.search(d.col(metric), &prepared, q, p, &mut top);
@@ -124,7 +126,8 @@ fn recall_against_brute_force_for_every_code_and_metric() {
             let (_, idx) = build(dir.path(), &d, metric, &json);
             assert_eq!(idx.ivf().unwrap().lists(), 64);
             for (k, least) in [(10, at10), (100, at100)] {
-                let (r, path) = recall(&d, metric, &idx, Run { k, nprobe: 16, refine, allowed: None });
+                let (r, path) =
+                    recall(&d, metric, &idx, Run { k, nprobe: 16, target_recall: None, refine, allowed: None });
                 assert!(r >= least, "{json} {metric:?} refine {refine}: recall@{k} {r:.4} < {least}");
                 assert_eq!(path, SearchPath::Lists { probed: 16, lists: 64 }, "{json}");
             }
@@ -140,7 +143,7 @@ fn recall_grows_with_nprobe_to_exact() {
     let (_, idx) = build(dir.path(), &d, Metric::L2, r#"{"type":"ivf","nlist":50}"#);
     let mut last = 0.0;
     for nprobe in [1, 2, 4, 8, 16, 50] {
-        let (r, _) = recall(&d, Metric::L2, &idx, Run { k: 10, nprobe, refine: 0, allowed: None });
+        let (r, _) = recall(&d, Metric::L2, &idx, Run { k: 10, nprobe, target_recall: None, refine: 0, allowed: None });
         assert!(r >= last - 0.01, "nprobe {nprobe}: {r} after {last}");
         last = r;
     }
@@ -169,7 +172,15 @@ fn soar_spills_and_raises_recall() {
             let spilled = per_row.iter().filter(|&&c| c == 2).count();
             assert!(per_row.iter().all(|&c| c == 1 || (soar && c == 2)), "{json}");
             assert!(if soar { spilled * 100 >= 99 * d.rows } else { spilled == 0 }, "{json}: {spilled} spilled");
-            recalls.push(recall(&d, Metric::Cosine, &idx, Run { k: 10, nprobe: 1, refine: 2, allowed: None }).0);
+            recalls.push(
+                recall(
+                    &d,
+                    Metric::Cosine,
+                    &idx,
+                    Run { k: 10, nprobe: 1, target_recall: None, refine: 2, allowed: None },
+                )
+                .0,
+            );
         }
         assert!(recalls[1] > recalls[0] + 0.01, "{quantize}: recall without and with SOAR {recalls:?}");
     }
@@ -183,11 +194,13 @@ fn filters_search_the_lists_or_fall_back_to_an_exact_scan() {
     let dir = tempfile::tempdir().unwrap();
     let (_, idx) = build(dir.path(), &d, Metric::Ip, r#"{"type":"ivf","nlist":64,"quantize":"int8"}"#);
     let half: RoaringBitmap = (0..d.rows as u32).filter(|r| r % 2 == 0).collect();
-    let (r, path) = recall(&d, Metric::Ip, &idx, Run { k: 10, nprobe: 16, refine: 2, allowed: Some(&half) });
+    let (r, path) =
+        recall(&d, Metric::Ip, &idx, Run { k: 10, nprobe: 16, target_recall: None, refine: 2, allowed: Some(&half) });
     assert!(r > 0.9, "recall {r}");
     assert_eq!(path, SearchPath::Lists { probed: 16, lists: 64 });
     let few: RoaringBitmap = (0..d.rows as u32).step_by(97).collect();
-    let (r, path) = recall(&d, Metric::Ip, &idx, Run { k: 10, nprobe: 16, refine: 2, allowed: Some(&few) });
+    let (r, path) =
+        recall(&d, Metric::Ip, &idx, Run { k: 10, nprobe: 16, target_recall: None, refine: 2, allowed: Some(&few) });
     assert_eq!((r, path), (1.0, SearchPath::Exact { screened: false }));
 }
 
@@ -198,10 +211,89 @@ fn small_segments_get_fewer_lists_probed_in_proportion() {
     let dir = tempfile::tempdir().unwrap();
     let (_, idx) = build(dir.path(), &d, Metric::L2, r#"{"type":"ivf","nlist":1024,"nprobe":256}"#);
     assert_eq!(idx.ivf().unwrap().lists(), 640 / super::MIN_POINTS_PER_LIST);
-    let (_, path) = recall(&d, Metric::L2, &idx, Run { k: 10, nprobe: 256, refine: 0, allowed: None });
+    let (_, path) =
+        recall(&d, Metric::L2, &idx, Run { k: 10, nprobe: 256, target_recall: None, refine: 0, allowed: None });
     assert_eq!(path, SearchPath::Lists { probed: 5, lists: 20 });
     assert_eq!(super::probes_for(1, 1024, 20), 1);
     assert_eq!(super::probes_for(1024, 1024, 20), 20);
     assert_eq!(super::lists_for(1024, 0), 0);
     assert_eq!(super::lists_for(1024, 5), 1);
+}
+
+/// Every entry's stored sketch equals its re-encoding, and its block bound lies below its
+/// true distance for all but a sliver of entries (3σ: about 0.1% expected), for every
+/// metric; the bound is informative (most entries of the probed lists are skipped).
+#[test]
+fn list_sketch_bounds_hold_below_true_distances() {
+    use crate::index::ivf::sketches::{LIST_SIGMAS, SketchScratch, encode_entry};
+    use crate::index::quant::fastscan::{ScanQuery, block_sums};
+    let d = data(3000, 9);
+    let dir = tempfile::tempdir().unwrap();
+    for metric in [Metric::L2, Metric::Ip, Metric::Cosine] {
+        let (_, idx) = build(dir.path(), &d, metric, r#"{"type":"ivf","nlist":32,"nprobe":4}"#);
+        let (ivf, sk, rotation) = (idx.ivf().unwrap(), idx.list_sketches().unwrap(), idx.rotation().unwrap());
+        let mut s = SketchScratch::default();
+        for e in (0..ivf.ids.len()).step_by(7) {
+            let factors = encode_entry(rotation, metric, d.col(metric), &ivf, e, &mut s);
+            assert_eq!(sk.entry(&ivf, ivf.list_of(e), e).1, factors, "{metric:?} entry {e}");
+        }
+        let (mut below, mut total, mut skipped) = (0usize, 0usize, 0usize);
+        for q in &d.queries {
+            let mut unit = q.clone();
+            if metric == Metric::Cosine {
+                super::kmeans::unit(&mut unit);
+            }
+            let exact = PreparedQuery::float(metric, q.clone());
+            let orig = Originals { kernels: kernels::best(), col: d.col(metric), query: &exact, screen: None };
+            let mut y = vec![0f32; DIM];
+            rotation.apply(&unit, &mut y, &mut Vec::new());
+            let norm_sq = if metric == Metric::Cosine { 1.0 } else { unit.iter().map(|v| v * v).sum() };
+            let sq = ScanQuery::rotated(&y, norm_sq, metric, LIST_SIGMAS);
+            let mut pairs = Vec::new();
+            for l in 0..ivf.lists() {
+                let dot: f32 = unit.iter().zip(ivf.centroid(l)).map(|(a, b)| a * b).sum();
+                let range = ivf.list(l);
+                for (i, rows) in ivf.ids[range.clone()].chunks(32).enumerate() {
+                    let b = sk.starts[l] + i;
+                    let sums = block_sums(kernels::best(), sk.block(b), sq.lut(), sk.columns);
+                    let bounds = sq.bounds(&sums, &sk.block_factors(b), dot);
+                    pairs.extend(rows.iter().enumerate().map(|(j, &row)| (bounds[j], orig.dist(row))));
+                }
+            }
+            let mut dists: Vec<f32> = pairs.iter().map(|p| p.1).collect();
+            dists.sort_by(f32::total_cmp);
+            let tenth = dists[9];
+            total += pairs.len();
+            below += pairs.iter().filter(|(b, dist)| *b <= dist + 1e-4 * dist.abs().max(1.0)).count();
+            skipped += pairs.iter().filter(|(b, _)| *b > tenth).count();
+        }
+        let held = below as f64 / total as f64;
+        assert!(held >= 0.995, "{metric:?}: the bound held for {held:.4} of entries");
+        // A probe of every list would score on codes or vectors under half the entries.
+        assert!(skipped * 2 > total, "{metric:?}: bounds skip {skipped} of {total} entries");
+    }
+}
+
+/// A target recall probes the lists the build measured: on held-out queries the recall
+/// reached tracks the target (within the sampling error of 100 rows × 10 neighbours), and
+/// a higher target probes more lists.
+#[test]
+fn a_target_recall_probes_what_the_build_measured() {
+    let d = data(6000, 12);
+    let dir = tempfile::tempdir().unwrap();
+    for (metric, soar) in [(Metric::L2, false), (Metric::Cosine, true)] {
+        let json = format!(r#"{{"type":"ivf","nlist":64,"soar":{soar}}}"#);
+        let (_, idx) = build(dir.path(), &d, metric, &json);
+        let table = &idx.meta().recall_probes;
+        assert_eq!(table.len(), 101, "{metric:?}");
+        let mut last = (0.0, 0);
+        for target in [0.5f32, 0.8, 0.9, 0.99] {
+            let run = Run { k: 10, nprobe: 1, target_recall: Some(target), refine: 0, allowed: None };
+            let (r, path) = recall(&d, metric, &idx, run);
+            let SearchPath::Lists { probed, .. } = path else { panic!("{path:?}") };
+            assert!(r >= target as f64 - 0.08, "{metric:?} target {target}: recall {r} probing {probed}");
+            assert!(r >= last.0 - 0.02 && probed >= last.1, "{metric:?} target {target}: {r} {probed} after {last:?}");
+            last = (r, probed);
+        }
+    }
 }

@@ -159,10 +159,7 @@ impl ScanCodes {
             self.codes.resize(self.codes.len() + size, 0);
             self.factors.push(BlockFactors::default());
         }
-        let block = &mut self.codes[block * size..(block + 1) * size];
-        for p in 0..self.columns {
-            block[32 * p + r] = (self.words[p / 8] >> (8 * (p % 8))) as u8;
-        }
+        transpose_into(&self.words, self.columns, r, &mut self.codes[block * size..(block + 1) * size]);
         let [a, e, n2] = sketch::Sketches { words: &self.words, dim: self.dim }.row(0).factors();
         let f = self.factors.last_mut().expect("pushed with the block");
         (f.a[r], f.e[r], f.n2[r]) = (a, e, n2);
@@ -176,10 +173,31 @@ impl ScanCodes {
 
 /// The sketch factors of one block's rows, by kind, so a block's bounds vectorize.
 #[derive(Clone, Debug, Default, PartialEq)]
-struct BlockFactors {
-    a: [f32; SCAN_BLOCK],
-    e: [f32; SCAN_BLOCK],
-    n2: [f32; SCAN_BLOCK],
+pub struct BlockFactors {
+    pub a: [f32; SCAN_BLOCK],
+    pub e: [f32; SCAN_BLOCK],
+    pub n2: [f32; SCAN_BLOCK],
+}
+
+/// The table sums of one block's 32 rows: `columns` byte columns of transposed sign bits
+/// (byte `32p + r` is row `r`'s dimensions `8p..8p + 8`) against the query's tables.
+#[inline]
+pub fn block_sums(k: &Kernels, block: &[u8], lut: &[u8], columns: usize) -> [u32; SCAN_BLOCK] {
+    let (mut sums, mut part) = ([0u32; SCAN_BLOCK], [0u16; SCAN_BLOCK]);
+    for c in (0..columns).step_by(SCAN_MAX_PAIRS) {
+        let bytes = 32 * c..32 * (c + SCAN_MAX_PAIRS).min(columns);
+        (k.scan_u4)(&block[bytes.clone()], &lut[bytes], &mut part);
+        sums.iter_mut().zip(part).for_each(|(s, p)| *s += u32::from(p));
+    }
+    sums
+}
+
+/// Writes a sketch's sign bits (`words`, as [`sketch::encode`] makes them) as row `r` of
+/// a transposed block of `columns` byte columns.
+pub fn transpose_into(words: &[u64], columns: usize, r: usize, block: &mut [u8]) {
+    for p in 0..columns {
+        block[32 * p + r] = (words[p / 8] >> (8 * (p % 8))) as u8;
+    }
 }
 
 /// A query prepared for scan codes: its per-group lookup tables, and the sketch bound
@@ -209,7 +227,13 @@ impl ScanQuery {
         let mut y = vec![0f32; codes.dim];
         codes.rotation.apply(q, &mut y, &mut Vec::new());
         let norm_sq = super::normalize_for(codes.metric, &mut y);
-        let groups = codes.columns * 2;
+        ScanQuery::rotated(&y, norm_sq, codes.metric, SCAN_SIGMAS)
+    }
+
+    /// Prepares a query already rotated (and of unit length for cosine), of squared norm
+    /// `norm_sq`, with bounds `sigmas` deviations below the estimate.
+    pub fn rotated(y: &[f32], norm_sq: f32, metric: Metric, sigmas: f32) -> ScanQuery {
+        let groups = y.len().div_ceil(8) * 2;
         let value = |i: usize| y.get(i).copied().unwrap_or(0.0);
         let mut entries = vec![0f32; groups * 16];
         let (mut low, mut span) = (vec![0f32; groups], 0f32);
@@ -227,22 +251,29 @@ impl ScanQuery {
             .enumerate()
             .map(|(i, &e)| ((e - low[i / 16]) / delta + 0.5).clamp(0.0, 255.0) as u8)
             .collect();
-        let slack = SCAN_SIGMAS * 2.0 * delta * (groups as f32 / 12.0).sqrt();
+        let slack = sigmas * 2.0 * delta * (groups as f32 / 12.0).sqrt();
         let shift = 2.0 * low.iter().sum::<f32>() - y.iter().sum::<f32>() + slack;
-        let (base, norm, scale, q_norm) = match codes.metric {
+        let (base, norm, scale, q_norm) = match metric {
             Metric::Cosine => (0.0, 0.0, 1.0, 1.0),
             Metric::Ip => (0.0, 0.0, 1.0, norm_sq.sqrt()),
             Metric::L2 => (norm_sq, 1.0, 2.0, norm_sq.sqrt()),
         };
-        ScanQuery { lut, step: 2.0 * delta, shift, base, norm, scale, spread: SCAN_SIGMAS * q_norm }
+        ScanQuery { lut, step: 2.0 * delta, shift, base, norm, scale, spread: sigmas * q_norm }
     }
 
-    /// Lower bounds of a block's rows given their table sums.
+    /// The query's tables, 16 entries per group of four dimensions.
+    pub fn lut(&self) -> &[u8] {
+        &self.lut
+    }
+
+    /// Lower bounds of a block's rows given their table sums, for rows whose estimated
+    /// inner product with the query is `dot +` their sketch's (`dot` is 0 but for rows
+    /// coded as residuals to a centroid `c`, where it is `⟨q, c⟩`).
     #[inline]
-    fn bounds(&self, sums: &[u32; SCAN_BLOCK], f: &BlockFactors) -> [f32; SCAN_BLOCK] {
+    pub fn bounds(&self, sums: &[u32; SCAN_BLOCK], f: &BlockFactors, dot: f32) -> [f32; SCAN_BLOCK] {
         std::array::from_fn(|i| {
             let s = self.step * sums[i] as f32 + self.shift;
-            self.base + self.norm * f.n2[i] - self.scale * (f.a[i] * s + self.spread * f.e[i])
+            self.base + self.norm * f.n2[i] - self.scale * (dot + f.a[i] * s + self.spread * f.e[i])
         })
     }
 }
@@ -266,14 +297,8 @@ pub fn scan(
     let size = codes.columns * 32;
     // Scores the rows of block `b` whose bits `wanted` has.
     let score_block = |b: usize, wanted: u32, top: &mut dyn Sink| {
-        let block = &codes.codes[b * size..(b + 1) * size];
-        let (mut sums, mut part) = ([0u32; SCAN_BLOCK], [0u16; SCAN_BLOCK]);
-        for c in (0..codes.columns).step_by(SCAN_MAX_PAIRS) {
-            let bytes = 32 * c..32 * (c + SCAN_MAX_PAIRS).min(codes.columns);
-            (k.scan_u4)(&block[bytes.clone()], &sq.lut[bytes], &mut part);
-            sums.iter_mut().zip(part).for_each(|(s, p)| *s += u32::from(p));
-        }
-        let bounds = sq.bounds(&sums, &codes.factors[b]);
+        let sums = block_sums(k, &codes.codes[b * size..(b + 1) * size], &sq.lut, codes.columns);
+        let bounds = sq.bounds(&sums, &codes.factors[b], 0.0);
         let mut threshold = top.threshold();
         let mut left = wanted;
         while left != 0 {

@@ -39,6 +39,8 @@ pub(super) struct Encoded {
     pub(super) codes: Option<(Vec<u8>, Vec<f32>)>,
     pub(super) sketches: Option<Vec<u64>>,
     pub(super) lists: Option<IvfLists>,
+    /// The IVF entries' sketches (see [`ivf::sketches`]).
+    pub(super) list_sketches: Option<Vec<u8>>,
 }
 
 impl Encoded {
@@ -46,7 +48,10 @@ impl Encoded {
     pub(super) fn encode_lists(&mut self, spec: &VectorSpec, col: VectorColumn, lists: IvfLists) {
         let quant = spec.index.quant();
         let quantizer = quantizer_for(spec, self.rotation.clone().filter(|_| quant.rotate));
-        self.codes = quantizer.map(|qz| ivf::encode(&qz, spec.metric, col, lists.view(spec.dim as usize)));
+        let view = lists.view(spec.dim as usize);
+        self.codes = quantizer.map(|qz| ivf::encode(&qz, spec.metric, col, view));
+        let rotation = self.rotation.as_ref().expect("an IVF index keeps a rotation");
+        self.list_sketches = Some(ivf::sketches::encode(rotation, spec.metric, col, view));
         self.lists = Some(lists);
     }
 
@@ -65,7 +70,7 @@ pub(super) fn encode(spec: &VectorSpec, col: VectorColumn, rows: usize) -> Encod
     let codes = quantizer.map(|qz| qz.encode_rows(col, rows));
     let sketches =
         rotation.as_ref().filter(|_| keeps_sketches(spec)).map(|r| sketch::encode_rows(col, rows, r, spec.metric));
-    Encoded { rotation, codes, sketches, lists: None }
+    Encoded { rotation, codes, sketches, lists: None, list_sketches: None }
 }
 
 /// Writes a finished index through a temp file renamed over `path`; returns its size.
@@ -86,6 +91,7 @@ pub(super) fn write_index(
         metric: spec.metric,
         entry: graph.map_or(0, |g| g.entry()),
         max_level: graph.map_or(0, |g| g.max_level() as u32),
+        recall_probes: e.lists.as_ref().map(|l| l.recall_probes.clone()).unwrap_or_default(),
     };
     let tmp = crate::storage::disk::temp_path(path);
     let written = write(&tmp, segment_id, field, &meta, e, graph)
@@ -137,6 +143,9 @@ pub(super) fn write(
         parts.push((Kind::ListOffsets, as_bytes(&l.offsets)));
         parts.push((Kind::ListIds, as_bytes(&l.ids)));
     }
+    if let Some(s) = &e.list_sketches {
+        parts.push((Kind::ListSketches, s));
+    }
     let lens: Vec<u64> = parts.iter().map(|(_, b)| b.len() as u64).collect();
     let mut w = ContainerWriter::create(path, FileKind::Index, segment_id, &lens)?;
     for (kind, bytes) in parts {
@@ -174,7 +183,7 @@ impl SegmentIndex {
         }
         let find = |kind: Kind| -> Option<&RawSection> { sections.iter().find(|s| s.kind == kind as u16) };
         for s in &sections {
-            if s.field != field || s.kind > Kind::ListIds as u16 {
+            if s.field != field || s.kind > Kind::ListSketches as u16 {
                 return Err(bad(
                     s.offset,
                     format!("section kind {} of field {}, expected field {field}", s.kind, s.field),
@@ -212,7 +221,8 @@ impl SegmentIndex {
             (false, Some(s)) => return Err(bad(s.offset, "sketch section in an index that keeps none".into())),
         };
         let quant = spec.index.quant();
-        let wants_rotation = (quant.quantize != Quantize::None && quant.rotate) || sketches.is_some();
+        let wants_rotation =
+            (quant.quantize != Quantize::None && quant.rotate) || sketches.is_some() || spec.index.ivf().is_some();
         let rotation = match (find(Kind::Rotation), wants_rotation) {
             (Some(s), true) => Some(
                 Rotation::decode(&b[s.range()], spec.dim as usize)
@@ -228,6 +238,12 @@ impl SegmentIndex {
             (IndexParams::Ivf(_), ..) => return Err(bad(32, "IVF list sections missing".into())),
             (_, None, None, None) => None,
             _ => return Err(bad(32, "IVF list sections in an index that is not IVF".into())),
+        };
+        let list_sketches = match (&ivf, find(Kind::ListSketches)) {
+            (Some(_), Some(s)) => Some(s),
+            (Some(_), None) => return Err(bad(32, "IVF list sketch section missing".into())),
+            (None, Some(s)) => return Err(bad(s.offset, "IVF list sketches in an index that is not IVF".into())),
+            (None, None) => None,
         };
         // Codes of an IVF index are per list entry, of the others per row.
         let entries = match &ivf {
@@ -267,7 +283,7 @@ impl SegmentIndex {
                 + sketches.is_some() as usize
                 + 4 * graph.is_some() as usize
                 + adjacency.is_some() as usize
-                + 3 * ivf.is_some() as usize
+                + 4 * ivf.is_some() as usize
         {
             return Err(bad(32, "duplicate sections".into()));
         }
@@ -283,6 +299,8 @@ impl SegmentIndex {
             adjacency,
             ivf,
             centroid_norms: Vec::new(),
+            list_sketches: list_sketches.map(|s| s.range()),
+            list_blocks: Vec::new(),
         };
         if let Some(r) = &index.adjacency
             && index.vamana().is_none()
@@ -306,9 +324,36 @@ impl SegmentIndex {
             })?;
         }
         let mut index = index;
-        if let Some(view) = index.ivf() {
-            index.centroid_norms =
-                view.centroids.chunks_exact(view.dim.max(1)).map(|c| c.iter().map(|x| x * x).sum()).collect();
+        let derived = index.ivf().map(|view| {
+            let norms = view.centroids.chunks_exact(view.dim.max(1)).map(|c| c.iter().map(|x| x * x).sum()).collect();
+            (norms, ivf::sketches::block_starts(&view), view.lists())
+        });
+        if let Some((norms, blocks, lists)) = derived {
+            index.centroid_norms = norms;
+            index.list_blocks = blocks;
+            let probes = &index.meta.recall_probes;
+            let rising = probes.windows(2).all(|w| w[0] <= w[1]);
+            let in_range = probes.iter().all(|&p| (1..=lists as u32).contains(&p));
+            if !probes.is_empty() && (probes.len() != ivf::calibrate::STEPS + 1 || !rising || !in_range) {
+                let what =
+                    format!("recall_probes must be {} rising list counts in 1..={}", ivf::calibrate::STEPS + 1, lists);
+                return Err(bad(meta_s.offset, what));
+            }
+        }
+        if let Some(s) = list_sketches {
+            let blocks = index.list_blocks.last().copied().unwrap_or(0);
+            let want = ivf::sketches::section_bytes(blocks, spec.dim as usize);
+            if s.len != want as u64 {
+                return Err(bad(
+                    s.offset,
+                    format!("IVF list sketches of {} bytes, expected {want} ({blocks} blocks)", s.len),
+                ));
+            }
+            let sk = index.list_sketches().ok_or_else(|| bad(s.offset, "IVF list sketches are misaligned".into()))?;
+            if let Some(i) = sk.factors.iter().position(|f| f.is_nan()) {
+                let at = s.offset + (sk.bits.len() + 4 * i) as u64;
+                return Err(bad(at, "an IVF list sketch factor is not a number".into()));
+            }
         }
         if let Some(c) = index.codes()
             && let Some(i) = c.params.iter().position(|p| !p.is_finite())

@@ -20,6 +20,7 @@ use crate::error::StorageError;
 use crate::index::graph::{BuildControl, BuildProgress};
 use crate::index::graph_index::{GraphIndex, GraphIndexView};
 use crate::index::hnsw::{self, GraphView};
+use crate::index::ivf::sketches::ListSketches;
 use crate::index::ivf::{self, IvfView};
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch::Sketches;
@@ -55,6 +56,7 @@ enum Kind {
     Centroids = 10,
     ListOffsets = 11,
     ListIds = 12,
+    ListSketches = 13,
 }
 
 /// Section kinds holding codes, their per-row params and sketches: damage confined to
@@ -78,6 +80,7 @@ pub fn section_name(kind: u16) -> Option<&'static str> {
         Centroids,
         ListOffsets,
         ListIds,
+        ListSketches,
     ]
     .into_iter()
     .find(|k| *k as u16 == kind)
@@ -95,6 +98,7 @@ pub fn section_name(kind: u16) -> Option<&'static str> {
         Centroids => "IVF centroids",
         ListOffsets => "IVF list offsets",
         ListIds => "IVF list entries",
+        ListSketches => "IVF list sketches",
     })
 }
 
@@ -112,6 +116,10 @@ pub struct IndexMeta {
     pub entry: u32,
     #[serde(default)]
     pub max_level: u32,
+    /// IVF: lists to probe for each percent of recall, `0..=100` (see
+    /// [`ivf::calibrate`]); empty for other indexes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recall_probes: Vec<u32>,
 }
 
 /// An open index of one field of one segment.
@@ -131,6 +139,9 @@ pub struct SegmentIndex {
     ivf: Option<[Range<usize>; 3]>,
     /// `|c|²` of every IVF centroid, computed at open (a float per list).
     centroid_norms: Vec<f32>,
+    /// The IVF entries' sketches, and the first block of every list (computed at open).
+    list_sketches: Option<Range<usize>>,
+    list_blocks: Vec<usize>,
 }
 
 impl std::fmt::Debug for SegmentIndex {
@@ -160,10 +171,11 @@ fn keeps_sketches(spec: &VectorSpec) -> bool {
     matches!(spec.index, IndexParams::Hnsw(_) | IndexParams::Vamana(_))
 }
 
-/// Whether an index of `spec` stores a rotation: for rotated codes, or for sketches.
+/// Whether an index of `spec` stores a rotation: for rotated codes, or for sketches (of
+/// rows, or of IVF entries).
 fn keeps_rotation(spec: &VectorSpec) -> bool {
     let quant = spec.index.quant();
-    (quant.quantize != Quantize::None && quant.rotate) || keeps_sketches(spec)
+    (quant.quantize != Quantize::None && quant.rotate) || keeps_sketches(spec) || spec.index.ivf().is_some()
 }
 
 /// Builds the index of `col` described by `spec` and writes it to `path`. Returns the
@@ -287,8 +299,14 @@ impl SegmentIndex {
         })
     }
 
+    /// The sketches of the IVF entries, for IVF indexes.
+    pub fn list_sketches(&self) -> Option<ListSketches<'_>> {
+        let r = self.list_sketches.as_ref()?;
+        ListSketches::new(&self.bytes.as_slice()[r.clone()], self.meta.dim as usize, &self.list_blocks)
+    }
+
     pub fn bytes_by_kind(&self) -> IndexBytes {
-        let sketches = self.sketches.as_ref().map_or(0, |r| r.len() as u64);
+        let sketches = [&self.sketches, &self.list_sketches].into_iter().flatten().map(|r| r.len() as u64).sum();
         let codes = self.codes.as_ref().map_or(0, |(c, p)| (c.len() + p.len()) as u64);
         let hnsw = self.graph.as_ref().map_or(0, |g| g.iter().map(|r| r.len() as u64).sum());
         let vamana = self.adjacency.as_ref().map_or(0, |r| r.len() as u64);

@@ -137,6 +137,8 @@ pub struct SearchParams<'a> {
     pub route: SearchRoute,
     /// IVF lists to probe, of the index's `nlist` (scaled to a segment's own lists).
     pub nprobe: usize,
+    /// IVF: probe the lists the segment measured as reaching this recall, not `nprobe`.
+    pub target_recall: Option<f32>,
 }
 
 thread_local! {
@@ -268,7 +270,11 @@ impl SegmentIndex {
     ) -> SearchPath {
         let rows = self.meta.rows as usize;
         let ip = self.meta.params.ivf().expect("an IVF index has IVF params");
-        let probes = ivf::probes_for(p.nprobe, ip.nlist, lists.lists());
+        let table = &self.meta.recall_probes;
+        let probes = p
+            .target_recall
+            .and_then(|r| ivf::calibrate::probes_for_recall(table, r, lists.lists()))
+            .unwrap_or_else(|| ivf::probes_for(p.nprobe, ip.nlist, lists.lists()));
         let allowed_rows = p.allowed.map_or(rows, |a| a.len() as usize);
         let exact = match p.route {
             SearchRoute::Auto => allowed_rows <= ivf::entries_scanned(&lists, probes),
@@ -287,6 +293,7 @@ impl SegmentIndex {
             want,
             allowed: p.allowed,
             spilled: ip.soar,
+            sketches: self.list_sketches().zip(self.rotation()),
         };
         match codes {
             Some((codes, qq)) => {

@@ -100,15 +100,23 @@ fn indexes_without_sketches_still_open() {
         let codes = new.codes().map(|c| (c.codes.to_vec(), c.params.to_vec()));
         let rotation = new.quantizer().and_then(|q| q.rotation()).cloned();
         let old = dir.path().join(format!("{quantize}-old.idx"));
-        let encoded = Encoded { rotation, codes, sketches: None, lists: None };
+        let encoded = Encoded { rotation, codes, sketches: None, lists: None, list_sketches: None };
         write(&old, 1, 0, new.meta(), &encoded, Some(graph)).unwrap();
         let idx = SegmentIndex::open(&old, 1, 0, &spec, n, true, true).unwrap();
         assert!(idx.sketches().is_none(), "{quantize}");
         assert_eq!(idx.rotation().is_some(), quantize == "int8");
         let q = &data[..dim];
         let (mut a, mut b) = (TopK::new(5), TopK::new(5));
-        let p =
-            SearchParams { k: 5, ef: 32, refine: 0, allowed: None, position: 0, route: Default::default(), nprobe: 0 };
+        let p = SearchParams {
+            k: 5,
+            ef: 32,
+            refine: 0,
+            allowed: None,
+            position: 0,
+            route: Default::default(),
+            nprobe: 0,
+            target_recall: None,
+        };
         let exact = PreparedQuery::float(Metric::L2, q.to_vec());
         idx.search(col, &exact, q, p, &mut a);
         new.search(col, &exact, q, p, &mut b);

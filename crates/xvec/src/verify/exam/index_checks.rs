@@ -8,6 +8,9 @@ use roaring::RoaringBitmap;
 
 use super::files::{Checker, index_section_name};
 use super::{IdxDamage, IdxState};
+use crate::index::ivf::sketches::{ListSketches, SketchScratch};
+use crate::index::ivf::{self, IvfView};
+use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch;
 use crate::index::segment_index::{self, SearchParams, SegmentIndex};
 use crate::index::{PreparedQuery, TopK, flat};
@@ -210,6 +213,9 @@ impl Checker<'_> {
     /// Re-encodes the sketches of a sample of rows (all with `deep`) and compares with the
     /// stored ones. Returns true when they differ.
     fn sketches(&mut self, ie: &IndexEntry, index: &SegmentIndex, seg: &Segment) -> bool {
+        if let (Some(sk), Some(lists), Some(rotation)) = (index.list_sketches(), index.ivf(), index.rotation()) {
+            return self.list_sketches(ie, index, seg, sk, lists, rotation);
+        }
         let (Some(sketches), Some(rotation)) = (index.sketches(), index.rotation()) else { return false };
         let col = vectors_of(seg, ie);
         let (mut y, mut tmp) = (vec![0f32; col.dim], Vec::new());
@@ -219,6 +225,30 @@ impl Checker<'_> {
             rotation.apply(&col.row_f32(r), &mut y, &mut tmp);
             sketch::encode(&y, index.meta().metric, &mut want);
             sketches.row_words(r as u32) == want
+        });
+        sample.first_mismatch.is_some()
+    }
+
+    /// Re-encodes the sketches of a sample of IVF entries (all with `deep`) and compares
+    /// with the stored ones. Returns true when they differ.
+    fn list_sketches(
+        &mut self,
+        ie: &IndexEntry,
+        index: &SegmentIndex,
+        seg: &Segment,
+        sk: ListSketches,
+        lists: IvfView,
+        rotation: &Rotation,
+    ) -> bool {
+        let col = vectors_of(seg, ie);
+        let metric = index.meta().metric;
+        let mut s = SketchScratch::default();
+        let columns = sk.columns;
+        let sample = self.compare_sample(&ie.file, "IVF list sketches", lists.ids.len(), |e| {
+            let factors = ivf::sketches::encode_entry(rotation, metric, col, &lists, e, &mut s);
+            let (bits, stored) = sk.entry(&lists, lists.list_of(e), e);
+            let want = (0..columns).map(|p| (s.words()[p / 8] >> (8 * (p % 8))) as u8);
+            bits.into_iter().eq(want) && stored.iter().zip(factors).all(|(a, b)| a.to_bits() == b.to_bits())
         });
         sample.first_mismatch.is_some()
     }
@@ -338,6 +368,7 @@ impl Checker<'_> {
                 position: 0,
                 route: Default::default(),
                 nprobe: spec.index.nprobe(),
+                target_recall: None,
             };
             index.search(col, &prepared, &raw, p, &mut approx);
             let truth: HashSet<u32> = exact.into_sorted().into_iter().map(|c| c.row).collect();
