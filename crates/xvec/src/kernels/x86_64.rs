@@ -49,8 +49,13 @@ static AVX512: Kernels = Kernels {
 
 /// AVX-512F plus the byte/word (BW) and dot-product (VNNI) extensions for the integer
 /// code kernels: `vpdpbusd` scores 64 `u8 × i8` pairs per instruction.
-static AVX512_VNNI: Kernels =
-    Kernels { isa: "avx512f+bw+vnni", dot_u8_i8: vnni_dot_u8_i8, masked_sum_i8: vnni_masked_sum_i8, ..AVX512 };
+static AVX512_VNNI: Kernels = Kernels {
+    isa: "avx512f+bw+vnni",
+    dot_u8_i8: vnni_dot_u8_i8,
+    masked_sum_i8: vnni_masked_sum_i8,
+    scan_u4: avx512bw_scan_u4,
+    ..AVX512
+};
 
 /// The sets this CPU runs, slowest first.
 pub(super) fn detected() -> impl Iterator<Item = &'static Kernels> {
@@ -149,6 +154,12 @@ fn vnni_dot_u8_i8(a: &[u8], b: &[i8]) -> i32 {
     debug_assert_eq!(a.len(), b.len());
     // SAFETY: only reachable through `AVX512_VNNI`, handed out after detecting avx512bw+vnni.
     unsafe { u8_i8_vnni(a, b) }
+}
+
+fn avx512bw_scan_u4(codes: &[u8], lut: &[u8], out: &mut [u16; SCAN_BLOCK]) {
+    debug_assert!(codes.len() <= 32 * SCAN_MAX_PAIRS && lut.len() >= codes.len());
+    // SAFETY: only reachable through `AVX512_VNNI`, handed out after detecting avx512bw+vnni.
+    unsafe { scan_u4_avx512bw(codes, lut, out) }
 }
 
 fn vnni_masked_sum_i8(q: &[i8], bits: &[u64]) -> i32 {
@@ -492,6 +503,55 @@ fn scan_u4_avx2(codes: &[u8], lut: &[u8], out: &mut [u16; SCAN_BLOCK]) {
         };
         let lo = _mm256_shuffle_epi8(lo_lut, _mm256_and_si256(c, nibble));
         let hi = _mm256_shuffle_epi8(hi_lut, _mm256_and_si256(_mm256_srli_epi16::<4>(c), nibble));
+        even = _mm256_add_epi16(even, _mm256_add_epi16(lo, hi));
+        odd = _mm256_add_epi16(odd, _mm256_add_epi16(_mm256_srli_epi16::<8>(lo), _mm256_srli_epi16::<8>(hi)));
+    }
+    let even = _mm256_sub_epi16(even, _mm256_slli_epi16::<8>(odd));
+    let (mut e, mut o) = ([0u16; 16], [0u16; 16]);
+    // SAFETY: each array is 32 writable bytes; unaligned stores.
+    unsafe {
+        _mm256_storeu_si256(e.as_mut_ptr().cast(), even);
+        _mm256_storeu_si256(o.as_mut_ptr().cast(), odd);
+    }
+    for w in 0..16 {
+        out[2 * w] = e[w];
+        out[2 * w + 1] = o[w];
+    }
+}
+
+/// [`scan_u4_avx2`] two byte columns per 512-bit step: columns `p` and `p + 1` fill the low
+/// and high halves, each 128-bit lane looking up its own copy of its column's table; the
+/// halves (the same 32 rows) are added at the end. An odd last column takes one AVX2 step.
+#[target_feature(enable = "avx512f,avx512bw,avx2")]
+fn scan_u4_avx512bw(codes: &[u8], lut: &[u8], out: &mut [u16; SCAN_BLOCK]) {
+    let columns = (codes.len() / 32).min(lut.len() / 32).min(SCAN_MAX_PAIRS);
+    let nibble = _mm512_set1_epi8(0x0F);
+    let (mut even, mut odd) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+    let table = |at: usize| {
+        // SAFETY: callers pass `at + 16 <= lut.len()`; an unaligned 16-byte load.
+        let t = unsafe { _mm_loadu_si128(lut.as_ptr().add(at).cast()) };
+        _mm256_broadcastsi128_si256(t)
+    };
+    for p in (0..columns / 2 * 2).step_by(2) {
+        // SAFETY: `p + 1 < columns` keeps the 64 code bytes of columns p, p + 1 and their
+        // four 16-byte tables inside `codes` and `lut`; unaligned loads.
+        let c = unsafe { _mm512_loadu_si512(codes.as_ptr().add(32 * p).cast()) };
+        let lo_lut = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(table(32 * p)), table(32 * p + 32));
+        let hi_lut = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(table(32 * p + 16)), table(32 * p + 48));
+        let lo = _mm512_shuffle_epi8(lo_lut, _mm512_and_si512(c, nibble));
+        let hi = _mm512_shuffle_epi8(hi_lut, _mm512_and_si512(_mm512_srli_epi16::<4>(c), nibble));
+        even = _mm512_add_epi16(even, _mm512_add_epi16(lo, hi));
+        odd = _mm512_add_epi16(odd, _mm512_add_epi16(_mm512_srli_epi16::<8>(lo), _mm512_srli_epi16::<8>(hi)));
+    }
+    let fold = |v: __m512i| _mm256_add_epi16(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
+    let (mut even, mut odd) = (fold(even), fold(odd));
+    if columns % 2 == 1 {
+        let p = columns - 1;
+        let nibble = _mm256_set1_epi8(0x0F);
+        // SAFETY: `p < columns`: its 32 code bytes and two tables are in bounds.
+        let c = unsafe { _mm256_loadu_si256(codes.as_ptr().add(32 * p).cast()) };
+        let lo = _mm256_shuffle_epi8(table(32 * p), _mm256_and_si256(c, nibble));
+        let hi = _mm256_shuffle_epi8(table(32 * p + 16), _mm256_and_si256(_mm256_srli_epi16::<4>(c), nibble));
         even = _mm256_add_epi16(even, _mm256_add_epi16(lo, hi));
         odd = _mm256_add_epi16(odd, _mm256_add_epi16(_mm256_srli_epi16::<8>(lo), _mm256_srli_epi16::<8>(hi)));
     }

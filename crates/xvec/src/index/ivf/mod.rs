@@ -364,21 +364,17 @@ fn scan_blocks(
     for (i, rows) in ids.chunks(SCAN_BLOCK).enumerate() {
         let b = sk.starts[l] + i;
         let sums = fastscan::block_sums(ls.kernels, sk.block(b), sq.lut(), sk.columns);
-        let bounds = sq.bounds(&sums, &sk.block_factors(b), dot);
+        let bounds = sq.bounds_of(&sums, sk.block_factors(b), dot);
         let threshold = top.threshold();
-        let (mut pass, mut n) = ([0u8; SCAN_BLOCK], 0);
-        for (j, &row) in rows.iter().enumerate() {
-            if bounds[j] <= threshold && ls.allowed.is_none_or(|a| a.contains(row)) {
-                pass[n] = j as u8;
-                n += 1;
-            }
+        // Bit j: entry j's bound does not exceed the k-th distance (a compare per lane).
+        let mut pass = bounds.iter().enumerate().fold(0u32, |m, (j, &b)| m | u32::from(b <= threshold) << j);
+        pass &= u32::MAX >> (SCAN_BLOCK - rows.len());
+        if let Some(allowed) = ls.allowed {
+            set_bits(pass).filter(|&j| !allowed.contains(rows[j])).for_each(|j| pass &= !(1 << j));
         }
         let base = first + i * SCAN_BLOCK;
-        for &j in &pass[..n] {
-            s.prefetch(base + j as usize, rows[j as usize]);
-        }
-        for &j in &pass[..n] {
-            let j = j as usize;
+        set_bits(pass).for_each(|j| s.prefetch(base + j, rows[j]));
+        for j in set_bits(pass) {
             if bounds[j] > top.threshold() {
                 continue;
             }
@@ -388,6 +384,16 @@ fn scan_blocks(
             }
         }
     }
+}
+
+/// The positions of the set bits of `mask`, lowest first.
+#[inline]
+fn set_bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let j = (mask != 0).then(|| mask.trailing_zeros() as usize)?;
+        mask &= mask - 1;
+        Some(j)
+    })
 }
 
 /// `⟨q, c⟩` of the list holding entry `e`, from the last [`search`] with `scratch`.

@@ -15,7 +15,7 @@
 use rayon::prelude::*;
 
 use super::{IvfView, kmeans};
-use crate::index::quant::fastscan::{self, BlockFactors};
+use crate::index::quant::fastscan;
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch;
 use crate::kernels::SCAN_BLOCK;
@@ -84,12 +84,11 @@ impl<'a> ListSketches<'a> {
         &self.bits[b * size..(b + 1) * size]
     }
 
-    /// Factors of block `b`.
+    /// Factors `[a, e, n2]` of block `b`, in place.
     #[inline]
-    pub fn block_factors(&self, b: usize) -> BlockFactors {
+    pub fn block_factors(&self, b: usize) -> [&'a [f32; SCAN_BLOCK]; 3] {
         let f = &self.factors[b * FACTORS_PER_BLOCK..(b + 1) * FACTORS_PER_BLOCK];
-        let part = |i: usize| -> [f32; SCAN_BLOCK] { f[i * SCAN_BLOCK..(i + 1) * SCAN_BLOCK].try_into().expect("32") };
-        BlockFactors { a: part(0), e: part(1), n2: part(2) }
+        std::array::from_fn(|i| f[i * SCAN_BLOCK..(i + 1) * SCAN_BLOCK].try_into().expect("32 factors"))
     }
 
     /// The sign bits and factors of entry `e` of list `l` (for `verify`): its byte
@@ -98,8 +97,8 @@ impl<'a> ListSketches<'a> {
         let i = e - ivf.list(l).start;
         let (b, r) = (self.starts[l] + i / SCAN_BLOCK, i % SCAN_BLOCK);
         let bits = (0..self.columns).map(|p| self.block(b)[32 * p + r]).collect();
-        let f = self.block_factors(b);
-        (bits, [f.a[r], f.e[r], f.n2[r]])
+        let [a, err, n2] = self.block_factors(b);
+        (bits, [a[r], err[r], n2[r]])
     }
 }
 

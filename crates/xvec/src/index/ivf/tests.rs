@@ -256,7 +256,7 @@ fn list_sketch_bounds_hold_below_true_distances() {
                 for (i, rows) in ivf.ids[range.clone()].chunks(32).enumerate() {
                     let b = sk.starts[l] + i;
                     let sums = block_sums(kernels::best(), sk.block(b), sq.lut(), sk.columns);
-                    let bounds = sq.bounds(&sums, &sk.block_factors(b), dot);
+                    let bounds = sq.bounds_of(&sums, sk.block_factors(b), dot);
                     pairs.extend(rows.iter().enumerate().map(|(j, &row)| (bounds[j], orig.dist(row))));
                 }
             }

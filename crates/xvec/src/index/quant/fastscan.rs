@@ -271,9 +271,20 @@ impl ScanQuery {
     /// coded as residuals to a centroid `c`, where it is `⟨q, c⟩`).
     #[inline]
     pub fn bounds(&self, sums: &[u32; SCAN_BLOCK], f: &BlockFactors, dot: f32) -> [f32; SCAN_BLOCK] {
+        self.bounds_of(sums, [&f.a, &f.e, &f.n2], dot)
+    }
+
+    /// [`bounds`](ScanQuery::bounds) from the factors `[a, e, n2]` where they are stored.
+    #[inline]
+    pub fn bounds_of(
+        &self,
+        sums: &[u32; SCAN_BLOCK],
+        [a, e, n2]: [&[f32; SCAN_BLOCK]; 3],
+        dot: f32,
+    ) -> [f32; SCAN_BLOCK] {
         std::array::from_fn(|i| {
             let s = self.step * sums[i] as f32 + self.shift;
-            self.base + self.norm * f.n2[i] - self.scale * (dot + f.a[i] * s + self.spread * f.e[i])
+            self.base + self.norm * n2[i] - self.scale * (dot + a[i] * s + self.spread * e[i])
         })
     }
 }
