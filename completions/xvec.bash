@@ -1460,7 +1460,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__analyze__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1531,6 +1531,13 @@ _xvec() {
                     return 0
                     ;;
                 --nprobe)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --target-recall)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -1664,7 +1671,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1735,6 +1742,13 @@ _xvec() {
                     return 0
                     ;;
                 --nprobe)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --target-recall)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -3117,7 +3131,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3188,6 +3202,13 @@ _xvec() {
                     return 0
                     ;;
                 --nprobe)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --target-recall)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

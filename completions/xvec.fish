@@ -177,6 +177,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l filter -d 'Only docu
 complete -c xvec -n "__fish_xvec_using_subcommand query" -s k -l k -d 'Number of results, 1 to 100000' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l ef -d 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l nprobe -d 'Lists an ivf index probes, 1 to 65536 (of its nlist; more is slower and finds more); refused on other indexes' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l target-recall -d 'Instead of --nprobe: probe in each segment the lists its build measured as holding this share of its rows\' 10 nearest neighbours (above 0, at most 1); ivf only' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r -f
@@ -216,6 +217,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subco
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -s k -l k -d 'Number of results, 1 to 100000' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l ef -d 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l nprobe -d 'Lists an ivf index probes, 1 to 65536 (of its nlist; more is slower and finds more); refused on other indexes' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l target-recall -d 'Instead of --nprobe: probe in each segment the lists its build measured as holding this share of its rows\' 10 nearest neighbours (above 0, at most 1); ivf only' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l refine -d 'Re-rank REFINE × k candidates of a quantized index with the original vectors; REFINE × k is at most 1000000; refused on an index without quantization' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r -f

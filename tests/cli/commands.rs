@@ -436,7 +436,9 @@ fn ivf_index_describe_inspect_query_explain_verify() {
         let at = out.find("IVF lists, ").unwrap_or_else(|| panic!("{out}")) + "IVF lists, ".len();
         out[at..].split(' ').next().unwrap().parse().unwrap()
     };
-    let (low, high) = (probed("0.5"), probed("0.99"));
+    // The sample's neighbours are in a few lists: more than half the lists would cost more
+    // than the exact scan the cost model then picks.
+    let (low, high) = (probed("0.5"), probed("0.95"));
     assert!(1 <= low && low < high && high <= 32, "{low} {high}");
     let run = xvec(&["query", c, "--pk", "n.01317391", "--target-recall", "1.5"]).run();
     run.code(2);

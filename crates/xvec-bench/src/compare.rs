@@ -56,10 +56,12 @@ impl Run {
             .filter_map(|s| {
                 let recall = s.pointer("/serial/recall")?.as_f64()?;
                 let qps = s.pointer("/serial/qps")?.as_f64()?;
-                let label = match (s.get("ef").and_then(Value::as_u64), s.get("refine").and_then(Value::as_u64)) {
-                    (Some(ef), _) => format!("ef={ef}"),
-                    (None, Some(r)) => format!("refine={r}"),
-                    (None, None) => String::new(),
+                let num = |k: &str| s.get(k).and_then(Value::as_u64);
+                let label = match (num("ef"), num("nprobe"), num("refine")) {
+                    (Some(ef), ..) => format!("ef={ef}"),
+                    (None, Some(n), _) => format!("nprobe={n}"),
+                    (None, None, Some(r)) => format!("refine={r}"),
+                    (None, None, None) => String::new(),
                 };
                 Some((recall, qps, label))
             })

@@ -99,6 +99,9 @@ pub(crate) struct RowKind {
     pub batch: Option<u64>,
     /// The `ef` cell.
     pub ef: Option<u64>,
+    /// An IVF search's `nprobe`: the `ef` cell when there is no ef (as the peers' rows
+    /// have it: the search breadth), and listed in `params`.
+    pub nprobe: Option<u64>,
 }
 
 impl Provenance<'_> {
@@ -109,6 +112,7 @@ impl Provenance<'_> {
         let mut params =
             vec![format!("index={}", serde_json::to_string(&c.schema_index).expect("index params serialize"))];
         params.extend(kind.refine.map(|v| format!("refine={v}")));
+        params.extend(kind.nprobe.map(|v| format!("nprobe={v}")));
         params.extend(kind.batch.map(|v| format!("batch={v}")));
         params.push(format!("mmap={}", c.mmap));
         params.extend(c.limit.map(|l| format!("limit={l}")));
@@ -133,7 +137,7 @@ impl Provenance<'_> {
             ("k", c.k.to_string()),
             ("index", c.index.name().to_string()),
             ("params", params.join(" ")),
-            ("ef", kind.ef.map_or_else(String::new, |v| v.to_string())),
+            ("ef", kind.ef.or(kind.nprobe).map_or_else(String::new, |v| v.to_string())),
         ]
     }
 }
@@ -171,7 +175,7 @@ fn row(r: &Report, s: &SearchReport) -> Vec<String> {
         dataset: &r.dataset,
         config: c,
     };
-    let kind = RowKind { rows: r.load.rows, refine: s.refine, batch: Some(c.batch_size), ef: s.ef };
+    let kind = RowKind { rows: r.load.rows, refine: s.refine, batch: Some(c.batch_size), ef: s.ef, nprobe: s.nprobe };
     let best = s.concurrent.iter().map(|x| x.qps).fold(None, |m: Option<f64>, q| Some(m.map_or(q, |m| m.max(q))));
     let mut values = provenance.cells(&kind);
     values.extend([

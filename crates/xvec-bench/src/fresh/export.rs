@@ -58,7 +58,8 @@ fn row(r: &FreshReport, state: State, s: &StateSearch) -> Vec<String> {
         dataset: &r.dataset,
         config: &r.config,
     };
-    let kind = RowKind { rows: r.dataset.rows, refine: s.refine, batch: Some(f.config.batch_size), ef: s.ef };
+    let kind =
+        RowKind { rows: r.dataset.rows, refine: s.refine, batch: Some(f.config.batch_size), ef: s.ef, nprobe: None };
     let target = f.at_target.states.iter().find(|t| t.state == state);
     let int = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
     let mut values = provenance.cells(&kind);

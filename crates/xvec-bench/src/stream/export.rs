@@ -62,7 +62,7 @@ pub fn row(r: &StreamReport) -> Vec<String> {
         config: c,
     };
     // The batch size has a column of its own here.
-    let kind = RowKind { rows: t.rows, refine: c.refine, batch: None, ef: c.ef };
+    let kind = RowKind { rows: t.rows, refine: c.refine, batch: None, ef: c.ef, nprobe: c.nprobe };
     let mib = |b: u64| num(b as f64 / (1 << 20) as f64, 1);
     let mut values = provenance.cells(&kind);
     values.extend([

@@ -119,6 +119,22 @@ fn keep_best(v: &mut Vec<(f32, u32)>, k: usize) {
 /// The lists to probe for `target` recall (in `(0, 1]`) from a [`recall_probes`] table,
 /// at most `lists`.
 pub fn probes_for_recall(table: &[u32], target: f32, lists: usize) -> Option<usize> {
-    let step = ((target as f64 * STEPS as f64).ceil() as usize).min(STEPS);
+    // Less a hair, so a target given in f32 (0.99 is 0.99000001) keeps its percent.
+    let step = ((target as f64 * STEPS as f64 - 1e-4).ceil().max(0.0) as usize).min(STEPS);
     table.get(step).map(|&p| (p as usize).clamp(1, lists.max(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_keeps_its_percent_through_f32() {
+        let table: Vec<u32> = (0..=STEPS as u32).map(|p| p + 1).collect();
+        for (target, want) in [(0.99f32, 100), (0.5, 51), (0.951, 97), (1.0, 101), (0.001, 2)] {
+            assert_eq!(probes_for_recall(&table, target, 1000), Some(want), "{target}");
+        }
+        assert_eq!(probes_for_recall(&table, 1.0, 7), Some(7));
+        assert_eq!(probes_for_recall(&[], 0.9, 7), None);
+    }
 }
