@@ -489,23 +489,38 @@ fn masked_sum_i8_avx2(q: &[i8], bits: &[u64]) -> i32 {
 #[target_feature(enable = "avx2")]
 fn scan_u4_avx2(codes: &[u8], lut: &[u8], out: &mut [u16; SCAN_BLOCK]) {
     let columns = (codes.len() / 32).min(lut.len() / 32).min(SCAN_MAX_PAIRS);
-    let nibble = _mm256_set1_epi8(0x0F);
     let (mut even, mut odd) = (_mm256_setzero_si256(), _mm256_setzero_si256());
     for p in 0..columns {
-        // SAFETY: `p < columns` keeps the 32 code bytes and the two 16-byte tables of
-        // column `p` inside `codes` and `lut`; unaligned loads.
-        let (c, lo_lut, hi_lut) = unsafe {
-            (
-                _mm256_loadu_si256(codes.as_ptr().add(32 * p).cast()),
-                _mm256_broadcastsi128_si256(_mm_loadu_si128(lut.as_ptr().add(32 * p).cast())),
-                _mm256_broadcastsi128_si256(_mm_loadu_si128(lut.as_ptr().add(32 * p + 16).cast())),
-            )
-        };
-        let lo = _mm256_shuffle_epi8(lo_lut, _mm256_and_si256(c, nibble));
-        let hi = _mm256_shuffle_epi8(hi_lut, _mm256_and_si256(_mm256_srli_epi16::<4>(c), nibble));
-        even = _mm256_add_epi16(even, _mm256_add_epi16(lo, hi));
-        odd = _mm256_add_epi16(odd, _mm256_add_epi16(_mm256_srli_epi16::<8>(lo), _mm256_srli_epi16::<8>(hi)));
+        scan_u4_column_avx2(codes, lut, p, &mut even, &mut odd);
     }
+    scan_u4_finish_avx2(even, odd, out);
+}
+
+/// Adds byte column `p` (below both inputs' column counts) to a FastScan block's sums.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn scan_u4_column_avx2(codes: &[u8], lut: &[u8], p: usize, even: &mut __m256i, odd: &mut __m256i) {
+    assert!(32 * p + 32 <= codes.len().min(lut.len()));
+    let nibble = _mm256_set1_epi8(0x0F);
+    // SAFETY: the assert keeps the 32 code bytes and the two 16-byte tables of column `p`
+    // inside `codes` and `lut`; unaligned loads.
+    let (c, lo_lut, hi_lut) = unsafe {
+        (
+            _mm256_loadu_si256(codes.as_ptr().add(32 * p).cast()),
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(lut.as_ptr().add(32 * p).cast())),
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(lut.as_ptr().add(32 * p + 16).cast())),
+        )
+    };
+    let lo = _mm256_shuffle_epi8(lo_lut, _mm256_and_si256(c, nibble));
+    let hi = _mm256_shuffle_epi8(hi_lut, _mm256_and_si256(_mm256_srli_epi16::<4>(c), nibble));
+    *even = _mm256_add_epi16(*even, _mm256_add_epi16(lo, hi));
+    *odd = _mm256_add_epi16(*odd, _mm256_add_epi16(_mm256_srli_epi16::<8>(lo), _mm256_srli_epi16::<8>(hi)));
+}
+
+/// The 32 row sums of a block from its lanes (see [`scan_u4_avx2`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn scan_u4_finish_avx2(even: __m256i, odd: __m256i, out: &mut [u16; SCAN_BLOCK]) {
     let even = _mm256_sub_epi16(even, _mm256_slli_epi16::<8>(odd));
     let (mut e, mut o) = ([0u16; 16], [0u16; 16]);
     // SAFETY: each array is 32 writable bytes; unaligned stores.
@@ -546,26 +561,9 @@ fn scan_u4_avx512bw(codes: &[u8], lut: &[u8], out: &mut [u16; SCAN_BLOCK]) {
     let fold = |v: __m512i| _mm256_add_epi16(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
     let (mut even, mut odd) = (fold(even), fold(odd));
     if columns % 2 == 1 {
-        let p = columns - 1;
-        let nibble = _mm256_set1_epi8(0x0F);
-        // SAFETY: `p < columns`: its 32 code bytes and two tables are in bounds.
-        let c = unsafe { _mm256_loadu_si256(codes.as_ptr().add(32 * p).cast()) };
-        let lo = _mm256_shuffle_epi8(table(32 * p), _mm256_and_si256(c, nibble));
-        let hi = _mm256_shuffle_epi8(table(32 * p + 16), _mm256_and_si256(_mm256_srli_epi16::<4>(c), nibble));
-        even = _mm256_add_epi16(even, _mm256_add_epi16(lo, hi));
-        odd = _mm256_add_epi16(odd, _mm256_add_epi16(_mm256_srli_epi16::<8>(lo), _mm256_srli_epi16::<8>(hi)));
+        scan_u4_column_avx2(codes, lut, columns - 1, &mut even, &mut odd);
     }
-    let even = _mm256_sub_epi16(even, _mm256_slli_epi16::<8>(odd));
-    let (mut e, mut o) = ([0u16; 16], [0u16; 16]);
-    // SAFETY: each array is 32 writable bytes; unaligned stores.
-    unsafe {
-        _mm256_storeu_si256(e.as_mut_ptr().cast(), even);
-        _mm256_storeu_si256(o.as_mut_ptr().cast(), odd);
-    }
-    for w in 0..16 {
-        out[2 * w] = e[w];
-        out[2 * w + 1] = o[w];
-    }
+    scan_u4_finish_avx2(even, odd, out);
 }
 
 /// Walsh–Hadamard transform, 8 lanes per vector: stages 1, 2 and 4 inside each vector (the
