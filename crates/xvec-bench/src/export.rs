@@ -284,7 +284,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_committed_files_have_these_columns() {
-        for file in ["flat.csv", "hnsw.csv", "vamana.csv"] {
+        for file in ["flat.csv", "hnsw.csv", "vamana.csv", "ivf.csv"] {
             assert_eq!(committed_header(file), COLUMNS.join(","), "{file}");
         }
         assert_eq!(COLUMNS[..PROVENANCE.len()], *PROVENANCE);
