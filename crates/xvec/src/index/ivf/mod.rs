@@ -49,9 +49,6 @@ pub const MIN_POINTS_PER_LIST: usize = 32;
 /// 1.0 as in the paper's experiments.
 pub const SOAR_LAMBDA: f32 = 1.0;
 
-/// Entries scored ahead of the one being scored.
-const PREFETCH_AHEAD: usize = 4;
-
 /// The lists a build made, before they are written.
 #[derive(Debug)]
 pub struct IvfLists {
@@ -275,7 +272,7 @@ pub struct ListSearch<'a> {
     pub spilled: bool,
     /// The entries' sketches and their rotation: entries are bounded a block at a time
     /// and only those whose bound beats the k-th distance scored.
-    pub sketches: Option<(ListSketches<'a>, &'a Rotation)>,
+    pub sketches: (ListSketches<'a>, &'a Rotation),
 }
 
 /// The `want` best entries of the `probes` lists nearest the raw query `q`, best first
@@ -310,32 +307,15 @@ pub fn search(
     lists.sort_unstable();
     // A spilled row can fill two places; twice the places keep `want` distinct rows.
     let mut top = TopK::new(if ls.spilled { ls.want.saturating_mul(2) } else { ls.want });
-    let scan = ls.sketches.map(|(sk, rotation)| {
-        rotated.resize(ivf.dim, 0.0);
-        rotation.apply(query, rotated, tmp);
-        let norm_sq = if ls.metric == Metric::Cosine { 1.0 } else { (ls.kernels.dot_f32)(query, query) };
-        (sk, ScanQuery::rotated(rotated, norm_sq, ls.metric, LIST_SIGMAS))
-    });
+    let (sk, rotation) = ls.sketches;
+    rotated.resize(ivf.dim, 0.0);
+    rotation.apply(query, rotated, tmp);
+    let norm_sq = if ls.metric == Metric::Cosine { 1.0 } else { (ls.kernels.dot_f32)(query, query) };
+    let sq = ScanQuery::rotated(rotated, norm_sq, ls.metric, LIST_SIGMAS);
     for l in lists.iter() {
         let range = ivf.list(l.id as usize);
-        let dot = dots[l.id as usize];
         let ids = &ivf.ids[range.clone()];
-        if let Some((sk, sq)) = &scan {
-            scan_blocks(sk, sq, s, ls, l.id as usize, range.start, ids, dot, &mut top);
-            continue;
-        }
-        for (i, (e, &row)) in range.clone().zip(ids).enumerate() {
-            if let Some(&ahead) = ids.get(i + PREFETCH_AHEAD) {
-                s.prefetch(e + PREFETCH_AHEAD, ahead);
-            }
-            if ls.allowed.is_some_and(|a| !a.contains(row)) {
-                continue;
-            }
-            let dist = s.dist(e, row, dot);
-            if dist <= top.threshold() {
-                top.push(Candidate { dist, segment: 0, row: e as u32 });
-            }
-        }
+        scan_blocks(&sk, &sq, s, ls, l.id as usize, range.start, ids, dots[l.id as usize], &mut top);
     }
     out.clear();
     out.extend(top.into_sorted().into_iter().map(|c| Scored { dist: c.dist, id: c.row }));

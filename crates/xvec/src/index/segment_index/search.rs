@@ -293,7 +293,10 @@ impl SegmentIndex {
             want,
             allowed: p.allowed,
             spilled: ip.soar,
-            sketches: self.list_sketches().zip(self.rotation()),
+            sketches: self
+                .list_sketches()
+                .zip(self.rotation())
+                .expect("an IVF index keeps list sketches and a rotation (checked on open)"),
         };
         match codes {
             Some((codes, qq)) => {
