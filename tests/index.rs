@@ -84,6 +84,38 @@ fn hnsw_and_quantized_recall_against_brute_force() {
     }
 }
 
+/// RaBitQ codes of every packing (one bit, nibbles, bytes) on HNSW and flat indexes: the
+/// estimate alone ranks well at 7 and 8 bits, and re-ranking with the originals lifts the
+/// coarse codes to the recall of the others.
+#[test]
+fn rabitq_recall_against_brute_force_on_hnsw_and_flat() {
+    let (n, dim) = (3000, 32);
+    let data = clustered(1, n, dim);
+    let queries = clustered(2, 40, dim);
+    let hnsw = r#""type":"hnsw","m":12,"ef_construction":100"#;
+    let cases: &[(&str, &str, f64, f64)] = &[
+        (hnsw, r#""bits":1,"refine":10"#, 0.90, 0.97),
+        (hnsw, r#""bits":2,"refine":8"#, 0.94, 0.97),
+        (hnsw, r#""bits":4,"refine":4"#, 0.97, 0.97),
+        (hnsw, r#""bits":7,"refine":0"#, 0.94, 0.96),
+        (hnsw, r#""bits":8,"refine":2"#, 0.97, 0.97),
+        (r#""type":"flat""#, r#""bits":1,"refine":10"#, 0.90, 0.98),
+        (r#""type":"flat""#, r#""bits":3,"refine":4"#, 0.94, 0.98),
+        (r#""type":"flat""#, r#""bits":7,"refine":0"#, 0.93, 0.97),
+    ];
+    for &(index, bits, min10, min100) in cases {
+        let index = format!(r#"{{{index},"quantize":"rabitq",{bits}}}"#);
+        for metric in [Metric::L2, Metric::Ip, Metric::Cosine] {
+            let dir = tempfile::tempdir().unwrap();
+            let coll = build(dir.path(), metric, &index, &data, 1);
+            let r10 = recall(&coll, metric, &data, &queries, 10, 128);
+            let r100 = recall(&coll, metric, &data, &queries, 100, 400);
+            assert!(r10 >= min10, "{index} {metric:?}: recall@10 {r10:.3} < {min10}");
+            assert!(r100 >= min100, "{index} {metric:?}: recall@100 {r100:.3} < {min100}");
+        }
+    }
+}
+
 #[test]
 fn one_thread_and_a_seed_build_the_same_graph() {
     let data = clustered(3, 1200, 16);

@@ -72,6 +72,9 @@ fn vamana_recall_against_brute_force_for_every_representation_and_metric() {
         (r#","quantize":"fp16""#, 0.95),
         (r#","quantize":"int8","refine":4"#, 0.95),
         (r#","quantize":"int4","refine":8"#, 0.93),
+        (r#","quantize":"rabitq","bits":1,"refine":10"#, 0.93),
+        (r#","quantize":"rabitq","bits":4,"refine":4"#, 0.93),
+        (r#","quantize":"rabitq","bits":7,"refine":2"#, 0.95),
     ];
     for &(extra, min) in cases {
         for metric in [Metric::L2, Metric::Ip, Metric::Cosine] {
