@@ -108,7 +108,16 @@ impl Quantizer {
 
     /// A view of codes and params made by this quantizer.
     pub fn view<'a>(&self, codes: &'a [u8], params: &'a [f32]) -> Codes<'a> {
-        Codes { kind: self.kind, bits: self.bits, code_bytes: self.code_bytes(), codes, params }
+        let code_bytes = self.code_bytes();
+        Codes { kind: self.kind, bits: self.bits, code_bytes, stride: code_bytes, codes, params }
+    }
+
+    /// A view of one-bit codes read in place from the rows' sketches (`words_per_row`
+    /// words a row, the sign bits first), and their params.
+    pub fn view_in_sketches<'a>(&self, sketches: &'a [u8], params: &'a [f32]) -> Codes<'a> {
+        debug_assert!(self.kind == Quantize::Rabitq && self.bits == 1 && self.rotation.is_some());
+        let stride = sketch::words_per_row(self.dim) * 8;
+        Codes { kind: self.kind, bits: self.bits, code_bytes: self.code_bytes(), stride, codes: sketches, params }
     }
 
     fn rotate<'s>(&self, x: &'s [f32], s: &'s mut QuantScratch) -> &'s [f32] {
@@ -249,14 +258,19 @@ pub struct Codes<'a> {
     /// RaBitQ bits per dimension; 0 for other codes.
     pub bits: u8,
     pub code_bytes: usize,
+    /// Bytes from one row's codes to the next: `code_bytes`, or a sketch row when one-bit
+    /// codes are read from the sketches.
+    pub stride: usize,
     pub codes: &'a [u8],
     pub params: &'a [f32],
 }
 
 impl<'a> Codes<'a> {
+    /// The codes of row `row`.
     #[inline]
-    fn row(&self, row: usize) -> &'a [u8] {
-        &self.codes[row * self.code_bytes..(row + 1) * self.code_bytes]
+    pub fn row(&self, row: usize) -> &'a [u8] {
+        let start = row * self.stride;
+        &self.codes[start..start + self.code_bytes]
     }
 
     /// Offset, scale and original norm of row `row`.

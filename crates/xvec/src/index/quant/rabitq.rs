@@ -19,8 +19,9 @@
 //! exhaustive search). One bit needs no search: `ū = sign(y) / 2`.
 //!
 //! Storage (see [`Packing`]): one bit per dimension in u64 words (the layout of a
-//! [`super::sketch`]'s sign bits), two dimensions per byte for 2–4 bits (the INT4
-//! layout), or a byte per dimension for 5–8 bits.
+//! [`super::sketch`]'s sign bits, and the same bits: a graph index reads its one-bit codes
+//! from its sketches), two dimensions per byte for 2–4 bits (the INT4 layout), or a byte
+//! per dimension for 5–8 bits.
 
 /// Most bits per dimension, sign included.
 pub const MAX_BITS: u8 = crate::schema::MAX_RABITQ_BITS;
@@ -76,7 +77,8 @@ pub fn encode(y: &[f32], bits: u8, u: &mut [u8]) -> RowFactors {
     let norm_sq: f64 = y.iter().map(|&v| v as f64 * v as f64).sum();
     let half = 1u32 << (bits - 1);
     if norm_sq == 0.0 {
-        u.fill(half as u8);
+        // One bit: all clear, as the row's sketch.
+        u.fill(if bits == 1 { 0 } else { half as u8 });
         return RowFactors { rescale: 0.0, error: 0.0 };
     }
     let norm = norm_sq.sqrt();
@@ -90,7 +92,10 @@ pub fn encode(y: &[f32], bits: u8, u: &mut [u8]) -> RowFactors {
         let m = k as f64 + 0.5;
         dot += m * v.abs() as f64;
         len_sq += m * m;
-        *c = if v >= 0.0 { (half + k) as u8 } else { (top - k) as u8 };
+        // The sign a sketch keeps (`yᵢ > 0`) at one bit; a zero element's sign is free (it
+        // adds nothing to `⟨ū, y⟩`).
+        let positive = if bits == 1 { v > 0.0 } else { v >= 0.0 };
+        *c = if positive { (half + k) as u8 } else { (top - k) as u8 };
     }
     let d = y.len() as f64;
     let alpha = dot / (len_sq.sqrt() * norm);
@@ -198,7 +203,9 @@ mod tests {
             let half = 1u16 << (bits - 1);
             for (&c, &v) in u.iter().zip(&y) {
                 assert!((c as u16) < 2 * half, "bits {bits}: code {c}");
-                assert_eq!(c as u16 >= half, v >= 0.0, "bits {bits}: code {c} for {v}");
+                if v != 0.0 {
+                    assert_eq!(c as u16 >= half, v > 0.0, "bits {bits}: code {c} for {v}");
+                }
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{IndexMeta, Kind, SegmentIndex, keeps_rotation, keeps_sketches, quantizer_for};
+use super::{IndexMeta, Kind, SegmentIndex, codes_in_sketches, keeps_rotation, keeps_sketches, quantizer_for};
 use crate::error::StorageError;
 use crate::index::graph::GraphSection;
 use crate::index::graph_index::GraphIndexView;
@@ -120,7 +120,9 @@ pub(super) fn write(
         parts.push((Kind::Rotation, r));
     }
     if let Some((c, p)) = codes {
-        parts.push((Kind::Codes, c));
+        if !codes_in_sketches(&meta.params) {
+            parts.push((Kind::Codes, c));
+        }
         parts.push((Kind::Params, as_bytes(p)));
     }
     if let Some(sk) = sketches {
@@ -250,15 +252,26 @@ impl SegmentIndex {
             Some([.., i]) => i.len() / 4,
             None => rows,
         };
+        let params_fit = |p: &RawSection| {
+            if p.len == (PARAMS_PER_ROW * 4 * entries) as u64 {
+                Ok(())
+            } else {
+                Err(bad(p.offset, format!("code params of {} bytes do not fit {entries} entries", p.len)))
+            }
+        };
         let codes = match (&quantizer, find(Kind::Codes), find(Kind::Params)) {
             (Some(qz), Some(c), Some(p)) => {
-                if c.len != (qz.code_bytes() * entries) as u64 || p.len != (PARAMS_PER_ROW * 4 * entries) as u64 {
-                    return Err(bad(
-                        c.offset,
-                        format!("codes {} and params {} bytes do not fit {entries} entries", c.len, p.len),
-                    ));
+                if c.len != (qz.code_bytes() * entries) as u64 {
+                    return Err(bad(c.offset, format!("codes of {} bytes do not fit {entries} entries", c.len)));
                 }
+                params_fit(p)?;
                 Some((c.range(), p.range()))
+            }
+            // One-bit codes read from the sketches.
+            (Some(_), None, Some(p)) if codes_in_sketches(&spec.index) => {
+                params_fit(p)?;
+                let s = sketches.clone().ok_or_else(|| bad(p.offset, "one-bit codes without sketches".into()))?;
+                Some((s, p.range()))
             }
             (None, None, None) => None,
             _ => return Err(bad(32, "code sections do not match the quantization".into())),
@@ -279,7 +292,8 @@ impl SegmentIndex {
         };
         if sections.len()
             != 1 + (find(Kind::Rotation).is_some() as usize)
-                + 2 * codes.is_some() as usize
+                + find(Kind::Codes).is_some() as usize
+                + find(Kind::Params).is_some() as usize
                 + sketches.is_some() as usize
                 + 4 * graph.is_some() as usize
                 + adjacency.is_some() as usize

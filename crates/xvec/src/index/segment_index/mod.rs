@@ -171,6 +171,18 @@ fn keeps_sketches(spec: &VectorSpec) -> bool {
     matches!(spec.index, IndexParams::Hnsw(_) | IndexParams::Vamana(_))
 }
 
+/// Whether the index's codes are the sign bits of its sketches (one-bit RaBitQ of the
+/// rotated rows of a graph index), read in place from the sketches section: the bits are
+/// stored once, and a code row is one aligned 64-byte line at d = 384 (not 48 bytes
+/// straddling two).
+fn codes_in_sketches(index: &IndexParams) -> bool {
+    let q = index.quant();
+    matches!(index, IndexParams::Hnsw(_) | IndexParams::Vamana(_))
+        && q.quantize == Quantize::Rabitq
+        && q.bits == 1
+        && q.rotate
+}
+
 /// Whether an index of `spec` stores a rotation: for rotated codes, or for sketches (of
 /// rows, or of IVF entries).
 fn keeps_rotation(spec: &VectorSpec) -> bool {
@@ -275,7 +287,14 @@ impl SegmentIndex {
     pub fn codes(&self) -> Option<Codes<'_>> {
         let (c, p) = self.codes.as_ref()?;
         let qz = self.quantizer.as_ref()?;
-        Some(qz.view(&self.bytes.as_slice()[c.clone()], self.slice(p)?))
+        let (codes, params) = (&self.bytes.as_slice()[c.clone()], self.slice(p)?);
+        Some(if self.codes_in_sketches() { qz.view_in_sketches(codes, params) } else { qz.view(codes, params) })
+    }
+
+    /// Whether the codes are read from the sketches section (see [`codes_in_sketches`]);
+    /// files written before that have a codes section of their own.
+    fn codes_in_sketches(&self) -> bool {
+        matches!((&self.codes, &self.sketches), (Some((c, _)), Some(s)) if c == s)
     }
 
     /// The stored rotation (of rotated codes and of sketches).
@@ -307,7 +326,8 @@ impl SegmentIndex {
 
     pub fn bytes_by_kind(&self) -> IndexBytes {
         let sketches = [&self.sketches, &self.list_sketches].into_iter().flatten().map(|r| r.len() as u64).sum();
-        let codes = self.codes.as_ref().map_or(0, |(c, p)| (c.len() + p.len()) as u64);
+        let own = |c: &Range<usize>| if self.codes_in_sketches() { 0 } else { c.len() };
+        let codes = self.codes.as_ref().map_or(0, |(c, p)| (own(c) + p.len()) as u64);
         let hnsw = self.graph.as_ref().map_or(0, |g| g.iter().map(|r| r.len() as u64).sum());
         let vamana = self.adjacency.as_ref().map_or(0, |r| r.len() as u64);
         let lists = self.ivf.as_ref().map_or(0, |l| l.iter().map(|r| r.len() as u64).sum());

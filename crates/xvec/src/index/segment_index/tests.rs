@@ -126,6 +126,46 @@ fn indexes_without_sketches_still_open() {
     }
 }
 
+/// One-bit RaBitQ codes of a graph index are its sketches' sign bits, read in place: the
+/// file stores only their params, every row's view holds what the quantizer encodes, and
+/// the index's memory counts the bits once.
+#[test]
+fn one_bit_codes_of_graph_indexes_are_read_from_the_sketches() {
+    let (n, dim) = (400, 100);
+    let mut rng = SplitMix64::new(5);
+    let mut data: Vec<f32> = (0..n * dim).map(|_| rng.next_unit() as f32 - 0.5).collect();
+    data[..dim].fill(0.0);
+    let col = VectorColumn { dim, validity: Validity(None), data: VectorData::Fp32(&data), norms: None };
+    let dir = tempfile::tempdir().unwrap();
+    for graph in [r#""type":"hnsw","m":8,"ef_construction":32"#, r#""type":"vamana","degree":8,"build_list":16"#] {
+        for bits in [1, 2] {
+            let json = format!(r#"{{{graph},"quantize":"rabitq","bits":{bits}}}"#);
+            let spec = VectorSpec {
+                elem: VectorType::Fp32,
+                dim: dim as u32,
+                metric: Metric::Ip,
+                index: serde_json::from_str(&json).unwrap(),
+            };
+            let path = dir.path().join(format!("{bits}-{}.idx", graph.len()));
+            build(&path, 1, 0, &spec, col, n, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
+            let idx = SegmentIndex::open(&path, 1, 0, &spec, n, true, true).unwrap();
+            let (codes, qz, sketches) = (idx.codes().unwrap(), idx.quantizer().unwrap(), idx.sketches().unwrap());
+            let params = (crate::index::quant::PARAMS_PER_ROW * 4 * n) as u64;
+            let own = if bits == 1 { 0 } else { (qz.code_bytes() * n) as u64 };
+            assert_eq!(idx.bytes_by_kind().codes, own + params, "{json}");
+            let (mut buf, mut p, mut s) = (vec![0u8; qz.code_bytes()], [0f32; 3], QuantScratch::default());
+            for r in 0..n {
+                qz.encode(&data[r * dim..(r + 1) * dim], &mut buf, &mut p, &mut s);
+                assert_eq!(codes.row(r), &buf[..], "{json}: row {r}");
+                if bits == 1 {
+                    let words = &sketches.row_words(r as u32)[..dim.div_ceil(64)];
+                    assert_eq!(crate::storage::mmap::as_bytes(words), &buf[..], "{json}: row {r}");
+                }
+            }
+        }
+    }
+}
+
 /// Counts the rows a scan scores.
 struct Counting<'a, S> {
     inner: &'a S,

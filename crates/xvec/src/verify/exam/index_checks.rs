@@ -307,7 +307,7 @@ impl Checker<'_> {
                 }
                 None => qz.encode(&col.row_f32(r), &mut buf, &mut params, &mut scratch),
             }
-            let same_codes = codes.codes.get(r * cb..(r + 1) * cb) == Some(&buf[..]);
+            let same_codes = r < codes.rows() && codes.row(r) == &buf[..];
             let same_params = codes
                 .params
                 .get(r * per..(r + 1) * per)
