@@ -360,6 +360,48 @@ fn hnsw_sweep_builds_the_index_and_reports_its_memory() {
     assert!(wide > 0.8 && wide >= narrow, "recall {narrow} at ef=10, {wide} at ef=80");
 }
 
+/// `--index ivf` builds RaBitQ-coded lists, `--sweep nprobe` searches them at each breadth
+/// (recall rising with it), and the report counts the lists' and codes' bytes.
+#[test]
+fn ivf_sweep_probes_more_lists_and_reports_their_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let dir = wordnet_dir(root);
+    let args = [
+        "bench",
+        "--dataset",
+        dir.to_str().unwrap(),
+        "--index",
+        "ivf",
+        "--nlist",
+        "16",
+        "--quantize",
+        "rabitq",
+        "--bits",
+        "4",
+        "--refine",
+        "4",
+        "--sweep",
+        "nprobe=1,16",
+        "--concurrency",
+        "1",
+        "--duration",
+        "0.1s",
+        "--cooldown",
+        "0s",
+        "-o",
+        "ivf.json",
+    ];
+    ok(&xvec(root, &args), "ivf");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("ivf.json")).unwrap()).unwrap();
+    check_sane(&r);
+    let index = at(&r, "/config/schema_index");
+    assert_eq!((&index["type"], &index["nlist"], &index["bits"]), (&"ivf".into(), &16.into(), &4.into()), "{index}");
+    assert!(f(&r, "/engine_memory/lists") > 0.0 && f(&r, "/engine_memory/codes") > 0.0);
+    let (narrow, wide) = (f(&r, "/searches/0/serial/recall"), f(&r, "/searches/1/serial/recall"));
+    assert!(wide > 0.9 && wide > narrow, "recall {narrow} at nprobe=1, {wide} at nprobe=16");
+}
+
 #[test]
 fn skip_load_reuses_the_collection_and_refuses_to_overwrite() {
     let tmp = tempfile::tempdir().unwrap();

@@ -302,6 +302,68 @@ fn group_by_matches_brute_force_on_flat_and_hnsw() {
     }
 }
 
+/// IVF over segments of different sizes, each with lists in proportion to its rows:
+/// probing every list is exact across segments (near exact with codes and refine); a
+/// filter whose rows the probed lists hold fewer than k of is finished by an exact scan,
+/// so its answer is the filtered brute force all the same.
+#[test]
+fn ivf_over_segments_of_different_sizes_and_lists_finished_exactly() {
+    use xvec::{CollectionOptions, SearchKind, SearchPath};
+    let (n, dim) = (5000, 16);
+    let data = clustered(31, n, dim);
+    // Queries near center 0; the filter keeps the rows of centers 5..10 (row i is near center i % 20).
+    let queries: Vec<Vec<f32>> = clustered(32, 200, dim).into_iter().step_by(20).collect();
+    let far: Vec<String> = (0..1000).filter(|g| (5..10).contains(&(g % 20))).map(|g| g.to_string()).collect();
+    let filter = format!("g IN ({})", far.join(", "));
+    let allowed: Vec<usize> = (0..n).filter(|i| (5..10).contains(&(i % 20))).collect();
+    let sub: Vec<Vec<f32>> = allowed.iter().map(|&i| data[i].clone()).collect();
+    for (index, exact) in [
+        (r#"{"type":"ivf","nlist":64,"nprobe":8}"#, true),
+        (r#"{"type":"ivf","nlist":64,"nprobe":8,"quantize":"rabitq","bits":4,"refine":4}"#, false),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let options = CollectionOptions::default().max_docs_per_segment(2000);
+        let coll = Collection::create(dir.path(), schema(Metric::L2, dim as u32, index), options).unwrap();
+        coll.insert(
+            data.iter()
+                .enumerate()
+                .map(|(i, v)| Doc::new(format!("{i}")).set("g", (i % 1000) as i32).set("v", v.clone()))
+                .collect(),
+        )
+        .unwrap();
+        coll.optimize(&OptimizeOptions::default().concurrency(2)).unwrap();
+        let keys =
+            |q: Query| -> Vec<usize> { coll.query(&q).unwrap().iter().map(|h| h.key.parse().unwrap()).collect() };
+        let explain = coll.snapshot().explain(&Query::vector(queries[0].clone())).unwrap();
+        assert_eq!(explain.segment_ids.len(), 3, "{index}: 5000 rows in segments of at most 2000");
+        let mut hit = 0;
+        for q in &queries {
+            let want = brute_force(Metric::L2, &data, q, 10);
+            let got = keys(Query::vector(q.clone()).k(10).nprobe(64));
+            if exact {
+                assert_eq!(got, want, "{index}: every list probed");
+            }
+            hit += got.iter().filter(|g| want.contains(g)).count();
+        }
+        let r = hit as f64 / (queries.len() * 10) as f64;
+        assert!(r >= 0.95, "{index}: every list probed, recall {r}");
+        // Probes that found fewer than k allowed rows were finished by an exact scan.
+        let (mut finished, mut hit) = (0, 0);
+        for q in &queries {
+            let want: Vec<usize> = brute_force(Metric::L2, &sub, q, 10).into_iter().map(|j| allowed[j]).collect();
+            let got = keys(Query::vector(q.clone()).k(10).filter(filter.as_str()));
+            assert!(got.iter().all(|i| (5..10).contains(&(i % 20))), "{index}: a hit outside {filter}");
+            hit += got.iter().filter(|g| want.contains(g)).count();
+            let explain = coll.snapshot().explain(&Query::vector(q.clone()).k(10).filter(filter.as_str())).unwrap();
+            let exact = SearchKind::Index(SearchPath::ListsThenExact);
+            finished += explain.sources.iter().filter(|s| s.search == exact).count();
+        }
+        assert!(finished > 0, "{index}: no probe was finished by an exact scan");
+        let r = hit as f64 / (queries.len() * 10) as f64;
+        assert!(r >= 0.8, "{index}: {filter}: recall {r}");
+    }
+}
+
 /// An IVF collection: probing every list of an unquantized index is exact; fewer lists
 /// lose some recall but keep every answer inside the filter; a selective filter falls back
 /// to an exact scan; deleted rows never come back; rows written after the optimize are
