@@ -182,6 +182,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l refine -d 'Re-rank R
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l text -d 'Also rank by BM25 over a full-text field (a string field with an fts index), fused with the vector query when one is given; e.g. --text \'dog leash\'' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l text-field -d 'Full-text field for --text (needed when the schema has several)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l keys -d 'Also rank these documents first, in this order (a key-lookup branch), comma-separated' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l fusion -d 'How the branches (vector, --text, --keys) are fused: rrf (reciprocal rank fusion) or weighted (a weighted sum of min-max scaled scores, see --weights)' -r -f -a "rrf\t'Reciprocal rank fusion: Σ 1 / (k + rank)'
+weighted\t'Σ weight × score scaled to [0, 1] by the branch\'s best and worst hit'"
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l rrf-k -d 'RRF\'s constant k (above 0)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l weights -d '--fusion weighted: one weight per branch, in the order vector, text, keys' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l branch-k -d 'Hits each branch ranks before fusion, 1 to 100000 (default: -k)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
@@ -222,6 +230,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subco
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l group-by -d 'Group results by this scalar field: -k groups, best first, of --per-group hits' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l text -d 'Also rank by BM25 over a full-text field (a string field with an fts index), fused with the vector query when one is given; e.g. --text \'dog leash\'' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l text-field -d 'Full-text field for --text (needed when the schema has several)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l keys -d 'Also rank these documents first, in this order (a key-lookup branch), comma-separated' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l fusion -d 'How the branches (vector, --text, --keys) are fused: rrf (reciprocal rank fusion) or weighted (a weighted sum of min-max scaled scores, see --weights)' -r -f -a "rrf\t'Reciprocal rank fusion: Σ 1 / (k + rank)'
+weighted\t'Σ weight × score scaled to [0, 1] by the branch\'s best and worst hit'"
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l rrf-k -d 'RRF\'s constant k (above 0)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l weights -d '--fusion weighted: one weight per branch, in the order vector, text, keys' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l branch-k -d 'Hits each branch ranks before fusion, 1 to 100000 (default: -k)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'

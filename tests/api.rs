@@ -6,6 +6,7 @@ mod util;
 mod bounds;
 mod engine;
 mod follow;
+mod hybrid;
 mod index;
 mod recall;
 mod vamana;

@@ -449,6 +449,29 @@ pub enum QueryError {
         /// The `k` asked for.
         k: usize,
     },
+    /// A text query names a field without a full-text index.
+    #[error("no full-text field named `{0}`; a text query needs a string field with an fts index")]
+    NoSuchTextField(String),
+    /// A text query on a schema without a full-text index.
+    #[error("the collection has no full-text field (a string field with an fts index)")]
+    NoTextField,
+    /// A text query naming no field, on a schema with several full-text fields.
+    #[error("the collection has several full-text fields; name one")]
+    AmbiguousTextField,
+    /// A text query whose analysed text holds too many distinct terms.
+    #[error("the text query holds {found} distinct terms; at most {limit} are searched")]
+    TooManyTerms {
+        /// Distinct terms after analysis.
+        found: usize,
+        /// The bound.
+        limit: usize,
+    },
+    /// A text query the field's analyzer cannot take.
+    #[error("text query: {0}")]
+    BadText(String),
+    /// A hybrid query without branches, or a fusion that does not fit its branches.
+    #[error("hybrid query: {0}")]
+    BadHybrid(String),
 }
 
 /// The collection was opened read-only.

@@ -41,6 +41,7 @@ mod value;
 pub mod format;
 pub mod inspect;
 pub mod kernels;
+pub mod text;
 pub mod verify;
 
 /// The integration tests' helpers (`tests/util.rs`), shared with the unit tests that need
@@ -50,9 +51,10 @@ pub mod verify;
 mod testutil;
 
 pub use collection::{
-    Collection, Explain, Group, GroupBy, Hit, ItemResult, Location, MAX_EF, MAX_GROUP_HITS, MAX_K,
-    MAX_REFINE_CANDIDATES, MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, Query,
-    Recovered, SearchKind, SegmentStats, Snapshot, SourceTrace, Stats, Target,
+    Branch, BranchHit, Collection, DEFAULT_RRF_K, Explain, Fusion, Group, GroupBy, Hit, HybridHit, HybridQuery,
+    ItemResult, Location, MAX_BRANCHES, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_QUERY_TERMS, MAX_REFINE_CANDIDATES,
+    MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, Query, Recovered, SearchKind,
+    SegmentStats, Snapshot, SourceTrace, Stats, Target,
 };
 pub use error::{
     DocError, Error, FilterError, FilterErrorKind, QueryError, ReadOnly, Result, SchemaError, StorageError, WalDamage,
@@ -64,7 +66,8 @@ pub use index::segment_index::{SearchPath, SearchRoute};
 pub use schema::{
     DEFAULT_RABITQ_BITS, Field, FieldChange, FieldType, FlatParams, HnswParams, IndexParams, IndexType, IvfParams,
     KEY_FIELD, MAX_ARRAY_LEN, MAX_DIM, MAX_FIELDS, MAX_NLIST, MAX_RABITQ_BITS, MAX_VECTOR_FIELDS, Metric, QuantSpec,
-    Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder, UnknownName, VamanaParams, VectorSpec, VectorType,
+    Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder, TextIndex, UnknownName, VamanaParams, VectorSpec,
+    VectorType,
 };
 pub use storage::FileKind;
 pub use storage::manifest::CollectionOptions;

@@ -313,8 +313,40 @@ pub struct QueryArgs {
     /// Also print vector fields.
     #[arg(long)]
     pub with_vectors: bool,
+    /// Also rank by BM25 over a full-text field (a string field with an fts index), fused
+    /// with the vector query when one is given; e.g. --text 'dog leash'.
+    #[arg(long, value_name = "TEXT")]
+    pub text: Option<String>,
+    /// Full-text field for --text (needed when the schema has several).
+    #[arg(long, value_name = "FIELD", requires = "text")]
+    pub text_field: Option<String>,
+    /// Also rank these documents first, in this order (a key-lookup branch), comma-separated.
+    #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+    pub keys: Option<Vec<String>>,
+    /// How the branches (vector, --text, --keys) are fused: rrf (reciprocal rank fusion)
+    /// or weighted (a weighted sum of min-max scaled scores, see --weights).
+    #[arg(long, value_name = "FUSION", default_value = "rrf")]
+    pub fusion: FusionKind,
+    /// RRF's constant k (above 0).
+    #[arg(long, value_name = "K", default_value_t = xvec::DEFAULT_RRF_K)]
+    pub rrf_k: f32,
+    /// --fusion weighted: one weight per branch, in the order vector, text, keys.
+    #[arg(long, value_name = "W,W", value_delimiter = ',')]
+    pub weights: Option<Vec<f32>>,
+    /// Hits each branch ranks before fusion, 1 to 100000 (default: -k).
+    #[arg(long, value_name = "N", value_parser = size(1, xvec::MAX_K))]
+    pub branch_k: Option<usize>,
     #[command(flatten)]
     pub bind: BindArgs,
+}
+
+/// How `query` fuses its branches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FusionKind {
+    /// Reciprocal rank fusion: Σ 1 / (k + rank).
+    Rrf,
+    /// Σ weight × score scaled to [0, 1] by the branch's best and worst hit.
+    Weighted,
 }
 
 /// Count live documents, optionally only those matching a filter.

@@ -7,18 +7,6 @@ use super::output::Table;
 use super::plural::count;
 use super::{CliError, StatsArgs};
 
-/// A field's index as schema JSON writes it: a vector index object, a scalar index
-/// object (or a list of them), or null.
-fn index_json(f: &xvec::Field) -> serde_json::Value {
-    let kind = |k: &xvec::ScalarIndexKind| serde_json::json!({ "type": k.name() });
-    match (f.as_vector(), &f.scalar_indexes[..]) {
-        (Some(v), _) => serde_json::to_value(&v.index).unwrap_or_default(),
-        (None, []) => serde_json::Value::Null,
-        (None, [one]) => kind(one),
-        (None, many) => many.iter().map(kind).collect(),
-    }
-}
-
 /// The `describe` table: one row per field with its default (what documents that leave
 /// the field out, and rows written before it was added, read as) and its index parameters
 /// as JSON, then counts in the footer.
@@ -35,7 +23,7 @@ pub fn describe_table(coll: &Collection) -> Table {
             f.default.clone().unwrap_or(serde_json::Value::Null).into(),
             v.map_or(serde_json::Value::Null, |v| v.dim.into()).into(),
             v.map_or(serde_json::Value::Null, |v| v.metric.name().into()).into(),
-            index_json(f).into(),
+            f.index_json().unwrap_or_default().into(),
         ]);
     }
     t.footer = Some(format!(

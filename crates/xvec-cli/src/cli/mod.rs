@@ -19,6 +19,7 @@ pub mod error;
 pub mod explain;
 pub mod export;
 pub mod fresh;
+pub mod hybrid;
 pub mod import;
 pub mod index_flags;
 pub mod interrupt;

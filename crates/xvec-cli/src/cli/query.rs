@@ -14,8 +14,13 @@ use super::{CliError, CountArgs, FetchArgs, QueryArgs};
 pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
     let coll = colls.open(&a.coll.dir, false)?;
     search_flags_apply(&coll.schema(), a)?;
-    let q = build_query(a, &io.params)?.params(io.params.clone());
     let caret = |e| with_filter_caret(e, a.filter.as_deref());
+    if super::hybrid::wanted(a) {
+        let q = super::hybrid::build(a, &io.params)?;
+        let hits = coll.hybrid(&q).map_err(caret)?;
+        return print(io, &super::hybrid::table(&coll.schema(), &hits, &q, a));
+    }
+    let q = build_query(a, &io.params)?.params(io.params.clone());
     match &a.group_by {
         None => print(io, &hits_table(&coll.schema(), &coll.query(&q).map_err(caret)?, &q)),
         Some(field) => {
@@ -104,7 +109,7 @@ pub fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
     } else if let Some(lit) = &a.vector {
         Query::vector(parse_vector(lit)?)
     } else {
-        return Err(CliError::usage("query needs a VECTOR, --pk KEY or --vector-file FILE --row N"));
+        return Err(CliError::usage("query needs a VECTOR, --pk KEY, --vector-file FILE --row N, --text or --keys"));
     };
     q = q
         .k(a.k)

@@ -18,6 +18,7 @@ mod flush;
 #[cfg(test)]
 mod flush_tests;
 mod follow;
+mod hybrid;
 mod mem;
 mod open;
 mod optimize;
@@ -33,6 +34,7 @@ mod scalar_indexes;
 #[cfg(test)]
 mod scan_tests;
 mod snapshot;
+mod text_search;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -42,6 +44,7 @@ use std::time::Duration;
 
 pub use explain::Explain;
 pub use follow::Refreshed;
+pub use hybrid::{Branch, BranchHit, DEFAULT_RRF_K, Fusion, HybridHit, HybridQuery, MAX_BRANCHES};
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
 pub use query::{
     Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, Query, SearchKind, SourceTrace, Target,
@@ -49,6 +52,7 @@ pub use query::{
 pub use recovery::Recovered;
 pub(crate) use snapshot::SegmentRef;
 pub use snapshot::{Location, Snapshot};
+pub use text_search::MAX_QUERY_TERMS;
 
 use self::background::Background;
 use self::follow::Follow;
@@ -806,6 +810,12 @@ impl Collection {
     /// ```
     pub fn query(&self, q: &Query) -> Result<Vec<Hit>, Error> {
         self.snapshot().query(q)
+    }
+
+    /// A hybrid query: dense, full-text and key branches under one filter, fused (see
+    /// [`Snapshot::hybrid`]).
+    pub fn hybrid(&self, q: &HybridQuery) -> Result<Vec<HybridHit>, Error> {
+        self.snapshot().hybrid(q)
     }
 
     /// Nearest-neighbour search grouped by a scalar field (see [`Snapshot::query_groups`]).

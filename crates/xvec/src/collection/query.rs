@@ -451,6 +451,16 @@ pub(super) struct Plan {
 }
 
 impl Plan {
+    /// A candidate's score in the metric's unit (see [`Hit::score`]).
+    pub(super) fn score(&self, c: Candidate) -> f32 {
+        self.prepared.score(c.dist)
+    }
+
+    /// The metric of the field searched.
+    pub(super) fn metric(&self) -> crate::schema::Metric {
+        self.prepared.metric()
+    }
+
     /// The filter's leaves as written, for `explain`.
     pub(super) fn filter_leaves(&self) -> Vec<String> {
         self.filter.as_ref().map(|f| f.leaves().to_vec()).unwrap_or_default()

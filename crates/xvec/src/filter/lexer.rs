@@ -73,14 +73,16 @@ pub(super) enum Kw {
     False,
     ContainAny,
     ContainAll,
+    Match,
 }
 
-const KEYWORDS: [(&str, Kw); 11] = [
+const KEYWORDS: [(&str, Kw); 12] = [
     ("and", Kw::And),
     ("or", Kw::Or),
     ("not", Kw::Not),
     ("in", Kw::In),
     ("like", Kw::Like),
+    ("match", Kw::Match),
     ("is", Kw::Is),
     ("null", Kw::Null),
     ("true", Kw::True),

@@ -11,6 +11,7 @@
 //!             | ident [NOT] IN '(' literal (',' literal)* ')'
 //!             | ident [NOT] IN param
 //!             | ident [NOT] LIKE (string | param)
+//!             | ident [NOT] MATCH (string | param)
 //!             | ident IS [NOT] NULL
 //!             | ident [NOT] (CONTAIN_ANY | CONTAIN_ALL) ( '(' literal (',' literal)* ')' | param )
 //!             | array_length '(' ident ')' op literal
@@ -22,7 +23,7 @@
 //! ident      := [A-Za-z_][A-Za-z0-9_]* | "double quoted"   ("" stands for one quote)
 //! ```
 //!
-//! Keywords (`AND OR NOT IN LIKE IS NULL TRUE FALSE CONTAIN_ANY CONTAIN_ALL`, and
+//! Keywords (`AND OR NOT IN LIKE MATCH IS NULL TRUE FALSE CONTAIN_ANY CONTAIN_ALL`, and
 //! `array_length` before `(`) are case-insensitive; a field named
 //! like a keyword must be double-quoted (`"in" = 1`). Newlines are whitespace. An ident is
 //! a scalar field of the schema or `_key`, the primary key (a string). Parentheses nest at
@@ -50,6 +51,11 @@
 //!   element), `array_length(f)` compared with a number, and IS [NOT] NULL; an empty
 //!   array is not NULL (it contains nothing, its length is 0).
 //!
+//! MATCH: a string field with a full-text (fts) index holds every clause of the text,
+//! analysed like the field: a word (all its terms), a `"quoted phrase"` (its terms at
+//! consecutive positions) or a `prefix*` (some term starting with it), as SQLite's FTS5
+//! `MATCH` (clauses are ANDed; rank with a text query instead).
+//!
 //! LIKE: `%` matches any run of chars, `_` exactly one char, `\` makes the next char
 //! literal (`'100\%'`); matching is case-sensitive and covers the whole value.
 //!
@@ -69,6 +75,7 @@ mod parser;
 mod plan;
 #[cfg(test)]
 mod segment_tests;
+mod text_match;
 
 pub use eval::{Access, LeafTrace};
 pub use params::{Param, Params};
@@ -229,7 +236,7 @@ mod tests {
         let e = Filter::compile(&long, &schema).unwrap_err();
         let x40 = &long[..40];
         let want = format!(
-            "expected a comparison operator, IN, LIKE, IS, CONTAIN_ANY or CONTAIN_ALL after field `{x40}…`, found end of input"
+            "expected a comparison operator, IN, LIKE, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `{x40}…`, found end of input"
         );
         assert_eq!(e.message, want);
         let e = Filter::compile(&format!("{long} = 1"), &schema).unwrap_err();

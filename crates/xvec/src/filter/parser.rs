@@ -61,6 +61,13 @@ pub(super) enum Expr {
         keyword: Span,
         pattern: Literal,
     },
+    /// `f MATCH 'text'`: the query is a string or a parameter.
+    Match {
+        field: Ident,
+        negated: bool,
+        keyword: Span,
+        query: Literal,
+    },
     IsNull {
         field: Ident,
         negated: bool,
@@ -237,11 +244,15 @@ impl<'a> Parser<'a> {
                         self.bump();
                         self.like(field, true, next.span)
                     }
+                    Tok::Kw(Kw::Match) => {
+                        self.bump();
+                        self.text_match(field, true, next.span)
+                    }
                     Tok::Kw(kw @ (Kw::ContainAny | Kw::ContainAll)) => {
                         self.bump();
                         self.contain(field, kw == Kw::ContainAll, true, next.span)
                     }
-                    _ => Err(self.unexpected("IN, LIKE, CONTAIN_ANY or CONTAIN_ALL after NOT")),
+                    _ => Err(self.unexpected("IN, LIKE, MATCH, CONTAIN_ANY or CONTAIN_ALL after NOT")),
                 }
             }
             Tok::Kw(Kw::In) => {
@@ -252,13 +263,17 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.like(field, false, t.span)
             }
+            Tok::Kw(Kw::Match) => {
+                self.bump();
+                self.text_match(field, false, t.span)
+            }
             Tok::Kw(kw @ (Kw::ContainAny | Kw::ContainAll)) => {
                 self.bump();
                 self.contain(field, kw == Kw::ContainAll, false, t.span)
             }
             _ => {
                 let what = format!(
-                    "a comparison operator, IN, LIKE, IS, CONTAIN_ANY or CONTAIN_ALL after field `{}`",
+                    "a comparison operator, IN, LIKE, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `{}`",
                     clip(&field.name)
                 );
                 Err(self.unexpected(&what))
@@ -348,6 +363,14 @@ impl<'a> Parser<'a> {
         let pattern = self.literal("after LIKE")?;
         Ok(Expr::Like { field, negated, keyword, pattern })
     }
+
+    fn text_match(&mut self, field: Ident, negated: bool, keyword: Span) -> Result<Expr, FilterError> {
+        if !matches!(self.peek().tok, Tok::Str(_) | Tok::Param(_)) {
+            return Err(self.unexpected("a 'quoted' text or a $parameter after MATCH"));
+        }
+        let query = self.literal("after MATCH")?;
+        Ok(Expr::Match { field, negated, keyword, query })
+    }
 }
 
 #[cfg(test)]
@@ -377,6 +400,7 @@ mod tests {
                 };
                 format!("{}{}like{pattern}", field.name, if *negated { "!" } else { "" })
             }
+            Expr::Match { field, negated, .. } => format!("{}{}match", field.name, if *negated { "!" } else { "" }),
             Expr::Contain { field, all, negated, list, .. } => {
                 let op = if *all { "all" } else { "any" };
                 format!("{}{}{op}{}", field.name, if *negated { "!" } else { "" }, list.len())
@@ -442,15 +466,15 @@ mod tests {
                 "a",
                 1,
                 2,
-                "expected a comparison operator, IN, LIKE, IS, CONTAIN_ANY or CONTAIN_ALL after field `a`, found end of input",
+                "expected a comparison operator, IN, LIKE, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `a`, found end of input",
             ),
             (
                 "a 1",
                 1,
                 3,
-                "expected a comparison operator, IN, LIKE, IS, CONTAIN_ANY or CONTAIN_ALL after field `a`, found `1`",
+                "expected a comparison operator, IN, LIKE, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `a`, found `1`",
             ),
-            ("a NOT = 1", 1, 7, "expected IN, LIKE, CONTAIN_ANY or CONTAIN_ALL after NOT, found `=`"),
+            ("a NOT = 1", 1, 7, "expected IN, LIKE, MATCH, CONTAIN_ANY or CONTAIN_ALL after NOT, found `=`"),
             ("a IS 1", 1, 6, "expected NULL or NOT after IS, found `1`"),
             ("a IS NOT TRUE", 1, 10, "expected NULL after IS NOT, found `TRUE`"),
             ("a IN 1", 1, 6, "expected `(` or a list $parameter after IN, found `1`"),

@@ -11,6 +11,7 @@ use super::lexer::{CmpOp, Span, clip};
 use super::like::Like;
 use super::params::{Params, bind_list, bind_scalar};
 use super::parser::{Expr, Ident, LitKind, Literal};
+use super::text_match::TextMatch;
 use crate::schema::{FieldType, KEY_FIELD, ScalarType, Schema};
 
 /// Where a leaf reads its values.
@@ -68,9 +69,14 @@ impl FloatTest {
 
 #[derive(Clone, Debug)]
 pub(super) enum StrTest {
-    Cmp { op: CmpOp, value: Box<[u8]> },
+    Cmp {
+        op: CmpOp,
+        value: Box<[u8]>,
+    },
     In(HashSet<Box<[u8]>>),
     Like(Like),
+    /// `MATCH`: the text's terms, as the field's full-text analyzer makes them.
+    Match(std::sync::Arc<TextMatch>),
 }
 
 /// What a leaf checks on each non-null value.
@@ -143,6 +149,7 @@ impl Planner<'_> {
         let text = match expr {
             Expr::Cmp { field, value, .. } => src(field.span, value.span),
             Expr::Like { field, pattern, .. } => src(field.span, pattern.span),
+            Expr::Match { field, query, .. } => src(field.span, query.span),
             Expr::IsNull { field, negated } => format!("{} IS {}NULL", field.name, if *negated { "NOT " } else { "" }),
             Expr::In { field, negated, list } => {
                 let mut items: Vec<String> = list.iter().map(|l| src(l.span, l.span)).collect();
@@ -223,6 +230,21 @@ impl Planner<'_> {
                 };
                 let like = Like::compile(text).map_err(|msg| pattern.span.error(msg))?;
                 leaf(col, (Test::Str(StrTest::Like(like)), *negated))
+            }
+            Expr::Match { field, negated, keyword, query } => {
+                let index =
+                    self.schema.index_of(&field.name).and_then(|i| self.schema.field(i).text.as_ref().map(|t| (i, t)));
+                let Some((idx, index)) = index else {
+                    let msg = format!("MATCH needs a field with a full-text (fts) index; `{}` has none", field.name);
+                    return Err(keyword.error(msg));
+                };
+                let query = bind_scalar(query, self.params)?;
+                let LitKind::Str(text) = &query.kind else {
+                    let (shown, kind) = shown(&query);
+                    return Err(query.span.error(format!("MATCH takes a string, but {shown} is {kind}")));
+                };
+                let m = TextMatch::compile(index, text).map_err(|msg| query.span.error(msg))?;
+                leaf(Col::Field(idx), (Test::Str(StrTest::Match(std::sync::Arc::new(m))), *negated))
             }
         })
     }

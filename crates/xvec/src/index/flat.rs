@@ -24,6 +24,10 @@ enum QueryData {
 
 impl PreparedQuery {
     /// Prepares a float query (fp32/fp16 fields). The caller checked dimension and finiteness.
+    pub fn metric(&self) -> Metric {
+        self.metric
+    }
+
     pub fn float(metric: Metric, mut q: Vec<f32>) -> PreparedQuery {
         if metric == Metric::Cosine {
             let norm = q.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt() as f32;

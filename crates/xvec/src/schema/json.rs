@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Field, FieldType, IndexParams, Metric, ScalarIndexKind, Schema, VectorSpec, VectorType};
+use super::{Field, FieldType, IndexParams, Metric, ScalarIndexKind, Schema, TextIndex, VectorSpec, VectorType};
 use crate::error::SchemaError;
 
 impl Schema {
@@ -86,40 +86,55 @@ pub struct RawField {
     pub default: Option<serde_json::Value>,
 }
 
-/// A scalar field's `index`: `{"type": "inverted"}`, or a list of such objects.
-fn scalar_indexes(field: &str, index: &serde_json::Value) -> Result<Vec<ScalarIndexKind>, SchemaError> {
+/// A scalar field's `index`: `{"type": "inverted"}`, `{"type": "range"}`,
+/// `{"type": "fts", ...}` (string fields; see [`TextIndex`]), or a list of such objects.
+fn scalar_indexes(
+    field: &str,
+    index: &serde_json::Value,
+) -> Result<(Vec<ScalarIndexKind>, Option<TextIndex>), SchemaError> {
     let bad = |what: String| SchemaError::BadIndex { field: field.to_string(), what };
-    let one = |v: &serde_json::Value| {
+    let (mut kinds, mut text) = (Vec::new(), None);
+    let mut one = |v: &serde_json::Value| {
         let obj = v
             .as_object()
             .ok_or_else(|| bad(format!("expected an object like {{\"type\": \"inverted\"}}, found {v}")))?;
-        if let Some(key) = obj.keys().find(|k| *k != "type") {
-            return Err(bad(format!("unknown key `{key}`; a scalar index takes only `type`")));
-        }
         let name = obj.get("type").and_then(|t| t.as_str()).ok_or_else(|| bad("`type` is missing".into()))?;
-        ScalarIndexKind::from_name(name)
-            .ok_or_else(|| bad(format!("unknown scalar index type {name:?}; expected inverted or range")))
+        if name == "fts" {
+            if text.is_some() {
+                return Err(bad("a field takes one full-text (fts) index".into()));
+            }
+            text = Some(TextIndex::from_json(obj).map_err(bad)?);
+            return Ok(());
+        }
+        if let Some(key) = obj.keys().find(|k| *k != "type") {
+            return Err(bad(format!("unknown key `{key}`; a {name} index takes only `type`")));
+        }
+        let kind = ScalarIndexKind::from_name(name)
+            .ok_or_else(|| bad(format!("unknown scalar index type {name:?}; expected inverted, range or fts")))?;
+        kinds.push(kind);
+        Ok(())
     };
-    let mut kinds = match index {
-        serde_json::Value::Array(xs) => xs.iter().map(one).collect::<Result<Vec<_>, _>>()?,
-        v => vec![one(v)?],
-    };
+    match index {
+        serde_json::Value::Array(xs) => xs.iter().try_for_each(&mut one)?,
+        v => one(v)?,
+    }
     let n = kinds.len();
     kinds.sort_unstable();
     kinds.dedup();
     if kinds.len() != n {
         return Err(bad("each scalar index kind may appear once".into()));
     }
-    Ok(kinds)
+    Ok((kinds, text))
 }
 
 /// The JSON of a scalar field's indexes: one object, or a list for several.
-fn scalar_indexes_json(kinds: &[ScalarIndexKind]) -> Option<serde_json::Value> {
-    let obj = |k: &ScalarIndexKind| serde_json::json!({ "type": k.name() });
-    match kinds {
-        [] => None,
-        [one] => Some(obj(one)),
-        many => Some(serde_json::Value::Array(many.iter().map(obj).collect())),
+fn scalar_indexes_json(kinds: &[ScalarIndexKind], text: Option<&TextIndex>) -> Option<serde_json::Value> {
+    let mut all: Vec<serde_json::Value> = kinds.iter().map(|k| serde_json::json!({ "type": k.name() })).collect();
+    all.extend(text.map(TextIndex::to_json));
+    match all.len() {
+        0 => None,
+        1 => all.pop(),
+        _ => Some(serde_json::Value::Array(all)),
     }
 }
 
@@ -147,7 +162,7 @@ impl RawSchema {
                         Some(v) => serde_json::from_value(v)
                             .map_err(|e| SchemaError::BadIndex { field: f.name.clone(), what: e.to_string() })?,
                     };
-                    (FieldType::Vector(VectorSpec { elem, dim, metric, index }), Vec::new())
+                    (FieldType::Vector(VectorSpec { elem, dim, metric, index }), (Vec::new(), None))
                 }
                 None => {
                     let Some(ty) = FieldType::scalar_or_array(&f.ty) else {
@@ -160,13 +175,25 @@ impl RawSchema {
                     (ty, indexes.unwrap_or_default())
                 }
             };
-            let (ty, scalar_indexes) = ty;
-            fields.push(Field { name: f.name, ty, nullable: f.nullable, scalar_indexes, default: f.default });
+            let (ty, (scalar_indexes, text)) = ty;
+            let nullable = f.nullable;
+            fields.push(Field { name: f.name, ty, nullable, scalar_indexes, text, default: f.default });
         }
         match self.next_field_id {
             Some(next) => Schema::with_ids(self.name, fields, ids, next),
             None if ids.is_empty() => Schema::new(self.name, fields),
             None => Err(SchemaError::Json("field ids need `next_field_id`".into())),
+        }
+    }
+}
+
+impl Field {
+    /// The field's `index` as schema JSON writes it: a vector field's index object, a
+    /// scalar field's index object (or a list of them), or `None`.
+    pub fn index_json(&self) -> Option<serde_json::Value> {
+        match &self.ty {
+            FieldType::Vector(v) => Some(serde_json::to_value(&v.index).expect("index params serialize")),
+            FieldType::Scalar(_) | FieldType::Array(_) => scalar_indexes_json(&self.scalar_indexes, self.text.as_ref()),
         }
     }
 }
@@ -180,15 +207,11 @@ impl From<&Schema> for RawSchema {
                 .fields
                 .iter()
                 .map(|f| {
-                    let (dim, metric, index) = match &f.ty {
-                        FieldType::Vector(v) => {
-                            let index = serde_json::to_value(&v.index).expect("index params serialize");
-                            (Some(v.dim), Some(v.metric), Some(index))
-                        }
-                        FieldType::Scalar(_) | FieldType::Array(_) => {
-                            (None, None, scalar_indexes_json(&f.scalar_indexes))
-                        }
+                    let (dim, metric) = match &f.ty {
+                        FieldType::Vector(v) => (Some(v.dim), Some(v.metric)),
+                        FieldType::Scalar(_) | FieldType::Array(_) => (None, None),
                     };
+                    let index = f.index_json();
                     RawField {
                         id: None,
                         name: f.name.clone(),

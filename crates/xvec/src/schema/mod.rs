@@ -9,6 +9,7 @@ mod index;
 mod json;
 #[cfg(test)]
 mod tests;
+mod text;
 mod types;
 
 pub use evolve::FieldChange;
@@ -17,6 +18,7 @@ pub use index::{
     QuantSpec, VamanaParams,
 };
 pub(crate) use json::RawSchema;
+pub use text::TextIndex;
 pub(crate) use types::parse_name;
 pub use types::{Metric, Quantize, ScalarIndexKind, ScalarType, UnknownName, VectorType};
 
@@ -143,6 +145,8 @@ pub struct Field {
     /// The scalar indexes of a scalar field, sorted, each kind at most once; empty for a
     /// vector field (its index is [`VectorSpec::index`]).
     pub scalar_indexes: Vec<ScalarIndexKind>,
+    /// The full-text index of a string field, searched by text queries and `MATCH`.
+    pub text: Option<TextIndex>,
     /// A scalar field's value in documents that leave it unset, and in rows written
     /// before the field was added (JSON, checked against the type by [`Schema::new`]).
     pub default: Option<serde_json::Value>,
@@ -156,6 +160,7 @@ impl Field {
             ty: FieldType::Scalar(ty),
             nullable: false,
             scalar_indexes: Vec::new(),
+            text: None,
             default: None,
         }
     }
@@ -172,6 +177,7 @@ impl Field {
             ty: FieldType::Vector(VectorSpec { elem, dim, metric, index: IndexParams::default() }),
             nullable: false,
             scalar_indexes: Vec::new(),
+            text: None,
             default: None,
         }
     }
@@ -202,6 +208,13 @@ impl Field {
         if let Err(at) = self.scalar_indexes.binary_search(&kind) {
             self.scalar_indexes.insert(at, kind);
         }
+        self
+    }
+
+    /// Gives a string field a full-text index (validated by [`Schema::new`]: only string
+    /// fields take one).
+    pub fn text_index(mut self, index: TextIndex) -> Field {
+        self.text = Some(index);
         self
     }
 
@@ -318,6 +331,10 @@ impl Schema {
                     };
                     return Err(SchemaError::BadIndex { field: f.name.clone(), what });
                 }
+            }
+            if f.text.is_some() && f.ty != FieldType::Scalar(ScalarType::String) {
+                let what = format!("a full-text (fts) index needs a string field, not {}", f.ty.name());
+                return Err(SchemaError::BadIndex { field: f.name.clone(), what });
             }
             if let Some(d) = &f.default {
                 let fits = match &f.ty {

@@ -1,0 +1,94 @@
+//! `query` with `--text` or `--keys`: the vector query (when given), BM25 over a full-text
+//! field and a key lookup as branches of one hybrid query, fused, each hit showing where
+//! every branch ranked it.
+
+use xvec::{Branch, Fusion, HybridHit, HybridQuery, Params, Schema, Value};
+
+use super::output::{Cell, Table};
+use super::query::build_query;
+use super::{CliError, FusionKind, QueryArgs};
+
+/// Whether the flags ask for a hybrid query.
+pub fn wanted(a: &QueryArgs) -> bool {
+    a.text.is_some() || a.keys.is_some()
+}
+
+/// The hybrid query the flags describe: branches in the order vector, text, keys.
+pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
+    if a.group_by.is_some() {
+        return Err(CliError::usage("--group-by does not combine with --text or --keys"));
+    }
+    let branch_k = a.branch_k.unwrap_or(a.k);
+    let mut branches = Vec::new();
+    let mut names = Vec::new();
+    if a.vector.is_some() || a.pk.is_some() || a.vector_file.is_some() {
+        branches.push(Branch::Dense(build_query(a, params)?.k(branch_k)));
+        names.push("vector");
+    }
+    if let Some(text) = &a.text {
+        branches.push(Branch::Text { field: a.text_field.clone(), text: text.clone(), k: branch_k });
+        names.push("text");
+    }
+    if let Some(keys) = &a.keys {
+        branches.push(Branch::Keys(keys.clone()));
+        names.push("keys");
+    }
+    let fusion = match (a.fusion, &a.weights) {
+        (FusionKind::Rrf, None) => Fusion::Rrf { k: a.rrf_k },
+        (FusionKind::Rrf, Some(_)) => return Err(CliError::usage("--weights needs --fusion weighted")),
+        (FusionKind::Weighted, Some(w)) if w.len() == branches.len() => Fusion::Weighted(w.clone()),
+        (FusionKind::Weighted, w) => {
+            return Err(CliError::usage(format!(
+                "--fusion weighted needs one weight per branch ({}), found {}",
+                names.join(", "),
+                w.as_ref().map_or(0, Vec::len)
+            ))
+            .hint(format!("--weights {}", vec!["0.5"; branches.len()].join(","))));
+        }
+    };
+    Ok(HybridQuery::new(branches)
+        .k(a.k)
+        .filter_opt(a.filter.clone())
+        .fields_opt(a.fields.clone())
+        .params(params.clone())
+        .fusion(fusion))
+}
+
+/// Fused hits: key, fused score, each branch's rank and score, then the fields.
+pub fn table(schema: &Schema, hits: &[HybridHit], q: &HybridQuery, a: &QueryArgs) -> Table {
+    let names: Vec<String> = match &a.fields {
+        Some(f) => f.clone(),
+        None => schema.fields().iter().filter(|f| f.as_vector().is_none()).map(|f| f.name.clone()).collect(),
+    };
+    let branch_names: Vec<&str> = q
+        .branches()
+        .iter()
+        .map(|b| match b {
+            Branch::Dense(_) => "vector",
+            Branch::Text { .. } => "text",
+            Branch::Keys(_) => "keys",
+        })
+        .collect();
+    let mut headers = vec!["_key".to_string(), "score".to_string()];
+    for b in &branch_names {
+        headers.push(format!("{b}_rank"));
+        headers.push(format!("{b}_score"));
+    }
+    headers.extend(names.iter().cloned());
+    let mut t = Table::new(headers);
+    for h in hits {
+        let mut row: Vec<Cell> = vec![h.key.clone().into(), Cell::measure(xvec::json_f32(h.score))];
+        for b in &h.branches {
+            match b {
+                Some(b) => {
+                    row.push(Cell::measure(serde_json::Value::from(b.rank)));
+                    row.push(Cell::measure(xvec::json_f32(b.score)));
+                }
+                None => row.extend([Cell::from(serde_json::Value::Null), Cell::from(serde_json::Value::Null)]),
+            }
+        }
+        row.extend(names.iter().map(|n| h.fields.get(n).map_or(serde_json::Value::Null, Value::to_json).into()));
+        t.push(row);
+    }
+    t
+}

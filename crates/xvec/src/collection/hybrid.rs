@@ -1,0 +1,308 @@
+//! Hybrid queries: several ranked branches (dense vectors, full text, keys) under one
+//! shared filter, fused into one ranking by reciprocal rank fusion or a weighted sum of
+//! normalised scores.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::query::{MAX_K, Query, resolve_projection};
+use super::snapshot::Snapshot;
+use super::text_search::resolve_text_field;
+use crate::error::{Error, QueryError};
+use crate::filter::{Filter, Params};
+use crate::index::{Candidate, TopK};
+use crate::schema::Metric;
+use crate::value::Value;
+
+/// Reciprocal rank fusion's constant when none is given (Cormack et al., SIGIR 2009).
+pub const DEFAULT_RRF_K: f32 = 60.0;
+
+/// Most branches one hybrid query may have.
+pub const MAX_BRANCHES: usize = 16;
+
+/// One ranked list a [`HybridQuery`] fuses.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Branch {
+    /// Nearest neighbours of a vector query, with its field, `k` and search settings; its
+    /// own filter, parameters and projection are ignored (the hybrid query's apply).
+    Dense(Query),
+    /// BM25 over a full-text field (`None`: the schema's only one), best `k` first.
+    Text {
+        /// The full-text field, or `None` for the schema's only one.
+        field: Option<String>,
+        /// The query text, analysed like the field's text.
+        text: String,
+        /// Most hits the branch ranks.
+        k: usize,
+    },
+    /// The documents with these keys, in this order (keys not found, or filtered out,
+    /// are skipped).
+    Keys(Vec<String>),
+}
+
+impl Branch {
+    /// A text branch over the schema's only full-text field, ranking its best `k`.
+    pub fn text(text: impl Into<String>, k: usize) -> Branch {
+        Branch::Text { field: None, text: text.into(), k }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Branch::Dense(_) => "dense",
+            Branch::Text { .. } => "text",
+            Branch::Keys(_) => "keys",
+        }
+    }
+}
+
+/// How branch rankings become one.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fusion {
+    /// Reciprocal rank fusion: a document scores `Σ 1 / (k + rank)` over the branches
+    /// that rank it (ranks from 1).
+    Rrf {
+        /// The constant `k` (60 by default), above 0.
+        k: f32,
+    },
+    /// A weighted sum of each branch's scores scaled to `[0, 1]` by its own best and
+    /// worst hit (min-max; the best is 1 whether the branch's scores rise or fall with
+    /// quality, and a branch whose hits all score the same gives each 1); one weight per
+    /// branch, each finite and at least 0.
+    Weighted(Vec<f32>),
+}
+
+impl Default for Fusion {
+    fn default() -> Fusion {
+        Fusion::Rrf { k: DEFAULT_RRF_K }
+    }
+}
+
+/// A query of several branches under one filter, fused into one ranking.
+///
+/// ```
+/// use xvec::{Branch, Fusion, HybridQuery, Query};
+/// let q = HybridQuery::new(vec![Branch::Dense(Query::vector(vec![0.1, 0.2]).k(20)), Branch::text("dog", 20)])
+///     .k(10)
+///     .filter("pos = 'n'")
+///     .fusion(Fusion::Rrf { k: 60.0 });
+/// assert_eq!(q.branches().len(), 2);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct HybridQuery {
+    branches: Vec<Branch>,
+    k: usize,
+    filter: Option<String>,
+    params: Params,
+    fields: Option<Vec<String>>,
+    fusion: Fusion,
+}
+
+impl HybridQuery {
+    /// Fuses `branches` by RRF (k = 60) into the best 10, every scalar field returned.
+    pub fn new(branches: Vec<Branch>) -> HybridQuery {
+        HybridQuery { branches, k: 10, filter: None, params: Params::new(), fields: None, fusion: Fusion::default() }
+    }
+
+    /// Most fused hits to return, 1..=[`MAX_K`].
+    pub fn k(mut self, k: usize) -> HybridQuery {
+        self.k = k;
+        self
+    }
+
+    /// The filter every branch searches under.
+    pub fn filter(mut self, filter: impl Into<String>) -> HybridQuery {
+        self.filter = Some(filter.into());
+        self
+    }
+
+    /// [`HybridQuery::filter`] when `Some`.
+    pub fn filter_opt(mut self, filter: Option<String>) -> HybridQuery {
+        self.filter = filter;
+        self
+    }
+
+    /// Binds the filter's `$name` placeholders.
+    pub fn params(mut self, params: Params) -> HybridQuery {
+        self.params = params;
+        self
+    }
+
+    /// The fields hits carry (default: every scalar field).
+    pub fn fields_opt(mut self, fields: Option<Vec<String>>) -> HybridQuery {
+        self.fields = fields;
+        self
+    }
+
+    /// How the branches' rankings are fused.
+    pub fn fusion(mut self, fusion: Fusion) -> HybridQuery {
+        self.fusion = fusion;
+        self
+    }
+
+    /// The branches, in order: [`HybridHit::branches`] follows it.
+    pub fn branches(&self) -> &[Branch] {
+        &self.branches
+    }
+}
+
+/// Where one branch ranked a fused hit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BranchHit {
+    /// 1 for the branch's best.
+    pub rank: u32,
+    /// The branch's own score: the metric's for dense branches, BM25 for text, 1 for keys.
+    pub score: f32,
+}
+
+/// One fused result, best first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HybridHit {
+    /// The document's key.
+    pub key: String,
+    /// The fused score (higher is better).
+    pub score: f32,
+    /// The fields the query asked for, by name; a null value is left out.
+    pub fields: BTreeMap<String, Value>,
+    /// Per branch, in the query's order: where it ranked this document, if it did.
+    pub branches: Vec<Option<BranchHit>>,
+}
+
+/// A document's fused score so far, and where each branch ranked it.
+struct Fused {
+    score: f32,
+    branches: Vec<Option<BranchHit>>,
+}
+
+impl Fused {
+    fn best_rank(&self) -> u32 {
+        self.branches.iter().flatten().map(|h| h.rank).min().unwrap_or(u32::MAX)
+    }
+}
+
+/// One branch's ranking: keys best first, each with its score, and whether a higher
+/// score is better.
+struct Ranking {
+    hits: Vec<(String, f32)>,
+    higher_is_better: bool,
+}
+
+impl Snapshot {
+    /// The key of a candidate row.
+    fn key_of(&self, c: Candidate) -> String {
+        self.source(c.segment).keys().get_str(c.row as usize).to_string()
+    }
+
+    /// Runs a hybrid query: every branch under the shared filter, then the fusion.
+    pub fn hybrid(&self, q: &HybridQuery) -> Result<Vec<HybridHit>, Error> {
+        let bad = |what: String| Error::from(QueryError::BadHybrid(what));
+        if q.branches.is_empty() || q.branches.len() > MAX_BRANCHES {
+            return Err(bad(format!("{} branches; expected 1..={MAX_BRANCHES}", q.branches.len())));
+        }
+        if q.k == 0 || q.k > MAX_K {
+            return Err(QueryError::BadLimit(q.k).into());
+        }
+        match &q.fusion {
+            Fusion::Rrf { k } if !(k.is_finite() && *k > 0.0) => {
+                return Err(bad(format!("RRF k {k} is out of range; expected a number above 0")));
+            }
+            Fusion::Weighted(w) if w.len() != q.branches.len() => {
+                return Err(bad(format!("{} weights for {} branches; give one per branch", w.len(), q.branches.len())));
+            }
+            Fusion::Weighted(w) if w.iter().any(|x| !(x.is_finite() && *x >= 0.0)) => {
+                return Err(bad("weights must be finite and at least 0".into()));
+            }
+            _ => {}
+        }
+        let projection = resolve_projection(&self.schema, q.fields.as_deref(), false)?;
+        let filter = q.filter.as_deref().map(|t| Filter::compile_with(t, &self.schema, &q.params)).transpose()?;
+        let rankings =
+            q.branches.iter().map(|b| self.rank_branch(b, q, filter.as_ref())).collect::<Result<Vec<_>, Error>>()?;
+        // By key: a document is one live row, whichever branch found it.
+        let mut fused: HashMap<&str, Fused> = HashMap::new();
+        for (b, ranking) in rankings.iter().enumerate() {
+            let (lo, hi) =
+                ranking.hits.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), h| (lo.min(h.1), hi.max(h.1)));
+            for (i, (key, score)) in ranking.hits.iter().enumerate() {
+                let score = *score;
+                let rank = i as u32 + 1;
+                let part = match &q.fusion {
+                    Fusion::Rrf { k } => 1.0 / (k + rank as f32),
+                    Fusion::Weighted(w) => {
+                        let unit = if hi > lo {
+                            if ranking.higher_is_better { (score - lo) / (hi - lo) } else { (hi - score) / (hi - lo) }
+                        } else {
+                            1.0
+                        };
+                        w[b] * unit
+                    }
+                };
+                let entry = fused
+                    .entry(key.as_str())
+                    .or_insert_with(|| Fused { score: 0.0, branches: vec![None; rankings.len()] });
+                entry.score += part;
+                entry.branches[b] = Some(BranchHit { rank, score });
+            }
+        }
+        let mut order: Vec<(&str, Fused)> = fused.into_iter().collect();
+        // Best fused score first; ties to the better best rank, then to the lesser key.
+        order.sort_by(|a, b| {
+            b.1.score.total_cmp(&a.1.score).then(a.1.best_rank().cmp(&b.1.best_rank())).then(a.0.cmp(b.0))
+        });
+        order.truncate(q.k);
+        Ok(order
+            .into_iter()
+            .map(|(key, Fused { score, branches })| {
+                let loc = self.locate(key).expect("a ranked key is live in the snapshot");
+                let (src, row) = self.view(loc);
+                let (key, fields) = self.project(src, row, &projection);
+                HybridHit { key, score, fields, branches }
+            })
+            .collect())
+    }
+
+    /// One branch's ranking under the shared filter.
+    fn rank_branch(&self, branch: &Branch, q: &HybridQuery, filter: Option<&Filter>) -> Result<Ranking, Error> {
+        let context = |e: Error| match e {
+            Error::Query(e) => Error::from(QueryError::BadHybrid(format!("{} branch: {e}", branch.kind()))),
+            other => other,
+        };
+        match branch {
+            Branch::Dense(dense) => {
+                let dense =
+                    dense.clone().filter_opt(q.filter.clone()).params(q.params.clone()).fields_opt(Some(vec![]));
+                let plan = self.plan(&dense, dense.k).map_err(context)?;
+                let mut top = TopK::new(dense.k);
+                self.run(&plan, dense.k, &mut top, None);
+                let hits = top.into_sorted().into_iter().map(|c| (self.key_of(c), plan.score(c))).collect();
+                Ok(Ranking { hits, higher_is_better: plan.metric() != Metric::L2 })
+            }
+            Branch::Text { field, text, k } => {
+                if *k == 0 || *k > MAX_K {
+                    return Err(context(QueryError::BadLimit(*k).into()));
+                }
+                let field = resolve_text_field(&self.schema, field.as_deref()).map_err(|e| context(e.into()))?;
+                let found = self.text_candidates(field, text, *k, filter).map_err(context)?;
+                let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();
+                Ok(Ranking { hits, higher_is_better: true })
+            }
+            Branch::Keys(keys) => {
+                if keys.len() > MAX_K {
+                    return Err(context(QueryError::BadLimit(keys.len()).into()));
+                }
+                let mut hits: Vec<(String, f32)> = Vec::new();
+                for key in keys {
+                    let Some(loc) = self.locate(key) else { continue };
+                    // The filter over the key's segment or memtable chunk (a scan: a keys
+                    // branch names a few documents).
+                    let allowed = filter.is_none_or(|f| {
+                        let (src, row) = self.view(loc);
+                        f.evaluate(src, &[]).contains(row as u32)
+                    });
+                    if allowed && !hits.iter().any(|(k, _)| k == key) {
+                        hits.push((key.clone(), 1.0));
+                    }
+                }
+                Ok(Ranking { hits, higher_is_better: true })
+            }
+        }
+    }
+}
