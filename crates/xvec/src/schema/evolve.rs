@@ -61,6 +61,9 @@ impl Schema {
         let pos = || self.index_of(change.field()).ok_or_else(|| SchemaError::NoSuchField(change.field().to_string()));
         match change {
             FieldChange::Add(f) => {
+                let mut f = f.clone();
+                f.pin_defaults();
+                let f = &f;
                 if self.index_of(&f.name).is_some() {
                     return Err(SchemaError::DuplicateField(f.name.clone()));
                 }

@@ -24,9 +24,15 @@ pub struct QuantSpec {
     pub bits: u8,
 }
 
-/// Bits per dimension of RaBitQ codes when the schema names none (see `docs/format.md`,
-/// "RaBitQ codes", for the measurement behind it).
-pub const DEFAULT_RABITQ_BITS: u8 = 7;
+/// Bits per dimension of RaBitQ codes a new schema gets when it names none (see
+/// `docs/format.md`, "RaBitQ codes", for the measurement behind it). A schema is built
+/// with it written in ([`IndexParams::pin_defaults`]), so a later change of this default
+/// never changes what a stored index means.
+pub const DEFAULT_RABITQ_BITS: u8 = 8;
+
+/// What a stored schema without `bits` means: the default of the builds that stored
+/// schemas without pinning it (bdc8ae5 to 109c2f2).
+const UNPINNED_RABITQ_BITS: u8 = 7;
 
 /// The most bits per dimension a RaBitQ code holds: a sign bit and seven extended bits fill a byte.
 pub const MAX_RABITQ_BITS: u8 = 8;
@@ -83,8 +89,9 @@ pub struct FlatParams {
     /// Default re-rank factor, 0..=1000 (`None`: 0, scores come from the codes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refine: Option<u32>,
-    /// Bits per dimension of RaBitQ codes, 1..=8 (`None`: [`DEFAULT_RABITQ_BITS`]); only
-    /// with `quantize = rabitq`.
+    /// Bits per dimension of RaBitQ codes, 1..=8; only with `quantize = rabitq`. A new
+    /// schema writes [`DEFAULT_RABITQ_BITS`] in when it names none; `None` is a schema
+    /// stored before that, whose codes have 7 bits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bits: Option<u8>,
 }
@@ -115,8 +122,9 @@ pub struct HnswParams {
     /// Default re-rank factor, 0..=1000 (`None`: 0, scores come from the codes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refine: Option<u32>,
-    /// Bits per dimension of RaBitQ codes, 1..=8 (`None`: [`DEFAULT_RABITQ_BITS`]); only
-    /// with `quantize = rabitq`.
+    /// Bits per dimension of RaBitQ codes, 1..=8; only with `quantize = rabitq`. A new
+    /// schema writes [`DEFAULT_RABITQ_BITS`] in when it names none; `None` is a schema
+    /// stored before that, whose codes have 7 bits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bits: Option<u8>,
 }
@@ -170,8 +178,9 @@ pub struct VamanaParams {
     /// Default re-rank factor, 0..=1000 (`None`: 0, scores come from the codes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refine: Option<u32>,
-    /// Bits per dimension of RaBitQ codes, 1..=8 (`None`: [`DEFAULT_RABITQ_BITS`]); only
-    /// with `quantize = rabitq`.
+    /// Bits per dimension of RaBitQ codes, 1..=8; only with `quantize = rabitq`. A new
+    /// schema writes [`DEFAULT_RABITQ_BITS`] in when it names none; `None` is a schema
+    /// stored before that, whose codes have 7 bits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bits: Option<u8>,
 }
@@ -221,8 +230,9 @@ pub struct IvfParams {
     /// Default re-rank factor, 0..=1000 (`None`: 0, scores come from the codes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refine: Option<u32>,
-    /// Bits per dimension of RaBitQ codes, 1..=8 (`None`: [`DEFAULT_RABITQ_BITS`]); only
-    /// with `quantize = rabitq`.
+    /// Bits per dimension of RaBitQ codes, 1..=8; only with `quantize = rabitq`. A new
+    /// schema writes [`DEFAULT_RABITQ_BITS`] in when it names none; `None` is a schema
+    /// stored before that, whose codes have 7 bits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bits: Option<u8>,
 }
@@ -448,6 +458,15 @@ impl IndexParams {
         *self.quant_mut().2 = Some(refine);
     }
 
+    /// Writes in the defaults whose value may change between builds (RaBitQ's `bits`), so
+    /// what a stored index means never depends on the build that reads it.
+    pub fn pin_defaults(&mut self) {
+        let (quantize, _, _, bits) = self.quant_mut();
+        if *quantize == Quantize::Rabitq && bits.is_none() {
+            *bits = Some(DEFAULT_RABITQ_BITS);
+        }
+    }
+
     /// Sets the RaBitQ `bits` (1..=8) of whichever index type this is.
     pub fn set_bits(&mut self, bits: u8) {
         *self.quant_mut().3 = Some(bits);
@@ -479,7 +498,7 @@ impl IndexParams {
             rotate: rotate.unwrap_or(matches!(quantize, Quantize::Int8 | Quantize::Int4 | Quantize::Rabitq)),
             refine: refine.unwrap_or(0),
             bits: match quantize {
-                Quantize::Rabitq => bits.unwrap_or(DEFAULT_RABITQ_BITS),
+                Quantize::Rabitq => bits.unwrap_or(UNPINNED_RABITQ_BITS),
                 _ => bits.unwrap_or(0),
             },
         }

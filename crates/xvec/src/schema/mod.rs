@@ -218,6 +218,13 @@ impl Field {
         self
     }
 
+    /// Writes in a vector index's defaults that may change between builds.
+    fn pin_defaults(&mut self) {
+        if let FieldType::Vector(v) = &mut self.ty {
+            v.index.pin_defaults();
+        }
+    }
+
     /// Whether the field carries a scalar index of `kind`.
     pub fn has_scalar_index(&self, kind: ScalarIndexKind) -> bool {
         self.scalar_indexes.contains(&kind)
@@ -303,9 +310,15 @@ impl Schema {
         SchemaBuilder { name: name.into(), fields: Vec::new() }
     }
 
-    /// Validates and builds a schema.
-    pub fn new(name: impl Into<String>, fields: Vec<Field>) -> Result<Schema, SchemaError> {
-        let name = name.into();
+    /// Validates and builds a schema, writing in the index defaults that may change
+    /// between builds ([`IndexParams::pin_defaults`]).
+    pub fn new(name: impl Into<String>, mut fields: Vec<Field>) -> Result<Schema, SchemaError> {
+        fields.iter_mut().for_each(Field::pin_defaults);
+        Schema::validated(name.into(), fields)
+    }
+
+    /// Validates and builds a schema as it is: stored schemas keep what they stored.
+    fn validated(name: String, fields: Vec<Field>) -> Result<Schema, SchemaError> {
         if name.is_empty() || name.len() > 255 || name.contains(['/', '\\', '\0']) {
             return Err(SchemaError::BadCollectionName(name));
         }
@@ -366,7 +379,7 @@ impl Schema {
         ids: Vec<u16>,
         next_field_id: u16,
     ) -> Result<Schema, SchemaError> {
-        let mut s = Schema::new(name, fields)?;
+        let mut s = Schema::validated(name, fields)?;
         for (i, &id) in ids.iter().enumerate() {
             if id >= next_field_id || ids[..i].contains(&id) {
                 return Err(SchemaError::BadFieldId { field: s.fields[i].name.clone(), id, next: next_field_id });

@@ -58,7 +58,7 @@ fn rejects_bad_schemas() {
     // One-bit and byte codes take odd dimensions; the default is spelled out on resolving.
     for (index, describe) in [
         (r#"{"type":"hnsw","quantize":"rabitq","bits":1}"#, "hnsw m=16 efc=200 ef=64 rabitq1+rot"),
-        (r#"{"type":"flat","quantize":"rabitq"}"#, "flat rabitq7+rot"),
+        (r#"{"type":"flat","quantize":"rabitq"}"#, "flat rabitq8+rot"),
     ] {
         let s = Schema::from_json(&idx(index)).unwrap();
         let spec = s.field(0).as_vector().unwrap();
@@ -66,6 +66,18 @@ fn rejects_bad_schemas() {
         assert_eq!(spec.index.resolved().quant(), spec.index.quant());
         assert_eq!(Schema::from_json(&s.to_json()).unwrap(), s);
     }
+    // A new schema writes the default bits in; a stored one without them (written before
+    // they were pinned) keeps meaning the 7 bits its codes were made with.
+    let s = Schema::from_json(&idx(r#"{"type":"ivf","quantize":"rabitq"}"#)).unwrap();
+    assert!(s.to_json().contains(r#""bits": 8"#), "{}", s.to_json());
+    let stored = crate::schema::RawSchema::from(&s);
+    let mut stored = serde_json::to_value(stored).unwrap();
+    stored["fields"][0]["index"].as_object_mut().unwrap().remove("bits");
+    stored["fields"][0]["id"] = 0.into();
+    stored["next_field_id"] = 1.into();
+    let raw: crate::schema::RawSchema = serde_json::from_value(stored).unwrap();
+    let old = raw.into_schema().unwrap();
+    assert_eq!(old.field(0).as_vector().unwrap().index.quant().bits, 7);
     for (index, needle) in [
         (r#"{"type":"vamana","degree":1}"#, "degree 1 is out of range"),
         (r#"{"type":"vamana","build_list":0}"#, "build_list 0 is out of range"),
