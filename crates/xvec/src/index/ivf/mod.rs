@@ -32,12 +32,12 @@ use roaring::RoaringBitmap;
 use super::graph::BuildControl;
 use super::quant::fastscan::{self, ScanQuery};
 use super::quant::rotation::Rotation;
-use super::quant::{PARAMS_PER_ROW, QuantScratch, Quantizer};
+use super::quant::{Codes, PARAMS_PER_ROW, QuantScratch, Quantizer};
 use super::scorer::Scored;
 use super::topk::{Candidate, Sink, TopK};
 use crate::kernels::{Kernels, SCAN_BLOCK};
-use crate::schema::{IvfParams, Metric};
-use crate::storage::column::VectorColumn;
+use crate::schema::{IvfParams, Metric, Quantize};
+use crate::storage::column::{Validity, VectorColumn, VectorData};
 use kmeans::Points;
 use sketches::{LIST_SIGMAS, ListSketches};
 
@@ -244,6 +244,8 @@ pub struct IvfScratch {
     /// The query rotated for the sketches, and the rotation's buffer.
     rotated: Vec<f32>,
     tmp: Vec<f32>,
+    /// The coarse codes' query buffers.
+    quant: QuantScratch,
 }
 
 impl IvfScratch {
@@ -273,6 +275,53 @@ pub struct ListSearch<'a> {
     /// The entries' sketches and their rotation: entries are bounded a block at a time
     /// and only those whose bound beats the k-th distance scored.
     pub sketches: (ListSketches<'a>, &'a Rotation),
+    /// The centroids as int8 codes and their quantizer, for a segment with many lists:
+    /// see [`CoarseCodes`].
+    pub coarse: Option<(&'a Quantizer, Codes<'a>)>,
+    /// The k-th distance the query has found so far in other segments (infinite before
+    /// the first): an entry whose sketch bound exceeds it cannot be a hit, whatever this
+    /// segment's own results (each segment's lists start with none).
+    pub bound: f32,
+}
+
+/// Lists from which a segment's centroids are ranked on int8 codes first.
+pub const COARSE_MIN_LISTS: usize = 256;
+
+/// The centroids of a segment with many lists as int8 codes (a quarter of their bytes),
+/// made when the index opens. A query ranks every list on them and scores only the best
+/// `2 × probes + 16` in f32: reading every f32 centroid of S segments (1.5 MiB per 1,024
+/// lists at d = 384) left the caches once S × L passed about 2,000 lists and cost more
+/// than the lists' entries.
+pub struct CoarseCodes {
+    pub quantizer: Quantizer,
+    pub codes: Vec<u8>,
+    pub params: Vec<f32>,
+}
+
+impl CoarseCodes {
+    /// Codes of `view`'s centroids, or `None` below [`COARSE_MIN_LISTS`] lists.
+    pub fn of(view: &IvfView, metric: Metric) -> Option<CoarseCodes> {
+        if view.lists() < COARSE_MIN_LISTS {
+            return None;
+        }
+        let quantizer = Quantizer::new(Quantize::Int8, 0, view.dim, metric, None);
+        let col = VectorColumn {
+            dim: view.dim,
+            validity: Validity(None),
+            data: VectorData::Fp32(view.centroids),
+            norms: None,
+        };
+        let (codes, params) = quantizer.encode_rows(col, view.lists());
+        Some(CoarseCodes { quantizer, codes, params })
+    }
+
+    pub fn view(&self) -> (&Quantizer, Codes<'_>) {
+        (&self.quantizer, self.quantizer.view(&self.codes, &self.params))
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.codes.capacity() + 4 * self.params.capacity()
+    }
 }
 
 /// The `want` best entries of the `probes` lists nearest the raw query `q`, best first
@@ -286,20 +335,42 @@ pub fn search(
     scratch: &mut IvfScratch,
     out: &mut Vec<Scored>,
 ) {
-    let IvfScratch { query, lists, dots, rotated, tmp } = scratch;
+    let IvfScratch { query, lists, dots, rotated, tmp, quant } = scratch;
     query.clear();
     query.extend_from_slice(q);
     if ls.metric == Metric::Cosine {
         kmeans::unit(query);
     }
-    dots.clear();
-    dots.extend((0..ivf.lists()).map(|l| (ls.kernels.dot_f32)(query, ivf.centroid(l))));
-    lists.clear();
-    lists.extend(dots.iter().enumerate().map(|(l, &d)| {
+    let exact = |l: usize, d: f32| {
         let dist = if ls.metric == Metric::L2 { ls.centroid_norms[l] - 2.0 * d } else { -d };
         Scored { dist, id: l as u32 }
-    }));
-    let probes = ls.probes.min(lists.len());
+    };
+    let probes = ls.probes.min(ivf.lists());
+    dots.clear();
+    lists.clear();
+    match ls.coarse {
+        // Every list ranked on its int8 code; the best few scored again in f32.
+        Some((quantizer, codes)) if 2 * probes + 16 < ivf.lists() => {
+            let qq = quantizer.prepare(query, quant);
+            lists.extend(
+                (0..ivf.lists() as u32)
+                    .map(|l| Scored { dist: codes.distance(ls.kernels, &qq, ls.metric, l, false), id: l }),
+            );
+            let keep = 2 * probes + 16;
+            lists.select_nth_unstable(keep);
+            lists.truncate(keep);
+            dots.resize(ivf.lists(), f32::NAN);
+            for c in lists.iter_mut() {
+                let l = c.id as usize;
+                dots[l] = (ls.kernels.dot_f32)(query, ivf.centroid(l));
+                *c = exact(l, dots[l]);
+            }
+        }
+        _ => {
+            dots.extend((0..ivf.lists()).map(|l| (ls.kernels.dot_f32)(query, ivf.centroid(l))));
+            lists.extend(dots.iter().enumerate().map(|(l, &d)| exact(l, d)));
+        }
+    }
     if probes < lists.len() {
         lists.select_nth_unstable(probes);
     }
@@ -345,7 +416,7 @@ fn scan_blocks(
         let b = sk.starts[l] + i;
         let sums = fastscan::block_sums(ls.kernels, sk.block(b), sq.lut(), sk.columns);
         let bounds = sq.bounds_of(&sums, sk.block_factors(b), dot);
-        let threshold = top.threshold();
+        let threshold = top.threshold().min(ls.bound);
         // Bit j: entry j's bound does not exceed the k-th distance (a compare per lane).
         let mut pass = bounds.iter().enumerate().fold(0u32, |m, (j, &b)| m | u32::from(b <= threshold) << j);
         pass &= u32::MAX >> (SCAN_BLOCK - rows.len());
@@ -355,7 +426,7 @@ fn scan_blocks(
         let base = first + i * SCAN_BLOCK;
         set_bits(pass).for_each(|j| s.prefetch(base + j, rows[j]));
         for j in set_bits(pass) {
-            if bounds[j] > top.threshold() {
+            if bounds[j] > top.threshold().min(ls.bound) {
                 continue;
             }
             let dist = s.dist(base + j, rows[j], dot);
@@ -379,6 +450,24 @@ fn set_bits(mut mask: u32) -> impl Iterator<Item = usize> {
 /// `⟨q, c⟩` of the list holding entry `e`, from the last [`search`] with `scratch`.
 pub fn centroid_dot(ivf: &IvfView, scratch: &IvfScratch, e: usize) -> f32 {
     scratch.dots[ivf.list_of(e)]
+}
+
+/// Allowed entries of the lists the last [`search`] probed (every entry without a filter),
+/// counted up to `enough`: whether the lists held enough allowed rows, when the search
+/// found fewer (its bound may have skipped them).
+pub fn allowed_in_probed(ivf: &IvfView, scratch: &IvfScratch, allowed: Option<&RoaringBitmap>, enough: usize) -> usize {
+    let mut n = 0;
+    for l in &scratch.lists {
+        let ids = &ivf.ids[ivf.list(l.id as usize)];
+        n += match allowed {
+            None => ids.len(),
+            Some(a) => ids.iter().filter(|&&r| a.contains(r)).count(),
+        };
+        if n >= enough {
+            break;
+        }
+    }
+    n
 }
 
 /// Keeps the first (best) entry of each row, in order.

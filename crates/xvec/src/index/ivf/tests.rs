@@ -297,3 +297,23 @@ fn a_target_recall_probes_what_the_build_measured() {
         }
     }
 }
+
+/// A segment with many lists ranks them on int8 codes of its centroids and scores only
+/// the best few in f32: the lists it probes, and so its recall, stay those of ranking
+/// every centroid in f32.
+#[test]
+fn many_lists_are_ranked_on_int8_centroid_codes_at_the_recall_of_f32() {
+    let d = data(300 * 32, 8);
+    let dir = tempfile::tempdir().unwrap();
+    for metric in Metric::ALL {
+        let (_, idx) = build(dir.path(), &d, metric, r#"{"type":"ivf","nlist":300}"#);
+        assert!(idx.ivf().unwrap().lists() >= super::COARSE_MIN_LISTS);
+        let with = idx.bytes_by_kind().lists;
+        let run = || Run { k: 10, nprobe: 12, target_recall: None, refine: 0, allowed: None };
+        let (coarse, _) = recall(&d, metric, &idx, run());
+        let idx = idx.without_coarse_codes();
+        assert!(idx.bytes_by_kind().lists < with, "the codes count in the lists' bytes");
+        let (exact, _) = recall(&d, metric, &idx, run());
+        assert!((coarse - exact).abs() <= 0.01, "{metric:?}: recall {coarse} on codes, {exact} in f32");
+    }
+}

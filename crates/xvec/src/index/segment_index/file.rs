@@ -313,6 +313,7 @@ impl SegmentIndex {
             adjacency,
             ivf,
             centroid_norms: Vec::new(),
+            coarse: None,
             list_sketches: list_sketches.map(|s| s.range()),
             list_blocks: Vec::new(),
         };
@@ -340,10 +341,12 @@ impl SegmentIndex {
         let mut index = index;
         let derived = index.ivf().map(|view| {
             let norms = view.centroids.chunks_exact(view.dim.max(1)).map(|c| c.iter().map(|x| x * x).sum()).collect();
-            (norms, ivf::sketches::block_starts(&view), view.lists())
+            let coarse = ivf::CoarseCodes::of(&view, spec.metric);
+            (norms, coarse, ivf::sketches::block_starts(&view), view.lists())
         });
-        if let Some((norms, blocks, lists)) = derived {
+        if let Some((norms, coarse, blocks, lists)) = derived {
             index.centroid_norms = norms;
+            index.coarse = coarse;
             index.list_blocks = blocks;
             let probes = &index.meta.recall_probes;
             let rising = probes.windows(2).all(|w| w[0] <= w[1]);

@@ -139,6 +139,8 @@ pub struct SegmentIndex {
     ivf: Option<[Range<usize>; 3]>,
     /// `|c|²` of every IVF centroid, computed at open (a float per list).
     centroid_norms: Vec<f32>,
+    /// The IVF centroids as int8 codes, made at open for a segment with many lists.
+    coarse: Option<ivf::CoarseCodes>,
     /// The IVF entries' sketches, and the first block of every list (computed at open).
     list_sketches: Option<Range<usize>>,
     list_blocks: Vec<usize>,
@@ -330,8 +332,16 @@ impl SegmentIndex {
         let codes = self.codes.as_ref().map_or(0, |(c, p)| (own(c) + p.len()) as u64);
         let hnsw = self.graph.as_ref().map_or(0, |g| g.iter().map(|r| r.len() as u64).sum());
         let vamana = self.adjacency.as_ref().map_or(0, |r| r.len() as u64);
-        let lists = self.ivf.as_ref().map_or(0, |l| l.iter().map(|r| r.len() as u64).sum());
+        let coarse = self.coarse.as_ref().map_or(0, |c| c.heap_bytes() as u64);
+        let lists = self.ivf.as_ref().map_or(0, |l| l.iter().map(|r| r.len() as u64).sum::<u64>()) + coarse;
         IndexBytes { codes, sketches, graph: hnsw + vamana, lists }
+    }
+
+    /// The index with its centroids ranked in f32 only, to compare with their codes.
+    #[cfg(test)]
+    pub fn without_coarse_codes(mut self) -> SegmentIndex {
+        self.coarse = None;
+        self
     }
 
     pub fn file_len(&self) -> u64 {

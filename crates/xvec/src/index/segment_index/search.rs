@@ -200,7 +200,8 @@ impl SegmentIndex {
                 (_, codes, Some(lists)) => {
                     let qq = self.quantizer.as_ref().map(|qz| qz.prepare(raw_query, qscratch));
                     let codes = codes.zip(qq.as_ref());
-                    path = self.search_lists(lists, &orig, codes, raw_query, want, p, scratch, iscratch, found);
+                    let bound = top.threshold();
+                    path = self.search_lists(lists, &orig, codes, raw_query, want, p, bound, scratch, iscratch, found);
                     // An exact scan's answer is the originals' already.
                     refine &= !matches!(path, SearchPath::ListsThenExact | SearchPath::Exact { .. });
                 }
@@ -264,6 +265,7 @@ impl SegmentIndex {
         raw_query: &[f32],
         want: usize,
         p: SearchParams,
+        bound: f32,
         sc: &mut Scratch,
         iscratch: &mut IvfScratch,
         found: &mut Vec<Scored>,
@@ -297,6 +299,8 @@ impl SegmentIndex {
                 .list_sketches()
                 .zip(self.rotation())
                 .expect("an IVF index keeps list sketches and a rotation (checked on open)"),
+            coarse: self.coarse.as_ref().map(ivf::CoarseCodes::view),
+            bound,
         };
         match codes {
             Some((codes, qq)) => {
@@ -314,7 +318,8 @@ impl SegmentIndex {
             None => ivf::search(&lists, &EntryOriginals(orig), raw_query, &ls, iscratch, found),
         }
         found.iter_mut().for_each(|c| c.id = lists.ids[c.id as usize]);
-        if found.len() < want.min(allowed_rows) {
+        let enough = want.min(allowed_rows);
+        if found.len() < enough && ivf::allowed_in_probed(&lists, iscratch, p.allowed, enough) < enough {
             exact_scan(orig, rows, want, p.allowed, sc.bounds, found);
             return SearchPath::ListsThenExact;
         }
