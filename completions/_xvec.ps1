@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Nearest-neighbour search by vector literal, key or vector file row.')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show how a query runs: index or scan per predicate, graph or exact search.')
             [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
+            [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Show the terms a full-text field''s analyzer makes of a text.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
             [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add, drop, rename or widen a field; add or drop an index.')
@@ -298,6 +299,15 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         'xvec;count' {
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Count only documents matching this filter')
             [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;analyze' {
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
@@ -770,6 +780,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Nearest-neighbour search by vector literal, key or vector file row.')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show how a query runs: index or scan per predicate, graph or exact search.')
             [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
+            [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Show the terms a full-text field''s analyzer makes of a text.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
             [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add, drop, rename or widen a field; add or drop an index.')
@@ -830,6 +841,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;count' {
+            break
+        }
+        'xvec;help;analyze' {
             break
         }
         'xvec;help;flush' {

@@ -19,6 +19,9 @@ _xvec() {
             xvec,alter)
                 cmd="xvec__subcmd__alter"
                 ;;
+            xvec,analyze)
+                cmd="xvec__subcmd__analyze"
+                ;;
             xvec,bench)
                 cmd="xvec__subcmd__bench"
                 ;;
@@ -177,6 +180,9 @@ _xvec() {
                 ;;
             xvec__subcmd__help,alter)
                 cmd="xvec__subcmd__help__subcmd__alter"
+                ;;
+            xvec__subcmd__help,analyze)
+                cmd="xvec__subcmd__help__subcmd__analyze"
                 ;;
             xvec__subcmd__help,bench)
                 cmd="xvec__subcmd__help__subcmd__bench"
@@ -362,7 +368,7 @@ _xvec() {
 
     case "${cmd}" in
         xvec)
-            opts="-h -V --mode --no-headers --no-mmap --wait --help --version create import insert upsert update delete fetch query explain count flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help"
+            opts="-h -V --mode --no-headers --no-mmap --wait --help --version create import insert upsert update delete fetch query explain count analyze flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -686,6 +692,34 @@ _xvec() {
         xvec__subcmd__alter__subcmd__rename__subcmd__field)
             opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__analyze)
+            opts="-h --mode --no-headers --no-mmap --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2073,7 +2107,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help)
-            opts="create import insert upsert update delete fetch query explain count flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help"
+            opts="create import insert upsert update delete fetch query explain count analyze flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2173,6 +2207,20 @@ _xvec() {
         xvec__subcmd__help__subcmd__alter__subcmd__rename__subcmd__field)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__analyze)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

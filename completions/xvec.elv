@@ -36,6 +36,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand query 'Nearest-neighbour search by vector literal, key or vector file row.'
             cand explain 'Show how a query runs: index or scan per predicate, graph or exact search.'
             cand count 'Count live documents, optionally only those matching a filter.'
+            cand analyze 'Show the terms a full-text field''s analyzer makes of a text.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
             cand alter 'Change the schema: add, drop, rename or widen a field; add or drop an index.'
@@ -274,6 +275,14 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;count'= {
             cand --filter 'Count only documents matching this filter'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;analyze'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
@@ -698,6 +707,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand query 'Nearest-neighbour search by vector literal, key or vector file row.'
             cand explain 'Show how a query runs: index or scan per predicate, graph or exact search.'
             cand count 'Count live documents, optionally only those matching a filter.'
+            cand analyze 'Show the terms a full-text field''s analyzer makes of a text.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
             cand alter 'Change the schema: add, drop, rename or widen a field; add or drop an index.'
@@ -745,6 +755,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;help;explain;analyze;query'= {
         }
         &'xvec;help;count'= {
+        }
+        &'xvec;help;analyze'= {
         }
         &'xvec;help;flush'= {
         }

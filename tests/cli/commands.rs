@@ -448,3 +448,57 @@ fn ivf_index_describe_inspect_query_explain_verify() {
     assert!(run.stderr.contains("its index is ivf") && run.stderr.contains("--nprobe and --refine apply"), "{run}");
     xvec(&["verify", c]).run().ok();
 }
+
+/// A full-text field through the tool: `describe` shows its index, `analyze` its terms,
+/// `count --filter MATCH` the rows holding every clause, `query --text` ranks by BM25
+/// alone or fused with the vector query, and the fusion's flags are checked.
+#[test]
+fn full_text_field_analyze_match_and_hybrid_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let coll = dir.path().join("fts");
+    let schema = std::fs::read_to_string(data("schema.json")).unwrap().replace(
+        r#"{"name": "gloss", "type": "string"}"#,
+        r#"{"name": "gloss", "type": "string", "index": {"type": "fts", "filters": ["lowercase", "stem_en"]}}"#,
+    );
+    assert!(schema.contains("fts"), "the sample schema's gloss field moved");
+    std::fs::write(dir.path().join("schema.json"), schema).unwrap();
+    let c = coll.to_str().unwrap();
+    xvec(&["create", c, "--schema", dir.path().join("schema.json").to_str().unwrap()]).run().ok();
+    xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &format!("emb={}", data("wordnet.fvecs"))]).run().ok();
+
+    let run = xvec(&["describe", c, "--mode", "csv"]).run();
+    assert!(run.ok().stdout.contains(r#"""type"":""fts"",""tokenizer"":""standard"""#), "{run}");
+    let run = xvec(&["analyze", c, "gloss", "Running dogs", "--mode", "csv"]).run();
+    assert_eq!(run.ok().stdout, "term,position,start,end\nrun,0,0,7\ndog,1,8,12\n", "{run}");
+    let run = xvec(&["analyze", c, "lemma", "x"]).run();
+    run.code(1);
+    assert!(run.stderr.contains("field `lemma` has no full-text (fts) index") && run.stderr.contains("gloss"), "{run}");
+
+    let count = |filter: &str| -> u64 {
+        let run = xvec(&["count", c, "--filter", filter, "--mode", "csv"]).run();
+        run.ok().stdout.lines().nth(1).unwrap().parse().unwrap()
+    };
+    let (plants, flowers) = (count("gloss MATCH 'plant'"), count("gloss MATCH 'plant flower'"));
+    assert!(plants > flowers && flowers > 0, "plant {plants}, plant and flower {flowers}");
+    assert_eq!(count("gloss MATCH 'plant' AND NOT gloss MATCH 'flower'"), plants - flowers);
+    assert!(count("gloss MATCH 'plant*'") >= plants);
+
+    let run = xvec(&["query", c, "--text", "plant flower", "-k", "3", "--fields", "lemma", "--mode", "jsonl"]).run();
+    let hits: Vec<serde_json::Value> = run.ok().stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(hits.len(), 3, "{run}");
+    assert_eq!(hits[0]["text_rank"], 1, "{run}");
+    assert!(hits[0]["text_score"].as_f64().unwrap() >= hits[1]["text_score"].as_f64().unwrap(), "{run}");
+    let run = xvec(&["query", c, "--pk", "n.01317391", "--text", "dog", "-k", "5", "--mode", "csv"]).run();
+    let out = run.ok().stdout.clone();
+    assert!(out.starts_with("_key,score,vector_rank,vector_score,text_rank,text_score,"), "{run}");
+    assert_eq!(out.lines().count(), 6, "{run}");
+    let run = xvec(&["query", c, "--pk", "n.01317391", "--text", "dog", "--fusion", "weighted"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("one weight per branch (vector, text), found 0"), "{run}");
+    let run = xvec(&["query", c, "--text", "dog", "--weights", "1"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("--weights needs --fusion weighted"), "{run}");
+    let run = xvec(&["query", c, "--text", "dog", "--text-field", "lemma"]).run();
+    run.code(1);
+    assert!(run.stderr.contains("no full-text field named `lemma`"), "{run}");
+}

@@ -439,6 +439,27 @@ pub struct SchemaArgs {
     pub coll: CollectionArg,
 }
 
+/// Show the terms a full-text field's analyzer makes of a text.
+///
+/// What the field's index stores for such a text, and what a --text query or a MATCH
+/// filter looks up: each term with its position (words a stop-word filter drops still
+/// count) and the byte range of the text it came from.
+///
+/// Example:
+///   xvec analyze words gloss 'The quick-brown foxes, running'
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// A string field with a full-text (fts) index.
+    #[arg(value_name = "FIELD")]
+    pub field: String,
+    /// The text to analyze.
+    #[arg(value_name = "TEXT")]
+    pub text: String,
+}
+
 /// Output formats of `export`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {

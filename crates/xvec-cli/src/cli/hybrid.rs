@@ -1,12 +1,13 @@
 //! `query` with `--text` or `--keys`: the vector query (when given), BM25 over a full-text
 //! field and a key lookup as branches of one hybrid query, fused, each hit showing where
-//! every branch ranked it.
+//! every branch ranked it; and `analyze`, the terms a full-text field makes of a text.
 
 use xvec::{Branch, Fusion, HybridHit, HybridQuery, Params, Schema, Value};
 
+use super::context::{Collections, Io, print};
 use super::output::{Cell, Table};
 use super::query::build_query;
-use super::{CliError, FusionKind, QueryArgs};
+use super::{AnalyzeArgs, CliError, FusionKind, QueryArgs};
 
 /// Whether the flags ask for a hybrid query.
 pub fn wanted(a: &QueryArgs) -> bool {
@@ -91,4 +92,30 @@ pub fn table(schema: &Schema, hits: &[HybridHit], q: &HybridQuery, a: &QueryArgs
         t.push(row);
     }
     t
+}
+
+/// `analyze`: the terms of a text as the field's full-text analyzer makes them.
+pub fn analyze(a: &AnalyzeArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let coll = colls.open(&a.coll.dir, false)?;
+    let schema = coll.schema();
+    let field = schema.fields().iter().find(|f| f.name == a.field);
+    let Some(index) = field.and_then(|f| f.text.as_ref()) else {
+        let texts: Vec<&str> = schema.fields().iter().filter(|f| f.text.is_some()).map(|f| f.name.as_str()).collect();
+        let hint = match texts.is_empty() {
+            true => "declare one in the schema: \"index\": {\"type\": \"fts\"} on a string field".to_string(),
+            false => format!("full-text fields: {}", texts.join(", ")),
+        };
+        return Err(CliError::failed(format!("field `{}` has no full-text (fts) index", a.field)).hint(hint));
+    };
+    let analyzer = xvec::text::Analyzer::new(&index.analyzer).map_err(|e| CliError::failed(e.to_string()))?;
+    let mut t = Table::new(["term", "position", "start", "end"]);
+    for token in analyzer.tokens(&a.text) {
+        t.push(vec![
+            token.text.into(),
+            Cell::measure(token.position.into()),
+            Cell::measure(token.start.into()),
+            Cell::measure(token.end.into()),
+        ]);
+    }
+    print(io, &t)
 }

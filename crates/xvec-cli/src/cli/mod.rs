@@ -177,6 +177,7 @@ pub enum Command {
     Query(QueryArgs),
     Explain(explain::ExplainArgs),
     Count(CountArgs),
+    Analyze(AnalyzeArgs),
     Flush(FlushArgs),
     Optimize(OptimizeArgs),
     Alter(alter::AlterArgs),
