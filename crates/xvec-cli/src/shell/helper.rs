@@ -396,7 +396,7 @@ mod tests {
     fn flags_and_their_values_come_from_the_command_tree() {
         let (start, flags) = complete("query --pk x --f");
         assert_eq!(start, 13);
-        assert_eq!(flags, ["--field", "--fields", "--filter"]);
+        assert_eq!(flags, ["--field", "--fields", "--filter", "--fusion"]);
         assert!(!complete("query --pk x --").1.contains(&"--pk".to_string()), "used flags are not offered again");
         assert_eq!(complete("count --mode j").1, ["json", "jsonl"]);
         assert_eq!(complete(".mode ma").1, ["markdown "]);
