@@ -37,6 +37,7 @@ mod index;
 mod schema;
 mod storage;
 mod value;
+mod vocabulary;
 
 pub mod format;
 pub mod inspect;

@@ -15,6 +15,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Update(a) => super::write::write_docs(&a.docs, super::write::Mode::Update, colls, io),
         Command::Delete(a) => super::write::delete(&a, colls, io),
         Command::Fetch(a) => super::query::fetch(&a, colls.open(&a.coll.dir, false)?, io),
+        Command::Query(a) if super::hybrid::wanted(&a) => super::hybrid::run(&a, colls, io),
         Command::Query(a) => super::query::run(&a, colls, io),
         Command::Explain(a) => super::explain::run(&a, colls, io),
         Command::Count(a) => super::query::count(&a, colls, io),

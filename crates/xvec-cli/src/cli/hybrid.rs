@@ -4,14 +4,23 @@
 
 use xvec::{Branch, Fusion, HybridHit, HybridQuery, Params, Schema, Value};
 
-use super::context::{Collections, Io, print};
+use super::context::{Collections, Io, print, with_filter_caret};
 use super::output::{Cell, Table};
-use super::query::build_query;
+use super::query::{build_query, search_flags_apply};
 use super::{AnalyzeArgs, CliError, FusionKind, QueryArgs};
 
 /// Whether the flags ask for a hybrid query.
 pub fn wanted(a: &QueryArgs) -> bool {
     a.text.is_some() || a.keys.is_some()
+}
+
+/// `query --text/--keys`: the hybrid query, its fused hits printed.
+pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let coll = colls.open(&a.coll.dir, false)?;
+    search_flags_apply(&coll.schema(), a)?;
+    let q = build(a, &io.params)?;
+    let hits = coll.hybrid(&q).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
+    print(io, &table(&coll.schema(), &hits, &q, a))
 }
 
 /// The hybrid query the flags describe: branches in the order vector, text, keys.

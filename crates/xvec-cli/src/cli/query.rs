@@ -10,16 +10,12 @@ use super::context::{Collections, Io, print, with_filter_caret};
 use super::output::{Cell, Table};
 use super::{CliError, CountArgs, FetchArgs, QueryArgs};
 
-/// `query`: nearest neighbours, or groups of them with `--group-by`.
+/// `query`: nearest neighbours, or groups of them with `--group-by` (with `--text` or
+/// `--keys`, `hybrid::run` answers instead).
 pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
     let coll = colls.open(&a.coll.dir, false)?;
     search_flags_apply(&coll.schema(), a)?;
     let caret = |e| with_filter_caret(e, a.filter.as_deref());
-    if super::hybrid::wanted(a) {
-        let q = super::hybrid::build(a, &io.params)?;
-        let hits = coll.hybrid(&q).map_err(caret)?;
-        return print(io, &super::hybrid::table(&coll.schema(), &hits, &q, a));
-    }
     let q = build_query(a, &io.params)?.params(io.params.clone());
     match &a.group_by {
         None => print(io, &hits_table(&coll.schema(), &coll.query(&q).map_err(caret)?, &q)),

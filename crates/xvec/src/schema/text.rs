@@ -3,7 +3,6 @@
 use serde_json::{Map, Value};
 
 use crate::text::{AnalyzerSpec, Bm25, Tokenizer};
-use crate::value::json_f32;
 
 /// The full-text index of a string field, declared in its `index` as
 /// `{"type": "fts", "tokenizer": ..., "filters": [...], "k1": 1.2, "b": 0.75}`: the
@@ -55,10 +54,15 @@ impl TextIndex {
             }
             obj.extend(a);
         }
-        obj.insert("k1".into(), json_f32(self.bm25.k1));
-        obj.insert("b".into(), json_f32(self.bm25.b));
+        obj.insert("k1".into(), shortest(self.bm25.k1));
+        obj.insert("b".into(), shortest(self.bm25.b));
         Value::Object(obj)
     }
+}
+
+/// A finite f32 as the JSON number of its shortest decimal (1.2, not 1.2000000476837158).
+fn shortest(x: f32) -> Value {
+    serde_json::from_str(&x.to_string()).expect("a finite f32 prints as a JSON number")
 }
 
 #[cfg(test)]

@@ -6,33 +6,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// A name outside a vocabulary (a metric, a quantization, an index type); the message
-/// lists the names that are.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} {input:?}; expected {}", expected.join(", "))]
-#[non_exhaustive]
-pub struct UnknownName {
-    /// What was being named, e.g. `metric`.
-    pub what: &'static str,
-    /// The name given.
-    pub input: String,
-    /// Every name the vocabulary has, in its listing order.
-    pub expected: Vec<&'static str>,
-}
-
-/// The member of `all` whose `name` is `input`.
-pub(crate) fn parse_name<T: Copy>(
-    what: &'static str,
-    all: &[T],
-    name: fn(T) -> &'static str,
-    input: &str,
-) -> Result<T, UnknownName> {
-    all.iter().copied().find(|&t| name(t) == input).ok_or_else(|| UnknownName {
-        what,
-        input: input.to_string(),
-        expected: all.iter().map(|&t| name(t)).collect(),
-    })
-}
+pub use crate::vocabulary::UnknownName;
+pub(crate) use crate::vocabulary::parse_name;
 
 /// Scalar column types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -11,7 +11,7 @@ use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::TextError;
-use crate::schema::{UnknownName, parse_name};
+use crate::vocabulary::{UnknownName, parse_name};
 
 /// Text beyond this many bytes is not analyzed (cut back to a char boundary, so the last
 /// word may be cut too). It bounds the time and memory one document costs at index time.
