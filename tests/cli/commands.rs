@@ -492,6 +492,13 @@ fn full_text_field_analyze_match_and_hybrid_query() {
     let out = run.ok().stdout.clone();
     assert!(out.starts_with("_key,score,vector_rank,vector_score,text_rank,text_score,"), "{run}");
     assert_eq!(out.lines().count(), 6, "{run}");
+    let explain = ["explain", "analyze", "query", c, "--pk", "n.01317391", "--text", "dog", "--filter", "pos = 'n'"];
+    let run = xvec(&[&explain[..], &["--mode", "csv"]].concat()).run();
+    let out = run.ok().stdout.clone();
+    assert!(out.starts_with("branch,source,step,via,rows,estimated,matched,share,time\n"), "{run}");
+    assert!(out.contains("branch 1 (vector),memtable chunk 0,pos = 'n',column scan"), "{run}");
+    assert!(out.contains("branch 1 (vector),memtable chunk 0,vector search,exact scan"), "{run}");
+    assert!(out.contains("branch 2 (text),all sources,text search,\"BM25, every live row's text analysed\""), "{run}");
     let run = xvec(&["query", c, "--pk", "n.01317391", "--text", "dog", "--fusion", "weighted"]).run();
     run.code(2);
     assert!(run.stderr.contains("one weight per branch (vector, text), found 0"), "{run}");

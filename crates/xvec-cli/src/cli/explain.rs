@@ -1,7 +1,8 @@
-//! `explain query` and `explain analyze query`: how a query ran, segment by segment.
+//! `explain query` and `explain analyze query`: how a query ran, segment by segment (a
+//! hybrid query, branch by branch).
 
 use clap::{Args, Subcommand};
-use xvec::{Access, Explain, ScalarIndexKind, SearchKind, SearchPath};
+use xvec::{Access, Explain, HybridExplain, ScalarIndexKind, SearchKind, SearchPath};
 
 use super::context::{Collections, Io, print, with_filter_caret};
 use super::output::{Cell, Table};
@@ -14,7 +15,8 @@ use super::{CliError, QueryArgs};
 /// range index, a scan of its column, or a probe of the few rows an AND had left; the
 /// rows an index said match (estimated) and the rows it matched; then how the vector
 /// search went: through the graph, or an exact scan of the allowed rows (screened with
-/// one-bit sketches when the index has them). `explain analyze` adds the timings.
+/// one-bit sketches when the index has them). `explain analyze` adds the timings. With
+/// --text or --keys, each branch of the hybrid query in turn.
 ///
 /// Example:
 ///   xvec explain query words --pk n.01317391 --filter "lexname = 'noun.animal'"
@@ -68,6 +70,11 @@ pub fn run(a: &ExplainArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
     }
     let coll = colls.open(&q.coll.dir, false)?;
     super::query::search_flags_apply(&coll.schema(), q)?;
+    if super::hybrid::wanted(q) {
+        let query = super::hybrid::build(q, &io.params)?;
+        let explain = coll.snapshot().explain_hybrid(&query).map_err(|e| with_filter_caret(e, q.filter.as_deref()))?;
+        return print(io, &hybrid_table(&explain, analyze));
+    }
     let query = super::query::build_query(q, &io.params)?.params(io.params.clone());
     let explain = coll.snapshot().explain(&query).map_err(|e| with_filter_caret(e, q.filter.as_deref()))?;
     print(io, &table(&explain, analyze))
@@ -108,13 +115,66 @@ fn ms(nanos: u64) -> Cell {
     format!("{:.4} ms", nanos as f64 / 1e6).into()
 }
 
-/// One row per filter leaf and one per search, for each source.
-pub fn table(e: &Explain, analyze: bool) -> Table {
+/// A hybrid query: each branch's rows, led by the branch (a dense branch's as a plain
+/// query's, per source; a text or keys branch reads every source in one pass).
+fn hybrid_table(e: &HybridExplain, analyze: bool) -> Table {
+    let mut all: Option<Table> = None;
+    for (i, b) in e.branches.iter().enumerate() {
+        let name = if b.kind == "dense" { "vector" } else { b.kind };
+        let branch = format!("branch {} ({name})", i + 1);
+        let part = match b.kind {
+            "dense" => {
+                let dense = Explain {
+                    leaves: e.leaves.clone(),
+                    segment_ids: e.segment_ids.clone(),
+                    sources: b.sources.clone(),
+                    hits: b.hits,
+                    nanos: b.nanos,
+                };
+                table(&dense, analyze)
+            }
+            kind => {
+                let how = if kind == "text" { "BM25, every live row's text analysed" } else { "key lookup" };
+                let mut t = Table::new(headers(analyze));
+                let mut row: Vec<Cell> = vec![
+                    "all sources".into(),
+                    format!("{kind} search").into(),
+                    how.into(),
+                    serde_json::Value::Null.into(),
+                    serde_json::Value::Null.into(),
+                    (b.hits as u64).into(),
+                    serde_json::Value::Null.into(),
+                ];
+                if analyze {
+                    row.push(ms(b.nanos));
+                }
+                t.push(row);
+                t
+            }
+        };
+        let t = all.get_or_insert_with(|| Table::new(std::iter::once("branch").chain(headers(analyze))));
+        for row in part.rows {
+            t.push(std::iter::once(Cell::from(branch.clone())).chain(row).collect());
+        }
+    }
+    let mut t = all.unwrap_or_else(|| Table::new(headers(analyze)));
+    let time = if analyze { format!("; {:.3} ms", e.nanos as f64 / 1e6) } else { String::new() };
+    let ranked: Vec<String> = e.branches.iter().map(|b| b.hits.to_string()).collect();
+    t.footer = Some(format!("{} fused hits from {} ranked by the branches{time}", e.hits, ranked.join(" + ")));
+    t
+}
+
+fn headers(analyze: bool) -> Vec<&'static str> {
     let mut headers = vec!["source", "step", "via", "rows", "estimated", "matched", "share"];
     if analyze {
         headers.push("time");
     }
-    let mut t = Table::new(headers);
+    headers
+}
+
+/// One row per filter leaf and one per search, for each source.
+pub fn table(e: &Explain, analyze: bool) -> Table {
+    let mut t = Table::new(headers(analyze));
     let (mut rows, mut allowed) = (0u64, 0u64);
     for s in &e.sources {
         let name = match e.segment_ids.get(s.position as usize) {

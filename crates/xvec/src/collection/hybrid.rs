@@ -3,8 +3,9 @@
 //! normalised scores.
 
 use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
 
-use super::query::{MAX_K, Query, resolve_projection};
+use super::query::{MAX_K, Query, SourceTrace, resolve_projection};
 use super::snapshot::Snapshot;
 use super::text_search::resolve_text_field;
 use crate::error::{Error, QueryError};
@@ -178,6 +179,37 @@ impl Fused {
     }
 }
 
+/// How one branch of a hybrid query ran (see [`Snapshot::explain_hybrid`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BranchTrace {
+    /// `dense`, `text` or `keys`.
+    pub kind: &'static str,
+    /// Documents the branch ranked.
+    pub hits: usize,
+    /// Time the branch took, its filter included.
+    pub nanos: u64,
+    /// A dense branch's sources in search order (as [`Explain::sources`]); empty for the
+    /// others, which read every source's rows in one pass.
+    ///
+    /// [`Explain::sources`]: crate::Explain::sources
+    pub sources: Vec<SourceTrace>,
+}
+
+/// How a hybrid query ran, branch by branch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HybridExplain {
+    /// The shared filter's leaves as written; empty without a filter.
+    pub leaves: Vec<String>,
+    /// Ids of the snapshot's segments (a source position below their count is a segment).
+    pub segment_ids: Vec<u64>,
+    /// Each branch, in the query's order.
+    pub branches: Vec<BranchTrace>,
+    /// Fused hits returned.
+    pub hits: usize,
+    /// The whole query.
+    pub nanos: u64,
+}
+
 /// One branch's ranking: keys best first, each with its score, and whether a higher
 /// score is better.
 struct Ranking {
@@ -193,6 +225,28 @@ impl Snapshot {
 
     /// Runs a hybrid query: every branch under the shared filter, then the fusion.
     pub fn hybrid(&self, q: &HybridQuery) -> Result<Vec<HybridHit>, Error> {
+        self.hybrid_traced(q, None)
+    }
+
+    /// Runs a hybrid query and says how each branch ran: its hits and time, and for a
+    /// dense branch each segment's filter and search (as [`Snapshot::explain`] does).
+    pub fn explain_hybrid(&self, q: &HybridQuery) -> Result<HybridExplain, Error> {
+        let start = Instant::now();
+        let mut branches = Vec::new();
+        let hits = self.hybrid_traced(q, Some(&mut branches))?.len();
+        let leaves = match q.filter.as_deref() {
+            Some(t) => Filter::compile_with(t, &self.schema, &q.params)?.leaves().to_vec(),
+            None => Vec::new(),
+        };
+        let segment_ids = self.segments.iter().map(|s| s.segment.id()).collect();
+        Ok(HybridExplain { leaves, segment_ids, branches, hits, nanos: start.elapsed().as_nanos() as u64 })
+    }
+
+    fn hybrid_traced(
+        &self,
+        q: &HybridQuery,
+        mut trace: Option<&mut Vec<BranchTrace>>,
+    ) -> Result<Vec<HybridHit>, Error> {
         let bad = |what: String| Error::from(QueryError::BadHybrid(what));
         if q.branches.is_empty() || q.branches.len() > MAX_BRANCHES {
             return Err(bad(format!("{} branches; expected 1..={MAX_BRANCHES}", q.branches.len())));
@@ -214,8 +268,18 @@ impl Snapshot {
         }
         let projection = resolve_projection(&self.schema, q.fields.as_deref(), false)?;
         let filter = q.filter.as_deref().map(|t| Filter::compile_with(t, &self.schema, &q.params)).transpose()?;
-        let rankings =
-            q.branches.iter().map(|b| self.rank_branch(b, q, filter.as_ref())).collect::<Result<Vec<_>, Error>>()?;
+        let mut rankings = Vec::with_capacity(q.branches.len());
+        for b in &q.branches {
+            let start = trace.is_some().then(Instant::now);
+            let mut sources = Vec::new();
+            let tracing = trace.is_some().then_some(&mut sources);
+            let ranking = self.rank_branch(b, q, filter.as_ref(), tracing)?;
+            if let (Some(t), Some(start)) = (trace.as_deref_mut(), start) {
+                let nanos = start.elapsed().as_nanos() as u64;
+                t.push(BranchTrace { kind: b.kind(), hits: ranking.hits.len(), nanos, sources });
+            }
+            rankings.push(ranking);
+        }
         // By key: a document is one live row, whichever branch found it.
         let mut fused: HashMap<&str, Fused> = HashMap::new();
         for (b, ranking) in rankings.iter().enumerate() {
@@ -260,7 +324,13 @@ impl Snapshot {
     }
 
     /// One branch's ranking under the shared filter.
-    fn rank_branch(&self, branch: &Branch, q: &HybridQuery, filter: Option<&Filter>) -> Result<Ranking, Error> {
+    fn rank_branch(
+        &self,
+        branch: &Branch,
+        q: &HybridQuery,
+        filter: Option<&Filter>,
+        sources: Option<&mut Vec<SourceTrace>>,
+    ) -> Result<Ranking, Error> {
         let context = |e: Error| match e {
             Error::Query(e) => Error::from(QueryError::BadHybrid(format!("{} branch: {e}", branch.kind()))),
             other => other,
@@ -271,7 +341,7 @@ impl Snapshot {
                     dense.clone().filter_opt(q.filter.clone()).params(q.params.clone()).fields_opt(Some(vec![]));
                 let plan = self.plan(&dense, dense.k).map_err(context)?;
                 let mut top = TopK::new(dense.k);
-                self.run(&plan, dense.k, &mut top, None);
+                self.run(&plan, dense.k, &mut top, sources);
                 let hits = top.into_sorted().into_iter().map(|c| (self.key_of(c), plan.score(c))).collect();
                 Ok(Ranking { hits, higher_is_better: plan.metric() != Metric::L2 })
             }

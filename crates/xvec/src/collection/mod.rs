@@ -44,7 +44,9 @@ use std::time::Duration;
 
 pub use explain::Explain;
 pub use follow::Refreshed;
-pub use hybrid::{Branch, BranchHit, DEFAULT_RRF_K, Fusion, HybridHit, HybridQuery, MAX_BRANCHES};
+pub use hybrid::{
+    Branch, BranchHit, BranchTrace, DEFAULT_RRF_K, Fusion, HybridExplain, HybridHit, HybridQuery, MAX_BRANCHES,
+};
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
 pub use query::{
     Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, Query, SearchKind, SourceTrace, Target,
