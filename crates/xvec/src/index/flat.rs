@@ -23,11 +23,12 @@ enum QueryData {
 }
 
 impl PreparedQuery {
-    /// Prepares a float query (fp32/fp16 fields). The caller checked dimension and finiteness.
+    /// The metric the query's distances are in.
     pub fn metric(&self) -> Metric {
         self.metric
     }
 
+    /// Prepares a float query (fp32/fp16 fields). The caller checked dimension and finiteness.
     pub fn float(metric: Metric, mut q: Vec<f32>) -> PreparedQuery {
         if metric == Metric::Cosine {
             let norm = q.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt() as f32;
