@@ -2,7 +2,7 @@
 //! hybrid query, branch by branch).
 
 use clap::{Args, Subcommand};
-use xvec::{Access, Explain, HybridExplain, ScalarIndexKind, SearchKind, SearchPath};
+use xvec::{Access, BranchKind, Explain, HybridExplain, ScalarIndexKind, SearchKind, SearchPath};
 
 use super::context::{Collections, Io, print, with_filter_caret};
 use super::output::{Cell, Table};
@@ -118,12 +118,11 @@ fn ms(nanos: u64) -> Cell {
 /// A hybrid query: each branch's rows, led by the branch (a dense branch's as a plain
 /// query's, per source; a text or keys branch reads every source in one pass).
 fn hybrid_table(e: &HybridExplain, analyze: bool) -> Table {
-    let mut all: Option<Table> = None;
+    let mut t = Table::new(std::iter::once("branch").chain(headers(analyze)));
     for (i, b) in e.branches.iter().enumerate() {
-        let name = if b.kind == "dense" { "vector" } else { b.kind };
-        let branch = format!("branch {} ({name})", i + 1);
+        let branch = format!("branch {} ({})", i + 1, super::hybrid::label(b.kind));
         let part = match b.kind {
-            "dense" => {
+            BranchKind::Dense => {
                 let dense = Explain {
                     leaves: e.leaves.clone(),
                     segment_ids: e.segment_ids.clone(),
@@ -134,11 +133,11 @@ fn hybrid_table(e: &HybridExplain, analyze: bool) -> Table {
                 table(&dense, analyze)
             }
             kind => {
-                let how = if kind == "text" { "BM25, every live row's text analysed" } else { "key lookup" };
+                let how = if kind == BranchKind::Text { "BM25, every live row's text analysed" } else { "key lookup" };
                 let mut t = Table::new(headers(analyze));
                 let mut row: Vec<Cell> = vec![
                     "all sources".into(),
-                    format!("{kind} search").into(),
+                    format!("{} search", kind.name()).into(),
                     how.into(),
                     serde_json::Value::Null.into(),
                     serde_json::Value::Null.into(),
@@ -152,12 +151,10 @@ fn hybrid_table(e: &HybridExplain, analyze: bool) -> Table {
                 t
             }
         };
-        let t = all.get_or_insert_with(|| Table::new(std::iter::once("branch").chain(headers(analyze))));
         for row in part.rows {
             t.push(std::iter::once(Cell::from(branch.clone())).chain(row).collect());
         }
     }
-    let mut t = all.unwrap_or_else(|| Table::new(headers(analyze)));
     let time = if analyze { format!("; {:.3} ms", e.nanos as f64 / 1e6) } else { String::new() };
     let ranked: Vec<String> = e.branches.iter().map(|b| b.hits.to_string()).collect();
     t.footer = Some(format!("{} fused hits from {} ranked by the branches{time}", e.hits, ranked.join(" + ")));

@@ -2,7 +2,7 @@
 //! field and a key lookup as branches of one hybrid query, fused, each hit showing where
 //! every branch ranked it; and `analyze`, the terms a full-text field makes of a text.
 
-use xvec::{Branch, Fusion, HybridHit, HybridQuery, Params, Schema, Value};
+use xvec::{Branch, BranchKind, Fusion, HybridHit, HybridQuery, Params, Schema, Value};
 
 use super::context::{Collections, Io, print, with_filter_caret};
 use super::output::{Cell, Table};
@@ -23,6 +23,15 @@ pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
     print(io, &table(&coll.schema(), &hits, &q, a))
 }
 
+/// What the tool calls a branch: by the flag that makes it.
+pub fn label(kind: BranchKind) -> &'static str {
+    match kind {
+        BranchKind::Dense => "vector",
+        BranchKind::Text => "text",
+        BranchKind::Keys => "keys",
+    }
+}
+
 /// The hybrid query the flags describe: branches in the order vector, text, keys.
 pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
     if a.group_by.is_some() {
@@ -30,18 +39,14 @@ pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
     }
     let branch_k = a.branch_k.unwrap_or(a.k);
     let mut branches = Vec::new();
-    let mut names = Vec::new();
     if a.vector.is_some() || a.pk.is_some() || a.vector_file.is_some() {
         branches.push(Branch::Dense(build_query(a, params)?.k(branch_k)));
-        names.push("vector");
     }
     if let Some(text) = &a.text {
         branches.push(Branch::Text { field: a.text_field.clone(), text: text.clone(), k: branch_k });
-        names.push("text");
     }
     if let Some(keys) = &a.keys {
         branches.push(Branch::Keys(keys.clone()));
-        names.push("keys");
     }
     let fusion = match (a.fusion, &a.weights) {
         (FusionKind::Rrf, None) => Fusion::Rrf { k: a.rrf_k },
@@ -50,7 +55,7 @@ pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
         (FusionKind::Weighted, w) => {
             return Err(CliError::usage(format!(
                 "--fusion weighted needs one weight per branch ({}), found {}",
-                names.join(", "),
+                branches.iter().map(|b| label(b.kind())).collect::<Vec<_>>().join(", "),
                 w.as_ref().map_or(0, Vec::len)
             ))
             .hint(format!("--weights {}", vec!["0.5"; branches.len()].join(","))));
@@ -70,15 +75,7 @@ pub fn table(schema: &Schema, hits: &[HybridHit], q: &HybridQuery, a: &QueryArgs
         Some(f) => f.clone(),
         None => schema.fields().iter().filter(|f| f.as_vector().is_none()).map(|f| f.name.clone()).collect(),
     };
-    let branch_names: Vec<&str> = q
-        .branches()
-        .iter()
-        .map(|b| match b {
-            Branch::Dense(_) => "vector",
-            Branch::Text { .. } => "text",
-            Branch::Keys(_) => "keys",
-        })
-        .collect();
+    let branch_names: Vec<&str> = q.branches().iter().map(|b| label(b.kind())).collect();
     let mut headers = vec!["_key".to_string(), "score".to_string()];
     for b in &branch_names {
         headers.push(format!("{b}_rank"));

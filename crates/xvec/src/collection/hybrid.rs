@@ -40,17 +40,40 @@ pub enum Branch {
     Keys(Vec<String>),
 }
 
+/// Which kind of ranking a branch is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BranchKind {
+    /// [`Branch::Dense`].
+    Dense,
+    /// [`Branch::Text`].
+    Text,
+    /// [`Branch::Keys`].
+    Keys,
+}
+
+impl BranchKind {
+    /// `dense`, `text` or `keys`, as errors name the branch.
+    pub fn name(self) -> &'static str {
+        match self {
+            BranchKind::Dense => "dense",
+            BranchKind::Text => "text",
+            BranchKind::Keys => "keys",
+        }
+    }
+}
+
 impl Branch {
     /// A text branch over the schema's only full-text field, ranking its best `k`.
     pub fn text(text: impl Into<String>, k: usize) -> Branch {
         Branch::Text { field: None, text: text.into(), k }
     }
 
-    fn kind(&self) -> &'static str {
+    /// Which kind of ranking this is.
+    pub fn kind(&self) -> BranchKind {
         match self {
-            Branch::Dense(_) => "dense",
-            Branch::Text { .. } => "text",
-            Branch::Keys(_) => "keys",
+            Branch::Dense(_) => BranchKind::Dense,
+            Branch::Text { .. } => BranchKind::Text,
+            Branch::Keys(_) => BranchKind::Keys,
         }
     }
 }
@@ -182,8 +205,8 @@ impl Fused {
 /// How one branch of a hybrid query ran (see [`Snapshot::explain_hybrid`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BranchTrace {
-    /// `dense`, `text` or `keys`.
-    pub kind: &'static str,
+    /// Which kind of branch it was.
+    pub kind: BranchKind,
     /// Documents the branch ranked.
     pub hits: usize,
     /// Time the branch took, its filter included.
@@ -332,7 +355,7 @@ impl Snapshot {
         sources: Option<&mut Vec<SourceTrace>>,
     ) -> Result<Ranking, Error> {
         let context = |e: Error| match e {
-            Error::Query(e) => Error::from(QueryError::BadHybrid(format!("{} branch: {e}", branch.kind()))),
+            Error::Query(e) => Error::from(QueryError::BadHybrid(format!("{} branch: {e}", branch.kind().name()))),
             other => other,
         };
         match branch {

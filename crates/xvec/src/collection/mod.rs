@@ -45,7 +45,8 @@ use std::time::Duration;
 pub use explain::Explain;
 pub use follow::Refreshed;
 pub use hybrid::{
-    Branch, BranchHit, BranchTrace, DEFAULT_RRF_K, Fusion, HybridExplain, HybridHit, HybridQuery, MAX_BRANCHES,
+    Branch, BranchHit, BranchKind, BranchTrace, DEFAULT_RRF_K, Fusion, HybridExplain, HybridHit, HybridQuery,
+    MAX_BRANCHES,
 };
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
 pub use query::{
