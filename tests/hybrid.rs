@@ -168,6 +168,11 @@ fn fusion_equals_hand_computed_rrf_and_weighted_sums() {
     for (h, (key, score)) in hits.iter().zip(&want) {
         assert!((h.score as f64 - score).abs() < 1e-6, "{}: {} vs {key} {score}", h.key, h.score);
     }
+    // Keys: in the order given, once each, under the filter.
+    let keys = Branch::Keys(["d6", "d0", "d6", "missing", "d3"].map(String::from).to_vec());
+    let got: Vec<String> =
+        coll.hybrid(&HybridQuery::new(vec![keys]).filter("n >= 3")).unwrap().into_iter().map(|h| h.key).collect();
+    assert_eq!(got, ["d6", "d3"]);
     let d4 = hits.iter().find(|h| h.key == "d4").unwrap();
     assert_eq!(d4.branches[0].map(|b| b.rank), Some(1));
     assert_eq!(d4.branches[2], None, "d4 is not among the keys");

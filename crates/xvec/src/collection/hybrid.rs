@@ -2,8 +2,10 @@
 //! shared filter, fused into one ranking by reciprocal rank fusion or a weighted sum of
 //! normalised scores.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
+
+use roaring::RoaringBitmap;
 
 use super::query::{MAX_K, Query, SourceTrace, resolve_projection};
 use super::snapshot::Snapshot;
@@ -12,6 +14,7 @@ use crate::error::{Error, QueryError};
 use crate::filter::{Filter, Params};
 use crate::index::{Candidate, TopK};
 use crate::schema::Metric;
+use crate::storage::column::SegmentView;
 use crate::value::Value;
 
 /// Reciprocal rank fusion's constant when none is given (Cormack et al., SIGIR 2009).
@@ -382,15 +385,18 @@ impl Snapshot {
                     return Err(context(QueryError::BadLimit(keys.len()).into()));
                 }
                 let mut hits: Vec<(String, f32)> = Vec::new();
+                let mut seen: HashSet<&str> = HashSet::new();
+                // The filter's rows of each segment or memtable chunk a key lives in,
+                // evaluated once per source (by its address), however many keys it holds.
+                let mut allowed_rows: HashMap<*const (), RoaringBitmap> = HashMap::new();
                 for key in keys {
                     let Some(loc) = self.locate(key) else { continue };
-                    // The filter over the key's segment or memtable chunk (a scan: a keys
-                    // branch names a few documents).
                     let allowed = filter.is_none_or(|f| {
                         let (src, row) = self.view(loc);
-                        f.evaluate(src, &[]).contains(row as u32)
+                        let at = src as *const dyn SegmentView as *const ();
+                        allowed_rows.entry(at).or_insert_with(|| f.evaluate(src, &[])).contains(row as u32)
                     });
-                    if allowed && !hits.iter().any(|(k, _)| k == key) {
+                    if allowed && seen.insert(key) {
                         hits.push((key.clone(), 1.0));
                     }
                 }
