@@ -25,8 +25,13 @@ impl TextMatch {
     /// stop words only has no clause, and matches every text, as it constrains nothing.
     pub(crate) fn matches(&self, text: &[u8]) -> bool {
         let text = String::from_utf8_lossy(text);
+        // Only the terms some clause can use are kept: most of a row's terms are none.
         let mut terms: Vec<(String, u32)> = Vec::new();
-        self.analyzer.for_each_term(&text, |t, pos| terms.push((t.to_string(), pos)));
+        self.analyzer.for_each_term(&text, |t, pos| {
+            if self.clauses.iter().any(|c| uses(c, t)) {
+                terms.push((t.to_string(), pos));
+            }
+        });
         let has = |t: &str, pos: u32| terms.iter().any(|(x, p)| x == t && *p == pos);
         self.clauses.iter().all(|c| match c {
             Clause::Terms(ts) => ts.iter().any(|t| terms.iter().any(|(x, _)| x == t)),
@@ -40,5 +45,14 @@ impl TextMatch {
                     .any(|&(_, start)| ph.iter().all(|pt| has(&pt.term, start + pt.offset)))
             }
         })
+    }
+}
+
+/// Whether `clause` can hold because of the term `t`.
+fn uses(clause: &Clause, t: &str) -> bool {
+    match clause {
+        Clause::Terms(ts) => ts.iter().any(|x| x == t),
+        Clause::Prefix(p) => t.starts_with(p.as_str()),
+        Clause::Phrase(ph) => ph.iter().any(|pt| pt.term == t),
     }
 }
