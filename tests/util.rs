@@ -112,7 +112,8 @@ pub mod verify_fixture {
 
     pub fn schema() -> Schema {
         let hnsw = HnswParams::default().m(4).ef_construction(16).ef(16).quantize(Quantize::Int8);
-        let vamana = VamanaParams::default().degree(4).build_list(8).query_list(16);
+        let vamana =
+            VamanaParams::default().degree(4).build_list(8).query_list(16).quantize(Quantize::Rabitq).bits(1).refine(4);
         Schema::builder("v")
             .field(Field::scalar("tag", ScalarType::String).scalar_index(ScalarIndexKind::Inverted))
             .field(Field::scalar("n", ScalarType::Int64).nullable(true).scalar_index(ScalarIndexKind::Range))
