@@ -346,8 +346,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('drop-field', 'drop-field', [CompletionResultType]::ParameterValue, 'Drop a field and its indexes; optimize reclaims its bytes')
             [CompletionResult]::new('rename-field', 'rename-field', [CompletionResultType]::ParameterValue, 'Rename a field; its data and indexes stay as they are')
             [CompletionResult]::new('alter-field', 'alter-field', [CompletionResultType]::ParameterValue, 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)')
-            [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar index to a field and build it for every segment')
-            [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar index from a field; filters on it scan its column again')
+            [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar or full-text index to a field and build it for every segment')
+            [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar or full-text index from a field; filters on it scan its column again')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -412,8 +412,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('drop-field', 'drop-field', [CompletionResultType]::ParameterValue, 'Drop a field and its indexes; optimize reclaims its bytes')
             [CompletionResult]::new('rename-field', 'rename-field', [CompletionResultType]::ParameterValue, 'Rename a field; its data and indexes stay as they are')
             [CompletionResult]::new('alter-field', 'alter-field', [CompletionResultType]::ParameterValue, 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)')
-            [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar index to a field and build it for every segment')
-            [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar index from a field; filters on it scan its column again')
+            [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar or full-text index to a field and build it for every segment')
+            [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar or full-text index from a field; filters on it scan its column again')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -857,8 +857,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('drop-field', 'drop-field', [CompletionResultType]::ParameterValue, 'Drop a field and its indexes; optimize reclaims its bytes')
             [CompletionResult]::new('rename-field', 'rename-field', [CompletionResultType]::ParameterValue, 'Rename a field; its data and indexes stay as they are')
             [CompletionResult]::new('alter-field', 'alter-field', [CompletionResultType]::ParameterValue, 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)')
-            [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar index to a field and build it for every segment')
-            [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar index from a field; filters on it scan its column again')
+            [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar or full-text index to a field and build it for every segment')
+            [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar or full-text index from a field; filters on it scan its column again')
             break
         }
         'xvec;help;alter;add-field' {

@@ -318,8 +318,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand drop-field 'Drop a field and its indexes; optimize reclaims its bytes'
             cand rename-field 'Rename a field; its data and indexes stay as they are'
             cand alter-field 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)'
-            cand add-index 'Add a scalar index to a field and build it for every segment'
-            cand drop-index 'Drop a scalar index from a field; filters on it scan its column again'
+            cand add-index 'Add a scalar or full-text index to a field and build it for every segment'
+            cand drop-index 'Drop a scalar or full-text index from a field; filters on it scan its column again'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;alter;add-field'= {
@@ -377,8 +377,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand drop-field 'Drop a field and its indexes; optimize reclaims its bytes'
             cand rename-field 'Rename a field; its data and indexes stay as they are'
             cand alter-field 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)'
-            cand add-index 'Add a scalar index to a field and build it for every segment'
-            cand drop-index 'Drop a scalar index from a field; filters on it scan its column again'
+            cand add-index 'Add a scalar or full-text index to a field and build it for every segment'
+            cand drop-index 'Drop a scalar or full-text index from a field; filters on it scan its column again'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;alter;help;add-field'= {
@@ -767,8 +767,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand drop-field 'Drop a field and its indexes; optimize reclaims its bytes'
             cand rename-field 'Rename a field; its data and indexes stay as they are'
             cand alter-field 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)'
-            cand add-index 'Add a scalar index to a field and build it for every segment'
-            cand drop-index 'Drop a scalar index from a field; filters on it scan its column again'
+            cand add-index 'Add a scalar or full-text index to a field and build it for every segment'
+            cand drop-index 'Drop a scalar or full-text index from a field; filters on it scan its column again'
         }
         &'xvec;help;alter;add-field'= {
         }

@@ -42,16 +42,16 @@ fn reference(docs: &[&str], query: &str) -> Vec<(String, f64)> {
     let avg = docs.iter().map(|d| words(d).len()).sum::<usize>() as f64 / n;
     let mut terms = words(query);
     terms.dedup();
+    let dfs: Vec<f64> = terms.iter().map(|t| docs.iter().filter(|d| words(d).contains(t)).count() as f64).collect();
     let mut out: Vec<(String, f64)> = Vec::new();
     for (i, d) in docs.iter().enumerate() {
         let w = words(d);
         let mut score = 0.0;
-        for t in &terms {
+        for (t, &df) in terms.iter().zip(&dfs) {
             let tf = w.iter().filter(|x| *x == t).count() as f64;
             if tf == 0.0 {
                 continue;
             }
-            let df = docs.iter().filter(|d| words(d).contains(t)).count() as f64;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * w.len() as f64 / avg));
         }
@@ -115,6 +115,64 @@ fn bm25_matches_the_reference_in_one_segment_or_five_and_without_deleted_rows() 
         })
         .collect();
     assert_scores(&text_hits(&coll, "brown dog", 10), &want, "after deletes");
+}
+
+#[test]
+fn indexed_segments_the_memtable_and_deletes_rank_as_the_reference() {
+    // 1,500 texts over a skewed vocabulary: three segments searched through their
+    // full-text index files, 300 rows in the memtable scanned, 150 rows deleted from both.
+    let mut seed = 7u64;
+    let mut next = move |n: u64| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    let texts: Vec<String> = (0..1500)
+        .map(|_| {
+            let len = 1 + next(30);
+            (0..len)
+                .map(|_| {
+                    let spread = 1 + next(80);
+                    format!("w{}", next(spread))
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let doc = |i: usize| {
+        Doc::new(format!("d{i}")).set("text", texts[i].as_str()).set("n", i as i32).set("v", vec![0.0f32, 0.0])
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let coll =
+        Collection::create(dir.path(), schema(), CollectionOptions::default().max_docs_per_segment(400)).unwrap();
+    coll.insert((0..1200).map(doc).collect()).unwrap();
+    coll.flush().unwrap();
+    coll.optimize(&OptimizeOptions::default()).unwrap();
+    coll.insert((1200..1500).map(doc).collect()).unwrap();
+    let deleted: Vec<String> = (0..1500).step_by(10).map(|i| format!("d{i}")).collect();
+    coll.delete(&deleted.iter().map(String::as_str).collect::<Vec<_>>()).unwrap();
+    let files = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with("-fts.idx"));
+    assert_eq!(files.count(), 3, "each segment has its full-text index");
+    let live: Vec<usize> = (0..1500).filter(|i| i % 10 != 0).collect();
+    let live_texts: Vec<&str> = live.iter().map(|&i| texts[i].as_str()).collect();
+    for q in 0..40 {
+        let query: Vec<String> = (0..1 + q % 4).map(|j| format!("w{}", (q * 7 + j * 13) % 90)).collect();
+        let query = query.join(" ");
+        let want: HashMap<String, f64> = reference(&live_texts, &query)
+            .into_iter()
+            .map(|(k, s)| (format!("d{}", live[k[1..].parse::<usize>().unwrap()]), s))
+            .collect();
+        let mut best: Vec<f64> = want.values().copied().collect();
+        best.sort_by(|a, b| b.total_cmp(a));
+        let got = text_hits(&coll, &query, 20);
+        assert_eq!(got.len(), best.len().min(20), "{query}");
+        for ((key, score), w) in got.iter().zip(&best) {
+            let close = |x: f64| (*score as f64 - x).abs() < 1e-5 * x.max(1.0);
+            assert!(close(*w), "{query}: {key} scores {score}, the reference's rank holds {w}");
+            assert!(close(want[key]), "{query}: {key} scores {score}, the reference {}", want[key]);
+        }
+    }
 }
 
 #[test]
@@ -240,13 +298,25 @@ fn match_keeps_rows_holding_every_word_phrase_and_prefix() {
         k.sort();
         k
     };
-    assert_eq!(keys("text MATCH 'dog'"), ["d0", "d1"]);
-    assert_eq!(keys("text MATCH 'DOG lazy'"), ["d0"], "every word, analysed (lowercased)");
-    assert_eq!(keys("text MATCH 'dog*'"), ["d0", "d1", "d2", "d5"], "a prefix");
-    assert_eq!(keys("text MATCH '\"lazy dog\"'"), ["d0"]);
-    assert_eq!(keys("text MATCH '\"dog lazy\"'"), Vec::<String>::new(), "a phrase keeps its order");
-    assert_eq!(keys("text NOT MATCH 'the' AND n < 4"), ["d1", "d2"]);
-    assert_eq!(keys("text MATCH 'zebra' OR n = 6"), ["d6"]);
+    // Scanned in the memtable, then read from the segment's full-text index.
+    for flushed in [false, true] {
+        if flushed {
+            coll.flush().unwrap();
+            let q = Query::vector(vec![0.0, 0.0]).k(8).filter("text MATCH '\"lazy dog\" dog*'");
+            let access: Vec<xvec::Access> =
+                coll.snapshot().explain(&q).unwrap().sources.iter().flat_map(|s| &s.leaves).map(|l| l.access).collect();
+            assert_eq!(access, [xvec::Access::FullText], "MATCH reads the segment's postings");
+        }
+        assert_eq!(keys("text MATCH 'dog'"), ["d0", "d1"]);
+        assert_eq!(keys("text MATCH 'DOG lazy'"), ["d0"], "every word, analysed (lowercased)");
+        assert_eq!(keys("text MATCH 'dog*'"), ["d0", "d1", "d2", "d5"], "a prefix");
+        assert_eq!(keys("text MATCH '\"lazy dog\"'"), ["d0"]);
+        assert_eq!(keys("text MATCH '\"dog lazy\"'"), Vec::<String>::new(), "a phrase keeps its order");
+        assert_eq!(keys("text MATCH '\"a dog\" dog*'"), ["d1"], "a phrase and a prefix");
+        assert_eq!(keys("text NOT MATCH 'the' AND n < 4"), ["d1", "d2"]);
+        assert_eq!(keys("text MATCH 'zebra' OR n = 6"), ["d6"]);
+        assert_eq!(keys("text MATCH 'zebra*'"), Vec::<String>::new());
+    }
     let err = |filter: &str| coll.snapshot().keys_where(Some(filter)).unwrap_err().to_string();
     assert!(err("n MATCH 'x'").contains("MATCH needs a field with a full-text (fts) index"), "{}", err("n MATCH 'x'"));
     assert!(err("text MATCH 3").contains("a 'quoted' text or a $parameter after MATCH"), "{}", err("text MATCH 3"));

@@ -103,7 +103,7 @@ pub mod verify_fixture {
 
     use xvec::{
         Collection, Doc, Field, HnswParams, IndexParams, Metric, OpenOptions, OptimizeOptions, Quantize,
-        ScalarIndexKind, ScalarType, Schema, Value, VamanaParams, VectorType,
+        ScalarIndexKind, ScalarType, Schema, TextIndex, Value, VamanaParams, VectorType,
     };
 
     use super::random_vectors;
@@ -125,6 +125,9 @@ pub mod verify_fixture {
             )
             .field(Field::array("labels", ScalarType::String).nullable(true).scalar_index(ScalarIndexKind::Inverted))
             .field(Field::array("ns", ScalarType::Int32))
+            .field(
+                Field::scalar("note", ScalarType::String).nullable(true).text_index(TextIndex::new(Default::default())),
+            )
             .build()
             .unwrap()
     }
@@ -141,12 +144,15 @@ pub mod verify_fixture {
             let labels = (0..1 + i % 2).map(|j| Value::String(format!("l{}", (i + j) % 4))).collect();
             d = d.set("labels", Value::Array(labels));
         }
+        if !i.is_multiple_of(6) {
+            d = d.set("note", format!("note {} of row {i} in word{}", i % 7, i % 3));
+        }
         d
     }
 
     /// A small collection with every file kind: an optimized segment with HNSW, Vamana,
-    /// inverted and range index files and a delete file, a flushed segment (with its
-    /// scalar indexes), and a WAL holding puts and a delete.
+    /// inverted, range and full-text index files and a delete file, a flushed segment
+    /// (with its scalar and full-text indexes), and a WAL holding puts and a delete.
     pub fn build(dir: &Path, rows: usize) {
         let c = Collection::create(dir, schema(), Default::default()).unwrap();
         c.insert((0..rows).map(doc).collect()).unwrap();

@@ -273,7 +273,7 @@ fn alter_explain_verify_and_repair_scalar_indexes() {
     assert_eq!(run.stderr, "error: field `n_lemmas` already has a range index\n");
     let run = xvec(&["alter", c, "add-index", "lemma", "btree"]).run();
     run.code(2);
-    assert!(run.stderr.contains("unknown scalar index type \"btree\"; expected inverted or range"), "{run}");
+    assert!(run.stderr.contains("unknown index type \"btree\"; expected inverted, range or fts"), "{run}");
     let out = explain(false);
     assert!(out.contains(",lexname = 'noun.animal',inverted index,2500,162,162,"), "{out}");
     assert!(out.contains(",n_lemmas >= 2,range index,"), "{out}");
@@ -498,7 +498,10 @@ fn full_text_field_analyze_match_and_hybrid_query() {
     assert!(out.starts_with("branch,source,step,via,rows,estimated,matched,share,time\n"), "{run}");
     assert!(out.contains("branch 1 (vector),memtable chunk 0,pos = 'n',column scan"), "{run}");
     assert!(out.contains("branch 1 (vector),memtable chunk 0,vector search,exact scan"), "{run}");
-    assert!(out.contains("branch 2 (text),all sources,text search,\"BM25, every live row's text analysed\""), "{run}");
+    assert!(
+        out.contains("branch 2 (text),all sources,text search,BM25 over every live row of 3 unindexed sources; "),
+        "{run}"
+    );
     let run = xvec(&["query", c, "--pk", "n.01317391", "--text", "dog", "--fusion", "weighted"]).run();
     run.code(2);
     assert!(run.stderr.contains("one weight per branch (vector, text), found 0"), "{run}");
@@ -508,4 +511,32 @@ fn full_text_field_analyze_match_and_hybrid_query() {
     let run = xvec(&["query", c, "--text", "dog", "--text-field", "lemma"]).run();
     run.code(1);
     assert!(run.stderr.contains("no full-text field named `lemma`"), "{run}");
+
+    // In a segment, the text branch runs over its full-text index, and ranks the same.
+    let top =
+        |c: &str| xvec(&["query", c, "--text", "plant flower", "-k", "5", "--mode", "csv"]).run().ok().stdout.clone();
+    let before = top(c);
+    xvec(&["optimize", c]).run().ok();
+    assert_eq!(top(c), before);
+    let run = xvec(&["explain", "query", c, "--text", "plant flower", "--mode", "csv"]).run();
+    assert!(run.ok().stdout.contains("BM25 block-max WAND over 1 indexed segment ("), "{run}");
+    assert_eq!(count("gloss MATCH 'plant' AND NOT gloss MATCH 'flower'"), plants - flowers, "MATCH through postings");
+    // Dropped, the index takes text queries with it; added again, it is built for the segment.
+    xvec(&["alter", c, "drop-index", "gloss", "fts"]).run().ok();
+    let run = xvec(&["query", c, "--text", "plant"]).run();
+    run.code(1);
+    assert!(run.stderr.contains("full-text"), "{run}");
+    let run =
+        xvec(&["alter", c, "add-index", "gloss", r#"{"type": "fts", "filters": ["lowercase", "stem_en"]}"#]).run();
+    assert!(run.ok().stderr.contains("added: fts index on gloss, built for 1 segment"), "{run}");
+    assert_eq!(top(c), before);
+    assert!(
+        dir.path().join("fts").read_dir().unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with("-fts.idx"))
+    );
+    let run = xvec(&["verify", c, "--deep"]).run();
+    run.ok();
 }

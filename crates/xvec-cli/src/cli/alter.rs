@@ -1,7 +1,7 @@
 //! `xvec alter`: changes to a collection's schema, each published in one step.
 
 use clap::{Args, Subcommand};
-use xvec::{Field, FieldChange, FieldType, ScalarIndexKind, Schema};
+use xvec::{Field, FieldChange, FieldType, ScalarIndexKind, Schema, TextIndex};
 
 use super::context::{Collections, Io};
 use super::plural::count;
@@ -18,8 +18,9 @@ use super::{CliError, CollectionArg};
 /// scalar type to its array type (array_string, ...: each value becomes a one-element
 /// array). An index added to a field is built for every segment before it is published.
 /// Index JSON: {"type": "inverted"} (any scalar or array field: =, IN, LIKE 'prefix%',
-/// ranges over few values, CONTAIN_ANY, CONTAIN_ALL) or {"type": "range"} (numeric
-/// fields: ranges); the bare names work too.
+/// ranges over few values, CONTAIN_ANY, CONTAIN_ALL), {"type": "range"} (numeric
+/// fields: ranges) or {"type": "fts", "tokenizer": "standard", "filters": ["lowercase",
+/// "stem_en"]} (string fields: query --text, MATCH); the bare names work too.
 ///
 /// Example:
 ///   xvec alter words add-field note:string:nullable
@@ -30,6 +31,7 @@ use super::{CliError, CollectionArg};
 ///   xvec alter words alter-field rank --type int64
 ///   xvec alter words drop-field comment
 ///   xvec alter words add-index pos '{"type": "inverted"}'
+///   xvec alter words add-index gloss '{"type": "fts", "filters": ["lowercase", "stem_en"]}'
 ///   xvec alter words drop-index pos inverted
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
@@ -76,24 +78,52 @@ pub enum Change {
         #[arg(long = "type", value_name = "T", value_parser = parse_field_type)]
         ty: FieldType,
     },
-    /// Add a scalar index to a field and build it for every segment.
+    /// Add a scalar or full-text index to a field and build it for every segment.
     AddIndex {
         /// The scalar field.
         #[arg(value_name = "FIELD")]
         field: String,
-        /// The index: {"type": "inverted"} or {"type": "range"}, or the bare name.
-        #[arg(value_name = "JSON", value_parser = parse_kind)]
-        index: ScalarIndexKind,
+        /// The index: {"type": "inverted"}, {"type": "range"} or {"type": "fts", ...}, or
+        /// the bare name.
+        #[arg(value_name = "JSON", value_parser = parse_index)]
+        index: IndexArg,
     },
-    /// Drop a scalar index from a field; filters on it scan its column again.
+    /// Drop a scalar or full-text index from a field; filters on it scan its column again.
     DropIndex {
         /// The scalar field.
         #[arg(value_name = "FIELD")]
         field: String,
-        /// The index kind: inverted or range.
-        #[arg(value_name = "KIND", value_parser = parse_kind)]
-        kind: ScalarIndexKind,
+        /// The index kind: inverted, range or fts.
+        #[arg(value_name = "KIND", value_parser = parse_index)]
+        kind: IndexArg,
     },
+}
+
+/// An index `add-index` adds or `drop-index` drops.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IndexArg {
+    Scalar(ScalarIndexKind),
+    Text(TextIndex),
+}
+
+impl IndexArg {
+    fn name(&self) -> &'static str {
+        match self {
+            IndexArg::Scalar(k) => k.name(),
+            IndexArg::Text(_) => "fts",
+        }
+    }
+}
+
+/// A full-text index (`fts`, `{"type": "fts", ...}`) or a scalar index kind.
+fn parse_index(s: &str) -> Result<IndexArg, String> {
+    let fts = s.trim() == "fts"
+        || serde_json::from_str::<serde_json::Value>(s)
+            .is_ok_and(|v| v.get("type").and_then(|t| t.as_str()) == Some("fts"));
+    match fts {
+        true => TextIndex::parse(s).map(IndexArg::Text),
+        false => parse_kind(s).map(IndexArg::Scalar),
+    }
 }
 
 fn parse_field_type(s: &str) -> Result<FieldType, String> {
@@ -157,7 +187,7 @@ fn parse_kind(s: &str) -> Result<ScalarIndexKind, String> {
         _ => s.trim().to_string(),
     };
     ScalarIndexKind::from_name(&name)
-        .ok_or_else(|| format!("unknown scalar index type {name:?}; expected inverted or range"))
+        .ok_or_else(|| format!("unknown index type {name:?}; expected inverted, range or fts"))
 }
 
 pub fn run(a: &AlterArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
@@ -187,11 +217,17 @@ pub fn run(a: &AlterArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
             writeln!(io.err, "altered: field {name} is {}; no segment rewritten", ty.name())?;
         }
         Change::AddIndex { field, index } => {
-            coll.add_scalar_index(field, *index)?;
+            match index {
+                IndexArg::Scalar(kind) => coll.add_scalar_index(field, *kind)?,
+                IndexArg::Text(text) => coll.add_text_index(field, text.clone())?,
+            }
             writeln!(io.err, "added: {} index on {field}, built for {}", index.name(), count(segments, "segment"))?;
         }
         Change::DropIndex { field, kind } => {
-            coll.drop_scalar_index(field, *kind)?;
+            match kind {
+                IndexArg::Scalar(k) => coll.drop_scalar_index(field, *k)?,
+                IndexArg::Text(_) => coll.drop_text_index(field)?,
+            }
             writeln!(io.err, "dropped: {} index on {field}", kind.name())?;
         }
     }
@@ -206,9 +242,13 @@ mod tests {
     #[test]
     fn kinds_parse_from_json_or_names() {
         assert_eq!(parse_kind(r#"{"type": "inverted"}"#), Ok(ScalarIndexKind::Inverted));
+        assert_eq!(parse_index("fts"), Ok(IndexArg::Text(TextIndex::new(Default::default()))));
+        let stem = parse_index(r#"{"type": "fts", "filters": ["lowercase", "stem_en"]}"#).unwrap();
+        assert!(matches!(stem, IndexArg::Text(t) if t.analyzer.filters.len() == 2));
+        assert!(parse_index(r#"{"type": "fts", "tokenizer": "x"}"#).unwrap_err().contains("x"));
         assert_eq!(parse_kind("range"), Ok(ScalarIndexKind::Range));
         assert!(parse_kind(r#"{"type": "inverted", "x": 1}"#).unwrap_err().contains("unknown key `x`"));
-        assert!(parse_kind("btree").unwrap_err().contains("expected inverted or range"));
+        assert!(parse_kind("btree").unwrap_err().contains("expected inverted, range or fts"));
         assert!(parse_kind(r#"{"type": 3}"#).is_err());
     }
 

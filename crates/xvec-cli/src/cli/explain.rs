@@ -6,6 +6,7 @@ use xvec::{Access, BranchKind, Explain, HybridExplain, ScalarIndexKind, SearchKi
 
 use super::context::{Collections, Io, print, with_filter_caret};
 use super::output::{Cell, Table};
+use super::plural::count;
 use super::{CliError, QueryArgs};
 
 /// Show how a query runs: index or scan per predicate, graph or exact search.
@@ -85,6 +86,7 @@ fn access(a: Access) -> &'static str {
         Access::Index(ScalarIndexKind::Inverted) => "inverted index",
         Access::Index(ScalarIndexKind::Range) => "range index",
         Access::Index(_) => "index",
+        Access::FullText => "full-text index",
         Access::Scan => "column scan",
         Access::Probe => "probe of the rows left",
     }
@@ -115,6 +117,22 @@ fn ms(nanos: u64) -> Cell {
     format!("{:.4} ms", nanos as f64 / 1e6).into()
 }
 
+/// How a text branch searched: block-max WAND over the indexed segments, a scan of the
+/// rest.
+fn text_search(t: &xvec::TextTrace) -> String {
+    let mut parts = Vec::new();
+    if t.indexed > 0 {
+        parts.push(format!("BM25 block-max WAND over {} ({} skips)", count(t.indexed, "indexed segment"), t.skips));
+    }
+    if t.scanned > 0 {
+        parts.push(format!("BM25 over every live row of {}", count(t.scanned, "unindexed source")));
+    }
+    if parts.is_empty() {
+        parts.push("BM25 over no source".into());
+    }
+    format!("{}; {} scored", parts.join(", "), count(t.scored, "row"))
+}
+
 /// A hybrid query: each branch's rows, led by the branch (a dense branch's as a plain
 /// query's, per source; a text or keys branch reads every source in one pass).
 fn hybrid_table(e: &HybridExplain, analyze: bool) -> Table {
@@ -133,7 +151,10 @@ fn hybrid_table(e: &HybridExplain, analyze: bool) -> Table {
                 table(&dense, analyze)
             }
             kind => {
-                let how = if kind == BranchKind::Text { "BM25, every live row's text analysed" } else { "key lookup" };
+                let how = match b.text {
+                    Some(t) => text_search(&t),
+                    None => "key lookup".into(),
+                };
                 let mut t = Table::new(headers(analyze));
                 let mut row: Vec<Cell> = vec![
                     "all sources".into(),

@@ -428,6 +428,7 @@ mod tests {
             graph: 6,
             lists: 14,
             scalar_indexes: 13,
+            text_indexes: 15,
             scan_codes: 12,
             query_scratch: 7,
             mem_vectors: 8,

@@ -15,8 +15,8 @@ use super::style::{bold, mib, opt, short, small, style};
 
 /// Fill symbols and colours of the memory kinds, in [`xvec::MemoryUsage::by_kind`] order,
 /// one per kind (a test checks the count).
-const FILLS: [char; 14] = ['█', '▓', '▒', '░', '#', '=', '@', '&', '^', '+', '~', '%', '*', ':'];
-const COLORS: [Color; 14] = [
+const FILLS: [char; 15] = ['█', '▓', '▒', '░', '#', '=', '@', '&', '$', '^', '+', '~', '%', '*', ':'];
+const COLORS: [Color; 15] = [
     Color::Blue,
     Color::Cyan,
     Color::LightBlue,
@@ -25,6 +25,7 @@ const COLORS: [Color; 14] = [
     Color::Yellow,
     Color::White,
     Color::LightYellow,
+    Color::LightCyan,
     Color::LightMagenta,
     Color::Magenta,
     Color::Red,
@@ -48,6 +49,7 @@ fn legend_name(kind: &str) -> &str {
         "query scratch" => "scratch",
         "scan codes" => "scan",
         "scalar indexes" => "scalar idx",
+        "full-text indexes" => "text idx",
         "unflushed vectors" => "unfl.vectors",
         "unflushed other" => "unfl.other",
         "delete bitmaps" => "deletes",

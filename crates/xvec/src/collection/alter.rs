@@ -44,24 +44,52 @@ impl Collection {
     }
 
     fn alter_scalar_index(&self, field: &str, kind: ScalarIndexKind, add: bool) -> Result<(), Error> {
-        let superseded = self.writer()?.alter_scalar_index(&self.current, field, kind, add, self.options.mmap)?;
+        let change = |s: &Schema| s.with_scalar_index(field, kind, add);
+        let superseded = self.writer()?.publish_index_change(&self.current, change, self.options.mmap)?;
         superseded.release();
+        Ok(())
+    }
+
+    /// Adds full-text index `index` to the string field `field` and builds it for every
+    /// segment (rows not yet flushed are indexed by their flush). Writes wait meanwhile.
+    ///
+    /// ```
+    /// use xvec::{Collection, Doc, Field, ScalarType, Schema, TextIndex};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let schema = Schema::builder("w").field(Field::scalar("gloss", ScalarType::String)).build()?;
+    /// let coll = Collection::create(dir.path(), schema, Default::default())?;
+    /// coll.insert(vec![Doc::new("a").set("gloss", "a domestic cat")])?;
+    /// coll.flush()?;
+    /// coll.add_text_index("gloss", TextIndex::new(Default::default()))?;
+    /// assert_eq!(coll.snapshot().keys_where(Some("gloss MATCH 'cat'"))?, ["a"]);
+    /// # Ok::<(), xvec::Error>(())
+    /// ```
+    pub fn add_text_index(&self, field: &str, index: crate::schema::TextIndex) -> Result<(), Error> {
+        let change = |s: &Schema| s.with_text_index(field, Some(index));
+        self.writer()?.publish_index_change(&self.current, change, self.options.mmap)?.release();
+        Ok(())
+    }
+
+    /// Drops the full-text index of field `field`: text queries and `MATCH` on it fail.
+    pub fn drop_text_index(&self, field: &str) -> Result<(), Error> {
+        let change = |s: &Schema| s.with_text_index(field, None);
+        self.writer()?.publish_index_change(&self.current, change, self.options.mmap)?.release();
         Ok(())
     }
 }
 
 impl Writer {
-    fn alter_scalar_index(
+    /// Publishes the current schema with an index added or dropped by `change`, building
+    /// an added index for every segment.
+    fn publish_index_change(
         &mut self,
         current: &RwLock<Arc<Snapshot>>,
-        field: &str,
-        kind: ScalarIndexKind,
-        add: bool,
+        change: impl FnOnce(&Schema) -> Result<Schema, crate::error::SchemaError>,
         mmap: bool,
     ) -> Result<Superseded, Error> {
         self.check_running()?;
         let cur = current.read().expect("snapshot lock poisoned").clone();
-        let schema = Arc::new(cur.schema.with_scalar_index(field, kind, add)?);
+        let schema = Arc::new(change(&cur.schema)?);
         let segments = cur.segments.clone();
         self.publish_schema(current, &cur, schema, segments, Vec::new(), None, mmap)
     }

@@ -9,7 +9,7 @@ use roaring::RoaringBitmap;
 
 use super::query::{MAX_K, Query, SourceTrace, resolve_projection};
 use super::snapshot::Snapshot;
-use super::text_search::resolve_text_field;
+use super::text_search::{TextTrace, resolve_text_field};
 use crate::error::{Error, QueryError};
 use crate::filter::{Filter, Params};
 use crate::index::{Candidate, TopK};
@@ -219,6 +219,8 @@ pub struct BranchTrace {
     ///
     /// [`Explain::sources`]: crate::Explain::sources
     pub sources: Vec<SourceTrace>,
+    /// A text branch's search: sources through their index or scanned, rows scored.
+    pub text: Option<TextTrace>,
 }
 
 /// How a hybrid query ran, branch by branch.
@@ -299,10 +301,11 @@ impl Snapshot {
             let start = trace.is_some().then(Instant::now);
             let mut sources = Vec::new();
             let tracing = trace.is_some().then_some(&mut sources);
-            let ranking = self.rank_branch(b, q, filter.as_ref(), tracing)?;
+            let mut text = None;
+            let ranking = self.rank_branch(b, q, filter.as_ref(), tracing, &mut text)?;
             if let (Some(t), Some(start)) = (trace.as_deref_mut(), start) {
                 let nanos = start.elapsed().as_nanos() as u64;
-                t.push(BranchTrace { kind: b.kind(), hits: ranking.hits.len(), nanos, sources });
+                t.push(BranchTrace { kind: b.kind(), hits: ranking.hits.len(), nanos, sources, text });
             }
             rankings.push(ranking);
         }
@@ -356,6 +359,7 @@ impl Snapshot {
         q: &HybridQuery,
         filter: Option<&Filter>,
         sources: Option<&mut Vec<SourceTrace>>,
+        text_trace: &mut Option<TextTrace>,
     ) -> Result<Ranking, Error> {
         let context = |e: Error| match e {
             Error::Query(e) => Error::from(QueryError::BadHybrid(format!("{} branch: {e}", branch.kind().name()))),
@@ -376,7 +380,8 @@ impl Snapshot {
                     return Err(context(QueryError::BadLimit(*k).into()));
                 }
                 let field = resolve_text_field(&self.schema, field.as_deref()).map_err(|e| context(e.into()))?;
-                let found = self.text_candidates(field, text, *k, filter).map_err(context)?;
+                let (found, trace) = self.text_candidates(field, text, *k, filter).map_err(context)?;
+                *text_trace = Some(trace);
                 let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();
                 Ok(Ranking { hits, higher_is_better: true })
             }

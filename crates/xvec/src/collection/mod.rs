@@ -56,6 +56,7 @@ pub use recovery::Recovered;
 pub(crate) use snapshot::SegmentRef;
 pub use snapshot::{Location, Snapshot};
 pub use text_search::MAX_QUERY_TERMS;
+pub use text_search::TextTrace;
 
 use self::background::Background;
 use self::follow::Follow;
@@ -235,6 +236,8 @@ pub struct MemoryUsage {
     pub lists: u64,
     /// Inverted and range indexes of scalar fields (index files, mapped or read).
     pub scalar_indexes: u64,
+    /// Full-text indexes of string fields (index files, mapped or read).
+    pub text_indexes: u64,
     /// Sketches of the rows no index covers yet, for scanning them (in memory only).
     pub scan_codes: u64,
     /// Per-thread search scratch (visited sets, heaps), over all threads.
@@ -251,7 +254,7 @@ pub struct MemoryUsage {
 
 impl MemoryUsage {
     /// Every kind with a label for listings (`inspect memory`, `xvec bench`), in field order.
-    pub fn by_kind(&self) -> [(&'static str, u64); 14] {
+    pub fn by_kind(&self) -> [(&'static str, u64); 15] {
         // Destructured so that a new kind cannot be left out.
         let &MemoryUsage {
             mapped_vectors,
@@ -262,6 +265,7 @@ impl MemoryUsage {
             graph,
             lists,
             scalar_indexes,
+            text_indexes,
             scan_codes,
             query_scratch,
             mem_vectors,
@@ -278,6 +282,7 @@ impl MemoryUsage {
             ("graph", graph),
             ("IVF lists", lists),
             ("scalar indexes", scalar_indexes),
+            ("full-text indexes", text_indexes),
             ("scan codes", scan_codes),
             ("query scratch", query_scratch),
             ("unflushed vectors", mem_vectors),
@@ -1013,6 +1018,7 @@ impl Collection {
             }
             m.scan_codes += s.scan.iter().flatten().map(|c| c.heap_bytes() as u64).sum::<u64>();
             m.scalar_indexes += s.scalar.iter().flat_map(|f| f.iter()).map(|i| i.file_len()).sum::<u64>();
+            m.text_indexes += s.scalar.iter().flat_map(|f| &f.text).map(|i| i.file_len()).sum::<u64>();
         }
         m.query_scratch = crate::index::segment_index::scratch_bytes();
         for mem in snap.mems() {

@@ -1,14 +1,17 @@
-//! The scalar indexes of a segment as the collection keeps them: built beside each segment
-//! it writes (flush, optimize, merge) for every index the schema declares, opened from
-//! the manifest's entries, shared with the same segment's earlier snapshot.
+//! The scalar and full-text indexes of a segment as the collection keeps them: built
+//! beside each segment it writes (flush, optimize, merge) for every index the schema
+//! declares, opened from the manifest's entries, shared with the same segment's earlier
+//! snapshot.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::snapshot::SegmentRef;
 use crate::error::{Error, StorageError};
+use crate::index::fulltext::{self, FullTextIndex};
 use crate::index::scalar::{self, FieldScalarIndexes, Indexed, ScalarIndex};
 use crate::schema::{ScalarIndexKind, Schema};
+use crate::storage::column::ColumnSource;
 use crate::storage::manifest::IndexEntry;
 use crate::storage::segment::Segment;
 use crate::storage::{IndexKind, index_name};
@@ -42,7 +45,28 @@ pub(crate) fn build_one(
     Ok((Arc::new(index), IndexEntry { field: fid, kind: IndexKind::of_scalar(kind), file, size }))
 }
 
-/// Builds every scalar index `schema` declares for the newly written `seg`.
+/// Writes the full-text index of the field at `pos` (which declares one) for `seg` into
+/// `dir` and opens it; the file goes into `made` before it is written.
+pub(crate) fn build_text(
+    dir: &Path,
+    schema: &Schema,
+    seg: &Segment,
+    pos: usize,
+    mmap: bool,
+    made: &mut Vec<PathBuf>,
+) -> Result<(Arc<FullTextIndex>, IndexEntry), Error> {
+    let spec = &schema.field(pos).text.as_ref().expect("the field has a full-text index").analyzer;
+    let analyzer = crate::text::Analyzer::new(spec).map_err(|e| crate::error::QueryError::BadText(e.to_string()))?;
+    let fid = schema.field_id(pos);
+    let file = index_name(seg.id(), fid, IndexKind::FullText);
+    let path = dir.join(&file);
+    made.push(path.clone());
+    let size = fulltext::build(&path, seg.id(), fid, &analyzer, &seg.scalar(pos))?;
+    let index = FullTextIndex::open(&path, seg.id(), fid, spec, seg.rows(), mmap)?;
+    Ok((Arc::new(index), IndexEntry { field: fid, kind: IndexKind::FullText, file, size }))
+}
+
+/// Builds every scalar and full-text index `schema` declares for the newly written `seg`.
 pub(crate) fn build_all(
     dir: &Path,
     schema: &Schema,
@@ -57,12 +81,18 @@ pub(crate) fn build_all(
             built.by_field[pos].set(kind, index);
             built.files.push(entry);
         }
+        if f.text.is_some() {
+            let (index, entry) = build_text(dir, schema, seg, pos, mmap, made)?;
+            built.by_field[pos].text = Some(index);
+            built.files.push(entry);
+        }
     }
     Ok(built)
 }
 
-/// Brings `s` in line with the scalar indexes `schema` declares: builds those it lacks
-/// (files into `made`) and takes out those it no longer declares (files into `gone`).
+/// Brings `s` in line with the scalar and full-text indexes `schema` declares: builds
+/// those it lacks (files into `made`) and takes out those it no longer declares, or whose
+/// analyzer it no longer declares (files into `gone`).
 /// Every publish runs it on the segments it publishes, so a segment written under an
 /// older schema (a flush or optimize running while an index was added) gets the index.
 pub(crate) fn complete(
@@ -74,20 +104,28 @@ pub(crate) fn complete(
     gone: &mut Vec<PathBuf>,
 ) -> Result<(), Error> {
     s.scalar.resize_with(schema.fields().len(), Default::default);
+    let scalar = &s.scalar;
     let declared = |e: &IndexEntry| {
         let pos = schema.position_of_id(e.field);
-        match e.kind.scalar() {
-            None => true,
-            Some(kind) => pos.is_some_and(|p| schema.field(p).has_scalar_index(kind)),
+        match (e.kind.scalar(), e.kind) {
+            (Some(kind), _) => pos.is_some_and(|p| schema.field(p).has_scalar_index(kind)),
+            (None, IndexKind::FullText) => pos.is_some_and(|p| {
+                let open = scalar[p].text.as_ref().map(|i| i.analyzer());
+                schema.field(p).text.as_ref().is_some_and(|t| open.is_none_or(|a| *a == t.analyzer))
+            }),
+            (None, _) => true,
         }
     };
-    for e in s.index_files.iter().filter(|e| !declared(e)) {
+    let (keep, drop): (Vec<IndexEntry>, Vec<IndexEntry>) = s.index_files.drain(..).partition(declared);
+    s.index_files = keep;
+    for e in drop {
         gone.push(dir.join(&e.file));
-        if let (Some(pos), Some(kind)) = (schema.position_of_id(e.field), e.kind.scalar()) {
-            s.scalar[pos].clear(kind);
+        let Some(pos) = schema.position_of_id(e.field) else { continue };
+        match e.kind.scalar() {
+            Some(kind) => s.scalar[pos].clear(kind),
+            None => s.scalar[pos].text = None,
         }
     }
-    s.index_files.retain(declared);
     for (pos, f) in schema.fields().iter().enumerate() {
         for &kind in &f.scalar_indexes {
             if s.scalar[pos].get(kind).is_some() {
@@ -97,11 +135,16 @@ pub(crate) fn complete(
             s.scalar[pos].set(kind, index);
             s.index_files.push(entry);
         }
+        if f.text.is_some() && s.scalar[pos].text.is_none() {
+            let (index, entry) = build_text(dir, schema, &s.segment, pos, mmap, made)?;
+            s.scalar[pos].text = Some(index);
+            s.index_files.push(entry);
+        }
     }
     Ok(())
 }
 
-/// Opens the scalar index files among `entries` (the manifest's for segment `seg`),
+/// Opens the scalar and full-text index files among `entries` (the manifest's for segment `seg`),
 /// reusing those `old` (the same segment in an earlier snapshot) has open.
 pub(crate) fn open_listed(
     dir: &Path,
@@ -114,6 +157,23 @@ pub(crate) fn open_listed(
 ) -> Result<Vec<FieldScalarIndexes>, Error> {
     let mut out = vec![FieldScalarIndexes::default(); schema.fields().len()];
     for ie in entries {
+        if ie.kind == IndexKind::FullText {
+            let pos = schema.position_of_id(ie.field);
+            let Some((pos, text)) = pos.and_then(|p| Some((p, schema.field(p).text.as_ref()?))) else {
+                let what = format!("{}: field id {} has no full-text index", ie.file, ie.field);
+                return Err(StorageError::corrupted(mpath, 0, what).into());
+            };
+            let reused = old.filter(|o| o.index_files.contains(ie)).and_then(|o| o.scalar.get(pos)?.text.clone());
+            let index = match reused {
+                Some(index) => index,
+                None => {
+                    let path = dir.join(&ie.file);
+                    Arc::new(FullTextIndex::open(&path, seg.id(), ie.field, &text.analyzer, seg.rows(), mmap)?)
+                }
+            };
+            out[pos].text = Some(index);
+            continue;
+        }
         let Some(kind) = ie.kind.scalar() else { continue };
         let pos = schema.position_of_id(ie.field);
         let ty = pos.map(|p| &schema.field(p).ty).filter(|ty| kind.fits(ty));

@@ -1,17 +1,21 @@
-//! Full-text ranking by BM25 over a string field with a full-text index, exact: every
-//! live row's text is analysed at query time. The statistics (live documents with text,
-//! their average length, each term's document frequency) are the whole snapshot's, never
-//! a segment's, so a collection ranks the same however its rows are split into segments
-//! and deleted rows never count.
+//! Full-text ranking by BM25 over a string field with a full-text index, exact. A segment
+//! with its index file is searched by block-max WAND over its postings; the memtable (and
+//! a segment whose index is not built yet) is scanned, every live row's text analysed at
+//! query time. The statistics (live documents with text, their average length, each
+//! term's document frequency) are the whole snapshot's, never a segment's: each index's
+//! counts minus its deleted rows', plus what the scans count. So a collection ranks the
+//! same however its rows are split into segments, and deleted rows never count.
 
 use std::collections::HashMap;
 
 use roaring::RoaringBitmap;
 
 use super::query::candidates;
-use super::snapshot::Snapshot;
+use super::snapshot::{Snapshot, Source};
 use crate::error::{Error, QueryError};
 use crate::filter::Filter;
+use crate::index::fulltext::wand::{self, Scoring, Term};
+use crate::index::fulltext::{END, FullTextIndex};
 use crate::index::{Candidate, Sink, TopK};
 use crate::schema::{Schema, TextIndex};
 use crate::storage::column::ColumnData;
@@ -52,12 +56,63 @@ pub(crate) fn query_terms(analyzer: &Analyzer, text: &str) -> Result<Vec<String>
     Ok(terms)
 }
 
+/// How a text branch ran, for `explain`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextTrace {
+    /// Segments searched through their full-text index, by block-max WAND.
+    pub indexed: u64,
+    /// Sources whose rows were analysed one by one (memtable chunks, segments whose
+    /// index is not built).
+    pub scanned: u64,
+    /// Rows scored: every matching row of a scanned source, the rows WAND scored in full.
+    pub scored: u64,
+    /// Times WAND moved past rows on a block's bound alone.
+    pub skips: u64,
+}
+
 /// A row with at least one query term, kept until the statistics are known.
 struct Matched {
     candidate: Candidate,
     len: u32,
     /// Offset of its term frequencies (one per query term) in the shared array.
     tfs: usize,
+}
+
+/// Collection-wide counts BM25 needs.
+struct Counts {
+    docs: u64,
+    total_len: u64,
+    doc_freq: Vec<u64>,
+}
+
+/// A segment searched through its index, with the query terms it holds.
+struct Indexed<'a> {
+    src: Source<'a>,
+    index: &'a FullTextIndex,
+    /// (query slot, term number) of the terms the segment holds.
+    terms: Vec<(usize, usize)>,
+}
+
+impl Counts {
+    /// Adds segment `src`'s counts from its index, less those of its deleted rows.
+    fn add_indexed(&mut self, src: &Source, index: &FullTextIndex, field: usize, terms: &[(usize, usize)]) {
+        let validity = src.view.scalar(field).validity;
+        let deleted = src.deleted;
+        self.docs += index.docs() - deleted.iter().filter(|&r| validity.is_valid(r as usize)).count() as u64;
+        self.total_len += index.total_len() - deleted.iter().map(|r| index.doc_len(r) as u64).sum::<u64>();
+        for &(slot, t) in terms {
+            let mut p = index.postings(t);
+            let mut gone = 0;
+            for r in deleted {
+                p.advance(r);
+                if p.doc() == END {
+                    break;
+                }
+                gone += u64::from(p.doc() == r);
+            }
+            self.doc_freq[slot] += index.doc_freq(t) - gone;
+        }
+    }
 }
 
 impl Snapshot {
@@ -70,16 +125,26 @@ impl Snapshot {
         text: &str,
         k: usize,
         filter: Option<&Filter>,
-    ) -> Result<Vec<(Candidate, f32)>, Error> {
+    ) -> Result<(Vec<(Candidate, f32)>, TextTrace), Error> {
         let index: &TextIndex = self.schema.field(field).text.as_ref().expect("resolved to a full-text field");
         let analyzer = Analyzer::new(&index.analyzer).map_err(|e| QueryError::BadText(e.to_string()))?;
         let terms = query_terms(&analyzer, text)?;
         let slot: HashMap<&str, usize> = terms.iter().enumerate().map(|(i, t)| (t.as_str(), i)).collect();
-        let (mut docs, mut total_len) = (0u64, 0u64);
-        let mut doc_freq = vec![0u64; terms.len()];
-        let (mut matched, mut tfs) = (Vec::new(), Vec::new());
+        let mut counts = Counts { docs: 0, total_len: 0, doc_freq: vec![0; terms.len()] };
+        let (mut matched, mut tfs, mut indexed) = (Vec::new(), Vec::new(), Vec::new());
         let mut row_tf = vec![0u32; terms.len()];
+        let mut trace = TextTrace::default();
         for src in self.sources() {
+            let file = src.scalar.get(field).and_then(|f| f.text.as_deref());
+            if let Some(ix) = file.filter(|ix| *ix.analyzer() == index.analyzer) {
+                let held: Vec<(usize, usize)> =
+                    terms.iter().enumerate().filter_map(|(slot, t)| Some((slot, ix.find(t)?))).collect();
+                counts.add_indexed(&src, ix, field, &held);
+                indexed.push(Indexed { src, index: ix, terms: held });
+                trace.indexed += 1;
+                continue;
+            }
+            trace.scanned += 1;
             let column = src.view.scalar(field);
             let ColumnData::String(strings) = column.data else { continue };
             let allowed: Option<RoaringBitmap> = filter.map(|_| candidates(&src, filter).unwrap_or_default());
@@ -95,10 +160,10 @@ impl Snapshot {
                         row_tf[i] += 1;
                     }
                 });
-                docs += 1;
-                total_len += len as u64;
+                counts.docs += 1;
+                counts.total_len += len as u64;
                 let mut any = false;
-                for (df, &tf) in doc_freq.iter_mut().zip(&row_tf) {
+                for (df, &tf) in counts.doc_freq.iter_mut().zip(&row_tf) {
                     *df += u64::from(tf > 0);
                     any |= tf > 0;
                 }
@@ -109,8 +174,8 @@ impl Snapshot {
                 }
             }
         }
-        let avg_len = if docs > 0 { total_len as f32 / docs as f32 } else { 0.0 };
-        let idf: Vec<f32> = doc_freq.iter().map(|&df| Bm25::idf(docs, df)).collect();
+        let avg_len = if counts.docs > 0 { counts.total_len as f32 / counts.docs as f32 } else { 0.0 };
+        let idf: Vec<f32> = counts.doc_freq.iter().map(|&df| Bm25::idf(counts.docs, df)).collect();
         let mut top = TopK::new(k);
         for m in &matched {
             let row_tfs = &tfs[m.tfs..m.tfs + terms.len()];
@@ -122,6 +187,16 @@ impl Snapshot {
                 .sum();
             top.push(Candidate { dist: -score, ..m.candidate });
         }
-        Ok(top.into_sorted().into_iter().map(|c| (c, -c.dist)).collect())
+        let scoring = Scoring { bm25: index.bm25, avg_len, slots: terms.len() };
+        for ix in &indexed {
+            let allowed = candidates(&ix.src, filter);
+            let held: Vec<Term> = ix.terms.iter().map(|&(slot, id)| Term { id, idf: idf[slot], slot }).collect();
+            let keep = |r: u32| allowed.as_ref().is_none_or(|a| a.contains(r));
+            let stats = wand::search(ix.index, &held, scoring, ix.src.position, keep, &mut top);
+            trace.scored += stats.scored;
+            trace.skips += stats.skipped;
+        }
+        trace.scored += matched.len() as u64;
+        Ok((top.into_sorted().into_iter().map(|c| (c, -c.dist)).collect(), trace))
     }
 }

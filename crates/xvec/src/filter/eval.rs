@@ -23,6 +23,8 @@ const PROBE_BELOW: u64 = 64;
 pub enum Access {
     /// Looked up in a scalar index of this kind.
     Index(ScalarIndexKind),
+    /// Read from the postings of the field's full-text index (`MATCH`).
+    FullText,
     /// Tested on every row of the segment.
     Scan,
     /// Tested on the few rows an AND had left.
@@ -274,17 +276,22 @@ impl Eval<'_> {
             return (select(self.rows, scope, a.validity, |r| t.holds(length(r)) != negate), access, None);
         }
         let column = self.column(col);
-        if let (Col::Field(f), false) = (col, few)
-            && let Some(ix) = self.indexes.get(f)
-            && let Some((hits, kind)) = index_hits(ix, column.data.scalar_type(), column.validity, self.rows, test)
-        {
+        let indexed = match (col, few) {
+            (Col::Field(f), false) => self.indexes.get(f).and_then(|ix| match test {
+                Test::Str(StrTest::Match(m)) => Some((m.index_hits(ix.text.as_deref()?, column)?, Access::FullText)),
+                _ => index_hits(ix, column.data.scalar_type(), column.validity, self.rows, test)
+                    .map(|(hits, kind)| (hits, Access::Index(kind))),
+            }),
+            _ => None,
+        };
+        if let Some((hits, access)) = indexed {
             let hits = if negate { valid_rows(column.validity, self.rows) - hits } else { hits };
             let estimated = Some(hits.len());
             let hits = match scope {
                 Scope::All => hits,
                 Scope::Rows(r) => hits & r,
             };
-            return (hits, Access::Index(kind), estimated);
+            return (hits, access, estimated);
         }
         (scan(self.rows, scope, column, test, negate), access, None)
     }
@@ -359,7 +366,7 @@ fn index_hits(
             let set: Vec<&[u8]> = set.iter().map(|s| &s[..]).collect();
             terms(Lookup::TermSet(&set))
         }
-        // A full-text match analyses each row's text: no scalar index answers it.
+        // A full-text match is answered by the full-text index (`TextMatch::index_hits`).
         Test::Str(StrTest::Match(_)) => None,
         Test::Str(StrTest::Like(like)) => {
             if let Like::Exact(lit) = like {

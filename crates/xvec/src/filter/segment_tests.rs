@@ -961,6 +961,7 @@ fn index_scan_crossover() {
         filter.evaluate_traced(seg, ix, &mut trace);
         let way = match trace[0].access {
             Access::Index(k) => k.name(),
+            Access::FullText => "fts",
             _ => "scan",
         };
         let short: String = text.chars().take(30).collect::<String>() + label;

@@ -1,7 +1,12 @@
 //! `field MATCH 'text'`: whether a row's text holds every clause of a text query, both
-//! analysed by the field's full-text analyzer.
+//! analysed by the field's full-text analyzer: row by row, or through a segment's
+//! full-text index (postings intersected, phrases then checked on the rows left).
 
+use roaring::RoaringBitmap;
+
+use crate::index::fulltext::{END, FullTextIndex};
 use crate::schema::TextIndex;
+use crate::storage::column::{ColumnData, ScalarColumn};
 use crate::text::{Analyzer, Clause, TextQuery};
 
 /// A compiled `MATCH`: the analyzer and the query's clauses, all of which a row's text
@@ -45,6 +50,52 @@ impl TextMatch {
                     .any(|&(_, start)| ph.iter().all(|pt| has(&pt.term, start + pt.offset)))
             }
         })
+    }
+}
+
+impl TextMatch {
+    /// The rows of a segment whose text holds every clause, from its full-text index
+    /// `index` over `column`: each clause's postings (a word's any term, a prefix's every
+    /// term, a phrase's all terms), intersected; rows a phrase clause selects are then
+    /// checked for the terms' positions against their text. `None` when the index was
+    /// made by another analyzer or the query has no clause (a scan answers those).
+    pub(crate) fn index_hits(&self, index: &FullTextIndex, column: ScalarColumn) -> Option<RoaringBitmap> {
+        if index.analyzer() != self.analyzer.spec() || self.clauses.is_empty() {
+            return None;
+        }
+        let rows_of = |t: usize| {
+            let mut p = index.postings(t);
+            let mut rows = Vec::with_capacity(index.doc_freq(t) as usize);
+            while p.doc() != END {
+                rows.push(p.doc());
+                p.advance(p.doc() + 1);
+            }
+            RoaringBitmap::from_sorted_iter(rows).expect("postings ascend")
+        };
+        let any_of = |terms: &mut dyn Iterator<Item = usize>| -> RoaringBitmap {
+            use roaring::MultiOps;
+            terms.map(rows_of).union()
+        };
+        let mut hits: Option<RoaringBitmap> = None;
+        for c in &self.clauses {
+            let rows = match c {
+                Clause::Terms(ts) => any_of(&mut ts.iter().filter_map(|t| index.find(t))),
+                Clause::Prefix(p) => any_of(&mut index.with_prefix(p)),
+                Clause::Phrase(ph) => {
+                    let mut all = ph.iter().map(|pt| index.find(&pt.term).map(rows_of).unwrap_or_default());
+                    let first = all.next().unwrap_or_default();
+                    all.fold(first, |acc, r| acc & r)
+                }
+            };
+            let hits = hits.get_or_insert(rows.clone());
+            *hits &= rows;
+        }
+        let mut hits = hits.unwrap_or_default();
+        if self.clauses.iter().any(|c| matches!(c, Clause::Phrase(_))) {
+            let ColumnData::String(strings) = column.data else { return None };
+            hits = hits.into_iter().filter(|&r| self.matches(strings.get(r as usize))).collect();
+        }
+        Some(hits)
     }
 }
 

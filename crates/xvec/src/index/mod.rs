@@ -3,6 +3,7 @@
 //! vectors), and scalar indexes that answer filters without scanning a column.
 
 pub mod flat;
+pub mod fulltext;
 pub mod graph;
 pub mod graph_index;
 pub mod hnsw;

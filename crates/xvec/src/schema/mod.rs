@@ -410,6 +410,20 @@ impl Schema {
         Schema::with_ids(self.name.clone(), fields, self.ids.clone(), self.next_field_id)
     }
 
+    /// This schema with full-text index `text` added to field `name` (with `None`, its
+    /// full-text index dropped); every field keeps its id.
+    pub(crate) fn with_text_index(&self, name: &str, text: Option<TextIndex>) -> Result<Schema, SchemaError> {
+        let pos = self.index_of(name).ok_or_else(|| SchemaError::NoSuchField(name.to_string()))?;
+        let mut fields = self.fields.clone();
+        let f = &mut fields[pos];
+        match (&text, &f.text) {
+            (Some(_), Some(_)) => return Err(SchemaError::IndexExists { field: f.name.clone(), kind: "fts" }),
+            (None, None) => return Err(SchemaError::NoSuchIndex { field: f.name.clone(), kind: "fts" }),
+            _ => f.text = text,
+        }
+        Schema::with_ids(self.name.clone(), fields, self.ids.clone(), self.next_field_id)
+    }
+
     /// Stable id of the field at `pos`.
     pub fn field_id(&self, pos: usize) -> u16 {
         self.ids[pos]

@@ -42,6 +42,20 @@ impl TextIndex {
         Ok(TextIndex { analyzer, bm25 })
     }
 
+    /// Reads `{"type": "fts", ...}` as a string field's `index` takes it (or the bare
+    /// word `fts`, the defaults); the error says which key is wrong and why.
+    pub fn parse(text: &str) -> Result<TextIndex, String> {
+        if text.trim() == "fts" {
+            return Ok(TextIndex::new(AnalyzerSpec::default()));
+        }
+        let v: Value = serde_json::from_str(text).map_err(|e| format!("full-text index JSON: {e}"))?;
+        let obj = v.as_object().ok_or("a full-text index is a JSON object")?;
+        match obj.get("type").and_then(Value::as_str) {
+            Some("fts") => TextIndex::from_json(obj),
+            _ => Err(r#"expected {"type": "fts", ...}"#.into()),
+        }
+    }
+
     /// The JSON object [`TextIndex::from_json`] reads.
     pub(crate) fn to_json(&self) -> Value {
         let mut obj = Map::new();
@@ -85,5 +99,8 @@ mod tests {
         assert!(parse(r#"{"type":"fts","b":2}"#).is_err());
         assert!(parse(r#"{"type":"fts","stemmer":"en"}"#).unwrap_err().contains("stemmer"));
         assert!(parse(r#"{"type":"fts","tokenizer":"words"}"#).unwrap_err().contains("words"));
+        assert_eq!(TextIndex::parse("fts"), Ok(TextIndex::new(AnalyzerSpec::default())));
+        assert_eq!(TextIndex::parse(r#"{"type":"fts","k1":1.5}"#).unwrap().bm25.k1, 1.5);
+        assert!(TextIndex::parse(r#"{"type":"inverted"}"#).unwrap_err().contains("fts"));
     }
 }

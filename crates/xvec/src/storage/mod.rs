@@ -184,6 +184,8 @@ pub enum IndexKind {
     Inverted,
     /// A numeric field's range index: rows sorted by value (`index/scalar/`).
     Range,
+    /// A string field's full-text index: terms, postings, lengths (`index/fulltext/`).
+    FullText,
 }
 
 impl IndexKind {
@@ -193,14 +195,15 @@ impl IndexKind {
             IndexKind::Vector => "vec",
             IndexKind::Inverted => "inv",
             IndexKind::Range => "rng",
+            IndexKind::FullText => "fts",
         }
     }
 
-    /// The scalar index kind of this file kind (`None` for a vector index).
+    /// The scalar index kind of this file kind (`None` for a vector or full-text index).
     pub fn scalar(self) -> Option<crate::schema::ScalarIndexKind> {
         use crate::schema::ScalarIndexKind;
         match self {
-            IndexKind::Vector => None,
+            IndexKind::Vector | IndexKind::FullText => None,
             IndexKind::Inverted => Some(ScalarIndexKind::Inverted),
             IndexKind::Range => Some(ScalarIndexKind::Range),
         }
@@ -220,6 +223,7 @@ impl IndexKind {
             "vec" => Some(IndexKind::Vector),
             "inv" => Some(IndexKind::Inverted),
             "rng" => Some(IndexKind::Range),
+            "fts" => Some(IndexKind::FullText),
             _ => None,
         }
     }

@@ -81,6 +81,8 @@ fn expected_section(name: &str, bytes: &[u8], offset: usize) -> Option<String> {
             let scalar = name.ends_with("-inv.idx") || name.ends_with("-rng.idx");
             Some(if k == xvec::storage::FileKind::Index && scalar {
                 xvec::index::scalar::section_name(s.kind).unwrap().to_string()
+            } else if k == xvec::storage::FileKind::Index && name.ends_with("-fts.idx") {
+                xvec::index::fulltext::section_name(s.kind).unwrap().to_string()
             } else if k == xvec::storage::FileKind::Index {
                 xvec::index::segment_index::section_name(s.kind).unwrap().to_string()
             } else {

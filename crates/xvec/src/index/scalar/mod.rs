@@ -172,11 +172,12 @@ struct Meta {
     entries: u64,
 }
 
-/// The scalar indexes one segment has open, per schema field position.
+/// The scalar and full-text indexes one segment has open, per schema field position.
 #[derive(Clone, Debug, Default)]
 pub struct FieldScalarIndexes {
     pub inverted: Option<Arc<ScalarIndex>>,
     pub range: Option<Arc<ScalarIndex>>,
+    pub text: Option<Arc<crate::index::fulltext::FullTextIndex>>,
 }
 
 impl FieldScalarIndexes {

@@ -1,11 +1,14 @@
-//! Checks of a scalar index file: its container, that it opens against its segment's
-//! field (full validation), that it holds as many rows as the column has values, and that
-//! a sample of rows (all with `deep`) sits under its own value.
+//! Checks of a scalar or full-text index file: its container, that it opens against its
+//! segment's field (full validation), that it holds as many rows as the column has
+//! values, and that a sample of rows (all with `deep`) sits under its own value (its own
+//! terms, for a full-text index).
 
 use super::files::Checker;
 use super::{IdxDamage, IdxState};
+use crate::index::fulltext::{self, FullTextIndex};
 use crate::index::scalar::{self, Indexed, ScalarIndex};
 use crate::schema::Schema;
+use crate::storage::column::{ColumnData, ColumnSource};
 use crate::storage::manifest::{IndexEntry, SegmentEntry};
 use crate::storage::segment::Segment;
 use crate::storage::{IndexKind, index_name};
@@ -33,8 +36,78 @@ impl Checker<'_> {
                 let entry = IndexEntry { field: fid, kind: file_kind, file, size: 0 };
                 out.push(IdxState { entry, field_ok: true, index: None, damage: IdxDamage::Missing, len: None });
             }
+            let fid = schema.field_id(pos);
+            if f.text.is_some() && !e.indexes.iter().any(|i| i.field == fid && i.kind == IndexKind::FullText) {
+                let file = index_name(e.id, fid, IndexKind::FullText);
+                let what = format!("segment {} has no full-text index of `{}`; text queries scan it", e.id, f.name);
+                self.f.push(Finding::new(Severity::Warning, &file, "", what));
+                let entry = IndexEntry { field: fid, kind: IndexKind::FullText, file, size: 0 };
+                out.push(IdxState { entry, field_ok: true, index: None, damage: IdxDamage::Missing, len: None });
+            }
         }
         out
+    }
+
+    pub(super) fn text_index(
+        &mut self,
+        e: &SegmentEntry,
+        ie: &IndexEntry,
+        schema: &Schema,
+        rows: u64,
+        seg: Option<&Segment>,
+    ) -> IdxState {
+        let mut st = IdxState { entry: ie.clone(), field_ok: true, index: None, damage: IdxDamage::Broken, len: None };
+        let pos = schema.position_of_id(ie.field);
+        let Some((pos, text)) = pos.and_then(|p| Some((p, schema.field(p).text.as_ref()?))) else {
+            self.named.insert(ie.file.clone());
+            let what = format!("the manifest lists it for field {}, which has no full-text index", ie.field);
+            self.f.push(Finding::new(Severity::Corrupt, &ie.file, "", what));
+            st.field_ok = false;
+            return st;
+        };
+        let name_of = |_: usize, s: &crate::storage::container::RawSection| {
+            fulltext::section_name(s.kind).map_or_else(|| format!("section kind {}", s.kind), String::from)
+        };
+        let scan = match self.scan_index_file(e, ie, &name_of) {
+            Ok(opened) => opened,
+            Err(damage) => {
+                st.damage = damage;
+                return st;
+            }
+        };
+        if !scan.is_clean() {
+            return st;
+        }
+        let path = self.dir.join(&ie.file);
+        let index = match FullTextIndex::open(&path, e.id, ie.field, &text.analyzer, rows as usize, self.opts.mmap) {
+            Ok(i) => i,
+            Err(err) => {
+                self.open_failed(ie, &scan, &err, &name_of);
+                return st;
+            }
+        };
+        st.len = Some(index.file_len());
+        if let Some(seg) = seg {
+            let col = seg.scalar(pos);
+            let ColumnData::String(strings) = col.data else { return st };
+            let analyzer = crate::text::Analyzer::new(&text.analyzer).expect("a validated schema's analyzer");
+            let step = if self.opts.deep { 1 } else { (seg.rows() / self.opts.code_sample.max(1)).max(1) };
+            let text_of = |r: usize| col.validity.is_valid(r).then(|| strings.get_str(r));
+            if let Some(r) = (0..seg.rows()).step_by(step).find(|&r| !index.holds_row(&analyzer, text_of(r), r as u32))
+            {
+                let what = format!("row {r}'s terms are not as its text's (the index disagrees with the column)");
+                self.f.push(Finding::new(Severity::Corrupt, &ie.file, "postings", what));
+                return st;
+            }
+            let with_text = (0..seg.rows()).filter(|&r| col.validity.is_valid(r)).count() as u64;
+            if index.docs() != with_text {
+                let what = "rows with text".to_string();
+                self.f.push(Finding::new(Severity::Corrupt, &ie.file, "meta", what).expected(with_text, index.docs()));
+                return st;
+            }
+        }
+        st.damage = IdxDamage::None;
+        st
     }
 
     pub(super) fn scalar_index(

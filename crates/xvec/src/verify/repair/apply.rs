@@ -244,27 +244,42 @@ impl<'a> Applier<'a> {
                 let size = scalar::build(&dir.join(&file), id, fid, kind, ty, &col, seg.rows())?;
                 indexes.push(IndexEntry { field: fid, kind: IndexKind::of_scalar(kind), file, size });
             }
+            if field.text.is_some() {
+                let fid = schema.field_id(f);
+                let file = index_name(id, fid, IndexKind::FullText);
+                let size = build_text_index(&dir.join(&file), id, fid, schema, f, &seg)?;
+                indexes.push(IndexEntry { field: fid, kind: IndexKind::FullText, file, size });
+            }
         }
         m.segments[pos] =
             SegmentEntry { id, file: segment_name(id), rows: seg.rows() as u64, size, deletes: None, indexes };
         Ok(())
     }
 
-    /// Rebuilds scalar index `kind` of the field with id `field` of segment `pos` from
-    /// its column.
+    /// Rebuilds scalar or full-text index `kind` of the field with id `field` of segment
+    /// `pos` from its column.
     fn rebuild_scalar_index(&mut self, pos: usize, field: u16, kind: IndexKind) -> Result<(), StorageError> {
         let s = &self.exam.segments[pos];
-        let (Some(seg), Some(scalar_kind)) = (&s.segment, kind.scalar()) else { return Ok(()) };
+        let Some(seg) = &s.segment else { return Ok(()) };
         let Some(at) = self.schema.position_of_id(field) else { return Ok(()) };
         let ty = &self.schema.field(at).ty;
-        if !scalar_kind.fits(ty) {
+        let fits = match kind.scalar() {
+            Some(scalar_kind) => scalar_kind.fits(ty),
+            None => kind == IndexKind::FullText && self.schema.field(at).text.is_some(),
+        };
+        if !fits {
             return Ok(());
         }
         let name = index_name(s.entry.id, field, kind);
         self.mover.keep(&name)?;
         let path = self.dir.join(&name);
-        let col = Indexed::of(&**seg, ty, at);
-        let size = scalar::build(&path, s.entry.id, field, scalar_kind, ty, &col, seg.rows())?;
+        let size = match kind.scalar() {
+            Some(scalar_kind) => {
+                let col = Indexed::of(&**seg, ty, at);
+                scalar::build(&path, s.entry.id, field, scalar_kind, ty, &col, seg.rows())?
+            }
+            None => build_text_index(&path, s.entry.id, field, self.schema, at, seg)?,
+        };
         let e = &mut self.m.segments[pos];
         match e.indexes.iter_mut().find(|i| i.field == field && i.kind == kind) {
             Some(i) => i.size = size,
@@ -467,4 +482,19 @@ fn reconnect(
         }
     };
     fine.then_some(graph)
+}
+
+/// Writes the full-text index of the field at `pos` (which declares one) of segment `id`.
+fn build_text_index(
+    path: &std::path::Path,
+    id: u64,
+    field: u16,
+    schema: &Schema,
+    pos: usize,
+    seg: &Segment,
+) -> Result<u64, StorageError> {
+    use crate::storage::column::ColumnSource;
+    let spec = &schema.field(pos).text.as_ref().expect("the field has a full-text index").analyzer;
+    let analyzer = crate::text::Analyzer::new(spec).map_err(|e| StorageError::corrupted(path, 0, e.to_string()))?;
+    crate::index::fulltext::build(path, id, field, &analyzer, &seg.scalar(pos))
 }
