@@ -588,7 +588,10 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l flush-every -d 'Flus
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l fresh -d 'Search with this share of the rows fresh, e.g. 0.3, against a fully indexed collection: right after the inserts and once the backlog drained (no load or concurrent phases)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l merge-factor -d 'Segments of one size tier the --fresh collection\'s background merges into one, 2 to 1000 (default: the engine\'s, 10)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l target-recall -d 'The recall at which --fresh compares the states\' p50 latency (default: 0.95)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l repeat -d 'Search passes of --fresh\'s baseline and drained states, interleaved; medians are reported (default: 1)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l repeat -d 'Search passes of --fresh\'s baseline and drained states, or rounds of --text\'s query kinds, interleaved (default: 1)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l text -d 'Full-text and hybrid search: index this text key of base.jsonl (a string field with a full-text index, alone and beside the vectors), then time text, dense and RRF hybrid (dense + text) queries; each query\'s text is its --text-query-key in queries.jsonl' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l text-index -d 'The full-text index of --text (JSON, as a schema\'s string field takes it)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l text-query-key -d 'The key of queries.jsonl holding each --text query\'s text (an array of strings is joined by spaces)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l compare -d 'Reports to print side by side (after this run\'s, if a dataset is given), with ratios to the first' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'

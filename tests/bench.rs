@@ -742,3 +742,44 @@ mod parquet_files {
 }
 
 pub(crate) mod schema;
+
+/// `--text` on the committed WordNet sample: both collections load, the four query kinds
+/// run in rounds, the text queries find glosses, and one CSV row per kind lands in the
+/// columns `docs/benchmarks/fts_peers.py` writes.
+#[test]
+fn text_runs_fulltext_dense_and_hybrid_queries_on_glosses() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../commands/data");
+    for (from, to) in [
+        ("wordnet.jsonl", "base.jsonl"),
+        ("wordnet.fvecs", "base.fvecs"),
+        ("queries.jsonl", "queries.jsonl"),
+        ("queries.fvecs", "queries.fvecs"),
+    ] {
+        std::fs::copy(data.join(from), dir.path().join(to)).unwrap();
+    }
+    let d = dir.path().to_str().unwrap();
+    let args = ["bench", "--dataset", d, "--index", "hnsw", "--text", "gloss", "--text-query-key", "lemma"];
+    let out = xvec(dir.path(), &[&args[..], &["--repeat", "2", "--csv", "fts.csv"]].concat());
+    let stdout = ok(&out, "bench --text");
+    assert!(stdout.contains("text only\t2500\t"), "{stdout}");
+    for kind in ["text only", "dense", "text", "hybrid rrf"] {
+        assert!(stdout.lines().any(|l| l.starts_with(&format!("{kind}\t"))), "{kind}: {stdout}");
+    }
+    let err = text(&out.stderr);
+    let hits: f64 = err.split(" text hits per query").next().unwrap().rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(hits > 1.0, "the lemmas find their glosses: {err}");
+    let csv = std::fs::read_to_string(dir.path().join("fts.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().starts_with("date,db,db_version,command,machine,cores,"), "{csv}");
+    assert_eq!(lines.count(), 4, "{csv}");
+    let bad = xvec(dir.path(), &[&args[..], &["--text-index", r#"{"type": "fts", "tokenizer": "words"}"#]].concat());
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
+    assert!(text(&bad.stderr).contains("--text-index"), "{}", text(&bad.stderr));
+    let missing = xvec(dir.path(), &[&args[..5], &["--text", "nothing"]].concat());
+    assert!(
+        text(&missing.stderr).contains("base.jsonl: no row has a text under `nothing`"),
+        "{}",
+        text(&missing.stderr)
+    );
+}

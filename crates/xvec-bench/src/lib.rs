@@ -8,6 +8,7 @@
 //!   versioned JSON report.
 //! - [`export`] (CSV rows), [`plot`] (SVG curve), [`compare`] (reports side by side).
 //! - [`stream`]: `--streaming`, inserts and searches at once, reported over time.
+//! - [`text`]: `--text`, full-text and hybrid query latency, and full-text indexing.
 //! - [`fresh`]: `--fresh`, search latency with fresh rows, right after the inserts and
 //!   once background maintenance indexed them, against a fully indexed collection.
 
@@ -27,4 +28,5 @@ pub mod report;
 pub mod source;
 pub mod stream;
 pub mod sys;
+pub mod text;
 pub mod truth;

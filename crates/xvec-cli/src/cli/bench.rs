@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{ArgAction, Args};
-use xvec::{Metric, SearchRoute};
+use xvec::{Metric, SearchRoute, TextIndex};
 use xvec_bench::compare::{self, Run};
 use xvec_bench::config::{
     BenchConfig, DataSource, FreshConfig, StreamConfig, Sweep, parse_duration, parse_fraction, parse_positive_duration,
@@ -14,6 +14,7 @@ use xvec_bench::config::{
 };
 use xvec_bench::phases;
 use xvec_bench::report::Report;
+use xvec_bench::text::TextConfig;
 use xvec_bench::{export, plot};
 
 use super::CliError;
@@ -45,6 +46,13 @@ use super::output::{Cell, Table};
 /// setting reaching --target-recall with its ratio to the baseline's. --repeat runs the
 /// baseline and drained passes that many times, interleaved, and reports medians.
 ///
+/// With --text FIELD: full-text indexing and search. The FIELD text of base.jsonl is
+/// loaded into a collection alone (its insert and flush time is the indexing throughput)
+/// and into one with the vectors (--index). Then, in --repeat interleaved rounds, every
+/// query runs serially as a text query on the first and as a dense, a text and an RRF
+/// hybrid (dense + text) query on the second, k each; per kind, p50, p99, mean and QPS of
+/// the best round, and the median p50 against the dense query's.
+///
 /// Example:
 ///   xvec bench --dataset ~/.cache/xvec-bench/wordnet-minilm-384 --index flat -k 10 \
 ///       --concurrency 1,2 --duration 10s --output flat.json --csv docs/benchmarks/flat.csv
@@ -52,11 +60,13 @@ use super::output::{Cell, Table};
 ///   xvec bench --compare flat.json hnsw.json
 ///   xvec bench --dataset DIR --streaming --rate 5000 --search-threads 1 \
 ///       --output stream.json --csv docs/benchmarks/streaming.csv --plot stream.svg
+///   xvec bench --dataset DIR --index hnsw --text gloss --repeat 3 --csv docs/benchmarks/fts.csv
 ///   xvec bench --dataset DIR --index hnsw --fresh 0.3 --sweep ef=10,20,40,80 --repeat 3 \
 ///       --output fresh.json --csv docs/benchmarks/fresh.csv
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 #[command(group(clap::ArgGroup::new("live").args(["streaming", "fresh"])))]
+#[command(group(clap::ArgGroup::new("rounds").args(["fresh", "text"])))]
 pub struct BenchArgs {
     /// Dataset directory: base.fvecs + queries.fvecs (+ gt_<metric>_<k>.ivecs), or
     /// VectorDBBench's train.parquet (or shuffle_train*.parquet) + test.parquet
@@ -191,10 +201,29 @@ pub struct BenchArgs {
     /// The recall at which --fresh compares the states' p50 latency (default: 0.95).
     #[arg(long, value_name = "RECALL", requires = "fresh", value_parser = parse_recall)]
     pub target_recall: Option<f64>,
-    /// Search passes of --fresh's baseline and drained states, interleaved; medians are
-    /// reported (default: 1).
-    #[arg(long, value_name = "N", requires = "fresh", value_parser = clap::value_parser!(u32).range(1..=100))]
+    /// Search passes of --fresh's baseline and drained states, or rounds of --text's
+    /// query kinds, interleaved (default: 1).
+    #[arg(long, value_name = "N", requires = "rounds", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: Option<u32>,
+    /// Full-text and hybrid search: index this text key of base.jsonl (a string field
+    /// with a full-text index, alone and beside the vectors), then time text, dense and
+    /// RRF hybrid (dense + text) queries; each query's text is its --text-query-key in
+    /// queries.jsonl.
+    #[arg(long, value_name = "FIELD", requires = "dataset",
+        conflicts_with_all = ["live", "skip_load", "sweep", "compare", "filter", "output", "plot"])]
+    pub text: Option<String>,
+    /// The full-text index of --text (JSON, as a schema's string field takes it).
+    #[arg(
+        long,
+        value_name = "JSON",
+        requires = "text",
+        default_value = r#"{"type": "fts", "filters": ["lowercase", "stop_en", "stem_en"]}"#
+    )]
+    pub text_index: String,
+    /// The key of queries.jsonl holding each --text query's text (an array of strings is
+    /// joined by spaces).
+    #[arg(long, value_name = "KEY", requires = "text", default_value = "lemmas")]
+    pub text_query_key: String,
     /// Reports to print side by side (after this run's, if a dataset is given), with
     /// ratios to the first.
     #[arg(long, value_name = "FILE.json", num_args = 1..)]
@@ -278,6 +307,23 @@ pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
     let mut runs = Vec::new();
     let mut title = "recall vs QPS".to_string();
     match args.config()? {
+        Some(cfg) if args.text.is_some() => {
+            let DataSource::Dir { dataset } = cfg.source.clone() else { unreachable!("--text requires --dataset") };
+            let text = TextConfig {
+                dataset,
+                field: args.text.clone().expect("--text was given"),
+                text_index: TextIndex::parse(&args.text_index)
+                    .map_err(|e| CliError::usage(format!("--text-index: {e}")))?,
+                query_key: args.text_query_key.clone(),
+                index: cfg.index.clone(),
+                metric: cfg.metric,
+                k: cfg.k,
+                repeat: args.repeat.map_or(1, |n| n as usize),
+                batch_size: cfg.batch_size,
+                limit: cfg.limit,
+            };
+            return super::text_bench::run(&text, args.path.clone(), args.csv.as_ref(), io);
+        }
         Some(cfg) if args.streaming => {
             let stream = args.stream_config().expect("--streaming was given");
             let out = super::streaming::Outputs { json: args.output, csv: args.csv, plot: args.plot };

@@ -31,6 +31,7 @@ pub mod plural;
 pub mod query;
 pub mod quickstart;
 pub mod streaming;
+pub mod text_bench;
 pub mod tui;
 pub mod verify;
 pub mod write;
