@@ -142,7 +142,7 @@ fn killed_optimize_of_kept_segments_leaves_old_or_new() {
 /// checks what reopens; at least `min_old` kills must land before the publish.
 fn killed_optimize(max_docs: u64, deleted: usize, min_old: usize) {
     let schema = xvec::Schema::from_json(
-        r#"{"name":"c","fields":[{"name":"tag","type":"string"},{"name":"n","type":"int64"},
+        r#"{"name":"c","fields":[{"name":"tag","type":"string","index":{"type":"fts"}},{"name":"n","type":"int64"},
             {"name":"v","type":"vector_fp32","dim":16,"metric":"l2","index":{"type":"hnsw","m":8,"quantize":"int8"}}]}"#,
     )
     .unwrap();

@@ -5,8 +5,9 @@
 //!
 //! Every acknowledged write must be there, no acknowledged delete may come back, a failed
 //! batch is there whole or not at all, nothing panics, and after one writable open verify
-//! finds nothing. The workload writes array fields and scalar indexes, and changes the
-//! schema (a field added, an index added) between its writes. The table the sweep prints
+//! finds nothing. The workload writes array fields, scalar and full-text indexes, and
+//! changes the schema (a field added, a range and a full-text index added) between its
+//! writes. The table the sweep prints
 //! is `docs/durability.md`'s.
 
 use std::collections::BTreeMap;
@@ -22,7 +23,7 @@ const DIM: usize = 8;
 
 fn schema() -> Schema {
     Schema::from_json(
-        r#"{"name":"f","fields":[{"name":"tag","type":"string","index":{"type":"inverted"}},{"name":"n","type":"int64"},
+        r#"{"name":"f","fields":[{"name":"tag","type":"string","index":[{"type":"inverted"},{"type":"fts"}]},{"name":"n","type":"int64"},
             {"name":"labels","type":"array_string","nullable":true,"index":{"type":"inverted"}},
             {"name":"v","type":"vector_fp32","dim":8,"metric":"l2","index":{"type":"hnsw","m":4,"ef_construction":16}}]}"#,
     )
@@ -54,6 +55,8 @@ enum Step {
     AddField(&'static str),
     /// Adds a range index to `n`.
     AddIndex,
+    /// Adds a full-text index to `note`.
+    AddTextIndex,
 }
 
 const WORKLOAD: &[Step] = &[
@@ -63,6 +66,7 @@ const WORKLOAD: &[Step] = &[
     Step::Flush,
     Step::Upsert(5..15, 1),
     Step::AddField("note"),
+    Step::AddTextIndex,
     Step::Optimize,
     Step::Delete(&[0, 7]),
     Step::Insert(20..25),
@@ -78,7 +82,7 @@ fn apply(state: &mut State, step: &Step) {
         Step::Insert(r) => state.extend(r.clone().map(|i| (key(i), doc(i, 0)))),
         Step::Upsert(r, v) => state.extend(r.clone().map(|i| (key(i), doc(i, *v)))),
         Step::Delete(keys) => keys.iter().for_each(|&i| drop(state.remove(&key(i)))),
-        Step::Flush | Step::Optimize | Step::AddField(_) | Step::AddIndex => {}
+        Step::Flush | Step::Optimize | Step::AddField(_) | Step::AddIndex | Step::AddTextIndex => {}
     }
 }
 
@@ -106,6 +110,7 @@ fn run_workload(dir: &Path, sync: SyncPolicy) -> (State, Vec<State>, u64) {
                 coll.change_field(xvec::FieldChange::Add(field))
             }
             Step::AddIndex => coll.add_scalar_index("n", xvec::ScalarIndexKind::Range),
+            Step::AddTextIndex => coll.add_text_index("note", xvec::TextIndex::new(Default::default())),
         };
         match outcome {
             Ok(()) => apply(&mut acked, step),
