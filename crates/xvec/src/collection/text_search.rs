@@ -14,7 +14,7 @@ use super::query::candidates;
 use super::snapshot::{Snapshot, Source};
 use crate::error::{Error, QueryError};
 use crate::filter::Filter;
-use crate::index::fulltext::wand::{self, Scoring, Term};
+use crate::index::fulltext::wand::{self, Term};
 use crate::index::fulltext::{END, FullTextIndex};
 use crate::index::{Candidate, Sink, TopK};
 use crate::schema::{Schema, TextIndex};
@@ -187,12 +187,20 @@ impl Snapshot {
                 .sum();
             top.push(Candidate { dist: -score, ..m.candidate });
         }
-        let scoring = Scoring { bm25: index.bm25, avg_len, slots: terms.len() };
         for ix in &indexed {
             let allowed = candidates(&ix.src, filter);
-            let held: Vec<Term> = ix.terms.iter().map(|&(slot, id)| Term { id, idf: idf[slot], slot }).collect();
+            let term = |&(slot, id): &(usize, usize)| Term {
+                index: ix.index,
+                id,
+                idf: idf[slot],
+                slot,
+                bm25: index.bm25,
+                avg_len,
+                boost: 1.0,
+            };
+            let held: Vec<Term> = ix.terms.iter().map(term).collect();
             let keep = |r: u32| allowed.as_ref().is_none_or(|a| a.contains(r));
-            let stats = wand::search(ix.index, &held, scoring, ix.src.position, keep, &mut top);
+            let stats = wand::search(&held, terms.len(), ix.src.position, keep, &mut top);
             trace.scored += stats.scored;
             trace.skips += stats.skipped;
         }

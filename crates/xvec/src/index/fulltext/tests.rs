@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::wand::{self, Scoring, Term};
+use super::wand::{self, Term};
 use super::*;
 use crate::index::{Candidate, Sink, TopK};
 use crate::storage::column::{ColumnData, ScalarColumn, Validity, VarColumn};
@@ -111,6 +111,20 @@ fn postings_and_lengths_equal_a_count_of_the_column() {
     assert!(ix.with_prefix("x").is_empty());
 }
 
+/// BM25 parameters and the average length the tests score with.
+#[derive(Clone, Copy)]
+struct Scoring {
+    bm25: Bm25,
+    avg_len: f32,
+}
+
+fn terms_of<'a>(ix: &'a FullTextIndex, terms: &[(&str, f32)], s: Scoring, boost: f32) -> Vec<Term<'a>> {
+    let term = |(slot, (t, idf)): (usize, &(&str, f32))| -> Option<Term<'a>> {
+        Some(Term { index: ix, id: ix.find(t)?, idf: *idf, slot, bm25: s.bm25, avg_len: s.avg_len, boost })
+    };
+    terms.iter().enumerate().filter_map(term).collect()
+}
+
 /// Every allowed row's score, as a top-k of all of them.
 fn exhaustive(
     b: &Built,
@@ -152,18 +166,14 @@ fn block_max_wand_equals_scoring_every_row() {
             }
         }
         let bm25 = Bm25 { k1: [1.2, 0.0, 2.0][case % 3], b: [0.75, 1.0, 0.0][case % 3] };
-        let scoring = Scoring { bm25, avg_len, slots: terms.len() };
+        let scoring = Scoring { bm25, avg_len };
         let k = [1, 10, 100][case % 3];
         let modulus = [1, 2, 7][case % 3];
         let allowed = |r: u32| r.is_multiple_of(modulus);
         let want = exhaustive(&b, &terms, scoring, &allowed, k);
-        let present: Vec<Term> = terms
-            .iter()
-            .enumerate()
-            .filter_map(|(slot, (t, idf))| Some(Term { id: ix.find(t)?, idf: *idf, slot }))
-            .collect();
+        let present = terms_of(ix, &terms, scoring, 1.0);
         let mut top = TopK::new(k);
-        let stats = wand::search(ix, &present, scoring, 0, allowed, &mut top);
+        let stats = wand::search(&present, terms.len(), 0, allowed, &mut top);
         skipped += stats.skipped;
         assert_eq!(top.into_sorted(), want, "case {case}: {terms:?} k {k}");
     }
@@ -175,13 +185,12 @@ fn a_top_k_that_holds_other_rows_prunes_from_the_start() {
     let (texts, validity) = corpus(2000, 200, 4);
     let b = build_corpus(&texts, &validity);
     let ix = &b.index;
-    let scoring = Scoring { bm25: Bm25::default(), avg_len: 20.0, slots: 1 };
-    let id = ix.find("w3").unwrap();
+    let scoring = Scoring { bm25: Bm25::default(), avg_len: 20.0 };
     let mut top = TopK::new(5);
     for row in 0..5 {
         top.push(Candidate { dist: -1e9, segment: 7, row });
     }
-    let stats = wand::search(ix, &[Term { id, idf: 1.0, slot: 0 }], scoring, 0, |_| true, &mut top);
+    let stats = wand::search(&terms_of(ix, &[("w3", 1.0)], scoring, 1.0), 1, 0, |_| true, &mut top);
     assert_eq!(stats.scored, 0, "no row can beat a full top k of higher scores");
     assert!(top.into_sorted().iter().all(|c| c.segment == 7));
 }
@@ -200,4 +209,55 @@ fn opening_refuses_another_analyzer_row_count_or_damaged_postings() {
     assert!(FullTextIndex::open(&path, 9, 2, &AnalyzerSpec::default(), 499, false).is_err());
     assert!(FullTextIndex::open(&path, 8, 2, &AnalyzerSpec::default(), 500, false).is_err());
     assert!(FullTextIndex::open(&path, 9, 3, &AnalyzerSpec::default(), 500, false).is_err());
+}
+
+#[test]
+fn block_max_wand_over_two_fields_sums_their_boosted_scores() {
+    // Two fields of the same 2,000 rows, each with its own index, statistics and boost.
+    let (a_texts, a_valid) = corpus(2000, 200, 6);
+    let (b_texts, b_valid) = corpus(2000, 40, 7);
+    let (a, b) = (build_corpus(&a_texts, &a_valid), build_corpus(&b_texts, &b_valid));
+    let fields = [
+        (&a, Scoring { bm25: Bm25::default(), avg_len: 21.0 }, 2.0f32),
+        (&b, Scoring { bm25: Bm25 { k1: 0.9, b: 0.4 }, avg_len: 19.0 }, 0.5f32),
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    for case in 0..100 {
+        let words: Vec<String> = (0..rng.random_range(1..4)).map(|_| format!("w{}", rng.random_range(0..60))).collect();
+        let mut words: Vec<&str> = words.iter().map(String::as_str).collect();
+        words.dedup();
+        let idfs: Vec<f32> = (0..2 * words.len()).map(|_| rng.random_range(0.1..3.0)).collect();
+        // Slots: field a's terms, then field b's.
+        let mut terms = Vec::new();
+        for (f, (built, s, boost)) in fields.iter().enumerate() {
+            for (i, w) in words.iter().enumerate() {
+                let slot = f * words.len() + i;
+                if let Some(id) = built.index.find(w) {
+                    let (bm25, avg_len, boost) = (s.bm25, s.avg_len, *boost);
+                    terms.push(Term { index: &built.index, id, idf: idfs[slot], slot, bm25, avg_len, boost });
+                }
+            }
+        }
+        let mut want = TopK::new(10);
+        for row in 0..2000 {
+            let mut contrib: Vec<Option<f32>> = vec![None; 2 * words.len()];
+            for (f, (built, s, boost)) in fields.iter().enumerate() {
+                let Some(m) = &built.rows[row] else { continue };
+                let len: u32 = m.values().sum();
+                for (i, w) in words.iter().enumerate() {
+                    let slot = f * words.len() + i;
+                    if let Some(&tf) = m.get(*w) {
+                        contrib[slot] = Some(boost * s.bm25.term_score(idfs[slot], tf, len, s.avg_len));
+                    }
+                }
+            }
+            if contrib.iter().any(Option::is_some) {
+                let score: f32 = contrib.iter().flatten().sum();
+                want.push(Candidate { dist: -score, segment: 0, row: row as u32 });
+            }
+        }
+        let mut got = TopK::new(10);
+        wand::search(&terms, 2 * words.len(), 0, |_| true, &mut got);
+        assert_eq!(got.into_sorted(), want.into_sorted(), "case {case}: {words:?}");
+    }
 }

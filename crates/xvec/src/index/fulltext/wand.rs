@@ -16,14 +16,21 @@ use crate::text::Bm25;
 /// Slack on every bound comparison: bounds and scores are summed in different orders.
 const SLACK: f64 = 1.0 + 1e-5;
 
-/// One query term present in the segment.
-pub struct Term {
-    /// The term's number in the segment's dictionary.
+/// One query term present in the segment, in the full-text index of one of its fields
+/// (a query over several fields has terms from several indexes of the same rows).
+pub struct Term<'a> {
+    pub index: &'a FullTextIndex,
+    /// The term's number in the index's dictionary.
     pub id: usize,
     /// Its idf over the whole collection.
     pub idf: f32,
     /// Its position in the query: scores are summed in this order.
     pub slot: usize,
+    /// The field's BM25 parameters, its average length over the collection, and its boost
+    /// (each term's score is multiplied by it).
+    pub bm25: Bm25,
+    pub avg_len: f32,
+    pub boost: f32,
 }
 
 /// How the search went, for `explain`.
@@ -35,47 +42,50 @@ pub struct WandStats {
     pub skipped: u64,
 }
 
-struct Cursor<'a> {
+struct Cursor<'a, 't> {
     postings: Postings<'a>,
-    idf: f32,
-    slot: usize,
+    term: &'t Term<'a>,
     /// The term's largest score in any row.
     bound: f32,
 }
 
-/// BM25 parameters and collection statistics a segment's search scores with.
-#[derive(Clone, Copy, Debug)]
-pub struct Scoring {
-    pub bm25: Bm25,
-    pub avg_len: f32,
-    /// Query terms, the length of the per-slot sums.
-    pub slots: usize,
+impl Cursor<'_, '_> {
+    /// The largest score of the term seen at most `max_tf` times in a row of at least
+    /// `min_len` terms.
+    fn bound(&self, max_tf: u32, min_len: u32) -> f32 {
+        let t = self.term;
+        t.boost * t.bm25.max_term_score(t.idf, max_tf, min_len, t.avg_len)
+    }
+
+    /// The term's score in row `row`, where the cursor stands.
+    fn score(&self, row: u32) -> f32 {
+        let t = self.term;
+        t.boost * t.bm25.term_score(t.idf, self.postings.tf(), t.index.doc_len(row), t.avg_len)
+    }
 }
 
-/// Pushes into `top` the rows of `index` (the segment at position `segment`) that
-/// `allowed` keeps and whose BM25 score over `terms` can enter it, as candidates whose
-/// `dist` is the negated score. `top` may already hold other segments' rows: its
-/// threshold prunes from the start.
+/// Pushes into `top` the rows (of the segment at position `segment`) that `allowed`
+/// keeps and whose BM25 score over `terms` (`slots` query terms in all) can enter it, as
+/// candidates whose `dist` is the negated score. `top` may already hold other segments'
+/// rows: its threshold prunes from the start.
 pub fn search(
-    index: &FullTextIndex,
     terms: &[Term],
-    scoring: Scoring,
+    slots: usize,
     segment: u32,
     allowed: impl Fn(u32) -> bool,
     top: &mut impl Sink,
 ) -> WandStats {
-    let Scoring { bm25, avg_len, slots } = scoring;
-    let block_bound =
-        |c: &Cursor| bm25.max_term_score(c.idf, c.postings.block().max_tf, c.postings.block().min_len, avg_len);
+    let block_bound = |c: &Cursor| c.bound(c.postings.block().max_tf, c.postings.block().min_len);
     let mut cs: Vec<Cursor> = terms
         .iter()
         .map(|t| {
-            let tb = index.term_blocks();
-            let bound = (tb[t.id] as usize..tb[t.id + 1] as usize)
-                .map(|b| index.record(b))
-                .map(|r| bm25.max_term_score(t.idf, r.max_tf, r.min_len, avg_len))
+            let tb = t.index.term_blocks();
+            let mut c = Cursor { postings: t.index.postings(t.id), term: t, bound: 0.0 };
+            c.bound = (tb[t.id] as usize..tb[t.id + 1] as usize)
+                .map(|b| t.index.record(b))
+                .map(|r| c.bound(r.max_tf, r.min_len))
                 .fold(0f32, f32::max);
-            Cursor { postings: index.postings(t.id), idf: t.idf, slot: t.slot, bound }
+            c
         })
         .collect();
     let mut stats = WandStats::default();
@@ -104,10 +114,9 @@ pub fn search(
         if bound * SLACK >= theta {
             if cs[0].postings.doc() == d {
                 if allowed(d) {
-                    let len = index.doc_len(d);
                     contrib.fill(None);
                     for c in &cs[..=q] {
-                        contrib[c.slot] = Some(bm25.term_score(c.idf, c.postings.tf(), len, avg_len));
+                        contrib[c.term.slot] = Some(c.score(d));
                     }
                     let score: f32 = contrib.iter().flatten().sum();
                     top.push(Candidate { dist: -score, segment, row: d });
