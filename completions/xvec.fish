@@ -184,7 +184,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l group-by -d 'Group r
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l text -d 'Also rank by BM25 over a full-text field (a string field with an fts index), fused with the vector query when one is given; e.g. --text \'dog leash\'' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l text-field -d 'Full-text field for --text (needed when the schema has several)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l text-field -d 'Full-text field for --text, NAME or NAME^BOOST (its scores times BOOST); repeat it to search several fields at once, each row scoring the sum (default: the schema\'s only full-text field)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l keys -d 'Also rank these documents first, in this order (a key-lookup branch), comma-separated' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l fusion -d 'How the branches (vector, --text, --keys) are fused: rrf (reciprocal rank fusion) or weighted (a weighted sum of min-max scaled scores, see --weights)' -r -f -a "rrf\t'Reciprocal rank fusion: Σ 1 / (k + rank)'
 weighted\t'Σ weight × score scaled to [0, 1] by the branch\'s best and worst hit'"
@@ -232,7 +232,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subco
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l per-group -d 'Hits per group with --group-by; k × N is at most 1000000' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l fields -d 'Fields to print, comma-separated (default: all scalar fields)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l text -d 'Also rank by BM25 over a full-text field (a string field with an fts index), fused with the vector query when one is given; e.g. --text \'dog leash\'' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l text-field -d 'Full-text field for --text (needed when the schema has several)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l text-field -d 'Full-text field for --text, NAME or NAME^BOOST (its scores times BOOST); repeat it to search several fields at once, each row scoring the sum (default: the schema\'s only full-text field)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l keys -d 'Also rank these documents first, in this order (a key-lookup branch), comma-separated' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l fusion -d 'How the branches (vector, --text, --keys) are fused: rrf (reciprocal rank fusion) or weighted (a weighted sum of min-max scaled scores, see --weights)' -r -f -a "rrf\t'Reciprocal rank fusion: Σ 1 / (k + rank)'
 weighted\t'Σ weight × score scaled to [0, 1] by the branch\'s best and worst hit'"

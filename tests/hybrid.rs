@@ -268,7 +268,7 @@ fn bad_hybrid_queries_are_refused_with_what_is_wrong() {
     assert!(err(HybridQuery::new(vec![text()]).fusion(Fusion::Weighted(vec![1.0, 2.0]))).contains("2 weights for 1"));
     assert!(err(HybridQuery::new(vec![text()]).fusion(Fusion::Weighted(vec![f32::NAN]))).contains("finite"));
     assert!(err(HybridQuery::new(vec![text()]).fusion(Fusion::Rrf { k: 0.0 })).contains("RRF k 0"));
-    let q = HybridQuery::new(vec![Branch::Text { field: Some("n".into()), text: "x".into(), k: 5 }]);
+    let q = HybridQuery::new(vec![Branch::text_in(vec![xvec::TextField::new("n")], "x", 5)]);
     assert!(err(q).contains("no full-text field named `n`"));
     let q = HybridQuery::new(vec![Branch::Dense(Query::vector(vec![1.0]).field("v"))]);
     assert!(err(q).contains("dense branch"));
@@ -326,4 +326,58 @@ fn match_keeps_rows_holding_every_word_phrase_and_prefix() {
     let q = HybridQuery::new(vec![Branch::Dense(Query::vector(vec![0.0, 0.0]).k(8))]).k(8).filter("text MATCH 'lazy'");
     let got: Vec<String> = coll.hybrid(&q).unwrap().into_iter().map(|h| h.key).collect();
     assert_eq!(got, ["d0", "d7"]);
+}
+
+#[test]
+fn a_text_branch_over_two_fields_sums_their_boosted_scores() {
+    let fts = || TextIndex::new(serde_json::from_str(r#"{"filters":["lowercase"]}"#).unwrap());
+    let schema = Schema::builder("two")
+        .field(Field::scalar("text", ScalarType::String).text_index(fts()).nullable(true))
+        .field(Field::scalar("title", ScalarType::String).text_index(fts()).nullable(true))
+        .field(Field::vector("v", VectorType::Fp32, 2, Metric::L2))
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let coll = Collection::create(dir.path(), schema, CollectionOptions::default().max_docs_per_segment(300)).unwrap();
+    let doc = |i: usize| {
+        let d = Doc::new(format!("d{i}")).set("v", vec![0.0f32, 0.0]).set("text", CORPUS[i % 8]);
+        if i.is_multiple_of(3) { d } else { d.set("title", CORPUS[(i * 5 + 1) % 8]) }
+    };
+    // Two indexed segments, then rows in the memtable, some deleted from each.
+    coll.insert((0..600).map(doc).collect()).unwrap();
+    coll.flush().unwrap();
+    coll.insert((600..800).map(doc).collect()).unwrap();
+    coll.delete(&["d5", "d650", "d299"]).unwrap();
+    let scores = |fields: Vec<xvec::TextField>, text: &str, k: usize| -> HashMap<String, f32> {
+        let q = HybridQuery::new(vec![Branch::text_in(fields, text, k)]).k(k);
+        coll.hybrid(&q).unwrap().into_iter().map(|h| (h.key, h.branches[0].unwrap().score)).collect()
+    };
+    for text in ["quick dog", "lazy cat", "brown bears", "the"] {
+        let text_only = scores(vec![xvec::TextField::new("text")], text, 1000);
+        let title_only = scores(vec![xvec::TextField::new("title")], text, 1000);
+        let fields = vec![xvec::TextField::new("text").boost(2.0), xvec::TextField::new("title").boost(0.5)];
+        let both = scores(fields, text, 1000);
+        assert!(!both.is_empty());
+        for (key, s) in &both {
+            let want =
+                2.0 * text_only.get(key).copied().unwrap_or(0.0) + 0.5 * title_only.get(key).copied().unwrap_or(0.0);
+            assert!((s - want).abs() < 1e-5 * want.max(1.0), "{text}: {key} scores {s}, boosted sum {want}");
+        }
+        let keys: std::collections::BTreeSet<&String> = text_only.keys().chain(title_only.keys()).collect();
+        assert_eq!(keys.len(), both.len(), "{text}: a row matching either field is a hit");
+        let mut all: Vec<f32> = keys.iter().map(|k| both[*k]).collect();
+        all.sort_by(|a, b| b.total_cmp(a));
+        let top =
+            scores(vec![xvec::TextField::new("text").boost(2.0), xvec::TextField::new("title").boost(0.5)], text, 10);
+        let mut got: Vec<f32> = top.values().copied().collect();
+        got.sort_by(|a, b| b.total_cmp(a));
+        assert!(got.iter().zip(&all).all(|(a, b)| (a - b).abs() < 1e-6), "{text}: top 10 {got:?}, best {all:?}");
+    }
+    let err = |fields: Vec<xvec::TextField>| {
+        let q = HybridQuery::new(vec![Branch::text_in(fields, "dog", 5)]);
+        coll.hybrid(&q).unwrap_err().to_string()
+    };
+    assert!(err(vec![xvec::TextField::new("text"), xvec::TextField::new("text")]).contains("named twice"));
+    assert!(err(vec![xvec::TextField::new("text").boost(0.0)]).contains("above 0"));
+    assert!(err(vec![]).contains("full-text"), "two full-text fields: one must be named");
 }

@@ -512,6 +512,16 @@ fn full_text_field_analyze_match_and_hybrid_query() {
     run.code(1);
     assert!(run.stderr.contains("no full-text field named `lemma`"), "{run}");
 
+    let score = |args: &[&str]| -> f64 {
+        let run = xvec(&[&["query", c, "--text", "plant flower", "-k", "1", "--mode", "jsonl"], args].concat()).run();
+        serde_json::from_str::<serde_json::Value>(run.ok().stdout.trim()).unwrap()["text_score"].as_f64().unwrap()
+    };
+    let (plain, boosted) = (score(&[]), score(&["--text-field", "gloss^2"]));
+    assert!((boosted - 2.0 * plain).abs() < 1e-4 * plain, "a boost of 2 doubles the score: {plain} {boosted}");
+    let run = xvec(&["query", c, "--text", "dog", "--text-field", "gloss^x"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("boost \"x\" of `gloss` is not a number"), "{run}");
+
     // In a segment, the text branch runs over its full-text index, and ranks the same.
     let top =
         |c: &str| xvec(&["query", c, "--text", "plant flower", "-k", "5", "--mode", "csv"]).run().ok().stdout.clone();

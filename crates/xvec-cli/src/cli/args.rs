@@ -317,9 +317,11 @@ pub struct QueryArgs {
     /// with the vector query when one is given; e.g. --text 'dog leash'.
     #[arg(long, value_name = "TEXT")]
     pub text: Option<String>,
-    /// Full-text field for --text (needed when the schema has several).
-    #[arg(long, value_name = "FIELD", requires = "text")]
-    pub text_field: Option<String>,
+    /// Full-text field for --text, NAME or NAME^BOOST (its scores times BOOST); repeat it
+    /// to search several fields at once, each row scoring the sum (default: the schema's
+    /// only full-text field).
+    #[arg(long, value_name = "FIELD[^BOOST]", requires = "text", value_parser = parse_text_field)]
+    pub text_field: Vec<xvec::TextField>,
     /// Also rank these documents first, in this order (a key-lookup branch), comma-separated.
     #[arg(long, value_name = "KEYS", value_delimiter = ',')]
     pub keys: Option<Vec<String>>,
@@ -646,6 +648,20 @@ pub struct QuickstartArgs {
         hide_default_value = true
     )]
     pub data: PathBuf,
+}
+
+/// `NAME` or `NAME^BOOST`, as Lucene's query syntax boosts a field.
+fn parse_text_field(s: &str) -> Result<xvec::TextField, String> {
+    match s.rsplit_once('^') {
+        None => Ok(xvec::TextField::new(s)),
+        Some((name, boost)) => {
+            let b: f32 = boost.parse().map_err(|_| format!("boost {boost:?} of `{name}` is not a number"))?;
+            if !(b.is_finite() && b > 0.0) {
+                return Err(format!("boost {boost} of `{name}`; expected a number above 0"));
+            }
+            Ok(xvec::TextField::new(name).boost(b))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -43,7 +43,7 @@ pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
         branches.push(Branch::Dense(build_query(a, params)?.k(branch_k)));
     }
     if let Some(text) = &a.text {
-        branches.push(Branch::Text { field: a.text_field.clone(), text: text.clone(), k: branch_k });
+        branches.push(Branch::text_in(a.text_field.clone(), text.clone(), branch_k));
     }
     if let Some(keys) = &a.keys {
         branches.push(Branch::Keys(keys.clone()));

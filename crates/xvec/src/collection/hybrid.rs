@@ -9,7 +9,7 @@ use roaring::RoaringBitmap;
 
 use super::query::{MAX_K, Query, SourceTrace, resolve_projection};
 use super::snapshot::Snapshot;
-use super::text_search::{TextTrace, resolve_text_field};
+use super::text_search::{TextField, TextTrace, resolve_text_fields};
 use crate::error::{Error, QueryError};
 use crate::filter::{Filter, Params};
 use crate::index::{Candidate, TopK};
@@ -29,10 +29,11 @@ pub enum Branch {
     /// Nearest neighbours of a vector query, with its field, `k` and search settings; its
     /// own filter, parameters and projection are ignored (the hybrid query's apply).
     Dense(Query),
-    /// BM25 over a full-text field (`None`: the schema's only one), best `k` first.
+    /// BM25 over full-text fields, best `k` first: a row scores the sum over the fields
+    /// of the field's boost × its BM25 there.
     Text {
-        /// The full-text field, or `None` for the schema's only one.
-        field: Option<String>,
+        /// The full-text fields with their boosts; empty for the schema's only one.
+        fields: Vec<TextField>,
         /// The query text, analysed like the field's text.
         text: String,
         /// Most hits the branch ranks.
@@ -68,7 +69,12 @@ impl BranchKind {
 impl Branch {
     /// A text branch over the schema's only full-text field, ranking its best `k`.
     pub fn text(text: impl Into<String>, k: usize) -> Branch {
-        Branch::Text { field: None, text: text.into(), k }
+        Branch::Text { fields: Vec::new(), text: text.into(), k }
+    }
+
+    /// A text branch over `fields`, each with its boost, ranking the best `k`.
+    pub fn text_in(fields: Vec<TextField>, text: impl Into<String>, k: usize) -> Branch {
+        Branch::Text { fields, text: text.into(), k }
     }
 
     /// Which kind of ranking this is.
@@ -375,12 +381,12 @@ impl Snapshot {
                 let hits = top.into_sorted().into_iter().map(|c| (self.key_of(c), plan.score(c))).collect();
                 Ok(Ranking { hits, higher_is_better: plan.metric() != Metric::L2 })
             }
-            Branch::Text { field, text, k } => {
+            Branch::Text { fields, text, k } => {
                 if *k == 0 || *k > MAX_K {
                     return Err(context(QueryError::BadLimit(*k).into()));
                 }
-                let field = resolve_text_field(&self.schema, field.as_deref()).map_err(|e| context(e.into()))?;
-                let (found, trace) = self.text_candidates(field, text, *k, filter).map_err(context)?;
+                let resolved = resolve_text_fields(&self.schema, fields).map_err(|e| context(e.into()))?;
+                let (found, trace) = self.text_candidates(&resolved, text, *k, filter).map_err(context)?;
                 *text_trace = Some(trace);
                 let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();
                 Ok(Ranking { hits, higher_is_better: true })

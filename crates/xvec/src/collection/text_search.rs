@@ -25,7 +25,7 @@ use crate::text::{Analyzer, Bm25};
 pub const MAX_QUERY_TERMS: usize = 64;
 
 /// Resolves the full-text field a text query searches: `name`, or the schema's only one.
-pub(crate) fn resolve_text_field(schema: &Schema, name: Option<&str>) -> Result<usize, QueryError> {
+fn resolve_text_field(schema: &Schema, name: Option<&str>) -> Result<usize, QueryError> {
     match name {
         Some(n) => schema
             .index_of(n)
@@ -40,6 +40,49 @@ pub(crate) fn resolve_text_field(schema: &Schema, name: Option<&str>) -> Result<
             }
         }
     }
+}
+
+/// A full-text field a text branch searches, and what its scores are multiplied by.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextField {
+    /// The field's name.
+    pub name: String,
+    /// Finite and above 0; 1 leaves the field's BM25 as it is.
+    pub boost: f32,
+}
+
+impl TextField {
+    /// Field `name` with boost 1.
+    pub fn new(name: impl Into<String>) -> TextField {
+        TextField { name: name.into(), boost: 1.0 }
+    }
+
+    /// The same field with boost `boost`.
+    pub fn boost(mut self, boost: f32) -> TextField {
+        self.boost = boost;
+        self
+    }
+}
+
+/// The schema positions and boosts of a text branch's `fields` (none: the schema's only
+/// full-text field, boost 1); each must be a full-text field, named once, its boost
+/// finite and above 0.
+pub(crate) fn resolve_text_fields(schema: &Schema, fields: &[TextField]) -> Result<Vec<(usize, f32)>, QueryError> {
+    if fields.is_empty() {
+        return Ok(vec![(resolve_text_field(schema, None)?, 1.0)]);
+    }
+    let mut out: Vec<(usize, f32)> = Vec::with_capacity(fields.len());
+    for f in fields {
+        let pos = resolve_text_field(schema, Some(&f.name))?;
+        if out.iter().any(|&(p, _)| p == pos) {
+            return Err(QueryError::BadHybrid(format!("full-text field `{}` is named twice", f.name)));
+        }
+        if !(f.boost.is_finite() && f.boost > 0.0) {
+            return Err(QueryError::BadHybrid(format!("boost {} of `{}`; expected a number above 0", f.boost, f.name)));
+        }
+        out.push((pos, f.boost));
+    }
+    Ok(out)
 }
 
 /// A text query's distinct terms, as the field's analyzer makes them.
@@ -70,36 +113,50 @@ pub struct TextTrace {
     pub skips: u64,
 }
 
+/// One field a text query searches: its position, boost, index declaration and
+/// analyzer, and the query's terms as that analyzer makes them, which take the query
+/// slots `slots` (the fields' terms one after another).
+struct FieldQuery<'s> {
+    pos: usize,
+    boost: f32,
+    index: &'s TextIndex,
+    analyzer: Analyzer,
+    terms: Vec<String>,
+    slots: std::ops::Range<usize>,
+}
+
 /// A row with at least one query term, kept until the statistics are known.
 struct Matched {
     candidate: Candidate,
-    len: u32,
-    /// Offset of its term frequencies (one per query term) in the shared array.
+    /// Offsets of its length in each field and of its term frequency in each slot, in
+    /// the shared arrays.
+    lens: usize,
     tfs: usize,
 }
 
-/// Collection-wide counts BM25 needs.
+/// Collection-wide counts BM25 needs: documents and total length per field, document
+/// frequency per slot.
 struct Counts {
-    docs: u64,
-    total_len: u64,
+    docs: Vec<u64>,
+    total_len: Vec<u64>,
     doc_freq: Vec<u64>,
 }
 
-/// A segment searched through its index, with the query terms it holds.
+/// A segment searched through its indexes: per field, the index and the query terms it
+/// holds as (slot, term number).
 struct Indexed<'a> {
     src: Source<'a>,
-    index: &'a FullTextIndex,
-    /// (query slot, term number) of the terms the segment holds.
-    terms: Vec<(usize, usize)>,
+    fields: Vec<(&'a FullTextIndex, Vec<(usize, usize)>)>,
 }
 
 impl Counts {
-    /// Adds segment `src`'s counts from its index, less those of its deleted rows.
-    fn add_indexed(&mut self, src: &Source, index: &FullTextIndex, field: usize, terms: &[(usize, usize)]) {
-        let validity = src.view.scalar(field).validity;
+    /// Adds the counts of field number `fi` (at schema position `pos`) in segment `src`
+    /// from its index, less those of its deleted rows.
+    fn add_indexed(&mut self, src: &Source, fi: usize, pos: usize, index: &FullTextIndex, terms: &[(usize, usize)]) {
+        let validity = src.view.scalar(pos).validity;
         let deleted = src.deleted;
-        self.docs += index.docs() - deleted.iter().filter(|&r| validity.is_valid(r as usize)).count() as u64;
-        self.total_len += index.total_len() - deleted.iter().map(|r| index.doc_len(r) as u64).sum::<u64>();
+        self.docs[fi] += index.docs() - deleted.iter().filter(|&r| validity.is_valid(r as usize)).count() as u64;
+        self.total_len[fi] += index.total_len() - deleted.iter().map(|r| index.doc_len(r) as u64).sum::<u64>();
         for &(slot, t) in terms {
             let mut p = index.postings(t);
             let mut gone = 0;
@@ -116,52 +173,83 @@ impl Counts {
 }
 
 impl Snapshot {
-    /// The best `k` rows for `text` by BM25 over the full-text field `field` among the live
-    /// rows `filter` keeps, best first, each with its score (higher is better; `dist` is
-    /// its negation). Rows without any query term are not hits.
+    /// The best `k` rows for `text` by BM25 over the full-text fields `fields` (schema
+    /// position and boost; a row's score is the sum over fields of boost × its BM25 in
+    /// that field) among the live rows `filter` keeps, best first, each with its score
+    /// (higher is better; `dist` is its negation). Rows without any query term are not
+    /// hits.
     pub(crate) fn text_candidates(
         &self,
-        field: usize,
+        fields: &[(usize, f32)],
         text: &str,
         k: usize,
         filter: Option<&Filter>,
     ) -> Result<(Vec<(Candidate, f32)>, TextTrace), Error> {
-        let index: &TextIndex = self.schema.field(field).text.as_ref().expect("resolved to a full-text field");
-        let analyzer = Analyzer::new(&index.analyzer).map_err(|e| QueryError::BadText(e.to_string()))?;
-        let terms = query_terms(&analyzer, text)?;
-        let slot: HashMap<&str, usize> = terms.iter().enumerate().map(|(i, t)| (t.as_str(), i)).collect();
-        let mut counts = Counts { docs: 0, total_len: 0, doc_freq: vec![0; terms.len()] };
-        let (mut matched, mut tfs, mut indexed) = (Vec::new(), Vec::new(), Vec::new());
-        let mut row_tf = vec![0u32; terms.len()];
+        let mut queries: Vec<FieldQuery> = Vec::with_capacity(fields.len());
+        for &(pos, boost) in fields {
+            let index: &TextIndex = self.schema.field(pos).text.as_ref().expect("resolved to a full-text field");
+            let analyzer = Analyzer::new(&index.analyzer).map_err(|e| QueryError::BadText(e.to_string()))?;
+            let terms = query_terms(&analyzer, text)?;
+            let start = queries.last().map_or(0, |q| q.slots.end);
+            let slots = start..start + terms.len();
+            queries.push(FieldQuery { pos, boost, index, analyzer, terms, slots });
+        }
+        let n_slots = queries.last().map_or(0, |q| q.slots.end);
+        let slot_of: Vec<HashMap<&str, usize>> = queries
+            .iter()
+            .map(|q| q.terms.iter().enumerate().map(|(i, t)| (t.as_str(), q.slots.start + i)).collect())
+            .collect();
+        let mut counts =
+            Counts { docs: vec![0; queries.len()], total_len: vec![0; queries.len()], doc_freq: vec![0; n_slots] };
+        let (mut matched, mut lens, mut tfs, mut indexed) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut row_tf, mut row_len) = (vec![0u32; n_slots], vec![0u32; queries.len()]);
         let mut trace = TextTrace::default();
         for src in self.sources() {
-            let file = src.scalar.get(field).and_then(|f| f.text.as_deref());
-            if let Some(ix) = file.filter(|ix| *ix.analyzer() == index.analyzer) {
-                let held: Vec<(usize, usize)> =
-                    terms.iter().enumerate().filter_map(|(slot, t)| Some((slot, ix.find(t)?))).collect();
-                counts.add_indexed(&src, ix, field, &held);
-                indexed.push(Indexed { src, index: ix, terms: held });
+            // Through the indexes when every field has one made by its analyzer.
+            let files: Option<Vec<&FullTextIndex>> = queries
+                .iter()
+                .map(|q| {
+                    let file = src.scalar.get(q.pos).and_then(|f| f.text.as_deref());
+                    file.filter(|ix| *ix.analyzer() == q.index.analyzer)
+                })
+                .collect();
+            if let Some(files) = files {
+                let mut held = Vec::with_capacity(queries.len());
+                for (fi, (q, ix)) in queries.iter().zip(files).enumerate() {
+                    let terms: Vec<(usize, usize)> =
+                        q.terms.iter().zip(q.slots.clone()).filter_map(|(t, slot)| Some((slot, ix.find(t)?))).collect();
+                    counts.add_indexed(&src, fi, q.pos, ix, &terms);
+                    held.push((ix, terms));
+                }
+                indexed.push(Indexed { src, fields: held });
                 trace.indexed += 1;
                 continue;
             }
             trace.scanned += 1;
-            let column = src.view.scalar(field);
-            let ColumnData::String(strings) = column.data else { continue };
             let allowed: Option<RoaringBitmap> = filter.map(|_| candidates(&src, filter).unwrap_or_default());
             for row in 0..src.view.rows() {
-                if !column.validity.is_valid(row) || src.deleted.contains(row as u32) {
+                if src.deleted.contains(row as u32) {
                     continue;
                 }
                 row_tf.fill(0);
-                let mut len = 0u32;
-                analyzer.for_each_term(strings.get_str(row), |t, _| {
-                    len += 1;
-                    if let Some(&i) = slot.get(t) {
-                        row_tf[i] += 1;
+                row_len.fill(0);
+                for (fi, q) in queries.iter().enumerate() {
+                    let column = src.view.scalar(q.pos);
+                    let ColumnData::String(strings) = column.data else { continue };
+                    if !column.validity.is_valid(row) {
+                        continue;
                     }
-                });
-                counts.docs += 1;
-                counts.total_len += len as u64;
+                    let mut len = 0u32;
+                    q.analyzer.for_each_term(strings.get_str(row), |t, _| {
+                        len += 1;
+                        if let Some(&i) = slot_of[fi].get(t) {
+                            row_tf[i] += 1;
+                        }
+                    });
+                    row_len[fi] = len;
+                    counts.docs[fi] += 1;
+                    counts.total_len[fi] += len as u64;
+                }
                 let mut any = false;
                 for (df, &tf) in counts.doc_freq.iter_mut().zip(&row_tf) {
                     *df += u64::from(tf > 0);
@@ -169,38 +257,51 @@ impl Snapshot {
                 }
                 if any && allowed.as_ref().is_none_or(|a| a.contains(row as u32)) {
                     let candidate = Candidate { dist: 0.0, segment: src.position, row: row as u32 };
-                    matched.push(Matched { candidate, len, tfs: tfs.len() });
+                    matched.push(Matched { candidate, lens: lens.len(), tfs: tfs.len() });
+                    lens.extend_from_slice(&row_len);
                     tfs.extend_from_slice(&row_tf);
                 }
             }
         }
-        let avg_len = if counts.docs > 0 { counts.total_len as f32 / counts.docs as f32 } else { 0.0 };
-        let idf: Vec<f32> = counts.doc_freq.iter().map(|&df| Bm25::idf(counts.docs, df)).collect();
+        let avg_len: Vec<f32> = (0..queries.len())
+            .map(|fi| if counts.docs[fi] > 0 { counts.total_len[fi] as f32 / counts.docs[fi] as f32 } else { 0.0 })
+            .collect();
+        let mut field_of = vec![0usize; n_slots];
+        for (fi, q) in queries.iter().enumerate() {
+            field_of[q.slots.clone()].fill(fi);
+        }
+        let idf: Vec<f32> = (0..n_slots).map(|s| Bm25::idf(counts.docs[field_of[s]], counts.doc_freq[s])).collect();
         let mut top = TopK::new(k);
         for m in &matched {
-            let row_tfs = &tfs[m.tfs..m.tfs + terms.len()];
+            let row_tfs = &tfs[m.tfs..m.tfs + n_slots];
             let score: f32 = row_tfs
                 .iter()
-                .zip(&idf)
-                .filter(|(tf, _)| **tf > 0)
-                .map(|(&tf, &idf)| index.bm25.term_score(idf, tf, m.len, avg_len))
+                .enumerate()
+                .filter(|(_, tf)| **tf > 0)
+                .map(|(s, &tf)| {
+                    let (fi, q) = (field_of[s], &queries[field_of[s]]);
+                    q.boost * q.index.bm25.term_score(idf[s], tf, lens[m.lens + fi], avg_len[fi])
+                })
                 .sum();
             top.push(Candidate { dist: -score, ..m.candidate });
         }
         for ix in &indexed {
             let allowed = candidates(&ix.src, filter);
-            let term = |&(slot, id): &(usize, usize)| Term {
-                index: ix.index,
-                id,
-                idf: idf[slot],
-                slot,
-                bm25: index.bm25,
-                avg_len,
-                boost: 1.0,
-            };
-            let held: Vec<Term> = ix.terms.iter().map(term).collect();
+            let mut held: Vec<Term> = Vec::new();
+            for (fi, (index, terms)) in ix.fields.iter().enumerate() {
+                let q = &queries[fi];
+                held.extend(terms.iter().map(|&(slot, id)| Term {
+                    index,
+                    id,
+                    idf: idf[slot],
+                    slot,
+                    bm25: q.index.bm25,
+                    avg_len: avg_len[fi],
+                    boost: q.boost,
+                }));
+            }
             let keep = |r: u32| allowed.as_ref().is_none_or(|a| a.contains(r));
-            let stats = wand::search(&held, terms.len(), ix.src.position, keep, &mut top);
+            let stats = wand::search(&held, n_slots, ix.src.position, keep, &mut top);
             trace.scored += stats.scored;
             trace.skips += stats.skipped;
         }
