@@ -9,4 +9,5 @@ mod follow;
 mod hybrid;
 mod index;
 mod recall;
+mod sparse;
 mod vamana;

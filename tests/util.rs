@@ -128,6 +128,7 @@ pub mod verify_fixture {
             .field(
                 Field::scalar("note", ScalarType::String).nullable(true).text_index(TextIndex::new(Default::default())),
             )
+            .field(Field::sparse("sp", xvec::SparseType::Fp16).nullable(true))
             .build()
             .unwrap()
     }
@@ -146,6 +147,10 @@ pub mod verify_fixture {
         }
         if !i.is_multiple_of(6) {
             d = d.set("note", format!("note {} of row {i} in word{}", i % 7, i % 3));
+        }
+        if !i.is_multiple_of(5) {
+            let pairs = (0..1 + i % 4).map(|j| ((i * 7 + j * 31) as u32 % 97, 0.25 * (j as f32 + 1.0)));
+            d = d.set("sp", Value::Sparse(xvec::SparseVector::new(pairs).expect("distinct dimensions")));
         }
         d
     }

@@ -550,3 +550,54 @@ fn full_text_field_analyze_match_and_hybrid_query() {
     let run = xvec(&["verify", c, "--deep"]).run();
     run.ok();
 }
+
+/// A sparse vector field from schema to import, query, fetch, optimize and verify, with
+/// the errors a user meets.
+#[test]
+fn sparse_field_imports_queries_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("sp");
+    let c = c.to_str().unwrap();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"name": "sp", "fields": [{"name": "t", "type": "string"}, {"name": "sv", "type": "sparse_fp32", "nullable": true}]}"#,
+    )
+    .unwrap();
+    let docs = dir.path().join("docs.jsonl");
+    let rows = [
+        r#"{"id": "a", "t": "x", "sv": {"indices": [1, 5], "values": [1.0, 2.0]}}"#,
+        r#"{"id": "b", "t": "y", "sv": {"5": 0.5, "9": 4.0}}"#,
+        r#"{"id": "c", "t": "z"}"#,
+        r#"{"id": "d", "t": "w", "sv": {"indices": [2], "values": [3.0]}}"#,
+    ];
+    std::fs::write(&docs, rows.join("\n")).unwrap();
+    xvec(&["create", c, "--schema", schema.to_str().unwrap()]).run().ok();
+    xvec(&["import", c, docs.to_str().unwrap()]).run().ok();
+    let query = |extra: &[&str]| {
+        let run = xvec(
+            &[&["query", c, "--sparse", r#"{"5": 1.0, "9": 0.25}"#, "--mode", "csv", "--fields", "t"], extra].concat(),
+        )
+        .run();
+        run.ok().stdout.clone()
+    };
+    let before = query(&[]);
+    assert_eq!(before.lines().next().unwrap(), "_key,score,sparse_rank,sparse_score,t", "{before}");
+    let ranked: Vec<&str> = before.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(ranked, ["a", "b"], "a: 2.0, b: 0.5 + 1.0 = 1.5; c and d share no dimension: {before}");
+    xvec(&["optimize", c]).run().ok();
+    assert_eq!(query(&[]), before, "the same from a segment");
+    let run = xvec(&["fetch", c, "b", "--mode", "jsonl"]).run();
+    assert!(run.ok().stdout.contains(r#""sv":{"indices":[5,9],"values":[0.5,4.0]}"#), "{run}");
+    xvec(&["verify", c, "--deep"]).run().ok();
+    let run = xvec(&["query", c, "--sparse", r#"{"indices": [1, 1], "values": [1, 2]}"#]).run();
+    run.code(2);
+    assert!(run.stderr.contains("dimension 1 appears twice"), "{run}");
+    let run = xvec(&["query", c, "--sparse", r#"{"1": 1}"#, "--sparse-field", "t"]).run();
+    run.code(1);
+    assert!(run.stderr.contains("no sparse vector field named `t`"), "{run}");
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, r#"{"id": "e", "t": "v", "sv": {"indices": [1], "values": ["x"]}}"#).unwrap();
+    let run = xvec(&["import", c, bad.to_str().unwrap()]).run();
+    assert!(run.stderr.contains("sv") && run.stderr.contains("values[0]"), "{run}");
+}

@@ -458,6 +458,15 @@ pub enum QueryError {
     /// A text query naming no field, on a schema with several full-text fields.
     #[error("the collection has several full-text fields; name one")]
     AmbiguousTextField,
+    /// A sparse query names a field that is not a sparse vector field.
+    #[error("no sparse vector field named `{0}`")]
+    NoSuchSparseField(String),
+    /// A sparse query on a schema without a sparse vector field.
+    #[error("the collection has no sparse vector field (sparse_fp32 or sparse_fp16)")]
+    NoSparseField,
+    /// A sparse query naming no field, on a schema with several sparse fields.
+    #[error("the collection has several sparse vector fields; name one")]
+    AmbiguousSparseField,
     /// A text query whose analysed text holds too many distinct terms.
     #[error("the text query holds {found} distinct terms; at most {limit} are searched")]
     TooManyTerms {

@@ -42,6 +42,7 @@ mod vocabulary;
 pub mod format;
 pub mod inspect;
 pub mod kernels;
+pub mod sparse;
 pub mod text;
 pub mod verify;
 
@@ -68,9 +69,10 @@ pub use index::segment_index::{SearchPath, SearchRoute};
 pub use schema::{
     DEFAULT_RABITQ_BITS, Field, FieldChange, FieldType, FlatParams, HnswParams, IndexParams, IndexType, IvfParams,
     KEY_FIELD, MAX_ARRAY_LEN, MAX_DIM, MAX_FIELDS, MAX_NLIST, MAX_RABITQ_BITS, MAX_VECTOR_FIELDS, Metric, QuantSpec,
-    Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder, TextIndex, UnknownName, VamanaParams, VectorSpec,
-    VectorType,
+    Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder, SparseType, TextIndex, UnknownName, VamanaParams,
+    VectorSpec, VectorType,
 };
+pub use sparse::{MAX_SPARSE_LEN, SparseVector};
 pub use storage::FileKind;
 pub use storage::manifest::CollectionOptions;
 pub use storage::wal::SyncPolicy;

@@ -44,6 +44,8 @@ pub enum Value {
     /// An array field's value: up to [`crate::MAX_ARRAY_LEN`] values of its element type,
     /// none of them null.
     Array(Vec<Value>),
+    /// A sparse field's value: ascending dimensions with finite values.
+    Sparse(crate::sparse::SparseVector),
 }
 
 impl Value {
@@ -63,6 +65,7 @@ impl Value {
             Value::VectorFp16(_) => "vector_fp16",
             Value::VectorInt8(_) => "vector_int8",
             Value::Array(_) => "array",
+            Value::Sparse(_) => "sparse vector",
         }
     }
 
@@ -73,6 +76,7 @@ impl Value {
             (Value::Array(xs), FieldType::Array(e)) => xs.iter().all(|x| scalar_fits(x, *e)),
             (v, FieldType::Scalar(s)) => scalar_fits(v, *s),
             (v, FieldType::Vector(spec)) => v.type_name() == spec.elem.name(),
+            (Value::Sparse(_), FieldType::Sparse(_)) => true,
             _ => false,
         }
     }
@@ -94,6 +98,9 @@ impl Value {
         }
         Ok(match ty {
             FieldType::Scalar(s) => scalar_from_json(*s, v)?,
+            FieldType::Sparse(_) => Value::Sparse(
+                crate::sparse::SparseVector::from_json(v).map_err(|e| ValueError::new("a sparse vector", e))?,
+            ),
             FieldType::Array(elem) => {
                 let xs = v
                     .as_array()
@@ -162,6 +169,10 @@ impl Value {
             Value::VectorFp16(v) => J::Array(v.iter().map(|x| json_f32(x.to_f32())).collect()),
             Value::VectorInt8(v) => J::Array(v.iter().map(|&x| J::from(x)).collect()),
             Value::Array(xs) => J::Array(xs.iter().map(Value::to_json).collect()),
+            Value::Sparse(v) => serde_json::json!({
+                "indices": v.indices(),
+                "values": J::Array(v.values().iter().map(|&x| json_f32(x)).collect()),
+            }),
         }
     }
 }
@@ -375,6 +386,8 @@ pub fn check_value(schema: &Schema, idx: usize, key: &str, value: &Value) -> Res
             }
         }
         (FieldType::Array(s), _) => return Err(bad(format!("an array of {} values", s.name()))),
+        (FieldType::Sparse(_), Value::Sparse(_)) => {}
+        (FieldType::Sparse(t), _) => return Err(bad(format!("a {} value", t.name()))),
         (FieldType::Vector(spec), v) => {
             let (len, bad_at) = match (spec.elem, v) {
                 (VectorType::Fp32, Value::VectorFp32(x)) => (x.len(), x.iter().position(|f| !f.is_finite())),

@@ -322,17 +322,24 @@ pub struct QueryArgs {
     /// only full-text field).
     #[arg(long, value_name = "FIELD[^BOOST]", requires = "text", value_parser = parse_text_field)]
     pub text_field: Vec<xvec::TextField>,
+    /// Also rank by inner product with this sparse vector over a sparse field, exact:
+    /// '{"indices": [3, 17], "values": [0.5, 1.2]}' or '{"3": 0.5, "17": 1.2}'.
+    #[arg(long, value_name = "JSON", value_parser = parse_sparse)]
+    pub sparse: Option<xvec::SparseVector>,
+    /// Sparse field for --sparse (needed when the schema has several).
+    #[arg(long, value_name = "FIELD", requires = "sparse")]
+    pub sparse_field: Option<String>,
     /// Also rank these documents first, in this order (a key-lookup branch), comma-separated.
     #[arg(long, value_name = "KEYS", value_delimiter = ',')]
     pub keys: Option<Vec<String>>,
-    /// How the branches (vector, --text, --keys) are fused: rrf (reciprocal rank fusion)
+    /// How the branches (vector, --text, --sparse, --keys) are fused: rrf (reciprocal rank fusion)
     /// or weighted (a weighted sum of min-max scaled scores, see --weights).
     #[arg(long, value_name = "FUSION", default_value = "rrf")]
     pub fusion: FusionKind,
     /// RRF's constant k (above 0).
     #[arg(long, value_name = "K", default_value_t = xvec::DEFAULT_RRF_K)]
     pub rrf_k: f32,
-    /// --fusion weighted: one weight per branch, in the order vector, text, keys.
+    /// --fusion weighted: one weight per branch, in the order vector, text, sparse, keys.
     #[arg(long, value_name = "W,W", value_delimiter = ',')]
     pub weights: Option<Vec<f32>>,
     /// Hits each branch ranks before fusion, 1 to 100000 (default: -k).
@@ -648,6 +655,12 @@ pub struct QuickstartArgs {
         hide_default_value = true
     )]
     pub data: PathBuf,
+}
+
+/// A sparse vector's JSON, as a sparse field's value takes it.
+fn parse_sparse(s: &str) -> Result<xvec::SparseVector, String> {
+    let v: serde_json::Value = serde_json::from_str(s).map_err(|e| format!("sparse vector JSON: {e}"))?;
+    xvec::SparseVector::from_json(&v)
 }
 
 /// `NAME` or `NAME^BOOST`, as Lucene's query syntax boosts a field.

@@ -151,9 +151,10 @@ fn hybrid_table(e: &HybridExplain, analyze: bool) -> Table {
                 table(&dense, analyze)
             }
             kind => {
-                let how = match b.text {
-                    Some(t) => text_search(&t),
-                    None => "key lookup".into(),
+                let how = match (b.text, kind) {
+                    (Some(t), _) => text_search(&t),
+                    (None, BranchKind::Sparse) => "exact inner product over every live row".into(),
+                    (None, _) => "key lookup".into(),
                 };
                 let mut t = Table::new(headers(analyze));
                 let mut row: Vec<Cell> = vec![

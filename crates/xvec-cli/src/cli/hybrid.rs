@@ -11,7 +11,7 @@ use super::{AnalyzeArgs, CliError, FusionKind, QueryArgs};
 
 /// Whether the flags ask for a hybrid query.
 pub fn wanted(a: &QueryArgs) -> bool {
-    a.text.is_some() || a.keys.is_some()
+    a.text.is_some() || a.keys.is_some() || a.sparse.is_some()
 }
 
 /// `query --text/--keys`: the hybrid query, its fused hits printed.
@@ -29,13 +29,14 @@ pub fn label(kind: BranchKind) -> &'static str {
         BranchKind::Dense => "vector",
         BranchKind::Text => "text",
         BranchKind::Keys => "keys",
+        BranchKind::Sparse => "sparse",
     }
 }
 
-/// The hybrid query the flags describe: branches in the order vector, text, keys.
+/// The hybrid query the flags describe: branches in the order vector, text, sparse, keys.
 pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
     if a.group_by.is_some() {
-        return Err(CliError::usage("--group-by does not combine with --text or --keys"));
+        return Err(CliError::usage("--group-by does not combine with --text, --sparse or --keys"));
     }
     let branch_k = a.branch_k.unwrap_or(a.k);
     let mut branches = Vec::new();
@@ -44,6 +45,9 @@ pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
     }
     if let Some(text) = &a.text {
         branches.push(Branch::text_in(a.text_field.clone(), text.clone(), branch_k));
+    }
+    if let Some(vector) = &a.sparse {
+        branches.push(Branch::Sparse { field: a.sparse_field.clone(), vector: vector.clone(), k: branch_k });
     }
     if let Some(keys) = &a.keys {
         branches.push(Branch::Keys(keys.clone()));

@@ -9,11 +9,13 @@ use roaring::RoaringBitmap;
 
 use super::query::{MAX_K, Query, SourceTrace, resolve_projection};
 use super::snapshot::Snapshot;
+use super::sparse_search::resolve_sparse_field;
 use super::text_search::{TextField, TextTrace, resolve_text_fields};
 use crate::error::{Error, QueryError};
 use crate::filter::{Filter, Params};
 use crate::index::{Candidate, TopK};
 use crate::schema::Metric;
+use crate::sparse::SparseVector;
 use crate::storage::column::SegmentView;
 use crate::value::Value;
 
@@ -42,6 +44,16 @@ pub enum Branch {
     /// The documents with these keys, in this order (keys not found, or filtered out,
     /// are skipped).
     Keys(Vec<String>),
+    /// Inner product with a sparse vector over a sparse field (`None`: the schema's only
+    /// one), exact, best `k` first; rows sharing no dimension with it are not ranked.
+    Sparse {
+        /// The sparse field, or `None` for the schema's only one.
+        field: Option<String>,
+        /// The query vector.
+        vector: SparseVector,
+        /// Most hits the branch ranks.
+        k: usize,
+    },
 }
 
 /// Which kind of ranking a branch is.
@@ -53,6 +65,8 @@ pub enum BranchKind {
     Text,
     /// [`Branch::Keys`].
     Keys,
+    /// [`Branch::Sparse`].
+    Sparse,
 }
 
 impl BranchKind {
@@ -62,6 +76,7 @@ impl BranchKind {
             BranchKind::Dense => "dense",
             BranchKind::Text => "text",
             BranchKind::Keys => "keys",
+            BranchKind::Sparse => "sparse",
         }
     }
 }
@@ -83,6 +98,7 @@ impl Branch {
             Branch::Dense(_) => BranchKind::Dense,
             Branch::Text { .. } => BranchKind::Text,
             Branch::Keys(_) => BranchKind::Keys,
+            Branch::Sparse { .. } => BranchKind::Sparse,
         }
     }
 }
@@ -388,6 +404,15 @@ impl Snapshot {
                 let resolved = resolve_text_fields(&self.schema, fields).map_err(|e| context(e.into()))?;
                 let (found, trace) = self.text_candidates(&resolved, text, *k, filter).map_err(context)?;
                 *text_trace = Some(trace);
+                let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();
+                Ok(Ranking { hits, higher_is_better: true })
+            }
+            Branch::Sparse { field, vector, k } => {
+                if *k == 0 || *k > MAX_K {
+                    return Err(context(QueryError::BadLimit(*k).into()));
+                }
+                let field = resolve_sparse_field(&self.schema, field.as_deref()).map_err(|e| context(e.into()))?;
+                let found = self.sparse_candidates(field, vector, *k, filter).map_err(context)?;
                 let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();
                 Ok(Ranking { hits, higher_is_better: true })
             }

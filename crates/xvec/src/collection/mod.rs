@@ -34,6 +34,7 @@ mod scalar_indexes;
 #[cfg(test)]
 mod scan_tests;
 mod snapshot;
+mod sparse_search;
 mod text_search;
 mod writer;
 

@@ -279,7 +279,9 @@ impl GroupKey {
             Value::Double(x) => GroupKey::Float(x.to_bits()),
             Value::String(s) => GroupKey::Str(s.clone()),
             // Group-by fields are scalar fields.
-            Value::VectorFp32(_) | Value::VectorFp16(_) | Value::VectorInt8(_) | Value::Array(_) => GroupKey::Null,
+            Value::VectorFp32(_) | Value::VectorFp16(_) | Value::VectorInt8(_) | Value::Array(_) | Value::Sparse(_) => {
+                GroupKey::Null
+            }
         }
     }
 }

@@ -300,6 +300,7 @@ fn field_value(schema: &Schema, src: &dyn SegmentView, f: usize, row: usize) -> 
         FieldType::Vector(_) => src.vector(f).value(row),
         FieldType::Array(_) => src.array(f).value(row),
         FieldType::Scalar(_) => src.scalar(f).value(row),
+        FieldType::Sparse(_) => src.array(f).sparse_value(row),
     }
 }
 

@@ -269,6 +269,11 @@ impl Planner<'_> {
                 field.name,
                 v.elem.name()
             ))),
+            FieldType::Sparse(t) => Err(field.span.error(format!(
+                "field `{}` is a sparse vector field ({}); filters apply to scalar and array fields only",
+                field.name,
+                t.name()
+            ))),
         }
     }
 

@@ -106,7 +106,7 @@ impl Schema {
             FieldChange::Widen { to, .. } => {
                 let at = pos()?;
                 let from = fields[at].ty.clone();
-                if let FieldType::Vector(_) = from {
+                if let FieldType::Vector(_) | FieldType::Sparse(_) = from {
                     return Err(refuse("a vector field's type cannot change".into()));
                 }
                 if !from.widens_to(to) {

@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Field, FieldType, IndexParams, Metric, ScalarIndexKind, Schema, TextIndex, VectorSpec, VectorType};
+use super::{
+    Field, FieldType, IndexParams, Metric, ScalarIndexKind, Schema, SparseType, TextIndex, VectorSpec, VectorType,
+};
 use crate::error::SchemaError;
 
 impl Schema {
@@ -164,6 +166,16 @@ impl RawSchema {
                     };
                     (FieldType::Vector(VectorSpec { elem, dim, metric, index }), (Vec::new(), None))
                 }
+                None if SparseType::from_name(&f.ty).is_some() => {
+                    if f.dim.is_some() || f.metric.is_some() || f.index.is_some() {
+                        return Err(SchemaError::BadIndex {
+                            field: f.name.clone(),
+                            what: "a sparse field takes no dim, metric or index: it is searched by inner product"
+                                .into(),
+                        });
+                    }
+                    (FieldType::Sparse(SparseType::from_name(&f.ty).expect("checked")), (Vec::new(), None))
+                }
                 None => {
                     let Some(ty) = FieldType::scalar_or_array(&f.ty) else {
                         return Err(SchemaError::UnknownType { field: f.name, ty: f.ty });
@@ -194,6 +206,7 @@ impl Field {
         match &self.ty {
             FieldType::Vector(v) => Some(serde_json::to_value(&v.index).expect("index params serialize")),
             FieldType::Scalar(_) | FieldType::Array(_) => scalar_indexes_json(&self.scalar_indexes, self.text.as_ref()),
+            FieldType::Sparse(_) => None,
         }
     }
 }
@@ -209,7 +222,7 @@ impl From<&Schema> for RawSchema {
                 .map(|f| {
                     let (dim, metric) = match &f.ty {
                         FieldType::Vector(v) => (Some(v.dim), Some(v.metric)),
-                        FieldType::Scalar(_) | FieldType::Array(_) => (None, None),
+                        FieldType::Scalar(_) | FieldType::Array(_) | FieldType::Sparse(_) => (None, None),
                     };
                     let index = f.index_json();
                     RawField {

@@ -20,7 +20,7 @@ pub use index::{
 pub(crate) use json::RawSchema;
 pub use text::TextIndex;
 pub(crate) use types::parse_name;
-pub use types::{Metric, Quantize, ScalarIndexKind, ScalarType, UnknownName, VectorType};
+pub use types::{Metric, Quantize, ScalarIndexKind, ScalarType, SparseType, UnknownName, VectorType};
 
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +69,9 @@ pub enum FieldType {
     Array(ScalarType),
     /// A searchable vector column.
     Vector(VectorSpec),
+    /// A sparse vector per row (up to [`crate::MAX_SPARSE_LEN`] nonzero dimensions, each
+    /// below 2^32), searched by inner product.
+    Sparse(SparseType),
 }
 
 impl FieldType {
@@ -78,6 +81,7 @@ impl FieldType {
             FieldType::Scalar(s) => s.name(),
             FieldType::Array(s) => s.array_name(),
             FieldType::Vector(v) => v.elem.name(),
+            FieldType::Sparse(s) => s.name(),
         }
     }
 
@@ -86,11 +90,22 @@ impl FieldType {
         matches!(self, FieldType::Array(_))
     }
 
+    /// How a column of this type is stored when it is stored as an array (offsets, then
+    /// elements): an array's element type and most elements per row, or a sparse field's
+    /// `uint64` words, one per nonzero dimension.
+    pub(crate) fn array_storage(&self) -> Option<(ScalarType, usize)> {
+        match self {
+            FieldType::Array(s) => Some((*s, MAX_ARRAY_LEN)),
+            FieldType::Sparse(_) => Some((ScalarType::Uint64, crate::sparse::MAX_SPARSE_LEN)),
+            _ => None,
+        }
+    }
+
     /// The scalar type of a scalar field's values or an array field's elements.
     pub fn element(&self) -> Option<ScalarType> {
         match self {
             FieldType::Scalar(s) | FieldType::Array(s) => Some(*s),
-            FieldType::Vector(_) => None,
+            FieldType::Vector(_) | FieldType::Sparse(_) => None,
         }
     }
 
@@ -168,6 +183,11 @@ impl Field {
     /// A non-nullable array field of `elem` values.
     pub fn array(name: impl Into<String>, elem: ScalarType) -> Field {
         Field { ty: FieldType::Array(elem), ..Field::scalar(name, elem) }
+    }
+
+    /// A non-nullable sparse vector field (`sparse_fp32`, `sparse_fp16`).
+    pub fn sparse(name: impl Into<String>, ty: SparseType) -> Field {
+        Field { ty: FieldType::Sparse(ty), ..Field::scalar(name, ScalarType::Uint64) }
     }
 
     /// A non-nullable vector field with the default index ([`IndexParams::default`]).
@@ -353,7 +373,7 @@ impl Schema {
                 let fits = match &f.ty {
                     FieldType::Scalar(ty) => ty.admits_json(d),
                     FieldType::Array(ty) => ty.admits_json_array(d),
-                    FieldType::Vector(_) => Err("vector fields take no default".to_string()),
+                    FieldType::Vector(_) | FieldType::Sparse(_) => Err("vector fields take no default".to_string()),
                 };
                 fits.map_err(|what| SchemaError::BadDefault { field: f.name.clone(), what })?;
             }

@@ -184,7 +184,7 @@ impl ScalarIndexKind {
         match ty {
             super::FieldType::Scalar(s) => self.applies_to(*s, false),
             super::FieldType::Array(s) => self.applies_to(*s, true),
-            super::FieldType::Vector(_) => false,
+            super::FieldType::Vector(_) | super::FieldType::Sparse(_) => false,
         }
     }
 }
@@ -221,6 +221,35 @@ impl VectorType {
             VectorType::Fp16 => 2,
             VectorType::Int8 => 1,
         }
+    }
+}
+
+/// Value type of a sparse vector field: `{"indices": [...], "values": [...]}` per row,
+/// searched by inner product.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SparseType {
+    /// 32-bit float values.
+    Fp32,
+    /// Values rounded to IEEE half floats on the way in.
+    Fp16,
+}
+
+impl SparseType {
+    /// Both types.
+    pub const ALL: [SparseType; 2] = [SparseType::Fp32, SparseType::Fp16];
+
+    /// The type's name in schema JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            SparseType::Fp32 => "sparse_fp32",
+            SparseType::Fp16 => "sparse_fp16",
+        }
+    }
+
+    /// The type named `name`, if it is a sparse type.
+    pub fn from_name(name: &str) -> Option<SparseType> {
+        SparseType::ALL.into_iter().find(|t| t.name() == name)
     }
 }
 

@@ -692,6 +692,12 @@ fn encode_value(v: &Value, buf: &mut Vec<u8>) {
                 encode_value(x, buf);
             }
         }
+        Value::Sparse(x) => {
+            buf.push(13);
+            put_len(buf, x.len());
+            buf.extend_from_slice(super::mmap::as_bytes(x.indices()));
+            buf.extend_from_slice(super::mmap::as_bytes(x.values()));
+        }
     }
 }
 
@@ -845,6 +851,19 @@ fn decode_value(c: &mut Cursor) -> Result<Value, DecodeError> {
                 xs.push(decode_value(c)?);
             }
             Value::Array(xs)
+        }
+        13 => {
+            let n = c.len("sparse vector length")?;
+            if n > crate::sparse::MAX_SPARSE_LEN {
+                let most = crate::sparse::MAX_SPARSE_LEN;
+                return Err((at + 1, format!("sparse vector of {n} dimensions; one holds at most {most}")));
+            }
+            let indices = c.take(n * 4, "sparse indices")?;
+            let values = c.take(n * 4, "sparse values")?;
+            let word = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4"));
+            let pairs =
+                indices.chunks_exact(4).zip(values.chunks_exact(4)).map(|(i, v)| (word(i), f32::from_bits(word(v))));
+            Value::Sparse(crate::sparse::SparseVector::new(pairs).map_err(|e| (at, format!("sparse vector: {e}")))?)
         }
         other => return Err((at, format!("unknown value tag {other}"))),
     })

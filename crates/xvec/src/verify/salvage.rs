@@ -16,7 +16,7 @@ use std::sync::Arc;
 use half::f16;
 use roaring::RoaringBitmap;
 
-use crate::schema::{FieldType, MAX_ARRAY_LEN, ScalarType, Schema, VectorType};
+use crate::schema::{FieldType, ScalarType, Schema, VectorType};
 use crate::storage::column::{
     ArrayColumn, ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
 };
@@ -291,12 +291,14 @@ impl<'a> Salvage<'a> {
                     };
                     Some(Col::Scalar(ScalarColumn { validity, data }))
                 }
-                FieldType::Array(s) => {
+                FieldType::Array(_) | FieldType::Sparse(_) => {
+                    let (s, most) = f.ty.array_storage().expect("an array-shaped field");
+                    let s = &s;
                     // Read whole or not at all: an element's row is known only through
                     // offsets that are all intact.
                     let (o, bad_o) = find(SectionKind::ArrayOffsets, field).filter(|(_, b)| b.is_empty())?;
                     let offsets: &[u64] = cast_slice(o).filter(|x| x.len() == rows + 1)?;
-                    let rising = offsets.windows(2).all(|w| w[0] <= w[1] && w[1] - w[0] <= MAX_ARRAY_LEN as u64);
+                    let rising = offsets.windows(2).all(|w| w[0] <= w[1] && w[1] - w[0] <= most as u64);
                     if offsets[0] != 0 || !rising || !bad_o.is_empty() {
                         return None;
                     }
@@ -337,7 +339,7 @@ impl<'a> Salvage<'a> {
                 lost.clear();
                 let width = match &f.ty {
                     FieldType::Scalar(s) => s.width().unwrap_or(8),
-                    FieldType::Array(_) => 8,
+                    FieldType::Array(_) | FieldType::Sparse(_) => 8,
                     FieldType::Vector(v) => v.row_bytes(),
                 };
                 zero_words = zero_words.max((rows * width).div_ceil(8));

@@ -18,6 +18,15 @@ use xvec::{Doc, Field, FieldType, ScalarType, Value};
 use super::{CliError, Layout, Writer, create as create_file};
 
 pub fn create(path: &Path, layout: Layout) -> Result<Box<dyn Writer>, CliError> {
+    let exportable = |t: &FieldType| matches!(t, FieldType::Vector(_) | FieldType::Scalar(_) | FieldType::Array(_));
+    if let Some(f) = layout.fields.iter().find(|f| !exportable(&f.ty)) {
+        return Err(CliError::usage(format!(
+            "field `{}` is {}: Parquet export has no column for it",
+            f.name,
+            f.ty.name()
+        ))
+        .hint("export it as jsonl, or leave it out with --fields"));
+    }
     let schema = parquet::schema::parser::parse_message_type(&message_type(&layout))
         .map_err(|e| CliError::failed(format!("parquet schema: {e}")))?;
     let props = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
@@ -51,7 +60,7 @@ fn message_type(layout: &Layout) -> String {
                     " {rep} group {name} (LIST) {{ repeated group list {{ required {physical} element{note}; }} }}"
                 ));
             }
-            other => unimplemented!("a parquet column for {} fields", other.name()),
+            other => unreachable!("create refuses {} fields", other.name()),
         }
     }
     s.push_str(" }");

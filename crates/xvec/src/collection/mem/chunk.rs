@@ -48,6 +48,8 @@ struct Column {
     dim: usize,
     /// Norms, for cosine vector fields.
     norms: Option<Vec<f32>>,
+    /// A sparse field's type: its rows are stored as an array of `u64` words.
+    sparse: Option<crate::schema::SparseType>,
 }
 
 impl Column {
@@ -56,6 +58,9 @@ impl Column {
         let (data, dim, norms) = match &f.ty {
             FieldType::Scalar(s) => (Data::Scalar(ColumnBuf::new(*s)), 0, None),
             FieldType::Array(s) => (Data::Array { offsets: vec![0], elems: ColumnBuf::new(*s) }, 0, None),
+            FieldType::Sparse(_) => {
+                (Data::Array { offsets: vec![0], elems: ColumnBuf::new(crate::schema::ScalarType::Uint64) }, 0, None)
+            }
             FieldType::Vector(v) => (
                 match v.elem {
                     VectorType::Fp32 => Data::Fp32(Vec::new()),
@@ -66,7 +71,11 @@ impl Column {
                 (v.metric == crate::schema::Metric::Cosine).then(Vec::new),
             ),
         };
-        Column { validity: f.nullable.then(Vec::new), data, dim, norms }
+        let sparse = match f.ty {
+            FieldType::Sparse(t) => Some(t),
+            _ => None,
+        };
+        Column { validity: f.nullable.then(Vec::new), data, dim, norms, sparse }
     }
 
     /// Appends row `row`'s value; the row was validated against the schema.
@@ -88,8 +97,12 @@ impl Column {
             (Data::Fp16(d), _) => d.resize(d.len() + dim, f16::ZERO),
             (Data::Int8(d), _) => d.resize(d.len() + dim, 0),
             (Data::Array { offsets, elems }, v) => {
-                if let Value::Array(xs) = v {
-                    xs.iter().for_each(|x| elems.push(x));
+                match (v, self.sparse) {
+                    (Value::Array(xs), _) => xs.iter().for_each(|x| elems.push(x)),
+                    (Value::Sparse(x), Some(ty)) => {
+                        x.clone().stored_as(ty).words().for_each(|w| elems.push(&Value::Uint64(w)))
+                    }
+                    _ => {}
                 }
                 offsets.push(elems.len() as u64);
             }

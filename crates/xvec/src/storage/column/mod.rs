@@ -167,6 +167,24 @@ impl ArrayColumn<'_> {
         }
         Value::Array(self.range(row).map(|i| self.elems.value(i)).collect())
     }
+
+    /// The stored words of a sparse field's row `row` (empty for a null).
+    #[inline]
+    pub fn sparse_words(&self, row: usize) -> &[u64] {
+        match self.elems {
+            ColumnData::Uint64(words) => &words[self.range(row)],
+            _ => &[],
+        }
+    }
+
+    /// Row `row` of a sparse field as a typed value.
+    pub fn sparse_value(&self, row: usize) -> crate::value::Value {
+        use crate::value::Value;
+        if !self.validity.is_valid(row) {
+            return Value::Null;
+        }
+        Value::Sparse(crate::sparse::SparseVector::from_words(self.sparse_words(row)))
+    }
 }
 
 /// Access to the columns of one segment, for filter evaluation.

@@ -56,6 +56,12 @@ impl Owned {
                 let offsets = (0..=rows as u64).map(|i| i * one.len() as u64).collect();
                 Owned::Array { validity, offsets, elems }
             }
+            // No default: every row null.
+            FieldType::Sparse(_) => Owned::Array {
+                validity: Some(vec![0; rows.div_ceil(8)]),
+                offsets: vec![0; rows + 1],
+                elems: ColumnBuf::new(crate::schema::ScalarType::Uint64),
+            },
             FieldType::Vector(v) => {
                 // Room for the vectors and for the norms, whole 8-byte words.
                 let len = (rows * v.row_bytes().max(4)).next_multiple_of(8).max(8);

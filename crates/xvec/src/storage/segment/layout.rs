@@ -4,7 +4,7 @@
 //! widened, one the schema dropped is skipped (see `docs/format.md`, "Segment").
 
 use super::SectionKind;
-use crate::schema::{Field, FieldType, Metric, ScalarType, Schema, VectorType};
+use crate::schema::{Field, FieldType, Metric, ScalarType, Schema, SparseType, VectorType};
 
 /// A field's type as a segment stores it (a vector field's index is not part of it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +18,8 @@ pub enum StoredType {
         dim: u32,
         norms: bool,
     },
+    /// Array offsets, then one `u64` word per nonzero dimension (`index << 32 | value`).
+    Sparse(SparseType),
 }
 
 impl StoredType {
@@ -26,6 +28,7 @@ impl StoredType {
         match ty {
             FieldType::Scalar(s) => StoredType::Scalar(*s),
             FieldType::Array(s) => StoredType::Array(*s),
+            FieldType::Sparse(s) => StoredType::Sparse(*s),
             FieldType::Vector(v) => StoredType::Vector { elem: v.elem, dim: v.dim, norms: v.metric == Metric::Cosine },
         }
     }
@@ -39,6 +42,19 @@ impl StoredType {
                 VECTORS.iter().position(|&t| t == elem).expect("every vector type listed") as u8 + 9
             }
             StoredType::Array(s) => scalar(s) + 12,
+            StoredType::Sparse(s) => {
+                SparseType::ALL.iter().position(|&t| t == s).expect("every sparse type listed") as u8 + 20
+            }
+        }
+    }
+
+    /// The element type of a column stored as offsets and elements: an array's, or a
+    /// sparse field's words.
+    pub fn array_elem(self) -> Option<ScalarType> {
+        match self {
+            StoredType::Array(s) => Some(s),
+            StoredType::Sparse(_) => Some(ScalarType::Uint64),
+            _ => None,
         }
     }
 }
@@ -87,6 +103,7 @@ impl Layout {
             let field = match f.ty {
                 StoredType::Scalar(ty) => Field::scalar(name, ty),
                 StoredType::Array(ty) => Field::array(name, ty),
+                StoredType::Sparse(ty) => Field::sparse(name, ty),
                 StoredType::Vector { elem, dim, norms } => {
                     let spec = now.and_then(|n| n.as_vector()).filter(|v| v.elem == elem && v.dim == dim);
                     let metric = match spec {
@@ -118,7 +135,7 @@ impl Layout {
         let mut out = Vec::with_capacity(self.fields.len() * ENTRY_LEN);
         for f in &self.fields {
             let (flags, dim) = match f.ty {
-                StoredType::Scalar(_) | StoredType::Array(_) => (0, 0),
+                StoredType::Scalar(_) | StoredType::Array(_) | StoredType::Sparse(_) => (0, 0),
                 StoredType::Vector { dim, norms, .. } => (if norms { NORMS } else { 0 }, dim),
             };
             out.extend_from_slice(&f.id.to_le_bytes());
@@ -149,8 +166,9 @@ impl Layout {
                     StoredType::Vector { elem: VECTORS[code as usize - 9], dim, norms: flags & NORMS != 0 }
                 }
                 12..=19 if dim == 0 && flags & NORMS == 0 => StoredType::Array(ScalarType::ALL[code as usize - 12]),
-                1..=19 => return Err(bad(format!("type {code} with dimension {dim} and flags {flags:#x}"))),
-                other => return Err(bad(format!("unknown type code {other}; expected 1..=19"))),
+                20..=21 if dim == 0 && flags & NORMS == 0 => StoredType::Sparse(SparseType::ALL[code as usize - 20]),
+                1..=21 => return Err(bad(format!("type {code} with dimension {dim} and flags {flags:#x}"))),
+                other => return Err(bad(format!("unknown type code {other}; expected 1..=21"))),
             };
             if id == super::NO_FIELD || fields.iter().any(|f| f.id == id) {
                 return Err(bad("id is repeated or reserved".into()));
@@ -175,7 +193,7 @@ impl Layout {
             if f.nullable {
                 push(SectionKind::Validity);
             }
-            if let StoredType::Array(_) = f.ty {
+            if f.ty.array_elem().is_some() {
                 push(SectionKind::ArrayOffsets);
             }
             match f.ty {
@@ -183,7 +201,7 @@ impl Layout {
                     push(SectionKind::VarOffsets);
                     push(SectionKind::VarBytes);
                 }
-                StoredType::Scalar(_) | StoredType::Array(_) => push(SectionKind::Fixed),
+                StoredType::Scalar(_) | StoredType::Array(_) | StoredType::Sparse(_) => push(SectionKind::Fixed),
                 StoredType::Vector { norms, .. } => {
                     push(SectionKind::Vectors);
                     if norms {
@@ -233,7 +251,9 @@ mod tests {
         assert_eq!(Layout::decode(&bytes).unwrap(), layout);
         let mut bad = bytes.clone();
         bad[2] = 20;
-        assert!(Layout::decode(&bad).unwrap_err().contains("unknown type code 20"));
+        assert_eq!(Layout::decode(&bad).unwrap().fields[0].ty, StoredType::Sparse(SparseType::Fp32));
+        bad[2] = 22;
+        assert!(Layout::decode(&bad).unwrap_err().contains("unknown type code 22"));
         let mut bad = bytes.clone();
         bad[8..10].copy_from_slice(&0u16.to_le_bytes());
         assert!(Layout::decode(&bad).unwrap_err().contains("entry 1 (field id 0): id is repeated"));

@@ -370,14 +370,18 @@ impl Segment {
     }
 
     /// An array field's offsets rise from 0, by at most [`crate::MAX_ARRAY_LEN`] a row
-    /// and none across a null row (the elements' own sections were sized by the last).
+    /// ([`crate::MAX_SPARSE_LEN`] for a sparse field, whose words must also be ascending
+    /// dimensions with finite values) and none across a null row (the elements' own
+    /// sections were sized by the last).
     fn check_array_offsets(&self, at: usize, offsets: Range<usize>) -> Result<(), StorageError> {
         let offs: &[u64] = self.slice(offsets.clone());
         let validity = self.validity(at);
+        let sparse = matches!(self.layout.fields[at].ty, StoredType::Sparse(_));
+        let most = if sparse { crate::sparse::MAX_SPARSE_LEN } else { crate::schema::MAX_ARRAY_LEN };
         for (i, w) in offs.windows(2).enumerate() {
             let len = w[1].checked_sub(w[0]);
             let fine = match len {
-                Some(n) if validity.is_valid(i) => n as usize <= crate::schema::MAX_ARRAY_LEN,
+                Some(n) if validity.is_valid(i) => n as usize <= most,
                 Some(n) => n == 0,
                 None => false,
             };
@@ -386,13 +390,20 @@ impl Segment {
                     &self.path,
                     (offsets.start + i * 8) as u64,
                     format!(
-                        "{} array offsets of row {i} are {}..{}: not rising from 0 by at most {} a row (0 for a null)",
+                        "{} array offsets of row {i} are {}..{}: not rising from 0 by at most {most} a row (0 for a null)",
                         self.stored_name(at),
                         w[0],
                         w[1],
-                        crate::schema::MAX_ARRAY_LEN
                     ),
                 ));
+            }
+        }
+        if sparse {
+            let words = self.stored_array(at);
+            if let Some(r) = (0..self.rows).find(|&r| !crate::sparse::valid_words(words.sparse_words(r))) {
+                let fixed = self.stored[at].data.start + 8 * offs[r] as usize;
+                let what = format!("{} row {r}: dimensions not ascending or a value not finite", self.stored_name(at));
+                return Err(StorageError::corrupted(&self.path, fixed as u64, what));
             }
         }
         Ok(())
@@ -469,7 +480,7 @@ impl Segment {
 
     /// The stored array column at layout position `at`, as the file types it.
     fn stored_array(&self, at: usize) -> ArrayColumn<'_> {
-        let StoredType::Array(ty) = self.layout.fields[at].ty else {
+        let Some(ty) = self.layout.fields[at].ty.array_elem() else {
             panic!("stored field {at} is not an array field");
         };
         let offsets = self.slice(self.stored[at].array_offsets.clone().expect("array field has offsets"));
@@ -540,7 +551,11 @@ fn expected_len(
     };
     // An array's elements follow its offsets: as many as the last offset says.
     let values = match ty {
-        Some(StoredType::Array(_)) if sec.kind != SectionKind::ArrayOffsets && sec.kind != SectionKind::Validity => {
+        Some(t)
+            if t.array_elem().is_some()
+                && sec.kind != SectionKind::ArrayOffsets
+                && sec.kind != SectionKind::Validity =>
+        {
             last_offset()?
         }
         _ => rows,
@@ -552,12 +567,12 @@ fn expected_len(
         SectionKind::VarOffsets => values.checked_add(1)?.checked_mul(8),
         SectionKind::KeyOrder | SectionKind::Norms => Some(rows * 4),
         SectionKind::Validity => Some(rows.div_ceil(8)),
-        SectionKind::Fixed => match ty {
-            Some(StoredType::Scalar(s) | StoredType::Array(s)) => {
-                s.width()?.checked_mul(values as usize).map(|n| n as u64)
+        SectionKind::Fixed => {
+            match ty.and_then(|t| t.array_elem().or(if let StoredType::Scalar(s) = t { Some(s) } else { None })) {
+                Some(s) => s.width()?.checked_mul(values as usize).map(|n| n as u64),
+                None => None,
             }
-            _ => None,
-        },
+        }
         SectionKind::Vectors => match ty {
             Some(StoredType::Vector { elem, dim, .. }) => Some((dim as usize * elem.elem_size()) as u64 * rows),
             _ => None,

@@ -58,7 +58,9 @@ fn section_len(schema: &Schema, sec: PlannedSection, fields: &[u8], rows: u64, p
         SectionKind::KeyOrder | SectionKind::Norms => 4 * rows,
         SectionKind::Validity => rows.div_ceil(8),
         SectionKind::Fixed => {
-            let width = schema.field(f).ty.element().and_then(|s| s.width()).unwrap_or(0);
+            let ty = &schema.field(f).ty;
+            let elem = ty.element().or(ty.array_storage().map(|(s, _)| s));
+            let width = elem.and_then(|s| s.width()).unwrap_or(0);
             width as u64 * each_value(parts, schema, f).count() as u64
         }
         SectionKind::VarBytes => each_value(parts, schema, f)
@@ -82,7 +84,7 @@ fn each_value<'a>(
     schema: &Schema,
     f: usize,
 ) -> impl Iterator<Item = (ColumnData<'a>, usize)> + 'a {
-    let array = schema.field(f).ty.is_array();
+    let array = schema.field(f).ty.array_storage().is_some();
     each_row(parts).flat_map(move |(s, r)| {
         let (data, range) = if array {
             let a = s.array(f);
@@ -149,7 +151,7 @@ fn write_section(
                 let valid = match &schema.field(f).ty {
                     FieldType::Vector(_) => s.vector(f).validity.is_valid(r),
                     FieldType::Scalar(_) => s.scalar(f).validity.is_valid(r),
-                    FieldType::Array(_) => s.array(f).validity.is_valid(r),
+                    FieldType::Array(_) | FieldType::Sparse(_) => s.array(f).validity.is_valid(r),
                 };
                 if valid {
                     *bits.last_mut().expect("pushed") |= 1 << (i % 8);

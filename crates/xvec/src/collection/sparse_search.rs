@@ -1,0 +1,57 @@
+//! Sparse vector search by inner product, exact: every live row of a sparse field that
+//! the filter keeps and that shares a dimension with the query is scored, its stored
+//! words merged with the query's dimensions (both ascend).
+
+use super::query::candidates;
+use super::snapshot::Snapshot;
+use crate::error::{Error, QueryError};
+use crate::filter::Filter;
+use crate::index::{Candidate, Sink, TopK};
+use crate::schema::{FieldType, Schema};
+use crate::sparse::{SparseVector, dot_words, unpack_value};
+
+/// The sparse field a sparse query searches: `name`, or the schema's only one.
+pub(crate) fn resolve_sparse_field(schema: &Schema, name: Option<&str>) -> Result<usize, QueryError> {
+    let sparse = |i: &usize| matches!(schema.field(*i).ty, FieldType::Sparse(_));
+    match name {
+        Some(n) => schema.index_of(n).filter(sparse).ok_or_else(|| QueryError::NoSuchSparseField(n.to_string())),
+        None => {
+            let mut it = (0..schema.fields().len()).filter(sparse);
+            match (it.next(), it.next()) {
+                (Some(i), None) => Ok(i),
+                (None, _) => Err(QueryError::NoSparseField),
+                (Some(_), Some(_)) => Err(QueryError::AmbiguousSparseField),
+            }
+        }
+    }
+}
+
+impl Snapshot {
+    /// The best `k` rows of sparse field `field` by inner product with `query` among the
+    /// live rows `filter` keeps, best first, each with its inner product (`dist` is its
+    /// negation). Rows sharing no dimension with the query are not hits.
+    pub(crate) fn sparse_candidates(
+        &self,
+        field: usize,
+        query: &SparseVector,
+        k: usize,
+        filter: Option<&Filter>,
+    ) -> Result<Vec<(Candidate, f32)>, Error> {
+        let mut top = TopK::new(k);
+        for src in self.sources() {
+            let column = src.view.array(field);
+            let allowed = candidates(&src, filter);
+            let rows: Box<dyn Iterator<Item = u32>> = match &allowed {
+                Some(a) => Box::new(a.iter()),
+                None => Box::new(0..src.view.rows() as u32),
+            };
+            for row in rows {
+                let words = column.sparse_words(row as usize).iter();
+                if let Some(s) = dot_words(query, words.map(|&w| ((w >> 32) as u32, unpack_value(w)))) {
+                    top.push(Candidate { dist: -s, segment: src.position, row });
+                }
+            }
+        }
+        Ok(top.into_sorted().into_iter().map(|c| (c, -c.dist)).collect())
+    }
+}
