@@ -1515,7 +1515,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__analyze__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-field --keys --fusion --rrf-k --weights --branch-k --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1649,6 +1649,13 @@ _xvec() {
                     return 0
                     ;;
                 --sparse-field)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --sparse-budget)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -1789,7 +1796,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-field --keys --fusion --rrf-k --weights --branch-k --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1923,6 +1930,13 @@ _xvec() {
                     return 0
                     ;;
                 --sparse-field)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --sparse-budget)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -3326,7 +3340,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-field --keys --fusion --rrf-k --weights --branch-k --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3460,6 +3474,13 @@ _xvec() {
                     return 0
                     ;;
                 --sparse-field)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --sparse-budget)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

@@ -40,7 +40,7 @@ fn doc(i: usize) -> Doc {
 }
 
 fn sparse_hits(coll: &Collection, q: &SparseVector, k: usize, filter: Option<&str>) -> Vec<(String, f32)> {
-    let branch = Branch::Sparse { field: None, vector: q.clone(), k };
+    let branch = Branch::sparse(q.clone(), k);
     let q = HybridQuery::new(vec![branch]).k(k).filter_opt(filter.map(String::from));
     coll.hybrid(&q).unwrap().into_iter().map(|h| (h.key, h.branches[0].unwrap().score)).collect()
 }
@@ -117,7 +117,7 @@ fn bad_values_and_queries_are_refused_with_what_is_wrong() {
     let json = serde_json::json!({"indices": [1, 2], "values": [1.0]});
     let err = Value::from_json(&xvec::FieldType::Sparse(SparseType::Fp32), &json).unwrap_err();
     assert!(err.to_string().contains("2 indices but 1 values") || format!("{err:?}").contains("2 indices"), "{err:?}");
-    let q = HybridQuery::new(vec![Branch::Sparse { field: Some("n".into()), vector: vector(1), k: 5 }]);
+    let q = HybridQuery::new(vec![Branch::Sparse { field: Some("n".into()), vector: vector(1), k: 5, budget: None }]);
     assert!(coll.hybrid(&q).unwrap_err().to_string().contains("no sparse vector field named `n`"));
     let err = coll.snapshot().keys_where(Some("sv = 1")).unwrap_err().to_string();
     assert!(err.contains("sparse vector field"), "{err}");
@@ -132,8 +132,11 @@ fn a_sparse_branch_fuses_with_a_dense_one() {
     coll.insert((0..200).map(doc).collect()).unwrap();
     let q = vector(777);
     let dense = Branch::Dense(Query::vector(vec![10.0, 0.0]).k(10));
-    let hybrid =
-        HybridQuery::new(vec![dense, Branch::Sparse { field: Some("sv".into()), vector: q.clone(), k: 10 }]).k(10);
+    let hybrid = HybridQuery::new(vec![
+        dense,
+        Branch::Sparse { field: Some("sv".into()), vector: q.clone(), k: 10, budget: None },
+    ])
+    .k(10);
     let hits = coll.hybrid(&hybrid).unwrap();
     assert_eq!(hits.len(), 10);
     let sparse: Vec<String> = sparse_hits(&coll, &q, 10, None).into_iter().map(|h| h.0).collect();

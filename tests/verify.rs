@@ -30,7 +30,7 @@ fn the_binary_exits_with_the_documented_statuses() {
     let d = dir.to_str().unwrap();
     let (code, out, err) = xvec(&["verify", d]);
     assert_eq!((code, out.as_str()), (0, ""), "{err}");
-    assert!(err.contains("verify: 16 files") && err.contains("0 corrupt"), "{err}");
+    assert!(err.contains("verify: 18 files") && err.contains("0 corrupt"), "{err}");
     // Each file's kind in the JSON report is the name of the kind its file name classifies as.
     let (code, out, _) = xvec(&["verify", d, "--json"]);
     assert_eq!(code, 0);

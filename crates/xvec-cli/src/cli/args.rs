@@ -329,6 +329,10 @@ pub struct QueryArgs {
     /// Sparse field for --sparse (needed when the schema has several).
     #[arg(long, value_name = "FIELD", requires = "sparse")]
     pub sparse_field: Option<String>,
+    /// Approximate --sparse: each segment's index search stops after scoring N postings
+    /// (default: exact).
+    #[arg(long, value_name = "N", requires = "sparse", value_parser = clap::value_parser!(u64).range(1..))]
+    pub sparse_budget: Option<u64>,
     /// Also rank these documents first, in this order (a key-lookup branch), comma-separated.
     #[arg(long, value_name = "KEYS", value_delimiter = ',')]
     pub keys: Option<Vec<String>>,

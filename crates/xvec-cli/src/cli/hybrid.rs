@@ -47,7 +47,8 @@ pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
         branches.push(Branch::text_in(a.text_field.clone(), text.clone(), branch_k));
     }
     if let Some(vector) = &a.sparse {
-        branches.push(Branch::Sparse { field: a.sparse_field.clone(), vector: vector.clone(), k: branch_k });
+        let (field, vector, budget) = (a.sparse_field.clone(), vector.clone(), a.sparse_budget);
+        branches.push(Branch::Sparse { field, vector, k: branch_k, budget });
     }
     if let Some(keys) = &a.keys {
         branches.push(Branch::Keys(keys.clone()));

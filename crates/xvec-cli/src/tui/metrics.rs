@@ -429,6 +429,7 @@ mod tests {
             lists: 14,
             scalar_indexes: 13,
             text_indexes: 15,
+            sparse_indexes: 16,
             scan_codes: 12,
             query_scratch: 7,
             mem_vectors: 8,

@@ -15,8 +15,8 @@ use super::style::{bold, mib, opt, short, small, style};
 
 /// Fill symbols and colours of the memory kinds, in [`xvec::MemoryUsage::by_kind`] order,
 /// one per kind (a test checks the count).
-const FILLS: [char; 15] = ['█', '▓', '▒', '░', '#', '=', '@', '&', '$', '^', '+', '~', '%', '*', ':'];
-const COLORS: [Color; 15] = [
+const FILLS: [char; 16] = ['█', '▓', '▒', '░', '#', '=', '@', '&', '$', '!', '^', '+', '~', '%', '*', ':'];
+const COLORS: [Color; 16] = [
     Color::Blue,
     Color::Cyan,
     Color::LightBlue,
@@ -26,6 +26,7 @@ const COLORS: [Color; 15] = [
     Color::White,
     Color::LightYellow,
     Color::LightCyan,
+    Color::Indexed(208),
     Color::LightMagenta,
     Color::Magenta,
     Color::Red,
@@ -50,6 +51,7 @@ fn legend_name(kind: &str) -> &str {
         "scan codes" => "scan",
         "scalar indexes" => "scalar idx",
         "full-text indexes" => "text idx",
+        "sparse indexes" => "sparse idx",
         "unflushed vectors" => "unfl.vectors",
         "unflushed other" => "unfl.other",
         "delete bitmaps" => "deletes",

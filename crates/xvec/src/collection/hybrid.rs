@@ -53,6 +53,9 @@ pub enum Branch {
         vector: SparseVector,
         /// Most hits the branch ranks.
         k: usize,
+        /// `None`: exact. `Some(n)`: each segment's index search stops after scoring `n`
+        /// postings, trading recall for time.
+        budget: Option<u64>,
     },
 }
 
@@ -85,6 +88,11 @@ impl Branch {
     /// A text branch over the schema's only full-text field, ranking its best `k`.
     pub fn text(text: impl Into<String>, k: usize) -> Branch {
         Branch::Text { fields: Vec::new(), text: text.into(), k }
+    }
+
+    /// An exact sparse branch over the schema's only sparse field, ranking the best `k`.
+    pub fn sparse(vector: SparseVector, k: usize) -> Branch {
+        Branch::Sparse { field: None, vector, k, budget: None }
     }
 
     /// A text branch over `fields`, each with its boost, ranking the best `k`.
@@ -407,12 +415,12 @@ impl Snapshot {
                 let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();
                 Ok(Ranking { hits, higher_is_better: true })
             }
-            Branch::Sparse { field, vector, k } => {
+            Branch::Sparse { field, vector, k, budget } => {
                 if *k == 0 || *k > MAX_K {
                     return Err(context(QueryError::BadLimit(*k).into()));
                 }
                 let field = resolve_sparse_field(&self.schema, field.as_deref()).map_err(|e| context(e.into()))?;
-                let found = self.sparse_candidates(field, vector, *k, filter).map_err(context)?;
+                let found = self.sparse_candidates(field, vector, *k, *budget, filter).map_err(context)?;
                 let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();
                 Ok(Ranking { hits, higher_is_better: true })
             }

@@ -239,6 +239,8 @@ pub struct MemoryUsage {
     pub scalar_indexes: u64,
     /// Full-text indexes of string fields (index files, mapped or read).
     pub text_indexes: u64,
+    /// Inverted indexes of sparse vector fields (index files, mapped or read).
+    pub sparse_indexes: u64,
     /// Sketches of the rows no index covers yet, for scanning them (in memory only).
     pub scan_codes: u64,
     /// Per-thread search scratch (visited sets, heaps), over all threads.
@@ -255,7 +257,7 @@ pub struct MemoryUsage {
 
 impl MemoryUsage {
     /// Every kind with a label for listings (`inspect memory`, `xvec bench`), in field order.
-    pub fn by_kind(&self) -> [(&'static str, u64); 15] {
+    pub fn by_kind(&self) -> [(&'static str, u64); 16] {
         // Destructured so that a new kind cannot be left out.
         let &MemoryUsage {
             mapped_vectors,
@@ -267,6 +269,7 @@ impl MemoryUsage {
             lists,
             scalar_indexes,
             text_indexes,
+            sparse_indexes,
             scan_codes,
             query_scratch,
             mem_vectors,
@@ -284,6 +287,7 @@ impl MemoryUsage {
             ("IVF lists", lists),
             ("scalar indexes", scalar_indexes),
             ("full-text indexes", text_indexes),
+            ("sparse indexes", sparse_indexes),
             ("scan codes", scan_codes),
             ("query scratch", query_scratch),
             ("unflushed vectors", mem_vectors),
@@ -1020,6 +1024,7 @@ impl Collection {
             m.scan_codes += s.scan.iter().flatten().map(|c| c.heap_bytes() as u64).sum::<u64>();
             m.scalar_indexes += s.scalar.iter().flat_map(|f| f.iter()).map(|i| i.file_len()).sum::<u64>();
             m.text_indexes += s.scalar.iter().flat_map(|f| &f.text).map(|i| i.file_len()).sum::<u64>();
+            m.sparse_indexes += s.scalar.iter().flat_map(|f| &f.sparse).map(|i| i.file_len()).sum::<u64>();
         }
         m.query_scratch = crate::index::segment_index::scratch_bytes();
         for mem in snap.mems() {

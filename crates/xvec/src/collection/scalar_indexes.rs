@@ -10,7 +10,8 @@ use super::snapshot::SegmentRef;
 use crate::error::{Error, StorageError};
 use crate::index::fulltext::{self, FullTextIndex};
 use crate::index::scalar::{self, FieldScalarIndexes, Indexed, ScalarIndex};
-use crate::schema::{ScalarIndexKind, Schema};
+use crate::index::sparse_index::{self, SparseIndex};
+use crate::schema::{FieldType, ScalarIndexKind, Schema};
 use crate::storage::column::ColumnSource;
 use crate::storage::manifest::IndexEntry;
 use crate::storage::segment::Segment;
@@ -66,7 +67,27 @@ pub(crate) fn build_text(
     Ok((Arc::new(index), IndexEntry { field: fid, kind: IndexKind::FullText, file, size }))
 }
 
-/// Builds every scalar and full-text index `schema` declares for the newly written `seg`.
+/// Writes the inverted index of the sparse field at `pos` for `seg` into `dir` and opens
+/// it; the file goes into `made` before it is written.
+pub(crate) fn build_sparse(
+    dir: &Path,
+    schema: &Schema,
+    seg: &Segment,
+    pos: usize,
+    mmap: bool,
+    made: &mut Vec<PathBuf>,
+) -> Result<(Arc<SparseIndex>, IndexEntry), Error> {
+    let fid = schema.field_id(pos);
+    let file = index_name(seg.id(), fid, IndexKind::Sparse);
+    let path = dir.join(&file);
+    made.push(path.clone());
+    let size = sparse_index::build(&path, seg.id(), fid, &seg.array(pos))?;
+    let index = SparseIndex::open(&path, seg.id(), fid, seg.rows(), mmap)?;
+    Ok((Arc::new(index), IndexEntry { field: fid, kind: IndexKind::Sparse, file, size }))
+}
+
+/// Builds every scalar and full-text index `schema` declares for the newly written `seg`,
+/// and the inverted index of every sparse field.
 pub(crate) fn build_all(
     dir: &Path,
     schema: &Schema,
@@ -84,6 +105,11 @@ pub(crate) fn build_all(
         if f.text.is_some() {
             let (index, entry) = build_text(dir, schema, seg, pos, mmap, made)?;
             built.by_field[pos].text = Some(index);
+            built.files.push(entry);
+        }
+        if matches!(f.ty, FieldType::Sparse(_)) {
+            let (index, entry) = build_sparse(dir, schema, seg, pos, mmap, made)?;
+            built.by_field[pos].sparse = Some(index);
             built.files.push(entry);
         }
     }
@@ -109,6 +135,7 @@ pub(crate) fn complete(
         let pos = schema.position_of_id(e.field);
         match (e.kind.scalar(), e.kind) {
             (Some(kind), _) => pos.is_some_and(|p| schema.field(p).has_scalar_index(kind)),
+            (None, IndexKind::Sparse) => pos.is_some_and(|p| matches!(schema.field(p).ty, FieldType::Sparse(_))),
             (None, IndexKind::FullText) => pos.is_some_and(|p| {
                 let open = scalar[p].text.as_ref().map(|i| i.analyzer());
                 schema.field(p).text.as_ref().is_some_and(|t| open.is_none_or(|a| *a == t.analyzer))
@@ -121,9 +148,10 @@ pub(crate) fn complete(
     for e in drop {
         gone.push(dir.join(&e.file));
         let Some(pos) = schema.position_of_id(e.field) else { continue };
-        match e.kind.scalar() {
-            Some(kind) => s.scalar[pos].clear(kind),
-            None => s.scalar[pos].text = None,
+        match (e.kind.scalar(), e.kind) {
+            (Some(kind), _) => s.scalar[pos].clear(kind),
+            (None, IndexKind::Sparse) => s.scalar[pos].sparse = None,
+            (None, _) => s.scalar[pos].text = None,
         }
     }
     for (pos, f) in schema.fields().iter().enumerate() {
@@ -138,6 +166,11 @@ pub(crate) fn complete(
         if f.text.is_some() && s.scalar[pos].text.is_none() {
             let (index, entry) = build_text(dir, schema, &s.segment, pos, mmap, made)?;
             s.scalar[pos].text = Some(index);
+            s.index_files.push(entry);
+        }
+        if matches!(f.ty, FieldType::Sparse(_)) && s.scalar[pos].sparse.is_none() {
+            let (index, entry) = build_sparse(dir, schema, &s.segment, pos, mmap, made)?;
+            s.scalar[pos].sparse = Some(index);
             s.index_files.push(entry);
         }
     }
@@ -157,6 +190,20 @@ pub(crate) fn open_listed(
 ) -> Result<Vec<FieldScalarIndexes>, Error> {
     let mut out = vec![FieldScalarIndexes::default(); schema.fields().len()];
     for ie in entries {
+        if ie.kind == IndexKind::Sparse {
+            let pos = schema.position_of_id(ie.field).filter(|&p| matches!(schema.field(p).ty, FieldType::Sparse(_)));
+            let Some(pos) = pos else {
+                let what = format!("{}: field id {} is no sparse field", ie.file, ie.field);
+                return Err(StorageError::corrupted(mpath, 0, what).into());
+            };
+            let reused = old.filter(|o| o.index_files.contains(ie)).and_then(|o| o.scalar.get(pos)?.sparse.clone());
+            let index = match reused {
+                Some(index) => index,
+                None => Arc::new(SparseIndex::open(&dir.join(&ie.file), seg.id(), ie.field, seg.rows(), mmap)?),
+            };
+            out[pos].sparse = Some(index);
+            continue;
+        }
         if ie.kind == IndexKind::FullText {
             let pos = schema.position_of_id(ie.field);
             let Some((pos, text)) = pos.and_then(|p| Some((p, schema.field(p).text.as_ref()?))) else {

@@ -1,6 +1,8 @@
-//! Sparse vector search by inner product, exact: every live row of a sparse field that
-//! the filter keeps and that shares a dimension with the query is scored, its stored
-//! words merged with the query's dimensions (both ascend).
+//! Sparse vector search by inner product: rows sharing no dimension with the query are
+//! not hits. A segment is searched through its sparse index by block-max WAND (exact, or
+//! stopped after a budget of postings scored); the memtable, and a segment whose index is
+//! not built, by merging every live row's stored words with the query's dimensions (both
+//! ascend).
 
 use super::query::candidates;
 use super::snapshot::Snapshot;
@@ -29,18 +31,25 @@ pub(crate) fn resolve_sparse_field(schema: &Schema, name: Option<&str>) -> Resul
 impl Snapshot {
     /// The best `k` rows of sparse field `field` by inner product with `query` among the
     /// live rows `filter` keeps, best first, each with its inner product (`dist` is its
-    /// negation). Rows sharing no dimension with the query are not hits.
+    /// negation). Rows sharing no dimension with the query are not hits. With `budget`,
+    /// each indexed segment's search stops after scoring that many postings.
     pub(crate) fn sparse_candidates(
         &self,
         field: usize,
         query: &SparseVector,
         k: usize,
+        budget: Option<u64>,
         filter: Option<&Filter>,
     ) -> Result<Vec<(Candidate, f32)>, Error> {
         let mut top = TopK::new(k);
         for src in self.sources() {
-            let column = src.view.array(field);
             let allowed = candidates(&src, filter);
+            if let Some(index) = src.scalar.get(field).and_then(|f| f.sparse.as_deref()) {
+                let keep = |r: u32| allowed.as_ref().is_none_or(|a| a.contains(r));
+                index.search(query, src.position, keep, budget, &mut top);
+                continue;
+            }
+            let column = src.view.array(field);
             let rows: Box<dyn Iterator<Item = u32>> = match &allowed {
                 Some(a) => Box::new(a.iter()),
                 None => Box::new(0..src.view.rows() as u32),

@@ -14,9 +14,11 @@ pub mod rng;
 pub mod scalar;
 pub mod scorer;
 pub mod segment_index;
+pub mod sparse_index;
 pub mod topk;
 pub mod vamana;
 pub mod visited;
+pub mod wand;
 
 /// Most threads an index build uses, whatever it is asked for.
 pub const MAX_BUILD_THREADS: usize = 1024;

@@ -186,6 +186,8 @@ pub enum IndexKind {
     Range,
     /// A string field's full-text index: terms, postings, lengths (`index/fulltext/`).
     FullText,
+    /// A sparse vector field's inverted index: dimensions, rows, values (`index/sparse_index/`).
+    Sparse,
 }
 
 impl IndexKind {
@@ -196,6 +198,7 @@ impl IndexKind {
             IndexKind::Inverted => "inv",
             IndexKind::Range => "rng",
             IndexKind::FullText => "fts",
+            IndexKind::Sparse => "spi",
         }
     }
 
@@ -203,7 +206,7 @@ impl IndexKind {
     pub fn scalar(self) -> Option<crate::schema::ScalarIndexKind> {
         use crate::schema::ScalarIndexKind;
         match self {
-            IndexKind::Vector | IndexKind::FullText => None,
+            IndexKind::Vector | IndexKind::FullText | IndexKind::Sparse => None,
             IndexKind::Inverted => Some(ScalarIndexKind::Inverted),
             IndexKind::Range => Some(ScalarIndexKind::Range),
         }
@@ -224,6 +227,7 @@ impl IndexKind {
             "inv" => Some(IndexKind::Inverted),
             "rng" => Some(IndexKind::Range),
             "fts" => Some(IndexKind::FullText),
+            "spi" => Some(IndexKind::Sparse),
             _ => None,
         }
     }

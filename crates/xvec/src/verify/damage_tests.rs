@@ -83,6 +83,8 @@ fn expected_section(name: &str, bytes: &[u8], offset: usize) -> Option<String> {
                 xvec::index::scalar::section_name(s.kind).unwrap().to_string()
             } else if k == xvec::storage::FileKind::Index && name.ends_with("-fts.idx") {
                 xvec::index::fulltext::section_name(s.kind).unwrap().to_string()
+            } else if k == xvec::storage::FileKind::Index && name.ends_with("-spi.idx") {
+                xvec::index::sparse_index::section_name(s.kind).unwrap().to_string()
             } else if k == xvec::storage::FileKind::Index {
                 xvec::index::segment_index::section_name(s.kind).unwrap().to_string()
             } else {

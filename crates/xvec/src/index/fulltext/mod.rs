@@ -411,8 +411,7 @@ impl FullTextIndex {
     }
 }
 
-/// Sentinel row of exhausted postings.
-pub const END: u32 = u32::MAX;
+pub use crate::index::wand::END;
 
 /// A cursor over one term's postings, rows ascending. `doc()` is [`END`] once past the
 /// last. Blocks are decoded only when a row in them is asked for: [`Postings::shallow`]

@@ -178,6 +178,7 @@ pub struct FieldScalarIndexes {
     pub inverted: Option<Arc<ScalarIndex>>,
     pub range: Option<Arc<ScalarIndex>>,
     pub text: Option<Arc<crate::index::fulltext::FullTextIndex>>,
+    pub sparse: Option<Arc<crate::index::sparse_index::SparseIndex>>,
 }
 
 impl FieldScalarIndexes {

@@ -85,6 +85,9 @@ impl Checker<'_> {
         if ie.kind == crate::storage::IndexKind::FullText {
             return self.text_index(e, ie, schema, rows, seg);
         }
+        if ie.kind == crate::storage::IndexKind::Sparse {
+            return self.sparse_index(e, ie, schema, rows, seg);
+        }
         let mut st = IdxState { entry: ie.clone(), field_ok: true, index: None, damage: IdxDamage::Broken, len: None };
         let Some((field, spec)) = schema
             .position_of_id(ie.field)

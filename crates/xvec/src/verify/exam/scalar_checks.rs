@@ -7,6 +7,7 @@ use super::files::Checker;
 use super::{IdxDamage, IdxState};
 use crate::index::fulltext::{self, FullTextIndex};
 use crate::index::scalar::{self, Indexed, ScalarIndex};
+use crate::index::sparse_index::{self, SparseIndex};
 use crate::schema::Schema;
 use crate::storage::column::{ColumnData, ColumnSource};
 use crate::storage::manifest::{IndexEntry, SegmentEntry};
@@ -37,6 +38,14 @@ impl Checker<'_> {
                 out.push(IdxState { entry, field_ok: true, index: None, damage: IdxDamage::Missing, len: None });
             }
             let fid = schema.field_id(pos);
+            let sparse = matches!(f.ty, crate::schema::FieldType::Sparse(_));
+            if sparse && !e.indexes.iter().any(|i| i.field == fid && i.kind == IndexKind::Sparse) {
+                let file = index_name(e.id, fid, IndexKind::Sparse);
+                let what = format!("segment {} has no sparse index of `{}`; sparse queries scan it", e.id, f.name);
+                self.f.push(Finding::new(Severity::Warning, &file, "", what));
+                let entry = IndexEntry { field: fid, kind: IndexKind::Sparse, file, size: 0 };
+                out.push(IdxState { entry, field_ok: true, index: None, damage: IdxDamage::Missing, len: None });
+            }
             if f.text.is_some() && !e.indexes.iter().any(|i| i.field == fid && i.kind == IndexKind::FullText) {
                 let file = index_name(e.id, fid, IndexKind::FullText);
                 let what = format!("segment {} has no full-text index of `{}`; text queries scan it", e.id, f.name);
@@ -46,6 +55,68 @@ impl Checker<'_> {
             }
         }
         out
+    }
+
+    pub(super) fn sparse_index(
+        &mut self,
+        e: &SegmentEntry,
+        ie: &IndexEntry,
+        schema: &Schema,
+        rows: u64,
+        seg: Option<&Segment>,
+    ) -> IdxState {
+        let mut st = IdxState { entry: ie.clone(), field_ok: true, index: None, damage: IdxDamage::Broken, len: None };
+        let pos = schema
+            .position_of_id(ie.field)
+            .filter(|&p| matches!(schema.field(p).ty, crate::schema::FieldType::Sparse(_)));
+        let Some(pos) = pos else {
+            self.named.insert(ie.file.clone());
+            let what = format!("the manifest lists it for field {}, which is no sparse field", ie.field);
+            self.f.push(Finding::new(Severity::Corrupt, &ie.file, "", what));
+            st.field_ok = false;
+            return st;
+        };
+        let name_of = |_: usize, s: &crate::storage::container::RawSection| {
+            sparse_index::section_name(s.kind).map_or_else(|| format!("section kind {}", s.kind), String::from)
+        };
+        let scan = match self.scan_index_file(e, ie, &name_of) {
+            Ok(opened) => opened,
+            Err(damage) => {
+                st.damage = damage;
+                return st;
+            }
+        };
+        if !scan.is_clean() {
+            return st;
+        }
+        let path = self.dir.join(&ie.file);
+        let index = match SparseIndex::open(&path, e.id, ie.field, rows as usize, self.opts.mmap) {
+            Ok(i) => i,
+            Err(err) => {
+                self.open_failed(ie, &scan, &err, &name_of);
+                return st;
+            }
+        };
+        st.len = Some(index.file_len());
+        if let Some(seg) = seg {
+            let col = seg.array(pos);
+            let words = |r: usize| if col.validity.is_valid(r) { col.sparse_words(r) } else { &[] };
+            let step = if self.opts.deep { 1 } else { (seg.rows() / self.opts.code_sample.max(1)).max(1) };
+            if let Some(r) = (0..seg.rows()).step_by(step).find(|&r| !index.holds_row(r as u32, words(r))) {
+                let what =
+                    format!("row {r}'s dimensions are not as its column's (the index disagrees with the column)");
+                self.f.push(Finding::new(Severity::Corrupt, &ie.file, "rows", what));
+                return st;
+            }
+            let held: u64 = (0..seg.rows()).map(|r| words(r).len() as u64).sum();
+            if index.postings() != held {
+                let what = "postings, one per nonzero dimension of a row".to_string();
+                self.f.push(Finding::new(Severity::Corrupt, &ie.file, "rows", what).expected(held, index.postings()));
+                return st;
+            }
+        }
+        st.damage = IdxDamage::None;
+        st
     }
 
     pub(super) fn text_index(

@@ -14,8 +14,8 @@ use crate::index::graph_index::GraphIndex;
 use crate::index::scalar::{self, Indexed};
 use crate::index::segment_index::{self, SegmentIndex};
 use crate::kernels;
-use crate::schema::Schema;
-use crate::storage::column::SegmentView;
+use crate::schema::{FieldType, Schema};
+use crate::storage::column::{ColumnSource, SegmentView};
 use crate::storage::manifest::{DeletesEntry, IndexEntry, Manifest, SegmentEntry};
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, SyncPolicy, WalWriter};
@@ -244,6 +244,12 @@ impl<'a> Applier<'a> {
                 let size = scalar::build(&dir.join(&file), id, fid, kind, ty, &col, seg.rows())?;
                 indexes.push(IndexEntry { field: fid, kind: IndexKind::of_scalar(kind), file, size });
             }
+            if let FieldType::Sparse(_) = field.ty {
+                let fid = schema.field_id(f);
+                let file = index_name(id, fid, IndexKind::Sparse);
+                let size = crate::index::sparse_index::build(&dir.join(&file), id, fid, &seg.array(f))?;
+                indexes.push(IndexEntry { field: fid, kind: IndexKind::Sparse, file, size });
+            }
             if field.text.is_some() {
                 let fid = schema.field_id(f);
                 let file = index_name(id, fid, IndexKind::FullText);
@@ -265,6 +271,7 @@ impl<'a> Applier<'a> {
         let ty = &self.schema.field(at).ty;
         let fits = match kind.scalar() {
             Some(scalar_kind) => scalar_kind.fits(ty),
+            None if kind == IndexKind::Sparse => matches!(ty, FieldType::Sparse(_)),
             None => kind == IndexKind::FullText && self.schema.field(at).text.is_some(),
         };
         if !fits {
@@ -277,6 +284,9 @@ impl<'a> Applier<'a> {
             Some(scalar_kind) => {
                 let col = Indexed::of(&**seg, ty, at);
                 scalar::build(&path, s.entry.id, field, scalar_kind, ty, &col, seg.rows())?
+            }
+            None if kind == IndexKind::Sparse => {
+                crate::index::sparse_index::build(&path, s.entry.id, field, &seg.array(at))?
             }
             None => build_text_index(&path, s.entry.id, field, self.schema, at, seg)?,
         };
@@ -493,7 +503,6 @@ fn build_text_index(
     pos: usize,
     seg: &Segment,
 ) -> Result<u64, StorageError> {
-    use crate::storage::column::ColumnSource;
     let spec = &schema.field(pos).text.as_ref().expect("the field has a full-text index").analyzer;
     let analyzer = crate::text::Analyzer::new(spec).map_err(|e| StorageError::corrupted(path, 0, e.to_string()))?;
     crate::index::fulltext::build(path, id, field, &analyzer, &seg.scalar(pos))

@@ -1,0 +1,145 @@
+//! Sparse index files: block-max WAND over them against scoring every row, with negative
+//! values and weights, filters and budgets; what `verify` samples; what opening refuses.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::*;
+use crate::index::{Candidate, Sink, TopK};
+use crate::sparse::SparseVector;
+use crate::storage::column::{ColumnData, Validity};
+
+/// `rows` random sparse rows over `dims` dimensions (a few common, most rare), every 11th
+/// null, values in -0.5..2.
+fn rows(rows: usize, dims: u32, seed: u64) -> Vec<Option<SparseVector>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..rows)
+        .map(|r| {
+            (r % 11 != 0).then(|| {
+                let n = rng.random_range(0..30);
+                let pairs: std::collections::BTreeMap<u32, f32> = (0..n)
+                    .map(|_| {
+                        let x: f64 = rng.random();
+                        (((dims as f64).powf(x * x)) as u32 % dims, rng.random_range(-0.5..2.0))
+                    })
+                    .collect();
+                SparseVector::new(pairs).unwrap()
+            })
+        })
+        .collect()
+}
+
+struct Built {
+    _dir: tempfile::TempDir,
+    index: SparseIndex,
+    rows: Vec<Option<SparseVector>>,
+    words: Vec<u64>,
+    offsets: Vec<u64>,
+}
+
+fn build_rows(data: Vec<Option<SparseVector>>) -> Built {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.idx");
+    let (mut words, mut offsets) = (Vec::new(), vec![0u64]);
+    let mut validity = vec![0u8; data.len().div_ceil(8)];
+    for (r, v) in data.iter().enumerate() {
+        if let Some(v) = v {
+            validity[r / 8] |= 1 << (r % 8);
+            words.extend(v.words());
+        }
+        offsets.push(words.len() as u64);
+    }
+    let col = ArrayColumn { validity: Validity(Some(&validity)), offsets: &offsets, elems: ColumnData::Uint64(&words) };
+    build(&path, 4, 3, &col).unwrap();
+    let index = SparseIndex::open(&path, 4, 3, data.len(), true).unwrap();
+    Built { _dir: dir, index, rows: data, words, offsets }
+}
+
+fn exhaustive(b: &Built, q: &SparseVector, allowed: &dyn Fn(u32) -> bool, k: usize) -> Vec<Candidate> {
+    let mut top = TopK::new(k);
+    for (r, v) in b.rows.iter().enumerate() {
+        let Some(v) = v else { continue };
+        let pairs = v.indices().iter().copied().zip(v.values().iter().copied());
+        if let Some(s) = crate::sparse::dot_words(q, pairs)
+            && allowed(r as u32)
+        {
+            top.push(Candidate { dist: -s, segment: 0, row: r as u32 });
+        }
+    }
+    top.into_sorted()
+}
+
+#[test]
+fn block_max_wand_equals_scoring_every_row() {
+    let b = build_rows(rows(5000, 400, 1));
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let mut skipped = 0;
+    for case in 0..200 {
+        let n = rng.random_range(1..12);
+        let pairs: std::collections::BTreeMap<u32, f32> = (0..n)
+            .map(|_| {
+                (
+                    rng.random_range(0..420),
+                    if case % 4 == 0 { rng.random_range(-1.0..1.0) } else { rng.random_range(0.0..3.0) },
+                )
+            })
+            .collect();
+        let q = SparseVector::new(pairs).unwrap();
+        let k = [1, 10, 100][case % 3];
+        let modulus = [1, 3][case % 2];
+        let allowed = |r: u32| r.is_multiple_of(modulus);
+        let mut top = TopK::new(k);
+        let stats = b.index.search(&q, 0, allowed, None, &mut top);
+        skipped += stats.skipped;
+        assert_eq!(top.into_sorted(), exhaustive(&b, &q, &allowed, k), "case {case}: {q:?}");
+    }
+    assert!(skipped > 0, "some block was skipped on its bound");
+}
+
+#[test]
+fn a_budget_bounds_the_postings_scored_and_recall_grows_with_it() {
+    let b = build_rows(rows(20_000, 300, 3));
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let queries: Vec<SparseVector> = (0..30)
+        .map(|_| {
+            SparseVector::new(
+                (0..8)
+                    .map(|_| (rng.random_range(0..300u32), rng.random_range(0.1..2.0)))
+                    .collect::<std::collections::BTreeMap<_, _>>(),
+            )
+            .unwrap()
+        })
+        .collect();
+    let mut recalls = Vec::new();
+    for budget in [50u64, 500, 5_000, u64::MAX] {
+        let mut found = 0usize;
+        let mut wanted = 0usize;
+        for q in &queries {
+            let want: Vec<u32> = exhaustive(&b, q, &|_| true, 10).iter().map(|c| c.row).collect();
+            let mut top = TopK::new(10);
+            let stats = b.index.search(q, 0, |_| true, Some(budget), &mut top);
+            assert!(stats.postings < budget.saturating_add(q.len() as u64), "budget {budget}: {stats:?}");
+            found += top.into_sorted().iter().filter(|c| want.contains(&c.row)).count();
+            wanted += want.len();
+        }
+        recalls.push(found as f64 / wanted as f64);
+    }
+    assert!(recalls.windows(2).all(|w| w[0] <= w[1]), "recall grows with the budget: {recalls:?}");
+    assert_eq!(recalls[3], 1.0, "an unbounded budget is exact");
+    assert!(recalls[0] < 1.0, "a budget of 50 postings cannot be exact: {recalls:?}");
+}
+
+#[test]
+fn verify_samples_and_opening_refuses_a_wrong_segment() {
+    let b = build_rows(rows(800, 100, 5));
+    for r in 0..800 {
+        let words = &b.words[b.offsets[r] as usize..b.offsets[r + 1] as usize];
+        assert!(b.index.holds_row(r as u32, words), "row {r}");
+    }
+    let other: Vec<u64> = vec![(7u64 << 32) | 1.5f32.to_bits() as u64];
+    assert!(!b.index.holds_row(0, &other), "row 0 (null) holds nothing");
+    let path = b.index.path.clone();
+    assert!(SparseIndex::open(&path, 4, 3, 799, false).unwrap_err().to_string().contains("800 rows"));
+    assert!(SparseIndex::open(&path, 5, 3, 800, false).is_err());
+    assert!(SparseIndex::open(&path, 4, 2, 800, false).is_err());
+}

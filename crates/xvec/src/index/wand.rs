@@ -1,0 +1,123 @@
+//! Block-max WAND (Ding and Suel, 2011): the exact top k by a sum of per-list scores,
+//! without scoring every row that is in some list. Shared by the full-text index (BM25
+//! per term) and the sparse vector index (query weight × value per dimension).
+//!
+//! Cursors over the lists are kept sorted by row. The *pivot* is the first row where the
+//! lists' upper bounds, summed in that order, reach the k-th score so far: no row before
+//! it can enter the top k. The pivot's blocks then give a tighter bound, the sum of each
+//! list's largest score in the block holding the pivot; when that falls short too, every
+//! row up to the first block end is skipped, blocks undecoded. Bounds are compared with a
+//! relative slack of 1e-5 against the rounding of f32 sums, so a skip is never wrong, and
+//! ties are never skipped: the result equals scoring every row.
+
+use crate::index::{Candidate, Sink};
+
+/// Sentinel row of an exhausted cursor.
+pub const END: u32 = u32::MAX;
+
+/// Slack on every bound comparison: bounds and scores are summed in different orders.
+const SLACK: f64 = 1.0 + 1e-5;
+
+/// One list a search sums over: rows ascending, each with a score, in blocks with bounds.
+pub trait Cursor {
+    /// The current row, or [`END`].
+    fn doc(&self) -> u32;
+    /// Moves to the first row at or after `target` (never backwards).
+    fn advance(&mut self, target: u32);
+    /// Moves the block pointer (not the row) to the block holding the first row at or
+    /// after `target`; false when no block does.
+    fn shallow(&mut self, target: u32) -> bool;
+    /// The last row of the block [`Cursor::shallow`] stands on.
+    fn block_last(&self) -> u32;
+    /// At least the score of every row of that block, and at least 0.
+    fn block_bound(&self) -> f32;
+    /// At least the score of every row of the list, and at least 0.
+    fn bound(&self) -> f32;
+    /// The list's position in the query: scores are summed in this order.
+    fn slot(&self) -> usize;
+    /// The current row's score.
+    fn score(&self) -> f32;
+}
+
+/// How the search went, for `explain`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WandStats {
+    /// Rows scored in full.
+    pub scored: u64,
+    /// Moves past rows on a block bound alone.
+    pub skipped: u64,
+    /// Scores computed, one per list per row scored.
+    pub postings: u64,
+}
+
+/// Pushes into `top` the rows (of the segment at position `segment`) that `allowed`
+/// keeps and whose summed score over `cursors` (`slots` lists in the whole query) can
+/// enter it, as candidates whose `dist` is the negated score. `top` may already hold
+/// other segments' rows: its threshold prunes from the start. With `budget`, the search
+/// stops once it has computed that many scores (an approximate top k).
+pub fn search<C: Cursor>(
+    mut cs: Vec<C>,
+    slots: usize,
+    segment: u32,
+    allowed: impl Fn(u32) -> bool,
+    budget: Option<u64>,
+    top: &mut impl Sink,
+) -> WandStats {
+    let mut stats = WandStats::default();
+    let mut contrib: Vec<Option<f32>> = vec![None; slots];
+    loop {
+        if budget.is_some_and(|b| stats.postings >= b) {
+            break;
+        }
+        cs.retain(|c| c.doc() != END);
+        cs.sort_unstable_by_key(|c| c.doc());
+        let theta = -(top.threshold() as f64);
+        let mut acc = 0f64;
+        let Some(p) = cs.iter().position(|c| {
+            acc += c.bound() as f64;
+            acc * SLACK >= theta
+        }) else {
+            break;
+        };
+        let d = cs[p].doc();
+        let q = p + cs[p + 1..].iter().take_while(|c| c.doc() == d).count();
+        let mut bound = 0f64;
+        let mut next = u64::from(END);
+        for c in &mut cs[..=q] {
+            if c.shallow(d) {
+                bound += c.block_bound() as f64;
+                next = next.min(u64::from(c.block_last()) + 1);
+            }
+        }
+        if bound * SLACK >= theta {
+            if cs[0].doc() == d {
+                if allowed(d) {
+                    contrib.fill(None);
+                    for c in &cs[..=q] {
+                        contrib[c.slot()] = Some(c.score());
+                    }
+                    let score: f32 = contrib.iter().flatten().sum();
+                    top.push(Candidate { dist: -score, segment, row: d });
+                    stats.scored += 1;
+                    stats.postings += q as u64 + 1;
+                }
+                for c in &mut cs[..=q] {
+                    c.advance(d + 1);
+                }
+            } else {
+                // A list behind the pivot catches up to it; the one that may skip most.
+                let i = (0..p).filter(|&i| cs[i].doc() < d).max_by(|&a, &b| cs[a].bound().total_cmp(&cs[b].bound()));
+                cs[i.expect("the first cursor is behind the pivot")].advance(d);
+            }
+        } else {
+            if let Some(c) = cs.get(q + 1) {
+                next = next.min(u64::from(c.doc()));
+            }
+            let next = next.max(u64::from(d) + 1).min(u64::from(END)) as u32;
+            let i = (0..=q).max_by(|&a, &b| cs[a].bound().total_cmp(&cs[b].bound())).expect("the pivot is a cursor");
+            cs[i].advance(next);
+            stats.skipped += 1;
+        }
+    }
+    stats
+}
