@@ -743,9 +743,10 @@ mod parquet_files {
 
 pub(crate) mod schema;
 
-/// `--text` on the committed WordNet sample: both collections load, the four query kinds
-/// run in rounds, the text queries find glosses, and one CSV row per kind lands in the
-/// columns `docs/benchmarks/fts_peers.py` writes.
+/// `--text` on the committed WordNet sample: both collections load, the five query kinds
+/// run in rounds, the text queries find glosses, the sparse BM25 queries are exact
+/// against brute force, and one CSV row per kind lands in the columns
+/// `docs/benchmarks/fts_peers.py` writes.
 #[test]
 fn text_runs_fulltext_dense_and_hybrid_queries_on_glosses() {
     let dir = tempfile::tempdir().unwrap();
@@ -763,16 +764,17 @@ fn text_runs_fulltext_dense_and_hybrid_queries_on_glosses() {
     let out = xvec(dir.path(), &[&args[..], &["--repeat", "2", "--csv", "fts.csv"]].concat());
     let stdout = ok(&out, "bench --text");
     assert!(stdout.contains("text only\t2500\t"), "{stdout}");
-    for kind in ["text only", "dense", "text", "hybrid rrf"] {
+    for kind in ["text only", "dense", "text", "sparse", "hybrid rrf"] {
         assert!(stdout.lines().any(|l| l.starts_with(&format!("{kind}\t"))), "{kind}: {stdout}");
     }
     let err = text(&out.stderr);
     let hits: f64 = err.split(" text hits per query").next().unwrap().rsplit(' ').next().unwrap().parse().unwrap();
     assert!(hits > 1.0, "the lemmas find their glosses: {err}");
+    assert!(err.contains("sparse recall@10 against brute force 1.0000"), "exact sparse search: {err}");
     let csv = std::fs::read_to_string(dir.path().join("fts.csv")).unwrap();
     let mut lines = csv.lines();
     assert!(lines.next().unwrap().starts_with("date,db,db_version,command,machine,cores,"), "{csv}");
-    assert_eq!(lines.count(), 4, "{csv}");
+    assert_eq!(lines.count(), 5, "{csv}");
     let bad = xvec(dir.path(), &[&args[..], &["--text-index", r#"{"type": "fts", "tokenizer": "words"}"#]].concat());
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
     assert!(text(&bad.stderr).contains("--text-index"), "{}", text(&bad.stderr));

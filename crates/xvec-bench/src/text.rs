@@ -3,9 +3,13 @@
 //!
 //! Two collections are loaded: one holding only the text field under a full-text index
 //! (what a BM25 library indexes, so its load time is the indexing throughput to compare),
-//! and one with the text field and the base vectors. Then, in `repeat` interleaved
-//! rounds, each query is run serially as a text query on the first, and as a dense query,
-//! a text query and an RRF fusion of both on the second. A query's text is its row's
+//! and one with the text field, the base vectors and a sparse field `bm25`: each row's
+//! BM25 term weights (the same analyzer and statistics, dimensions numbered by a
+//! vocabulary of the base's terms), so a query of its terms at weight 1 scores each row
+//! its BM25. Then, in `repeat` interleaved rounds, each query is run serially as a text
+//! query on the first, and as a dense query, a text query, a sparse query and an RRF
+//! fusion of dense and text on the second. The sparse hits are checked against brute
+//! force (recall@k, ties at the k-th score counted as found). A query's text is its row's
 //! `query_key` value in `queries.jsonl` (an array of strings is joined by spaces); its
 //! vector is the row of `queries.fvecs`.
 
@@ -13,9 +17,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::Value as Json;
+use std::collections::HashMap;
+
+use xvec::text::{Analyzer, Bm25};
 use xvec::{
     Branch, Collection, Doc, Field, HybridQuery, IndexParams, Metric, OpenOptions, OptimizeOptions, Query, ScalarType,
-    Schema, TextIndex, VectorType,
+    Schema, SparseType, SparseVector, TextIndex, Value, VectorType,
 };
 
 use crate::dataset::VectorFile;
@@ -58,7 +65,7 @@ impl Pass {
 }
 
 /// The kinds of query measured, in the order they run in each round.
-pub const KINDS: [&str; 4] = ["text only", "dense", "text", "hybrid rrf"];
+pub const KINDS: [&str; 5] = ["text only", "dense", "text", "sparse", "hybrid rrf"];
 
 /// What a text run measured.
 #[derive(Clone, Debug)]
@@ -79,6 +86,10 @@ pub struct TextReport {
     pub passes: Vec<Vec<Pass>>,
     /// Mean over the queries of the text hits found (up to k), a check the text matched.
     pub mean_text_hits: f64,
+    /// Sparse queries' recall@k against brute force over the same vectors.
+    pub sparse_recall: f64,
+    /// Nonzero dimensions in all rows' sparse vectors.
+    pub sparse_postings: u64,
 }
 
 fn read_jsonl(path: &Path, limit: Option<usize>) -> Result<Vec<Json>, BenchError> {
@@ -134,6 +145,7 @@ pub fn run(cfg: &TextConfig, path: Option<&Path>) -> Result<TextReport, BenchErr
         return Err(BenchError::Invalid("fewer vectors than jsonl rows".into()));
     }
     let text_field = Field::scalar(&cfg.field, ScalarType::String).nullable(true).text_index(cfg.text_index.clone());
+    let weights = Bm25Weights::of(&cfg.text_index, &texts)?;
     let doc = |i: usize| {
         let d = Doc::new(format!("r{i}"));
         match &texts[i] {
@@ -160,8 +172,13 @@ pub fn run(cfg: &TextConfig, path: Option<&Path>) -> Result<TextReport, BenchErr
     // The hybrid collection: the text and the vectors.
     let hybrid_dir = work.join("hybrid");
     let vector = Field::vector("emb", VectorType::Fp32, base_vectors.dim() as u32, cfg.metric).index(cfg.index.clone());
-    let schema =
-        Schema::builder("hybrid").field(text_field).field(vector).build().map_err(|e| engine("create")(e.into()))?;
+    let sparse = Field::sparse("bm25", SparseType::Fp32).nullable(true);
+    let schema = Schema::builder("hybrid")
+        .field(text_field)
+        .field(vector)
+        .field(sparse)
+        .build()
+        .map_err(|e| engine("create")(e.into()))?;
     let coll = Collection::create(&hybrid_dir, schema, Default::default()).map_err(engine("create"))?;
     let mut row = Vec::new();
     let start = Instant::now();
@@ -170,7 +187,11 @@ pub fn run(cfg: &TextConfig, path: Option<&Path>) -> Result<TextReport, BenchErr
             .iter()
             .map(|&i| {
                 base_vectors.read_row(i, &mut row);
-                doc(i).set("emb", row.clone())
+                let d = doc(i).set("emb", row.clone());
+                match &weights.rows[i] {
+                    Some(v) => d.set("bm25", Value::Sparse(v.clone())),
+                    None => d,
+                }
             })
             .collect();
         coll.insert(docs).map_err(engine("insert"))?;
@@ -195,6 +216,9 @@ pub fn run(cfg: &TextConfig, path: Option<&Path>) -> Result<TextReport, BenchErr
     let dense = |i: usize| Query::vector(vectors[i].clone()).k(k).field("emb").fields(Vec::<String>::new());
     let hybrid = |branches: Vec<Branch>| HybridQuery::new(branches).k(k).fields_opt(Some(Vec::new()));
     let text = |i: usize| Branch::text(query_texts[i].as_str(), k);
+    let sparse_queries: Vec<SparseVector> = query_texts.iter().map(|t| weights.query(t)).collect();
+    let sparse = |i: usize| Branch::sparse(sparse_queries[i].clone(), k);
+    let sparse_recall = weights.recall(&hybrid_snap, &sparse_queries, k).map_err(engine("search"))?;
     let mut passes: Vec<Vec<Pass>> = vec![Vec::new(); KINDS.len()];
     let mut text_hits = 0usize;
     for _ in 0..cfg.repeat {
@@ -206,6 +230,7 @@ pub fn run(cfg: &TextConfig, path: Option<&Path>) -> Result<TextReport, BenchErr
                     0 => text_snap.hybrid(&hybrid(vec![text(i)])).map(|h| h.len()),
                     1 => hybrid_snap.query(&dense(i)).map(|h| h.len()),
                     2 => hybrid_snap.hybrid(&hybrid(vec![text(i)])).map(|h| h.len()),
+                    3 => hybrid_snap.hybrid(&hybrid(vec![sparse(i)])).map(|h| h.len()),
                     _ => hybrid_snap.hybrid(&hybrid(vec![Branch::Dense(dense(i)), text(i)])).map(|h| h.len()),
                 }
                 .map_err(engine("search"))?;
@@ -227,5 +252,84 @@ pub fn run(cfg: &TextConfig, path: Option<&Path>) -> Result<TextReport, BenchErr
         text_index_bytes,
         passes,
         mean_text_hits: text_hits as f64 / (cfg.repeat * query_texts.len()) as f64,
+        sparse_recall,
+        sparse_postings: weights.rows.iter().flatten().map(|v| v.len() as u64).sum(),
     })
+}
+
+/// BM25 term weights of every row, as sparse vectors over a vocabulary of the rows' terms.
+struct Bm25Weights {
+    analyzer: Analyzer,
+    vocabulary: HashMap<String, u32>,
+    rows: Vec<Option<SparseVector>>,
+}
+
+impl Bm25Weights {
+    fn of(index: &TextIndex, texts: &[Option<String>]) -> Result<Bm25Weights, BenchError> {
+        let analyzer = Analyzer::new(&index.analyzer).map_err(|e| BenchError::Invalid(format!("--text-index: {e}")))?;
+        let mut vocabulary: HashMap<String, u32> = HashMap::new();
+        let mut tfs: Vec<Option<Vec<(u32, u32)>>> = Vec::with_capacity(texts.len());
+        let mut df: Vec<u64> = Vec::new();
+        let (mut docs, mut total) = (0u64, 0u64);
+        for text in texts {
+            let Some(text) = text else {
+                tfs.push(None);
+                continue;
+            };
+            let mut ids: Vec<u32> = Vec::new();
+            analyzer.for_each_term(text, |t, _| {
+                let next = vocabulary.len() as u32;
+                let id = *vocabulary.entry(t.to_string()).or_insert(next);
+                if id == next {
+                    df.push(0);
+                }
+                ids.push(id);
+            });
+            docs += 1;
+            total += ids.len() as u64;
+            ids.sort_unstable();
+            let row: Vec<(u32, u32)> = ids.chunk_by(|a, b| a == b).map(|r| (r[0], r.len() as u32)).collect();
+            row.iter().for_each(|&(id, _)| df[id as usize] += 1);
+            tfs.push(Some(row));
+        }
+        let avg = if docs > 0 { total as f32 / docs as f32 } else { 0.0 };
+        let rows = tfs
+            .into_iter()
+            .map(|row| {
+                let row = row?;
+                let len: u32 = row.iter().map(|r| r.1).sum();
+                let pairs = row
+                    .iter()
+                    .map(|&(id, tf)| (id, index.bm25.term_score(Bm25::idf(docs, df[id as usize]), tf, len, avg)));
+                Some(SparseVector::new(pairs).expect("distinct term ids"))
+            })
+            .collect();
+        Ok(Bm25Weights { analyzer, vocabulary, rows })
+    }
+
+    /// A query's terms in the vocabulary, each at weight 1.
+    fn query(&self, text: &str) -> SparseVector {
+        let mut ids: Vec<u32> = Vec::new();
+        self.analyzer.for_each_term(text, |t, _| ids.extend(self.vocabulary.get(t)));
+        ids.sort_unstable();
+        ids.dedup();
+        SparseVector::new(ids.into_iter().map(|i| (i, 1.0))).expect("distinct ids")
+    }
+
+    /// Recall@k of the engine's sparse search against brute force: a hit counts when its
+    /// score reaches the exact k-th score (ties there are any of them).
+    fn recall(&self, snap: &xvec::Snapshot, queries: &[SparseVector], k: usize) -> Result<f64, xvec::Error> {
+        let (mut found, mut wanted) = (0usize, 0usize);
+        for q in queries {
+            let shares = |v: &&SparseVector| v.indices().iter().any(|i| q.indices().binary_search(i).is_ok());
+            let mut exact: Vec<f32> = self.rows.iter().flatten().filter(shares).map(|v| v.dot(q)).collect();
+            exact.sort_by(|a, b| b.total_cmp(a));
+            exact.truncate(k);
+            let Some(&kth) = exact.last() else { continue };
+            let hits = snap.hybrid(&HybridQuery::new(vec![Branch::sparse(q.clone(), k)]).k(k))?;
+            wanted += exact.len();
+            found += hits.iter().filter(|h| h.branches[0].is_some_and(|b| b.score >= kth)).count().min(exact.len());
+        }
+        Ok(if wanted == 0 { 1.0 } else { found as f64 / wanted as f64 })
+    }
 }

@@ -97,6 +97,11 @@ pub fn run(cfg: &TextConfig, path: Option<PathBuf>, csv: Option<&PathBuf>, io: &
     }
     print(io, &t)?;
     writeln!(io.err, "bench: {:.2} text hits per query on average (k {})", r.mean_text_hits, cfg.k)?;
+    writeln!(
+        io.err,
+        "bench: sparse recall@{} against brute force {:.4} ({} postings)",
+        cfg.k, r.sparse_recall, r.sparse_postings
+    )?;
     if let Some(p) = csv {
         let sys = SystemInfo::collect();
         let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.2}"));
@@ -128,10 +133,14 @@ pub fn run(cfg: &TextConfig, path: Option<PathBuf>, csv: Option<&PathBuf>, io: &
                     format!("{:.1}", b.qps),
                     String::new(),
                     format!(
-                        "commit {}; query {kind}; best of {} rounds by mean; rounds p50/p99 ms {}",
+                        "commit {}; query {kind}; best of {} rounds by mean; rounds p50/p99 ms {}{}",
                         sys.commit.clone().unwrap_or_default(),
                         passes.len(),
-                        rounds.join(" ")
+                        rounds.join(" "),
+                        match *kind {
+                            "sparse" => format!("; recall@{} vs brute force {:.4}", cfg.k, r.sparse_recall),
+                            _ => String::new(),
+                        }
                     ),
                 ]
             })
