@@ -96,24 +96,42 @@ pub(crate) fn build_all(
     made: &mut Vec<PathBuf>,
 ) -> Result<Built, Error> {
     let mut built = Built { by_field: vec![FieldScalarIndexes::default(); schema.fields().len()], files: Vec::new() };
+    build_missing(dir, schema, seg, &mut built.by_field, &mut built.files, mmap, made)?;
+    Ok(built)
+}
+
+/// Builds every index `schema` declares for `seg` that `by_field` lacks, and the
+/// inverted index of every sparse field, each into `by_field` with its file in `files`.
+fn build_missing(
+    dir: &Path,
+    schema: &Schema,
+    seg: &Segment,
+    by_field: &mut [FieldScalarIndexes],
+    files: &mut Vec<IndexEntry>,
+    mmap: bool,
+    made: &mut Vec<PathBuf>,
+) -> Result<(), Error> {
     for (pos, f) in schema.fields().iter().enumerate() {
+        let has = &mut by_field[pos];
         for &kind in &f.scalar_indexes {
-            let (index, entry) = build_one(dir, schema, seg, pos, kind, mmap, made)?;
-            built.by_field[pos].set(kind, index);
-            built.files.push(entry);
+            if has.get(kind).is_none() {
+                let (index, entry) = build_one(dir, schema, seg, pos, kind, mmap, made)?;
+                has.set(kind, index);
+                files.push(entry);
+            }
         }
-        if f.text.is_some() {
+        if f.text.is_some() && has.text.is_none() {
             let (index, entry) = build_text(dir, schema, seg, pos, mmap, made)?;
-            built.by_field[pos].text = Some(index);
-            built.files.push(entry);
+            has.text = Some(index);
+            files.push(entry);
         }
-        if matches!(f.ty, FieldType::Sparse(_)) {
+        if matches!(f.ty, FieldType::Sparse(_)) && has.sparse.is_none() {
             let (index, entry) = build_sparse(dir, schema, seg, pos, mmap, made)?;
-            built.by_field[pos].sparse = Some(index);
-            built.files.push(entry);
+            has.sparse = Some(index);
+            files.push(entry);
         }
     }
-    Ok(built)
+    Ok(())
 }
 
 /// Brings `s` in line with the scalar and full-text indexes `schema` declares: builds
@@ -154,27 +172,7 @@ pub(crate) fn complete(
             (None, _) => s.scalar[pos].text = None,
         }
     }
-    for (pos, f) in schema.fields().iter().enumerate() {
-        for &kind in &f.scalar_indexes {
-            if s.scalar[pos].get(kind).is_some() {
-                continue;
-            }
-            let (index, entry) = build_one(dir, schema, &s.segment, pos, kind, mmap, made)?;
-            s.scalar[pos].set(kind, index);
-            s.index_files.push(entry);
-        }
-        if f.text.is_some() && s.scalar[pos].text.is_none() {
-            let (index, entry) = build_text(dir, schema, &s.segment, pos, mmap, made)?;
-            s.scalar[pos].text = Some(index);
-            s.index_files.push(entry);
-        }
-        if matches!(f.ty, FieldType::Sparse(_)) && s.scalar[pos].sparse.is_none() {
-            let (index, entry) = build_sparse(dir, schema, &s.segment, pos, mmap, made)?;
-            s.scalar[pos].sparse = Some(index);
-            s.index_files.push(entry);
-        }
-    }
-    Ok(())
+    build_missing(dir, schema, &s.segment, &mut s.scalar, &mut s.index_files, mmap, made)
 }
 
 /// Opens the scalar and full-text index files among `entries` (the manifest's for segment `seg`),

@@ -342,6 +342,54 @@ impl ContainerWriter {
     }
 }
 
+/// Writes a whole container of `sections` (kind, field tag, bytes) through a temp file
+/// renamed to `path`, the temp file removed on failure; returns its size. The caller
+/// publishes it (the rename is made durable by the publish).
+pub fn write_file(path: &Path, kind: FileKind, id: u64, sections: &[(u16, u16, &[u8])]) -> Result<u64, StorageError> {
+    let tmp = super::disk::temp_path(path);
+    let write = || -> Result<u64, StorageError> {
+        let lens: Vec<u64> = sections.iter().map(|s| s.2.len() as u64).collect();
+        let mut w = ContainerWriter::create(&tmp, kind, id, &lens)?;
+        for &(section, field, bytes) in sections {
+            w.section(section, field, |s| s.put(bytes))?;
+        }
+        w.finish()
+    };
+    let written = write().and_then(|size| super::disk::rename(&tmp, path).map(|()| size));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// Reads a container of index file `kind` (header id `id`) whose sections must be
+/// exactly `kinds`, each tagged `field`, in order: the table, with every section's CRC
+/// checked (blocks through `bytes`).
+pub fn read_sections(
+    path: &Path,
+    bytes: &super::mmap::FileBytes,
+    id: u64,
+    field: u16,
+    kinds: &[u16],
+    what: &str,
+) -> Result<Vec<RawSection>, StorageError> {
+    let b = bytes.as_slice();
+    let (got_id, sections) = read_with(path, b, FileKind::Index, |_| true, |r, block| bytes.block_crcs(r, block))?;
+    if got_id != id {
+        return Err(StorageError::corrupted(path, 16, format!("index of segment {got_id}, expected segment {id}")));
+    }
+    let got: Vec<(u16, u16)> = sections.iter().map(|s| (s.kind, s.field)).collect();
+    let expected: Vec<(u16, u16)> = kinds.iter().map(|&k| (k, field)).collect();
+    if got != expected {
+        return Err(StorageError::corrupted(
+            path,
+            32,
+            format!("sections (kind, field) {got:?}; {what} has {expected:?}"),
+        ));
+    }
+    Ok(sections)
+}
+
 /// Reads and checks a container's header and tables: bounds, alignment, zero padding
 /// and no trailing bytes. Section CRCs are checked for the kinds `check_crc` accepts;
 /// every block CRC list is checked against its entry. Returns the header id and table.

@@ -8,7 +8,7 @@ use super::{Meta, SECTIONS};
 use crate::error::StorageError;
 use crate::storage::FileKind;
 use crate::storage::column::ScalarColumn;
-use crate::storage::container::ContainerWriter;
+use crate::storage::container;
 use crate::storage::mmap::as_bytes;
 use crate::text::Analyzer;
 
@@ -98,18 +98,6 @@ pub fn build(
         as_bytes(&words),
         as_bytes(&lengths),
     ];
-    let tmp = crate::storage::disk::temp_path(path);
-    let write = || -> Result<u64, StorageError> {
-        let lens: Vec<u64> = parts.iter().map(|b| b.len() as u64).collect();
-        let mut w = ContainerWriter::create(&tmp, FileKind::Index, segment_id, &lens)?;
-        for (k, bytes) in SECTIONS.iter().zip(parts) {
-            w.section(*k as u16, field, |s| s.put(bytes))?;
-        }
-        w.finish()
-    };
-    let written = write().and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    let sections: Vec<(u16, u16, &[u8])> = SECTIONS.iter().zip(parts).map(|(k, b)| (*k as u16, field, b)).collect();
+    container::write_file(path, FileKind::Index, segment_id, &sections)
 }

@@ -33,7 +33,6 @@ pub use blocks::BLOCK;
 pub use build::build;
 
 use crate::error::StorageError;
-use crate::storage::FileKind;
 use crate::storage::container::{self, RawSection};
 use crate::storage::mmap::{FileBytes, cast_slice};
 use crate::text::AnalyzerSpec;
@@ -256,18 +255,10 @@ impl FullTextIndex {
         mmap: bool,
     ) -> Result<FullTextIndex, StorageError> {
         let bytes = FileBytes::open(path, mmap)?;
+        let kinds = SECTIONS.map(|k| k as u16);
+        let sections = container::read_sections(path, &bytes, segment_id, field, &kinds, "a full-text index")?;
         let b = bytes.as_slice();
-        let (id, sections) =
-            container::read_with(path, b, FileKind::Index, |_| true, |r, block| bytes.block_crcs(r, block))?;
         let bad = |offset: usize, what: String| StorageError::corrupted(path, offset as u64, what);
-        if id != segment_id {
-            return Err(bad(16, format!("index of segment {id}, expected segment {segment_id}")));
-        }
-        let got: Vec<(u16, u16)> = sections.iter().map(|s| (s.kind, s.field)).collect();
-        let expected: Vec<(u16, u16)> = SECTIONS.iter().map(|&k| (k as u16, field)).collect();
-        if got != expected {
-            return Err(bad(32, format!("sections (kind, field) {got:?}; a full-text index has {expected:?}")));
-        }
         let s = |k: Kind| -> &RawSection { &sections[k as usize] };
         let m = s(Kind::Meta);
         let meta: Meta =

@@ -8,7 +8,7 @@ use crate::error::StorageError;
 use crate::schema::{FieldType, ScalarIndexKind};
 use crate::storage::FileKind;
 use crate::storage::column::{ColumnData, ScalarColumn, Validity};
-use crate::storage::container::ContainerWriter;
+use crate::storage::container;
 use crate::storage::mmap::as_bytes;
 
 /// Writes the `kind` index of `col` (the field with id `field`, of type `ty`, `rows` rows
@@ -27,19 +27,14 @@ pub fn build(
         let m = Meta { kind: kind.name().into(), ty: ty.name().into(), rows: rows as u64, entries: entries as u64 };
         serde_json::to_vec(&m).expect("meta serializes")
     };
-    let tmp = crate::storage::disk::temp_path(path);
     let write = |parts: &[(Kind, &[u8])]| -> Result<u64, StorageError> {
-        let lens: Vec<u64> = parts.iter().map(|(_, b)| b.len() as u64).collect();
-        let mut w = ContainerWriter::create(&tmp, FileKind::Index, segment_id, &lens)?;
-        for (k, bytes) in parts {
-            w.section(*k as u16, field, |s| s.put(bytes))?;
-        }
-        w.finish()
+        let sections: Vec<(u16, u16, &[u8])> = parts.iter().map(|&(k, b)| (k as u16, field, b)).collect();
+        container::write_file(path, FileKind::Index, segment_id, &sections)
     };
     // Each value with its row, in row order (an array row holds several).
     let (data, mut entries) = col.entries();
     let values = ScalarColumn { validity: Validity(None), data };
-    let written = match (kind, data) {
+    match (kind, data) {
         (ScalarIndexKind::Inverted, ColumnData::String(v)) => {
             entries.sort_by(|&(a, _), &(b, _)| v.get(a as usize).cmp(v.get(b as usize)));
             let groups = runs(entries.len(), |i| v.get(entries[i - 1].0 as usize) == v.get(entries[i].0 as usize));
@@ -86,11 +81,6 @@ pub fn build(
             }
         }
     }
-    .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
 }
 
 /// Runs of equal values among `n` sorted ones; `same(i)` tells whether value `i` equals

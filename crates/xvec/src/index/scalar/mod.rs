@@ -34,7 +34,6 @@ pub use keys::{float_extremes, float_key, int_key};
 
 use crate::error::StorageError;
 use crate::schema::{FieldType, ScalarIndexKind, ScalarType};
-use crate::storage::FileKind;
 use crate::storage::column::{ArrayColumn, ColumnData, ColumnSource, ScalarColumn};
 use crate::storage::container::{self, RawSection};
 use crate::storage::mmap::{FileBytes, cast_slice};
@@ -509,14 +508,6 @@ impl ScalarIndex {
         let elem = ty.element().unwrap_or(ScalarType::Double);
         // An array row holds up to MAX_ARRAY_LEN distinct values.
         let most = if ty.is_array() { rows.saturating_mul(crate::schema::MAX_ARRAY_LEN) } else { rows };
-        let bytes = FileBytes::open(path, mmap)?;
-        let b = bytes.as_slice();
-        let (id, sections) =
-            container::read_with(path, b, FileKind::Index, |_| true, |r, block| bytes.block_crcs(r, block))?;
-        let bad = |offset: usize, what: String| StorageError::corrupted(path, offset as u64, what);
-        if id != segment_id {
-            return Err(bad(16, format!("index of segment {id}, expected segment {segment_id}")));
-        }
         let want: &[Kind] = match (kind, elem) {
             (ScalarIndexKind::Inverted, ScalarType::String) => {
                 &[Kind::Meta, Kind::TermOffsets, Kind::TermBytes, Kind::Directory, Kind::Postings]
@@ -524,11 +515,12 @@ impl ScalarIndex {
             (ScalarIndexKind::Inverted, _) => &[Kind::Meta, Kind::Keys, Kind::Directory, Kind::Postings],
             (ScalarIndexKind::Range, _) => &[Kind::Meta, Kind::Keys, Kind::Rows],
         };
-        let got: Vec<(u16, u16)> = sections.iter().map(|s| (s.kind, s.field)).collect();
-        let expected: Vec<(u16, u16)> = want.iter().map(|&k| (k as u16, field)).collect();
-        if got != expected {
-            return Err(bad(32, format!("sections (kind, field) {got:?}; a {} index has {expected:?}", kind.name())));
-        }
+        let bytes = FileBytes::open(path, mmap)?;
+        let kinds: Vec<u16> = want.iter().map(|&k| k as u16).collect();
+        let what = format!("a {} index", kind.name());
+        let sections = container::read_sections(path, &bytes, segment_id, field, &kinds, &what)?;
+        let b = bytes.as_slice();
+        let bad = |offset: usize, what: String| StorageError::corrupted(path, offset as u64, what);
         let s = |k: Kind| -> &RawSection { &sections[want.iter().position(|&w| w == k).expect("checked above")] };
         let m = s(Kind::Meta);
         let meta: Meta =

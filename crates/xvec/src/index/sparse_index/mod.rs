@@ -21,7 +21,7 @@ use crate::error::StorageError;
 use crate::index::wand::{self, END};
 use crate::storage::FileKind;
 use crate::storage::column::ArrayColumn;
-use crate::storage::container::{self, ContainerWriter, RawSection};
+use crate::storage::container::{self, RawSection};
 use crate::storage::mmap::{FileBytes, as_bytes, cast_slice};
 
 /// Postings per block.
@@ -177,18 +177,10 @@ impl SparseIndex {
         mmap: bool,
     ) -> Result<SparseIndex, StorageError> {
         let bytes = FileBytes::open(path, mmap)?;
+        let kinds = SECTIONS.map(|k| k as u16);
+        let sections = container::read_sections(path, &bytes, segment_id, field, &kinds, "a sparse index")?;
         let b = bytes.as_slice();
-        let (id, sections) =
-            container::read_with(path, b, FileKind::Index, |_| true, |r, block| bytes.block_crcs(r, block))?;
         let bad = |offset: usize, what: String| StorageError::corrupted(path, offset as u64, what);
-        if id != segment_id {
-            return Err(bad(16, format!("index of segment {id}, expected segment {segment_id}")));
-        }
-        let got: Vec<(u16, u16)> = sections.iter().map(|s| (s.kind, s.field)).collect();
-        let expected: Vec<(u16, u16)> = SECTIONS.iter().map(|&k| (k as u16, field)).collect();
-        if got != expected {
-            return Err(bad(32, format!("sections (kind, field) {got:?}; a sparse index has {expected:?}")));
-        }
         let s = |k: Kind| -> &RawSection { &sections[k as usize] };
         let m = s(Kind::Meta);
         let meta: Meta =
@@ -407,18 +399,6 @@ pub fn build(path: &Path, segment_id: u64, field: u16, col: &ArrayColumn) -> Res
         as_bytes(&row_ids),
         as_bytes(&values),
     ];
-    let tmp = crate::storage::disk::temp_path(path);
-    let write = || -> Result<u64, StorageError> {
-        let lens: Vec<u64> = parts.iter().map(|b| b.len() as u64).collect();
-        let mut w = ContainerWriter::create(&tmp, FileKind::Index, segment_id, &lens)?;
-        for (k, bytes) in SECTIONS.iter().zip(parts) {
-            w.section(*k as u16, field, |s| s.put(bytes))?;
-        }
-        w.finish()
-    };
-    let written = write().and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    let sections: Vec<(u16, u16, &[u8])> = SECTIONS.iter().zip(parts).map(|(k, b)| (*k as u16, field, b)).collect();
+    container::write_file(path, FileKind::Index, segment_id, &sections)
 }
