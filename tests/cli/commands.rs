@@ -585,8 +585,19 @@ fn sparse_field_imports_queries_and_verifies() {
     assert_eq!(before.lines().next().unwrap(), "_key,score,sparse_rank,sparse_score,t", "{before}");
     let ranked: Vec<&str> = before.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
     assert_eq!(ranked, ["a", "b"], "a: 2.0, b: 0.5 + 1.0 = 1.5; c and d share no dimension: {before}");
+    let explain = |c: &str| {
+        let run = xvec(&["explain", "query", c, "--sparse", r#"{"5": 1.0}"#, "--mode", "csv"]).run();
+        run.ok().stdout.clone()
+    };
+    assert!(
+        explain(c).contains("inner product over every live row of 1 unindexed source; 2 rows scored"),
+        "{}",
+        explain(c)
+    );
     xvec(&["optimize", c]).run().ok();
     assert_eq!(query(&[]), before, "the same from a segment");
+    assert!(explain(c).contains("inner product block-max WAND over 1 indexed segment ("), "{}", explain(c));
+    assert_eq!(query(&["--sparse-budget", "1"]).lines().count(), 2, "a budget of one posting scores one row");
     let run = xvec(&["fetch", c, "b", "--mode", "jsonl"]).run();
     assert!(run.ok().stdout.contains(r#""sv":{"indices":[5,9],"values":[0.5,4.0]}"#), "{run}");
     xvec(&["verify", c, "--deep"]).run().ok();

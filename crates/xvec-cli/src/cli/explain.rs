@@ -117,18 +117,18 @@ fn ms(nanos: u64) -> Cell {
     format!("{:.4} ms", nanos as f64 / 1e6).into()
 }
 
-/// How a text branch searched: block-max WAND over the indexed segments, a scan of the
-/// rest.
-fn text_search(t: &xvec::TextTrace) -> String {
+/// How a text or sparse branch searched (`score`: BM25 or inner product): block-max WAND
+/// over the indexed segments, a scan of the rest.
+fn postings_search(t: &xvec::PostingsTrace, score: &str) -> String {
     let mut parts = Vec::new();
     if t.indexed > 0 {
-        parts.push(format!("BM25 block-max WAND over {} ({} skips)", count(t.indexed, "indexed segment"), t.skips));
+        parts.push(format!("{score} block-max WAND over {} ({} skips)", count(t.indexed, "indexed segment"), t.skips));
     }
     if t.scanned > 0 {
-        parts.push(format!("BM25 over every live row of {}", count(t.scanned, "unindexed source")));
+        parts.push(format!("{score} over every live row of {}", count(t.scanned, "unindexed source")));
     }
     if parts.is_empty() {
-        parts.push("BM25 over no source".into());
+        parts.push(format!("{score} over no source"));
     }
     format!("{}; {} scored", parts.join(", "), count(t.scored, "row"))
 }
@@ -151,10 +151,9 @@ fn hybrid_table(e: &HybridExplain, analyze: bool) -> Table {
                 table(&dense, analyze)
             }
             kind => {
-                let how = match (b.text, kind) {
-                    (Some(t), _) => text_search(&t),
-                    (None, BranchKind::Sparse) => "exact inner product over every live row".into(),
-                    (None, _) => "key lookup".into(),
+                let how = match b.postings {
+                    Some(t) => postings_search(&t, if kind == BranchKind::Text { "BM25" } else { "inner product" }),
+                    None => "key lookup".into(),
                 };
                 let mut t = Table::new(headers(analyze));
                 let mut row: Vec<Cell> = vec![

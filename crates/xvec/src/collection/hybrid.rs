@@ -10,7 +10,7 @@ use roaring::RoaringBitmap;
 use super::query::{MAX_K, Query, SourceTrace, resolve_projection};
 use super::snapshot::Snapshot;
 use super::sparse_search::resolve_sparse_field;
-use super::text_search::{TextField, TextTrace, resolve_text_fields};
+use super::text_search::{PostingsTrace, TextField, resolve_text_fields};
 use crate::error::{Error, QueryError};
 use crate::filter::{Filter, Params};
 use crate::index::{Candidate, TopK};
@@ -249,8 +249,9 @@ pub struct BranchTrace {
     ///
     /// [`Explain::sources`]: crate::Explain::sources
     pub sources: Vec<SourceTrace>,
-    /// A text branch's search: sources through their index or scanned, rows scored.
-    pub text: Option<TextTrace>,
+    /// A text or sparse branch's search: sources through their index or scanned, rows
+    /// scored.
+    pub postings: Option<PostingsTrace>,
 }
 
 /// How a hybrid query ran, branch by branch.
@@ -331,11 +332,11 @@ impl Snapshot {
             let start = trace.is_some().then(Instant::now);
             let mut sources = Vec::new();
             let tracing = trace.is_some().then_some(&mut sources);
-            let mut text = None;
-            let ranking = self.rank_branch(b, q, filter.as_ref(), tracing, &mut text)?;
+            let mut postings = None;
+            let ranking = self.rank_branch(b, q, filter.as_ref(), tracing, &mut postings)?;
             if let (Some(t), Some(start)) = (trace.as_deref_mut(), start) {
                 let nanos = start.elapsed().as_nanos() as u64;
-                t.push(BranchTrace { kind: b.kind(), hits: ranking.hits.len(), nanos, sources, text });
+                t.push(BranchTrace { kind: b.kind(), hits: ranking.hits.len(), nanos, sources, postings });
             }
             rankings.push(ranking);
         }
@@ -389,7 +390,7 @@ impl Snapshot {
         q: &HybridQuery,
         filter: Option<&Filter>,
         sources: Option<&mut Vec<SourceTrace>>,
-        text_trace: &mut Option<TextTrace>,
+        postings: &mut Option<PostingsTrace>,
     ) -> Result<Ranking, Error> {
         let context = |e: Error| match e {
             Error::Query(e) => Error::from(QueryError::BadHybrid(format!("{} branch: {e}", branch.kind().name()))),
@@ -411,7 +412,7 @@ impl Snapshot {
                 }
                 let resolved = resolve_text_fields(&self.schema, fields).map_err(|e| context(e.into()))?;
                 let (found, trace) = self.text_candidates(&resolved, text, *k, filter).map_err(context)?;
-                *text_trace = Some(trace);
+                *postings = Some(trace);
                 let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();
                 Ok(Ranking { hits, higher_is_better: true })
             }
@@ -420,7 +421,8 @@ impl Snapshot {
                     return Err(context(QueryError::BadLimit(*k).into()));
                 }
                 let field = resolve_sparse_field(&self.schema, field.as_deref()).map_err(|e| context(e.into()))?;
-                let found = self.sparse_candidates(field, vector, *k, *budget, filter).map_err(context)?;
+                let (found, trace) = self.sparse_candidates(field, vector, *k, *budget, filter).map_err(context)?;
+                *postings = Some(trace);
                 let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();
                 Ok(Ranking { hits, higher_is_better: true })
             }

@@ -57,7 +57,7 @@ pub use recovery::Recovered;
 pub(crate) use snapshot::SegmentRef;
 pub use snapshot::{Location, Snapshot};
 pub use text_search::MAX_QUERY_TERMS;
-pub use text_search::{TextField, TextTrace};
+pub use text_search::{PostingsTrace, TextField};
 
 use self::background::Background;
 use self::follow::Follow;

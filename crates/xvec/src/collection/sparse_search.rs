@@ -6,6 +6,7 @@
 
 use super::query::candidates;
 use super::snapshot::Snapshot;
+use super::text_search::PostingsTrace;
 use crate::error::{Error, QueryError};
 use crate::filter::Filter;
 use crate::index::{Candidate, Sink, TopK};
@@ -40,15 +41,20 @@ impl Snapshot {
         k: usize,
         budget: Option<u64>,
         filter: Option<&Filter>,
-    ) -> Result<Vec<(Candidate, f32)>, Error> {
+    ) -> Result<(Vec<(Candidate, f32)>, PostingsTrace), Error> {
         let mut top = TopK::new(k);
+        let mut trace = PostingsTrace::default();
         for src in self.sources() {
             let allowed = candidates(&src, filter);
             if let Some(index) = src.scalar.get(field).and_then(|f| f.sparse.as_deref()) {
                 let keep = |r: u32| allowed.as_ref().is_none_or(|a| a.contains(r));
-                index.search(query, src.position, keep, budget, &mut top);
+                let stats = index.search(query, src.position, keep, budget, &mut top);
+                trace.indexed += 1;
+                trace.scored += stats.scored;
+                trace.skips += stats.skipped;
                 continue;
             }
+            trace.scanned += 1;
             let column = src.view.array(field);
             let rows: Box<dyn Iterator<Item = u32>> = match &allowed {
                 Some(a) => Box::new(a.iter()),
@@ -58,9 +64,10 @@ impl Snapshot {
                 let words = column.sparse_words(row as usize).iter();
                 if let Some(s) = dot_words(query, words.map(|&w| ((w >> 32) as u32, unpack_value(w)))) {
                     top.push(Candidate { dist: -s, segment: src.position, row });
+                    trace.scored += 1;
                 }
             }
         }
-        Ok(top.into_sorted().into_iter().map(|c| (c, -c.dist)).collect())
+        Ok((top.into_sorted().into_iter().map(|c| (c, -c.dist)).collect(), trace))
     }
 }

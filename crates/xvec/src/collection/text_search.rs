@@ -99,13 +99,13 @@ pub(crate) fn query_terms(analyzer: &Analyzer, text: &str) -> Result<Vec<String>
     Ok(terms)
 }
 
-/// How a text branch ran, for `explain`.
+/// How a text or sparse branch ran, for `explain`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TextTrace {
-    /// Segments searched through their full-text index, by block-max WAND.
+pub struct PostingsTrace {
+    /// Segments searched through their full-text or sparse index, by block-max WAND.
     pub indexed: u64,
-    /// Sources whose rows were analysed one by one (memtable chunks, segments whose
-    /// index is not built).
+    /// Sources whose rows were read one by one (memtable chunks, segments whose index is
+    /// not built).
     pub scanned: u64,
     /// Rows scored: every matching row of a scanned source, the rows WAND scored in full.
     pub scored: u64,
@@ -184,7 +184,7 @@ impl Snapshot {
         text: &str,
         k: usize,
         filter: Option<&Filter>,
-    ) -> Result<(Vec<(Candidate, f32)>, TextTrace), Error> {
+    ) -> Result<(Vec<(Candidate, f32)>, PostingsTrace), Error> {
         let mut queries: Vec<FieldQuery> = Vec::with_capacity(fields.len());
         for &(pos, boost) in fields {
             let index: &TextIndex = self.schema.field(pos).text.as_ref().expect("resolved to a full-text field");
@@ -203,7 +203,7 @@ impl Snapshot {
             Counts { docs: vec![0; queries.len()], total_len: vec![0; queries.len()], doc_freq: vec![0; n_slots] };
         let (mut matched, mut lens, mut tfs, mut indexed) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut row_tf, mut row_len) = (vec![0u32; n_slots], vec![0u32; queries.len()]);
-        let mut trace = TextTrace::default();
+        let mut trace = PostingsTrace::default();
         for src in self.sources() {
             // Through the indexes when every field has one made by its analyzer.
             let files: Option<Vec<&FullTextIndex>> = queries
