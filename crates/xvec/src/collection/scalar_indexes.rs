@@ -24,6 +24,23 @@ pub(crate) struct Built {
     pub files: Vec<IndexEntry>,
 }
 
+/// The field id, file name and path of index `kind` of the field at `pos` of `seg` in
+/// `dir`; the path goes into `made` before anything is written, so a failure can remove it.
+fn new_index_file(
+    dir: &Path,
+    schema: &Schema,
+    seg: &Segment,
+    pos: usize,
+    kind: IndexKind,
+    made: &mut Vec<PathBuf>,
+) -> (u16, String, PathBuf) {
+    let fid = schema.field_id(pos);
+    let file = index_name(seg.id(), fid, kind);
+    let path = dir.join(&file);
+    made.push(path.clone());
+    (fid, file, path)
+}
+
 /// Writes index `kind` of the field at `pos` for `seg` into `dir` and opens it; the file
 /// goes into `made` before it is written, so a failure can remove it.
 pub(crate) fn build_one(
@@ -36,10 +53,7 @@ pub(crate) fn build_one(
     made: &mut Vec<PathBuf>,
 ) -> Result<(Arc<ScalarIndex>, IndexEntry), Error> {
     let ty = &schema.field(pos).ty;
-    let fid = schema.field_id(pos);
-    let file = index_name(seg.id(), fid, IndexKind::of_scalar(kind));
-    let path = dir.join(&file);
-    made.push(path.clone());
+    let (fid, file, path) = new_index_file(dir, schema, seg, pos, IndexKind::of_scalar(kind), made);
     let col = Indexed::of(seg, ty, pos);
     let size = scalar::build(&path, seg.id(), fid, kind, ty, &col, seg.rows())?;
     let index = ScalarIndex::open(&path, seg.id(), fid, kind, ty, seg.rows(), mmap)?;
@@ -57,12 +71,8 @@ pub(crate) fn build_text(
     made: &mut Vec<PathBuf>,
 ) -> Result<(Arc<FullTextIndex>, IndexEntry), Error> {
     let spec = &schema.field(pos).text.as_ref().expect("the field has a full-text index").analyzer;
-    let analyzer = crate::text::Analyzer::new(spec).map_err(|e| crate::error::QueryError::BadText(e.to_string()))?;
-    let fid = schema.field_id(pos);
-    let file = index_name(seg.id(), fid, IndexKind::FullText);
-    let path = dir.join(&file);
-    made.push(path.clone());
-    let size = fulltext::build(&path, seg.id(), fid, &analyzer, &seg.scalar(pos))?;
+    let (fid, file, path) = new_index_file(dir, schema, seg, pos, IndexKind::FullText, made);
+    let size = fulltext::build(&path, seg.id(), fid, spec, &seg.scalar(pos))?;
     let index = FullTextIndex::open(&path, seg.id(), fid, spec, seg.rows(), mmap)?;
     Ok((Arc::new(index), IndexEntry { field: fid, kind: IndexKind::FullText, file, size }))
 }
@@ -77,10 +87,7 @@ pub(crate) fn build_sparse(
     mmap: bool,
     made: &mut Vec<PathBuf>,
 ) -> Result<(Arc<SparseIndex>, IndexEntry), Error> {
-    let fid = schema.field_id(pos);
-    let file = index_name(seg.id(), fid, IndexKind::Sparse);
-    let path = dir.join(&file);
-    made.push(path.clone());
+    let (fid, file, path) = new_index_file(dir, schema, seg, pos, IndexKind::Sparse, made);
     let size = sparse_index::build(&path, seg.id(), fid, &seg.array(pos))?;
     let index = SparseIndex::open(&path, seg.id(), fid, seg.rows(), mmap)?;
     Ok((Arc::new(index), IndexEntry { field: fid, kind: IndexKind::Sparse, file, size }))

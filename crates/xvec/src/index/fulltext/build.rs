@@ -10,18 +10,19 @@ use crate::storage::FileKind;
 use crate::storage::column::ScalarColumn;
 use crate::storage::container;
 use crate::storage::mmap::as_bytes;
-use crate::text::Analyzer;
+use crate::text::{Analyzer, AnalyzerSpec};
 
 /// Writes the full-text index of `col` (the field with id `field` of segment
-/// `segment_id`), its text analysed by `analyzer`, through a temp file renamed to `path`;
+/// `segment_id`), its text analysed as `spec` says, through a temp file renamed to `path`;
 /// returns its size. The caller publishes it (the rename is made durable by the publish).
 pub fn build(
     path: &Path,
     segment_id: u64,
     field: u16,
-    analyzer: &Analyzer,
+    spec: &AnalyzerSpec,
     col: &ScalarColumn,
 ) -> Result<u64, StorageError> {
+    let analyzer = Analyzer::new(spec).map_err(|e| StorageError::corrupted(path, 0, e.to_string()))?;
     let rows = col.data.len();
     let crate::storage::column::ColumnData::String(strings) = col.data else {
         return Err(StorageError::corrupted(path, 0, "a full-text index needs a string column".to_string()));

@@ -55,7 +55,7 @@ fn build_corpus(texts: &[String], validity: &[u8]) -> Built {
         data: ColumnData::String(VarColumn { offsets: &offsets, bytes: &bytes }),
     };
     let analyzer = Analyzer::new(&AnalyzerSpec::default()).unwrap();
-    build(&path, 9, 2, &analyzer, &col).unwrap();
+    build(&path, 9, 2, &AnalyzerSpec::default(), &col).unwrap();
     let index = FullTextIndex::open(&path, 9, 2, &AnalyzerSpec::default(), texts.len(), true).unwrap();
     let rows = (0..texts.len())
         .map(|r| {

@@ -504,6 +504,5 @@ fn build_text_index(
     seg: &Segment,
 ) -> Result<u64, StorageError> {
     let spec = &schema.field(pos).text.as_ref().expect("the field has a full-text index").analyzer;
-    let analyzer = crate::text::Analyzer::new(spec).map_err(|e| StorageError::corrupted(path, 0, e.to_string()))?;
-    crate::index::fulltext::build(path, id, field, &analyzer, &seg.scalar(pos))
+    crate::index::fulltext::build(path, id, field, spec, &seg.scalar(pos))
 }
