@@ -5,8 +5,9 @@
 //!
 //! Every acknowledged write must be there, no acknowledged delete may come back, a failed
 //! batch is there whole or not at all, nothing panics, and after one writable open verify
-//! finds nothing. The workload writes array fields, scalar and full-text indexes, and
-//! changes the schema (a field added, a range and a full-text index added) between its
+//! finds nothing, and a sparse query over the reopened indexes ranks as brute force over the
+//! documents found. The workload writes array and sparse vector fields, scalar, full-text and
+//! sparse indexes, and changes the schema (a field added, a range and a full-text index added) between its
 //! writes. The table the sweep prints
 //! is `docs/durability.md`'s.
 
@@ -16,7 +17,7 @@ use std::path::Path;
 
 use xvec::storage::faults::{self, Fault};
 use xvec::verify::{Repair, RepairOptions};
-use xvec::{Collection, Doc, OpenOptions, Schema, SyncPolicy, Value};
+use xvec::{Branch, Collection, Doc, HybridQuery, OpenOptions, Schema, SparseVector, SyncPolicy, Value};
 
 const KEYS: usize = 25;
 const DIM: usize = 8;
@@ -25,6 +26,7 @@ fn schema() -> Schema {
     Schema::from_json(
         r#"{"name":"f","fields":[{"name":"tag","type":"string","index":[{"type":"inverted"},{"type":"fts"}]},{"name":"n","type":"int64"},
             {"name":"labels","type":"array_string","nullable":true,"index":{"type":"inverted"}},
+            {"name":"sp","type":"sparse_fp32","nullable":true},
             {"name":"v","type":"vector_fp32","dim":8,"metric":"l2","index":{"type":"hnsw","m":4,"ef_construction":16}}]}"#,
     )
     .unwrap()
@@ -37,11 +39,18 @@ fn key(i: usize) -> String {
 fn doc(i: usize, version: u32) -> Doc {
     let v: Vec<f32> = (0..DIM).map(|j| ((i * DIM + j) as f32 * 0.37 + version as f32).sin()).collect();
     let d = Doc::new(key(i)).set("tag", format!("v{version}")).set("n", i as i64).set("v", v);
+    let d = if i.is_multiple_of(3) { d } else { d.set("sp", Value::Sparse(sparse(i, version))) };
     if i.is_multiple_of(4) {
         return d;
     }
     let labels = vec![Value::String(format!("v{version}")), Value::String(format!("l{}", i % 3))];
     d.set("labels", Value::Array(labels))
+}
+
+/// Up to five of twelve dimensions, weights that differ by key and version.
+fn sparse(i: usize, version: u32) -> SparseVector {
+    let pairs = (0..12u32).filter(|d| (i + *d as usize + version as usize).is_multiple_of(3)).take(5);
+    SparseVector::new(pairs.map(|d| (d, 1.0 + ((i * 7 + d as usize * 3 + version as usize) % 11) as f32 / 8.0))).unwrap()
 }
 
 /// The workload's steps.
@@ -190,6 +199,10 @@ fn check(dir: &Path, acked: &State, alternatives: &[State], t: &mut Tally, what:
             t.partial += 1;
         }
     }
+    if !sparse_ranks_as_brute_force(&coll, &found) {
+        eprintln!("{what}: the sparse index disagrees with the documents");
+        t.partial += 1;
+    }
     // The writer recovered: it can write, and verify finds nothing afterwards.
     coll.flush().unwrap();
     drop(coll);
@@ -201,6 +214,23 @@ fn check(dir: &Path, acked: &State, alternatives: &[State], t: &mut Tally, what:
         eprintln!("{what}: verify: {:?}", report.findings);
     }
     t.verify_findings += n;
+}
+
+/// Whether a sparse query over `coll` scores what brute force over `found` scores.
+fn sparse_ranks_as_brute_force(coll: &Collection, found: &State) -> bool {
+    let q = SparseVector::new([(0, 1.0), (2, 0.5), (3, 2.0), (7, 1.5), (11, 0.25)]).unwrap();
+    let mut want: Vec<f32> = found
+        .values()
+        .filter_map(|d| match d.get("sp") {
+            Some(Value::Sparse(s)) => Some(s.dot(&q)),
+            _ => None,
+        })
+        .filter(|&s| s > 0.0)
+        .collect();
+    want.sort_by(|a, b| b.total_cmp(a));
+    want.truncate(8);
+    let Ok(hits) = coll.hybrid(&HybridQuery::new(vec![Branch::sparse(q, 8)])) else { return false };
+    hits.len() == want.len() && hits.iter().zip(&want).all(|(h, w)| h.branches[0].as_ref().is_some_and(|b| (b.score - w).abs() < 1e-5))
 }
 
 fn fresh(root: &Path, n: u64) -> std::path::PathBuf {
