@@ -137,12 +137,20 @@ fn killed_optimize_of_kept_segments_leaves_old_or_new() {
     killed_optimize(2000, usize::MAX, 1);
 }
 
+/// [`doc`] with a sparse vector: one of dimensions 0-49 and one of 50-109, weights from
+/// the row number.
+fn sparse_doc(i: usize) -> Doc {
+    let sp = xvec::SparseVector::new([((i % 50) as u32, 1.0 + (i % 13) as f32), ((50 + i / 50) as u32, 0.5)]);
+    doc(i).set("sp", Value::Sparse(sp.unwrap()))
+}
+
 /// Builds two flushed segments of 1,500 rows (with key `deleted` deleted, if any) under
 /// `max_docs_per_segment = max_docs`, kills an optimizing child at progress points, and
 /// checks what reopens; at least `min_old` kills must land before the publish.
 fn killed_optimize(max_docs: u64, deleted: usize, min_old: usize) {
     let schema = xvec::Schema::from_json(
         r#"{"name":"c","fields":[{"name":"tag","type":"string","index":{"type":"fts"}},{"name":"n","type":"int64"},
+            {"name":"sp","type":"sparse_fp32"},
             {"name":"v","type":"vector_fp32","dim":16,"metric":"l2","index":{"type":"hnsw","m":8,"quantize":"int8"}}]}"#,
     )
     .unwrap();
@@ -152,9 +160,9 @@ fn killed_optimize(max_docs: u64, deleted: usize, min_old: usize) {
     for (round, after) in [0usize, 1, 2, 3, 4, 5, 6].into_iter().enumerate() {
         let dir = tempfile::tempdir().unwrap();
         let coll = Collection::create(dir.path(), schema.clone(), options.clone()).unwrap();
-        coll.insert((0..1500).map(doc).collect()).unwrap();
+        coll.insert((0..1500).map(sparse_doc).collect()).unwrap();
         coll.flush().unwrap();
-        coll.insert((1500..3000).map(doc).collect()).unwrap();
+        coll.insert((1500..3000).map(sparse_doc).collect()).unwrap();
         if deleted < 3000 {
             coll.delete(&[&format!("k{deleted:06}")]).unwrap();
         }
@@ -180,7 +188,7 @@ fn killed_optimize(max_docs: u64, deleted: usize, min_old: usize) {
 
         let coll = Collection::open(dir.path(), &OpenOptions::writable()).unwrap();
         assert_eq!(coll.count(), live, "round {round}");
-        let complete = coll.snapshot().index_completeness(2);
+        let complete = coll.snapshot().index_completeness(3);
         assert!(complete == 0.0 || complete == 1.0, "round {round}: index completeness {complete}");
         outcomes[(complete == 1.0) as usize] += 1;
         let keys: Vec<String> = (0..3000).map(|i| format!("k{i:06}")).collect();
@@ -189,13 +197,25 @@ fn killed_optimize(max_docs: u64, deleted: usize, min_old: usize) {
             if i == deleted {
                 assert!(d.is_none(), "round {round}: deleted key came back");
             } else {
-                assert_eq!(d.unwrap(), doc(i), "round {round}");
+                assert_eq!(d.unwrap(), sparse_doc(i), "round {round}");
             }
         }
         let hit = coll.query(&xvec::Query::vector(doc(42).get("v").unwrap().vector_f32().unwrap()).k(1)).unwrap();
         assert_eq!(hit[0].key, "k000042", "round {round}");
+        let q = xvec::SparseVector::new([(7, 1.0), (11, 2.0), (61, 3.0)]).unwrap();
+        let hits = coll.hybrid(&xvec::HybridQuery::new(vec![xvec::Branch::sparse(q.clone(), 20)]).k(20)).unwrap();
+        let got: Vec<f32> = hits.iter().map(|h| h.branches[0].expect("a sparse hit").score).collect();
+        let mut want: Vec<f32> = (0..3000)
+            .filter(|&i| i != deleted)
+            .map(|i| match sparse_doc(i).get("sp") {
+                Some(Value::Sparse(s)) => s.dot(&q),
+                _ => unreachable!(),
+            })
+            .collect();
+        want.sort_by(|a, b| b.total_cmp(a));
+        assert_eq!(got, want[..20], "round {round}: the sparse index after the kill");
         coll.optimize(&xvec::OptimizeOptions::default()).unwrap();
-        assert_eq!(coll.snapshot().index_completeness(2), 1.0);
+        assert_eq!(coll.snapshot().index_completeness(3), 1.0);
         assert_eq!(coll.count(), live);
         let report = xvec::verify::run(dir.path(), &Default::default()).unwrap();
         assert!(report.is_clean(), "round {round}: {:?}", report.findings);

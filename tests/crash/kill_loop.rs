@@ -27,8 +27,8 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use xvec::verify::Severity;
 use xvec::{
-    Collection, CollectionOptions, Doc, OpenOptions, OptimizeOptions, OptimizeProgress, Query, Schema, SyncPolicy,
-    Value,
+    Branch, Collection, CollectionOptions, Doc, HybridQuery, OpenOptions, OptimizeOptions, OptimizeProgress, Query,
+    Schema, SparseVector, SyncPolicy, Value,
 };
 
 const DIR_ENV: &str = "XVEC_KILL_DIR";
@@ -127,16 +127,36 @@ fn doc(k: u32, ver: u64) -> Doc {
         })
         .collect();
     let d = Doc::new(key(k)).set("tag", format!("t{}", ver % 7)).set("n", ver as i64).set("v", v);
+    let d = match sparse(k, ver) {
+        Some(s) => d.set("sp", Value::Sparse(s)),
+        None => d,
+    };
     match labels(ver) {
         Some(l) => d.set("labels", Value::Array(l.into_iter().map(Value::String).collect())),
         None => d,
     }
 }
 
+/// The sparse field of version `ver` of key `k`: NULL for one version in five, else one to
+/// six of 64 dimensions with weights that are multiples of 1/64.
+fn sparse(k: u32, ver: u64) -> Option<SparseVector> {
+    if ver.is_multiple_of(5) {
+        return None;
+    }
+    let mut h = splitmix(((k as u64) << 40) ^ ver ^ 0x5eed);
+    let mut pairs = BTreeMap::new();
+    for _ in 0..=h % 6 {
+        h = splitmix(h);
+        pairs.insert((h % 64) as u32, ((h >> 40) % 256) as f32 / 64.0 + 0.25);
+    }
+    Some(SparseVector::new(pairs).unwrap())
+}
+
 /// Version `ver` of key `k` as written: [`doc`] with a NULL array given explicitly, since
 /// an upsert keeps the fields a document leaves out.
 fn written(k: u32, ver: u64) -> Doc {
     let d = doc(k, ver);
+    let d = if sparse(k, ver).is_none() { d.set("sp", Value::Null) } else { d };
     if labels(ver).is_none() { d.set("labels", Value::Null) } else { d }
 }
 
@@ -150,13 +170,16 @@ fn doc_json(k: u32, ver: u64) -> String {
     let v = d.get("v").and_then(Value::vector_f32).expect("vector");
     let v: Vec<String> = v.iter().map(|x| x.to_string()).collect();
     let labels = format!(r#","labels":{}"#, serde_json::json!(labels(ver)));
-    format!(r#"{{"id":"{}","tag":"t{}","n":{ver}{labels},"v":[{}]}}"#, key(k), ver % 7, v.join(","))
+    let sp = sparse(k, ver).map(|s| serde_json::json!({"indices": s.indices(), "values": s.values()}));
+    let sp = format!(r#","sp":{}"#, serde_json::json!(sp));
+    format!(r#"{{"id":"{}","tag":"t{}","n":{ver}{labels}{sp},"v":[{}]}}"#, key(k), ver % 7, v.join(","))
 }
 
 fn schema() -> Schema {
     Schema::from_json(&format!(
         r#"{{"name":"kill","fields":[{{"name":"tag","type":"string"}},{{"name":"n","type":"int64"}},
             {{"name":"labels","type":"array_string","nullable":true,"index":{{"type":"inverted"}}}},
+            {{"name":"sp","type":"sparse_fp32","nullable":true}},
             {{"name":"v","type":"vector_fp32","dim":{DIM},"metric":"l2","index":{{"type":"hnsw","m":8,"quantize":"int8"}}}}]}}"#
     ))
     .unwrap()
@@ -850,6 +873,19 @@ impl Loop {
                 assert!(live, "query found {}, which is not live", hit.key);
             }
         }
+        // The sparse indexes and the memtable rank as brute force over the documents does.
+        let q = sparse(self.rng.random_range(0..KEYS), self.rng.random_range(1..5)).unwrap();
+        let mut want: Vec<f32> =
+            observed.iter().filter_map(|(&k, &v)| sparse(k, v)).map(|s| s.dot(&q)).filter(|&s| s > 0.0).collect();
+        want.sort_by(|a, b| b.total_cmp(a));
+        want.truncate(10);
+        let got: Vec<f32> = coll
+            .hybrid(&HybridQuery::new(vec![Branch::sparse(q, 10)]))
+            .unwrap()
+            .iter()
+            .map(|h| h.branches[0].as_ref().expect("a sparse hit").score)
+            .collect();
+        assert!(got == want, "sparse top 10 scores {got:?}, brute force over the documents {want:?}");
 
         let cands = candidates(&self.model, &self.pending);
         if !cands.contains(&observed) {
