@@ -5,7 +5,11 @@
 //! value bits`, in an array column (offsets, then the words): dimensions ascend within a
 //! row, so a stored row is already in the order the inner product merges in.
 
+mod bm25_vocabulary;
+
 use serde_json::Value as Json;
+
+pub use bm25_vocabulary::{Bm25Vocabulary, VocabularyError};
 
 use crate::schema::SparseType;
 
