@@ -40,6 +40,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show how a query runs: index or scan per predicate, graph or exact search.')
             [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Show the terms a full-text field''s analyzer makes of a text.')
+            [CompletionResult]::new('vocabulary', 'vocabulary', [CompletionResultType]::ParameterValue, 'Write the BM25 vocabulary of a string field''s documents to a file.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
             [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add, drop, rename or widen a field; add or drop an index.')
@@ -85,6 +86,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--vectors', '--vectors', [CompletionResultType]::ParameterName, 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i')
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field that raw vectors fill (default: the only one)')
             [CompletionResult]::new('--ids', '--ids', [CompletionResultType]::ParameterName, 'Keys of raw vectors, one per line (default: FILE.ids if it exists, else row numbers from 0)')
+            [CompletionResult]::new('--sparse-bm25', '--sparse-bm25', [CompletionResultType]::ParameterName, 'Fill the sparse field TARGET with the BM25 weights of each row''s SOURCE text over the terms of the vocabulary file VOCAB (made by `xvec vocabulary`); repeatable')
             [CompletionResult]::new('--batch-size', '--batch-size', [CompletionResultType]::ParameterName, 'Documents per write batch (one WAL sync each)')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
@@ -165,8 +167,10 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--text', '--text', [CompletionResultType]::ParameterName, 'Also rank by BM25 over a full-text field (a string field with an fts index), fused with the vector query when one is given; e.g. --text ''dog leash''')
             [CompletionResult]::new('--text-field', '--text-field', [CompletionResultType]::ParameterName, 'Full-text field for --text, NAME or NAME^BOOST (its scores times BOOST); repeat it to search several fields at once, each row scoring the sum (default: the schema''s only full-text field)')
             [CompletionResult]::new('--sparse', '--sparse', [CompletionResultType]::ParameterName, 'Also rank by inner product with this sparse vector over a sparse field, exact: ''{"indices": [3, 17], "values": [0.5, 1.2]}'' or ''{"3": 0.5, "17": 1.2}''')
-            [CompletionResult]::new('--sparse-field', '--sparse-field', [CompletionResultType]::ParameterName, 'Sparse field for --sparse (needed when the schema has several)')
-            [CompletionResult]::new('--sparse-budget', '--sparse-budget', [CompletionResultType]::ParameterName, 'Approximate --sparse: each segment''s index search stops after scoring N postings (default: exact)')
+            [CompletionResult]::new('--sparse-text', '--sparse-text', [CompletionResultType]::ParameterName, 'Also rank by the BM25 weights of a sparse field (filled by import --sparse-bm25): the text''s terms in the --vocabulary file, each at weight 1')
+            [CompletionResult]::new('--vocabulary', '--vocabulary', [CompletionResultType]::ParameterName, 'The vocabulary file the sparse field''s weights were made with, for --sparse-text')
+            [CompletionResult]::new('--sparse-field', '--sparse-field', [CompletionResultType]::ParameterName, 'Sparse field for --sparse or --sparse-text (needed when the schema has several)')
+            [CompletionResult]::new('--sparse-budget', '--sparse-budget', [CompletionResultType]::ParameterName, 'Approximate --sparse or --sparse-text: each segment''s index search stops after scoring N postings (default: exact)')
             [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'Also rank these documents first, in this order (a key-lookup branch), comma-separated')
             [CompletionResult]::new('--fusion', '--fusion', [CompletionResultType]::ParameterName, 'How the branches (vector, --text, --sparse, --keys) are fused: rrf (reciprocal rank fusion) or weighted (a weighted sum of min-max scaled scores, see --weights)')
             [CompletionResult]::new('--rrf-k', '--rrf-k', [CompletionResultType]::ParameterName, 'RRF''s constant k (above 0)')
@@ -212,8 +216,10 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--text', '--text', [CompletionResultType]::ParameterName, 'Also rank by BM25 over a full-text field (a string field with an fts index), fused with the vector query when one is given; e.g. --text ''dog leash''')
             [CompletionResult]::new('--text-field', '--text-field', [CompletionResultType]::ParameterName, 'Full-text field for --text, NAME or NAME^BOOST (its scores times BOOST); repeat it to search several fields at once, each row scoring the sum (default: the schema''s only full-text field)')
             [CompletionResult]::new('--sparse', '--sparse', [CompletionResultType]::ParameterName, 'Also rank by inner product with this sparse vector over a sparse field, exact: ''{"indices": [3, 17], "values": [0.5, 1.2]}'' or ''{"3": 0.5, "17": 1.2}''')
-            [CompletionResult]::new('--sparse-field', '--sparse-field', [CompletionResultType]::ParameterName, 'Sparse field for --sparse (needed when the schema has several)')
-            [CompletionResult]::new('--sparse-budget', '--sparse-budget', [CompletionResultType]::ParameterName, 'Approximate --sparse: each segment''s index search stops after scoring N postings (default: exact)')
+            [CompletionResult]::new('--sparse-text', '--sparse-text', [CompletionResultType]::ParameterName, 'Also rank by the BM25 weights of a sparse field (filled by import --sparse-bm25): the text''s terms in the --vocabulary file, each at weight 1')
+            [CompletionResult]::new('--vocabulary', '--vocabulary', [CompletionResultType]::ParameterName, 'The vocabulary file the sparse field''s weights were made with, for --sparse-text')
+            [CompletionResult]::new('--sparse-field', '--sparse-field', [CompletionResultType]::ParameterName, 'Sparse field for --sparse or --sparse-text (needed when the schema has several)')
+            [CompletionResult]::new('--sparse-budget', '--sparse-budget', [CompletionResultType]::ParameterName, 'Approximate --sparse or --sparse-text: each segment''s index search stops after scoring N postings (default: exact)')
             [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'Also rank these documents first, in this order (a key-lookup branch), comma-separated')
             [CompletionResult]::new('--fusion', '--fusion', [CompletionResultType]::ParameterName, 'How the branches (vector, --text, --sparse, --keys) are fused: rrf (reciprocal rank fusion) or weighted (a weighted sum of min-max scaled scores, see --weights)')
             [CompletionResult]::new('--rrf-k', '--rrf-k', [CompletionResultType]::ParameterName, 'RRF''s constant k (above 0)')
@@ -258,8 +264,10 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--text', '--text', [CompletionResultType]::ParameterName, 'Also rank by BM25 over a full-text field (a string field with an fts index), fused with the vector query when one is given; e.g. --text ''dog leash''')
             [CompletionResult]::new('--text-field', '--text-field', [CompletionResultType]::ParameterName, 'Full-text field for --text, NAME or NAME^BOOST (its scores times BOOST); repeat it to search several fields at once, each row scoring the sum (default: the schema''s only full-text field)')
             [CompletionResult]::new('--sparse', '--sparse', [CompletionResultType]::ParameterName, 'Also rank by inner product with this sparse vector over a sparse field, exact: ''{"indices": [3, 17], "values": [0.5, 1.2]}'' or ''{"3": 0.5, "17": 1.2}''')
-            [CompletionResult]::new('--sparse-field', '--sparse-field', [CompletionResultType]::ParameterName, 'Sparse field for --sparse (needed when the schema has several)')
-            [CompletionResult]::new('--sparse-budget', '--sparse-budget', [CompletionResultType]::ParameterName, 'Approximate --sparse: each segment''s index search stops after scoring N postings (default: exact)')
+            [CompletionResult]::new('--sparse-text', '--sparse-text', [CompletionResultType]::ParameterName, 'Also rank by the BM25 weights of a sparse field (filled by import --sparse-bm25): the text''s terms in the --vocabulary file, each at weight 1')
+            [CompletionResult]::new('--vocabulary', '--vocabulary', [CompletionResultType]::ParameterName, 'The vocabulary file the sparse field''s weights were made with, for --sparse-text')
+            [CompletionResult]::new('--sparse-field', '--sparse-field', [CompletionResultType]::ParameterName, 'Sparse field for --sparse or --sparse-text (needed when the schema has several)')
+            [CompletionResult]::new('--sparse-budget', '--sparse-budget', [CompletionResultType]::ParameterName, 'Approximate --sparse or --sparse-text: each segment''s index search stops after scoring N postings (default: exact)')
             [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'Also rank these documents first, in this order (a key-lookup branch), comma-separated')
             [CompletionResult]::new('--fusion', '--fusion', [CompletionResultType]::ParameterName, 'How the branches (vector, --text, --sparse, --keys) are fused: rrf (reciprocal rank fusion) or weighted (a weighted sum of min-max scaled scores, see --weights)')
             [CompletionResult]::new('--rrf-k', '--rrf-k', [CompletionResultType]::ParameterName, 'RRF''s constant k (above 0)')
@@ -317,6 +325,18 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;analyze' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;vocabulary' {
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Analyzer and BM25 parameters, as a full-text index takes them, e.g. ''{"type": "fts", "filters": ["lowercase", "stem_en"], "k1": 1.2}'' (default: the field''s full-text index, else the default analyzer)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output file (default: standard output)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output file (default: standard output)')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
@@ -793,6 +813,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show how a query runs: index or scan per predicate, graph or exact search.')
             [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Show the terms a full-text field''s analyzer makes of a text.')
+            [CompletionResult]::new('vocabulary', 'vocabulary', [CompletionResultType]::ParameterValue, 'Write the BM25 vocabulary of a string field''s documents to a file.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
             [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add, drop, rename or widen a field; add or drop an index.')
@@ -856,6 +877,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;analyze' {
+            break
+        }
+        'xvec;help;vocabulary' {
             break
         }
         'xvec;help;flush' {

@@ -37,6 +37,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand explain 'Show how a query runs: index or scan per predicate, graph or exact search.'
             cand count 'Count live documents, optionally only those matching a filter.'
             cand analyze 'Show the terms a full-text field''s analyzer makes of a text.'
+            cand vocabulary 'Write the BM25 vocabulary of a string field''s documents to a file.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
             cand alter 'Change the schema: add, drop, rename or widen a field; add or drop an index.'
@@ -80,6 +81,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --vectors 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i'
             cand --field 'Vector field that raw vectors fill (default: the only one)'
             cand --ids 'Keys of raw vectors, one per line (default: FILE.ids if it exists, else row numbers from 0)'
+            cand --sparse-bm25 'Fill the sparse field TARGET with the BM25 weights of each row''s SOURCE text over the terms of the vocabulary file VOCAB (made by `xvec vocabulary`); repeatable'
             cand --batch-size 'Documents per write batch (one WAL sync each)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
@@ -154,8 +156,10 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --text 'Also rank by BM25 over a full-text field (a string field with an fts index), fused with the vector query when one is given; e.g. --text ''dog leash'''
             cand --text-field 'Full-text field for --text, NAME or NAME^BOOST (its scores times BOOST); repeat it to search several fields at once, each row scoring the sum (default: the schema''s only full-text field)'
             cand --sparse 'Also rank by inner product with this sparse vector over a sparse field, exact: ''{"indices": [3, 17], "values": [0.5, 1.2]}'' or ''{"3": 0.5, "17": 1.2}'''
-            cand --sparse-field 'Sparse field for --sparse (needed when the schema has several)'
-            cand --sparse-budget 'Approximate --sparse: each segment''s index search stops after scoring N postings (default: exact)'
+            cand --sparse-text 'Also rank by the BM25 weights of a sparse field (filled by import --sparse-bm25): the text''s terms in the --vocabulary file, each at weight 1'
+            cand --vocabulary 'The vocabulary file the sparse field''s weights were made with, for --sparse-text'
+            cand --sparse-field 'Sparse field for --sparse or --sparse-text (needed when the schema has several)'
+            cand --sparse-budget 'Approximate --sparse or --sparse-text: each segment''s index search stops after scoring N postings (default: exact)'
             cand --keys 'Also rank these documents first, in this order (a key-lookup branch), comma-separated'
             cand --fusion 'How the branches (vector, --text, --sparse, --keys) are fused: rrf (reciprocal rank fusion) or weighted (a weighted sum of min-max scaled scores, see --weights)'
             cand --rrf-k 'RRF''s constant k (above 0)'
@@ -199,8 +203,10 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --text 'Also rank by BM25 over a full-text field (a string field with an fts index), fused with the vector query when one is given; e.g. --text ''dog leash'''
             cand --text-field 'Full-text field for --text, NAME or NAME^BOOST (its scores times BOOST); repeat it to search several fields at once, each row scoring the sum (default: the schema''s only full-text field)'
             cand --sparse 'Also rank by inner product with this sparse vector over a sparse field, exact: ''{"indices": [3, 17], "values": [0.5, 1.2]}'' or ''{"3": 0.5, "17": 1.2}'''
-            cand --sparse-field 'Sparse field for --sparse (needed when the schema has several)'
-            cand --sparse-budget 'Approximate --sparse: each segment''s index search stops after scoring N postings (default: exact)'
+            cand --sparse-text 'Also rank by the BM25 weights of a sparse field (filled by import --sparse-bm25): the text''s terms in the --vocabulary file, each at weight 1'
+            cand --vocabulary 'The vocabulary file the sparse field''s weights were made with, for --sparse-text'
+            cand --sparse-field 'Sparse field for --sparse or --sparse-text (needed when the schema has several)'
+            cand --sparse-budget 'Approximate --sparse or --sparse-text: each segment''s index search stops after scoring N postings (default: exact)'
             cand --keys 'Also rank these documents first, in this order (a key-lookup branch), comma-separated'
             cand --fusion 'How the branches (vector, --text, --sparse, --keys) are fused: rrf (reciprocal rank fusion) or weighted (a weighted sum of min-max scaled scores, see --weights)'
             cand --rrf-k 'RRF''s constant k (above 0)'
@@ -243,8 +249,10 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --text 'Also rank by BM25 over a full-text field (a string field with an fts index), fused with the vector query when one is given; e.g. --text ''dog leash'''
             cand --text-field 'Full-text field for --text, NAME or NAME^BOOST (its scores times BOOST); repeat it to search several fields at once, each row scoring the sum (default: the schema''s only full-text field)'
             cand --sparse 'Also rank by inner product with this sparse vector over a sparse field, exact: ''{"indices": [3, 17], "values": [0.5, 1.2]}'' or ''{"3": 0.5, "17": 1.2}'''
-            cand --sparse-field 'Sparse field for --sparse (needed when the schema has several)'
-            cand --sparse-budget 'Approximate --sparse: each segment''s index search stops after scoring N postings (default: exact)'
+            cand --sparse-text 'Also rank by the BM25 weights of a sparse field (filled by import --sparse-bm25): the text''s terms in the --vocabulary file, each at weight 1'
+            cand --vocabulary 'The vocabulary file the sparse field''s weights were made with, for --sparse-text'
+            cand --sparse-field 'Sparse field for --sparse or --sparse-text (needed when the schema has several)'
+            cand --sparse-budget 'Approximate --sparse or --sparse-text: each segment''s index search stops after scoring N postings (default: exact)'
             cand --keys 'Also rank these documents first, in this order (a key-lookup branch), comma-separated'
             cand --fusion 'How the branches (vector, --text, --sparse, --keys) are fused: rrf (reciprocal rank fusion) or weighted (a weighted sum of min-max scaled scores, see --weights)'
             cand --rrf-k 'RRF''s constant k (above 0)'
@@ -292,6 +300,17 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;analyze'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;vocabulary'= {
+            cand --index 'Analyzer and BM25 parameters, as a full-text index takes them, e.g. ''{"type": "fts", "filters": ["lowercase", "stem_en"], "k1": 1.2}'' (default: the field''s full-text index, else the default analyzer)'
+            cand -o 'Output file (default: standard output)'
+            cand --output 'Output file (default: standard output)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
@@ -720,6 +739,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand explain 'Show how a query runs: index or scan per predicate, graph or exact search.'
             cand count 'Count live documents, optionally only those matching a filter.'
             cand analyze 'Show the terms a full-text field''s analyzer makes of a text.'
+            cand vocabulary 'Write the BM25 vocabulary of a string field''s documents to a file.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
             cand alter 'Change the schema: add, drop, rename or widen a field; add or drop an index.'
@@ -769,6 +789,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;help;count'= {
         }
         &'xvec;help;analyze'= {
+        }
+        &'xvec;help;vocabulary'= {
         }
         &'xvec;help;flush'= {
         }

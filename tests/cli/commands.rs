@@ -612,3 +612,79 @@ fn sparse_field_imports_queries_and_verifies() {
     let run = xvec(&["import", c, bad.to_str().unwrap()]).run();
     assert!(run.stderr.contains("sv") && run.stderr.contains("values[0]"), "{run}");
 }
+
+/// `vocabulary` writes a field's BM25 vocabulary; `import --sparse-bm25` fills a sparse
+/// field from it; `query --sparse-text` then ranks and scores as `--text` does over the
+/// same corpus. Bad specs, files and rows are named.
+#[test]
+fn bm25_vocabulary_fills_a_sparse_field_that_ranks_like_the_text_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(
+        path("schema.json"),
+        r#"{"name": "v", "fields": [
+            {"name": "t", "type": "string", "nullable": true, "index": {"type": "fts", "filters": ["lowercase", "stem_en"]}},
+            {"name": "n", "type": "int64", "nullable": true},
+            {"name": "sv", "type": "sparse_fp32", "nullable": true}]}"#,
+    )
+    .unwrap();
+    let rows = [
+        r#"{"id": "a", "t": "The cat sat on the mat"}"#,
+        r#"{"id": "b", "t": "Dogs chase cats and cats chase mice"}"#,
+        r#"{"id": "c", "t": "a dog, a cat and a bird"}"#,
+        r#"{"id": "d"}"#,
+        r#"{"id": "e", "t": "birds sing at dawn"}"#,
+        r#"{"id": "f", "t": "the old dog sleeps on the warm mat all day long"}"#,
+    ];
+    std::fs::write(path("docs.jsonl"), rows.join("\n")).unwrap();
+    let (first, second, vocab) = (path("first"), path("second"), path("vocab.tsv"));
+    for c in [&first, &second] {
+        xvec(&["create", c, "--schema", &path("schema.json")]).run().ok();
+    }
+    xvec(&["import", &first, &path("docs.jsonl")]).run().ok();
+    let run = xvec(&["vocabulary", &first, "t", "-o", &vocab]).run();
+    assert!(run.ok().stderr.contains("terms from 5 documents to"), "{run}");
+    let text = std::fs::read_to_string(&vocab).unwrap();
+    assert!(text.lines().any(|l| l == "cat\t3"), "cat, cats: three documents, stemmed: {text}");
+    let run =
+        xvec(&["import", &second, &path("docs.jsonl"), "--sparse-bm25", &format!("sv=t:{vocab}"), "--flush"]).run();
+    assert!(run.ok().stderr.contains("imported 6 of 6"), "{run}");
+
+    let ranked = |flags: &[&str]| -> Vec<(String, String)> {
+        let run = xvec(&[&["query", &second, "--mode", "csv", "--fields", "n"], flags].concat()).run();
+        let out = run.ok().stdout.clone();
+        out.lines().skip(1).map(|l| l.split(',').collect::<Vec<_>>()).map(|f| (f[0].into(), f[3].into())).collect()
+    };
+    for q in ["cat", "dog mat", "birds chasing cats", "unknown"] {
+        let text = ranked(&["--text", q]);
+        let sparse = ranked(&["--sparse-text", q, "--vocabulary", &vocab]);
+        assert_eq!(sparse, text, "{q:?}: the sparse branch ranks and scores as BM25 does");
+        assert!(!text.is_empty() || q == "unknown");
+    }
+
+    // Usage and file errors name what is wrong.
+    let import = |spec: &str| xvec(&["import", &second, &path("docs.jsonl"), "--upsert", "--sparse-bm25", spec]).run();
+    let run = import("sv=t");
+    assert!(run.code(2).stderr.contains("expected TARGET=SOURCE:VOCAB"), "{run}");
+    let run = import(&format!("t=t:{vocab}"));
+    assert!(run.code(2).stderr.contains("`t` is not a sparse vector field"), "{run}");
+    let run = import(&format!("sv=n:{vocab}"));
+    assert!(run.code(2).stderr.contains("`n` is not a string field"), "{run}");
+    let run = import(&format!("sv=t:{}", path("missing.tsv")));
+    assert!(run.code(1).stderr.contains("missing.tsv"), "{run}");
+    let broken = path("broken.tsv");
+    std::fs::write(&broken, text.replacen("cat\t3", "cat\tthree", 1)).unwrap();
+    let run = import(&format!("sv=t:{broken}"));
+    let line = text.lines().position(|l| l == "cat\t3").unwrap() + 1;
+    assert!(run.code(1).stderr.contains(&format!("broken.tsv: line {line}: document frequency \"three\"")), "{run}");
+    let given = path("given.jsonl");
+    std::fs::write(&given, r#"{"id": "g", "t": "cat", "sv": {"1": 1.0}}"#).unwrap();
+    let run = xvec(&["import", &second, &given, "--sparse-bm25", &format!("sv=t:{vocab}")]).run();
+    assert!(run.stderr.contains("given.jsonl:1: error: `sv` is given in the row and by --sparse-bm25"), "{run}");
+    let run = xvec(&["query", &second, "--text", "cat", "--sparse-budget", "3"]).run();
+    assert!(run.code(2).stderr.contains("need --sparse or --sparse-text"), "{run}");
+    let run = xvec(&["query", &second, "--sparse-text", "cat"]).run();
+    assert!(run.code(2).stderr.contains("--vocabulary"), "{run}");
+    let run = xvec(&["vocabulary", &first, "n"]).run();
+    assert!(run.code(2).stderr.contains("`n` is not a string field"), "{run}");
+}

@@ -17,9 +17,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::Value as Json;
-use std::collections::HashMap;
 
-use xvec::text::{Analyzer, Bm25};
+use xvec::sparse::Bm25Vocabulary;
 use xvec::{
     Branch, Collection, Doc, Field, HybridQuery, IndexParams, Metric, OpenOptions, OptimizeOptions, Query, ScalarType,
     Schema, SparseType, SparseVector, TextIndex, Value, VectorType,
@@ -257,63 +256,25 @@ pub fn run(cfg: &TextConfig, path: Option<&Path>) -> Result<TextReport, BenchErr
     })
 }
 
-/// BM25 term weights of every row, as sparse vectors over a vocabulary of the rows' terms.
+/// BM25 term weights of every row, as sparse vectors over the vocabulary of the rows'
+/// terms.
 struct Bm25Weights {
-    analyzer: Analyzer,
-    vocabulary: HashMap<String, u32>,
+    vocabulary: Bm25Vocabulary,
     rows: Vec<Option<SparseVector>>,
 }
 
 impl Bm25Weights {
     fn of(index: &TextIndex, texts: &[Option<String>]) -> Result<Bm25Weights, BenchError> {
-        let analyzer = Analyzer::new(&index.analyzer).map_err(|e| BenchError::Invalid(format!("--text-index: {e}")))?;
-        let mut vocabulary: HashMap<String, u32> = HashMap::new();
-        let mut tfs: Vec<Option<Vec<(u32, u32)>>> = Vec::with_capacity(texts.len());
-        let mut df: Vec<u64> = Vec::new();
-        let (mut docs, mut total) = (0u64, 0u64);
-        for text in texts {
-            let Some(text) = text else {
-                tfs.push(None);
-                continue;
-            };
-            let mut ids: Vec<u32> = Vec::new();
-            analyzer.for_each_term(text, |t, _| {
-                let next = vocabulary.len() as u32;
-                let id = *vocabulary.entry(t.to_string()).or_insert(next);
-                if id == next {
-                    df.push(0);
-                }
-                ids.push(id);
-            });
-            docs += 1;
-            total += ids.len() as u64;
-            ids.sort_unstable();
-            let row: Vec<(u32, u32)> = ids.chunk_by(|a, b| a == b).map(|r| (r[0], r.len() as u32)).collect();
-            row.iter().for_each(|&(id, _)| df[id as usize] += 1);
-            tfs.push(Some(row));
-        }
-        let avg = if docs > 0 { total as f32 / docs as f32 } else { 0.0 };
-        let rows = tfs
-            .into_iter()
-            .map(|row| {
-                let row = row?;
-                let len: u32 = row.iter().map(|r| r.1).sum();
-                let pairs = row
-                    .iter()
-                    .map(|&(id, tf)| (id, index.bm25.term_score(Bm25::idf(docs, df[id as usize]), tf, len, avg)));
-                Some(SparseVector::new(pairs).expect("distinct term ids"))
-            })
-            .collect();
-        Ok(Bm25Weights { analyzer, vocabulary, rows })
+        let invalid = |e: String| BenchError::Invalid(format!("--text-index: {e}"));
+        let vocabulary = Bm25Vocabulary::build(&index.analyzer, index.bm25, texts.iter().flatten().map(String::as_str))
+            .map_err(|e| invalid(e.to_string()))?;
+        let rows = texts.iter().map(|t| t.as_deref().map(|t| vocabulary.document(t)).transpose());
+        Ok(Bm25Weights { rows: rows.collect::<Result<_, _>>().map_err(invalid)?, vocabulary })
     }
 
     /// A query's terms in the vocabulary, each at weight 1.
     fn query(&self, text: &str) -> SparseVector {
-        let mut ids: Vec<u32> = Vec::new();
-        self.analyzer.for_each_term(text, |t, _| ids.extend(self.vocabulary.get(t)));
-        ids.sort_unstable();
-        ids.dedup();
-        SparseVector::new(ids.into_iter().map(|i| (i, 1.0))).expect("distinct ids")
+        self.vocabulary.query(text)
     }
 
     /// Recall@k of the engine's sparse search against brute force: a hit counts when its

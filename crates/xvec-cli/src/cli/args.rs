@@ -147,6 +147,10 @@ pub struct ImportArgs {
     /// from 0).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub ids: Option<PathBuf>,
+    /// Fill the sparse field TARGET with the BM25 weights of each row's SOURCE text over
+    /// the terms of the vocabulary file VOCAB (made by `xvec vocabulary`); repeatable.
+    #[arg(long = "sparse-bm25", value_name = "TARGET=SOURCE:VOCAB")]
+    pub sparse_bm25: Vec<String>,
     /// Documents per write batch (one WAL sync each).
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch_size: u32,
@@ -324,14 +328,21 @@ pub struct QueryArgs {
     pub text_field: Vec<xvec::TextField>,
     /// Also rank by inner product with this sparse vector over a sparse field, exact:
     /// '{"indices": [3, 17], "values": [0.5, 1.2]}' or '{"3": 0.5, "17": 1.2}'.
-    #[arg(long, value_name = "JSON", value_parser = parse_sparse)]
+    #[arg(long, value_name = "JSON", value_parser = parse_sparse, conflicts_with = "sparse_text")]
     pub sparse: Option<xvec::SparseVector>,
-    /// Sparse field for --sparse (needed when the schema has several).
-    #[arg(long, value_name = "FIELD", requires = "sparse")]
+    /// Also rank by the BM25 weights of a sparse field (filled by import --sparse-bm25):
+    /// the text's terms in the --vocabulary file, each at weight 1.
+    #[arg(long, value_name = "TEXT", requires = "vocabulary")]
+    pub sparse_text: Option<String>,
+    /// The vocabulary file the sparse field's weights were made with, for --sparse-text.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "sparse_text")]
+    pub vocabulary: Option<PathBuf>,
+    /// Sparse field for --sparse or --sparse-text (needed when the schema has several).
+    #[arg(long, value_name = "FIELD")]
     pub sparse_field: Option<String>,
-    /// Approximate --sparse: each segment's index search stops after scoring N postings
-    /// (default: exact).
-    #[arg(long, value_name = "N", requires = "sparse", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Approximate --sparse or --sparse-text: each segment's index search stops after
+    /// scoring N postings (default: exact).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub sparse_budget: Option<u64>,
     /// Also rank these documents first, in this order (a key-lookup branch), comma-separated.
     #[arg(long, value_name = "KEYS", value_delimiter = ',')]
@@ -471,6 +482,35 @@ pub struct AnalyzeArgs {
     /// The text to analyze.
     #[arg(value_name = "TEXT")]
     pub text: String,
+}
+
+/// Write the BM25 vocabulary of a string field's documents to a file.
+///
+/// The file (a JSON header with the document count, total length, analyzer and BM25
+/// parameters, then one TERM<TAB>DOCUMENT-FREQUENCY line per term, sorted) is what
+/// `import --sparse-bm25` turns texts into BM25-weight sparse vectors with, and what
+/// `query --sparse-text` turns a query into term dimensions with. Commit it beside the
+/// data: the weights of later imports then stay comparable with the earlier ones.
+/// Terms are made by the field's full-text analyzer, or --index, or the default one.
+///
+/// Example:
+///   xvec vocabulary words gloss -o commands/data/wordnet-vocab.tsv
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct VocabularyArgs {
+    #[command(flatten)]
+    pub coll: CollectionArg,
+    /// A string field.
+    #[arg(value_name = "FIELD")]
+    pub field: String,
+    /// Analyzer and BM25 parameters, as a full-text index takes them, e.g.
+    /// '{"type": "fts", "filters": ["lowercase", "stem_en"], "k1": 1.2}' (default: the
+    /// field's full-text index, else the default analyzer).
+    #[arg(long, value_name = "JSON")]
+    pub index: Option<String>,
+    /// Output file (default: standard output).
+    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output: Option<PathBuf>,
 }
 
 /// Output formats of `export`.

@@ -20,6 +20,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Explain(a) => super::explain::run(&a, colls, io),
         Command::Count(a) => super::query::count(&a, colls, io),
         Command::Analyze(a) => super::hybrid::analyze(&a, colls, io),
+        Command::Vocabulary(a) => super::vocabulary::run(&a, colls, io),
         Command::Flush(a) => {
             let coll = colls.open(&a.coll.dir, true)?;
             coll.flush()?;

@@ -11,7 +11,7 @@ use super::{AnalyzeArgs, CliError, FusionKind, QueryArgs};
 
 /// Whether the flags ask for a hybrid query.
 pub fn wanted(a: &QueryArgs) -> bool {
-    a.text.is_some() || a.keys.is_some() || a.sparse.is_some()
+    a.text.is_some() || a.keys.is_some() || a.sparse.is_some() || a.sparse_text.is_some()
 }
 
 /// `query --text/--keys`: the hybrid query, its fused hits printed.
@@ -46,8 +46,16 @@ pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
     if let Some(text) = &a.text {
         branches.push(Branch::text_in(a.text_field.clone(), text.clone(), branch_k));
     }
-    if let Some(vector) = &a.sparse {
-        let (field, vector, budget) = (a.sparse_field.clone(), vector.clone(), a.sparse_budget);
+    let sparse = match (&a.sparse, &a.sparse_text, &a.vocabulary) {
+        (Some(vector), _, _) => Some(vector.clone()),
+        (None, Some(text), Some(path)) => Some(super::vocabulary::load(path)?.query(text)),
+        _ => None,
+    };
+    if (a.sparse_field.is_some() || a.sparse_budget.is_some()) && sparse.is_none() {
+        return Err(CliError::usage("--sparse-field and --sparse-budget need --sparse or --sparse-text"));
+    }
+    if let Some(vector) = sparse {
+        let (field, budget) = (a.sparse_field.clone(), a.sparse_budget);
         branches.push(Branch::Sparse { field, vector, k: branch_k, budget });
     }
     if let Some(keys) = &a.keys {

@@ -34,6 +34,7 @@ pub mod streaming;
 pub mod text_bench;
 pub mod tui;
 pub mod verify;
+pub mod vocabulary;
 pub mod write;
 
 use std::path::PathBuf;
@@ -179,6 +180,7 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     Count(CountArgs),
     Analyze(AnalyzeArgs),
+    Vocabulary(VocabularyArgs),
     Flush(FlushArgs),
     Optimize(OptimizeArgs),
     Alter(alter::AlterArgs),

@@ -33,6 +33,7 @@ pub fn run(a: &QuickstartArgs, io: &mut Io) -> Result<(), CliError> {
         vectors: vec![format!("emb={}", data.join("wordnet.fvecs").display())],
         field: None,
         ids: None,
+        sparse_bm25: Vec::new(),
         batch_size: 1000,
         upsert: false,
         flush: false,

@@ -5,12 +5,12 @@
 //!
 //! The vocabulary is a text file made to be committed beside the data it came from: a JSON
 //! header line, then one `term<TAB>document frequency` line per term, sorted by term. A
-//! term's dimension is its line's number among the term lines, from 0.
+//! term's dimension is its line's number among the term lines, from 0:
 //!
 //! ```text
 //! {"format":"xvec-bm25-vocabulary","version":1,"documents":3,"total_length":9,"k1":1.2,"b":0.75,"analyzer":{...}}
-//! cat	2
-//! dog	1
+//! cat<TAB>2
+//! dog<TAB>1
 //! ```
 
 use std::collections::HashMap;
@@ -194,17 +194,24 @@ impl Bm25Vocabulary {
         if obj.get("version").and_then(Json::as_u64) != Some(VERSION) {
             return Err(bad(1, format!("`version` {} is not {VERSION}", obj.get("version").unwrap_or(&Json::Null))));
         }
-        let count = |key: &str| obj.get(key).and_then(Json::as_u64).ok_or_else(|| bad(1, format!("`{key}` is not a count")));
+        let count =
+            |key: &str| obj.get(key).and_then(Json::as_u64).ok_or_else(|| bad(1, format!("`{key}` is not a count")));
         let (documents, total_length) = (count("documents")?, count("total_length")?);
         let number = |key: &str| {
-            obj.get(key).and_then(Json::as_f64).map(|x| x as f32).ok_or_else(|| bad(1, format!("`{key}` is not a number")))
+            obj.get(key)
+                .and_then(Json::as_f64)
+                .map(|x| x as f32)
+                .ok_or_else(|| bad(1, format!("`{key}` is not a number")))
         };
         let bm25 = Bm25 { k1: number("k1")?, b: number("b")? };
         bm25.validate().map_err(|e| bad(1, e.to_string()))?;
         let spec: AnalyzerSpec = serde_json::from_value(obj.get("analyzer").cloned().unwrap_or(Json::Null))
             .map_err(|e| bad(1, format!("`analyzer`: {e}")))?;
         let analyzer = Analyzer::new(&spec).map_err(|e| bad(1, format!("`analyzer`: {e}")))?;
-        if let Some(k) = obj.keys().find(|k| !["format", "version", "documents", "total_length", "k1", "b", "analyzer"].contains(&k.as_str())) {
+        if let Some(k) = obj
+            .keys()
+            .find(|k| !["format", "version", "documents", "total_length", "k1", "b", "analyzer"].contains(&k.as_str()))
+        {
             return Err(bad(1, format!("unknown header key `{k}`")));
         }
 
@@ -246,7 +253,11 @@ mod tests {
     const CORPUS: [&str; 4] = ["The cat sat on the mat", "Dogs chase cats", "a cat, a dog and a bird", ""];
 
     fn spec() -> AnalyzerSpec {
-        AnalyzerSpec { tokenizer: Tokenizer::Standard, filters: vec![Filter::Lowercase, Filter::StemEn], ..Default::default() }
+        AnalyzerSpec {
+            tokenizer: Tokenizer::Standard,
+            filters: vec![Filter::Lowercase, Filter::StemEn],
+            ..Default::default()
+        }
     }
 
     /// BM25 written out from its definition, over the analyzed corpus.

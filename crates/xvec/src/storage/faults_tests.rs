@@ -50,7 +50,8 @@ fn doc(i: usize, version: u32) -> Doc {
 /// Up to five of twelve dimensions, weights that differ by key and version.
 fn sparse(i: usize, version: u32) -> SparseVector {
     let pairs = (0..12u32).filter(|d| (i + *d as usize + version as usize).is_multiple_of(3)).take(5);
-    SparseVector::new(pairs.map(|d| (d, 1.0 + ((i * 7 + d as usize * 3 + version as usize) % 11) as f32 / 8.0))).unwrap()
+    SparseVector::new(pairs.map(|d| (d, 1.0 + ((i * 7 + d as usize * 3 + version as usize) % 11) as f32 / 8.0)))
+        .unwrap()
 }
 
 /// The workload's steps.
@@ -230,7 +231,8 @@ fn sparse_ranks_as_brute_force(coll: &Collection, found: &State) -> bool {
     want.sort_by(|a, b| b.total_cmp(a));
     want.truncate(8);
     let Ok(hits) = coll.hybrid(&HybridQuery::new(vec![Branch::sparse(q, 8)])) else { return false };
-    hits.len() == want.len() && hits.iter().zip(&want).all(|(h, w)| h.branches[0].as_ref().is_some_and(|b| (b.score - w).abs() < 1e-5))
+    hits.len() == want.len()
+        && hits.iter().zip(&want).all(|(h, w)| h.branches[0].as_ref().is_some_and(|b| (b.score - w).abs() < 1e-5))
 }
 
 fn fresh(root: &Path, n: u64) -> std::path::PathBuf {

@@ -1,5 +1,6 @@
 //! `xvec import`: JSON Lines, CSV, Parquet, or raw vectors (.fvecs/.npy) with keys. Vector fields
-//! are inline or taken row by row from vector files (`--vectors FIELD=FILE`). Writes in
+//! are inline or taken row by row from vector files (`--vectors FIELD=FILE`); sparse fields
+//! can be filled with the BM25 weights of a text field (`--sparse-bm25`). Writes in
 //! batches; bad rows are reported with file and line and skipped; Ctrl-C in the shell
 //! stops between batches.
 
@@ -9,7 +10,8 @@ mod parquet;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 
-use xvec::{Collection, Doc, Value, VectorType};
+use xvec::sparse::Bm25Vocabulary;
+use xvec::{Collection, Doc, FieldType, ScalarType, Value, VectorType};
 use xvec_bench::dataset::VectorFile;
 
 use super::context::{Collections, Io};
@@ -94,6 +96,7 @@ struct Sink<'a> {
     name: String,
     key_field: &'a str,
     sources: Vec<VectorSource>,
+    weights: Vec<Bm25Source>,
     /// Rows in input order with where they came from: a document to write, or why the row
     /// could not be read (reported in its place once the batch is written, so every error
     /// comes out in line order).
@@ -109,6 +112,7 @@ struct Sink<'a> {
 impl<'a> Sink<'a> {
     fn new(coll: &'a Collection, a: &'a ImportArgs, errors: &'a mut dyn Write) -> Result<Sink<'a>, CliError> {
         let sources = a.vectors.iter().map(|spec| vector_source(coll, spec)).collect::<Result<Vec<_>, _>>()?;
+        let weights = a.sparse_bm25.iter().map(|spec| bm25_source(coll, spec)).collect::<Result<Vec<_>, _>>()?;
         let progress = if std::io::stderr().is_terminal() {
             let total = std::fs::metadata(&a.file).map(|m| m.len()).unwrap_or(0);
             let bar = indicatif::ProgressBar::new(total);
@@ -125,6 +129,7 @@ impl<'a> Sink<'a> {
             name: a.file.display().to_string(),
             key_field: &a.key_field,
             sources,
+            weights,
             batch: Vec::new(),
             batch_size: a.batch_size as usize,
             upsert: a.upsert,
@@ -147,8 +152,11 @@ impl<'a> Sink<'a> {
     fn push(&mut self, place: String, mut doc: Result<Doc, String>, bytes: u64) -> Result<(), CliError> {
         let row = self.report.rows as usize;
         self.report.rows += 1;
-        if let Ok(doc) = &mut doc {
-            self.attach_vectors(&place, row, doc)?;
+        if let Ok(d) = &mut doc {
+            self.attach_vectors(&place, row, d)?;
+            if let Err(why) = self.attach_weights(d) {
+                doc = Err(why);
+            }
         }
         self.batch.push((place, doc));
         if self.batch.len() >= self.batch_size {
@@ -174,6 +182,20 @@ impl<'a> Sink<'a> {
                 CliError::failed(format!("{place}: row {row} of the vector file for `{}` {why}", s.field))
             })?;
             doc.fields.insert(s.field.clone(), v);
+        }
+        Ok(())
+    }
+
+    /// Fills each `--sparse-bm25` target of `doc` from its source text, if it has one.
+    fn attach_weights(&self, doc: &mut Doc) -> Result<(), String> {
+        for w in &self.weights {
+            if doc.fields.get(&w.target).is_some_and(|v| *v != Value::Null) {
+                return Err(format!("`{}` is given in the row and by --sparse-bm25 from `{}`", w.target, w.source));
+            }
+            if let Some(Value::String(text)) = doc.fields.get(&w.source) {
+                let v = w.vocabulary.document(text).map_err(|e| format!("`{}` from `{}`: {e}", w.target, w.source))?;
+                doc.fields.insert(w.target.clone(), Value::Sparse(v));
+            }
         }
         Ok(())
     }
@@ -221,6 +243,32 @@ fn vector_source(coll: &Collection, spec: &str) -> Result<VectorSource, CliError
         spec.split_once('=').ok_or_else(|| CliError::usage(format!("--vectors {spec:?}: expected FIELD=FILE")))?;
     let elem = vector_elem(coll, field)?;
     Ok(VectorSource { field: field.to_string(), elem, file: open_vector_file(Path::new(file))? })
+}
+
+/// A `--sparse-bm25 TARGET=SOURCE:VOCAB`: which sparse field gets the weights of which
+/// string field's text, over which vocabulary.
+struct Bm25Source {
+    target: String,
+    source: String,
+    vocabulary: Bm25Vocabulary,
+}
+
+fn bm25_source(coll: &Collection, spec: &str) -> Result<Bm25Source, CliError> {
+    let usage = || CliError::usage(format!("--sparse-bm25 {spec:?}: expected TARGET=SOURCE:VOCAB"));
+    let (target, rest) = spec.split_once('=').ok_or_else(usage)?;
+    let (source, file) = rest.split_once(':').ok_or_else(usage)?;
+    let schema = coll.schema();
+    let ty = |name: &str| schema.index_of(name).map(|i| schema.field(i).ty.clone());
+    if !matches!(ty(target), Some(FieldType::Sparse(_))) {
+        return Err(CliError::usage(format!(
+            "--sparse-bm25: `{target}` is not a sparse vector field of the collection"
+        )));
+    }
+    if ty(source) != Some(FieldType::Scalar(ScalarType::String)) {
+        return Err(CliError::usage(format!("--sparse-bm25: `{source}` is not a string field of the collection")));
+    }
+    let vocabulary = super::vocabulary::load(Path::new(file))?;
+    Ok(Bm25Source { target: target.to_string(), source: source.to_string(), vocabulary })
 }
 
 fn vector_elem(coll: &Collection, field: &str) -> Result<VectorType, CliError> {
