@@ -11,5 +11,6 @@ mod bench_stream;
 mod cli;
 mod crash;
 mod durability;
+mod durability_sparse;
 mod tui;
 mod verify;
