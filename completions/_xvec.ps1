@@ -638,6 +638,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         }
         'xvec;tui' {
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field to search (default: the only one)')
+            [CompletionResult]::new('--text-field', '--text-field', [CompletionResultType]::ParameterName, 'Hybrid queries: add a BM25 branch over this full-text field, its query the sampled row''s text (first 32 words), fused with the vector query by RRF')
+            [CompletionResult]::new('--sparse-field', '--sparse-field', [CompletionResultType]::ParameterName, 'Hybrid queries: add an exact sparse branch over this sparse field, its query the sampled row''s sparse vector')
             [CompletionResult]::new('--queries', '--queries', [CompletionResultType]::ParameterName, 'Query vectors, .fvecs or .npy (default: sampled from the collection)')
             [CompletionResult]::new('--max-queries', '--max-queries', [CompletionResultType]::ParameterName, 'Most queries read from --queries')
             [CompletionResult]::new('--gt', '--gt', [CompletionResultType]::ParameterName, 'Ground truth of --queries, .ivecs or .npy (keys must be dataset ids)')

@@ -3872,13 +3872,27 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__tui)
-            opts="-k -h --write --field --queries --max-queries --gt --filter --param --k --ef --nprobe --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --write --field --text-field --sparse-field --queries --max-queries --gt --filter --param --k --ef --nprobe --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --field)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --text-field)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --sparse-field)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

@@ -584,6 +584,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;tui'= {
             cand --field 'Vector field to search (default: the only one)'
+            cand --text-field 'Hybrid queries: add a BM25 branch over this full-text field, its query the sampled row''s text (first 32 words), fused with the vector query by RRF'
+            cand --sparse-field 'Hybrid queries: add an exact sparse branch over this sparse field, its query the sampled row''s sparse vector'
             cand --queries 'Query vectors, .fvecs or .npy (default: sampled from the collection)'
             cand --max-queries 'Most queries read from --queries'
             cand --gt 'Ground truth of --queries, .ivecs or .npy (keys must be dataset ids)'

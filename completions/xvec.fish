@@ -633,6 +633,8 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-headers -d 'Leave
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l field -d 'Vector field to search (default: the only one)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l text-field -d 'Hybrid queries: add a BM25 branch over this full-text field, its query the sampled row\'s text (first 32 words), fused with the vector query by RRF' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l sparse-field -d 'Hybrid queries: add an exact sparse branch over this sparse field, its query the sampled row\'s sparse vector' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l queries -d 'Query vectors, .fvecs or .npy (default: sampled from the collection)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l max-queries -d 'Most queries read from --queries' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l gt -d 'Ground truth of --queries, .ivecs or .npy (keys must be dataset ids)' -r -F

@@ -197,6 +197,38 @@ fn on_an_ivf_index_the_breadth_keys_step_nprobe() {
     t.wait("the prompt back", |s| !s.contains("1 Overview") && s.contains("tui-test$"));
 }
 
+/// `--text-field` and `--sparse-field` make every query hybrid: the sampled row's gloss and
+/// BM25 vector rank beside its vector. Recall has no reference then; a field of the wrong
+/// kind, or a query file (which has no texts), is refused.
+#[test]
+fn headless_hybrid_queries_run_text_and_sparse_branches() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("h");
+    let c = c.to_str().unwrap();
+    xvec(&["create", c, "--schema", &data("schema-fts.json")]).run().ok();
+    let weights = format!("bm25=gloss:{}", data("wordnet-vocab.tsv"));
+    let vectors = format!("emb={}", data("wordnet.fvecs"));
+    xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &vectors, "--sparse-bm25", &weights, "--flush"])
+        .run()
+        .ok();
+    let args = ["tui", c, "--headless", "--json", "--duration", "1s", "--concurrency", "1"];
+    let run = xvec(&[&args[..], &["--text-field", "gloss", "--sparse-field", "bm25"]].concat()).run();
+    run.ok();
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
+    assert!(v["queries"].as_u64() > Some(0) && v["errors"] == 0, "{v}");
+    assert_eq!(v["branches"], "vector + text gloss + sparse bm25");
+    assert_eq!(v["recall_source"], "none: hybrid vector + text gloss + sparse bm25, RRF");
+    assert!(v["recall"].is_null(), "{v}");
+    assert!(v["engine_bytes"].as_array().unwrap().iter().any(|k| k["kind"] == "sparse indexes"), "{v}");
+
+    let run = xvec(&[&args[..], &["--text-field", "lemma"]].concat()).run();
+    assert!(run.code(2).stderr.contains("--text-field lemma: no full-text field `lemma`"), "{run}");
+    let run = xvec(&[&args[..], &["--sparse-field", "gloss"]].concat()).run();
+    assert!(run.code(2).stderr.contains("no sparse vector field `gloss`"), "{run}");
+    let run = xvec(&[&args[..], &["--text-field", "gloss", "--queries", &data("queries.fvecs")]].concat()).run();
+    assert!(run.code(2).stderr.contains("leave out --queries"), "{run}");
+}
+
 /// The committed WordNet sample in collection `name` under `dir`, its vectors indexed by
 /// `index` (schema JSON), flushed.
 fn sample_with_index(dir: &std::path::Path, name: &str, index: &str) -> std::path::PathBuf {

@@ -21,12 +21,15 @@ use crate::tui;
 /// --write), 4 segments and graph topology; `?` shows the keys. Queries come from
 /// --queries or are sampled from the collection; a sampled query's own row is left out of
 /// its answer and of its exact reference, so recall estimates that of outside queries.
+/// --text-field and --sparse-field make each query hybrid: the sampled row's text and
+/// sparse vector rank beside its vector, fused by RRF (recall then has no reference).
 /// --headless runs the same workload without a screen and prints the panel values.
 ///
 /// Example:
 ///   xvec tui words
 ///   xvec tui ann --queries q.fvecs --gt gt.ivecs --filter "lang = 'en'" --write
 ///   xvec tui ann --headless --duration 10s --json
+///   xvec tui words --text-field gloss --sparse-field bm25
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct TuiArgs {
@@ -38,6 +41,14 @@ pub struct TuiArgs {
     /// Vector field to search (default: the only one).
     #[arg(long, value_name = "NAME")]
     pub field: Option<String>,
+    /// Hybrid queries: add a BM25 branch over this full-text field, its query the sampled
+    /// row's text (first 32 words), fused with the vector query by RRF.
+    #[arg(long, value_name = "NAME")]
+    pub text_field: Option<String>,
+    /// Hybrid queries: add an exact sparse branch over this sparse field, its query the
+    /// sampled row's sparse vector.
+    #[arg(long, value_name = "NAME")]
+    pub sparse_field: Option<String>,
     /// Query vectors, .fvecs or .npy (default: sampled from the collection).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub queries: Option<PathBuf>,
@@ -90,6 +101,7 @@ pub fn run(a: &TuiArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), 
     let coll = colls.open(&a.coll.dir, a.write)?;
     let options = tui::Options {
         field: a.field.clone(),
+        hybrid: tui::workload::Hybrid { text_field: a.text_field.clone(), sparse_field: a.sparse_field.clone() },
         filter: a.filter.clone(),
         params: io.params.clone(),
         queries: a.queries.clone(),

@@ -28,12 +28,12 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::crossterm::{cursor, execute, terminal};
 use xvec::verify::GraphReport;
-use xvec::{Collection, MemoryUsage, OptimizeOptions, OptimizeProgress, OptimizeReport, Query};
+use xvec::{Collection, MemoryUsage, OptimizeOptions, OptimizeProgress, OptimizeReport};
 use xvec_bench::dataset::{GroundTruth, VectorFile};
 
 use metrics::{Metrics, Tick};
 use state::{IndexDefaults, Load, OptimizeStatus, Overview, QuerySource, SearchInfo, State, View};
-use workload::{MAX_K, MAX_THREADS, Queries, Settings, Truth, Workload};
+use workload::{Hybrid, MAX_K, MAX_THREADS, Queries, Settings, Truth, Workload};
 
 /// How often the counters are folded in and a frame drawn (keys redraw at once).
 const TICK: Duration = Duration::from_millis(250);
@@ -47,6 +47,8 @@ const SAMPLED_QUERIES: usize = 1000;
 /// What to run, from the command line.
 pub struct Options {
     pub field: Option<String>,
+    /// Text and sparse branches added to each query (sampled queries only).
+    pub hybrid: Hybrid,
     pub filter: Option<String>,
     /// Values of the filter's `$name` parameters.
     pub params: xvec::Params,
@@ -97,6 +99,7 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
     let (field, _) = workload::vector_field(&snap, o.field.as_deref()).map_err(TuiError::new)?;
     let spec = snap.schema().field(snap.schema().index_of(&field).expect("resolved field")).as_vector().cloned();
     let defaults = spec.as_ref().map_or(IndexDefaults::default(), |s| IndexDefaults::of(&s.index));
+    check_hybrid(snap.schema(), o)?;
     let (queries, query_source) = match &o.queries {
         Some(path) => {
             let vf = VectorFile::open(path).map_err(|e| TuiError::new(e.to_string()))?;
@@ -106,10 +109,12 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
                 vf.read_row(i, &mut v);
                 rows.push(v);
             }
-            (Queries { vectors: rows, own_keys: None }, QuerySource::File(path.display().to_string()))
+            let queries = Queries { vectors: rows, texts: Vec::new(), sparse: Vec::new(), own_keys: None };
+            (queries, QuerySource::File(path.display().to_string()))
         }
         None => {
-            (workload::sample_queries(&snap, &field, SAMPLED_QUERIES).map_err(TuiError::new)?, QuerySource::Sampled)
+            let queries = workload::sample_queries(&snap, &field, &o.hybrid, SAMPLED_QUERIES).map_err(TuiError::new)?;
+            (queries, QuerySource::Sampled)
         }
     };
     if queries.is_empty() {
@@ -125,26 +130,14 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
             Truth::Given(GroundTruth::open(path).map_err(|e| TuiError::new(e.to_string()))?),
             format!("vs {} (filter off)", path.file_name().unwrap_or_default().to_string_lossy()),
         ),
+        None if o.hybrid.is_some() => {
+            (Truth::Exact { sample: 0, keys: Default::default() }, format!("none: hybrid {}, RRF", o.hybrid.describe()))
+        }
         None => {
             let n = o.recall_sample.min(queries.len());
             (Truth::Exact { sample: n, keys: Default::default() }, format!("exact search, {n} queries"))
         }
     };
-    let probe = Query::vector(queries.vectors[0].clone())
-        .k(o.k)
-        .fields(Vec::<String>::new())
-        .field(field.clone())
-        .ef(o.ef)
-        .nprobe(o.nprobe)
-        .refine(o.refine)
-        .filter_opt(o.filter.clone())
-        .params(o.params.clone());
-    coll.query(&probe).map_err(|e| match (&e, &o.filter) {
-        (xvec::Error::Filter(fe), Some(text)) => {
-            TuiError { usage: true, ..TuiError::new(format!("{fe}\n{}", fe.caret(text))) }
-        }
-        _ => TuiError::new(e.to_string()),
-    })?;
     let settings = Settings {
         running: true,
         concurrency: o.concurrency.clamp(1, MAX_THREADS),
@@ -165,8 +158,45 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
         recall_source,
         reference_ready: false,
     };
-    let w = Workload::new(coll, Some(field), o.filter.clone(), o.params.clone(), queries, truth, settings);
+    let w = Workload::new(
+        coll,
+        (Some(field), o.hybrid.clone()),
+        o.filter.clone(),
+        o.params.clone(),
+        queries,
+        truth,
+        settings,
+    );
+    // One query checks the settings (and the filter) before the workload starts.
+    w.run_query(0, &info.settings, &mut w.query_for(&info.settings)).map_err(|e| match (&e, &o.filter) {
+        (xvec::Error::Filter(fe), Some(text)) => {
+            TuiError { usage: true, ..TuiError::new(format!("{fe}\n{}", fe.caret(text))) }
+        }
+        _ => TuiError::new(e.to_string()),
+    })?;
     Ok((w, info))
+}
+
+/// The hybrid branches' fields exist and have the right kind, and come with sampled
+/// queries (a query file has no text or sparse vector for them).
+fn check_hybrid(schema: &xvec::Schema, o: &Options) -> Result<(), TuiError> {
+    let usage = |m: String| TuiError { usage: true, ..TuiError::new(m) };
+    let field = |name: &str| schema.index_of(name).map(|i| schema.field(i));
+    if let Some(name) = &o.hybrid.text_field
+        && field(name).is_none_or(|f| f.text.is_none())
+    {
+        return Err(usage(format!("--text-field {name}: no full-text field `{name}`")));
+    }
+    if let Some(name) = &o.hybrid.sparse_field
+        && field(name).is_none_or(|f| !matches!(f.ty, xvec::FieldType::Sparse(_)))
+    {
+        return Err(usage(format!("--sparse-field {name}: no sparse vector field `{name}`")));
+    }
+    if o.hybrid.is_some() && o.queries.is_some() {
+        return Err(usage("--text-field and --sparse-field take their queries from sampled rows".into())
+            .hint("leave out --queries"));
+    }
+    Ok(())
 }
 
 /// Process readings for a tick: RSS and CPU time.
@@ -209,6 +239,7 @@ pub fn headless(coll: &Collection, o: &Options) -> Result<serde_json::Value, Tui
     let mut out = serde_json::json!({
         "collection": coll.schema().name(),
         "field": o.field.clone().or_else(|| workload::vector_field(&coll.snapshot(), None).ok().map(|f| f.0)),
+        "branches": o.hybrid.describe(),
         "settings": {
             "concurrency": info.settings.concurrency,
             "k": info.settings.k,

@@ -360,14 +360,21 @@ fn sampled_recall_leaves_each_query_s_own_row_out() {
     let dir = tempfile::tempdir().unwrap();
     let (coll, data) = small_hnsw(dir.path(), 3000);
     let (k, ef) = (10, 12);
-    let queries = workload::sample_queries(&coll.snapshot(), "v", 200).unwrap();
+    let queries = workload::sample_queries(&coll.snapshot(), "v", &Default::default(), 200).unwrap();
     let own: Vec<usize> = queries.own_keys.clone().unwrap().iter().map(|k| k.parse().unwrap()).collect();
     assert_eq!(own.len(), 200);
     let settings =
         Settings { running: true, concurrency: 1, k, ef: Some(ef), nprobe: None, refine: None, filter: false };
     let truth = workload::Truth::Exact { sample: own.len(), keys: Default::default() };
-    let w =
-        workload::Workload::new(&coll, Some("v".into()), None, Default::default(), queries, truth, settings.clone());
+    let w = workload::Workload::new(
+        &coll,
+        (Some("v".into()), Default::default()),
+        None,
+        Default::default(),
+        queries,
+        truth,
+        settings.clone(),
+    );
     w.compute_reference();
     let mut q = w.query_for(&settings);
     let reported: f64 =

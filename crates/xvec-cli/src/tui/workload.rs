@@ -5,6 +5,10 @@
 //!
 //! Settings (running, concurrency, k, ef, refine, filter) are atomics the workers read
 //! before each query, so a change takes effect on the next query without a lock.
+//!
+//! A hybrid workload ([`Hybrid`]) adds a BM25 branch over a full-text field and a sparse
+//! branch over a sparse field to each vector query, their queries the sampled row's own
+//! text and sparse vector, fused by RRF.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -12,7 +16,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use xvec::{Collection, Metric, Params, Query, Snapshot, Value};
+use xvec::{Branch, Collection, HybridQuery, Metric, Params, Query, Snapshot, SparseVector, TextField, Value};
 use xvec_bench::dataset::{GroundTruth, recall_at};
 
 use super::metrics::{Tick, latency_histogram};
@@ -62,9 +66,37 @@ pub enum Truth {
     Exact { sample: usize, keys: [OnceLock<Result<Vec<Vec<String>>, String>>; 2] },
 }
 
-/// The query vectors a workload cycles through.
+/// The branches a hybrid workload adds to the vector query.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Hybrid {
+    /// A full-text field: a BM25 branch, its query the sampled row's text.
+    pub text_field: Option<String>,
+    /// A sparse field: an exact sparse branch, its query the sampled row's vector.
+    pub sparse_field: Option<String>,
+}
+
+impl Hybrid {
+    pub fn is_some(&self) -> bool {
+        self.text_field.is_some() || self.sparse_field.is_some()
+    }
+
+    /// The branches, as the dashboard names them: `vector + text gloss + sparse bm25`.
+    pub fn describe(&self) -> String {
+        let mut parts = vec!["vector".to_string()];
+        parts.extend(self.text_field.as_ref().map(|f| format!("text {f}")));
+        parts.extend(self.sparse_field.as_ref().map(|f| format!("sparse {f}")));
+        parts.join(" + ")
+    }
+}
+
+/// The queries a workload cycles through.
 pub struct Queries {
     pub vectors: Vec<Vec<f32>>,
+    /// Per query, the text of the hybrid text branch (empty without one).
+    pub texts: Vec<String>,
+    /// Per query, the vector of the hybrid sparse branch (empty without one; `None` where
+    /// the row has none, and the branch is left out).
+    pub sparse: Vec<Option<SparseVector>>,
     /// For queries sampled from the collection, the key of the row each one is: a query
     /// finds itself at distance zero, so its own row is left out of both its answer and
     /// its exact reference (else recall counts a free hit per query).
@@ -85,6 +117,7 @@ impl Queries {
 pub struct Workload<'c> {
     coll: &'c Collection,
     field: Option<String>,
+    hybrid: Hybrid,
     filter: Option<String>,
     /// Values of the filter's `$name` parameters.
     params: Params,
@@ -103,7 +136,7 @@ pub struct Workload<'c> {
 impl<'c> Workload<'c> {
     pub fn new(
         coll: &'c Collection,
-        field: Option<String>,
+        (field, hybrid): (Option<String>, Hybrid),
         filter: Option<String>,
         params: Params,
         queries: Queries,
@@ -113,6 +146,7 @@ impl<'c> Workload<'c> {
         Workload {
             coll,
             field,
+            hybrid,
             filter,
             params,
             queries,
@@ -238,12 +272,35 @@ impl<'c> Workload<'c> {
     /// dropped and the answer cut to k, then recall@k when the query has a reference.
     pub(super) fn run_query(&self, qi: usize, s: &Settings, q: &mut Query) -> Result<Option<f64>, xvec::Error> {
         q.set_vector(self.queries.vectors[qi].clone());
+        if self.hybrid.is_some() {
+            return self.run_hybrid(qi, s, q).map(|()| None);
+        }
         let mut hits = self.coll.query(q)?;
         if let Some(own) = &self.queries.own_keys {
             hits.retain(|h| h.key != own[qi]);
         }
         hits.truncate(s.k);
         Ok(self.recall(qi, s.filter, s.k, &hits))
+    }
+
+    /// Query `qi` as a hybrid query: the vector query `q`, then the text and sparse
+    /// branches of the sampled row, each ranking as many as `q`, fused by RRF. It has no
+    /// exact reference, so no recall.
+    fn run_hybrid(&self, qi: usize, s: &Settings, q: &Query) -> Result<(), xvec::Error> {
+        let k = s.k + usize::from(self.queries.own_keys.is_some());
+        let mut branches = vec![Branch::Dense(q.clone())];
+        if let Some(field) = &self.hybrid.text_field {
+            branches.push(Branch::text_in(vec![TextField::new(field)], self.queries.texts[qi].clone(), k));
+        }
+        if let (Some(field), Some(vector)) = (&self.hybrid.sparse_field, &self.queries.sparse[qi]) {
+            branches.push(Branch::Sparse { field: Some(field.clone()), vector: vector.clone(), k, budget: None });
+        }
+        let hq = HybridQuery::new(branches)
+            .k(k)
+            .fields_opt(Some(Vec::new()))
+            .filter_opt(if s.filter { self.filter.clone() } else { None })
+            .params(self.params.clone());
+        self.coll.hybrid(&hq).map(drop)
     }
 
     /// recall@k of one answer, when the query has a reference for this filter setting.
@@ -344,20 +401,45 @@ pub fn vector_field(snap: &Snapshot, field: Option<&str>) -> Result<(String, Met
 }
 
 /// Up to `n` stored vectors of `field`, evenly spaced over the live documents, with
-/// their keys.
-pub fn sample_queries(snap: &Snapshot, field: &str, n: usize) -> Result<Queries, String> {
+/// their keys, and the text and sparse vector of each row that `hybrid` names.
+pub fn sample_queries(snap: &Snapshot, field: &str, hybrid: &Hybrid, n: usize) -> Result<Queries, String> {
     let keys = snap.keys_where(None).map_err(|e| e.to_string())?;
     let step = (keys.len() / n.max(1)).max(1);
     let picked: Vec<&str> = keys.iter().step_by(step).take(n).map(String::as_str).collect();
-    let docs = snap.fetch(&picked, Some(&[field.to_string()])).map_err(|e| e.to_string())?;
-    let (mut vectors, mut own) = (Vec::new(), Vec::new());
+    let mut fields = vec![field.to_string()];
+    fields.extend(hybrid.text_field.iter().chain(&hybrid.sparse_field).cloned());
+    let docs = snap.fetch(&picked, Some(&fields)).map_err(|e| e.to_string())?;
+    let mut q = Queries { vectors: Vec::new(), texts: Vec::new(), sparse: Vec::new(), own_keys: None };
+    let mut own = Vec::new();
     for d in docs.into_iter().flatten() {
-        if let Some(v) = d.get(field).and_then(to_f32) {
-            vectors.push(v);
-            own.push(d.key);
+        let Some(v) = d.get(field).and_then(to_f32) else { continue };
+        q.vectors.push(v);
+        if let Some(f) = &hybrid.text_field {
+            q.texts.push(match d.get(f) {
+                Some(Value::String(t)) => query_text(t),
+                _ => String::new(),
+            });
         }
+        if let Some(f) = &hybrid.sparse_field {
+            q.sparse.push(match d.get(f) {
+                Some(Value::Sparse(v)) => Some(v.clone()),
+                _ => None,
+            });
+        }
+        own.push(d.key);
     }
-    Ok(Queries { vectors, own_keys: Some(own) })
+    q.own_keys = Some(own);
+    Ok(q)
+}
+
+/// Words of a query text taken from a row.
+const QUERY_WORDS: usize = 32;
+
+/// A row's text as a plain query of its first [`QUERY_WORDS`] words: quotes and `*` would
+/// make phrases and prefixes of it (or an unterminated quote, an error).
+fn query_text(text: &str) -> String {
+    let words = text.split_whitespace().map(|w| w.replace(['"', '*'], "")).filter(|w| !w.is_empty());
+    words.take(QUERY_WORDS).collect::<Vec<_>>().join(" ")
 }
 
 /// Exact top-`k` keys of each query by brute force over the live documents (matching
