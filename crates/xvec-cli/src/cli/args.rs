@@ -249,11 +249,13 @@ pub struct FetchArgs {
     pub fields: Option<Vec<String>>,
 }
 
-/// Nearest-neighbour search by vector literal, key or vector file row.
+/// Search by vector, key, file row, text (BM25) or sparse vector, or fuse several.
 ///
 /// The query vector is a literal ("[0.1, 0.2, ...]"), the stored vector of a document
-/// (--pk), or a row of a .fvecs/.npy file (--vector-file F --row N). Results come best
-/// first: the cosine similarity or inner product (higher is better) or the squared L2
+/// (--pk), or a row of a .fvecs/.npy file (--vector-file F --row N). --text (BM25 over a
+/// full-text field), --sparse or --sparse-text (inner product over a sparse field) and
+/// --keys add branches, each ranking on its own under the filter, fused by --fusion; each
+/// hit then shows every branch's rank and score. Results come best first: the cosine similarity or inner product (higher is better) or the squared L2
 /// distance (lower is better). With --group-by, -k counts groups (one value of the field
 /// each, best group first) of up to --per-group hits. Filters are SQL-like over scalar
 /// fields and _key:
@@ -262,6 +264,7 @@ pub struct FetchArgs {
 /// Example:
 ///   xvec query words --pk n.01317391 --filter "lexname = 'noun.animal'" -k 5 --fields lemma,gloss
 ///   xvec query words --vector-file commands/data/queries.fvecs --row 3 --mode json
+///   xvec query words --pk n.01317391 --text 'small flowering plant' -k 5 --fields lemma
 ///   xvec query words --pk n.07580359 --group-by lexname -k 4 --per-group 2 --fields lemma
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]

@@ -43,11 +43,11 @@ pub struct TuiArgs {
     pub field: Option<String>,
     /// Hybrid queries: add a BM25 branch over this full-text field, its query the sampled
     /// row's text (first 32 words), fused with the vector query by RRF.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "FIELD")]
     pub text_field: Option<String>,
     /// Hybrid queries: add an exact sparse branch over this sparse field, its query the
     /// sampled row's sparse vector.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "FIELD")]
     pub sparse_field: Option<String>,
     /// Query vectors, .fvecs or .npy (default: sampled from the collection).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]

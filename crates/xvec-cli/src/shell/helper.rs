@@ -263,7 +263,7 @@ impl ShellHelper {
         }
         let value_name = arg.get_value_names().and_then(|v| v.first()).map(|n| n.as_str()).unwrap_or_default();
         match (value_name, arg.get_value_hint()) {
-            ("FIELD", _) => Slot::Fields { list: false, vectors_only: arg.get_id() == "field" },
+            ("FIELD" | "FIELD[^BOOST]", _) => Slot::Fields { list: false, vectors_only: arg.get_id() == "field" },
             ("FIELDS", _) => Slot::Fields { list: true, vectors_only: false },
             ("KEY", _) => Slot::Keys,
             ("EXPR", _) => Slot::FilterExpr,
