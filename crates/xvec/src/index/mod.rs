@@ -2,6 +2,7 @@
 //! query and a candidate restriction and feeds a bounded top-k; none holds a copy of the
 //! vectors), and scalar indexes that answer filters without scanning a column.
 
+pub mod bitpack;
 pub mod flat;
 pub mod fulltext;
 pub mod graph;

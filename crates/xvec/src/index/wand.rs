@@ -9,6 +9,10 @@
 //! row up to the first block end is skipped, blocks undecoded. Bounds are compared with a
 //! relative slack of 1e-5 against the rounding of f32 sums, so a skip is never wrong, and
 //! ties are never skipped: the result equals scoring every row.
+//!
+//! Lists may score with upper bounds rather than exact scores (the sparse index stores
+//! quantized impacts): then a row whose summed bound reaches the k-th score is scored
+//! exactly by the caller's `exact`, and only that score enters the top k.
 
 use crate::index::{Candidate, Sink};
 
@@ -46,6 +50,8 @@ pub struct WandStats {
     pub scored: u64,
     /// Moves past rows on a block bound alone.
     pub skipped: u64,
+    /// Rows scored exactly after their summed bounds reached the k-th score.
+    pub rescored: u64,
     /// Scores computed, one per list per row scored.
     pub postings: u64,
 }
@@ -54,13 +60,14 @@ pub struct WandStats {
 /// keeps and whose summed score over `cursors` (`slots` lists in the whole query) can
 /// enter it, as candidates whose `dist` is the negated score. `top` may already hold
 /// other segments' rows: its threshold prunes from the start. With `budget`, the search
-/// stops once it has computed that many scores (an approximate top k).
+/// stops once it has computed that many scores (an approximate top k). With `exact`, the
+/// cursors' scores are upper bounds and `exact(row)` is a row's score.
 pub fn search<C: Cursor>(
     mut cs: Vec<C>,
     slots: usize,
     segment: u32,
     allowed: impl Fn(u32) -> bool,
-    budget: Option<u64>,
+    (budget, exact): (Option<u64>, Option<&dyn Fn(u32) -> f32>),
     top: &mut impl Sink,
 ) -> WandStats {
     let mut stats = WandStats::default();
@@ -96,10 +103,23 @@ pub fn search<C: Cursor>(
                     for c in &cs[..=q] {
                         contrib[c.slot()] = Some(c.score());
                     }
-                    let score: f32 = contrib.iter().flatten().sum();
-                    top.push(Candidate { dist: -score, segment, row: d });
+                    let summed: f32 = contrib.iter().flatten().sum();
                     stats.scored += 1;
                     stats.postings += q as u64 + 1;
+                    match exact {
+                        None => top.push(Candidate { dist: -summed, segment, row: d }),
+                        // The bounds sum to at least the score, give or take the rounding
+                        // of their sum, which is below 1e-5 of their magnitudes.
+                        Some(_)
+                            if theta > 0.0 && {
+                                let magnitude: f64 = contrib.iter().flatten().map(|x| f64::from(x.abs())).sum();
+                                f64::from(summed) + magnitude * 1e-5 < theta
+                            } => {}
+                        Some(exact) => {
+                            stats.rescored += 1;
+                            top.push(Candidate { dist: -exact(d), segment, row: d });
+                        }
+                    }
                 }
                 for c in &mut cs[..=q] {
                     c.advance(d + 1);

@@ -2,6 +2,8 @@
 //! their term frequencies (minus one), each bit-packed at the width its largest value
 //! needs, with a record that lets a search skip the block without decoding it.
 
+use crate::index::bitpack::{bits, pack, pack_gaps, packed_words, unpack, unpack_gaps};
+
 /// Postings per block (Lucene and tantivy use 128 too): large enough that the record is
 /// small beside the postings, small enough that a block bound is tight.
 pub const BLOCK: usize = 128;
@@ -50,66 +52,12 @@ impl Record {
     }
 }
 
-/// Bits a value needs (0 for 0).
-pub fn bits(max: u32) -> u32 {
-    32 - max.leading_zeros()
-}
-
-/// Words `n` values of `width` bits take.
-pub fn packed_words(n: usize, width: u32) -> usize {
-    (n * width as usize).div_ceil(64)
-}
-
-/// Appends `values` packed at `width` bits each, least significant bit first.
-pub fn pack(values: &[u32], width: u32, out: &mut Vec<u64>) {
-    let start = out.len();
-    out.resize(start + packed_words(values.len(), width), 0);
-    if width == 0 {
-        return;
-    }
-    let words = &mut out[start..];
-    for (i, &v) in values.iter().enumerate() {
-        let bit = i * width as usize;
-        let (w, off) = (bit / 64, bit % 64);
-        words[w] |= (v as u64) << off;
-        if off + width as usize > 64 {
-            words[w + 1] |= (v as u64) >> (64 - off);
-        }
-    }
-}
-
-/// Reads `out.len()` values of `width` bits from `words` (as [`pack`] wrote them).
-pub fn unpack(words: &[u64], width: u32, out: &mut [u32]) {
-    if width == 0 {
-        out.fill(0);
-        return;
-    }
-    let mask = if width == 32 { u32::MAX as u64 } else { (1u64 << width) - 1 };
-    for (i, v) in out.iter_mut().enumerate() {
-        let bit = i * width as usize;
-        let (w, off) = (bit / 64, bit % 64);
-        let mut x = words[w] >> off;
-        if off + width as usize > 64 {
-            x |= words[w + 1] << (64 - off);
-        }
-        *v = (x & mask) as u32;
-    }
-}
-
 /// One block's documents and frequencies, encoded: its record and its words.
 pub fn encode_block(prev_last: Option<u32>, docs: &[u32], tfs: &[u32], lens: &[u32], out: &mut Vec<u64>) -> Record {
     debug_assert!(!docs.is_empty() && docs.len() <= BLOCK && docs.len() == tfs.len());
-    let mut gaps = [0u32; BLOCK];
-    let mut base = prev_last.map_or(0, |d| d + 1);
-    for (g, &d) in gaps.iter_mut().zip(docs) {
-        *g = d - base;
-        base = d + 1;
-    }
-    let gaps = &gaps[..docs.len()];
+    let doc_bits = pack_gaps(prev_last, docs, out);
     let minus_one: Vec<u32> = tfs.iter().map(|&t| t - 1).collect();
-    let doc_bits = bits(gaps.iter().copied().max().unwrap_or(0));
     let tf_bits = bits(minus_one.iter().copied().max().unwrap_or(0));
-    pack(gaps, doc_bits, out);
     pack(&minus_one, tf_bits, out);
     Record {
         last_doc: *docs.last().expect("a block holds a posting"),
@@ -132,14 +80,8 @@ pub fn decode_block(
 ) -> Option<()> {
     let n = record.count as usize;
     let doc_words = packed_words(n, record.doc_bits);
-    unpack(&words[..doc_words], record.doc_bits, &mut docs[..n]);
+    unpack_gaps(prev_last, &words[..doc_words], record.doc_bits, &mut docs[..n])?;
     unpack(&words[doc_words..], record.tf_bits, &mut tfs[..n]);
-    let mut base = prev_last.map_or(Some(0), |d| d.checked_add(1))? as u64;
-    for d in &mut docs[..n] {
-        let doc = base + *d as u64;
-        *d = u32::try_from(doc).ok().filter(|&d| d != u32::MAX)?;
-        base = doc + 1;
-    }
     for t in &mut tfs[..n] {
         *t = t.checked_add(1)?;
     }
@@ -149,21 +91,6 @@ pub fn decode_block(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn packs_and_unpacks_every_width() {
-        for width in 0..=32u32 {
-            let max = if width == 0 { 0 } else { (u64::from(u32::MAX) >> (32 - width)) as u32 };
-            let values: Vec<u32> =
-                (0..BLOCK as u32).map(|i| max.wrapping_sub(i.wrapping_mul(2_654_435_761)) & max).collect();
-            let mut words = vec![7u64];
-            pack(&values, width, &mut words);
-            assert_eq!(words.len(), 1 + packed_words(values.len(), width));
-            let mut back = vec![0u32; values.len()];
-            unpack(&words[1..], width, &mut back);
-            assert_eq!(back, values, "width {width}");
-        }
-    }
 
     #[test]
     fn blocks_round_trip_with_their_bounds() {

@@ -99,5 +99,5 @@ pub fn search(
             c
         })
         .collect();
-    wand::search(cursors, slots, segment, allowed, None, top)
+    wand::search(cursors, slots, segment, allowed, (None, None), top)
 }

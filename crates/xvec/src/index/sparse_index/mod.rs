@@ -1,10 +1,12 @@
 //! The inverted index of one segment's sparse vector field, one file (`SEG-<id>-f<field
-//! id>-spi.idx`): for each dimension some row holds, the rows holding it with their
-//! values, in blocks of [`BLOCK`] behind records of the block's last row and its largest
-//! and smallest value. A query's dimensions become block-max WAND cursors
-//! (`index/wand.rs`), each row scoring its query weight × value, so the exact top k by
-//! inner product reads a fraction of the postings; a budget of postings scored makes it
-//! approximate.
+//! id>-spi.idx`): for each dimension some row holds, the rows holding it, as bit-packed
+//! gaps in blocks of [`BLOCK`], each with a quantized impact (one byte: where the value
+//! falls between the block's smallest and largest), behind records of the block's last
+//! row and those two values. A query's dimensions become block-max WAND cursors
+//! (`index/wand.rs`) scoring each row with an upper bound from the impacts; a row whose
+//! summed bound reaches the k-th score is scored exactly from the column, so the search is
+//! exact while it reads about a quarter of the bytes exact values would take. A budget of
+//! postings scored makes it approximate.
 //!
 //! Built when the segment is written (flush, optimize) for every sparse field, mapped in
 //! place, checksummed like every container and fully validated on open.
@@ -18,6 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::StorageError;
+use crate::index::bitpack::{pack_gaps, packed_words, unpack_gaps};
 use crate::index::wand::{self, END};
 use crate::storage::FileKind;
 use crate::storage::column::ArrayColumn;
@@ -26,6 +29,10 @@ use crate::storage::mmap::{FileBytes, as_bytes, cast_slice};
 
 /// Postings per block.
 pub const BLOCK: usize = 128;
+
+/// Impact levels: a value's impact is which of 256 equal steps between its block's
+/// smallest and largest value holds it.
+const LEVELS: f64 = 256.0;
 
 /// Section kinds of a sparse index file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,22 +45,43 @@ enum Kind {
     DimPostings = 2,
     /// `u32` first block of each dimension, one more than there are dimensions.
     DimBlocks = 3,
-    /// Per block four `u32`: last row, largest value's bits, smallest value's bits, 0.
+    /// Per block four `u32`: last row, largest value's bits, smallest value's bits,
+    /// postings − 1 | gap width << 8.
     Records = 4,
-    /// `u32` row of each posting.
-    Rows = 5,
-    /// `f32` value of each posting.
-    Values = 6,
+    /// `u64` first word of each dimension's packed rows, one more than there are
+    /// dimensions.
+    DimWords = 5,
+    /// `u64` words: each block's row gaps, bit-packed.
+    Rows = 6,
+    /// `u8` impact of each posting.
+    Impacts = 7,
 }
 
-const SECTIONS: [Kind; 7] =
-    [Kind::Meta, Kind::Dims, Kind::DimPostings, Kind::DimBlocks, Kind::Records, Kind::Rows, Kind::Values];
+const SECTIONS: [Kind; 8] = [
+    Kind::Meta,
+    Kind::Dims,
+    Kind::DimPostings,
+    Kind::DimBlocks,
+    Kind::Records,
+    Kind::DimWords,
+    Kind::Rows,
+    Kind::Impacts,
+];
 
 /// The name of section kind `kind` of a sparse index file, for findings.
 pub fn section_name(kind: u16) -> Option<&'static str> {
-    ["meta", "dimensions", "dimension postings", "dimension blocks", "block records", "rows", "values"]
-        .get(kind as usize)
-        .copied()
+    [
+        "meta",
+        "dimensions",
+        "dimension postings",
+        "dimension blocks",
+        "block records",
+        "dimension words",
+        "rows",
+        "impacts",
+    ]
+    .get(kind as usize)
+    .copied()
 }
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
@@ -63,6 +91,45 @@ struct Meta {
     dims: u64,
     postings: u64,
     blocks: u64,
+    /// `u64` words of packed rows.
+    words: u64,
+}
+
+/// What a search needs of a block without decoding it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Record {
+    last_row: u32,
+    max: f32,
+    min: f32,
+    count: usize,
+    width: u32,
+}
+
+impl Record {
+    fn decode(w: &[u32]) -> Record {
+        Record {
+            last_row: w[0],
+            max: f32::from_bits(w[1]),
+            min: f32::from_bits(w[2]),
+            count: (w[3] & 0xff) as usize + 1,
+            width: w[3] >> 8,
+        }
+    }
+
+    fn words(&self) -> usize {
+        packed_words(self.count, self.width)
+    }
+
+    /// The width of one impact step (0 when every value of the block is the same).
+    fn step(&self) -> f64 {
+        (f64::from(self.max) - f64::from(self.min)) / LEVELS
+    }
+
+    /// The impact of `value`, one of this block's: the step holding it.
+    fn impact(&self, value: f32) -> u8 {
+        let step = self.step();
+        if step == 0.0 { 0 } else { ((f64::from(value) - f64::from(self.min)) / step).floor().clamp(0.0, 255.0) as u8 }
+    }
 }
 
 /// One open sparse index file.
@@ -73,14 +140,23 @@ pub struct SparseIndex {
     dim_postings: Range<usize>,
     dim_blocks: Range<usize>,
     records: Range<usize>,
+    dim_words: Range<usize>,
     rows: Range<usize>,
-    values: Range<usize>,
+    impacts: Range<usize>,
 }
 
 impl std::fmt::Debug for SparseIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SparseIndex").field("path", &self.path).finish()
     }
+}
+
+/// The postings, blocks and packed words of one dimension.
+#[derive(Clone)]
+struct List {
+    postings: Range<usize>,
+    blocks: Range<usize>,
+    words: usize,
 }
 
 impl SparseIndex {
@@ -104,21 +180,26 @@ impl SparseIndex {
         cast_slice(&self.b()[self.dim_blocks.clone()]).expect("validated on open")
     }
 
-    fn records(&self) -> &[u32] {
-        cast_slice(&self.b()[self.records.clone()]).expect("validated on open")
+    fn dim_words(&self) -> &[u64] {
+        cast_slice(&self.b()[self.dim_words.clone()]).expect("validated on open")
     }
 
-    fn posting_rows(&self) -> &[u32] {
+    fn record(&self, block: usize) -> Record {
+        let words: &[u32] = cast_slice(&self.b()[self.records.clone()]).expect("validated on open");
+        Record::decode(&words[4 * block..4 * block + 4])
+    }
+
+    fn words(&self) -> &[u64] {
         cast_slice(&self.b()[self.rows.clone()]).expect("validated on open")
     }
 
-    fn posting_values(&self) -> &[f32] {
-        cast_slice(&self.b()[self.values.clone()]).expect("validated on open")
+    fn impacts(&self) -> &[u8] {
+        &self.b()[self.impacts.clone()]
     }
 
     /// Postings in the index: one per nonzero dimension of a row.
     pub fn postings(&self) -> u64 {
-        self.posting_rows().len() as u64
+        self.impacts.len() as u64
     }
 
     /// The position of dimension `dim` in the index, if a row holds it.
@@ -126,35 +207,63 @@ impl SparseIndex {
         self.dims().binary_search(&dim).ok()
     }
 
-    /// The postings (rows, values) of the dimension at position `d`.
-    fn list(&self, d: usize) -> (Range<usize>, Range<usize>) {
-        let p = self.dim_postings();
-        let b = self.dim_blocks();
-        (p[d] as usize..p[d + 1] as usize, b[d] as usize..b[d + 1] as usize)
+    /// The dimension at position `d`.
+    fn list(&self, d: usize) -> List {
+        let (p, b, w) = (self.dim_postings(), self.dim_blocks(), self.dim_words());
+        List {
+            postings: p[d] as usize..p[d + 1] as usize,
+            blocks: b[d] as usize..b[d + 1] as usize,
+            words: w[d] as usize,
+        }
+    }
+
+    /// Each block of dimension list `l` with its rows decoded into `rows` and the index of
+    /// its first posting; `None` from `f` stops the walk. `None` when a block is damaged.
+    fn walk_blocks(&self, l: &List, mut f: impl FnMut(&Record, &[u32], usize) -> bool) -> Option<()> {
+        let mut rows = [0u32; BLOCK];
+        let (mut word, mut prev) = (l.words, None);
+        for (j, blk) in l.blocks.clone().enumerate() {
+            let r = self.record(blk);
+            let words = self.words().get(word..word + r.words())?;
+            unpack_gaps(prev, words, r.width, &mut rows[..r.count])?;
+            if !f(&r, &rows[..r.count], l.postings.start + j * BLOCK) {
+                break;
+            }
+            (word, prev) = (word + r.words(), Some(r.last_row));
+        }
+        Some(())
     }
 
     /// Whether the index holds row `row` exactly as `words` (its stored words) say: under
-    /// each of its dimensions with its value. What `verify` samples.
+    /// each of its dimensions, with the impact of its value. What `verify` samples.
     pub fn holds_row(&self, row: u32, words: &[u64]) -> bool {
         words.iter().all(|&w| {
             let (dim, value) = ((w >> 32) as u32, crate::sparse::unpack_value(w));
-            self.find(dim).is_some_and(|d| {
-                let (p, _) = self.list(d);
-                let rows = &self.posting_rows()[p.clone()];
-                rows.binary_search(&row).is_ok_and(|i| self.posting_values()[p.start + i].to_bits() == value.to_bits())
-            })
+            let Some(d) = self.find(dim) else { return false };
+            let mut held = false;
+            self.walk_blocks(&self.list(d), |r, rows, first| {
+                if r.last_row < row {
+                    return true;
+                }
+                held = rows
+                    .binary_search(&row)
+                    .is_ok_and(|i| (r.min..=r.max).contains(&value) && self.impacts()[first + i] == r.impact(value));
+                false
+            });
+            held
         })
     }
 
     /// Pushes into `top` the rows of this segment (at position `segment`) that `allowed`
     /// keeps and whose inner product with `query` can enter it (rows sharing no dimension
-    /// are not scored); with `budget`, stops after that many postings scored.
+    /// are not scored); `exact(row)` is a row's inner product with `query`, from the
+    /// column. With `budget`, stops after that many postings scored.
     pub fn search(
         &self,
         query: &crate::sparse::SparseVector,
         segment: u32,
         allowed: impl Fn(u32) -> bool,
-        budget: Option<u64>,
+        (budget, exact): (Option<u64>, &dyn Fn(u32) -> f32),
         top: &mut impl crate::index::Sink,
     ) -> wand::WandStats {
         let cursors: Vec<DimCursor> = query
@@ -164,7 +273,7 @@ impl SparseIndex {
             .enumerate()
             .filter_map(|(slot, (&dim, &weight))| Some(DimCursor::new(self, self.find(dim)?, weight, slot)))
             .collect();
-        wand::search(cursors, query.len(), segment, allowed, budget, top)
+        wand::search(cursors, query.len(), segment, allowed, (budget, Some(exact)), top)
     }
 
     /// Opens and fully validates the sparse index of field id `field` of segment
@@ -188,7 +297,7 @@ impl SparseIndex {
         if meta.rows != rows as u64 {
             return Err(bad(m.offset as usize, format!("an index of {} rows; the segment has {rows}", meta.rows)));
         }
-        let (d, p, nb) = (meta.dims as u128, meta.postings as u128, meta.blocks as u128);
+        let (d, p, nb, nw) = (meta.dims as u128, meta.postings as u128, meta.blocks as u128, meta.words as u128);
         let sized = |k: Kind, len: u128| -> Result<Range<usize>, StorageError> {
             let sec = s(k);
             if sec.len as u128 != len {
@@ -203,8 +312,9 @@ impl SparseIndex {
             dim_postings: sized(Kind::DimPostings, 8 * (d + 1))?,
             dim_blocks: sized(Kind::DimBlocks, 4 * (d + 1))?,
             records: sized(Kind::Records, 16 * nb)?,
-            rows: sized(Kind::Rows, 4 * p)?,
-            values: sized(Kind::Values, 4 * p)?,
+            dim_words: sized(Kind::DimWords, 8 * (d + 1))?,
+            rows: sized(Kind::Rows, 8 * nw)?,
+            impacts: sized(Kind::Impacts, p)?,
             bytes,
         };
         index.validate(rows).map_err(|(at, what)| bad(at, what))?;
@@ -213,19 +323,23 @@ impl SparseIndex {
 
     /// Every check [`SparseIndex::open`] promises; errors carry the file offset.
     fn validate(&self, rows: usize) -> Result<(), (usize, String)> {
-        let (dims, p, bl) = (self.dims(), self.dim_postings(), self.dim_blocks());
+        let (dims, p, bl, dw) = (self.dims(), self.dim_postings(), self.dim_blocks(), self.dim_words());
         let n = dims.len();
         if let Some(i) = dims.windows(2).position(|w| w[0] >= w[1]) {
             return Err((self.dims.start + 4 * (i + 1), format!("dimension {} is not above {}", dims[i + 1], dims[i])));
         }
-        let total = self.posting_rows().len() as u64;
+        let total = self.postings();
         if p[0] != 0 || p[n] != total || p.windows(2).any(|w| w[0] >= w[1]) {
             return Err((
                 self.dim_postings.start,
                 format!("dimension postings do not rise by at least 1 from 0 to {total}"),
             ));
         }
-        let blocks = self.records().len() / 4;
+        let blocks = self.records.len() / 16;
+        let words = self.words().len() as u64;
+        if dw[0] != 0 || dw[n] != words || dw.windows(2).any(|w| w[0] > w[1]) {
+            return Err((self.dim_words.start, format!("dimension words do not rise from 0 to {words}")));
+        }
         for dim in 0..n {
             let want = bl[dim] as u64 + (p[dim + 1] - p[dim]).div_ceil(BLOCK as u64);
             if bl[0] != 0 || bl[dim + 1] as u64 != want || (dim + 1 == n && want != blocks as u64) {
@@ -234,116 +348,154 @@ impl SparseIndex {
                     format!("dimension {dim}'s blocks do not follow its postings"),
                 ));
             }
-            let (list, blks) = self.list(dim);
-            let r = &self.posting_rows()[list.clone()];
-            let v = &self.posting_values()[list.clone()];
-            if let Some(i) = r.windows(2).position(|w| w[0] >= w[1]) {
-                return Err((
-                    self.rows.start + 4 * (list.start + i + 1),
-                    format!("rows of dimension {} are not ascending", dims[dim]),
-                ));
-            }
-            if r.last().is_some_and(|&x| x as usize >= rows) || v.iter().any(|x| !x.is_finite()) {
-                return Err((
-                    self.rows.start + 4 * list.start,
-                    format!("dimension {} holds a row not below {rows} or a value not finite", dims[dim]),
-                ));
-            }
-            for (j, blk) in blks.enumerate() {
-                let part = j * BLOCK..((j + 1) * BLOCK).min(r.len());
-                let rec = &self.records()[4 * blk..4 * blk + 4];
-                let (max, min) = v[part.clone()].iter().fold((f32::MIN, f32::MAX), |(a, b), &x| (a.max(x), b.min(x)));
-                if rec[0] != r[part.end - 1] || rec[1] != max.to_bits() || rec[2] != min.to_bits() || rec[3] != 0 {
-                    return Err((
-                        self.records.start + 16 * blk,
-                        format!("block {blk} of dimension {} does not match its postings", dims[dim]),
-                    ));
+            let l = self.list(dim);
+            let (mut used, mut fault) = (0usize, None);
+            let block_of = |first: usize| l.blocks.start + (first - l.postings.start) / BLOCK;
+            let walked = self.walk_blocks(&l, |r, got, first| {
+                let blk = block_of(first);
+                let expected = (l.postings.end - first).min(BLOCK);
+                if r.count != expected
+                    || r.width > 32
+                    || !(r.min.is_finite() && r.max.is_finite() && r.min <= r.max)
+                    || got.last() != Some(&r.last_row)
+                    || r.last_row as usize >= rows
+                {
+                    fault = Some(blk);
+                    return false;
                 }
+                used += r.words();
+                true
+            });
+            let name = dims[dim];
+            if let Some(blk) = fault {
+                return Err((
+                    self.records.start + 16 * blk,
+                    format!("block {blk} of dimension {name} does not match its postings"),
+                ));
+            }
+            if walked.is_none() || used as u64 != dw[dim + 1] - dw[dim] {
+                return Err((
+                    self.rows.start + 8 * l.words,
+                    format!("the packed rows of dimension {name} do not decode to ascending rows in its words"),
+                ));
             }
         }
         Ok(())
     }
 }
 
-/// One query dimension's postings as a WAND cursor, scoring weight × value.
+/// One query dimension's postings as a WAND cursor, scoring each row with an upper bound
+/// of weight × value from its impact.
 struct DimCursor<'a> {
     index: &'a SparseIndex,
-    rows: &'a [u32],
-    values: &'a [f32],
-    /// First block of the dimension, and the block the cursor stands on (relative).
-    first_block: usize,
+    list: List,
+    /// The block the cursor stands on (relative to the list), its record and first word.
     block: usize,
-    blocks: usize,
+    record: Record,
+    word: usize,
+    prev_last: Option<u32>,
+    /// Whether `rows` holds the current block, and the position in it.
+    decoded: bool,
+    rows: [u32; BLOCK],
     at: usize,
+    doc: u32,
     weight: f32,
     slot: usize,
     bound: f32,
+    /// The current block's bound of impact `q` is `(base + q × step) × weight`.
+    base: f64,
+    step: f64,
 }
 
 impl<'a> DimCursor<'a> {
     fn new(index: &'a SparseIndex, d: usize, weight: f32, slot: usize) -> DimCursor<'a> {
-        let (list, blks) = index.list(d);
+        let list = index.list(d);
+        let record = index.record(list.blocks.start);
         let mut c = DimCursor {
             index,
-            rows: &index.posting_rows()[list.clone()],
-            values: &index.posting_values()[list],
-            first_block: blks.start,
+            word: list.words,
+            list,
             block: 0,
-            blocks: blks.len(),
+            record,
+            prev_last: None,
+            decoded: false,
+            rows: [0; BLOCK],
             at: 0,
+            doc: 0,
             weight,
             slot,
             bound: 0.0,
+            base: 0.0,
+            step: 0.0,
         };
-        c.bound = (0..c.blocks).map(|b| c.bound_of(b)).fold(0f32, f32::max);
+        c.bound = c.list.blocks.clone().map(|b| c.bound_of(&index.record(b))).fold(0f32, f32::max);
+        wand::Cursor::advance(&mut c, 0);
         c
     }
 
-    fn record(&self, block: usize) -> &[u32] {
-        let b = self.first_block + block;
-        &self.index.records()[4 * b..4 * b + 4]
-    }
-
-    /// The largest weight × value of block `block`, at least 0.
-    fn bound_of(&self, block: usize) -> f32 {
-        let r = self.record(block);
-        let v = if self.weight >= 0.0 { f32::from_bits(r[1]) } else { f32::from_bits(r[2]) };
+    /// The largest weight × value of a block, at least 0.
+    fn bound_of(&self, r: &Record) -> f32 {
+        let v = if self.weight >= 0.0 { r.max } else { r.min };
         // One ulp up for each: a product rounds, and a bound must never fall short.
         (self.weight * v).max(0.0) * (1.0 + 4.0 * f32::EPSILON)
+    }
+
+    /// Decodes the current block and sets its impact scale.
+    fn decode(&mut self) {
+        let r = &self.record;
+        let words = &self.index.words()[self.word..self.word + r.words()];
+        unpack_gaps(self.prev_last, words, r.width, &mut self.rows[..r.count]).expect("validated on open");
+        // A value lies in [min + q·step, min + (q+1)·step]: the top of its step bounds a
+        // positive weight's product, the bottom a negative one's.
+        self.step = r.step();
+        self.base = f64::from(r.min) + if self.weight >= 0.0 { self.step } else { 0.0 };
+        self.decoded = true;
+        self.at = 0;
     }
 }
 
 impl wand::Cursor for DimCursor<'_> {
     fn doc(&self) -> u32 {
-        self.rows.get(self.at).copied().unwrap_or(END)
+        self.doc
     }
 
     fn advance(&mut self, target: u32) {
-        if self.doc() >= target {
+        if self.doc == END || (self.decoded && self.doc >= target) {
             return;
         }
         if !self.shallow(target) {
-            self.at = self.rows.len();
+            self.doc = END;
             return;
         }
-        let start = self.at.max(self.block * BLOCK);
-        let end = ((self.block + 1) * BLOCK).min(self.rows.len());
-        self.at = start + self.rows[start..end].partition_point(|&r| r < target);
+        if !self.decoded {
+            self.decode();
+        }
+        while self.rows[self.at] < target {
+            self.at += 1;
+        }
+        self.doc = self.rows[self.at];
     }
 
     fn shallow(&mut self, target: u32) -> bool {
-        while self.block < self.blocks && self.record(self.block)[0] < target {
+        while self.record.last_row < target {
+            if self.block + 1 >= self.list.blocks.len() {
+                return false;
+            }
+            self.word += self.record.words();
+            self.prev_last = Some(self.record.last_row);
             self.block += 1;
+            self.record = self.index.record(self.list.blocks.start + self.block);
+            self.decoded = false;
         }
-        self.block < self.blocks
+        true
     }
 
     fn block_last(&self) -> u32 {
-        self.record(self.block)[0]
+        self.record.last_row
     }
 
     fn block_bound(&self) -> f32 {
-        self.bound_of(self.block)
+        self.bound_of(&self.record)
     }
 
     fn bound(&self) -> f32 {
@@ -355,7 +507,8 @@ impl wand::Cursor for DimCursor<'_> {
     }
 
     fn score(&self) -> f32 {
-        self.weight * self.values[self.at]
+        let q = self.index.impacts()[self.list.postings.start + self.block * BLOCK + self.at];
+        ((self.base + f64::from(q) * self.step) * f64::from(self.weight)) as f32
     }
 }
 
@@ -371,33 +524,44 @@ pub fn build(path: &Path, segment_id: u64, field: u16, col: &ArrayColumn) -> Res
         }
     }
     postings.sort_unstable_by_key(|p| (p.0, p.1));
-    let (mut dims, mut dim_postings, mut dim_blocks, mut records) = (Vec::new(), vec![0u64], vec![0u32], Vec::new());
+    let (mut dims, mut dim_postings, mut dim_blocks, mut dim_words) = (Vec::new(), vec![0u64], vec![0u32], vec![0u64]);
+    let (mut records, mut words, mut impacts) = (Vec::new(), Vec::new(), Vec::with_capacity(postings.len()));
+    let mut block_rows = Vec::with_capacity(BLOCK);
     for run in postings.chunk_by(|a, b| a.0 == b.0) {
         dims.push(run[0].0);
+        let mut prev = None;
         for block in run.chunks(BLOCK) {
             let (max, min) = block.iter().fold((f32::MIN, f32::MAX), |(a, b), p| (a.max(p.2), b.min(p.2)));
-            records.extend_from_slice(&[block[block.len() - 1].1, max.to_bits(), min.to_bits(), 0]);
+            block_rows.clear();
+            block_rows.extend(block.iter().map(|p| p.1));
+            let width = pack_gaps(prev, &block_rows, &mut words);
+            let last = block[block.len() - 1].1;
+            let r = Record { last_row: last, max, min, count: block.len(), width };
+            impacts.extend(block.iter().map(|p| r.impact(p.2)));
+            records.extend_from_slice(&[last, max.to_bits(), min.to_bits(), (block.len() as u32 - 1) | width << 8]);
+            prev = Some(last);
         }
         dim_postings.push(dim_postings.last().expect("starts with 0") + run.len() as u64);
         dim_blocks.push((records.len() / 4) as u32);
+        dim_words.push(words.len() as u64);
     }
-    let row_ids: Vec<u32> = postings.iter().map(|p| p.1).collect();
-    let values: Vec<f32> = postings.iter().map(|p| p.2).collect();
     let meta = Meta {
         rows: rows as u64,
         dims: dims.len() as u64,
         postings: postings.len() as u64,
         blocks: (records.len() / 4) as u64,
+        words: words.len() as u64,
     };
     let meta = serde_json::to_vec(&meta).expect("meta serializes");
-    let parts: [&[u8]; 7] = [
+    let parts: [&[u8]; 8] = [
         &meta,
         as_bytes(&dims),
         as_bytes(&dim_postings),
         as_bytes(&dim_blocks),
         as_bytes(&records),
-        as_bytes(&row_ids),
-        as_bytes(&values),
+        as_bytes(&dim_words),
+        as_bytes(&words),
+        &impacts,
     ];
     let sections: Vec<(u16, u16, &[u8])> = SECTIONS.iter().zip(parts).map(|(k, b)| (*k as u16, field, b)).collect();
     container::write_file(path, FileKind::Index, segment_id, &sections)

@@ -1,5 +1,6 @@
-//! Sparse index files: block-max WAND over them against scoring every row, with negative
-//! values and weights, filters and budgets; what `verify` samples; what opening refuses.
+//! Sparse index files: block-max WAND over their impacts against scoring every row, with
+//! negative values and weights, filters and budgets; their size; what `verify` samples;
+//! what opening refuses.
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -55,6 +56,28 @@ fn build_rows(data: Vec<Option<SparseVector>>) -> Built {
     Built { _dir: dir, index, rows: data, words, offsets }
 }
 
+impl Built {
+    /// Row `r`'s inner product with `q`, from its stored words (0 for a null row).
+    fn dot(&self, q: &SparseVector, r: u32) -> f32 {
+        let words = &self.words[self.offsets[r as usize] as usize..self.offsets[r as usize + 1] as usize];
+        crate::sparse::dot_words(q, words.iter().map(|&w| ((w >> 32) as u32, crate::sparse::unpack_value(w))))
+            .unwrap_or(0.0)
+    }
+
+    fn search(
+        &self,
+        q: &SparseVector,
+        allowed: impl Fn(u32) -> bool,
+        budget: Option<u64>,
+        k: usize,
+    ) -> (Vec<Candidate>, wand::WandStats) {
+        let mut top = TopK::new(k);
+        let exact = |r: u32| self.dot(q, r);
+        let stats = self.index.search(q, 0, allowed, (budget, &exact), &mut top);
+        (top.into_sorted(), stats)
+    }
+}
+
 fn exhaustive(b: &Built, q: &SparseVector, allowed: &dyn Fn(u32) -> bool, k: usize) -> Vec<Candidate> {
     let mut top = TopK::new(k);
     for (r, v) in b.rows.iter().enumerate() {
@@ -73,7 +96,7 @@ fn exhaustive(b: &Built, q: &SparseVector, allowed: &dyn Fn(u32) -> bool, k: usi
 fn block_max_wand_equals_scoring_every_row() {
     let b = build_rows(rows(5000, 400, 1));
     let mut rng = ChaCha8Rng::seed_from_u64(2);
-    let mut skipped = 0;
+    let (mut skipped, mut scored, mut rescored) = (0, 0, 0);
     for case in 0..200 {
         let n = rng.random_range(1..12);
         let pairs: std::collections::BTreeMap<u32, f32> = (0..n)
@@ -88,12 +111,12 @@ fn block_max_wand_equals_scoring_every_row() {
         let k = [1, 10, 100][case % 3];
         let modulus = [1, 3][case % 2];
         let allowed = |r: u32| r.is_multiple_of(modulus);
-        let mut top = TopK::new(k);
-        let stats = b.index.search(&q, 0, allowed, None, &mut top);
-        skipped += stats.skipped;
-        assert_eq!(top.into_sorted(), exhaustive(&b, &q, &allowed, k), "case {case}: {q:?}");
+        let (got, stats) = b.search(&q, allowed, None, k);
+        (skipped, scored, rescored) = (skipped + stats.skipped, scored + stats.scored, rescored + stats.rescored);
+        assert_eq!(got, exhaustive(&b, &q, &allowed, k), "case {case}: {q:?}");
     }
     assert!(skipped > 0, "some block was skipped on its bound");
+    assert!(rescored > 0 && rescored * 2 < scored, "impact bounds spare most exact scores: {rescored} of {scored}");
 }
 
 #[test]
@@ -116,10 +139,9 @@ fn a_budget_bounds_the_postings_scored_and_recall_grows_with_it() {
         let mut wanted = 0usize;
         for q in &queries {
             let want: Vec<u32> = exhaustive(&b, q, &|_| true, 10).iter().map(|c| c.row).collect();
-            let mut top = TopK::new(10);
-            let stats = b.index.search(q, 0, |_| true, Some(budget), &mut top);
+            let (got, stats) = b.search(q, |_| true, Some(budget), 10);
             assert!(stats.postings < budget.saturating_add(q.len() as u64), "budget {budget}: {stats:?}");
-            found += top.into_sorted().iter().filter(|c| want.contains(&c.row)).count();
+            found += got.iter().filter(|c| want.contains(&c.row)).count();
             wanted += want.len();
         }
         recalls.push(found as f64 / wanted as f64);
@@ -138,8 +160,31 @@ fn verify_samples_and_opening_refuses_a_wrong_segment() {
     }
     let other: Vec<u64> = vec![(7u64 << 32) | 1.5f32.to_bits() as u64];
     assert!(!b.index.holds_row(0, &other), "row 0 (null) holds nothing");
+    // A value moved to another impact step (or outside its block) is not what the index holds.
+    let r = (1..800).find(|&r| b.offsets[r + 1] > b.offsets[r]).unwrap();
+    let mut words = b.words[b.offsets[r] as usize..b.offsets[r + 1] as usize].to_vec();
+    let v = crate::sparse::unpack_value(words[0]);
+    words[0] = (words[0] >> 32 << 32) | (v + 1.0).to_bits() as u64;
+    assert!(!b.index.holds_row(r as u32, &words), "row {r} with {v} + 1");
     let path = b.index.path.clone();
     assert!(SparseIndex::open(&path, 4, 3, 799, false).unwrap_err().to_string().contains("800 rows"));
     assert!(SparseIndex::open(&path, 5, 3, 800, false).is_err());
     assert!(SparseIndex::open(&path, 4, 2, 800, false).is_err());
+}
+
+/// Rows as bit-packed gaps and one-byte impacts: a SPLADE-like index takes a fraction of
+/// the 8 bytes per posting exact rows and values would.
+#[test]
+fn postings_take_under_three_bytes() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let data: Vec<Option<SparseVector>> = (0..4000)
+        .map(|_| {
+            let pairs: std::collections::BTreeMap<u32, f32> =
+                (0..120).map(|_| ((rng.random_range(0.0f64..1.0).powi(2) * 3000.0) as u32, rng.random())).collect();
+            Some(SparseVector::new(pairs).unwrap())
+        })
+        .collect();
+    let b = build_rows(data);
+    let per_posting = b.index.file_len() as f64 / b.index.postings() as f64;
+    assert!(per_posting < 3.0, "{per_posting:.2} bytes per posting");
 }
