@@ -130,7 +130,11 @@ fn postings_search(t: &xvec::PostingsTrace, score: &str) -> String {
     if parts.is_empty() {
         parts.push(format!("{score} over no source"));
     }
-    format!("{}; {} scored", parts.join(", "), count(t.scored, "row"))
+    let rescored = match t.rescored {
+        0 => String::new(),
+        n => format!(" ({n} exactly from the column, their impact bounds reaching the k-th score)"),
+    };
+    format!("{}; {} scored{rescored}", parts.join(", "), count(t.scored, "row"))
 }
 
 /// A hybrid query: each branch's rows, led by the branch (a dense branch's as a plain

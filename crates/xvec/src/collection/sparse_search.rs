@@ -54,11 +54,13 @@ impl Snapshot {
             };
             if let Some(index) = src.scalar.get(field).and_then(|f| f.sparse.as_deref()) {
                 let keep = |r: u32| allowed.as_ref().is_none_or(|a| a.contains(r));
-                let exact = |row: u32| dot(row).unwrap_or(0.0);
-                let stats = index.search(query, src.position, keep, (budget, &exact), &mut top);
+                let score = |row: u32| dot(row).unwrap_or(0.0);
+                let exact = crate::index::wand::Exact { score: &score, k };
+                let stats = index.search(query, src.position, keep, (budget, exact), &mut top);
                 trace.indexed += 1;
                 trace.scored += stats.scored;
                 trace.skips += stats.skipped;
+                trace.rescored += stats.rescored;
                 continue;
             }
             trace.scanned += 1;

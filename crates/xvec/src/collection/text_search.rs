@@ -111,6 +111,9 @@ pub struct PostingsTrace {
     pub scored: u64,
     /// Times WAND moved past rows on a block's bound alone.
     pub skips: u64,
+    /// Rows a sparse index scored exactly from the column, their impact bounds having
+    /// reached the k-th score (0 for text, whose postings hold exact scores).
+    pub rescored: u64,
 }
 
 /// One field a text query searches: its position, boost, index declaration and

@@ -10,11 +10,14 @@
 //! relative slack of 1e-5 against the rounding of f32 sums, so a skip is never wrong, and
 //! ties are never skipped: the result equals scoring every row.
 //!
-//! Lists may score with upper bounds rather than exact scores (the sparse index stores
-//! quantized impacts): then a row whose summed bound reaches the k-th score is scored
-//! exactly by the caller's `exact`, and only that score enters the top k.
+//! Lists may score with bounds rather than exact scores (the sparse index stores quantized
+//! impacts): each row then has an upper and a lower bound. The k best lower bounds so far
+//! prune like scores do (k rows score at least that much); a row whose upper bound reaches
+//! the k-th score is kept, and at the end the kept rows whose upper bound still reaches
+//! it are scored exactly by the caller (in row order) and only those scores enter the top
+//! k: the result is exact, and few rows beyond the k best are scored exactly.
 
-use crate::index::{Candidate, Sink};
+use crate::index::{Candidate, Sink, TopK};
 
 /// Sentinel row of an exhausted cursor.
 pub const END: u32 = u32::MAX;
@@ -39,8 +42,19 @@ pub trait Cursor {
     fn bound(&self) -> f32;
     /// The list's position in the query: scores are summed in this order.
     fn slot(&self) -> usize;
-    /// The current row's score.
+    /// The current row's score (an upper bound of it, for lists of bounds).
     fn score(&self) -> f32;
+    /// A lower bound of the current row's score: [`Cursor::score`] for exact lists.
+    fn floor(&self) -> f32 {
+        self.score()
+    }
+}
+
+/// How a search over lists of bounds scores a row exactly, and how many rows it ranks.
+#[derive(Clone, Copy)]
+pub struct Exact<'a> {
+    pub score: &'a dyn Fn(u32) -> f32,
+    pub k: usize,
 }
 
 /// How the search went, for `explain`.
@@ -50,7 +64,7 @@ pub struct WandStats {
     pub scored: u64,
     /// Moves past rows on a block bound alone.
     pub skipped: u64,
-    /// Rows scored exactly after their summed bounds reached the k-th score.
+    /// Rows scored exactly, their upper bounds reaching the k-th score at the end.
     pub rescored: u64,
     /// Scores computed, one per list per row scored.
     pub postings: u64,
@@ -61,24 +75,31 @@ pub struct WandStats {
 /// enter it, as candidates whose `dist` is the negated score. `top` may already hold
 /// other segments' rows: its threshold prunes from the start. With `budget`, the search
 /// stops once it has computed that many scores (an approximate top k). With `exact`, the
-/// cursors' scores are upper bounds and `exact(row)` is a row's score.
+/// cursors score bounds and `exact.score(row)` is a row's score.
 pub fn search<C: Cursor>(
     mut cs: Vec<C>,
     slots: usize,
     segment: u32,
     allowed: impl Fn(u32) -> bool,
-    (budget, exact): (Option<u64>, Option<&dyn Fn(u32) -> f32>),
+    (budget, exact): (Option<u64>, Option<Exact>),
     top: &mut impl Sink,
 ) -> WandStats {
     let mut stats = WandStats::default();
     let mut contrib: Vec<Option<f32>> = vec![None; slots];
+    // With bounds: the k best lower bounds, and each kept row with its upper bound.
+    let mut floors = TopK::unreserved(exact.map_or(0, |e| e.k));
+    let mut kept: Vec<(u32, f64)> = Vec::new();
+    let threshold = |top: &dyn Fn() -> f32, floors: &TopK| -> f64 {
+        let t = -(top() as f64);
+        if exact.is_some() { t.max(-(floors.threshold() as f64)) } else { t }
+    };
     loop {
         if budget.is_some_and(|b| stats.postings >= b) {
             break;
         }
         cs.retain(|c| c.doc() != END);
         cs.sort_unstable_by_key(|c| c.doc());
-        let theta = -(top.threshold() as f64);
+        let theta = threshold(&|| top.threshold(), &floors);
         let mut acc = 0f64;
         let Some(p) = cs.iter().position(|c| {
             acc += c.bound() as f64;
@@ -103,21 +124,24 @@ pub fn search<C: Cursor>(
                     for c in &cs[..=q] {
                         contrib[c.slot()] = Some(c.score());
                     }
-                    let summed: f32 = contrib.iter().flatten().sum();
                     stats.scored += 1;
                     stats.postings += q as u64 + 1;
                     match exact {
-                        None => top.push(Candidate { dist: -summed, segment, row: d }),
-                        // The bounds sum to at least the score, give or take the rounding
-                        // of their sum, which is below 1e-5 of their magnitudes.
-                        Some(_)
-                            if theta > 0.0 && {
-                                let magnitude: f64 = contrib.iter().flatten().map(|x| f64::from(x.abs())).sum();
-                                f64::from(summed) + magnitude * 1e-5 < theta
-                            } => {}
-                        Some(exact) => {
-                            stats.rescored += 1;
-                            top.push(Candidate { dist: -exact(d), segment, row: d });
+                        None => {
+                            let score: f32 = contrib.iter().flatten().sum();
+                            top.push(Candidate { dist: -score, segment, row: d });
+                        }
+                        Some(_) => {
+                            // Bounds summed in f32 are within 1e-5 of their magnitude.
+                            let (mut upper, mut slack) = (0f64, 0f64);
+                            for x in contrib.iter().flatten() {
+                                (upper, slack) = (upper + f64::from(*x), slack + f64::from(x.abs()) * 1e-5);
+                            }
+                            if upper + slack >= theta {
+                                let floor: f64 = cs[..=q].iter().map(|c| f64::from(c.floor())).sum();
+                                kept.push((d, upper + slack));
+                                floors.push(Candidate { dist: -(floor - 2.0 * slack) as f32, segment, row: d });
+                            }
                         }
                     }
                 }
@@ -137,6 +161,13 @@ pub fn search<C: Cursor>(
             let i = (0..=q).max_by(|&a, &b| cs[a].bound().total_cmp(&cs[b].bound())).expect("the pivot is a cursor");
             cs[i].advance(next);
             stats.skipped += 1;
+        }
+    }
+    if let Some(exact) = exact {
+        let theta = threshold(&|| top.threshold(), &floors);
+        for (row, _) in kept.into_iter().filter(|&(_, upper)| upper >= theta) {
+            stats.rescored += 1;
+            top.push(Candidate { dist: -(exact.score)(row), segment, row });
         }
     }
     stats

@@ -256,14 +256,15 @@ impl SparseIndex {
 
     /// Pushes into `top` the rows of this segment (at position `segment`) that `allowed`
     /// keeps and whose inner product with `query` can enter it (rows sharing no dimension
-    /// are not scored); `exact(row)` is a row's inner product with `query`, from the
-    /// column. With `budget`, stops after that many postings scored.
+    /// are not scored); `exact.score(row)` is a row's inner product with `query`, from
+    /// the column, and `exact.k` the size of `top`. With `budget`, stops after that many
+    /// postings scored.
     pub fn search(
         &self,
         query: &crate::sparse::SparseVector,
         segment: u32,
         allowed: impl Fn(u32) -> bool,
-        (budget, exact): (Option<u64>, &dyn Fn(u32) -> f32),
+        (budget, exact): (Option<u64>, wand::Exact),
         top: &mut impl crate::index::Sink,
     ) -> wand::WandStats {
         let cursors: Vec<DimCursor> = query
@@ -402,8 +403,10 @@ struct DimCursor<'a> {
     weight: f32,
     slot: usize,
     bound: f32,
-    /// The current block's bound of impact `q` is `(base + q × step) × weight`.
-    base: f64,
+    /// The current block's bounds of impact `q` are `(upper + q × step) × weight` and
+    /// `(lower + q × step) × weight`.
+    upper: f64,
+    lower: f64,
     step: f64,
 }
 
@@ -425,7 +428,8 @@ impl<'a> DimCursor<'a> {
             weight,
             slot,
             bound: 0.0,
-            base: 0.0,
+            upper: 0.0,
+            lower: 0.0,
             step: 0.0,
         };
         c.bound = c.list.blocks.clone().map(|b| c.bound_of(&index.record(b))).fold(0f32, f32::max);
@@ -440,15 +444,22 @@ impl<'a> DimCursor<'a> {
         (self.weight * v).max(0.0) * (1.0 + 4.0 * f32::EPSILON)
     }
 
+    /// The current posting's impact.
+    fn impact(&self) -> f64 {
+        f64::from(self.index.impacts()[self.list.postings.start + self.block * BLOCK + self.at])
+    }
+
     /// Decodes the current block and sets its impact scale.
     fn decode(&mut self) {
         let r = &self.record;
         let words = &self.index.words()[self.word..self.word + r.words()];
         unpack_gaps(self.prev_last, words, r.width, &mut self.rows[..r.count]).expect("validated on open");
         // A value lies in [min + q·step, min + (q+1)·step]: the top of its step bounds a
-        // positive weight's product, the bottom a negative one's.
+        // positive weight's product from above, the bottom from below; the other way round
+        // for a negative weight.
         self.step = r.step();
-        self.base = f64::from(r.min) + if self.weight >= 0.0 { self.step } else { 0.0 };
+        let (bottom, top) = (f64::from(r.min), f64::from(r.min) + self.step);
+        (self.upper, self.lower) = if self.weight >= 0.0 { (top, bottom) } else { (bottom, top) };
         self.decoded = true;
         self.at = 0;
     }
@@ -507,8 +518,11 @@ impl wand::Cursor for DimCursor<'_> {
     }
 
     fn score(&self) -> f32 {
-        let q = self.index.impacts()[self.list.postings.start + self.block * BLOCK + self.at];
-        ((self.base + f64::from(q) * self.step) * f64::from(self.weight)) as f32
+        ((self.upper + self.impact() * self.step) * f64::from(self.weight)) as f32
+    }
+
+    fn floor(&self) -> f32 {
+        ((self.lower + self.impact() * self.step) * f64::from(self.weight)) as f32
     }
 }
 

@@ -72,8 +72,8 @@ impl Built {
         k: usize,
     ) -> (Vec<Candidate>, wand::WandStats) {
         let mut top = TopK::new(k);
-        let exact = |r: u32| self.dot(q, r);
-        let stats = self.index.search(q, 0, allowed, (budget, &exact), &mut top);
+        let score = |r: u32| self.dot(q, r);
+        let stats = self.index.search(q, 0, allowed, (budget, wand::Exact { score: &score, k }), &mut top);
         (top.into_sorted(), stats)
     }
 }
@@ -116,7 +116,7 @@ fn block_max_wand_equals_scoring_every_row() {
         assert_eq!(got, exhaustive(&b, &q, &allowed, k), "case {case}: {q:?}");
     }
     assert!(skipped > 0, "some block was skipped on its bound");
-    assert!(rescored > 0 && rescored * 2 < scored, "impact bounds spare most exact scores: {rescored} of {scored}");
+    assert!(rescored > 0 && rescored * 3 < scored, "impact bounds spare most exact scores: {rescored} of {scored}");
 }
 
 #[test]
