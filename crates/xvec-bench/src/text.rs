@@ -89,6 +89,8 @@ pub struct TextReport {
     pub sparse_recall: f64,
     /// Nonzero dimensions in all rows' sparse vectors.
     pub sparse_postings: u64,
+    /// Sparse index file size of the hybrid collection.
+    pub sparse_index_bytes: u64,
 }
 
 fn read_jsonl(path: &Path, limit: Option<usize>) -> Result<Vec<Json>, BenchError> {
@@ -204,6 +206,7 @@ pub fn run(cfg: &TextConfig, path: Option<&Path>) -> Result<TextReport, BenchErr
     let text_coll = Collection::open(&text_dir, &OpenOptions::read_only()).map_err(engine("open"))?;
     let hybrid_coll = Collection::open(&hybrid_dir, &OpenOptions::read_only()).map_err(engine("open"))?;
     let (text_snap, hybrid_snap) = (text_coll.snapshot(), hybrid_coll.snapshot());
+    let sparse_index_bytes = hybrid_coll.memory().sparse_indexes;
     let vectors: Vec<Vec<f32>> = (0..query_texts.len())
         .map(|i| {
             let mut v = Vec::new();
@@ -253,6 +256,7 @@ pub fn run(cfg: &TextConfig, path: Option<&Path>) -> Result<TextReport, BenchErr
         mean_text_hits: text_hits as f64 / (cfg.repeat * query_texts.len()) as f64,
         sparse_recall,
         sparse_postings: weights.rows.iter().flatten().map(|v| v.len() as u64).sum(),
+        sparse_index_bytes,
     })
 }
 

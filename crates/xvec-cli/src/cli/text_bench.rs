@@ -99,8 +99,11 @@ pub fn run(cfg: &TextConfig, path: Option<PathBuf>, csv: Option<&PathBuf>, io: &
     writeln!(io.err, "bench: {:.2} text hits per query on average (k {})", r.mean_text_hits, cfg.k)?;
     writeln!(
         io.err,
-        "bench: sparse recall@{} against brute force {:.4} ({} postings)",
-        cfg.k, r.sparse_recall, r.sparse_postings
+        "bench: sparse recall@{} against brute force {:.4} ({} postings, sparse index {:.2} MiB)",
+        cfg.k,
+        r.sparse_recall,
+        r.sparse_postings,
+        r.sparse_index_bytes as f64 / 1048576.0
     )?;
     if let Some(p) = csv {
         let sys = SystemInfo::collect();
@@ -138,7 +141,13 @@ pub fn run(cfg: &TextConfig, path: Option<PathBuf>, csv: Option<&PathBuf>, io: &
                         passes.len(),
                         rounds.join(" "),
                         match *kind {
-                            "sparse" => format!("; recall@{} vs brute force {:.4}", cfg.k, r.sparse_recall),
+                            "sparse" => format!(
+                                "; recall@{} vs brute force {:.4}; {} postings, sparse index {:.2} MiB",
+                                cfg.k,
+                                r.sparse_recall,
+                                r.sparse_postings,
+                                r.sparse_index_bytes as f64 / 1048576.0
+                            ),
                             _ => String::new(),
                         }
                     ),
