@@ -571,6 +571,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --text 'Full-text and hybrid search: index this text key of base.jsonl (a string field with a full-text index, alone and beside the vectors), then time text, dense and RRF hybrid (dense + text) queries; each query''s text is its --text-query-key in queries.jsonl'
             cand --text-index 'The full-text index of --text (JSON, as a schema''s string field takes it)'
             cand --text-query-key 'The key of queries.jsonl holding each --text query''s text (an array of strings is joined by spaces)'
+            cand --sparse-budget 'With --text: the sparse queries stop after scoring N postings per segment (approximate; their recall against brute force is reported). Default: exact'
             cand --compare 'Reports to print side by side (after this run''s, if a dataset is given), with ratios to the first'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'

@@ -617,6 +617,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l repeat -d 'Search pa
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l text -d 'Full-text and hybrid search: index this text key of base.jsonl (a string field with a full-text index, alone and beside the vectors), then time text, dense and RRF hybrid (dense + text) queries; each query\'s text is its --text-query-key in queries.jsonl' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l text-index -d 'The full-text index of --text (JSON, as a schema\'s string field takes it)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l text-query-key -d 'The key of queries.jsonl holding each --text query\'s text (an array of strings is joined by spaces)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l sparse-budget -d 'With --text: the sparse queries stop after scoring N postings per segment (approximate; their recall against brute force is reported). Default: exact' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l compare -d 'Reports to print side by side (after this run\'s, if a dataset is given), with ratios to the first' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'

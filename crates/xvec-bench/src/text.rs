@@ -37,6 +37,8 @@ pub struct TextConfig {
     pub text_index: TextIndex,
     /// The key of queries.jsonl holding each query's text.
     pub query_key: String,
+    /// Postings each segment's sparse search scores at most (`None`: exact).
+    pub sparse_budget: Option<u64>,
     pub index: IndexParams,
     pub metric: Metric,
     pub k: usize,
@@ -219,8 +221,10 @@ pub fn run(cfg: &TextConfig, path: Option<&Path>) -> Result<TextReport, BenchErr
     let hybrid = |branches: Vec<Branch>| HybridQuery::new(branches).k(k).fields_opt(Some(Vec::new()));
     let text = |i: usize| Branch::text(query_texts[i].as_str(), k);
     let sparse_queries: Vec<SparseVector> = query_texts.iter().map(|t| weights.query(t)).collect();
-    let sparse = |i: usize| Branch::sparse(sparse_queries[i].clone(), k);
-    let sparse_recall = weights.recall(&hybrid_snap, &sparse_queries, k).map_err(engine("search"))?;
+    let budget = cfg.sparse_budget;
+    let sparse_branch = |q: &SparseVector| Branch::Sparse { field: None, vector: q.clone(), k, budget };
+    let sparse = |i: usize| sparse_branch(&sparse_queries[i]);
+    let sparse_recall = weights.recall(&hybrid_snap, &sparse_queries, &sparse_branch, k).map_err(engine("search"))?;
     let mut passes: Vec<Vec<Pass>> = vec![Vec::new(); KINDS.len()];
     let mut text_hits = 0usize;
     for _ in 0..cfg.repeat {
@@ -283,7 +287,13 @@ impl Bm25Weights {
 
     /// Recall@k of the engine's sparse search against brute force: a hit counts when its
     /// score reaches the exact k-th score (ties there are any of them).
-    fn recall(&self, snap: &xvec::Snapshot, queries: &[SparseVector], k: usize) -> Result<f64, xvec::Error> {
+    fn recall(
+        &self,
+        snap: &xvec::Snapshot,
+        queries: &[SparseVector],
+        branch: &dyn Fn(&SparseVector) -> Branch,
+        k: usize,
+    ) -> Result<f64, xvec::Error> {
         let (mut found, mut wanted) = (0usize, 0usize);
         for q in queries {
             let shares = |v: &&SparseVector| v.indices().iter().any(|i| q.indices().binary_search(i).is_ok());
@@ -291,7 +301,7 @@ impl Bm25Weights {
             exact.sort_by(|a, b| b.total_cmp(a));
             exact.truncate(k);
             let Some(&kth) = exact.last() else { continue };
-            let hits = snap.hybrid(&HybridQuery::new(vec![Branch::sparse(q.clone(), k)]).k(k))?;
+            let hits = snap.hybrid(&HybridQuery::new(vec![branch(q)]).k(k))?;
             wanted += exact.len();
             found += hits.iter().filter(|h| h.branches[0].is_some_and(|b| b.score >= kth)).count().min(exact.len());
         }

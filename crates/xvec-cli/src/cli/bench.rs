@@ -224,6 +224,10 @@ pub struct BenchArgs {
     /// joined by spaces).
     #[arg(long, value_name = "KEY", requires = "text", default_value = "lemmas")]
     pub text_query_key: String,
+    /// With --text: the sparse queries stop after scoring N postings per segment
+    /// (approximate; their recall against brute force is reported). Default: exact.
+    #[arg(long, value_name = "N", requires = "text", value_parser = clap::value_parser!(u64).range(1..))]
+    pub sparse_budget: Option<u64>,
     /// Reports to print side by side (after this run's, if a dataset is given), with
     /// ratios to the first.
     #[arg(long, value_name = "FILE.json", num_args = 1..)]
@@ -315,6 +319,7 @@ pub fn run(args: BenchArgs, io: &mut Io) -> Result<(), CliError> {
                 text_index: TextIndex::parse(&args.text_index)
                     .map_err(|e| CliError::usage(format!("--text-index: {e}")))?,
                 query_key: args.text_query_key.clone(),
+                sparse_budget: args.sparse_budget,
                 index: cfg.index.clone(),
                 metric: cfg.metric,
                 k: cfg.k,

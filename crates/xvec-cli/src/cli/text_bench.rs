@@ -142,7 +142,8 @@ pub fn run(cfg: &TextConfig, path: Option<PathBuf>, csv: Option<&PathBuf>, io: &
                         rounds.join(" "),
                         match *kind {
                             "sparse" => format!(
-                                "; recall@{} vs brute force {:.4}; {} postings, sparse index {:.2} MiB",
+                                "; {}; recall@{} vs brute force {:.4}; {} postings, sparse index {:.2} MiB",
+                                cfg.sparse_budget.map_or("exact".to_string(), |b| format!("budget {b} postings")),
                                 cfg.k,
                                 r.sparse_recall,
                                 r.sparse_postings,
