@@ -1528,7 +1528,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__analyze__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1726,6 +1726,13 @@ _xvec() {
                     return 0
                     ;;
                 --branch-k)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --json)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -1831,7 +1838,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2029,6 +2036,13 @@ _xvec() {
                     return 0
                     ;;
                 --branch-k)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --json)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -3418,7 +3432,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3616,6 +3630,13 @@ _xvec() {
                     return 0
                     ;;
                 --branch-k)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --json)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

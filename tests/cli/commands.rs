@@ -688,3 +688,58 @@ fn bm25_vocabulary_fills_a_sparse_field_that_ranks_like_the_text_index() {
     let run = xvec(&["vocabulary", &first, "n"]).run();
     assert!(run.code(2).stderr.contains("`n` is not a string field"), "{run}");
 }
+
+/// `query --json` runs the hybrid query the flags would, given as one JSON object (inline
+/// or `@FILE`); a bad member is named by its path, and the flags it replaces are refused.
+#[test]
+fn query_json_runs_the_hybrid_query_the_flags_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("h");
+    let c = c.to_str().unwrap();
+    xvec(&["create", c, "--schema", &data("schema-fts.json")]).run().ok();
+    let weights = format!("bm25=gloss:{}", data("wordnet-vocab.tsv"));
+    let vectors = format!("emb={}", data("wordnet.fvecs"));
+    xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &vectors, "--sparse-bm25", &weights]).run().ok();
+    let flags = [
+        "--pk",
+        "n.01317391",
+        "--text",
+        "small flowering plant",
+        "--text-field",
+        "gloss^2",
+        "--sparse",
+        r#"{"3": 1.0, "977": 0.5}"#,
+        "--keys",
+        "n.00001740",
+        "-k",
+        "7",
+        "--filter",
+        "pos = 'n'",
+        "--fields",
+        "lemma",
+        "--fusion",
+        "weighted",
+        "--weights",
+        "1,0.5,2,0.1",
+    ];
+    let by_flags = xvec(&[&["query", c, "--mode", "jsonl"], &flags[..]].concat()).run();
+    let json = r#"{"k": 7, "filter": "pos = 'n'", "fields": ["lemma"], "fusion": {"weighted": [1, 0.5, 2, 0.1]},
+        "branches": [{"key": "n.01317391"}, {"text": "small flowering plant", "fields": ["gloss^2"]},
+                     {"sparse": {"3": 1.0, "977": 0.5}}, {"keys": ["n.00001740"]}]}"#;
+    let by_json = xvec(&["query", c, "--mode", "jsonl", "--json", json]).run();
+    assert_eq!(by_json.ok().stdout, by_flags.ok().stdout);
+    assert_eq!(by_json.stdout.lines().count(), 7, "{by_json}");
+    let file = dir.path().join("q.json");
+    std::fs::write(&file, json).unwrap();
+    let from_file = xvec(&["query", c, "--mode", "jsonl", "--json", &format!("@{}", file.display())]).run();
+    assert_eq!(from_file.ok().stdout, by_json.stdout);
+
+    let run = xvec(&["query", c, "--json", r#"{"branches": [{"text": "x", "fields": ["gloss^0"]}]}"#]).run();
+    assert!(run.code(2).stderr.contains("--json: branches[0].fields[0]: boost 0 of `gloss`"), "{run}");
+    let run = xvec(&["query", c, "--json", r#"{"branches": [{"text": "x"}]}"#, "--text", "y"]).run();
+    assert!(run.code(2).stderr.contains("cannot be used with"), "{run}");
+    let run = xvec(&["query", c, "--json", "@/nonexistent/q.json"]).run();
+    assert!(run.code(1).stderr.contains("/nonexistent/q.json"), "{run}");
+    let run = xvec(&["query", c, "--json", "{"]).run();
+    assert!(run.code(2).stderr.contains("--json: EOF"), "{run}");
+}

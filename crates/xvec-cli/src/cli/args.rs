@@ -327,7 +327,7 @@ pub struct QueryArgs {
     /// Full-text field for --text, NAME or NAME^BOOST (its scores times BOOST); repeat it
     /// to search several fields at once, each row scoring the sum (default: the schema's
     /// only full-text field).
-    #[arg(long, value_name = "FIELD[^BOOST]", requires = "text", value_parser = parse_text_field)]
+    #[arg(long, value_name = "FIELD[^BOOST]", requires = "text", value_parser = clap::value_parser!(xvec::TextField))]
     pub text_field: Vec<xvec::TextField>,
     /// Also rank by inner product with this sparse vector over a sparse field, exact:
     /// '{"indices": [3, 17], "values": [0.5, 1.2]}' or '{"3": 0.5, "17": 1.2}'.
@@ -363,9 +363,41 @@ pub struct QueryArgs {
     /// Hits each branch ranks before fusion, 1 to 100000 (default: -k).
     #[arg(long, value_name = "N", value_parser = size(1, xvec::MAX_K))]
     pub branch_k: Option<usize>,
+    /// The whole query as one JSON object, or @FILE to read it from a file:
+    /// '{"k": 5, "filter": "...", "fields": [...], "fusion": "rrf", "branches": [{"vector":
+    /// [...]}, {"key": "K"}, {"text": "...", "fields": ["gloss^2"]}, {"sparse": {...}},
+    /// {"keys": [...]}]}' (a branch may also give its field, k, ef, nprobe, refine or
+    /// budget; fusion may be {"rrf": K} or {"weighted": [w, ...]}).
+    #[arg(long, value_name = "JSON", conflicts_with_all = QUERY_FLAGS)]
+    pub json: Option<String>,
     #[command(flatten)]
     pub bind: BindArgs,
 }
+
+/// The `query` flags a `--json` query gives itself.
+const QUERY_FLAGS: [&str; 21] = [
+    "vector",
+    "pk",
+    "vector_file",
+    "field",
+    "filter",
+    "k",
+    "ef",
+    "nprobe",
+    "target_recall",
+    "refine",
+    "group_by",
+    "fields",
+    "text",
+    "text_field",
+    "sparse",
+    "sparse_text",
+    "sparse_field",
+    "sparse_budget",
+    "keys",
+    "weights",
+    "branch_k",
+];
 
 /// How `query` fuses its branches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -711,19 +743,6 @@ fn parse_sparse(s: &str) -> Result<xvec::SparseVector, String> {
 }
 
 /// `NAME` or `NAME^BOOST`, as Lucene's query syntax boosts a field.
-fn parse_text_field(s: &str) -> Result<xvec::TextField, String> {
-    match s.rsplit_once('^') {
-        None => Ok(xvec::TextField::new(s)),
-        Some((name, boost)) => {
-            let b: f32 = boost.parse().map_err(|_| format!("boost {boost:?} of `{name}` is not a number"))?;
-            if !(b.is_finite() && b > 0.0) {
-                return Err(format!("boost {boost} of `{name}`; expected a number above 0"));
-            }
-            Ok(xvec::TextField::new(name).boost(b))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::parse_bytes;

@@ -11,7 +11,21 @@ use super::{AnalyzeArgs, CliError, FusionKind, QueryArgs};
 
 /// Whether the flags ask for a hybrid query.
 pub fn wanted(a: &QueryArgs) -> bool {
-    a.text.is_some() || a.keys.is_some() || a.sparse.is_some() || a.sparse_text.is_some()
+    a.text.is_some() || a.keys.is_some() || a.sparse.is_some() || a.sparse_text.is_some() || a.json.is_some()
+}
+
+/// The query of `--json`: the text, or the file after `@`.
+fn from_json(text: &str, params: &Params) -> Result<HybridQuery, CliError> {
+    let text = match text.strip_prefix('@') {
+        Some(path) => {
+            let path = std::path::Path::new(path);
+            std::fs::read_to_string(path).map_err(|e| CliError::file(path, &e))?
+        }
+        None => text.to_string(),
+    };
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| CliError::usage(format!("--json: {e}")))?;
+    let q = HybridQuery::from_json(&v).map_err(|e| CliError::usage(format!("--json: {e}")))?;
+    Ok(q.params(params.clone()))
 }
 
 /// `query --text/--keys`: the hybrid query, its fused hits printed.
@@ -20,7 +34,7 @@ pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
     search_flags_apply(&coll.schema(), a)?;
     let q = build(a, &io.params)?;
     let hits = coll.hybrid(&q).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
-    print(io, &table(&coll.schema(), &hits, &q, a))
+    print(io, &table(&coll.schema(), &hits, &q))
 }
 
 /// What the tool calls a branch: by the flag that makes it.
@@ -35,6 +49,9 @@ pub fn label(kind: BranchKind) -> &'static str {
 
 /// The hybrid query the flags describe: branches in the order vector, text, sparse, keys.
 pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
+    if let Some(json) = &a.json {
+        return from_json(json, params);
+    }
     if a.group_by.is_some() {
         return Err(CliError::usage("--group-by does not combine with --text, --sparse or --keys"));
     }
@@ -83,10 +100,15 @@ pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
 }
 
 /// Fused hits: key, fused score, each branch's rank and score, then the fields.
-pub fn table(schema: &Schema, hits: &[HybridHit], q: &HybridQuery, a: &QueryArgs) -> Table {
-    let names: Vec<String> = match &a.fields {
-        Some(f) => f.clone(),
-        None => schema.fields().iter().filter(|f| f.as_vector().is_none()).map(|f| f.name.clone()).collect(),
+pub fn table(schema: &Schema, hits: &[HybridHit], q: &HybridQuery) -> Table {
+    let names: Vec<String> = match q.projection() {
+        Some(f) => f.to_vec(),
+        None => schema
+            .fields()
+            .iter()
+            .filter(|f| f.as_vector().is_none() && !matches!(f.ty, xvec::FieldType::Sparse(_)))
+            .map(|f| f.name.clone())
+            .collect(),
     };
     let branch_names: Vec<&str> = q.branches().iter().map(|b| label(b.kind())).collect();
     let mut headers = vec!["_key".to_string(), "score".to_string()];

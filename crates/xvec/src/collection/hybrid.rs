@@ -195,6 +195,11 @@ impl HybridQuery {
         self
     }
 
+    /// The fields hits carry (`None`: every scalar field).
+    pub fn projection(&self) -> Option<&[String]> {
+        self.fields.as_deref()
+    }
+
     /// The branches, in order: [`HybridHit::branches`] follows it.
     pub fn branches(&self) -> &[Branch] {
         &self.branches

@@ -19,6 +19,7 @@ mod flush;
 mod flush_tests;
 mod follow;
 mod hybrid;
+mod hybrid_json;
 mod mem;
 mod open;
 mod optimize;

@@ -51,6 +51,24 @@ pub struct TextField {
     pub boost: f32,
 }
 
+impl std::str::FromStr for TextField {
+    type Err = String;
+
+    /// `name` or `name^boost`, the boost a number above 0.
+    fn from_str(s: &str) -> Result<TextField, String> {
+        match s.rsplit_once('^') {
+            None => Ok(TextField::new(s)),
+            Some((name, boost)) => {
+                let b: f32 = boost.parse().map_err(|_| format!("boost {boost:?} of `{name}` is not a number"))?;
+                if !(b.is_finite() && b > 0.0) {
+                    return Err(format!("boost {boost} of `{name}`; expected a number above 0"));
+                }
+                Ok(TextField::new(name).boost(b))
+            }
+        }
+    }
+}
+
 impl TextField {
     /// Field `name` with boost 1.
     pub fn new(name: impl Into<String>) -> TextField {
