@@ -35,6 +35,8 @@ const SCHEMA: &str = r#"{"name": "every", "fields": [
     {"name": "aw", "type": "array_uint64", "nullable": true},
     {"name": "af", "type": "array_float"},
     {"name": "ad", "type": "array_double"},
+    {"name": "sp", "type": "sparse_fp32", "nullable": true},
+    {"name": "sh", "type": "sparse_fp16"},
     {"name": "emb", "type": "vector_fp32", "dim": 16, "metric": "cosine",
      "index": {"type": "hnsw", "m": 8, "ef_construction": 64, "quantize": "int8", "refine": 4}},
     {"name": "half", "type": "vector_fp16", "dim": 4, "metric": "l2", "nullable": true},
@@ -85,6 +87,16 @@ fn every_docs(integer_keys: bool) -> Vec<Doc> {
             if i % 5 != 0 {
                 let h: Vec<xvec::f16> = (0..4).map(|j| xvec::f16::from_f32(j as f32 * 0.1 - i as f32 * 1e-3)).collect();
                 d = d.set("half", h);
+            }
+            // Sparse vectors of 0..=4 dimensions (up to 2^32 - 1), NULL in every sixth row;
+            // the fp16 one's values exact in half precision.
+            let sparse = |n: usize, value: &dyn Fn(usize) -> f32| {
+                let dims = (0..n).map(|j| if j == 3 { u32::MAX } else { (i * 13 + j * 7) as u32 });
+                Value::Sparse(xvec::SparseVector::new(dims.zip((0..n).map(value))).unwrap())
+            };
+            d = d.set("sh", sparse(i % 4, &|j| j as f32 * 0.25 - 1.0));
+            if i % 6 != 0 {
+                d = d.set("sp", sparse(i % 5, &|j| f32::from_bits(0x3f80_0000 + (i * 17 + j) as u32 * 4099)));
             }
             d
         })

@@ -560,7 +560,8 @@ pub enum ExportFormat {
     /// One vector field as TEXMEX .fvecs, keys in FILE.ids.
     Fvecs,
     /// Apache Parquet: an `id` column, one list<float> column per vector field, one
-    /// column per scalar field (the layout of Milvus bulk_import and VectorDBBench).
+    /// column per scalar field (the layout of Milvus bulk_import and VectorDBBench), a
+    /// sparse field as a group of `indices` (list<uint32>) and `values` (list<float>).
     Parquet,
 }
 

@@ -2,7 +2,8 @@
 //! key as an `id` column (int64 when every key is a decimal integer, as VectorDBBench's
 //! `train.parquet` has it, else a UTF-8 string, which Milvus takes for a VarChar primary
 //! key), one `list<float>` column per vector field (`emb`), one column per scalar field
-//! in its own type (uint32/uint64 as int32/int64 with the unsigned annotation), nullable
+//! in its own type (uint32/uint64 as int32/int64 with the unsigned annotation), a sparse
+//! field as a group of two lists, `indices` (uint32) and `values` (float), nullable
 //! fields optional. One row group per export chunk, so memory stays bounded by a chunk.
 
 use std::fs::File;
@@ -18,7 +19,9 @@ use xvec::{Doc, Field, FieldType, ScalarType, Value};
 use super::{CliError, Layout, Writer, create as create_file};
 
 pub fn create(path: &Path, layout: Layout) -> Result<Box<dyn Writer>, CliError> {
-    let exportable = |t: &FieldType| matches!(t, FieldType::Vector(_) | FieldType::Scalar(_) | FieldType::Array(_));
+    let exportable = |t: &FieldType| {
+        matches!(t, FieldType::Vector(_) | FieldType::Scalar(_) | FieldType::Array(_) | FieldType::Sparse(_))
+    };
     if let Some(f) = layout.fields.iter().find(|f| !exportable(&f.ty)) {
         return Err(CliError::usage(format!(
             "field `{}` is {}: Parquet export has no column for it",
@@ -60,6 +63,11 @@ fn message_type(layout: &Layout) -> String {
                     " {rep} group {name} (LIST) {{ repeated group list {{ required {physical} element{note}; }} }}"
                 ));
             }
+            FieldType::Sparse(_) => s.push_str(&format!(
+                " {rep} group {name} {{ \
+                 required group indices (LIST) {{ repeated group list {{ required int32 element (UINT_32); }} }} \
+                 required group values (LIST) {{ repeated group list {{ required float element; }} }} }}"
+            )),
             other => unreachable!("create refuses {} fields", other.name()),
         }
     }
@@ -152,6 +160,32 @@ fn lists<T>(docs: &[Doc], f: &Field, get: impl Fn(&Value) -> Option<T>) -> (Vec<
     (values, def, rep)
 }
 
+/// The dimensions and values of sparse field `f` with the definition and repetition
+/// levels both of its leaf columns take (NULL 0, an empty vector one below an element's).
+fn sparse_levels(docs: &[Doc], f: &Field) -> (Vec<i32>, Vec<f32>, Vec<i16>, Vec<i16>) {
+    let element = if f.nullable { 2 } else { 1 };
+    let (mut dims, mut values, mut def, mut rep) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for d in docs {
+        match d.get(&f.name) {
+            Some(Value::Sparse(v)) if !v.is_empty() => {
+                dims.extend(v.indices().iter().map(|&i| i as i32));
+                values.extend_from_slice(v.values());
+                def.extend(std::iter::repeat_n(element, v.len()));
+                rep.extend(std::iter::once(0).chain(std::iter::repeat_n(1, v.len() - 1)));
+            }
+            Some(Value::Sparse(_)) => {
+                def.push(element - 1);
+                rep.push(0);
+            }
+            _ => {
+                def.push(0);
+                rep.push(0);
+            }
+        }
+    }
+    (dims, values, def, rep)
+}
+
 /// Writes the column of scalar or array field `f`, its values (or elements) read by
 /// `get`.
 fn typed<T: DataType>(
@@ -190,6 +224,16 @@ impl Writer for Parquet {
             }
             col.close()?;
             for f in &self.layout.fields {
+                if let FieldType::Sparse(_) = f.ty {
+                    let (dims, values, def, rep) = sparse_levels(docs, f);
+                    let mut col = rg.next_column()?.expect("the indices column");
+                    put::<Int32Type>(&mut col, &dims, Some(&def), Some(&rep))?;
+                    col.close()?;
+                    let mut col = rg.next_column()?.expect("the values column");
+                    put::<FloatType>(&mut col, &values, Some(&def), Some(&rep))?;
+                    col.close()?;
+                    continue;
+                }
                 let mut col = rg.next_column()?.expect("one column per field");
                 match &f.ty {
                     FieldType::Vector(spec) => {

@@ -1,5 +1,6 @@
 //! Parquet for `import`: one document per row, one field per top-level column (the key in
-//! `--key-field`, an integer or a string), vectors from list columns. What `export
+//! `--key-field`, an integer or a string), vectors from list columns, sparse vectors from
+//! groups of `indices` and `values` lists. What `export
 //! --format parquet` writes, and what Milvus bulk_import and VectorDBBench files hold.
 //! Rows are read row group by row group, so memory stays bounded by one.
 
@@ -55,9 +56,13 @@ fn json(value: &Field) -> Result<serde_json::Value, String> {
         Field::Double(x) => float(*x)?,
         Field::Str(s) => J::String(s.clone()),
         Field::ListInternal(list) => J::Array(list.elements().iter().map(json).collect::<Result<_, _>>()?),
+        // A group (a sparse vector's `indices` and `values`) as an object of its members.
+        Field::Group(row) => J::Object(
+            row.get_column_iter().map(|(name, v)| json(v).map(|v| (name.clone(), v))).collect::<Result<_, String>>()?,
+        ),
         other => {
             return Err(format!(
-                "{other} is of a type xvec has no field for (expected a number, string, bool or list)"
+                "{other} is of a type xvec has no field for (expected a number, string, bool, list or group)"
             ));
         }
     })
