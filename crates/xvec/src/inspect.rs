@@ -105,7 +105,8 @@ pub struct FieldInfo {
     /// Metric name, vector fields only.
     pub metric: Option<String>,
     /// Index type and parameters, e.g. `hnsw m=16 efc=200 ef=64 int8+rot`; a scalar
-    /// field's scalar index kinds, e.g. `inverted+range`.
+    /// field's index kinds, e.g. `inverted+range` or `inverted+fts`; `sparse` for a
+    /// sparse field.
     pub index: Option<String>,
     /// Quantization name (`none` when unquantized), vector fields only.
     pub quantize: Option<String>,
@@ -114,8 +115,9 @@ pub struct FieldInfo {
     /// Segments in the snapshot.
     pub segments: u64,
     /// Share of live rows an index covers (1.0: complete; for a scalar field, every
-    /// scalar index it declares). `None` when the field needs no index file (a scalar
-    /// field without scalar indexes, unquantized flat).
+    /// index it declares, full-text included; a sparse field's sparse index). `None`
+    /// when the field needs no index file (a scalar field without indexes, unquantized
+    /// flat).
     pub completeness: Option<f64>,
 }
 
@@ -128,11 +130,16 @@ pub fn fields(coll: &Collection) -> Vec<FieldInfo> {
         .enumerate()
         .map(|(i, f)| {
             let v = f.as_vector();
-            let scalar = !f.scalar_indexes.is_empty();
+            let sparse = matches!(f.ty, crate::schema::FieldType::Sparse(_));
+            let scalar = !f.scalar_indexes.is_empty() || f.text.is_some() || sparse;
             let builds = v.is_some_and(|v| v.index.builds_index()) || scalar;
             let has_index = |s: &&crate::collection::SegmentRef| match v {
                 Some(_) => s.indexes.get(i).is_some_and(|x| x.is_some()),
-                None => scalar && f.scalar_indexes.iter().all(|&k| s.scalar.get(i).is_some_and(|x| x.get(k).is_some())),
+                None => s.scalar.get(i).is_some_and(|x| {
+                    f.scalar_indexes.iter().all(|&k| x.get(k).is_some())
+                        && (f.text.is_none() || x.text.is_some())
+                        && (!sparse || x.sparse.is_some())
+                }),
             };
             let completeness = || {
                 let total = snap.count();
@@ -141,7 +148,12 @@ pub fn fields(coll: &Collection) -> Vec<FieldInfo> {
                     .sum();
                 if total == 0 { 1.0 } else { covered as f64 / total as f64 }
             };
-            let scalar_kinds = || f.scalar_indexes.iter().map(|k| k.name()).collect::<Vec<_>>().join("+");
+            let scalar_kinds = || {
+                let mut kinds: Vec<&str> = f.scalar_indexes.iter().map(|k| k.name()).collect();
+                kinds.extend(f.text.is_some().then_some("fts"));
+                kinds.extend(sparse.then_some("sparse"));
+                kinds.join("+")
+            };
             FieldInfo {
                 name: f.name.clone(),
                 ty: f.ty.name().into(),
