@@ -649,6 +649,10 @@ fn bm25_vocabulary_fills_a_sparse_field_that_ranks_like_the_text_index() {
     let run =
         xvec(&["import", &second, &path("docs.jsonl"), "--sparse-bm25", &format!("sv=t:{vocab}"), "--flush"]).run();
     assert!(run.ok().stderr.contains("imported 6 of 6"), "{run}");
+    let run = xvec(&["inspect", &second, "fields", "--mode", "csv"]).run();
+    let out = &run.ok().stdout;
+    assert!(out.contains("\nt,string,yes,,,fts,,100.0% (1/1 segments)\n"), "{out}");
+    assert!(out.contains("\nsv,sparse_fp32,yes,,,sparse,,100.0% (1/1 segments)\n"), "{out}");
 
     let ranked = |flags: &[&str]| -> Vec<(String, String)> {
         let run = xvec(&[&["query", &second, "--mode", "csv", "--fields", "n"], flags].concat()).run();
