@@ -63,6 +63,16 @@ impl RawSection {
         self.offset as usize..(self.offset + self.len) as usize
     }
 
+    /// [`RawSection::range`] when the section is `len` bytes long; else an error at its
+    /// offset in `path` naming it (`name`) and both lengths.
+    pub fn sized(&self, path: &Path, name: &str, len: u128) -> Result<Range<usize>, StorageError> {
+        if self.len as u128 != len {
+            let what = format!("{name} section of {} bytes, expected {len}", self.len);
+            return Err(StorageError::corrupted(path, self.offset, what));
+        }
+        Ok(self.range())
+    }
+
     /// Blocks of the section (0 when it has a single checksum).
     pub fn block_count(&self) -> u64 {
         if self.block == 0 || !valid_block(self.block) { 0 } else { self.len.div_ceil(self.block as u64) }

@@ -276,15 +276,7 @@ impl FullTextIndex {
             ));
         }
         let (n, nb) = (meta.terms as usize, meta.blocks as usize);
-        let sized = |k: Kind, len: u128| -> Result<Range<usize>, StorageError> {
-            let sec = s(k);
-            if sec.len as u128 != len {
-                let what =
-                    format!("{} section of {} bytes, expected {len}", section_name(k as u16).unwrap_or("?"), sec.len);
-                return Err(bad(sec.offset as usize, what));
-            }
-            Ok(sec.range())
-        };
+        let sized = |k: Kind, len: u128| s(k).sized(path, section_name(k as u16).unwrap_or("?"), len);
         let index = FullTextIndex {
             path: path.to_path_buf(),
             analyzer: meta.analyzer,

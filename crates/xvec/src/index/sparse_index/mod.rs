@@ -299,14 +299,7 @@ impl SparseIndex {
             return Err(bad(m.offset as usize, format!("an index of {} rows; the segment has {rows}", meta.rows)));
         }
         let (d, p, nb, nw) = (meta.dims as u128, meta.postings as u128, meta.blocks as u128, meta.words as u128);
-        let sized = |k: Kind, len: u128| -> Result<Range<usize>, StorageError> {
-            let sec = s(k);
-            if sec.len as u128 != len {
-                let name = section_name(k as u16).unwrap_or("?");
-                return Err(bad(sec.offset as usize, format!("{name} section of {} bytes, expected {len}", sec.len)));
-            }
-            Ok(sec.range())
-        };
+        let sized = |k: Kind, len: u128| s(k).sized(path, section_name(k as u16).unwrap_or("?"), len);
         let index = SparseIndex {
             path: path.to_path_buf(),
             dims: sized(Kind::Dims, 4 * d)?,
