@@ -68,15 +68,9 @@ impl TextIndex {
             }
             obj.extend(a);
         }
-        obj.insert("k1".into(), shortest(self.bm25.k1));
-        obj.insert("b".into(), shortest(self.bm25.b));
+        obj.extend(self.bm25.json_members().map(|(k, v)| (k.to_string(), v)));
         Value::Object(obj)
     }
-}
-
-/// A finite f32 as the JSON number of its shortest decimal (1.2, not 1.2000000476837158).
-fn shortest(x: f32) -> Value {
-    serde_json::from_str(&x.to_string()).expect("a finite f32 prints as a JSON number")
 }
 
 #[cfg(test)]

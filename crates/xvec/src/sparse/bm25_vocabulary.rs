@@ -166,15 +166,14 @@ impl Bm25Vocabulary {
 
     /// Writes the vocabulary file.
     pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let header = json!({
-            "format": FORMAT,
-            "version": VERSION,
-            "documents": self.documents,
-            "total_length": self.total_length,
-            "k1": shortest(self.bm25.k1),
-            "b": shortest(self.bm25.b),
-            "analyzer": self.analyzer.spec(),
-        });
+        let mut header = serde_json::Map::new();
+        header.insert("format".into(), FORMAT.into());
+        header.insert("version".into(), VERSION.into());
+        header.insert("documents".into(), self.documents.into());
+        header.insert("total_length".into(), self.total_length.into());
+        header.extend(self.bm25.json_members().map(|(k, v)| (k.to_string(), v)));
+        header.insert("analyzer".into(), json!(self.analyzer.spec()));
+        let header = Json::Object(header);
         writeln!(out, "{header}")?;
         for (term, df) in &self.terms {
             writeln!(out, "{term}\t{df}")?;
@@ -238,11 +237,6 @@ impl Bm25Vocabulary {
         }
         Ok(Bm25Vocabulary::assemble(analyzer, bm25, documents, total_length, terms))
     }
-}
-
-/// A finite f32 as the JSON number of its shortest decimal (1.2, not 1.2000000476837158).
-fn shortest(x: f32) -> Json {
-    serde_json::from_str(&x.to_string()).expect("a finite f32 prints as a JSON number")
 }
 
 #[cfg(test)]

@@ -21,6 +21,14 @@ impl Default for Bm25 {
 }
 
 impl Bm25 {
+    /// `k1` and `b` as JSON members, each the number of its shortest decimal (1.2, not
+    /// 1.2000000476837158), as a full-text index declaration and a vocabulary file hold them.
+    pub(crate) fn json_members(&self) -> [(&'static str, serde_json::Value); 2] {
+        let shortest =
+            |x: f32| serde_json::from_str(&x.to_string()).expect("a validated parameter prints as a JSON number");
+        [("k1", shortest(self.k1)), ("b", shortest(self.b))]
+    }
+
     /// Checks that `k1` is finite and >= 0 and `b` is in 0..=1.
     pub fn validate(&self) -> Result<(), TextError> {
         if !self.k1.is_finite() || self.k1 < 0.0 {
