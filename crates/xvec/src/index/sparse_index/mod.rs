@@ -151,6 +151,16 @@ impl std::fmt::Debug for SparseIndex {
     }
 }
 
+/// One block of a dimension's list: its number and record, its first packed word, the
+/// last row of the block before it, and the index of its first posting.
+struct BlockAt {
+    block: usize,
+    record: Record,
+    word: usize,
+    prev_last: Option<u32>,
+    first: usize,
+}
+
 /// The postings, blocks and packed words of one dimension.
 #[derive(Clone)]
 struct List {
@@ -217,40 +227,56 @@ impl SparseIndex {
         }
     }
 
-    /// Each block of dimension list `l` with its rows decoded into `rows` and the index of
-    /// its first posting; `None` from `f` stops the walk. `None` when a block is damaged.
-    fn walk_blocks(&self, l: &List, mut f: impl FnMut(&Record, &[u32], usize) -> bool) -> Option<()> {
-        let mut rows = [0u32; BLOCK];
-        let (mut word, mut prev) = (l.words, None);
-        for (j, blk) in l.blocks.clone().enumerate() {
-            let r = self.record(blk);
-            let words = self.words().get(word..word + r.words())?;
-            unpack_gaps(prev, words, r.width, &mut rows[..r.count])?;
-            if !f(&r, &rows[..r.count], l.postings.start + j * BLOCK) {
-                break;
-            }
-            (word, prev) = (word + r.words(), Some(r.last_row));
+    /// The first block of dimension list `l` (every list has one).
+    fn first_block(&self, l: &List) -> BlockAt {
+        let block = l.blocks.start;
+        BlockAt { block, record: self.record(block), word: l.words, prev_last: None, first: l.postings.start }
+    }
+
+    /// The block of list `l` after `b`, if any.
+    fn next_block(&self, l: &List, b: &BlockAt) -> Option<BlockAt> {
+        let block = b.block + 1;
+        (block < l.blocks.end).then(|| BlockAt {
+            block,
+            record: self.record(block),
+            word: b.word + b.record.words(),
+            prev_last: Some(b.record.last_row),
+            first: b.first + BLOCK,
+        })
+    }
+
+    /// Each block of dimension list `l`, in order, undecoded.
+    fn blocks_of<'a>(&'a self, l: &'a List) -> impl Iterator<Item = BlockAt> + 'a {
+        std::iter::successors(Some(self.first_block(l)), move |b| self.next_block(l, b))
+    }
+
+    /// The rows of block `b`, decoded into `rows`; `None` when its record is out of range
+    /// or its words do not decode (checked on open).
+    fn decode<'r>(&self, b: &BlockAt, rows: &'r mut [u32; BLOCK]) -> Option<&'r [u32]> {
+        let r = &b.record;
+        if r.count > BLOCK || r.width > 32 {
+            return None;
         }
-        Some(())
+        let words = self.words().get(b.word..b.word + r.words())?;
+        unpack_gaps(b.prev_last, words, r.width, &mut rows[..r.count])?;
+        Some(&rows[..r.count])
     }
 
     /// Whether the index holds row `row` exactly as `words` (its stored words) say: under
-    /// each of its dimensions, with the impact of its value. What `verify` samples.
+    /// each of its dimensions, with the impact of its value. What `verify` samples; only
+    /// the block that would hold the row is decoded.
     pub fn holds_row(&self, row: u32, words: &[u64]) -> bool {
+        let mut rows = [0u32; BLOCK];
         words.iter().all(|&w| {
             let (dim, value) = ((w >> 32) as u32, crate::sparse::unpack_value(w));
             let Some(d) = self.find(dim) else { return false };
-            let mut held = false;
-            self.walk_blocks(&self.list(d), |r, rows, first| {
-                if r.last_row < row {
-                    return true;
-                }
-                held = rows
-                    .binary_search(&row)
-                    .is_ok_and(|i| (r.min..=r.max).contains(&value) && self.impacts()[first + i] == r.impact(value));
-                false
-            });
-            held
+            let list = self.list(d);
+            let Some(b) = self.blocks_of(&list).find(|b| b.record.last_row >= row) else { return false };
+            let r = &b.record;
+            self.decode(&b, &mut rows).is_some_and(|got| {
+                got.binary_search(&row)
+                    .is_ok_and(|i| (r.min..=r.max).contains(&value) && self.impacts()[b.first + i] == r.impact(value))
+            })
         })
     }
 
@@ -343,31 +369,30 @@ impl SparseIndex {
                 ));
             }
             let l = self.list(dim);
-            let (mut used, mut fault) = (0usize, None);
-            let block_of = |first: usize| l.blocks.start + (first - l.postings.start) / BLOCK;
-            let walked = self.walk_blocks(&l, |r, got, first| {
-                let blk = block_of(first);
-                let expected = (l.postings.end - first).min(BLOCK);
-                if r.count != expected
-                    || r.width > 32
-                    || !(r.min.is_finite() && r.max.is_finite() && r.min <= r.max)
-                    || got.last() != Some(&r.last_row)
-                    || r.last_row as usize >= rows
-                {
-                    fault = Some(blk);
-                    return false;
+            let (name, mut used, mut rows_buf) = (dims[dim], 0usize, [0u32; BLOCK]);
+            for b in self.blocks_of(&l) {
+                let (r, expected) = (&b.record, (l.postings.end - b.first).min(BLOCK));
+                if r.count != expected || r.width > 32 || !(r.min.is_finite() && r.max.is_finite() && r.min <= r.max) {
+                    return Err((
+                        self.records.start + 16 * b.block,
+                        format!("block {} of dimension {name} does not match its postings", b.block),
+                    ));
+                }
+                let Some(got) = self.decode(&b, &mut rows_buf) else {
+                    return Err((
+                        self.rows.start + 8 * l.words,
+                        format!("the packed rows of dimension {name} do not decode to ascending rows in its words"),
+                    ));
+                };
+                if got.last() != Some(&r.last_row) || r.last_row as usize >= rows {
+                    return Err((
+                        self.records.start + 16 * b.block,
+                        format!("block {} of dimension {name} does not match its postings", b.block),
+                    ));
                 }
                 used += r.words();
-                true
-            });
-            let name = dims[dim];
-            if let Some(blk) = fault {
-                return Err((
-                    self.records.start + 16 * blk,
-                    format!("block {blk} of dimension {name} does not match its postings"),
-                ));
             }
-            if walked.is_none() || used as u64 != dw[dim + 1] - dw[dim] {
+            if used as u64 != dw[dim + 1] - dw[dim] {
                 return Err((
                     self.rows.start + 8 * l.words,
                     format!("the packed rows of dimension {name} do not decode to ascending rows in its words"),
@@ -383,11 +408,8 @@ impl SparseIndex {
 struct DimCursor<'a> {
     index: &'a SparseIndex,
     list: List,
-    /// The block the cursor stands on (relative to the list), its record and first word.
-    block: usize,
-    record: Record,
-    word: usize,
-    prev_last: Option<u32>,
+    /// The block the cursor stands on.
+    cur: BlockAt,
     /// Whether `rows` holds the current block, and the position in it.
     decoded: bool,
     rows: [u32; BLOCK],
@@ -406,14 +428,10 @@ struct DimCursor<'a> {
 impl<'a> DimCursor<'a> {
     fn new(index: &'a SparseIndex, d: usize, weight: f32, slot: usize) -> DimCursor<'a> {
         let list = index.list(d);
-        let record = index.record(list.blocks.start);
         let mut c = DimCursor {
             index,
-            word: list.words,
+            cur: index.first_block(&list),
             list,
-            block: 0,
-            record,
-            prev_last: None,
             decoded: false,
             rows: [0; BLOCK],
             at: 0,
@@ -439,17 +457,16 @@ impl<'a> DimCursor<'a> {
 
     /// The current posting's impact.
     fn impact(&self) -> f64 {
-        f64::from(self.index.impacts()[self.list.postings.start + self.block * BLOCK + self.at])
+        f64::from(self.index.impacts()[self.cur.first + self.at])
     }
 
     /// Decodes the current block and sets its impact scale.
     fn decode(&mut self) {
-        let r = &self.record;
-        let words = &self.index.words()[self.word..self.word + r.words()];
-        unpack_gaps(self.prev_last, words, r.width, &mut self.rows[..r.count]).expect("validated on open");
+        self.index.decode(&self.cur, &mut self.rows).expect("validated on open");
         // A value lies in [min + q·step, min + (q+1)·step]: the top of its step bounds a
         // positive weight's product from above, the bottom from below; the other way round
         // for a negative weight.
+        let r = &self.cur.record;
         self.step = r.step();
         let (bottom, top) = (f64::from(r.min), f64::from(r.min) + self.step);
         (self.upper, self.lower) = if self.weight >= 0.0 { (top, bottom) } else { (bottom, top) };
@@ -481,25 +498,20 @@ impl wand::Cursor for DimCursor<'_> {
     }
 
     fn shallow(&mut self, target: u32) -> bool {
-        while self.record.last_row < target {
-            if self.block + 1 >= self.list.blocks.len() {
-                return false;
-            }
-            self.word += self.record.words();
-            self.prev_last = Some(self.record.last_row);
-            self.block += 1;
-            self.record = self.index.record(self.list.blocks.start + self.block);
+        while self.cur.record.last_row < target {
+            let Some(next) = self.index.next_block(&self.list, &self.cur) else { return false };
+            self.cur = next;
             self.decoded = false;
         }
         true
     }
 
     fn block_last(&self) -> u32 {
-        self.record.last_row
+        self.cur.record.last_row
     }
 
     fn block_bound(&self) -> f32 {
-        self.bound_of(&self.record)
+        self.bound_of(&self.cur.record)
     }
 
     fn bound(&self) -> f32 {

@@ -188,3 +188,25 @@ fn postings_take_under_three_bytes() {
     let per_posting = b.index.file_len() as f64 / b.index.postings() as f64;
     assert!(per_posting < 3.0, "{per_posting:.2} bytes per posting");
 }
+
+/// A file whose checksums are right but whose block records lie (a count past the block
+/// size, a gap width past 32 bits) is refused on open with the record's offset, never a
+/// panic.
+#[test]
+fn records_that_lie_under_good_checksums_are_refused() {
+    let b = build_rows(rows(600, 40, 6));
+    let path = b.index.path.clone();
+    let bytes = FileBytes::open(&path, false).unwrap();
+    let kinds = SECTIONS.map(|k| k as u16);
+    let sections = container::read_sections(&path, &bytes, 4, 3, &kinds, "a sparse index").unwrap();
+    let parts: Vec<Vec<u8>> = sections.iter().map(|s| bytes.as_slice()[s.range()].to_vec()).collect();
+    for (case, word3) in [("a count of 256", 0xffu32), ("a 40-bit width", 40 << 8)] {
+        let mut parts = parts.clone();
+        parts[Kind::Records as usize][12..16].copy_from_slice(&word3.to_le_bytes());
+        let damaged = path.with_extension(format!("{}.idx", word3));
+        let secs: Vec<(u16, u16, &[u8])> = kinds.iter().zip(&parts).map(|(&k, p)| (k, 3, p.as_slice())).collect();
+        container::write_file(&damaged, FileKind::Index, 4, &secs).unwrap();
+        let e = SparseIndex::open(&damaged, 4, 3, 600, false).unwrap_err().to_string();
+        assert!(e.contains("block 0 of dimension"), "{case}: {e}");
+    }
+}
