@@ -176,3 +176,25 @@ pub fn wordnet() -> &'static Path {
     .join("wordnet")
     .leak()
 }
+
+/// The committed WordNet sample with its full-text `gloss` and the `bm25` sparse field
+/// filled from the committed vocabulary (`schema-fts.json`, as `commands/hybrid.xvec`
+/// builds it), flushed: built once, shared read-only.
+pub fn wordnet_hybrid() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let c = dir.path().join("hybrid");
+        let c = c.to_str().unwrap();
+        xvec(&["create", c, "--schema", &data("schema-fts.json")]).run().ok();
+        let weights = format!("bm25=gloss:{}", data("wordnet-vocab.tsv"));
+        let vectors = format!("emb={}", data("wordnet.fvecs"));
+        xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &vectors, "--sparse-bm25", &weights, "--flush"])
+            .run()
+            .ok();
+        dir
+    })
+    .path()
+    .join("hybrid")
+    .leak()
+}

@@ -3,7 +3,7 @@
 //! view shows, the controls act, and quitting restores the terminal.
 
 use crate::cli::pty::Tmux;
-use crate::harness::{data, wordnet, xvec};
+use crate::harness::{data, wordnet, wordnet_hybrid, xvec};
 
 #[test]
 fn headless_json_has_every_panel_value() {
@@ -202,15 +202,7 @@ fn on_an_ivf_index_the_breadth_keys_step_nprobe() {
 /// kind, or a query file (which has no texts), is refused.
 #[test]
 fn headless_hybrid_queries_run_text_and_sparse_branches() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join("h");
-    let c = c.to_str().unwrap();
-    xvec(&["create", c, "--schema", &data("schema-fts.json")]).run().ok();
-    let weights = format!("bm25=gloss:{}", data("wordnet-vocab.tsv"));
-    let vectors = format!("emb={}", data("wordnet.fvecs"));
-    xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &vectors, "--sparse-bm25", &weights, "--flush"])
-        .run()
-        .ok();
+    let c = wordnet_hybrid().to_str().unwrap();
     let args = ["tui", c, "--headless", "--json", "--duration", "1s", "--concurrency", "1"];
     let run = xvec(&[&args[..], &["--text-field", "gloss", "--sparse-field", "bm25"]].concat()).run();
     run.ok();

@@ -1,6 +1,6 @@
 //! argv commands: what each does and the exit code it ends with.
 
-use crate::harness::{data, wordnet, xvec};
+use crate::harness::{data, wordnet, wordnet_hybrid, xvec};
 
 #[test]
 fn quickstart_builds_and_queries_the_sample() {
@@ -698,12 +698,7 @@ fn bm25_vocabulary_fills_a_sparse_field_that_ranks_like_the_text_index() {
 #[test]
 fn query_json_runs_the_hybrid_query_the_flags_would() {
     let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join("h");
-    let c = c.to_str().unwrap();
-    xvec(&["create", c, "--schema", &data("schema-fts.json")]).run().ok();
-    let weights = format!("bm25=gloss:{}", data("wordnet-vocab.tsv"));
-    let vectors = format!("emb={}", data("wordnet.fvecs"));
-    xvec(&["import", c, &data("wordnet.jsonl"), "--vectors", &vectors, "--sparse-bm25", &weights]).run().ok();
+    let c = wordnet_hybrid().to_str().unwrap();
     let flags = [
         "--pk",
         "n.01317391",

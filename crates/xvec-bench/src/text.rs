@@ -220,7 +220,7 @@ pub fn run(cfg: &TextConfig, path: Option<&Path>) -> Result<TextReport, BenchErr
     let dense = |i: usize| Query::vector(vectors[i].clone()).k(k).field("emb").fields(Vec::<String>::new());
     let hybrid = |branches: Vec<Branch>| HybridQuery::new(branches).k(k).fields_opt(Some(Vec::new()));
     let text = |i: usize| Branch::text(query_texts[i].as_str(), k);
-    let sparse_queries: Vec<SparseVector> = query_texts.iter().map(|t| weights.query(t)).collect();
+    let sparse_queries: Vec<SparseVector> = query_texts.iter().map(|t| weights.vocabulary.query(t)).collect();
     let budget = cfg.sparse_budget;
     let sparse_branch = |q: &SparseVector| Branch::Sparse { field: None, vector: q.clone(), k, budget };
     let sparse = |i: usize| sparse_branch(&sparse_queries[i]);
@@ -278,11 +278,6 @@ impl Bm25Weights {
             .map_err(|e| invalid(e.to_string()))?;
         let rows = texts.iter().map(|t| t.as_deref().map(|t| vocabulary.document(t)).transpose());
         Ok(Bm25Weights { rows: rows.collect::<Result<_, _>>().map_err(invalid)?, vocabulary })
-    }
-
-    /// A query's terms in the vocabulary, each at weight 1.
-    fn query(&self, text: &str) -> SparseVector {
-        self.vocabulary.query(text)
     }
 
     /// Recall@k of the engine's sparse search against brute force: a hit counts when its

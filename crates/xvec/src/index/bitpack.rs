@@ -48,9 +48,9 @@ pub fn unpack(words: &[u64], width: u32, out: &mut [u32]) {
     }
 }
 
-/// Appends ascending `rows` as gaps (each row minus one past the one before it, the
-/// first minus one past `prev_last`, or itself without one) packed at the width the
-/// largest gap needs; returns that width.
+/// Appends ascending `rows` (a posting block, at most 128) as gaps (each row minus one
+/// past the one before it, the first minus one past `prev_last`, or itself without one)
+/// packed at the width the largest gap needs; returns that width.
 pub fn pack_gaps(prev_last: Option<u32>, rows: &[u32], out: &mut Vec<u64>) -> u32 {
     let mut gaps = [0u32; 128];
     let gaps = &mut gaps[..rows.len()];

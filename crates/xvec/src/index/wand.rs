@@ -89,8 +89,9 @@ pub fn search<C: Cursor>(
     // With bounds: the k best lower bounds, and each kept row with its upper bound.
     let mut floors = TopK::unreserved(exact.map_or(0, |e| e.k));
     let mut kept: Vec<(u32, f64)> = Vec::new();
-    let threshold = |top: &dyn Fn() -> f32, floors: &TopK| -> f64 {
-        let t = -(top() as f64);
+    // The k-th score so far: the top's, or the k-th lower bound when that is higher.
+    let threshold = |top: f32, floors: &TopK| -> f64 {
+        let t = -(top as f64);
         if exact.is_some() { t.max(-(floors.threshold() as f64)) } else { t }
     };
     loop {
@@ -99,7 +100,7 @@ pub fn search<C: Cursor>(
         }
         cs.retain(|c| c.doc() != END);
         cs.sort_unstable_by_key(|c| c.doc());
-        let theta = threshold(&|| top.threshold(), &floors);
+        let theta = threshold(top.threshold(), &floors);
         let mut acc = 0f64;
         let Some(p) = cs.iter().position(|c| {
             acc += c.bound() as f64;
@@ -164,7 +165,7 @@ pub fn search<C: Cursor>(
         }
     }
     if let Some(exact) = exact {
-        let theta = threshold(&|| top.threshold(), &floors);
+        let theta = threshold(top.threshold(), &floors);
         for (row, _) in kept.into_iter().filter(|&(_, upper)| upper >= theta) {
             stats.rescored += 1;
             top.push(Candidate { dist: -(exact.score)(row), segment, row });
