@@ -180,6 +180,45 @@ pub enum DocError {
         /// Position of the bad element in the vector.
         index: usize,
     },
+    /// An `fp32` vector whose squared norm passes [`crate::MAX_SQUARED_NORM`]: its
+    /// distances would not be finite.
+    #[error(
+        "key {key:?}: field `{field}` has a squared norm past {max:e} (a quarter of the largest f32) at index \
+         {index}; scale the vector down",
+        max = crate::MAX_SQUARED_NORM
+    )]
+    NormTooLarge {
+        /// The document's key (at most 64 bytes and `…`).
+        key: String,
+        /// The vector field.
+        field: String,
+        /// The element at which the running sum of squares passes the bound.
+        index: usize,
+    },
+    /// A string value over [`crate::MAX_STRING_BYTES`].
+    #[error(
+        "key {key:?}: field `{field}` holds a string of {len} bytes{}; a string holds at most {max} (16 MiB)",
+        index.map(|i| format!(" at index {i}")).unwrap_or_default(),
+        max = crate::MAX_STRING_BYTES
+    )]
+    StringTooLong {
+        /// The document's key (at most 64 bytes and `…`).
+        key: String,
+        /// The field.
+        field: String,
+        /// The element of an array field that is too long; `None` for a string field.
+        index: Option<usize>,
+        /// The string's length in bytes.
+        len: usize,
+    },
+    /// A document whose WAL record would pass [`crate::MAX_DOC_BYTES`].
+    #[error("key {key:?}: the document is {bytes} bytes as logged; a document holds at most {max} (64 MiB)", max = crate::MAX_DOC_BYTES)]
+    DocTooLarge {
+        /// The document's key (at most 64 bytes and `…`).
+        key: String,
+        /// Its size as a WAL record.
+        bytes: usize,
+    },
     /// A non-nullable field left unset or set to null.
     #[error("key {key:?}: field `{field}` is not nullable but has no value")]
     NullNotAllowed {
@@ -254,6 +293,23 @@ pub enum StorageError {
         path: PathBuf,
         /// The I/O error that stopped writes.
         what: String,
+    },
+    /// A record whose frame would pass the WAL's frame bound, which no reader would take
+    /// back: refused before anything of its batch is written. Validation keeps documents
+    /// far smaller ([`crate::MAX_DOC_BYTES`]), so this is the writer's last line.
+    #[error(
+        "{}: a record of {len} bytes for key {key:?} exceeds the WAL's {max}-byte frame bound; nothing of its batch was written",
+        path.display()
+    )]
+    FrameTooLarge {
+        /// The WAL file.
+        path: PathBuf,
+        /// The record's key (at most 64 bytes and `…`).
+        key: String,
+        /// The record's encoded length.
+        len: usize,
+        /// The bound.
+        max: u32,
     },
     /// The directory has no `CURRENT` file, so holds no collection.
     #[error("{}: not an xvec collection (no CURRENT file)", path.display())]

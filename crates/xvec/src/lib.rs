@@ -76,7 +76,7 @@ pub use sparse::{MAX_SPARSE_LEN, SparseVector};
 pub use storage::FileKind;
 pub use storage::manifest::CollectionOptions;
 pub use storage::wal::SyncPolicy;
-pub use value::{Doc, Value, ValueError, json_f32};
+pub use value::{Doc, MAX_DOC_BYTES, MAX_KEY_BYTES, MAX_SQUARED_NORM, MAX_STRING_BYTES, Value, ValueError, json_f32};
 
 /// The engine's version, as its package states it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

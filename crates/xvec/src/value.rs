@@ -13,6 +13,20 @@ use crate::schema::{FieldType, MAX_ARRAY_LEN, ScalarType, Schema, VectorType};
 /// Longest primary key, in bytes.
 pub const MAX_KEY_BYTES: usize = 64 * 1024;
 
+/// Longest string value (a string field's, or one element of a string array), in bytes.
+/// Far below the WAL's frame bound, so every acknowledged document can be read back.
+pub const MAX_STRING_BYTES: usize = 16 << 20;
+
+/// Largest document, as the bytes of its WAL record (key, field ids and values; a put
+/// record's size is [`Row::logged_len`]). A sixteenth of the WAL's frame bound (2^30
+/// bytes): a write is refused at validation, never logged as a frame no reader would take.
+pub const MAX_DOC_BYTES: usize = 64 << 20;
+
+/// Largest squared Euclidean norm of an `fp32` vector. A quarter of `f32::MAX`, so every
+/// distance between two accepted vectors (`|a - b|^2 <= 4 max(|a|^2, |b|^2)`) and every
+/// dot product is finite: a vector past it would score `inf` or NaN, ranked arbitrarily.
+pub const MAX_SQUARED_NORM: f64 = f32::MAX as f64 / 4.0;
+
 /// One field value.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -367,6 +381,7 @@ pub fn check_value(schema: &Schema, idx: usize, key: &str, value: &Value) -> Res
             if !scalar_fits(v, *s) {
                 return Err(bad(s.name().to_string()));
             }
+            check_string(key, &field.name, v, None)?;
         }
         (FieldType::Array(s), Value::Array(xs)) => {
             if xs.len() > MAX_ARRAY_LEN {
@@ -383,6 +398,9 @@ pub fn check_value(schema: &Schema, idx: usize, key: &str, value: &Value) -> Res
                     expected: format!("{} elements", s.name()),
                     found: format!("{} at index {i}", xs[i].type_name()),
                 });
+            }
+            for (i, x) in xs.iter().enumerate() {
+                check_string(key, &field.name, x, Some(i))?;
             }
         }
         (FieldType::Array(s), _) => return Err(bad(format!("an array of {} values", s.name()))),
@@ -406,12 +424,71 @@ pub fn check_value(schema: &Schema, idx: usize, key: &str, value: &Value) -> Res
             if let Some(i) = bad_at {
                 return Err(DocError::NotFinite { key: truncate_key(key), field: field.name.clone(), index: i });
             }
+            if let Value::VectorFp32(x) = v
+                && let Some(index) = norm_overflow(x)
+            {
+                return Err(DocError::NormTooLarge { key: truncate_key(key), field: field.name.clone(), index });
+            }
         }
     }
     Ok(())
 }
 
+/// Refuses a string value over [`MAX_STRING_BYTES`]; `index` is its place in an array.
+fn check_string(key: &str, field: &str, v: &Value, index: Option<usize>) -> Result<(), DocError> {
+    match v {
+        Value::String(s) if s.len() > MAX_STRING_BYTES => {
+            Err(DocError::StringTooLong { key: truncate_key(key), field: field.to_string(), index, len: s.len() })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The first element at which the running sum of squares passes [`MAX_SQUARED_NORM`]
+/// (f64 sums: no f32 overflow on the way), if it does.
+fn norm_overflow(x: &[f32]) -> Option<usize> {
+    let mut sum = 0.0f64;
+    x.iter().position(|&f| {
+        sum += f as f64 * f as f64;
+        sum > MAX_SQUARED_NORM
+    })
+}
+
+impl Value {
+    /// Bytes of the value in a WAL record: a tag, then its encoding (docs/format.md, "WAL").
+    pub(crate) fn logged_len(&self) -> usize {
+        1 + match self {
+            Value::Null => 0,
+            Value::Bool(_) => 1,
+            Value::Int32(_) | Value::Uint32(_) | Value::Float(_) => 4,
+            Value::Int64(_) | Value::Uint64(_) | Value::Double(_) => 8,
+            Value::String(s) => 4 + s.len(),
+            Value::VectorFp32(x) => 4 + 4 * x.len(),
+            Value::VectorFp16(x) => 4 + 2 * x.len(),
+            Value::VectorInt8(x) => 4 + x.len(),
+            Value::Array(xs) => 4 + xs.iter().map(Value::logged_len).sum::<usize>(),
+            Value::Sparse(x) => 4 + 8 * x.len(),
+        }
+    }
+}
+
 impl Row {
+    /// Bytes of the row's put record in the WAL: op, key, value count, then each non-null
+    /// value with its field id.
+    pub fn logged_len(&self) -> usize {
+        let values: usize = self.values.iter().filter(|v| !matches!(v, Value::Null)).map(|v| 2 + v.logged_len()).sum();
+        1 + 4 + self.key.len() + 4 + values
+    }
+
+    /// Refuses a row whose record would pass [`MAX_DOC_BYTES`].
+    fn check_size(self) -> Result<Row, DocError> {
+        let bytes = self.logged_len();
+        if bytes > MAX_DOC_BYTES {
+            return Err(DocError::DocTooLarge { key: truncate_key(&self.key), bytes });
+        }
+        Ok(self)
+    }
+
     /// Validates a whole document (every non-nullable field present).
     pub fn from_doc(schema: &Schema, doc: Doc) -> Result<Row, DocError> {
         check_key(&doc.key)?;
@@ -435,7 +512,7 @@ impl Row {
         for (idx, value) in values.iter().enumerate() {
             check_value(schema, idx, &doc.key, value)?;
         }
-        Ok(Row { key: doc.key, values })
+        Row { key: doc.key, values }.check_size()
     }
 
     /// Merges the given fields of `doc` over this row, validating each.
@@ -447,7 +524,7 @@ impl Row {
             check_value(schema, idx, &doc.key, &value)?;
             self.values[idx] = value;
         }
-        Ok(self)
+        self.check_size()
     }
 }
 
@@ -542,6 +619,70 @@ mod tests {
             let back: serde_json::Value = serde_json::from_str(&text).unwrap();
             assert_eq!((back.as_f64().unwrap() as f32).to_bits(), x.to_bits(), "{bits:#x} printed as {text}");
         }
+    }
+
+    /// Issue 36: a 1.1 GB string was acknowledged and then unreadable. Strings and whole
+    /// documents are capped at validation; each cap is tested at the bound and one past.
+    #[test]
+    fn strings_and_documents_are_capped_at_validation() {
+        let s = Schema::builder("t")
+            .field(Field::scalar("a", ScalarType::String))
+            .field(Field::scalar("b", ScalarType::String).nullable(true))
+            .field(Field::scalar("c", ScalarType::String).nullable(true))
+            .field(Field::scalar("d", ScalarType::String).nullable(true))
+            .field(Field::scalar("e", ScalarType::String).nullable(true))
+            .field(Field::array("tags", ScalarType::String).nullable(true))
+            .build()
+            .unwrap();
+        let at = "x".repeat(MAX_STRING_BYTES);
+        assert!(Row::from_doc(&s, Doc::new("k").set("a", at.as_str())).is_ok());
+        let past = Doc::new("k").set("a", format!("{at}y"));
+        let e = Row::from_doc(&s, past).unwrap_err();
+        assert!(matches!(e, DocError::StringTooLong { len, index: None, .. } if len == MAX_STRING_BYTES + 1), "{e}");
+        let text = e.to_string();
+        assert!(text.contains(r#"key "k""#) && text.contains("field `a`") && text.contains("16777217 bytes"), "{text}");
+        assert!(text.contains("at most 16777216"), "{text}");
+        let tags = Value::Array(vec![Value::from("t"), Value::String(format!("{at}y"))]);
+        let e = Row::from_doc(&s, Doc::new("k").set("a", "x").set("tags", tags)).unwrap_err();
+        assert!(e.to_string().contains("field `tags` holds a string of 16777217 bytes at index 1"), "{e}");
+
+        // Five strings filled to make the record exactly MAX_DOC_BYTES, then one byte more.
+        let names = ["a", "b", "c", "d", "e"];
+        let doc = |total: usize| {
+            let empty = Row::from_doc(&s, names.iter().fold(Doc::new("k"), |d, n| d.set(*n, ""))).unwrap();
+            let mut left = total - empty.logged_len();
+            names.iter().fold(Doc::new("k"), |d, n| {
+                let len = left.min(MAX_STRING_BYTES);
+                left -= len;
+                d.set(*n, &at[..len])
+            })
+        };
+        let row = Row::from_doc(&s, doc(MAX_DOC_BYTES)).unwrap();
+        assert_eq!(row.logged_len(), MAX_DOC_BYTES);
+        let e = Row::from_doc(&s, doc(MAX_DOC_BYTES + 1)).unwrap_err();
+        assert!(matches!(e, DocError::DocTooLarge { bytes, .. } if bytes == MAX_DOC_BYTES + 1), "{e}");
+        assert!(e.to_string().contains("67108865 bytes as logged; a document holds at most 67108864"), "{e}");
+        // An update that grows a row past the cap is refused too.
+        let grown = row.merge(&s, Doc::new("k").set("e", &at[..MAX_STRING_BYTES])).unwrap_err();
+        assert!(matches!(grown, DocError::DocTooLarge { .. }), "{grown}");
+    }
+
+    /// Issue 36: a vector of 3.4e38s scored `inf`, ranked arbitrarily. Refused where the
+    /// running sum of squares passes a quarter of f32::MAX, naming the element.
+    #[test]
+    fn a_vector_whose_norm_overflows_is_refused() {
+        let s = schema();
+        let v = |x: Vec<f32>| Row::from_doc(&s, Doc::new("k1").set("s", "x").set("v", x));
+        let e = v(vec![1.0, 3.4e38, 0.0]).unwrap_err();
+        assert!(matches!(e, DocError::NormTooLarge { index: 1, .. }), "{e}");
+        assert!(
+            e.to_string().contains("field `v` has a squared norm past") && e.to_string().contains("index 1"),
+            "{e}"
+        );
+        // Each square fits, their sum does not: the element that tips it is named.
+        let big = (MAX_SQUARED_NORM * 0.4).sqrt() as f32;
+        assert!(matches!(v(vec![big, big, big]).unwrap_err(), DocError::NormTooLarge { index: 2, .. }));
+        assert!(v(vec![big, big, 0.0]).is_ok());
     }
 
     #[test]

@@ -270,14 +270,10 @@ impl WalWriter {
         if records.is_empty() {
             return Ok(());
         }
-        self.buf.clear();
         let first_lsn = self.next_lsn;
-        for (i, r) in records.iter().enumerate() {
-            self.buf.extend_from_slice(&[0u8; FRAME_HEADER]);
-            let payload_start = self.buf.len();
-            encode_record(schema, r, &mut self.buf);
-            let flags = if i + 1 == records.len() { FLAG_END_OF_BATCH } else { 0 };
-            self.push_frame(KIND_RECORD, flags, payload_start);
+        if let Err(e) = self.encode_batch(schema, records, MAX_FRAME) {
+            self.next_lsn = first_lsn;
+            return Err(e);
         }
         self.write_buf(first_lsn)?;
         self.records += records.len() as u64;
@@ -293,6 +289,27 @@ impl WalWriter {
         };
         if due {
             self.sync()?;
+        }
+        Ok(())
+    }
+
+    /// Encodes `records` as frames into `self.buf`, refusing a record whose payload would
+    /// pass `max_frame` (the reader's bound, [`MAX_FRAME`], given as a parameter so tests
+    /// can check the bound without gigabyte records).
+    fn encode_batch(&mut self, schema: &Schema, records: &[Record], max_frame: u32) -> Result<(), StorageError> {
+        self.buf.clear();
+        for (i, r) in records.iter().enumerate() {
+            self.buf.extend_from_slice(&[0u8; FRAME_HEADER]);
+            let payload_start = self.buf.len();
+            encode_record(schema, r, &mut self.buf);
+            let len = self.buf.len() - payload_start;
+            if !frame_fits(len as u64, max_frame) {
+                self.buf = Vec::new();
+                let key = crate::value::truncate_key(r.key());
+                return Err(StorageError::FrameTooLarge { path: self.path().to_path_buf(), key, len, max: max_frame });
+            }
+            let flags = if i + 1 == records.len() { FLAG_END_OF_BATCH } else { 0 };
+            self.push_frame(KIND_RECORD, flags, payload_start);
         }
         Ok(())
     }
@@ -388,6 +405,12 @@ enum FrameCheck {
     Bad(String),
 }
 
+/// Whether a payload of `len` bytes is within the frame bound `max`: the one test the
+/// writer and the reader share, so nothing is written that a scan would refuse.
+fn frame_fits(len: u64, max: u32) -> bool {
+    len <= u64::from(max)
+}
+
 /// Checks the frame at `at`: header, then payload.
 fn check_frame(b: &[u8], at: usize, salt: u64) -> FrameCheck {
     let Some(h) = b.get(at..at + FRAME_HEADER) else {
@@ -404,7 +427,7 @@ fn check_frame(b: &[u8], at: usize, salt: u64) -> FrameCheck {
     {
         return FrameCheck::Bad(format!("frame kind {kind}, flags {flags}: not a frame this build writes"));
     }
-    if len > MAX_FRAME {
+    if !frame_fits(len as u64, MAX_FRAME) {
         return FrameCheck::Bad(format!("frame length {len} exceeds the {MAX_FRAME}-byte bound"));
     }
     let end = at + FRAME_HEADER + len as usize;

@@ -202,3 +202,47 @@ fn reopen_appends_after_the_last_whole_batch_with_the_next_lsn() {
     assert_eq!(keys(&s), ["a", "b", "a", "f"]);
     assert!(s.torn.is_none() && s.damage.is_empty());
 }
+
+/// Issue 36: the writer logged a 1.1 GB record that every later scan refused as damage.
+/// It now refuses a record past the frame bound before writing anything of its batch;
+/// the bound is a parameter so the test checks it at a few hundred bytes.
+#[test]
+fn writer_refuses_a_frame_the_reader_would_refuse() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = WalWriter::create(dir.path(), 1, 0x5eed, SyncPolicy::EveryBatch).unwrap();
+    let record = put("big", &"x".repeat(200));
+    let mut probe = Vec::new();
+    encode_record(&schema(), &record, &mut probe);
+    let bound = probe.len() as u32;
+    let Record::Put(row) = &record else { unreachable!("a put") };
+    assert_eq!(row.logged_len(), probe.len(), "Row::logged_len is the encoded length");
+
+    w.encode_batch(&schema(), std::slice::from_ref(&record), bound).unwrap();
+    let err = w.encode_batch(&schema(), &[put("a", "small"), record.clone()], bound - 1).unwrap_err();
+    assert!(
+        matches!(&err, StorageError::FrameTooLarge { len, max, key, .. } if *len == probe.len() && *max == bound - 1 && key == "big"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("nothing of its batch was written"), "{err}");
+    assert!(w.buf.is_empty(), "the refused batch leaves nothing to write");
+
+    // The reader's bound is the same test: a header declaring MAX_FRAME + 1 is damage for
+    // its length, MAX_FRAME is only short of bytes.
+    assert!(frame_fits(u64::from(MAX_FRAME), MAX_FRAME));
+    assert!(!frame_fits(u64::from(MAX_FRAME) + 1, MAX_FRAME));
+    w.append(&schema(), &[put("ok", "y")]).unwrap();
+    let bytes = std::fs::read(w.path()).unwrap();
+    let at = WAL_HEADER_LEN;
+    let declare = |n: u32| {
+        let mut b = bytes.clone();
+        b[at + LEN_AT..at + LEN_AT + 4].copy_from_slice(&n.to_le_bytes());
+        let crc = salted_crc(0x5eed, &b[at..at + FRAME_CRC_AT]);
+        b[at + FRAME_CRC_AT..at + FRAME_HEADER].copy_from_slice(&crc.to_le_bytes());
+        match check_frame(&b, at, 0x5eed) {
+            FrameCheck::Bad(why) => why,
+            FrameCheck::Good { .. } => "good".into(),
+        }
+    };
+    assert!(declare(MAX_FRAME + 1).contains("exceeds the 1073741824-byte bound"), "{}", declare(MAX_FRAME + 1));
+    assert!(declare(MAX_FRAME).contains("runs past the end"), "{}", declare(MAX_FRAME));
+}
