@@ -226,7 +226,8 @@ pub struct MemoryUsage {
     pub mapped_vectors: u64,
     /// Other mapped segment bytes: keys, scalar columns.
     pub mapped_other: u64,
-    /// Segment files read into owned buffers (`mmap = false`).
+    /// Segment bytes on the heap: files read into owned buffers (`mmap = false`), and the
+    /// columns made at open for fields added or widened since a file was written.
     pub owned_segments: u64,
     /// Quantized codes and their per-row params (index files).
     pub codes: u64,
@@ -1011,9 +1012,8 @@ impl Collection {
             if s.segment.is_mapped() {
                 m.mapped_vectors += vectors;
                 m.mapped_other += s.segment.file_len() - vectors;
-            } else {
-                m.owned_segments += s.segment.heap_bytes() as u64;
             }
+            m.owned_segments += s.segment.heap_bytes() as u64;
             m.delete_bitmaps += s.deleted.serialized_size() as u64;
             for index in s.indexes.iter().flatten() {
                 let b = index.bytes_by_kind();

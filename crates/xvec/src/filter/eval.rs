@@ -272,7 +272,7 @@ impl Eval<'_> {
                     None,
                 );
             };
-            let length = |r: usize| (a.offsets[r + 1] - a.offsets[r]) as i128;
+            let length = |r: usize| a.range(r).len() as i128;
             return (select(self.rows, scope, a.validity, |r| t.holds(length(r)) != negate), access, None);
         }
         let column = self.column(col);

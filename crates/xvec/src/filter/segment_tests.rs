@@ -5,7 +5,9 @@ use std::cmp::Ordering;
 use crate::filter::Filter;
 use crate::index::scalar::{self, FieldScalarIndexes, ScalarIndex};
 use crate::schema::{Field, Metric, ScalarIndexKind, ScalarType, Schema, VectorType};
-use crate::storage::column::{ArrayColumn, ColumnBuf, ColumnSource, ScalarColumn, Validity, VarBuf, VarColumn};
+use crate::storage::column::{
+    ArrayColumn, ColumnBuf, ColumnSource, Offsets, ScalarColumn, Validity, VarBuf, VarColumn,
+};
 
 struct Column {
     validity: Option<Vec<u8>>,
@@ -66,7 +68,11 @@ impl ColumnSource for Segment {
 
     fn array(&self, field: usize) -> ArrayColumn<'_> {
         let (offsets, col) = self.arrays[field].as_ref().expect("array field");
-        ArrayColumn { validity: Validity(col.validity.as_deref()), offsets, elems: col.data.view() }
+        ArrayColumn {
+            validity: Validity(col.validity.as_deref()),
+            offsets: Offsets::Stored(offsets),
+            elems: col.data.view(),
+        }
     }
 }
 

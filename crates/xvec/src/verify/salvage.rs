@@ -18,7 +18,8 @@ use roaring::RoaringBitmap;
 
 use crate::schema::{FieldType, ScalarType, Schema, VectorType};
 use crate::storage::column::{
-    ArrayColumn, ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
+    ArrayColumn, ColumnData, ColumnSource, Offsets, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn,
+    VectorData,
 };
 use crate::storage::container::RawSection;
 use crate::storage::mmap::{Plain, as_bytes, cast_slice};
@@ -66,7 +67,7 @@ impl Var<'_> {
     fn view(&self) -> VarColumn<'_> {
         match self {
             Var::Stored(v) => *v,
-            Var::Rebuilt { offsets, bytes } => VarColumn { offsets, bytes },
+            Var::Rebuilt { offsets, bytes } => VarColumn::stored(offsets, bytes),
         }
     }
 }
@@ -99,10 +100,11 @@ pub(crate) struct Salvage<'a> {
 /// Offsets of a variable-length column: start at 0, never fall, end at the byte count,
 /// every value UTF-8.
 fn check_var(col: &VarColumn, rows: usize) -> bool {
-    col.offsets.len() == rows + 1
-        && col.offsets.first() == Some(&0)
-        && col.offsets.last() == Some(&(col.bytes.len() as u64))
-        && col.offsets.windows(2).all(|w| {
+    let Offsets::Stored(offsets) = col.offsets else { return false };
+    offsets.len() == rows + 1
+        && offsets.first() == Some(&0)
+        && offsets.last() == Some(&(col.bytes.len() as u64))
+        && offsets.windows(2).all(|w| {
             w[0] <= w[1] && col.bytes.get(w[0] as usize..w[1] as usize).is_some_and(|b| std::str::from_utf8(b).is_ok())
         })
 }
@@ -190,7 +192,7 @@ fn read_var<'a>(
 ) -> Option<(Var<'a>, RoaringBitmap)> {
     let offs: &[u64] = cast_slice::<u64>(offsets).filter(|o| o.len() == rows + 1)?;
     if bad_offsets.is_empty() && bad_data.is_empty() {
-        let col = VarColumn { offsets: offs, bytes: data };
+        let col = VarColumn::stored(offs, data);
         return check_var(&col, rows).then_some((Var::Stored(col), RoaringBitmap::new()));
     }
     let mut lost = rows_hit(SectionKind::VarOffsets, 8, bad_offsets, rows);
@@ -285,7 +287,7 @@ impl<'a> Salvage<'a> {
                             lost |= l;
                             string = Some(v);
                             // Replaced by `string` when read.
-                            ColumnData::String(VarColumn { offsets: &[], bytes: &[] })
+                            ColumnData::String(VarColumn::stored(&[], &[]))
                         }
                         _ => ColumnData::from_bytes(*s, fixed(rows)?, &[])?,
                     };
@@ -316,11 +318,11 @@ impl<'a> Salvage<'a> {
                                 return None;
                             }
                             string = Some(v);
-                            ColumnData::String(VarColumn { offsets: &[], bytes: &[] })
+                            ColumnData::String(VarColumn::stored(&[], &[]))
                         }
                         _ => ColumnData::from_bytes(*s, fixed()?, &[])?,
                     };
-                    Some(Col::Array(ArrayColumn { validity, offsets, elems }))
+                    Some(Col::Array(ArrayColumn { validity, offsets: Offsets::Stored(offsets), elems }))
                 }
                 FieldType::Vector(v) => {
                     let dim = v.dim as usize;
@@ -422,7 +424,7 @@ impl ColumnSource for Salvage<'_> {
     fn keys(&self) -> VarColumn<'_> {
         match &self.keys {
             Some(k) => k.view(),
-            None => VarColumn { offsets: self.zeros_as(self.rows + 1), bytes: &[] },
+            None => VarColumn::stored(self.zeros_as(self.rows + 1), &[]),
         }
     }
 
@@ -454,7 +456,7 @@ impl ColumnSource for Salvage<'_> {
         }
         // Unreadable: every row null, no elements.
         let elems = self.zero_column(self.schema.field(field).as_array(), 0);
-        ArrayColumn { validity: self.null_validity(), offsets: self.zeros_as(self.rows + 1), elems }
+        ArrayColumn { validity: self.null_validity(), offsets: Offsets::Stored(self.zeros_as(self.rows + 1)), elems }
     }
 }
 

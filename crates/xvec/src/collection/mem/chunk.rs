@@ -8,8 +8,8 @@ use std::sync::Arc;
 use crate::index::quant::fastscan::ScanCodes;
 use crate::schema::{FieldType, Schema, VectorType};
 use crate::storage::column::{
-    ArrayColumn, ColumnBuf, ColumnSource, ScalarColumn, SegmentView, Validity, VarBuf, VarColumn, VectorColumn,
-    VectorData,
+    ArrayColumn, ColumnBuf, ColumnSource, Offsets, ScalarColumn, SegmentView, Validity, VarBuf, VarColumn,
+    VectorColumn, VectorData,
 };
 use crate::value::{Row, Value};
 
@@ -216,7 +216,11 @@ impl ColumnSource for Chunk {
     fn array(&self, field: usize) -> ArrayColumn<'_> {
         let c = &self.columns[field];
         let Data::Array { offsets, elems } = &c.data else { panic!("field {field} is not an array field") };
-        ArrayColumn { validity: Validity(c.validity.as_deref()), offsets, elems: elems.view() }
+        ArrayColumn {
+            validity: Validity(c.validity.as_deref()),
+            offsets: Offsets::Stored(offsets),
+            elems: elems.view(),
+        }
     }
 }
 

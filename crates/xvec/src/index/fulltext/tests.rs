@@ -52,7 +52,7 @@ fn build_corpus(texts: &[String], validity: &[u8]) -> Built {
     }
     let col = ScalarColumn {
         validity: Validity(Some(validity)),
-        data: ColumnData::String(VarColumn { offsets: &offsets, bytes: &bytes }),
+        data: ColumnData::String(VarColumn::stored(&offsets, &bytes)),
     };
     let analyzer = Analyzer::new(&AnalyzerSpec::default()).unwrap();
     build(&path, 9, 2, &AnalyzerSpec::default(), &col).unwrap();

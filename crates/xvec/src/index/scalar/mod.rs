@@ -101,7 +101,7 @@ impl<'a> Indexed<'a> {
                 (c.data, (0..rows).filter(|&r| c.validity.is_valid(r as usize)).map(|r| (r, r)).collect())
             }
             Indexed::Array(a) => {
-                let rows = a.offsets.len().saturating_sub(1);
+                let rows = a.rows();
                 let valid = (0..rows).filter(|&r| a.validity.is_valid(r));
                 (a.elems, valid.flat_map(|r| a.range(r).map(move |i| (i as u32, r as u32))).collect())
             }
@@ -114,7 +114,7 @@ impl<'a> Indexed<'a> {
         match self {
             Indexed::Scalar(c) => (0..c.data.len()).filter(|&r| indexable(c, r)).count() as u64,
             Indexed::Array(a) => {
-                let rows = a.offsets.len().saturating_sub(1);
+                let rows = a.rows();
                 let mut held = 0u64;
                 let mut seen: Vec<ElementKey> = Vec::new();
                 for r in (0..rows).filter(|&r| a.validity.is_valid(r)) {

@@ -22,10 +22,7 @@ fn inverted_string_index_finds_terms_prefixes_and_ranges() {
     let words = ["noun", "verb", "adj", "noun.animal", "adv"];
     let values: Vec<&str> = (0..200).map(|i| if i % 2 == 0 { "noun" } else { words[i % 5] }).collect();
     let (offsets, bytes) = strings(&values);
-    let col = ScalarColumn {
-        validity: Validity(None),
-        data: ColumnData::String(VarColumn { offsets: &offsets, bytes: &bytes }),
-    };
+    let col = ScalarColumn { validity: Validity(None), data: ColumnData::String(VarColumn::stored(&offsets, &bytes)) };
     build(&path, 3, 1, ScalarIndexKind::Inverted, &FieldType::Scalar(ScalarType::String), &Indexed::Scalar(col), 200)
         .unwrap();
     let ix =
@@ -116,10 +113,7 @@ fn lookup_cost() {
     let names: Vec<String> = (0..45).map(|i| format!("noun.kind{i:02}")).collect();
     let values: Vec<&str> = (0..rows).map(|i| if i % 2777 == 0 { "noun.motive" } else { &names[i % 45][..] }).collect();
     let (offsets, bytes) = strings(&values);
-    let col = ScalarColumn {
-        validity: Validity(None),
-        data: ColumnData::String(VarColumn { offsets: &offsets, bytes: &bytes }),
-    };
+    let col = ScalarColumn { validity: Validity(None), data: ColumnData::String(VarColumn::stored(&offsets, &bytes)) };
     build(&path, 3, 1, ScalarIndexKind::Inverted, &FieldType::Scalar(ScalarType::String), &Indexed::Scalar(col), rows)
         .unwrap();
     let ix =

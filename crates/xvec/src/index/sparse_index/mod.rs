@@ -535,7 +535,7 @@ impl wand::Cursor for DimCursor<'_> {
 /// `segment_id`) through a temp file renamed to `path`; returns its size. The caller
 /// publishes it.
 pub fn build(path: &Path, segment_id: u64, field: u16, col: &ArrayColumn) -> Result<u64, StorageError> {
-    let rows = col.offsets.len().saturating_sub(1);
+    let rows = col.rows();
     let mut postings: Vec<(u32, u32, f32)> = Vec::new();
     for row in (0..rows).filter(|&r| col.validity.is_valid(r)) {
         for &w in col.sparse_words(row) {

@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use super::*;
 use crate::index::{Candidate, Sink, TopK};
 use crate::sparse::SparseVector;
-use crate::storage::column::{ColumnData, Validity};
+use crate::storage::column::{ColumnData, Offsets, Validity};
 
 /// `rows` random sparse rows over `dims` dimensions (a few common, most rare), every 11th
 /// null, values in -0.5..2.
@@ -50,7 +50,11 @@ fn build_rows(data: Vec<Option<SparseVector>>) -> Built {
         }
         offsets.push(words.len() as u64);
     }
-    let col = ArrayColumn { validity: Validity(Some(&validity)), offsets: &offsets, elems: ColumnData::Uint64(&words) };
+    let col = ArrayColumn {
+        validity: Validity(Some(&validity)),
+        offsets: Offsets::Stored(&offsets),
+        elems: ColumnData::Uint64(&words),
+    };
     build(&path, 4, 3, &col).unwrap();
     let index = SparseIndex::open(&path, 4, 3, data.len(), true).unwrap();
     Built { _dir: dir, index, rows: data, words, offsets }

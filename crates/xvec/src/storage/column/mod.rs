@@ -20,23 +20,63 @@ impl Validity<'_> {
     }
 }
 
-/// Variable-length values: row `i` is `bytes[offsets[i]..offsets[i + 1]]`.
+/// Where each row of a variable-length column lies in its values.
+#[derive(Clone, Copy, Debug)]
+pub enum Offsets<'a> {
+    /// Row `r` is values `o[r]..o[r + 1]`: what a segment file or a memtable holds.
+    Stored(&'a [u64]),
+    /// Every one of `rows` rows is values `0..len`: a default of a field the segment does
+    /// not store, kept once however many rows repeat it (a 100 KB default over a million
+    /// rows is 100 KB, not 100 GB).
+    Repeat { rows: usize, len: u64 },
+}
+
+impl Offsets<'_> {
+    /// The values of row `row`.
+    #[inline]
+    pub fn range(&self, row: usize) -> std::ops::Range<usize> {
+        match *self {
+            Offsets::Stored(o) => o[row] as usize..o[row + 1] as usize,
+            Offsets::Repeat { rows, len } => {
+                assert!(row < rows, "row {row} of a column of {rows}");
+                0..len as usize
+            }
+        }
+    }
+
+    /// Rows held.
+    pub fn rows(&self) -> usize {
+        match *self {
+            Offsets::Stored(o) => o.len().saturating_sub(1),
+            Offsets::Repeat { rows, .. } => rows,
+        }
+    }
+}
+
+/// Variable-length values: row `i` is `bytes[offsets.range(i)]`.
 #[derive(Clone, Copy, Debug)]
 pub struct VarColumn<'a> {
-    pub offsets: &'a [u64],
+    pub offsets: Offsets<'a>,
     pub bytes: &'a [u8],
 }
 
 impl<'a> VarColumn<'a> {
+    /// Over stored offsets.
+    pub fn stored(offsets: &'a [u64], bytes: &'a [u8]) -> VarColumn<'a> {
+        VarColumn { offsets: Offsets::Stored(offsets), bytes }
+    }
+
     #[inline]
     pub fn get(&self, row: usize) -> &'a [u8] {
-        &self.bytes[self.offsets[row] as usize..self.offsets[row + 1] as usize]
+        &self.bytes[self.offsets.range(row)]
     }
 
     /// Hints that the offsets of rows `rows` are read next (see [`VarColumn::prefetch_bytes`]).
     pub fn prefetch_offsets(&self, rows: impl Iterator<Item = usize>) {
-        for r in rows {
-            crate::kernels::prefetch_lines(&self.offsets[r..r + 2], 2);
+        if let Offsets::Stored(o) = self.offsets {
+            for r in rows {
+                crate::kernels::prefetch_lines(&o[r..r + 2], 2);
+            }
         }
     }
 
@@ -85,7 +125,7 @@ impl<'a> ColumnData<'a> {
             ScalarType::Uint64 => ColumnData::Uint64(cast_slice(values)?),
             ScalarType::Float => ColumnData::Float(cast_slice(values)?),
             ScalarType::Double => ColumnData::Double(cast_slice(values)?),
-            ScalarType::String => ColumnData::String(VarColumn { offsets: cast_slice(values)?, bytes: var_bytes }),
+            ScalarType::String => ColumnData::String(VarColumn::stored(cast_slice(values)?, var_bytes)),
         })
     }
 }
@@ -116,7 +156,7 @@ impl ColumnData<'_> {
             ColumnData::Uint64(d) => d.len(),
             ColumnData::Float(d) => d.len(),
             ColumnData::Double(d) => d.len(),
-            ColumnData::String(v) => v.offsets.len().saturating_sub(1),
+            ColumnData::String(v) => v.offsets.rows(),
         }
     }
 
@@ -143,12 +183,12 @@ pub struct ScalarColumn<'a> {
     pub data: ColumnData<'a>,
 }
 
-/// One array column of a segment: row `r` holds elements `offsets[r]..offsets[r + 1]`
-/// of `elems` (none for a null row).
+/// One array column of a segment: row `r` holds elements `offsets.range(r)` of `elems`
+/// (none for a null row).
 #[derive(Clone, Copy, Debug)]
 pub struct ArrayColumn<'a> {
     pub validity: Validity<'a>,
-    pub offsets: &'a [u64],
+    pub offsets: Offsets<'a>,
     pub elems: ColumnData<'a>,
 }
 
@@ -156,7 +196,12 @@ impl ArrayColumn<'_> {
     /// The element indexes of row `row`.
     #[inline]
     pub fn range(&self, row: usize) -> std::ops::Range<usize> {
-        self.offsets[row] as usize..self.offsets[row + 1] as usize
+        self.offsets.range(row)
+    }
+
+    /// Rows held.
+    pub fn rows(&self) -> usize {
+        self.offsets.rows()
     }
 
     /// Row `row` as a typed value.

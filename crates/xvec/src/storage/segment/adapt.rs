@@ -1,9 +1,12 @@
 //! Columns a segment holds in memory because its file stores them otherwise than the
 //! schema it is read under asks: a field added after the segment was written (every row
 //! its default, or NULL), or one widened since (`int32` to `int64`, ...). They live until
-//! optimize rewrites the segment under the current schema.
+//! optimize rewrites the segment under the current schema. A default of variable length
+//! (a string, an array) is kept once and repeated by the column's offsets, never copied
+//! into every row: its cost does not grow with the segment.
 
-use super::super::column::{ArrayColumn, ColumnBuf, ScalarColumn, Validity, VectorColumn, VectorData};
+use super::super::column::{ArrayColumn, ColumnBuf, ColumnData, Offsets, ScalarColumn, Validity, VarColumn};
+use super::super::column::{VectorColumn, VectorData};
 use super::super::mmap::cast_slice;
 use crate::error::StorageError;
 use crate::schema::{Field, FieldType, ScalarType, VectorType};
@@ -23,6 +26,19 @@ pub(super) enum Owned {
         offsets: Vec<u64>,
         elems: ColumnBuf,
     },
+    /// A string field the segment lacks: every row `bytes` (its default), or NULL.
+    RepeatString {
+        validity: Option<Vec<u8>>,
+        rows: usize,
+        bytes: Vec<u8>,
+    },
+    /// An array or sparse field the segment lacks: every row the elements `elems` (its
+    /// default), or NULL.
+    RepeatArray {
+        validity: Option<Vec<u8>>,
+        rows: usize,
+        elems: ColumnBuf,
+    },
     /// A vector field the segment lacks: every row NULL. Its zeros are anonymous pages,
     /// which cost no memory until read (and a NULL row's vector is never read).
     Vector {
@@ -39,28 +55,32 @@ impl Owned {
         let validity = default.is_none().then(|| vec![0; rows.div_ceil(8)]);
         let value = default.unwrap_or(Value::Null);
         Ok(match &field.ty {
+            FieldType::Scalar(ScalarType::String) => {
+                let bytes = match value {
+                    Value::String(s) => s.into_bytes(),
+                    _ => Vec::new(),
+                };
+                Owned::RepeatString { validity, rows, bytes }
+            }
+            // Fixed width: a value per row, as the column will hold once optimize rewrites
+            // the segment (at most 8 bytes a row).
             FieldType::Scalar(ty) => {
                 let mut data = ColumnBuf::new(*ty);
                 (0..rows).for_each(|_| data.push(&value));
                 Owned::Scalar { validity, data }
             }
             FieldType::Array(ty) => {
-                let one = match value {
-                    Value::Array(xs) => xs,
-                    _ => Vec::new(),
-                };
                 let mut elems = ColumnBuf::new(*ty);
-                for _ in 0..rows {
-                    one.iter().for_each(|x| elems.push(x));
+                if let Value::Array(xs) = value {
+                    xs.iter().for_each(|x| elems.push(x));
                 }
-                let offsets = (0..=rows as u64).map(|i| i * one.len() as u64).collect();
-                Owned::Array { validity, offsets, elems }
+                Owned::RepeatArray { validity, rows, elems }
             }
             // No default: every row null.
-            FieldType::Sparse(_) => Owned::Array {
+            FieldType::Sparse(_) => Owned::RepeatArray {
                 validity: Some(vec![0; rows.div_ceil(8)]),
-                offsets: vec![0; rows + 1],
-                elems: ColumnBuf::new(crate::schema::ScalarType::Uint64),
+                rows,
+                elems: ColumnBuf::new(ScalarType::Uint64),
             },
             FieldType::Vector(v) => {
                 // Room for the vectors and for the norms, whole 8-byte words.
@@ -105,7 +125,11 @@ impl Owned {
     pub(super) fn widened_array(stored: ArrayColumn, to: ScalarType) -> Option<Owned> {
         let elems = ColumnBuf::widened(stored.elems, to)?;
         let validity = stored.validity.0.map(<[u8]>::to_vec);
-        Some(Owned::Array { validity, offsets: stored.offsets.to_vec(), elems })
+        let offsets = match stored.offsets {
+            Offsets::Stored(o) => o.to_vec(),
+            Offsets::Repeat { .. } => return None,
+        };
+        Some(Owned::Array { validity, offsets, elems })
     }
 
     pub(super) fn heap_bytes(&self) -> usize {
@@ -115,16 +139,33 @@ impl Owned {
             Owned::Array { validity, offsets, elems } => {
                 validity.as_ref().map_or(0, Vec::len) + offsets.len() * 8 + elems.heap_bytes()
             }
+            Owned::RepeatString { validity, bytes, .. } => validity.as_ref().map_or(0, Vec::len) + bytes.len(),
+            Owned::RepeatArray { validity, elems, .. } => validity.as_ref().map_or(0, Vec::len) + elems.heap_bytes(),
         }
     }
 
     pub(super) fn scalar(&self) -> Option<ScalarColumn<'_>> {
-        let Owned::Scalar { validity, data } = self else { return None };
-        Some(ScalarColumn { validity: Validity(validity.as_deref()), data: data.view() })
+        match self {
+            Owned::Scalar { validity, data } => {
+                Some(ScalarColumn { validity: Validity(validity.as_deref()), data: data.view() })
+            }
+            Owned::RepeatString { validity, rows, bytes } => {
+                let offsets = Offsets::Repeat { rows: *rows, len: bytes.len() as u64 };
+                let data = ColumnData::String(VarColumn { offsets, bytes });
+                Some(ScalarColumn { validity: Validity(validity.as_deref()), data })
+            }
+            Owned::Array { .. } | Owned::RepeatArray { .. } | Owned::Vector { .. } => None,
+        }
     }
 
     pub(super) fn array(&self) -> Option<ArrayColumn<'_>> {
-        let Owned::Array { validity, offsets, elems } = self else { return None };
+        let (validity, offsets, elems) = match self {
+            Owned::Array { validity, offsets, elems } => (validity, Offsets::Stored(offsets), elems),
+            Owned::RepeatArray { validity, rows, elems } => {
+                (validity, Offsets::Repeat { rows: *rows, len: elems.len() as u64 }, elems)
+            }
+            Owned::Scalar { .. } | Owned::RepeatString { .. } | Owned::Vector { .. } => return None,
+        };
         Some(ArrayColumn { validity: Validity(validity.as_deref()), offsets, elems: elems.view() })
     }
 

@@ -18,7 +18,8 @@ use half::f16;
 
 pub use self::write::{Part, write};
 use super::column::{
-    ArrayColumn, ColumnData, ColumnSource, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn, VectorData,
+    ArrayColumn, ColumnData, ColumnSource, Offsets, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn,
+    VectorData,
 };
 use super::container::{self, RawSection};
 use super::mmap::{FileBytes, cast_slice};
@@ -484,7 +485,11 @@ impl Segment {
             panic!("stored field {at} is not an array field");
         };
         let offsets = self.slice(self.stored[at].array_offsets.clone().expect("array field has offsets"));
-        ArrayColumn { validity: self.validity(at), offsets, elems: self.stored_values(at, ty) }
+        ArrayColumn {
+            validity: self.validity(at),
+            offsets: Offsets::Stored(offsets),
+            elems: self.stored_values(at, ty),
+        }
     }
 
     /// The values of the stored field at `at`: a scalar's rows, an array's elements.
@@ -588,7 +593,7 @@ impl ColumnSource for Segment {
     }
 
     fn keys(&self) -> VarColumn<'_> {
-        VarColumn { offsets: self.slice(self.keys.0.clone()), bytes: &self.bytes.as_slice()[self.keys.1.clone()] }
+        VarColumn::stored(self.slice(self.keys.0.clone()), &self.bytes.as_slice()[self.keys.1.clone()])
     }
 
     fn scalar(&self, field: usize) -> ScalarColumn<'_> {
