@@ -311,6 +311,31 @@ pub enum StorageError {
         /// The bound.
         max: u32,
     },
+    /// A collection file's name holds something else: a FIFO (whose open would block
+    /// forever), a socket, a device, a directory, or a symbolic link (entries inside a
+    /// collection are never followed out of it).
+    #[error("{} is a {what}, not a regular file; move it out of the collection directory", path.display())]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What is there instead: `FIFO`, `socket`, `directory`, `symbolic link`, ...
+        what: &'static str,
+    },
+    /// `repair` met files it cannot read for a reason that says nothing about their bytes
+    /// (permissions, a failing device, the open-file limit, something other than a
+    /// regular file in a file's place) and changed nothing: it gives up data only from a
+    /// file that is damaged or provably gone.
+    #[error(
+        "{}: repair refused, nothing was changed: {}; fix the cause (file permissions, a failing device, the open-file limit `ulimit -n`, a non-file moved away) and run repair again",
+        path.display(),
+        files.join("; ")
+    )]
+    Unreadable {
+        /// The collection directory.
+        path: PathBuf,
+        /// Each unreadable file and its error, as `NAME cannot be read: error`.
+        files: Vec<String>,
+    },
     /// The directory has no `CURRENT` file, so holds no collection.
     #[error("{}: not an xvec collection (no CURRENT file)", path.display())]
     NotACollection {

@@ -2,8 +2,9 @@
 //! tests inject faults ([`super::faults`]). Nothing else in the engine calls `std::fs`
 //! for collection files; errors come back as [`StorageError::Io`] naming the path.
 
-use std::fs::{File, OpenOptions};
+use std::fs::{File, FileType, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::faults::{self, Injected, Op};
@@ -29,10 +30,49 @@ pub(crate) struct DiskFile {
     unsynced: u64,
 }
 
+/// What a file that is not a regular one is, in a word for errors.
+fn type_name(t: FileType) -> &'static str {
+    if t.is_dir() {
+        "directory"
+    } else if t.is_fifo() {
+        "FIFO"
+    } else if t.is_socket() {
+        "socket"
+    } else if t.is_symlink() {
+        "symbolic link"
+    } else if t.is_block_device() {
+        "block device"
+    } else if t.is_char_device() {
+        "character device"
+    } else {
+        "special file"
+    }
+}
+
+/// The error for `path` when something other than a regular file is there, judged without
+/// following a symbolic link; `None` for a regular file or nothing at all.
+pub(crate) fn not_regular(path: &Path) -> Option<StorageError> {
+    let t = std::fs::symlink_metadata(path).ok()?.file_type();
+    (!t.is_file()).then(|| StorageError::NotRegular { path: path.to_path_buf(), what: type_name(t) })
+}
+
 impl DiskFile {
+    /// Opens only a regular file inside the directory named: `O_NOFOLLOW` refuses a
+    /// symbolic link in the file's place (a write through it would land outside the
+    /// collection), `O_NONBLOCK` keeps a FIFO from blocking the open forever, and `fstat`
+    /// then refuses anything not a regular file. `O_NONBLOCK` stays set: it changes nothing
+    /// for a regular file, whose reads and writes never block in the FIFO sense (open(2)).
     fn open_with(path: &Path, op: Op, options: &OpenOptions) -> Result<DiskFile, StorageError> {
         gate(op, path)?;
-        let file = options.open(path).map_err(|e| StorageError::io(path, e))?;
+        let file = options
+            .clone()
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(|e| not_regular(path).unwrap_or_else(|| StorageError::io(path, e)))?;
+        let t = file.metadata().map_err(|e| StorageError::io(path, e))?.file_type();
+        if !t.is_file() {
+            return Err(StorageError::NotRegular { path: path.to_path_buf(), what: type_name(t) });
+        }
         Ok(DiskFile { file, path: path.to_path_buf(), sync_every: 0, unsynced: 0 })
     }
 
@@ -159,11 +199,13 @@ impl Write for DiskFile {
     }
 }
 
-/// The whole file.
+/// The whole file (a regular file only, as [`DiskFile::open_read`] opens it).
 pub(crate) fn read(path: &Path) -> Result<Vec<u8>, StorageError> {
-    gate(Op::Open, path)?;
+    let mut f = DiskFile::open_read(path)?;
     gate(Op::Read, path)?;
-    std::fs::read(path).map_err(|e| StorageError::io(path, e))
+    let mut buf = Vec::new();
+    f.file.read_to_end(&mut buf).map_err(|e| StorageError::io(path, e))?;
+    Ok(buf)
 }
 
 pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), StorageError> {

@@ -26,6 +26,10 @@ pub enum Fault {
     Io,
     /// `EIO` from an fsync of a file or a directory.
     Fsync,
+    /// `EACCES` from opening a file (one another user made unreadable with `chmod 000`).
+    Denied,
+    /// `EMFILE` from opening a file (the process is at its descriptor limit, `ulimit -n`).
+    NoDescriptors,
 }
 
 impl Fault {
@@ -37,6 +41,7 @@ impl Fault {
             Fault::ShortWrite => op == Op::Write,
             Fault::Io => true,
             Fault::Fsync => op == Op::Sync,
+            Fault::Denied | Fault::NoDescriptors => matches!(op, Op::Open | Op::Create),
         }
     }
 
@@ -46,6 +51,8 @@ impl Fault {
             Fault::ShortWrite => "short write",
             Fault::Io => "EIO",
             Fault::Fsync => "failed fsync",
+            Fault::Denied => "EACCES",
+            Fault::NoDescriptors => "EMFILE",
         }
     }
 }
@@ -144,6 +151,8 @@ pub(crate) fn check(op: Op, path: &Path) -> Option<Injected> {
         let err = match i.fault {
             Fault::NoSpace | Fault::ShortWrite => std::io::Error::from_raw_os_error(libc::ENOSPC),
             Fault::Io | Fault::Fsync => std::io::Error::from_raw_os_error(libc::EIO),
+            Fault::Denied => std::io::Error::from_raw_os_error(libc::EACCES),
+            Fault::NoDescriptors => std::io::Error::from_raw_os_error(libc::EMFILE),
         };
         return Some(if i.fault == Fault::ShortWrite { Injected::Short(err) } else { Injected::Fail(err) });
     }

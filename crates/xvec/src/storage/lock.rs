@@ -76,10 +76,10 @@ impl WriterLock {
     /// lock where record locks are available (see the module docs).
     pub fn is_held(dir: &Path) -> Result<bool, StorageError> {
         let path = dir.join("LOCK");
-        let file = match File::open(&path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-            Err(e) => return Err(StorageError::io(&path, e)),
+        let file = match super::disk::DiskFile::open_read(&path) {
+            Ok(f) => f.into_file(),
+            Err(StorageError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(e),
         };
         if let Some(held) = record::query(&file) {
             return Ok(held);

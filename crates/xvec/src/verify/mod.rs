@@ -21,6 +21,8 @@ mod repair;
 mod salvage;
 pub(crate) mod scan;
 pub(crate) mod topology;
+#[cfg(test)]
+mod unreadable_tests;
 
 pub use repair::{Action, LOST_FOUND, Loss, Outcome, Plan, Repair, RepairOptions, lost_found_size, purge_lost_found};
 pub use topology::LayerStats;
@@ -174,6 +176,10 @@ pub struct Finding {
     /// being appended, a file not yet named); dropped if the generation changed.
     #[serde(skip)]
     pub(crate) transient: bool,
+    /// The file could not be read for a reason that says nothing about its bytes
+    /// (`EACCES`, `EIO`, `EMFILE`, a FIFO in its place): repair refuses to plan from it.
+    #[serde(skip)]
+    pub(crate) unreadable: bool,
 }
 
 impl Finding {
@@ -189,6 +195,7 @@ impl Finding {
             rows: None,
             keys: Vec::new(),
             transient: false,
+            unreadable: false,
         }
     }
 
@@ -205,6 +212,11 @@ impl Finding {
 
     pub(crate) fn transient(mut self) -> Finding {
         self.transient = true;
+        self
+    }
+
+    pub(crate) fn unreadable(mut self) -> Finding {
+        self.unreadable = true;
         self
     }
 }

@@ -28,6 +28,7 @@ pub(crate) fn describe(e: &StorageError) -> (Option<u64>, String) {
             (Some(8), format!("{kind} format version {found}; this build reads version {supported}"))
         }
         StorageError::Io { source, .. } => (None, source.to_string()),
+        StorageError::NotRegular { what, .. } => (None, format!("a {what}, not a regular file")),
         other => (None, other.to_string()),
     }
 }

@@ -9,7 +9,6 @@ use roaring::RoaringBitmap;
 
 use super::manifest::body_section;
 use super::{DelState, SegState, WalState};
-use crate::error::StorageError;
 use crate::index::segment_index;
 use crate::schema::Schema;
 use crate::storage::container::{BLOCK_LEN, RawSection};
@@ -88,10 +87,12 @@ impl Checker<'_> {
                 Some(b)
             }
             Err(e) => {
-                let missing =
-                    matches!(&e, StorageError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound);
-                let what = if missing { "missing".to_string() } else { describe(&e).1 };
-                self.f.push(Finding::new(Severity::Corrupt, name, "", what).transient());
+                let finding = if super::gone(&path, &e) {
+                    Finding::new(Severity::Corrupt, name, "", "missing")
+                } else {
+                    Finding::new(Severity::Corrupt, name, "", describe(&e).1).unreadable()
+                };
+                self.f.push(finding.transient());
                 None
             }
         }
@@ -280,15 +281,16 @@ impl Checker<'_> {
         self.named.insert(name.clone());
         let path = self.dir.join(&name);
         // Read, not mapped: the live WAL grows, and a writer reopening it may truncate it.
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::storage::disk::read(&path) {
             Ok(b) => b,
             Err(e) => {
-                let what = if e.kind() == std::io::ErrorKind::NotFound {
-                    "missing: readers cannot open the collection (repair creates an empty WAL)".to_string()
+                let what = "missing: readers cannot open the collection (repair creates an empty WAL)";
+                let finding = if super::gone(&path, &e) {
+                    Finding::new(Severity::Corrupt, &name, "", what)
                 } else {
-                    e.to_string()
+                    Finding::new(Severity::Corrupt, &name, "", describe(&e).1).unreadable()
                 };
-                self.f.push(Finding::new(Severity::Corrupt, &name, "", what).transient());
+                self.f.push(finding.transient());
                 let state = WalState { name, missing: true, header_ok: false, short: false, scan: WalScan::default() };
                 return (state, None);
             }

@@ -151,7 +151,9 @@ impl Resolver<'_> {
             }
             Err(e) => {
                 let (_, what) = describe(&e);
-                f.push(Finding::new(Severity::Corrupt, "CURRENT", "", what).at(0));
+                let damaged = matches!(e, StorageError::Corrupted { .. } | StorageError::UnsupportedVersion { .. });
+                let finding = Finding::new(Severity::Corrupt, "CURRENT", "", what).at(0);
+                f.push(if damaged { finding } else { finding.unreadable() });
                 (newest, false)
             }
         })
@@ -169,11 +171,12 @@ impl Resolver<'_> {
     ) -> (Option<Base>, Option<Salvaged>) {
         let (dir, listing, opts, f) = (self.dir, self.listing, self.opts, &mut *self.f);
         let path = dir.join(name);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::storage::disk::read(&path) {
             Ok(bytes) => bytes,
             Err(e) => {
-                let what = format!("cannot be read: {e}");
-                f.push(Finding::new(Severity::Corrupt, name, "", what).transient());
+                let what = format!("cannot be read: {}", describe(&e).1);
+                let finding = Finding::new(Severity::Corrupt, name, "", what).transient();
+                f.push(if super::gone(&path, &e) { finding } else { finding.unreadable() });
                 return (None, None);
             }
         };
@@ -239,7 +242,7 @@ impl Resolver<'_> {
         let (dir, listing, opts) = (self.dir, self.listing, self.opts);
         let others = self.manifests.iter().filter(|e| Some(e.name.as_str()) != target).filter_map(|e| {
             let p = dir.join(&e.name);
-            let m = std::fs::read(&p).ok().and_then(|b| Manifest::decode(&p, &b).ok())?;
+            let m = crate::storage::disk::read(&p).ok().and_then(|b| Manifest::decode(&p, &b).ok())?;
             Some(Salvaged { schema: m.schema, options: Some(m.options), legacy_schema: m.legacy_schema })
         });
         let fallback = fallback_schema.map(|s| Salvaged { schema: s.to_stored(), options: None, legacy_schema: None });
@@ -260,10 +263,10 @@ impl Resolver<'_> {
         let generation = self.manifests.first().map_or(0, |e| number(&e.name)) + 1;
         let dir_files: Vec<DirFile> =
             listing.iter().filter_map(|e| Some(DirFile { name: &e.name, kind: e.kind?, bytes: e.bytes })).collect();
-        let rows_of = |name: &str| std::fs::read(dir.join(name)).ok().and_then(|b| segment_rows(&b));
+        let rows_of = |name: &str| crate::storage::disk::read(&dir.join(name)).ok().and_then(|b| segment_rows(&b));
         let deleted_of = |name: &str, id: u64, rows: u64| {
             let p = dir.join(name);
-            let b = std::fs::read(&p).ok()?;
+            let b = crate::storage::disk::read(&p).ok()?;
             Some(deletes::decode(&p, &b, id, rows as usize).map_or(0, |s| s.len()))
         };
         let m = recover::rebuild(chosen, generation, &dir_files, &rows_of, &deleted_of);

@@ -160,6 +160,14 @@ pub(crate) fn list_dir(dir: &Path) -> Result<Vec<DirEntry>, StorageError> {
     Ok(out)
 }
 
+/// Whether `e`, from opening `path`, proves the file gone: `ENOENT`, and nothing there
+/// when looked at again. Any other error (`EACCES`, `EIO`, `EMFILE`, a FIFO in the file's
+/// place) says nothing about the file's bytes; repair must not drop what it holds.
+pub(crate) fn gone(path: &Path, e: &StorageError) -> bool {
+    let enoent = matches!(e, StorageError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound);
+    enoent && std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+}
+
 /// Generation (or sequence, or id) in a file name.
 fn number(name: &str) -> u64 {
     recover::name_numbers(name).first().copied().unwrap_or(0)
@@ -176,7 +184,7 @@ pub(crate) fn examine(
 ) -> Result<Exam, StorageError> {
     let start = Instant::now();
     let current_path = dir.join("CURRENT");
-    let current_before = std::fs::read(&current_path).ok();
+    let current_before = crate::storage::disk::read(&current_path).ok();
     let listing = list_dir(dir)?;
     let mut f: Vec<Finding> = Vec::new();
     let mut files: Vec<FileReport> = Vec::new();
@@ -230,7 +238,7 @@ pub(crate) fn examine(
     exam.orphans = orphans::orphans(dir, holding_lock, base.as_ref(), &listing, &named, exam.wal.as_ref(), &mut f);
 
     let seconds = start.elapsed().as_secs_f64();
-    exam.raced = std::fs::read(&current_path).ok() != current_before;
+    exam.raced = crate::storage::disk::read(&current_path).ok() != current_before;
     let bad_files: HashSet<&str> =
         f.iter().filter(|x| x.severity == Severity::Corrupt).map(|x| x.file.as_str()).collect();
     for file in &mut files {

@@ -175,7 +175,9 @@ pub fn purge_lost_found(dir: &Path, lock_timeout: std::time::Duration) -> Result
 
 impl Repair {
     /// Takes the writer lock (another writer: [`StorageError::Locked`]), examines the
-    /// collection and plans. Nothing is changed until [`Repair::apply`]; dropping the
+    /// collection and plans; a file it cannot read other than for damage or absence
+    /// (`EACCES`, `EIO`, `EMFILE`, a FIFO in its place) refuses the repair
+    /// ([`StorageError::Unreadable`]) rather than count its rows as lost. Nothing is changed until [`Repair::apply`]; dropping the
     /// `Repair` instead releases the lock and leaves the directory as it was.
     ///
     /// ```
@@ -206,6 +208,16 @@ impl Repair {
             if same {
                 break;
             }
+        }
+        let unreadable: Vec<String> = exam
+            .report
+            .findings
+            .iter()
+            .filter(|f| f.unreadable)
+            .map(|f| format!("{} cannot be read: {}", f.file, f.what.trim_start_matches("cannot be read: ")))
+            .collect();
+        if !unreadable.is_empty() {
+            return Err(StorageError::Unreadable { path: dir.to_path_buf(), files: unreadable });
         }
         let mut r = Repair {
             dir: dir.to_path_buf(),

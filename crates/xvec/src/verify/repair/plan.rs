@@ -208,9 +208,9 @@ impl Repair {
         }
         let rows = s.entry.rows;
         let restored = match s.deletes {
-            DelState::Damaged => {
-                std::fs::read(self.dir.join(&d.file)).ok().and_then(|b| recover::recover_deletes(&b, rows, d.count))
-            }
+            DelState::Damaged => crate::storage::disk::read(&self.dir.join(&d.file))
+                .ok()
+                .and_then(|b| recover::recover_deletes(&b, rows, d.count)),
             _ => None,
         };
         if let Some(set) = restored {
