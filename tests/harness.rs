@@ -58,13 +58,23 @@ impl Xvec {
 
     /// Caps the child's address space (RLIMIT_AS): an allocation beyond it aborts the
     /// child, so a test sees a signal instead of a machine swapping.
-    pub fn address_space(mut self, bytes: u64) -> Xvec {
+    pub fn address_space(self, bytes: u64) -> Xvec {
+        self.rlimit(libc::RLIMIT_AS, bytes)
+    }
+
+    /// Caps the files the child may have open at once (RLIMIT_NOFILE, `ulimit -n`).
+    pub fn open_files(mut self, n: u64) -> Xvec {
+        self.shown = format!("ulimit -n {n}; {}", self.shown);
+        self.rlimit(libc::RLIMIT_NOFILE, n)
+    }
+
+    fn rlimit(mut self, resource: libc::__rlimit_resource_t, n: u64) -> Xvec {
         use std::os::unix::process::CommandExt;
         // SAFETY: setrlimit is async-signal-safe and touches no state of the parent.
         unsafe {
             self.cmd.pre_exec(move || {
-                let lim = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
-                if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                let lim = libc::rlimit { rlim_cur: n, rlim_max: n };
+                if libc::setrlimit(resource, &lim) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())

@@ -9,6 +9,7 @@ mod export;
 mod messages;
 mod meta;
 mod modes;
+mod open_files;
 mod params;
 pub(crate) mod pty;
 mod scripts;

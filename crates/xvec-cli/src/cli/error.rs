@@ -150,6 +150,11 @@ impl From<Error> for CliError {
             }
             Error::Storage(StorageError::NotADirectory { .. }) => CliError::failed(e.to_string())
                 .hint("a collection is a directory; data files come after it, e.g. `xvec import DIR FILE`"),
+            Error::Storage(StorageError::Io { ref source, .. })
+                if matches!(source.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) =>
+            {
+                CliError::failed(e.to_string()).hint(open_files_hint())
+            }
             Error::Filter(_) => CliError::usage(e.to_string()),
             Error::Cancelled => CliError { message: e.to_string(), ..CliError::interrupted() },
             Error::ReadOnly(_) => CliError::failed(e.to_string()).hint("open it with --write"),
@@ -164,4 +169,15 @@ impl From<std::io::Error> for CliError {
         let broken_pipe = e.kind() == std::io::ErrorKind::BrokenPipe;
         CliError { broken_pipe, ..CliError::failed(e.to_string()) }
     }
+}
+
+/// What to do when the process runs out of file descriptors: the limit in force and the
+/// command that raises it. A collection holds a descriptor for its lock and WAL only (mapped
+/// files close once mapped); a build or merge opens a few more while it writes.
+fn open_files_hint() -> String {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct it is given and nothing else.
+    let known = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0;
+    let now = if known { format!(" (now {})", lim.rlim_cur) } else { String::new() };
+    format!("the process may open too few files{now}: raise the limit, e.g. `ulimit -n 65536`, and run it again")
 }

@@ -4,7 +4,7 @@
 //! plain little-endian numbers. Everything above it works with safe slices.
 
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use half::f16;
 
@@ -15,9 +15,13 @@ compile_error!("xvec's on-disk format is little-endian and is used in place; big
 
 /// The bytes of one immutable file.
 pub enum FileBytes {
-    /// Memory-mapped: the pages belong to the page cache, not the heap. The file stays
-    /// open so checksums can be computed with reads that leave the mapping untouched.
-    Mapped(memmap2::Mmap, File),
+    /// Memory-mapped: the pages belong to the page cache, not the heap. No descriptor is
+    /// kept (a mapping outlives its file's close): a collection of many segments and
+    /// index files would hold one each, thousands past the usual `ulimit -n` of 1,024
+    /// with many indexed fields. The path reopens the file for the checksum reads that
+    /// leave the mapping untouched ([`FileBytes::block_crcs`]); they run while the file is
+    /// opened, and a published file is never replaced under its name.
+    Mapped(memmap2::Mmap, PathBuf),
     /// Read into one owned buffer, 8-byte aligned so typed views work.
     Owned { words: Vec<u64>, len: usize },
 }
@@ -34,7 +38,7 @@ impl FileBytes {
             // SAFETY: collection files are immutable once published (see DESIGN.md,
             // "On disk"); nobody truncates or rewrites a file a snapshot can see.
             let map = unsafe { memmap2::Mmap::map(file.file()) }.map_err(|e| StorageError::io(path, e))?;
-            Ok(FileBytes::Mapped(map, file.into_file()))
+            Ok(FileBytes::Mapped(map, path.to_path_buf()))
         } else {
             let mut words = vec![0u64; len.div_ceil(8)];
             // SAFETY: `words` owns len.div_ceil(8) * 8 >= len initialized bytes; u8 has no
@@ -104,8 +108,10 @@ impl FileBytes {
         let block = block.max(1);
         match self {
             FileBytes::Owned { .. } => Ok(self.as_slice()[range].chunks(block).map(crc32c::crc32c).collect()),
-            FileBytes::Mapped(_, file) => {
+            FileBytes::Mapped(_, path) => {
                 use std::os::unix::fs::FileExt;
+                let file = super::disk::DiskFile::open_read(path).map_err(StorageError::into_io)?;
+                let file = file.file();
                 let mut buf = vec![0u8; (1 << 20).min(range.len())];
                 let mut out = Vec::with_capacity(range.len().div_ceil(block));
                 let (mut crc, mut in_block) = (0u32, 0usize);
