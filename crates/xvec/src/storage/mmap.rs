@@ -3,7 +3,6 @@
 //! This is one of the few files with `unsafe`: the map itself and the cast from bytes to
 //! plain little-endian numbers. Everything above it works with safe slices.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use half::f16;
