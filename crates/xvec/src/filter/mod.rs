@@ -186,6 +186,24 @@ mod tests {
             message: String::new(),
         };
         assert_eq!(e.caret("abc"), "\n^");
+
+        // Issue 36: a parse error echoed a 390 KB filter whole. Only the text around the
+        // span is shown, cut with `…`, and the caret still points at the error.
+        let long = format!(
+            "lemma = 'a' AND {}n = 'x' OR {}n = 1",
+            "lemma = 'b' AND ".repeat(25_000),
+            "n = 1 OR ".repeat(25_000)
+        );
+        let e = Filter::compile(&long, &schema()).unwrap_err();
+        let caret = e.caret(&long);
+        let (shown, under) = caret.split_once('\n').unwrap();
+        assert!(shown.len() < 4 * crate::error::CARET_CONTEXT, "{} bytes echoed", shown.len());
+        assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
+        let at = under.chars().count() - under.trim_start().chars().count();
+        let pointed: String = shown.chars().skip(at).take(under.trim_start().len()).collect();
+        assert_eq!(pointed, "'x'", "{caret}");
+        let short = FilterError { kind: FilterErrorKind::Invalid, line: 1, column: 3, len: 1, message: String::new() };
+        assert_eq!(short.caret(&"x".repeat(200)), format!("{}…\n  ^", "x".repeat(63)));
     }
 
     #[test]
