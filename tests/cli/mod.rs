@@ -6,6 +6,7 @@ mod commands;
 mod docs;
 mod errors;
 mod export;
+mod input;
 mod messages;
 mod meta;
 mod modes;

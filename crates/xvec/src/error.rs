@@ -573,6 +573,24 @@ pub enum QueryError {
     BadHybrid(String),
 }
 
+impl QueryError {
+    /// Whether the caller's own search knobs are out of range or contradict each other
+    /// (`k`, `ef` against `k`, `nprobe`, a target recall): a usage mistake that no data or
+    /// schema would change. Bounds only the collection knows (a field's default refine
+    /// times `k`, [`QueryError::TooLarge`]) and what the data holds are not.
+    pub fn is_parameter(&self) -> bool {
+        matches!(
+            self,
+            QueryError::BadLimit(_)
+                | QueryError::BadNprobe
+                | QueryError::BadTargetRecall(_)
+                | QueryError::NprobeAndTargetRecall
+                | QueryError::EfBelowK { .. }
+                | QueryError::QueryListBelowK { .. }
+        )
+    }
+}
+
 /// The collection was opened read-only.
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[error("the collection is open read-only; open it for writing")]

@@ -156,6 +156,7 @@ impl From<Error> for CliError {
                 CliError::failed(e.to_string()).hint(open_files_hint())
             }
             Error::Filter(_) => CliError::usage(e.to_string()),
+            Error::Query(ref q) if q.is_parameter() => CliError::usage(e.to_string()),
             Error::Cancelled => CliError { message: e.to_string(), ..CliError::interrupted() },
             Error::ReadOnly(_) => CliError::failed(e.to_string()).hint("open it with --write"),
             Error::Busy(_) => CliError { status: Status::Busy, ..CliError::failed(e.to_string()) },
