@@ -198,6 +198,9 @@ fn scalar_from_json(s: ScalarType, v: &serde_json::Value) -> Result<Value, Value
             Ok(i as i128)
         } else if let Some(u) = v.as_u64() {
             Ok(u as i128)
+        } else if v.as_f64().is_some_and(|x| x == 0.0 && x.is_sign_negative()) {
+            // JSON reads `-0` as a float (negative zero); as an integer it is 0.
+            Ok(0)
         } else {
             Err(ValueError::new("an integer", json_kind(v)))
         }
@@ -691,6 +694,11 @@ mod tests {
         let obj = |t: &str| serde_json::from_str::<serde_json::Map<_, _>>(t).unwrap();
         let d = Doc::from_json(&s, &obj(r#"{"id":"a","s":"x","n":5,"v":[1,2,3]}"#), "id").unwrap();
         assert_eq!(d.get("n"), Some(&Value::Int32(5)));
+        // Issue 36: `-0` was refused as "expected an integer, found a number".
+        let d = Doc::from_json(&s, &obj(r#"{"id":"a","n":-0}"#), "id").unwrap();
+        assert_eq!(d.get("n"), Some(&Value::Int32(0)));
+        let e = Doc::from_json(&s, &obj(r#"{"id":"a","n":0.5}"#), "id").unwrap_err().to_string();
+        assert!(e.contains("expects an integer, found a number"), "{e}");
         let e = Doc::from_json(&s, &obj(r#"{"id":"a","n":5000000000}"#), "id").unwrap_err().to_string();
         assert!(e.contains("int32 in range"), "{e}");
         let e = Doc::from_json(&s, &obj(r#"{"s":"x"}"#), "id").unwrap_err().to_string();
