@@ -490,8 +490,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         }
         'xvec;export' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output file (default: standard output; npy, fvecs and parquet need one)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output file (default: standard output; npy, fvecs and parquet need one)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output file (default, or `-`: standard output; npy, fvecs and parquet need a file)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output file (default, or `-`: standard output; npy, fvecs and parquet need a file)')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter')
             [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to write, comma-separated (default: all)')
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field of npy and fvecs (default: the only one)')

@@ -444,8 +444,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;export'= {
             cand --format 'Output format'
-            cand -o 'Output file (default: standard output; npy, fvecs and parquet need one)'
-            cand --output 'Output file (default: standard output; npy, fvecs and parquet need one)'
+            cand -o 'Output file (default, or `-`: standard output; npy, fvecs and parquet need a file)'
+            cand --output 'Output file (default, or `-`: standard output; npy, fvecs and parquet need a file)'
             cand --filter 'Only documents matching this filter'
             cand --fields 'Fields to write, comma-separated (default: all)'
             cand --field 'Vector field of npy and fvecs (default: the only one)'

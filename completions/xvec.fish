@@ -462,7 +462,7 @@ csv\t'A header row of field names; vectors as JSON arrays in their cells'
 npy\t'One vector field as a 2-d float32 NumPy array, keys in FILE.ids'
 fvecs\t'One vector field as TEXMEX .fvecs, keys in FILE.ids'
 parquet\t'Apache Parquet: an `id` column, one list<float> column per vector field, one column per scalar field (the layout of Milvus bulk_import and VectorDBBench), a sparse field as a group of `indices` (list<uint32>) and `values` (list<float>)'"
-complete -c xvec -n "__fish_xvec_using_subcommand export" -s o -l output -d 'Output file (default: standard output; npy, fvecs and parquet need one)' -r -F
+complete -c xvec -n "__fish_xvec_using_subcommand export" -s o -l output -d 'Output file (default, or `-`: standard output; npy, fvecs and parquet need a file)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l filter -d 'Only documents matching this filter' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l fields -d 'Fields to write, comma-separated (default: all)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l field -d 'Vector field of npy and fvecs (default: the only one)' -r -f

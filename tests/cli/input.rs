@@ -27,3 +27,16 @@ fn search_knobs_that_contradict_each_other_are_usage_errors() {
     run.code(2);
     assert_eq!(run.stderr, "error: ef 5 is smaller than k 10; ef must be at least k\n");
 }
+
+#[test]
+fn export_to_a_dash_writes_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = collection(dir.path(), "flat");
+    xvec(&["insert", &c, r#"{"id": "a", "t": "x", "n": 1, "v": [1, 0]}"#]).run().ok();
+    let run = xvec(&["export", &c, "-o", "-"]).cwd(dir.path()).run();
+    assert_eq!(run.ok().stdout, "{\"id\":\"a\",\"t\":\"x\",\"n\":1,\"v\":[1.0,0.0]}\n");
+    assert!(!dir.path().join("-").exists(), "no file named `-`");
+    let run = xvec(&["export", &c, "--format", "npy", "-o", "-"]).cwd(dir.path()).run();
+    run.code(2);
+    assert!(run.stderr.contains("pass -o FILE (not standard output)"), "{run}");
+}

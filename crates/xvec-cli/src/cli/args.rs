@@ -591,7 +591,7 @@ pub struct ExportArgs {
     /// Output format.
     #[arg(long, value_enum, value_name = "FORMAT", default_value = "jsonl")]
     pub format: ExportFormat,
-    /// Output file (default: standard output; npy, fvecs and parquet need one).
+    /// Output file (default, or `-`: standard output; npy, fvecs and parquet need a file).
     #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub output: Option<PathBuf>,
     /// Only documents matching this filter.

@@ -74,7 +74,7 @@ pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliErro
         writer.write(&docs)?;
     }
     writer.finish()?;
-    if let Some(path) = &a.output {
+    if let Some(path) = output_path(a) {
         writeln!(io.err, "exported {} to {}", super::plural::count(keys.len() as u64, "document"), path.display())?;
     }
     Ok(())
@@ -82,23 +82,21 @@ pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliErro
 
 fn open_writer<'a>(a: &ExportArgs, layout: Layout, io: &'a mut Io) -> Result<Box<dyn Writer + 'a>, CliError> {
     let binary = |what: &str| {
-        CliError::usage(format!("export --format {what} writes a file; pass -o FILE"))
+        CliError::usage(format!("export --format {what} writes a file; pass -o FILE (not standard output)"))
             .hint(format!("e.g. export --format {what} -o out.{what}"))
     };
     Ok(match a.format {
         ExportFormat::Jsonl => Box::new(text::Jsonl::new(output(a, io)?, layout)),
         ExportFormat::Csv => Box::new(text::Csv::new(output(a, io)?, layout)?),
         ExportFormat::Npy | ExportFormat::Fvecs => {
-            let path = a
-                .output
-                .as_deref()
-                .ok_or_else(|| binary(if a.format == ExportFormat::Npy { "npy" } else { "fvecs" }))?;
+            let path =
+                output_path(a).ok_or_else(|| binary(if a.format == ExportFormat::Npy { "npy" } else { "fvecs" }))?;
             let field = raw::pick_field(&layout, a.field.as_deref(), a.fields.is_some(), io.err)?;
             Box::new(raw::Raw::create(path, a.format == ExportFormat::Npy, field, layout.rows)?)
         }
         #[cfg(feature = "parquet")]
         ExportFormat::Parquet => {
-            let path = a.output.as_deref().ok_or_else(|| binary("parquet"))?;
+            let path = output_path(a).ok_or_else(|| binary("parquet"))?;
             parquet::create(path, layout)?
         }
         #[cfg(not(feature = "parquet"))]
@@ -106,9 +104,14 @@ fn open_writer<'a>(a: &ExportArgs, layout: Layout, io: &'a mut Io) -> Result<Box
     })
 }
 
+/// The `-o` file; `None` for standard output (no `-o`, or `-o -` as other tools take it).
+fn output_path(a: &ExportArgs) -> Option<&Path> {
+    a.output.as_deref().filter(|p| *p != Path::new("-"))
+}
+
 /// Where text formats write: the -o file, or standard output.
 fn output<'a>(a: &ExportArgs, io: &'a mut Io) -> Result<Box<dyn Write + 'a>, CliError> {
-    Ok(match &a.output {
+    Ok(match output_path(a) {
         Some(path) => Box::new(std::io::BufWriter::new(create(path)?)),
         None => Box::new(&mut *io.out),
     })
