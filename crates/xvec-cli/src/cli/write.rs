@@ -31,10 +31,12 @@ pub fn write_docs(a: &DocArgs, mode: Mode, colls: &mut dyn Collections, io: &mut
     let coll = colls.open(&a.coll.dir, true)?;
     let mut docs: Vec<Doc> = Vec::with_capacity(a.docs.len());
     for (i, text) in a.docs.iter().enumerate() {
-        let obj: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text).map_err(|e| {
+        let _: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text).map_err(|e| {
             CliError::usage(format!("document {}: expected a JSON object: {e}", i + 1))
                 .hint(r#"quote it, e.g. '{"id": "k1", "title": "..."}'"#)
         })?;
+        // Read again to refuse a member named twice, which serde_json's map keeps the last of.
+        let obj = super::import::json_object(text).map_err(|e| CliError::usage(format!("document {}: {e}", i + 1)))?;
         docs.push(
             xvec::Doc::from_json(&coll.schema(), &obj, &a.key_field)
                 .map_err(|e| CliError::failed(format!("document {}: {e}", i + 1)))?,

@@ -4,8 +4,12 @@
 //! batches; bad rows are reported with file and line and skipped; Ctrl-C in the shell
 //! stops between batches.
 
+mod bounded;
+mod json;
 #[cfg(feature = "parquet")]
 mod parquet;
+
+pub use json::json_object;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
@@ -14,6 +18,7 @@ use xvec::sparse::Bm25Vocabulary;
 use xvec::{Collection, Doc, FieldType, ScalarType, Value, VectorType};
 use xvec_bench::dataset::VectorFile;
 
+use self::bounded::{LineBound, MAX_LINE_BYTES};
 use super::context::{Collections, Io};
 use super::plural::count;
 use super::query::open_vector_file;
@@ -21,6 +26,13 @@ use super::{CliError, ImportArgs, ImportFormat, interrupt};
 
 /// Row errors printed before the rest are only counted.
 const MAX_REPORTED_ERRORS: u64 = 20;
+
+/// Where a row is in the input: a line of text, or a row of a binary file (from 0).
+#[derive(Clone, Copy, Debug)]
+pub enum Place {
+    Line(u64),
+    Row(u64),
+}
 
 /// What an import did.
 #[derive(Debug, Default)]
@@ -64,7 +76,7 @@ pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Resu
         CliError::usage(format!("{}: cannot tell the format from the extension", a.file.display()))
             .hint("pass --format jsonl|csv|fvecs|npy|parquet")
     })?;
-    let mut sink = Sink::new(coll, a, errors)?;
+    let mut sink = Sink::new(coll, a, &mut *errors)?;
     let read = match format {
         ImportFormat::Jsonl => jsonl(&mut sink, &a.file),
         ImportFormat::Csv => csv_rows(&mut sink, &a.file),
@@ -76,8 +88,12 @@ pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Resu
     };
     // An error that stops the import comes after the rows before it: those are written
     // and their errors reported first, as earlier batches were.
+    let read = read.and_then(|()| sink.check_vectors_used());
     if let Err(e) = read {
+        let e = sink.write_batch().err().unwrap_or(e);
+        let stopped = sink.stopped();
         sink.finish()?;
+        writeln!(errors, "{stopped}")?;
         return Err(e);
     }
     sink.finish()
@@ -100,7 +116,9 @@ struct Sink<'a> {
     /// Rows in input order with where they came from: a document to write, or why the row
     /// could not be read (reported in its place once the batch is written, so every error
     /// comes out in line order).
-    batch: Vec<(String, Result<Doc, String>)>,
+    batch: Vec<(Place, Result<Doc, String>)>,
+    /// The first and last input rows of the batches written so far.
+    committed: Option<(Place, Place)>,
     batch_size: usize,
     upsert: bool,
     report: ImportReport,
@@ -131,6 +149,7 @@ impl<'a> Sink<'a> {
             sources,
             weights,
             batch: Vec::new(),
+            committed: None,
             batch_size: a.batch_size as usize,
             upsert: a.upsert,
             report: ImportReport::default(),
@@ -140,20 +159,56 @@ impl<'a> Sink<'a> {
         })
     }
 
-    fn row_error(&mut self, place: &str, what: impl std::fmt::Display) {
+    /// `FILE:LINE` or `FILE: row N`, as errors name a row.
+    fn place(&self, place: Place) -> String {
+        match place {
+            Place::Line(n) => format!("{}:{n}", self.name),
+            Place::Row(n) => format!("{}: row {n}", self.name),
+        }
+    }
+
+    fn row_error(&mut self, place: Place, what: impl std::fmt::Display) {
         self.report.failed += 1;
         if self.report.failed <= MAX_REPORTED_ERRORS {
-            let _ = writeln!(self.errors, "{place}: error: {what}");
+            let _ = writeln!(self.errors, "{}: error: {what}", self.place(place));
+        }
+    }
+
+    /// What is committed when an import stops part-way (a bad CSV quote, a full disk, an
+    /// interrupt): the one place that says it, before the error that stopped it.
+    fn stopped(&self) -> String {
+        let span = match self.committed {
+            None => String::new(),
+            Some((Place::Line(a), Place::Line(b))) => format!(" (lines {a}–{b})"),
+            Some((Place::Row(a), Place::Row(b))) => format!(" (rows {a}–{b})"),
+            Some(_) => unreachable!("one input is read by lines or by rows"),
+        };
+        let rows = if self.report.written == 0 { "no rows".to_string() } else { count(self.report.written, "row") };
+        format!("{}: import stopped: {rows} committed{span}", self.name)
+    }
+
+    /// Refuses a `--vectors` file with rows left over once the input is read: its rows
+    /// would pair with documents it was not meant for.
+    fn check_vectors_used(&self) -> Result<(), CliError> {
+        match self.sources.iter().find(|s| s.file.len() as u64 > self.report.rows) {
+            Some(s) => Err(CliError::failed(format!(
+                "the vector file for `{}` has {}, the input {} {}; each vector row pairs with one document",
+                s.field,
+                count(s.file.len() as u64, "row"),
+                self.name,
+                count(self.report.rows, "document")
+            ))),
+            None => Ok(()),
         }
     }
 
     /// Takes the document of the next row (or why it could not be read), `place` naming
     /// it in errors; `bytes` is how far into the input file it ends.
-    fn push(&mut self, place: String, mut doc: Result<Doc, String>, bytes: u64) -> Result<(), CliError> {
+    fn push(&mut self, place: Place, mut doc: Result<Doc, String>, bytes: u64) -> Result<(), CliError> {
         let row = self.report.rows as usize;
         self.report.rows += 1;
         if let Ok(d) = &mut doc {
-            self.attach_vectors(&place, row, d)?;
+            self.attach_vectors(place, row, d)?;
             if let Err(why) = self.attach_weights(d) {
                 doc = Err(why);
             }
@@ -168,7 +223,8 @@ impl<'a> Sink<'a> {
     }
 
     /// Adds row `row` of each `--vectors` file to `doc`.
-    fn attach_vectors(&mut self, place: &str, row: usize, doc: &mut Doc) -> Result<(), CliError> {
+    fn attach_vectors(&mut self, place: Place, row: usize, doc: &mut Doc) -> Result<(), CliError> {
+        let place = self.place(place);
         for s in &self.sources {
             if row >= s.file.len() {
                 return Err(CliError::failed(format!(
@@ -216,11 +272,13 @@ impl<'a> Sink<'a> {
             }
         }
         let results = if self.upsert { self.coll.upsert(docs)? } else { self.coll.insert(docs)? };
+        let span = (rows[0].0, rows[rows.len() - 1].0);
+        self.committed = Some(self.committed.map_or(span, |(first, _)| (first, span.1)));
         let mut results = results.into_iter();
         for (place, unread) in rows {
             match unread.map_or_else(|| results.next().map(|r| r.map_err(|e| e.to_string())), |e| Some(Err(e))) {
                 Some(Ok(())) => self.report.written += 1,
-                Some(Err(e)) => self.row_error(&place, e),
+                Some(Err(e)) => self.row_error(place, e),
                 None => unreachable!("the engine answers every document"),
             }
         }
@@ -298,18 +356,23 @@ fn open(path: &Path) -> Result<std::fs::File, CliError> {
 }
 
 fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, open(path)?);
+    let lines = LineBound::new(open(path)?, MAX_LINE_BYTES);
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, lines);
     let mut raw = Vec::new();
     let mut bytes = 0u64;
     for lineno in 1.. {
+        if raw.capacity() > 16 << 20 {
+            raw = Vec::new();
+        }
         raw.clear();
-        let n =
-            reader.read_until(b'\n', &mut raw).map_err(|e| CliError::failed(format!("{}:{lineno}: {e}", sink.name)))?;
+        let n = reader
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| CliError::failed(format!("{}:{}: {e}", sink.name, reader.get_ref().line().max(lineno))))?;
         if n == 0 {
             break;
         }
         bytes += n as u64;
-        let place = format!("{}:{lineno}", sink.name);
+        let place = Place::Line(lineno);
         let line = match std::str::from_utf8(&raw) {
             Ok(line) if line.trim().is_empty() => continue,
             Ok(line) => line,
@@ -326,38 +389,21 @@ fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
-/// One JSON Lines row as an object. A syntax error names its column in the line; a line
-/// that ends early or holds another kind of value has no meaningful column.
-fn json_object(line: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-    use serde_json::Value as J;
-    match serde_json::from_str::<J>(line) {
-        Ok(J::Object(obj)) => Ok(obj),
-        Ok(other) => {
-            let kind = match other {
-                J::Array(_) => "an array",
-                J::String(_) => "a string",
-                J::Number(_) => "a number",
-                J::Bool(_) => "a bool",
-                _ => "null",
-            };
-            Err(format!("expected one JSON object per line, found {kind}"))
-        }
-        Err(e) => {
-            // serde_json appends " at line L column C"; the line here is always 1.
-            let text = e.to_string();
-            let what = text.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&text);
-            if e.is_eof() {
-                Err(format!("the line ends inside a JSON value: {what}"))
-            } else {
-                Err(format!("column {}: invalid JSON: {what}", e.column()))
-            }
+fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
+    let lines = LineBound::new(open(path)?, MAX_LINE_BYTES);
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(lines);
+    let headers =
+        reader.headers().map_err(|e| CliError::failed(format!("{}:1: {}", sink.name, csv_error(&e))))?.clone();
+    for (i, name) in headers.iter().enumerate() {
+        if let Some(j) = headers.iter().take(i).position(|h| h == name) {
+            return Err(CliError::failed(format!(
+                "{}:1: column `{name}` appears twice in the header (columns {} and {}); each field may be given once",
+                sink.name,
+                j + 1,
+                i + 1
+            )));
         }
     }
-}
-
-fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(open(path)?);
-    let headers = reader.headers().map_err(|e| CliError::failed(format!("{}:1: {e}", sink.name)))?.clone();
     let mut record = csv::StringRecord::new();
     loop {
         let line = reader.position().line();
@@ -368,10 +414,14 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
                 let obj = csv_object(sink.coll, sink.key_field, &headers, &record);
                 let doc = xvec::Doc::from_json(&sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string());
                 let bytes = reader.position().byte();
-                sink.push(format!("{}:{line}", sink.name), doc, bytes)?;
+                sink.push(Place::Line(line), doc, bytes)?;
             }
             Err(e) => {
-                let line = e.position().map_or(line, |p| p.line());
+                // An over-long line is found by the reader under csv, which knows its line.
+                let line = match e.kind() {
+                    csv::ErrorKind::Io(_) => reader.get_ref().line(),
+                    _ => e.position().map_or(line, |p| p.line()),
+                };
                 return Err(CliError::failed(format!("{}:{line}: {}", sink.name, csv_error(&e))));
             }
         }
@@ -464,7 +514,7 @@ fn raw_vectors(sink: &mut Sink, a: &ImportArgs) -> Result<(), CliError> {
         file.read_row(i, &mut row);
         let key = ids.as_ref().map_or_else(|| i.to_string(), |ids| ids[i].clone());
         let doc = vector_value(elem, &row).map(|v| Doc::new(key).set(field.clone(), v));
-        sink.push(format!("{}: row {i}", sink.name), doc, (i as u64 + 1) * file_bytes / file.len() as u64)?;
+        sink.push(Place::Row(i as u64), doc, (i as u64 + 1) * file_bytes / file.len() as u64)?;
     }
     Ok(())
 }

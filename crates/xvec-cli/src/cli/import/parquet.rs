@@ -9,7 +9,7 @@ use std::path::Path;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 
-use super::{CliError, Sink, open};
+use super::{CliError, Place, Sink, open};
 
 pub fn rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
     let reader = SerializedFileReader::new(open(path)?)
@@ -29,7 +29,7 @@ pub fn rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
         let doc = obj
             .and_then(|obj| xvec::Doc::from_json(&sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string()));
         let bytes = (i as u64 + 1) * file_bytes / total_rows;
-        sink.push(format!("{}: row {i}", sink.name), doc, bytes)?;
+        sink.push(Place::Row(i as u64), doc, bytes)?;
     }
     Ok(())
 }
