@@ -391,6 +391,17 @@ pub fn run_repair(a: &RepairArgs, mmap: bool, lock_timeout: std::time::Duration,
             count(out.losses.len() as u64, "place")
         )));
     }
+    if !out.unproven.is_empty() {
+        for d in &out.unproven {
+            writeln!(io.err, "note: {}: {}", d.file, d.what)?;
+        }
+        let dir = a.coll.dir.display();
+        writeln!(
+            io.err,
+            "repaired: {dir} verifies clean; every record it could read is kept, but see the notes above"
+        )?;
+        return Ok(());
+    }
     writeln!(io.err, "repaired: nothing was lost; {} verifies clean", a.coll.dir.display())?;
     Ok(())
 }

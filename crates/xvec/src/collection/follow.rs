@@ -120,7 +120,7 @@ impl Follow {
         }
         let (_, next, wal) = load_retrying(dir, options, &cur)?;
         self.seen = Some(now);
-        self.loaded(dir, wal.as_ref().map(|(scan, _)| scan));
+        self.loaded(dir, wal.as_ref().map(|(scan, _, _)| scan));
         self.must_reload = false;
         let out = Refreshed::of(&next, true);
         *current.write().expect("snapshot lock poisoned") = Arc::new(next);

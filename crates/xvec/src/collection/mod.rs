@@ -37,6 +37,8 @@ mod scan_tests;
 mod snapshot;
 mod sparse_search;
 mod text_search;
+#[cfg(test)]
+mod wal_cut_tests;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -443,19 +445,19 @@ impl Collection {
             match open::load(dir, options, lock.is_some(), None) {
                 Ok((m, snapshot, wal_state)) => {
                     if let Some(f) = &mut follow {
-                        f.loaded(dir, wal_state.as_ref().map(|(scan, _)| scan));
+                        f.loaded(dir, wal_state.as_ref().map(|(scan, _, _)| scan));
                     }
                     let schema = snapshot.schema.clone();
                     let mut recovered = Vec::new();
                     let writer = match lock {
                         Some(lock) => {
-                            if let Some((scan, bytes)) = &wal_state
+                            if let Some((scan, bytes, durable)) = &wal_state
                                 && let Some((at, _)) = scan.torn
                             {
-                                recovered.push(recovery::save_torn_tail(dir, &m, bytes, at)?);
+                                recovered.push(recovery::save_torn_tail(dir, &m, bytes, at, durable.as_ref())?);
                             }
                             recovered.extend(recovery::roll_back(dir, &m, &schema)?);
-                            let scan = wal_state.map(|(scan, _)| scan);
+                            let scan = wal_state.map(|(scan, _, _)| scan);
                             let mut w = Writer::new(dir, lock, m.clone(), schema.clone(), scan, options.sync)?;
                             w.adopt_frozen(&snapshot);
                             Some(Arc::new(Mutex::new(w)))

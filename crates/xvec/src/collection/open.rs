@@ -16,10 +16,12 @@ use crate::storage::manifest::{self, Manifest, SealedWal, SegmentEntry};
 use crate::storage::segment::Segment;
 use crate::storage::segment::layout::Layout;
 use crate::storage::wal;
+use crate::storage::wal::sync_record::{self, Durable};
 use crate::storage::{FileKind, IndexKind, deletes};
 
-/// The live WAL as an open read it: what it holds, and its bytes (for saving a torn tail).
-pub(super) type LoadedWal = (wal::Scan, Vec<u8>);
+/// The live WAL as an open read it: what it holds, its bytes (for saving a torn tail), and
+/// its sync record.
+pub(super) type LoadedWal = (wal::Scan, Vec<u8>, Option<Durable>);
 
 /// Removes what a create of `m` that stopped before publishing `CURRENT` leaves in `dir`
 /// (the caller holds the lock and saw no `CURRENT`), or fails naming anything else. Such
@@ -36,7 +38,7 @@ pub(super) fn remove_unfinished_create(dir: &Path, m: &Manifest) -> Result<(), S
         let ours = is_file
             && match FileKind::of_name(&name) {
                 Some(FileKind::Lock) => continue,
-                Some(FileKind::Temp) => true,
+                Some(FileKind::Temp | FileKind::WalSync) => true,
                 Some(FileKind::Manifest) => name == manifest,
                 Some(FileKind::Wal) => name == wal && len <= wal::WAL_HEADER_LEN as u64,
                 _ => false,
@@ -86,20 +88,56 @@ pub(super) fn load(
         replay_sealed(dir, sealed, &mut snapshot)?;
     }
     let wal_path = dir.join(crate::storage::wal_name(m.wal_seq));
+    // The sync record first: it never claims bytes not yet written, so the WAL read after
+    // it holds at least what it says, even with a writer appending meanwhile.
+    let durable = sync_record::read(dir, m.wal_seq, m.wal_salt)?.durable().copied();
     // Read, never mapped: a writer opening it may cut a torn tail off.
     let contents = match crate::storage::disk::read(&wal_path) {
         Ok(bytes) if wal::is_empty_v1(&bytes) => None,
-        Ok(bytes) => Some((wal::read(&wal_path, &bytes, Some((m.wal_seq, m.wal_salt)), &schema)?, bytes)),
+        Ok(bytes) => {
+            Some((read_wal(&wal_path, &bytes, (m.wal_seq, m.wal_salt), &schema, durable.as_ref())?, bytes, durable))
+        }
         Err(StorageError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound && writable => None,
         Err(e) => return Err(e.into()),
     };
-    if let Some((scan, _)) = &contents {
+    if let Some((scan, _, _)) = &contents {
         for f in &scan.records {
             writer::apply(&mut snapshot, &f.record, &wal_path, f.offset)?;
         }
         snapshot.wal_records += scan.records.len() as u64;
     }
     Ok((m, snapshot, contents))
+}
+
+/// Reads the live WAL for replay: damage, or a file shorter than its sync record says was
+/// durable (records acknowledged, then cut off), is an error naming what was lost.
+fn read_wal(
+    path: &Path,
+    bytes: &[u8],
+    known: (u64, u64),
+    schema: &Schema,
+    durable: Option<&Durable>,
+) -> Result<wal::Scan, StorageError> {
+    let scan = wal::scan(path, bytes, Some(known), schema)?;
+    if let Some(short) = durable.and_then(|d| sync_record::scan_shortfall(d, &scan, bytes.len() as u64)) {
+        let damage = crate::error::WalDamage {
+            path: path.to_path_buf(),
+            offset: short.ends,
+            what: match scan.damage.len() {
+                0 => short.describe(),
+                n => format!("{}; and {n} damaged stretch(es) before that", short.describe()),
+            },
+            lost: short.lost + scan.damage.iter().map(|d| d.lost_records).sum::<u64>(),
+            before: scan.records.last().map(|f| f.record.key().to_string()),
+            after: None,
+            more: 0,
+        };
+        return Err(StorageError::WalDamaged(Box::new(damage)));
+    }
+    match scan.damage_error(path) {
+        Some(e) => Err(e),
+        None => Ok(scan),
+    }
 }
 
 /// Replays the sealed WAL of a flush in progress into the snapshot's frozen memtable. It

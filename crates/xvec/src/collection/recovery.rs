@@ -107,7 +107,7 @@ pub fn leftovers(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Leftov
                 _ => (superseded("delete file"), Disposition::Remove),
             },
             FileKind::Segment | FileKind::Index => (superseded(kind.name()), Disposition::Remove),
-            FileKind::Current | FileKind::Lock => continue,
+            FileKind::Current | FileKind::Lock | FileKind::WalSync => continue,
         };
         out.push(Leftover { file: name, bytes, why, disposition });
     }
@@ -165,8 +165,16 @@ pub fn roll_back(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Recove
 }
 
 /// Saves the torn tail of the live WAL, `bytes[at..]`, in `lost+found/` before the writer
-/// cuts it off.
-pub fn save_torn_tail(dir: &Path, m: &Manifest, bytes: &[u8], at: u64) -> Result<Recovered, StorageError> {
+/// cuts it off. `durable`: the WAL's sync record, which says whether the tail can hold
+/// records an fsync made durable (open refuses a WAL shorter than that, so here it never
+/// does).
+pub fn save_torn_tail(
+    dir: &Path,
+    m: &Manifest,
+    bytes: &[u8],
+    at: u64,
+    durable: Option<&wal::sync_record::Durable>,
+) -> Result<Recovered, StorageError> {
     let name = wal_name(m.wal_seq);
     let to = keep_dir(dir, m.generation)?.join(format!("{name}.{at}.tail"));
     let mut f = disk::DiskFile::create(&to)?;
@@ -177,13 +185,29 @@ pub fn save_torn_tail(dir: &Path, m: &Manifest, bytes: &[u8], at: u64) -> Result
     let r = Recovered {
         file: name,
         what: format!(
-            "cut a torn tail of {len} byte{} at offset {at} (a write that was never acknowledged, cut short)",
-            if len == 1 { "" } else { "s" }
+            "cut a torn tail of {len} byte{} at offset {at} ({})",
+            if len == 1 { "" } else { "s" },
+            torn_tail_is(durable)
         ),
         kept_in: Some(to),
     };
     log(dir, std::slice::from_ref(&r))?;
     Ok(r)
+}
+
+/// What a torn tail can hold, as far as the WAL's sync record tells.
+pub(crate) fn torn_tail_is(durable: Option<&wal::sync_record::Durable>) -> String {
+    match durable {
+        Some(d) => format!(
+            "a write cut short after the last fsync, which made {} bytes durable: never acknowledged under the \
+             EveryBatch policy; under EveryRecords or OnFlush, acknowledged writes since that fsync that a power \
+             loss may take",
+            d.len
+        ),
+        None => "a write cut short, never acknowledged if the writer stopped while writing it; if the file was cut \
+                 short instead, acknowledged records went with it and cannot be counted: the WAL has no sync record"
+            .into(),
+    }
 }
 
 fn keep_dir(dir: &Path, generation: u64) -> Result<PathBuf, StorageError> {

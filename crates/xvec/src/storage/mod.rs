@@ -50,6 +50,8 @@ pub enum FileKind {
     Manifest,
     /// `WAL-<seq>.log`: framed write records since the last flush.
     Wal,
+    /// `WAL.sync`: how far the live WAL was durable at its last fsync (`wal::sync_record`).
+    WalSync,
     /// `SEG-<id>.xseg`: an immutable columnar segment.
     Segment,
     /// `SEG-<id>-<gen>.del`: the deleted rows of one segment as of a generation.
@@ -62,11 +64,12 @@ pub enum FileKind {
 
 impl FileKind {
     /// Every kind, in the order listings show them.
-    pub const ALL: [FileKind; 8] = [
+    pub const ALL: [FileKind; 9] = [
         FileKind::Current,
         FileKind::Lock,
         FileKind::Manifest,
         FileKind::Wal,
+        FileKind::WalSync,
         FileKind::Segment,
         FileKind::Deletes,
         FileKind::Index,
@@ -83,6 +86,7 @@ impl FileKind {
             FileKind::Segment => 3,
             FileKind::Deletes => 4,
             FileKind::Index => 5,
+            FileKind::WalSync => 6,
             FileKind::Temp => 0,
         }
     }
@@ -97,6 +101,7 @@ impl FileKind {
             FileKind::Segment => 3,
             FileKind::Deletes => 1,
             FileKind::Index => 2,
+            FileKind::WalSync => 1,
             FileKind::Current | FileKind::Lock | FileKind::Temp => 0,
         }
     }
@@ -120,6 +125,7 @@ impl FileKind {
             FileKind::Lock => "lock",
             FileKind::Manifest => "manifest",
             FileKind::Wal => "wal",
+            FileKind::WalSync => "walsync",
             FileKind::Segment => "segment",
             FileKind::Deletes => "deletes",
             FileKind::Index => "index",
@@ -133,6 +139,7 @@ impl FileKind {
         Some(match name {
             "CURRENT" => FileKind::Current,
             "LOCK" => FileKind::Lock,
+            wal::sync_record::SYNC_NAME => FileKind::WalSync,
             _ if name.ends_with(".tmp") => FileKind::Temp,
             _ => {
                 if let Some(g) = name.strip_prefix("MANIFEST-") {

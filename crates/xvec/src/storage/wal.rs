@@ -27,6 +27,7 @@ use super::{FileKind, HEADER_LEN, decode_header, encode_header, read_u32, read_u
 use crate::error::StorageError;
 use crate::schema::Schema;
 use crate::value::{Row, Value};
+use sync_record::SyncFile;
 
 /// Bytes before the first frame: the common header and the WAL header.
 pub const WAL_HEADER_LEN: usize = HEADER_LEN + 16;
@@ -154,6 +155,10 @@ pub struct WalWriter {
     /// Set when the file's state on disk is no longer known (a failed fsync, a failed
     /// rollback of a partial append): every later call fails with this reason.
     broken: Option<String>,
+    seq: u64,
+    /// `WAL.sync`, where each fsync records how far this file is durable; `None` once a
+    /// write of it failed (it only aids detection, see `sync_record`).
+    sync_file: Option<SyncFile>,
 }
 
 impl WalWriter {
@@ -165,11 +170,26 @@ impl WalWriter {
         let mut file = DiskFile::create(&path)?;
         file.write_all(&encode_wal_header(seq, salt))?;
         file.sync_all()?;
-        Ok(WalWriter::over(file, salt, WAL_HEADER_LEN as u64, 1, 0, policy))
+        let mut w = WalWriter::over(dir, file, seq, salt, WAL_HEADER_LEN as u64, 1, 0, policy)?;
+        // Durable with no records: proves that an empty or headless file lost none.
+        w.record_durable();
+        Ok(w)
     }
 
-    fn over(file: DiskFile, salt: u64, len: u64, next_lsn: u64, records: u64, policy: SyncPolicy) -> WalWriter {
-        WalWriter {
+    #[allow(clippy::too_many_arguments)]
+    fn over(
+        dir: &Path,
+        file: DiskFile,
+        seq: u64,
+        salt: u64,
+        len: u64,
+        next_lsn: u64,
+        records: u64,
+        policy: SyncPolicy,
+    ) -> Result<WalWriter, StorageError> {
+        Ok(WalWriter {
+            sync_file: Some(SyncFile::open(dir)?),
+            seq,
             file,
             salt,
             next_lsn,
@@ -180,6 +200,15 @@ impl WalWriter {
             unsynced_bytes: 0,
             records,
             broken: None,
+        })
+    }
+
+    /// Writes the sync record for what is durable now: every frame before `self.len`.
+    fn record_durable(&mut self) {
+        if let Some(f) = &mut self.sync_file
+            && f.write(self.seq, self.salt, self.len, self.next_lsn - 1, self.records).is_err()
+        {
+            self.sync_file = None;
         }
     }
 
@@ -194,7 +223,7 @@ impl WalWriter {
         }
         file.seek(scan.valid_len)?;
         let records = scan.records.len() as u64;
-        Ok(WalWriter::over(file, scan.salt, scan.valid_len, scan.next_lsn, records, policy))
+        WalWriter::over(dir, file, scan.seq, scan.salt, scan.valid_len, scan.next_lsn, records, policy)
     }
 
     #[cfg(test)]
@@ -328,6 +357,7 @@ impl WalWriter {
         }
         self.unsynced_records = 0;
         self.unsynced_bytes = 0;
+        self.record_durable();
         let durable = self.next_lsn - 1;
         self.buf.clear();
         self.buf.extend_from_slice(&[0u8; FRAME_HEADER]);
@@ -892,6 +922,7 @@ fn decode_value(c: &mut Cursor) -> Result<Value, DecodeError> {
     })
 }
 
+pub mod sync_record;
 mod tail;
 #[cfg(test)]
 mod tests;

@@ -253,7 +253,9 @@ impl Checker<'_> {
 
     /// Checks the live WAL; the report goes to `Report::wal`.
     pub(super) fn wal(&mut self, m: &Manifest, schema: &Schema) -> WalState {
-        let (state, report) = self.wal_file(m.wal_seq, m.wal_salt, None, schema);
+        let sync = super::wal_sync::read(self.dir, m, self.f);
+        let (mut state, report) = self.wal_file(m.wal_seq, m.wal_salt, None, schema);
+        super::wal_sync::check(sync, &mut state, report.as_ref().map_or(0, |r| r.bytes), self.f);
         self.report.wal = report;
         state
     }
@@ -291,7 +293,15 @@ impl Checker<'_> {
                     Finding::new(Severity::Corrupt, &name, "", describe(&e).1).unreadable()
                 };
                 self.f.push(finding.transient());
-                let state = WalState { name, missing: true, header_ok: false, short: false, scan: WalScan::default() };
+                let state = WalState {
+                    name,
+                    missing: true,
+                    header_ok: false,
+                    short: false,
+                    scan: WalScan::default(),
+                    durable: None,
+                    shortfall: None,
+                };
                 return (state, None);
             }
         };
@@ -301,7 +311,15 @@ impl Checker<'_> {
             self.f.push(Finding::new(Severity::Info, &name, "header", what));
             let report =
                 WalReport { file: name.clone(), bytes: bytes.len() as u64, records: 0, bad_frames: 0, torn: None };
-            let state = WalState { name, missing: false, header_ok: true, short: false, scan: WalScan::default() };
+            let state = WalState {
+                name,
+                missing: false,
+                header_ok: true,
+                short: false,
+                scan: WalScan::default(),
+                durable: None,
+                shortfall: None,
+            };
             return (state, Some(report));
         }
         let known = (salt != 0).then_some((seq, salt));
@@ -348,6 +366,6 @@ impl Checker<'_> {
         };
         // Bytes after a sealed WAL's last record can only be its unsynced sync mark.
         let scan = if sealed.is_some() { WalScan { torn: None, ..scan } } else { scan };
-        (WalState { name, missing: false, header_ok, short: false, scan }, Some(report))
+        (WalState { name, missing: false, header_ok, short: false, scan, durable: None, shortfall: None }, Some(report))
     }
 }

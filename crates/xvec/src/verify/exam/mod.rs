@@ -8,6 +8,7 @@ mod index_checks;
 mod manifest;
 mod orphans;
 mod scalar_checks;
+mod wal_sync;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -27,6 +28,7 @@ use crate::storage::FileKind;
 use crate::storage::manifest::{IndexEntry, Manifest, SegmentEntry};
 use crate::storage::mmap::FileBytes;
 use crate::storage::segment::Segment;
+use crate::storage::wal::sync_record::{Durable, SYNC_NAME, Shortfall};
 use files::Checker;
 use manifest::Resolved;
 pub(crate) use orphans::lost_found_size;
@@ -111,9 +113,14 @@ pub(crate) struct WalState {
     pub name: String,
     pub missing: bool,
     pub header_ok: bool,
-    /// A sealed WAL holding fewer records than the manifest sealed it with.
+    /// A sealed WAL holding fewer records than the manifest sealed it with, or the live
+    /// WAL shorter than its sync record says was durable.
     pub short: bool,
     pub scan: WalScan,
+    /// The live WAL's sync record, when there is one for it.
+    pub durable: Option<Durable>,
+    /// What the live WAL lost by its sync record.
+    pub shortfall: Option<Shortfall>,
 }
 
 impl WalState {
@@ -189,7 +196,7 @@ pub(crate) fn examine(
     let mut f: Vec<Finding> = Vec::new();
     let mut files: Vec<FileReport> = Vec::new();
     let mut sum = 0u64;
-    let mut named: HashSet<String> = ["CURRENT", "LOCK"].into_iter().map(String::from).collect();
+    let mut named: HashSet<String> = ["CURRENT", "LOCK", SYNC_NAME].into_iter().map(String::from).collect();
 
     let Resolved { base, target, current_ok } =
         manifest::resolve(dir, opts, &listing, fallback_schema, &mut f, &mut files, &mut sum)?;

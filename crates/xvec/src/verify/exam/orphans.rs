@@ -70,7 +70,8 @@ pub(super) fn orphans(
         f.push(finding.expected("", format!("{} bytes", e.bytes)).transient());
         out.push(Orphan { name: e.name.clone() });
     }
-    if let Some(w) = wal
+    // A WAL shorter than its sync record has a loss reported instead (`wal_sync`).
+    if let Some(w) = wal.filter(|w| !w.short)
         && let Some((at, len)) = w.scan.torn
     {
         let sev = if active() { Severity::Info } else { Severity::Warning };
@@ -79,7 +80,10 @@ pub(super) fn orphans(
                 sev,
                 &w.name,
                 "frame",
-                format!("torn tail: {len} bytes of a write cut short; readers ignore it, repair truncates it"),
+                format!(
+                    "torn tail: {len} bytes, {}; readers ignore it, repair truncates it",
+                    recovery::torn_tail_is(w.durable.as_ref())
+                ),
             )
             .at(at)
             .transient(),

@@ -53,7 +53,14 @@ pub(super) fn apply(r: Repair) -> Result<Outcome, StorageError> {
     let moved = a.finish()?;
     drop(exam);
     let after = exam::examine(&dir, &verify_options(opts.mmap), true, None)?.report;
-    Ok(Outcome { generation: published, done: plan.actions, losses: plan.losses, moved, after })
+    Ok(Outcome {
+        generation: published,
+        done: plan.actions,
+        losses: plan.losses,
+        unproven: plan.unproven,
+        moved,
+        after,
+    })
 }
 
 /// The manifest being built from the examined one, and the files it supersedes.

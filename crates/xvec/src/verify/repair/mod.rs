@@ -110,6 +110,9 @@ pub struct Plan {
     pub actions: Vec<Action>,
     /// Data the steps give up; empty when the repair restores everything.
     pub losses: Vec<Loss>,
+    /// What the repair cannot prove lost nothing, though it loses nothing it can read: a
+    /// WAL tail it cuts, or a WAL with no sync record to count what a cut took.
+    pub unproven: Vec<Action>,
     /// Why nothing can be done, when nothing can.
     pub blocked: Option<String>,
     /// The generation the repair publishes, if it publishes one.
@@ -132,6 +135,8 @@ pub struct Outcome {
     pub done: Vec<Action>,
     /// The data given up.
     pub losses: Vec<Loss>,
+    /// What it cannot prove lost nothing ([`Plan::unproven`]).
+    pub unproven: Vec<Action>,
     /// Files moved, relative to the collection directory.
     pub moved: Vec<String>,
     /// A verify pass after the repair.

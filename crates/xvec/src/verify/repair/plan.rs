@@ -82,6 +82,10 @@ impl Repair {
         self.plan.actions.push(Action { file: file.to_string(), what });
     }
 
+    fn doubt(&mut self, file: &str, what: String) {
+        self.plan.unproven.push(Action { file: file.to_string(), what });
+    }
+
     fn lose(&mut self, file: &str, what: String, rows: u64, keys: Vec<String>) {
         self.plan.losses.push(Loss { file: file.to_string(), what, rows, keys });
     }
@@ -151,10 +155,17 @@ impl Repair {
         } else if let Some(w) = &self.exam.wal {
             let name = w.name.clone();
             if w.missing {
+                let durable = w.durable;
                 self.steps.push(Step::CreateWal);
                 self.act(&name, "create it, empty (the manifest names it)".into());
-                self.lose(&name, "unflushed writes the missing WAL held, if any".into(), 0, Vec::new());
-            } else if !w.header_ok || !w.scan.bad.is_empty() {
+                match durable {
+                    Some(d) => {
+                        let what = format!("the {} records its sync record says an fsync made durable", d.records);
+                        self.lose(&name, what, d.records, Vec::new())
+                    }
+                    None => self.lose(&name, "unflushed writes the missing WAL held, if any".into(), 0, Vec::new()),
+                }
+            } else if w.damaged() {
                 let records: Vec<Record> = w.scan.records.iter().map(|(_, r)| r.clone()).collect();
                 let bad: Vec<(String, u64, Vec<String>)> = w
                     .scan
@@ -162,6 +173,7 @@ impl Repair {
                     .iter()
                     .map(|b| (format!("damage at offset {}: {}", b.offset, b.what), b.lost, b.keys.clone()))
                     .collect();
+                let (shortfall, durable) = (w.shortfall.clone(), w.durable.is_some());
                 self.publish = true;
                 self.act(
                     &name,
@@ -174,9 +186,21 @@ impl Repair {
                 for (what, lost, keys) in bad {
                     self.lose(&name, what, lost, keys);
                 }
+                if let Some(short) = shortfall {
+                    self.lose(&name, short.describe(), short.lost, Vec::new());
+                } else if !durable {
+                    let what = "its damage may hide records cut off after the last good frame: with no sync record, \
+                                they cannot be counted";
+                    self.doubt(&name, what.into());
+                }
             } else if let Some((at, len)) = w.scan.torn {
+                let what = format!(
+                    "the torn tail it cuts ({len} bytes at offset {at}, kept in {LOST_FOUND}) is {}",
+                    crate::collection::recovery::torn_tail_is(w.durable.as_ref())
+                );
                 self.steps.push(Step::TruncateWal { at });
                 self.act(&name, format!("truncate the torn tail ({len} bytes at offset {at}, kept in {LOST_FOUND})"));
+                self.doubt(&name, what);
             }
         }
 
