@@ -15,3 +15,4 @@ mod params;
 pub(crate) mod pty;
 mod scripts;
 mod shell;
+mod wal_cut;

@@ -10,7 +10,9 @@ use crate::schema::Schema;
 use crate::storage::column::{ColumnSource, VarColumn};
 use crate::storage::manifest::SegmentEntry;
 use crate::storage::wal::Record;
+use crate::storage::wal::sync_record::SYNC_NAME;
 use crate::storage::{FileKind, IndexKind};
+use crate::verify::Severity;
 use crate::verify::exam::{DelState, IdxDamage, SegState};
 use crate::verify::recover;
 
@@ -202,6 +204,16 @@ impl Repair {
                 self.act(&name, format!("truncate the torn tail ({len} bytes at offset {at}, kept in {LOST_FOUND})"));
                 self.doubt(&name, what);
             }
+        }
+
+        // A sync record that does not read proves nothing: it goes to lost+found, and the
+        // next writer makes it anew.
+        if self.exam.report.findings.iter().any(|f| f.file == SYNC_NAME && f.severity == Severity::Warning) {
+            self.act(
+                SYNC_NAME,
+                format!("move to {LOST_FOUND}/ (it does not read; the next writable open makes it anew)"),
+            );
+            self.steps.push(Step::Move { name: SYNC_NAME.into() });
         }
 
         // Segments, their delete files and indexes.
