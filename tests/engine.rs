@@ -350,6 +350,7 @@ fn create_reuses_what_an_unfinished_create_left_and_refuses_other_files() {
         }
         std::fs::write(dir.join("CURRENT.tmp"), "MANIFEST-0").unwrap();
         std::fs::write(dir.join("MANIFEST-000001.tmp"), b"torn").unwrap();
+        std::fs::copy(fresh.path().join("WAL.sync"), dir.join("WAL.sync")).unwrap();
     };
     for with_manifest in [false, true] {
         let dir = tempfile::tempdir().unwrap();
@@ -362,7 +363,7 @@ fn create_reuses_what_an_unfinished_create_left_and_refuses_other_files() {
         let mut names: Vec<String> =
             std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
         names.sort();
-        assert_eq!(names, ["CURRENT", "LOCK", "MANIFEST-000001", "WAL-000001.log"]);
+        assert_eq!(names, ["CURRENT", "LOCK", "MANIFEST-000001", "WAL-000001.log", "WAL.sync"]);
     }
     // Files no unfinished create leaves: refused, named, and left alone. A WAL with
     // records is not a create's (it may hold acknowledged writes).

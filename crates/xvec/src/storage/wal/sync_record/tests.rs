@@ -19,7 +19,8 @@ fn each_sync_records_the_durable_length_in_alternate_slots() {
     let SyncState::Found(d) = decode(Path::new("s"), &bytes, 3, 0x5a17) else { panic!("no record") };
     // The last sync mark (32-byte header, 8-byte LSN) follows the durable length.
     assert_eq!((d.len, d.records, d.lsn, d.counter), (wal.len() as u64 - 40, 6, 8, 4));
-    let older = Durable::decode(&bytes[HEADER_LEN + SLOT_LEN * (d.counter as usize % 2 ^ 1)..][..SLOT_LEN]);
+    // Slot `counter % 2` holds the newest; the other, the one before it.
+    let older = Durable::decode(&bytes[HEADER_LEN + SLOT_LEN * (1 - d.counter as usize % 2)..][..SLOT_LEN]);
     assert_eq!(older.map(|o| (o.counter, o.records)), Some((3, 4)));
     // Another WAL's slots say nothing about this one.
     assert_eq!(decode(Path::new("s"), &bytes, 4, 0x5a17), SyncState::None);
@@ -32,7 +33,8 @@ fn each_sync_records_the_durable_length_in_alternate_slots() {
 fn a_damaged_slot_falls_back_to_the_other_and_two_are_reported() {
     let dir = tempfile::tempdir().unwrap();
     let (bytes, _) = synced(dir.path());
-    let newest = HEADER_LEN + SLOT_LEN * (4 % 2);
+    // Write 4 went to slot 0.
+    let newest = HEADER_LEN;
     for at in newest..newest + SLOT_LEN {
         let mut b = bytes.clone();
         b[at] ^= 0x40;
