@@ -78,7 +78,10 @@ fn expected_section(name: &str, bytes: &[u8], offset: usize) -> Option<String> {
             if offset < container::TABLE_AT + table.len() * container::ENTRY_LEN {
                 return Some("section table".into());
             }
-            let s = table.iter().find(|s| (offset as u64) >= s.offset && (offset as u64) < s.offset + s.len)?;
+            // A section's bytes, or its block CRCs in the block table.
+            let s = table.iter().find(|s| {
+                ((offset as u64) >= s.offset && (offset as u64) < s.offset + s.len) || s.list_range().contains(&offset)
+            })?;
             let scalar = name.ends_with("-inv.idx") || name.ends_with("-rng.idx");
             Some(if k == xvec::storage::FileKind::Index && scalar {
                 xvec::index::scalar::section_name(s.kind).unwrap().to_string()

@@ -19,6 +19,8 @@ pub(crate) mod exam;
 mod recover;
 mod repair;
 mod salvage;
+#[cfg(test)]
+mod salvage_tests;
 pub(crate) mod scan;
 pub(crate) mod topology;
 #[cfg(test)]

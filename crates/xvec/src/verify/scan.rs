@@ -16,6 +16,7 @@ use crate::schema::Schema;
 use crate::storage::container::{
     self, COUNT_AT, ENTRY_LEN, MAX_SECTIONS, RawSection, SECTION_ALIGN, TABLE_AT, TABLE_CRC_AT,
 };
+use crate::storage::mmap::as_bytes;
 use crate::storage::wal::{self, Record};
 use crate::storage::{FileKind, HEADER_LEN, decode_header, decode_header_version, read_u32};
 
@@ -47,6 +48,41 @@ pub(crate) struct ContainerScan {
     pub bad_blocks: Vec<BadBlocks>,
     /// Damage outside the sections (header, table, padding, trailing bytes).
     pub frame_damage: bool,
+    /// The file's bytes with zeros in place of what a cut took, when the file is shorter
+    /// than its sections need: salvage reads the sections at their full length, and the
+    /// missing part lies in `bad` sections or `bad_blocks`.
+    pub padded: Padded,
+}
+
+/// A copy of a short file, zero-filled to the length its sections need (empty when the
+/// file is not short, or when the copy could not be allocated: then a cut section is
+/// read as its stretch inside the file only, and salvage finds it too short).
+#[derive(Clone, Default)]
+pub(crate) struct Padded(Vec<u64>);
+
+impl Padded {
+    fn of(b: &[u8], needed: u64) -> Padded {
+        let words = usize::try_from(needed.div_ceil(8)).unwrap_or(usize::MAX);
+        let mut v: Vec<u64> = Vec::new();
+        if v.try_reserve_exact(words).is_err() {
+            return Padded::default();
+        }
+        // Little-endian words, so that their bytes in memory are the file's (the host is
+        // little-endian: see `storage/mmap.rs`).
+        v.extend(b.chunks(8).map(|c| {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            u64::from_le_bytes(w)
+        }));
+        v.resize(words, 0);
+        Padded(v)
+    }
+}
+
+impl std::fmt::Debug for Padded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Padded({} bytes)", 8 * self.0.len())
+    }
 }
 
 /// A run of consecutive damaged blocks in one section.
@@ -76,6 +112,12 @@ impl ContainerScan {
         v.sort_unstable();
         v.dedup();
         v
+    }
+
+    /// The bytes to read sections from: the file's, or its zero-padded copy when it is
+    /// shorter than its sections need.
+    pub fn bytes<'a>(&'a self, file: &'a [u8]) -> &'a [u8] {
+        if self.padded.0.is_empty() { file } else { as_bytes(&self.padded.0) }
     }
 
     /// File byte ranges of the damaged blocks of section `i`.
@@ -258,6 +300,8 @@ pub(crate) fn scan_container(
         scan.frame_damage = true;
     }
     let mut at = tables_end.min(len);
+    // The end of the last section, when the file is shorter than that.
+    let mut needed = len;
     for (i, s) in table.iter().enumerate() {
         let name = (cx.name_of)(i, s);
         let end = s.offset.checked_add(s.len);
@@ -267,17 +311,28 @@ pub(crate) fn scan_container(
             scan.frame_damage = true;
             continue;
         }
-        if s.offset < at || end.is_none_or(|e| e > len) {
-            let what = if end.is_some_and(|e| e > len) && s.offset >= at {
-                format!("lies outside the file of {len} bytes (truncated)")
-            } else {
-                "overlaps the tables or an earlier section".into()
-            };
+        let Some(end) = end.filter(|_| s.offset >= at) else {
             out.push(
-                corrupt(&name, what)
+                corrupt(&name, "overlaps the tables or an earlier section".into())
                     .at(s.offset)
                     .expected(format!("[{at}, {len})"), format!("[{}, +{})", s.offset, s.len)),
             );
+            scan.bad.push(i);
+            continue;
+        };
+        let cut = end > len;
+        if cut {
+            needed = needed.max(end);
+        }
+        // A section cut short keeps its whole blocks when their checksums are readable.
+        let partial = cut && s.offset < len && s.block != 0 && lists_readable;
+        if cut && !partial {
+            let what = if s.offset >= len {
+                format!("missing: the file ends at byte {len}, before the section")
+            } else {
+                format!("cut short: the file ends at byte {len}, inside the section (one checksum: all of it is lost)")
+            };
+            out.push(corrupt(&name, what).at(s.offset.min(len)).expected(format!("[{}, {end})", s.offset), len));
             scan.bad.push(i);
             continue;
         }
@@ -289,9 +344,13 @@ pub(crate) fn scan_container(
             out.push(corrupt(&name, "padding before the section is not zero".into()).at(at + p as u64));
             scan.frame_damage = true;
         }
+        at = end.min(len);
+        if partial {
+            cut_section(cx, b, i, s, &name, out, &mut scan, checksummed);
+            continue;
+        }
         let bytes = &b[s.range()];
         *checksummed += s.len;
-        at = s.offset + s.len;
         if s.block == 0 {
             let computed = crc::crc32c(bytes, cx.threads);
             if computed != s.crc {
@@ -339,35 +398,113 @@ pub(crate) fn scan_container(
             out.push(corrupt(&name, "block checksum list damaged as well as the data".into()).at(s.blocks_at));
             scan.frame_damage = true;
         }
-        let n = computed.len() as u64;
-        let mut j = 0;
-        while j < n {
-            if computed[j as usize] == stored[j as usize] {
-                j += 1;
-                continue;
-            }
-            let first = j;
-            while j < n && computed[j as usize] != stored[j as usize] {
-                j += 1;
-            }
-            let bytes = s.block_range(first).start..s.block_range(j - 1).end;
-            let blocks = if j - first == 1 { format!("block {first}") } else { format!("blocks {first}..={}", j - 1) };
-            scan.bad_blocks.push(BadBlocks { section: i, bytes: bytes.clone(), finding: out.len() });
-            out.push(
-                corrupt(&name, format!("checksum mismatch in {blocks} of {n} (bytes {}..{})", bytes.start, bytes.end))
-                    .at(bytes.start)
-                    .expected(
-                        format!("{:#010x}", stored[first as usize]),
-                        format!("{:#010x}", computed[first as usize]),
-                    ),
-            );
-        }
+        damaged_blocks(cx.file, &name, i, s, &computed, &stored, out, &mut scan);
     }
-    if at < len {
+    if needed > len {
+        out.push(
+            corrupt(
+                "end of file",
+                format!("{} bytes missing: the file ends at byte {len}, its sections need {needed}", needed - len),
+            )
+            .at(len)
+            .expected(format!("{needed} bytes"), format!("{len} bytes")),
+        );
+        scan.padded = Padded::of(b, needed);
+    } else if at < len {
         out.push(corrupt("trailing bytes", format!("{} bytes after the last section", len - at)).at(at));
         scan.frame_damage = true;
     }
     scan
+}
+
+/// Section `i`, which the end of the file cuts short: its whole blocks are checked
+/// against their stored CRCs, and every block the cut reaches is one damaged run. When
+/// the stored CRCs do not add up to the entry's checksum, the whole section is damaged.
+#[allow(clippy::too_many_arguments)]
+fn cut_section(
+    cx: &ScanContext,
+    b: &[u8],
+    i: usize,
+    s: &RawSection,
+    name: &str,
+    out: &mut Vec<Finding>,
+    scan: &mut ContainerScan,
+    checksummed: &mut u64,
+) {
+    let len = b.len() as u64;
+    let n = s.block_count();
+    let stored = container::stored_crcs(b, s);
+    *checksummed += 4 * n;
+    if container::list_crc(&stored) != s.crc {
+        let what =
+            format!("cut short: the file ends at byte {len}, inside the section, and its block checksums are damaged");
+        out.push(Finding::new(Severity::Corrupt, cx.file, name, what).at(len));
+        scan.bad.push(i);
+        return;
+    }
+    // Blocks wholly inside the file; the block holding the cut is the first missing one.
+    let whole = (0..n).take_while(|&j| s.block_range(j).end <= len).count() as u64;
+    let cut_at = s.block_range(whole).start;
+    let computed = crc::block_crcs(&b[s.offset as usize..cut_at as usize], s.block as usize, cx.threads);
+    *checksummed += cut_at - s.offset;
+    damaged_blocks(cx.file, name, i, s, &computed, &stored[..whole as usize], out, scan);
+    let bytes = cut_at..s.offset + s.len;
+    let blocks = if whole + 1 == n { format!("block {whole}") } else { format!("blocks {whole}..={}", n - 1) };
+    scan.bad_blocks.push(BadBlocks { section: i, bytes: bytes.clone(), finding: out.len() });
+    out.push(
+        Finding::new(
+            Severity::Corrupt,
+            cx.file,
+            name,
+            format!(
+                "cut short: the file ends at byte {len}, in block {whole} of {n}; {blocks} (bytes {}..{}) are missing",
+                bytes.start, bytes.end
+            ),
+        )
+        .at(bytes.start)
+        .expected(format!("{} bytes", s.offset + s.len), format!("{len} bytes")),
+    );
+}
+
+/// Pushes one damaged run (and its finding) for each stretch of consecutive blocks of
+/// section `i` whose `computed` CRC differs from the `stored` one.
+#[allow(clippy::too_many_arguments)]
+fn damaged_blocks(
+    file: &str,
+    name: &str,
+    i: usize,
+    s: &RawSection,
+    computed: &[u32],
+    stored: &[u32],
+    out: &mut Vec<Finding>,
+    scan: &mut ContainerScan,
+) {
+    let (n, m) = (s.block_count(), computed.len().min(stored.len()));
+    let mut j = 0;
+    while j < m {
+        if computed[j] == stored[j] {
+            j += 1;
+            continue;
+        }
+        let first = j;
+        while j < m && computed[j] != stored[j] {
+            j += 1;
+        }
+        let (a, z) = (first as u64, j as u64 - 1);
+        let bytes = s.block_range(a).start..s.block_range(z).end;
+        let blocks = if a == z { format!("block {a}") } else { format!("blocks {a}..={z}") };
+        scan.bad_blocks.push(BadBlocks { section: i, bytes: bytes.clone(), finding: out.len() });
+        out.push(
+            Finding::new(
+                Severity::Corrupt,
+                file,
+                name,
+                format!("checksum mismatch in {blocks} of {n} (bytes {}..{})", bytes.start, bytes.end),
+            )
+            .at(bytes.start)
+            .expected(format!("{:#010x}", stored[first]), format!("{:#010x}", computed[first])),
+        );
+    }
 }
 
 /// The name of the part of a container file holding `offset`.

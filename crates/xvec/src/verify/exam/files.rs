@@ -11,7 +11,7 @@ use super::manifest::body_section;
 use super::{DelState, SegState, WalState};
 use crate::index::segment_index;
 use crate::schema::Schema;
-use crate::storage::container::{BLOCK_LEN, RawSection};
+use crate::storage::container::RawSection;
 use crate::storage::manifest::{Manifest, SealedWal, SegmentEntry};
 use crate::storage::mmap::FileBytes;
 use crate::storage::segment::layout::Layout;
@@ -57,7 +57,8 @@ impl Checker<'_> {
         let opened = if self.opts.mmap {
             FileBytes::open(&path, true)
         } else {
-            FileBytes::read_tolerant(&path, BLOCK_LEN as usize).map(|(b, unreadable)| {
+            // Read in 64 KiB pieces; a piece that fails is read again page by page.
+            FileBytes::read_tolerant(&path, 64 << 10).map(|(b, unreadable)| {
                 for u in unreadable {
                     self.f.push(
                         Finding::new(Severity::Corrupt, name, "", format!("cannot be read: {}", u.error))
@@ -228,6 +229,7 @@ impl Checker<'_> {
     /// keys, when readable.
     fn name_block_rows(&mut self, table: &[RawSection], st: &SegState, b: &[u8], rows: usize) {
         let ranges = |i: usize| st.scan.bad_ranges(i);
+        let b = st.scan.bytes(b);
         let readable = Salvage::read(&st.fields, table, &st.scan.bad, &ranges, b, rows);
         for bb in &st.scan.bad_blocks {
             let Some(hit) = salvage::block_rows(&st.fields, table, bb.section, bb.bytes.clone(), b, rows) else {

@@ -105,7 +105,8 @@ impl SegState {
     pub fn salvage(&self) -> Option<Salvage<'_>> {
         let (bytes, table) = (self.bytes.as_ref()?, self.scan.table.as_ref()?);
         let ranges = |i: usize| self.scan.bad_ranges(i);
-        Some(Salvage::read(&self.fields, table, &self.scan.bad, &ranges, bytes.as_slice(), self.entry.rows as usize))
+        let bytes = self.scan.bytes(bytes.as_slice());
+        Some(Salvage::read(&self.fields, table, &self.scan.bad, &ranges, bytes, self.entry.rows as usize))
     }
 }
 
