@@ -172,3 +172,44 @@ fn search_knobs_that_contradict_each_other_are_usage_errors() {
     run.code(2);
     assert_eq!(run.stderr, "error: ef 5 is smaller than k 10; ef must be at least k\n");
 }
+
+/// A 300 MB string under `ulimit -v 1000000` aborted the import (SIGABRT). A line past the
+/// line bound (128 MiB) is refused before it is buffered: an error naming the line, under
+/// a 1 GiB address space.
+#[test]
+fn a_line_past_its_bound_is_refused_before_it_is_buffered() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = collection(dir.path(), "flat");
+    let f = dir.path().join("huge.jsonl");
+    let mut text = String::with_capacity(140 << 20);
+    text.push_str("{\"id\":\"a\",\"n\":1,\"t\":\"");
+    text.extend(std::iter::repeat_n('x', (2 * xvec::MAX_DOC_BYTES) + (1 << 20)));
+    text.push_str("\"}\n{\"id\":\"b\",\"t\":\"x\",\"n\":2,\"v\":[1,0]}\n");
+    std::fs::write(&f, text).unwrap();
+    let f = f.display().to_string();
+    let run = xvec(&["import", &c, &f]).address_space(1 << 30).run();
+    run.code(1);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "{f}: import stopped: no rows committed\nerror: {f}:1: the line is longer than 134217728 bytes, the \
+             bound on one line of input (twice the 67108864-byte document bound)\n"
+        )
+    );
+    // A CSV record whose quoted cell spans many short lines is bounded the same way.
+    let f = dir.path().join("huge.csv");
+    let mut text = String::with_capacity(140 << 20);
+    text.push_str("id,t,n\na,\"");
+    text.extend(std::iter::repeat_n("xxxxxxx\n", (2 * xvec::MAX_DOC_BYTES) / 8 + (1 << 17)));
+    text.push_str("\",1\n");
+    std::fs::write(&f, text).unwrap();
+    let f = f.display().to_string();
+    let run = xvec(&["import", &c, &f]).address_space(1 << 30).run();
+    run.code(1);
+    assert!(
+        run.stderr.ends_with(&format!(
+            "error: {f}:2: a record is longer than 134217728 bytes, the bound on one row of input\n"
+        )),
+        "{run}"
+    );
+}

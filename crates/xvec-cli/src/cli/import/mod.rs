@@ -11,7 +11,7 @@ mod parquet;
 
 pub use json::json_object;
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use xvec::sparse::Bm25Vocabulary;
@@ -365,9 +365,8 @@ fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
             raw = Vec::new();
         }
         raw.clear();
-        let n = reader
-            .read_until(b'\n', &mut raw)
-            .map_err(|e| CliError::failed(format!("{}:{}: {e}", sink.name, reader.get_ref().line().max(lineno))))?;
+        let n = bounded::read_line(&mut reader, &mut raw)
+            .map_err(|e| CliError::failed(format!("{}:{lineno}: {e}", sink.name)))?;
         if n == 0 {
             break;
         }
@@ -390,10 +389,11 @@ fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
 }
 
 fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
-    let lines = LineBound::new(open(path)?, MAX_LINE_BYTES);
+    let lines = LineBound::new(open(path)?, MAX_LINE_BYTES).count_records();
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(lines);
     let headers =
         reader.headers().map_err(|e| CliError::failed(format!("{}:1: {}", sink.name, csv_error(&e))))?.clone();
+    reader.get_mut().record_done();
     for (i, name) in headers.iter().enumerate() {
         if let Some(j) = headers.iter().take(i).position(|h| h == name) {
             return Err(CliError::failed(format!(
@@ -410,6 +410,7 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
         match reader.read_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {
+                reader.get_mut().record_done();
                 let line = record.position().map_or(line, |p| p.line());
                 let obj = csv_object(sink.coll, sink.key_field, &headers, &record);
                 let doc = xvec::Doc::from_json(&sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string());
@@ -417,11 +418,9 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
                 sink.push(Place::Line(line), doc, bytes)?;
             }
             Err(e) => {
-                // An over-long line is found by the reader under csv, which knows its line.
-                let line = match e.kind() {
-                    csv::ErrorKind::Io(_) => reader.get_ref().line(),
-                    _ => e.position().map_or(line, |p| p.line()),
-                };
+                // An over-long line or record (an I/O error of the bounded reader) has no
+                // position of its own: it is the record that starts at `line`.
+                let line = e.position().map_or(line, |p| p.line());
                 return Err(CliError::failed(format!("{}:{line}: {}", sink.name, csv_error(&e))));
             }
         }
