@@ -321,6 +321,19 @@ pub enum StorageError {
         /// What is there instead: `FIFO`, `socket`, `directory`, `symbolic link`, ...
         what: &'static str,
     },
+    /// `lost+found` (or a folder in it) is not a directory of the collection's own: a
+    /// symbolic link, which would carry what recovery and repair keep out of the
+    /// collection (and, dangling, fail every create with `File exists`), or a file.
+    #[error(
+        "{} is a {what}, not a directory; recovery and repair keep files only in a lost+found directory inside the collection: move it away",
+        path.display()
+    )]
+    BadLostFound {
+        /// The path.
+        path: PathBuf,
+        /// What is there instead: `symbolic link`, `regular file`, `FIFO`, ...
+        what: &'static str,
+    },
     /// `repair` met files it cannot read for a reason that says nothing about their bytes
     /// (permissions, a failing device, the open-file limit, something other than a
     /// regular file in a file's place) and changed nothing: it gives up data only from a

@@ -211,14 +211,30 @@ pub(crate) fn torn_tail_is(durable: Option<&wal::sync_record::Durable>) -> Strin
 }
 
 fn keep_dir(dir: &Path, generation: u64) -> Result<PathBuf, StorageError> {
-    let d = dir.join(LOST_FOUND).join(format!("open-{generation:06}"));
-    disk::create_dir_durable(&d)?;
+    keep_folder(dir, &format!("open-{generation:06}"))
+}
+
+/// `DIR/lost+found`, checked to be a directory of the collection's own (or absent) before
+/// anything is written under it: a symbolic link there is refused, never followed.
+pub(crate) fn lost_found(dir: &Path) -> Result<PathBuf, StorageError> {
+    let lf = dir.join(LOST_FOUND);
+    disk::own_dir(&lf)?;
+    Ok(lf)
+}
+
+/// Creates (durably) the folder `lost+found/<name>` that recovery or repair keeps files
+/// in; neither `lost+found` nor the folder may be a symbolic link.
+pub(crate) fn keep_folder(dir: &Path, name: &str) -> Result<PathBuf, StorageError> {
+    let d = lost_found(dir)?.join(name);
+    if !disk::own_dir(&d)? {
+        disk::create_dir_durable(&d)?;
+    }
     Ok(d)
 }
 
 /// Appends to `lost+found/log`, one line per action.
 fn log(dir: &Path, done: &[Recovered]) -> Result<(), StorageError> {
-    let lf = dir.join(LOST_FOUND);
+    let lf = lost_found(dir)?;
     disk::create_dir_durable(&lf)?;
     let path = lf.join("log");
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());

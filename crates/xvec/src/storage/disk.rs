@@ -32,7 +32,9 @@ pub(crate) struct DiskFile {
 
 /// What a file that is not a regular one is, in a word for errors.
 fn type_name(t: FileType) -> &'static str {
-    if t.is_dir() {
+    if t.is_file() {
+        "regular file"
+    } else if t.is_dir() {
         "directory"
     } else if t.is_fifo() {
         "FIFO"
@@ -216,6 +218,24 @@ pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), StorageError> {
 pub(crate) fn remove_file(path: &Path) -> Result<(), StorageError> {
     gate(Op::Remove, path)?;
     std::fs::remove_file(path).map_err(|e| StorageError::io(path, e))
+}
+
+/// Whether `path` is a directory of the collection's own, judged without following a
+/// symbolic link: `Ok(false)` when nothing is there, [`StorageError::BadLostFound`] for a
+/// symbolic link or anything else (the folders recovery and repair keep files in).
+pub(crate) fn own_dir(path: &Path) -> Result<bool, StorageError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => Ok(true),
+        Ok(m) => Err(StorageError::BadLostFound { path: path.to_path_buf(), what: type_name(m.file_type()) }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(StorageError::io(path, e)),
+    }
+}
+
+/// Removes the empty directory `dir`.
+pub(crate) fn remove_dir(dir: &Path) -> Result<(), StorageError> {
+    gate(Op::Remove, dir)?;
+    std::fs::remove_dir(dir).map_err(|e| StorageError::io(dir, e))
 }
 
 pub(crate) fn create_dir_all(dir: &Path) -> Result<(), StorageError> {

@@ -16,6 +16,8 @@ mod crc;
 #[cfg(test)]
 mod damage_tests;
 pub(crate) mod exam;
+#[cfg(test)]
+mod lost_found_tests;
 mod recover;
 mod repair;
 mod salvage;

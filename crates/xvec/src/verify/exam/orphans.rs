@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::{Base, DirEntry, Orphan, WalState, number};
 use crate::collection::recovery::{self, Disposition, LOST_FOUND, Leftover};
+use crate::error::StorageError;
 use crate::storage::FileKind;
 use crate::storage::lock::WriterLock;
 use crate::verify::{Finding, Severity};
@@ -32,7 +33,8 @@ pub(super) fn orphans(
     let mut active =
         || *writer_active.get_or_insert_with(|| !holding_lock && WriterLock::is_held(dir).unwrap_or(false));
     for e in listing {
-        if e.is_dir || named.contains(&e.name) {
+        // lost+found, whatever is in its place, is reported below.
+        if e.is_dir || named.contains(&e.name) || e.name == LOST_FOUND {
             continue;
         }
         let Some(kind) = e.kind else {
@@ -90,7 +92,15 @@ pub(super) fn orphans(
         );
     }
 
-    if let Some((files, bytes)) = lost_found_size(&dir.join(LOST_FOUND)) {
+    if let Err(e) = crate::storage::disk::own_dir(&dir.join(LOST_FOUND)) {
+        let what = match e {
+            StorageError::BadLostFound { what, .. } => {
+                format!("a {what}, not a directory: recovery and repair refuse to write through it; move it away")
+            }
+            other => other.to_string(),
+        };
+        f.push(Finding::new(Severity::Warning, LOST_FOUND, "", what));
+    } else if let Some((files, bytes)) = lost_found_size(&dir.join(LOST_FOUND)) {
         f.push(
             Finding::new(
                 Severity::Info,
@@ -111,14 +121,15 @@ pub(super) fn orphans(
 pub(crate) fn lost_found_size(dir: &Path) -> Option<(u64, u64)> {
     let mut stack = vec![dir.to_path_buf()];
     let (mut files, mut bytes) = (0, 0);
-    std::fs::metadata(dir).ok()?;
+    // A link in lost+found's place is counted as nothing: it is not the collection's.
+    std::fs::symlink_metadata(dir).ok().filter(|m| m.is_dir())?;
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             match e.metadata() {
                 Ok(m) if m.is_dir() => stack.push(e.path()),
                 Ok(m) => {
                     files += 1;
-                    bytes += m.len();
+                    bytes += if m.is_file() { m.len() } else { 0 };
                 }
                 Err(_) => {}
             }

@@ -20,7 +20,7 @@ use crate::storage::manifest::{DeletesEntry, IndexEntry, Manifest, SegmentEntry}
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, SyncPolicy, WalWriter};
 use crate::storage::{
-    FileKind, IndexKind, deletes, deletes_name, index_name, segment_name, sync_dir, wal_name, write_file_atomic,
+    FileKind, IndexKind, deletes, deletes_name, disk, index_name, segment_name, sync_dir, wal_name, write_file_atomic,
 };
 use crate::verify::exam::{self, Base, DelState, Exam};
 use crate::verify::recover;
@@ -33,8 +33,7 @@ pub(super) fn apply(r: Repair) -> Result<Outcome, StorageError> {
         return Err(StorageError::corrupted(&dir, 0, plan.blocked.clone().unwrap_or_default()));
     };
     let generation = plan.generation.unwrap_or(base.manifest.generation);
-    let lost_found = dir.join(LOST_FOUND).join(format!("repair-{generation:06}"));
-    std::fs::create_dir_all(&lost_found).map_err(|e| StorageError::io(&lost_found, e))?;
+    let lost_found = crate::collection::recovery::keep_folder(&dir, &format!("repair-{generation:06}"))?;
     let mut a = Applier::new(&dir, &opts, &exam, base, generation, &lost_found);
     // Orphans go first: a crashed publish may have left files under the very names
     // (next segment id, next generation) this repair is about to write.
@@ -171,13 +170,15 @@ impl<'a> Applier<'a> {
                 let generation = self.generation;
                 let name = wal_name(m.wal_seq);
                 let path = dir.join(&name);
-                let bytes = std::fs::read(&path).map_err(|e| StorageError::io(&path, e))?;
+                let bytes = disk::read(&path)?;
                 let tail = self.lost_found.join(format!("{name}.tail"));
-                std::fs::write(&tail, bytes.get(*at as usize..).unwrap_or_default())
-                    .map_err(|e| StorageError::io(&tail, e))?;
+                let mut kept = disk::DiskFile::create(&tail)?;
+                kept.write_all(bytes.get(*at as usize..).unwrap_or_default())?;
+                kept.sync_all()?;
                 self.mover.moved.push(format!("{LOST_FOUND}/repair-{generation:06}/{name}.tail"));
-                let f = std::fs::OpenOptions::new().write(true).open(&path).map_err(|e| StorageError::io(&path, e))?;
-                f.set_len(*at).and_then(|()| f.sync_all()).map_err(|e| StorageError::io(&path, e))?;
+                let f = disk::DiskFile::open_write(&path)?;
+                f.set_len(*at)?;
+                f.sync_all()?;
             }
             Step::RewriteWal { records, fold_sealed } => {
                 self.superseded.push(wal_name(m.wal_seq));
@@ -414,7 +415,9 @@ impl<'a> Applier<'a> {
         let (dir, generation) = (self.dir, self.generation);
         if !self.exam.current_ok && dir.join("CURRENT").exists() {
             let to = self.lost_found.join("CURRENT");
-            std::fs::copy(dir.join("CURRENT"), &to).map_err(|e| StorageError::io(&to, e))?;
+            let mut kept = disk::DiskFile::create(&to)?;
+            kept.write_all(&disk::read(&dir.join("CURRENT"))?)?;
+            kept.sync_all()?;
             self.mover.moved.push(format!("{LOST_FOUND}/repair-{generation:06}/CURRENT"));
         }
         if self.m.wal_salt == 0 {
@@ -438,7 +441,7 @@ impl<'a> Applier<'a> {
         sync_dir(self.lost_found)?;
         let moved = self.mover.moved;
         if moved.is_empty() {
-            let _ = std::fs::remove_dir(self.lost_found);
+            let _ = disk::remove_dir(self.lost_found);
         }
         Ok(moved)
     }
@@ -455,11 +458,11 @@ impl Mover<'_> {
     /// Moves `name` out of the way, if it exists.
     fn keep(&mut self, name: &str) -> Result<(), StorageError> {
         let from = self.dir.join(name);
-        if !from.exists() {
+        if std::fs::symlink_metadata(&from).is_err() {
             return Ok(());
         }
         let to = self.to.join(name);
-        std::fs::rename(&from, &to).map_err(|e| StorageError::io(&from, e))?;
+        disk::rename(&from, &to)?;
         let sub = self.to.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         self.moved.push(format!("{LOST_FOUND}/{sub}/{name}"));
         Ok(())

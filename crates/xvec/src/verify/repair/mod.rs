@@ -165,17 +165,38 @@ pub fn lost_found_size(dir: &Path) -> (u64, u64) {
 }
 
 /// Empties `DIR/lost+found/` under the writer lock (what recovery and repair kept there is
-/// never read by the engine); returns the files and bytes removed. Waits up to
-/// `lock_timeout` for another writer's lock.
+/// never read by the engine); returns the files and bytes it removed, counted as each is
+/// removed. A `lost+found` that is a symbolic link or a file is refused
+/// ([`StorageError::BadLostFound`]); a link inside it is removed, never followed. Waits up
+/// to `lock_timeout` for another writer's lock.
 pub fn purge_lost_found(dir: &Path, lock_timeout: std::time::Duration) -> Result<(u64, u64), StorageError> {
     let _lock = WriterLock::acquire_within(dir, lock_timeout)?;
-    let lf = dir.join(LOST_FOUND);
-    let size = lost_found_size(dir);
-    match std::fs::remove_dir_all(&lf) {
-        Ok(()) => sync_dir(dir).map(|()| size),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((0, 0)),
-        Err(e) => Err(StorageError::io(&lf, e)),
+    let lf = crate::collection::recovery::lost_found(dir)?;
+    if !crate::storage::disk::own_dir(&lf)? {
+        return Ok((0, 0));
     }
+    let mut removed = (0, 0);
+    remove_tree(&lf, &mut removed)?;
+    sync_dir(dir)?;
+    Ok(removed)
+}
+
+/// Removes `d` and everything under it without following a symbolic link, adding each
+/// file (or link) removed and its bytes to `removed`.
+fn remove_tree(d: &Path, removed: &mut (u64, u64)) -> Result<(), StorageError> {
+    let io = |e| StorageError::io(d, e);
+    for e in std::fs::read_dir(d).map_err(io)? {
+        let e = e.map_err(io)?;
+        let meta = e.metadata().map_err(io)?;
+        if meta.is_dir() {
+            remove_tree(&e.path(), removed)?;
+        } else {
+            crate::storage::disk::remove_file(&e.path())?;
+            removed.0 += 1;
+            removed.1 += if meta.is_file() { meta.len() } else { 0 };
+        }
+    }
+    crate::storage::disk::remove_dir(d)
 }
 
 impl Repair {
@@ -203,6 +224,8 @@ impl Repair {
     /// ```
     pub fn begin(dir: &Path, opts: RepairOptions) -> Result<Repair, StorageError> {
         let lock = WriterLock::acquire_within(dir, opts.lock_timeout)?;
+        // Refused before planning: what repair replaces goes there, never through a link.
+        crate::collection::recovery::lost_found(dir)?;
         // A read error that does not repeat is no damage, and planning on it would throw
         // good files away: examine until two passes in a row find the same.
         let mut exam = exam::examine(dir, &verify_options(opts.mmap), true, opts.schema.as_ref())?;
