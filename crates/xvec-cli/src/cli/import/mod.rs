@@ -76,6 +76,9 @@ pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Resu
         CliError::usage(format!("{}: cannot tell the format from the extension", a.file.display()))
             .hint("pass --format jsonl|csv|fvecs|npy|parquet")
     })?;
+    // An input that cannot be opened stops the import before it starts: no "import
+    // stopped" report for it.
+    open(&a.file)?;
     let mut sink = Sink::new(coll, a, &mut *errors)?;
     let read = match format {
         ImportFormat::Jsonl => jsonl(&mut sink, &a.file),
