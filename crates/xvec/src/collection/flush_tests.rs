@@ -159,6 +159,27 @@ fn a_damaged_sealed_wal_is_found_and_repair_folds_it_into_the_live_one() {
     assert_eq!(contents(&coll), now);
 }
 
+#[test]
+fn a_sealed_wal_that_cannot_be_opened_refuses_repair_rather_than_losing_its_records() {
+    use crate::storage::faults::{Fault, inject};
+    let dir = tempfile::tempdir().unwrap();
+    let (coll, model) = frozen_with_writes(dir.path());
+    drop(coll);
+    let sealed = wal_files(dir.path())[0].clone();
+    {
+        let _denied = inject(&dir.path().join(&sealed), Fault::Denied, 1, true);
+        match Repair::begin(dir.path(), RepairOptions::default().concurrency(1)) {
+            Err(crate::error::StorageError::Unreadable { files, .. }) => {
+                assert!(files.iter().any(|f| f.starts_with(&format!("{sealed} cannot be read: "))), "{files:?}")
+            }
+            Err(e) => panic!("{e}"),
+            Ok(r) => panic!("planned {:#?}, losses {:#?}", r.plan().actions, r.plan().losses),
+        }
+    }
+    let coll = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap();
+    assert_eq!(contents(&coll), model, "every sealed record is still there");
+}
+
 /// The documented run at a realistic size: a sealed WAL of over 100 MB (65,000 rows of
 /// 384-d) left by a flush that never published, 100 random offsets flipped one at a time.
 /// Each flip before the last record's end is reported by verify at its frame of the sealed

@@ -94,3 +94,14 @@ fn purge_removes_a_link_inside_lost_found_not_its_target_and_counts_what_it_remo
     assert_eq!(std::fs::read(outside.join("precious")).unwrap(), b"not the collection's");
     assert_eq!(purge_lost_found(&dir, Default::default()).unwrap(), (0, 0), "nothing left to purge");
 }
+
+#[test]
+fn repair_and_purge_of_a_directory_holding_no_collection_create_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("notes.txt"), b"not a collection").unwrap();
+    let e = Repair::begin(root.path(), RepairOptions::default()).map(drop).unwrap_err();
+    assert!(matches!(e, StorageError::NotACollection { .. }), "{e}");
+    let e = purge_lost_found(root.path(), Default::default()).unwrap_err();
+    assert!(matches!(e, StorageError::NotACollection { .. }), "{e}");
+    assert_eq!(listing(root.path()), ["notes.txt"], "no LOCK left behind");
+}

@@ -168,6 +168,19 @@ pub(crate) fn list_dir(dir: &Path) -> Result<Vec<DirEntry>, StorageError> {
     Ok(out)
 }
 
+/// Refuses, before anything is created there (the writer lock's `LOCK` file included), a
+/// directory with neither `CURRENT` nor a manifest: no collection for repair to examine,
+/// as the examination itself would find.
+pub(crate) fn require_collection(dir: &Path) -> Result<(), StorageError> {
+    crate::storage::disk::check_dir(dir, true)?;
+    let listing = list_dir(dir)?;
+    if listing.iter().any(|e| matches!(e.kind, Some(FileKind::Current | FileKind::Manifest))) {
+        Ok(())
+    } else {
+        Err(StorageError::NotACollection { path: dir.to_path_buf() })
+    }
+}
+
 /// Whether `e`, from opening `path`, proves the file gone: `ENOENT`, and nothing there
 /// when looked at again. Any other error (`EACCES`, `EIO`, `EMFILE`, a FIFO in the file's
 /// place) says nothing about the file's bytes; repair must not drop what it holds.

@@ -170,6 +170,7 @@ pub fn lost_found_size(dir: &Path) -> (u64, u64) {
 /// ([`StorageError::BadLostFound`]); a link inside it is removed, never followed. Waits up
 /// to `lock_timeout` for another writer's lock.
 pub fn purge_lost_found(dir: &Path, lock_timeout: std::time::Duration) -> Result<(u64, u64), StorageError> {
+    exam::require_collection(dir)?;
     let _lock = WriterLock::acquire_within(dir, lock_timeout)?;
     let lf = crate::collection::recovery::lost_found(dir)?;
     if !crate::storage::disk::own_dir(&lf)? {
@@ -223,6 +224,7 @@ impl Repair {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn begin(dir: &Path, opts: RepairOptions) -> Result<Repair, StorageError> {
+        exam::require_collection(dir)?;
         let lock = WriterLock::acquire_within(dir, opts.lock_timeout)?;
         // Refused before planning: what repair replaces goes there, never through a link.
         crate::collection::recovery::lost_found(dir)?;
