@@ -85,3 +85,13 @@ fn help_shell_help_and_man_page_agree() {
         }
     }
 }
+
+#[test]
+fn verify_and_shell_help_say_how_no_mmap_avoids_a_sigbus() {
+    for cmd in ["verify", "shell"] {
+        let help = xvec(&[cmd, "--help"]).run().ok().stdout.clone();
+        let at = help.find("SIGBUS").unwrap_or_else(|| panic!("{cmd} --help names no SIGBUS:\n{help}"));
+        let said = &help[at.saturating_sub(200)..(at + 200).min(help.len())];
+        assert!(said.contains("cut short") && said.contains("--no-mmap"), "{cmd} --help: {said}");
+    }
+}

@@ -656,6 +656,9 @@ pub struct DumpArgs {
 /// $XDG_CONFIG_HOME/xvec/xvecrc (else ~/.config/xvec/xvecrc), if there is one: --init FILE
 /// names another, -n skips it. Its errors are reported as FILE:LINE and do not stop the
 /// shell.
+/// Collection files are mapped: a read error in a mapped page, or a file cut short (say,
+/// by another program) while the shell has it mapped, ends the shell with SIGBUS;
+/// --no-mmap reads them with read(2), so such a file is an error naming it instead.
 ///
 /// Example:
 ///   xvec shell words

@@ -118,8 +118,8 @@ pub struct ReadArgs {
     /// Read segment and index files with read(2) instead of mapping them.
     ///
     /// For media that return read errors (a failing disk, a flaky network file system):
-    /// a read error in a mapped page kills the process with SIGBUS, while a read(2) error
-    /// is reported with the file. verify and repair then read each file in 64 KiB blocks
+    /// a read error in a mapped page, or a file cut short while it is mapped, kills the
+    /// process with SIGBUS, while a read(2) error is reported with the file. verify and repair then read each file in 64 KiB blocks
     /// and treat a block they cannot read like one that fails its checksum. Costs memory:
     /// every file is read into the heap. In the shell it applies to collections opened,
     /// and verify or repair run, from then on.

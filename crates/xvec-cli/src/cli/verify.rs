@@ -27,6 +27,9 @@ use super::{CliError, CollectionArg};
 /// Prints a table of findings on standard output and a summary (graphs, codes, recall,
 /// throughput) on standard error. Exit status 3 when anything is corrupt or orphaned;
 /// warnings (a torn WAL tail, unreachable nodes, low recall) keep status 0.
+/// Files are mapped: a read error in a mapped page, or a file cut short while it is
+/// mapped, ends the process with SIGBUS; --no-mmap reads them with read(2) instead, so
+/// such a file is reported with its offset rather than killing verify.
 ///
 /// Example:
 ///   xvec verify words
