@@ -5,7 +5,6 @@
 //! block of codes is re-encoded, one of a graph rebuilt, and no row is lost. Files of the
 //! previous container version (no block checksums) still open and verify.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use xvec::storage::FileKind;
@@ -18,6 +17,7 @@ use xvec::{
     VamanaParams, VectorType,
 };
 
+use crate::testutil::verify_fixture::contents;
 use crate::testutil::{copy_dir, random_vectors};
 
 /// 12,000 rows of 72-d fp32 (288 bytes a row, so 4 KiB blocks split rows): 3.5 MB of
@@ -52,14 +52,6 @@ fn docs(rows: usize, dim: usize) -> Vec<Doc> {
 
 fn quick() -> VerifyOptions {
     VerifyOptions::default().threads(1).attempts(1)
-}
-
-/// Every live document, by key.
-fn contents(dir: &Path) -> BTreeMap<String, Doc> {
-    let c = Collection::open(dir, &OpenOptions::read_only()).unwrap();
-    let keys = c.snapshot().keys_where(None).unwrap();
-    let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
-    c.fetch(&refs, None).unwrap().into_iter().map(|d| d.unwrap()).map(|d| (d.key.clone(), d)).collect()
 }
 
 fn only_file(dir: &Path, suffix: &str) -> String {

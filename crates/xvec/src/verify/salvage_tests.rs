@@ -15,6 +15,7 @@ use xvec::storage::segment::{NO_FIELD, SectionKind};
 use xvec::verify::{self, Repair, RepairOptions, Severity, VerifyOptions};
 use xvec::{Collection, Doc, Field, Metric, OpenOptions, Query, ScalarType, Schema, VectorType};
 
+use crate::testutil::verify_fixture::contents;
 use crate::testutil::{copy_dir, random_vectors};
 
 const ROWS: usize = 3000;
@@ -53,13 +54,6 @@ fn docs() -> Vec<Doc> {
 
 fn quick() -> VerifyOptions {
     VerifyOptions::default().threads(1).attempts(1)
-}
-
-fn contents(dir: &Path) -> BTreeMap<String, Doc> {
-    let c = Collection::open(dir, &OpenOptions::read_only()).unwrap();
-    let keys = c.snapshot().keys_where(None).unwrap();
-    let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
-    c.fetch(&refs, None).unwrap().into_iter().map(|d| d.unwrap()).map(|d| (d.key.clone(), d)).collect()
 }
 
 fn only_segment(dir: &Path) -> String {
