@@ -18,7 +18,7 @@ pub const MAX_KEY_BYTES: usize = 64 * 1024;
 pub const MAX_STRING_BYTES: usize = 16 << 20;
 
 /// Largest document, as the bytes of its WAL record (key, field ids and values; a put
-/// record's size is [`Row::logged_len`]). A sixteenth of the WAL's frame bound (2^30
+/// record's size is `Row::logged_len`). A sixteenth of the WAL's frame bound (2^30
 /// bytes): a write is refused at validation, never logged as a frame no reader would take.
 pub const MAX_DOC_BYTES: usize = 64 << 20;
 
