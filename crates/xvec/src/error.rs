@@ -448,15 +448,6 @@ impl StorageError {
         StorageError::Io { path: path.into(), source }
     }
 
-    /// The OS error of an `Io`, for callers that speak `std::io` (any other kind wrapped
-    /// whole).
-    pub(crate) fn into_io(self) -> std::io::Error {
-        match self {
-            StorageError::Io { source, .. } => source,
-            other => std::io::Error::other(other),
-        }
-    }
-
     pub(crate) fn corrupted(path: impl Into<PathBuf>, offset: u64, what: impl Into<String>) -> StorageError {
         StorageError::Corrupted { path: path.into(), offset, what: what.into() }
     }

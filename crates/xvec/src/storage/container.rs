@@ -388,8 +388,8 @@ pub fn read_sections(
     kinds: &[u16],
     what: &str,
 ) -> Result<Vec<RawSection>, StorageError> {
-    let b = bytes.as_slice();
-    let (got_id, sections) = read_with(path, b, FileKind::Index, |_| true, |r, block| bytes.block_crcs(r, block))?;
+    let (b, crcs) = (bytes.as_slice(), bytes.checksummer()?);
+    let (got_id, sections) = read_with(path, b, FileKind::Index, |_| true, |r, block| crcs.block_crcs(r, block))?;
     if got_id != id {
         return Err(StorageError::corrupted(path, 16, format!("index of segment {got_id}, expected segment {id}")));
     }
@@ -418,9 +418,9 @@ pub fn read(
 }
 
 /// [`read`], with the block CRCs of a range computed by `crcs_of(range, block)` (one CRC
-/// of the whole range when `block` is the range's length; see [`FileBytes::block_crcs`]).
+/// of the whole range when `block` is the range's length; see [`Checksummer::block_crcs`]).
 ///
-/// [`FileBytes::block_crcs`]: super::mmap::FileBytes::block_crcs
+/// [`Checksummer::block_crcs`]: super::mmap::Checksummer::block_crcs
 pub fn read_with(
     path: &Path,
     b: &[u8],

@@ -18,7 +18,7 @@ pub enum FileBytes {
     /// kept (a mapping outlives its file's close): a collection of many segments and
     /// index files would hold one each, thousands past the usual `ulimit -n` of 1,024
     /// with many indexed fields. The path reopens the file for the checksum reads that
-    /// leave the mapping untouched ([`FileBytes::block_crcs`]); they run while the file is
+    /// leave the mapping untouched ([`FileBytes::checksummer`]); they run while the file is
     /// opened, and a published file is never replaced under its name.
     Mapped(memmap2::Mmap, PathBuf),
     /// Read into one owned buffer, 8-byte aligned so typed views work.
@@ -98,6 +98,25 @@ impl FileBytes {
 }
 
 impl FileBytes {
+    /// A checksummer of these bytes for one pass over the file's sections: a mapping's
+    /// file is reopened here once, not once per section.
+    pub fn checksummer(&self) -> Result<Checksummer<'_>, StorageError> {
+        let file = match self {
+            FileBytes::Owned { .. } => None,
+            FileBytes::Mapped(_, path) => Some(super::disk::DiskFile::open_read(path)?),
+        };
+        Ok(Checksummer { bytes: self, file })
+    }
+}
+
+/// Block checksums of one [`FileBytes`], through the descriptor one pass shares.
+pub struct Checksummer<'a> {
+    bytes: &'a FileBytes,
+    /// A mapping's file, read with `pread`; `None` for owned bytes.
+    file: Option<super::disk::DiskFile>,
+}
+
+impl Checksummer<'_> {
     /// CRC32C of each `block`-byte block of `range` (the last may be shorter; pass the
     /// range's length for one CRC of the whole). A mapping is checksummed through `pread`
     /// into a small buffer, so opening a file does not make its pages resident in this
@@ -105,11 +124,10 @@ impl FileBytes {
     /// of the RSS.
     pub fn block_crcs(&self, range: std::ops::Range<usize>, block: usize) -> std::io::Result<Vec<u32>> {
         let block = block.max(1);
-        match self {
-            FileBytes::Owned { .. } => Ok(self.as_slice()[range].chunks(block).map(crc32c::crc32c).collect()),
-            FileBytes::Mapped(_, path) => {
+        match &self.file {
+            None => Ok(self.bytes.as_slice()[range].chunks(block).map(crc32c::crc32c).collect()),
+            Some(file) => {
                 use std::os::unix::fs::FileExt;
-                let file = super::disk::DiskFile::open_read(path).map_err(StorageError::into_io)?;
                 let file = file.file();
                 let mut buf = vec![0u8; (1 << 20).min(range.len())];
                 let mut out = Vec::with_capacity(range.len().div_ceil(block));

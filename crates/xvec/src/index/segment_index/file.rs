@@ -170,14 +170,14 @@ impl SegmentIndex {
     ) -> Result<SegmentIndex, StorageError> {
         let bytes = FileBytes::open(path, mmap)?;
         bytes.advise_random_access(0..bytes.as_slice().len());
-        let b = bytes.as_slice();
+        let (b, crcs) = (bytes.as_slice(), bytes.checksummer()?);
         let small = |k: u16| k == Kind::Meta as u16 || k == Kind::Rotation as u16;
         let (id, sections) = container::read_with(
             path,
             b,
             FileKind::Index,
             |k| verify_data || small(k),
-            |r, block| bytes.block_crcs(r, block),
+            |r, block| crcs.block_crcs(r, block),
         )?;
         let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
         if id != segment_id {

@@ -166,14 +166,14 @@ impl Segment {
         verify_data: bool,
     ) -> Result<Segment, StorageError> {
         let bytes = FileBytes::open(path, mmap)?;
-        let b = bytes.as_slice();
+        let (b, crcs) = (bytes.as_slice(), bytes.checksummer()?);
         let vectors = SectionKind::Vectors as u16;
         let (id, raw) = container::read_with(
             path,
             b,
             FileKind::Segment,
             |k| verify_data || k != vectors,
-            |r, block| bytes.block_crcs(r, block),
+            |r, block| crcs.block_crcs(r, block),
         )?;
         let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
         let version = super::decode_header_version(path, b, FileKind::Segment)?.1;
