@@ -84,16 +84,21 @@ fn a_memory_threshold_alone_flushes_and_indexes_in_the_background() {
         .unwrap();
     let limit = 64 << 10;
     let options = CollectionOptions::default().auto_flush_bytes(limit).idle_optimize_ms(0);
+    let flush_rows = super::background::flush_rows(&options, &schema);
     let coll = Collection::create(dir.path(), schema, options.clone()).unwrap();
     assert_eq!(coll.options().auto_flush_bytes, limit);
-    let n = 3000;
-    for b in 0..n / 100 {
-        let docs = (b * 100..b * 100 + 100).map(|i| Doc::new(format!("k{i:05}")).set("v", vector(i)));
+    let (n, batch) = (3000, 100);
+    for b in 0..n / batch {
+        let docs = (b * batch..b * batch + batch).map(|i| Doc::new(format!("k{i:05}")).set("v", vector(i)));
         coll.insert(docs.collect()).unwrap();
-        // Writes wait once four flushes' worth is unindexed; a busy machine (the flusher
-        // not scheduled for a while) may get the memtable that far, never further.
-        let mem = coll.snapshot().mem.heap_bytes() as u64;
-        assert!(mem < 4 * limit + (64 << 10), "the memtable stays within four flushes of {limit} bytes: {mem}");
+        // Writes wait once four flushes' worth of rows is unindexed; a busy machine (the
+        // flusher not scheduled for a while) may get the memtable that far plus the batch
+        // that crossed the line, never further.
+        let rows = coll.snapshot().mem.len() as u64;
+        assert!(
+            rows <= 4 * flush_rows + batch as u64,
+            "the memtable stays within four flushes of {flush_rows} rows: {rows}"
+        );
     }
     wait_until("the backlog to drain", || drained(&coll, &options));
     let s = coll.stats();
