@@ -1,0 +1,94 @@
+//! How a handle opens a collection: writable or read-only, mapped or read, sync policy,
+//! lock wait, following the writer, maintenance threads.
+
+use std::time::Duration;
+
+use crate::storage::wal::SyncPolicy;
+
+/// How to open a collection.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct OpenOptions {
+    /// Take the writer lock and allow writes.
+    pub write: bool,
+    /// Map segment files (default) or read them into owned buffers.
+    pub mmap: bool,
+    /// When the WAL is fsynced (writers only).
+    pub sync: SyncPolicy,
+    /// Check the CRC of vector sections on open too (other sections always are).
+    pub verify_vectors: bool,
+    /// How long a writable open waits for another writer's lock (zero: fail at once).
+    pub lock_timeout: Duration,
+    /// Read-only handles only: move to the writer's newest state at each query (see
+    /// [`Collection::refresh`](super::Collection::refresh)). Off, a handle stays on what it opened until `refresh`.
+    pub follow: bool,
+    /// Threads a background index build or merge uses (at least 1, the default: the
+    /// maintenance thread alone). More drain the index backlog faster, and so raise the
+    /// rate writes can keep up before backpressure holds them, at the cost of the cores
+    /// queries run on.
+    pub maintenance_threads: usize,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            write: false,
+            mmap: true,
+            sync: SyncPolicy::EveryBatch,
+            verify_vectors: true,
+            lock_timeout: Duration::ZERO,
+            follow: true,
+            maintenance_threads: 1,
+        }
+    }
+}
+
+impl OpenOptions {
+    /// Options for a read-only handle: no lock taken, writes fail with [`ReadOnly`](crate::error::ReadOnly).
+    pub fn read_only() -> OpenOptions {
+        OpenOptions::default()
+    }
+
+    /// Options for the writer: takes the collection's writer lock on open.
+    pub fn writable() -> OpenOptions {
+        OpenOptions { write: true, ..OpenOptions::default() }
+    }
+
+    /// Sets [`OpenOptions::mmap`].
+    pub fn mmap(mut self, mmap: bool) -> OpenOptions {
+        self.mmap = mmap;
+        self
+    }
+
+    /// Sets [`OpenOptions::sync`].
+    pub fn sync(mut self, sync: SyncPolicy) -> OpenOptions {
+        self.sync = sync;
+        self
+    }
+
+    /// Sets [`OpenOptions::verify_vectors`]; turning it off makes opening large
+    /// collections faster at the cost of not noticing damaged vector bytes.
+    pub fn verify_vectors(mut self, yes: bool) -> OpenOptions {
+        self.verify_vectors = yes;
+        self
+    }
+
+    /// Sets [`OpenOptions::follow`].
+    pub fn follow(mut self, follow: bool) -> OpenOptions {
+        self.follow = follow;
+        self
+    }
+
+    /// Sets [`OpenOptions::maintenance_threads`] (0 counts as 1).
+    pub fn maintenance_threads(mut self, threads: usize) -> OpenOptions {
+        self.maintenance_threads = threads.max(1);
+        self
+    }
+
+    /// Wait up to `timeout` for another writer to release the lock instead of failing at
+    /// once with [`StorageError::Locked`](crate::error::StorageError::Locked).
+    pub fn lock_timeout(mut self, timeout: Duration) -> OpenOptions {
+        self.lock_timeout = timeout;
+        self
+    }
+}
