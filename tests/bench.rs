@@ -148,6 +148,8 @@ fn end_to_end_with_sweep_csv_plot_and_compare() {
             d,
             "--index",
             "flat",
+            "--quantize",
+            "int8",
             "--metric",
             "cosine",
             "-k",
@@ -161,7 +163,7 @@ fn end_to_end_with_sweep_csv_plot_and_compare() {
             "--warmup",
             "10",
             "--sweep",
-            "ef=16,32",
+            "refine=16,32",
             "--output",
             "flat.json",
             "--csv",
@@ -175,7 +177,7 @@ fn end_to_end_with_sweep_csv_plot_and_compare() {
     let stdout = ok(&out, "bench");
     let stderr = text(&out.stderr);
     assert!(stdout.starts_with("setting\trecall@10\tndcg@10\tserial QPS\t"), "{stdout}");
-    assert!(stdout.contains("\nef=16\t1\t1\t") && stdout.contains("\nef=32\t1\t1\t"), "{stdout}");
+    assert!(stdout.contains("\nrefine=16\t1\t1\t") && stdout.contains("\nrefine=32\t1\t1\t"), "{stdout}");
     assert!(stdout.contains("\nphase\tseconds\tRSS MiB\t") && stdout.contains("\ninsert\t"), "{stdout}");
     // The engine's accounting beside the RSS: 3000 × 24 f32 mapped vectors.
     assert!(stdout.contains("\nmemory\tMiB\npeak RSS, whole process\t"), "{stdout}");
@@ -188,26 +190,26 @@ fn end_to_end_with_sweep_csv_plot_and_compare() {
 
     let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("flat.json")).unwrap()).unwrap();
     check_sane(&r);
-    // Flat search is exact: every neighbour found.
+    // Flat search re-ranking 160 int8 candidates with the originals finds every neighbour.
     assert_eq!(f(&r, "/serial/recall"), 1.0);
     assert_eq!(at(&r, "/dataset/ground_truth"), "file");
     assert_eq!(at(&r, "/dataset/ground_truth_k"), 20);
     assert_eq!((f(&r, "/dataset/rows"), f(&r, "/dataset/dim"), f(&r, "/dataset/queries")), (3000.0, 24.0, 40.0));
     assert_eq!((f(&r, "/load/rows"), at(&r, "/load/skipped")), (3000.0, &Value::Bool(false)));
     assert_eq!(at(&r, "/searches").as_array().unwrap().len(), 2);
-    assert_eq!(at(&r, "/searches/1/ef"), 32);
+    assert_eq!(at(&r, "/searches/1/refine"), 32);
     assert_eq!(at(&r, "/concurrent").as_array().unwrap().len(), 2);
     assert_eq!(
         at(&r, "/config/schema_index"),
-        &serde_json::json!({"type": "flat", "quantize": "none", "rotate": false, "refine": 0})
+        &serde_json::json!({"type": "flat", "quantize": "int8", "rotate": true, "refine": 0})
     );
     assert_eq!((at(&r, "/schema_version"), at(&r, "/config/index")), (&Value::from(2), &Value::from("flat")));
     assert!(at(&r, "/command").as_str().unwrap().starts_with("xvec bench --dataset "));
     let names: Vec<&str> = at(&r, "/phases").as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
-    for want in ["dataset", "create", "insert", "optimize", "close", "open", "ef=16 warmup", "ef=32 serial"] {
+    for want in ["dataset", "create", "insert", "optimize", "close", "open", "refine=16 warmup", "refine=32 serial"] {
         assert!(names.contains(&want), "{names:?}");
     }
-    assert!(names.contains(&"ef=16 concurrent c=2"), "{names:?}");
+    assert!(names.contains(&"refine=16 concurrent c=2"), "{names:?}");
 
     let csv = std::fs::read_to_string(root.join("runs.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
@@ -218,7 +220,7 @@ fn end_to_end_with_sweep_csv_plot_and_compare() {
     assert!(lines[1].contains(",xvec,") && lines[2].contains(",synthetic,"), "{csv}");
     let row = split_csv(lines[2]);
     assert_eq!(row.len(), header.len());
-    assert_eq!((&*row[col("ef")], &*row[col("recall")], &*row[col("conc_num_list")]), ("32", "1.0000", "1;2"));
+    assert_eq!((&*row[col("ef")], &*row[col("recall")], &*row[col("conc_num_list")]), ("", "1.0000", "1;2"));
     assert!(row[col("command")].contains("--concurrency 1,2"), "{row:?}");
 
     let svg = std::fs::read_to_string(root.join("curve.svg")).unwrap();
@@ -464,9 +466,10 @@ fn bad_datasets_and_flags_fail_with_clear_errors() {
     assert!(err(&["bench", "--dataset", d, "--m", "8"], 2).contains("--m applies to --index hnsw"));
     // Parser-checked flags.
     assert!(err(&["bench", "--dataset", d, "--index", "ivfpq"], 2).contains("invalid value 'ivfpq'"));
-    assert!(err(&["bench", "--dataset", d, "--nprobe", "8"], 2).contains("--index flat has none"));
+    assert!(err(&["bench", "--dataset", d, "--nprobe", "8"], 2).contains("--nprobe does not apply to --index flat;"));
     assert!(
-        err(&["bench", "--dataset", d, "--index", "hnsw", "--sweep", "nprobe=8"], 2).contains("--index hnsw has none")
+        err(&["bench", "--dataset", d, "--index", "hnsw", "--sweep", "nprobe=8"], 2)
+            .contains("--nprobe does not apply to --index hnsw;")
     );
     assert!(err(&["bench", "--dataset", d, "--duration", "soon"], 2).contains("'soon' is not a duration"));
     assert!(err(&["bench", "--dataset", d, "--sweep", "m=4"], 2).contains("'m' is not a parameter that can be swept"));

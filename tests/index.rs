@@ -40,6 +40,9 @@ fn build(dir: &std::path::Path, metric: Metric, index: &str, data: &[Vec<f32>], 
 }
 
 fn recall(coll: &Collection, metric: Metric, data: &[Vec<f32>], queries: &[Vec<f32>], k: usize, ef: usize) -> f64 {
+    // An index without a search breadth (flat) refuses an ef.
+    let index = coll.schema().fields()[1].as_vector().unwrap().index.clone();
+    let ef = index.search_knob(xvec::Knob::Ef).map(|_| ef);
     let mut hit = 0;
     for q in queries {
         let got: Vec<usize> =
@@ -497,4 +500,56 @@ fn builds_leave_no_node_unreachable() {
         assert_eq!(r.graphs[0].unreachable_live(), 0, "{index}: {:?}", r.graphs[0]);
         assert!(r.findings.is_empty(), "{index}: {:?}", r.findings);
     }
+}
+
+/// A search knob the field's index does not take fails the query (the engine used to drop
+/// `ef` on IVF or flat, `nprobe` on a graph, `refine` without codes, and answer as if it
+/// were not given); the knobs `search_knobs` lists are the ones a query may give.
+#[test]
+fn a_knob_the_index_does_not_take_is_refused() {
+    use xvec::{Error, Knob, QueryError};
+    for index in [
+        r#"{"type":"flat"}"#,
+        r#"{"type":"flat","quantize":"int8"}"#,
+        r#"{"type":"hnsw"}"#,
+        r#"{"type":"vamana","quantize":"int8"}"#,
+        r#"{"type":"ivf","nlist":2,"nprobe":2}"#,
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let coll = Collection::create(dir.path(), schema(Metric::L2, 4, index), Default::default()).unwrap();
+        let docs = random_vectors(3, 20, 4).into_iter().enumerate();
+        coll.insert(docs.map(|(i, v)| Doc::new(format!("{i}")).set("g", i as i32).set("v", v)).collect()).unwrap();
+        let params = coll.schema().fields()[1].as_vector().unwrap().index.clone();
+        let takes: Vec<Knob> = params.search_knobs().iter().map(|k| k.knob).collect();
+        for knob in Knob::ALL {
+            let q = Query::vector(vec![0.5; 4]).k(10);
+            let q = match knob {
+                Knob::Ef => q.ef(20),
+                Knob::Nprobe => q.nprobe(1),
+                Knob::TargetRecall => q.target_recall(0.9),
+                Knob::Refine => q.refine(2),
+                other => panic!("a new knob {other}: give it here"),
+            };
+            match coll.query(&q) {
+                Ok(hits) => assert!(takes.contains(&knob) && hits.len() == 10, "{index} {knob}: {hits:?}"),
+                Err(Error::Query(QueryError::KnobDoesNotApply { knob: k, ref field, .. })) => {
+                    assert!(!takes.contains(&knob) && k == knob && field == "v", "{index} {knob}");
+                }
+                Err(e) => panic!("{index} {knob}: {e}"),
+            }
+        }
+        let want: &[Knob] = match params.kind() {
+            xvec::IndexType::Flat if params.quant().quantize == xvec::Quantize::None => &[],
+            xvec::IndexType::Flat => &[Knob::Refine],
+            xvec::IndexType::Hnsw => &[Knob::Ef],
+            xvec::IndexType::Vamana => &[Knob::Ef, Knob::Refine],
+            xvec::IndexType::Ivf => &[Knob::Nprobe, Knob::TargetRecall],
+            other => panic!("a new index type {other}: list its knobs here"),
+        };
+        assert_eq!(takes, want, "{index}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let coll = Collection::create(dir.path(), schema(Metric::L2, 4, r#"{"type":"ivf"}"#), Default::default()).unwrap();
+    let err = coll.query(&Query::vector(vec![0.5; 4]).ef(64)).unwrap_err().to_string();
+    assert!(err.starts_with("ef does not apply to field `v`: its index is ivf; ef sets the search breadth"), "{err}");
 }

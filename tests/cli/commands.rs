@@ -445,7 +445,10 @@ fn ivf_index_describe_inspect_query_explain_verify() {
     assert!(run.stderr.contains("above 0 and at most 1"), "{run}");
     let run = xvec(&["query", c, "--pk", "n.01317391", "--ef", "40"]).run();
     run.code(2);
-    assert!(run.stderr.contains("its index is ivf") && run.stderr.contains("--nprobe and --refine apply"), "{run}");
+    assert!(
+        run.stderr.contains("its index is ivf") && run.stderr.contains("--nprobe, --target-recall and --refine apply"),
+        "{run}"
+    );
     xvec(&["verify", c]).run().ok();
 }
 

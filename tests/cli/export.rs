@@ -124,10 +124,14 @@ fn all_docs(dir: &Path) -> Vec<Doc> {
 /// Exact top-10 keys and score bits of a few queries on `field`.
 fn answers(dir: &Path, field: &str, dim: usize) -> Vec<Vec<(String, u32)>> {
     let c = Collection::open(dir, &OpenOptions::read_only()).unwrap();
+    // A graph searched with ef = every row is exact; a flat index takes no ef.
+    let schema = c.schema();
+    let index = &schema.field(schema.index_of(field).unwrap()).as_vector().unwrap().index;
+    let ef = index.search_knob(xvec::Knob::Ef).map(|_| ROWS);
     random_vectors(99, 5, dim)
         .into_iter()
         .map(|v| {
-            let q = Query::vector(v).k(10).field(field).ef(ROWS);
+            let q = Query::vector(v).k(10).field(field).ef(ef);
             c.query(&q).unwrap().into_iter().map(|h| (h.key, h.score.to_bits())).collect()
         })
         .collect()

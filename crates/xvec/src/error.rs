@@ -527,6 +527,18 @@ pub enum QueryError {
     /// A query giving both ways of choosing the lists to probe.
     #[error("nprobe and a target recall both choose the lists to probe; give one")]
     NprobeAndTargetRecall,
+    /// A query gives a search knob the field's index does not take (`ef` of an IVF or
+    /// flat index, `nprobe` of a graph, `refine` without quantization); see
+    /// [`IndexParams::search_knobs`](crate::IndexParams::search_knobs).
+    #[error("{knob} does not apply to field `{field}`: its index is {index}; {knob} {help}", help = knob.help())]
+    KnobDoesNotApply {
+        /// The knob given.
+        knob: crate::schema::Knob,
+        /// The vector field searched.
+        field: String,
+        /// Its index, as [`IndexParams::knob_refusal`](crate::IndexParams::knob_refusal) names it.
+        index: String,
+    },
     /// An HNSW search list (`ef`) shorter than `k` could not return `k` hits.
     #[error("ef {ef} is smaller than k {k}; ef must be at least k")]
     EfBelowK {

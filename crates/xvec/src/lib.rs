@@ -68,9 +68,9 @@ pub use index::MAX_BUILD_THREADS;
 pub use index::segment_index::{SearchPath, SearchRoute};
 pub use schema::{
     DEFAULT_RABITQ_BITS, Field, FieldChange, FieldType, FlatParams, HnswParams, IndexParams, IndexType, IvfParams,
-    KEY_FIELD, MAX_ARRAY_LEN, MAX_DIM, MAX_FIELDS, MAX_NLIST, MAX_RABITQ_BITS, MAX_VECTOR_FIELDS, Metric, QuantSpec,
-    Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder, SparseType, TextIndex, UnknownName, VamanaParams,
-    VectorSpec, VectorType,
+    KEY_FIELD, Knob, MAX_ARRAY_LEN, MAX_DIM, MAX_FIELDS, MAX_NLIST, MAX_RABITQ_BITS, MAX_VECTOR_FIELDS, Metric,
+    QuantSpec, Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder, SearchKnob, SparseType, TextIndex,
+    UnknownName, VamanaParams, VectorSpec, VectorType,
 };
 pub use sparse::{MAX_SPARSE_LEN, SparseVector};
 pub use storage::FileKind;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{ArgAction, Args};
-use xvec::{Metric, SearchRoute, TextIndex};
+use xvec::{Knob, Metric, SearchRoute, TextIndex};
 use xvec_bench::compare::{self, Run};
 use xvec_bench::config::{
     BenchConfig, DataSource, FreshConfig, StreamConfig, Sweep, parse_duration, parse_fraction, parse_positive_duration,
@@ -269,13 +269,19 @@ impl BenchArgs {
         }
         c.filter = self.filter.clone();
         c.route = self.route;
+        use xvec_bench::config::SweepParam;
         let swept = |p| c.sweep.as_ref().is_some_and(|s| s.param == p);
-        if c.index.ivf().is_none() && (c.nprobe.is_some() || swept(xvec_bench::config::SweepParam::Nprobe)) {
-            return Err(CliError::usage(format!(
-                "--nprobe sets the lists an ivf index probes; --index {} has none",
-                c.index.name()
-            ))
-            .hint("bench an ivf index: --index ivf"));
+        let given = [
+            (Knob::Ef, c.ef.is_some() || swept(SweepParam::Ef)),
+            (Knob::Nprobe, c.nprobe.is_some() || swept(SweepParam::Nprobe)),
+            (Knob::Refine, c.refine.is_some() || swept(SweepParam::Refine)),
+        ];
+        for (knob, given) in given {
+            if let Some(index) = c.index.knob_refusal(knob).filter(|_| given) {
+                let flag = super::query::knob_flag(knob);
+                let msg = format!("{flag} does not apply to --index {index}; {flag} {}", knob.help());
+                return Err(CliError::usage(msg).hint(format!("{} to this index", super::query::applies(&c.index))));
+            }
         }
         Ok(Some(c))
     }
@@ -520,6 +526,8 @@ mod tests {
         let a = parse(&[
             "--dataset",
             "d",
+            "--index",
+            "hnsw",
             "--fresh",
             "0.25",
             "--auto-flush-rows",

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use xvec::{Collection, Group, GroupBy, Hit, Params, Query, Schema, Value};
+use xvec::{Collection, Group, GroupBy, Hit, Knob, Params, Query, Schema, Value};
 use xvec_bench::dataset::VectorFile;
 
 use super::context::{Collections, Io, print, with_filter_caret};
@@ -126,12 +126,11 @@ pub fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
     Ok(q)
 }
 
-/// Refuses `--ef`, `--nprobe` and `--refine` where the field's index would ignore them:
-/// `--ef` sets the search breadth of graph indexes, `--nprobe` the lists of an IVF index
-/// probed (a flat index is searched exactly), `--refine`
-/// re-ranks candidates scored on quantized codes. The field's index decides, not which
-/// segments are indexed yet: rows not yet optimized are always searched exactly, and the
-/// flags apply to the rest.
+/// Refuses `--ef`, `--nprobe`, `--target-recall` and `--refine` where the field's index
+/// does not take them (the engine's [`IndexParams::search_knobs`](xvec::IndexParams::search_knobs)
+/// says which it takes), before anything runs and with a hint naming the flags that do
+/// apply. The field's index decides, not which segments are indexed yet: rows not yet
+/// optimized are always searched exactly, and the flags apply to the rest.
 pub fn search_flags_apply(schema: &Schema, a: &QueryArgs) -> Result<(), CliError> {
     let mut vectors = schema.fields().iter().filter_map(|f| f.as_vector().map(|v| (f.name.as_str(), v)));
     let found = match &a.field {
@@ -140,41 +139,38 @@ pub fn search_flags_apply(schema: &Schema, a: &QueryArgs) -> Result<(), CliError
     };
     // An unknown or ambiguous field is the engine's to report.
     let Some((name, spec)) = found else { return Ok(()) };
-    let index = spec.index.name();
-    let graph = matches!(spec.index, xvec::IndexParams::Hnsw(_) | xvec::IndexParams::Vamana(_));
-    let ivf = spec.index.ivf().is_some();
-    let quantized = spec.index.quant().quantize != xvec::Quantize::None;
-    let applies = match (graph, ivf, quantized) {
-        (true, _, true) => "--ef and --refine apply",
-        (true, _, false) => "--ef applies",
-        (_, true, true) => "--nprobe and --refine apply",
-        (_, true, false) => "--nprobe applies",
-        (false, false, true) => "--refine applies",
-        (false, false, false) => "neither --ef, --nprobe nor --refine applies",
-    };
-    let refuse = |flag: &str, why: &str| {
-        let msg = format!("{flag} does not apply to field `{name}`: its index is {why}");
-        Err(CliError::usage(msg).hint(format!("{applies} to this index (see `describe`)")))
-    };
-    if a.ef.is_some() && !graph {
-        return refuse("--ef", &format!("{index}; --ef sets the search breadth of hnsw and vamana indexes"));
-    }
-    if a.nprobe.is_some() && !ivf {
-        return refuse("--nprobe", &format!("{index}; --nprobe sets the lists an ivf index probes"));
-    }
-    if a.target_recall.is_some() && !ivf {
-        return refuse("--target-recall", &format!("{index}; --target-recall sets the lists an ivf index probes"));
-    }
-    if a.refine.is_some() && !quantized {
-        return refuse(
-            "--refine",
-            &format!(
-                "{index} with no quantization, scoring the original vectors; \
-                 --refine re-ranks candidates of a quantized index (\"quantize\": \"int8\", ...)"
-            ),
-        );
+    let given = [
+        (Knob::Ef, a.ef.is_some()),
+        (Knob::Nprobe, a.nprobe.is_some()),
+        (Knob::TargetRecall, a.target_recall.is_some()),
+        (Knob::Refine, a.refine.is_some()),
+    ];
+    for (knob, given) in given {
+        if let Some(index) = spec.index.knob_refusal(knob).filter(|_| given) {
+            let flag = knob_flag(knob);
+            let msg = format!("{flag} does not apply to field `{name}`: its index is {index}; {flag} {}", knob.help());
+            return Err(CliError::usage(msg).hint(format!("{} to this index (see `describe`)", applies(&spec.index))));
+        }
     }
     Ok(())
+}
+
+/// The flag of a search knob: `--ef`, `--target-recall`.
+pub(super) fn knob_flag(knob: Knob) -> String {
+    format!("--{}", knob.name().replace('_', "-"))
+}
+
+/// Which search flags an index takes, as a hint says it: "--ef and --refine apply".
+pub(super) fn applies(index: &xvec::IndexParams) -> String {
+    let flags: Vec<String> = index.search_knobs().iter().map(|k| knob_flag(k.knob)).collect();
+    match flags.as_slice() {
+        [] => {
+            let all: Vec<String> = Knob::ALL.into_iter().map(knob_flag).collect();
+            format!("neither {} nor {} applies", all[..all.len() - 1].join(", "), all[all.len() - 1])
+        }
+        [one] => format!("{one} applies"),
+        [init @ .., last] => format!("{} and {last} apply", init.join(", ")),
+    }
 }
 
 /// Refuses flags whose product is above `limit` (each flag alone was range-checked).

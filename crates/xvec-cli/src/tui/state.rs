@@ -2,7 +2,7 @@
 //! the optimize run and the collection; [`super::render`] draws it and nothing else.
 
 use xvec::verify::GraphReport;
-use xvec::{Collection, IndexParams, OptimizeReport};
+use xvec::{Collection, IndexParams, Knob, OptimizeReport};
 
 use super::metrics::Metrics;
 use super::workload::Settings;
@@ -255,15 +255,10 @@ pub struct IndexDefaults {
 }
 
 impl IndexDefaults {
+    /// The defaults of the knobs the index takes (the engine's search knobs).
     pub fn of(index: &IndexParams) -> IndexDefaults {
-        let ef = match index {
-            IndexParams::Hnsw(p) => Some(p.ef as usize),
-            IndexParams::Vamana(p) => Some(p.query_list as usize),
-            _ => None,
-        };
-        let q = index.quant();
-        let refine = (q.quantize != xvec::Quantize::None).then_some(q.refine as usize);
-        IndexDefaults { ef, nprobe: index.ivf().map(|p| p.nprobe as usize), refine }
+        let default = |knob| index.search_knob(knob).and_then(|k| k.default).map(|d| d as usize);
+        IndexDefaults { ef: default(Knob::Ef), nprobe: default(Knob::Nprobe), refine: default(Knob::Refine) }
     }
 }
 

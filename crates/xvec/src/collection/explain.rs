@@ -31,7 +31,7 @@ impl Snapshot {
     /// Runs `q` and reports how: see the module documentation.
     pub fn explain(&self, q: &Query) -> Result<Explain, Error> {
         let start = Instant::now();
-        let plan = self.plan(q, q.k)?;
+        let plan = self.plan(q, q.k, false)?;
         let mut top = TopK::new(q.k);
         let mut sources = Vec::new();
         self.run(&plan, q.k, &mut top, Some(&mut sources));

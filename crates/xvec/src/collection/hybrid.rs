@@ -405,7 +405,7 @@ impl Snapshot {
             Branch::Dense(dense) => {
                 let dense =
                     dense.clone().filter_opt(q.filter.clone()).params(q.params.clone()).fields_opt(Some(vec![]));
-                let plan = self.plan(&dense, dense.k).map_err(context)?;
+                let plan = self.plan(&dense, dense.k, false).map_err(context)?;
                 let mut top = TopK::new(dense.k);
                 self.run(&plan, dense.k, &mut top, sources);
                 let hits = top.into_sorted().into_iter().map(|c| (self.key_of(c), plan.score(c))).collect();

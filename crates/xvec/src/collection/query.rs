@@ -13,18 +13,13 @@ use crate::index::quant::fastscan::{self, ScanQuery};
 use crate::index::segment_index::{SearchParams, SearchPath, SearchRoute, SegmentIndex};
 use crate::index::{Candidate, PreparedQuery, Sink, TopK, flat};
 use crate::kernels;
-use crate::schema::{IndexParams, Schema, VectorType};
+use crate::schema::{Knob, Schema, VectorType};
 use crate::value::Value;
 
 /// Largest top-k a query may ask for.
 pub const MAX_K: usize = 100_000;
 
-/// Largest search breadth a query may ask for: HNSW `ef`, Vamana `query_list`.
-pub const MAX_EF: usize = 100_000;
-
-/// Most candidates a query may re-rank with the originals: `refine × k` (with
-/// [`GroupBy`], `refine ×` the candidates the index is asked for).
-pub const MAX_REFINE_CANDIDATES: usize = 1_000_000;
+pub use crate::schema::{MAX_EF, MAX_REFINE_CANDIDATES};
 
 /// Most hits a grouped query may return: `groups × per_group`.
 pub const MAX_GROUP_HITS: usize = 1_000_000;
@@ -73,8 +68,7 @@ pub struct Query {
     /// Also return vector fields (with `fields: None`).
     pub(crate) include_vectors: bool,
     /// Search breadth of graph indexes (HNSW `ef`, Vamana `query_list`); `None` uses the
-    /// field's default. Must be at least `k` and at most [`MAX_EF`]. Exact (flat) search
-    /// ignores it.
+    /// field's default. Must be at least `k` and at most [`MAX_EF`].
     pub(crate) ef: Option<usize>,
     /// Re-rank `refine × k` candidates found on quantized codes with the original vectors;
     /// `None` uses the field's default. `refine × k` is at most [`MAX_REFINE_CANDIDATES`].
@@ -82,7 +76,7 @@ pub struct Query {
     /// Graph or exact scan per segment: the cost model's choice unless forced.
     pub(crate) route: SearchRoute,
     /// IVF lists to probe, 1..=[`MAX_NLIST`](crate::MAX_NLIST); `None` uses the field's
-    /// default. Other indexes ignore it.
+    /// default.
     pub(crate) nprobe: Option<usize>,
     pub(crate) target_recall: Option<f32>,
 }
@@ -145,7 +139,11 @@ impl Query {
     }
 
     /// Search breadth of graph indexes (HNSW `ef`, Vamana `query_list`), at least `k` and
-    /// at most [`MAX_EF`]; `None` keeps the field's default. Exact (flat) search ignores it.
+    /// at most [`MAX_EF`]; `None` keeps the field's default. A field whose index takes no
+    /// `ef` (flat, IVF) fails the query with [`QueryError::KnobDoesNotApply`], except a
+    /// grouped one, where `ef` is the candidates any index feeds the groups
+    /// ([`Snapshot::query_groups`]); the knobs an index takes are
+    /// [`IndexParams::search_knobs`](crate::IndexParams::search_knobs).
     pub fn ef(mut self, ef: impl Into<Option<usize>>) -> Query {
         self.ef = ef.into();
         self
@@ -153,14 +151,15 @@ impl Query {
 
     /// Re-rank `factor × k` candidates found on quantized codes with the original vectors
     /// (`factor × k` at most [`MAX_REFINE_CANDIDATES`]); `None` keeps the field's default.
+    /// A field without quantization fails the query with [`QueryError::KnobDoesNotApply`].
     pub fn refine(mut self, factor: impl Into<Option<usize>>) -> Query {
         self.refine = factor.into();
         self
     }
 
     /// IVF lists to probe (of the index's `nlist`, 1..=[`MAX_NLIST`](crate::MAX_NLIST);
-    /// more lists, higher recall, slower); `None` keeps the field's default. Other
-    /// indexes ignore it.
+    /// more lists, higher recall, slower); `None` keeps the field's default. Another
+    /// index fails the query with [`QueryError::KnobDoesNotApply`].
     pub fn nprobe(mut self, nprobe: impl Into<Option<usize>>) -> Query {
         self.nprobe = nprobe.into();
         self
@@ -168,7 +167,8 @@ impl Query {
 
     /// IVF: probe in each segment the lists its build measured as holding this share of
     /// its rows' true 10 nearest neighbours (in `(0, 1]`; see `docs/format.md`, "IVF
-    /// lists"), instead of a fixed [`nprobe`](Query::nprobe). Other indexes ignore it.
+    /// lists"), instead of a fixed [`nprobe`](Query::nprobe). Another index fails the
+    /// query with [`QueryError::KnobDoesNotApply`].
     pub fn target_recall(mut self, recall: impl Into<Option<f32>>) -> Query {
         self.target_recall = recall.into();
         self
@@ -470,8 +470,9 @@ impl Plan {
 }
 
 impl Snapshot {
-    /// Resolves `q` for a search of `k` results per segment (`q.k`, or the group pool).
-    pub(super) fn plan(&self, q: &Query, k: usize) -> Result<Plan, Error> {
+    /// Resolves `q` for a search of `k` results per segment (`q.k`, or the group pool:
+    /// `grouped`, where `ef` is the candidates every index kind feeds the groups).
+    pub(super) fn plan(&self, q: &Query, k: usize, grouped: bool) -> Result<Plan, Error> {
         if k == 0 || k > MAX_K {
             return Err(QueryError::BadLimit(k).into());
         }
@@ -511,19 +512,25 @@ impl Snapshot {
             }
         };
         let spec = self.schema.field(field).as_vector().expect("resolved to a vector field");
-        // For Vamana, `ef` is the query list size.
-        let ef = match (q.ef, &spec.index) {
-            (Some(list), IndexParams::Vamana(_)) if list < q.k => {
-                return Err(QueryError::QueryListBelowK { list, k: q.k }.into());
+        let (index, name) = (&spec.index, &self.schema.field(field).name);
+        let given = [
+            (Knob::Ef, q.ef.is_some()),
+            (Knob::Nprobe, q.nprobe.is_some()),
+            (Knob::TargetRecall, q.target_recall.is_some()),
+            (Knob::Refine, q.refine.is_some()),
+        ];
+        for (knob, given) in given {
+            if !(grouped && knob == Knob::Ef) {
+                index.check_knob(knob, given, name)?;
             }
-            (Some(ef), _) if ef < q.k => return Err(QueryError::EfBelowK { ef, k: q.k }.into()),
-            (Some(ef), _) => ef.max(k),
-            (None, IndexParams::Hnsw(p)) => (p.ef as usize).max(k),
-            (None, IndexParams::Vamana(p)) => (p.query_list as usize).max(k),
-            (None, IndexParams::Flat(_) | IndexParams::Ivf(_)) => k,
-        };
-        let nprobe = q.nprobe.unwrap_or(spec.index.nprobe());
-        let refine = q.refine.unwrap_or(spec.index.quant().refine as usize);
+        }
+        if let Some(ef) = q.ef {
+            index.check_ef(ef, q.k)?;
+        }
+        // Indexes without a search breadth (flat, IVF) are asked for `k` candidates.
+        let ef = q.ef.or(index.knob_default(Knob::Ef)).map_or(k, |ef| ef.max(k));
+        let nprobe = q.nprobe.or(index.knob_default(Knob::Nprobe)).unwrap_or(0);
+        let refine = q.refine.or(index.knob_default(Knob::Refine)).unwrap_or(0);
         let prepared = prepare(&self.schema, field, vector.clone())?;
         let filter = q.filter.as_deref().map(|t| Filter::compile_with(t, &self.schema, &q.params)).transpose()?;
         let target_recall = q.target_recall;
@@ -637,7 +644,7 @@ impl Snapshot {
 
     /// Runs a query against this snapshot.
     pub fn query(&self, q: &Query) -> Result<Vec<Hit>, Error> {
-        let plan = self.plan(q, q.k)?;
+        let plan = self.plan(q, q.k, false)?;
         at_most("refine × k", plan.refine as u128 * q.k as u128, MAX_REFINE_CANDIDATES)?;
         let mut top = TopK::new(q.k);
         self.run(&plan, q.k, &mut top, None);
@@ -661,7 +668,7 @@ impl Snapshot {
         }
         let pool = by.groups as u128 * by.per_group as u128;
         at_most("groups × per_group", pool, MAX_GROUP_HITS)?;
-        let plan = self.plan(q, (pool as usize).min(MAX_K))?;
+        let plan = self.plan(q, (pool as usize).min(MAX_K), true)?;
         // Every one of the `ef` candidates is refined.
         at_most("refine × ef", plan.refine as u128 * plan.ef as u128, MAX_REFINE_CANDIDATES)?;
         let mut groups = GroupSink { snap: self, field: group_field, per_group: by.per_group, map: HashMap::new() };

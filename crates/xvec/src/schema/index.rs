@@ -418,11 +418,6 @@ impl IndexParams {
         }
     }
 
-    /// Lists a query probes by default: the IVF `nprobe`, 0 for other index types.
-    pub fn nprobe(&self) -> usize {
-        self.ivf().map_or(0, |p| p.nprobe as usize)
-    }
-
     /// The seed of randomized construction, for the index types that have one.
     pub fn seed_mut(&mut self) -> Option<&mut u64> {
         match self {

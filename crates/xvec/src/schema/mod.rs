@@ -7,6 +7,7 @@
 mod evolve;
 mod index;
 mod json;
+mod knobs;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -18,6 +19,7 @@ pub use index::{
     QuantSpec, VamanaParams,
 };
 pub(crate) use json::RawSchema;
+pub use knobs::{Knob, MAX_EF, MAX_REFINE_CANDIDATES, SearchKnob};
 pub use text::TextIndex;
 pub(crate) use types::parse_name;
 pub use types::{Metric, Quantize, ScalarIndexKind, ScalarType, SparseType, UnknownName, VectorType};

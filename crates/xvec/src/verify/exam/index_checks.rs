@@ -15,7 +15,7 @@ use crate::index::quant::sketch;
 use crate::index::segment_index::{self, SearchParams, SegmentIndex};
 use crate::index::{PreparedQuery, TopK, flat};
 use crate::kernels;
-use crate::schema::{IndexParams, Schema, VectorSpec};
+use crate::schema::{Knob, Schema, VectorSpec};
 use crate::storage::FileKind;
 use crate::storage::column::SegmentView;
 use crate::storage::manifest::{IndexEntry, SegmentEntry};
@@ -347,11 +347,10 @@ impl Checker<'_> {
         let col = vectors_of(seg, ie);
         let rows = seg.rows();
         let k = self.opts.recall_k.max(1);
-        let (ef, refine) = match &spec.index {
-            IndexParams::Hnsw(p) => (p.ef as usize, spec.index.quant().refine as usize),
-            IndexParams::Vamana(p) => (p.query_list as usize, spec.index.quant().refine as usize),
-            IndexParams::Flat(_) | IndexParams::Ivf(_) => (k, spec.index.quant().refine as usize),
-        };
+        // The field's defaults, as a query that gives no knob searches.
+        let ef = spec.index.knob_default(Knob::Ef).unwrap_or(k);
+        let refine = spec.index.knob_default(Knob::Refine).unwrap_or(0);
+        let nprobe = spec.index.knob_default(Knob::Nprobe).unwrap_or(0);
         let kern = kernels::best();
         // Rows without a vector are never results; exact search skips them, so the index
         // search is restricted the same way.
@@ -373,7 +372,7 @@ impl Checker<'_> {
                 allowed: valid.as_ref(),
                 position: 0,
                 route: Default::default(),
-                nprobe: spec.index.nprobe(),
+                nprobe,
                 target_recall: None,
             };
             index.search(col, &prepared, &raw, p, &mut approx);
