@@ -242,6 +242,61 @@ pub enum DocError {
     BadKeyJson(String),
 }
 
+impl DocError {
+    /// A value of the wrong shape for `field` of the document `key`, as [`crate::Value::from_json`]
+    /// and [`crate::Value::vector`] report it: for faces that convert values themselves.
+    pub fn bad_value(key: &str, field: &str, e: crate::ValueError) -> DocError {
+        DocError::BadValue {
+            key: crate::value::truncate_key(key),
+            field: field.to_string(),
+            expected: e.expected,
+            found: e.found,
+        }
+    }
+
+    /// The document's key, when the error is about one document (cut to 64 bytes and `…`
+    /// where the variant says so).
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            DocError::EmptyKey | DocError::MissingKey(_) | DocError::BadKeyJson(_) => None,
+            DocError::KeyTooLong { key, .. }
+            | DocError::UnknownField { key, .. }
+            | DocError::BadValue { key, .. }
+            | DocError::ArrayTooLong { key, .. }
+            | DocError::BadDimension { key, .. }
+            | DocError::NotFinite { key, .. }
+            | DocError::NormTooLarge { key, .. }
+            | DocError::StringTooLong { key, .. }
+            | DocError::DocTooLarge { key, .. }
+            | DocError::NullNotAllowed { key, .. }
+            | DocError::DuplicateKey(key)
+            | DocError::NotFound(key) => Some(key),
+        }
+    }
+
+    /// The field the error is about, if one (for a missing or malformed key, the member
+    /// that should hold it).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            DocError::EmptyKey
+            | DocError::KeyTooLong { .. }
+            | DocError::DocTooLarge { .. }
+            | DocError::DuplicateKey(_)
+            | DocError::NotFound(_) => None,
+            DocError::UnknownField { field, .. }
+            | DocError::BadValue { field, .. }
+            | DocError::ArrayTooLong { field, .. }
+            | DocError::BadDimension { field, .. }
+            | DocError::NotFinite { field, .. }
+            | DocError::NormTooLarge { field, .. }
+            | DocError::StringTooLong { field, .. }
+            | DocError::NullNotAllowed { field, .. }
+            | DocError::MissingKey(field)
+            | DocError::BadKeyJson(field) => Some(field),
+        }
+    }
+}
+
 /// Reading or writing collection files failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -490,6 +545,14 @@ pub enum QueryError {
     /// `k` is 0 or above [`crate::MAX_K`].
     #[error("top-k {0} is out of range; expected 1..=100000")]
     BadLimit(usize),
+    /// A batch of queries asked for no thread, or for more than the bound.
+    #[error("threads is {threads}; expected 1..={max}")]
+    BadThreads {
+        /// The threads asked for.
+        threads: usize,
+        /// The most a batch runs ([`crate::MAX_QUERY_THREADS`]).
+        max: usize,
+    },
     /// A size given by the caller, or a product of them (`param`, e.g. `refine × k`), is
     /// above its bound.
     #[error("{param} is {value}, above the limit of {limit}")]

@@ -145,23 +145,28 @@ impl Value {
                         x.as_f64().ok_or_else(|| ValueError::new(format!("a number at index {i}"), json_kind(x)))?,
                     );
                 }
-                match spec.elem {
-                    VectorType::Fp32 => Value::VectorFp32(nums.iter().map(|&x| x as f32).collect()),
-                    VectorType::Fp16 => Value::VectorFp16(nums.iter().map(|&x| f16::from_f64(x)).collect()),
-                    VectorType::Int8 => {
-                        let mut out = Vec::with_capacity(nums.len());
-                        for (i, &x) in nums.iter().enumerate() {
-                            if x.fract() != 0.0 || !(-128.0..=127.0).contains(&x) {
-                                return Err(ValueError::new(
-                                    format!("an integer in -128..=127 at index {i}"),
-                                    x.to_string(),
-                                ));
-                            }
-                            out.push(x as i8);
-                        }
-                        Value::VectorInt8(out)
+                Value::vector(spec.elem, nums)?
+            }
+        })
+    }
+
+    /// A vector of element type `elem` from numbers (JSON's, or a numpy or Arrow column's):
+    /// fp32 and fp16 round to nearest; int8 takes only integers in -128..=127. Length and
+    /// finiteness are checked with the document, against the field.
+    pub fn vector(elem: VectorType, nums: impl IntoIterator<Item = f64>) -> Result<Value, ValueError> {
+        let nums = nums.into_iter();
+        Ok(match elem {
+            VectorType::Fp32 => Value::VectorFp32(nums.map(|x| x as f32).collect()),
+            VectorType::Fp16 => Value::VectorFp16(nums.map(f16::from_f64).collect()),
+            VectorType::Int8 => {
+                let mut out = Vec::with_capacity(nums.size_hint().0);
+                for (i, x) in nums.enumerate() {
+                    if x.fract() != 0.0 || !(-128.0..=127.0).contains(&x) {
+                        return Err(ValueError::new(format!("an integer in -128..=127 at index {i}"), x.to_string()));
                     }
+                    out.push(x as i8);
                 }
+                Value::VectorInt8(out)
             }
         })
     }

@@ -11,6 +11,9 @@ mod array_tests;
 mod background;
 #[cfg(test)]
 mod background_tests;
+mod bulk;
+#[cfg(test)]
+mod bulk_tests;
 mod explain;
 #[cfg(test)]
 mod field_change_tests;
@@ -49,6 +52,7 @@ mod writer;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
+pub use bulk::{MAX_QUERY_THREADS, Scan};
 pub use explain::Explain;
 pub use follow::Refreshed;
 pub use hybrid::{

@@ -1,0 +1,780 @@
+//! `xvec.Collection`: a handle on one collection directory, a face over
+//! [`xvec::Collection`] like the `xvec` tool. Every call that can take time runs with the
+//! GIL released; long ones (a write of many rows, `optimize`) stop cleanly on Ctrl-C.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use xvec::{CollectionOptions, GroupBy, OpenOptions, Params, Query, Schema};
+
+use crate::admin;
+use crate::arrow_io::{ScanReader, stream_capsule};
+use crate::convert::{as_f32_array, from_json, to_json};
+use crate::errors::{ClosedError, Interrupted, IntoPy, doc_error};
+use crate::input::{Rows, keys_from_py};
+use crate::results::{QueryResult, fields_dict, import_pyarrow};
+
+/// Rows converted and written per engine call by default: the `xvec import` default, one
+/// WAL batch (and sync, under the syncing policies) each.
+pub const DEFAULT_BATCH: usize = 1000;
+
+/// A collection: a directory holding one writer's data, opened by [`create`](crate::create)
+/// or [`open`](crate::open). Use it as a context manager (`with xvec.open(path) as c:`) or
+/// call `close()`; a handle cannot be used after `os.fork()` in the child (open the
+/// collection again there).
+#[pyclass(frozen, module = "xvec")]
+pub struct Collection {
+    inner: Mutex<Option<Arc<xvec::Collection>>>,
+    /// The process that opened it: a forked child must not write through (or close) it.
+    pid: u32,
+    path: String,
+}
+
+impl Collection {
+    pub fn wrap(c: xvec::Collection, path: String) -> Collection {
+        Collection { inner: Mutex::new(Some(Arc::new(c))), pid: std::process::id(), path }
+    }
+
+    /// The engine handle, or why there is none.
+    fn get(&self) -> PyResult<Arc<xvec::Collection>> {
+        if std::process::id() != self.pid {
+            return Err(ClosedError::new_err(format!(
+                "{}: this handle was opened in process {} before a fork; open the collection again in this process",
+                self.path, self.pid
+            )));
+        }
+        let inner = self.inner.lock().expect("handle lock poisoned");
+        inner.clone().ok_or_else(|| ClosedError::new_err(format!("{}: the collection is closed", self.path)))
+    }
+
+    /// Writes `data` a chunk at a time with `op`, the GIL released for each engine call.
+    fn write(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        key: &str,
+        batch_size: usize,
+        op: fn(&xvec::Collection, Vec<xvec::Doc>) -> Result<Vec<xvec::ItemResult>, xvec::Error>,
+    ) -> PyResult<WriteResult> {
+        let c = self.get()?;
+        let schema = c.schema();
+        let mut rows = Rows::new(py, &schema, data, key)?;
+        let mut result = WriteResult::default();
+        let mut position = 0usize;
+        loop {
+            let chunk = rows.next_chunk(py, &schema, batch_size.max(1)).map_err(|e| result.attach(py, e))?;
+            if chunk.is_empty() {
+                return Ok(result);
+            }
+            let mut docs = Vec::with_capacity(chunk.len());
+            let mut places = Vec::with_capacity(chunk.len());
+            for (j, row) in chunk.into_iter().enumerate() {
+                match row {
+                    Ok(doc) => {
+                        places.push(position + j);
+                        docs.push(doc);
+                    }
+                    Err(e) => result.failed.push((position + j, e.key().unwrap_or_default().to_string(), e)),
+                }
+            }
+            position += places.len() + result.failed.iter().filter(|f| f.0 >= position).count();
+            let keys: Vec<String> = docs.iter().map(|d| d.key.clone()).collect();
+            let outcome = py.detach(|| op(&c, docs)).py_err().map_err(|e| result.attach(py, e))?;
+            for ((place, key), r) in places.into_iter().zip(keys).zip(outcome) {
+                match r {
+                    Ok(()) => result.keys.push(key),
+                    Err(e) => result.failed.push((place, key, e)),
+                }
+            }
+            result.failed.sort_by_key(|f| f.0);
+            if let Err(e) = py.check_signals() {
+                return Err(result.interrupted(py, e));
+            }
+        }
+    }
+}
+
+impl Drop for Collection {
+    fn drop(&mut self) {
+        if std::process::id() != self.pid
+            && let Some(c) = self.inner.get_mut().ok().and_then(Option::take)
+        {
+            // A forked child's copy: closing it would write to files the parent owns.
+            std::mem::forget(c);
+        }
+    }
+}
+
+/// What a write did: the keys written and, for each row that was not, its position in
+/// the input, its key and the engine's reason (a `DocError`).
+#[pyclass(frozen, module = "xvec")]
+#[derive(Default)]
+pub struct WriteResult {
+    keys: Vec<String>,
+    failed: Vec<(usize, String, xvec::DocError)>,
+}
+
+impl WriteResult {
+    /// Adds what was committed to an error raised part-way (`committed`, `committed_keys`).
+    fn attach(&self, py: Python<'_>, e: PyErr) -> PyErr {
+        if !self.keys.is_empty() {
+            let v = e.value(py);
+            let _ = v.setattr("committed", self.keys.len());
+            let _ = v.setattr("committed_keys", self.keys.clone());
+        }
+        e
+    }
+
+    fn interrupted(&self, py: Python<'_>, _signal: PyErr) -> PyErr {
+        let e =
+            Interrupted::new_err(format!("interrupted: {} rows committed; the rest were not written", self.keys.len()));
+        let v = e.value(py);
+        let _ = v.setattr("committed", self.keys.len());
+        let _ = v.setattr("committed_keys", self.keys.clone());
+        e
+    }
+}
+
+#[pymethods]
+impl WriteResult {
+    /// Rows written.
+    #[getter]
+    fn count(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Keys written, in input order.
+    #[getter]
+    fn keys(&self) -> Vec<String> {
+        self.keys.clone()
+    }
+
+    /// Rows not written: `(position in the input, key, DocError)`, in input order.
+    #[getter]
+    fn failed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let items = self.failed.iter().map(|(i, k, e)| (*i, k.as_str(), doc_error(py, e).into_value(py)));
+        PyList::new(py, items)
+    }
+
+    /// Raises the first failure as a `DocError` (with `failed` holding every one).
+    fn raise_for_errors(&self, py: Python<'_>) -> PyResult<()> {
+        match self.failed.first() {
+            None => Ok(()),
+            Some((i, _, e)) => {
+                let err = doc_error(py, e);
+                let msg = format!(
+                    "row {i}: {e}{}",
+                    if self.failed.len() > 1 {
+                        format!(" (and {} more)", self.failed.len() - 1)
+                    } else {
+                        String::new()
+                    }
+                );
+                let err2 = crate::errors::DocError::new_err(msg);
+                let v = err2.value(py);
+                let _ = v.setattr("key", err.value(py).getattr("key")?);
+                let _ = v.setattr("field", err.value(py).getattr("field")?);
+                let _ = v.setattr("failed", self.failed(py)?);
+                Err(err2)
+            }
+        }
+    }
+
+    fn __len__(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn __bool__(&self) -> bool {
+        self.failed.is_empty()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("WriteResult(count={}, failed={})", self.keys.len(), self.failed.len())
+    }
+}
+
+/// Filter parameters from a dict (`{"pos": "n", "ids": [1, 2]}`).
+pub fn params_from_py(params: Option<&Bound<'_, PyDict>>) -> PyResult<Params> {
+    let mut out = Params::new();
+    let Some(d) = params else { return Ok(out) };
+    for (name, v) in d.iter() {
+        let name: String = name.extract()?;
+        let json = to_json(&v, &|| format!("params[{name:?}]"))?;
+        out.insert(name.clone(), param(&json).map_err(|e| PyValueError::new_err(format!("params[{name:?}]: {e}")))?);
+    }
+    Ok(out)
+}
+
+fn param(v: &serde_json::Value) -> Result<xvec::Param, String> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::String(s) => xvec::Param::String(s.clone()),
+        J::Number(n) => xvec::Param::Number(n.to_string()),
+        J::Bool(b) => xvec::Param::Bool(*b),
+        J::Array(xs) => xvec::Param::List(xs.iter().map(param).collect::<Result<_, _>>()?),
+        J::Null | J::Object(_) => return Err("expected a str, number, bool or list".into()),
+    })
+}
+
+/// The search knobs and output choices every query form shares.
+#[derive(Clone, Default)]
+pub struct Knobs {
+    pub k: usize,
+    pub filter: Option<String>,
+    pub params: Params,
+    pub field: Option<String>,
+    pub fields: Option<Vec<String>>,
+    pub ef: Option<usize>,
+    pub nprobe: Option<usize>,
+    pub refine: Option<usize>,
+    pub vectors: bool,
+}
+
+impl Knobs {
+    pub fn query(self, target: Query) -> Query {
+        target
+            .k(self.k)
+            .filter_opt(self.filter)
+            .params(self.params)
+            .field_opt(self.field)
+            .fields_opt(self.fields)
+            .with_vectors(self.vectors)
+            .ef(self.ef)
+            .nprobe(self.nprobe)
+            .refine(self.refine)
+    }
+}
+
+/// A query vector from a numpy array or a sequence of numbers.
+fn query_vector(v: &Bound<'_, PyAny>) -> PyResult<Vec<f32>> {
+    if let Ok(arr) = v.cast::<PyUntypedArray>() {
+        if arr.ndim() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "a query vector must be 1-D, found shape {:?}; use query_batch for several",
+                arr.shape()
+            )));
+        }
+        let f = as_f32_array(arr, &|| "vector".into())?;
+        let ro: numpy::PyReadonlyArray1<f32> = f.extract()?;
+        return Ok(ro.as_slice().map_err(|e| PyValueError::new_err(e.to_string()))?.to_vec());
+    }
+    v.extract::<Vec<f32>>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "a query vector must be a numpy array or a list of numbers, found {}",
+            v.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })
+}
+
+#[pymethods]
+impl Collection {
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+
+    fn __repr__(&self) -> String {
+        let state = match self.inner.lock().expect("handle lock poisoned").as_ref() {
+            None => "closed".to_string(),
+            Some(c) if c.is_writable() => "writable".to_string(),
+            Some(_) => "read-only".to_string(),
+        };
+        format!("xvec.Collection({:?}, {state})", self.path)
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        Ok(self.get()?.count() as usize)
+    }
+
+    /// The collection directory.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Whether this handle is the writer.
+    #[getter]
+    fn writable(&self) -> PyResult<bool> {
+        Ok(self.get()?.is_writable())
+    }
+
+    /// Whether the handle is closed.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.lock().expect("handle lock poisoned").is_none()
+    }
+
+    /// Closes the handle: waits for this handle's background work, syncs the WAL and
+    /// releases the writer lock. Closing twice is a no-op; queries still running on other
+    /// threads finish first.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        if std::process::id() != self.pid {
+            return Err(ClosedError::new_err(format!("{}: this handle belongs to process {}", self.path, self.pid)));
+        }
+        let taken = self.inner.lock().expect("handle lock poisoned").take();
+        let Some(mut c) = taken else { return Ok(()) };
+        py.detach(|| {
+            loop {
+                match Arc::try_unwrap(c) {
+                    Ok(c) => return c.close(),
+                    Err(shared) => {
+                        c = shared;
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+            }
+        })
+        .py_err()
+    }
+
+    /// Inserts documents; existing keys fail (per row). `data`: a list of dicts (the key
+    /// under `key`), a dict of columns (`{"_key": [...], "emb": ndarray (n, dim), ...}`),
+    /// or Arrow data (pyarrow Table/RecordBatch, polars DataFrame, any
+    /// `__arrow_c_stream__`). Written `batch_size` rows per WAL batch; on Ctrl-C between
+    /// batches raises `xvec.Interrupted` carrying `committed` and `committed_keys`.
+    #[pyo3(signature = (data, *, key = xvec::KEY_FIELD, batch_size = DEFAULT_BATCH))]
+    fn insert(&self, py: Python<'_>, data: &Bound<'_, PyAny>, key: &str, batch_size: usize) -> PyResult<WriteResult> {
+        self.write(py, data, key, batch_size, |c, d| c.insert(d))
+    }
+
+    /// Inserts documents, or merges the given fields into those whose keys exist. Same
+    /// forms as `insert`.
+    #[pyo3(signature = (data, *, key = xvec::KEY_FIELD, batch_size = DEFAULT_BATCH))]
+    fn upsert(&self, py: Python<'_>, data: &Bound<'_, PyAny>, key: &str, batch_size: usize) -> PyResult<WriteResult> {
+        self.write(py, data, key, batch_size, |c, d| c.upsert(d))
+    }
+
+    /// Sets the given fields of existing documents (a missing key fails its row). Same
+    /// forms as `insert`.
+    #[pyo3(signature = (data, *, key = xvec::KEY_FIELD, batch_size = DEFAULT_BATCH))]
+    fn update(&self, py: Python<'_>, data: &Bound<'_, PyAny>, key: &str, batch_size: usize) -> PyResult<WriteResult> {
+        self.write(py, data, key, batch_size, |c, d| c.update(d))
+    }
+
+    /// Deletes by key (`delete(["a", "b"])`, a `WriteResult`; a missing key fails its row)
+    /// or by filter (`delete(where="pos = 'n'")`, the number deleted).
+    #[pyo3(signature = (keys = None, *, r#where = None, params = None))]
+    fn delete<'py>(
+        &self,
+        py: Python<'py>,
+        keys: Option<&Bound<'py, PyAny>>,
+        r#where: Option<String>,
+        params: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.get()?;
+        match (keys, r#where) {
+            (Some(keys), None) => {
+                let keys = keys_from_py(keys)?;
+                let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+                let outcome = py.detach(|| c.delete(&refs)).py_err()?;
+                let mut result = WriteResult::default();
+                for (i, (k, r)) in keys.iter().zip(outcome).enumerate() {
+                    match r {
+                        Ok(()) => result.keys.push(k.clone()),
+                        Err(e) => result.failed.push((i, k.clone(), e)),
+                    }
+                }
+                Ok(Bound::new(py, result)?.into_any())
+            }
+            (None, Some(filter)) => {
+                let params = params_from_py(params)?;
+                let n = py.detach(|| c.delete_where_with(&filter, &params)).py_err()?;
+                Ok(n.into_pyobject(py)?.into_any())
+            }
+            _ => Err(PyTypeError::new_err("delete takes keys or where=..., exactly one")),
+        }
+    }
+
+    /// Documents by key, as dicts (`_key` and the fields; vectors as numpy arrays), `None`
+    /// for a key not found. A single key returns a single dict or `None`.
+    #[pyo3(signature = (keys, *, fields = None))]
+    fn fetch<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'py, PyAny>,
+        fields: Option<Vec<String>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.get()?;
+        let single = keys.is_instance_of::<pyo3::types::PyString>();
+        let keys = keys_from_py(keys)?;
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let docs = py.detach(|| c.fetch(&refs, fields.as_deref())).py_err()?;
+        let out = docs
+            .iter()
+            .map(|d| match d {
+                None => Ok(py.None().into_bound(py)),
+                Some(d) => Ok(crate::results::doc_dict(py, d)?.into_any()),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        match single {
+            true => Ok(out.into_iter().next().expect("one key, one result")),
+            false => Ok(PyList::new(py, out)?.into_any()),
+        }
+    }
+
+    /// Live documents, or those `filter` keeps (`$name` placeholders bound from `params`).
+    #[pyo3(signature = (filter = None, *, params = None))]
+    fn count(&self, py: Python<'_>, filter: Option<String>, params: Option<&Bound<'_, PyDict>>) -> PyResult<u64> {
+        let c = self.get()?;
+        let params = params_from_py(params)?;
+        py.detach(|| c.count_where(filter.as_deref(), &params)).py_err()
+    }
+
+    /// Nearest neighbours of `vector` (or of the stored vector of `key`).
+    ///
+    /// `k` hits, best first, filtered by `filter` (`$name` placeholders from `params`);
+    /// `field` names the vector field when there are several; `fields` the fields to
+    /// return (default: every scalar field; `vectors=True` adds vectors). `ef` (graph
+    /// search breadth), `nprobe` (IVF lists) and `refine` (re-rank `refine × k` code hits
+    /// with the originals) override the index's defaults. With `group_by`, returns up to
+    /// `k` groups of that field's values as `[(value, QueryResult)]`, `per_group` hits each.
+    #[pyo3(signature = (vector = None, *, key = None, k = 10, filter = None, params = None, field = None, fields = None,
+        ef = None, nprobe = None, refine = None, vectors = false, group_by = None, per_group = 3))]
+    #[allow(clippy::too_many_arguments)]
+    fn query<'py>(
+        &self,
+        py: Python<'py>,
+        vector: Option<&Bound<'py, PyAny>>,
+        key: Option<String>,
+        k: usize,
+        filter: Option<String>,
+        params: Option<&Bound<'py, PyDict>>,
+        field: Option<String>,
+        fields: Option<Vec<String>>,
+        ef: Option<usize>,
+        nprobe: Option<usize>,
+        refine: Option<usize>,
+        vectors: bool,
+        group_by: Option<String>,
+        per_group: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.get()?;
+        let target = match (vector, key) {
+            (Some(v), None) => Query::vector(query_vector(v)?),
+            (None, Some(key)) => Query::key(key),
+            _ => return Err(PyTypeError::new_err("query takes a vector or key=..., exactly one")),
+        };
+        let knobs = Knobs { k, filter, params: params_from_py(params)?, field, fields, ef, nprobe, refine, vectors };
+        let q = knobs.query(target);
+        let schema = c.schema();
+        match group_by {
+            None => {
+                let hits = py.detach(|| c.query(&q)).py_err()?;
+                Ok(Bound::new(py, QueryResult::new(hits, &schema))?.into_any())
+            }
+            Some(by) => {
+                let by = GroupBy::new(by, k, per_group);
+                let groups = py.detach(|| c.query_groups(&q, &by)).py_err()?;
+                let out = groups
+                    .into_iter()
+                    .map(|g| {
+                        Ok((
+                            crate::convert::value_to_py(py, &g.value)?,
+                            Bound::new(py, QueryResult::new(g.hits, &schema))?,
+                        ))
+                    })
+                    .collect::<PyResult<Vec<_>>>()?;
+                Ok(PyList::new(py, out)?.into_any())
+            }
+        }
+    }
+
+    /// Searches each row of the 2-D array `vectors` (n, dim) in parallel on `threads`
+    /// threads (default: every core) with the GIL released, all against one snapshot.
+    /// Returns `(keys, scores)`: an (n, k) object array of str (`None` past a query's
+    /// last hit) and an (n, k) float32 array (NaN there). The array is read in place when
+    /// it is C-contiguous float32.
+    #[pyo3(signature = (vectors, *, k = 10, filter = None, params = None, field = None, ef = None, nprobe = None,
+        refine = None, threads = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn query_batch<'py>(
+        &self,
+        py: Python<'py>,
+        vectors: &Bound<'py, PyAny>,
+        k: usize,
+        filter: Option<String>,
+        params: Option<&Bound<'py, PyDict>>,
+        field: Option<String>,
+        ef: Option<usize>,
+        nprobe: Option<usize>,
+        refine: Option<usize>,
+        threads: Option<usize>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyArray2<f32>>)> {
+        let c = self.get()?;
+        let arr = vectors
+            .cast::<PyUntypedArray>()
+            .map_err(|_| PyTypeError::new_err("query_batch takes a 2-D numpy array of vectors"))?;
+        if arr.ndim() != 2 {
+            return Err(PyValueError::new_err(format!(
+                "query_batch takes a 2-D array (n, dim), found shape {:?}",
+                arr.shape()
+            )));
+        }
+        let f = as_f32_array(arr, &|| "vectors".into())?;
+        let ro: PyReadonlyArray2<f32> = f.extract()?;
+        let n = ro.shape()[0];
+        let flat = ro.as_slice().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let knobs = Knobs {
+            k,
+            filter,
+            params: params_from_py(params)?,
+            field,
+            fields: Some(Vec::new()),
+            ef,
+            nprobe,
+            refine,
+            vectors: false,
+        };
+        let q = knobs.query(Query::vector(Vec::new()));
+        let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()));
+        let results = py.detach(|| c.query_batch(&q, flat, threads)).py_err()?;
+        let mut scores = vec![f32::NAN; n * k];
+        let keys = PyList::empty(py);
+        for (i, r) in results.into_iter().enumerate() {
+            let hits = r.py_err().inspect_err(|e| {
+                let _ = e.value(py).setattr("row", i);
+            })?;
+            let row = PyList::new(py, (0..k).map(|j| hits.get(j).map(|h| h.key.as_str())))?;
+            for (j, h) in hits.iter().enumerate() {
+                scores[i * k + j] = h.score;
+            }
+            keys.append(row)?;
+        }
+        let np = py.import("numpy")?;
+        let key_arr = np.call_method1("empty", ((n, k), "object"))?;
+        if n > 0 && k > 0 {
+            key_arr.set_item(pyo3::types::PySlice::full(py), keys)?;
+        }
+        let scores = numpy::PyArray1::from_vec(py, scores).reshape([n, k])?;
+        Ok((key_arr, scores))
+    }
+
+    /// A hybrid query in the JSON form of `xvec query --json` (a dict or a JSON string):
+    /// dense, text, sparse and key branches under one filter, fused by RRF or weights.
+    /// Returns `[(key, score, fields)]`.
+    fn hybrid<'py>(&self, py: Python<'py>, query: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        let c = self.get()?;
+        let q = admin::hybrid_query(query)?;
+        let hits = py.detach(|| c.hybrid(&q)).py_err()?;
+        let out = hits
+            .iter()
+            .map(|h| Ok((h.key.as_str(), h.score, fields_dict(py, &h.fields)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, out)
+    }
+
+    /// How a query would run and did: the plan per segment (route, candidates, filter
+    /// leaves), as a dict. Takes the arguments of `query` (no `group_by`).
+    #[pyo3(signature = (vector = None, *, key = None, k = 10, filter = None, params = None, field = None, ef = None,
+        nprobe = None, refine = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn explain<'py>(
+        &self,
+        py: Python<'py>,
+        vector: Option<&Bound<'py, PyAny>>,
+        key: Option<String>,
+        k: usize,
+        filter: Option<String>,
+        params: Option<&Bound<'py, PyDict>>,
+        field: Option<String>,
+        ef: Option<usize>,
+        nprobe: Option<usize>,
+        refine: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.get()?;
+        let target = match (vector, key) {
+            (Some(v), None) => Query::vector(query_vector(v)?),
+            (None, Some(key)) => Query::key(key),
+            _ => return Err(PyTypeError::new_err("explain takes a vector or key=..., exactly one")),
+        };
+        let knobs = Knobs {
+            k,
+            filter,
+            params: params_from_py(params)?,
+            field,
+            fields: None,
+            ef,
+            nprobe,
+            refine,
+            vectors: false,
+        };
+        let q = knobs.query(target);
+        let explain = py.detach(|| c.snapshot().explain(&q)).py_err()?;
+        admin::explain_to_py(py, &explain)
+    }
+
+    /// Seals the memtable into a segment (durable under every sync policy).
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        let c = self.get()?;
+        py.detach(|| c.flush()).py_err()
+    }
+
+    /// Merges segments and builds indexes. `progress(done, total)` is called on this
+    /// thread as vectors are indexed; Ctrl-C (or an exception from `progress`) cancels it
+    /// with the collection unchanged. Returns a report dict.
+    #[pyo3(signature = (*, progress = None, threads = None))]
+    fn optimize<'py>(
+        &self,
+        py: Python<'py>,
+        progress: Option<Bound<'py, PyAny>>,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.get()?;
+        let report = admin::optimize(py, &c, progress, threads)?;
+        admin::optimize_report(py, &report)
+    }
+
+    /// Adds a field: its schema JSON form as a dict (`{"name": "note", "type": "string",
+    /// "nullable": true}`, a `default` allowed). Rows written earlier read the default.
+    fn add_field(&self, py: Python<'_>, field: &Bound<'_, PyAny>) -> PyResult<()> {
+        let c = self.get()?;
+        let f = admin::field_from_py(field)?;
+        py.detach(|| c.change_field(xvec::FieldChange::Add(f))).py_err()
+    }
+
+    /// Drops a field (its data is dropped at the next optimize).
+    fn drop_field(&self, py: Python<'_>, name: String) -> PyResult<()> {
+        let c = self.get()?;
+        py.detach(|| c.change_field(xvec::FieldChange::Drop(name))).py_err()
+    }
+
+    /// Renames a field.
+    fn rename_field(&self, py: Python<'_>, old: String, new: String) -> PyResult<()> {
+        let c = self.get()?;
+        py.detach(|| c.change_field(xvec::FieldChange::Rename { from: old, to: new })).py_err()
+    }
+
+    /// Adds an index to a scalar or string field: `"inverted"`, `"range"`, or a full-text
+    /// index `"fts"` / `{"type": "fts", "filters": [...]}`. Built for every segment.
+    fn add_index(&self, py: Python<'_>, field: String, index: &Bound<'_, PyAny>) -> PyResult<()> {
+        let c = self.get()?;
+        let index = admin::index_from_py(index)?;
+        py.detach(|| match index {
+            admin::IndexArg::Scalar(kind) => c.add_scalar_index(&field, kind),
+            admin::IndexArg::Text(text) => c.add_text_index(&field, text),
+        })
+        .py_err()
+    }
+
+    /// Drops an index (`"inverted"`, `"range"` or `"fts"`) from a field.
+    fn drop_index(&self, py: Python<'_>, field: String, index: &Bound<'_, PyAny>) -> PyResult<()> {
+        let c = self.get()?;
+        let index = admin::index_from_py(index)?;
+        py.detach(|| match index {
+            admin::IndexArg::Scalar(kind) => c.drop_scalar_index(&field, kind),
+            admin::IndexArg::Text(_) => c.drop_text_index(&field),
+        })
+        .py_err()
+    }
+
+    /// Counts and sizes: documents, segments, memtable, WAL, disk, background work, and
+    /// the engine's memory accounting by kind.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.get()?;
+        let (stats, memory) = py.detach(|| (c.stats(), c.memory()));
+        admin::stats_to_py(py, &stats, &memory)
+    }
+
+    /// The schema in its JSON form (the `create --schema` form), as a dict.
+    fn schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.get()?;
+        from_json(py, &serde_json::from_str(&c.schema().to_json()).expect("the schema's JSON parses"))
+    }
+
+    /// The schema, the collection options, counts and each vector field's index.
+    fn describe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.get()?;
+        admin::describe(py, &c, &self.path)
+    }
+
+    /// Checks every file (checksums, structure, graphs; `deep=True` also samples index
+    /// recall). Returns a report dict whose `clean` says whether anything is wrong.
+    #[pyo3(signature = (*, deep = false))]
+    fn verify<'py>(&self, py: Python<'py>, deep: bool) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.get()?;
+        let dir = c.dir().to_path_buf();
+        admin::verify(py, &dir, deep)
+    }
+
+    /// Pins the current state: a read-only view that later writes do not change.
+    fn snapshot(&self) -> PyResult<crate::snapshot::Snapshot> {
+        Ok(crate::snapshot::Snapshot::new(self.get()?.snapshot()))
+    }
+
+    /// For a read-only handle: catches up with the writer now (queries do it anyway when
+    /// opened with `follow=True`). Returns whether anything changed.
+    fn refresh(&self, py: Python<'_>) -> PyResult<bool> {
+        let c = self.get()?;
+        Ok(py.detach(|| c.refresh()).py_err()?.changed)
+    }
+
+    /// The documents (those `filter` keeps) as a streaming `pyarrow.RecordBatchReader`:
+    /// the key column `key`, then `fields` (default: all, vectors as
+    /// `fixed_size_list<float32>`), `batch_size` rows a batch, from one snapshot.
+    #[pyo3(signature = (*, fields = None, filter = None, params = None, key = xvec::KEY_FIELD, batch_size = 10_000))]
+    fn export<'py>(
+        &self,
+        py: Python<'py>,
+        fields: Option<Vec<String>>,
+        filter: Option<String>,
+        params: Option<&Bound<'py, PyDict>>,
+        key: &str,
+        batch_size: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let pa = import_pyarrow(py)?;
+        let c = self.get()?;
+        let params = params_from_py(params)?;
+        let scan = py.detach(|| c.scan(filter.as_deref(), &params, fields.as_deref())).py_err()?;
+        let schema: Arc<Schema> = c.schema();
+        let chosen = schema
+            .fields()
+            .iter()
+            .filter(|f| fields.as_ref().is_none_or(|names| names.contains(&f.name)))
+            .cloned()
+            .collect();
+        let reader = ScanReader::new(scan, chosen, key, batch_size).map_err(crate::arrow_io::arrow_err)?;
+        let capsule = stream_capsule(py, Box::new(reader))?;
+        pa.getattr("RecordBatchReader")?.call_method1("_import_from_c_capsule", (capsule,))
+    }
+}
+
+/// Collection options from a dict of `CollectionOptions` fields over the defaults.
+pub fn options_from_py(options: Option<&Bound<'_, PyDict>>) -> PyResult<CollectionOptions> {
+    let Some(d) = options else { return Ok(CollectionOptions::default()) };
+    let mut base = serde_json::to_value(CollectionOptions::default()).expect("options serialize");
+    let map = base.as_object_mut().expect("options are an object");
+    for (name, v) in d.iter() {
+        let name: String = name.extract()?;
+        if !map.contains_key(&name) {
+            let known: Vec<&str> = map.keys().map(String::as_str).collect();
+            return Err(PyValueError::new_err(format!(
+                "unknown collection option {name:?}; expected one of {}",
+                known.join(", ")
+            )));
+        }
+        map.insert(name.clone(), to_json(&v, &|| format!("options[{name:?}]"))?);
+    }
+    serde_json::from_value(base).map_err(|e| PyValueError::new_err(format!("collection options: {e}")))
+}
+
+/// Open options from `open()`'s arguments.
+pub fn open_options(read_only: bool, follow: bool, mmap: bool, lock_timeout: Option<f64>) -> PyResult<OpenOptions> {
+    let mut o = if read_only { OpenOptions::read_only() } else { OpenOptions::writable() };
+    o = o.follow(follow).mmap(mmap);
+    if let Some(t) = lock_timeout {
+        if !(0.0..=86_400.0).contains(&t) {
+            return Err(PyValueError::new_err(format!("lock_timeout is {t}; expected 0..=86400 seconds")));
+        }
+        o = o.lock_timeout(Duration::from_secs_f64(t));
+    }
+    Ok(o)
+}
