@@ -31,10 +31,7 @@ pub fn count(a: &CountArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
     let coll = colls.open(&a.coll.dir, false)?;
     let n = match &a.filter {
         None => coll.count(),
-        Some(f) => {
-            let keys = coll.snapshot().keys_where_with(Some(f), &io.params);
-            keys.map_err(|e| with_filter_caret(e, Some(f)))?.len() as u64
-        }
+        Some(f) => coll.count_where(Some(f), &io.params).map_err(|e| with_filter_caret(e, Some(f)))?,
     };
     let mut t = Table::new(["count"]);
     t.push(vec![n.into()]);
