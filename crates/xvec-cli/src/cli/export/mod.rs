@@ -1,7 +1,7 @@
 //! `xvec export`: live documents in the formats data moves in (JSON Lines, CSV, Parquet,
 //! one vector field as .npy/.fvecs), each in the shape `import` reads back. Reads one
-//! pinned snapshot in chunks and hands each chunk to a format's [`Writer`], so memory
-//! stays bounded by a chunk (plus the list of keys) however large the collection.
+//! pinned snapshot in chunks (the engine's streaming scan) and hands each chunk to a
+//! format's [`Writer`], so memory stays bounded by a chunk however large the collection.
 
 #[cfg(feature = "parquet")]
 mod parquet;
@@ -48,11 +48,11 @@ pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliErro
             .hint("name the key column something else with --key-field NAME"));
     }
     let snapshot = coll.snapshot();
-    // The projection is checked before anything is written (an unknown name is an error).
-    snapshot.fetch(&[], a.fields.as_deref())?;
-    let keys = snapshot
-        .keys_where_with(a.filter.as_deref(), &io.params)
+    // The filter and projection are checked before anything is written.
+    let mut scan = snapshot
+        .scan(a.filter.as_deref(), &io.params, a.fields.as_deref())
         .map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
+    let rows = snapshot.count_where(a.filter.as_deref(), &io.params)?;
     let fields: Vec<Field> = schema
         .fields()
         .iter()
@@ -62,20 +62,22 @@ pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliErro
     let layout = Layout {
         fields,
         key_field: a.key_field.clone(),
-        rows: keys.len(),
+        rows: rows as usize,
+        // Parquet types the key column before the first row: one pass over the keys alone.
         #[cfg(feature = "parquet")]
-        integer_keys: keys.iter().all(|k| k.parse::<i64>().is_ok_and(|i| i.to_string() == *k)),
+        integer_keys: snapshot
+            .scan(a.filter.as_deref(), &io.params, Some(&[]))?
+            .all(|d| d.key.parse::<i64>().is_ok_and(|i| i.to_string() == d.key)),
     };
     let mut writer = open_writer(a, layout, io)?;
-    for chunk in keys.chunks(CHUNK) {
+    loop {
         interrupt::check()?;
-        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-        let docs: Vec<Doc> = snapshot.fetch(&refs, a.fields.as_deref())?.into_iter().flatten().collect();
+        let Some(docs) = scan.next_batch(CHUNK) else { break };
         writer.write(&docs)?;
     }
     writer.finish()?;
     if let Some(path) = output_path(a) {
-        writeln!(io.err, "exported {} to {}", super::plural::count(keys.len() as u64, "document"), path.display())?;
+        writeln!(io.err, "exported {} to {}", super::plural::count(rows, "document"), path.display())?;
     }
     Ok(())
 }
