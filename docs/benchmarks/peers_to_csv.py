@@ -38,7 +38,7 @@ LIBRARY = {
 }
 
 
-def rows(report, command):
+def rows(report, command, commit=""):
     m, ds, params = report["machine"], report["dataset"], report["params"]
     load = lambda l: "" if not l else f"{l[0]:.2f}"  # noqa: E731
     for run in report["runs"]:
@@ -52,7 +52,7 @@ def rows(report, command):
         for s in run["results"]:
             yield {
                 "date": report.get("started_at", ""), "db": lib, "db_version": version or "",
-                "commit": "", "command": command, "machine": m.get("cpu_model", ""),
+                "commit": commit, "command": command, "machine": m.get("cpu_model", ""),
                 "cores": m.get("nproc", ""), "load_start": load(report.get("loadavg_start")),
                 "load_end": load(report.get("loadavg_end")), "dataset": ds["name"], "rows": ds["n"],
                 "dim": ds["d"], "queries": ds["nq"], "metric": params["metric"], "k": s["k"],
@@ -78,6 +78,7 @@ def main():
     ap.add_argument("report", help="peers.py --output JSON")
     ap.add_argument("csv", help="CSV file to append to (created with the standard header)")
     ap.add_argument("--command", default="", help="the peers.py command line, for the command column")
+    ap.add_argument("--commit", default="", help="our commit at the sitting, for the commit column")
     a = ap.parse_args()
     with open(a.report) as f:
         report = json.load(f)
@@ -94,7 +95,7 @@ def main():
         w = csv.DictWriter(f, fieldnames=header, restval="", lineterminator="\n")
         if new:
             w.writeheader()
-        for row in rows(report, a.command):
+        for row in rows(report, a.command, a.commit):
             w.writerow(row)
             n += 1
     print(f"appended {n} rows to {a.csv}", file=sys.stderr)
