@@ -23,6 +23,12 @@ pub fn optimize(
     progress: Option<Bound<'_, PyAny>>,
     threads: Option<usize>,
 ) -> PyResult<OptimizeReport> {
+    if let Some(cb) = progress.as_ref().filter(|cb| !cb.is_callable()) {
+        return Err(PyTypeError::new_err(format!(
+            "progress must be callable as progress(done, total), found {}",
+            cb.get_type().name()?
+        )));
+    }
     let cancel = AtomicBool::new(false);
     let latest: Mutex<Option<(u64, u64)>> = Mutex::new(None);
     let report_progress = |p: &OptimizeProgress| {

@@ -78,6 +78,12 @@ impl ArrowRows {
             // SAFETY: the capsules hold an `ArrowSchema` and an `ArrowArray` (their names say
             // so); the array is moved out (a released one left behind), the schema borrowed.
             let data = unsafe { from_ffi(std::ptr::replace(ap, FFI_ArrowArray::empty()), &*sp) }.map_err(arrow_err)?;
+            if !matches!(data.data_type(), DataType::Struct(_)) {
+                return Err(PyTypeError::new_err(format!(
+                    "__arrow_c_array__ gave a {} array; expected a record batch (a struct array of columns)",
+                    data.data_type()
+                )));
+            }
             let batch = RecordBatch::from(StructArray::from(data));
             Box::new(arrow_array::RecordBatchIterator::new(vec![Ok(batch.clone())], batch.schema()))
         };

@@ -537,12 +537,22 @@ impl Collection {
         let q = knobs.query(Query::vector(Vec::new()));
         let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()));
         let results = py.detach(|| c.query_batch(&q, flat, threads)).py_err()?;
-        let mut scores = vec![f32::NAN; n * k];
+        let results = (results.into_iter().enumerate())
+            .map(|(i, r)| {
+                r.py_err().inspect_err(|e| {
+                    let _ = e.value(py).setattr("row", i);
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        // Sized only once every row passed the engine's checks (k among them), and
+        // fallibly: an (n, k) answer too big for memory is a MemoryError, not an abort.
+        let mut scores = Vec::new();
+        n.checked_mul(k)
+            .and_then(|len| scores.try_reserve_exact(len).ok())
+            .ok_or_else(|| pyo3::exceptions::PyMemoryError::new_err(format!("query_batch: ({n}, {k}) scores")))?;
+        scores.resize(n * k, f32::NAN);
         let keys = PyList::empty(py);
-        for (i, r) in results.into_iter().enumerate() {
-            let hits = r.py_err().inspect_err(|e| {
-                let _ = e.value(py).setattr("row", i);
-            })?;
+        for (i, hits) in results.into_iter().enumerate() {
             let row = PyList::new(py, (0..k).map(|j| hits.get(j).map(|h| h.key.as_str())))?;
             for (j, h) in hits.iter().enumerate() {
                 scores[i * k + j] = h.score;
