@@ -46,3 +46,22 @@ def filled(coll):
         }
     )
     return coll
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "covers(*names): the public names of xvec a test exercises (`xvec.create`, "
+        "`Collection.insert`, ...); test_api_surface.py fails on a public name no test covers",
+    )
+
+
+def run_python(code, *args, timeout=60):
+    """Runs `code` in a fresh interpreter (with this package importable); returns the
+    CompletedProcess. For what might crash or hang the interpreter running pytest."""
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout
+    )
