@@ -14,10 +14,10 @@
 #
 # One command, from the repository root, on a quiet machine:
 #     docs/benchmarks/sittings/2026-12-06-python.sh
-# About 45 minutes on 2 cores (measured parts: see docs/benchmarks/README.md, "Python").
+# About 40 minutes on 2 cores (estimated from the parts' full-size times: docs/benchmarks/README.md, "Python").
 # It first builds the release binary and the release extension into $VENV (BUILD=0 skips
 # that) and makes sure the peers' venvs exist (peers-setup, cheap when they do).
-# Quick check of the script on the 5,000-row sample (about 5 minutes, CSV to /tmp):
+# Quick check of the script on the 5,000-row sample (2 to 3 minutes a round, CSV to /tmp):
 #     DATA=~/.cache/xvec-bench/wordnet-minilm-384/sample-5k CSV=/tmp/py-sample.csv \
 #         W=/tmp/xvec-sitting-python-5k docs/benchmarks/sittings/2026-12-06-python.sh
 set -euo pipefail
