@@ -14,8 +14,8 @@ Added for the package (issue 37's targets):
 - build = create + insert of the whole (n, d) float32 array as one dict of columns
   (read in place), `batch_size` rows per WAL batch with one fsync each (the default
   sync policy, as `xvec import --batch-size 1000`), + optimize(threads) + close and
-  reopen read-only (as `xvec bench` and peers.py's zvec do); insert rows/s is its own
-  figure;
+  reopen read-only with follow=False (as `xvec bench`, which queries one pinned snapshot,
+  and peers.py's zvec do); insert rows/s is its own figure;
 - batch QPS: `query_batch` of all queries at each ef on each --batch-threads count,
   repeated for at least --batch-min-s, QPS = queries answered / wall time;
 - memory: VmHWM beside the engine's own accounting (`stats()["memory"]["total"]`) and
@@ -248,7 +248,9 @@ def child_main(spec):
         detail["engine_after_optimize_mib"] = round(engine_mib(c), 1)
         t = time.perf_counter()
         c.close()
-        c = xvec.open(path, read_only=True)
+        # follow=False: the queries read one state, as `xvec bench`'s pinned snapshot does
+        # (following the writer costs two stat calls a query, which xvec bench never pays).
+        c = xvec.open(path, read_only=True, follow=False)
         detail["close_reopen_s"] = time.perf_counter() - t
         build_s = detail["create_s"] + detail["insert_s"] + detail["optimize_s"] + detail["close_reopen_s"]
         detail["disk_bytes"] = dir_bytes(path)
