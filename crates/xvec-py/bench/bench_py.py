@@ -27,7 +27,11 @@ Added for the package (issue 37's targets):
 
 Variants (--variants): xvec-hnsw (FP32 HNSW), xvec-hnsw-int8-refine (HNSW over int8
 codes, --refine R re-ranks R*k candidates with the originals), xvec-hnsw-int8 (codes
-only, refine 0: zvec-hnsw-int8's setting), xvec-import. Keys are the row numbers as
+only, refine 0: zvec-hnsw-int8's setting), xvec-import, and xvec-overhead: the p50 of one
+`query` call on a 16-row collection (the first base rows), where the search itself takes
+a few µs, so the binding's share shows; `--overhead-files DIR` writes the same rows and
+query for `xvec bench --base DIR/base.fvecs --queries DIR/queries.fvecs`, the same query
+without Python. Keys are the row numbers as
 strings; a query's time includes reading `.keys` of its result, and mapping the keys
 back to row numbers is outside it.
 
@@ -66,7 +70,12 @@ VARIANTS = {
     "xvec-hnsw-int8-refine": "xvec (Python) HNSW over int8 codes + fp32 refine",
     "xvec-hnsw-int8": "xvec (Python) HNSW over int8 codes, no refine",
     "xvec-import": "xvec import (the tool) of base.fvecs, for the insert comparison",
+    "xvec-overhead": "the binding's cost a query: a 16-row collection, one query repeated",
 }
+# Rows of the xvec-overhead collection, and the row it queries: a search this small costs
+# a few µs, so the binding's share of a query shows; `xvec bench` on the same rows
+# (--overhead-files) is the same query without Python.
+OVERHEAD_ROWS, OVERHEAD_ROW = 16, 3
 DEFAULT_VARIANTS = ["xvec-hnsw", "xvec-hnsw-int8-refine"]
 # The columns of `xvec bench --csv` (crates/xvec-bench/src/export.rs), in order.
 COLUMNS = [
@@ -218,6 +227,11 @@ def child_main(spec):
         import xvec
         emit({"type": "start", "pid": os.getpid(), "python": platform.python_version(),
               "versions": {"xvec": xvec.__version__, "numpy": np.__version__}, "loadavg": loadavg()})
+        if name == "xvec-overhead":
+            emit(overhead(xvec, o))
+            emit({"type": "done", "vm_hwm_kib": rss_kib("VmHWM"), "loadavg": loadavg()})
+            fd.close()
+            os._exit(0)
         rss0 = rss_kib()
         x = read_vecs(o["base"], np.float32)
         q = read_vecs(o["queries"], np.float32, limit=o["max_queries"])
@@ -323,6 +337,49 @@ def child_main(spec):
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+def overhead(xvec, o):
+    """p50 and mean of one `query` call (k=10, no fields, `.keys` read) on a collection of
+    the first OVERHEAD_ROWS base rows, through a handle with follow=False (what the
+    search variants use) and one with follow=True (the default)."""
+    import numpy as np
+    x = read_vecs(o["base"], np.float32, limit=OVERHEAD_ROWS)
+    path = os.path.join(o["workdir"], "collection")
+    index = {"type": "hnsw", "m": o["m"], "ef_construction": o["ef_construction"], "seed": 42}
+    with xvec.create(path, {"name": "overhead", "fields": [{"name": "emb", "type": "vector_fp32",
+                     "dim": int(x.shape[1]), "metric": o["metric"], "index": index}]}) as c:
+        c.insert({"_key": [str(i) for i in range(x.shape[0])], "emb": x})
+        c.optimize()
+    out = {"type": "overhead", "rows": int(x.shape[0]), "k": o["k"], "queries": o["overhead_queries"]}
+    q, pc = x[OVERHEAD_ROW], time.perf_counter
+    for follow in (False, True):
+        with xvec.open(path, read_only=True, follow=follow) as c:
+            query = c.query
+            for _ in range(500):
+                query(q, k=o["k"], fields=[]).keys
+            lat = np.empty(o["overhead_queries"])
+            for i in range(lat.size):
+                t0 = pc()
+                query(q, k=o["k"], fields=[]).keys
+                lat[i] = pc() - t0
+        key = "follow" if follow else "pinned"
+        out[key] = {"p50_us": float(np.median(lat)) * 1e6, "mean_us": float(lat.mean()) * 1e6,
+                    "p99_us": float(np.percentile(lat, 99)) * 1e6}
+    return out
+
+
+def write_overhead_files(base, out_dir, queries=2000):
+    """The xvec-overhead rows as `base.fvecs`, and its query row repeated as
+    `queries.fvecs`, for `xvec bench --base ... --queries ...`."""
+    import numpy as np
+    x = read_vecs(base, np.float32, limit=OVERHEAD_ROWS)
+    os.makedirs(out_dir, exist_ok=True)
+    for name, a in (("base.fvecs", x), ("queries.fvecs", np.repeat(x[OVERHEAD_ROW:OVERHEAD_ROW + 1], queries, 0))):
+        rows = np.empty((a.shape[0], a.shape[1] + 1), dtype=np.int32)
+        rows[:, 0] = a.shape[1]
+        rows[:, 1:] = a.view(np.int32)
+        rows.tofile(os.path.join(out_dir, name))
 
 
 def recall_of(ids, gt, x, q, qn, k):
@@ -497,6 +554,10 @@ def absorb(rec, msg, variant, idx, total):
         batch = " ".join(f"batch{b['threads']}t={b['qps']:.0f}" for b in msg["batch"])
         log(f"[{idx}/{total}] {variant}: ef={msg['ef']} recall@{msg['k']}={msg['recall']:.4f} "
             f"QPS={msg['qps']:.0f} p99={msg['p99_ms']:.3f}ms {batch}")
+    elif typ == "overhead":
+        rec["overhead"] = msg
+        log(f"[{idx}/{total}] {variant}: one query on {msg['rows']} rows: p50 {msg['pinned']['p50_us']:.2f} µs "
+            f"(follow=False), {msg['follow']['p50_us']:.2f} µs (follow=True)")
     elif typ == "done":
         rec.update(msg)
         rec["done"] = True
@@ -522,7 +583,7 @@ def fmt_table(runs, k, batch_threads):
     hdr += [f"batchQPS_{t}t" for t in batch_threads]
     rows = []
     for r in runs:
-        if r["peer"] == "xvec-import":
+        if r["peer"] in ("xvec-import", "xvec-overhead"):
             continue
         cfg = (r.get("config") or {}).get("short", "-")
         peak = peak_kib(r)
@@ -546,7 +607,7 @@ def fmt_memory(runs):
            "searchRSS_MiB", "engine_search_MiB", "search_margin_MiB"]
     rows = []
     for r in runs:
-        if r["status"] != "ok":
+        if r["status"] != "ok" or r["peer"] == "xvec-overhead":
             continue
         d = r.get("build_detail") or {}
         peak = (peak_kib(r) or 0) / 1024
@@ -579,6 +640,19 @@ def csv_rows(report, command):
             "k": p["k"], "ground_truth": "file"}
     for r in report["runs"]:
         if r["status"] != "ok":
+            continue
+        if r["peer"] == "xvec-overhead":
+            ov = r["overhead"]
+            for key, follow in (("pinned", "false"), ("follow", "true")):
+                v = ov[key]
+                yield dict(base, db="xvec-py", db_version=(r.get("versions") or {}).get("xvec", ""),
+                           rows=ov["rows"], queries=ov["queries"], index="overhead",
+                           params=f"variant=xvec-overhead rows={ov['rows']} follow={follow}",
+                           serial_qps=f"{1e6 / v['mean_us']:.1f}", serial_latency_avg=f"{v['mean_us'] / 1e3:.4f}",
+                           serial_latency_p50=f"{v['p50_us'] / 1e3:.4f}",
+                           serial_latency_p99=f"{v['p99_us'] / 1e3:.4f}",
+                           notes="one query() on a 16-row HNSW collection, repeated: the binding's share "
+                                 "of a query; latencies in ms with 4 decimals")
             continue
         d = r.get("build_detail") or {}
         peak = peak_kib(r)
@@ -680,6 +754,11 @@ def parse_args(argv):
     ap.add_argument("--output", help="write all raw numbers + machine info as JSON here")
     ap.add_argument("--csv", help="append rows in xvec bench's CSV columns to this file")
     ap.add_argument("--command", help="the command column of the CSV rows (default: this command line)")
+    ap.add_argument("--overhead-queries", type=int, default=20000,
+                    help="timed queries of xvec-overhead per handle (default 20000)")
+    ap.add_argument("--overhead-files", metavar="DIR",
+                    help="write xvec-overhead's rows and queries as DIR/base.fvecs and DIR/queries.fvecs "
+                         "(for xvec bench) and exit")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 
@@ -692,6 +771,9 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.child:
         child_main(json.loads(args.child))
+        return
+    if args.overhead_files:
+        write_overhead_files(os.path.join(args.dataset, "base.fvecs"), args.overhead_files)
         return
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     bad = [v for v in variants if v not in VARIANTS]
@@ -728,7 +810,8 @@ def main(argv=None):
             "k": args.k, "efs": efs, "m": args.m, "ef_construction": args.ef_construction,
             "refine": args.refine, "metric": args.metric, "threads": args.threads,
             "batch_threads": batch_threads, "batch_min_s": args.batch_min_s, "batch_size": args.batch_size,
-            "max_queries": nq, "warmup": args.warmup, "repeat": args.repeat}
+            "max_queries": nq, "warmup": args.warmup, "repeat": args.repeat,
+            "overhead_queries": args.overhead_queries}
     log(f"dataset {args.dataset}: n={nb} d={d} nq={nq} k={args.k}; load avg {report['loadavg_start']}")
     try:
         for i, v in enumerate(variants, 1):
@@ -752,9 +835,17 @@ def main(argv=None):
     print(f"# cpu: {m.get('cpu_model')} x{m.get('nproc')}; load avg start {report['loadavg_start']} "
           f"end {report['loadavg_end']}; commit {report['commit']}; versions: "
           + ", ".join(f"{k} {v}" for k, v in sorted(versions.items())))
-    print(fmt_table(report["runs"], args.k, batch_threads))
-    print()
-    print(fmt_memory(report["runs"]))
+    if any(r["peer"] not in ("xvec-import", "xvec-overhead") for r in report["runs"]):
+        print(fmt_table(report["runs"], args.k, batch_threads))
+        print()
+    if any(r["peer"] != "xvec-overhead" for r in report["runs"]):
+        print(fmt_memory(report["runs"]))
+    for r in report["runs"]:
+        if r["peer"] == "xvec-overhead" and r["status"] == "ok":
+            ov = r["overhead"]
+            print(f"\nxvec-overhead: one query() on {ov['rows']} rows, k {ov['k']}, {ov['queries']} times: "
+                  f"p50 {ov['pinned']['p50_us']:.2f} µs, mean {ov['pinned']['mean_us']:.2f} µs (follow=False); "
+                  f"p50 {ov['follow']['p50_us']:.2f} µs, mean {ov['follow']['mean_us']:.2f} µs (follow=True)")
     if any(r["status"] != "ok" for r in report["runs"]):
         sys.exit(1)
 

@@ -5,7 +5,8 @@
 # zvec-hnsw-int8 (the ratios the targets name) and the embedded databases users pick
 # instead (LanceDB, Chroma, Milvus Lite, Qdrant Edge). wordnet-minilm-384, cosine, k 10,
 # HNSW M 16, ef_construction 200, build on 2 threads, serial queries on one thread; FP32
-# and INT8 + refine 2. ROUNDS rounds (3), interleaved: odd rounds xvec bench, Python,
+# and INT8 + refine 2; and the binding's share of one query (a 16-row collection, through
+# Python and through xvec bench). ROUNDS rounds (3), interleaved: odd rounds xvec bench, Python,
 # peers; even rounds peers, Python, xvec bench (xvec bench and Python always adjacent).
 # Every run appends its rows to docs/benchmarks/python.csv (xvec bench --csv, bench_py.py
 # --csv, peers_to_csv.py; commit, command, machine, load in each row); the reports and
@@ -56,10 +57,14 @@ xb() {
   $XVEC bench $common $hnsw --quantize int8 --refine 2 --sweep ef=$EFS --path "$W/xb-int8" \
     --output "$W/xb-int8-$1.json" --csv "$CSV" > "$W/xb-int8-$1.log" 2>&1
   rm -rf "$W/xb-fp32" "$W/xb-int8"
+  # The same 16-row query as bench_py.py's xvec-overhead, without Python.
+  $XVEC bench --base "$W/tiny/base.fvecs" --queries "$W/tiny/queries.fvecs" --metric cosine -k 10 $hnsw \
+    --concurrency 1 --duration 0.2s --cooldown 0s --warmup 500 \
+    --output "$W/xb-tiny-$1.json" --csv "$CSV" > "$W/xb-tiny-$1.log" 2>&1
 }
 py() {
   local args="--dataset $DATA --ef $EFS --threads 2 --refine 2 --batch-size 1000 --batch-threads 1,2
-    --batch-min-s $BATCH_MIN_S --variants xvec-hnsw,xvec-hnsw-int8-refine,xvec-import --xvec $XVEC"
+    --batch-min-s $BATCH_MIN_S --variants xvec-hnsw,xvec-hnsw-int8-refine,xvec-import,xvec-overhead --xvec $XVEC"
   # shellcheck disable=SC2086
   "$VENV/bin/python" crates/xvec-py/bench/bench_py.py $args --output "$W/py-$1.json" --csv "$CSV" \
     --command "bench_py.py $(echo $args)" > "$W/py-$1.log" 2>&1 || echo "round $1: bench_py.py failed (see $W/py-$1.log)"
@@ -74,6 +79,7 @@ peers() {
 }
 
 { date -u; uptime; lscpu | grep 'Model name'; echo "commit $XVEC_COMMIT"; } > "$W/start"
+"$VENV/bin/python" crates/xvec-py/bench/bench_py.py --dataset "$DATA" --overhead-files "$W/tiny"
 for r in $(seq 1 "$ROUNDS"); do
   if [ $((r % 2)) = 1 ]; then order="xb py peers"; else order="peers py xb"; fi
   for step in $order; do
