@@ -10,7 +10,6 @@
 //! refinement reads them too. Files are written as `NAME.tmp`, fsynced, then renamed, so
 //! a half-written file never carries an index file's name.
 
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -27,17 +26,22 @@ use crate::index::quant::sketch::Sketches;
 use crate::index::quant::{Codes, Quantizer};
 use crate::index::vamana;
 use crate::kernels;
-use crate::schema::{HnswParams, IndexParams, Metric, Quantize, VectorSpec};
+use crate::schema::{IndexParams, Metric, VectorSpec};
 use crate::storage::column::VectorColumn;
-use crate::storage::mmap::{FileBytes, cast_slice};
+use crate::storage::container::RawSection;
+use crate::storage::mmap::FileBytes;
 
 mod file;
+mod kinds;
+mod quantization;
 mod search;
 #[cfg(test)]
 mod tests;
 
 pub use file::write_with_graph_index;
 use file::{encode, write_index};
+use kinds::VectorIndex;
+use quantization::Quantization;
 pub use search::{SearchParams, SearchPath, SearchRoute, scratch_bytes};
 
 #[repr(u16)]
@@ -102,6 +106,11 @@ pub fn section_name(kind: u16) -> Option<&'static str> {
     })
 }
 
+/// The section of `kind` in an index file's table.
+fn find(sections: &[RawSection], kind: Kind) -> Option<&RawSection> {
+    sections.iter().find(|s| s.kind == kind as u16)
+}
+
 /// What an index file describes about itself.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -122,28 +131,14 @@ pub struct IndexMeta {
     pub recall_probes: Vec<u32>,
 }
 
-/// An open index of one field of one segment.
+/// An open index of one field of one segment: the file, its kind's sections
+/// ([`VectorIndex`]) and its quantization ([`Quantization`]).
 pub struct SegmentIndex {
     path: PathBuf,
     bytes: FileBytes,
     meta: IndexMeta,
-    quantizer: Option<Quantizer>,
-    /// The stored rotation: of the codes (when rotated) and of the sketches.
-    rotation: Option<Rotation>,
-    codes: Option<(Range<usize>, Range<usize>)>,
-    sketches: Option<Range<usize>>,
-    graph: Option<[Range<usize>; 4]>,
-    /// The Vamana adjacency section.
-    adjacency: Option<Range<usize>>,
-    /// The IVF centroids, list offsets and list entries.
-    ivf: Option<[Range<usize>; 3]>,
-    /// `|c|²` of every IVF centroid, computed at open (a float per list).
-    centroid_norms: Vec<f32>,
-    /// The IVF centroids as int8 codes, made at open for a segment with many lists.
-    coarse: Option<ivf::CoarseCodes>,
-    /// The IVF entries' sketches, and the first block of every list (computed at open).
-    list_sketches: Option<Range<usize>>,
-    list_blocks: Vec<usize>,
+    kind: VectorIndex,
+    quant: Quantization,
 }
 
 impl std::fmt::Debug for SegmentIndex {
@@ -161,35 +156,6 @@ pub struct IndexBytes {
     pub graph: u64,
     /// IVF centroids, list offsets and entries.
     pub lists: u64,
-}
-
-fn quantizer_for(spec: &VectorSpec, rotation: Option<Rotation>) -> Option<Quantizer> {
-    let q = spec.index.quant();
-    (q.quantize != Quantize::None).then(|| Quantizer::new(q.quantize, q.bits, spec.dim as usize, spec.metric, rotation))
-}
-
-/// Whether an index of `spec` keeps sketches: graph indexes do.
-fn keeps_sketches(spec: &VectorSpec) -> bool {
-    matches!(spec.index, IndexParams::Hnsw(_) | IndexParams::Vamana(_))
-}
-
-/// Whether the index's codes are the sign bits of its sketches (one-bit RaBitQ of the
-/// rotated rows of a graph index), read in place from the sketches section: the bits are
-/// stored once, and a code row is one aligned 64-byte line at d = 384 (not 48 bytes
-/// straddling two).
-fn codes_in_sketches(index: &IndexParams) -> bool {
-    let q = index.quant();
-    matches!(index, IndexParams::Hnsw(_) | IndexParams::Vamana(_))
-        && q.quantize == Quantize::Rabitq
-        && q.bits == 1
-        && q.rotate
-}
-
-/// Whether an index of `spec` stores a rotation: for rotated codes, or for sketches (of
-/// rows, or of IVF entries).
-fn keeps_rotation(spec: &VectorSpec) -> bool {
-    let quant = spec.index.quant();
-    (quant.quantize != Quantize::None && quant.rotate) || keeps_sketches(spec) || spec.index.ivf().is_some()
 }
 
 /// Builds the index of `col` described by `spec` and writes it to `path`. Returns the
@@ -245,102 +211,63 @@ impl SegmentIndex {
         &self.meta
     }
 
-    fn slice<T: crate::storage::mmap::Plain>(&self, r: &Range<usize>) -> Option<&[T]> {
-        cast_slice(&self.bytes.as_slice()[r.clone()])
-    }
-
     /// The graph, for HNSW indexes.
     pub fn graph(&self) -> Option<GraphView<'_>> {
-        let [l, b, o, u] = self.graph.as_ref()?;
-        let IndexParams::Hnsw(HnswParams { m, .. }) = self.meta.params else { return None };
-        Some(GraphView {
-            m: m as usize,
-            m0: 2 * m as usize,
-            entry: self.meta.entry,
-            max_level: self.meta.max_level as usize,
-            levels: &self.bytes.as_slice()[l.clone()],
-            base: self.slice(b)?,
-            upper_offsets: self.slice(o)?,
-            upper: self.slice(u)?,
-        })
+        self.kind.hnsw(self.bytes.as_slice(), &self.meta)
     }
 
     /// The graph, for Vamana indexes.
     pub fn vamana(&self) -> Option<vamana::GraphView<'_>> {
-        let r = self.adjacency.as_ref()?;
-        let IndexParams::Vamana(p) = &self.meta.params else { return None };
-        Some(vamana::GraphView { degree: p.degree as usize, medoid: self.meta.entry, adjacency: self.slice(r)? })
+        self.kind.vamana(self.bytes.as_slice(), &self.meta)
     }
 
     /// The graph, for HNSW and Vamana indexes.
     pub fn graph_index(&self) -> Option<GraphIndexView<'_>> {
-        match self.graph() {
-            Some(g) => Some(GraphIndexView::Hnsw(g)),
-            None => self.vamana().map(GraphIndexView::Vamana),
-        }
+        self.kind.graph(self.bytes.as_slice(), &self.meta)
     }
 
     /// The quantizer the codes were made with (rotation included), for quantized indexes.
     pub fn quantizer(&self) -> Option<&Quantizer> {
-        self.quantizer.as_ref()
+        self.quant.quantizer.as_ref()
     }
 
     /// The codes, for quantized indexes.
     pub fn codes(&self) -> Option<Codes<'_>> {
-        let (c, p) = self.codes.as_ref()?;
-        let qz = self.quantizer.as_ref()?;
-        let (codes, params) = (&self.bytes.as_slice()[c.clone()], self.slice(p)?);
-        Some(if self.codes_in_sketches() { qz.view_in_sketches(codes, params) } else { qz.view(codes, params) })
-    }
-
-    /// Whether the codes are read from the sketches section (see [`codes_in_sketches`]);
-    /// files written before that have a codes section of their own.
-    fn codes_in_sketches(&self) -> bool {
-        matches!((&self.codes, &self.sketches), (Some((c, _)), Some(s)) if c == s)
+        self.quant.codes(self.bytes.as_slice())
     }
 
     /// The stored rotation (of rotated codes and of sketches).
     pub fn rotation(&self) -> Option<&Rotation> {
-        self.rotation.as_ref()
+        self.quant.rotation.as_ref()
     }
 
     /// The rows' sketches, for graph indexes.
     pub fn sketches(&self) -> Option<Sketches<'_>> {
-        Some(Sketches { words: self.slice(self.sketches.as_ref()?)?, dim: self.meta.dim as usize })
+        self.quant.sketches(self.bytes.as_slice(), self.meta.dim as usize)
     }
 
     /// The lists, for IVF indexes.
     pub fn ivf(&self) -> Option<IvfView<'_>> {
-        let [c, o, i] = self.ivf.as_ref()?;
-        Some(IvfView {
-            dim: self.meta.dim as usize,
-            centroids: self.slice(c)?,
-            offsets: self.slice(o)?,
-            ids: self.slice(i)?,
-        })
+        self.kind.ivf_sections()?.view(self.bytes.as_slice(), self.meta.dim as usize)
     }
 
     /// The sketches of the IVF entries, for IVF indexes.
     pub fn list_sketches(&self) -> Option<ListSketches<'_>> {
-        let r = self.list_sketches.as_ref()?;
-        ListSketches::new(&self.bytes.as_slice()[r.clone()], self.meta.dim as usize, &self.list_blocks)
+        self.kind.ivf_sections()?.sketches(self.bytes.as_slice(), self.meta.dim as usize)
     }
 
     pub fn bytes_by_kind(&self) -> IndexBytes {
-        let sketches = [&self.sketches, &self.list_sketches].into_iter().flatten().map(|r| r.len() as u64).sum();
-        let own = |c: &Range<usize>| if self.codes_in_sketches() { 0 } else { c.len() };
-        let codes = self.codes.as_ref().map_or(0, |(c, p)| (own(c) + p.len()) as u64);
-        let hnsw = self.graph.as_ref().map_or(0, |g| g.iter().map(|r| r.len() as u64).sum());
-        let vamana = self.adjacency.as_ref().map_or(0, |r| r.len() as u64);
-        let coarse = self.coarse.as_ref().map_or(0, |c| c.heap_bytes() as u64);
-        let lists = self.ivf.as_ref().map_or(0, |l| l.iter().map(|r| r.len() as u64).sum::<u64>()) + coarse;
-        IndexBytes { codes, sketches, graph: hnsw + vamana, lists }
+        let (codes, sketches) = self.quant.bytes();
+        let (graph, lists) = self.kind.bytes();
+        IndexBytes { codes, sketches: sketches + self.kind.sketch_bytes(), graph, lists }
     }
 
     /// The index with its centroids ranked in f32 only, to compare with their codes.
     #[cfg(test)]
     pub fn without_coarse_codes(mut self) -> SegmentIndex {
-        self.coarse = None;
+        if let Some(s) = self.kind.ivf_sections_mut() {
+            s.coarse = None;
+        }
         self
     }
 

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use roaring::RoaringBitmap;
 
 use super::SegmentIndex;
+use super::kinds::{IvfSections, VectorIndex};
 use crate::index::flat::PreparedQuery;
 use crate::index::graph::{Beam, SearchScratch};
 use crate::index::ivf::{self, EntryScorer, IvfScratch, IvfView, ListSearch};
@@ -193,23 +194,24 @@ impl SegmentIndex {
                 &mut *cell.borrow_mut();
             let scratch = &mut Scratch { graph, bounds };
             let orig = Originals { kernels: k, col: originals, query, screen: None };
-            let mut refine = self.quantizer.is_some() && p.refine > 0;
+            let mut refine = self.quant.quantizer.is_some() && p.refine > 0;
             let want = if refine { p.k.saturating_mul(p.refine) } else { p.k };
             let path;
-            match (&self.quantizer, self.codes(), self.ivf()) {
-                (_, codes, Some(lists)) => {
-                    let qq = self.quantizer.as_ref().map(|qz| qz.prepare(raw_query, qscratch));
+            match (&self.kind, &self.quant.quantizer, self.codes()) {
+                (VectorIndex::Ivf(sections), quantizer, codes) => {
+                    let qq = quantizer.as_ref().map(|qz| qz.prepare(raw_query, qscratch));
                     let codes = codes.zip(qq.as_ref());
                     let bound = top.threshold();
+                    let lists = (sections, self.ivf().expect("IVF lists are checked on open"));
                     path = self.search_lists(lists, &orig, codes, raw_query, want, p, bound, scratch, iscratch, found);
                     // An exact scan's answer is the originals' already.
                     refine &= !matches!(path, SearchPath::ListsThenExact | SearchPath::Exact { .. });
                 }
-                (Some(qz), Some(codes), None) => {
+                (VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_), Some(qz), Some(codes)) => {
                     let qq = qz.prepare(raw_query, qscratch);
                     // Rotated codes share the sketches' rotation: the query is rotated once.
                     let sq = match qz.rotation() {
-                        Some(_) => self.sketches.as_ref().map(|_| SketchQuery::new(qq.rotated(), qq.norm_sq())),
+                        Some(_) => self.quant.sketches.as_ref().map(|_| SketchQuery::new(qq.rotated(), qq.norm_sq())),
                         None => self.sketch_query(raw_query, tmp),
                     };
                     let screen = self.screen(sq.as_ref());
@@ -222,7 +224,8 @@ impl SegmentIndex {
                         found.sort_unstable();
                     }
                 }
-                _ => {
+                // Without codes: the originals.
+                (VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_), _, _) => {
                     let sq = self.sketch_query(raw_query, tmp);
                     let scorer = Originals { screen: self.screen(sq.as_ref()), ..orig };
                     path = self.candidates(&scorer, want, p, scratch, found);
@@ -259,7 +262,7 @@ impl SegmentIndex {
     #[allow(clippy::too_many_arguments)]
     fn search_lists(
         &self,
-        lists: IvfView,
+        (sections, lists): (&IvfSections, IvfView),
         orig: &Originals,
         codes: Option<(Codes, &QuantQuery)>,
         raw_query: &[f32],
@@ -290,16 +293,16 @@ impl SegmentIndex {
         let ls = ListSearch {
             kernels: orig.kernels,
             metric: self.meta.metric,
-            centroid_norms: &self.centroid_norms,
+            centroid_norms: &sections.centroid_norms,
             probes,
             want,
             allowed: p.allowed,
             spilled: ip.soar,
-            sketches: self
-                .list_sketches()
+            sketches: sections
+                .sketches(self.bytes.as_slice(), self.meta.dim as usize)
                 .zip(self.rotation())
                 .expect("an IVF index keeps list sketches and a rotation (checked on open)"),
-            coarse: self.coarse.as_ref().map(ivf::CoarseCodes::view),
+            coarse: sections.coarse.as_ref().map(ivf::CoarseCodes::view),
             bound,
         };
         match codes {
@@ -328,8 +331,8 @@ impl SegmentIndex {
 
     /// The query for this index's sketches, if it keeps them.
     pub(super) fn sketch_query(&self, raw_query: &[f32], tmp: &mut Vec<f32>) -> Option<SketchQuery> {
-        self.sketches.as_ref()?;
-        Some(SketchQuery::prepare(raw_query, self.rotation.as_ref()?, self.meta.metric, tmp))
+        self.quant.sketches.as_ref()?;
+        Some(SketchQuery::prepare(raw_query, self.quant.rotation.as_ref()?, self.meta.metric, tmp))
     }
 
     pub(super) fn screen<'a>(&'a self, query: Option<&'a SketchQuery>) -> Option<Screen<'a>> {
