@@ -20,7 +20,7 @@ use crate::storage::wal::Record;
 use crate::storage::{FileKind, segment_name, wal_name};
 use crate::verify::GraphReport;
 use crate::verify::scan;
-use crate::verify::topology::{check_hnsw, check_vamana};
+use crate::verify::topology::{GraphTopology, check_graph};
 
 /// One segment and its files.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -187,11 +187,8 @@ pub fn graphs(coll: &Collection, field: &str) -> Result<Vec<GraphReport>, Error>
         let col = s.segment.vector(idx);
         let mut ignored: RoaringBitmap = (*s.deleted).clone();
         ignored.extend((0..s.segment.rows() as u32).filter(|&r| !col.validity.is_valid(r as usize)));
-        let (kind, entry, layers) = if let Some(g) = index.graph() {
-            ("hnsw", g.entry, check_hnsw(&g, &ignored))
-        } else if let Some(g) = index.vamana() {
-            ("vamana", g.medoid, vec![check_vamana(&g, &ignored)])
-        } else {
+        let Some(GraphTopology { kind, entry, layers, .. }) = index.graph_index().map(|g| check_graph(g, &ignored))
+        else {
             continue;
         };
         out.push(GraphReport {

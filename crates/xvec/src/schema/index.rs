@@ -358,7 +358,10 @@ impl IndexParams {
     /// Whether searches of the index may miss true neighbours (the graphs); a flat
     /// field's search is exact and scans unindexed rows exactly too.
     pub fn is_approximate(&self) -> bool {
-        !matches!(self, IndexParams::Flat(_))
+        match self {
+            IndexParams::Flat(_) => false,
+            IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Ivf(_) => true,
+        }
     }
 
     /// The engine's defaults for every parameter of `kind`.
@@ -390,7 +393,7 @@ impl IndexParams {
     pub fn hnsw_mut(&mut self) -> Option<&mut HnswParams> {
         match self {
             IndexParams::Hnsw(p) => Some(p),
-            _ => None,
+            IndexParams::Flat(_) | IndexParams::Vamana(_) | IndexParams::Ivf(_) => None,
         }
     }
 
@@ -398,7 +401,7 @@ impl IndexParams {
     pub fn vamana_mut(&mut self) -> Option<&mut VamanaParams> {
         match self {
             IndexParams::Vamana(p) => Some(p),
-            _ => None,
+            IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Ivf(_) => None,
         }
     }
 
@@ -406,7 +409,7 @@ impl IndexParams {
     pub fn ivf_mut(&mut self) -> Option<&mut IvfParams> {
         match self {
             IndexParams::Ivf(p) => Some(p),
-            _ => None,
+            IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) => None,
         }
     }
 
@@ -414,7 +417,7 @@ impl IndexParams {
     pub fn ivf(&self) -> Option<&IvfParams> {
         match self {
             IndexParams::Ivf(p) => Some(p),
-            _ => None,
+            IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) => None,
         }
     }
 
@@ -501,7 +504,10 @@ impl IndexParams {
 
     /// True when optimize builds something for this field (a graph or codes).
     pub fn builds_index(&self) -> bool {
-        !matches!(self, IndexParams::Flat(p) if p.quantize == Quantize::None)
+        match self {
+            IndexParams::Flat(p) => p.quantize != Quantize::None,
+            IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Ivf(_) => true,
+        }
     }
 
     /// Seed for randomized parts of the index (rotation, levels).

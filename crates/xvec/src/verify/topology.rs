@@ -10,6 +10,7 @@
 use roaring::RoaringBitmap;
 use serde::Serialize;
 
+use crate::index::graph_index::GraphIndexView;
 use crate::index::{hnsw, vamana};
 
 /// One layer of a graph as the checks see it.
@@ -209,6 +210,30 @@ pub fn check_hnsw(g: &hnsw::GraphView, deleted: &RoaringBitmap) -> Vec<LayerStat
 /// The one layer of a Vamana graph, entered at the medoid.
 pub fn check_vamana(g: &vamana::GraphView, deleted: &RoaringBitmap) -> LayerStats {
     check_layer(&VamanaLayer { graph: g }, 0, g.medoid, deleted)
+}
+
+/// The topology of a graph index of either kind: its name in reports, entry point,
+/// layers (base first) and the section a defect is reported in.
+pub struct GraphTopology {
+    pub kind: &'static str,
+    pub entry: u32,
+    pub layers: Vec<LayerStats>,
+    pub section: &'static str,
+}
+
+/// Checks every layer of `g`, whichever graph kind it is.
+pub fn check_graph(g: GraphIndexView, deleted: &RoaringBitmap) -> GraphTopology {
+    match g {
+        GraphIndexView::Hnsw(g) => {
+            GraphTopology { kind: "hnsw", entry: g.entry, layers: check_hnsw(&g, deleted), section: "HNSW base layer" }
+        }
+        GraphIndexView::Vamana(g) => GraphTopology {
+            kind: "vamana",
+            entry: g.medoid,
+            layers: vec![check_vamana(&g, deleted)],
+            section: "Vamana adjacency",
+        },
+    }
 }
 
 #[cfg(test)]

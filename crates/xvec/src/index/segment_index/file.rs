@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use super::kinds::VectorIndex;
-use super::quantization::{Quantization, codes_in_sketches, keeps_rotation, keeps_sketches, quantizer_for};
+use super::quantization::{
+    Quantization, codes_in_sketches, codes_per_row, keeps_rotation, keeps_sketches, quantizer_for,
+};
 use super::{IndexMeta, Kind, SegmentIndex, find};
 use crate::error::StorageError;
 use crate::index::graph_index::GraphIndexView;
@@ -66,7 +68,7 @@ pub(super) fn encode(spec: &VectorSpec, col: VectorColumn, rows: usize) -> Encod
     let rotation = keeps_rotation(&spec.index).then(|| Rotation::new(spec.dim as usize, spec.index.seed()));
     // IVF codes are in list order, made once the lists are (`encode_lists`).
     let quantizer =
-        quantizer_for(spec, rotation.clone().filter(|_| quant.rotate)).filter(|_| spec.index.ivf().is_none());
+        quantizer_for(spec, rotation.clone().filter(|_| quant.rotate)).filter(|_| codes_per_row(&spec.index));
     let codes = quantizer.map(|qz| qz.encode_rows(col, rows));
     let sketches = rotation
         .as_ref()

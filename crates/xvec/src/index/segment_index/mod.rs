@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::StorageError;
 use crate::index::graph::{BuildControl, BuildProgress};
 use crate::index::graph_index::{GraphIndex, GraphIndexView};
-use crate::index::hnsw::{self, GraphView};
+use crate::index::hnsw;
 use crate::index::ivf::sketches::ListSketches;
 use crate::index::ivf::{self, IvfView};
 use crate::index::quant::rotation::Rotation;
@@ -42,6 +42,7 @@ pub use file::write_with_graph_index;
 use file::{encode, write_index};
 use kinds::VectorIndex;
 use quantization::Quantization;
+pub use quantization::codes_per_row;
 pub use search::{SearchParams, SearchPath, SearchRoute, scratch_bytes};
 
 #[repr(u16)]
@@ -175,12 +176,12 @@ pub fn build(
     let k = kernels::best();
     let control = BuildControl { concurrency, progress, cancel };
     let mut encoded = encode(spec, col, rows);
-    if let IndexParams::Ivf(p) = &spec.index {
-        let Some(lists) = ivf::build(spec.metric, col, rows, p, &control) else { return Ok(None) };
-        encoded.encode_lists(spec, col, lists);
-        return write_index(path, segment_id, field, spec, rows, &encoded, None).map(Some);
-    }
     let mut graph = match &spec.index {
+        IndexParams::Ivf(p) => {
+            let Some(lists) = ivf::build(spec.metric, col, rows, p, &control) else { return Ok(None) };
+            encoded.encode_lists(spec, col, lists);
+            return write_index(path, segment_id, field, spec, rows, &encoded, None).map(Some);
+        }
         IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, encoded.screen(spec.dim), &control) {
             Some(g) => Some(GraphIndex::Hnsw(g)),
             None => return Ok(None),
@@ -189,7 +190,7 @@ pub fn build(
             Some(g) => Some(GraphIndex::Vamana(g)),
             None => return Ok(None),
         },
-        IndexParams::Flat(_) | IndexParams::Ivf(_) => {
+        IndexParams::Flat(_) => {
             progress(BuildProgress { done: rows, total: rows });
             None
         }
@@ -211,14 +212,10 @@ impl SegmentIndex {
         &self.meta
     }
 
-    /// The graph, for HNSW indexes.
-    pub fn graph(&self) -> Option<GraphView<'_>> {
+    /// The graph, for HNSW indexes (tests look at its levels).
+    #[cfg(test)]
+    pub fn graph(&self) -> Option<hnsw::GraphView<'_>> {
         self.kind.hnsw(self.bytes.as_slice(), &self.meta)
-    }
-
-    /// The graph, for Vamana indexes.
-    pub fn vamana(&self) -> Option<vamana::GraphView<'_>> {
-        self.kind.vamana(self.bytes.as_slice(), &self.meta)
     }
 
     /// The graph, for HNSW and Vamana indexes.

@@ -51,6 +51,16 @@ pub(super) fn codes_in_sketches(index: &IndexParams) -> bool {
     keeps_sketches(index) && q.quantize == Quantize::Rabitq && q.bits == 1 && q.rotate
 }
 
+/// Whether the codes are one per row, in row order, so they can be encoded before (and
+/// re-encoded without) the kind's own structure; IVF codes are per list entry, in list
+/// order, made with the lists.
+pub fn codes_per_row(index: &IndexParams) -> bool {
+    match index {
+        IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) => true,
+        IndexParams::Ivf(_) => false,
+    }
+}
+
 /// Whether an index of this kind keeps sketches of its IVF list entries (in the kind's
 /// own section, with the rotation of this component).
 pub(super) fn sketches_entries(index: &IndexParams) -> bool {

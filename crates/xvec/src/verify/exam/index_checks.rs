@@ -21,7 +21,7 @@ use crate::storage::column::SegmentView;
 use crate::storage::manifest::{IndexEntry, SegmentEntry};
 use crate::storage::segment::Segment;
 use crate::verify::scan::{self, ScanContext, describe};
-use crate::verify::topology::{check_hnsw, check_vamana};
+use crate::verify::topology::{GraphTopology, check_graph};
 use crate::verify::{CodesReport, Finding, GraphReport, RecallReport, Severity};
 
 impl Checker<'_> {
@@ -166,11 +166,8 @@ impl Checker<'_> {
         deleted: &RoaringBitmap,
         st: &mut IdxState,
     ) {
-        let (kind, entry, layers, section) = if let Some(g) = index.graph() {
-            ("hnsw", g.entry, check_hnsw(&g, deleted), "HNSW base layer")
-        } else if let Some(g) = index.vamana() {
-            ("vamana", g.medoid, vec![check_vamana(&g, deleted)], "Vamana adjacency")
-        } else {
+        let Some(GraphTopology { kind, entry, layers, section }) = index.graph_index().map(|g| check_graph(g, deleted))
+        else {
             return;
         };
         let defects: u64 = layers.iter().map(|l| l.defects()).sum();

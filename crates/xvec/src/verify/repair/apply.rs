@@ -319,7 +319,7 @@ impl<'a> Applier<'a> {
         // None: rebuild it.
         let kept: Option<Option<GraphIndex>> = match step {
             // IVF codes follow the lists: a rebuild makes both (k-means takes seconds).
-            Step::Recode { .. } if spec.index.ivf().is_some() => None,
+            Step::Recode { .. } if !segment_index::codes_per_row(&spec.index) => None,
             Step::Recode { .. } => old.and_then(|i| i.index.as_deref()).map(owned_graph),
             Step::Reconnect { .. } => old.and_then(|i| i.index.as_deref()).and_then(|index| {
                 let mut ignored = match &s.deletes {
