@@ -2,6 +2,7 @@
 //! [`xvec::Collection`] like the `xvec` tool. Every call that can take time runs with the
 //! GIL released; long ones (a write of many rows, `optimize`) stop cleanly on Ctrl-C.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,19 +30,43 @@ pub const DEFAULT_BATCH: usize = 1000;
 #[pyclass(frozen, module = "xvec")]
 pub struct Collection {
     inner: Mutex<Option<Arc<xvec::Collection>>>,
-    /// The process that opened it: a forked child must not write through (or close) it.
+    /// The process that opened it, and the forks seen then: a forked child must not
+    /// write through (or close) it.
     pid: u32,
+    forks: u64,
     path: String,
+}
+
+/// Forks this process has gone through, counted in the child by a `pthread_atfork`
+/// handler: a handle compares it with the count at its open, which costs a load where
+/// `getpid` would cost a system call on every query.
+static FORKS: AtomicU64 = AtomicU64::new(0);
+
+extern "C" fn forked() {
+    FORKS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Installs the fork counter; called once when the module loads.
+pub fn count_forks() {
+    // SAFETY: registers a handler that only increments an atomic, which is async-signal-
+    // safe as the child side of a fork requires.
+    unsafe { libc::pthread_atfork(None, None, Some(forked)) };
 }
 
 impl Collection {
     pub fn wrap(c: xvec::Collection, path: String) -> Collection {
-        Collection { inner: Mutex::new(Some(Arc::new(c))), pid: std::process::id(), path }
+        let forks = FORKS.load(Ordering::Relaxed);
+        Collection { inner: Mutex::new(Some(Arc::new(c))), pid: std::process::id(), forks, path }
+    }
+
+    /// Whether this process is a fork of the one that opened the handle.
+    fn in_fork(&self) -> bool {
+        FORKS.load(Ordering::Relaxed) != self.forks
     }
 
     /// The engine handle, or why there is none.
     fn get(&self) -> PyResult<Arc<xvec::Collection>> {
-        if std::process::id() != self.pid {
+        if self.in_fork() {
             return Err(ClosedError::new_err(format!(
                 "{}: this handle was opened in process {} before a fork; open the collection again in this process",
                 self.path, self.pid
@@ -100,7 +125,7 @@ impl Collection {
 
 impl Drop for Collection {
     fn drop(&mut self) {
-        if std::process::id() != self.pid
+        if self.in_fork()
             && let Some(c) = self.inner.get_mut().ok().and_then(Option::take)
         {
             // A forked child's copy: closing it would write to files the parent owns.
@@ -317,7 +342,7 @@ impl Collection {
     /// releases the writer lock. Closing twice is a no-op; queries still running on other
     /// threads finish first.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        if std::process::id() != self.pid {
+        if self.in_fork() {
             return Err(ClosedError::new_err(format!("{}: this handle belongs to process {}", self.path, self.pid)));
         }
         let taken = self.inner.lock().expect("handle lock poisoned").take();

@@ -72,6 +72,7 @@ fn open(
 /// The extension module.
 #[pymodule]
 fn _xvec(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    collection::count_forks();
     m.add_function(wrap_pyfunction!(create, m)?)?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_class::<Collection>()?;

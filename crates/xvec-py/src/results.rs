@@ -40,18 +40,19 @@ impl Hit {
 #[pyclass(frozen, module = "xvec", sequence)]
 pub struct QueryResult {
     hits: Vec<xvec::Hit>,
-    /// The returned fields in schema order, for the Arrow view.
-    fields: Vec<Field>,
+    /// For the Arrow view's column types.
+    schema: Arc<Schema>,
 }
 
 impl QueryResult {
     pub fn new(hits: Vec<xvec::Hit>, schema: &Arc<Schema>) -> QueryResult {
-        let mut present: Vec<&str> = hits.iter().flat_map(|h| h.fields.keys().map(String::as_str)).collect();
-        present.sort_unstable();
-        present.dedup();
-        let fields =
-            schema.fields().iter().filter(|f| present.binary_search(&f.name.as_str()).is_ok()).cloned().collect();
-        QueryResult { hits, fields }
+        QueryResult { hits, schema: Arc::clone(schema) }
+    }
+
+    /// The fields some hit holds, in schema order.
+    fn returned_fields(&self) -> Vec<Field> {
+        let present = |name: &str| self.hits.iter().any(|h| h.fields.contains_key(name));
+        self.schema.fields().iter().filter(|f| present(&f.name)).cloned().collect()
     }
 
     fn hit(&self, py: Python<'_>, i: usize) -> PyResult<Hit> {
@@ -61,9 +62,10 @@ impl QueryResult {
 
     fn arrow_batch(&self) -> Result<arrow_array::RecordBatch, arrow_schema::ArrowError> {
         use arrow_schema::{DataType, Field as ArrowField, Schema as ArrowSchema};
-        let base = crate::arrow_io::arrow_schema(&self.fields, xvec::KEY_FIELD)?;
+        let fields = self.returned_fields();
+        let base = crate::arrow_io::arrow_schema(&fields, xvec::KEY_FIELD)?;
         let rows: Vec<_> = self.hits.iter().map(|h| (h.key.clone(), &h.fields)).collect();
-        let batch = to_batch(&base, &self.fields, &rows)?;
+        let batch = to_batch(&base, &fields, &rows)?;
         let mut columns = batch.columns().to_vec();
         let mut fields: Vec<ArrowField> = base.fields().iter().map(|f| f.as_ref().clone()).collect();
         let scores = arrow_array::Float32Array::from_iter_values(self.hits.iter().map(|h| h.score));

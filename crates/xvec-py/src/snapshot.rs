@@ -15,11 +15,14 @@ use crate::results::QueryResult;
 #[pyclass(frozen, module = "xvec")]
 pub struct Snapshot {
     snap: Arc<xvec::Snapshot>,
+    /// The view's schema, shared by its results.
+    schema: Arc<xvec::Schema>,
 }
 
 impl Snapshot {
     pub fn new(snap: Arc<xvec::Snapshot>) -> Snapshot {
-        Snapshot { snap }
+        let schema = Arc::new(snap.schema().clone());
+        Snapshot { snap, schema }
     }
 }
 
@@ -64,7 +67,7 @@ impl Snapshot {
         let knobs = Knobs { k, filter, params: params_from_py(params)?, field, fields, ef, nprobe, refine, vectors };
         let q = knobs.query(Query::vector(vector));
         let hits = py.detach(|| self.snap.query(&q)).py_err()?;
-        Ok(QueryResult::new(hits, &Arc::new(self.snap.schema().clone())))
+        Ok(QueryResult::new(hits, &self.schema))
     }
 
     /// Documents by key in this view, as dicts (`None` for a key not found).
