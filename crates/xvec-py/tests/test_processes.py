@@ -82,7 +82,6 @@ def reader(path, conn):
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
-@pytest.mark.covers("Collection.refresh")
 def test_one_writer_and_readers_in_other_processes(path, method):
     ctx = mp.get_context(method)
     with xvec.create(path, SCHEMA) as c:
