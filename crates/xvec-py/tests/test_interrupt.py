@@ -17,16 +17,42 @@ HNSW = {
 }
 
 
-def interrupt_after(seconds, how):
+@pytest.fixture(autouse=True)
+def armed_sigint():
+    """SIGINT raises KeyboardInterrupt only while the test's call runs: an interrupt that
+    arrives after the call returned (the machine was faster than the timer) is recorded,
+    not raised into pytest, and the test then fails on its own assertion."""
+    state = {"armed": False, "late": 0}
+
+    def handler(signum, frame):
+        if state["armed"]:
+            raise KeyboardInterrupt
+        state["late"] += 1
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield state
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def interrupt_after(seconds, how, armed):
     def fire():
         if how == "interrupt_main":
             _thread.interrupt_main()
         else:
             signal.raise_signal(signal.SIGINT)
 
+    armed["armed"] = True
     t = threading.Timer(seconds, fire)
     t.start()
     return t
+
+
+def disarm(timer, armed):
+    timer.join()
+    armed["armed"] = False
+    assert armed["late"] == 0, "the interrupt came after the call had returned"
 
 
 def state(c):
@@ -54,13 +80,13 @@ def unindexed(tmp_path):
 
 @pytest.mark.parametrize("how", ["interrupt_main", "raise_signal"])
 @pytest.mark.covers("Collection.optimize", "Collection.verify")
-def test_ctrl_c_in_optimize_leaves_the_collection_unchanged(unindexed, how):
+def test_ctrl_c_in_optimize_leaves_the_collection_unchanged(unindexed, how, armed_sigint):
     before = state(unindexed)
     assert len(before[0]) == 4 and before[2] < 1.0
-    timer = interrupt_after(0.2, how)
+    timer = interrupt_after(0.2, how, armed_sigint)
     with pytest.raises(KeyboardInterrupt) as e:
         unindexed.optimize()
-    timer.join()
+    disarm(timer, armed_sigint)
     assert type(e.value) is KeyboardInterrupt
     assert state(unindexed) == before
     v = unindexed.verify()
@@ -89,18 +115,18 @@ def test_an_exception_from_progress_cancels_optimize(unindexed):
 
 
 @pytest.mark.parametrize("form", ["columns", "dicts"])
-def test_ctrl_c_in_a_long_insert_reports_what_was_committed(coll, form):
-    n, batch = 20_000, 50
+def test_ctrl_c_in_a_long_insert_reports_what_was_committed(coll, form, armed_sigint):
+    n, batch = 100_000, 50
     keys = [f"r{i:05}" for i in range(n)]
     v = np.random.default_rng(1).standard_normal((n, 8)).astype(np.float32)
     if form == "columns":
         data = {"_key": keys, "pos": ["n"] * n, "emb": v}
     else:
         data = [{"_key": k, "pos": "n", "emb": v[i]} for i, k in enumerate(keys)]
-    timer = interrupt_after(0.15, "interrupt_main")
+    timer = interrupt_after(0.15, "interrupt_main", armed_sigint)
     with pytest.raises(xvec.Interrupted) as e:
         coll.insert(data, batch_size=batch)
-    timer.join()
+    disarm(timer, armed_sigint)
     err = e.value
     assert isinstance(err, KeyboardInterrupt)
     assert 0 < err.committed < n and err.committed % batch == 0, err.committed
