@@ -274,8 +274,24 @@ impl Knobs {
     }
 }
 
+/// `"batch"` (fsync each write call: the default), `"flush"` (only at flushes and
+/// close), or an int N (every N records).
+fn sync_policy(sync: &Bound<'_, PyAny>) -> PyResult<xvec::SyncPolicy> {
+    if let Ok(n) = sync.extract::<u32>() {
+        if n == 0 {
+            return Err(PyValueError::new_err("sync=0: expected at least 1 record between syncs"));
+        }
+        return Ok(xvec::SyncPolicy::EveryRecords(n));
+    }
+    match sync.extract::<String>().as_deref() {
+        Ok("batch") => Ok(xvec::SyncPolicy::EveryBatch),
+        Ok("flush") => Ok(xvec::SyncPolicy::OnFlush),
+        _ => Err(PyValueError::new_err(format!("sync={sync}: expected \"batch\", \"flush\" or a number of records"))),
+    }
+}
+
 /// A query vector from a numpy array or a sequence of numbers.
-fn query_vector(v: &Bound<'_, PyAny>) -> PyResult<Vec<f32>> {
+pub fn query_vector(v: &Bound<'_, PyAny>) -> PyResult<Vec<f32>> {
     if let Ok(arr) = v.cast::<PyUntypedArray>() {
         if arr.ndim() != 1 {
             return Err(PyValueError::new_err(format!(
@@ -802,9 +818,19 @@ pub fn options_from_py(options: Option<&Bound<'_, PyDict>>) -> PyResult<Collecti
 }
 
 /// Open options from `open()`'s arguments.
-pub fn open_options(read_only: bool, follow: bool, mmap: bool, lock_timeout: Option<f64>) -> PyResult<OpenOptions> {
+pub fn open_options(
+    read_only: bool,
+    follow: bool,
+    mmap: bool,
+    lock_timeout: Option<f64>,
+    sync: &Bound<'_, PyAny>,
+    maintenance_threads: Option<usize>,
+) -> PyResult<OpenOptions> {
     let mut o = if read_only { OpenOptions::read_only() } else { OpenOptions::writable() };
-    o = o.follow(follow).mmap(mmap);
+    o = o.follow(follow).mmap(mmap).sync(sync_policy(sync)?);
+    if let Some(t) = maintenance_threads {
+        o = o.maintenance_threads(t);
+    }
     if let Some(t) = lock_timeout {
         if !(0.0..=86_400.0).contains(&t) {
             return Err(PyValueError::new_err(format!("lock_timeout is {t}; expected 0..=86400 seconds")));

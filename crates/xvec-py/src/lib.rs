@@ -52,9 +52,13 @@ fn create(
 /// handle writes) or, with `read_only=True`, a reader that follows the writer's new data
 /// at each query (`follow=False` pins what was there at open). `mmap=False` reads files
 /// with read(2) instead of mapping them; `lock_timeout` waits up to that many seconds
-/// for the writer lock.
+/// for the writer lock. `sync` is when writes reach the disk: `"batch"` (each write
+/// call, the default), `"flush"`, or every N records; `maintenance_threads` build indexes
+/// in the background.
 #[pyfunction]
-#[pyo3(signature = (path, *, read_only = false, follow = true, mmap = true, lock_timeout = None))]
+#[pyo3(signature = (path, *, read_only = false, follow = true, mmap = true, lock_timeout = None, sync = None,
+    maintenance_threads = None))]
+#[allow(clippy::too_many_arguments)]
 fn open(
     py: Python<'_>,
     path: std::path::PathBuf,
@@ -62,8 +66,11 @@ fn open(
     follow: bool,
     mmap: bool,
     lock_timeout: Option<f64>,
+    sync: Option<Bound<'_, PyAny>>,
+    maintenance_threads: Option<usize>,
 ) -> PyResult<Collection> {
-    let opts = open_options(read_only, follow, mmap, lock_timeout)?;
+    let sync = sync.unwrap_or_else(|| pyo3::types::PyString::new(py, "batch").into_any());
+    let opts = open_options(read_only, follow, mmap, lock_timeout, &sync, maintenance_threads)?;
     let shown = path.to_string_lossy().into_owned();
     let c = py.detach(|| xvec::Collection::open(&path, &opts)).py_err()?;
     Ok(Collection::wrap(c, shown))

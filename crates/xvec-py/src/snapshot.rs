@@ -53,7 +53,7 @@ impl Snapshot {
     fn query(
         &self,
         py: Python<'_>,
-        vector: Vec<f32>,
+        vector: &Bound<'_, PyAny>,
         k: usize,
         filter: Option<String>,
         params: Option<&Bound<'_, PyDict>>,
@@ -65,7 +65,7 @@ impl Snapshot {
         vectors: bool,
     ) -> PyResult<QueryResult> {
         let knobs = Knobs { k, filter, params: params_from_py(params)?, field, fields, ef, nprobe, refine, vectors };
-        let q = knobs.query(Query::vector(vector));
+        let q = knobs.query(Query::vector(crate::collection::query_vector(vector)?));
         let hits = py.detach(|| self.snap.query(&q)).py_err()?;
         Ok(QueryResult::new(hits, &self.schema))
     }

@@ -26,7 +26,14 @@ def create(path: PathLike, schema: Union[Mapping[str, Any], str], *, options: Op
     `options` sets collection options (`auto_flush_rows`, `max_docs_per_segment`, ...)."""
 
 def open(
-    path: PathLike, *, read_only: bool = False, follow: bool = True, mmap: bool = True, lock_timeout: Optional[float] = None
+    path: PathLike,
+    *,
+    read_only: bool = False,
+    follow: bool = True,
+    mmap: bool = True,
+    lock_timeout: Optional[float] = None,
+    sync: Union[str, int, None] = None,
+    maintenance_threads: Optional[int] = None,
 ) -> Collection:
     """Opens the collection in `path`: the writer (the default; `LockedError` while another
     handle writes) or, with `read_only=True`, a reader that follows the writer."""
