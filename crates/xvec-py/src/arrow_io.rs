@@ -125,7 +125,7 @@ impl ArrowRows {
                 self.batch = None;
                 continue;
             }
-            let end = (b.next + max).min(b.batch.num_rows());
+            let end = b.next.saturating_add(max).min(b.batch.num_rows());
             let mut out = Vec::with_capacity(end - b.next);
             for i in b.next..end {
                 out.push(row(schema, &b.batch, b.key, &b.cols, i)?);

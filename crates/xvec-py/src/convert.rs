@@ -10,9 +10,20 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value as Json;
 use xvec::{FieldType, Value, VectorType};
 
+/// How deep [`to_json`] follows nested lists and dicts: as deep as serde_json parses, and
+/// a list that contains itself is an error rather than a stack overflow.
+const MAX_DEPTH: usize = 128;
+
 /// A Python object as JSON: `None`, bools, ints, floats, strings, lists, tuples, dicts with
 /// string keys, numpy scalars and arrays. `what` names the object in an error.
 pub fn to_json(obj: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<Json> {
+    nested_json(obj, what, 0)
+}
+
+fn nested_json(obj: &Bound<'_, PyAny>, what: &dyn Fn() -> String, depth: usize) -> PyResult<Json> {
+    if depth > MAX_DEPTH {
+        return Err(PyValueError::new_err(format!("{}: nested deeper than {MAX_DEPTH} levels", what())));
+    }
     if obj.is_none() {
         Ok(Json::Null)
     } else if let Ok(b) = obj.cast::<PyBool>() {
@@ -37,7 +48,7 @@ pub fn to_json(obj: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<Js
         for (k, v) in d.iter() {
             let k: String =
                 k.extract().map_err(|_| PyTypeError::new_err(format!("{}: dict keys must be strings", what())))?;
-            let v = to_json(&v, &|| format!("{} [{k:?}]", what()))?;
+            let v = nested_json(&v, &|| format!("{} [{k:?}]", what()), depth + 1)?;
             map.insert(k, v);
         }
         Ok(Json::Object(map))
@@ -48,12 +59,12 @@ pub fn to_json(obj: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<Js
         let items = if obj.is_instance_of::<PyUntypedArray>() { obj.call_method0("tolist")? } else { obj.clone() };
         let mut out = Vec::new();
         for (i, x) in items.try_iter()?.enumerate() {
-            out.push(to_json(&x?, &|| format!("{}[{i}]", what()))?);
+            out.push(nested_json(&x?, &|| format!("{}[{i}]", what()), depth + 1)?);
         }
         Ok(Json::Array(out))
     } else if obj.hasattr("item")? && obj.hasattr("dtype")? {
         // A numpy scalar (np.float32(1.5), np.int64(3)): its Python value.
-        to_json(&obj.call_method0("item")?, what)
+        nested_json(&obj.call_method0("item")?, what, depth + 1)
     } else {
         Err(PyTypeError::new_err(format!(
             "{}: a {} cannot be stored; expected None, bool, int, float, str, list, dict or a numpy array",

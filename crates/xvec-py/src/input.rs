@@ -48,7 +48,7 @@ impl Rows {
         match self {
             Rows::Dicts { items, len, next, key } => {
                 let items = items.bind(py);
-                let end = (*next + max).min(*len);
+                let end = next.saturating_add(max).min(*len);
                 let mut out = Vec::with_capacity(end - *next);
                 for i in *next..end {
                     out.push(dict_row(schema, &items.get_item(i)?, key, i)?);
@@ -179,7 +179,7 @@ impl Columns {
     }
 
     fn next_chunk(&mut self, py: Python<'_>, _schema: &Schema, max: usize) -> PyResult<Vec<Row>> {
-        let end = (self.next + max).min(self.keys.len());
+        let end = self.next.saturating_add(max).min(self.keys.len());
         let mut docs: Vec<Row> = self.keys[self.next..end].iter().map(|k| Ok(Doc::new(k.clone()))).collect();
         for (name, column) in &self.columns {
             match column {
