@@ -422,3 +422,50 @@ def test_wrong_types_for_every_argument(filled, path):
     for fn in (xvec.create, xvec.open):
         assert set(inspect.signature(fn).parameters) == given[fn.__name__]
     assert filled.count() == 200 and filled.verify()["clean"]
+
+
+def test_self_containing_and_deeply_nested_values_do_not_crash():
+    # A list that contains itself recursed until the stack overflowed (SIGSEGV).
+    r = run_python(
+        """
+import numpy as np, tempfile, xvec
+d = tempfile.mkdtemp()
+c = xvec.create(d + "/c", {"name": "t", "fields": [{"name": "tags", "type": "array_string", "nullable": True},
+                                                    {"name": "v", "type": "vector_fp32", "dim": 2, "metric": "l2"}]})
+loop = []
+loop.append(loop)
+deep = []
+for _ in range(100_000):
+    deep = [deep]
+looped = {}
+looped["x"] = looped
+for call in (
+    lambda: c.insert([{"_key": "a", "tags": loop, "v": [1.0, 2.0]}]),
+    lambda: c.insert({"_key": ["b"], "tags": [deep], "v": [[1.0, 2.0]]}),
+    lambda: c.hybrid(looped),
+    lambda: c.count("tags = $t", params={"t": deep}),
+    lambda: c.add_field(looped),
+    lambda: xvec.create(d + "/x", {"name": "x", "fields": [looped]}),
+):
+    try:
+        call()
+        print("accepted")
+    except ValueError as e:
+        print("ValueError", "nested deeper than 128 levels" in str(e))
+print(c.count())
+"""
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["ValueError", "True"] * 6 + ["0"], r.stdout + r.stderr[-2000:]
+
+
+def test_batch_size_at_the_top_of_its_range(coll):
+    # next + batch_size overflowed (a panic) on the second chunk of dicts and columns.
+    top = 2**64 - 1
+    assert coll.insert([{"_key": "a", "pos": "n", "emb": np.ones(DIM)}], batch_size=top).count == 1
+    assert coll.insert({"_key": ["b"], "pos": ["n"], "emb": np.ones((1, DIM))}, batch_size=top).count == 1
+    t = pa.table({"_key": ["c"], "pos": ["n"], "emb": [np.ones(DIM, np.float32)]})
+    assert coll.insert(t, batch_size=top).count == 1
+    assert coll.export(batch_size=top).read_all().num_rows == 3
+    with pytest.raises(OverflowError):
+        coll.insert([], batch_size=2**64)
