@@ -342,6 +342,7 @@ def base_calls(c, path):
     return [
         (xvec.create, dict(path=path + "-new", schema=SCHEMA, options={"auto_flush_rows": 1000})),
         (xvec.open, dict(path=path + "-ro", read_only=True, follow=True, mmap=True, lock_timeout=1.0)),
+        (xvec.open, dict(path=path + "-ro", sync="flush", maintenance_threads=1)),
         (c.insert, dict(data=[{"_key": "z", "pos": "n", "emb": q}], key="_key", batch_size=10)),
         (c.upsert, dict(data=[{"_key": "z", "pos": "n", "emb": q}], key="_key", batch_size=10)),
         (c.update, dict(data=[{"_key": "z", "pos": "n"}], key="_key", batch_size=10)),
