@@ -338,8 +338,11 @@ print(c.count())
 def base_calls(c, path):
     """A valid call of every method that takes arguments, as (function, kwargs)."""
     q = np.ones(DIM, np.float32)
-    snap = c.snapshot()
-    return [
+    try:
+        snap = c.snapshot()
+    except xvec.ClosedError:  # closed, or inherited through fork: the handle's calls only
+        snap = None
+    calls = [
         (xvec.create, dict(path=path + "-new", schema=SCHEMA, options={"auto_flush_rows": 1000})),
         (xvec.open, dict(path=path + "-ro", read_only=True, follow=True, mmap=True, lock_timeout=1.0)),
         (xvec.open, dict(path=path + "-ro", sync="flush", maintenance_threads=1)),
@@ -366,11 +369,12 @@ def base_calls(c, path):
         (c.drop_index, dict(field="pos", index="inverted")),
         (c.verify, dict(deep=False)),
         (c.export, dict(fields=["pos"], filter="n > $n", params={"n": 3}, key="id", batch_size=7)),
-        (snap.count, dict(filter="n > $n", params={"n": 3})),
-        (snap.query, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb", fields=["pos"], vectors=True,
+        (snap.count if snap else None, dict(filter="n > $n", params={"n": 3})),
+        (snap.query if snap else None, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb", fields=["pos"], vectors=True,
                           ef=None, nprobe=None, refine=None)),
-        (snap.fetch, dict(keys=["k001"], fields=["pos"])),
+        (snap.fetch if snap else None, dict(keys=["k001"], fields=["pos"])),
     ]
+    return [(fn, kwargs) for fn, kwargs in calls if snap or getattr(fn, "__self__", None) is not None]
 
 
 class Weird:
@@ -470,3 +474,31 @@ def test_batch_size_at_the_top_of_its_range(coll):
     assert coll.export(batch_size=top).read_all().num_rows == 3
     with pytest.raises(OverflowError):
         coll.insert([], batch_size=2**64)
+
+
+def collection_calls(c, path):
+    """Every Collection method with valid arguments, as (name, thunk)."""
+    methods = {fn.__name__: (fn, kwargs) for fn, kwargs in base_calls(c, path) if getattr(fn, "__self__", None) is c}
+    out = []
+    for name in dir(xvec.Collection):
+        member = getattr(xvec.Collection, name)
+        if name.startswith("_") or not callable(member) or name == "close":
+            continue
+        fn = getattr(c, name)
+        kwargs = methods[name][1] if name in methods else {}
+        out.append((name, lambda fn=fn, kwargs=kwargs: fn(**kwargs)))
+    out += [("len", lambda: len(c)), ("writable", lambda: c.writable)]
+    return out
+
+
+def test_every_call_on_a_closed_handle_raises_closed_error(path):
+    c = xvec.create(path, SCHEMA)
+    c.insert({"_key": ["k001"], "pos": ["n"], "emb": np.ones((1, DIM))})
+    c.close()
+    calls = collection_calls(c, path)
+    assert len(calls) >= 25
+    for name, call in calls:
+        with pytest.raises(xvec.ClosedError, match="closed"):
+            call()
+    c.close()  # closing again is a no-op
+    assert c.closed and c.path == path and "closed" in repr(c)
