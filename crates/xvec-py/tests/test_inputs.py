@@ -304,3 +304,26 @@ def test_sparse_field_through_dicts_columns_and_arrow(rich):
     assert rich.fetch("t")["sp"] == sp
     bad = rich.insert([{"_key": "e", "v32": np.zeros(4), "sp": {"indices": [1, 2], "values": [1.0]}}])
     assert bad.count == 0 and bad.failed[0][2].field == "sp" and bad.failed[0][2].key == "e"
+
+
+def test_a_float32_matrix_is_read_in_place_and_others_converted_once(tmp_path):
+    # numpy reports its buffers to tracemalloc: a C-contiguous float32 (n, d) column makes
+    # no Python-side copy at all; a float64 one makes exactly one float32 copy.
+    import tracemalloc
+
+    schema = {"name": "z", "fields": [{"name": "emb", "type": "vector_fp32", "dim": 64, "metric": "l2"}]}
+    n = 10_000
+    with xvec.create(str(tmp_path / "z"), schema) as c:
+        for dtype, most in ((np.float32, 0.05), (np.float64, 0.55), (np.float16, 2.1)):
+            x = np.random.default_rng(0).standard_normal((n, 64)).astype(dtype)
+            keys = [f"{np.dtype(dtype).name}-{i}" for i in range(n)]
+            tracemalloc.start()
+            try:
+                assert c.insert({"_key": keys, "emb": x}, batch_size=2000).count == n
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            copy = n * 64 * 4  # one float32 copy
+            assert peak <= most * max(x.nbytes, copy), (dtype, peak, x.nbytes)
+            if dtype is not np.float32:
+                assert peak >= copy, (dtype, peak)
