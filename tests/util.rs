@@ -6,22 +6,22 @@ use rand_chacha::ChaCha8Rng;
 use xvec::{Field, Metric, ScalarType, Schema, VectorType};
 
 /// The repository's root: the tests run from a crate two levels below it.
-pub fn repo_root() -> std::path::PathBuf {
+pub(crate) fn repo_root() -> std::path::PathBuf {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     root.canonicalize().unwrap_or(root)
 }
 
-pub fn rng(seed: u64) -> ChaCha8Rng {
+pub(crate) fn rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
 }
 
-pub fn random_vectors(seed: u64, n: usize, dim: usize) -> Vec<Vec<f32>> {
+pub(crate) fn random_vectors(seed: u64, n: usize, dim: usize) -> Vec<Vec<f32>> {
     let mut r = rng(seed);
     (0..n).map(|_| (0..dim).map(|_| r.random_range(-1.0f32..1.0)).collect()).collect()
 }
 
 /// A schema with every scalar type (nullable where noted) and one vector field.
-pub fn every_type_schema(elem: VectorType, dim: u32, metric: Metric) -> Schema {
+pub(crate) fn every_type_schema(elem: VectorType, dim: u32, metric: Metric) -> Schema {
     Schema::builder("every")
         .field(Field::scalar("s", ScalarType::String))
         .field(Field::scalar("b", ScalarType::Bool))
@@ -36,7 +36,7 @@ pub fn every_type_schema(elem: VectorType, dim: u32, metric: Metric) -> Schema {
         .unwrap()
 }
 
-pub fn simple_schema(dim: u32, metric: Metric) -> Schema {
+pub(crate) fn simple_schema(dim: u32, metric: Metric) -> Schema {
     Schema::builder("simple")
         .field(Field::scalar("tag", ScalarType::String))
         .field(Field::scalar("n", ScalarType::Int64))
@@ -46,7 +46,7 @@ pub fn simple_schema(dim: u32, metric: Metric) -> Schema {
 }
 
 /// Exact distance in f64 with the metric's "lower is better" orientation.
-pub fn reference_distance(metric: Metric, q: &[f32], x: &[f32]) -> f64 {
+pub(crate) fn reference_distance(metric: Metric, q: &[f32], x: &[f32]) -> f64 {
     let dot: f64 = q.iter().zip(x).map(|(a, b)| *a as f64 * *b as f64).sum();
     // `Metric` is non-exhaustive outside the engine; inside it (the unit tests share this
     // file) the last arm is unreachable.
@@ -64,7 +64,7 @@ pub fn reference_distance(metric: Metric, q: &[f32], x: &[f32]) -> f64 {
 }
 
 /// Indexes of the k nearest rows, brute force.
-pub fn brute_force(metric: Metric, data: &[Vec<f32>], q: &[f32], k: usize) -> Vec<usize> {
+pub(crate) fn brute_force(metric: Metric, data: &[Vec<f32>], q: &[f32], k: usize) -> Vec<usize> {
     let mut d: Vec<(f64, usize)> =
         data.iter().enumerate().map(|(i, x)| (reference_distance(metric, q, x), i)).collect();
     d.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -72,7 +72,7 @@ pub fn brute_force(metric: Metric, data: &[Vec<f32>], q: &[f32], k: usize) -> Ve
 }
 
 /// Copies the files (not the folders, not `LOCK`) of a collection directory.
-pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+pub(crate) fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap().map(|e| e.unwrap()) {
         if e.file_type().unwrap().is_file() && e.file_name() != "LOCK" {
@@ -83,7 +83,7 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 
 /// Offsets of the frames of a WAL file, read by their length fields alone (pristine files
 /// only); the last one is the sync mark after the last fsync.
-pub fn wal_frames(bytes: &[u8]) -> Vec<usize> {
+pub(crate) fn wal_frames(bytes: &[u8]) -> Vec<usize> {
     use xvec::format::{FRAME_HEADER, WAL_HEADER_LEN};
     let mut at = WAL_HEADER_LEN;
     let mut out = Vec::new();
@@ -97,7 +97,7 @@ pub fn wal_frames(bytes: &[u8]) -> Vec<usize> {
 
 /// A small collection with every file kind, for the verify and repair tests (engine and
 /// binary alike).
-pub mod verify_fixture {
+pub(crate) mod verify_fixture {
     use std::collections::BTreeMap;
     use std::path::Path;
 
@@ -108,9 +108,9 @@ pub mod verify_fixture {
 
     use super::random_vectors;
 
-    pub const DIM: usize = 4;
+    pub(crate) const DIM: usize = 4;
 
-    pub fn schema() -> Schema {
+    pub(crate) fn schema() -> Schema {
         let hnsw = HnswParams::default().m(4).ef_construction(16).ef(16).quantize(Quantize::Int8);
         let vamana =
             VamanaParams::default().degree(4).build_list(8).query_list(16).quantize(Quantize::Rabitq).bits(1).refine(4);
@@ -133,7 +133,7 @@ pub mod verify_fixture {
             .unwrap()
     }
 
-    pub fn doc(i: usize) -> Doc {
+    pub(crate) fn doc(i: usize) -> Doc {
         let vs = random_vectors(i as u64, 2, DIM);
         let ns = Value::Array((0..i % 3).map(|j| Value::Int32((i * 10 + j) as i32)).collect());
         let mut d =
@@ -158,7 +158,7 @@ pub mod verify_fixture {
     /// A small collection with every file kind: an optimized segment with HNSW, Vamana,
     /// inverted, range and full-text index files and a delete file, a flushed segment
     /// (with its scalar and full-text indexes), and a WAL holding puts and a delete.
-    pub fn build(dir: &Path, rows: usize) {
+    pub(crate) fn build(dir: &Path, rows: usize) {
         let c = Collection::create(dir, schema(), Default::default()).unwrap();
         c.insert((0..rows).map(doc).collect()).unwrap();
         c.optimize(&OptimizeOptions::default().concurrency(1)).unwrap();
@@ -171,7 +171,7 @@ pub mod verify_fixture {
     }
 
     /// Every live document, by key.
-    pub fn contents(dir: &Path) -> BTreeMap<String, Doc> {
+    pub(crate) fn contents(dir: &Path) -> BTreeMap<String, Doc> {
         let c = Collection::open(dir, &OpenOptions::read_only()).unwrap();
         let keys = c.snapshot().keys_where(None).unwrap();
         let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
@@ -181,18 +181,18 @@ pub mod verify_fixture {
 
 /// Collections of 384-d rows that live in their WAL only, for the WAL damage and recovery
 /// tests (engine and binary alike).
-pub mod wal_fixture {
+pub(crate) mod wal_fixture {
     use std::path::Path;
 
     use xvec::{Collection, Doc, Field, Metric, ScalarType, Schema, Value, VectorType};
 
     use super::random_vectors;
 
-    pub const DIM: usize = 384;
+    pub(crate) const DIM: usize = 384;
 
     /// Row `i`: a string, an integer, an array of 0 to 4 integers (NULL in one row of 11)
     /// and its vector.
-    pub fn doc(i: usize, v: &[f32]) -> Doc {
+    pub(crate) fn doc(i: usize, v: &[f32]) -> Doc {
         let d = Doc::new(format!("k{i:06}")).set("tag", format!("tag-{}", i % 7)).set("n", i as i64);
         let d = match i % 11 {
             0 => d,
@@ -212,7 +212,7 @@ pub mod wal_fixture {
     }
 
     /// A collection whose data lives in its WAL only: `rows` rows in batches of `batch`.
-    pub fn wal_collection(dir: &Path, rows: usize, batch: usize) -> Vec<Vec<f32>> {
+    pub(crate) fn wal_collection(dir: &Path, rows: usize, batch: usize) -> Vec<Vec<f32>> {
         let vectors = random_vectors(7, rows, DIM);
         let coll = Collection::create(dir, schema(), Default::default()).unwrap();
         for start in (0..rows).step_by(batch) {

@@ -343,13 +343,13 @@ impl Doc {
 
 /// A validated document: one value per schema field, in schema order (absent = `Null`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Row {
+pub(crate) struct Row {
     pub key: String,
     pub values: Vec<Value>,
 }
 
 /// Checks a primary key.
-pub fn check_key(key: &str) -> Result<(), DocError> {
+pub(crate) fn check_key(key: &str) -> Result<(), DocError> {
     if key.is_empty() {
         return Err(DocError::EmptyKey);
     }
@@ -371,7 +371,7 @@ pub(crate) fn truncate_key(key: &str) -> String {
 }
 
 /// Checks one value against its field; `Null` is checked by the caller.
-pub fn check_value(schema: &Schema, idx: usize, key: &str, value: &Value) -> Result<(), DocError> {
+pub(crate) fn check_value(schema: &Schema, idx: usize, key: &str, value: &Value) -> Result<(), DocError> {
     let field = schema.field(idx);
     let bad = |expected: String| DocError::BadValue {
         key: truncate_key(key),
@@ -490,7 +490,7 @@ impl Value {
 impl Row {
     /// Bytes of the row's put record in the WAL: op, key, value count, then each non-null
     /// value with its field id.
-    pub fn logged_len(&self) -> usize {
+    pub(crate) fn logged_len(&self) -> usize {
         let values: usize = self.values.iter().filter(|v| !matches!(v, Value::Null)).map(|v| 2 + v.logged_len()).sum();
         1 + 4 + self.key.len() + 4 + values
     }
@@ -505,7 +505,7 @@ impl Row {
     }
 
     /// Validates a whole document (every non-nullable field present).
-    pub fn from_doc(schema: &Schema, doc: Doc) -> Result<Row, DocError> {
+    pub(crate) fn from_doc(schema: &Schema, doc: Doc) -> Result<Row, DocError> {
         check_key(&doc.key)?;
         let mut values: Vec<Option<Value>> = vec![None; schema.fields().len()];
         for (name, value) in doc.fields {
@@ -532,7 +532,7 @@ impl Row {
     }
 
     /// Merges the given fields of `doc` over this row, validating each.
-    pub fn merge(mut self, schema: &Schema, doc: Doc) -> Result<Row, DocError> {
+    pub(crate) fn merge(mut self, schema: &Schema, doc: Doc) -> Result<Row, DocError> {
         for (name, value) in doc.fields {
             let idx = schema
                 .index_of(&name)

@@ -54,7 +54,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 pub use bulk::{MAX_QUERY_THREADS, Scan};
 pub use explain::Explain;
-pub use follow::Refreshed;
+pub(crate) use follow::Refreshed;
 pub use hybrid::{
     Branch, BranchHit, BranchKind, BranchTrace, DEFAULT_RRF_K, Fusion, HybridExplain, HybridHit, HybridQuery,
     MAX_BRANCHES,

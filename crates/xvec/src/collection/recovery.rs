@@ -24,7 +24,7 @@ pub const LOST_FOUND: &str = "lost+found";
 
 /// What happens to a leftover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Disposition {
+pub(crate) enum Disposition {
     /// It provably holds no acknowledged data: removed.
     Remove,
     /// It might: moved to `lost+found/`.
@@ -33,7 +33,7 @@ pub enum Disposition {
 
 /// A file of the collection directory that the live generation does not use.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Leftover {
+pub(crate) struct Leftover {
     pub file: String,
     pub bytes: u64,
     pub why: String,
@@ -63,7 +63,7 @@ impl std::fmt::Display for Recovered {
 
 /// Every file of `dir` that the generation `m` does not use, with what a writable open
 /// does with it. Files xvec never makes, and `lost+found/`, are left alone.
-pub fn leftovers(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Leftover>, StorageError> {
+pub(crate) fn leftovers(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Leftover>, StorageError> {
     let mut live: HashSet<String> =
         ["CURRENT".to_string(), "LOCK".to_string(), manifest_name(m.generation), wal_name(m.wal_seq)].into();
     live.extend(m.sealed_wal.map(|w| wal_name(w.seq)));
@@ -134,7 +134,7 @@ fn deletes_generation(name: &str) -> Option<u64> {
 }
 
 /// Rolls back every leftover of `dir` (see the module docs) and logs what it did.
-pub fn roll_back(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Recovered>, StorageError> {
+pub(crate) fn roll_back(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Recovered>, StorageError> {
     let mut done = Vec::new();
     let mut kept_in = None;
     for l in leftovers(dir, m, schema)? {
@@ -168,7 +168,7 @@ pub fn roll_back(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Recove
 /// cuts it off. `durable`: the WAL's sync record, which says whether the tail can hold
 /// records an fsync made durable (open refuses a WAL shorter than that, so here it never
 /// does).
-pub fn save_torn_tail(
+pub(crate) fn save_torn_tail(
     dir: &Path,
     m: &Manifest,
     bytes: &[u8],

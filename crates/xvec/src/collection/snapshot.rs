@@ -28,7 +28,7 @@ pub(crate) type ScanCodesByField = Vec<Option<Arc<ScanCodes>>>;
 
 /// An immutable segment as seen by one snapshot.
 #[derive(Clone, Debug)]
-pub struct SegmentRef {
+pub(crate) struct SegmentRef {
     pub segment: Arc<Segment>,
     pub deleted: Arc<RoaringBitmap>,
     /// The delete file this state was read from, if the deletes are published.
@@ -95,7 +95,7 @@ pub(crate) struct Source<'a> {
 
 impl Source<'_> {
     /// The scan codes of vector field `field`, when its rows are scanned with them.
-    pub fn scan_codes(&self, field: usize) -> Option<&ScanCodes> {
+    pub(crate) fn scan_codes(&self, field: usize) -> Option<&ScanCodes> {
         self.scan.get(field).and_then(|c| c.as_deref())
     }
 }

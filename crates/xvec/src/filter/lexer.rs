@@ -14,7 +14,7 @@ pub(super) struct Span {
 }
 
 impl Span {
-    pub fn error(self, message: impl Into<String>) -> FilterError {
+    pub(super) fn error(self, message: impl Into<String>) -> FilterError {
         FilterError {
             kind: FilterErrorKind::Invalid,
             line: self.line,
@@ -47,7 +47,7 @@ pub(super) enum CmpOp {
 impl CmpOp {
     /// Whether `a op b` holds given `a.cmp(b)`.
     #[inline]
-    pub fn holds(self, ord: std::cmp::Ordering) -> bool {
+    pub(super) fn holds(self, ord: std::cmp::Ordering) -> bool {
         use std::cmp::Ordering::*;
         match self {
             CmpOp::Eq => ord == Equal,

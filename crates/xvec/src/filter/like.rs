@@ -26,7 +26,7 @@ pub(super) enum Piece {
 impl Like {
     /// The bytes every match starts with, and whether any value starting with them
     /// matches (the pattern is that prefix and `%`, or the prefix alone when exact).
-    pub fn prefix(&self) -> (std::borrow::Cow<'_, [u8]>, bool) {
+    pub(super) fn prefix(&self) -> (std::borrow::Cow<'_, [u8]>, bool) {
         match self {
             Like::Exact(lit) | Like::Prefix(lit) => {
                 (std::borrow::Cow::Borrowed(&lit[..]), matches!(self, Like::Prefix(_)))
@@ -46,7 +46,7 @@ impl Like {
     }
 
     /// Compiles a pattern: `%` any run, `_` one char, `\` makes the next char literal.
-    pub fn compile(pattern: &str) -> Result<Like, &'static str> {
+    pub(super) fn compile(pattern: &str) -> Result<Like, &'static str> {
         let mut pieces = Vec::with_capacity(pattern.len());
         let mut chars = pattern.chars();
         while let Some(c) = chars.next() {
@@ -86,7 +86,7 @@ impl Like {
     }
 
     #[inline]
-    pub fn matches(&self, s: &[u8]) -> bool {
+    pub(super) fn matches(&self, s: &[u8]) -> bool {
         match self {
             Like::Exact(lit) => s == &lit[..],
             Like::Prefix(lit) => s.starts_with(lit),

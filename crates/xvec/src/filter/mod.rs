@@ -82,27 +82,27 @@ pub use params::{Param, Params};
 
 use roaring::RoaringBitmap;
 
-pub use crate::error::{FilterError, FilterErrorKind};
+pub(crate) use crate::error::{FilterError, FilterErrorKind};
 use crate::index::scalar::FieldScalarIndexes;
 use crate::schema::Schema;
 use crate::storage::column::ColumnSource;
 
 /// A compiled filter. Compile once per query, evaluate per segment.
 #[derive(Clone, Debug)]
-pub struct Filter {
+pub(crate) struct Filter {
     plan: plan::Plan,
 }
 
 impl Filter {
     /// Parses `text` and type-checks it against `schema`; a `$name` in it is unbound.
     #[cfg(test)]
-    pub fn compile(text: &str, schema: &Schema) -> Result<Filter, FilterError> {
+    pub(crate) fn compile(text: &str, schema: &Schema) -> Result<Filter, FilterError> {
         Filter::compile_with(text, schema, &Params::new())
     }
 
     /// Parses `text`, binds its `$name` placeholders to `params` and type-checks it
     /// against `schema`.
-    pub fn compile_with(text: &str, schema: &Schema, params: &Params) -> Result<Filter, FilterError> {
+    pub(crate) fn compile_with(text: &str, schema: &Schema, params: &Params) -> Result<Filter, FilterError> {
         let tokens = lexer::lex(text)?;
         let ast = parser::parse(text, &tokens)?;
         let plan = plan::plan(text, &ast, schema, params)?;
@@ -113,12 +113,12 @@ impl Filter {
     /// three-valued logic: NULL comparisons are unknown, and unknown does not match).
     /// `indexes` are the segment's scalar indexes per field position (none for a
     /// memtable): a leaf they answer is looked up instead of scanned.
-    pub fn evaluate(&self, src: &dyn ColumnSource, indexes: &[FieldScalarIndexes]) -> RoaringBitmap {
+    pub(crate) fn evaluate(&self, src: &dyn ColumnSource, indexes: &[FieldScalarIndexes]) -> RoaringBitmap {
         eval::evaluate(&self.plan.root, src, indexes, None)
     }
 
     /// [`Filter::evaluate`], recording how each leaf was evaluated into `trace`.
-    pub fn evaluate_traced(
+    pub(crate) fn evaluate_traced(
         &self,
         src: &dyn ColumnSource,
         indexes: &[FieldScalarIndexes],
@@ -129,7 +129,7 @@ impl Filter {
 
     /// Each leaf of the filter as written, `NOT` added where a negation was pushed onto
     /// it; [`LeafTrace::leaf`] indexes this.
-    pub fn leaves(&self) -> &[String] {
+    pub(crate) fn leaves(&self) -> &[String] {
         &self.plan.leaves
     }
 }

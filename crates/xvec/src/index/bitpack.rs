@@ -3,17 +3,17 @@
 //! indexes.
 
 /// Bits a value needs (0 for 0).
-pub fn bits(max: u32) -> u32 {
+pub(crate) fn bits(max: u32) -> u32 {
     32 - max.leading_zeros()
 }
 
 /// Words `n` values of `width` bits take.
-pub fn packed_words(n: usize, width: u32) -> usize {
+pub(crate) fn packed_words(n: usize, width: u32) -> usize {
     (n * width as usize).div_ceil(64)
 }
 
 /// Appends `values` packed at `width` bits each, least significant bit first.
-pub fn pack(values: &[u32], width: u32, out: &mut Vec<u64>) {
+pub(crate) fn pack(values: &[u32], width: u32, out: &mut Vec<u64>) {
     let start = out.len();
     out.resize(start + packed_words(values.len(), width), 0);
     if width == 0 {
@@ -31,7 +31,7 @@ pub fn pack(values: &[u32], width: u32, out: &mut Vec<u64>) {
 }
 
 /// Reads `out.len()` values of `width` bits from `words` (as [`pack`] wrote them).
-pub fn unpack(words: &[u64], width: u32, out: &mut [u32]) {
+pub(crate) fn unpack(words: &[u64], width: u32, out: &mut [u32]) {
     if width == 0 {
         out.fill(0);
         return;
@@ -51,7 +51,7 @@ pub fn unpack(words: &[u64], width: u32, out: &mut [u32]) {
 /// Appends ascending `rows` (a posting block, at most 128) as gaps (each row minus one
 /// past the one before it, the first minus one past `prev_last`, or itself without one)
 /// packed at the width the largest gap needs; returns that width.
-pub fn pack_gaps(prev_last: Option<u32>, rows: &[u32], out: &mut Vec<u64>) -> u32 {
+pub(crate) fn pack_gaps(prev_last: Option<u32>, rows: &[u32], out: &mut Vec<u64>) -> u32 {
     let mut gaps = [0u32; 128];
     let gaps = &mut gaps[..rows.len()];
     let mut base = prev_last.map_or(0, |d| d + 1);
@@ -66,7 +66,7 @@ pub fn pack_gaps(prev_last: Option<u32>, rows: &[u32], out: &mut Vec<u64>) -> u3
 
 /// Reads `out.len()` rows [`pack_gaps`] wrote at `width` after `prev_last`; `None` when a
 /// row overflows `u32` (or is `u32::MAX`, the end sentinel).
-pub fn unpack_gaps(prev_last: Option<u32>, words: &[u64], width: u32, out: &mut [u32]) -> Option<()> {
+pub(crate) fn unpack_gaps(prev_last: Option<u32>, words: &[u64], width: u32, out: &mut [u32]) -> Option<()> {
     unpack(words, width, out);
     let mut base = prev_last.map_or(Some(0), |d| d.checked_add(1))? as u64;
     for d in out.iter_mut() {

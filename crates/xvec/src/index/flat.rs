@@ -9,7 +9,7 @@ use crate::storage::column::{VectorColumn, VectorData};
 
 /// A query vector converted once for the field it searches.
 #[derive(Clone, Debug)]
-pub struct PreparedQuery {
+pub(crate) struct PreparedQuery {
     metric: Metric,
     data: QueryData,
 }
@@ -24,12 +24,12 @@ enum QueryData {
 
 impl PreparedQuery {
     /// The metric the query's distances are in.
-    pub fn metric(&self) -> Metric {
+    pub(crate) fn metric(&self) -> Metric {
         self.metric
     }
 
     /// Prepares a float query (fp32/fp16 fields). The caller checked dimension and finiteness.
-    pub fn float(metric: Metric, mut q: Vec<f32>) -> PreparedQuery {
+    pub(crate) fn float(metric: Metric, mut q: Vec<f32>) -> PreparedQuery {
         if metric == Metric::Cosine {
             let norm = q.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt() as f32;
             if norm > 0.0 {
@@ -40,13 +40,13 @@ impl PreparedQuery {
     }
 
     /// Prepares an int8 query (int8 fields).
-    pub fn int8(metric: Metric, q: Vec<i8>) -> PreparedQuery {
+    pub(crate) fn int8(metric: Metric, q: Vec<i8>) -> PreparedQuery {
         let norm = q.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt() as f32;
         PreparedQuery { metric, data: QueryData::Int8(q, norm) }
     }
 
     /// A query for row `row` of `col` itself (graph construction scores nodes this way).
-    pub fn from_row(metric: Metric, col: &VectorColumn, row: usize) -> PreparedQuery {
+    pub(crate) fn from_row(metric: Metric, col: &VectorColumn, row: usize) -> PreparedQuery {
         match col.data {
             VectorData::Int8(d) => PreparedQuery::int8(metric, d[row * col.dim..(row + 1) * col.dim].to_vec()),
             _ => PreparedQuery::float(metric, col.row_f32(row)),
@@ -54,7 +54,7 @@ impl PreparedQuery {
     }
 
     /// Turns an internal distance back into the metric's user-facing score.
-    pub fn score(&self, dist: f32) -> f32 {
+    pub(crate) fn score(&self, dist: f32) -> f32 {
         match self.metric {
             Metric::L2 => dist,
             Metric::Ip | Metric::Cosine => -dist,
@@ -63,7 +63,7 @@ impl PreparedQuery {
 
     /// Internal distance (lower is better) of row `row` of `col`.
     #[inline]
-    pub fn distance(&self, k: &Kernels, col: &VectorColumn, row: usize) -> f32 {
+    pub(crate) fn distance(&self, k: &Kernels, col: &VectorColumn, row: usize) -> f32 {
         let r = row * col.dim..(row + 1) * col.dim;
         let raw = match (&self.data, col.data) {
             (QueryData::Float(q), VectorData::Fp32(d)) => match self.metric {
@@ -97,7 +97,7 @@ impl PreparedQuery {
 
 /// Internal distance between two rows of one column (lower is better), as
 /// [`PreparedQuery::distance`] would score row `a` used as a query against row `b`.
-pub fn row_distance(k: &Kernels, metric: Metric, col: &VectorColumn, a: usize, b: usize) -> f32 {
+pub(crate) fn row_distance(k: &Kernels, metric: Metric, col: &VectorColumn, a: usize, b: usize) -> f32 {
     let ra = a * col.dim..(a + 1) * col.dim;
     let rb = b * col.dim..(b + 1) * col.dim;
     let dot = match col.data {
@@ -127,7 +127,7 @@ pub fn row_distance(k: &Kernels, metric: Metric, col: &VectorColumn, a: usize, b
 }
 
 /// Scores the rows of `col` (all, or only `candidates`) into `top`. Null rows are skipped.
-pub fn scan(
+pub(crate) fn scan(
     k: &Kernels,
     col: &VectorColumn,
     rows: usize,

@@ -13,10 +13,10 @@ use crate::index::scorer::{PREFETCH_AHEAD, Scored, Scorer};
 use crate::index::visited::VisitedSet;
 
 /// Unused neighbour slot.
-pub const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// Read access to neighbour lists, for the search shared by build and queries.
-pub trait Links {
+pub(crate) trait Links {
     /// Copies the neighbours of `node` at `level` into `out` (cleared first).
     fn neighbors(&self, node: u32, level: usize, out: &mut Vec<u32>);
     /// Hints that the neighbours of `node` at `level` are read next.
@@ -25,7 +25,7 @@ pub trait Links {
 
 /// How a build runs: its threads, where it reports, and what stops it.
 #[derive(Clone, Copy)]
-pub struct BuildControl<'a> {
+pub(crate) struct BuildControl<'a> {
     /// Worker threads (1 = deterministic).
     pub concurrency: usize,
     pub progress: &'a (dyn Fn(BuildProgress) + Sync),
@@ -34,14 +34,14 @@ pub struct BuildControl<'a> {
 
 /// What a running build reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BuildProgress {
+pub(crate) struct BuildProgress {
     pub done: usize,
     pub total: usize,
 }
 
 /// The arrays a graph is stored in, each one section of an index file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GraphSection {
+pub(crate) enum GraphSection {
     /// HNSW: one `u8` level per node.
     Levels,
     /// HNSW: the base layer, `m0 + 1` words per node.
@@ -57,7 +57,7 @@ pub enum GraphSection {
 /// What a graph's validation found wrong, and where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{what}")]
-pub struct GraphError {
+pub(crate) struct GraphError {
     /// The array holding the offending element, and the element's index in it; `None` for
     /// a problem with the graph's shape (its arrays' sizes, the entry point).
     pub at: Option<(GraphSection, usize)>,
@@ -70,7 +70,7 @@ const MAX_VISITED_RESERVE: usize = 1 << 21;
 
 /// Reused buffers of one searching thread.
 #[derive(Debug, Default)]
-pub struct SearchScratch {
+pub(crate) struct SearchScratch {
     pub(in crate::index) visited: VisitedSet,
     frontier: Frontier,
     pub(in crate::index) links: Vec<u32>,
@@ -79,7 +79,7 @@ pub struct SearchScratch {
 }
 
 impl SearchScratch {
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         self.visited.heap_bytes()
             + self.frontier.candidates.capacity() * std::mem::size_of::<Scored>()
             + self.frontier.results.capacity() * std::mem::size_of::<Scored>()
@@ -117,7 +117,7 @@ impl Frontier {
 
 /// The shape of one best-first search.
 #[derive(Clone, Copy, Debug)]
-pub struct Beam<'a> {
+pub(crate) struct Beam<'a> {
     /// Nodes kept (the candidate list size).
     pub ef: usize,
     /// Rows that may be returned; `None` for all.

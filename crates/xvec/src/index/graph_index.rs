@@ -11,20 +11,20 @@ use super::vamana;
 
 /// An owned graph, as a build produces it or a repair changes it.
 #[derive(Clone, Debug, PartialEq)]
-pub enum GraphIndex {
+pub(crate) enum GraphIndex {
     Hnsw(hnsw::Graph),
     Vamana(vamana::Graph),
 }
 
 /// A finished graph, borrowed from an index file (mapped) or from a [`GraphIndex`].
 #[derive(Clone, Copy, Debug)]
-pub enum GraphIndexView<'a> {
+pub(crate) enum GraphIndexView<'a> {
     Hnsw(hnsw::GraphView<'a>),
     Vamana(vamana::GraphView<'a>),
 }
 
 impl GraphIndex {
-    pub fn view(&self) -> GraphIndexView<'_> {
+    pub(crate) fn view(&self) -> GraphIndexView<'_> {
         match self {
             GraphIndex::Hnsw(g) => GraphIndexView::Hnsw(g.view()),
             GraphIndex::Vamana(g) => GraphIndexView::Vamana(g.view()),
@@ -32,7 +32,7 @@ impl GraphIndex {
     }
 
     /// The base layer, to link unreachable nodes back in.
-    pub fn base_layer(&mut self) -> BaseLayer<'_> {
+    pub(crate) fn base_layer(&mut self) -> BaseLayer<'_> {
         match self {
             GraphIndex::Hnsw(g) => hnsw_base(g),
             GraphIndex::Vamana(g) => vamana_base(g),
@@ -42,7 +42,7 @@ impl GraphIndex {
 
 impl GraphIndexView<'_> {
     /// An owned copy, to change and write again (repair, tests).
-    pub fn to_graph(self) -> GraphIndex {
+    pub(crate) fn to_graph(self) -> GraphIndex {
         match self {
             GraphIndexView::Hnsw(g) => GraphIndex::Hnsw(g.to_graph()),
             GraphIndexView::Vamana(g) => GraphIndex::Vamana(g.to_graph()),
@@ -50,7 +50,7 @@ impl GraphIndexView<'_> {
     }
 
     /// Where every search starts: HNSW's top-level entry point, Vamana's medoid.
-    pub fn entry(&self) -> u32 {
+    pub(crate) fn entry(&self) -> u32 {
         match self {
             GraphIndexView::Hnsw(g) => g.entry,
             GraphIndexView::Vamana(g) => g.medoid,
@@ -58,7 +58,7 @@ impl GraphIndexView<'_> {
     }
 
     /// The top layer (0 for Vamana's single one).
-    pub fn max_level(&self) -> usize {
+    pub(crate) fn max_level(&self) -> usize {
         match self {
             GraphIndexView::Hnsw(g) => g.max_level,
             GraphIndexView::Vamana(_) => 0,
@@ -66,7 +66,7 @@ impl GraphIndexView<'_> {
     }
 
     /// Most neighbours a base-layer node may have: what a search's cost scales with.
-    pub fn fanout(&self) -> usize {
+    pub(crate) fn fanout(&self) -> usize {
         match self {
             GraphIndexView::Hnsw(g) => g.m0,
             GraphIndexView::Vamana(g) => g.degree,
@@ -75,7 +75,7 @@ impl GraphIndexView<'_> {
 
     /// Checks everything search relies on, for a graph over `rows` rows (see
     /// [`hnsw::GraphView::validate`], [`vamana::GraphView::validate`]).
-    pub fn validate(&self, rows: usize) -> Result<(), GraphError> {
+    pub(crate) fn validate(&self, rows: usize) -> Result<(), GraphError> {
         match self {
             // Searches return node ids as rows: a node past the segment's rows would read
             // past its columns. Builds make one node per row.
@@ -91,7 +91,7 @@ impl GraphIndexView<'_> {
     /// first. False when the beam's budget did not suffice (see
     /// [`search_layer`](super::graph::search_layer)).
     #[inline]
-    pub fn search<S: Scorer>(&self, s: &S, beam: Beam, sc: &mut SearchScratch, out: &mut Vec<Scored>) -> bool {
+    pub(crate) fn search<S: Scorer>(&self, s: &S, beam: Beam, sc: &mut SearchScratch, out: &mut Vec<Scored>) -> bool {
         match self {
             GraphIndexView::Hnsw(g) => hnsw::search(g, s, beam, sc, out),
             GraphIndexView::Vamana(g) => vamana::search(g, s, beam.ef, beam.allowed, beam.budget, sc, out),

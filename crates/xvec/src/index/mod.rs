@@ -2,24 +2,24 @@
 //! query and a candidate restriction and feeds a bounded top-k; none holds a copy of the
 //! vectors), and scalar indexes that answer filters without scanning a column.
 
-pub mod bitpack;
-pub mod flat;
-pub mod fulltext;
-pub mod graph;
-pub mod graph_index;
-pub mod hnsw;
-pub mod ivf;
-pub mod quant;
-pub mod reach;
-pub mod rng;
-pub mod scalar;
-pub mod scorer;
-pub mod segment_index;
-pub mod sparse_index;
-pub mod topk;
-pub mod vamana;
-pub mod visited;
-pub mod wand;
+pub(crate) mod bitpack;
+pub(crate) mod flat;
+pub(crate) mod fulltext;
+pub(crate) mod graph;
+pub(crate) mod graph_index;
+pub(crate) mod hnsw;
+pub(crate) mod ivf;
+pub(crate) mod quant;
+pub(crate) mod reach;
+pub(crate) mod rng;
+pub(crate) mod scalar;
+pub(crate) mod scorer;
+pub(crate) mod segment_index;
+pub(crate) mod sparse_index;
+pub(crate) mod topk;
+pub(crate) mod vamana;
+pub(crate) mod visited;
+pub(crate) mod wand;
 
 /// Most threads an index build uses, whatever it is asked for.
 pub const MAX_BUILD_THREADS: usize = 1024;
@@ -31,5 +31,5 @@ pub(crate) fn build_pool(threads: usize) -> Result<rayon::ThreadPool, rayon::Thr
     pool(threads.clamp(1, MAX_BUILD_THREADS)).or_else(|_| pool(1))
 }
 
-pub use flat::PreparedQuery;
-pub use topk::{Candidate, Sink, TopK};
+pub(crate) use flat::PreparedQuery;
+pub(crate) use topk::{Candidate, Sink, TopK};

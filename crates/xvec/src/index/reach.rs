@@ -15,7 +15,7 @@ const SEARCH_LIST: usize = 32;
 
 /// A base layer: per node `stride` words, a neighbour count then up to `stride − 1`
 /// neighbours (HNSW's base layer and Vamana's adjacency share this layout).
-pub struct BaseLayer<'a> {
+pub(crate) struct BaseLayer<'a> {
     pub words: &'a mut [u32],
     pub stride: usize,
     pub entry: u32,
@@ -30,7 +30,7 @@ impl BaseLayer<'_> {
     /// The nearest reachable nodes come from a search of the layer itself (which only
     /// walks reachable nodes), so the cost per linked node is one search, not a scan; only
     /// when none of the [`SEARCH_LIST`] found has room are all reachable nodes ranked.
-    pub fn link_unreachable(
+    pub(crate) fn link_unreachable(
         &mut self,
         k: &'static Kernels,
         metric: Metric,

@@ -13,7 +13,7 @@ use crate::storage::column::{VectorColumn, VectorData};
 
 /// A node and its distance to the query, ordered by distance then id.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Scored {
+pub(crate) struct Scored {
     pub dist: f32,
     pub id: u32,
 }
@@ -34,17 +34,17 @@ impl PartialOrd for Scored {
 
 /// Cache lines prefetched per row: the hardware prefetcher streams the rest, and more
 /// would exhaust the line-fill buffers when a whole neighbour list is prefetched at once.
-pub const PREFETCH_LINES: usize = 2;
+pub(crate) const PREFETCH_LINES: usize = 2;
 
 /// Rows being loaded while one is scored, when a search scores a list of rows (the fresh
 /// neighbours of a node). Prefetching a whole list at once (20 × 7 lines for int8 at dim
 /// 384) overflows the CPU's miss buffers and stalls on the prefetches themselves; a window
 /// of 4 keeps loads overlapped without that (13–15% more QPS for int8 HNSW, 5% for fp32 on
 /// wordnet-minilm-384, m=16).
-pub const PREFETCH_AHEAD: usize = 4;
+pub(crate) const PREFETCH_AHEAD: usize = 4;
 
 /// Distance of one prepared query to any row of a segment.
-pub trait Scorer {
+pub(crate) trait Scorer {
     fn dist(&self, row: u32) -> f32;
     /// Bytes of a row that [`Scorer::dist`] reads (what the search cost model weighs).
     fn row_bytes(&self) -> usize;
@@ -58,7 +58,7 @@ pub trait Scorer {
 }
 
 /// Scores against the segment's original vectors (mapped, used in place).
-pub struct Originals<'a> {
+pub(crate) struct Originals<'a> {
     pub kernels: &'static Kernels,
     pub col: VectorColumn<'a>,
     pub query: &'a PreparedQuery,
@@ -94,7 +94,7 @@ impl Scorer for Originals<'_> {
 impl Originals<'_> {
     /// Prefetches the first `lines` cache lines of row `row` (`usize::MAX`: all of it).
     #[inline]
-    pub fn prefetch_lines(&self, row: u32, lines: usize) {
+    pub(crate) fn prefetch_lines(&self, row: u32, lines: usize) {
         let r = row as usize * self.col.dim..(row as usize + 1) * self.col.dim;
         match self.col.data {
             VectorData::Fp32(d) => kernels::prefetch_lines(&d[r], lines),
@@ -105,7 +105,7 @@ impl Originals<'_> {
 }
 
 /// Scores a prepared query against an index's quantized codes.
-pub struct CodeScorer<'a> {
+pub(crate) struct CodeScorer<'a> {
     pub kernels: &'static Kernels,
     pub codes: Codes<'a>,
     /// The rows' sketches, when the index keeps them: searches then screen neighbours.
@@ -117,12 +117,12 @@ pub struct CodeScorer<'a> {
 impl CodeScorer<'_> {
     /// The distance with the query in full precision: what a search reports when it does
     /// not refine with the originals.
-    pub fn precise(&self, row: u32) -> f32 {
+    pub(crate) fn precise(&self, row: u32) -> f32 {
         self.codes.distance(self.kernels, self.query, self.metric, row, true)
     }
 
     /// Whether [`Scorer::dist`] is coarser than [`CodeScorer::precise`].
-    pub fn rounds_query(&self) -> bool {
+    pub(crate) fn rounds_query(&self) -> bool {
         self.codes.rounds_query()
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BinaryHeap;
 
 /// One scored row. Lower `dist` is better for every metric (similarities are negated).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub dist: f32,
     /// Position of the segment in the snapshot (the mutable segment is last).
     pub segment: u32,
@@ -27,7 +27,7 @@ impl PartialOrd for Candidate {
 }
 
 /// Where a search delivers candidates: a bounded top-k, or a per-group collector.
-pub trait Sink {
+pub(crate) trait Sink {
     /// Distance a candidate must not exceed to be worth pushing.
     fn threshold(&self) -> f32;
     fn push(&mut self, c: Candidate);
@@ -35,24 +35,24 @@ pub trait Sink {
 
 /// Keeps the `k` best candidates seen; memory is O(k) whatever the number pushed.
 #[derive(Debug)]
-pub struct TopK {
+pub(crate) struct TopK {
     k: usize,
     heap: BinaryHeap<Candidate>,
 }
 
 impl TopK {
     /// Reserves `k + 1` slots up front (callers bound `k`).
-    pub fn new(k: usize) -> TopK {
+    pub(crate) fn new(k: usize) -> TopK {
         TopK { k, heap: BinaryHeap::with_capacity(k.saturating_add(1)) }
     }
 
     /// Reserves nothing: the heap grows with what is pushed, up to `k + 1`.
-    pub fn unreserved(k: usize) -> TopK {
+    pub(crate) fn unreserved(k: usize) -> TopK {
         TopK { k, heap: BinaryHeap::new() }
     }
 
     /// The kept candidates, best first.
-    pub fn into_sorted(self) -> Vec<Candidate> {
+    pub(crate) fn into_sorted(self) -> Vec<Candidate> {
         self.heap.into_sorted_vec()
     }
 }

@@ -2,7 +2,7 @@
 //! Memory is O(visited), not O(nodes), so a thread's scratch stays small on any index.
 
 #[derive(Debug)]
-pub struct VisitedSet {
+pub(crate) struct VisitedSet {
     /// `id + 1`, 0 = empty slot.
     slots: Vec<u32>,
     len: usize,
@@ -16,13 +16,13 @@ impl Default for VisitedSet {
 }
 
 impl VisitedSet {
-    pub fn with_capacity(n: usize) -> VisitedSet {
+    pub(crate) fn with_capacity(n: usize) -> VisitedSet {
         let cap = n.saturating_mul(2).checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 1)).max(64);
         VisitedSet { slots: vec![0; cap], len: 0, shift: 64 - cap.trailing_zeros() }
     }
 
     /// Empties the set, keeping a capacity fit for `expected` insertions.
-    pub fn clear(&mut self, expected: usize) {
+    pub(crate) fn clear(&mut self, expected: usize) {
         if expected.saturating_mul(2) > self.slots.len() {
             *self = VisitedSet::with_capacity(expected);
         } else {
@@ -38,7 +38,7 @@ impl VisitedSet {
 
     /// Inserts `id`; true when it was not there yet.
     #[inline]
-    pub fn insert(&mut self, id: u32) -> bool {
+    pub(crate) fn insert(&mut self, id: u32) -> bool {
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
@@ -69,11 +69,11 @@ impl VisitedSet {
     }
 
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         self.slots.capacity() * 4
     }
 }

@@ -20,13 +20,13 @@
 use crate::index::{Candidate, Sink, TopK};
 
 /// Sentinel row of an exhausted cursor.
-pub const END: u32 = u32::MAX;
+pub(crate) const END: u32 = u32::MAX;
 
 /// Slack on every bound comparison: bounds and scores are summed in different orders.
 const SLACK: f64 = 1.0 + 1e-5;
 
 /// One list a search sums over: rows ascending, each with a score, in blocks with bounds.
-pub trait Cursor {
+pub(crate) trait Cursor {
     /// The current row, or [`END`].
     fn doc(&self) -> u32;
     /// Moves to the first row at or after `target` (never backwards).
@@ -52,14 +52,14 @@ pub trait Cursor {
 
 /// How a search over lists of bounds scores a row exactly, and how many rows it ranks.
 #[derive(Clone, Copy)]
-pub struct Exact<'a> {
+pub(crate) struct Exact<'a> {
     pub score: &'a dyn Fn(u32) -> f32,
     pub k: usize,
 }
 
 /// How the search went, for `explain`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WandStats {
+pub(crate) struct WandStats {
     /// Rows scored in full.
     pub scored: u64,
     /// Moves past rows on a block bound alone.
@@ -76,7 +76,7 @@ pub struct WandStats {
 /// other segments' rows: its threshold prunes from the start. With `budget`, the search
 /// stops once it has computed that many scores (an approximate top k). With `exact`, the
 /// cursors score bounds and `exact.score(row)` is a row's score.
-pub fn search<C: Cursor>(
+pub(crate) fn search<C: Cursor>(
     mut cs: Vec<C>,
     slots: usize,
     segment: u32,

@@ -57,7 +57,7 @@ impl Schema {
 /// validates it.
 #[derive(Serialize, Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
-pub struct RawSchema {
+pub(crate) struct RawSchema {
     pub name: String,
     pub fields: Vec<RawField>,
     /// Stored schemas only: the id the next added field takes.
@@ -67,7 +67,7 @@ pub struct RawSchema {
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
-pub struct RawField {
+pub(crate) struct RawField {
     /// Stable field id; stored schemas carry it, schema files leave it out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<u16>,
@@ -141,7 +141,7 @@ fn scalar_indexes_json(kinds: &[ScalarIndexKind], text: Option<&TextIndex>) -> O
 }
 
 impl RawSchema {
-    pub fn into_schema(self) -> Result<Schema, SchemaError> {
+    pub(crate) fn into_schema(self) -> Result<Schema, SchemaError> {
         let mut fields = Vec::with_capacity(self.fields.len());
         let ids: Vec<u16> = self.fields.iter().filter_map(|f| f.id).collect();
         if !ids.is_empty() && ids.len() != self.fields.len() {

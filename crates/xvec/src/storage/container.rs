@@ -18,14 +18,14 @@ use super::disk::DiskFile;
 use super::{FileKind, HEADER_LEN, decode_header_version, encode_header, read_u32, read_u64};
 use crate::error::StorageError;
 
-pub const COUNT_AT: usize = HEADER_LEN;
-pub const TABLE_CRC_AT: usize = COUNT_AT + 4;
-pub const TABLE_AT: usize = TABLE_CRC_AT + 4;
-pub const ENTRY_LEN: usize = 32;
+pub(crate) const COUNT_AT: usize = HEADER_LEN;
+pub(crate) const TABLE_CRC_AT: usize = COUNT_AT + 4;
+pub(crate) const TABLE_AT: usize = TABLE_CRC_AT + 4;
+pub(crate) const ENTRY_LEN: usize = 32;
 /// Alignment of every section, so vectors and codes can be read in place by SIMD code.
-pub const SECTION_ALIGN: u64 = 64;
+pub(crate) const SECTION_ALIGN: u64 = 64;
 /// Bound on the section count; a larger claim is corruption, not an allocation.
-pub const MAX_SECTIONS: usize = 1 << 16;
+pub(crate) const MAX_SECTIONS: usize = 1 << 16;
 /// Block length the writer uses for every section longer than one block: what one
 /// flipped byte or one unreadable page costs. 4 KiB, the page size: 4 bytes of table per
 /// 4 KiB of data (0.1%), still long enough that checksumming runs at the hardware CRC's
@@ -35,13 +35,13 @@ pub const MAX_SECTIONS: usize = 1 << 16;
 /// held some 2,000 rows, and a section of up to 64 KiB, such as the keys of a few
 /// thousand rows, had one checksum and was lost whole. Readers take the length from
 /// each entry, so files of either length read alike; the layout version is unchanged.)
-pub const BLOCK_LEN: u32 = 4 << 10;
+pub(crate) const BLOCK_LEN: u32 = 4 << 10;
 /// Smallest and largest block lengths a reader accepts (powers of two).
-pub const MIN_BLOCK: u32 = 4 << 10;
-pub const MAX_BLOCK: u32 = 1 << 30;
+pub(crate) const MIN_BLOCK: u32 = 4 << 10;
+pub(crate) const MAX_BLOCK: u32 = 1 << 30;
 /// First container version (per file kind) with block checksums; older files have
 /// `block` 0 (reserved) in every entry and no block table.
-pub const fn blocks_since(kind: FileKind) -> u32 {
+pub(crate) const fn blocks_since(kind: FileKind) -> u32 {
     match kind {
         FileKind::Segment | FileKind::Index => 2,
         _ => u32::MAX,
@@ -50,7 +50,7 @@ pub const fn blocks_since(kind: FileKind) -> u32 {
 
 /// One entry of the section table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RawSection {
+pub(crate) struct RawSection {
     pub kind: u16,
     pub field: u16,
     pub offset: u64,
@@ -64,13 +64,13 @@ pub struct RawSection {
 }
 
 impl RawSection {
-    pub fn range(&self) -> Range<usize> {
+    pub(crate) fn range(&self) -> Range<usize> {
         self.offset as usize..(self.offset + self.len) as usize
     }
 
     /// [`RawSection::range`] when the section is `len` bytes long; else an error at its
     /// offset in `path` naming it (`name`) and both lengths.
-    pub fn sized(&self, path: &Path, name: &str, len: u128) -> Result<Range<usize>, StorageError> {
+    pub(crate) fn sized(&self, path: &Path, name: &str, len: u128) -> Result<Range<usize>, StorageError> {
         if self.len as u128 != len {
             let what = format!("{name} section of {} bytes, expected {len}", self.len);
             return Err(StorageError::corrupted(path, self.offset, what));
@@ -79,29 +79,29 @@ impl RawSection {
     }
 
     /// Blocks of the section (0 when it has a single checksum).
-    pub fn block_count(&self) -> u64 {
+    pub(crate) fn block_count(&self) -> u64 {
         if self.block == 0 || !valid_block(self.block) { 0 } else { self.len.div_ceil(self.block as u64) }
     }
 
     /// File bytes of block `j`.
-    pub fn block_range(&self, j: u64) -> Range<u64> {
+    pub(crate) fn block_range(&self, j: u64) -> Range<u64> {
         let start = self.offset + j * self.block as u64;
         start..(start + self.block as u64).min(self.offset + self.len)
     }
 
     /// File bytes of this section's block CRC list.
-    pub fn list_range(&self) -> Range<usize> {
+    pub(crate) fn list_range(&self) -> Range<usize> {
         self.blocks_at as usize..(self.blocks_at + 4 * self.block_count()) as usize
     }
 }
 
 /// Whether `block` is a block length this build reads.
-pub fn valid_block(block: u32) -> bool {
+pub(crate) fn valid_block(block: u32) -> bool {
     block == 0 || (block.is_power_of_two() && (MIN_BLOCK..=MAX_BLOCK).contains(&block))
 }
 
 /// CRC32C of each `block`-byte block of `bytes` (the last may be shorter).
-pub fn block_crcs(bytes: &[u8], block: usize) -> Vec<u32> {
+pub(crate) fn block_crcs(bytes: &[u8], block: usize) -> Vec<u32> {
     bytes.chunks(block.max(1)).map(crc32c::crc32c).collect()
 }
 
@@ -110,7 +110,7 @@ pub fn block_crcs(bytes: &[u8], block: usize) -> Vec<u32> {
 /// reader checksum a section in one pass at the CRC's full speed and look at blocks only
 /// when the whole disagrees. CRC32C is linear: appending `block` bytes multiplies the
 /// register by a fixed 32×32 bit matrix, applied here with four byte tables.
-pub fn combine_blocks(crcs: &[u32], block: u64, len: u64) -> u32 {
+pub(crate) fn combine_blocks(crcs: &[u32], block: u64, len: u64) -> u32 {
     let Some((&first, rest)) = crcs.split_first() else { return 0 };
     // The tables of the writer's block length are built once per process.
     static WRITER: std::sync::OnceLock<ShiftTables> = std::sync::OnceLock::new();
@@ -156,12 +156,12 @@ fn shift_tables(block: u64) -> ShiftTables {
 }
 
 /// CRC32C of a list of block CRCs, as stored little-endian.
-pub fn list_crc(crcs: &[u32]) -> u32 {
+pub(crate) fn list_crc(crcs: &[u32]) -> u32 {
     crcs.iter().fold(0, |c, x| crc32c::crc32c_append(c, &x.to_le_bytes()))
 }
 
 /// The stored block CRCs of `s` (its list must lie inside `b`).
-pub fn stored_crcs(b: &[u8], s: &RawSection) -> Vec<u32> {
+pub(crate) fn stored_crcs(b: &[u8], s: &RawSection) -> Vec<u32> {
     b[s.list_range()].chunks_exact(4).map(|c| read_u32(c, 0)).collect()
 }
 
@@ -169,7 +169,7 @@ pub fn stored_crcs(b: &[u8], s: &RawSection) -> Vec<u32> {
 /// `table_end`, placing each blocked section's CRC list in the block table that follows.
 /// Returns the entries and the end of the block table (saturating: the caller checks it
 /// against the file length before using any list).
-pub fn parse_table(region: &[u8], table_end: u64) -> (Vec<RawSection>, u64) {
+pub(crate) fn parse_table(region: &[u8], table_end: u64) -> (Vec<RawSection>, u64) {
     let mut at = table_end;
     let sections = region
         .chunks_exact(ENTRY_LEN)
@@ -191,7 +191,7 @@ pub fn parse_table(region: &[u8], table_end: u64) -> (Vec<RawSection>, u64) {
 }
 
 /// What is wrong with the block length of entry `s` in a file of `version`, if anything.
-pub fn block_problem(s: &RawSection, version: u32, kind: FileKind) -> Option<String> {
+pub(crate) fn block_problem(s: &RawSection, version: u32, kind: FileKind) -> Option<String> {
     if s.block != 0 && version < blocks_since(kind) {
         return Some(format!("block length {} in a version {version} file, which has no block checksums", s.block));
     }
@@ -202,7 +202,7 @@ pub fn block_problem(s: &RawSection, version: u32, kind: FileKind) -> Option<Str
 }
 
 /// The first thing wrong with entry `s` itself (block length, bounds), if anything.
-pub fn entry_problem(s: &RawSection, version: u32, kind: FileKind, file_len: u64) -> Option<String> {
+pub(crate) fn entry_problem(s: &RawSection, version: u32, kind: FileKind, file_len: u64) -> Option<String> {
     if let Some(what) = block_problem(s, version, kind) {
         return Some(what);
     }
@@ -213,7 +213,7 @@ pub fn entry_problem(s: &RawSection, version: u32, kind: FileKind, file_len: u64
 }
 
 /// Writes a container: sections in order, then the tables, then fsync.
-pub struct ContainerWriter {
+pub(crate) struct ContainerWriter {
     path: PathBuf,
     out: BufWriter<DiskFile>,
     pos: u64,
@@ -227,12 +227,12 @@ pub struct ContainerWriter {
 }
 
 /// The block length the writer gives a section of `len` bytes.
-pub fn block_for(len: u64) -> u32 {
+pub(crate) fn block_for(len: u64) -> u32 {
     if len > BLOCK_LEN as u64 { BLOCK_LEN } else { 0 }
 }
 
 /// Receives one section's bytes, keeping its CRC (or its block CRCs) and length.
-pub struct SectionSink<'a> {
+pub(crate) struct SectionSink<'a> {
     out: &'a mut BufWriter<DiskFile>,
     block: u64,
     /// CRC of the whole section (unblocked) or of the current block.
@@ -242,7 +242,7 @@ pub struct SectionSink<'a> {
 }
 
 impl SectionSink<'_> {
-    pub fn put(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
+    pub(crate) fn put(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
         self.out.write_all(bytes)?;
         if self.block == 0 {
             self.crc = crc32c::crc32c_append(self.crc, bytes);
@@ -266,7 +266,7 @@ impl SectionSink<'_> {
 impl ContainerWriter {
     /// Starts a file that will hold exactly `lens.len()` sections of these byte lengths
     /// (known up front: the block table sits before the sections).
-    pub fn create(path: &Path, kind: FileKind, id: u64, lens: &[u64]) -> Result<ContainerWriter, StorageError> {
+    pub(crate) fn create(path: &Path, kind: FileKind, id: u64, lens: &[u64]) -> Result<ContainerWriter, StorageError> {
         let file = DiskFile::create_large(path)?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         let blocks: u64 = lens.iter().map(|&l| if block_for(l) == 0 { 0 } else { l.div_ceil(BLOCK_LEN as u64) }).sum();
@@ -285,7 +285,7 @@ impl ContainerWriter {
     }
 
     /// Writes the next section through `fill`, which must put exactly the declared bytes.
-    pub fn section(
+    pub(crate) fn section(
         &mut self,
         kind: u16,
         field: u16,
@@ -324,7 +324,7 @@ impl ContainerWriter {
     }
 
     /// Writes the header and tables and makes the file durable; returns its size.
-    pub fn finish(self) -> Result<u64, StorageError> {
+    pub(crate) fn finish(self) -> Result<u64, StorageError> {
         let io = |e| StorageError::io(&self.path, e);
         if self.table.len() != self.lens.len() {
             let what = format!("{} sections written, {} declared", self.table.len(), self.lens.len());
@@ -360,7 +360,12 @@ impl ContainerWriter {
 /// Writes a whole container of `sections` (kind, field tag, bytes) through a temp file
 /// renamed to `path`, the temp file removed on failure; returns its size. The caller
 /// publishes it (the rename is made durable by the publish).
-pub fn write_file(path: &Path, kind: FileKind, id: u64, sections: &[(u16, u16, &[u8])]) -> Result<u64, StorageError> {
+pub(crate) fn write_file(
+    path: &Path,
+    kind: FileKind,
+    id: u64,
+    sections: &[(u16, u16, &[u8])],
+) -> Result<u64, StorageError> {
     let tmp = super::disk::temp_path(path);
     let write = || -> Result<u64, StorageError> {
         let lens: Vec<u64> = sections.iter().map(|s| s.2.len() as u64).collect();
@@ -380,7 +385,7 @@ pub fn write_file(path: &Path, kind: FileKind, id: u64, sections: &[(u16, u16, &
 /// Reads a container of index file `kind` (header id `id`) whose sections must be
 /// exactly `kinds`, each tagged `field`, in order: the table, with every section's CRC
 /// checked (blocks through `bytes`).
-pub fn read_sections(
+pub(crate) fn read_sections(
     path: &Path,
     bytes: &super::mmap::FileBytes,
     id: u64,
@@ -408,7 +413,7 @@ pub fn read_sections(
 /// Reads and checks a container's header and tables: bounds, alignment, zero padding
 /// and no trailing bytes. Section CRCs are checked for the kinds `check_crc` accepts;
 /// every block CRC list is checked against its entry. Returns the header id and table.
-pub fn read(
+pub(crate) fn read(
     path: &Path,
     b: &[u8],
     kind: FileKind,
@@ -421,7 +426,7 @@ pub fn read(
 /// of the whole range when `block` is the range's length; see [`Checksummer::block_crcs`]).
 ///
 /// [`Checksummer::block_crcs`]: super::mmap::Checksummer::block_crcs
-pub fn read_with(
+pub(crate) fn read_with(
     path: &Path,
     b: &[u8],
     kind: FileKind,

@@ -16,7 +16,7 @@ const CRC_AT: usize = LEN_AT + 8;
 const BODY_AT: usize = CRC_AT + 8;
 
 /// Encodes the deleted rows of segment `segment`.
-pub fn encode(segment: u64, deleted: &RoaringBitmap) -> Vec<u8> {
+pub(crate) fn encode(segment: u64, deleted: &RoaringBitmap) -> Vec<u8> {
     let mut body = Vec::with_capacity(deleted.serialized_size());
     deleted.serialize_into(&mut body).expect("writing to a Vec cannot fail");
     let mut out = Vec::with_capacity(BODY_AT + body.len());
@@ -30,7 +30,7 @@ pub fn encode(segment: u64, deleted: &RoaringBitmap) -> Vec<u8> {
 
 /// Decodes a delete file, checking that it belongs to `segment` and that every row is
 /// below `rows`.
-pub fn decode(path: &Path, bytes: &[u8], segment: u64, rows: usize) -> Result<RoaringBitmap, StorageError> {
+pub(crate) fn decode(path: &Path, bytes: &[u8], segment: u64, rows: usize) -> Result<RoaringBitmap, StorageError> {
     let id = decode_header(path, bytes, FileKind::Deletes)?;
     if id != segment {
         return Err(StorageError::corrupted(path, 16, format!("belongs to segment {id}, expected {segment}")));

@@ -79,7 +79,7 @@ impl DiskFile {
     }
 
     /// Creates `path`, truncating a file already there.
-    pub fn create(path: &Path) -> Result<DiskFile, StorageError> {
+    pub(crate) fn create(path: &Path) -> Result<DiskFile, StorageError> {
         DiskFile::open_with(path, Op::Create, OpenOptions::new().write(true).create(true).truncate(true))
     }
 
@@ -87,49 +87,49 @@ impl DiskFile {
     /// is written. On ext4 an fsync waits for the dirty data of other files in the same
     /// journal commit, so a writer's small WAL fsync would otherwise wait for all of a
     /// flush's segment at once (RocksDB's `bytes_per_sync` is the same remedy).
-    pub fn create_large(path: &Path) -> Result<DiskFile, StorageError> {
+    pub(crate) fn create_large(path: &Path) -> Result<DiskFile, StorageError> {
         Ok(DiskFile { sync_every: SYNC_EVERY, ..DiskFile::create(path)? })
     }
 
     /// Opens an existing file for writing.
-    pub fn open_write(path: &Path) -> Result<DiskFile, StorageError> {
+    pub(crate) fn open_write(path: &Path) -> Result<DiskFile, StorageError> {
         DiskFile::open_with(path, Op::Open, OpenOptions::new().write(true))
     }
 
     /// Opens (creating it if missing) a file that is only locked, never written; readable
     /// and writable, as record locks of both kinds need.
-    pub fn open_lock(path: &Path) -> Result<DiskFile, StorageError> {
+    pub(crate) fn open_lock(path: &Path) -> Result<DiskFile, StorageError> {
         DiskFile::open_with(path, Op::Open, OpenOptions::new().read(true).write(true).create(true).truncate(false))
     }
 
     /// Opens (creating it if missing) a file that is only appended to.
-    pub fn open_append(path: &Path) -> Result<DiskFile, StorageError> {
+    pub(crate) fn open_append(path: &Path) -> Result<DiskFile, StorageError> {
         DiskFile::open_with(path, Op::Create, OpenOptions::new().append(true).create(true))
     }
 
-    pub fn open_read(path: &Path) -> Result<DiskFile, StorageError> {
+    pub(crate) fn open_read(path: &Path) -> Result<DiskFile, StorageError> {
         DiskFile::open_with(path, Op::Open, OpenOptions::new().read(true))
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn file(&self) -> &File {
+    pub(crate) fn file(&self) -> &File {
         &self.file
     }
 
-    pub fn len(&self) -> Result<u64, StorageError> {
+    pub(crate) fn len(&self) -> Result<u64, StorageError> {
         self.file.metadata().map(|m| m.len()).map_err(|e| StorageError::io(&self.path, e))
     }
 
     /// Writes all of `buf` at the current position.
-    pub fn write_all(&mut self, buf: &[u8]) -> Result<(), StorageError> {
+    pub(crate) fn write_all(&mut self, buf: &[u8]) -> Result<(), StorageError> {
         Write::write_all(self, buf).map_err(|e| StorageError::io(&self.path, e))
     }
 
     /// Reads exactly `buf.len()` bytes at the current position.
-    pub fn read_exact(&mut self, buf: &mut [u8]) -> Result<(), StorageError> {
+    pub(crate) fn read_exact(&mut self, buf: &mut [u8]) -> Result<(), StorageError> {
         gate(Op::Read, &self.path)?;
         self.file.read_exact(buf).map_err(|e| StorageError::io(&self.path, e))
     }
@@ -137,7 +137,7 @@ impl DiskFile {
     /// Reads at most `max` bytes at `offset`, fewer where the file ends first: a file
     /// another process appends to or cuts back may end anywhere by the time it is read.
     /// Moves the position.
-    pub fn read_at_most(&mut self, offset: u64, max: u64) -> Result<Vec<u8>, StorageError> {
+    pub(crate) fn read_at_most(&mut self, offset: u64, max: u64) -> Result<Vec<u8>, StorageError> {
         gate(Op::Read, &self.path)?;
         let io = |e| StorageError::io(&self.path, e);
         let mut buf = Vec::new();
@@ -150,27 +150,27 @@ impl DiskFile {
     }
 
     /// Makes the file's data durable (`fdatasync`).
-    pub fn sync_data(&self) -> Result<(), StorageError> {
+    pub(crate) fn sync_data(&self) -> Result<(), StorageError> {
         gate(Op::Sync, &self.path)?;
         self.file.sync_data().map_err(|e| StorageError::io(&self.path, e))
     }
 
     /// Makes the file's data and metadata durable (`fsync`).
-    pub fn sync_all(&self) -> Result<(), StorageError> {
+    pub(crate) fn sync_all(&self) -> Result<(), StorageError> {
         gate(Op::Sync, &self.path)?;
         self.file.sync_all().map_err(|e| StorageError::io(&self.path, e))
     }
 
-    pub fn set_len(&self, len: u64) -> Result<(), StorageError> {
+    pub(crate) fn set_len(&self, len: u64) -> Result<(), StorageError> {
         gate(Op::SetLen, &self.path)?;
         self.file.set_len(len).map_err(|e| StorageError::io(&self.path, e))
     }
 
-    pub fn seek(&mut self, to: u64) -> Result<(), StorageError> {
+    pub(crate) fn seek(&mut self, to: u64) -> Result<(), StorageError> {
         self.file.seek(SeekFrom::Start(to)).map(drop).map_err(|e| StorageError::io(&self.path, e))
     }
 
-    pub fn into_file(self) -> File {
+    pub(crate) fn into_file(self) -> File {
         self.file
     }
 }
@@ -289,7 +289,7 @@ pub(crate) fn temp_path(path: &Path) -> PathBuf {
 /// Refuses a path that cannot be a collection before anything is touched: a missing
 /// directory (when `must_exist`) or a file, each with its own error instead of the OS's
 /// `Not a directory` about a file inside it.
-pub fn check_dir(dir: &Path, must_exist: bool) -> Result<(), StorageError> {
+pub(crate) fn check_dir(dir: &Path, must_exist: bool) -> Result<(), StorageError> {
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => Ok(()),
         Ok(_) => Err(StorageError::NotADirectory { path: dir.to_path_buf() }),

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 /// What goes wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Fault {
+pub(crate) enum Fault {
     /// `ENOSPC` from a write or a file creation; nothing is written.
     NoSpace,
     /// Half of a write reaches the file, then `ENOSPC`.
@@ -33,7 +33,7 @@ pub enum Fault {
 }
 
 impl Fault {
-    pub const ALL: [Fault; 4] = [Fault::NoSpace, Fault::ShortWrite, Fault::Io, Fault::Fsync];
+    pub(crate) const ALL: [Fault; 4] = [Fault::NoSpace, Fault::ShortWrite, Fault::Io, Fault::Fsync];
 
     fn applies(self, op: Op) -> bool {
         match self {
@@ -45,7 +45,7 @@ impl Fault {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Fault::NoSpace => "ENOSPC",
             Fault::ShortWrite => "short write",
@@ -93,16 +93,16 @@ static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 static INJECTIONS: Mutex<Vec<Arc<Injection>>> = Mutex::new(Vec::new());
 
 /// An installed injection; dropping it removes it.
-pub struct Guard(Arc<Injection>);
+pub(crate) struct Guard(Arc<Injection>);
 
 impl Guard {
     /// Matching operations seen so far.
-    pub fn ops(&self) -> u64 {
+    pub(crate) fn ops(&self) -> u64 {
         self.0.seen.load(Ordering::SeqCst)
     }
 
     /// Operations that were made to fail.
-    pub fn fired(&self) -> u64 {
+    pub(crate) fn fired(&self) -> u64 {
         self.0.fired.load(Ordering::SeqCst)
     }
 }
@@ -118,7 +118,7 @@ impl Drop for Guard {
 /// Fails the `at`-th operation under `dir` that `fault` applies to (and, if `persistent`,
 /// every later one); `at = 0` only counts them. Paths are matched by prefix, as the engine
 /// builds them: pass the directory the collection was opened with.
-pub fn inject(dir: &Path, fault: Fault, at: u64, persistent: bool) -> Guard {
+pub(crate) fn inject(dir: &Path, fault: Fault, at: u64, persistent: bool) -> Guard {
     let injection = Arc::new(Injection {
         dir: dir.to_path_buf(),
         fault,

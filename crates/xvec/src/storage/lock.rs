@@ -25,7 +25,7 @@ const MAX_PAUSE: Duration = Duration::from_millis(100);
 
 /// Proof that this handle is the collection's only writer.
 #[derive(Debug)]
-pub struct WriterLock {
+pub(crate) struct WriterLock {
     _file: File,
 }
 
@@ -33,14 +33,14 @@ impl WriterLock {
     /// Takes the lock without waiting for another writer; one yields
     /// [`StorageError::Locked`].
     #[cfg(test)]
-    pub fn acquire(dir: &Path) -> Result<WriterLock, StorageError> {
+    pub(crate) fn acquire(dir: &Path) -> Result<WriterLock, StorageError> {
         WriterLock::acquire_within(dir, Duration::ZERO)
     }
 
     /// Takes the lock, waiting up to `timeout` for another writer to release it (sqlite's
     /// busy timeout): tries again with a pause that doubles up to 100 ms, then fails with
     /// [`StorageError::Locked`] saying how long it waited.
-    pub fn acquire_within(dir: &Path, timeout: Duration) -> Result<WriterLock, StorageError> {
+    pub(crate) fn acquire_within(dir: &Path, timeout: Duration) -> Result<WriterLock, StorageError> {
         super::disk::check_dir(dir, true)?;
         let path = dir.join("LOCK");
         let file = super::disk::DiskFile::open_lock(&path)?.into_file();
@@ -74,7 +74,7 @@ impl WriterLock {
 
     /// True when some handle, in any process, holds the writer lock now. Never takes the
     /// lock where record locks are available (see the module docs).
-    pub fn is_held(dir: &Path) -> Result<bool, StorageError> {
+    pub(crate) fn is_held(dir: &Path) -> Result<bool, StorageError> {
         let path = dir.join("LOCK");
         let file = match super::disk::DiskFile::open_read(&path) {
             Ok(f) => f.into_file(),
@@ -111,7 +111,7 @@ mod record {
 
     /// Marks `file` as the writer's; best effort (a file system without record locks
     /// leaves probes to the fallback).
-    pub fn set(file: &File) {
+    pub(super) fn set(file: &File) {
         let fl = whole_file(libc::F_WRLCK);
         // SAFETY: a valid descriptor and a valid `flock` that outlives the call.
         unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &fl) };
@@ -119,7 +119,7 @@ mod record {
 
     /// Whether a writer's record lock is on the file; `None` when record locks are not
     /// available here.
-    pub fn query(file: &File) -> Option<bool> {
+    pub(super) fn query(file: &File) -> Option<bool> {
         let mut fl = whole_file(libc::F_RDLCK);
         // SAFETY: a valid descriptor and a valid `flock` that outlives the call.
         let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_GETLK, &mut fl) };

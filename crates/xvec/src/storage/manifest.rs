@@ -121,7 +121,7 @@ impl CollectionOptions {
 /// A live delete file of a segment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DeletesEntry {
+pub(crate) struct DeletesEntry {
     pub file: String,
     pub size: u64,
     pub count: u64,
@@ -130,7 +130,7 @@ pub struct DeletesEntry {
 /// A live index file of a segment: one field (by stable id) and one index kind.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct IndexEntry {
+pub(crate) struct IndexEntry {
     /// The field's stable id (see the schema's field ids).
     pub field: u16,
     /// Absent in version 1 manifests, which had vector indexes only.
@@ -143,7 +143,7 @@ pub struct IndexEntry {
 /// A live segment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SegmentEntry {
+pub(crate) struct SegmentEntry {
     pub id: u64,
     pub file: String,
     pub rows: u64,
@@ -156,7 +156,7 @@ pub struct SegmentEntry {
 /// One generation of the collection.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub generation: u64,
     pub schema: RawSchema,
     pub options: CollectionOptions,
@@ -184,7 +184,7 @@ pub struct Manifest {
 /// segment while new writes go to the next WAL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SealedWal {
+pub(crate) struct SealedWal {
     pub seq: u64,
     pub salt: u64,
     /// Records it holds, all of them synced before it was sealed.
@@ -192,7 +192,7 @@ pub struct SealedWal {
 }
 
 impl Manifest {
-    pub fn new(schema: &Schema, options: CollectionOptions) -> Manifest {
+    pub(crate) fn new(schema: &Schema, options: CollectionOptions) -> Manifest {
         Manifest {
             generation: 1,
             schema: schema.to_stored(),
@@ -206,7 +206,7 @@ impl Manifest {
         }
     }
 
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let body = serde_json::to_vec_pretty(self).expect("manifest serializes");
         let mut out = Vec::with_capacity(BODY_AT + body.len());
         out.extend_from_slice(&encode_header(FileKind::Manifest, self.generation));
@@ -217,7 +217,7 @@ impl Manifest {
         out
     }
 
-    pub fn decode(path: &Path, bytes: &[u8]) -> Result<Manifest, StorageError> {
+    pub(crate) fn decode(path: &Path, bytes: &[u8]) -> Result<Manifest, StorageError> {
         let generation = decode_header_version(path, bytes, FileKind::Manifest)?.0;
         if bytes.len() < BODY_AT {
             return Err(StorageError::corrupted(path, bytes.len() as u64, "file ends inside the manifest header"));
@@ -274,7 +274,7 @@ impl Manifest {
         Ok(m)
     }
 
-    pub fn schema(&self, path: &Path) -> Result<Schema, StorageError> {
+    pub(crate) fn schema(&self, path: &Path) -> Result<Schema, StorageError> {
         self.schema
             .clone()
             .into_schema()
@@ -283,7 +283,7 @@ impl Manifest {
 
     /// The layout of the version 1 and 2 segments it lists (see `legacy_schema`); `None`:
     /// the schema's own.
-    pub fn legacy_layout(&self, path: &Path) -> Result<Option<Layout>, StorageError> {
+    pub(crate) fn legacy_layout(&self, path: &Path) -> Result<Option<Layout>, StorageError> {
         let Some(raw) = &self.legacy_schema else { return Ok(None) };
         let schema = raw.clone().into_schema().map_err(|e| {
             StorageError::corrupted(path, BODY_AT as u64, format!("stored legacy schema is invalid: {e}"))
@@ -292,7 +292,7 @@ impl Manifest {
     }
 
     /// Writes this manifest and points `CURRENT` at it (see the module docs).
-    pub fn publish(&self, dir: &Path) -> Result<(), PublishError> {
+    pub(crate) fn publish(&self, dir: &Path) -> Result<(), PublishError> {
         let name = super::manifest_name(self.generation);
         let current_tmp = dir.join("CURRENT.tmp");
         let prepared = super::write_file_atomic(dir, &name, &self.encode()).and_then(|_| {
@@ -339,7 +339,7 @@ impl From<PublishError> for StorageError {
 }
 
 /// Reads `CURRENT` and returns the live manifest's file name.
-pub fn read_current(dir: &Path) -> Result<String, StorageError> {
+pub(crate) fn read_current(dir: &Path) -> Result<String, StorageError> {
     let path = dir.join("CURRENT");
     let text = match super::disk::read(&path) {
         Ok(t) => t,
@@ -360,7 +360,7 @@ pub fn read_current(dir: &Path) -> Result<String, StorageError> {
 }
 
 /// Reads the live manifest.
-pub fn load(dir: &Path) -> Result<Manifest, StorageError> {
+pub(crate) fn load(dir: &Path) -> Result<Manifest, StorageError> {
     let name = read_current(dir)?;
     let path = dir.join(&name);
     let bytes = super::disk::read(&path)?;

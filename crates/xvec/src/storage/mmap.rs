@@ -13,7 +13,7 @@ use crate::error::StorageError;
 compile_error!("xvec's on-disk format is little-endian and is used in place; big-endian hosts are not supported");
 
 /// The bytes of one immutable file.
-pub enum FileBytes {
+pub(crate) enum FileBytes {
     /// Memory-mapped: the pages belong to the page cache, not the heap. No descriptor is
     /// kept (a mapping outlives its file's close): a collection of many segments and
     /// index files would hold one each, thousands past the usual `ulimit -n` of 1,024
@@ -30,7 +30,7 @@ impl FileBytes {
     ///
     /// Mapping relies on the collection's rule that a published file is never modified,
     /// only replaced by a new file under a new name.
-    pub fn open(path: &Path, mmap: bool) -> Result<FileBytes, StorageError> {
+    pub(crate) fn open(path: &Path, mmap: bool) -> Result<FileBytes, StorageError> {
         let mut file = super::disk::DiskFile::open_read(path)?;
         let len = file.len()? as usize;
         if mmap && len > 0 {
@@ -52,7 +52,7 @@ impl FileBytes {
     /// and a piece that fails in 4 KiB pages; a page that cannot be read stays zero and
     /// its range is returned with the error. For verify and repair on media that return
     /// read errors (through a mapping, such an error is a `SIGBUS`).
-    pub fn read_tolerant(path: &Path, block: usize) -> Result<(FileBytes, Vec<Unreadable>), StorageError> {
+    pub(crate) fn read_tolerant(path: &Path, block: usize) -> Result<(FileBytes, Vec<Unreadable>), StorageError> {
         use std::os::unix::fs::FileExt;
         // Through the seam: only a regular file is opened (a FIFO would block forever).
         let file = super::disk::DiskFile::open_read(path)?.into_file();
@@ -60,7 +60,7 @@ impl FileBytes {
         read_past_errors(len, block, |buf, at| file.read_exact_at(buf, at))
     }
 
-    pub fn as_slice(&self) -> &[u8] {
+    pub(crate) fn as_slice(&self) -> &[u8] {
         match self {
             FileBytes::Mapped(m, _) => m,
             FileBytes::Owned { words, len } => {
@@ -75,7 +75,7 @@ impl FileBytes {
     /// vectors, codes and graphs: one TLB entry then covers 2 MiB instead of 4 KiB, and a
     /// search stops paying a page walk per row it scores. A hint only; owned bytes and
     /// other platforms ignore it.
-    pub fn advise_random_access(&self, range: std::ops::Range<usize>) {
+    pub(crate) fn advise_random_access(&self, range: std::ops::Range<usize>) {
         #[cfg(target_os = "linux")]
         if let FileBytes::Mapped(m, _) = self {
             let _ = m.advise_range(memmap2::Advice::HugePage, range.start, range.len());
@@ -84,12 +84,12 @@ impl FileBytes {
         let _ = range;
     }
 
-    pub fn is_mapped(&self) -> bool {
+    pub(crate) fn is_mapped(&self) -> bool {
         matches!(self, FileBytes::Mapped(..))
     }
 
     /// Bytes held on the heap (zero for a mapping).
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         match self {
             FileBytes::Mapped(..) => 0,
             FileBytes::Owned { words, .. } => words.capacity() * 8,
@@ -100,7 +100,7 @@ impl FileBytes {
 impl FileBytes {
     /// A checksummer of these bytes for one pass over the file's sections: a mapping's
     /// file is reopened here once, not once per section.
-    pub fn checksummer(&self) -> Result<Checksummer<'_>, StorageError> {
+    pub(crate) fn checksummer(&self) -> Result<Checksummer<'_>, StorageError> {
         let file = match self {
             FileBytes::Owned { .. } => None,
             FileBytes::Mapped(_, path) => Some(super::disk::DiskFile::open_read(path)?),
@@ -110,7 +110,7 @@ impl FileBytes {
 }
 
 /// Block checksums of one [`FileBytes`], through the descriptor one pass shares.
-pub struct Checksummer<'a> {
+pub(crate) struct Checksummer<'a> {
     bytes: &'a FileBytes,
     /// A mapping's file, read with `pread`; `None` for owned bytes.
     file: Option<super::disk::DiskFile>,
@@ -122,7 +122,7 @@ impl Checksummer<'_> {
     /// into a small buffer, so opening a file does not make its pages resident in this
     /// process: data that queries never touch (originals behind quantized codes) stays out
     /// of the RSS.
-    pub fn block_crcs(&self, range: std::ops::Range<usize>, block: usize) -> std::io::Result<Vec<u32>> {
+    pub(crate) fn block_crcs(&self, range: std::ops::Range<usize>, block: usize) -> std::io::Result<Vec<u32>> {
         let block = block.max(1);
         match &self.file {
             None => Ok(self.bytes.as_slice()[range].chunks(block).map(crc32c::crc32c).collect()),
@@ -160,7 +160,7 @@ impl Checksummer<'_> {
 
 /// A range of a file that could not be read.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Unreadable {
+pub(crate) struct Unreadable {
     pub range: std::ops::Range<u64>,
     pub error: String,
 }
@@ -199,10 +199,10 @@ fn read_past_errors(
 
 /// Numbers that may be viewed in place from little-endian bytes: every bit pattern is a
 /// valid value and there is no padding.
-pub trait Plain: Copy + 'static + sealed::Sealed {}
+pub(crate) trait Plain: Copy + 'static + sealed::Sealed {}
 
 mod sealed {
-    pub trait Sealed {}
+    pub(crate) trait Sealed {}
 }
 
 macro_rules! plain {
@@ -211,7 +211,7 @@ macro_rules! plain {
 plain!(u8, i8, u32, i32, u64, i64, f32, f64, f16);
 
 /// Views `bytes` as a slice of `T`, or `None` when misaligned or not a whole number of `T`.
-pub fn cast_slice<T: Plain>(bytes: &[u8]) -> Option<&[T]> {
+pub(crate) fn cast_slice<T: Plain>(bytes: &[u8]) -> Option<&[T]> {
     let size = std::mem::size_of::<T>();
     if !bytes.len().is_multiple_of(size) || bytes.as_ptr().align_offset(std::mem::align_of::<T>()) != 0 {
         return None;
@@ -222,7 +222,7 @@ pub fn cast_slice<T: Plain>(bytes: &[u8]) -> Option<&[T]> {
 }
 
 /// Views a slice of `T` as its bytes (little-endian on every supported host).
-pub fn as_bytes<T: Plain>(values: &[T]) -> &[u8] {
+pub(crate) fn as_bytes<T: Plain>(values: &[T]) -> &[u8] {
     // SAFETY: `T: Plain` has no padding, so every byte is initialized; u8 has alignment 1.
     unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
 }

@@ -4,18 +4,18 @@
 //! layouts are specified in `docs/format.md`; a change to one bumps that kind's
 //! [`FileKind::version`].
 
-pub mod column;
-pub mod container;
-pub mod deletes;
+pub(crate) mod column;
+pub(crate) mod container;
+pub(crate) mod deletes;
 pub(crate) mod disk;
-pub mod faults;
+pub(crate) mod faults;
 #[cfg(test)]
 mod faults_tests;
-pub mod lock;
-pub mod manifest;
-pub mod mmap;
-pub mod segment;
-pub mod wal;
+pub(crate) mod lock;
+pub(crate) mod manifest;
+pub(crate) mod mmap;
+pub(crate) mod segment;
+pub(crate) mod wal;
 
 use std::path::Path;
 
@@ -183,7 +183,7 @@ pub fn segment_name(id: u64) -> String {
 /// What an index file indexes. A field may have one of each kind, each its own file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum IndexKind {
+pub(crate) enum IndexKind {
     /// A vector field's search index: graph, codes, sketches (`index/segment_index.rs`).
     #[default]
     Vector,
@@ -199,7 +199,7 @@ pub enum IndexKind {
 
 impl IndexKind {
     /// The kind's tag in file names.
-    pub fn tag(self) -> &'static str {
+    pub(crate) fn tag(self) -> &'static str {
         match self {
             IndexKind::Vector => "vec",
             IndexKind::Inverted => "inv",
@@ -210,7 +210,7 @@ impl IndexKind {
     }
 
     /// The scalar index kind of this file kind (`None` for a vector or full-text index).
-    pub fn scalar(self) -> Option<crate::schema::ScalarIndexKind> {
+    pub(crate) fn scalar(self) -> Option<crate::schema::ScalarIndexKind> {
         use crate::schema::ScalarIndexKind;
         match self {
             IndexKind::Vector | IndexKind::FullText | IndexKind::Sparse => None,
@@ -220,7 +220,7 @@ impl IndexKind {
     }
 
     /// The file kind of a scalar index kind.
-    pub fn of_scalar(kind: crate::schema::ScalarIndexKind) -> IndexKind {
+    pub(crate) fn of_scalar(kind: crate::schema::ScalarIndexKind) -> IndexKind {
         use crate::schema::ScalarIndexKind;
         match kind {
             ScalarIndexKind::Inverted => IndexKind::Inverted,
@@ -228,7 +228,7 @@ impl IndexKind {
         }
     }
 
-    pub fn of_tag(tag: &str) -> Option<IndexKind> {
+    pub(crate) fn of_tag(tag: &str) -> Option<IndexKind> {
         match tag {
             "vec" => Some(IndexKind::Vector),
             "inv" => Some(IndexKind::Inverted),
@@ -242,13 +242,13 @@ impl IndexKind {
 
 /// `SEG-<segment>-f<field id>-<kind>.idx`: named by the field's stable id, never its
 /// position, so renaming or dropping a field never renames another's index.
-pub fn index_name(segment: u64, field_id: u16, kind: IndexKind) -> String {
+pub(crate) fn index_name(segment: u64, field_id: u16, kind: IndexKind) -> String {
     format!("SEG-{segment:06}-f{field_id:03}-{}.idx", kind.tag())
 }
 
 /// The index kind an index file's name gives (`-vec`, `-inv`, `-rng`; a version 1 name
 /// has none and holds a vector index).
-pub fn index_kind_of_name(name: &str) -> Option<IndexKind> {
+pub(crate) fn index_kind_of_name(name: &str) -> Option<IndexKind> {
     let s = name.strip_prefix("SEG-")?.strip_suffix(".idx")?;
     let (_, b) = s.split_once("-f")?;
     match b.split_once('-') {
@@ -258,7 +258,7 @@ pub fn index_kind_of_name(name: &str) -> Option<IndexKind> {
 }
 
 /// The index file name manifests of version 1 used (one vector index per field).
-pub fn index_name_v1(segment: u64, field: u16) -> String {
+pub(crate) fn index_name_v1(segment: u64, field: u16) -> String {
     format!("SEG-{segment:06}-f{field:03}.idx")
 }
 
@@ -269,7 +269,7 @@ pub fn deletes_name(segment: u64, generation: u64) -> String {
 }
 
 /// Encodes the common header.
-pub fn encode_header(kind: FileKind, id: u64) -> [u8; HEADER_LEN] {
+pub(crate) fn encode_header(kind: FileKind, id: u64) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[MAGIC_AT..VERSION_AT].copy_from_slice(&MAGIC);
     h[VERSION_AT..KIND_AT].copy_from_slice(&kind.version().to_le_bytes());
@@ -281,13 +281,13 @@ pub fn encode_header(kind: FileKind, id: u64) -> [u8; HEADER_LEN] {
 }
 
 /// Checks the common header of `bytes` and returns its id field.
-pub fn decode_header(path: &Path, bytes: &[u8], kind: FileKind) -> Result<u64, StorageError> {
+pub(crate) fn decode_header(path: &Path, bytes: &[u8], kind: FileKind) -> Result<u64, StorageError> {
     decode_header_version(path, bytes, kind).map(|(id, _)| id)
 }
 
 /// Checks the common header of `bytes` and returns its id field and layout version (one
 /// of `kind.oldest_readable()..=kind.version()`).
-pub fn decode_header_version(path: &Path, bytes: &[u8], kind: FileKind) -> Result<(u64, u32), StorageError> {
+pub(crate) fn decode_header_version(path: &Path, bytes: &[u8], kind: FileKind) -> Result<(u64, u32), StorageError> {
     if bytes.len() < HEADER_LEN {
         return Err(StorageError::corrupted(
             path,
@@ -323,12 +323,12 @@ pub fn decode_header_version(path: &Path, bytes: &[u8], kind: FileKind) -> Resul
 }
 
 /// Little-endian u32 at `at`; the caller has checked the bounds.
-pub fn read_u32(bytes: &[u8], at: usize) -> u32 {
+pub(crate) fn read_u32(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
 }
 
 /// Little-endian u64 at `at`; the caller has checked the bounds.
-pub fn read_u64(bytes: &[u8], at: usize) -> u64 {
+pub(crate) fn read_u64(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
 }
 

@@ -51,14 +51,14 @@ const KIND_SYNC: u8 = 2;
 const FLAG_END_OF_BATCH: u8 = 1;
 
 /// Largest payload a frame may declare; anything larger is damage, not an allocation.
-pub const MAX_FRAME: u32 = 1 << 30;
+pub(crate) const MAX_FRAME: u32 = 1 << 30;
 
 const OP_PUT: u8 = 1;
 const OP_DELETE: u8 = 2;
 
 /// One logged write.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Record {
+pub(crate) enum Record {
     /// The whole new version of a document (inserts, upserts and updates all log this).
     Put(Row),
     /// Removal of a key.
@@ -66,7 +66,7 @@ pub enum Record {
 }
 
 impl Record {
-    pub fn key(&self) -> &str {
+    pub(crate) fn key(&self) -> &str {
         match self {
             Record::Put(row) => &row.key,
             Record::Delete(key) => key,
@@ -93,7 +93,7 @@ pub enum SyncPolicy {
 }
 
 /// A fresh random salt for a new WAL file.
-pub fn new_salt() -> u64 {
+pub(crate) fn new_salt() -> u64 {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
     h.write_u32(std::process::id());
@@ -115,7 +115,7 @@ fn encode_wal_header(seq: u64, salt: u64) -> [u8; WAL_HEADER_LEN] {
 }
 
 /// Checks a WAL file's headers; returns its sequence and salt.
-pub fn decode_wal_header(path: &Path, bytes: &[u8]) -> Result<(u64, u64), StorageError> {
+pub(crate) fn decode_wal_header(path: &Path, bytes: &[u8]) -> Result<(u64, u64), StorageError> {
     let seq = decode_header(path, bytes, FileKind::Wal)?;
     if bytes.len() < WAL_HEADER_LEN {
         return Err(StorageError::corrupted(path, bytes.len() as u64, "file ends inside the WAL header"));
@@ -132,7 +132,7 @@ pub fn decode_wal_header(path: &Path, bytes: &[u8]) -> Result<(u64, u64), Storag
 /// Whether `bytes` are a version 1 WAL that holds no frame: the WAL a version 1 manifest
 /// names after a flush. It replays as empty; a writable open replaces it (a new
 /// generation with a version 2 WAL). A version 1 WAL with frames is refused.
-pub fn is_empty_v1(bytes: &[u8]) -> bool {
+pub(crate) fn is_empty_v1(bytes: &[u8]) -> bool {
     // The common header's fields: magic 0..8, version 8..12, kind 12..16, CRC 28..32.
     bytes.len() == HEADER_LEN
         && bytes[..8] == super::MAGIC
@@ -142,7 +142,7 @@ pub fn is_empty_v1(bytes: &[u8]) -> bool {
 }
 
 /// Appends frames to one WAL file.
-pub struct WalWriter {
+pub(crate) struct WalWriter {
     file: DiskFile,
     salt: u64,
     next_lsn: u64,
@@ -165,7 +165,7 @@ impl WalWriter {
     /// Creates a new, empty WAL file (durably: the caller fsyncs the directory). A file
     /// already under the name is an unpublished leftover (the caller holds the writer
     /// lock, and the live WAL is never created twice) and is replaced.
-    pub fn create(dir: &Path, seq: u64, salt: u64, policy: SyncPolicy) -> Result<WalWriter, StorageError> {
+    pub(crate) fn create(dir: &Path, seq: u64, salt: u64, policy: SyncPolicy) -> Result<WalWriter, StorageError> {
         let path = dir.join(super::wal_name(seq));
         let mut file = DiskFile::create(&path)?;
         file.write_all(&encode_wal_header(seq, salt))?;
@@ -214,7 +214,7 @@ impl WalWriter {
 
     /// Reopens a scanned WAL for appending after its last good frame. Bytes beyond it must
     /// already be saved elsewhere: they are cut off.
-    pub fn reopen(dir: &Path, scan: &Scan, policy: SyncPolicy) -> Result<WalWriter, StorageError> {
+    pub(crate) fn reopen(dir: &Path, scan: &Scan, policy: SyncPolicy) -> Result<WalWriter, StorageError> {
         let path = dir.join(super::wal_name(scan.seq));
         let mut file = DiskFile::open_write(&path)?;
         if file.len()? != scan.valid_len {
@@ -227,29 +227,29 @@ impl WalWriter {
     }
 
     #[cfg(test)]
-    pub fn salt(&self) -> u64 {
+    pub(crate) fn salt(&self) -> u64 {
         self.salt
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.file.path()
     }
 
-    pub fn records(&self) -> u64 {
+    pub(crate) fn records(&self) -> u64 {
         self.records
     }
 
-    pub fn unsynced_records(&self) -> u64 {
+    pub(crate) fn unsynced_records(&self) -> u64 {
         self.unsynced_records
     }
 
     /// Capacity of the reused frame buffer, for memory accounting.
-    pub fn buffer_bytes(&self) -> usize {
+    pub(crate) fn buffer_bytes(&self) -> usize {
         self.buf.capacity()
     }
 
     /// Why this writer refuses to write, if it does.
-    pub fn broken(&self) -> Option<&str> {
+    pub(crate) fn broken(&self) -> Option<&str> {
         self.broken.as_deref()
     }
 
@@ -294,7 +294,7 @@ impl WalWriter {
     /// Appends `records` as one batch, then syncs as the policy says. On error nothing
     /// of the batch is acknowledged, and the file holds none of it unless the error
     /// came from the sync (then this writer refuses every later call).
-    pub fn append(&mut self, schema: &Schema, records: &[Record]) -> Result<(), StorageError> {
+    pub(crate) fn append(&mut self, schema: &Schema, records: &[Record]) -> Result<(), StorageError> {
         self.check_usable()?;
         if records.is_empty() {
             return Ok(());
@@ -344,7 +344,7 @@ impl WalWriter {
     }
 
     /// Makes every appended record durable, then marks the log as synced that far.
-    pub fn sync(&mut self) -> Result<(), StorageError> {
+    pub(crate) fn sync(&mut self) -> Result<(), StorageError> {
         self.check_usable()?;
         if self.unsynced_bytes == 0 {
             return Ok(());
@@ -372,7 +372,7 @@ impl WalWriter {
 
 /// A good record frame.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Frame {
+pub(crate) struct Frame {
     pub offset: u64,
     pub lsn: u64,
     pub record: Record,
@@ -380,7 +380,7 @@ pub struct Frame {
 
 /// A damaged stretch of a WAL with good frames after it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Damage {
+pub(crate) struct Damage {
     /// Where the damage starts and how many bytes it spans, up to the next good frame.
     pub offset: u64,
     pub len: u64,
@@ -399,7 +399,7 @@ pub struct Damage {
 
 /// What a WAL file holds, read past damage.
 #[derive(Clone, Debug)]
-pub struct Scan {
+pub(crate) struct Scan {
     pub seq: u64,
     pub salt: u64,
     /// Records of whole batches (and, past damage, of batches whose end was damaged), in
@@ -416,7 +416,7 @@ pub struct Scan {
 
 impl Scan {
     /// The error a read of a damaged WAL fails with: the first damage, with its context.
-    pub fn damage_error(&self, path: &Path) -> Option<StorageError> {
+    pub(crate) fn damage_error(&self, path: &Path) -> Option<StorageError> {
         let d = self.damage.first()?;
         Some(StorageError::WalDamaged(Box::new(crate::error::WalDamage {
             path: path.to_path_buf(),
@@ -537,7 +537,7 @@ fn key_hint(payload: &[u8]) -> Option<String> {
 /// the manifest records for the file: with it, a damaged header is one more damage and the
 /// frames are still read; without it (a WAL no manifest names) the header must be whole.
 /// A file of another format version is refused whole.
-pub fn scan(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -> Result<Scan, StorageError> {
+pub(crate) fn scan(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -> Result<Scan, StorageError> {
     let mut header_damage = None;
     let (seq, salt) = match (decode_wal_header(path, b), known) {
         (Err(e @ StorageError::UnsupportedVersion { .. }), _) | (Err(e), None) => return Err(e),
@@ -654,7 +654,7 @@ pub fn scan(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -
 }
 
 /// Reads a WAL for replay: damage is an error naming it; a torn tail is left out.
-pub fn read(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -> Result<Scan, StorageError> {
+pub(crate) fn read(path: &Path, b: &[u8], known: Option<(u64, u64)>, schema: &Schema) -> Result<Scan, StorageError> {
     let s = scan(path, b, known, schema)?;
     match s.damage_error(path) {
         Some(e) => Err(e),
@@ -922,9 +922,9 @@ fn decode_value(c: &mut Cursor) -> Result<Value, DecodeError> {
     })
 }
 
-pub mod sync_record;
+pub(crate) mod sync_record;
 mod tail;
 #[cfg(test)]
 mod tests;
 
-pub use tail::{TailPos, Tailed, tail};
+pub(crate) use tail::{TailPos, Tailed, tail};

@@ -12,7 +12,7 @@
 const PARALLEL_MIN: usize = 8 << 20;
 
 /// CRC32C of `bytes`, on up to `threads` threads for large inputs.
-pub fn crc32c(bytes: &[u8], threads: usize) -> u32 {
+pub(super) fn crc32c(bytes: &[u8], threads: usize) -> u32 {
     if threads <= 1 || bytes.len() < PARALLEL_MIN {
         return crc32c::crc32c(bytes);
     }
@@ -29,7 +29,7 @@ pub fn crc32c(bytes: &[u8], threads: usize) -> u32 {
 
 /// CRC32C of each `block`-byte block of `bytes` (the last may be shorter), on up to
 /// `threads` threads for large inputs.
-pub fn block_crcs(bytes: &[u8], block: usize, threads: usize) -> Vec<u32> {
+pub(super) fn block_crcs(bytes: &[u8], block: usize, threads: usize) -> Vec<u32> {
     let block = block.max(1);
     if threads <= 1 || bytes.len() < PARALLEL_MIN {
         return bytes.chunks(block).map(crc32c::crc32c).collect();
@@ -87,7 +87,7 @@ fn unfeed_zero(r: u32) -> u32 {
 /// `stored`; empty when it already does. Candidates still need the caller's structure
 /// checks: a region with more damage than one byte may match by chance (about
 /// `len · 255 / 2³²`), so this is used only on small regions that are parsed afterwards.
-pub fn single_byte_fixes(data: &[u8], stored: u32) -> Vec<(usize, u8)> {
+pub(super) fn single_byte_fixes(data: &[u8], stored: u32) -> Vec<(usize, u8)> {
     let mut v = crc32c::crc32c(data) ^ stored;
     let mut out = Vec::new();
     if v == 0 {

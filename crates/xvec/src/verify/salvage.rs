@@ -36,12 +36,12 @@ pub(crate) struct FileFields {
 
 impl FileFields {
     /// What the section entries of the field at `pos` carry.
-    pub fn tag(&self, pos: usize) -> u16 {
+    pub(crate) fn tag(&self, pos: usize) -> u16 {
         if self.by_id { self.schema.field_id(pos) } else { pos as u16 }
     }
 
     /// The position of the field a section entry names.
-    pub fn position(&self, tag: u16) -> Option<usize> {
+    pub(crate) fn position(&self, tag: u16) -> Option<usize> {
         match self.by_id {
             true => self.schema.position_of_id(tag),
             false => (usize::from(tag) < self.schema.fields().len()).then_some(tag as usize),
@@ -219,7 +219,7 @@ impl<'a> Salvage<'a> {
     /// Reads every column of `schema` from `bytes` with the given table, skipping the
     /// sections listed in `bad` and, within the others, the damaged file byte ranges that
     /// `bad_ranges(i)` gives for section `i`. `rows` is the row count the manifest records.
-    pub fn read(
+    pub(crate) fn read(
         file: &'a FileFields,
         table: &[RawSection],
         bad: &[usize],
@@ -367,28 +367,28 @@ impl<'a> Salvage<'a> {
     }
 
     /// Key of row `r`, when readable.
-    pub fn key(&self, r: usize) -> Option<&str> {
+    pub(crate) fn key(&self, r: usize) -> Option<&str> {
         let k = self.keys.as_ref()?.view();
         (!self.key_lost.contains(r as u32)).then(|| k.get_str(r))
     }
 
     /// Whether the key sections are readable at all.
-    pub fn has_keys(&self) -> bool {
+    pub(crate) fn has_keys(&self) -> bool {
         self.keys.is_some()
     }
 
     /// Rows whose key is unreadable.
-    pub fn key_lost(&self) -> &RoaringBitmap {
+    pub(crate) fn key_lost(&self) -> &RoaringBitmap {
         &self.key_lost
     }
 
     /// Fields whose whole column could not be read.
-    pub fn damaged_fields(&self) -> Vec<usize> {
+    pub(crate) fn damaged_fields(&self) -> Vec<usize> {
         self.fields.iter().enumerate().filter(|(_, f)| f.col.is_none()).map(|(i, _)| i).collect()
     }
 
     /// Rows whose value of `field` lies in a damaged block (the column is otherwise read).
-    pub fn lost_rows(&self, field: usize) -> Option<&RoaringBitmap> {
+    pub(crate) fn lost_rows(&self, field: usize) -> Option<&RoaringBitmap> {
         self.fields.get(field).map(|f| &f.lost)
     }
 

@@ -98,7 +98,7 @@ pub(crate) struct BadBlocks {
 
 impl ContainerScan {
     /// Every section readable and verified, and nothing else wrong.
-    pub fn is_clean(&self) -> bool {
+    pub(crate) fn is_clean(&self) -> bool {
         self.id.is_some()
             && self.table.is_some()
             && self.bad.is_empty()
@@ -107,7 +107,7 @@ impl ContainerScan {
     }
 
     /// Sections with any damage, whole or in blocks.
-    pub fn damaged_sections(&self) -> Vec<usize> {
+    pub(crate) fn damaged_sections(&self) -> Vec<usize> {
         let mut v: Vec<usize> = self.bad.iter().copied().chain(self.bad_blocks.iter().map(|b| b.section)).collect();
         v.sort_unstable();
         v.dedup();
@@ -116,12 +116,12 @@ impl ContainerScan {
 
     /// The bytes to read sections from: the file's, or its zero-padded copy when it is
     /// shorter than its sections need.
-    pub fn bytes<'a>(&'a self, file: &'a [u8]) -> &'a [u8] {
+    pub(crate) fn bytes<'a>(&'a self, file: &'a [u8]) -> &'a [u8] {
         if self.padded.0.is_empty() { file } else { as_bytes(&self.padded.0) }
     }
 
     /// File byte ranges of the damaged blocks of section `i`.
-    pub fn bad_ranges(&self, i: usize) -> Vec<Range<u64>> {
+    pub(crate) fn bad_ranges(&self, i: usize) -> Vec<Range<u64>> {
         self.bad_blocks.iter().filter(|b| b.section == i).map(|b| b.bytes.clone()).collect()
     }
 }

@@ -14,7 +14,7 @@ use crate::index::graph_index::GraphIndexView;
 use crate::index::{hnsw, vamana};
 
 /// One layer of a graph as the checks see it.
-pub trait Layer {
+pub(crate) trait Layer {
     /// Node ids are `0..universe()`.
     fn universe(&self) -> usize;
     /// Whether `node` belongs to this layer (HNSW: its level reaches this one).
@@ -65,7 +65,7 @@ impl LayerStats {
 }
 
 /// Checks one layer, with reachability from `entry`; `deleted` rows do not count as live.
-pub fn check_layer(layer: &impl Layer, level: u32, entry: u32, deleted: &RoaringBitmap) -> LayerStats {
+pub(crate) fn check_layer(layer: &impl Layer, level: u32, entry: u32, deleted: &RoaringBitmap) -> LayerStats {
     let n = layer.universe();
     let bound = layer.bound();
     let mut s =
@@ -132,7 +132,7 @@ pub fn check_layer(layer: &impl Layer, level: u32, entry: u32, deleted: &Roaring
 }
 
 /// One HNSW level over the raw arrays of a [`hnsw::GraphView`].
-pub struct HnswLayer<'a> {
+pub(crate) struct HnswLayer<'a> {
     pub graph: &'a hnsw::GraphView<'a>,
     pub level: usize,
 }
@@ -171,7 +171,7 @@ impl Layer for HnswLayer<'_> {
 }
 
 /// The single layer of a [`vamana::GraphView`].
-pub struct VamanaLayer<'a> {
+pub(crate) struct VamanaLayer<'a> {
     pub graph: &'a vamana::GraphView<'a>,
 }
 
@@ -201,20 +201,20 @@ impl Layer for VamanaLayer<'_> {
 }
 
 /// Every level of an HNSW graph, base first.
-pub fn check_hnsw(g: &hnsw::GraphView, deleted: &RoaringBitmap) -> Vec<LayerStats> {
+pub(crate) fn check_hnsw(g: &hnsw::GraphView, deleted: &RoaringBitmap) -> Vec<LayerStats> {
     (0..=g.max_level.min(hnsw::MAX_LEVEL as usize))
         .map(|level| check_layer(&HnswLayer { graph: g, level }, level as u32, g.entry, deleted))
         .collect()
 }
 
 /// The one layer of a Vamana graph, entered at the medoid.
-pub fn check_vamana(g: &vamana::GraphView, deleted: &RoaringBitmap) -> LayerStats {
+pub(crate) fn check_vamana(g: &vamana::GraphView, deleted: &RoaringBitmap) -> LayerStats {
     check_layer(&VamanaLayer { graph: g }, 0, g.medoid, deleted)
 }
 
 /// The topology of a graph index of either kind: its name in reports, entry point,
 /// layers (base first) and the section a defect is reported in.
-pub struct GraphTopology {
+pub(crate) struct GraphTopology {
     pub kind: &'static str,
     pub entry: u32,
     pub layers: Vec<LayerStats>,
@@ -222,7 +222,7 @@ pub struct GraphTopology {
 }
 
 /// Checks every layer of `g`, whichever graph kind it is.
-pub fn check_graph(g: GraphIndexView, deleted: &RoaringBitmap) -> GraphTopology {
+pub(crate) fn check_graph(g: GraphIndexView, deleted: &RoaringBitmap) -> GraphTopology {
     match g {
         GraphIndexView::Hnsw(g) => {
             GraphTopology { kind: "hnsw", entry: g.entry, layers: check_hnsw(&g, deleted), section: "HNSW base layer" }

@@ -42,7 +42,7 @@ struct KeyIndex {
 /// Rows not yet flushed. A key appears at most once among the live rows; an overwritten
 /// row is marked deleted and the new version appended. Cheap to clone (see the module docs).
 #[derive(Clone, Debug)]
-pub struct MemSegment {
+pub(crate) struct MemSegment {
     chunks: Vec<Arc<Chunk>>,
     /// Chunk-local deleted rows, one set per chunk.
     deleted: Vec<Arc<RoaringBitmap>>,
@@ -65,7 +65,7 @@ pub(crate) struct MemPart<'a> {
 
 impl MemSegment {
     /// About the bytes one row of `schema` takes here: its vectors and a word per field.
-    pub fn row_bytes(schema: &Schema) -> usize {
+    pub(crate) fn row_bytes(schema: &Schema) -> usize {
         schema
             .vector_fields()
             .map(|(_, _, v)| v.dim as usize * v.elem.elem_size())
@@ -73,7 +73,7 @@ impl MemSegment {
             .saturating_add(8 * schema.fields().len())
     }
 
-    pub fn new(schema: &Schema) -> MemSegment {
+    pub(crate) fn new(schema: &Schema) -> MemSegment {
         let row_bytes = MemSegment::row_bytes(schema);
         MemSegment {
             chunks: Vec::new(),
@@ -87,16 +87,16 @@ impl MemSegment {
     }
 
     /// Number of rows, deleted ones included.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len as usize
     }
 
-    pub fn live_count(&self) -> usize {
+    pub(crate) fn live_count(&self) -> usize {
         (self.len - self.dead) as usize
     }
 
     /// Rows holding deleted or superseded versions.
-    pub fn dead_count(&self) -> u64 {
+    pub(crate) fn dead_count(&self) -> u64 {
         self.dead as u64
     }
 
@@ -112,7 +112,7 @@ impl MemSegment {
     }
 
     /// Row holding the live version of `key`.
-    pub fn find(&self, key: &str) -> Option<u32> {
+    pub(crate) fn find(&self, key: &str) -> Option<u32> {
         let keys = self.keys.read().expect("key index lock poisoned");
         let row = self.version_at(&keys, *keys.newest.get(key)?)?;
         (!self.is_deleted(row)).then_some(row)
@@ -130,7 +130,7 @@ impl MemSegment {
     }
 
     /// Live keys starting with `prefix`, in no order (the caller sorts and bounds them).
-    pub fn keys_with_prefix(&self, prefix: &str) -> Vec<String> {
+    pub(crate) fn keys_with_prefix(&self, prefix: &str) -> Vec<String> {
         let keys = self.keys.read().expect("key index lock poisoned");
         keys.newest
             .iter()
@@ -141,7 +141,7 @@ impl MemSegment {
     }
 
     /// Every row holding a version of `key`, with whether it is deleted, oldest first.
-    pub fn versions(&self, key: &str) -> Vec<(u32, bool)> {
+    pub(crate) fn versions(&self, key: &str) -> Vec<(u32, bool)> {
         let keys = self.keys.read().expect("key index lock poisoned");
         let mut out = Vec::new();
         let mut row = keys.newest.get(key).and_then(|&r| self.version_at(&keys, r));
@@ -157,7 +157,7 @@ impl MemSegment {
     ///
     /// Only the newest view of a memtable appends (the writer's, or a follower's): views
     /// taken earlier see none of it.
-    pub fn put(&mut self, schema: &Schema, row: &Row) {
+    pub(crate) fn put(&mut self, schema: &Schema, row: &Row) {
         let at = self.len;
         let old = {
             let mut keys = self.keys.write().expect("key index lock poisoned");
@@ -174,7 +174,7 @@ impl MemSegment {
     }
 
     /// Deletes the live version of `key`; false when it has none here.
-    pub fn delete(&mut self, key: &str) -> bool {
+    pub(crate) fn delete(&mut self, key: &str) -> bool {
         match self.find(key) {
             Some(row) => {
                 self.mark_deleted(row);
@@ -225,7 +225,7 @@ impl MemSegment {
     }
 
     /// Live chunk-local rows of each chunk, in insertion order.
-    pub fn live_rows(&self) -> Vec<Vec<u32>> {
+    pub(crate) fn live_rows(&self) -> Vec<Vec<u32>> {
         self.chunks
             .iter()
             .zip(&self.deleted)
@@ -233,7 +233,7 @@ impl MemSegment {
             .collect()
     }
 
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         let keys = self.keys.read().expect("key index lock poisoned");
         self.chunks.iter().map(|c| c.heap_bytes()).sum::<usize>()
             + keys.newest.capacity() * (std::mem::size_of::<(Box<str>, u32)>() + 8)
@@ -243,12 +243,12 @@ impl MemSegment {
     }
 
     /// Heap bytes of vector data alone.
-    pub fn vector_bytes(&self) -> usize {
+    pub(crate) fn vector_bytes(&self) -> usize {
         self.chunks.iter().map(|c| c.vector_bytes()).sum()
     }
 
     /// Heap bytes of scan codes alone.
-    pub fn scan_bytes(&self) -> usize {
+    pub(crate) fn scan_bytes(&self) -> usize {
         self.chunks.iter().map(|c| c.scan_bytes()).sum()
     }
 }

@@ -6,14 +6,14 @@ use crate::index::bitpack::{bits, pack, pack_gaps, packed_words, unpack, unpack_
 
 /// Postings per block (Lucene and tantivy use 128 too): large enough that the record is
 /// small beside the postings, small enough that a block bound is tight.
-pub const BLOCK: usize = 128;
+pub(crate) const BLOCK: usize = 128;
 
 /// `u32` words of one block record.
-pub const RECORD_WORDS: usize = 4;
+pub(super) const RECORD_WORDS: usize = 4;
 
 /// What a search needs of a block without decoding it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Record {
+pub(crate) struct Record {
     /// The block's last (largest) document.
     pub last_doc: u32,
     /// Postings in the block, 1..=[`BLOCK`].
@@ -29,12 +29,12 @@ pub struct Record {
 
 impl Record {
     /// The four stored words.
-    pub fn encode(&self) -> [u32; RECORD_WORDS] {
+    pub(crate) fn encode(&self) -> [u32; RECORD_WORDS] {
         [self.last_doc, (self.count - 1) | self.doc_bits << 8 | self.tf_bits << 16, self.max_tf, self.min_len]
     }
 
     /// Reads four stored words; `None` when a count or width is out of range.
-    pub fn decode(w: &[u32]) -> Option<Record> {
+    pub(crate) fn decode(w: &[u32]) -> Option<Record> {
         let r = Record {
             last_doc: w[0],
             count: (w[1] & 0xff) + 1,
@@ -47,13 +47,19 @@ impl Record {
     }
 
     /// Words of packed postings the block takes.
-    pub fn words(&self) -> usize {
+    pub(crate) fn words(&self) -> usize {
         packed_words(self.count as usize, self.doc_bits) + packed_words(self.count as usize, self.tf_bits)
     }
 }
 
 /// One block's documents and frequencies, encoded: its record and its words.
-pub fn encode_block(prev_last: Option<u32>, docs: &[u32], tfs: &[u32], lens: &[u32], out: &mut Vec<u64>) -> Record {
+pub(super) fn encode_block(
+    prev_last: Option<u32>,
+    docs: &[u32],
+    tfs: &[u32],
+    lens: &[u32],
+    out: &mut Vec<u64>,
+) -> Record {
     debug_assert!(!docs.is_empty() && docs.len() <= BLOCK && docs.len() == tfs.len());
     let doc_bits = pack_gaps(prev_last, docs, out);
     let minus_one: Vec<u32> = tfs.iter().map(|&t| t - 1).collect();
@@ -71,7 +77,7 @@ pub fn encode_block(prev_last: Option<u32>, docs: &[u32], tfs: &[u32], lens: &[u
 
 /// Decodes a block's documents and frequencies into `docs` and `tfs` (`record.count`
 /// each); `None` when a document overflows `u32`.
-pub fn decode_block(
+pub(super) fn decode_block(
     record: &Record,
     prev_last: Option<u32>,
     words: &[u64],

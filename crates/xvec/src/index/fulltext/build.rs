@@ -15,7 +15,7 @@ use crate::text::{Analyzer, AnalyzerSpec};
 /// Writes the full-text index of `col` (the field with id `field` of segment
 /// `segment_id`), its text analysed as `spec` says, through a temp file renamed to `path`;
 /// returns its size. The caller publishes it (the rename is made durable by the publish).
-pub fn build(
+pub(crate) fn build(
     path: &Path,
     segment_id: u64,
     field: u16,

@@ -22,15 +22,15 @@ mod blocks;
 mod build;
 #[cfg(test)]
 mod tests;
-pub mod wand;
+pub(crate) mod wand;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use blocks::BLOCK;
-pub use build::build;
+pub(crate) use blocks::BLOCK;
+pub(crate) use build::build;
 
 use crate::error::StorageError;
 use crate::storage::container::{self, RawSection};
@@ -70,7 +70,7 @@ const SECTIONS: [Kind; 8] = [
 ];
 
 /// The name of section kind `kind` of a full-text index file, for findings.
-pub fn section_name(kind: u16) -> Option<&'static str> {
+pub(crate) fn section_name(kind: u16) -> Option<&'static str> {
     let names = ["meta", "term offsets", "terms", "term blocks", "term words", "block records", "postings", "lengths"];
     names.get(kind as usize).copied()
 }
@@ -90,7 +90,7 @@ struct Meta {
 }
 
 /// One open full-text index file.
-pub struct FullTextIndex {
+pub(crate) struct FullTextIndex {
     path: PathBuf,
     bytes: FileBytes,
     analyzer: AnalyzerSpec,
@@ -113,7 +113,7 @@ impl std::fmt::Debug for FullTextIndex {
 }
 
 impl FullTextIndex {
-    pub fn file_len(&self) -> u64 {
+    pub(crate) fn file_len(&self) -> u64 {
         self.bytes.as_slice().len() as u64
     }
 
@@ -122,22 +122,22 @@ impl FullTextIndex {
     }
 
     /// The analyzer its terms were made with.
-    pub fn analyzer(&self) -> &AnalyzerSpec {
+    pub(crate) fn analyzer(&self) -> &AnalyzerSpec {
         &self.analyzer
     }
 
     /// Rows with a text, deleted ones included.
-    pub fn docs(&self) -> u64 {
+    pub(crate) fn docs(&self) -> u64 {
         self.docs
     }
 
     /// Terms in every row, deleted ones included.
-    pub fn total_len(&self) -> u64 {
+    pub(crate) fn total_len(&self) -> u64 {
         self.total_len
     }
 
     /// Length of row `row` in terms.
-    pub fn doc_len(&self, row: u32) -> u32 {
+    pub(crate) fn doc_len(&self, row: u32) -> u32 {
         self.lengths()[row as usize]
     }
 
@@ -150,12 +150,12 @@ impl FullTextIndex {
     }
 
     /// Distinct terms.
-    pub fn term_count(&self) -> usize {
+    pub(crate) fn term_count(&self) -> usize {
         self.offsets().len() - 1
     }
 
     /// Term `t`, as bytes (UTF-8, checked on open).
-    pub fn term(&self, t: usize) -> &[u8] {
+    pub(crate) fn term(&self, t: usize) -> &[u8] {
         let o = self.offsets();
         &self.b()[self.term_bytes.start + o[t] as usize..self.term_bytes.start + o[t + 1] as usize]
     }
@@ -170,13 +170,13 @@ impl FullTextIndex {
     }
 
     /// The number of term `term`, if a row holds it.
-    pub fn find(&self, term: &str) -> Option<usize> {
+    pub(crate) fn find(&self, term: &str) -> Option<usize> {
         let t = self.partition(|x| x < term.as_bytes());
         (t < self.term_count() && self.term(t) == term.as_bytes()).then_some(t)
     }
 
     /// The numbers of the terms starting with `prefix`.
-    pub fn with_prefix(&self, prefix: &str) -> Range<usize> {
+    pub(crate) fn with_prefix(&self, prefix: &str) -> Range<usize> {
         let p = prefix.as_bytes();
         let start = self.partition(|x| x < p);
         start..self.partition(|x| x < p || x.starts_with(p))
@@ -200,7 +200,7 @@ impl FullTextIndex {
     }
 
     /// Rows holding term `t`, deleted ones included.
-    pub fn doc_freq(&self, t: usize) -> u64 {
+    pub(crate) fn doc_freq(&self, t: usize) -> u64 {
         let tb = self.term_blocks();
         (tb[t] as usize..tb[t + 1] as usize).map(|b| self.record(b).count as u64).sum()
     }
@@ -208,7 +208,7 @@ impl FullTextIndex {
     /// Whether the index holds row `row` as the column does: `text` (`None` for a null)
     /// analysed by `analyzer` gives the row's length and, for each of its terms, the row
     /// under that term with its frequency. What `verify` samples.
-    pub fn holds_row(&self, analyzer: &crate::text::Analyzer, text: Option<&str>, row: u32) -> bool {
+    pub(crate) fn holds_row(&self, analyzer: &crate::text::Analyzer, text: Option<&str>, row: u32) -> bool {
         let mut tfs: std::collections::BTreeMap<String, u32> = std::collections::BTreeMap::new();
         if let Some(text) = text {
             analyzer.for_each_term(text, |t, _| *tfs.entry(t.to_string()).or_insert(0) += 1);
@@ -225,7 +225,7 @@ impl FullTextIndex {
     }
 
     /// The postings of term `t`, positioned on its first row.
-    pub fn postings(&self, t: usize) -> Postings<'_> {
+    pub(crate) fn postings(&self, t: usize) -> Postings<'_> {
         let tb = self.term_blocks();
         let mut p = Postings {
             index: self,
@@ -246,7 +246,7 @@ impl FullTextIndex {
 
     /// Opens and fully validates the full-text index of field id `field` of segment
     /// `segment_id` with `rows` rows, whose analyzer must be `analyzer`.
-    pub fn open(
+    pub(crate) fn open(
         path: &Path,
         segment_id: u64,
         field: u16,
@@ -394,12 +394,12 @@ impl FullTextIndex {
     }
 }
 
-pub use crate::index::wand::END;
+pub(crate) use crate::index::wand::END;
 
 /// A cursor over one term's postings, rows ascending. `doc()` is [`END`] once past the
 /// last. Blocks are decoded only when a row in them is asked for: [`Postings::shallow`]
 /// moves over block records alone.
-pub struct Postings<'a> {
+pub(crate) struct Postings<'a> {
     index: &'a FullTextIndex,
     /// The current block, and one past the term's last.
     block: usize,
@@ -419,18 +419,18 @@ pub struct Postings<'a> {
 
 impl Postings<'_> {
     /// The current row, or [`END`].
-    pub fn doc(&self) -> u32 {
+    pub(crate) fn doc(&self) -> u32 {
         self.doc
     }
 
     /// The term's frequency in the current row.
-    pub fn tf(&self) -> u32 {
+    pub(crate) fn tf(&self) -> u32 {
         self.tfs[self.at]
     }
 
     /// Moves the block pointer (not the row) to the block holding the first row at or
     /// after `target`; false when no block does. Decodes nothing.
-    pub fn shallow(&mut self, target: u32) -> bool {
+    pub(crate) fn shallow(&mut self, target: u32) -> bool {
         while self.record.last_doc < target {
             self.block += 1;
             if self.block >= self.end {
@@ -445,12 +445,12 @@ impl Postings<'_> {
     }
 
     /// The current block's record (after [`Postings::shallow`], the block it moved to).
-    pub fn block(&self) -> &Record {
+    pub(crate) fn block(&self) -> &Record {
         &self.record
     }
 
     /// Moves to the first row at or after `target` (never backwards).
-    pub fn advance(&mut self, target: u32) {
+    pub(crate) fn advance(&mut self, target: u32) {
         if self.doc == END || (self.decoded && self.doc >= target) {
             return;
         }

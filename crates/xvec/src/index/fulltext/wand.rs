@@ -9,7 +9,7 @@ use crate::text::Bm25;
 
 /// One query term present in the segment, in the full-text index of one of its fields
 /// (a query over several fields has terms from several indexes of the same rows).
-pub struct Term<'a> {
+pub(crate) struct Term<'a> {
     pub index: &'a FullTextIndex,
     /// The term's number in the index's dictionary.
     pub id: usize,
@@ -80,7 +80,7 @@ impl wand::Cursor for TextCursor<'_, '_> {
 /// Pushes into `top` the rows (of the segment at position `segment`) that `allowed`
 /// keeps and whose BM25 score over `terms` (`slots` query terms in all) can enter it, as
 /// candidates whose `dist` is the negated score (see [`wand::search`]).
-pub fn search(
+pub(crate) fn search(
     terms: &[Term],
     slots: usize,
     segment: u32,

@@ -201,7 +201,7 @@ impl Builder<'_> {
 /// `progress` is called now and then; `cancel` stops the build early (`None` returned).
 /// With the rows' `sketches` (and their rotation), construction searches screen
 /// neighbours as queries do.
-pub fn build(
+pub(crate) fn build(
     kernels: &'static Kernels,
     metric: Metric,
     col: VectorColumn,

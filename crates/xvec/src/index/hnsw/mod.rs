@@ -8,21 +8,21 @@
 mod build;
 mod search;
 
-pub use build::build;
-pub use search::search;
+pub(crate) use build::build;
+pub(crate) use search::search;
 
 /// Unused neighbour slot (outside the index module, tests and verify spell it here).
-pub use crate::index::graph::NONE;
+pub(crate) use crate::index::graph::NONE;
 use crate::index::graph::{GraphError, GraphSection, Links};
 
 /// Upper-offset of a node with no upper layers.
-pub const NO_UPPER: u32 = u32::MAX;
+pub(crate) const NO_UPPER: u32 = u32::MAX;
 /// Highest level a node may have (keeps `u8` levels and hostile files bounded).
-pub const MAX_LEVEL: u8 = 32;
+pub(crate) const MAX_LEVEL: u8 = 32;
 
 /// A finished graph, borrowed from an index file (mapped) or from a fresh build.
 #[derive(Clone, Copy, Debug)]
-pub struct GraphView<'a> {
+pub(crate) struct GraphView<'a> {
     pub m: usize,
     pub m0: usize,
     pub entry: u32,
@@ -34,12 +34,12 @@ pub struct GraphView<'a> {
 }
 
 impl GraphView<'_> {
-    pub fn nodes(&self) -> usize {
+    pub(crate) fn nodes(&self) -> usize {
         self.levels.len()
     }
 
     /// An owned copy, to change and write again (repair, tests).
-    pub fn to_graph(self) -> Graph {
+    pub(crate) fn to_graph(self) -> Graph {
         Graph {
             m: self.m,
             m0: self.m0,
@@ -54,14 +54,14 @@ impl GraphView<'_> {
 
     /// The base-layer neighbours of `node`, in place.
     #[inline]
-    pub fn base_neighbors(&self, node: u32) -> &[u32] {
+    pub(crate) fn base_neighbors(&self, node: u32) -> &[u32] {
         let at = node as usize * (self.m0 + 1);
         let n = self.base[at] as usize;
         &self.base[at + 1..at + 1 + n]
     }
 
     #[inline]
-    pub fn level_neighbors(&self, node: u32, level: usize) -> &[u32] {
+    pub(crate) fn level_neighbors(&self, node: u32, level: usize) -> &[u32] {
         if level == 0 {
             return self.base_neighbors(node);
         }
@@ -72,7 +72,7 @@ impl GraphView<'_> {
 
     /// Checks everything search relies on: sizes, counts within bounds, ids in range,
     /// offsets consistent with levels, a valid entry point. Returns the first problem found.
-    pub fn validate(&self) -> Result<(), GraphError> {
+    pub(crate) fn validate(&self) -> Result<(), GraphError> {
         let whole = |what: String| Err(GraphError { at: None, what });
         let at = |section: GraphSection, i: usize, what: String| Err(GraphError { at: Some((section, i)), what });
         let n = self.nodes();
@@ -162,7 +162,7 @@ impl Links for GraphView<'_> {
 
 /// An owned graph, as a build produces it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Graph {
+pub(crate) struct Graph {
     pub m: usize,
     pub m0: usize,
     pub entry: u32,
@@ -174,7 +174,7 @@ pub struct Graph {
 }
 
 impl Graph {
-    pub fn view(&self) -> GraphView<'_> {
+    pub(crate) fn view(&self) -> GraphView<'_> {
         GraphView {
             m: self.m,
             m0: self.m0,

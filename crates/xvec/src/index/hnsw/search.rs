@@ -31,7 +31,13 @@ pub(super) fn greedy<L: Links, S: Scorer>(
 }
 /// Searches a finished graph: leaves up to `beam.ef` nearest allowed nodes in `out`, best
 /// first. False when the beam's budget did not suffice (see [`search_layer`]).
-pub fn search<S: Scorer>(g: &GraphView, s: &S, beam: Beam, sc: &mut SearchScratch, out: &mut Vec<Scored>) -> bool {
+pub(crate) fn search<S: Scorer>(
+    g: &GraphView,
+    s: &S,
+    beam: Beam,
+    sc: &mut SearchScratch,
+    out: &mut Vec<Scored>,
+) -> bool {
     out.clear();
     if g.nodes() == 0 {
         return true;

@@ -16,20 +16,26 @@ use crate::index::rng::SplitMix64;
 use crate::schema::Metric;
 
 /// Rows used as queries.
-pub const SAMPLE_QUERIES: usize = 100;
+pub(crate) const SAMPLE_QUERIES: usize = 100;
 
 /// True neighbours per sampled query.
-pub const NEIGHBOURS: usize = 10;
+pub(crate) const NEIGHBOURS: usize = 10;
 
 /// Steps of the table: one per percent, `probes[0..=100]`.
-pub const STEPS: usize = 100;
+pub(crate) const STEPS: usize = 100;
 
 /// Rows scored against the sampled queries in one matrix product.
 const BLOCK: usize = 512;
 
 /// `probes[p]` for `p` in `0..=100` (see the module doc); empty when the segment has too
 /// few rows for a sample with neighbours.
-pub fn recall_probes(points: &Points, centroids: &[f32], assigned: &[[u32; 2]], metric: Metric, seed: u64) -> Vec<u32> {
+pub(crate) fn recall_probes(
+    points: &Points,
+    centroids: &[f32],
+    assigned: &[[u32; 2]],
+    metric: Metric,
+    seed: u64,
+) -> Vec<u32> {
     let (n, dim) = (points.rows.len(), points.col.dim);
     let lists = centroids.len() / dim.max(1);
     if n <= NEIGHBOURS || lists == 0 {
@@ -118,7 +124,7 @@ fn keep_best(v: &mut Vec<(f32, u32)>, k: usize) {
 
 /// The lists to probe for `target` recall (in `(0, 1]`) from a [`recall_probes`] table,
 /// at most `lists`.
-pub fn probes_for_recall(table: &[u32], target: f32, lists: usize) -> Option<usize> {
+pub(crate) fn probes_for_recall(table: &[u32], target: f32, lists: usize) -> Option<usize> {
     // Less a hair, so a target given in f32 (0.99 is 0.99000001) keeps its percent.
     let step = ((target as f64 * STEPS as f64 - 1e-4).ceil().max(0.0) as usize).min(STEPS);
     table.get(step).map(|&p| (p as usize).clamp(1, lists.max(1)))

@@ -14,18 +14,18 @@ use crate::index::rng::SplitMix64;
 use crate::storage::column::VectorColumn;
 
 /// Lloyd rounds of training.
-pub const TRAIN_ROUNDS: usize = 10;
+pub(crate) const TRAIN_ROUNDS: usize = 10;
 
 /// Most training points per list. faiss samples 256 (and warns below 39); on
 /// wordnet-minilm-384 at nlist 1024, 64 built in 5.6–6.0 s instead of 7.7–8.0 s with
 /// recall@10 within 0.003 at every nprobe from 32 to 128 (`docs/benchmarks/ivf.csv`).
-pub const MAX_POINTS_PER_LIST: usize = 64;
+pub(crate) const MAX_POINTS_PER_LIST: usize = 64;
 
 /// Rows scored against the centroids in one matrix product.
 const BLOCK: usize = 256;
 
 /// The rows k-means reads, by row number.
-pub struct Points<'a> {
+pub(crate) struct Points<'a> {
     pub col: VectorColumn<'a>,
     pub rows: &'a [u32],
     /// Scale every point to unit length (cosine).
@@ -38,7 +38,7 @@ impl Points<'_> {
     }
 
     /// Points `range` into `out`, one after another.
-    pub fn gather(&self, range: std::ops::Range<usize>, out: &mut Vec<f32>) {
+    pub(crate) fn gather(&self, range: std::ops::Range<usize>, out: &mut Vec<f32>) {
         out.clear();
         for &r in &self.rows[range] {
             let start = out.len();
@@ -51,7 +51,7 @@ impl Points<'_> {
 }
 
 /// Scales `v` to unit length, unless it is zero.
-pub fn unit(v: &mut [f32]) {
+pub(crate) fn unit(v: &mut [f32]) {
     let n = v.iter().map(|&x| x as f64 * x as f64).sum::<f64>().sqrt();
     if n > 0.0 {
         let inv = (1.0 / n) as f32;
@@ -60,7 +60,7 @@ pub fn unit(v: &mut [f32]) {
 }
 
 /// `out[i · n + j] = ⟨a_i, b_j⟩` for the `m` rows of `a` and the `n` rows of `b`.
-pub fn dot_matrix(a: &[f32], b: &[f32], dim: usize, out: &mut Vec<f32>) {
+pub(crate) fn dot_matrix(a: &[f32], b: &[f32], dim: usize, out: &mut Vec<f32>) {
     let (m, n) = (a.len() / dim, b.len() / dim);
     out.clear();
     out.resize(m * n, 0.0);
@@ -96,7 +96,7 @@ fn norms_sq(v: &[f32], dim: usize) -> Vec<f32> {
 
 /// Trains `lists` centroids on `points` (at least `lists` of them); `None` when `cancel`
 /// says stop. `round` is told each finished round.
-pub fn train(
+pub(crate) fn train(
     points: &Points,
     lists: usize,
     seed: u64,
@@ -223,7 +223,7 @@ fn split_empty(centroids: &mut [f32], mut counts: Vec<u64>, dim: usize, rng: &mu
 /// a centroid whose residual is orthogonal to `r`, so the query that misses `x` through
 /// one list finds it through the other. `u32::MAX` marks no second list (a point on its
 /// centroid, or a single list).
-pub fn assign(points: &Points, centroids: &[f32], soar: Option<f32>) -> Vec<[u32; 2]> {
+pub(crate) fn assign(points: &Points, centroids: &[f32], soar: Option<f32>) -> Vec<[u32; 2]> {
     let dim = points.dim();
     let lists = centroids.len() / dim;
     let cn = norms_sq(centroids, dim);

@@ -20,9 +20,9 @@
 //! ([`sketches`]): a probe bounds a list 32 entries at a time and scores, on its codes or
 //! its vector, only the entries whose bound beats the current k-th distance.
 
-pub mod calibrate;
-pub mod kmeans;
-pub mod sketches;
+pub(crate) mod calibrate;
+pub(crate) mod kmeans;
+pub(crate) mod sketches;
 
 use std::ops::Range;
 
@@ -43,15 +43,15 @@ use sketches::{LIST_SIGMAS, ListSketches};
 
 /// Fewest rows per list a segment is trained for: below it centroids fit noise (faiss
 /// warns under 39 points per centroid).
-pub const MIN_POINTS_PER_LIST: usize = 32;
+pub(crate) const MIN_POINTS_PER_LIST: usize = 32;
 
 /// SOAR's λ: the weight of the residual-parallel error in the spilled assignment's loss.
 /// 1.0 as in the paper's experiments.
-pub const SOAR_LAMBDA: f32 = 1.0;
+pub(crate) const SOAR_LAMBDA: f32 = 1.0;
 
 /// The lists a build made, before they are written.
 #[derive(Debug)]
-pub struct IvfLists {
+pub(crate) struct IvfLists {
     pub centroids: Vec<f32>,
     pub offsets: Vec<u64>,
     pub ids: Vec<u32>,
@@ -60,14 +60,14 @@ pub struct IvfLists {
 }
 
 impl IvfLists {
-    pub fn view(&self, dim: usize) -> IvfView<'_> {
+    pub(crate) fn view(&self, dim: usize) -> IvfView<'_> {
         IvfView { dim, centroids: &self.centroids, offsets: &self.offsets, ids: &self.ids }
     }
 }
 
 /// The lists of one segment's index, as stored (mapped in place).
 #[derive(Clone, Copy, Debug)]
-pub struct IvfView<'a> {
+pub(crate) struct IvfView<'a> {
     pub dim: usize,
     /// `lists × dim` floats.
     pub centroids: &'a [f32],
@@ -78,27 +78,27 @@ pub struct IvfView<'a> {
 }
 
 impl IvfView<'_> {
-    pub fn lists(&self) -> usize {
+    pub(crate) fn lists(&self) -> usize {
         self.offsets.len().saturating_sub(1)
     }
 
     /// The entries of list `l`.
-    pub fn list(&self, l: usize) -> Range<usize> {
+    pub(crate) fn list(&self, l: usize) -> Range<usize> {
         self.offsets[l] as usize..self.offsets[l + 1] as usize
     }
 
-    pub fn centroid(&self, l: usize) -> &[f32] {
+    pub(crate) fn centroid(&self, l: usize) -> &[f32] {
         &self.centroids[l * self.dim..(l + 1) * self.dim]
     }
 
     /// The list holding entry `e`.
-    pub fn list_of(&self, e: usize) -> usize {
+    pub(crate) fn list_of(&self, e: usize) -> usize {
         self.offsets.partition_point(|&o| o as usize <= e) - 1
     }
 
     /// Checks the lists against a segment of `rows` rows: what is wrong and the index of
     /// the offending element (`(section, index)`: 0 = centroids, 1 = offsets, 2 = ids).
-    pub fn validate(&self, rows: usize) -> Result<(), (String, u8, usize)> {
+    pub(crate) fn validate(&self, rows: usize) -> Result<(), (String, u8, usize)> {
         if self.offsets.is_empty() || self.offsets[0] != 0 {
             return Err(("list offsets do not start at 0".into(), 1, 0));
         }
@@ -134,19 +134,25 @@ impl IvfView<'_> {
 }
 
 /// Lists of a segment of `points` rows with vectors, for an index asking for `nlist`.
-pub fn lists_for(nlist: u32, points: usize) -> usize {
+pub(crate) fn lists_for(nlist: u32, points: usize) -> usize {
     (nlist as usize).min(points / MIN_POINTS_PER_LIST).max(usize::from(points > 0))
 }
 
 /// Lists a query probes in a segment of `lists` lists, for an index of `nlist` lists
 /// asked for `nprobe`: the same share.
-pub fn probes_for(nprobe: usize, nlist: u32, lists: usize) -> usize {
+pub(crate) fn probes_for(nprobe: usize, nlist: u32, lists: usize) -> usize {
     (nprobe * lists).div_ceil(nlist.max(1) as usize).clamp(usize::from(lists > 0), lists)
 }
 
 /// Trains the lists of rows `0..rows` of `col` (null vectors left out) and assigns every
 /// row; `None` when cancelled.
-pub fn build(metric: Metric, col: VectorColumn, rows: usize, p: &IvfParams, ctl: &BuildControl) -> Option<IvfLists> {
+pub(crate) fn build(
+    metric: Metric,
+    col: VectorColumn,
+    rows: usize,
+    p: &IvfParams,
+    ctl: &BuildControl,
+) -> Option<IvfLists> {
     let valid: Vec<u32> = (0..rows as u32).filter(|&r| col.validity.is_valid(r as usize)).collect();
     let lists = lists_for(p.nlist, valid.len());
     let points = Points { col, rows: &valid, spherical: metric == Metric::Cosine };
@@ -185,7 +191,7 @@ pub fn build(metric: Metric, col: VectorColumn, rows: usize, p: &IvfParams, ctl:
 }
 
 /// The codes of every entry, in entry order (see [`encode_entry`]).
-pub fn encode(qz: &Quantizer, metric: Metric, col: VectorColumn, ivf: IvfView) -> (Vec<u8>, Vec<f32>) {
+pub(crate) fn encode(qz: &Quantizer, metric: Metric, col: VectorColumn, ivf: IvfView) -> (Vec<u8>, Vec<f32>) {
     const CHUNK: usize = 1024;
     let cb = qz.code_bytes();
     let mut codes = vec![0u8; cb * ivf.ids.len()];
@@ -204,7 +210,7 @@ pub fn encode(qz: &Quantizer, metric: Metric, col: VectorColumn, ivf: IvfView) -
 
 /// Buffers of [`encode_entry`].
 #[derive(Default)]
-pub struct EntryScratch {
+pub(crate) struct EntryScratch {
     x: Vec<f32>,
     quant: QuantScratch,
 }
@@ -212,7 +218,7 @@ pub struct EntryScratch {
 /// The codes of entry `e`: the residual of its row to its list's centroid, with the
 /// original's norm (1 for a non-zero cosine row) kept as the norm.
 #[allow(clippy::too_many_arguments)]
-pub fn encode_entry(
+pub(crate) fn encode_entry(
     qz: &Quantizer,
     metric: Metric,
     col: VectorColumn,
@@ -236,7 +242,7 @@ pub fn encode_entry(
 
 /// Per-thread buffers of an IVF search.
 #[derive(Default, Debug)]
-pub struct IvfScratch {
+pub(crate) struct IvfScratch {
     query: Vec<f32>,
     lists: Vec<Scored>,
     /// `⟨q, c⟩` of every list.
@@ -249,20 +255,20 @@ pub struct IvfScratch {
 }
 
 impl IvfScratch {
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         let floats = self.query.capacity() + self.dots.capacity() + self.rotated.capacity() + self.tmp.capacity();
         floats * 4 + self.lists.capacity() * size_of::<Scored>()
     }
 }
 
 /// How a list scan scores an entry `e` (of row `row`) given `⟨q, c⟩` of its list.
-pub trait EntryScorer {
+pub(crate) trait EntryScorer {
     fn dist(&self, e: usize, row: u32, centroid_dot: f32) -> f32;
     fn prefetch(&self, e: usize, row: u32);
 }
 
 /// One IVF search's inputs besides the scorer.
-pub struct ListSearch<'a> {
+pub(crate) struct ListSearch<'a> {
     pub kernels: &'static Kernels,
     pub metric: Metric,
     /// `|c|²` of every list (L2 orders lists by it).
@@ -285,14 +291,14 @@ pub struct ListSearch<'a> {
 }
 
 /// Lists from which a segment's centroids are ranked on int8 codes first.
-pub const COARSE_MIN_LISTS: usize = 256;
+pub(crate) const COARSE_MIN_LISTS: usize = 256;
 
 /// The centroids of a segment with many lists as int8 codes (a quarter of their bytes),
 /// made when the index opens. A query ranks every list on them and scores only the best
 /// `2 × probes + 16` in f32: reading every f32 centroid of S segments (1.5 MiB per 1,024
 /// lists at d = 384) left the caches once S × L passed about 2,000 lists and cost more
 /// than the lists' entries.
-pub struct CoarseCodes {
+pub(crate) struct CoarseCodes {
     pub quantizer: Quantizer,
     pub codes: Vec<u8>,
     pub params: Vec<f32>,
@@ -300,7 +306,7 @@ pub struct CoarseCodes {
 
 impl CoarseCodes {
     /// Codes of `view`'s centroids, or `None` below [`COARSE_MIN_LISTS`] lists.
-    pub fn of(view: &IvfView, metric: Metric) -> Option<CoarseCodes> {
+    pub(crate) fn of(view: &IvfView, metric: Metric) -> Option<CoarseCodes> {
         if view.lists() < COARSE_MIN_LISTS {
             return None;
         }
@@ -315,11 +321,11 @@ impl CoarseCodes {
         Some(CoarseCodes { quantizer, codes, params })
     }
 
-    pub fn view(&self) -> (&Quantizer, Codes<'_>) {
+    pub(crate) fn view(&self) -> (&Quantizer, Codes<'_>) {
         (&self.quantizer, self.quantizer.view(&self.codes, &self.params))
     }
 
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         self.codes.capacity() + 4 * self.params.capacity()
     }
 }
@@ -327,7 +333,7 @@ impl CoarseCodes {
 /// The `want` best entries of the `probes` lists nearest the raw query `q`, best first
 /// (`Scored::id` is the entry; [`IvfView::ids`] maps it to its row), duplicates of a row
 /// removed; `⟨q, c⟩` of each entry's list is left in `scratch` for [`centroid_dot`].
-pub fn search(
+pub(crate) fn search(
     ivf: &IvfView,
     s: &impl EntryScorer,
     q: &[f32],
@@ -448,14 +454,19 @@ fn set_bits(mut mask: u32) -> impl Iterator<Item = usize> {
 }
 
 /// `⟨q, c⟩` of the list holding entry `e`, from the last [`search`] with `scratch`.
-pub fn centroid_dot(ivf: &IvfView, scratch: &IvfScratch, e: usize) -> f32 {
+pub(crate) fn centroid_dot(ivf: &IvfView, scratch: &IvfScratch, e: usize) -> f32 {
     scratch.dots[ivf.list_of(e)]
 }
 
 /// Allowed entries of the lists the last [`search`] probed (every entry without a filter),
 /// counted up to `enough`: whether the lists held enough allowed rows, when the search
 /// found fewer (its bound may have skipped them).
-pub fn allowed_in_probed(ivf: &IvfView, scratch: &IvfScratch, allowed: Option<&RoaringBitmap>, enough: usize) -> usize {
+pub(crate) fn allowed_in_probed(
+    ivf: &IvfView,
+    scratch: &IvfScratch,
+    allowed: Option<&RoaringBitmap>,
+    enough: usize,
+) -> usize {
     let mut n = 0;
     for l in &scratch.lists {
         let ids = &ivf.ids[ivf.list(l.id as usize)];
@@ -478,7 +489,7 @@ fn dedup_rows(ivf: &IvfView, found: &mut Vec<Scored>) {
 
 /// The search cost of one IVF probe of a segment, in entries scored: what a filtered
 /// search weighs against an exact scan of the allowed rows.
-pub fn entries_scanned(ivf: &IvfView, probes: usize) -> usize {
+pub(crate) fn entries_scanned(ivf: &IvfView, probes: usize) -> usize {
     (ivf.ids.len() * probes).div_ceil(ivf.lists().max(1))
 }
 

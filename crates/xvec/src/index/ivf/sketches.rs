@@ -25,18 +25,18 @@ use crate::storage::column::VectorColumn;
 /// Deviations of the sketch estimate subtracted before an entry is skipped: wider than a
 /// flat scan's ([`fastscan::SCAN_SIGMAS`]), since a probe bounds tens of thousands of
 /// entries and a true neighbour skipped is lost to the list search for good.
-pub const LIST_SIGMAS: f32 = 3.0;
+pub(crate) const LIST_SIGMAS: f32 = 3.0;
 
 /// f32 factors per block: `a`, `e`, `n2` of 32 entries.
 const FACTORS_PER_BLOCK: usize = 3 * SCAN_BLOCK;
 
 /// Byte columns of a block at `dim` dimensions.
-pub fn columns(dim: usize) -> usize {
+pub(crate) fn columns(dim: usize) -> usize {
     dim.div_ceil(8)
 }
 
 /// The first block of every list, and the total at the end (`lists + 1` values).
-pub fn block_starts(ivf: &IvfView) -> Vec<usize> {
+pub(crate) fn block_starts(ivf: &IvfView) -> Vec<usize> {
     let mut starts = Vec::with_capacity(ivf.lists() + 1);
     let mut at = 0;
     starts.push(0);
@@ -48,13 +48,13 @@ pub fn block_starts(ivf: &IvfView) -> Vec<usize> {
 }
 
 /// Bytes of the section for `blocks` blocks at `dim`.
-pub fn section_bytes(blocks: usize, dim: usize) -> usize {
+pub(crate) fn section_bytes(blocks: usize, dim: usize) -> usize {
     blocks * (SCAN_BLOCK * columns(dim) + 4 * FACTORS_PER_BLOCK)
 }
 
 /// The stored sketches of one index's lists.
 #[derive(Clone, Copy, Debug)]
-pub struct ListSketches<'a> {
+pub(crate) struct ListSketches<'a> {
     pub columns: usize,
     /// Every block's sign bytes.
     pub bits: &'a [u8],
@@ -67,7 +67,7 @@ pub struct ListSketches<'a> {
 impl<'a> ListSketches<'a> {
     /// Splits a section of `blocks` blocks; `None` when it is not `section_bytes` long or
     /// its factors are misaligned.
-    pub fn new(section: &'a [u8], dim: usize, starts: &'a [usize]) -> Option<ListSketches<'a>> {
+    pub(crate) fn new(section: &'a [u8], dim: usize, starts: &'a [usize]) -> Option<ListSketches<'a>> {
         let blocks = *starts.last()?;
         if section.len() != section_bytes(blocks, dim) {
             return None;
@@ -79,21 +79,21 @@ impl<'a> ListSketches<'a> {
 
     /// Sign bytes of block `b`.
     #[inline]
-    pub fn block(&self, b: usize) -> &'a [u8] {
+    pub(crate) fn block(&self, b: usize) -> &'a [u8] {
         let size = SCAN_BLOCK * self.columns;
         &self.bits[b * size..(b + 1) * size]
     }
 
     /// Factors `[a, e, n2]` of block `b`, in place.
     #[inline]
-    pub fn block_factors(&self, b: usize) -> [&'a [f32; SCAN_BLOCK]; 3] {
+    pub(crate) fn block_factors(&self, b: usize) -> [&'a [f32; SCAN_BLOCK]; 3] {
         let f = &self.factors[b * FACTORS_PER_BLOCK..(b + 1) * FACTORS_PER_BLOCK];
         std::array::from_fn(|i| f[i * SCAN_BLOCK..(i + 1) * SCAN_BLOCK].try_into().expect("32 factors"))
     }
 
     /// The sign bits and factors of entry `e` of list `l` (for `verify`): its byte
     /// column values and `[a, e, n2]`.
-    pub fn entry(&self, ivf: &IvfView, l: usize, e: usize) -> (Vec<u8>, [f32; 3]) {
+    pub(crate) fn entry(&self, ivf: &IvfView, l: usize, e: usize) -> (Vec<u8>, [f32; 3]) {
         let i = e - ivf.list(l).start;
         let (b, r) = (self.starts[l] + i / SCAN_BLOCK, i % SCAN_BLOCK);
         let bits = (0..self.columns).map(|p| self.block(b)[32 * p + r]).collect();
@@ -104,7 +104,7 @@ impl<'a> ListSketches<'a> {
 
 /// Buffers of [`encode_entry`].
 #[derive(Default)]
-pub struct SketchScratch {
+pub(crate) struct SketchScratch {
     x: Vec<f32>,
     rotated: Vec<f32>,
     tmp: Vec<f32>,
@@ -113,14 +113,14 @@ pub struct SketchScratch {
 
 impl SketchScratch {
     /// The sign words of the last [`encode_entry`].
-    pub fn words(&self) -> &[u64] {
+    pub(crate) fn words(&self) -> &[u64] {
         &self.words
     }
 }
 
 /// The sketch of entry `e`: its sign words (as [`sketch::encode`] lays them out) and
 /// `[a, e, n2]`.
-pub fn encode_entry(
+pub(crate) fn encode_entry(
     rotation: &Rotation,
     metric: Metric,
     col: VectorColumn,
@@ -145,7 +145,7 @@ pub fn encode_entry(
 }
 
 /// The section of every list's sketches (see the module doc), lists encoded in parallel.
-pub fn encode(rotation: &Rotation, metric: Metric, col: VectorColumn, ivf: IvfView) -> Vec<u8> {
+pub(crate) fn encode(rotation: &Rotation, metric: Metric, col: VectorColumn, ivf: IvfView) -> Vec<u8> {
     let (dim, columns) = (ivf.dim, columns(ivf.dim));
     let starts = block_starts(&ivf);
     let per_list: Vec<(Vec<u8>, Vec<f32>)> = (0..ivf.lists())

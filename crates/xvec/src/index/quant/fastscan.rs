@@ -38,14 +38,14 @@ use crate::value::Value;
 /// Deviations of the sketch estimate subtracted before a row's vector is skipped. Wider
 /// than a graph's screen ([`sketch::SCREEN_SIGMAS`]): a graph meets a missed neighbour's
 /// neighbours again, a scan does not, and the vectors a scan reads are few either way.
-pub const SCAN_SIGMAS: f32 = 2.0;
+pub(crate) const SCAN_SIGMAS: f32 = 2.0;
 
 /// Seed of the rotation every field's scan codes use.
 const SEED: u64 = 0x5CA4_C0DE_F2E5;
 
 /// The scan codes of one field of one segment or memtable chunk.
 #[derive(Clone, Debug)]
-pub struct ScanCodes {
+pub(crate) struct ScanCodes {
     dim: usize,
     metric: Metric,
     /// Byte columns per block: `dim.div_ceil(8)`.
@@ -65,12 +65,12 @@ pub struct ScanCodes {
 }
 
 impl ScanCodes {
-    pub fn new(dim: usize, metric: Metric) -> ScanCodes {
+    pub(crate) fn new(dim: usize, metric: Metric) -> ScanCodes {
         ScanCodes::with_rotation(dim, metric, Arc::new(Rotation::new(dim, SEED)))
     }
 
     /// Empty codes of the same field (sharing the rotation).
-    pub fn empty_like(&self) -> ScanCodes {
+    pub(crate) fn empty_like(&self) -> ScanCodes {
         ScanCodes::with_rotation(self.dim, self.metric, self.rotation.clone())
     }
 
@@ -92,7 +92,7 @@ impl ScanCodes {
 
     /// The codes of rows `0..rows` of `col` (null rows are encoded as zeros; the scan
     /// skips them).
-    pub fn of_column(col: &VectorColumn, rows: usize, metric: Metric) -> ScanCodes {
+    pub(crate) fn of_column(col: &VectorColumn, rows: usize, metric: Metric) -> ScanCodes {
         let mut codes = ScanCodes::new(col.dim, metric);
         codes.codes.reserve(rows.div_ceil(SCAN_BLOCK) * codes.columns * 32);
         codes.factors.reserve(rows.div_ceil(SCAN_BLOCK));
@@ -109,7 +109,7 @@ impl ScanCodes {
 
     /// Appends a copy of row `row` of `other` (codes of the same field): what a flush
     /// does with the memtable's codes instead of encoding the rows again.
-    pub fn push_copy(&mut self, other: &ScanCodes, row: usize) {
+    pub(crate) fn push_copy(&mut self, other: &ScanCodes, row: usize) {
         debug_assert_eq!((self.dim, self.metric), (other.dim, other.metric));
         let (block, r) = (self.rows / SCAN_BLOCK, self.rows % SCAN_BLOCK);
         let (from, fr) = (row / SCAN_BLOCK, row % SCAN_BLOCK);
@@ -129,7 +129,7 @@ impl ScanCodes {
     }
 
     /// Appends the codes of one value of the field (a null one as zeros).
-    pub fn push_value(&mut self, v: &Value) {
+    pub(crate) fn push_value(&mut self, v: &Value) {
         match v {
             Value::VectorFp32(x) => self.push(x),
             Value::VectorFp16(x) => self.push_converted(x, |v| v.to_f32()),
@@ -149,7 +149,7 @@ impl ScanCodes {
     }
 
     /// Appends the codes of one row (`dim` values).
-    pub fn push(&mut self, x: &[f32]) {
+    pub(crate) fn push(&mut self, x: &[f32]) {
         debug_assert_eq!(x.len(), self.dim);
         self.rotation.apply(x, &mut self.rotated, &mut self.tmp);
         sketch::encode(&self.rotated, self.metric, &mut self.words);
@@ -166,14 +166,14 @@ impl ScanCodes {
         self.rows += 1;
     }
 
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         self.codes.capacity() + self.factors.capacity() * size_of::<BlockFactors>()
     }
 }
 
 /// The sketch factors of one block's rows, by kind, so a block's bounds vectorize.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct BlockFactors {
+pub(crate) struct BlockFactors {
     pub a: [f32; SCAN_BLOCK],
     pub e: [f32; SCAN_BLOCK],
     pub n2: [f32; SCAN_BLOCK],
@@ -182,7 +182,7 @@ pub struct BlockFactors {
 /// The table sums of one block's 32 rows: `columns` byte columns of transposed sign bits
 /// (byte `32p + r` is row `r`'s dimensions `8p..8p + 8`) against the query's tables.
 #[inline]
-pub fn block_sums(k: &Kernels, block: &[u8], lut: &[u8], columns: usize) -> [u32; SCAN_BLOCK] {
+pub(crate) fn block_sums(k: &Kernels, block: &[u8], lut: &[u8], columns: usize) -> [u32; SCAN_BLOCK] {
     let (mut sums, mut part) = ([0u32; SCAN_BLOCK], [0u16; SCAN_BLOCK]);
     for c in (0..columns).step_by(SCAN_MAX_PAIRS) {
         let bytes = 32 * c..32 * (c + SCAN_MAX_PAIRS).min(columns);
@@ -194,7 +194,7 @@ pub fn block_sums(k: &Kernels, block: &[u8], lut: &[u8], columns: usize) -> [u32
 
 /// Writes a sketch's sign bits (`words`, as [`sketch::encode`] makes them) as row `r` of
 /// a transposed block of `columns` byte columns.
-pub fn transpose_into(words: &[u64], columns: usize, r: usize, block: &mut [u8]) {
+pub(crate) fn transpose_into(words: &[u64], columns: usize, r: usize, block: &mut [u8]) {
     for p in 0..columns {
         block[32 * p + r] = (words[p / 8] >> (8 * (p % 8))) as u8;
     }
@@ -205,7 +205,7 @@ pub fn transpose_into(words: &[u64], columns: usize, r: usize, block: &mut [u8])
 /// `base + norm · n2 − scale · (a · (step · t + shift) + spread · e)`, that a block
 /// evaluates for its 32 rows at once.
 #[derive(Clone, Debug)]
-pub struct ScanQuery {
+pub(crate) struct ScanQuery {
     /// 16 entries per group of four dimensions, two groups per byte column.
     lut: Vec<u8>,
     /// `Σ ±qᵢ = step · t + shift`: twice the tables' step `Δ` (an entry `t` of group `g`
@@ -223,7 +223,7 @@ pub struct ScanQuery {
 impl ScanQuery {
     /// Prepares `q` (the query as the caller gave it) for `codes` and every other field's
     /// codes of the same dimension and metric (they share the rotation).
-    pub fn new(codes: &ScanCodes, q: &[f32]) -> ScanQuery {
+    pub(crate) fn new(codes: &ScanCodes, q: &[f32]) -> ScanQuery {
         let mut y = vec![0f32; codes.dim];
         codes.rotation.apply(q, &mut y, &mut Vec::new());
         let norm_sq = super::normalize_for(codes.metric, &mut y);
@@ -232,7 +232,7 @@ impl ScanQuery {
 
     /// Prepares a query already rotated (and of unit length for cosine), of squared norm
     /// `norm_sq`, with bounds `sigmas` deviations below the estimate.
-    pub fn rotated(y: &[f32], norm_sq: f32, metric: Metric, sigmas: f32) -> ScanQuery {
+    pub(crate) fn rotated(y: &[f32], norm_sq: f32, metric: Metric, sigmas: f32) -> ScanQuery {
         let groups = y.len().div_ceil(8) * 2;
         let value = |i: usize| y.get(i).copied().unwrap_or(0.0);
         let mut entries = vec![0f32; groups * 16];
@@ -262,7 +262,7 @@ impl ScanQuery {
     }
 
     /// The query's tables, 16 entries per group of four dimensions.
-    pub fn lut(&self) -> &[u8] {
+    pub(crate) fn lut(&self) -> &[u8] {
         &self.lut
     }
 
@@ -270,13 +270,13 @@ impl ScanQuery {
     /// inner product with the query is `dot +` their sketch's (`dot` is 0 but for rows
     /// coded as residuals to a centroid `c`, where it is `⟨q, c⟩`).
     #[inline]
-    pub fn bounds(&self, sums: &[u32; SCAN_BLOCK], f: &BlockFactors, dot: f32) -> [f32; SCAN_BLOCK] {
+    pub(crate) fn bounds(&self, sums: &[u32; SCAN_BLOCK], f: &BlockFactors, dot: f32) -> [f32; SCAN_BLOCK] {
         self.bounds_of(sums, [&f.a, &f.e, &f.n2], dot)
     }
 
     /// [`bounds`](ScanQuery::bounds) from the factors `[a, e, n2]` where they are stored.
     #[inline]
-    pub fn bounds_of(
+    pub(crate) fn bounds_of(
         &self,
         sums: &[u32; SCAN_BLOCK],
         [a, e, n2]: [&[f32; SCAN_BLOCK]; 3],
@@ -295,7 +295,7 @@ impl ScanQuery {
 ///
 /// [`flat::scan`]: crate::index::flat::scan
 #[allow(clippy::too_many_arguments)]
-pub fn scan(
+pub(crate) fn scan(
     k: &Kernels,
     col: &VectorColumn,
     codes: &ScanCodes,

@@ -16,10 +16,10 @@
 //! skip most neighbours without reading their codes or vectors; rows no index covers yet
 //! keep the same sketches laid out for [`fastscan`] block scans.
 
-pub mod fastscan;
-pub mod rabitq;
-pub mod rotation;
-pub mod sketch;
+pub(crate) mod fastscan;
+pub(crate) mod rabitq;
+pub(crate) mod rotation;
+pub(crate) mod sketch;
 
 use half::f16;
 
@@ -31,11 +31,11 @@ use rotation::Rotation;
 
 /// Floats kept per row beside its codes: offset, scale, norm of the original (RaBitQ:
 /// rescale, error, norm of the original).
-pub const PARAMS_PER_ROW: usize = 3;
+pub(crate) const PARAMS_PER_ROW: usize = 3;
 
 /// Encodes vectors of one field and prepares queries for its codes.
 #[derive(Clone, Debug)]
-pub struct Quantizer {
+pub(crate) struct Quantizer {
     kind: Quantize,
     /// RaBitQ bits per dimension; 0 for other codes.
     bits: u8,
@@ -46,7 +46,7 @@ pub struct Quantizer {
 
 /// A query prepared for a quantized field: rotated, normalized for cosine.
 #[derive(Clone, Debug)]
-pub struct QuantQuery {
+pub(crate) struct QuantQuery {
     q: Vec<f32>,
     sum: f32,
     norm_sq: f32,
@@ -60,18 +60,18 @@ pub struct QuantQuery {
 
 impl QuantQuery {
     /// The query as the codes see it: rotated, unit length for cosine.
-    pub fn rotated(&self) -> &[f32] {
+    pub(crate) fn rotated(&self) -> &[f32] {
         &self.q
     }
 
-    pub fn norm_sq(&self) -> f32 {
+    pub(crate) fn norm_sq(&self) -> f32 {
         self.norm_sq
     }
 }
 
 /// Per-thread buffers for encoding and query preparation.
 #[derive(Default, Debug)]
-pub struct QuantScratch {
+pub(crate) struct QuantScratch {
     rotated: Vec<f32>,
     tmp: Vec<f32>,
     /// RaBitQ codes of one row before packing.
@@ -80,23 +80,23 @@ pub struct QuantScratch {
 
 impl Quantizer {
     /// A quantizer of `kind`; `bits` is RaBitQ's bits per dimension (ignored otherwise).
-    pub fn new(kind: Quantize, bits: u8, dim: usize, metric: Metric, rotation: Option<Rotation>) -> Quantizer {
+    pub(crate) fn new(kind: Quantize, bits: u8, dim: usize, metric: Metric, rotation: Option<Rotation>) -> Quantizer {
         debug_assert!(kind != Quantize::None);
         debug_assert!(kind != Quantize::Rabitq || (1..=rabitq::MAX_BITS).contains(&bits));
         let bits = if kind == Quantize::Rabitq { bits } else { 0 };
         Quantizer { kind, bits, dim, metric, rotation }
     }
 
-    pub fn kind(&self) -> Quantize {
+    pub(crate) fn kind(&self) -> Quantize {
         self.kind
     }
 
-    pub fn rotation(&self) -> Option<&Rotation> {
+    pub(crate) fn rotation(&self) -> Option<&Rotation> {
         self.rotation.as_ref()
     }
 
     /// Bytes of one row's codes.
-    pub fn code_bytes(&self) -> usize {
+    pub(crate) fn code_bytes(&self) -> usize {
         match self.kind {
             Quantize::Fp16 => self.dim * 2,
             Quantize::Int8 => self.dim,
@@ -107,14 +107,14 @@ impl Quantizer {
     }
 
     /// A view of codes and params made by this quantizer.
-    pub fn view<'a>(&self, codes: &'a [u8], params: &'a [f32]) -> Codes<'a> {
+    pub(crate) fn view<'a>(&self, codes: &'a [u8], params: &'a [f32]) -> Codes<'a> {
         let code_bytes = self.code_bytes();
         Codes { kind: self.kind, bits: self.bits, code_bytes, stride: code_bytes, codes, params }
     }
 
     /// A view of one-bit codes read in place from the rows' sketches (`words_per_row`
     /// words a row, the sign bits first), and their params.
-    pub fn view_in_sketches<'a>(&self, sketches: &'a [u8], params: &'a [f32]) -> Codes<'a> {
+    pub(crate) fn view_in_sketches<'a>(&self, sketches: &'a [u8], params: &'a [f32]) -> Codes<'a> {
         debug_assert!(self.kind == Quantize::Rabitq && self.bits == 1 && self.rotation.is_some());
         let stride = sketch::words_per_row(self.dim) * 8;
         Codes { kind: self.kind, bits: self.bits, code_bytes: self.code_bytes(), stride, codes: sketches, params }
@@ -132,7 +132,7 @@ impl Quantizer {
     }
 
     /// Encodes one original vector into `codes` (`code_bytes` long) and its params.
-    pub fn encode(&self, x: &[f32], codes: &mut [u8], params: &mut [f32], s: &mut QuantScratch) {
+    pub(crate) fn encode(&self, x: &[f32], codes: &mut [u8], params: &mut [f32], s: &mut QuantScratch) {
         let norm = x.iter().map(|&v| v as f64 * v as f64).sum::<f64>().sqrt() as f32;
         let y = self.rotate(x, s);
         let (min, scale) = match self.kind {
@@ -176,7 +176,7 @@ impl Quantizer {
     /// Codes and params of rows `0..rows` of `col`, one after another.
     /// RaBitQ's scale search makes its encoding about 70 times the work of INT8's, so rows
     /// are encoded in parallel chunks.
-    pub fn encode_rows(&self, col: VectorColumn, rows: usize) -> (Vec<u8>, Vec<f32>) {
+    pub(crate) fn encode_rows(&self, col: VectorColumn, rows: usize) -> (Vec<u8>, Vec<f32>) {
         use rayon::prelude::*;
         const CHUNK: usize = 1024;
         let cb = self.code_bytes();
@@ -195,7 +195,7 @@ impl Quantizer {
     }
 
     /// Prepares a query vector (already checked for dimension and finiteness).
-    pub fn prepare(&self, q: &[f32], s: &mut QuantScratch) -> QuantQuery {
+    pub(crate) fn prepare(&self, q: &[f32], s: &mut QuantScratch) -> QuantQuery {
         let mut v = self.rotate(q, s).to_vec();
         let norm_sq = normalize_for(self.metric, &mut v);
         let (q8, q8_scale) = if rounds_query(self.kind, self.bits) { round_to_i8(&v) } else { (Vec::new(), 0.0) };
@@ -253,7 +253,7 @@ fn round_to_i8(v: &[f32]) -> (Vec<i8>, f32) {
 /// The codes of one segment's field: `code_bytes` per row and [`PARAMS_PER_ROW`] floats.
 /// Made by [`Quantizer::view`].
 #[derive(Clone, Copy, Debug)]
-pub struct Codes<'a> {
+pub(crate) struct Codes<'a> {
     pub kind: Quantize,
     /// RaBitQ bits per dimension; 0 for other codes.
     pub bits: u8,
@@ -268,7 +268,7 @@ pub struct Codes<'a> {
 impl<'a> Codes<'a> {
     /// The codes of row `row`.
     #[inline]
-    pub fn row(&self, row: usize) -> &'a [u8] {
+    pub(crate) fn row(&self, row: usize) -> &'a [u8] {
         let start = row * self.stride;
         &self.codes[start..start + self.code_bytes]
     }
@@ -279,13 +279,13 @@ impl<'a> Codes<'a> {
         &self.params[row * PARAMS_PER_ROW..(row + 1) * PARAMS_PER_ROW]
     }
 
-    pub fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         self.params.len() / PARAMS_PER_ROW
     }
 
     /// Whether the fast distance rounds the query to i8 (and [`Codes::distance`] with
     /// `precise` is finer).
-    pub fn rounds_query(&self) -> bool {
+    pub(crate) fn rounds_query(&self) -> bool {
         rounds_query(self.kind, self.bits)
     }
 
@@ -326,14 +326,14 @@ impl<'a> Codes<'a> {
     /// The distance of `query` to row `row` under `metric` (lower is better), with the
     /// query in full precision when `precise`.
     #[inline]
-    pub fn distance(&self, k: &Kernels, query: &QuantQuery, metric: Metric, row: u32, precise: bool) -> f32 {
+    pub(crate) fn distance(&self, k: &Kernels, query: &QuantQuery, metric: Metric, row: u32, precise: bool) -> f32 {
         self.distance_from(k, query, metric, row, precise, 0.0)
     }
 
     /// [`Codes::distance`] of a row coded as its residual to a centroid `c`, given
     /// `centroid_dot = ⟨q, c⟩` (IVF lists): the codes estimate `⟨q, x − c⟩`.
     #[inline]
-    pub fn distance_from(
+    pub(crate) fn distance_from(
         &self,
         k: &Kernels,
         query: &QuantQuery,
@@ -361,7 +361,7 @@ impl<'a> Codes<'a> {
     /// All of the row's code lines (a handful: 6 for int8 at dim 384) and its params line,
     /// which sits in another array.
     #[inline]
-    pub fn prefetch(&self, row: u32) {
+    pub(crate) fn prefetch(&self, row: u32) {
         let r = row as usize;
         kernels::prefetch_lines(self.row(r), usize::MAX);
         kernels::prefetch_lines(self.row_params(r), 1);

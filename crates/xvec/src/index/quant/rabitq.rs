@@ -24,11 +24,11 @@
 //! per dimension for 5–8 bits.
 
 /// Most bits per dimension, sign included.
-pub const MAX_BITS: u8 = crate::schema::MAX_RABITQ_BITS;
+pub(crate) const MAX_BITS: u8 = crate::schema::MAX_RABITQ_BITS;
 
 /// How a row's codes are laid out, by its bits per dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Packing {
+pub(crate) enum Packing {
     /// One bit: bit `i % 64` of u64 word `i / 64`, the words padded to whole ones.
     Bits,
     /// 2–4 bits: element `2j` in the low nibble of byte `j`, `2j + 1` in the high one.
@@ -38,7 +38,7 @@ pub enum Packing {
 }
 
 impl Packing {
-    pub fn of(bits: u8) -> Packing {
+    pub(crate) fn of(bits: u8) -> Packing {
         match bits {
             1 => Packing::Bits,
             2..=4 => Packing::Nibbles,
@@ -48,7 +48,7 @@ impl Packing {
 }
 
 /// Bytes of one row's codes.
-pub fn code_bytes(dim: usize, bits: u8) -> usize {
+pub(crate) fn code_bytes(dim: usize, bits: u8) -> usize {
     match Packing::of(bits) {
         Packing::Bits => dim.div_ceil(64) * 8,
         Packing::Nibbles => dim.div_ceil(2),
@@ -57,13 +57,13 @@ pub fn code_bytes(dim: usize, bits: u8) -> usize {
 }
 
 /// The offset between stored codes and the half-integer grid: `(2^B − 1) / 2`.
-pub fn centre(bits: u8) -> f32 {
+pub(crate) fn centre(bits: u8) -> f32 {
     ((1u32 << bits) - 1) as f32 / 2.0
 }
 
 /// What a row keeps beside its codes.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RowFactors {
+pub(crate) struct RowFactors {
     /// `|y|² / ⟨ū, y⟩`: turns `⟨ū, q⟩` into the estimate of `⟨y, q⟩`.
     pub rescale: f32,
     /// Standard deviation of the estimate per `|q|`: `|y| √((1 − α²) / (α² (D − 1)))`.
@@ -72,7 +72,7 @@ pub struct RowFactors {
 
 /// Codes the rotated row `y` with `bits` per dimension into `u` (one code per dimension,
 /// `0..2^bits`), and returns its factors.
-pub fn encode(y: &[f32], bits: u8, u: &mut [u8]) -> RowFactors {
+pub(crate) fn encode(y: &[f32], bits: u8, u: &mut [u8]) -> RowFactors {
     debug_assert!((1..=MAX_BITS).contains(&bits) && u.len() == y.len());
     let norm_sq: f64 = y.iter().map(|&v| v as f64 * v as f64).sum();
     let half = 1u32 << (bits - 1);
@@ -141,7 +141,7 @@ fn best_scale(y: &[f32], inv: f32, bits: u8) -> f32 {
 }
 
 /// Packs the codes `u` (`bits` each) into `out` (`code_bytes(u.len(), bits)` bytes).
-pub fn pack(u: &[u8], bits: u8, out: &mut [u8]) {
+pub(crate) fn pack(u: &[u8], bits: u8, out: &mut [u8]) {
     out.fill(0);
     match Packing::of(bits) {
         Packing::Bits => {
@@ -159,7 +159,7 @@ pub fn pack(u: &[u8], bits: u8, out: &mut [u8]) {
 }
 
 /// `Σ qᵢ` over the dimensions whose bit is set (one-bit codes, full-precision query).
-pub fn masked_sum_f32(q: &[f32], words: &[u64]) -> f32 {
+pub(crate) fn masked_sum_f32(q: &[f32], words: &[u64]) -> f32 {
     let mut sum = 0f32;
     for (w, chunk) in words.iter().zip(q.chunks(64)) {
         let mut bits = *w;
@@ -174,7 +174,7 @@ pub fn masked_sum_f32(q: &[f32], words: &[u64]) -> f32 {
 
 /// The estimate of `⟨y, q⟩` from unpacked codes: the reference the packed kernels match.
 #[cfg(test)]
-pub fn estimate(u: &[u8], bits: u8, f: RowFactors, q: &[f32]) -> f32 {
+pub(crate) fn estimate(u: &[u8], bits: u8, f: RowFactors, q: &[f32]) -> f32 {
     let c = centre(bits);
     f.rescale * u.iter().zip(q).map(|(&u, &q)| (u as f32 - c) * q).sum::<f32>()
 }

@@ -10,7 +10,7 @@ use super::super::rng::SplitMix64;
 const ROUNDS: usize = 3;
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Rotation {
+pub(crate) struct Rotation {
     dim: usize,
     /// Per round: a permutation of 0..dim.
     perms: Vec<Vec<u32>>,
@@ -19,7 +19,7 @@ pub struct Rotation {
 }
 
 impl Rotation {
-    pub fn new(dim: usize, seed: u64) -> Rotation {
+    pub(crate) fn new(dim: usize, seed: u64) -> Rotation {
         let mut rng = SplitMix64::new(seed ^ 0x0007_07A7_1000);
         let mut perms = Vec::with_capacity(ROUNDS);
         let mut signs = Vec::with_capacity(ROUNDS);
@@ -39,7 +39,7 @@ impl Rotation {
     /// Rounds alternate between `out` and `tmp` rather than copying back: a round's
     /// scattered loads right after a bulk copy of the same bytes stall on store forwarding
     /// (it was a sixth of an insert's time).
-    pub fn apply(&self, x: &[f32], out: &mut [f32], tmp: &mut Vec<f32>) {
+    pub(crate) fn apply(&self, x: &[f32], out: &mut [f32], tmp: &mut Vec<f32>) {
         tmp.clear();
         tmp.resize(self.dim, 0.0);
         let permute = |src: &[f32], dst: &mut [f32], perm: &[u32], signs: &[f32]| {
@@ -61,7 +61,7 @@ impl Rotation {
     }
 
     /// Serialized form: for each round, `dim` u32 permutation entries then `dim` sign bytes.
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(ROUNDS * self.dim * 5 + 8);
         out.extend_from_slice(&(ROUNDS as u32).to_le_bytes());
         out.extend_from_slice(&(self.dim as u32).to_le_bytes());
@@ -73,7 +73,7 @@ impl Rotation {
     }
 
     /// Parses and checks the serialized form (every round a permutation, signs 0/1).
-    pub fn decode(bytes: &[u8], dim: usize) -> Result<Rotation, RotationError> {
+    pub(crate) fn decode(bytes: &[u8], dim: usize) -> Result<Rotation, RotationError> {
         let err = |at: Option<usize>, what: String| Err(RotationError { at, what });
         if bytes.len() < 8 {
             return err(None, "rotation section shorter than its 8-byte header".into());
@@ -122,7 +122,7 @@ impl Rotation {
 /// What [`Rotation::decode`] found wrong, and where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{what}")]
-pub struct RotationError {
+pub(crate) struct RotationError {
     /// Byte offset of the offending field in the serialized form; `None` when the bytes
     /// are too short to hold a header.
     pub at: Option<usize>,

@@ -26,22 +26,22 @@ use crate::storage::column::VectorColumn;
 /// Deviations of the estimate subtracted before a neighbour is skipped. Recall on
 /// wordnet-minilm-384 (HNSW m=16, int8 + refine 2, ef 48) is unchanged from 1.3 up,
 /// and larger values keep more neighbours (fewer skipped reads).
-pub const SCREEN_SIGMAS: f32 = 1.3;
+pub(crate) const SCREEN_SIGMAS: f32 = 1.3;
 
 /// Deviations subtracted when a graph build screens its own searches. More cautious than
 /// queries: a neighbour wrongly skipped there is missing from the graph for every later
 /// search. On wordnet-minilm-384 (HNSW m=16, ef_construction=200, 2 threads) 2.0 keeps
 /// recall at every ef (within build-to-build noise) and cuts the build from 26 s to 19 s;
 /// 1.3 gave 17 s but lost 0.001–0.002 recall at ef 32–48.
-pub const BUILD_SCREEN_SIGMAS: f32 = 2.0;
+pub(crate) const BUILD_SCREEN_SIGMAS: f32 = 2.0;
 
 /// u64 words of one row's sketch: the bits, two trailer words, padded to 64 bytes.
-pub fn words_per_row(dim: usize) -> usize {
+pub(crate) fn words_per_row(dim: usize) -> usize {
     (dim.div_ceil(64) + 2).next_multiple_of(8)
 }
 
 /// Writes the sketch of the rotated row `y` into `out` (`words_per_row(y.len())` words).
-pub fn encode(y: &[f32], metric: Metric, out: &mut [u64]) {
+pub(crate) fn encode(y: &[f32], metric: Metric, out: &mut [u64]) {
     out.fill(0);
     for (word, chunk) in out.iter_mut().zip(y.chunks(64)) {
         *word = chunk.iter().enumerate().fold(0, |w, (j, &v)| w | u64::from(v > 0.0) << j);
@@ -79,7 +79,7 @@ pub fn encode(y: &[f32], metric: Metric, out: &mut [u64]) {
 }
 
 /// Sketches of rows `0..rows` of `col` under `rotation`, one after another.
-pub fn encode_rows(col: VectorColumn, rows: usize, rotation: &Rotation, metric: Metric) -> Vec<u64> {
+pub(crate) fn encode_rows(col: VectorColumn, rows: usize, rotation: &Rotation, metric: Metric) -> Vec<u64> {
     let w = words_per_row(col.dim);
     let mut out = vec![0u64; w * rows];
     let (mut y, mut tmp) = (vec![0f32; col.dim], Vec::new());
@@ -93,7 +93,7 @@ pub fn encode_rows(col: VectorColumn, rows: usize, rotation: &Rotation, metric: 
 /// A query as sketches are scored against: rotated (unit length for cosine) and rounded
 /// to i8, `q ≈ scale · q8`.
 #[derive(Clone, Debug, Default)]
-pub struct SketchQuery {
+pub(crate) struct SketchQuery {
     q8: Vec<i8>,
     scale: f32,
     /// `Σ q8`.
@@ -103,13 +103,13 @@ pub struct SketchQuery {
 
 impl SketchQuery {
     /// From the rotated query (already unit length for cosine) and its squared norm.
-    pub fn new(rotated: &[f32], norm_sq: f32) -> SketchQuery {
+    pub(crate) fn new(rotated: &[f32], norm_sq: f32) -> SketchQuery {
         let (q8, scale) = super::round_to_i8(rotated);
         SketchQuery { sum: q8.iter().map(|&x| i32::from(x)).sum(), q8, scale, norm_sq }
     }
 
     /// Rotates `q` (then scales it to unit length for cosine) and rounds it.
-    pub fn prepare(q: &[f32], rotation: &Rotation, metric: Metric, tmp: &mut Vec<f32>) -> SketchQuery {
+    pub(crate) fn prepare(q: &[f32], rotation: &Rotation, metric: Metric, tmp: &mut Vec<f32>) -> SketchQuery {
         let mut y = vec![0f32; q.len()];
         rotation.apply(q, &mut y, tmp);
         let norm_sq = super::normalize_for(metric, &mut y);
@@ -119,7 +119,7 @@ impl SketchQuery {
 
 /// Screens rows for one query: what a scorer consults before reading a row.
 #[derive(Clone, Copy, Debug)]
-pub struct Screen<'a> {
+pub(crate) struct Screen<'a> {
     pub kernels: &'static Kernels,
     pub sketches: Sketches<'a>,
     pub query: &'a SketchQuery,
@@ -131,13 +131,13 @@ pub struct Screen<'a> {
 
 impl Screen<'_> {
     #[inline]
-    pub fn prefetch(&self, row: u32) {
+    pub(crate) fn prefetch(&self, row: u32) {
         kernels::prefetch_lines(self.sketches.row_words(row), 1);
     }
 
     /// A distance the row's is, with high confidence, not below (see [`Sketch::lower_bound`]).
     #[inline]
-    pub fn lower_bound(&self, row: u32) -> f32 {
+    pub(crate) fn lower_bound(&self, row: u32) -> f32 {
         let sk = self.sketches.row(row);
         let q = self.query;
         let set = (self.kernels.masked_sum_i8)(&q.q8, sk.bits);
@@ -148,13 +148,13 @@ impl Screen<'_> {
 
 /// The sketches of one segment's field, in place.
 #[derive(Clone, Copy, Debug)]
-pub struct Sketches<'a> {
+pub(crate) struct Sketches<'a> {
     pub words: &'a [u64],
     pub dim: usize,
 }
 
 /// One row's sketch, read.
-pub struct Sketch<'a> {
+pub(crate) struct Sketch<'a> {
     pub bits: &'a [u64],
     /// Scale of `Σ bᵢ qᵢ` into the estimated `⟨q, y⟩` (cosine: into `⟨q, y⟩ / |y|`).
     pub a: f32,
@@ -167,24 +167,24 @@ pub struct Sketch<'a> {
 impl<'a> Sketches<'a> {
     #[inline]
     /// Bytes of one row's sketch.
-    pub fn row_bytes(&self) -> usize {
+    pub(crate) fn row_bytes(&self) -> usize {
         words_per_row(self.dim) * 8
     }
 
-    pub fn row_words(&self, row: u32) -> &'a [u64] {
+    pub(crate) fn row_words(&self, row: u32) -> &'a [u64] {
         let w = words_per_row(self.dim);
         &self.words[row as usize * w..(row as usize + 1) * w]
     }
 
     #[inline]
-    pub fn row(&self, row: u32) -> Sketch<'a> {
+    pub(crate) fn row(&self, row: u32) -> Sketch<'a> {
         let words = self.row_words(row);
         let b = self.dim.div_ceil(64);
         let f = |bits: u64| f32::from_bits(bits as u32);
         Sketch { bits: &words[..b], a: f(words[b]), e: f(words[b] >> 32), n2: f(words[b + 1]) }
     }
 
-    pub fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         self.words.len() / words_per_row(self.dim)
     }
 }
@@ -194,19 +194,19 @@ impl Sketch<'_> {
     /// `s = Σ bᵢ qᵢ`, the query's squared norm and the metric (distances as the codes
     /// score them: L2 squared, negated inner product, negated cosine).
     #[inline]
-    pub fn lower_bound(&self, s: f32, q_norm_sq: f32, metric: Metric, sigmas: f32) -> f32 {
+    pub(crate) fn lower_bound(&self, s: f32, q_norm_sq: f32, metric: Metric, sigmas: f32) -> f32 {
         lower_bound(self.a, self.e, self.n2, s, q_norm_sq, metric, sigmas)
     }
 
     /// The row's scale, error and squared norm, as a block scan keeps them.
-    pub fn factors(&self) -> [f32; 3] {
+    pub(crate) fn factors(&self) -> [f32; 3] {
         [self.a, self.e, self.n2]
     }
 }
 
 /// [`Sketch::lower_bound`] from a row's scale `a`, error `e` and squared norm `n2`.
 #[inline]
-pub fn lower_bound(a: f32, e: f32, n2: f32, s: f32, q_norm_sq: f32, metric: Metric, sigmas: f32) -> f32 {
+pub(crate) fn lower_bound(a: f32, e: f32, n2: f32, s: f32, q_norm_sq: f32, metric: Metric, sigmas: f32) -> f32 {
     let dot = a * s;
     match metric {
         Metric::Cosine => -(dot + sigmas * e),

@@ -14,7 +14,7 @@ use crate::storage::mmap::as_bytes;
 /// Writes the `kind` index of `col` (the field with id `field`, of type `ty`, `rows` rows
 /// of segment `segment_id`) through a temp file renamed to `path`; returns its size. The
 /// caller publishes it (the rename is made durable by the publish).
-pub fn build(
+pub(crate) fn build(
     path: &Path,
     segment_id: u64,
     field: u16,

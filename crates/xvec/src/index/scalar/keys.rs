@@ -8,7 +8,7 @@ const SIGN: u64 = 1 << 63;
 
 /// The key of an integer inside its column type's range (signed types are offset by
 /// 2^63 so that order is kept across zero).
-pub fn int_key(ty: ScalarType, v: i128) -> u64 {
+pub(crate) fn int_key(ty: ScalarType, v: i128) -> u64 {
     match ty {
         ScalarType::Int32 | ScalarType::Int64 => (v as i64 as u64) ^ SIGN,
         _ => v as u64,
@@ -18,7 +18,7 @@ pub fn int_key(ty: ScalarType, v: i128) -> u64 {
 /// The key of a float: IEEE bits with negatives reversed, so keys order as the values do;
 /// `-0.0` takes `+0.0`'s key (they compare equal). `None` for NaN, which no comparison
 /// matches and no index holds.
-pub fn float_key(x: f64) -> Option<u64> {
+pub(crate) fn float_key(x: f64) -> Option<u64> {
     if x.is_nan() {
         return None;
     }
@@ -27,13 +27,13 @@ pub fn float_key(x: f64) -> Option<u64> {
 }
 
 /// Keys of the smallest and largest non-NaN floats (−∞ and +∞).
-pub fn float_extremes() -> (u64, u64) {
+pub(crate) fn float_extremes() -> (u64, u64) {
     (float_key(f64::NEG_INFINITY).expect("not NaN"), float_key(f64::INFINITY).expect("not NaN"))
 }
 
 /// The key of row `row` of a fixed-width column (`None` for a null, a NaN or a string).
 #[inline]
-pub fn key_of(col: &ScalarColumn, row: usize) -> Option<u64> {
+pub(super) fn key_of(col: &ScalarColumn, row: usize) -> Option<u64> {
     if !col.validity.is_valid(row) {
         return None;
     }

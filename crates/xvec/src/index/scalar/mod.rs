@@ -29,8 +29,8 @@ use std::sync::Arc;
 use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
 
-pub use build::build;
-pub use keys::{float_extremes, float_key, int_key};
+pub(crate) use build::build;
+pub(crate) use keys::{float_extremes, float_key, int_key};
 
 use crate::error::StorageError;
 use crate::schema::{FieldType, ScalarIndexKind, ScalarType};
@@ -55,7 +55,7 @@ enum Kind {
 }
 
 /// The name of section kind `kind` of a scalar index file, for findings.
-pub fn section_name(kind: u16) -> Option<&'static str> {
+pub(crate) fn section_name(kind: u16) -> Option<&'static str> {
     use Kind::*;
     [Meta, Keys, TermOffsets, TermBytes, Directory, Postings, Rows].into_iter().find(|k| *k as u16 == kind).map(|k| {
         match k {
@@ -78,14 +78,14 @@ fn indexable(col: &ScalarColumn, row: usize) -> bool {
 /// The column a scalar index is built from and checked against: a scalar field's rows,
 /// or an array field's elements.
 #[derive(Clone, Copy, Debug)]
-pub enum Indexed<'a> {
+pub(crate) enum Indexed<'a> {
     Scalar(ScalarColumn<'a>),
     Array(ArrayColumn<'a>),
 }
 
 impl<'a> Indexed<'a> {
     /// The column of field `pos` (of type `ty`, a scalar or array type) of `src`.
-    pub fn of(src: &'a dyn ColumnSource, ty: &FieldType, pos: usize) -> Indexed<'a> {
+    pub(crate) fn of(src: &'a dyn ColumnSource, ty: &FieldType, pos: usize) -> Indexed<'a> {
         match ty {
             FieldType::Array(_) => Indexed::Array(src.array(pos)),
             _ => Indexed::Scalar(src.scalar(pos)),
@@ -110,7 +110,7 @@ impl<'a> Indexed<'a> {
 
     /// The (row, distinct value) pairs an index of this column holds: what its postings
     /// add up to. NaNs are held by none.
-    pub fn held(&self) -> u64 {
+    pub(crate) fn held(&self) -> u64 {
         match self {
             Indexed::Scalar(c) => (0..c.data.len()).filter(|&r| indexable(c, r)).count() as u64,
             Indexed::Array(a) => {
@@ -173,7 +173,7 @@ struct Meta {
 
 /// The scalar and full-text indexes one segment has open, per schema field position.
 #[derive(Clone, Debug, Default)]
-pub struct FieldScalarIndexes {
+pub(crate) struct FieldScalarIndexes {
     pub inverted: Option<Arc<ScalarIndex>>,
     pub range: Option<Arc<ScalarIndex>>,
     pub text: Option<Arc<crate::index::fulltext::FullTextIndex>>,
@@ -182,7 +182,7 @@ pub struct FieldScalarIndexes {
 
 impl FieldScalarIndexes {
     /// The open index of `kind`, if any.
-    pub fn get(&self, kind: ScalarIndexKind) -> Option<&Arc<ScalarIndex>> {
+    pub(crate) fn get(&self, kind: ScalarIndexKind) -> Option<&Arc<ScalarIndex>> {
         match kind {
             ScalarIndexKind::Inverted => self.inverted.as_ref(),
             ScalarIndexKind::Range => self.range.as_ref(),
@@ -190,7 +190,7 @@ impl FieldScalarIndexes {
     }
 
     /// Sets the index of `kind`.
-    pub fn set(&mut self, kind: ScalarIndexKind, index: Arc<ScalarIndex>) {
+    pub(crate) fn set(&mut self, kind: ScalarIndexKind, index: Arc<ScalarIndex>) {
         match kind {
             ScalarIndexKind::Inverted => self.inverted = Some(index),
             ScalarIndexKind::Range => self.range = Some(index),
@@ -198,14 +198,14 @@ impl FieldScalarIndexes {
     }
 
     /// Forgets the index of `kind`.
-    pub fn clear(&mut self, kind: ScalarIndexKind) {
+    pub(crate) fn clear(&mut self, kind: ScalarIndexKind) {
         match kind {
             ScalarIndexKind::Inverted => self.inverted = None,
             ScalarIndexKind::Range => self.range = None,
         }
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Arc<ScalarIndex>> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<ScalarIndex>> {
         self.inverted.iter().chain(&self.range)
     }
 }
@@ -226,10 +226,10 @@ fn always_answer() -> bool {
 }
 
 /// A test on a string index's distinct values (a LIKE pattern).
-pub type TermTest<'a> = &'a dyn Fn(&[u8]) -> bool;
+pub(crate) type TermTest<'a> = &'a dyn Fn(&[u8]) -> bool;
 
 /// What a filter leaf asks an index for.
-pub enum Lookup<'a> {
+pub(crate) enum Lookup<'a> {
     /// Fixed-width keys in any of these inclusive ranges (ascending, disjoint).
     Keys(&'a [(u64, u64)]),
     /// Terms between the bounds (byte order) for which `keep` holds (every one without it).
@@ -239,7 +239,7 @@ pub enum Lookup<'a> {
 }
 
 /// One open scalar index file.
-pub struct ScalarIndex {
+pub(crate) struct ScalarIndex {
     path: PathBuf,
     bytes: FileBytes,
     kind: ScalarIndexKind,
@@ -263,13 +263,13 @@ impl std::fmt::Debug for ScalarIndex {
 }
 
 impl ScalarIndex {
-    pub fn file_len(&self) -> u64 {
+    pub(crate) fn file_len(&self) -> u64 {
         self.bytes.as_slice().len() as u64
     }
 
     /// Distinct values (inverted) or non-null values (range).
     #[cfg(test)]
-    pub fn entries(&self) -> usize {
+    pub(crate) fn entries(&self) -> usize {
         self.key_count()
     }
 
@@ -318,7 +318,7 @@ impl ScalarIndex {
     /// Whether the index holds row `row` under each of its values in `col` (the column it
     /// was built from), and, for a scalar column, nowhere when the row has no value: what
     /// `verify` samples.
-    pub fn holds_row(&self, col: &Indexed, row: usize) -> bool {
+    pub(crate) fn holds_row(&self, col: &Indexed, row: usize) -> bool {
         let a = match col {
             Indexed::Scalar(c) => return self.holds_scalar_row(c, row),
             Indexed::Array(a) => a,
@@ -373,7 +373,7 @@ impl ScalarIndex {
     }
 
     /// Rows the index holds: the postings' total (inverted) or its entries (range).
-    pub fn held_rows(&self) -> u64 {
+    pub(crate) fn held_rows(&self) -> u64 {
         match self.kind {
             ScalarIndexKind::Inverted => (0..self.key_count()).map(|t| self.posting_count(t)).sum(),
             ScalarIndexKind::Range => self.key_count() as u64,
@@ -382,7 +382,7 @@ impl ScalarIndex {
 
     /// The rows holding one of the values `lookup` selects, or `None` when a scan of the
     /// column is the cheaper way to find them (or this kind cannot answer it).
-    pub fn find(&self, lookup: &Lookup) -> Option<RoaringBitmap> {
+    pub(crate) fn find(&self, lookup: &Lookup) -> Option<RoaringBitmap> {
         match self.kind {
             ScalarIndexKind::Inverted => self.find_terms(lookup),
             ScalarIndexKind::Range => self.find_range(lookup),
@@ -496,7 +496,7 @@ impl ScalarIndex {
 
     /// Opens and fully validates the `kind` index of the field at schema position `field`
     /// (of type `ty`) of segment `segment_id` with `rows` rows.
-    pub fn open(
+    pub(crate) fn open(
         path: &Path,
         segment_id: u64,
         field: u16,

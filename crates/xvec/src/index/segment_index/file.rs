@@ -22,7 +22,7 @@ use crate::storage::mmap::FileBytes;
 /// Writes the index of `col` for `spec` around a graph that already exists, with the codes
 /// encoded afresh from the originals: how `verify`'s repair replaces damaged codes, or
 /// saves a graph whose unreachable nodes it reconnected, without a graph build.
-pub fn write_with_graph_index(
+pub(crate) fn write_with_graph_index(
     path: &Path,
     segment_id: u64,
     field: u16,
@@ -163,7 +163,7 @@ pub(super) fn write(
 impl SegmentIndex {
     /// Opens and validates an index file for `field` of segment `segment_id` with `rows`
     /// rows, built for `spec`. With `verify_data`, code and graph CRCs are checked too.
-    pub fn open(
+    pub(crate) fn open(
         path: &Path,
         segment_id: u64,
         field: u16,

@@ -38,12 +38,13 @@ mod search;
 #[cfg(test)]
 mod tests;
 
-pub use file::write_with_graph_index;
+pub(crate) use file::write_with_graph_index;
 use file::{encode, write_index};
 use kinds::VectorIndex;
 use quantization::Quantization;
-pub use quantization::codes_per_row;
-pub use search::{SearchParams, SearchPath, SearchRoute, scratch_bytes};
+pub(crate) use quantization::codes_per_row;
+pub(crate) use search::{SearchParams, scratch_bytes};
+pub use search::{SearchPath, SearchRoute};
 
 #[repr(u16)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,10 +67,10 @@ enum Kind {
 
 /// Section kinds holding codes, their per-row params and sketches: damage confined to
 /// these can be repaired by re-encoding the originals, keeping the graph.
-pub const CODE_SECTIONS: [u16; 3] = [Kind::Codes as u16, Kind::Params as u16, Kind::Sketches as u16];
+pub(crate) const CODE_SECTIONS: [u16; 3] = [Kind::Codes as u16, Kind::Params as u16, Kind::Sketches as u16];
 
 /// Name of an index file's section kind, for reports (`verify`, `inspect`).
-pub fn section_name(kind: u16) -> Option<&'static str> {
+pub(crate) fn section_name(kind: u16) -> Option<&'static str> {
     use Kind::*;
     [
         Meta,
@@ -115,7 +116,7 @@ fn find(sections: &[RawSection], kind: Kind) -> Option<&RawSection> {
 /// What an index file describes about itself.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct IndexMeta {
+pub(crate) struct IndexMeta {
     pub params: IndexParams,
     pub rows: u64,
     pub dim: u32,
@@ -134,7 +135,7 @@ pub struct IndexMeta {
 
 /// An open index of one field of one segment: the file, its kind's sections
 /// ([`VectorIndex`]) and its quantization ([`Quantization`]).
-pub struct SegmentIndex {
+pub(crate) struct SegmentIndex {
     path: PathBuf,
     bytes: FileBytes,
     meta: IndexMeta,
@@ -150,7 +151,7 @@ impl std::fmt::Debug for SegmentIndex {
 
 /// Bytes of an index by kind, for memory accounting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct IndexBytes {
+pub(crate) struct IndexBytes {
     /// Codes and their params.
     pub codes: u64,
     pub sketches: u64,
@@ -162,7 +163,7 @@ pub struct IndexBytes {
 /// Builds the index of `col` described by `spec` and writes it to `path`. Returns the
 /// file size, or `None` when cancelled.
 #[allow(clippy::too_many_arguments)]
-pub fn build(
+pub(crate) fn build(
     path: &Path,
     segment_id: u64,
     field: u16,
@@ -204,56 +205,56 @@ pub fn build(
 }
 
 impl SegmentIndex {
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn meta(&self) -> &IndexMeta {
+    pub(crate) fn meta(&self) -> &IndexMeta {
         &self.meta
     }
 
     /// The graph, for HNSW indexes (tests look at its levels).
     #[cfg(test)]
-    pub fn graph(&self) -> Option<hnsw::GraphView<'_>> {
+    pub(crate) fn graph(&self) -> Option<hnsw::GraphView<'_>> {
         self.kind.hnsw(self.bytes.as_slice(), &self.meta)
     }
 
     /// The graph, for HNSW and Vamana indexes.
-    pub fn graph_index(&self) -> Option<GraphIndexView<'_>> {
+    pub(crate) fn graph_index(&self) -> Option<GraphIndexView<'_>> {
         self.kind.graph(self.bytes.as_slice(), &self.meta)
     }
 
     /// The quantizer the codes were made with (rotation included), for quantized indexes.
-    pub fn quantizer(&self) -> Option<&Quantizer> {
+    pub(crate) fn quantizer(&self) -> Option<&Quantizer> {
         self.quant.quantizer.as_ref()
     }
 
     /// The codes, for quantized indexes.
-    pub fn codes(&self) -> Option<Codes<'_>> {
+    pub(crate) fn codes(&self) -> Option<Codes<'_>> {
         self.quant.codes(self.bytes.as_slice())
     }
 
     /// The stored rotation (of rotated codes and of sketches).
-    pub fn rotation(&self) -> Option<&Rotation> {
+    pub(crate) fn rotation(&self) -> Option<&Rotation> {
         self.quant.rotation.as_ref()
     }
 
     /// The rows' sketches, for graph indexes.
-    pub fn sketches(&self) -> Option<Sketches<'_>> {
+    pub(crate) fn sketches(&self) -> Option<Sketches<'_>> {
         self.quant.sketches(self.bytes.as_slice(), self.meta.dim as usize)
     }
 
     /// The lists, for IVF indexes.
-    pub fn ivf(&self) -> Option<IvfView<'_>> {
+    pub(crate) fn ivf(&self) -> Option<IvfView<'_>> {
         self.kind.ivf_sections()?.view(self.bytes.as_slice(), self.meta.dim as usize)
     }
 
     /// The sketches of the IVF entries, for IVF indexes.
-    pub fn list_sketches(&self) -> Option<ListSketches<'_>> {
+    pub(crate) fn list_sketches(&self) -> Option<ListSketches<'_>> {
         self.kind.ivf_sections()?.sketches(self.bytes.as_slice(), self.meta.dim as usize)
     }
 
-    pub fn bytes_by_kind(&self) -> IndexBytes {
+    pub(crate) fn bytes_by_kind(&self) -> IndexBytes {
         let (codes, sketches) = self.quant.bytes();
         let (graph, lists) = self.kind.bytes();
         IndexBytes { codes, sketches: sketches + self.kind.sketch_bytes(), graph, lists }
@@ -261,14 +262,14 @@ impl SegmentIndex {
 
     /// The index with its centroids ranked in f32 only, to compare with their codes.
     #[cfg(test)]
-    pub fn without_coarse_codes(mut self) -> SegmentIndex {
+    pub(crate) fn without_coarse_codes(mut self) -> SegmentIndex {
         if let Some(s) = self.kind.ivf_sections_mut() {
             s.coarse = None;
         }
         self
     }
 
-    pub fn file_len(&self) -> u64 {
+    pub(crate) fn file_len(&self) -> u64 {
         self.bytes.as_slice().len() as u64
     }
 }

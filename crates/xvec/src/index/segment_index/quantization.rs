@@ -54,7 +54,7 @@ pub(super) fn codes_in_sketches(index: &IndexParams) -> bool {
 /// Whether the codes are one per row, in row order, so they can be encoded before (and
 /// re-encoded without) the kind's own structure; IVF codes are per list entry, in list
 /// order, made with the lists.
-pub fn codes_per_row(index: &IndexParams) -> bool {
+pub(crate) fn codes_per_row(index: &IndexParams) -> bool {
     match index {
         IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) => true,
         IndexParams::Ivf(_) => false,

@@ -22,11 +22,11 @@ use crate::storage::column::VectorColumn;
 /// Neighbours an unfiltered graph search meets (screens or scores), per `ef × fanout`.
 /// Measured on wordnet-minilm-384 (HNSW m=16, ef=64: about 0.4 × 64 × 32 ≈ 820). The
 /// choice it drives was re-measured with sketches: see `docs/format.md`.
-pub const GRAPH_DISTANCES_PER_EF_FANOUT: f64 = 0.4;
+pub(super) const GRAPH_DISTANCES_PER_EF_FANOUT: f64 = 0.4;
 
 /// Share of the allowed rows a screened exact scan still scores after their sketches:
 /// about one in ten on wordnet-minilm-384 (see [`exact_scan`]).
-pub const SCREEN_PASS: f64 = 0.1;
+pub(super) const SCREEN_PASS: f64 = 0.1;
 
 /// What an exact scan screened with sketches costs per allowed row, in distances: it
 /// reads every row's sketch and [`SCREEN_PASS`] of the rows, so against a distance that
@@ -41,7 +41,7 @@ fn screened_scan_cost(sketch_bytes: usize, row_bytes: usize) -> f64 {
 /// Deviations a screened exact scan subtracts from a row's estimate before skipping it:
 /// more than a graph's [`sketch::SCREEN_SIGMAS`], since the scan's answer is final. At 2.0
 /// recall@10 fell to 0.978 on `pos = 'r'` (3%); at 3.0 it is 0.9997, for 10% more time.
-pub const SCAN_SCREEN_SIGMAS: f32 = 3.0;
+pub(super) const SCAN_SCREEN_SIGMAS: f32 = 3.0;
 
 /// Cost model of a filtered search (see `docs/format.md`, "Filtered search"). Both paths
 /// are bound by reading rows, so their cost is the number of distances computed: a graph
@@ -127,7 +127,7 @@ const REFINE_AHEAD: usize = 2;
 
 /// Per-query options an index search needs.
 #[derive(Clone, Copy, Debug)]
-pub struct SearchParams<'a> {
+pub(crate) struct SearchParams<'a> {
     pub k: usize,
     pub ef: usize,
     /// Re-rank `refine × k` candidates with the originals (quantized indexes only).
@@ -173,14 +173,14 @@ impl Drop for Counted {
 static SCRATCH_BYTES: AtomicU64 = AtomicU64::new(0);
 
 /// Heap bytes of the search scratch of all threads that searched an index.
-pub fn scratch_bytes() -> u64 {
+pub(crate) fn scratch_bytes() -> u64 {
     SCRATCH_BYTES.load(Ordering::Relaxed)
 }
 
 impl SegmentIndex {
     /// Searches this segment's field: graph or exact scan (over codes or originals), then
     /// refinement with the originals; pushes candidates into `top`.
-    pub fn search(
+    pub(crate) fn search(
         &self,
         originals: VectorColumn,
         query: &PreparedQuery,

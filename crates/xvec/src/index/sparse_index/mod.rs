@@ -28,7 +28,7 @@ use crate::storage::container::{self, RawSection};
 use crate::storage::mmap::{FileBytes, as_bytes, cast_slice};
 
 /// Postings per block.
-pub const BLOCK: usize = 128;
+pub(crate) const BLOCK: usize = 128;
 
 /// Impact levels: a value's impact is which of 256 equal steps between its block's
 /// smallest and largest value holds it.
@@ -69,7 +69,7 @@ const SECTIONS: [Kind; 8] = [
 ];
 
 /// The name of section kind `kind` of a sparse index file, for findings.
-pub fn section_name(kind: u16) -> Option<&'static str> {
+pub(crate) fn section_name(kind: u16) -> Option<&'static str> {
     [
         "meta",
         "dimensions",
@@ -133,7 +133,7 @@ impl Record {
 }
 
 /// One open sparse index file.
-pub struct SparseIndex {
+pub(crate) struct SparseIndex {
     path: PathBuf,
     bytes: FileBytes,
     dims: Range<usize>,
@@ -170,7 +170,7 @@ struct List {
 }
 
 impl SparseIndex {
-    pub fn file_len(&self) -> u64 {
+    pub(crate) fn file_len(&self) -> u64 {
         self.bytes.as_slice().len() as u64
     }
 
@@ -208,7 +208,7 @@ impl SparseIndex {
     }
 
     /// Postings in the index: one per nonzero dimension of a row.
-    pub fn postings(&self) -> u64 {
+    pub(crate) fn postings(&self) -> u64 {
         self.impacts.len() as u64
     }
 
@@ -265,7 +265,7 @@ impl SparseIndex {
     /// Whether the index holds row `row` exactly as `words` (its stored words) say: under
     /// each of its dimensions, with the impact of its value. What `verify` samples; only
     /// the block that would hold the row is decoded.
-    pub fn holds_row(&self, row: u32, words: &[u64]) -> bool {
+    pub(crate) fn holds_row(&self, row: u32, words: &[u64]) -> bool {
         let mut rows = [0u32; BLOCK];
         words.iter().all(|&w| {
             let (dim, value) = ((w >> 32) as u32, crate::sparse::unpack_value(w));
@@ -285,7 +285,7 @@ impl SparseIndex {
     /// are not scored); `exact.score(row)` is a row's inner product with `query`, from
     /// the column, and `exact.k` the size of `top`. With `budget`, stops after that many
     /// postings scored.
-    pub fn search(
+    pub(crate) fn search(
         &self,
         query: &crate::sparse::SparseVector,
         segment: u32,
@@ -305,7 +305,7 @@ impl SparseIndex {
 
     /// Opens and fully validates the sparse index of field id `field` of segment
     /// `segment_id` with `rows` rows.
-    pub fn open(
+    pub(crate) fn open(
         path: &Path,
         segment_id: u64,
         field: u16,
@@ -534,7 +534,7 @@ impl wand::Cursor for DimCursor<'_> {
 /// Writes the sparse index of `col` (the sparse field with id `field` of segment
 /// `segment_id`) through a temp file renamed to `path`; returns its size. The caller
 /// publishes it.
-pub fn build(path: &Path, segment_id: u64, field: u16, col: &ArrayColumn) -> Result<u64, StorageError> {
+pub(crate) fn build(path: &Path, segment_id: u64, field: u16, col: &ArrayColumn) -> Result<u64, StorageError> {
     let rows = col.rows();
     let mut postings: Vec<(u32, u32, f32)> = Vec::new();
     for row in (0..rows).filter(|&r| col.validity.is_valid(r)) {

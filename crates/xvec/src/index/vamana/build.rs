@@ -580,7 +580,7 @@ fn permutation(n: usize, seed: u64) -> Vec<u32> {
 /// Builds the graph of all rows of `col` with `control.concurrency` threads (the graph
 /// depends on the seed only). Progress is reported after each batch; cancelling stops
 /// the build early (`None` returned).
-pub fn build(
+pub(crate) fn build(
     kernels: &'static Kernels,
     metric: Metric,
     col: VectorColumn,

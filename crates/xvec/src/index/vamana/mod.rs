@@ -9,16 +9,16 @@
 mod build;
 mod search;
 
-pub use build::build;
-pub use search::search;
+pub(crate) use build::build;
+pub(crate) use search::search;
 
 /// Unused neighbour slot (outside the index module, verify spells it here).
-pub use crate::index::graph::NONE;
+pub(crate) use crate::index::graph::NONE;
 use crate::index::graph::{GraphError, GraphSection, Links};
 
 /// A finished graph, borrowed from an index file (mapped) or from a fresh build.
 #[derive(Clone, Copy, Debug)]
-pub struct GraphView<'a> {
+pub(crate) struct GraphView<'a> {
     /// Most neighbours a node may have (R).
     pub degree: usize,
     /// Entry point of every search.
@@ -28,18 +28,18 @@ pub struct GraphView<'a> {
 }
 
 impl GraphView<'_> {
-    pub fn nodes(&self) -> usize {
+    pub(crate) fn nodes(&self) -> usize {
         self.adjacency.len() / (self.degree + 1)
     }
 
     /// An owned copy, to change and write again (repair, tests).
-    pub fn to_graph(self) -> Graph {
+    pub(crate) fn to_graph(self) -> Graph {
         Graph { degree: self.degree, medoid: self.medoid, adjacency: self.adjacency.to_vec() }
     }
 
     /// The neighbours of `node`, in place.
     #[inline]
-    pub fn neighbors(&self, node: u32) -> &[u32] {
+    pub(crate) fn neighbors(&self, node: u32) -> &[u32] {
         let at = node as usize * (self.degree + 1);
         let n = self.adjacency[at] as usize;
         &self.adjacency[at + 1..at + 1 + n]
@@ -48,7 +48,7 @@ impl GraphView<'_> {
     /// Checks everything search relies on, for a graph over `rows` rows: the array's size,
     /// counts within the degree, ids in range, unused slots holding [`NONE`], a valid
     /// medoid. A hostile file ends here, never in an out-of-bounds read later.
-    pub fn validate(&self, rows: usize) -> Result<(), GraphError> {
+    pub(crate) fn validate(&self, rows: usize) -> Result<(), GraphError> {
         let stride = self.degree + 1;
         let whole = |what: String| Err(GraphError { at: None, what });
         if rows.checked_mul(stride) != Some(self.adjacency.len()) {
@@ -103,14 +103,14 @@ impl Links for GraphView<'_> {
 
 /// An owned graph, as a build produces it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Graph {
+pub(crate) struct Graph {
     pub degree: usize,
     pub medoid: u32,
     pub adjacency: Vec<u32>,
 }
 
 impl Graph {
-    pub fn view(&self) -> GraphView<'_> {
+    pub(crate) fn view(&self) -> GraphView<'_> {
         GraphView { degree: self.degree, medoid: self.medoid, adjacency: &self.adjacency }
     }
 }

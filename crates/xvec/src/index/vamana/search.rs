@@ -12,7 +12,7 @@ use crate::index::scorer::{Scored, Scorer};
 /// Searches a finished graph with a candidate list of `list` nodes: leaves up to `list`
 /// nearest allowed nodes in `out`, best first. False when `budget` distance computations
 /// did not suffice (see [`search_layer`]).
-pub fn search<S: Scorer>(
+pub(crate) fn search<S: Scorer>(
     g: &GraphView,
     s: &S,
     list: usize,

@@ -7,12 +7,12 @@ pub(crate) use buf::{ColumnBuf, VarBuf};
 
 /// Validity bitmap: bit `i % 8` of byte `i / 8` set means row `i` has a value.
 #[derive(Clone, Copy, Debug)]
-pub struct Validity<'a>(pub Option<&'a [u8]>);
+pub(crate) struct Validity<'a>(pub Option<&'a [u8]>);
 
 impl Validity<'_> {
     /// True when row `row` holds a value (not null).
     #[inline]
-    pub fn is_valid(&self, row: usize) -> bool {
+    pub(crate) fn is_valid(&self, row: usize) -> bool {
         match self.0 {
             None => true,
             Some(bits) => bits[row / 8] >> (row % 8) & 1 == 1,
@@ -22,7 +22,7 @@ impl Validity<'_> {
 
 /// Where each row of a variable-length column lies in its values.
 #[derive(Clone, Copy, Debug)]
-pub enum Offsets<'a> {
+pub(crate) enum Offsets<'a> {
     /// Row `r` is values `o[r]..o[r + 1]`: what a segment file or a memtable holds.
     Stored(&'a [u64]),
     /// Every one of `rows` rows is values `0..len`: a default of a field the segment does
@@ -34,7 +34,7 @@ pub enum Offsets<'a> {
 impl Offsets<'_> {
     /// The values of row `row`.
     #[inline]
-    pub fn range(&self, row: usize) -> std::ops::Range<usize> {
+    pub(crate) fn range(&self, row: usize) -> std::ops::Range<usize> {
         match *self {
             Offsets::Stored(o) => o[row] as usize..o[row + 1] as usize,
             Offsets::Repeat { rows, len } => {
@@ -45,7 +45,7 @@ impl Offsets<'_> {
     }
 
     /// Rows held.
-    pub fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         match *self {
             Offsets::Stored(o) => o.len().saturating_sub(1),
             Offsets::Repeat { rows, .. } => rows,
@@ -55,24 +55,24 @@ impl Offsets<'_> {
 
 /// Variable-length values: row `i` is `bytes[offsets.range(i)]`.
 #[derive(Clone, Copy, Debug)]
-pub struct VarColumn<'a> {
+pub(crate) struct VarColumn<'a> {
     pub offsets: Offsets<'a>,
     pub bytes: &'a [u8],
 }
 
 impl<'a> VarColumn<'a> {
     /// Over stored offsets.
-    pub fn stored(offsets: &'a [u64], bytes: &'a [u8]) -> VarColumn<'a> {
+    pub(crate) fn stored(offsets: &'a [u64], bytes: &'a [u8]) -> VarColumn<'a> {
         VarColumn { offsets: Offsets::Stored(offsets), bytes }
     }
 
     #[inline]
-    pub fn get(&self, row: usize) -> &'a [u8] {
+    pub(crate) fn get(&self, row: usize) -> &'a [u8] {
         &self.bytes[self.offsets.range(row)]
     }
 
     /// Hints that the offsets of rows `rows` are read next (see [`VarColumn::prefetch_bytes`]).
-    pub fn prefetch_offsets(&self, rows: impl Iterator<Item = usize>) {
+    pub(crate) fn prefetch_offsets(&self, rows: impl Iterator<Item = usize>) {
         if let Offsets::Stored(o) = self.offsets {
             for r in rows {
                 crate::kernels::prefetch_lines(&o[r..r + 2], 2);
@@ -83,7 +83,7 @@ impl<'a> VarColumn<'a> {
     /// Hints that the values of rows `rows` are read next. Their offsets are read here, so
     /// prefetch those first: a handful of random rows then costs two rounds of misses, not
     /// two per row.
-    pub fn prefetch_bytes(&self, rows: impl Iterator<Item = usize>) {
+    pub(crate) fn prefetch_bytes(&self, rows: impl Iterator<Item = usize>) {
         for r in rows {
             crate::kernels::prefetch_lines(self.get(r), 2);
         }
@@ -91,14 +91,14 @@ impl<'a> VarColumn<'a> {
 
     /// Row `row` as text; segment validation guarantees UTF-8, so a failure yields "".
     #[inline]
-    pub fn get_str(&self, row: usize) -> &'a str {
+    pub(crate) fn get_str(&self, row: usize) -> &'a str {
         std::str::from_utf8(self.get(row)).unwrap_or("")
     }
 }
 
 /// The values of one scalar column (null rows hold an unspecified value).
 #[derive(Clone, Copy, Debug)]
-pub enum ColumnData<'a> {
+pub(crate) enum ColumnData<'a> {
     /// One byte per row, 0 or 1.
     Bool(&'a [u8]),
     Int32(&'a [i32]),
@@ -114,7 +114,7 @@ impl<'a> ColumnData<'a> {
     /// A column of type `ty` over stored little-endian bytes: `values` holds the values,
     /// or for strings the `u64` offsets into `var_bytes`. `None` when `values` is no
     /// whole, aligned run of its type.
-    pub fn from_bytes(ty: crate::schema::ScalarType, values: &'a [u8], var_bytes: &'a [u8]) -> Option<Self> {
+    pub(crate) fn from_bytes(ty: crate::schema::ScalarType, values: &'a [u8], var_bytes: &'a [u8]) -> Option<Self> {
         use super::mmap::cast_slice;
         use crate::schema::ScalarType;
         Some(match ty {
@@ -132,7 +132,7 @@ impl<'a> ColumnData<'a> {
 
 impl ColumnData<'_> {
     /// Value `i` (a row of a scalar column, an element of an array column).
-    pub fn value(&self, i: usize) -> crate::value::Value {
+    pub(crate) fn value(&self, i: usize) -> crate::value::Value {
         use crate::value::Value;
         match self {
             ColumnData::Bool(d) => Value::Bool(d[i] != 0),
@@ -147,7 +147,7 @@ impl ColumnData<'_> {
     }
 
     /// Values held.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             ColumnData::Bool(d) => d.len(),
             ColumnData::Int32(d) => d.len(),
@@ -161,7 +161,7 @@ impl ColumnData<'_> {
     }
 
     /// The type of the values.
-    pub fn scalar_type(&self) -> crate::schema::ScalarType {
+    pub(crate) fn scalar_type(&self) -> crate::schema::ScalarType {
         use crate::schema::ScalarType;
         match self {
             ColumnData::Bool(_) => ScalarType::Bool,
@@ -178,7 +178,7 @@ impl ColumnData<'_> {
 
 /// One scalar column of a segment.
 #[derive(Clone, Copy, Debug)]
-pub struct ScalarColumn<'a> {
+pub(crate) struct ScalarColumn<'a> {
     pub validity: Validity<'a>,
     pub data: ColumnData<'a>,
 }
@@ -186,7 +186,7 @@ pub struct ScalarColumn<'a> {
 /// One array column of a segment: row `r` holds elements `offsets.range(r)` of `elems`
 /// (none for a null row).
 #[derive(Clone, Copy, Debug)]
-pub struct ArrayColumn<'a> {
+pub(crate) struct ArrayColumn<'a> {
     pub validity: Validity<'a>,
     pub offsets: Offsets<'a>,
     pub elems: ColumnData<'a>,
@@ -195,17 +195,17 @@ pub struct ArrayColumn<'a> {
 impl ArrayColumn<'_> {
     /// The element indexes of row `row`.
     #[inline]
-    pub fn range(&self, row: usize) -> std::ops::Range<usize> {
+    pub(crate) fn range(&self, row: usize) -> std::ops::Range<usize> {
         self.offsets.range(row)
     }
 
     /// Rows held.
-    pub fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         self.offsets.rows()
     }
 
     /// Row `row` as a typed value.
-    pub fn value(&self, row: usize) -> crate::value::Value {
+    pub(crate) fn value(&self, row: usize) -> crate::value::Value {
         use crate::value::Value;
         if !self.validity.is_valid(row) {
             return Value::Null;
@@ -215,7 +215,7 @@ impl ArrayColumn<'_> {
 
     /// The stored words of a sparse field's row `row` (empty for a null).
     #[inline]
-    pub fn sparse_words(&self, row: usize) -> &[u64] {
+    pub(crate) fn sparse_words(&self, row: usize) -> &[u64] {
         match self.elems {
             ColumnData::Uint64(words) => &words[self.range(row)],
             _ => &[],
@@ -223,7 +223,7 @@ impl ArrayColumn<'_> {
     }
 
     /// Row `row` of a sparse field as a typed value.
-    pub fn sparse_value(&self, row: usize) -> crate::value::Value {
+    pub(crate) fn sparse_value(&self, row: usize) -> crate::value::Value {
         use crate::value::Value;
         if !self.validity.is_valid(row) {
             return Value::Null;
@@ -233,7 +233,7 @@ impl ArrayColumn<'_> {
 }
 
 /// Access to the columns of one segment, for filter evaluation.
-pub trait ColumnSource {
+pub(crate) trait ColumnSource {
     /// Number of rows (live or not) in the segment.
     fn rows(&self) -> usize;
     /// The primary keys, as a string column without nulls.
@@ -246,7 +246,7 @@ pub trait ColumnSource {
 
 /// The stored elements of one vector column, row-major, `dim` per row.
 #[derive(Clone, Copy, Debug)]
-pub enum VectorData<'a> {
+pub(crate) enum VectorData<'a> {
     Fp32(&'a [f32]),
     Fp16(&'a [half::f16]),
     Int8(&'a [i8]),
@@ -254,7 +254,7 @@ pub enum VectorData<'a> {
 
 /// One vector column of a segment. Null rows hold zeros.
 #[derive(Clone, Copy, Debug)]
-pub struct VectorColumn<'a> {
+pub(crate) struct VectorColumn<'a> {
     pub dim: usize,
     pub validity: Validity<'a>,
     pub data: VectorData<'a>,
@@ -264,14 +264,14 @@ pub struct VectorColumn<'a> {
 
 impl VectorColumn<'_> {
     /// Row `row` as f32 (a copy; for projections and refinement, not for scans).
-    pub fn row_f32(&self, row: usize) -> Vec<f32> {
+    pub(crate) fn row_f32(&self, row: usize) -> Vec<f32> {
         let mut v = Vec::with_capacity(self.dim);
         self.extend_f32(row, &mut v);
         v
     }
 
     /// Appends row `row` as f32 to `out`: a copy into a buffer the caller reuses.
-    pub fn extend_f32(&self, row: usize, out: &mut Vec<f32>) {
+    pub(crate) fn extend_f32(&self, row: usize, out: &mut Vec<f32>) {
         let r = row * self.dim..(row + 1) * self.dim;
         match self.data {
             VectorData::Fp32(d) => out.extend_from_slice(&d[r]),
@@ -281,7 +281,7 @@ impl VectorColumn<'_> {
     }
 
     /// Row `row` as a typed value.
-    pub fn value(&self, row: usize) -> crate::value::Value {
+    pub(crate) fn value(&self, row: usize) -> crate::value::Value {
         use crate::value::Value;
         if !self.validity.is_valid(row) {
             return Value::Null;
@@ -297,7 +297,7 @@ impl VectorColumn<'_> {
 
 impl ScalarColumn<'_> {
     /// Row `row` as a typed value.
-    pub fn value(&self, row: usize) -> crate::value::Value {
+    pub(crate) fn value(&self, row: usize) -> crate::value::Value {
         use crate::value::Value;
         if !self.validity.is_valid(row) {
             return Value::Null;
@@ -307,7 +307,7 @@ impl ScalarColumn<'_> {
 }
 
 /// Every column of a segment: what flush, optimize, fetch and search read.
-pub trait SegmentView: ColumnSource {
+pub(crate) trait SegmentView: ColumnSource {
     /// Vector column of schema field `field`; the caller guarantees it is a vector field.
     fn vector(&self, field: usize) -> VectorColumn<'_>;
 }

@@ -8,7 +8,7 @@ use crate::schema::{Field, FieldType, Metric, ScalarType, Schema, SparseType, Ve
 
 /// A field's type as a segment stores it (a vector field's index is not part of it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StoredType {
+pub(crate) enum StoredType {
     Scalar(ScalarType),
     /// Array offsets, then the elements as a scalar column of this type.
     Array(ScalarType),
@@ -24,7 +24,7 @@ pub enum StoredType {
 
 impl StoredType {
     /// The stored form of a schema field's type.
-    pub fn of(ty: &FieldType) -> StoredType {
+    pub(crate) fn of(ty: &FieldType) -> StoredType {
         match ty {
             FieldType::Scalar(s) => StoredType::Scalar(*s),
             FieldType::Array(s) => StoredType::Array(*s),
@@ -50,7 +50,7 @@ impl StoredType {
 
     /// The element type of a column stored as offsets and elements: an array's, or a
     /// sparse field's words.
-    pub fn array_elem(self) -> Option<ScalarType> {
+    pub(crate) fn array_elem(self) -> Option<ScalarType> {
         match self {
             StoredType::Array(s) => Some(s),
             StoredType::Sparse(_) => Some(ScalarType::Uint64),
@@ -63,26 +63,26 @@ const VECTORS: [VectorType; 3] = [VectorType::Fp32, VectorType::Fp16, VectorType
 
 /// One stored field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StoredField {
+pub(crate) struct StoredField {
     pub id: u16,
     pub ty: StoredType,
     pub nullable: bool,
 }
 
 /// Bytes of one fields-section entry: `id u16, type u8, flags u8, dim u32`.
-pub const ENTRY_LEN: usize = 8;
+pub(crate) const ENTRY_LEN: usize = 8;
 const NULLABLE: u8 = 1;
 const NORMS: u8 = 2;
 
 /// The stored fields of one segment, in file order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     pub fields: Vec<StoredField>,
 }
 
 impl Layout {
     /// The layout a segment written under `schema` has: every field, in schema order.
-    pub fn of(schema: &Schema) -> Layout {
+    pub(crate) fn of(schema: &Schema) -> Layout {
         let fields = schema
             .fields()
             .iter()
@@ -95,7 +95,7 @@ impl Layout {
     /// The schema this layout is the layout of, named after `current`: each stored field
     /// under its current name (a dropped one as `_dropped_<id>`), typed as stored. What
     /// verify and repair read a file under, so a repaired segment keeps its layout.
-    pub fn schema_for(&self, current: &Schema) -> Result<Schema, crate::error::SchemaError> {
+    pub(crate) fn schema_for(&self, current: &Schema) -> Result<Schema, crate::error::SchemaError> {
         let mut fields = Vec::with_capacity(self.fields.len());
         for f in &self.fields {
             let now = current.position_of_id(f.id).map(|p| current.field(p));
@@ -126,12 +126,12 @@ impl Layout {
     }
 
     /// Position in the layout of the field with id `id`.
-    pub fn position_of_id(&self, id: u16) -> Option<usize> {
+    pub(crate) fn position_of_id(&self, id: u16) -> Option<usize> {
         self.fields.iter().position(|f| f.id == id)
     }
 
     /// The fields section's bytes.
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.fields.len() * ENTRY_LEN);
         for f in &self.fields {
             let (flags, dim) = match f.ty {
@@ -147,7 +147,7 @@ impl Layout {
     }
 
     /// Reads a fields section; the error names the entry and what is wrong with it.
-    pub fn decode(bytes: &[u8]) -> Result<Layout, String> {
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Layout, String> {
         if !bytes.len().is_multiple_of(ENTRY_LEN) {
             return Err(format!("fields section is {} bytes, not a multiple of {ENTRY_LEN}", bytes.len()));
         }
@@ -181,7 +181,7 @@ impl Layout {
     /// Sections a segment of this layout holds, in file order, each with the field tag
     /// its entry carries and the layout position of its field. `by_id`: tags are field
     /// ids (version 3); version 1 and 2 files tag a field by its position.
-    pub fn sections(&self, by_id: bool) -> Vec<PlannedSection> {
+    pub(crate) fn sections(&self, by_id: bool) -> Vec<PlannedSection> {
         let mut out = vec![PlannedSection::keys(SectionKind::Meta)];
         if by_id {
             out.push(PlannedSection::keys(SectionKind::Fields));
@@ -216,7 +216,7 @@ impl Layout {
 
 /// One section a layout plans.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PlannedSection {
+pub(crate) struct PlannedSection {
     pub kind: SectionKind,
     /// What the section entry's field slot holds: [`super::NO_FIELD`], an id or a position.
     pub tag: u16,

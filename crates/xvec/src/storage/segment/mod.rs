@@ -7,7 +7,7 @@
 //! which may have added, dropped, renamed or widened fields since it was written.
 
 mod adapt;
-pub mod layout;
+pub(crate) mod layout;
 mod write;
 
 use std::ops::Range;
@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use half::f16;
 
-pub use self::write::{Part, write};
+pub(crate) use self::write::{Part, write};
 use super::column::{
     ArrayColumn, ColumnData, ColumnSource, Offsets, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn,
     VectorData,
@@ -30,12 +30,12 @@ use adapt::Owned;
 use layout::{Layout, StoredType};
 
 /// Most rows one segment may hold (row ids are u32).
-pub const MAX_ROWS: u64 = u32::MAX as u64;
+pub(crate) const MAX_ROWS: u64 = u32::MAX as u64;
 
 /// What a section holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u16)]
-pub enum SectionKind {
+pub(crate) enum SectionKind {
     Meta = 0,
     KeyOffsets = 1,
     KeyBytes = 2,
@@ -51,7 +51,7 @@ pub enum SectionKind {
 }
 
 impl SectionKind {
-    pub fn from_code(code: u16) -> Option<SectionKind> {
+    pub(crate) fn from_code(code: u16) -> Option<SectionKind> {
         use SectionKind::*;
         [
             Meta,
@@ -71,7 +71,7 @@ impl SectionKind {
         .find(|k| *k as u16 == code)
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             SectionKind::Meta => "meta",
             SectionKind::KeyOffsets => "key offsets",
@@ -90,10 +90,10 @@ impl SectionKind {
 }
 
 /// Field number used for the key sections, which belong to no schema field.
-pub const NO_FIELD: u16 = u16::MAX;
+pub(crate) const NO_FIELD: u16 = u16::MAX;
 
 /// Euclidean norm of row `r` of a vector column.
-pub fn norm_of(col: &VectorColumn, r: usize) -> f32 {
+pub(crate) fn norm_of(col: &VectorColumn, r: usize) -> f32 {
     let range = r * col.dim..(r + 1) * col.dim;
     let sq: f64 = match col.data {
         VectorData::Fp32(d) => d[range].iter().map(|&x| (x as f64) * (x as f64)).sum(),
@@ -115,7 +115,7 @@ struct FieldSections {
 }
 
 /// An open immutable segment.
-pub struct Segment {
+pub(crate) struct Segment {
     id: u64,
     path: PathBuf,
     bytes: FileBytes,
@@ -150,7 +150,12 @@ impl std::fmt::Debug for Segment {
 impl Segment {
     /// Opens and validates a segment written under `schema` or an earlier version of it
     /// ([`Segment::open_with`] without a legacy layout).
-    pub fn open(path: &Path, schema: Arc<Schema>, mmap: bool, verify_data: bool) -> Result<Segment, StorageError> {
+    pub(crate) fn open(
+        path: &Path,
+        schema: Arc<Schema>,
+        mmap: bool,
+        verify_data: bool,
+    ) -> Result<Segment, StorageError> {
         Segment::open_with(path, schema, None, mmap, verify_data)
     }
 
@@ -158,7 +163,7 @@ impl Segment {
     /// (vectors included); without, only the sections whose content is interpreted.
     /// `legacy` is the layout of files older than the fields section (version 1 and 2):
     /// the manifest's, once fields have changed; by default the schema's own.
-    pub fn open_with(
+    pub(crate) fn open_with(
         path: &Path,
         schema: Arc<Schema>,
         legacy: Option<&Layout>,
@@ -298,18 +303,18 @@ impl Segment {
     /// Whether the file stores exactly the schema's fields, as the schema types them: a
     /// segment that does not holds bytes of dropped fields or columns made at open, and
     /// optimize rewrites it.
-    pub fn stores_schema(&self) -> bool {
+    pub(crate) fn stores_schema(&self) -> bool {
         self.layout == Layout::of(&self.schema)
     }
 
     /// Whether the file predates the fields section, so its layout is the manifest's
     /// legacy schema's (or the schema's own).
-    pub fn is_legacy(&self) -> bool {
+    pub(crate) fn is_legacy(&self) -> bool {
         self.legacy
     }
 
     /// The schema the segment is read under.
-    pub fn schema(&self) -> &Arc<Schema> {
+    pub(crate) fn schema(&self) -> &Arc<Schema> {
         &self.schema
     }
 
@@ -410,37 +415,37 @@ impl Segment {
         Ok(())
     }
 
-    pub fn id(&self) -> u64 {
+    pub(crate) fn id(&self) -> u64 {
         self.id
     }
 
     /// Rows in the segment, deleted ones included.
-    pub fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         self.rows
     }
 
-    pub fn file_len(&self) -> u64 {
+    pub(crate) fn file_len(&self) -> u64 {
         self.bytes.as_slice().len() as u64
     }
 
-    pub fn is_mapped(&self) -> bool {
+    pub(crate) fn is_mapped(&self) -> bool {
         self.bytes.is_mapped()
     }
 
     /// Heap bytes: the file's, when read rather than mapped, and the columns made at open.
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         let made: usize = self.columns.iter().map(|c| if let Column::Owned(o) = c { o.heap_bytes() } else { 0 }).sum();
         self.bytes.heap_bytes() + made
     }
 
     /// Bytes of all vector sections (what exact search reads).
-    pub fn vector_bytes(&self) -> usize {
+    pub(crate) fn vector_bytes(&self) -> usize {
         self.sections.iter().filter(|s| s.kind == SectionKind::Vectors as u16).map(|s| s.len as usize).sum()
     }
 
     /// Rows whose key starts with `prefix`, in key order: a binary search to the first,
     /// then a walk that stops at the first key past the prefix.
-    pub fn rows_with_key_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = u32> + 'a {
+    pub(crate) fn rows_with_key_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = u32> + 'a {
         let order: &[u32] = self.slice(self.key_order.clone());
         let keys = self.keys();
         let first = order.partition_point(|&r| keys.get(r as usize) < prefix.as_bytes());
@@ -448,7 +453,7 @@ impl Segment {
     }
 
     /// Row holding `key`, by binary search over the key order.
-    pub fn find_key(&self, key: &str) -> Option<u32> {
+    pub(crate) fn find_key(&self, key: &str) -> Option<u32> {
         let order: &[u32] = self.slice(self.key_order.clone());
         let keys = self.keys();
         order.binary_search_by(|&r| keys.get(r as usize).cmp(key.as_bytes())).ok().map(|i| order[i])
@@ -502,10 +507,10 @@ impl Segment {
 }
 
 /// Layout version from which segments carry their fields section.
-pub const LAYOUT_SINCE: u32 = 3;
+pub(crate) const LAYOUT_SINCE: u32 = 3;
 
 /// The layout of a segment file: its fields section (version 3 on), else `legacy()`.
-pub fn stored_layout(
+pub(crate) fn stored_layout(
     path: &Path,
     file: &[u8],
     version: u32,
@@ -525,7 +530,7 @@ pub fn stored_layout(
 /// The layout a segment file, perhaps damaged, claims, and whether its sections name
 /// fields by id: its fields section when the header and section table read and that
 /// section's checksum holds, else `legacy()`. For verify and repair.
-pub fn claimed_layout(path: &Path, file: &[u8], legacy: impl FnOnce() -> Layout) -> (Layout, bool) {
+pub(crate) fn claimed_layout(path: &Path, file: &[u8], legacy: impl FnOnce() -> Layout) -> (Layout, bool) {
     let version =
         super::decode_header_version(path, file, FileKind::Segment).map_or(FileKind::Segment.version(), |v| v.1);
     if version < LAYOUT_SINCE {

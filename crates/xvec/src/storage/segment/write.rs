@@ -12,7 +12,7 @@ use crate::storage::column::{ColumnData, SegmentView, VectorData};
 use crate::storage::container::{ContainerWriter, SectionSink};
 
 /// Rows taken from one source segment.
-pub struct Part<'a> {
+pub(crate) struct Part<'a> {
     pub source: &'a dyn SegmentView,
     pub rows: &'a [u32],
 }
@@ -20,7 +20,7 @@ pub struct Part<'a> {
 /// Writes a new segment file holding the selected rows of `parts`, in order, and fsyncs it.
 /// The bytes go to `<path>.tmp` first, renamed to `path` once whole, so a file under a
 /// segment's name is never partial. Returns the file's size.
-pub fn write(path: &Path, id: u64, schema: &Schema, parts: &[Part]) -> Result<u64, StorageError> {
+pub(crate) fn write(path: &Path, id: u64, schema: &Schema, parts: &[Part]) -> Result<u64, StorageError> {
     let rows: u64 = parts.iter().map(|p| p.rows.len() as u64).sum();
     if rows > MAX_ROWS {
         return Err(StorageError::corrupted(path, 0, format!("{rows} rows exceed the segment limit")));

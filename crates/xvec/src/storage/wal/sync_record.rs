@@ -19,17 +19,17 @@ use crate::storage::disk::{self, DiskFile};
 use crate::storage::{FileKind, HEADER_LEN, decode_header, encode_header, read_u32, read_u64};
 
 /// The file name: one per collection, like `LOCK`; a slot names the WAL it describes.
-pub const SYNC_NAME: &str = "WAL.sync";
+pub(crate) const SYNC_NAME: &str = "WAL.sync";
 
 const SLOT_LEN: usize = 64;
 const SLOT_CRC_AT: usize = 60;
 /// Bytes of the whole file: the common header and two slots.
-pub const SYNC_FILE_LEN: usize = HEADER_LEN + 2 * SLOT_LEN;
+pub(crate) const SYNC_FILE_LEN: usize = HEADER_LEN + 2 * SLOT_LEN;
 
 /// What one slot says: WAL `seq` (with `salt`) was durable up to `len` bytes, its frames up
 /// to `lsn`, holding `records` records of whole batches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Durable {
+pub(crate) struct Durable {
     /// Which write this is: the larger of two slots for the same WAL is the newer.
     pub counter: u64,
     pub seq: u64,
@@ -67,7 +67,7 @@ impl Durable {
 
 /// What `WAL.sync` says about one WAL.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SyncState {
+pub(crate) enum SyncState {
     /// The newest good slot for that WAL.
     Found(Durable),
     /// The file has no slot for that WAL: it is missing (a collection older than the
@@ -78,7 +78,7 @@ pub enum SyncState {
 }
 
 impl SyncState {
-    pub fn durable(&self) -> Option<&Durable> {
+    pub(crate) fn durable(&self) -> Option<&Durable> {
         match self {
             SyncState::Found(d) => Some(d),
             _ => None,
@@ -87,7 +87,7 @@ impl SyncState {
 }
 
 /// The newest good slot of `bytes` for WAL `seq` with `salt`.
-pub fn decode(path: &Path, bytes: &[u8], seq: u64, salt: u64) -> SyncState {
+pub(crate) fn decode(path: &Path, bytes: &[u8], seq: u64, salt: u64) -> SyncState {
     if let Err(e) = decode_header(path, bytes, FileKind::WalSync) {
         return SyncState::Damaged(match e {
             StorageError::Corrupted { what, .. } => what,
@@ -110,7 +110,7 @@ pub fn decode(path: &Path, bytes: &[u8], seq: u64, salt: u64) -> SyncState {
 
 /// Reads `dir/WAL.sync` for WAL `seq` with `salt`. A missing file is [`SyncState::None`];
 /// other read errors are errors.
-pub fn read(dir: &Path, seq: u64, salt: u64) -> Result<SyncState, StorageError> {
+pub(crate) fn read(dir: &Path, seq: u64, salt: u64) -> Result<SyncState, StorageError> {
     let path = dir.join(SYNC_NAME);
     match disk::read(&path) {
         Ok(bytes) => Ok(decode(&path, &bytes, seq, salt)),
@@ -128,7 +128,7 @@ pub(super) struct SyncFile {
 impl SyncFile {
     /// Opens `dir/WAL.sync`, or makes it afresh when it is missing or does not read (what
     /// it held then proved nothing; verify has reported it).
-    pub fn open(dir: &Path) -> Result<SyncFile, StorageError> {
+    pub(super) fn open(dir: &Path) -> Result<SyncFile, StorageError> {
         let path = dir.join(SYNC_NAME);
         let old = disk::read(&path)
             .ok()
@@ -149,7 +149,7 @@ impl SyncFile {
 
     /// Records that WAL `seq` is durable as `d` says, in the slot older than the other.
     /// Not synced: see the module docs.
-    pub fn write(&mut self, seq: u64, salt: u64, len: u64, lsn: u64, records: u64) -> Result<(), StorageError> {
+    pub(super) fn write(&mut self, seq: u64, salt: u64, len: u64, lsn: u64, records: u64) -> Result<(), StorageError> {
         self.counter += 1;
         let d = Durable { counter: self.counter, seq, salt, len, lsn, records };
         let slot = (self.counter % 2) as usize;
@@ -161,7 +161,7 @@ impl SyncFile {
 /// Acknowledged records a WAL no longer holds: it ends before the length its sync record
 /// says an fsync made durable.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Shortfall {
+pub(crate) struct Shortfall {
     /// Where the WAL's whole frames end now.
     pub ends: u64,
     pub durable: Durable,
@@ -171,7 +171,7 @@ pub struct Shortfall {
 
 impl Shortfall {
     /// What is wrong, in a phrase, for errors and findings.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let d = &self.durable;
         let n = self.lost;
         format!(
@@ -192,19 +192,19 @@ impl Shortfall {
 /// Compares a WAL's frames with its sync record. `ends`: where its whole batches end;
 /// `records_before`: good records wholly before `d.len`; `damaged`: records lost to damage
 /// already reported.
-pub fn shortfall(d: &Durable, ends: u64, records_before: u64, damaged: u64) -> Option<Shortfall> {
+pub(crate) fn shortfall(d: &Durable, ends: u64, records_before: u64, damaged: u64) -> Option<Shortfall> {
     (ends < d.len).then(|| Shortfall { ends, durable: *d, lost: d.records.saturating_sub(records_before + damaged) })
 }
 
 /// [`shortfall`] for an engine scan of the WAL, `file_len` bytes long.
-pub fn scan_shortfall(d: &Durable, s: &Scan, file_len: u64) -> Option<Shortfall> {
+pub(crate) fn scan_shortfall(d: &Durable, s: &Scan, file_len: u64) -> Option<Shortfall> {
     let before = s.records.iter().filter(|f| f.offset < d.len).count() as u64;
     let damaged = s.damage.iter().map(|x| x.lost_records).sum();
     shortfall(d, s.valid_len.min(file_len), before, damaged)
 }
 
 /// Where a WAL's good frames end when nothing records its durable length, for messages.
-pub fn blind_spot(ends: u64) -> String {
+pub(crate) fn blind_spot(ends: u64) -> String {
     let at = if ends <= WAL_HEADER_LEN as u64 { "after its header".to_string() } else { format!("at offset {ends}") };
     format!(
         "the WAL ends at a frame boundary {at} and has no {SYNC_NAME} record: records after it, if any, cannot be \

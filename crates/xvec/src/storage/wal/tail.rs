@@ -19,7 +19,7 @@ use crate::storage::disk::DiskFile;
 
 /// How far a reader has applied a WAL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TailPos {
+pub(crate) struct TailPos {
     /// The WAL's sequence and salt: which file this position is in.
     pub seq: u64,
     pub salt: u64,
@@ -32,14 +32,14 @@ pub struct TailPos {
 impl TailPos {
     /// Where a reader stands after applying `scan`: the end of its last whole batch (a
     /// torn tail is read again by the first [`tail`]).
-    pub fn after(scan: &Scan) -> TailPos {
+    pub(crate) fn after(scan: &Scan) -> TailPos {
         TailPos { seq: scan.seq, salt: scan.salt, offset: scan.valid_len, next_lsn: scan.next_lsn }
     }
 }
 
 /// What a [`tail`] found.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Tailed {
+pub(crate) enum Tailed {
     /// The records of the whole batches appended after the position, in log order (none if
     /// nothing whole was added), and the position after them.
     Records { records: Vec<Frame>, pos: TailPos },
@@ -68,7 +68,7 @@ pub enum Tailed {
 /// whose header no longer names `from`'s sequence and salt, or a file shorter than
 /// `from.offset`, is a [`Tailed::Reset`]. Reads at most what the file holds past
 /// `from.offset`; any I/O error is returned as it is.
-pub fn tail(path: &Path, from: TailPos, schema: &Schema) -> Result<Tailed, StorageError> {
+pub(crate) fn tail(path: &Path, from: TailPos, schema: &Schema) -> Result<Tailed, StorageError> {
     let mut file = match DiskFile::open_read(path) {
         Ok(f) => f,
         Err(StorageError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {

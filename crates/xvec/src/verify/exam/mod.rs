@@ -102,7 +102,7 @@ pub(crate) struct SegState {
 
 impl SegState {
     /// The readable parts of the segment file, when its section table reads.
-    pub fn salvage(&self) -> Option<Salvage<'_>> {
+    pub(crate) fn salvage(&self) -> Option<Salvage<'_>> {
         let (bytes, table) = (self.bytes.as_ref()?, self.scan.table.as_ref()?);
         let ranges = |i: usize| self.scan.bad_ranges(i);
         let bytes = self.scan.bytes(bytes.as_slice());
@@ -126,7 +126,7 @@ pub(crate) struct WalState {
 
 impl WalState {
     /// Whether repair must copy its good records into a new WAL.
-    pub fn damaged(&self) -> bool {
+    pub(crate) fn damaged(&self) -> bool {
         self.missing || self.short || !self.header_ok || !self.scan.bad.is_empty()
     }
 }
