@@ -152,16 +152,7 @@ fn vector_from_array(
     let f32s = as_f32_array(arr, what)?;
     let ro: PyReadonlyArray1<f32> = f32s.extract()?;
     let xs = ro.as_slice().map_err(|e| PyValueError::new_err(format!("{}: {e}", what())))?;
-    Ok(vector_from_f32s(elem, xs))
-}
-
-/// A vector of element type `elem` from float32s: copied as is for an fp32 field,
-/// converted by the engine's rule for the others.
-pub fn vector_from_f32s(elem: VectorType, xs: &[f32]) -> Result<Value, xvec::ValueError> {
-    match elem == VectorType::Fp32 {
-        true => Ok(Value::VectorFp32(xs.to_vec())),
-        false => Value::vector(elem, xs.iter().map(|&x| x as f64)),
-    }
+    Ok(Value::vector_from_f32s(elem, xs))
 }
 
 /// `arr` as a C-contiguous float32 array: itself when it is one, else one conversion

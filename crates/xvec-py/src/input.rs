@@ -7,10 +7,11 @@ use numpy::{PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use xvec::{Doc, DocError, FieldType, Schema, Value, VectorType};
+use xvec::{Doc, DocError, FieldType, Schema, Value};
 
 use crate::arrow_io::ArrowRows;
-use crate::convert::{as_f32_array, key_from_py, to_json, value_from_py, vector_from_f32s};
+use crate::convert::{as_f32_array, key_from_py, to_json, value_from_py};
+use crate::errors::IntoPy;
 
 /// One input row: its document, or why it could not become one (reported in its place).
 pub type Row = Result<Doc, DocError>;
@@ -110,7 +111,7 @@ pub struct Columns {
 
 enum Column {
     /// An (n, dim) float32 array, read in place.
-    Matrix { array: Py<PyAny>, elem: VectorType },
+    Matrix { array: Py<PyAny> },
     /// Anything else, one Python object per row.
     Items { items: Py<PyAny>, ty: FieldType },
 }
@@ -152,7 +153,7 @@ impl Columns {
                         )));
                     }
                     let array = as_f32_array(arr, &|| format!("column {name:?}"))?;
-                    Column::Matrix { array: array.unbind(), elem: spec.elem }
+                    Column::Matrix { array: array.unbind() }
                 }
                 (_, Ok(arr)) if arr.ndim() != 1 => {
                     return Err(PyValueError::new_err(format!(
@@ -178,45 +179,45 @@ impl Columns {
         Ok(Columns { keys, columns, next: 0 })
     }
 
-    fn next_chunk(&mut self, py: Python<'_>, _schema: &Schema, max: usize) -> PyResult<Vec<Row>> {
+    /// The next chunk as the engine's [`xvec::Columns`]: a vector array's rows copied
+    /// once into one flat buffer, the engine making each row's vector of the field's type.
+    fn next_chunk(&mut self, py: Python<'_>, schema: &Schema, max: usize) -> PyResult<Vec<Row>> {
         let end = self.next.saturating_add(max).min(self.keys.len());
-        let mut docs: Vec<Row> = self.keys[self.next..end].iter().map(|k| Ok(Doc::new(k.clone()))).collect();
+        let mut cols = xvec::Columns::new(self.keys[self.next..end].to_vec());
+        // Rows whose Python value had the wrong shape: reported in their place.
+        let mut bad: Vec<(usize, &str, xvec::ValueError)> = Vec::new();
         for (name, column) in &self.columns {
             match column {
-                Column::Matrix { array, elem } => {
+                Column::Matrix { array } => {
                     let ro: PyReadonlyArray2<f32> = array.bind(py).extract()?;
                     let all = ro.as_slice().map_err(|e| PyValueError::new_err(format!("column {name:?}: {e}")))?;
                     let dim = ro.shape()[1];
-                    for (j, row) in docs.iter_mut().enumerate() {
-                        let xs = &all[(self.next + j) * dim..(self.next + j + 1) * dim];
-                        set(row, name, vector_from_f32s(*elem, xs));
-                    }
+                    cols = cols.vectors(name.as_str(), all[self.next * dim..end * dim].to_vec());
                 }
                 Column::Items { items, ty } => {
                     let items = items.bind(py);
-                    for (j, row) in docs.iter_mut().enumerate() {
-                        let i = self.next + j;
+                    let mut values = Vec::with_capacity(end - self.next);
+                    for i in self.next..end {
                         let item = items.get_item(i)?;
-                        let value = value_from_py(ty, &item, &|| format!("column {name:?}, row {i}"))?;
-                        set(row, name, value);
+                        match value_from_py(ty, &item, &|| format!("column {name:?}, row {i}"))? {
+                            Ok(v) => values.push(v),
+                            Err(e) => {
+                                bad.push((i - self.next, name, e));
+                                values.push(Value::Null);
+                            }
+                        }
                     }
+                    cols = cols.values(name.as_str(), values);
                 }
             }
         }
-        self.next = end;
-        Ok(docs)
-    }
-}
-
-/// Puts a converted value into a row, or turns the row into the value's error.
-fn set(row: &mut Row, field: &str, value: Result<Value, xvec::ValueError>) {
-    if let Ok(doc) = row {
-        match value {
-            Ok(v) => {
-                doc.fields.insert(field.to_string(), v);
-            }
-            Err(e) => *row = Err(DocError::bad_value(&doc.key, field, e)),
+        let mut rows = cols.into_docs(schema).py_err()?;
+        for (j, field, e) in bad {
+            let key = &self.keys[self.next + j];
+            rows[j] = Err(DocError::bad_value(key, field, e));
         }
+        self.next = end;
+        Ok(rows)
     }
 }
 

@@ -227,6 +227,15 @@ pub enum DocError {
         /// The field.
         field: String,
     },
+    /// A column of rows given as columns (`Columns`) that does not fit: not a field,
+    /// given twice, or not one value per row.
+    #[error("column `{column}`: {what}")]
+    BadColumn {
+        /// The column's name.
+        column: String,
+        /// What is wrong, and what was expected.
+        what: String,
+    },
     /// `insert` of a key that is live already, or twice in one batch (the key, at most
     /// 64 bytes and `…`).
     #[error("key {0:?} already exists")]
@@ -258,7 +267,7 @@ impl DocError {
     /// where the variant says so).
     pub fn key(&self) -> Option<&str> {
         match self {
-            DocError::EmptyKey | DocError::MissingKey(_) | DocError::BadKeyJson(_) => None,
+            DocError::EmptyKey | DocError::MissingKey(_) | DocError::BadKeyJson(_) | DocError::BadColumn { .. } => None,
             DocError::KeyTooLong { key, .. }
             | DocError::UnknownField { key, .. }
             | DocError::BadValue { key, .. }
@@ -292,7 +301,8 @@ impl DocError {
             | DocError::StringTooLong { field, .. }
             | DocError::NullNotAllowed { field, .. }
             | DocError::MissingKey(field)
-            | DocError::BadKeyJson(field) => Some(field),
+            | DocError::BadKeyJson(field)
+            | DocError::BadColumn { column: field, .. } => Some(field),
         }
     }
 }

@@ -32,6 +32,7 @@
 extern crate self as xvec;
 
 mod collection;
+mod columns;
 mod error;
 mod filter;
 mod index;
@@ -60,6 +61,7 @@ pub use collection::{
     OptimizeProgress, OptimizeReport, PostingsTrace, Query, Recovered, Scan, SearchKind, SegmentStats, Snapshot,
     SourceTrace, Stats, Target, TextField,
 };
+pub use columns::{Column, Columns};
 pub use error::{
     DocError, Error, FilterError, FilterErrorKind, QueryError, ReadOnly, Result, SchemaError, StorageError, WalDamage,
 };

@@ -150,6 +150,14 @@ impl Value {
         })
     }
 
+    /// [`Value::vector`] from float32s, copied as they are for an fp32 field.
+    pub fn vector_from_f32s(elem: VectorType, xs: &[f32]) -> Result<Value, ValueError> {
+        match elem == VectorType::Fp32 {
+            true => Ok(Value::VectorFp32(xs.to_vec())),
+            false => Value::vector(elem, xs.iter().map(|&x| x as f64)),
+        }
+    }
+
     /// A vector of element type `elem` from numbers (JSON's, or a numpy or Arrow column's):
     /// fp32 and fp16 round to nearest; int8 takes only integers in -128..=127. Length and
     /// finiteness are checked with the document, against the field.
