@@ -154,6 +154,13 @@ fn row(schema: &Schema, batch: &RecordBatch, key: usize, cols: &[(usize, String)
     for (c, name) in cols {
         let f = schema.index_of(name).expect("columns are checked against the schema at the start");
         let ty = &schema.field(f).ty;
+        if let Some(x) = non_finite(batch.column(*c).as_ref(), i) {
+            // As for a dict's value: JSON has no NaN, and null would be a silent change.
+            return Err(PyValueError::new_err(format!(
+                "Arrow column {name:?}, key {:?}: {x} is not a finite number",
+                doc.key
+            )));
+        }
         match value_at(ty, batch.column(*c).as_ref(), i) {
             Some(Ok(v)) => {
                 doc.fields.insert(name.clone(), v);
@@ -204,6 +211,20 @@ fn value_at(ty: &FieldType, arr: &dyn Array, i: usize) -> Option<Result<Value, x
     }
     let json = json_at(arr, i)?;
     Some(Value::from_json(ty, &json))
+}
+
+/// Row `i` of a float column when it is NaN or infinite.
+fn non_finite(arr: &dyn Array, i: usize) -> Option<f64> {
+    let x = if let Some(p) = arr.as_primitive_opt::<Float64Type>() {
+        p.value(i)
+    } else if let Some(p) = arr.as_primitive_opt::<Float32Type>() {
+        p.value(i) as f64
+    } else if let Some(p) = arr.as_primitive_opt::<Float16Type>() {
+        p.value(i).to_f64()
+    } else {
+        return None;
+    };
+    (!arr.is_null(i) && !x.is_finite()).then_some(x)
 }
 
 /// A numeric column's values as f64 (nulls as NaN, which the engine refuses by index).
@@ -259,6 +280,9 @@ fn json_at(arr: &dyn Array, i: usize) -> Option<Json> {
     }
     if let Some(p) = arr.as_primitive_opt::<Float64Type>() {
         return Some(serde_json::Number::from_f64(p.value(i)).map_or(Json::Null, Json::Number));
+    }
+    if let Some(p) = arr.as_primitive_opt::<Float16Type>() {
+        return Some(serde_json::Number::from_f64(p.value(i).to_f64()).map_or(Json::Null, Json::Number));
     }
     Some(match arr.data_type() {
         DataType::Boolean => Json::Bool(arr.as_boolean().value(i)),
