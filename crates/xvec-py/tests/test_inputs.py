@@ -327,3 +327,24 @@ def test_a_float32_matrix_is_read_in_place_and_others_converted_once(tmp_path):
             assert peak <= most * max(x.nbytes, copy), (dtype, peak, x.nbytes)
             if dtype is not np.float32:
                 assert peak >= copy, (dtype, peak)
+
+
+def test_non_finite_floats_are_refused_in_every_form(tmp_path):
+    # Arrow NaN or inf in a nullable float column was stored as null, silently.
+    schema = {"name": "f", "fields": [{"name": "f", "type": "double", "nullable": True},
+                                      {"name": "v", "type": "vector_fp32", "dim": 2, "metric": "l2"}]}
+    with xvec.create(str(tmp_path / "f"), schema) as c:
+        for bad in (float("nan"), float("inf"), -float("inf")):
+            with pytest.raises(ValueError, match="not a finite number"):
+                c.insert([{"_key": "d", "f": bad, "v": [1.0, 2.0]}])
+            with pytest.raises(ValueError, match="not a finite number"):
+                c.insert({"_key": ["c"], "f": [bad], "v": [[1.0, 2.0]]})
+            for typ in (pa.float64(), pa.float32(), pa.float16()):
+                value = np.float16(bad) if typ == pa.float16() else bad
+                t = pa.table({"_key": ["a"], "f": pa.array([value], typ), "v": [[1.0, 2.0]]})
+                with pytest.raises(ValueError, match='Arrow column "f", key "a": .* is not a finite number'):
+                    c.insert(t)
+        assert c.count() == 0
+        # Null stays null, and finite values of every width go through.
+        t = pa.table({"_key": ["n", "h"], "f": pa.array([None, 0.5], pa.float16()), "v": [[1.0, 2.0]] * 2})
+        assert c.insert(t).count == 2 and "f" not in c.fetch("n") and c.fetch("h")["f"] == 0.5
