@@ -213,3 +213,24 @@ fn a_line_past_its_bound_is_refused_before_it_is_buffered() {
         "{run}"
     );
 }
+
+/// A raw vector file's rows become the field's element type by the engine's one rule
+/// (`Value::vector_from_f32s`, which the Python package's columns use too): an int8 field
+/// takes integers, and a row that is not one is reported by row and index, the rest kept.
+#[test]
+fn a_raw_vector_row_that_does_not_fit_an_int8_field_is_named_and_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = write(
+        dir.path(),
+        "schema.json",
+        r#"{"name": "q", "fields": [{"name": "v", "type": "vector_int8", "dim": 2, "metric": "l2"}]}"#,
+    );
+    let c = dir.path().join("c").display().to_string();
+    xvec(&["create", &c, "--schema", &schema]).run().ok();
+    let vectors = dir.path().join("v.fvecs");
+    let row = |x: f32, y: f32| [2i32.to_le_bytes(), x.to_le_bytes(), y.to_le_bytes()].concat();
+    std::fs::write(&vectors, [row(1.0, -2.0), row(3.0, 0.5), row(127.0, -128.0)].concat()).unwrap();
+    let run = xvec(&["import", &c, &vectors.display().to_string()]).run();
+    assert!(run.stderr.contains("holds 0.5; expected an integer in -128..=127 at index 1"), "{run}");
+    assert_eq!(count(&c), "2\n");
+}

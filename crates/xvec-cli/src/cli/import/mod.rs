@@ -339,19 +339,9 @@ fn vector_elem(coll: &Collection, field: &str) -> Result<VectorType, CliError> {
         .ok_or_else(|| CliError::usage(format!("`{field}` is not a vector field of the collection")))
 }
 
-/// A vector file row as a value of the field's element type.
+/// A vector file row as a value of the field's element type, by the engine's rule.
 fn vector_value(elem: VectorType, row: &[f32]) -> Result<Value, String> {
-    Ok(match elem {
-        VectorType::Fp32 => Value::VectorFp32(row.to_vec()),
-        VectorType::Fp16 => Value::VectorFp16(row.iter().map(|&x| xvec::f16::from_f32(x)).collect()),
-        VectorType::Int8 => {
-            if let Some(j) = row.iter().position(|&x| x.fract() != 0.0 || !(-128.0..=127.0).contains(&x)) {
-                return Err(format!("has {} at index {j}; an int8 field needs integers in -128..=127", row[j]));
-            }
-            Value::VectorInt8(row.iter().map(|&x| x as i8).collect())
-        }
-        other => return Err(format!("cannot be imported into a {} field", other.name())),
-    })
+    Value::vector_from_f32s(elem, row).map_err(|e| format!("holds {}; expected {}", e.found, e.expected))
 }
 
 fn open(path: &Path) -> Result<std::fs::File, CliError> {
