@@ -1,8 +1,11 @@
 //! The architecture the compiler does not enforce, checked: no module cycles between
-//! siblings in any crate, and an engine that names no terminal or benchmark crate.
+//! siblings in any crate, an engine that names no terminal or benchmark crate, and no
+//! dispatch over index kinds outside the index layer that a new kind could slip past
+//! (`matches!` or a `_ =>` arm over `IndexParams`, `IndexType` and the like).
 //!
 //! A reference is a `crate::…` or `super::…` path outside comments and test code (tests
-//! may reach anywhere). Each one is reduced to the two children of the lowest common
+//! may reach anywhere; the item under a `#[cfg(test)]` is skipped, not the rest of its
+//! file). Each one is reduced to the two children of the lowest common
 //! ancestor of the referring and the referred module, so a parent using its child (a
 //! re-export) is no edge; then every parent's child graph must be acyclic (Tarjan).
 
@@ -91,6 +94,47 @@ fn references(line: &str) -> Vec<(Option<usize>, Vec<String>)> {
     out
 }
 
+/// The lines of `text` outside test code, numbered from 0: the item under each
+/// `#[cfg(test)]` (a `mod tests;` line, or a braced block to its closing brace) is left
+/// out, and the rest of the file kept.
+fn non_test_lines(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut n = 0;
+    while n < lines.len() {
+        if !lines[n].trim_start().starts_with("#[cfg(test)]") {
+            out.push((n, lines[n]));
+            n += 1;
+            continue;
+        }
+        // Skip the attribute, further attributes, and the item they annotate.
+        n += 1;
+        while n < lines.len() && lines[n].trim_start().starts_with("#[") {
+            n += 1;
+        }
+        let mut depth = 0i64;
+        let mut opened = false;
+        while n < lines.len() {
+            let code = lines[n].split("//").next().unwrap_or("");
+            for c in code.chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            n += 1;
+            if (opened && depth <= 0) || (!opened && code.trim_end().ends_with(';')) {
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// Sibling-module cycles of one crate, each as its edges with one `file:line` apiece.
 fn cycles(root: &Path) -> Vec<String> {
     let mut files = Vec::new();
@@ -105,10 +149,7 @@ fn cycles(root: &Path) -> Vec<String> {
         }
         let me = module_of(root, file);
         let text = std::fs::read_to_string(file).unwrap();
-        for (n, line) in text.lines().enumerate() {
-            if line.trim_start().starts_with("#[cfg(test)]") {
-                break;
-            }
+        for (n, line) in non_test_lines(&text) {
             if line.trim_start().starts_with("//") {
                 continue;
             }
@@ -216,6 +257,94 @@ fn the_cycle_check_sees_a_cycle() {
     assert!(found[0].contains("a -> b (a.rs:1)") && found[0].contains("b -> a (b.rs:1)"), "{found:?}");
     std::fs::write(src.join("b.rs"), "// use crate::a::A;\npub struct B;\n#[cfg(test)]\nuse crate::a::A;\n").unwrap();
     assert!(cycles(src).is_empty());
+    // Only the item under `#[cfg(test)]` is test code: a reference after it still counts.
+    let b = "#[cfg(test)]\nmod tests;\n#[cfg(test)]\nmod more {\n    use crate::a::A;\n}\nuse crate::a::A;\n";
+    std::fs::write(src.join("b.rs"), b).unwrap();
+    let found = cycles(src);
+    assert!(found.len() == 1 && found[0].contains("b -> a (b.rs:7)"), "{found:?}");
+}
+
+/// Where the index kinds are defined and dispatched: a new kind is added here.
+const INDEX_LAYER: [&str; 3] =
+    ["crates/xvec/src/index/", "crates/xvec/src/schema/index.rs", "crates/xvec/src/schema/knobs.rs"];
+
+/// Paths naming an index kind.
+const KIND_PATHS: [&str; 5] = ["IndexParams::", "IndexType::", "VectorIndex::", "GraphIndexView::", "GraphIndex::"];
+
+/// Dispatches over index kinds in `files` that a new kind would compile past: a
+/// `matches!` naming a kind, or a `_ =>` arm of a match whose other arms name kinds.
+fn kind_dispatches(root: &Path, files: &[PathBuf]) -> Vec<String> {
+    let names_kind = |s: &str| KIND_PATHS.iter().any(|k| s.contains(k));
+    let indent = |s: &str| s.len() - s.trim_start().len();
+    let mut found = Vec::new();
+    for file in files {
+        let name = file.file_name().unwrap().to_string_lossy();
+        if name == "tests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines = non_test_lines(&text);
+        for (i, &(n, line)) in lines.iter().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let arm = code.trim_start().starts_with("_ =>");
+            let bad = if code.contains("matches!(") {
+                names_kind(code)
+            } else if arm {
+                // The arms of this match: the lines above at the same indent, up to the
+                // `match` line (less indented).
+                let w = indent(code);
+                lines[..i]
+                    .iter()
+                    .rev()
+                    .map(|(_, l)| *l)
+                    .take_while(|l| l.trim().is_empty() || indent(l) >= w)
+                    .filter(|l| indent(l) == w)
+                    .any(|l| names_kind(l.split("=>").next().unwrap_or("")))
+            } else {
+                false
+            };
+            if bad {
+                found.push(format!("{}:{}: {}", file.strip_prefix(root).unwrap().display(), n + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+fn outside_the_index_layer() -> Vec<PathBuf> {
+    let root = repo_root();
+    let mut files = Vec::new();
+    for c in CRATES {
+        rust_files(&root.join(c), &mut files);
+    }
+    files.retain(|f| {
+        let rel = f.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+        !INDEX_LAYER.iter().any(|l| rel.starts_with(l))
+    });
+    files
+}
+
+#[test]
+fn no_dispatch_over_index_kinds_outside_the_index_layer() {
+    let found = kind_dispatches(&repo_root(), &outside_the_index_layer());
+    assert!(
+        found.is_empty(),
+        "`matches!` or `_ =>` over index kinds outside the index layer (a new kind would compile past them; \
+         add a method to IndexParams or the index layer and match every kind there):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_kind_dispatch_check_sees_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a.rs");
+    let text = "fn f(p: &IndexParams) -> bool {\n    match p {\n        IndexParams::Hnsw(_) => true,\n        _ => false,\n    }\n}\n\
+                fn g(p: &IndexParams) -> bool {\n    matches!(p, IndexParams::Flat(_))\n}\n\
+                fn h(q: Quantize) -> bool {\n    match q {\n        Quantize::None => true,\n        _ => false,\n    }\n}\n";
+    std::fs::write(&f, text).unwrap();
+    let found = kind_dispatches(dir.path(), &[f]);
+    assert_eq!(found, ["a.rs:4: _ => false,", "a.rs:8: matches!(p, IndexParams::Flat(_))"]);
 }
 
 #[test]

@@ -255,12 +255,7 @@ impl DocError {
     /// A value of the wrong shape for `field` of the document `key`, as [`crate::Value::from_json`]
     /// and [`crate::Value::vector`] report it: for faces that convert values themselves.
     pub fn bad_value(key: &str, field: &str, e: crate::ValueError) -> DocError {
-        DocError::BadValue {
-            key: crate::value::truncate_key(key),
-            field: field.to_string(),
-            expected: e.expected,
-            found: e.found,
-        }
+        DocError::BadValue { key: truncate_key(key), field: field.to_string(), expected: e.expected, found: e.found }
     }
 
     /// The document's key, when the error is about one document (cut to 64 bytes and `…`
@@ -603,10 +598,12 @@ pub enum QueryError {
     /// A query gives a search knob the field's index does not take (`ef` of an IVF or
     /// flat index, `nprobe` of a graph, `refine` without quantization); see
     /// [`IndexParams::search_knobs`](crate::IndexParams::search_knobs).
-    #[error("{knob} does not apply to field `{field}`: its index is {index}; {knob} {help}", help = knob.help())]
+    #[error("{knob} does not apply to field `{field}`: its index is {index}; {knob} {help}")]
     KnobDoesNotApply {
-        /// The knob given.
-        knob: crate::schema::Knob,
+        /// The knob given, by name ([`Knob::name`](crate::Knob::name)).
+        knob: &'static str,
+        /// What the knob does, and for which indexes ([`Knob::help`](crate::Knob::help)).
+        help: &'static str,
         /// The vector field searched.
         field: String,
         /// Its index, as [`IndexParams::knob_refusal`](crate::IndexParams::knob_refusal) names it.
@@ -776,4 +773,17 @@ impl FilterError {
             .collect();
         format!("{cut_start}{shown}{cut_end}\n{pad}{}", "^".repeat(carets))
     }
+}
+
+/// A key as errors quote it: the first 64 bytes (on a character boundary) and `…` when
+/// longer, so a hostile key cannot flood a message.
+pub(crate) fn truncate_key(key: &str) -> String {
+    if key.len() <= 64 {
+        return key.to_string();
+    }
+    let mut end = 64;
+    while !key.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &key[..end])
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use half::f16;
 
-use crate::error::DocError;
+use crate::error::{DocError, truncate_key};
 use crate::schema::{FieldType, MAX_ARRAY_LEN, ScalarType, Schema, VectorType};
 
 /// Longest primary key, in bytes.
@@ -365,17 +365,6 @@ pub(crate) fn check_key(key: &str) -> Result<(), DocError> {
         return Err(DocError::KeyTooLong { key: truncate_key(key), len: key.len() });
     }
     Ok(())
-}
-
-pub(crate) fn truncate_key(key: &str) -> String {
-    if key.len() <= 64 {
-        return key.to_string();
-    }
-    let mut end = 64;
-    while !key.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &key[..end])
 }
 
 /// Checks one value against its field; `Null` is checked by the caller.

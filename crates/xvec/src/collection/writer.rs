@@ -15,14 +15,14 @@ use roaring::RoaringBitmap;
 use super::ItemResult;
 use super::mem::MemSegment;
 use super::snapshot::{Location, SegmentRef, Snapshot};
-use crate::error::{DocError, Error, StorageError};
+use crate::error::{DocError, Error, StorageError, truncate_key};
 use crate::schema::Schema;
 use crate::storage::lock::WriterLock;
 use crate::storage::manifest::PublishError;
 use crate::storage::manifest::{DeletesEntry, Manifest};
 use crate::storage::wal::{self, Record, Scan, SyncPolicy, WalWriter};
 use crate::storage::{deletes, deletes_name, disk, manifest_name, wal_name, write_file_atomic};
-use crate::value::{Doc, Row, check_value, truncate_key};
+use crate::value::{Doc, Row, check_value};
 
 /// A frozen memtable as it was at the freeze, and the id its segment takes: the flush
 /// between its freeze and its publish (see `flush.rs`).

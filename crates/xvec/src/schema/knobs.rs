@@ -172,7 +172,12 @@ impl IndexParams {
     /// take it.
     pub(crate) fn check_knob(&self, knob: Knob, given: bool, field: &str) -> Result<(), QueryError> {
         match self.knob_refusal(knob) {
-            Some(index) if given => Err(QueryError::KnobDoesNotApply { knob, field: field.to_string(), index }),
+            Some(index) if given => Err(QueryError::KnobDoesNotApply {
+                knob: knob.name(),
+                help: knob.help(),
+                field: field.to_string(),
+                index,
+            }),
             _ => Ok(()),
         }
     }

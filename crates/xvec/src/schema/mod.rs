@@ -36,6 +36,8 @@ pub const MAX_VECTOR_FIELDS: usize = 5;
 pub const MAX_FIELDS: usize = 1024;
 /// Most elements one array value may hold.
 pub const MAX_ARRAY_LEN: usize = 4096;
+/// Most nonzero dimensions one sparse vector may have.
+pub const MAX_SPARSE_LEN: usize = 16_384;
 /// Name of the pseudo-field that holds the primary key in filters and projections.
 pub const KEY_FIELD: &str = "_key";
 
@@ -98,7 +100,7 @@ impl FieldType {
     pub(crate) fn array_storage(&self) -> Option<(ScalarType, usize)> {
         match self {
             FieldType::Array(s) => Some((*s, MAX_ARRAY_LEN)),
-            FieldType::Sparse(_) => Some((ScalarType::Uint64, crate::sparse::MAX_SPARSE_LEN)),
+            FieldType::Sparse(_) => Some((ScalarType::Uint64, MAX_SPARSE_LEN)),
             _ => None,
         }
     }

@@ -11,10 +11,8 @@ use serde_json::Value as Json;
 
 pub use bm25_vocabulary::{Bm25Vocabulary, VocabularyError};
 
+pub use crate::schema::MAX_SPARSE_LEN;
 use crate::schema::SparseType;
-
-/// Most nonzero dimensions one sparse vector may have.
-pub const MAX_SPARSE_LEN: usize = 16_384;
 
 /// A sparse vector: strictly ascending dimensions, each with a finite value.
 #[derive(Clone, Debug, PartialEq)]

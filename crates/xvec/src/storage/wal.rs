@@ -334,7 +334,7 @@ impl WalWriter {
             let len = self.buf.len() - payload_start;
             if !frame_fits(len as u64, max_frame) {
                 self.buf = Vec::new();
-                let key = crate::value::truncate_key(r.key());
+                let key = crate::error::truncate_key(r.key());
                 return Err(StorageError::FrameTooLarge { path: self.path().to_path_buf(), key, len, max: max_frame });
             }
             let flags = if i + 1 == records.len() { FLAG_END_OF_BATCH } else { 0 };
