@@ -34,8 +34,9 @@ impl FileBytes {
         let mut file = super::disk::DiskFile::open_read(path)?;
         let len = file.len()? as usize;
         if mmap && len > 0 {
-            // SAFETY: collection files are immutable once published (see DESIGN.md,
-            // "On disk"); nobody truncates or rewrites a file a snapshot can see.
+            // SAFETY: collection files are immutable once published (docs/format.md,
+            // "Published files are never modified in place"; ARCHITECTURE.md,
+            // "Invariants"); nobody truncates or rewrites a file a snapshot can see.
             let map = unsafe { memmap2::Mmap::map(file.file()) }.map_err(|e| StorageError::io(path, e))?;
             Ok(FileBytes::Mapped(map, path.to_path_buf()))
         } else {

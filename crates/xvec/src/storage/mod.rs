@@ -184,7 +184,7 @@ pub fn segment_name(id: u64) -> String {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum IndexKind {
-    /// A vector field's search index: graph, codes, sketches (`index/segment_index.rs`).
+    /// A vector field's search index: graph or lists, codes, sketches (`index/segment_index/`).
     #[default]
     Vector,
     /// A scalar field's inverted index: each distinct value and its rows (`index/scalar/`).
