@@ -142,6 +142,10 @@ pub fn describe<'py>(py: Python<'py>, c: &xvec::Collection, path: &str) -> PyRes
             let x = PyDict::new(py);
             x.set_item("index", f.index_json().map(|j| from_json(py, &j)).transpose()?)?;
             x.set_item("completeness", snap.index_completeness(i))?;
+            // The knobs `query` takes for this field, their defaults and bounds, as the
+            // engine defines them (a knob the index does not take is a QueryError).
+            let knobs = f.as_vector().map(|v| v.index.search_knobs()).unwrap_or_default();
+            x.set_item("search_knobs", from_json(py, &serde_json::to_value(knobs).expect("knobs serialize"))?)?;
             indexes.set_item(&f.name, x)?;
         }
     }

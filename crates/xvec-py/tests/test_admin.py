@@ -40,7 +40,14 @@ def test_optimize_merges_builds_and_reports_progress(path):
         assert report["rows"] == 1498 and report["dropped"] == 2 and report["indexes_built"] == 1
         assert report["seconds"] > 0
         assert all(0 <= d <= t for d, t in seen)
-        assert c.describe()["vector_indexes"]["emb"]["completeness"] == 1.0
+        index = c.describe()["vector_indexes"]["emb"]
+        assert index["completeness"] == 1.0
+        # The knobs the engine defines for this index kind, with its defaults: an HNSW
+        # field takes ef (at least 1), not nprobe, and query refuses what it does not take.
+        knobs = {k["name"]: k for k in index["search_knobs"]}
+        assert "ef" in knobs and "nprobe" not in knobs and knobs["ef"]["min"] >= 1
+        with pytest.raises(xvec.QueryError, match="nprobe"):
+            c.query(x[7], k=1, nprobe=4)
         assert c.query(x[7], k=1).keys == ["7"]
         assert c.optimize()["segments_before"] == 1  # again: nothing to merge, no harm
 
