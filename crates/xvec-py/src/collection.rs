@@ -37,6 +37,37 @@ pub struct Collection {
     path: String,
 }
 
+thread_local! {
+    /// The handles (by address) this thread is inside a call on: a `close()` from Python
+    /// code that such a call runs (a progress callback, a write reading its input) would
+    /// wait for the call that is waiting for it.
+    static IN_CALL: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The engine handle held by one call, which this thread is counted inside of.
+struct InCall {
+    c: Arc<xvec::Collection>,
+    id: usize,
+}
+
+impl std::ops::Deref for InCall {
+    type Target = Arc<xvec::Collection>;
+
+    fn deref(&self) -> &Arc<xvec::Collection> {
+        &self.c
+    }
+}
+
+impl Drop for InCall {
+    fn drop(&mut self) {
+        IN_CALL.with_borrow_mut(|calls| {
+            if let Some(i) = calls.iter().rposition(|&id| id == self.id) {
+                calls.swap_remove(i);
+            }
+        });
+    }
+}
+
 /// Forks this process has gone through, counted in the child by a `pthread_atfork`
 /// handler: a handle compares it with the count at its open, which costs a load where
 /// `getpid` would cost a system call on every query.
@@ -64,8 +95,8 @@ impl Collection {
         FORKS.load(Ordering::Relaxed) != self.forks
     }
 
-    /// The engine handle, or why there is none.
-    fn get(&self) -> PyResult<Arc<xvec::Collection>> {
+    /// The engine handle for the length of one call, or why there is none.
+    fn get(&self) -> PyResult<InCall> {
         if self.in_fork() {
             return Err(ClosedError::new_err(format!(
                 "{}: this handle was opened in process {} before a fork; open the collection again in this process",
@@ -73,7 +104,11 @@ impl Collection {
             )));
         }
         let inner = self.inner.lock().expect("handle lock poisoned");
-        inner.clone().ok_or_else(|| ClosedError::new_err(format!("{}: the collection is closed", self.path)))
+        let c =
+            inner.clone().ok_or_else(|| ClosedError::new_err(format!("{}: the collection is closed", self.path)))?;
+        let id = self as *const Collection as usize;
+        IN_CALL.with_borrow_mut(|calls| calls.push(id));
+        Ok(InCall { c, id })
     }
 
     /// Writes `data` a chunk at a time with `op`, the GIL released for each engine call.
@@ -360,6 +395,12 @@ impl Collection {
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         if self.in_fork() {
             return Err(ClosedError::new_err(format!("{}: this handle belongs to process {}", self.path, self.pid)));
+        }
+        if IN_CALL.with_borrow(|calls| calls.contains(&(self as *const Collection as usize))) {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "{}: close() from inside a call on this handle (a progress callback, or a write reading its input) would wait for that call forever; close after it returns",
+                self.path
+            )));
         }
         let taken = self.inner.lock().expect("handle lock poisoned").take();
         let Some(mut c) = taken else { return Ok(()) };
