@@ -502,3 +502,43 @@ def test_every_call_on_a_closed_handle_raises_closed_error(path):
             call()
     c.close()  # closing again is a no-op
     assert c.closed and c.path == path and "closed" in repr(c)
+
+
+def test_close_from_inside_a_call_on_the_handle_is_an_error_not_a_hang():
+    # close() waited for every call holding the handle, including the one that was
+    # running it (from a progress callback or a write's input): a hang Ctrl-C could not end.
+    r = run_python(
+        """
+import numpy as np, pyarrow as pa, tempfile, xvec
+d = tempfile.mkdtemp()
+c = xvec.create(d + "/c", {"name": "t", "fields": [
+    {"name": "v", "type": "vector_fp32", "dim": 8, "metric": "l2", "index": {"type": "hnsw"}}]})
+c.insert({"_key": [str(i) for i in range(3000)], "v": np.random.default_rng(0).random((3000, 8))})
+
+class Rows(list):
+    def __getitem__(self, i):
+        c.close()
+
+def batches():
+    c.close()
+    yield pa.record_batch({"_key": ["b"], "v": [[0.0] * 8]})
+
+schema = pa.schema([("_key", pa.string()), ("v", pa.list_(pa.float32()))])
+for call in (
+    lambda: c.optimize(progress=lambda done, total: c.close()),
+    lambda: c.insert(Rows([{"_key": "a", "v": [0.0] * 8}])),
+    lambda: c.insert(pa.RecordBatchReader.from_batches(schema, batches())),
+):
+    try:
+        call()
+        print("returned")
+    except (RuntimeError, ValueError) as e:  # through pyarrow's stream: its ValueError, ours inside
+        print("Error", "close after it returns" in str(e))
+print(c.closed, c.count())
+c.close()
+print(c.closed)
+""",
+        timeout=30,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["Error", "True"] * 3 + ["False", "3000", "True"], r.stdout + r.stderr[-2000:]
