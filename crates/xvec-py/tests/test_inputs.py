@@ -348,3 +348,27 @@ def test_non_finite_floats_are_refused_in_every_form(tmp_path):
         # Null stays null, and finite values of every width go through.
         t = pa.table({"_key": ["n", "h"], "f": pa.array([None, 0.5], pa.float16()), "v": [[1.0, 2.0]] * 2})
         assert c.insert(t).count == 2 and "f" not in c.fetch("n") and c.fetch("h")["f"] == 0.5
+
+
+@pytest.mark.parametrize("layout", ["big-endian", "read-only", "reversed", "memmap", "broadcast"])
+def test_array_layouts_write_and_query_as_their_values(coll, tmp_path, layout):
+    x = vectors(10)
+    if layout == "big-endian":
+        arr = x.astype(">f4")
+    elif layout == "read-only":
+        arr = x.copy()
+        arr.setflags(write=False)
+    elif layout == "reversed":
+        arr = x[::-1]
+    elif layout == "memmap":
+        np.save(tmp_path / "x.npy", x)
+        arr = np.load(tmp_path / "x.npy", mmap_mode="r")
+    else:
+        arr = np.broadcast_to(x[3], (10, DIM))
+    keys = [f"r{i}" for i in range(10)]
+    assert coll.insert({"_key": keys, "pos": ["n"] * 10, "emb": arr}).count == 10
+    for i in (0, 9):
+        np.testing.assert_array_equal(coll.fetch(keys[i])["emb"], np.asarray(arr[i], np.float32))
+    got, _ = coll.query_batch(arr, k=1)
+    assert coll.query(arr[4], k=1).keys[0] in {k for k, row in zip(keys, arr) if (row == arr[4]).all()}
+    assert all((arr[keys.index(g)] == arr[i]).all() for i, g in enumerate(got[:, 0]))
