@@ -134,3 +134,68 @@ def test_hnsw_recall_at_10_against_brute_force(tmp_path):
         assert high >= 0.95 and high >= recall(c.query_batch(queries, k=10, ef=10)[0])
         single = [c.query(q, k=10, ef=64).keys for q in queries]
         assert recall(single) >= 0.9
+
+
+def rich_rows():
+    from test_inputs import RICH  # noqa: F401  (the schema these rows fit)
+
+    opt = lambda s: st.one_of(st.none(), s)  # noqa: E731
+    finite = st.floats(-1e6, 1e6, width=32)  # the engine refuses vectors whose norm overflows
+    row = st.fixed_dictionaries(
+        {
+            "s": opt(st.text(max_size=8)),
+            "i": opt(st.integers(-(2**63), 2**63 - 1)),
+            "u": opt(st.integers(0, 2**32 - 1)),
+            "f": opt(st.floats(allow_nan=False, allow_infinity=False)),
+            "b": opt(st.booleans()),
+            "tags": opt(st.lists(st.text(max_size=4), max_size=3)),
+            "nums": opt(st.lists(st.integers(-(2**31), 2**31 - 1), max_size=3)),
+            "v32": st.lists(finite, min_size=4, max_size=4),
+            "v16": opt(st.lists(st.integers(-1000, 1000).map(lambda x: x / 8), min_size=4, max_size=4)),
+            "v8": opt(st.lists(st.integers(-128, 127), min_size=4, max_size=4)),
+            "sp": opt(
+                st.dictionaries(st.integers(0, 50), st.floats(-10, 10, width=32), max_size=3).map(
+                    lambda d: {"indices": sorted(d), "values": [d[k] for k in sorted(d)]}
+                )
+            ),
+        }
+    )
+    return st.lists(row, min_size=1, max_size=12)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=rich_rows())
+def test_dicts_columns_and_arrow_store_the_same_documents(rows):
+    import pyarrow as pa
+
+    from test_inputs import RICH
+
+    for i, r in enumerate(rows):
+        r["_key"] = f"r{i}"
+    names = [f["name"] for f in RICH["fields"]]
+    with tempfile.TemporaryDirectory() as d:
+        colls = [xvec.create(f"{d}/{form}", RICH) for form in ("dicts", "columns", "arrow")]
+        try:
+            dicts = [{k: v for k, v in r.items() if v is not None} for r in rows]
+            assert colls[0].insert(dicts).count == len(rows)
+            columns = {"_key": [r["_key"] for r in rows], **{n: [r[n] for r in rows] for n in names}}
+            columns["v32"] = np.array(columns["v32"], np.float32)
+            assert colls[1].insert(columns).count == len(rows)
+            schema = colls[0].export().schema
+            table = pa.Table.from_pylist([{"_key": r["_key"], **{n: r[n] for n in names}} for r in rows], schema)
+            assert colls[2].insert(table).count == len(rows)
+            keys = [r["_key"] for r in rows]
+            got = [c.fetch(keys) for c in colls]
+            for a, b, c in zip(*got):
+                for other in (b, c):
+                    assert a.keys() == other.keys(), (a, other)
+                    for n in a:
+                        if isinstance(a[n], np.ndarray):
+                            np.testing.assert_array_equal(a[n], other[n])
+                        else:
+                            assert a[n] == other[n], n
+            assert all(x.export().read_all().equals(got_t) for x, got_t in
+                       zip(colls[1:], [colls[0].export().read_all()] * 2))
+        finally:
+            for c in colls:
+                c.close()
