@@ -372,3 +372,25 @@ def test_array_layouts_write_and_query_as_their_values(coll, tmp_path, layout):
     got, _ = coll.query_batch(arr, k=1)
     assert coll.query(arr[4], k=1).keys[0] in {k for k, row in zip(keys, arr) if (row == arr[4]).all()}
     assert all((arr[keys.index(g)] == arr[i]).all() for i, g in enumerate(got[:, 0]))
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 3, 1000])
+@pytest.mark.parametrize("form", ["dicts", "columns", "arrow"])
+def test_failed_rows_keep_their_input_positions_across_batches(coll, form, batch_size):
+    # Conversion failures (found by the binding) and engine failures (a duplicate key)
+    # interleaved across batch boundaries: each reported at its place in the input.
+    coll.insert([{"_key": "dup", "pos": "n", "emb": np.ones(DIM)}])
+    keys = ["a", "b", "dup", "c", "d", "e", "dup", "f"]
+    pos = ["n", "n", "n", "n", None, "n", "n", "n"]
+    emb = [np.ones(DIM)] * 8
+    emb[0] = np.full(DIM, np.nan)
+    if form == "dicts":
+        data = [{"_key": k, "pos": p, "emb": e} for k, p, e in zip(keys, pos, emb)]
+    elif form == "columns":
+        data = {"_key": keys, "pos": pos, "emb": np.array(emb)}
+    else:
+        data = pa.table({"_key": keys, "pos": pos, "emb": [e.astype(np.float32) for e in emb]})
+    r = coll.insert(data, batch_size=batch_size)
+    assert [(i, k) for i, k, _ in r.failed] == [(0, "a"), (2, "dup"), (4, "d"), (6, "dup")]
+    assert [e.field for _, _, e in r.failed] == ["emb", None, "pos", None]
+    assert r.keys == ["b", "c", "e", "f"] and coll.count() == 5

@@ -116,7 +116,7 @@ def test_an_exception_from_progress_cancels_optimize(unindexed):
 
 @pytest.mark.parametrize("form", ["columns", "dicts"])
 def test_ctrl_c_in_a_long_insert_reports_what_was_committed(coll, form, armed_sigint):
-    n, batch = 100_000, 50
+    n, batch = 100_000, 20
     keys = [f"r{i:05}" for i in range(n)]
     v = np.random.default_rng(1).standard_normal((n, 8)).astype(np.float32)
     if form == "columns":
