@@ -46,7 +46,7 @@ struct Stamp {
 
 fn stamp(dir: &Path) -> Result<Stamp, StorageError> {
     let path = dir.join("CURRENT");
-    let m = std::fs::metadata(&path).map_err(|e| StorageError::io(&path, e))?;
+    let m = crate::storage::disk::metadata(&path)?;
     Ok(Stamp {
         dev: m.dev(),
         ino: m.ino(),
@@ -92,7 +92,7 @@ impl Follow {
         let now = stamp(dir)?;
         if !self.must_reload && self.seen == Some(now) {
             let Some((path, pos)) = &self.wal else { return Ok(Refreshed::of(&cur, false)) };
-            if std::fs::metadata(path).is_ok_and(|m| m.len() == pos.offset) {
+            if crate::storage::disk::metadata(path).is_ok_and(|m| m.len() == pos.offset) {
                 return Ok(Refreshed::of(&cur, false));
             }
             match wal::tail(path, *pos, &cur.schema)? {

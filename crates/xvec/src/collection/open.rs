@@ -27,14 +27,9 @@ pub(super) type LoadedWal = (wal::Scan, Vec<u8>, Option<Durable>);
 /// (the caller holds the lock and saw no `CURRENT`), or fails naming anything else. Such
 /// a create acknowledged nothing: its WAL holds at most a header.
 pub(super) fn remove_unfinished_create(dir: &Path, m: &Manifest) -> Result<(), StorageError> {
-    let io = |e| StorageError::io(dir, e);
     let (manifest, wal) = (crate::storage::manifest_name(m.generation), crate::storage::wal_name(m.wal_seq));
     let (mut leftovers, mut unknown) = (Vec::new(), Vec::new());
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let is_file = entry.file_type().map_err(io)?.is_file();
-        let len = entry.metadata().map_err(io)?.len();
+    for crate::storage::disk::DirEntry { name, is_file, len, .. } in crate::storage::disk::list_dir(dir)? {
         let ours = is_file
             && match FileKind::of_name(&name) {
                 Some(FileKind::Lock) => continue,

@@ -73,14 +73,11 @@ pub(crate) fn leftovers(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec
         live.extend(s.indexes.iter().map(|i| i.file.clone()));
     }
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| StorageError::io(dir, e))? {
-        let entry = entry.map_err(|e| StorageError::io(dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
+    for disk::DirEntry { name, is_file, len: bytes, .. } in disk::list_dir(dir)? {
         let Some(kind) = FileKind::of_name(&name) else { continue };
-        if live.contains(&name) || !entry.file_type().is_ok_and(|t| t.is_file()) {
+        if live.contains(&name) || !is_file {
             continue;
         }
-        let bytes = entry.metadata().map_or(0, |md| md.len());
         let number = name_number(&name);
         let unpublished = |what: &str| format!("{what} of an unpublished generation (an interrupted publish)");
         let superseded = |what: &str| format!("{what} superseded by generation {}", m.generation);

@@ -170,12 +170,11 @@ impl Collection {
             .collect();
         let mut disk_bytes = 0;
         let mut wal_bytes = 0;
-        if let Ok(entries) = std::fs::read_dir(&self.dir) {
-            for e in entries.flatten() {
-                let len = e.metadata().map(|m| m.len()).unwrap_or(0);
-                disk_bytes += len;
-                if FileKind::of_name(&e.file_name().to_string_lossy()) == Some(FileKind::Wal) {
-                    wal_bytes += len;
+        if let Ok(entries) = crate::storage::disk::list_dir(&self.dir) {
+            for e in entries {
+                disk_bytes += e.len;
+                if FileKind::of_name(&e.name) == Some(FileKind::Wal) {
+                    wal_bytes += e.len;
                 }
             }
         }

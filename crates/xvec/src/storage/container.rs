@@ -377,7 +377,7 @@ pub(crate) fn write_file(
     };
     let written = write().and_then(|size| super::disk::rename(&tmp, path).map(|()| size));
     if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        let _ = super::disk::remove_file(&tmp);
     }
     written
 }

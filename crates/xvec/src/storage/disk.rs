@@ -1,6 +1,7 @@
 //! Every file operation of the engine, in one place: the seam where the crash and I/O-error
 //! tests inject faults ([`super::faults`]). Nothing else in the engine calls `std::fs`
-//! for collection files; errors come back as [`StorageError::Io`] naming the path.
+//! for collection files, but for verify's and inspect's read-only directory listings
+//! (`verify/exam`, `inspect.rs`); errors come back as [`StorageError::Io`] naming the path.
 
 use std::fs::{File, FileType, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -213,6 +214,52 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>, StorageError> {
 pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), StorageError> {
     gate(Op::Rename, to)?;
     std::fs::rename(from, to).map_err(|e| StorageError::io(to, e))
+}
+
+/// One entry of a directory listing.
+pub(crate) struct DirEntry {
+    /// The name, lossily UTF-8 (for matching file kinds and reports).
+    pub(crate) name: String,
+    /// The entry's path, exact (for acting on it).
+    pub(crate) path: PathBuf,
+    /// A regular file (a link is not followed).
+    pub(crate) is_file: bool,
+    /// A directory (a link is not followed).
+    pub(crate) is_dir: bool,
+    /// Its length; 0 for anything but a regular file.
+    pub(crate) len: u64,
+}
+
+/// The entries of `dir`. An entry removed while the listing runs (a writer's clean-up,
+/// seen by a reader) is left out.
+pub(crate) fn list_dir(dir: &Path) -> Result<Vec<DirEntry>, StorageError> {
+    gate(Op::List, dir)?;
+    let io = |e| StorageError::io(dir, e);
+    let gone = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let (is_file, is_dir) = match entry.file_type() {
+            Ok(t) => (t.is_file(), t.is_dir()),
+            Err(e) if gone(&e) => continue,
+            Err(e) => return Err(io(e)),
+        };
+        let len = match entry.metadata() {
+            Ok(m) if is_file => m.len(),
+            Ok(_) => 0,
+            Err(e) if gone(&e) => continue,
+            Err(e) => return Err(io(e)),
+        };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        out.push(DirEntry { name, path: entry.path(), is_file, is_dir, len });
+    }
+    Ok(out)
+}
+
+/// The metadata of `path`, following a link.
+pub(crate) fn metadata(path: &Path) -> Result<std::fs::Metadata, StorageError> {
+    gate(Op::Stat, path)?;
+    std::fs::metadata(path).map_err(|e| StorageError::io(path, e))
 }
 
 pub(crate) fn remove_file(path: &Path) -> Result<(), StorageError> {

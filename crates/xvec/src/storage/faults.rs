@@ -68,6 +68,10 @@ pub(crate) enum Op {
     SetLen,
     Rename,
     Remove,
+    /// Listing a directory.
+    List,
+    /// Reading a file's metadata by path (its length, its identity).
+    Stat,
 }
 
 /// What the seam does instead of the operation.

@@ -136,6 +136,13 @@ fn run_workload(dir: &Path, sync: SyncPolicy) -> (State, Vec<State>, u64) {
             }
         }
     }
+    // A following reader in the same directory: its open lists nothing, but its refresh
+    // stats `CURRENT` and the WAL, and `stats` lists the directory; a fault there fails
+    // the reader's call (or leaves it on the state it has), never a write.
+    if let Ok(reader) = Collection::open(dir, &OpenOptions::read_only()) {
+        let _ = reader.refresh();
+        let _ = reader.stats();
+    }
     let _ = coll.close();
     (acked, alternatives, failed)
 }
@@ -368,6 +375,26 @@ fn run_table(policies: &[(SyncPolicy, &str)]) {
         assert_eq!(t.bad(), 0, "{name}: {t:?}\n{text}");
         assert_eq!(t.fired, t.points, "{name}: every injection point must fire: {t:?}");
     }
+}
+
+/// Listing the directory and reading a file's metadata by path go through the seam, so the
+/// sweep reaches them: a reader's refresh stats `CURRENT` (an EIO there fails it, naming
+/// the file) and `stats` lists the directory (a failed listing counts no bytes).
+#[test]
+fn listing_and_stat_go_through_the_seam() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = fresh(root.path(), 0);
+    let coll = Collection::open(&dir, &OpenOptions::writable()).unwrap();
+    coll.insert((0..3).map(|i| doc(i, 0)).collect()).unwrap();
+    assert!(coll.stats().disk_bytes > 0);
+    {
+        let _g = faults::inject(&dir, Fault::Io, 1, true);
+        assert_eq!((coll.stats().disk_bytes, coll.stats().wal_bytes), (0, 0));
+    }
+    let reader = Collection::open(&dir, &OpenOptions::read_only()).unwrap();
+    let _g = faults::inject(&dir.join("CURRENT"), Fault::Io, 1, true);
+    let err = reader.refresh().unwrap_err().to_string();
+    assert!(err.contains("CURRENT"), "{err}");
 }
 
 /// The CI sweep: every fault class at every operation of the workload, default sync policy.

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::disk::DiskFile;
+use super::disk::{self, DiskFile};
 use super::segment::layout::Layout;
 use super::{FileKind, HEADER_LEN, IndexKind, decode_header_version, encode_header, read_u32, read_u64};
 use crate::error::StorageError;
@@ -303,8 +303,8 @@ impl Manifest {
             super::sync_dir(dir)
         });
         if let Err(e) = prepared {
-            let _ = std::fs::remove_file(&current_tmp);
-            let _ = std::fs::remove_file(dir.join(&name));
+            let _ = disk::remove_file(&current_tmp);
+            let _ = disk::remove_file(&dir.join(&name));
             return Err(PublishError::NotPublished(e));
         }
         // From the rename on, an error leaves unknown which generation the disk holds.

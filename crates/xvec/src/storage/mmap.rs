@@ -56,8 +56,9 @@ impl FileBytes {
     pub(crate) fn read_tolerant(path: &Path, block: usize) -> Result<(FileBytes, Vec<Unreadable>), StorageError> {
         use std::os::unix::fs::FileExt;
         // Through the seam: only a regular file is opened (a FIFO would block forever).
-        let file = super::disk::DiskFile::open_read(path)?.into_file();
-        let len = file.metadata().map_err(|e| StorageError::io(path, e))?.len() as usize;
+        let file = super::disk::DiskFile::open_read(path)?;
+        let len = file.len()? as usize;
+        let file = file.into_file();
         read_past_errors(len, block, |buf, at| file.read_exact_at(buf, at))
     }
 

@@ -101,7 +101,7 @@ pub(super) fn write_index(
     let written = write(&tmp, segment_id, field, &meta, e, graph)
         .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
     if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        let _ = crate::storage::disk::remove_file(&tmp);
     }
     written
 }

@@ -40,7 +40,7 @@ pub(crate) fn write(path: &Path, id: u64, schema: &Schema, parts: &[Part]) -> Re
         Ok(size)
     })();
     if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        let _ = crate::storage::disk::remove_file(&tmp);
     }
     written
 }

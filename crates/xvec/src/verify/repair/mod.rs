@@ -185,16 +185,13 @@ pub fn purge_lost_found(dir: &Path, lock_timeout: std::time::Duration) -> Result
 /// Removes `d` and everything under it without following a symbolic link, adding each
 /// file (or link) removed and its bytes to `removed`.
 fn remove_tree(d: &Path, removed: &mut (u64, u64)) -> Result<(), StorageError> {
-    let io = |e| StorageError::io(d, e);
-    for e in std::fs::read_dir(d).map_err(io)? {
-        let e = e.map_err(io)?;
-        let meta = e.metadata().map_err(io)?;
-        if meta.is_dir() {
-            remove_tree(&e.path(), removed)?;
+    for e in crate::storage::disk::list_dir(d)? {
+        if e.is_dir {
+            remove_tree(&e.path, removed)?;
         } else {
-            crate::storage::disk::remove_file(&e.path())?;
+            crate::storage::disk::remove_file(&e.path)?;
             removed.0 += 1;
-            removed.1 += if meta.is_file() { meta.len() } else { 0 };
+            removed.1 += e.len;
         }
     }
     crate::storage::disk::remove_dir(d)
