@@ -69,7 +69,12 @@ pub(crate) fn flush_locked(writer: &Mutex<Writer>, current: &RwLock<Arc<Snapshot
     };
     // The guard is dropped before `finish`, which takes the writer lock itself.
     match frozen {
-        Some(frozen) => finish(writer, current, &frozen, mmap),
+        Some(frozen) => {
+            finish(writer, current, &frozen, mmap)?;
+            drop(frozen);
+            return_freed_memory();
+            Ok(())
+        }
         None => Ok(()),
     }
 }
@@ -90,8 +95,29 @@ fn finish_pending(writer: &Mutex<Writer>, current: &RwLock<Arc<Snapshot>>, mmap:
     // The guard is dropped before `finish`, which takes the writer lock itself.
     let pending = writer.lock().expect("writer lock poisoned").pending_flush();
     match pending {
-        Some(frozen) => finish(writer, current, &frozen, mmap).map(|()| true),
+        Some(frozen) => {
+            finish(writer, current, &frozen, mmap)?;
+            drop(frozen);
+            return_freed_memory();
+            Ok(true)
+        }
         None => Ok(false),
+    }
+}
+
+/// Hands the pages of a flushed memtable back to the OS once the segment replaced it.
+/// glibc keeps freed heap memory for reuse, and a process that once freed a large block
+/// (numpy does, reading a file in chunks) has raised its mmap threshold, so the memtable's
+/// chunks came from the heap: without this the flushed rows stayed resident beside the
+/// mapped segment that replaced them, and an optimize of 116,659 × 384 fp32 rows through
+/// Python peaked 210 MiB higher (636 MiB, against 425 with it). A snapshot still holding
+/// the memtable keeps its pages, as it must.
+fn return_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free heap pages to the OS; it touches no live
+    // allocation and takes the allocator's own locks.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
