@@ -105,14 +105,14 @@ fn finish_pending(writer: &Mutex<Writer>, current: &RwLock<Arc<Snapshot>>, mmap:
     }
 }
 
-/// Hands the pages of a flushed memtable back to the OS once the segment replaced it.
+/// Hands the pages of a flushed memtable (or an optimize's scratch) back to the OS.
 /// glibc keeps freed heap memory for reuse, and a process that once freed a large block
 /// (numpy does, reading a file in chunks) has raised its mmap threshold, so the memtable's
 /// chunks came from the heap: without this the flushed rows stayed resident beside the
 /// mapped segment that replaced them, and an optimize of 116,659 × 384 fp32 rows through
 /// Python peaked 210 MiB higher (636 MiB, against 425 with it). A snapshot still holding
 /// the memtable keeps its pages, as it must.
-fn return_freed_memory() {
+pub(super) fn return_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free heap pages to the OS; it touches no live
     // allocation and takes the allocator's own locks.
