@@ -325,6 +325,15 @@ fn sync_policy(sync: &Bound<'_, PyAny>) -> PyResult<xvec::SyncPolicy> {
     }
 }
 
+/// What `query` and `explain` search near: a vector, or the stored vector of a key.
+fn target(call: &str, vector: Option<&Bound<'_, PyAny>>, key: Option<String>) -> PyResult<Query> {
+    match (vector, key) {
+        (Some(v), None) => Ok(Query::vector(query_vector(v)?)),
+        (None, Some(key)) => Ok(Query::key(key)),
+        _ => Err(PyTypeError::new_err(format!("{call} takes a vector or key=..., exactly one"))),
+    }
+}
+
 /// A query vector from a numpy array or a sequence of numbers.
 pub fn query_vector(v: &Bound<'_, PyAny>) -> PyResult<Vec<f32>> {
     if let Ok(arr) = v.cast::<PyUntypedArray>() {
@@ -540,11 +549,7 @@ impl Collection {
         per_group: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let c = self.get()?;
-        let target = match (vector, key) {
-            (Some(v), None) => Query::vector(query_vector(v)?),
-            (None, Some(key)) => Query::key(key),
-            _ => return Err(PyTypeError::new_err("query takes a vector or key=..., exactly one")),
-        };
+        let target = target("query", vector, key)?;
         let knobs = Knobs { k, filter, params: params_from_py(params)?, field, fields, ef, nprobe, refine, vectors };
         let q = knobs.query(target);
         let schema = c.schema();
@@ -683,11 +688,7 @@ impl Collection {
         refine: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let c = self.get()?;
-        let target = match (vector, key) {
-            (Some(v), None) => Query::vector(query_vector(v)?),
-            (None, Some(key)) => Query::key(key),
-            _ => return Err(PyTypeError::new_err("explain takes a vector or key=..., exactly one")),
-        };
+        let target = target("explain", vector, key)?;
         let knobs = Knobs {
             k,
             filter,
