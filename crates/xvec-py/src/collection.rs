@@ -10,14 +10,16 @@ use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArray, PyUntype
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use xvec::{CollectionOptions, GroupBy, OpenOptions, Params, Query, Schema};
+use xvec::{GroupBy, Query, Schema};
 
 use crate::admin;
+use crate::args::{Knobs, params_from_py, target};
 use crate::arrow_io::{ScanReader, stream_capsule};
-use crate::convert::{as_f32_array, from_json, to_json};
-use crate::errors::{ClosedError, Interrupted, IntoPy, doc_error};
-use crate::input::{Rows, keys_from_py};
+use crate::convert::{as_f32_array, from_json};
+use crate::errors::{ClosedError, IntoPy};
+use crate::input::keys_from_py;
 use crate::results::{QueryResult, fields_dict, import_pyarrow};
+use crate::writes::WriteResult;
 
 /// Rows converted and written per engine call by default: the `xvec import` default, one
 /// WAL batch (and sync, under the syncing policies) each.
@@ -45,7 +47,7 @@ thread_local! {
 }
 
 /// The engine handle held by one call, which this thread is counted inside of.
-struct InCall {
+pub(crate) struct InCall {
     c: Arc<xvec::Collection>,
     id: usize,
 }
@@ -96,7 +98,7 @@ impl Collection {
     }
 
     /// The engine handle for the length of one call, or why there is none.
-    fn get(&self) -> PyResult<InCall> {
+    pub(crate) fn get(&self) -> PyResult<InCall> {
         if self.in_fork() {
             return Err(ClosedError::new_err(format!(
                 "{}: this handle was opened in process {} before a fork; open the collection again in this process",
@@ -110,52 +112,6 @@ impl Collection {
         IN_CALL.with_borrow_mut(|calls| calls.push(id));
         Ok(InCall { c, id })
     }
-
-    /// Writes `data` a chunk at a time with `op`, the GIL released for each engine call.
-    fn write(
-        &self,
-        py: Python<'_>,
-        data: &Bound<'_, PyAny>,
-        key: &str,
-        batch_size: usize,
-        op: fn(&xvec::Collection, Vec<xvec::Doc>) -> Result<Vec<xvec::ItemResult>, xvec::Error>,
-    ) -> PyResult<WriteResult> {
-        let c = self.get()?;
-        let schema = c.schema();
-        let mut rows = Rows::new(py, &schema, data, key)?;
-        let mut result = WriteResult::default();
-        let mut position = 0usize;
-        loop {
-            let chunk = rows.next_chunk(py, &schema, batch_size.max(1)).map_err(|e| result.attach(py, e))?;
-            if chunk.is_empty() {
-                return Ok(result);
-            }
-            let mut docs = Vec::with_capacity(chunk.len());
-            let mut places = Vec::with_capacity(chunk.len());
-            for (j, row) in chunk.into_iter().enumerate() {
-                match row {
-                    Ok(doc) => {
-                        places.push(position + j);
-                        docs.push(doc);
-                    }
-                    Err(e) => result.failed.push((position + j, e.key().unwrap_or_default().to_string(), e)),
-                }
-            }
-            position += places.len() + result.failed.iter().filter(|f| f.0 >= position).count();
-            let keys: Vec<String> = docs.iter().map(|d| d.key.clone()).collect();
-            let outcome = py.detach(|| op(&c, docs)).py_err().map_err(|e| result.attach(py, e))?;
-            for ((place, key), r) in places.into_iter().zip(keys).zip(outcome) {
-                match r {
-                    Ok(()) => result.keys.push(key),
-                    Err(e) => result.failed.push((place, key, e)),
-                }
-            }
-            result.failed.sort_by_key(|f| f.0);
-            if let Err(e) = py.check_signals() {
-                return Err(result.interrupted(py, e));
-            }
-        }
-    }
 }
 
 impl Drop for Collection {
@@ -167,192 +123,6 @@ impl Drop for Collection {
             std::mem::forget(c);
         }
     }
-}
-
-/// What a write did: the keys written and, for each row that was not, its position in
-/// the input, its key and the engine's reason (a `DocError`).
-#[pyclass(frozen, module = "xvec")]
-#[derive(Default)]
-pub struct WriteResult {
-    keys: Vec<String>,
-    failed: Vec<(usize, String, xvec::DocError)>,
-}
-
-impl WriteResult {
-    /// Adds what was committed to an error raised part-way (`committed`, `committed_keys`).
-    fn attach(&self, py: Python<'_>, e: PyErr) -> PyErr {
-        if !self.keys.is_empty() {
-            let v = e.value(py);
-            let _ = v.setattr("committed", self.keys.len());
-            let _ = v.setattr("committed_keys", self.keys.clone());
-        }
-        e
-    }
-
-    fn interrupted(&self, py: Python<'_>, _signal: PyErr) -> PyErr {
-        let e =
-            Interrupted::new_err(format!("interrupted: {} rows committed; the rest were not written", self.keys.len()));
-        let v = e.value(py);
-        let _ = v.setattr("committed", self.keys.len());
-        let _ = v.setattr("committed_keys", self.keys.clone());
-        e
-    }
-}
-
-#[pymethods]
-impl WriteResult {
-    /// Rows written.
-    #[getter]
-    fn count(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Keys written, in input order.
-    #[getter]
-    fn keys(&self) -> Vec<String> {
-        self.keys.clone()
-    }
-
-    /// Rows not written: `(position in the input, key, DocError)`, in input order.
-    #[getter]
-    fn failed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let items = self.failed.iter().map(|(i, k, e)| (*i, k.as_str(), doc_error(py, e).into_value(py)));
-        PyList::new(py, items)
-    }
-
-    /// Raises the first failure as a `DocError` (with `failed` holding every one).
-    fn raise_for_errors(&self, py: Python<'_>) -> PyResult<()> {
-        match self.failed.first() {
-            None => Ok(()),
-            Some((i, _, e)) => {
-                let err = doc_error(py, e);
-                let msg = format!(
-                    "row {i}: {e}{}",
-                    if self.failed.len() > 1 {
-                        format!(" (and {} more)", self.failed.len() - 1)
-                    } else {
-                        String::new()
-                    }
-                );
-                let err2 = crate::errors::DocError::new_err(msg);
-                let v = err2.value(py);
-                let _ = v.setattr("key", err.value(py).getattr("key")?);
-                let _ = v.setattr("field", err.value(py).getattr("field")?);
-                let _ = v.setattr("failed", self.failed(py)?);
-                Err(err2)
-            }
-        }
-    }
-
-    fn __len__(&self) -> usize {
-        self.keys.len()
-    }
-
-    fn __bool__(&self) -> bool {
-        self.failed.is_empty()
-    }
-
-    fn __repr__(&self) -> String {
-        format!("WriteResult(count={}, failed={})", self.keys.len(), self.failed.len())
-    }
-}
-
-/// Filter parameters from a dict (`{"pos": "n", "ids": [1, 2]}`).
-pub fn params_from_py(params: Option<&Bound<'_, PyDict>>) -> PyResult<Params> {
-    let mut out = Params::new();
-    let Some(d) = params else { return Ok(out) };
-    for (name, v) in d.iter() {
-        let name: String = name.extract()?;
-        let json = to_json(&v, &|| format!("params[{name:?}]"))?;
-        out.insert(name.clone(), param(&json).map_err(|e| PyValueError::new_err(format!("params[{name:?}]: {e}")))?);
-    }
-    Ok(out)
-}
-
-fn param(v: &serde_json::Value) -> Result<xvec::Param, String> {
-    use serde_json::Value as J;
-    Ok(match v {
-        J::String(s) => xvec::Param::String(s.clone()),
-        J::Number(n) => xvec::Param::Number(n.to_string()),
-        J::Bool(b) => xvec::Param::Bool(*b),
-        J::Array(xs) => xvec::Param::List(xs.iter().map(param).collect::<Result<_, _>>()?),
-        J::Null | J::Object(_) => return Err("expected a str, number, bool or list".into()),
-    })
-}
-
-/// The search knobs and output choices every query form shares.
-#[derive(Clone, Default)]
-pub struct Knobs {
-    pub k: usize,
-    pub filter: Option<String>,
-    pub params: Params,
-    pub field: Option<String>,
-    pub fields: Option<Vec<String>>,
-    pub ef: Option<usize>,
-    pub nprobe: Option<usize>,
-    pub refine: Option<usize>,
-    pub vectors: bool,
-}
-
-impl Knobs {
-    pub fn query(self, target: Query) -> Query {
-        target
-            .k(self.k)
-            .filter_opt(self.filter)
-            .params(self.params)
-            .field_opt(self.field)
-            .fields_opt(self.fields)
-            .with_vectors(self.vectors)
-            .ef(self.ef)
-            .nprobe(self.nprobe)
-            .refine(self.refine)
-    }
-}
-
-/// `"batch"` (fsync each write call: the default), `"flush"` (only at flushes and
-/// close), or an int N (every N records).
-fn sync_policy(sync: &Bound<'_, PyAny>) -> PyResult<xvec::SyncPolicy> {
-    if let Ok(n) = sync.extract::<u32>() {
-        if n == 0 {
-            return Err(PyValueError::new_err("sync=0: expected at least 1 record between syncs"));
-        }
-        return Ok(xvec::SyncPolicy::EveryRecords(n));
-    }
-    match sync.extract::<String>().as_deref() {
-        Ok("batch") => Ok(xvec::SyncPolicy::EveryBatch),
-        Ok("flush") => Ok(xvec::SyncPolicy::OnFlush),
-        _ => Err(PyValueError::new_err(format!("sync={sync}: expected \"batch\", \"flush\" or a number of records"))),
-    }
-}
-
-/// What `query` and `explain` search near: a vector, or the stored vector of a key.
-fn target(call: &str, vector: Option<&Bound<'_, PyAny>>, key: Option<String>) -> PyResult<Query> {
-    match (vector, key) {
-        (Some(v), None) => Ok(Query::vector(query_vector(v)?)),
-        (None, Some(key)) => Ok(Query::key(key)),
-        _ => Err(PyTypeError::new_err(format!("{call} takes a vector or key=..., exactly one"))),
-    }
-}
-
-/// A query vector from a numpy array or a sequence of numbers.
-pub fn query_vector(v: &Bound<'_, PyAny>) -> PyResult<Vec<f32>> {
-    if let Ok(arr) = v.cast::<PyUntypedArray>() {
-        if arr.ndim() != 1 {
-            return Err(PyValueError::new_err(format!(
-                "a query vector must be 1-D, found shape {:?}; use query_batch for several",
-                arr.shape()
-            )));
-        }
-        let f = as_f32_array(arr, &|| "vector".into())?;
-        let ro: numpy::PyReadonlyArray1<f32> = f.extract()?;
-        return Ok(ro.as_slice().map_err(|e| PyValueError::new_err(e.to_string()))?.to_vec());
-    }
-    v.extract::<Vec<f32>>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "a query vector must be a numpy array or a list of numbers, found {}",
-            v.get_type().name().map(|n| n.to_string()).unwrap_or_default()
-        ))
-    })
 }
 
 #[pymethods]
@@ -838,46 +608,4 @@ impl Collection {
         let capsule = stream_capsule(py, Box::new(reader))?;
         pa.getattr("RecordBatchReader")?.call_method1("_import_from_c_capsule", (capsule,))
     }
-}
-
-/// Collection options from a dict of `CollectionOptions` fields over the defaults.
-pub fn options_from_py(options: Option<&Bound<'_, PyDict>>) -> PyResult<CollectionOptions> {
-    let Some(d) = options else { return Ok(CollectionOptions::default()) };
-    let mut base = serde_json::to_value(CollectionOptions::default()).expect("options serialize");
-    let map = base.as_object_mut().expect("options are an object");
-    for (name, v) in d.iter() {
-        let name: String = name.extract()?;
-        if !map.contains_key(&name) {
-            let known: Vec<&str> = map.keys().map(String::as_str).collect();
-            return Err(PyValueError::new_err(format!(
-                "unknown collection option {name:?}; expected one of {}",
-                known.join(", ")
-            )));
-        }
-        map.insert(name.clone(), to_json(&v, &|| format!("options[{name:?}]"))?);
-    }
-    serde_json::from_value(base).map_err(|e| PyValueError::new_err(format!("collection options: {e}")))
-}
-
-/// Open options from `open()`'s arguments.
-pub fn open_options(
-    read_only: bool,
-    follow: bool,
-    mmap: bool,
-    lock_timeout: Option<f64>,
-    sync: &Bound<'_, PyAny>,
-    maintenance_threads: Option<usize>,
-) -> PyResult<OpenOptions> {
-    let mut o = if read_only { OpenOptions::read_only() } else { OpenOptions::writable() };
-    o = o.follow(follow).mmap(mmap).sync(sync_policy(sync)?);
-    if let Some(t) = maintenance_threads {
-        o = o.maintenance_threads(t);
-    }
-    if let Some(t) = lock_timeout {
-        if !(0.0..=86_400.0).contains(&t) {
-            return Err(PyValueError::new_err(format!("lock_timeout is {t}; expected 0..=86400 seconds")));
-        }
-        o = o.lock_timeout(Duration::from_secs_f64(t));
-    }
-    Ok(o)
 }

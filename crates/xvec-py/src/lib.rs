@@ -3,7 +3,9 @@
 //! to the engine's types and back and releases the GIL around engine calls; every rule
 //! about data lives in the engine.
 //!
-//! - `collection`: `Collection` (writes, reads, admin) and `WriteResult`.
+//! - `collection`: `Collection` (writes, reads, admin).
+//! - `writes`: the chunked write loop and `WriteResult`.
+//! - `args`: filter parameters, search knobs, query targets, options.
 //! - `snapshot`: `Snapshot`, a pinned view.
 //! - `results`: `QueryResult` and `Hit`.
 //! - `input`: the write forms (dicts, columns, Arrow) as chunked row sources.
@@ -16,6 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod admin;
+mod args;
 mod arrow_io;
 mod collection;
 mod convert;
@@ -23,8 +26,10 @@ mod errors;
 mod input;
 mod results;
 mod snapshot;
+mod writes;
 
-use collection::{Collection, open_options, options_from_py};
+use args::{open_options, options_from_py};
+use collection::Collection;
 use errors::IntoPy;
 
 /// Creates a collection in `path` (a new or empty directory) and opens it for writing.
@@ -83,7 +88,7 @@ fn _xvec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(create, m)?)?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_class::<Collection>()?;
-    m.add_class::<collection::WriteResult>()?;
+    m.add_class::<writes::WriteResult>()?;
     m.add_class::<snapshot::Snapshot>()?;
     m.add_class::<results::QueryResult>()?;
     m.add_class::<results::Hit>()?;

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use xvec::Query;
 
-use crate::collection::{Knobs, params_from_py};
+use crate::args::{Knobs, params_from_py, query_vector};
 use crate::errors::IntoPy;
 use crate::results::QueryResult;
 
@@ -65,7 +65,7 @@ impl Snapshot {
         vectors: bool,
     ) -> PyResult<QueryResult> {
         let knobs = Knobs { k, filter, params: params_from_py(params)?, field, fields, ef, nprobe, refine, vectors };
-        let q = knobs.query(Query::vector(crate::collection::query_vector(vector)?));
+        let q = knobs.query(Query::vector(query_vector(vector)?));
         let hits = py.detach(|| self.snap.query(&q)).py_err()?;
         Ok(QueryResult::new(hits, &self.schema))
     }

@@ -1,0 +1,145 @@
+//! Writes from Python: the chunked write loop (`Collection::write`, behind `insert`,
+//! `upsert` and `update`) and `WriteResult`, what a write did row by row.
+
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use crate::collection::Collection;
+use crate::errors::{Interrupted, IntoPy, doc_error};
+use crate::input::Rows;
+
+impl Collection {
+    /// Writes `data` a chunk at a time with `op`, the GIL released for each engine call.
+    pub(crate) fn write(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        key: &str,
+        batch_size: usize,
+        op: fn(&xvec::Collection, Vec<xvec::Doc>) -> Result<Vec<xvec::ItemResult>, xvec::Error>,
+    ) -> PyResult<WriteResult> {
+        let c = self.get()?;
+        let schema = c.schema();
+        let mut rows = Rows::new(py, &schema, data, key)?;
+        let mut result = WriteResult::default();
+        let mut position = 0usize;
+        loop {
+            let chunk = rows.next_chunk(py, &schema, batch_size.max(1)).map_err(|e| result.attach(py, e))?;
+            if chunk.is_empty() {
+                return Ok(result);
+            }
+            let mut docs = Vec::with_capacity(chunk.len());
+            let mut places = Vec::with_capacity(chunk.len());
+            for (j, row) in chunk.into_iter().enumerate() {
+                match row {
+                    Ok(doc) => {
+                        places.push(position + j);
+                        docs.push(doc);
+                    }
+                    Err(e) => result.failed.push((position + j, e.key().unwrap_or_default().to_string(), e)),
+                }
+            }
+            position += places.len() + result.failed.iter().filter(|f| f.0 >= position).count();
+            let keys: Vec<String> = docs.iter().map(|d| d.key.clone()).collect();
+            let outcome = py.detach(|| op(&c, docs)).py_err().map_err(|e| result.attach(py, e))?;
+            for ((place, key), r) in places.into_iter().zip(keys).zip(outcome) {
+                match r {
+                    Ok(()) => result.keys.push(key),
+                    Err(e) => result.failed.push((place, key, e)),
+                }
+            }
+            result.failed.sort_by_key(|f| f.0);
+            if let Err(e) = py.check_signals() {
+                return Err(result.interrupted(py, e));
+            }
+        }
+    }
+}
+
+/// What a write did: the keys written and, for each row that was not, its position in
+/// the input, its key and the engine's reason (a `DocError`).
+#[pyclass(frozen, module = "xvec")]
+#[derive(Default)]
+pub struct WriteResult {
+    pub(crate) keys: Vec<String>,
+    pub(crate) failed: Vec<(usize, String, xvec::DocError)>,
+}
+
+impl WriteResult {
+    /// Adds what was committed to an error raised part-way (`committed`, `committed_keys`).
+    fn attach(&self, py: Python<'_>, e: PyErr) -> PyErr {
+        if !self.keys.is_empty() {
+            let v = e.value(py);
+            let _ = v.setattr("committed", self.keys.len());
+            let _ = v.setattr("committed_keys", self.keys.clone());
+        }
+        e
+    }
+
+    fn interrupted(&self, py: Python<'_>, _signal: PyErr) -> PyErr {
+        let e =
+            Interrupted::new_err(format!("interrupted: {} rows committed; the rest were not written", self.keys.len()));
+        let v = e.value(py);
+        let _ = v.setattr("committed", self.keys.len());
+        let _ = v.setattr("committed_keys", self.keys.clone());
+        e
+    }
+}
+
+#[pymethods]
+impl WriteResult {
+    /// Rows written.
+    #[getter]
+    fn count(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Keys written, in input order.
+    #[getter]
+    fn keys(&self) -> Vec<String> {
+        self.keys.clone()
+    }
+
+    /// Rows not written: `(position in the input, key, DocError)`, in input order.
+    #[getter]
+    fn failed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let items = self.failed.iter().map(|(i, k, e)| (*i, k.as_str(), doc_error(py, e).into_value(py)));
+        PyList::new(py, items)
+    }
+
+    /// Raises the first failure as a `DocError` (with `failed` holding every one).
+    fn raise_for_errors(&self, py: Python<'_>) -> PyResult<()> {
+        match self.failed.first() {
+            None => Ok(()),
+            Some((i, _, e)) => {
+                let err = doc_error(py, e);
+                let msg = format!(
+                    "row {i}: {e}{}",
+                    if self.failed.len() > 1 {
+                        format!(" (and {} more)", self.failed.len() - 1)
+                    } else {
+                        String::new()
+                    }
+                );
+                let err2 = crate::errors::DocError::new_err(msg);
+                let v = err2.value(py);
+                let _ = v.setattr("key", err.value(py).getattr("key")?);
+                let _ = v.setattr("field", err.value(py).getattr("field")?);
+                let _ = v.setattr("failed", self.failed(py)?);
+                Err(err2)
+            }
+        }
+    }
+
+    fn __len__(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn __bool__(&self) -> bool {
+        self.failed.is_empty()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("WriteResult(count={}, failed={})", self.keys.len(), self.failed.len())
+    }
+}
