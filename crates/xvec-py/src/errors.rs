@@ -94,7 +94,12 @@ pub fn to_py(e: EngineError) -> PyErr {
 
 /// A document's error (one item of a write's results) as a `DocError` instance.
 pub fn doc_error(py: Python<'_>, d: &EngineDocError) -> PyErr {
-    let err = DocError::new_err(d.to_string());
+    doc_error_saying(py, d, d.to_string())
+}
+
+/// [`doc_error`] with its own message (the row's position, how many more failed).
+pub fn doc_error_saying(py: Python<'_>, d: &EngineDocError, msg: String) -> PyErr {
+    let err = DocError::new_err(msg);
     set_attrs(py, &err, doc_attrs(py, d));
     err
 }

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use crate::collection::Collection;
-use crate::errors::{Interrupted, IntoPy, doc_error};
+use crate::errors::{Interrupted, IntoPy, doc_error, doc_error_saying};
 use crate::input::Rows;
 
 impl Collection {
@@ -28,6 +28,7 @@ impl Collection {
             if chunk.is_empty() {
                 return Ok(result);
             }
+            let chunk_rows = chunk.len();
             let mut docs = Vec::with_capacity(chunk.len());
             let mut places = Vec::with_capacity(chunk.len());
             for (j, row) in chunk.into_iter().enumerate() {
@@ -39,7 +40,7 @@ impl Collection {
                     Err(e) => result.failed.push((position + j, e.key().unwrap_or_default().to_string(), e)),
                 }
             }
-            position += places.len() + result.failed.iter().filter(|f| f.0 >= position).count();
+            position += chunk_rows;
             let keys: Vec<String> = docs.iter().map(|d| d.key.clone()).collect();
             let outcome = py.detach(|| op(&c, docs)).py_err().map_err(|e| result.attach(py, e))?;
             for ((place, key), r) in places.into_iter().zip(keys).zip(outcome) {
@@ -112,7 +113,6 @@ impl WriteResult {
         match self.failed.first() {
             None => Ok(()),
             Some((i, _, e)) => {
-                let err = doc_error(py, e);
                 let msg = format!(
                     "row {i}: {e}{}",
                     if self.failed.len() > 1 {
@@ -121,12 +121,9 @@ impl WriteResult {
                         String::new()
                     }
                 );
-                let err2 = crate::errors::DocError::new_err(msg);
-                let v = err2.value(py);
-                let _ = v.setattr("key", err.value(py).getattr("key")?);
-                let _ = v.setattr("field", err.value(py).getattr("field")?);
-                let _ = v.setattr("failed", self.failed(py)?);
-                Err(err2)
+                let err = doc_error_saying(py, e, msg);
+                let _ = err.value(py).setattr("failed", self.failed(py)?);
+                Err(err)
             }
         }
     }
