@@ -111,6 +111,14 @@ pub enum SchemaError {
     /// Schema JSON that does not parse or is inconsistent (the parser's message).
     #[error("schema JSON: {0}")]
     Json(String),
+    /// A field's short form ([`Field::from_spec`](crate::Field::from_spec)) that does not parse.
+    #[error("field spec {spec:?}: {what}")]
+    BadFieldSpec {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong, and what was expected.
+        what: String,
+    },
 }
 
 /// A document that does not match the schema.

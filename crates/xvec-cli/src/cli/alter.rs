@@ -26,7 +26,8 @@ use super::{CliError, CollectionArg};
 ///   xvec alter words add-field note:string:nullable
 ///   xvec alter words add-field rank:int32 --default 0
 ///   xvec alter words add-field tags:array_string --default '[]'
-///   xvec alter words add-field '{"name": "e2", "type": "vector_fp16", "dim": 8, "metric": "ip", "nullable": true}'
+///   xvec alter words add-field e2:8:ip:fp16:nullable
+///   xvec alter words add-field '{"name": "e3", "type": "vector_fp16", "dim": 8, "metric": "ip", "nullable": true}'
 ///   xvec alter words rename-field note comment
 ///   xvec alter words alter-field rank --type int64
 ///   xvec alter words drop-field comment
@@ -46,7 +47,8 @@ pub struct AlterArgs {
 pub enum Change {
     /// Add a field; rows already written read its default, or NULL.
     AddField {
-        /// NAME:TYPE[:nullable], or one field of schema JSON (vector fields: JSON).
+        /// NAME:TYPE[:nullable], NAME:DIM:METRIC[:fp32|fp16|int8][:nullable] (a vector
+        /// field), or one field of schema JSON.
         #[arg(value_name = "NAME:TYPE[:nullable]")]
         field: String,
         /// The value rows written before, and documents that leave the field out, get
@@ -134,42 +136,31 @@ fn parse_field_type(s: &str) -> Result<FieldType, String> {
     })
 }
 
-/// The field `add-field` names: `NAME:TYPE[:nullable]` with `--default`, or one field of
-/// schema JSON (which may carry its own `default`).
+/// The field `add-field` names: its short form (`NAME:TYPE[:nullable]`,
+/// `NAME:DIM:METRIC[:ELEM][:nullable]`, [`Field::from_spec`]) with `--default`, or one
+/// field of schema JSON (which may carry its own `default`); validated as a schema would
+/// validate it.
 fn field_to_add(spec: &str, default: Option<&str>) -> Result<Field, CliError> {
     let bad = |what: String| CliError::usage(format!("add-field {spec}: {what}"));
-    let object = if spec.trim_start().starts_with('{') {
-        serde_json::from_str::<serde_json::Value>(spec).map_err(|e| bad(format!("field JSON: {e}")))?
+    let default = default.map(|d| serde_json::from_str(d).unwrap_or_else(|_| serde_json::Value::String(d.into())));
+    let schema = if spec.trim_start().starts_with('{') {
+        let mut object: serde_json::Value = serde_json::from_str(spec).map_err(|e| bad(format!("field JSON: {e}")))?;
+        let Some(o) = object.as_object_mut() else { return Err(bad("field JSON must be an object".into())) };
+        if let Some(d) = default {
+            o.insert("default".into(), d);
+        }
+        Schema::from_json(&serde_json::json!({ "name": "field", "fields": [object] }).to_string())
     } else {
-        let mut parts = spec.split(':');
-        let (name, ty) = (parts.next().unwrap_or(""), parts.next());
-        let ty = ty.ok_or_else(|| bad("expected NAME:TYPE[:nullable], e.g. note:string:nullable".into()))?;
-        let nullable = match parts.next() {
-            None => false,
-            Some("nullable") => true,
-            Some(other) => return Err(bad(format!("unknown modifier {other:?}; expected nullable"))),
-        };
-        if parts.next().is_some() {
-            return Err(bad("expected NAME:TYPE[:nullable]".into()));
-        }
-        if ty.starts_with("vector_") {
-            return Err(bad(
-                r#"a vector field needs dim and metric: give it as JSON, e.g. '{"name": "e", "type": "vector_fp32", "dim": 384, "metric": "cosine", "nullable": true}'"#.into(),
-            ));
-        }
-        serde_json::json!({ "name": name, "type": ty, "nullable": nullable })
+        let field = Field::from_spec(spec).map_err(|e| CliError::usage(format!("add-field: {e}")))?;
+        Schema::new(
+            "field",
+            vec![match default {
+                Some(d) => field.default_value(d),
+                None => field,
+            }],
+        )
     };
-    let mut object = object;
-    if let Some(d) = default {
-        let value = serde_json::from_str(d).unwrap_or_else(|_| serde_json::Value::String(d.to_string()));
-        match object.as_object_mut() {
-            Some(o) => o.insert("default".into(), value),
-            None => return Err(bad("field JSON must be an object".into())),
-        };
-    }
-    let schema = serde_json::json!({ "name": "field", "fields": [object] });
-    let schema = Schema::from_json(&schema.to_string()).map_err(|e| bad(e.to_string()))?;
-    Ok(schema.field(0).clone())
+    Ok(schema.map_err(|e| bad(e.to_string()))?.field(0).clone())
 }
 
 /// An index kind from `{"type": "inverted"}` or a bare `inverted`.
@@ -264,7 +255,8 @@ mod tests {
         let err = |s: &str, d: Option<&str>| field_to_add(s, d).unwrap_err().message;
         assert!(err("note", None).contains("expected NAME:TYPE"));
         assert!(err("note:string:maybe", None).contains("unknown modifier"));
-        assert!(err("e:vector_fp32", None).contains("needs dim and metric"));
+        assert!(err("e:vector_fp32", None).contains("needs a dimension and a metric"));
+        assert_eq!(field_to_add("e:8:ip:nullable", None).unwrap().as_vector().map(|v| v.dim), Some(8));
         assert!(err("n:int32", Some("x")).contains("not a int32 value"));
         assert!(err("n:text", None).contains("unknown type"));
     }

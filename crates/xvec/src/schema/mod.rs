@@ -8,6 +8,7 @@ mod evolve;
 mod index;
 mod json;
 mod knobs;
+mod spec;
 #[cfg(test)]
 mod tests;
 mod text;
