@@ -14,9 +14,9 @@ use super::{Collection, flush, scalar_indexes};
 use crate::error::Error;
 use crate::schema::{FieldChange, ScalarIndexKind, Schema};
 use crate::storage::manifest::IndexEntry;
-use crate::storage::manifest_name;
 use crate::storage::segment::Segment;
 use crate::storage::segment::layout::Layout;
+use crate::storage::{IndexKind, manifest_name};
 
 impl Collection {
     /// Adds a scalar index of `kind` to the scalar field `field` and builds it for every
@@ -122,9 +122,20 @@ impl Writer {
             m.legacy_schema = legacy;
         }
         m.segments = segments.iter().map(SegmentRef::entry).collect();
+        for id in index_changed(&cur.schema, &schema) {
+            if !m.rebuilding.contains(&id) {
+                m.rebuilding.push(id);
+            }
+        }
+        m.settle_rebuilding(&schema);
         self.publish(&m, &made)?;
         let mem = if cur.mem.len() == 0 { MemSegment::new(&schema) } else { cur.mem.clone() };
-        let next = Snapshot { schema: schema.clone(), mem, ..cur.with_segments(m.generation, segments) };
+        let next = Snapshot {
+            schema: schema.clone(),
+            mem,
+            rebuilding: m.rebuilding.clone(),
+            ..cur.with_segments(m.generation, segments)
+        };
         let replaced = install(current, next);
         self.set_schema(schema);
         let old = std::mem::replace(&mut self.manifest, m);
@@ -138,12 +149,20 @@ impl Writer {
 const FLUSH_ATTEMPTS: usize = 16;
 
 impl Collection {
-    /// Changes the schema's fields: adds, drops, renames or widens one
-    /// ([`FieldChange`]), published with one manifest swap. No segment is rewritten: rows
-    /// written before an added field read its default (or NULL), a dropped field's
-    /// column stays in its segments, unread, until optimize rewrites them, and a widened
-    /// one is widened as it is read. The memtable is flushed first, so every logged row
-    /// follows one schema. Snapshots taken before keep the old schema.
+    /// Changes the schema's fields: adds, drops, renames or widens one, or changes a vector
+    /// field's index ([`FieldChange`]), published with one manifest swap. No segment is
+    /// rewritten: rows written before an added field read its default (or NULL), a dropped
+    /// field's column stays in its segments, unread, until optimize rewrites them, and a
+    /// widened one is widened as it is read. The memtable is flushed first, so every
+    /// logged row follows one schema. Snapshots taken before keep the old schema.
+    ///
+    /// [`FieldChange::SetIndex`] drops the field's old index files in the swap; the
+    /// handle's maintenance thread then builds the new index segment by segment, each
+    /// published on its own (started for this where automatic flushes are off), and a
+    /// segment whose new index is not built yet is searched by an exact scan. The
+    /// manifest lists the field as rebuilding until the last segment is indexed, so a
+    /// writable open after a crash resumes; [`Stats::index_builds`](super::Stats) shows
+    /// how far it is. Closing the handle stops the rebuild until the next writable open.
     ///
     /// ```
     /// use xvec::{Collection, Doc, Field, FieldChange, FieldType, ScalarType, Schema, Value};
@@ -172,6 +191,11 @@ impl Collection {
             if let Some(superseded) = w.change_field(&self.current, &change, self.options.mmap)? {
                 drop(w);
                 superseded.release();
+                if !self.current.read().expect("snapshot lock poisoned").rebuilding.is_empty()
+                    && let Some(bg) = self.start_background()
+                {
+                    bg.wake();
+                }
                 return Ok(());
             }
         }
@@ -212,10 +236,21 @@ impl Writer {
     }
 }
 
+/// Ids of the vector fields of `new` whose index parameters differ from `old`'s: a
+/// set-index, whose segments' indexes are rebuilt.
+fn index_changed<'a>(old: &'a Schema, new: &'a Schema) -> impl Iterator<Item = u16> + 'a {
+    new.vector_fields().map(|(p, _, v)| (new.field_id(p), v)).filter_map(|(id, v)| {
+        let before = old.position_of_id(id).and_then(|o| old.field(o).as_vector());
+        before.is_some_and(|b| b.index != v.index).then_some(id)
+    })
+}
+
 /// `s` (read under `old`) as it is under `new`, over `segment` (its file opened under
 /// `new`): open indexes moved to their fields' new positions, a dropped field's index
-/// files left out (into `obsolete`). A widened field keeps its scalar indexes: the
-/// widenings that may keep them map each value to the same key.
+/// files and those of a vector field whose index changed left out (into `obsolete`;
+/// the background builds the new ones, and the segment is searched exactly meanwhile).
+/// A widened field keeps its scalar indexes: the widenings that may keep them map each
+/// value to the same key.
 fn remapped(
     s: &SegmentRef,
     old: &Schema,
@@ -226,10 +261,14 @@ fn remapped(
 ) -> SegmentRef {
     let from = |pos: usize| old.position_of_id(new.field_id(pos));
     let n = new.fields().len();
-    let indexes: Vec<_> = (0..n).map(|p| from(p).and_then(|o| s.indexes[o].clone())).collect();
+    let changed: Vec<u16> = index_changed(old, new).collect();
+    let vector = |p: usize| from(p).and_then(|o| s.indexes[o].clone()).filter(|_| !changed.contains(&new.field_id(p)));
+    let indexes: Vec<_> = (0..n).map(vector).collect();
     let scalar: Vec<_> = (0..n).map(|p| from(p).map(|o| s.scalar[o].clone()).unwrap_or_default()).collect();
     let scan_old: Vec<_> = (0..n).map(|p| from(p).and_then(|o| s.scan.get(o).cloned().flatten())).collect();
-    let keep = |e: &IndexEntry| new.position_of_id(e.field).is_some();
+    let keep = |e: &IndexEntry| {
+        new.position_of_id(e.field).is_some() && !(e.kind == IndexKind::Vector && changed.contains(&e.field))
+    };
     obsolete.extend(s.index_files.iter().filter(|e| !keep(e)).map(|e| dir.join(&e.file)));
     let scan = SegmentRef::scan_codes(new, &segment, &indexes, Some(&scan_old));
     SegmentRef {

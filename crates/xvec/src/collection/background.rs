@@ -28,6 +28,14 @@
 //! [`OpenOptions::maintenance_threads`](super::OpenOptions) threads (one by default), and
 //! [`Collection::pause_maintenance`](super::Collection::pause_maintenance) cancels the
 //! running one and starts none until resumed (writes then stop waiting for the backlog).
+//!
+//! A set-index (`FieldChange::SetIndex`) leaves the field's segments without an index, and
+//! the manifest lists the field as `rebuilding` until each has the new one. Job 1 builds
+//! them, one segment per job, each published on its own. A writable handle of a
+//! collection without automatic flushes runs the maintenance thread for that alone: it
+//! starts when such a rebuild is pending (at open, or by the set-index) and runs job 1
+//! for the rebuilding fields only, with no flusher, merges or backpressure. Writes never
+//! wait for a rebuild: they did not make that backlog.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -146,6 +154,9 @@ pub(super) struct Background {
     pub flush_rows: u64,
     /// The collection's `auto_flush_bytes` (0: none).
     pub flush_bytes: u64,
+    /// False for a handle of a collection without automatic flushes: it only rebuilds
+    /// the indexes a set-index changed (no flusher, merges or backpressure).
+    pub auto: bool,
     wake: Sender<()>,
     wake_flusher: Sender<()>,
     threads: Vec<JoinHandle<()>>,
@@ -194,20 +205,23 @@ pub(super) fn flush_rows(options: &CollectionOptions, schema: &crate::schema::Sc
 }
 
 impl Background {
-    pub(super) fn start(shared: Shared) -> Background {
+    /// Starts the threads: the flusher only when `auto` (see [`Background::auto`]).
+    pub(super) fn start(shared: Shared, auto: bool) -> Background {
         let (flush_rows, flush_bytes) = (shared.flush_rows.max(1), shared.flush_bytes);
         let status = Arc::new(Status::default());
         let stop = Arc::new(AtomicBool::new(false));
         let (wake, woken) = mpsc::channel();
         let (wake_flusher, flusher_woken) = mpsc::channel();
         let shared = Arc::new(shared);
-        let flusher = {
+        let mut threads = Vec::with_capacity(2);
+        if auto {
             let (shared, status, stop, wake) = (shared.clone(), status.clone(), stop.clone(), wake.clone());
-            std::thread::Builder::new()
+            let flusher = std::thread::Builder::new()
                 .name("xvec-flush".into())
                 .spawn(move || run_flusher(&shared, &status, &stop, &flusher_woken, &wake))
-                .expect("spawning the flush thread")
-        };
+                .expect("spawning the flush thread");
+            threads.push(flusher);
+        }
         let maintenance = {
             let (status, stop) = (status.clone(), stop.clone());
             std::thread::Builder::new()
@@ -215,12 +229,13 @@ impl Background {
                 .spawn(move || run(&shared, &status, &stop, &woken))
                 .expect("spawning the maintenance thread")
         };
-        Background { status, stop, flush_rows, flush_bytes, wake, wake_flusher, threads: vec![flusher, maintenance] }
+        threads.push(maintenance);
+        Background { status, stop, flush_rows, flush_bytes, auto, wake, wake_flusher, threads }
     }
 
-    /// Whether `mem` reached a flush threshold.
+    /// Whether `mem` reached a flush threshold (never, without automatic flushes).
     pub(super) fn is_full(&self, mem: &MemSegment) -> bool {
-        is_full(self.flush_rows, self.flush_bytes, mem)
+        self.auto && is_full(self.flush_rows, self.flush_bytes, mem)
     }
 
     /// Tells the maintenance thread there may be work (a flush published a segment).
@@ -322,8 +337,8 @@ fn run_one(shared: &Shared, status: &Status) -> Result<bool, Error> {
     if !status.start_job() {
         return Ok(false);
     }
-    let idle_ms = shared.writer.lock().expect("writer lock poisoned").manifest.options.idle_optimize_ms;
-    let idle = status.idle_for(idle_ms);
+    let options = shared.writer.lock().expect("writer lock poisoned").manifest.options.clone();
+    let idle = options.background() && status.idle_for(options.idle_optimize_ms);
     if idle && shared.current.read().expect("snapshot lock poisoned").mem.len() > 0 {
         super::flush::flush(&shared.writer, &shared.current, &shared.flushing, shared.mmap)?;
         return Ok(true);
@@ -362,12 +377,19 @@ fn run_one(shared: &Shared, status: &Status) -> Result<bool, Error> {
     Ok(true)
 }
 
-/// The run of segments the next job works on (see the module docs).
+/// The run of segments the next job works on (see the module docs): without automatic
+/// flushes, only a segment lacking the index of a field being rebuilt.
 pub(super) fn next_job(snap: &Snapshot, options: &CollectionOptions) -> Option<std::ops::Range<usize>> {
-    let fields = indexed_fields(snap);
+    let fields = match options.background() {
+        true => indexed_fields(snap),
+        false => rebuilding_fields(snap).collect(),
+    };
     let unindexed = snap.segments.iter().position(|s| fields.iter().any(|&f| s.indexes[f].is_none()));
     if let Some(i) = unindexed {
         return Some(i..i + 1);
+    }
+    if !options.background() {
+        return None;
     }
     let mf = options.merge_factor.max(2) as usize;
     let flush = flush_rows(options, &snap.schema);
@@ -389,9 +411,27 @@ fn idle_job(snap: &Snapshot, options: &CollectionOptions) -> Option<std::ops::Ra
     (live.len() > 1 && beside_largest >= flush_rows(options, &snap.schema)).then_some(0..live.len())
 }
 
+/// Positions of the fields a set-index is rebuilding.
+fn rebuilding_fields(snap: &Snapshot) -> impl Iterator<Item = usize> + '_ {
+    snap.rebuilding.iter().filter_map(|&id| snap.schema.position_of_id(id))
+}
+
 /// Rows a query still scans by brute force: the memtable and segments lacking an index.
 pub(super) fn backlog_rows(snap: &Snapshot) -> u64 {
-    let fields = indexed_fields(snap);
+    unindexed_rows(snap, &indexed_fields(snap))
+}
+
+/// The backlog writes wait on: [`backlog_rows`] but for the segments only a set-index's
+/// rebuild left unindexed (writes did not make that work, and waiting would stall them
+/// for the whole rebuild).
+pub(super) fn write_backlog(snap: &Snapshot) -> u64 {
+    let mut fields = indexed_fields(snap);
+    fields.retain(|f| !rebuilding_fields(snap).any(|r| r == *f));
+    unindexed_rows(snap, &fields)
+}
+
+/// Rows of the memtables and of the segments lacking the index of one of `fields`.
+fn unindexed_rows(snap: &Snapshot, fields: &[usize]) -> u64 {
     let segments: u64 = (snap.segments.iter())
         .filter(|s| fields.iter().any(|&f| s.indexes[f].is_none()))
         .map(|s| s.segment.rows() as u64)

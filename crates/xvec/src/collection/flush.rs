@@ -277,6 +277,7 @@ impl Writer {
                 frozen: None,
                 mem: cur.mem.clone(),
                 wal_records: self.wal.records(),
+                rebuilding: cur.rebuilding.clone(),
             },
         );
         self.frozen = None;

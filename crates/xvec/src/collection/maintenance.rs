@@ -31,7 +31,7 @@ impl Collection {
     pub fn flush(&self) -> Result<(), Error> {
         let writer = self.writer.as_ref().ok_or(ReadOnly)?;
         flush::flush(writer, &self.current, &self.flushing, self.options.mmap)?;
-        if let Some(bg) = &self.background {
+        if let Some(bg) = self.background.get() {
             bg.wake();
         }
         Ok(())
@@ -85,12 +85,12 @@ impl Collection {
     /// rows, scanned by queries, grow instead). For a burst of queries or writes that
     /// must not share the cores; false when this handle runs no maintenance.
     pub fn pause_maintenance(&self) -> bool {
-        self.background.as_ref().map(|b| b.pause()).is_some()
+        self.background.get().map(|b| b.pause()).is_some()
     }
 
     /// Resumes background maintenance after [`Collection::pause_maintenance`]; false when
     /// this handle runs no maintenance.
     pub fn resume_maintenance(&self) -> bool {
-        self.background.as_ref().map(|b| b.resume()).is_some()
+        self.background.get().map(|b| b.resume()).is_some()
     }
 }

@@ -40,6 +40,8 @@ mod scalar_index_tests;
 mod scalar_indexes;
 #[cfg(test)]
 mod scan_tests;
+#[cfg(test)]
+mod set_index_tests;
 mod snapshot;
 mod sparse_search;
 mod stats;
@@ -67,7 +69,7 @@ pub use query::{
 pub use recovery::Recovered;
 pub(crate) use snapshot::SegmentRef;
 pub use snapshot::{Location, Snapshot};
-pub use stats::{MemoryUsage, SegmentStats, Stats};
+pub use stats::{IndexBuild, MemoryUsage, SegmentStats, Stats};
 pub use text_search::MAX_QUERY_TERMS;
 pub use text_search::{PostingsTrace, TextField};
 
@@ -108,8 +110,10 @@ use crate::storage::wal::{self, SyncPolicy};
 pub struct Collection {
     dir: PathBuf,
     current: Arc<RwLock<Arc<Snapshot>>>,
-    /// Stopped before the writer is released (fields drop in order).
-    background: Option<Background>,
+    /// Stopped before the writer is released (fields drop in order). Started at open when
+    /// the collection flushes automatically or a set-index's rebuild is pending, else by
+    /// the set-index that needs it.
+    background: std::sync::OnceLock<Background>,
     writer: Option<Arc<Mutex<Writer>>>,
     /// Held by an optimize or a background job from start to end: one at a time.
     maintenance: Arc<Mutex<()>>,
@@ -237,34 +241,23 @@ impl Collection {
                         }
                         None => None,
                     };
-                    let current = Arc::new(RwLock::new(Arc::new(snapshot)));
-                    let maintenance = Arc::new(Mutex::new(()));
-                    let flushing = Arc::new(Mutex::new(()));
-                    let background = match &writer {
-                        Some(writer) if m.options.background() => Some(Background::start(background::Shared {
-                            writer: writer.clone(),
-                            current: current.clone(),
-                            maintenance: maintenance.clone(),
-                            flushing: flushing.clone(),
-                            mmap: options.mmap,
-                            flush_rows: background::flush_rows(&m.options, &schema),
-                            flush_bytes: m.options.auto_flush_bytes,
-                            threads: options.maintenance_threads.max(1),
-                        })),
-                        _ => None,
-                    };
-                    return Ok(Collection {
+                    let rebuilding = !snapshot.rebuilding.is_empty();
+                    let coll = Collection {
                         dir: dir.to_path_buf(),
-                        current,
-                        background,
+                        current: Arc::new(RwLock::new(Arc::new(snapshot))),
+                        background: Default::default(),
                         writer,
                         follow: follow.map(Mutex::new),
-                        maintenance,
-                        flushing,
+                        maintenance: Arc::new(Mutex::new(())),
+                        flushing: Arc::new(Mutex::new(())),
                         collection_options: m.options.clone(),
                         options: options.clone(),
                         recovered,
-                    });
+                    };
+                    if m.options.background() || rebuilding {
+                        coll.start_background();
+                    }
+                    return Ok(coll);
                 }
                 Err(Error::Storage(StorageError::Io { source, .. }))
                     if source.kind() == std::io::ErrorKind::NotFound && lock.is_none() && attempt < 10 =>
@@ -275,6 +268,26 @@ impl Collection {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// The background threads of a writable handle, started if they are not yet (see
+    /// `background.rs`); `None` for a read-only handle.
+    fn start_background(&self) -> Option<&Background> {
+        let writer = self.writer.as_ref()?;
+        let o = &self.collection_options;
+        Some(self.background.get_or_init(|| {
+            let shared = background::Shared {
+                writer: writer.clone(),
+                current: self.current.clone(),
+                maintenance: self.maintenance.clone(),
+                flushing: self.flushing.clone(),
+                mmap: self.options.mmap,
+                flush_rows: background::flush_rows(o, &self.current.read().expect("snapshot lock poisoned").schema),
+                flush_bytes: o.auto_flush_bytes,
+                threads: self.options.maintenance_threads.max(1),
+            };
+            Background::start(shared, o.background())
+        }))
     }
 
     /// The collection directory this handle was opened on.

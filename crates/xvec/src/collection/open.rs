@@ -78,6 +78,7 @@ pub(super) fn load(
         frozen: None,
         mem: MemSegment::new(&schema),
         wal_records: 0,
+        rebuilding: m.rebuilding.clone(),
     };
     if let Some(sealed) = &m.sealed_wal {
         replay_sealed(dir, sealed, &mut snapshot)?;

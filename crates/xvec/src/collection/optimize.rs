@@ -402,8 +402,10 @@ impl Writer {
         if !segments.iter().any(|s| s.segment.is_legacy()) {
             m.legacy_schema = None;
         }
+        m.settle_rebuilding(&cur.schema);
         self.publish(&m, made)?;
-        let replaced = install(current, cur.with_segments(m.generation, segments));
+        let next = Snapshot { rebuilding: m.rebuilding.clone(), ..cur.with_segments(m.generation, segments) };
+        let replaced = install(current, next);
         let old = std::mem::replace(&mut self.manifest, m);
         let kept: std::collections::HashSet<&str> = (self.manifest.segments.iter())
             .flat_map(|e| {

@@ -127,6 +127,8 @@ pub struct Snapshot {
     pub(crate) mem: MemSegment,
     /// WAL records applied on top of the generation (the sealed WAL's included).
     pub(crate) wal_records: u64,
+    /// Ids of the vector fields a set-index is rebuilding (the manifest's `rebuilding`).
+    pub(crate) rebuilding: Vec<u16>,
 }
 
 impl Snapshot {

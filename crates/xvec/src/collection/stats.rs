@@ -50,6 +50,24 @@ pub struct Stats {
     pub wal_bytes: u64,
     /// Bytes of every file in the directory (WAL, segments, indexes, manifests, ...).
     pub disk_bytes: u64,
+    /// The vector fields whose index a set-index changed and is building, with how far
+    /// each is (empty when none is).
+    pub index_builds: Vec<IndexBuild>,
+}
+
+/// A vector field whose segments are getting the index a set-index gave it
+/// ([`FieldChange::SetIndex`](crate::FieldChange::SetIndex)).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct IndexBuild {
+    /// The field.
+    pub field: String,
+    /// Its new index, as [`IndexParams::describe`](crate::IndexParams::describe) puts it.
+    pub index: String,
+    /// Segments whose new index is built; the others are searched by an exact scan.
+    pub segments_done: usize,
+    /// Segments of the snapshot.
+    pub segments_total: usize,
 }
 
 /// Counts and size of one segment file, as [`Stats::segments`] lists them.
@@ -153,6 +171,22 @@ impl MemoryUsage {
     }
 }
 
+/// How far each rebuild `snap` lists is.
+fn index_builds(snap: &super::Snapshot) -> Vec<IndexBuild> {
+    let schema = &snap.schema;
+    let fields = snap.rebuilding.iter().filter_map(|&id| schema.position_of_id(id));
+    let build = |f: usize| {
+        let v = schema.field(f).as_vector()?;
+        Some(IndexBuild {
+            field: schema.field(f).name.clone(),
+            index: v.index.describe(),
+            segments_done: snap.segments.iter().filter(|s| s.indexes[f].is_some()).count(),
+            segments_total: snap.segments.len(),
+        })
+    };
+    fields.filter_map(build).collect()
+}
+
 impl Collection {
     /// Counts and sizes of the current snapshot and of the directory's files.
     pub fn stats(&self) -> Stats {
@@ -183,11 +217,11 @@ impl Collection {
             wal_records: snap.wal_records,
             follow_error: self.follow.as_ref().and_then(|f| f.lock().ok()?.last_error.clone()),
             unindexed_rows: background::backlog_rows(&snap),
-            background_jobs: self.background.as_ref().map_or(0, |b| b.status.jobs.load(Ordering::Relaxed)),
-            background_busy: self.background.as_ref().is_some_and(|b| b.status.busy.load(Ordering::Relaxed) > 0),
-            maintenance_paused: self.background.as_ref().is_some_and(|b| b.status.is_paused()),
-            write_stall_ms: self.background.as_ref().map_or(0, |b| b.status.stall_ms.load(Ordering::Relaxed)),
-            background_error: (self.background.as_ref()).and_then(|b| b.status.last_error.lock().ok()?.clone()),
+            background_jobs: self.background.get().map_or(0, |b| b.status.jobs.load(Ordering::Relaxed)),
+            background_busy: self.background.get().is_some_and(|b| b.status.busy.load(Ordering::Relaxed) > 0),
+            maintenance_paused: self.background.get().is_some_and(|b| b.status.is_paused()),
+            write_stall_ms: self.background.get().map_or(0, |b| b.status.stall_ms.load(Ordering::Relaxed)),
+            background_error: self.background.get().and_then(|b| b.status.last_error.lock().ok()?.clone()),
             live_docs: snap.count(),
             deleted_docs: segments.iter().map(|s| s.deleted).sum::<u64>() + snap.mem.dead_count(),
             segments,
@@ -196,6 +230,7 @@ impl Collection {
             mem_live: snap.mem.live_count() as u64,
             wal_bytes,
             disk_bytes,
+            index_builds: index_builds(&snap),
         }
     }
 

@@ -14,16 +14,16 @@ impl Collection {
     /// `auto_flush_rows` or `auto_flush_bytes` (see [`CollectionOptions`](crate::storage::manifest::CollectionOptions)) and no flush is
     /// under way.
     pub(super) fn write<T>(&self, op: impl FnOnce(&mut Writer) -> Result<T, Error>) -> Result<T, Error> {
-        if let Some(bg) = &self.background {
+        if let Some(bg) = self.background.get().filter(|bg| bg.auto) {
             let limit = bg.flush_rows.saturating_mul(4);
-            bg.status.wait_for_backlog(&bg.stop, || background::backlog_rows(&self.snapshot()) > limit);
+            bg.status.wait_for_backlog(&bg.stop, || background::write_backlog(&self.snapshot()) > limit);
         }
         let mut w = self.writer()?;
         let out = op(&mut w)?;
-        if let Some(bg) = &self.background {
+        if let Some(bg) = self.background.get() {
             bg.status.wrote();
         }
-        if let Some(bg) = &self.background
+        if let Some(bg) = self.background.get()
             && w.pending_flush().is_none()
             && bg.is_full(&self.current.read().expect("snapshot lock poisoned").mem)
         {

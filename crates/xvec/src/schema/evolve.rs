@@ -2,7 +2,7 @@
 //! its id, so data written under the old schema maps onto the new one by id (see
 //! `docs/format.md`, "Field ids").
 
-use super::{Field, FieldType, MAX_FIELDS, Schema};
+use super::{Field, FieldType, IndexParams, MAX_FIELDS, Schema};
 use crate::error::SchemaError;
 
 /// One change to a schema's fields.
@@ -28,6 +28,15 @@ pub enum FieldChange {
         /// Its new type.
         to: FieldType,
     },
+    /// Changes a vector field's index: its kind, parameters or quantization. Each
+    /// segment's index is rebuilt in the background; until it is, the segment is searched
+    /// exactly (see `Collection::change_field`).
+    SetIndex {
+        /// The vector field.
+        field: String,
+        /// Its new index, checked against the field's element type and dimension.
+        index: IndexParams,
+    },
 }
 
 impl FieldChange {
@@ -37,7 +46,8 @@ impl FieldChange {
             FieldChange::Add(f) => &f.name,
             FieldChange::Drop(name)
             | FieldChange::Rename { from: name, .. }
-            | FieldChange::Widen { field: name, .. } => name,
+            | FieldChange::Widen { field: name, .. }
+            | FieldChange::SetIndex { field: name, .. } => name,
         }
     }
 }
@@ -128,6 +138,18 @@ impl Schema {
                 }
                 fields[at].ty = to.clone();
                 fields[at].default = fields[at].default.take().map(|d| from.widen_default(to, d));
+            }
+            FieldChange::SetIndex { index, .. } => {
+                let at = pos()?;
+                let FieldType::Vector(v) = &mut fields[at].ty else {
+                    return Err(refuse(format!(
+                        "set-index takes a vector field, not a {} field; a scalar or text index is added with add-index",
+                        fields[at].ty.name()
+                    )));
+                };
+                v.index = index.clone();
+                // Checked against the field (element type, dimension) with the schema.
+                v.index.pin_defaults();
             }
         }
         Schema::with_ids(self.name.clone(), fields, ids, next)

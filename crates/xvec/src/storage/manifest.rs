@@ -177,6 +177,13 @@ pub(crate) struct Manifest {
     /// still maps by field id; absent otherwise, and a reader older than it refuses it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legacy_schema: Option<RawSchema>,
+    /// Ids of the vector fields whose index a set-index changed while some segment still
+    /// lacks the new one: a writable open builds them in the background, also where
+    /// background maintenance is off. Each leaves with the publish that indexes its last
+    /// segment ([`Manifest::settle_rebuilding`]); absent when none, and a reader older
+    /// than it refuses a manifest that has it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rebuilding: Vec<u16>,
     pub segments: Vec<SegmentEntry>,
 }
 
@@ -202,8 +209,24 @@ impl Manifest {
             wal_salt: super::wal::new_salt(),
             sealed_wal: None,
             legacy_schema: None,
+            rebuilding: Vec::new(),
             segments: Vec::new(),
         }
+    }
+
+    /// Keeps in `rebuilding` only the fields of `schema` that build an index some listed
+    /// segment still lacks.
+    pub(crate) fn settle_rebuilding(&mut self, schema: &Schema) {
+        let segments = &self.segments;
+        let lacking = |id: u16| {
+            let has = |s: &SegmentEntry| s.indexes.iter().any(|e| e.field == id && e.kind == IndexKind::Vector);
+            segments.iter().any(|s| !has(s))
+        };
+        let builds = |id: u16| {
+            let pos = schema.position_of_id(id);
+            pos.and_then(|p| schema.field(p).as_vector()).is_some_and(|v| v.index.builds_index())
+        };
+        self.rebuilding.retain(|&id| builds(id) && lacking(id));
     }
 
     pub(crate) fn encode(&self) -> Vec<u8> {

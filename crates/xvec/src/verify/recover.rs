@@ -178,6 +178,8 @@ pub(crate) fn rebuild(
         // that repair keeps in lost+found.
         sealed_wal: None,
         legacy_schema: from.legacy_schema,
+        // A set-index's rebuild the damage interrupted is finished by the next optimize.
+        rebuilding: Vec::new(),
         segments,
     }
 }
