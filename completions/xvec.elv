@@ -570,7 +570,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --fresh 'Search with this share of the rows fresh, e.g. 0.3, against a fully indexed collection: right after the inserts and once the backlog drained (no load or concurrent phases)'
             cand --merge-factor 'Segments of one size tier the --fresh collection''s background merges into one, 2 to 1000 (default: the engine''s, 10)'
             cand --target-recall 'The recall at which --fresh compares the states'' p50 latency (default: 0.95)'
-            cand --repeat 'Search passes of --fresh''s baseline and drained states, or rounds of --text''s query kinds, interleaved (default: 1)'
+            cand --repeat 'Interleaved rounds (default: 1): of the search phases over every --sweep setting (each reports its median round by serial QPS, and every round''s QPS), of --fresh''s baseline and drained passes, or of --text''s query kinds'
             cand --text 'Full-text and hybrid search: index this text key of base.jsonl (a string field with a full-text index, alone and beside the vectors), then time text, dense and RRF hybrid (dense + text) queries; each query''s text is its --text-query-key in queries.jsonl'
             cand --text-index 'The full-text index of --text (JSON, as a schema''s string field takes it)'
             cand --text-query-key 'The key of queries.jsonl holding each --text query''s text (an array of strings is joined by spaces)'

@@ -338,6 +338,8 @@ fn hnsw_sweep_builds_the_index_and_reports_its_memory() {
             "64",
             "--sweep",
             "ef=10,80",
+            "--repeat",
+            "2",
             "--concurrency",
             "1",
             "--duration",
@@ -360,6 +362,19 @@ fn hnsw_sweep_builds_the_index_and_reports_its_memory() {
     assert!(f(&r, "/engine_memory/graph") > 0.0);
     let (narrow, wide) = (f(&r, "/searches/0/serial/recall"), f(&r, "/searches/1/serial/recall"));
     assert!(wide > 0.8 && wide >= narrow, "recall {narrow} at ef=10, {wide} at ef=80");
+    // --repeat 2: both settings ran in two interleaved rounds; each reports a round it ran.
+    for s in 0..2 {
+        let rounds = at(&r, &format!("/searches/{s}/serial_qps_rounds")).as_array().unwrap();
+        let qps = f(&r, &format!("/searches/{s}/serial/qps"));
+        assert_eq!(rounds.len(), 2, "{rounds:?}");
+        assert!(rounds.iter().any(|q| q.as_f64() == Some(qps)), "{qps} not among {rounds:?}");
+    }
+    let phases: Vec<&str> = at(&r, "/phases").as_array().unwrap().iter().filter_map(|p| p["name"].as_str()).collect();
+    let serial: Vec<&&str> = phases.iter().filter(|p| p.ends_with("serial")).collect();
+    assert_eq!(
+        serial,
+        [&"round 1 ef=10 serial", &"round 1 ef=80 serial", &"round 2 ef=10 serial", &"round 2 ef=80 serial"]
+    );
 }
 
 /// `--index ivf` builds RaBitQ-coded lists, `--sweep nprobe` searches them at each breadth

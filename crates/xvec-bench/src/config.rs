@@ -177,6 +177,10 @@ pub struct BenchConfig {
     pub filter: Option<String>,
     /// Graph or exact scan per segment (`Query::route`): the engine's choice by default.
     pub route: SearchRoute,
+    /// Rounds of the search phases over every search setting, interleaved (round 1 runs
+    /// every setting, then round 2, ...); each setting reports its median round by serial
+    /// QPS, and every round's QPS.
+    pub repeat: usize,
 }
 
 impl BenchConfig {
@@ -205,6 +209,7 @@ impl BenchConfig {
             truth_threads: cores,
             filter: None,
             route: SearchRoute::Auto,
+            repeat: 1,
         }
     }
 

@@ -204,7 +204,11 @@ fn row(r: &Report, s: &SearchReport) -> Vec<String> {
         ("notes", {
             // The query-only peak has no column of its own: older rows keep their shape.
             let peak = format!("query_peak_rss_mib={:.1}", r.query_peak_rss_mib);
-            std::iter::once(peak).chain(r.notes.iter().cloned()).collect::<Vec<_>>().join(" | ")
+            let rounds = (!s.serial_qps_rounds.is_empty()).then(|| {
+                let qps: Vec<String> = s.serial_qps_rounds.iter().map(|q| num(*q, 1)).collect();
+                format!("serial_qps_rounds={} (median reported)", qps.join("/"))
+            });
+            std::iter::once(peak).chain(rounds).chain(r.notes.iter().cloned()).collect::<Vec<_>>().join(" | ")
         }),
     ]);
     in_order(COLUMNS, values)

@@ -117,10 +117,16 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
         segments: None,
     });
 
-    let mut searches = Vec::new();
-    for point in cfg.search_points() {
-        searches.push(search(cfg, &snap, &queries, &truth, point, &mut log, progress)?);
+    let points = cfg.search_points();
+    let mut rounds: Vec<Vec<SearchReport>> = vec![Vec::new(); points.len()];
+    for round in 1..=cfg.repeat.max(1) {
+        for (point, done) in points.iter().zip(&mut rounds) {
+            let setting = if cfg.sweep.is_some() { format!("{} ", point.label()) } else { String::new() };
+            let label = if cfg.repeat > 1 { format!("round {round} {setting}") } else { setting };
+            done.push(search(cfg, &snap, &queries, &truth, Pass { point: *point, label }, &mut log, progress)?);
+        }
     }
+    let searches: Vec<SearchReport> = rounds.into_iter().map(SearchReport::median_of).collect();
     let engine_memory = EngineMemory::from(coll.memory());
     drop(snap);
     drop(coll);
@@ -469,17 +475,24 @@ pub(crate) fn optimize(
 }
 
 /// Warm-up, concurrent phases, cool-down and the serial phase for one search setting.
+/// One search pass: its setting, and the prefix of its phase names (the round under
+/// `--repeat`, the setting under `--sweep`; empty for a plain single pass).
+struct Pass {
+    point: SearchPoint,
+    label: String,
+}
+
 fn search(
     cfg: &BenchConfig,
     snap: &Arc<Snapshot>,
     vectors: &[Vec<f32>],
     truth: &GroundTruth,
-    point: SearchPoint,
+    pass: Pass,
     log: &mut PhaseLog,
     progress: &mut dyn Progress,
 ) -> Result<SearchReport, BenchError> {
+    let Pass { point, label } = pass;
     let queries = queries(cfg, vectors, point);
-    let label = if cfg.sweep.is_some() { format!("{} ", point.label()) } else { String::new() };
 
     log.begin(&format!("{label}warmup"));
     progress.begin(&format!("{label}warmup"), cfg.warmup as u64, "queries");
@@ -525,7 +538,7 @@ fn search(
     log.end();
     let (ef, refine, nprobe) =
         (point.ef.map(|v| v as u64), point.refine.map(|v| v as u64), point.nprobe.map(|v| v as u64));
-    Ok(SearchReport { ef, nprobe, refine, serial, concurrent })
+    Ok(SearchReport { ef, nprobe, refine, serial, concurrent, serial_qps_rounds: Vec::new() })
 }
 
 /// The query set as `cfg`'s k-nearest-neighbour queries with `point`'s search settings,

@@ -150,6 +150,8 @@ pub struct ConfigReport {
     pub filter: Option<String>,
     /// How segments with a graph index are searched (`--route`): auto, graph or exact.
     pub route: &'static str,
+    /// Interleaved rounds of the search phases (`--repeat`).
+    pub repeat: u64,
 }
 
 impl ConfigReport {
@@ -176,6 +178,7 @@ impl ConfigReport {
             path: c.path.as_ref().map(|p| p.display().to_string()),
             filter: c.filter.clone(),
             route: c.route.name(),
+            repeat: c.repeat as u64,
         }
     }
 }
@@ -271,6 +274,26 @@ pub struct SearchReport {
     pub refine: Option<u64>,
     pub serial: SerialReport,
     pub concurrent: Vec<ConcurrentReport>,
+    /// Serial QPS of every round under `--repeat`, in round order (`serial` is the
+    /// median round's); empty for one round.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub serial_qps_rounds: Vec<f64>,
+}
+
+impl SearchReport {
+    /// One setting's rounds as one report: the round with the median serial QPS (the
+    /// lower middle of an even count: no round is invented), carrying every round's QPS
+    /// in round order.
+    pub fn median_of(mut rounds: Vec<SearchReport>) -> SearchReport {
+        let qps: Vec<f64> = rounds.iter().map(|r| r.serial.qps).collect();
+        let mut order: Vec<usize> = (0..rounds.len()).collect();
+        order.sort_by(|&a, &b| qps[a].total_cmp(&qps[b]));
+        let mut median = rounds.swap_remove(order[(order.len() - 1) / 2]);
+        if qps.len() > 1 {
+            median.serial_qps_rounds = qps;
+        }
+        median
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -310,5 +333,33 @@ pub struct CpuReport {
 impl Report {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("reports serialize")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round(qps: f64) -> SearchReport {
+        let latency = Latency::default();
+        let serial = SerialReport { queries: 1, k: 1, qps, recall: 1.0, ndcg: 1.0, latency, duration_sec: 1.0 };
+        SearchReport {
+            ef: None,
+            nprobe: None,
+            refine: None,
+            serial,
+            concurrent: Vec::new(),
+            serial_qps_rounds: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_setting_reports_its_median_round_and_every_round() {
+        let m = SearchReport::median_of(vec![round(30.0), round(10.0), round(20.0)]);
+        assert_eq!((m.serial.qps, m.serial_qps_rounds), (20.0, vec![30.0, 10.0, 20.0]));
+        // An even count takes the lower middle: no round is invented.
+        assert_eq!(SearchReport::median_of(vec![round(4.0), round(1.0), round(3.0), round(2.0)]).serial.qps, 2.0);
+        let one = SearchReport::median_of(vec![round(7.0)]);
+        assert_eq!((one.serial.qps, one.serial_qps_rounds.len()), (7.0, 0));
     }
 }

@@ -57,6 +57,8 @@ use super::output::{Cell, Table};
 ///   xvec bench --dataset ~/.cache/xvec-bench/wordnet-minilm-384 --index flat -k 10 \
 ///       --concurrency 1,2 --duration 10s --output flat.json --csv docs/benchmarks/flat.csv
 ///   xvec bench --dataset DIR --index hnsw --sweep ef=16,32,64,128,256 --plot curve.svg
+///   xvec bench --dataset DIR --index hnsw --sweep ef=16,32,64 --repeat 3 --concurrency 1 \
+///       --duration 1s --csv docs/benchmarks/hnsw.csv
 ///   xvec bench --compare flat.json hnsw.json
 ///   xvec bench --dataset DIR --streaming --rate 5000 --search-threads 1 \
 ///       --output stream.json --csv docs/benchmarks/streaming.csv --plot stream.svg
@@ -66,7 +68,6 @@ use super::output::{Cell, Table};
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 #[command(group(clap::ArgGroup::new("live").args(["streaming", "fresh"])))]
-#[command(group(clap::ArgGroup::new("rounds").args(["fresh", "text"])))]
 pub struct BenchArgs {
     /// Dataset directory: base.fvecs + queries.fvecs (+ gt_<metric>_<k>.ivecs), or
     /// VectorDBBench's train.parquet (or shuffle_train*.parquet) + test.parquet
@@ -201,9 +202,10 @@ pub struct BenchArgs {
     /// The recall at which --fresh compares the states' p50 latency (default: 0.95).
     #[arg(long, value_name = "RECALL", requires = "fresh", value_parser = parse_recall)]
     pub target_recall: Option<f64>,
-    /// Search passes of --fresh's baseline and drained states, or rounds of --text's
-    /// query kinds, interleaved (default: 1).
-    #[arg(long, value_name = "N", requires = "rounds", value_parser = clap::value_parser!(u32).range(1..=100))]
+    /// Interleaved rounds (default: 1): of the search phases over every --sweep setting
+    /// (each reports its median round by serial QPS, and every round's QPS), of --fresh's
+    /// baseline and drained passes, or of --text's query kinds.
+    #[arg(long, value_name = "N", conflicts_with = "streaming", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: Option<u32>,
     /// Full-text and hybrid search: index this text key of base.jsonl (a string field
     /// with a full-text index, alone and beside the vectors), then time text, dense and
@@ -269,6 +271,7 @@ impl BenchArgs {
         }
         c.filter = self.filter.clone();
         c.route = self.route;
+        c.repeat = self.repeat.map_or(1, |n| n as usize);
         use xvec_bench::config::SweepParam;
         let swept = |p| c.sweep.as_ref().is_some_and(|s| s.param == p);
         let given = [
@@ -544,6 +547,16 @@ mod tests {
         let f = a.fresh_config().unwrap();
         assert_eq!((f.fraction, f.auto_flush_rows, f.merge_factor, f.target_recall, f.repeat), (0.25, 500, 3, 0.9, 3));
         assert_eq!(a.config().unwrap().unwrap().sweep.map(|s| s.values), Some(vec![10, 20]));
+        // --repeat on a plain run: interleaved rounds of its search phases.
+        assert_eq!(parse(&["--dataset", "d"]).config().unwrap().unwrap().repeat, 1);
+        assert_eq!(
+            parse(&["--dataset", "d", "--index", "hnsw", "--sweep", "ef=8,16", "--repeat", "3"])
+                .config()
+                .unwrap()
+                .unwrap()
+                .repeat,
+            3
+        );
         // A parameter of another index type.
         let e = parse(&["--dataset", "d", "--degree", "8"]).config().unwrap_err();
         assert_eq!(e.message, "--degree applies to --index vamana");
@@ -572,7 +585,7 @@ mod tests {
             &["--dataset", "d", "--fresh", "0.3", "--merge-factor", "1"],
             &["--dataset", "d", "--fresh", "0.3", "--target-recall", "1.5"],
             &["--dataset", "d", "--fresh", "0.3", "--repeat", "0"],
-            &["--dataset", "d", "--repeat", "2"],
+            &["--dataset", "d", "--streaming", "--repeat", "2"],
             &["--dataset", "d", "--merge-factor", "4"],
             &["--dataset", "d", "--auto-flush-rows", "4"],
         ] {
