@@ -266,6 +266,13 @@ impl ScanQuery {
         &self.lut
     }
 
+    /// `Σ ±qᵢ` of a row whose table sum is `t` (with the slack of the bound, none when
+    /// prepared with 0 sigmas): a quantized graph's estimate of `Σ bᵢ qᵢ`.
+    #[inline]
+    pub(crate) fn signed_sum(&self, t: u32) -> f32 {
+        self.step * t as f32 + self.shift
+    }
+
     /// Lower bounds of a block's rows given their table sums, for rows whose estimated
     /// inner product with the query is `dot +` their sketch's (`dot` is 0 but for rows
     /// coded as residuals to a centroid `c`, where it is `⟨q, c⟩`).

@@ -217,7 +217,7 @@ fn rounds_query(kind: Quantize, bits: u8) -> bool {
 
 /// Scales a (rotated) query to unit length for cosine, unless it is zero; returns its
 /// squared norm after that (1 for a non-zero cosine query).
-fn normalize_for(metric: Metric, v: &mut [f32]) -> f32 {
+pub(crate) fn normalize_for(metric: Metric, v: &mut [f32]) -> f32 {
     let norm_sq = (kernels::best().dot_f32)(v, v);
     if metric == Metric::Cosine && norm_sq > 0.0 {
         let inv = 1.0 / norm_sq.sqrt();

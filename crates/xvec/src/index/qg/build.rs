@@ -1,0 +1,236 @@
+//! Building a quantized graph: a base graph's neighbour lists (Vamana's, or HNSW's base
+//! layer), each filled up to the degree with the node's nearest two-hop neighbours, then
+//! one block per node with the neighbours' residual codes and factors.
+//!
+//! Filling matters because a block is scored whole: an unused slot costs the same scan
+//! as a used one, so every slot should hold a useful neighbour (SymphonyQG fills them the
+//! same way). The rows are rotated once (unit length first, for cosine) into a buffer the
+//! build drops: `rows × dim` floats, the FP32 bytes of the column.
+
+use rayon::prelude::*;
+
+use super::{GROUP, Layout, NONE, QgGraph};
+use crate::index::flat::row_distance;
+use crate::index::graph::BuildControl;
+use crate::index::quant::fastscan::transpose_into;
+use crate::index::quant::rotation::Rotation;
+use crate::index::quant::sketch::{self, Sketches};
+use crate::index::{hnsw, vamana};
+use crate::kernels::Kernels;
+use crate::schema::{HnswParams, Metric, VamanaParams};
+use crate::storage::column::VectorColumn;
+
+/// The graph whose neighbour lists a quantized graph lays out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BaseGraph {
+    /// HNSW's base layer (`m = degree / 2`, so `m0 = degree`).
+    Hnsw,
+    /// Vamana with `R = degree`.
+    Vamana,
+}
+
+/// What a build is asked for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BuildParams {
+    /// Neighbour slots per node, a positive multiple of 32.
+    pub degree: usize,
+    pub base: BaseGraph,
+    /// The base graph's candidate list while building (HNSW's `ef_construction`,
+    /// Vamana's `L`).
+    pub build_list: usize,
+    /// Vamana's prune relaxation.
+    pub alpha: f32,
+    /// Seed of the base graph and of the rotation.
+    pub seed: u64,
+}
+
+/// Builds the quantized graph of rows `0..n` of `col`. `None` when cancelled.
+pub(crate) fn build(
+    kernels: &'static Kernels,
+    metric: Metric,
+    col: VectorColumn,
+    n: usize,
+    p: &BuildParams,
+    control: &BuildControl,
+) -> Option<QgGraph> {
+    debug_assert!(p.degree > 0 && p.degree.is_multiple_of(GROUP));
+    let (lists, entry) = base_lists(kernels, metric, col, n, p, control)?;
+    let pool = crate::index::build_pool(control.concurrency).expect("a thread pool of one thread");
+    let layout = Layout { dim: col.dim, degree: p.degree };
+    let rotation = Rotation::new(col.dim, p.seed);
+    let (entry, blocks) = pool.install(|| {
+        let lists = fill(kernels, metric, col, &lists, p.degree);
+        let rotated = rotate_rows(col, n, metric, &rotation);
+        let entry = entry.unwrap_or_else(|| medoid(kernels, &rotated, col.dim));
+        (entry, encode_blocks(kernels, layout, metric, &rotated, &lists))
+    });
+    Some(QgGraph { layout, metric, entry, blocks, rotation })
+}
+
+/// The base graph's neighbour lists (at most `degree` each) and its entry point, when it
+/// has one a single layer should start from.
+fn base_lists(
+    kernels: &'static Kernels,
+    metric: Metric,
+    col: VectorColumn,
+    n: usize,
+    p: &BuildParams,
+    control: &BuildControl,
+) -> Option<(Vec<Vec<u32>>, Option<u32>)> {
+    if n == 0 {
+        return Some((Vec::new(), Some(0)));
+    }
+    match p.base {
+        BaseGraph::Vamana => {
+            let params = VamanaParams {
+                degree: p.degree as u32,
+                build_list: p.build_list as u32,
+                alpha: p.alpha,
+                seed: p.seed,
+                ..VamanaParams::default()
+            };
+            let g = vamana::build(kernels, metric, col, n, &params, control)?;
+            let v = g.view();
+            Some(((0..n as u32).map(|r| v.neighbors(r).to_vec()).collect(), Some(g.medoid)))
+        }
+        BaseGraph::Hnsw => {
+            let params = HnswParams {
+                m: (p.degree / 2) as u32,
+                ef_construction: p.build_list as u32,
+                seed: p.seed,
+                ..HnswParams::default()
+            };
+            let g = hnsw::build(kernels, metric, col, n, &params, None, control)?;
+            let v = g.view();
+            // HNSW enters from its top layer; a single layer searches better from the middle.
+            Some(((0..n as u32).map(|r| v.base_neighbors(r).to_vec()).collect(), None))
+        }
+    }
+}
+
+/// Fills every list up to `degree` with the node's nearest two-hop neighbours not in it
+/// yet (fewer when the two hops hold fewer).
+fn fill(kernels: &Kernels, metric: Metric, col: VectorColumn, lists: &[Vec<u32>], degree: usize) -> Vec<Vec<u32>> {
+    (0..lists.len())
+        .into_par_iter()
+        .map(|node| {
+            let mut list = lists[node].clone();
+            list.truncate(degree);
+            if list.len() == degree {
+                return list;
+            }
+            let mut more: Vec<u32> = list
+                .iter()
+                .flat_map(|&nb| &lists[nb as usize])
+                .copied()
+                .filter(|&x| x as usize != node && !list.contains(&x))
+                .collect();
+            more.sort_unstable();
+            more.dedup();
+            let mut scored: Vec<(f32, u32)> =
+                more.into_iter().map(|x| (row_distance(kernels, metric, &col, node, x as usize), x)).collect();
+            scored.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            list.extend(scored.iter().take(degree - list.len()).map(|&(_, x)| x));
+            list
+        })
+        .collect()
+}
+
+/// Rows `0..n` rotated (scaled to unit length first for cosine), one after another.
+fn rotate_rows(col: VectorColumn, n: usize, metric: Metric, rotation: &Rotation) -> Vec<f32> {
+    let dim = col.dim;
+    let mut out = vec![0f32; n * dim];
+    out.par_chunks_mut(dim).enumerate().for_each_init(
+        || (Vec::with_capacity(dim), Vec::new()),
+        |(row, tmp), (r, y)| {
+            row.clear();
+            col.extend_f32(r, row);
+            if metric == Metric::Cosine {
+                let norm = row.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>().sqrt() as f32;
+                if norm > 0.0 {
+                    row.iter_mut().for_each(|x| *x /= norm);
+                }
+            }
+            rotation.apply(row, y, tmp);
+        },
+    );
+    out
+}
+
+/// The row nearest the mean of the (rotated) rows.
+fn medoid(kernels: &Kernels, rotated: &[f32], dim: usize) -> u32 {
+    let n = rotated.len() / dim;
+    let mut mean = vec![0f64; dim];
+    for y in rotated.chunks_exact(dim) {
+        mean.iter_mut().zip(y).for_each(|(m, &x)| *m += f64::from(x));
+    }
+    let mean: Vec<f32> = mean.iter().map(|&m| (m / n.max(1) as f64) as f32).collect();
+    let dist = |r: usize| (kernels.l2_f32)(&mean, &rotated[r * dim..(r + 1) * dim]);
+    (0..n).min_by(|&a, &b| dist(a).total_cmp(&dist(b))).unwrap_or(0) as u32
+}
+
+/// Largest error factor stored: a single dimension has an unbounded one (its estimate
+/// then never excludes anything), and blocks hold finite factors only.
+const MAX_ERROR: f32 = 1e30;
+
+/// The blocks of every node (see the module's layout).
+fn encode_blocks(kernels: &Kernels, layout: Layout, metric: Metric, rotated: &[f32], lists: &[Vec<u32>]) -> Vec<u32> {
+    let (dim, degree, stride) = (layout.dim, layout.degree, layout.stride());
+    let mut blocks = vec![0u32; lists.len() * stride];
+    blocks.par_chunks_mut(stride.max(1)).enumerate().for_each_init(
+        || (vec![0f32; dim], vec![0u64; sketch::words_per_row(dim)], vec![0u8; layout.group_bytes()]),
+        |(r, words, codes), (node, block)| {
+            let c = &rotated[node * dim..(node + 1) * dim];
+            let list = &lists[node];
+            for g in 0..degree / GROUP {
+                codes.fill(0);
+                for j in 0..GROUP {
+                    let slot = g * GROUP + j;
+                    let [t, a, e] = match list.get(slot) {
+                        None => {
+                            block[layout.ids() + slot] = NONE;
+                            [f32::INFINITY, 0.0, 0.0]
+                        }
+                        Some(&nb) => {
+                            block[layout.ids() + slot] = nb;
+                            let x = &rotated[nb as usize * dim..(nb as usize + 1) * dim];
+                            r.iter_mut().zip(x.iter().zip(c)).for_each(|(r, (x, c))| *r = x - c);
+                            sketch::encode(r, Metric::L2, words);
+                            transpose_into(words, layout.columns(), j, codes);
+                            factors(kernels, metric, Sketches { words, dim }, r, c)
+                        }
+                    };
+                    let f = layout.factors(0) + slot;
+                    (block[f], block[f + degree], block[f + 2 * degree]) = (t.to_bits(), a.to_bits(), e.to_bits());
+                }
+                let at = g * layout.group_bytes() / 4;
+                for (w, b) in block[at..at + layout.group_bytes() / 4].iter_mut().zip(codes.as_chunks::<4>().0) {
+                    *w = u32::from_le_bytes(*b);
+                }
+            }
+        },
+    );
+    blocks
+}
+
+/// The factors `[t, A, E]` of a neighbour whose residual to the node `c` is `r` (both
+/// rotated), `sk` its sketch as [`sketch::encode`] makes it for L2 (`a = |r|² / Σ|rᵢ|`,
+/// `e = |r| σ`). With `S = Σ bᵢ qᵢ`, RaBitQ estimates `⟨q − c, r⟩ ≈ a (S − ⟨b, c⟩)`
+/// within `e |q − c|`, so (`d_c` the node's distance):
+/// - L2: `|q − c − r|² = d_c + |r|² − 2 ⟨q − c, r⟩`: `t = |r|² + 2a⟨b, c⟩`, `A = 2a`, `E = 2e`;
+/// - cosine (unit rows): `−⟨q, c + r⟩ = d_c − ⟨q − c, r⟩ − ⟨c, r⟩`:
+///   `t = a⟨b, c⟩ − ⟨c, r⟩`, `A = a`, `E = e`;
+/// - inner product: `−⟨q, c + r⟩ = d_c − ⟨q, r⟩` with `⟨q, r⟩ ≈ a S` within `e |q|`
+///   (no unit length to bound `|q − c|` by): `t = 0`, `A = a`, `E = e`.
+fn factors(kernels: &Kernels, metric: Metric, sk: Sketches, r: &[f32], c: &[f32]) -> [f32; 3] {
+    let row = sk.row(0);
+    let (a, e, n2) = (row.a, row.e.min(MAX_ERROR), row.n2);
+    // ⟨b, c⟩ with bᵢ = +1 where the bit is set, −1 elsewhere.
+    let bc: f32 =
+        c.iter().enumerate().map(|(i, &ci)| if row.bits[i / 64] >> (i % 64) & 1 == 1 { ci } else { -ci }).sum();
+    match metric {
+        Metric::L2 => [n2 + 2.0 * a * bc, 2.0 * a, 2.0 * e],
+        Metric::Cosine => [a * bc - (kernels.dot_f32)(c, r), a, e],
+        Metric::Ip => [0.0, a, e],
+    }
+}

@@ -1,0 +1,173 @@
+//! Searching a quantized graph: a beam of `ef` nodes ordered by estimated distance.
+//! Expanding the best unexpanded node scores it exactly (its row, through a [`Scorer`])
+//! into the results, then scores its whole neighbour block with FastScan and offers each
+//! neighbour not seen yet to the beam by its estimate. The search ends when every node
+//! in the beam has been expanded; the results are the `ef` best exact distances met.
+//!
+//! Filters work as on the other graphs: nodes outside `allowed` are expanded (they lead
+//! somewhere) but never returned. The beam keeps `ef` allowed nodes and the others that
+//! rank among them, so a filter widens the search instead of starving the results.
+
+use std::collections::BinaryHeap;
+
+use super::{GROUP, NONE, QgView};
+use crate::index::graph::Beam;
+use crate::index::quant::fastscan::{ScanQuery, block_sums};
+use crate::index::quant::normalize_for;
+use crate::index::scorer::{Scored, Scorer};
+use crate::index::visited::VisitedSet;
+use crate::kernels::{self, Kernels};
+use crate::schema::Metric;
+use crate::storage::mmap::as_bytes;
+
+/// A query prepared for one quantized graph: rotated as its rows were, and tabulated for
+/// FastScan.
+#[derive(Clone, Debug)]
+pub(crate) struct QgQuery {
+    scan: ScanQuery,
+    /// `|q|` (rotated, unit for cosine): inner product's error scale.
+    norm: f32,
+}
+
+impl QgQuery {
+    pub(crate) fn new(g: &QgView, q: &[f32]) -> QgQuery {
+        let mut y = vec![0f32; g.layout.dim];
+        g.rotation.apply(q, &mut y, &mut Vec::new());
+        let norm_sq = normalize_for(g.metric, &mut y);
+        QgQuery { scan: ScanQuery::rotated(&y, norm_sq, g.metric, 0.0), norm: norm_sq.sqrt() }
+    }
+}
+
+/// One node of the beam.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    est: f32,
+    id: u32,
+    expanded: bool,
+    allowed: bool,
+}
+
+/// Reused buffers of one searching thread.
+#[derive(Debug, Default)]
+pub(crate) struct QgScratch {
+    visited: VisitedSet,
+    /// Best first: `ef` allowed nodes and the others that rank among them.
+    beam: Vec<Entry>,
+    results: BinaryHeap<Scored>,
+    estimates: Vec<f32>,
+    /// Exact distances computed since the scratch was made (work counter for reports).
+    pub distances: u64,
+}
+
+/// Searches the graph: leaves up to `beam.ef` nearest allowed nodes in `out`, best first,
+/// with their distances as `exact` scores them. False when `beam.budget` exact distances
+/// did not suffice (`out` then holds what was found).
+pub(crate) fn search<S: Scorer>(
+    g: &QgView,
+    k: &Kernels,
+    q: &QgQuery,
+    exact: &S,
+    beam: Beam,
+    sc: &mut QgScratch,
+    out: &mut Vec<Scored>,
+) -> bool {
+    out.clear();
+    let Beam { ef, allowed, budget } = beam;
+    if g.nodes() == 0 || ef == 0 {
+        return true;
+    }
+    let ok = |id: u32| allowed.is_none_or(|a| a.contains(id));
+    sc.visited.clear(ef.saturating_mul(8).min(1 << 21));
+    sc.beam.clear();
+    sc.results.clear();
+    sc.estimates.resize(g.layout.degree, 0.0);
+    sc.visited.insert(g.entry);
+    sc.beam.push(Entry { est: f32::NEG_INFINITY, id: g.entry, expanded: false, allowed: ok(g.entry) });
+    let (mut cursor, mut spent, mut finished) = (0, 0usize, true);
+    // Allowed entries in the beam; once `ef`, the last of them is the worst estimate kept.
+    let mut kept = usize::from(ok(g.entry));
+    let mut worst = f32::INFINITY;
+    while let Some(at) = sc.beam[cursor..].iter().position(|e| !e.expanded) {
+        cursor += at;
+        if spent >= budget {
+            finished = false;
+            break;
+        }
+        sc.beam[cursor].expanded = true;
+        let node = sc.beam[cursor].id;
+        // The likely next node: its block and row load while this one is scored.
+        if let Some(next) = sc.beam[cursor + 1..].iter().find(|e| !e.expanded) {
+            kernels::prefetch_lines(g.block(next.id), PREFETCH_BLOCK_LINES);
+            exact.prefetch(next.id);
+        }
+        let d = exact.dist(node);
+        spent += 1;
+        if sc.beam[cursor].allowed {
+            sc.results.push(Scored { dist: d, id: node });
+            if sc.results.len() > ef {
+                sc.results.pop();
+            }
+        }
+        estimate(g, k, q, node, d, &mut sc.estimates);
+        for (&id, &est) in g.neighbors(node).iter().zip(&sc.estimates) {
+            // Unused slots estimate +∞ and never enter.
+            if est >= worst || id == NONE || !sc.visited.insert(id) {
+                continue;
+            }
+            let pos = sc.beam.partition_point(|e| e.est <= est);
+            let allowed = ok(id);
+            sc.beam.insert(pos, Entry { est, id, expanded: false, allowed });
+            cursor = cursor.min(pos);
+            kept += usize::from(allowed);
+            if kept > ef {
+                // Drop the last allowed entry and whatever ranks after it.
+                let last = sc.beam.iter().rposition(|e| e.allowed).expect("kept counts allowed entries");
+                sc.beam.truncate(last);
+                kept -= 1;
+            }
+            if kept == ef {
+                let last = sc.beam.iter().rposition(|e| e.allowed).expect("kept counts allowed entries");
+                sc.beam.truncate(last + 1);
+                worst = sc.beam[last].est;
+            }
+        }
+    }
+    sc.distances += spent as u64;
+    out.extend(sc.results.drain());
+    out.sort_unstable();
+    finished
+}
+
+/// Cache lines of the next node's block prefetched: the first group's codes lead, the
+/// hardware prefetcher streams the rest.
+const PREFETCH_BLOCK_LINES: usize = 8;
+
+/// Estimated distances of the neighbours of `node` (whose exact distance is `d`) into
+/// `out`, slot by slot; unused slots get +∞.
+#[inline]
+pub(super) fn estimate(g: &QgView, k: &Kernels, q: &QgQuery, node: u32, d: f32, out: &mut [f32]) {
+    let (layout, block) = (g.layout, g.block(node));
+    let codes = as_bytes(&block[..layout.code_words()]);
+    let f = |i: usize| &block[layout.factors(i)..layout.factors(i) + layout.degree];
+    let (t, a) = (f(0), f(1));
+    for (gi, group) in codes.chunks_exact(layout.group_bytes()).enumerate() {
+        let sums = block_sums(k, group, q.scan.lut(), layout.columns());
+        let at = gi * GROUP;
+        for j in 0..GROUP {
+            let s = q.scan.signed_sum(sums[j]);
+            out[at + j] = d + f32::from_bits(t[at + j]) - f32::from_bits(a[at + j]) * s;
+        }
+    }
+}
+
+/// How far (in deviations of the estimate's error, per unit of [`error_scale`]) a
+/// neighbour's true distance may lie below its estimate.
+#[inline]
+pub(super) fn error_scale(metric: Metric, q: &QgQuery, d: f32) -> f32 {
+    match metric {
+        Metric::L2 => d.max(0.0).sqrt(),
+        // Unit rows and query: |q − c|² = 2 − 2⟨q, c⟩ = 2 + 2 d.
+        Metric::Cosine => (2.0 + 2.0 * d).max(0.0).sqrt(),
+        Metric::Ip => q.norm,
+    }
+}

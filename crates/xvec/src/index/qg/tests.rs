@@ -1,0 +1,260 @@
+use std::sync::atomic::AtomicBool;
+
+use roaring::RoaringBitmap;
+
+use super::search::{error_scale, estimate};
+use super::*;
+use crate::index::flat::{PreparedQuery, row_distance};
+use crate::index::graph::{Beam, BuildControl};
+use crate::index::quant::sketch;
+use crate::index::rng::SplitMix64;
+use crate::index::scorer::{Originals, Scored};
+use crate::kernels::{self, Kernels};
+use crate::storage::column::{Validity, VectorColumn, VectorData};
+
+const METRICS: [Metric; 3] = [Metric::L2, Metric::Cosine, Metric::Ip];
+
+/// Clustered rows, as embeddings are, with lengths that vary (so inner product and cosine
+/// rank differently).
+fn rows(n: usize, dim: usize, seed: u64) -> Vec<f32> {
+    let mut rng = SplitMix64::new(seed);
+    let mut gauss = move || -> f32 {
+        let (u, v) = (rng.next_unit().max(1e-12), rng.next_unit());
+        ((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()) as f32
+    };
+    let centres: Vec<Vec<f32>> = (0..24).map(|_| (0..dim).map(|_| gauss()).collect()).collect();
+    (0..n)
+        .flat_map(|i| {
+            let scale = 1.0 + 0.3 * gauss().abs();
+            centres[i * 7 % 24].iter().map(|&c| scale * (c + 0.8 * gauss())).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+struct Fixture {
+    data: Vec<f32>,
+    /// Rows of the same clusters that are not in the data.
+    queries: Vec<f32>,
+    norms: Vec<f32>,
+    dim: usize,
+    metric: Metric,
+}
+
+impl Fixture {
+    fn new(n: usize, dim: usize, metric: Metric) -> Fixture {
+        let mut data = rows(n + 40, dim, 1);
+        let queries = data.split_off(n * dim);
+        let norms = data.chunks(dim).map(|r| r.iter().map(|x| x * x).sum::<f32>().sqrt()).collect();
+        Fixture { data, queries, norms, dim, metric }
+    }
+
+    fn col(&self) -> VectorColumn<'_> {
+        VectorColumn {
+            dim: self.dim,
+            validity: Validity(None),
+            data: VectorData::Fp32(&self.data),
+            norms: (self.metric == Metric::Cosine).then_some(&self.norms[..]),
+        }
+    }
+
+    fn n(&self) -> usize {
+        self.data.len() / self.dim
+    }
+
+    fn build(&self, base: BaseGraph, degree: usize) -> QgGraph {
+        let cancel = AtomicBool::new(false);
+        let control = BuildControl { concurrency: 1, progress: &|_| {}, cancel: &cancel };
+        let p = BuildParams { degree, base, build_list: 64, alpha: 1.2, seed: 7 };
+        build(kernels::best(), self.metric, self.col(), self.n(), &p, &control).expect("not cancelled")
+    }
+
+    /// The `k` nearest allowed rows by brute force.
+    fn exact(&self, q: &PreparedQuery, k: usize, allowed: Option<&RoaringBitmap>) -> Vec<u32> {
+        let col = self.col();
+        let mut all: Vec<Scored> = (0..self.n() as u32)
+            .filter(|r| allowed.is_none_or(|a| a.contains(*r)))
+            .map(|r| Scored { dist: q.distance(kernels::scalar(), &col, r as usize), id: r })
+            .collect();
+        all.sort_unstable();
+        all.iter().take(k).map(|s| s.id).collect()
+    }
+
+    /// Recall@`k` of the graph's search at `ef` over `queries`, against brute force.
+    fn recall(&self, g: &QgGraph, k: &'static Kernels, ef: usize, allowed: Option<&RoaringBitmap>) -> f64 {
+        let queries = &self.queries;
+        let (mut sc, mut out, mut found) = (QgScratch::default(), Vec::new(), 0);
+        for qv in queries.chunks(self.dim) {
+            let pq = PreparedQuery::float(self.metric, qv.to_vec());
+            let exact = Originals { kernels: k, col: self.col(), query: &pq, screen: None };
+            let qq = QgQuery::new(&g.view(), qv);
+            let beam = Beam { ef, allowed, budget: usize::MAX };
+            assert!(search(&g.view(), k, &qq, &exact, beam, &mut sc, &mut out));
+            assert!(out.windows(2).all(|w| w[0] <= w[1]), "results are sorted");
+            assert!(out.iter().all(|s| allowed.is_none_or(|a| a.contains(s.id))), "only allowed rows");
+            let want = self.exact(&pq, 10, allowed);
+            found += out.iter().take(10).filter(|s| want.contains(&s.id)).count();
+        }
+        found as f64 / (queries.len() / self.dim * 10) as f64
+    }
+}
+
+/// Recall@10 against brute force, for every metric and both base graphs, with and without
+/// a filter.
+#[test]
+fn recall_matches_brute_force_per_metric() {
+    for metric in METRICS {
+        let f = Fixture::new(3_000, 128, metric);
+        for base in [BaseGraph::Hnsw, BaseGraph::Vamana] {
+            let g = f.build(base, 32);
+            assert_eq!(g.view().validate(f.n()), Ok(()));
+            let recall = f.recall(&g, kernels::best(), 96, None);
+            eprintln!("{metric:?} {base:?}: recall {recall}");
+            assert!(recall >= 0.95, "{metric:?} {base:?}: recall {recall}");
+            let mut allowed = RoaringBitmap::new();
+            // Every cluster keeps a third of its rows.
+            allowed.extend((0..f.n() as u32).filter(|r| (r / 24) % 3 == 0));
+            // A third of the rows allowed: a wider beam finds as many of them.
+            let recall = f.recall(&g, kernels::best(), 160, Some(&allowed));
+            eprintln!("{metric:?} {base:?} filtered: recall {recall}");
+            assert!(recall >= 0.95, "{metric:?} {base:?} filtered: recall {recall}");
+        }
+    }
+}
+
+/// Every kernel set scores a block exactly as the scalar oracle does (the table sums are
+/// integers), and searches equally well with it.
+#[test]
+fn kernel_paths_match_the_scalar_oracle() {
+    let f = Fixture::new(600, 100, Metric::L2);
+    let g = f.build(BaseGraph::Vamana, 64);
+    let view = g.view();
+    let q = QgQuery::new(&view, &rows(1, 100, 9));
+    let mut want = vec![0f32; 64];
+    let mut got = vec![0f32; 64];
+    for node in [0, 17, 599] {
+        estimate(&view, kernels::scalar(), &q, node, 3.5, &mut want);
+        for k in kernels::available() {
+            estimate(&view, k, &q, node, 3.5, &mut got);
+            assert_eq!(got, want, "{} node {node}", k.isa);
+        }
+    }
+    let oracle = f.recall(&g, kernels::scalar(), 48, None);
+    for k in kernels::available() {
+        let recall = f.recall(&g, k, 48, None);
+        assert!((recall - oracle).abs() <= 0.02, "{}: {recall} vs scalar {oracle}", k.isa);
+    }
+}
+
+/// The blocks decode to what was encoded: each used slot's id is a neighbour, its code
+/// bits are the signs of the rotated residual, its factors give estimates within the
+/// error bound of the exact distance (most of them, as a bound of a few deviations does);
+/// unused slots hold the sentinel and an infinite `t`.
+#[test]
+fn blocks_round_trip() {
+    for metric in METRICS {
+        let f = Fixture::new(500, 40, metric);
+        let g = f.build(BaseGraph::Hnsw, 32);
+        let view = g.view();
+        let layout = view.layout;
+        assert_eq!(layout.stride() % 16, 0);
+        let rotate = |r: u32| {
+            let mut x: Vec<f32> = f.data[r as usize * 40..(r as usize + 1) * 40].to_vec();
+            if metric == Metric::Cosine {
+                let n = f.norms[r as usize];
+                x.iter_mut().for_each(|v| *v /= n);
+            }
+            let mut y = vec![0f32; 40];
+            g.rotation.apply(&x, &mut y, &mut Vec::new());
+            y
+        };
+        let qv = rows(1, 40, 5);
+        let pq = PreparedQuery::float(metric, qv.clone());
+        let q = QgQuery::new(&view, &qv);
+        let (mut within, mut total) = (0, 0);
+        let mut est = vec![0f32; 32];
+        for node in 0..500u32 {
+            let block = view.block(node);
+            let codes = crate::storage::mmap::as_bytes(&block[..layout.code_words()]);
+            let d = pq.distance(kernels::best(), &f.col(), node as usize);
+            estimate(&view, kernels::best(), &q, node, d, &mut est);
+            let (c, ids) = (rotate(node), view.neighbors(node));
+            for (slot, &id) in ids.iter().enumerate() {
+                let t = f32::from_bits(block[layout.factors(0) + slot]);
+                if id == NONE {
+                    assert_eq!(t, f32::INFINITY);
+                    continue;
+                }
+                assert_ne!(id, node);
+                let x = rotate(id);
+                for i in 0..40 {
+                    let bit = codes[32 * (i / 8) + slot] >> (i % 8) & 1;
+                    assert_eq!(bit == 1, x[i] - c[i] > 0.0, "{metric:?} node {node} slot {slot} dim {i}");
+                }
+                let e = f32::from_bits(block[layout.factors(2) + slot]);
+                let truth = pq.distance(kernels::best(), &f.col(), id as usize);
+                let bound = sketch::SCREEN_SIGMAS * 2.0 * e * error_scale(metric, &q, d);
+                within += usize::from((est[slot] - truth).abs() <= bound + 1e-3);
+                total += 1;
+            }
+        }
+        assert!(total >= 500 * 24, "lists are filled: {total} neighbours");
+        let share = within as f64 / total as f64;
+        assert!(share >= 0.9, "{metric:?}: {share} of estimates within 2.6 deviations");
+        // The lists hold distinct neighbours; the first ones are the nearest of them.
+        let d = |a: u32, b: u32| row_distance(kernels::best(), metric, &f.col(), a as usize, b as usize);
+        let ids = view.neighbors(3);
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), ids.len() - ids.iter().filter(|&&i| i == NONE).count().saturating_sub(1));
+        assert!(d(3, ids[0]).is_finite());
+    }
+}
+
+/// Validation accepts a built graph and names what is wrong with a damaged one.
+#[test]
+fn validation_names_the_damage() {
+    let f = Fixture::new(200, 16, Metric::L2);
+    let g = f.build(BaseGraph::Vamana, 32);
+    let v = g.view();
+    assert_eq!(v.validate(200), Ok(()));
+    assert!(v.validate(201).unwrap_err().what.contains("expected 201 nodes"));
+    let ids = v.layout.ids();
+    let stride = v.layout.stride();
+    let damage = |f: &dyn Fn(&mut QgGraph)| {
+        let mut bad = g.clone();
+        f(&mut bad);
+        bad.view().validate(200).unwrap_err().what
+    };
+    let what = damage(&|b| b.blocks[stride * 5 + ids + 2] = 200);
+    assert!(what.contains("node 5, neighbour slot 2") && what.contains("out of range"), "{what}");
+    let what = damage(&|b| b.blocks[stride * 7 + v.layout.factors(1) + 4] = f32::NAN.to_bits());
+    assert!(what.contains("node 7, neighbour slot 4") && what.contains("not finite"), "{what}");
+    let what = damage(&|b| {
+        b.blocks[stride * 9 + ids + 1] = NONE;
+    });
+    assert!(what.contains("node 9, neighbour slot 1") && what.contains("not +∞"), "{what}");
+    let what = damage(&|b| b.entry = 200);
+    assert!(what.contains("entry 200"), "{what}");
+    let what = damage(&|b| b.layout.degree = 48);
+    assert!(what.contains("degree 48"), "{what}");
+}
+
+/// A search stops at its budget of exact distances and says so.
+#[test]
+fn a_spent_budget_stops_the_search() {
+    let f = Fixture::new(1_000, 24, Metric::L2);
+    let g = f.build(BaseGraph::Vamana, 32);
+    let qv = rows(1, 24, 3);
+    let pq = PreparedQuery::float(Metric::L2, qv.clone());
+    let exact = Originals { kernels: kernels::best(), col: f.col(), query: &pq, screen: None };
+    let q = QgQuery::new(&g.view(), &qv);
+    let mut sc = QgScratch::default();
+    let mut out = Vec::new();
+    let beam = Beam { ef: 64, allowed: None, budget: 5 };
+    assert!(!search(&g.view(), kernels::best(), &q, &exact, beam, &mut sc, &mut out));
+    assert_eq!((out.len(), sc.distances), (5, 5));
+    let beam = Beam { ef: 64, allowed: None, budget: usize::MAX };
+    assert!(search(&g.view(), kernels::best(), &q, &exact, beam, &mut sc, &mut out));
+    assert_eq!(out.len(), 64);
+}
