@@ -1,15 +1,17 @@
 #!/bin/bash
 # Issue 38's before/after sitting: the index-layer refactor changes no measured speed.
-# `xvec bench` on wordnet-minilm-384 (cosine, k 10, build on 2 threads, serial queries on
-# one thread) for Flat, HNSW (M 16, ef_construction 200, ef sweep), Vamana (defaults, ef
-# sweep) and IVF (defaults, nprobe sweep), with the binary built before the refactor
-# ($BEFORE, commit e06da3a) and the one built from HEAD ($AFTER), interleaved:
-# every round runs each kind as before, after, before (so each round has a before-vs-before
-# pair: the spread the after runs are held to). ROUNDS rounds (3). Every run builds its
-# own collection (build time measured) and appends its rows to $CSV; the JSON reports stay
-# in $W and docs/benchmarks/index_layer_table.py prints the comparison into $W/table.md.
+# `xvec bench` on wordnet-minilm-384 (cosine, k 10, serial queries on one thread) for
+# Flat, HNSW (M 16, ef_construction 200, ef sweep), Vamana (defaults, ef sweep) and IVF
+# (defaults, nprobe sweep), each built on one thread so that a build is deterministic and
+# recall must match exactly (a 2-thread HNSW build varies from run to run). The binary
+# built before the refactor ($BEFORE, commit e06da3a) and the one built from HEAD
+# ($AFTER) alternate: every round runs each kind as before, after, before, so each round
+# has a before-vs-before pair, the spread the after runs are held to. ROUNDS rounds (3).
+# Every run builds its own collection (build time measured) and appends its rows to $CSV;
+# the JSON reports stay in $W and docs/benchmarks/index_layer_table.py prints the
+# comparison into $W/table.md.
 #
-# One command, from the repository root, on a quiet machine (about 25 minutes on 2 cores):
+# One command, from the repository root, on a quiet machine (about 20 minutes):
 #     BEFORE=/path/to/xvec-at-e06da3a docs/benchmarks/sittings/2026-12-06-index-layer.sh
 # The before binary: `git worktree add --detach /tmp/before e06da3a && cd /tmp/before &&
 # cargo build --release -p xvec-cli` (BEFORE=/tmp/before/target/release/xvec).
@@ -28,7 +30,7 @@ lock() { if command -v flock >/dev/null; then flock /tmp/cargo.lock "$@"; else "
 [ "${BUILD:-1}" = 1 ] && lock cargo build --release -p xvec-cli
 AFTER_COMMIT=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . ':!docs/benchmarks' || echo -dirty)
 
-common="--dataset $DATA --metric cosine -k 10 --optimize-concurrency 2 --concurrency 1 --duration 1s --cooldown 0s"
+common="--dataset $DATA --metric cosine -k 10 --optimize-concurrency 1 --concurrency 1 --duration 1s --cooldown 0s"
 args() {
   case $1 in
     flat) echo "--index flat" ;;
