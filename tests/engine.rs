@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use xvec::f16;
-use xvec::{Collection, Doc, DocError, Error, Metric, OpenOptions, Query, QueryError, StorageError, Value, VectorType};
+use xvec::{
+    Collection, Doc, DocError, Error, FieldKind, FieldLookupError, Metric, OpenOptions, Query, QueryError,
+    StorageError, Value, VectorType,
+};
 
 use crate::util::{every_type_schema, random_vectors, simple_schema};
 
@@ -124,7 +127,7 @@ fn bad_queries_get_clear_errors() {
     assert!(matches!(err(Query::key("zz")), Error::Query(QueryError::KeyNotFound(_))));
     assert!(matches!(
         err(Query::vector(vec![1.0, 0.0, 0.0]).field("tag")),
-        Error::Query(QueryError::NoSuchVectorField(_))
+        Error::Query(QueryError::Field(FieldLookupError::NoSuchField { wanted: FieldKind::Vector, .. }))
     ));
     assert!(matches!(
         err(Query::vector(vec![1.0, 0.0, 0.0]).fields(["nope"])),

@@ -214,9 +214,19 @@ fn headless_hybrid_queries_run_text_and_sparse_branches() {
     assert!(v["engine_bytes"].as_array().unwrap().iter().any(|k| k["kind"] == "sparse indexes"), "{v}");
 
     let run = xvec(&[&args[..], &["--text-field", "lemma"]].concat()).run();
-    assert!(run.code(2).stderr.contains("--text-field lemma: no full-text field `lemma`"), "{run}");
+    assert!(
+        run.code(2)
+            .stderr
+            .contains("--text-field lemma: no full-text field named `lemma`; the full-text field is gloss"),
+        "{run}"
+    );
     let run = xvec(&[&args[..], &["--sparse-field", "gloss"]].concat()).run();
-    assert!(run.code(2).stderr.contains("no sparse vector field `gloss`"), "{run}");
+    assert!(
+        run.code(2)
+            .stderr
+            .contains("--sparse-field gloss: no sparse vector field named `gloss`; the sparse vector field is bm25"),
+        "{run}"
+    );
     let run = xvec(&[&args[..], &["--text-field", "gloss", "--queries", &data("queries.fvecs")]].concat()).run();
     assert!(run.code(2).stderr.contains("leave out --queries"), "{run}");
 }

@@ -73,6 +73,13 @@ fn create_from_flags_then_insert_upsert_update_delete() {
     let run = xvec(&["create", dir.path().join("bad").to_str().unwrap(), "--vector", "v:3:hamming"]).run();
     run.code(2);
     assert!(run.stderr.contains("unknown metric \"hamming\""), "{run}");
+    let run = xvec(&["create", dir.path().join("bad").to_str().unwrap(), "--vector", "n:int32"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("--vector \"n:int32\": expected NAME:DIM:METRIC"), "{run}");
+    // A field the query cannot resolve is the data's answer, not a usage mistake: exit 1.
+    let run = xvec(&["query", c, "[0.9, 0, 0]", "--field", "title"]).run();
+    run.code(1);
+    assert!(run.stderr.contains("no vector field named `title`; the vector field is v"), "{run}");
 }
 
 #[test]

@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::schema::FieldKind;
+
 /// A schema that cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[non_exhaustive]
@@ -521,19 +523,54 @@ impl StorageError {
     }
 }
 
+/// A field of a kind (vector, full-text, sparse) that [`Schema::resolve`](crate::Schema::resolve)
+/// cannot find: each variant names the kind wanted and, where there are some, the fields
+/// of that kind, so the message says what would have been accepted.
+#[derive(Debug, thiserror::Error, PartialEq, Clone)]
+#[non_exhaustive]
+pub enum FieldLookupError {
+    /// A field named that is missing or not of the kind wanted.
+    #[error("no {} field named `{name}`; {}", wanted.name(), there_are(*wanted, candidates))]
+    NoSuchField {
+        /// The name given.
+        name: String,
+        /// The kind wanted.
+        wanted: FieldKind,
+        /// The schema's fields of that kind, in schema order.
+        candidates: Vec<String>,
+    },
+    /// No field named, and the schema has none of the kind wanted.
+    #[error("the collection has no {} field ({})", wanted.name(), wanted.needs())]
+    NoField {
+        /// The kind wanted.
+        wanted: FieldKind,
+    },
+    /// No field named, and the schema has several of the kind wanted.
+    #[error("the collection has {} {} fields ({}); name one", candidates.len(), wanted.name(), candidates.join(", "))]
+    Ambiguous {
+        /// The kind wanted.
+        wanted: FieldKind,
+        /// The schema's fields of that kind, in schema order.
+        candidates: Vec<String>,
+    },
+}
+
+/// The fields of `kind` there are, for a message about one that is not.
+fn there_are(kind: FieldKind, candidates: &[String]) -> String {
+    match candidates {
+        [] => format!("the collection has none ({})", kind.needs()),
+        [one] => format!("the {} field is {one}", kind.name()),
+        _ => format!("the {} fields are {}", kind.name(), candidates.join(", ")),
+    }
+}
+
 /// A query that cannot run.
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[non_exhaustive]
 pub enum QueryError {
-    /// The query names a field that is not a vector field of the schema.
-    #[error("no vector field named `{0}`")]
-    NoSuchVectorField(String),
-    /// The query names no field and the schema has several vector fields (the count).
-    #[error("the collection has {0} vector fields; name one")]
-    AmbiguousField(usize),
-    /// A vector query on a schema without vector fields.
-    #[error("the collection has no vector field")]
-    NoVectorField,
+    /// The field a vector, text or sparse query searches cannot be resolved.
+    #[error(transparent)]
+    Field(#[from] FieldLookupError),
     /// The query vector's length is not the field's dimension.
     #[error("field `{field}` expects a query vector of dimension {expected}, found {found}")]
     BadDimension {
@@ -633,24 +670,6 @@ pub enum QueryError {
         /// The `k` asked for.
         k: usize,
     },
-    /// A text query names a field without a full-text index.
-    #[error("no full-text field named `{0}`; a text query needs a string field with an fts index")]
-    NoSuchTextField(String),
-    /// A text query on a schema without a full-text index.
-    #[error("the collection has no full-text field (a string field with an fts index)")]
-    NoTextField,
-    /// A text query naming no field, on a schema with several full-text fields.
-    #[error("the collection has several full-text fields; name one")]
-    AmbiguousTextField,
-    /// A sparse query names a field that is not a sparse vector field.
-    #[error("no sparse vector field named `{0}`")]
-    NoSuchSparseField(String),
-    /// A sparse query on a schema without a sparse vector field.
-    #[error("the collection has no sparse vector field (sparse_fp32 or sparse_fp16)")]
-    NoSparseField,
-    /// A sparse query naming no field, on a schema with several sparse fields.
-    #[error("the collection has several sparse vector fields; name one")]
-    AmbiguousSparseField,
     /// A text query whose analysed text holds too many distinct terms.
     #[error("the text query holds {found} distinct terms; at most {limit} are searched")]
     TooManyTerms {
@@ -720,6 +739,13 @@ pub enum Error {
     /// the collection is unchanged.
     #[error("busy: {0}")]
     Busy(String),
+}
+
+impl From<FieldLookupError> for Error {
+    /// A field that cannot be resolved is a query error: every lookup is for a search.
+    fn from(e: FieldLookupError) -> Error {
+        Error::Query(QueryError::Field(e))
+    }
 }
 
 /// The engine's result, [`Error`] unless said otherwise.

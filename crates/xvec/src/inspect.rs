@@ -13,7 +13,8 @@ use roaring::RoaringBitmap;
 use serde::Serialize;
 
 use crate::collection::Collection;
-use crate::error::{Error, QueryError, StorageError};
+use crate::error::{Error, StorageError};
+use crate::schema::FieldKind;
 use crate::storage::column::SegmentView;
 use crate::storage::lock::WriterLock;
 use crate::storage::wal::Record;
@@ -172,9 +173,7 @@ pub fn fields(coll: &Collection) -> Vec<FieldInfo> {
 
 /// The position of vector field `field` in the snapshot's schema.
 fn vector_field(snap: &crate::collection::Snapshot, field: &str) -> Result<usize, Error> {
-    let schema = snap.schema();
-    let found = schema.index_of(field).filter(|&i| schema.field(i).as_vector().is_some());
-    Ok(found.ok_or_else(|| QueryError::NoSuchVectorField(field.to_string()))?)
+    Ok(snap.schema().resolve(FieldKind::Vector, Some(field))?)
 }
 
 /// The graphs of one vector field, one per indexed segment.

@@ -63,16 +63,17 @@ pub use collection::{
 };
 pub use columns::{Column, Columns};
 pub use error::{
-    DocError, Error, FilterError, FilterErrorKind, QueryError, ReadOnly, Result, SchemaError, StorageError, WalDamage,
+    DocError, Error, FieldLookupError, FilterError, FilterErrorKind, QueryError, ReadOnly, Result, SchemaError,
+    StorageError, WalDamage,
 };
 pub use filter::{Access, LeafTrace, Param, Params};
 pub use half::f16;
 pub use index::MAX_BUILD_THREADS;
 pub use index::segment_index::{SearchPath, SearchRoute};
 pub use schema::{
-    DEFAULT_RABITQ_BITS, Field, FieldChange, FieldType, FlatParams, HnswParams, IndexParams, IndexType, IvfParams,
-    KEY_FIELD, Knob, MAX_ARRAY_LEN, MAX_DIM, MAX_FIELDS, MAX_NLIST, MAX_RABITQ_BITS, MAX_VECTOR_FIELDS, Metric,
-    QuantSpec, Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder, SearchKnob, SparseType, TextIndex,
+    DEFAULT_RABITQ_BITS, Field, FieldChange, FieldKind, FieldType, FlatParams, HnswParams, IndexParams, IndexType,
+    IvfParams, KEY_FIELD, Knob, MAX_ARRAY_LEN, MAX_DIM, MAX_FIELDS, MAX_NLIST, MAX_RABITQ_BITS, MAX_VECTOR_FIELDS,
+    Metric, QuantSpec, Quantize, ScalarIndexKind, ScalarType, Schema, SchemaBuilder, SearchKnob, SparseType, TextIndex,
     UnknownName, VamanaParams, VectorSpec, VectorType,
 };
 pub use sparse::{MAX_SPARSE_LEN, SparseVector};

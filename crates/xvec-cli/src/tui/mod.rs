@@ -28,7 +28,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::crossterm::{cursor, execute, terminal};
 use xvec::verify::GraphReport;
-use xvec::{Collection, MemoryUsage, OptimizeOptions, OptimizeProgress, OptimizeReport};
+use xvec::{Collection, FieldKind, MemoryUsage, OptimizeOptions, OptimizeProgress, OptimizeReport};
 use xvec_bench::dataset::{GroundTruth, VectorFile};
 
 use metrics::{Metrics, Tick};
@@ -181,16 +181,14 @@ fn prepare<'c>(coll: &'c Collection, o: &Options) -> Result<(Workload<'c>, Searc
 /// queries (a query file has no text or sparse vector for them).
 fn check_hybrid(schema: &xvec::Schema, o: &Options) -> Result<(), TuiError> {
     let usage = |m: String| TuiError { usage: true, ..TuiError::new(m) };
-    let field = |name: &str| schema.index_of(name).map(|i| schema.field(i));
-    if let Some(name) = &o.hybrid.text_field
-        && field(name).is_none_or(|f| f.text.is_none())
-    {
-        return Err(usage(format!("--text-field {name}: no full-text field `{name}`")));
-    }
-    if let Some(name) = &o.hybrid.sparse_field
-        && field(name).is_none_or(|f| !matches!(f.ty, xvec::FieldType::Sparse(_)))
-    {
-        return Err(usage(format!("--sparse-field {name}: no sparse vector field `{name}`")));
+    let named = [
+        ("--text-field", FieldKind::FullText, &o.hybrid.text_field),
+        ("--sparse-field", FieldKind::Sparse, &o.hybrid.sparse_field),
+    ];
+    for (flag, kind, name) in named {
+        if let Some(name) = name {
+            schema.resolve(kind, Some(name)).map_err(|e| usage(format!("{flag} {name}: {e}")))?;
+        }
     }
     if o.hybrid.is_some() && o.queries.is_some() {
         return Err(usage("--text-field and --sparse-field take their queries from sampled rows".into())

@@ -16,7 +16,10 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use xvec::{Branch, Collection, HybridQuery, Metric, Params, Query, Snapshot, SparseVector, TextField, Value};
+use xvec::{
+    Branch, Collection, FieldKind, FieldLookupError, HybridQuery, Metric, Params, Query, Snapshot, SparseVector,
+    TextField, Value,
+};
 use xvec_bench::dataset::{GroundTruth, recall_at};
 
 use super::metrics::{Tick, latency_histogram};
@@ -391,13 +394,13 @@ fn to_f32(v: &Value) -> Option<Vec<f32>> {
 
 /// The vector field a workload searches: the named one or the only one.
 pub fn vector_field(snap: &Snapshot, field: Option<&str>) -> Result<(String, Metric), String> {
-    let mut fields = snap.schema().vector_fields().filter(|(_, f, _)| field.is_none_or(|name| name == f.name));
-    match (fields.next(), fields.next(), field) {
-        (Some((_, f, spec)), None, _) => Ok((f.name.clone(), spec.metric)),
-        (None, _, Some(name)) => Err(format!("no vector field `{name}`")),
-        (None, _, None) => Err("the collection has no vector field".into()),
-        (Some(_), Some(_), _) => Err("the collection has several vector fields; name one with --field".into()),
-    }
+    let schema = snap.schema();
+    let pos = schema.resolve(FieldKind::Vector, field).map_err(|e| match e {
+        FieldLookupError::Ambiguous { .. } => format!("{e} with --field"),
+        e => e.to_string(),
+    })?;
+    let f = schema.field(pos);
+    Ok((f.name.clone(), f.as_vector().expect("resolved to a vector field").metric))
 }
 
 /// Up to `n` stored vectors of `field`, evenly spaced over the live documents, with

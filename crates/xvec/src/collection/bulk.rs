@@ -7,10 +7,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use roaring::RoaringBitmap;
 
-use super::query::{Query, Target, candidates, resolve_field, resolve_projection};
+use super::query::{Query, Target, candidates, resolve_projection};
 use super::snapshot::Snapshot;
 use crate::error::{Error, QueryError};
 use crate::filter::{Filter, Params};
+use crate::schema::FieldKind;
 use crate::value::Doc;
 
 /// Most threads [`Snapshot::query_batch`] runs at once.
@@ -52,9 +53,9 @@ impl Snapshot {
         vectors: &[f32],
         threads: usize,
     ) -> Result<Vec<Result<Vec<super::Hit>, Error>>, Error> {
-        let field = resolve_field(&self.schema, q.field.as_deref())?;
+        let field = self.schema.resolve(FieldKind::Vector, q.field.as_deref())?;
         let f = self.schema.field(field);
-        let dim = f.as_vector().expect("resolve_field returns a vector field").dim as usize;
+        let dim = f.as_vector().expect("resolved to a vector field").dim as usize;
         if !vectors.len().is_multiple_of(dim) {
             return Err(QueryError::BadDimension {
                 field: f.name.clone(),

@@ -9,12 +9,11 @@ use roaring::RoaringBitmap;
 
 use super::query::{MAX_K, Query, SourceTrace, resolve_projection};
 use super::snapshot::Snapshot;
-use super::sparse_search::resolve_sparse_field;
 use super::text_search::{PostingsTrace, TextField, resolve_text_fields};
 use crate::error::{Error, QueryError};
 use crate::filter::{Filter, Params};
 use crate::index::{Candidate, TopK};
-use crate::schema::Metric;
+use crate::schema::{FieldKind, Metric};
 use crate::sparse::SparseVector;
 use crate::storage::column::SegmentView;
 use crate::value::Value;
@@ -425,7 +424,7 @@ impl Snapshot {
                 if *k == 0 || *k > MAX_K {
                     return Err(context(QueryError::BadLimit(*k).into()));
                 }
-                let field = resolve_sparse_field(&self.schema, field.as_deref()).map_err(|e| context(e.into()))?;
+                let field = self.schema.resolve(FieldKind::Sparse, field.as_deref()).map_err(|e| context(e.into()))?;
                 let (found, trace) = self.sparse_candidates(field, vector, *k, *budget, filter).map_err(context)?;
                 *postings = Some(trace);
                 let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();

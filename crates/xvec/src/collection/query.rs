@@ -13,7 +13,7 @@ use crate::index::quant::fastscan::{self, ScanQuery};
 use crate::index::segment_index::{SearchParams, SearchPath, SearchRoute, SegmentIndex};
 use crate::index::{Candidate, PreparedQuery, Sink, TopK, flat};
 use crate::kernels;
-use crate::schema::{Knob, Schema, VectorType};
+use crate::schema::{FieldKind, Knob, Schema, VectorType};
 use crate::value::Value;
 
 /// Largest top-k a query may ask for.
@@ -319,24 +319,6 @@ pub struct Hit {
     pub fields: BTreeMap<String, Value>,
 }
 
-/// Resolves the vector field a query searches.
-pub(crate) fn resolve_field(schema: &Schema, name: Option<&str>) -> Result<usize, QueryError> {
-    match name {
-        Some(n) => schema
-            .index_of(n)
-            .filter(|&i| schema.field(i).as_vector().is_some())
-            .ok_or_else(|| QueryError::NoSuchVectorField(n.to_string())),
-        None => {
-            let mut it = schema.vector_fields();
-            match (it.next(), it.next()) {
-                (Some((i, _, _)), None) => Ok(i),
-                (None, _) => Err(QueryError::NoVectorField),
-                (Some(_), Some(_)) => Err(QueryError::AmbiguousField(schema.vector_fields().count())),
-            }
-        }
-    }
-}
-
 /// Resolves the fields to return.
 pub(crate) fn resolve_projection(
     schema: &Schema,
@@ -493,7 +475,7 @@ impl Snapshot {
                 return Err(QueryError::NprobeAndTargetRecall.into());
             }
         }
-        let field = resolve_field(&self.schema, q.field.as_deref())?;
+        let field = self.schema.resolve(FieldKind::Vector, q.field.as_deref())?;
         let projection = resolve_projection(&self.schema, q.fields.as_deref(), q.include_vectors)?;
         let vector = match &q.target {
             Target::Vector(v) => v.clone(),

@@ -8,27 +8,11 @@
 use super::query::candidates;
 use super::snapshot::Snapshot;
 use super::text_search::PostingsTrace;
-use crate::error::{Error, QueryError};
+use crate::error::Error;
 use crate::filter::Filter;
 use crate::index::{Candidate, Sink, TopK};
-use crate::schema::{FieldType, Schema};
-use crate::sparse::{SparseVector, dot_words, unpack_value};
 
-/// The sparse field a sparse query searches: `name`, or the schema's only one.
-pub(crate) fn resolve_sparse_field(schema: &Schema, name: Option<&str>) -> Result<usize, QueryError> {
-    let sparse = |i: &usize| matches!(schema.field(*i).ty, FieldType::Sparse(_));
-    match name {
-        Some(n) => schema.index_of(n).filter(sparse).ok_or_else(|| QueryError::NoSuchSparseField(n.to_string())),
-        None => {
-            let mut it = (0..schema.fields().len()).filter(sparse);
-            match (it.next(), it.next()) {
-                (Some(i), None) => Ok(i),
-                (None, _) => Err(QueryError::NoSparseField),
-                (Some(_), Some(_)) => Err(QueryError::AmbiguousSparseField),
-            }
-        }
-    }
-}
+use crate::sparse::{SparseVector, dot_words, unpack_value};
 
 impl Snapshot {
     /// The best `k` rows of sparse field `field` by inner product with `query` among the

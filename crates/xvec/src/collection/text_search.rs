@@ -17,30 +17,12 @@ use crate::filter::Filter;
 use crate::index::fulltext::wand::{self, Term};
 use crate::index::fulltext::{END, FullTextIndex};
 use crate::index::{Candidate, Sink, TopK};
-use crate::schema::{Schema, TextIndex};
+use crate::schema::{FieldKind, Schema, TextIndex};
 use crate::storage::column::ColumnData;
 use crate::text::{Analyzer, Bm25};
 
 /// Most distinct terms a text query may hold.
 pub const MAX_QUERY_TERMS: usize = 64;
-
-/// Resolves the full-text field a text query searches: `name`, or the schema's only one.
-fn resolve_text_field(schema: &Schema, name: Option<&str>) -> Result<usize, QueryError> {
-    match name {
-        Some(n) => schema
-            .index_of(n)
-            .filter(|&i| schema.field(i).text.is_some())
-            .ok_or_else(|| QueryError::NoSuchTextField(n.to_string())),
-        None => {
-            let mut it = (0..schema.fields().len()).filter(|&i| schema.field(i).text.is_some());
-            match (it.next(), it.next()) {
-                (Some(i), None) => Ok(i),
-                (None, _) => Err(QueryError::NoTextField),
-                (Some(_), Some(_)) => Err(QueryError::AmbiguousTextField),
-            }
-        }
-    }
-}
 
 /// A full-text field a text branch searches, and what its scores are multiplied by.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,11 +69,11 @@ impl TextField {
 /// finite and above 0.
 pub(crate) fn resolve_text_fields(schema: &Schema, fields: &[TextField]) -> Result<Vec<(usize, f32)>, QueryError> {
     if fields.is_empty() {
-        return Ok(vec![(resolve_text_field(schema, None)?, 1.0)]);
+        return Ok(vec![(schema.resolve(FieldKind::FullText, None)?, 1.0)]);
     }
     let mut out: Vec<(usize, f32)> = Vec::with_capacity(fields.len());
     for f in fields {
-        let pos = resolve_text_field(schema, Some(&f.name))?;
+        let pos = schema.resolve(FieldKind::FullText, Some(&f.name))?;
         if out.iter().any(|&(p, _)| p == pos) {
             return Err(QueryError::BadHybrid(format!("full-text field `{}` is named twice", f.name)));
         }

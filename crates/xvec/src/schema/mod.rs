@@ -8,6 +8,7 @@ mod evolve;
 mod index;
 mod json;
 mod knobs;
+mod resolve;
 mod spec;
 #[cfg(test)]
 mod tests;
@@ -21,6 +22,7 @@ pub use index::{
 };
 pub(crate) use json::RawSchema;
 pub use knobs::{Knob, MAX_EF, MAX_REFINE_CANDIDATES, SearchKnob};
+pub use resolve::FieldKind;
 pub use text::TextIndex;
 pub(crate) use types::parse_name;
 pub use types::{Metric, Quantize, ScalarIndexKind, ScalarType, SparseType, UnknownName, VectorType};

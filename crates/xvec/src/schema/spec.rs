@@ -65,7 +65,10 @@ fn vector(name: &str, dim: &str, rest: &[&str]) -> Result<Field, String> {
         [metric] => (metric, "fp32"),
         [metric, elem] => (metric, *elem),
         _ => {
-            return Err(format!("expected NAME:DIM:METRIC[:fp32|fp16|int8][:nullable], found {} parts", rest.len() + 2));
+            return Err(format!(
+                "expected NAME:DIM:METRIC[:fp32|fp16|int8][:nullable], found {} parts",
+                rest.len() + 2
+            ));
         }
     };
     let dim: u32 = dim.parse().map_err(|_| format!("dimension {dim:?} is not a number"))?;

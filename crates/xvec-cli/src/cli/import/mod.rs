@@ -15,7 +15,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use xvec::sparse::Bm25Vocabulary;
-use xvec::{Collection, Doc, FieldType, ScalarType, Value, VectorType};
+use xvec::{Collection, Doc, FieldKind, FieldLookupError, FieldType, ScalarType, Value, VectorType};
 use xvec_bench::dataset::VectorFile;
 
 use self::bounded::{LineBound, MAX_LINE_BYTES};
@@ -333,10 +333,9 @@ fn bm25_source(coll: &Collection, spec: &str) -> Result<Bm25Source, CliError> {
 }
 
 fn vector_elem(coll: &Collection, field: &str) -> Result<VectorType, CliError> {
-    coll.schema()
-        .index_of(field)
-        .and_then(|i| coll.schema().field(i).as_vector().map(|v| v.elem))
-        .ok_or_else(|| CliError::usage(format!("`{field}` is not a vector field of the collection")))
+    let schema = coll.schema();
+    let pos = schema.resolve(FieldKind::Vector, Some(field)).map_err(|e| CliError::usage(e.to_string()))?;
+    Ok(schema.field(pos).as_vector().expect("resolved to a vector field").elem)
 }
 
 /// A vector file row as a value of the field's element type, by the engine's rule.
@@ -465,17 +464,12 @@ fn csv_object(
 }
 
 fn raw_vectors(sink: &mut Sink, a: &ImportArgs) -> Result<(), CliError> {
-    let field = match &a.field {
-        Some(f) => f.clone(),
-        None => {
-            let schema = sink.coll.schema();
-            let mut vectors = schema.vector_fields();
-            match (vectors.next(), vectors.next()) {
-                (Some((_, f, _)), None) => f.name.clone(),
-                _ => return Err(CliError::usage("the collection has several vector fields; pass --field FIELD")),
-            }
-        }
-    };
+    let schema = sink.coll.schema();
+    let pos = schema.resolve(FieldKind::Vector, a.field.as_deref()).map_err(|e| match e {
+        FieldLookupError::Ambiguous { .. } => CliError::usage(e.to_string()).hint("pass --field FIELD"),
+        e => CliError::usage(e.to_string()),
+    })?;
+    let field = schema.field(pos).name.clone();
     let elem = vector_elem(sink.coll, &field)?;
     let file = open_vector_file(&a.file)?;
     // `export --format npy|fvecs -o F` writes the keys beside the vectors, to F.ids.
