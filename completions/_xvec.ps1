@@ -43,7 +43,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('vocabulary', 'vocabulary', [CompletionResultType]::ParameterValue, 'Write the BM25 vocabulary of a string field''s documents to a file.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
-            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add, drop, rename or widen a field; add or drop an index.')
+            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add, drop, rename or widen a field; add, drop or set an index.')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show the schema, index parameters, counts and size.')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.')
@@ -380,6 +380,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('alter-field', 'alter-field', [CompletionResultType]::ParameterValue, 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)')
             [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar or full-text index to a field and build it for every segment')
             [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar or full-text index from a field; filters on it scan its column again')
+            [CompletionResult]::new('set-index', 'set-index', [CompletionResultType]::ParameterValue, 'Change a vector field''s index (kind, parameters, quantization); waits for the build')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -439,6 +440,15 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'xvec;alter;set-index' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'xvec;alter;help' {
             [CompletionResult]::new('add-field', 'add-field', [CompletionResultType]::ParameterValue, 'Add a field; rows already written read its default, or NULL')
             [CompletionResult]::new('drop-field', 'drop-field', [CompletionResultType]::ParameterValue, 'Drop a field and its indexes; optimize reclaims its bytes')
@@ -446,6 +456,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('alter-field', 'alter-field', [CompletionResultType]::ParameterValue, 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)')
             [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar or full-text index to a field and build it for every segment')
             [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar or full-text index from a field; filters on it scan its column again')
+            [CompletionResult]::new('set-index', 'set-index', [CompletionResultType]::ParameterValue, 'Change a vector field''s index (kind, parameters, quantization); waits for the build')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -465,6 +476,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;alter;help;drop-index' {
+            break
+        }
+        'xvec;alter;help;set-index' {
             break
         }
         'xvec;alter;help;help' {
@@ -822,7 +836,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('vocabulary', 'vocabulary', [CompletionResultType]::ParameterValue, 'Write the BM25 vocabulary of a string field''s documents to a file.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
             [CompletionResult]::new('optimize', 'optimize', [CompletionResultType]::ParameterValue, 'Compact segments and build the vector indexes (HNSW, quantized codes).')
-            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add, drop, rename or widen a field; add or drop an index.')
+            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add, drop, rename or widen a field; add, drop or set an index.')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show the schema, index parameters, counts and size.')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.')
@@ -901,6 +915,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('alter-field', 'alter-field', [CompletionResultType]::ParameterValue, 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)')
             [CompletionResult]::new('add-index', 'add-index', [CompletionResultType]::ParameterValue, 'Add a scalar or full-text index to a field and build it for every segment')
             [CompletionResult]::new('drop-index', 'drop-index', [CompletionResultType]::ParameterValue, 'Drop a scalar or full-text index from a field; filters on it scan its column again')
+            [CompletionResult]::new('set-index', 'set-index', [CompletionResultType]::ParameterValue, 'Change a vector field''s index (kind, parameters, quantization); waits for the build')
             break
         }
         'xvec;help;alter;add-field' {
@@ -919,6 +934,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;alter;drop-index' {
+            break
+        }
+        'xvec;help;alter;set-index' {
             break
         }
         'xvec;help;describe' {

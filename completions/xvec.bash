@@ -127,6 +127,9 @@ _xvec() {
             xvec__subcmd__alter,rename-field)
                 cmd="xvec__subcmd__alter__subcmd__rename__subcmd__field"
                 ;;
+            xvec__subcmd__alter,set-index)
+                cmd="xvec__subcmd__alter__subcmd__set__subcmd__index"
+                ;;
             xvec__subcmd__alter__subcmd__help,add-field)
                 cmd="xvec__subcmd__alter__subcmd__help__subcmd__add__subcmd__field"
                 ;;
@@ -147,6 +150,9 @@ _xvec() {
                 ;;
             xvec__subcmd__alter__subcmd__help,rename-field)
                 cmd="xvec__subcmd__alter__subcmd__help__subcmd__rename__subcmd__field"
+                ;;
+            xvec__subcmd__alter__subcmd__help,set-index)
+                cmd="xvec__subcmd__alter__subcmd__help__subcmd__set__subcmd__index"
                 ;;
             xvec__subcmd__explain,analyze)
                 cmd="xvec__subcmd__explain__subcmd__analyze"
@@ -289,6 +295,9 @@ _xvec() {
             xvec__subcmd__help__subcmd__alter,rename-field)
                 cmd="xvec__subcmd__help__subcmd__alter__subcmd__rename__subcmd__field"
                 ;;
+            xvec__subcmd__help__subcmd__alter,set-index)
+                cmd="xvec__subcmd__help__subcmd__alter__subcmd__set__subcmd__index"
+                ;;
             xvec__subcmd__help__subcmd__explain,analyze)
                 cmd="xvec__subcmd__help__subcmd__explain__subcmd__analyze"
                 ;;
@@ -402,7 +411,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter)
-            opts="-h --mode --no-headers --no-mmap --wait --help add-field drop-field rename-field alter-field add-index drop-index help"
+            opts="-h --mode --no-headers --no-mmap --wait --help add-field drop-field rename-field alter-field add-index drop-index set-index help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -584,7 +593,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter__subcmd__help)
-            opts="add-field drop-field rename-field alter-field add-index drop-index help"
+            opts="add-field drop-field rename-field alter-field add-index drop-index set-index help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -695,7 +704,49 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xvec__subcmd__alter__subcmd__help__subcmd__set__subcmd__index)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xvec__subcmd__alter__subcmd__rename__subcmd__field)
+            opts="-h --mode --no-headers --no-mmap --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__alter__subcmd__set__subcmd__index)
             opts="-h --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2255,7 +2306,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__alter)
-            opts="add-field drop-field rename-field alter-field add-index drop-index"
+            opts="add-field drop-field rename-field alter-field add-index drop-index set-index"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2339,6 +2390,20 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__alter__subcmd__rename__subcmd__field)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__alter__subcmd__set__subcmd__index)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -40,7 +40,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand vocabulary 'Write the BM25 vocabulary of a string field''s documents to a file.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
-            cand alter 'Change the schema: add, drop, rename or widen a field; add or drop an index.'
+            cand alter 'Change the schema: add, drop, rename or widen a field; add, drop or set an index.'
             cand describe 'Show the schema, index parameters, counts and size.'
             cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
             cand export 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
@@ -351,6 +351,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand alter-field 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)'
             cand add-index 'Add a scalar or full-text index to a field and build it for every segment'
             cand drop-index 'Drop a scalar or full-text index from a field; filters on it scan its column again'
+            cand set-index 'Change a vector field''s index (kind, parameters, quantization); waits for the build'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;alter;add-field'= {
@@ -403,6 +404,14 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'xvec;alter;set-index'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'xvec;alter;help'= {
             cand add-field 'Add a field; rows already written read its default, or NULL'
             cand drop-field 'Drop a field and its indexes; optimize reclaims its bytes'
@@ -410,6 +419,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand alter-field 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)'
             cand add-index 'Add a scalar or full-text index to a field and build it for every segment'
             cand drop-index 'Drop a scalar or full-text index from a field; filters on it scan its column again'
+            cand set-index 'Change a vector field''s index (kind, parameters, quantization); waits for the build'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;alter;help;add-field'= {
@@ -423,6 +433,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;alter;help;add-index'= {
         }
         &'xvec;alter;help;drop-index'= {
+        }
+        &'xvec;alter;help;set-index'= {
         }
         &'xvec;alter;help;help'= {
         }
@@ -748,7 +760,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand vocabulary 'Write the BM25 vocabulary of a string field''s documents to a file.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
             cand optimize 'Compact segments and build the vector indexes (HNSW, quantized codes).'
-            cand alter 'Change the schema: add, drop, rename or widen a field; add or drop an index.'
+            cand alter 'Change the schema: add, drop, rename or widen a field; add, drop or set an index.'
             cand describe 'Show the schema, index parameters, counts and size.'
             cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
             cand export 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
@@ -809,6 +821,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand alter-field 'Widen a field''s type (int32 to int64, float to double, string to array_string, ...)'
             cand add-index 'Add a scalar or full-text index to a field and build it for every segment'
             cand drop-index 'Drop a scalar or full-text index from a field; filters on it scan its column again'
+            cand set-index 'Change a vector field''s index (kind, parameters, quantization); waits for the build'
         }
         &'xvec;help;alter;add-field'= {
         }
@@ -821,6 +834,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;help;alter;add-index'= {
         }
         &'xvec;help;alter;drop-index'= {
+        }
+        &'xvec;help;alter;set-index'= {
         }
         &'xvec;help;describe'= {
         }

@@ -5,6 +5,7 @@
 //! and its environment variable; run without them it fails (it is no test of its own).
 
 mod kill_loop;
+mod set_index;
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Write};

@@ -14,5 +14,6 @@ mod open_files;
 mod params;
 pub(crate) mod pty;
 mod scripts;
+mod set_index;
 mod shell;
 mod wal_cut;

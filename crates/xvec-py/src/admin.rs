@@ -136,12 +136,16 @@ pub fn describe<'py>(py: Python<'py>, c: &xvec::Collection, path: &str) -> PyRes
     d.set_item("schema", from_json(py, &serde_json::from_str(&schema.to_json()).expect("schema JSON parses"))?)?;
     d.set_item("options", from_json(py, &serde_json::to_value(c.options()).expect("options serialize"))?)?;
     let snap = c.snapshot();
+    let builds = c.stats().index_builds;
     let indexes = PyDict::new(py);
     for (i, f) in schema.fields().iter().enumerate() {
         if f.as_vector().is_some() {
             let x = PyDict::new(py);
             x.set_item("index", f.index_json().map(|j| from_json(py, &j)).transpose()?)?;
             x.set_item("completeness", snap.index_completeness(i))?;
+            // A set-index's rebuild under way: (segments done, segments), else None.
+            let building = builds.iter().find(|b| b.field == f.name).map(|b| (b.segments_done, b.segments_total));
+            x.set_item("building", building)?;
             // The knobs `query` takes for this field, their defaults and bounds, as the
             // engine defines them (a knob the index does not take is a QueryError).
             let knobs = f.as_vector().map(|v| v.index.search_knobs()).unwrap_or_default();

@@ -1,13 +1,13 @@
 //! `xvec alter`: changes to a collection's schema, each published in one step.
 
 use clap::{Args, Subcommand};
-use xvec::{Field, FieldChange, FieldType, ScalarIndexKind, Schema, TextIndex};
+use xvec::{Field, FieldChange, FieldType, IndexParams, IndexType, ScalarIndexKind, Schema, TextIndex};
 
 use super::context::{Collections, Io};
 use super::plural::count;
 use super::{CliError, CollectionArg};
 
-/// Change the schema: add, drop, rename or widen a field; add or drop an index.
+/// Change the schema: add, drop, rename or widen a field; add, drop or set an index.
 ///
 /// Each change is published in one step: readers see the old schema or the new one,
 /// never a mix, and a reader on the old schema keeps working until it refreshes. No
@@ -21,6 +21,10 @@ use super::{CliError, CollectionArg};
 /// ranges over few values, CONTAIN_ANY, CONTAIN_ALL), {"type": "range"} (numeric
 /// fields: ranges) or {"type": "fts", "tokenizer": "standard", "filters": ["lowercase",
 /// "stem_en"]} (string fields: query --text, MATCH); the bare names work too.
+/// set-index changes a vector field's index (kind, parameters, quantization) in one
+/// step; each segment gets the new index in turn, searched exactly until it has it;
+/// the command waits until every segment has it (a rebuild cut short resumes at the
+/// next writable open).
 ///
 /// Example:
 ///   xvec alter words add-field note:string:nullable
@@ -34,6 +38,8 @@ use super::{CliError, CollectionArg};
 ///   xvec alter words add-index pos '{"type": "inverted"}'
 ///   xvec alter words add-index gloss '{"type": "fts", "filters": ["lowercase", "stem_en"]}'
 ///   xvec alter words drop-index pos inverted
+///   xvec alter words set-index emb '{"type": "hnsw", "m": 32, "quantize": "int8"}'
+///   xvec alter words set-index emb flat
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct AlterArgs {
@@ -98,6 +104,16 @@ pub enum Change {
         /// The index kind: inverted, range or fts.
         #[arg(value_name = "KIND", value_parser = parse_index)]
         kind: IndexArg,
+    },
+    /// Change a vector field's index (kind, parameters, quantization); waits for the build.
+    SetIndex {
+        /// The vector field.
+        #[arg(value_name = "FIELD")]
+        field: String,
+        /// The index as schema JSON ({"type": "hnsw", "m": 32, ...}), or a bare type
+        /// (flat, hnsw, vamana, ivf) for its defaults.
+        #[arg(value_name = "JSON")]
+        index: String,
     },
 }
 
@@ -177,8 +193,43 @@ fn parse_kind(s: &str) -> Result<ScalarIndexKind, String> {
         }
         _ => s.trim().to_string(),
     };
-    ScalarIndexKind::from_name(&name)
-        .ok_or_else(|| format!("unknown index type {name:?}; expected inverted, range or fts"))
+    ScalarIndexKind::from_name(&name).ok_or_else(|| match name.parse::<IndexType>() {
+        Ok(_) => format!(
+            "unknown index type {name:?}; expected inverted, range or fts (a vector field's index changes with \
+             set-index FIELD '{{\"type\": \"{name}\", ...}}')"
+        ),
+        Err(_) => format!("unknown index type {name:?}; expected inverted, range or fts"),
+    })
+}
+
+/// The index `set-index` gives `field`: schema JSON, or a bare type for its defaults.
+fn index_params(field: &str, s: &str) -> Result<IndexParams, CliError> {
+    let bad = |what: String| CliError::usage(format!("set-index {field}: {what}"));
+    if !s.trim_start().starts_with('{') {
+        let kind = s.trim().parse::<IndexType>().map_err(|e| bad(e.to_string()))?;
+        return Ok(IndexParams::defaults(kind));
+    }
+    serde_json::from_str(s).map_err(|e| bad(format!("index JSON: {e}")))
+}
+
+/// Waits until every segment has `field`'s new index, or the build fails (it resumes at
+/// the next writable open); returns the segments it was built for.
+fn wait_for_rebuild(coll: &xvec::Collection, field: &str) -> Result<usize, CliError> {
+    loop {
+        let stats = coll.stats();
+        let Some(build) = stats.index_builds.iter().find(|b| b.field == field) else {
+            return Ok(stats.segments.len());
+        };
+        if let Some(e) = stats.background_error {
+            return Err(CliError::failed(format!(
+                "building the new index of {field} ({} of {} segments done): {e}",
+                build.segments_done, build.segments_total
+            ))
+            .hint("the rebuild resumes at the next writable open; until then those segments are searched exactly"));
+        }
+        super::interrupt::check()?;
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 pub fn run(a: &AlterArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
@@ -213,6 +264,19 @@ pub fn run(a: &AlterArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
                 IndexArg::Text(text) => coll.add_text_index(field, text.clone())?,
             }
             writeln!(io.err, "added: {} index on {field}, built for {}", index.name(), count(segments, "segment"))?;
+        }
+        Change::SetIndex { field, index } => {
+            let index = index_params(field, index)?;
+            coll.change_field(FieldChange::SetIndex { field: field.clone(), index })?;
+            let built = wait_for_rebuild(coll, field)?;
+            let now = coll.schema();
+            let index = now.index_of(field).and_then(|i| now.field(i).as_vector()).map(|v| v.index.clone());
+            let index = index.unwrap_or_default();
+            let done = match index.builds_index() {
+                true => format!("built for {}", count(built as u64, "segment")),
+                false => "nothing to build: searches scan the vectors".into(),
+            };
+            writeln!(io.err, "set: {field} index is {}, {done}", index.describe())?;
         }
         Change::DropIndex { field, kind } => {
             match kind {

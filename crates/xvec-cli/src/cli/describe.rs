@@ -56,6 +56,16 @@ pub fn describe_table(coll: &Collection) -> Table {
             count(stats.unindexed_rows, "row")
         ));
     }
+    let footer = t.footer.as_mut().expect("set above");
+    for b in &stats.index_builds {
+        footer.push_str(&format!(
+            "\nindex of {}: building {}, {} of {} done (the rest are searched exactly)",
+            b.field,
+            b.index,
+            b.segments_done,
+            count(b.segments_total as u64, "segment")
+        ));
+    }
     t
 }
 
@@ -87,6 +97,10 @@ pub fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
     row("unflushed live".into(), s.mem_live);
     row("rows being flushed".into(), s.frozen_rows);
     row("unindexed rows".into(), s.unindexed_rows);
+    for b in &s.index_builds {
+        row(format!("index {} building: segments done", b.field), b.segments_done as u64);
+        row(format!("index {} building: segments", b.field), b.segments_total as u64);
+    }
     row("background jobs".into(), s.background_jobs);
     row("write stall ms".into(), s.write_stall_ms);
     row("wal bytes".into(), s.wal_bytes);
