@@ -98,11 +98,20 @@ pub fn scalar() -> &'static Kernels {
     &scalar::KERNELS
 }
 
-/// The fastest set this CPU runs, detected on first call.
+/// The fastest set this CPU runs, detected on first call; or, when the environment
+/// variable `XVEC_ISA` names one (`scalar`, `avx2`, `avx512`: the start of a set's
+/// [`isa`](Kernels::isa)), the fastest set of that name this CPU runs, so a slower path
+/// can be measured on any machine. A name no set of this CPU has is ignored.
 pub fn best() -> &'static Kernels {
     static BEST: OnceLock<&'static Kernels> = OnceLock::new();
-    // `available` lists sets from slowest to fastest.
-    BEST.get_or_init(|| available().last().copied().unwrap_or(scalar()))
+    BEST.get_or_init(|| pick(&available(), std::env::var("XVEC_ISA").ok().as_deref()))
+}
+
+/// The fastest of `sets` (slowest first, as [`available`] lists them) whose name starts
+/// with `wanted`, or the fastest of all.
+fn pick(sets: &[&'static Kernels], wanted: Option<&str>) -> &'static Kernels {
+    let named = wanted.and_then(|w| sets.iter().rev().find(|k| !w.is_empty() && k.isa.starts_with(w)));
+    named.or(sets.last()).copied().unwrap_or(scalar())
 }
 
 /// Every set this CPU runs, scalar first, then from slowest to fastest.
@@ -217,6 +226,23 @@ mod tests {
         let l2 = (k.l2_i8)(a, b);
         assert_eq!(i64::from(dot), reference_i8(a, b, false), "{}", what("dot_i8"));
         assert_eq!(i64::from(l2), reference_i8(a, b, true), "{}", what("l2_i8"));
+    }
+
+    /// `XVEC_ISA` picks a set by the start of its name; a name no set has, or none, the fastest.
+    #[test]
+    fn an_isa_name_picks_its_set() {
+        let sets = available();
+        let fastest = sets.last().expect("scalar at least").isa;
+        assert_eq!(pick(&sets, None).isa, fastest);
+        assert_eq!(pick(&sets, Some("scalar")).isa, "scalar");
+        assert_eq!(pick(&sets, Some("neon")).isa, fastest);
+        assert_eq!(pick(&sets, Some("")).isa, fastest);
+        for k in &sets {
+            assert!(pick(&sets, Some(k.isa)).isa.starts_with(k.isa));
+        }
+        if sets.iter().any(|k| k.isa.starts_with("avx512")) {
+            assert!(pick(&sets, Some("avx2")).isa.starts_with("avx2"));
+        }
     }
 
     #[test]
