@@ -219,6 +219,10 @@ impl Collection {
         let mut attempt = 0;
         loop {
             let mut follow = lock.is_none().then(|| Follow::before_load(dir));
+            // A file of the generation read may be gone, or (an index a set-index rebuilt
+            // under its old name) replaced, by the time it is opened: retried when the
+            // writer has moved on meanwhile.
+            let named = lock.is_none().then(|| crate::storage::manifest::read_current(dir).ok()).flatten();
             match open::load(dir, options, lock.is_some(), None) {
                 Ok((m, snapshot, wal_state)) => {
                     if let Some(f) = &mut follow {
@@ -259,8 +263,8 @@ impl Collection {
                     }
                     return Ok(coll);
                 }
-                Err(Error::Storage(StorageError::Io { source, .. }))
-                    if source.kind() == std::io::ErrorKind::NotFound && lock.is_none() && attempt < 10 =>
+                Err(e)
+                    if lock.is_none() && attempt < 10 && (is_not_found(&e) || current_moved(dir, named.as_deref())) =>
                 {
                     attempt += 1;
                     std::thread::sleep(std::time::Duration::from_millis(5 * attempt));
@@ -391,6 +395,15 @@ impl Collection {
             }
         }
     }
+}
+
+fn is_not_found(e: &Error) -> bool {
+    matches!(e, Error::Storage(StorageError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// Whether `CURRENT` names another manifest than `before` (read before a load).
+fn current_moved(dir: &Path, before: Option<&str>) -> bool {
+    crate::storage::manifest::read_current(dir).ok().as_deref() != before
 }
 
 impl Drop for Collection {
