@@ -49,22 +49,6 @@ impl GraphIndexView<'_> {
         }
     }
 
-    /// Where every search starts: HNSW's top-level entry point, Vamana's medoid.
-    pub(crate) fn entry(&self) -> u32 {
-        match self {
-            GraphIndexView::Hnsw(g) => g.entry,
-            GraphIndexView::Vamana(g) => g.medoid,
-        }
-    }
-
-    /// The top layer (0 for Vamana's single one).
-    pub(crate) fn max_level(&self) -> usize {
-        match self {
-            GraphIndexView::Hnsw(g) => g.max_level,
-            GraphIndexView::Vamana(_) => 0,
-        }
-    }
-
     /// Most neighbours a base-layer node may have: what a search's cost scales with.
     pub(crate) fn fanout(&self) -> usize {
         match self {

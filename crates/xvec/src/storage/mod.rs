@@ -100,7 +100,7 @@ impl FileKind {
             FileKind::Wal => 2,
             FileKind::Segment => 3,
             FileKind::Deletes => 1,
-            FileKind::Index => 2,
+            FileKind::Index => 3,
             FileKind::WalSync => 1,
             FileKind::Current | FileKind::Lock | FileKind::Temp => 0,
         }

@@ -284,7 +284,7 @@ fn a_target_recall_probes_what_the_build_measured() {
     for (metric, soar) in [(Metric::L2, false), (Metric::Cosine, true)] {
         let json = format!(r#"{{"type":"ivf","nlist":64,"soar":{soar}}}"#);
         let (_, idx) = build(dir.path(), &d, metric, &json);
-        let table = &idx.meta().recall_probes;
+        let crate::index::segment_index::KindMeta::Ivf { recall_probes: table } = &idx.meta().kind else { panic!() };
         assert_eq!(table.len(), 101, "{metric:?}");
         let mut last = (0.0, 0);
         for target in [0.5f32, 0.8, 0.9, 0.99] {

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use super::kinds::VectorIndex;
+use super::kinds::{KindParts, VectorIndex, codes_per_row, keeps_sketches};
 use super::quantization::{
-    Quantization, codes_in_sketches, codes_per_row, keeps_rotation, keeps_sketches, quantizer_for,
+    CODES, PARAMS, Quantization, ROTATION, SKETCHES, codes_in_sketches, keeps_rotation, quantizer_for,
 };
-use super::{IndexMeta, Kind, SegmentIndex, find};
+use super::{IndexMeta, META, Section, SegmentIndex, find, section_of};
 use crate::error::StorageError;
 use crate::index::graph_index::GraphIndexView;
 use crate::index::ivf::{self, IvfLists};
@@ -31,30 +31,29 @@ pub(crate) fn write_with_graph_index(
     rows: usize,
     graph: Option<GraphIndexView>,
 ) -> Result<u64, StorageError> {
-    write_index(path, segment_id, field, spec, rows, &encode(spec, col, rows), graph)
+    let kind = graph.map_or_else(KindParts::flat, KindParts::graph);
+    write_index(path, segment_id, field, spec, rows, &encode(spec, col, rows), kind)
 }
 
-/// The codes of every row (quantized indexes only), their sketches (graph indexes) and
-/// the rotation they were made with.
+/// The quantization of an index being written: the codes of every row or list entry
+/// (quantized indexes only), the rows' sketches (graph indexes) and the rotation they were
+/// made with.
 pub(super) struct Encoded {
     pub(super) rotation: Option<Rotation>,
     pub(super) codes: Option<(Vec<u8>, Vec<f32>)>,
     pub(super) sketches: Option<Vec<u64>>,
-    pub(super) lists: Option<IvfLists>,
-    /// The IVF entries' sketches (see [`ivf::sketches`]).
-    pub(super) list_sketches: Option<Vec<u8>>,
 }
 
 impl Encoded {
-    /// Takes an IVF build's lists, with the codes of their entries (quantized indexes).
-    pub(super) fn encode_lists(&mut self, spec: &VectorSpec, col: VectorColumn, lists: IvfLists) {
+    /// Encodes the entries of an IVF build's lists (quantized indexes); returns their
+    /// sketches (see [`ivf::sketches`]), which the lists keep.
+    pub(super) fn encode_lists(&mut self, spec: &VectorSpec, col: VectorColumn, lists: &IvfLists) -> Vec<u8> {
         let quant = spec.index.quant();
         let quantizer = quantizer_for(spec, self.rotation.clone().filter(|_| quant.rotate));
         let view = lists.view(spec.dim as usize);
         self.codes = quantizer.map(|qz| ivf::encode(&qz, spec.metric, col, view));
         let rotation = self.rotation.as_ref().expect("an IVF index keeps a rotation");
-        self.list_sketches = Some(ivf::sketches::encode(rotation, spec.metric, col, view));
-        self.lists = Some(lists);
+        ivf::sketches::encode(rotation, spec.metric, col, view)
     }
 
     /// The sketches as a build screens with them, and their rotation.
@@ -74,11 +73,10 @@ pub(super) fn encode(spec: &VectorSpec, col: VectorColumn, rows: usize) -> Encod
         .as_ref()
         .filter(|_| keeps_sketches(&spec.index))
         .map(|r| sketch::encode_rows(col, rows, r, spec.metric));
-    Encoded { rotation, codes, sketches, lists: None, list_sketches: None }
+    Encoded { rotation, codes, sketches }
 }
 
 /// Writes a finished index through a temp file renamed over `path`; returns its size.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn write_index(
     path: &Path,
     segment_id: u64,
@@ -86,19 +84,17 @@ pub(super) fn write_index(
     spec: &VectorSpec,
     rows: usize,
     e: &Encoded,
-    graph: Option<GraphIndexView>,
+    kind: KindParts,
 ) -> Result<u64, StorageError> {
     let meta = IndexMeta {
         params: spec.index.clone(),
         rows: rows as u64,
         dim: spec.dim,
         metric: spec.metric,
-        entry: graph.map_or(0, |g| g.entry()),
-        max_level: graph.map_or(0, |g| g.max_level() as u32),
-        recall_probes: e.lists.as_ref().map(|l| l.recall_probes.clone()).unwrap_or_default(),
+        kind: kind.meta,
     };
     let tmp = crate::storage::disk::temp_path(path);
-    let written = write(&tmp, segment_id, field, &meta, e, graph)
+    let written = write(&tmp, segment_id, field, &meta, e, &kind.sections)
         .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
     if written.is_err() {
         let _ = crate::storage::disk::remove_file(&tmp);
@@ -106,56 +102,38 @@ pub(super) fn write_index(
     written
 }
 
+/// Writes the index file: the meta, the quantization's sections, then the kind's.
 pub(super) fn write(
     path: &Path,
     segment_id: u64,
     field: u16,
     meta: &IndexMeta,
     e: &Encoded,
-    graph: Option<GraphIndexView>,
+    kind: &[(Section, &[u8])],
 ) -> Result<u64, StorageError> {
     use crate::storage::mmap::as_bytes;
     let json = serde_json::to_vec(meta).expect("index meta serializes");
     let rotation = e.rotation.as_ref().map(|r| r.encode());
     let (codes, sketches) = (e.codes.as_ref(), e.sketches.as_ref());
     // Sections in file order, so the writer knows every length up front.
-    let mut parts: Vec<(Kind, &[u8])> = vec![(Kind::Meta, &json)];
+    let mut parts: Vec<(Section, &[u8])> = vec![(META, &json)];
     if let Some(r) = &rotation {
-        parts.push((Kind::Rotation, r));
+        parts.push((ROTATION, r));
     }
     if let Some((c, p)) = codes {
         if !codes_in_sketches(&meta.params) {
-            parts.push((Kind::Codes, c));
+            parts.push((CODES, c));
         }
-        parts.push((Kind::Params, as_bytes(p)));
+        parts.push((PARAMS, as_bytes(p)));
     }
     if let Some(sk) = sketches {
-        parts.push((Kind::Sketches, as_bytes(sk)));
+        parts.push((SKETCHES, as_bytes(sk)));
     }
-    // Straight from the graph's arrays: the writer checksums and writes them through its
-    // bounded buffer, so saving holds no second copy of the graph.
-    match graph {
-        Some(GraphIndexView::Hnsw(g)) => {
-            parts.push((Kind::Levels, g.levels));
-            parts.push((Kind::Base, as_bytes(g.base)));
-            parts.push((Kind::UpperOffsets, as_bytes(g.upper_offsets)));
-            parts.push((Kind::Upper, as_bytes(g.upper)));
-        }
-        Some(GraphIndexView::Vamana(g)) => parts.push((Kind::Adjacency, as_bytes(g.adjacency))),
-        None => {}
-    }
-    if let Some(l) = &e.lists {
-        parts.push((Kind::Centroids, as_bytes(&l.centroids)));
-        parts.push((Kind::ListOffsets, as_bytes(&l.offsets)));
-        parts.push((Kind::ListIds, as_bytes(&l.ids)));
-    }
-    if let Some(s) = &e.list_sketches {
-        parts.push((Kind::ListSketches, s));
-    }
+    parts.extend_from_slice(kind);
     let lens: Vec<u64> = parts.iter().map(|(_, b)| b.len() as u64).collect();
     let mut w = ContainerWriter::create(path, FileKind::Index, segment_id, &lens)?;
     for (kind, bytes) in parts {
-        w.section(kind as u16, field, |s| s.put(bytes))?;
+        w.section(kind.code, field, |s| s.put(bytes))?;
     }
     w.finish()
 }
@@ -175,7 +153,7 @@ impl SegmentIndex {
         let bytes = FileBytes::open(path, mmap)?;
         bytes.advise_random_access(0..bytes.as_slice().len());
         let (b, crcs) = (bytes.as_slice(), bytes.checksummer()?);
-        let small = |k: u16| k == Kind::Meta as u16 || k == Kind::Rotation as u16;
+        let small = |k: u16| k == META.code || k == ROTATION.code;
         let (id, sections) = container::read_with(
             path,
             b,
@@ -183,21 +161,22 @@ impl SegmentIndex {
             |k| verify_data || small(k),
             |r, block| crcs.block_crcs(r, block),
         )?;
+        let (_, version) = crate::storage::decode_header_version(path, b, FileKind::Index)?;
         let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
         if id != segment_id {
             return Err(bad(16, format!("index of segment {id}, expected segment {segment_id}")));
         }
         for s in &sections {
-            if s.field != field || s.kind > Kind::ListSketches as u16 {
+            if s.field != field || section_of(s.kind).is_none() {
                 return Err(bad(
                     s.offset,
                     format!("section kind {} of field {}, expected field {field}", s.kind, s.field),
                 ));
             }
         }
-        let meta_s = find(&sections, Kind::Meta).ok_or_else(|| bad(32, "no meta section".into()))?;
-        let meta: IndexMeta =
-            serde_json::from_slice(&b[meta_s.range()]).map_err(|e| bad(meta_s.offset, format!("index meta: {e}")))?;
+        let meta_s = find(&sections, META).ok_or_else(|| bad(32, "no meta section".into()))?;
+        let meta = IndexMeta::decode(&b[meta_s.range()], version)
+            .map_err(|e| bad(meta_s.offset, format!("index meta: {e}")))?;
         if meta.params != spec.index || meta.dim != spec.dim || meta.metric != spec.metric || meta.rows != rows as u64 {
             return Err(bad(
                 meta_s.offset,

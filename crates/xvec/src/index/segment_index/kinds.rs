@@ -1,23 +1,217 @@
-//! The kinds of vector index, one variant each: the sections a kind keeps in an index file
-//! beside the [quantization](super::quantization) component, how it opens and checks
-//! them, its views for search and verify, and its memory. Every dispatch over kinds is an
-//! exhaustive match here, so a new variant is a compile error wherever it must be handled.
+//! The kinds of vector index, one variant each: everything a kind adds to an index file
+//! beside the [quantization](super::quantization) component. A kind owns its section kinds
+//! (codes and names), its part of the meta ([`KindMeta`]), its build arm, how it opens and
+//! checks its sections, its search route, its views for verify, inspect and repair, and its
+//! memory. Every dispatch over kinds is an exhaustive match here, so a new variant is a
+//! compile error wherever it must be handled; the rest of the layer is kind-agnostic.
 
 use std::ops::Range;
 
-use crate::error::StorageError;
-use crate::index::graph::GraphSection;
-use crate::index::graph_index::GraphIndexView;
-use crate::index::hnsw::GraphView;
-use crate::index::ivf::sketches::ListSketches;
-use crate::index::ivf::{self, IvfView};
-use crate::index::vamana;
-use crate::schema::IndexParams;
-use crate::storage::container::RawSection;
-use crate::storage::mmap::cast_slice;
+use serde::{Deserialize, Serialize};
 
+use crate::error::StorageError;
+use crate::index::graph::{BuildControl, GraphSection};
+use crate::index::graph_index::{GraphIndex, GraphIndexView};
+use crate::index::hnsw::{self, GraphView};
+use crate::index::ivf::sketches::ListSketches;
+use crate::index::ivf::{self, IvfLists, IvfView};
+use crate::index::vamana;
+use crate::kernels;
+use crate::schema::{IndexParams, IndexType, VectorSpec};
+use crate::storage::column::VectorColumn;
+use crate::storage::container::RawSection;
+use crate::storage::mmap::{as_bytes, cast_slice};
+
+use super::file::Encoded;
 use super::quantization::Bad;
-use super::{IndexMeta, Kind, find};
+use super::search::{Route, SearchPath};
+use super::{IndexMeta, Section, SegmentIndex, find};
+
+const LEVELS: Section = Section { code: 4, name: "HNSW levels" };
+const BASE: Section = Section { code: 5, name: "HNSW base layer" };
+const UPPER_OFFSETS: Section = Section { code: 6, name: "HNSW upper offsets" };
+const UPPER: Section = Section { code: 7, name: "HNSW upper layers" };
+const ADJACENCY: Section = Section { code: 8, name: "Vamana adjacency" };
+const CENTROIDS: Section = Section { code: 10, name: "IVF centroids" };
+const LIST_OFFSETS: Section = Section { code: 11, name: "IVF list offsets" };
+const LIST_IDS: Section = Section { code: 12, name: "IVF list entries" };
+const LIST_SKETCHES: Section = Section { code: 13, name: "IVF list sketches" };
+
+/// The section kinds of an index kind, in file order. Codes are unique across kinds (and
+/// the quantization's): a file's table names its sections by code alone.
+fn sections_of(kind: IndexType) -> &'static [Section] {
+    match kind {
+        IndexType::Flat => &[],
+        IndexType::Hnsw => &[LEVELS, BASE, UPPER_OFFSETS, UPPER],
+        IndexType::Vamana => &[ADJACENCY],
+        IndexType::Ivf => &[CENTROIDS, LIST_OFFSETS, LIST_IDS, LIST_SKETCHES],
+    }
+}
+
+/// The section kind of `code` that some index kind keeps.
+pub(super) fn kind_section(code: u16) -> Option<Section> {
+    IndexType::ALL.into_iter().flat_map(sections_of).find(|s| s.code == code).copied()
+}
+
+/// Whether an index of this kind keeps the rows' sketches: the graph kinds do, to screen
+/// neighbours before reading them.
+pub(super) fn keeps_sketches(index: &IndexParams) -> bool {
+    match index.kind() {
+        IndexType::Hnsw | IndexType::Vamana => true,
+        IndexType::Flat | IndexType::Ivf => false,
+    }
+}
+
+/// Whether the codes are one per row, in row order, so they can be encoded before (and
+/// re-encoded without) the kind's own structure; IVF codes are per list entry, in list
+/// order, made with the lists.
+pub(crate) fn codes_per_row(index: &IndexParams) -> bool {
+    match index.kind() {
+        IndexType::Flat | IndexType::Hnsw | IndexType::Vamana => true,
+        IndexType::Ivf => false,
+    }
+}
+
+/// Whether an index of this kind keeps sketches of its IVF list entries (in the kind's
+/// own section, with the rotation of the quantization).
+pub(super) fn sketches_entries(index: &IndexParams) -> bool {
+    match index.kind() {
+        IndexType::Ivf => true,
+        IndexType::Flat | IndexType::Hnsw | IndexType::Vamana => false,
+    }
+}
+
+/// What an index kind records about its structure in the file's meta (index version 3;
+/// version 2 kept `entry`, `max_level` and `recall_probes` beside the params for every
+/// kind, see [`KindMeta::from_v2`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub(crate) enum KindMeta {
+    Flat,
+    /// The entry point (a node of the top level) and the top level.
+    Hnsw {
+        entry: u32,
+        max_level: u32,
+    },
+    /// Where every search starts.
+    Vamana {
+        medoid: u32,
+    },
+    /// Lists to probe for each percent of recall, `0..=100` (see [`ivf::calibrate`]);
+    /// empty from builds before the calibration.
+    Ivf {
+        #[serde(default)]
+        recall_probes: Vec<u32>,
+    },
+}
+
+impl KindMeta {
+    /// The index type the meta is of.
+    pub(super) fn index_type(&self) -> IndexType {
+        match self {
+            KindMeta::Flat => IndexType::Flat,
+            KindMeta::Hnsw { .. } => IndexType::Hnsw,
+            KindMeta::Vamana { .. } => IndexType::Vamana,
+            KindMeta::Ivf { .. } => IndexType::Ivf,
+        }
+    }
+
+    /// The meta of a version 2 file, whose fields were the same for every kind.
+    pub(super) fn from_v2(params: &IndexParams, entry: u32, max_level: u32, recall_probes: Vec<u32>) -> KindMeta {
+        match params {
+            IndexParams::Flat(_) => KindMeta::Flat,
+            IndexParams::Hnsw(_) => KindMeta::Hnsw { entry, max_level },
+            IndexParams::Vamana(_) => KindMeta::Vamana { medoid: entry },
+            IndexParams::Ivf(_) => KindMeta::Ivf { recall_probes },
+        }
+    }
+
+    /// The meta of a graph.
+    fn of_graph(g: GraphIndexView) -> KindMeta {
+        match g {
+            GraphIndexView::Hnsw(g) => KindMeta::Hnsw { entry: g.entry, max_level: g.max_level as u32 },
+            GraphIndexView::Vamana(g) => KindMeta::Vamana { medoid: g.medoid },
+        }
+    }
+}
+
+/// A kind's part of an index file to write: its meta and its sections, in file order.
+pub(super) struct KindParts<'a> {
+    pub(super) meta: KindMeta,
+    pub(super) sections: Vec<(Section, &'a [u8])>,
+}
+
+impl<'a> KindParts<'a> {
+    /// An exact index: nothing beyond the quantization.
+    pub(super) fn flat() -> KindParts<'a> {
+        KindParts { meta: KindMeta::Flat, sections: Vec::new() }
+    }
+
+    /// A graph, straight from its arrays: the writer checksums and writes them through its
+    /// bounded buffer, so saving holds no second copy of the graph.
+    pub(super) fn graph(g: GraphIndexView<'a>) -> KindParts<'a> {
+        let sections = match g {
+            GraphIndexView::Hnsw(g) => vec![
+                (LEVELS, g.levels),
+                (BASE, as_bytes(g.base)),
+                (UPPER_OFFSETS, as_bytes(g.upper_offsets)),
+                (UPPER, as_bytes(g.upper)),
+            ],
+            GraphIndexView::Vamana(g) => vec![(ADJACENCY, as_bytes(g.adjacency))],
+        };
+        KindParts { meta: KindMeta::of_graph(g), sections }
+    }
+
+    /// IVF lists and their entries' sketches.
+    fn lists(l: &'a IvfLists, sketches: &'a [u8]) -> KindParts<'a> {
+        let sections = vec![
+            (CENTROIDS, as_bytes(&l.centroids)),
+            (LIST_OFFSETS, as_bytes(&l.offsets)),
+            (LIST_IDS, as_bytes(&l.ids)),
+            (LIST_SKETCHES, sketches),
+        ];
+        KindParts { meta: KindMeta::Ivf { recall_probes: l.recall_probes.clone() }, sections }
+    }
+}
+
+/// How a built index is written: the quantization made so far and the kind's parts.
+pub(super) type Write<'w> = &'w dyn Fn(&Encoded, KindParts) -> Result<u64, StorageError>;
+
+/// Builds the kind's structure of `spec` over `col` (with the quantization `e` encoded so
+/// far) and writes the index through `write`. `None` when cancelled.
+pub(super) fn build(
+    spec: &VectorSpec,
+    col: VectorColumn,
+    rows: usize,
+    mut e: Encoded,
+    control: &BuildControl,
+    write: Write,
+) -> Result<Option<u64>, StorageError> {
+    let k = kernels::best();
+    let mut graph = match &spec.index {
+        IndexParams::Ivf(p) => {
+            let Some(lists) = ivf::build(spec.metric, col, rows, p, control) else { return Ok(None) };
+            let sketches = e.encode_lists(spec, col, &lists);
+            return write(&e, KindParts::lists(&lists, &sketches)).map(Some);
+        }
+        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, e.screen(spec.dim), control) {
+            Some(g) => GraphIndex::Hnsw(g),
+            None => return Ok(None),
+        },
+        IndexParams::Vamana(p) => match vamana::build(k, spec.metric, col, rows, p, control) {
+            Some(g) => GraphIndex::Vamana(g),
+            None => return Ok(None),
+        },
+        IndexParams::Flat(_) => {
+            (control.progress)(crate::index::graph::BuildProgress { done: rows, total: rows });
+            return write(&e, KindParts::flat()).map(Some);
+        }
+    };
+    // Every row with a vector must be reachable from the entry point, or no search finds it.
+    // `None` (no reachable node with room) leaves the rest for verify to report.
+    let _ = graph.base_layer().link_unreachable(k, spec.metric, &col, |u| !col.validity.is_valid(u as usize));
+    write(&e, KindParts::graph(graph.view())).map(Some)
+}
 
 /// What a kind keeps of one field of one segment, as ranges of the index file's bytes
 /// (and what it derives from them at open).
@@ -46,77 +240,53 @@ pub(super) struct IvfSections {
     list_blocks: Vec<usize>,
 }
 
-const HNSW: [Kind; 4] = [Kind::Levels, Kind::Base, Kind::UpperOffsets, Kind::Upper];
-const LISTS: [Kind; 3] = [Kind::Centroids, Kind::ListOffsets, Kind::ListIds];
+/// What a kind's codes and sketches encode, for verify to encode again and compare.
+pub(crate) enum Encodes<'a> {
+    /// Every row, in row order (the codes and the rows' sketches).
+    Rows,
+    /// The entries of IVF lists, in list order: codes of their residuals, and sketches of
+    /// their own.
+    ListEntries { lists: IvfView<'a>, sketches: ListSketches<'a> },
+}
 
 impl VectorIndex {
-    /// The kind's sections of an index file built for `index`: each present exactly when
-    /// the kind keeps it.
+    /// The kind's sections of an index file built for `index`: each of its own present,
+    /// and none of another kind's.
     pub(super) fn open(index: &IndexParams, sections: &[RawSection], bad: Bad) -> Result<VectorIndex, StorageError> {
-        let hnsw = HNSW.map(|k| find(sections, k).map(RawSection::range));
-        let lists = LISTS.map(|k| find(sections, k).map(RawSection::range));
-        let (adjacency, list_sketches) = (find(sections, Kind::Adjacency), find(sections, Kind::ListSketches));
-        let no_hnsw = || match hnsw.iter().all(Option::is_none) {
-            true => Ok(()),
-            false => Err(bad(32, "graph sections do not match the index type".into())),
-        };
-        let no_adjacency = || match adjacency {
-            None => Ok(()),
-            Some(a) => Err(bad(a.offset, "adjacency section in an index that is not Vamana".into())),
-        };
-        let no_lists = || match (lists.iter().all(Option::is_none), list_sketches) {
-            (true, None) => Ok(()),
-            (false, _) => Err(bad(32, "IVF list sections in an index that is not IVF".into())),
-            (true, Some(s)) => Err(bad(s.offset, "IVF list sketches in an index that is not IVF".into())),
-        };
-        match index {
-            IndexParams::Flat(_) => {
-                no_lists()?;
-                no_hnsw()?;
-                no_adjacency()?;
-                Ok(VectorIndex::Flat)
-            }
-            IndexParams::Hnsw(_) => {
-                no_lists()?;
-                let [Some(l), Some(b), Some(o), Some(u)] = hnsw else {
-                    return Err(bad(32, "graph sections do not match the index type".into()));
-                };
-                no_adjacency()?;
-                Ok(VectorIndex::Hnsw([l, b, o, u]))
-            }
-            IndexParams::Vamana(_) => {
-                no_lists()?;
-                no_hnsw()?;
-                let a = adjacency.ok_or_else(|| bad(32, "Vamana adjacency section missing".into()))?;
-                Ok(VectorIndex::Vamana(a.range()))
-            }
-            IndexParams::Ivf(_) => {
-                let [Some(c), Some(o), Some(i)] = lists else {
-                    return Err(bad(32, "IVF list sections missing".into()));
-                };
-                let s = list_sketches.ok_or_else(|| bad(32, "IVF list sketch section missing".into()))?;
-                no_hnsw()?;
-                no_adjacency()?;
-                let lists = [c, o, i];
-                let (centroid_norms, list_blocks) = (Vec::new(), Vec::new());
-                Ok(VectorIndex::Ivf(IvfSections {
-                    lists,
-                    list_sketches: s.range(),
-                    centroid_norms,
-                    coarse: None,
-                    list_blocks,
-                }))
+        let own = sections_of(index.kind());
+        for s in sections {
+            if let Some(k) = kind_section(s.kind).filter(|k| !own.contains(k)) {
+                return Err(bad(s.offset, format!("{} section in a {} index", k.name, index.name())));
             }
         }
+        let mut ranges = Vec::with_capacity(own.len());
+        for k in own {
+            let s = find(sections, *k).ok_or_else(|| bad(32, format!("{} section missing", k.name)))?;
+            ranges.push(s.range());
+        }
+        let mut ranges = ranges.into_iter();
+        let mut next = || ranges.next().expect("one range per own section");
+        Ok(match index {
+            IndexParams::Flat(_) => VectorIndex::Flat,
+            IndexParams::Hnsw(_) => VectorIndex::Hnsw([next(), next(), next(), next()]),
+            IndexParams::Vamana(_) => VectorIndex::Vamana(next()),
+            IndexParams::Ivf(_) => VectorIndex::Ivf(IvfSections {
+                lists: [next(), next(), next()],
+                list_sketches: next(),
+                centroid_norms: Vec::new(),
+                coarse: None,
+                list_blocks: Vec::new(),
+            }),
+        })
     }
 
     /// Sections of the file the kind holds.
     pub(super) fn sections(&self) -> usize {
         match self {
             VectorIndex::Flat => 0,
-            VectorIndex::Hnsw(_) => HNSW.len(),
+            VectorIndex::Hnsw(s) => s.len(),
             VectorIndex::Vamana(_) => 1,
-            VectorIndex::Ivf(_) => LISTS.len() + 1,
+            VectorIndex::Ivf(s) => s.lists.len() + 1,
         }
     }
 
@@ -128,14 +298,35 @@ impl VectorIndex {
         }
     }
 
+    /// Searches one segment by the kind's route: an exact scan (Flat), a graph, or the
+    /// nearest lists; leaves the candidates in `r.found`, best first.
+    pub(super) fn search(&self, idx: &SegmentIndex, r: &mut Route) -> SearchPath {
+        match self {
+            VectorIndex::Flat => idx.search_rows(None, r),
+            VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) => idx.search_rows(idx.graph_index(), r),
+            VectorIndex::Ivf(s) => {
+                let lists = s.view(idx.bytes.as_slice(), idx.meta.dim as usize).expect("IVF lists are checked on open");
+                let probes = match &idx.meta.kind {
+                    KindMeta::Ivf { recall_probes } => &recall_probes[..],
+                    KindMeta::Flat | KindMeta::Hnsw { .. } | KindMeta::Vamana { .. } => &[],
+                };
+                idx.search_lists(s, lists, probes, r)
+            }
+        }
+    }
+
     /// The HNSW graph.
     pub(super) fn hnsw<'a>(&self, b: &'a [u8], meta: &IndexMeta) -> Option<GraphView<'a>> {
-        let (VectorIndex::Hnsw([l, bs, o, u]), IndexParams::Hnsw(p)) = (self, &meta.params) else { return None };
+        let (VectorIndex::Hnsw([l, bs, o, u]), IndexParams::Hnsw(p), &KindMeta::Hnsw { entry, max_level }) =
+            (self, &meta.params, &meta.kind)
+        else {
+            return None;
+        };
         Some(GraphView {
             m: p.m as usize,
             m0: 2 * p.m as usize,
-            entry: meta.entry,
-            max_level: meta.max_level as usize,
+            entry,
+            max_level: max_level as usize,
             levels: &b[l.clone()],
             base: cast_slice(&b[bs.clone()])?,
             upper_offsets: cast_slice(&b[o.clone()])?,
@@ -144,12 +335,17 @@ impl VectorIndex {
     }
 
     /// The Vamana graph.
-    pub(super) fn vamana<'a>(&self, b: &'a [u8], meta: &IndexMeta) -> Option<vamana::GraphView<'a>> {
-        let (VectorIndex::Vamana(r), IndexParams::Vamana(p)) = (self, &meta.params) else { return None };
-        Some(vamana::GraphView { degree: p.degree as usize, medoid: meta.entry, adjacency: cast_slice(&b[r.clone()])? })
+    fn vamana<'a>(&self, b: &'a [u8], meta: &IndexMeta) -> Option<vamana::GraphView<'a>> {
+        let (VectorIndex::Vamana(r), IndexParams::Vamana(p), &KindMeta::Vamana { medoid }) =
+            (self, &meta.params, &meta.kind)
+        else {
+            return None;
+        };
+        Some(vamana::GraphView { degree: p.degree as usize, medoid, adjacency: cast_slice(&b[r.clone()])? })
     }
 
-    /// The graph of a graph kind.
+    /// The graph of a graph kind: what a graph search walks, verify's topology checks,
+    /// inspect's graph report and repair's reconnection read.
     pub(super) fn graph<'a>(&self, b: &'a [u8], meta: &IndexMeta) -> Option<GraphIndexView<'a>> {
         match self {
             VectorIndex::Hnsw(_) => self.hnsw(b, meta).map(GraphIndexView::Hnsw),
@@ -158,15 +354,25 @@ impl VectorIndex {
         }
     }
 
-    /// The IVF sections.
-    pub(super) fn ivf_sections(&self) -> Option<&IvfSections> {
+    /// The IVF lists, for inspect's list report.
+    pub(super) fn lists<'a>(&self, b: &'a [u8], dim: usize) -> Option<IvfView<'a>> {
         match self {
-            VectorIndex::Ivf(s) => Some(s),
+            VectorIndex::Ivf(s) => s.view(b, dim),
             VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) => None,
         }
     }
 
-    /// The IVF sections, to derive what open computes (tests drop the coarse codes).
+    /// What the codes and sketches encode (see [`Encodes`]); `None` when the lists do not
+    /// read (open checked them).
+    pub(super) fn encodes<'a>(&'a self, b: &'a [u8], dim: usize) -> Option<Encodes<'a>> {
+        match self {
+            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) => Some(Encodes::Rows),
+            VectorIndex::Ivf(s) => Some(Encodes::ListEntries { lists: s.view(b, dim)?, sketches: s.sketches(b, dim)? }),
+        }
+    }
+
+    /// The IVF sections, to drop what open derived (tests).
+    #[cfg(test)]
     pub(super) fn ivf_sections_mut(&mut self) -> Option<&mut IvfSections> {
         match self {
             VectorIndex::Ivf(s) => Some(s),
@@ -174,8 +380,8 @@ impl VectorIndex {
         }
     }
 
-    /// Checks the kind's sections against `rows` and derives what search needs from them.
-    /// `meta_offset` is where an error about the meta is reported.
+    /// Checks the kind's sections (and its meta) against `rows` and derives what search
+    /// needs from them. `meta_offset` is where an error about the meta is reported.
     pub(super) fn validate(
         &mut self,
         b: &[u8],
@@ -184,22 +390,28 @@ impl VectorIndex {
         meta_offset: u64,
         bad: Bad,
     ) -> Result<(), StorageError> {
-        let label = match &*self {
-            VectorIndex::Flat => return Ok(()),
-            VectorIndex::Hnsw(_) => "HNSW",
-            VectorIndex::Vamana(r) => {
-                if self.vamana(b, meta).is_none() {
+        if meta.kind.index_type() != meta.params.kind() {
+            let what =
+                format!("meta of a {} index, parameters of a {} index", meta.kind.index_type(), meta.params.name());
+            return Err(bad(meta_offset, what));
+        }
+        let label = match (&mut *self, &meta.kind) {
+            (VectorIndex::Flat, _) => return Ok(()),
+            (VectorIndex::Hnsw(_), _) => "HNSW",
+            (VectorIndex::Vamana(r), _) => {
+                if cast_slice::<u32>(&b[r.clone()]).is_none() {
                     let what = format!("Vamana adjacency of {} bytes is not a whole number of u32 words", r.len());
                     return Err(bad(r.start as u64, what));
                 }
                 "Vamana"
             }
-            VectorIndex::Ivf(s) => {
-                let derived = s.validate(b, meta, rows, meta_offset, bad)?;
-                if let Some(s) = self.ivf_sections_mut() {
-                    (s.centroid_norms, s.coarse, s.list_blocks) = derived;
-                }
+            (VectorIndex::Ivf(s), KindMeta::Ivf { recall_probes }) => {
+                (s.centroid_norms, s.coarse, s.list_blocks) =
+                    s.validate(b, meta, recall_probes, rows, meta_offset, bad)?;
                 return Ok(());
+            }
+            (VectorIndex::Ivf(_), KindMeta::Flat | KindMeta::Hnsw { .. } | KindMeta::Vamana { .. }) => {
+                return Err(bad(meta_offset, "meta of another index kind".into()));
             }
         };
         if let Some(g) = self.graph(b, meta) {
@@ -212,7 +424,7 @@ impl VectorIndex {
     }
 
     /// The file offset of element `i` of a graph section.
-    pub(super) fn offset_of(&self, section: GraphSection, i: usize) -> u64 {
+    fn offset_of(&self, section: GraphSection, i: usize) -> u64 {
         let (range, width) = match (section, self) {
             (GraphSection::Levels, VectorIndex::Hnsw([l, ..])) => (l, 1),
             (GraphSection::Base, VectorIndex::Hnsw([_, b, ..])) => (b, 4),
@@ -231,22 +443,19 @@ impl VectorIndex {
         (range.start + width * i) as u64
     }
 
-    /// Bytes of the graph, and of the IVF lists (coarse codes made at open included).
-    pub(super) fn bytes(&self) -> (u64, u64) {
+    /// Bytes of the graph, of the IVF lists (coarse codes made at open included), and of
+    /// the sketches the kind keeps itself (the IVF entries').
+    pub(super) fn bytes(&self) -> (u64, u64, u64) {
         match self {
-            VectorIndex::Flat => (0, 0),
-            VectorIndex::Hnsw(g) => (g.iter().map(|r| r.len() as u64).sum(), 0),
-            VectorIndex::Vamana(a) => (a.len() as u64, 0),
+            VectorIndex::Flat => (0, 0, 0),
+            VectorIndex::Hnsw(g) => (g.iter().map(|r| r.len() as u64).sum(), 0, 0),
+            VectorIndex::Vamana(a) => (a.len() as u64, 0, 0),
             VectorIndex::Ivf(s) => {
                 let coarse = s.coarse.as_ref().map_or(0, |c| c.heap_bytes() as u64);
-                (0, s.lists.iter().map(|r| r.len() as u64).sum::<u64>() + coarse)
+                let lists = s.lists.iter().map(|r| r.len() as u64).sum::<u64>() + coarse;
+                (0, lists, s.list_sketches.len() as u64)
             }
         }
-    }
-
-    /// Bytes of sketches the kind keeps itself (the IVF entries').
-    pub(super) fn sketch_bytes(&self) -> u64 {
-        self.ivf_sections().map_or(0, |s| s.list_sketches.len() as u64)
     }
 }
 
@@ -273,6 +482,7 @@ impl IvfSections {
         &self,
         b: &[u8],
         meta: &IndexMeta,
+        probes: &[u32],
         rows: usize,
         meta_offset: u64,
         bad: Bad,
@@ -288,7 +498,6 @@ impl IvfSections {
         let coarse = ivf::CoarseCodes::of(&view, meta.metric);
         let blocks = ivf::sketches::block_starts(&view);
         let lists = view.lists();
-        let probes = &meta.recall_probes;
         let rising = probes.windows(2).all(|w| w[0] <= w[1]);
         let in_range = probes.iter().all(|&p| (1..=lists as u32).contains(&p));
         if !probes.is_empty() && (probes.len() != ivf::calibrate::STEPS + 1 || !rising || !in_range) {

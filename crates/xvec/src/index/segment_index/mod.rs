@@ -1,11 +1,10 @@
 //! The index of one vector field in one segment: build it from the segment's rows,
 //! persist it as an index file, open it (mapped, validated) and search it.
 //!
-//! An index file is a [container](crate::storage::container) holding a JSON meta section
-//! and, as the parameters ask: the rotation, the codes and their per-row params, the rows'
-//! sketches (graph indexes), the HNSW levels, base layer, upper offsets
-//! and upper layers, the Vamana adjacency, or the IVF centroids, list offsets and list
-//! entries (whose codes are in entry order). Originals
+//! An index file is a [container](crate::storage::container) holding a JSON meta section,
+//! the [quantization](quantization)'s sections (rotation, codes and their per-row params,
+//! the rows' sketches) as the parameters ask, and the sections of its [kind](kinds) (the
+//! HNSW layers, the Vamana adjacency, the IVF lists). Originals
 //! are never copied in: an FP32 graph scores against the segment's mapped vectors, and
 //! refinement reads them too. Files are written as `NAME.tmp`, fsynced, then renamed, so
 //! a half-written file never carries an index file's name.
@@ -17,15 +16,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::StorageError;
 use crate::index::graph::{BuildControl, BuildProgress};
-use crate::index::graph_index::{GraphIndex, GraphIndexView};
+use crate::index::graph_index::GraphIndexView;
+#[cfg(test)]
 use crate::index::hnsw;
-use crate::index::ivf::sketches::ListSketches;
-use crate::index::ivf::{self, IvfView};
+use crate::index::ivf::IvfView;
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch::Sketches;
 use crate::index::quant::{Codes, Quantizer};
-use crate::index::vamana;
-use crate::kernels;
 use crate::schema::{IndexParams, Metric, VectorSpec};
 use crate::storage::column::VectorColumn;
 use crate::storage::container::RawSection;
@@ -40,80 +37,43 @@ mod tests;
 
 pub(crate) use file::write_with_graph_index;
 use file::{encode, write_index};
-use kinds::VectorIndex;
-use quantization::Quantization;
-pub(crate) use quantization::codes_per_row;
+pub(crate) use kinds::{Encodes, KindMeta, codes_per_row};
+use kinds::{KindParts, VectorIndex};
+use quantization::{CODES, PARAMS, Quantization, ROTATION, SKETCHES};
 pub(crate) use search::{SearchParams, scratch_bytes};
 pub use search::{SearchPath, SearchRoute};
 
-#[repr(u16)]
+/// A section kind of an index file: its code in the section table and its name in
+/// reports. The meta is every file's; the quantization's are in
+/// [`quantization`], each index kind's in [`kinds`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Meta = 0,
-    Rotation = 1,
-    Codes = 2,
-    Params = 3,
-    Levels = 4,
-    Base = 5,
-    UpperOffsets = 6,
-    Upper = 7,
-    Adjacency = 8,
-    Sketches = 9,
-    Centroids = 10,
-    ListOffsets = 11,
-    ListIds = 12,
-    ListSketches = 13,
+struct Section {
+    code: u16,
+    name: &'static str,
 }
+
+const META: Section = Section { code: 0, name: "meta" };
 
 /// Section kinds holding codes, their per-row params and sketches: damage confined to
 /// these can be repaired by re-encoding the originals, keeping the graph.
-pub(crate) const CODE_SECTIONS: [u16; 3] = [Kind::Codes as u16, Kind::Params as u16, Kind::Sketches as u16];
+pub(crate) const CODE_SECTIONS: [u16; 3] = [CODES.code, PARAMS.code, SKETCHES.code];
+
+/// The section kind of `code`, if any kind of the layer keeps it.
+fn section_of(code: u16) -> Option<Section> {
+    [META, ROTATION, CODES, PARAMS, SKETCHES].into_iter().find(|s| s.code == code).or_else(|| kinds::kind_section(code))
+}
 
 /// Name of an index file's section kind, for reports (`verify`, `inspect`).
 pub(crate) fn section_name(kind: u16) -> Option<&'static str> {
-    use Kind::*;
-    [
-        Meta,
-        Rotation,
-        Codes,
-        Params,
-        Levels,
-        Base,
-        UpperOffsets,
-        Upper,
-        Adjacency,
-        Sketches,
-        Centroids,
-        ListOffsets,
-        ListIds,
-        ListSketches,
-    ]
-    .into_iter()
-    .find(|k| *k as u16 == kind)
-    .map(|k| match k {
-        Meta => "meta",
-        Rotation => "rotation",
-        Codes => "codes",
-        Params => "code params",
-        Levels => "HNSW levels",
-        Base => "HNSW base layer",
-        UpperOffsets => "HNSW upper offsets",
-        Upper => "HNSW upper layers",
-        Adjacency => "Vamana adjacency",
-        Sketches => "sketches",
-        Centroids => "IVF centroids",
-        ListOffsets => "IVF list offsets",
-        ListIds => "IVF list entries",
-        ListSketches => "IVF list sketches",
-    })
+    section_of(kind).map(|s| s.name)
 }
 
 /// The section of `kind` in an index file's table.
-fn find(sections: &[RawSection], kind: Kind) -> Option<&RawSection> {
-    sections.iter().find(|s| s.kind == kind as u16)
+fn find(sections: &[RawSection], kind: Section) -> Option<&RawSection> {
+    sections.iter().find(|s| s.kind == kind.code)
 }
 
-/// What an index file describes about itself.
+/// What an index file describes about itself (index version 3; see [`MetaV2`] for 2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct IndexMeta {
@@ -121,16 +81,37 @@ pub(crate) struct IndexMeta {
     pub rows: u64,
     pub dim: u32,
     pub metric: Metric,
-    /// Graph entry point (HNSW: a node of the top level; Vamana: the medoid) and top
-    /// level (HNSW only).
+    /// What the index kind records about its structure.
+    pub kind: KindMeta,
+}
+
+/// The meta of an index file of version 2: the graph's entry point and top level and the
+/// IVF calibration beside the params, for every kind (0 and empty where they do not apply).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetaV2 {
+    params: IndexParams,
+    rows: u64,
+    dim: u32,
+    metric: Metric,
     #[serde(default)]
-    pub entry: u32,
+    entry: u32,
     #[serde(default)]
-    pub max_level: u32,
-    /// IVF: lists to probe for each percent of recall, `0..=100` (see
-    /// [`ivf::calibrate`]); empty for other indexes.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub recall_probes: Vec<u32>,
+    max_level: u32,
+    #[serde(default)]
+    recall_probes: Vec<u32>,
+}
+
+impl IndexMeta {
+    /// The meta of an index file of `version`.
+    fn decode(bytes: &[u8], version: u32) -> Result<IndexMeta, serde_json::Error> {
+        if version >= 3 {
+            return serde_json::from_slice(bytes);
+        }
+        let m: MetaV2 = serde_json::from_slice(bytes)?;
+        let kind = KindMeta::from_v2(&m.params, m.entry, m.max_level, m.recall_probes);
+        Ok(IndexMeta { params: m.params, rows: m.rows, dim: m.dim, metric: m.metric, kind })
+    }
 }
 
 /// An open index of one field of one segment: the file, its kind's sections
@@ -174,34 +155,9 @@ pub(crate) fn build(
     progress: &(dyn Fn(BuildProgress) + Sync),
     cancel: &AtomicBool,
 ) -> Result<Option<u64>, StorageError> {
-    let k = kernels::best();
     let control = BuildControl { concurrency, progress, cancel };
-    let mut encoded = encode(spec, col, rows);
-    let mut graph = match &spec.index {
-        IndexParams::Ivf(p) => {
-            let Some(lists) = ivf::build(spec.metric, col, rows, p, &control) else { return Ok(None) };
-            encoded.encode_lists(spec, col, lists);
-            return write_index(path, segment_id, field, spec, rows, &encoded, None).map(Some);
-        }
-        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, encoded.screen(spec.dim), &control) {
-            Some(g) => Some(GraphIndex::Hnsw(g)),
-            None => return Ok(None),
-        },
-        IndexParams::Vamana(p) => match vamana::build(k, spec.metric, col, rows, p, &control) {
-            Some(g) => Some(GraphIndex::Vamana(g)),
-            None => return Ok(None),
-        },
-        IndexParams::Flat(_) => {
-            progress(BuildProgress { done: rows, total: rows });
-            None
-        }
-    };
-    // Every row with a vector must be reachable from the entry point, or no search finds it.
-    if let Some(g) = &mut graph {
-        // `None` (no reachable node with room) leaves the rest for verify to report.
-        let _ = g.base_layer().link_unreachable(k, spec.metric, &col, |u| !col.validity.is_valid(u as usize));
-    }
-    write_index(path, segment_id, field, spec, rows, &encoded, graph.as_ref().map(GraphIndex::view)).map(Some)
+    let write = |e: &file::Encoded, kind: KindParts| write_index(path, segment_id, field, spec, rows, e, kind);
+    kinds::build(spec, col, rows, encode(spec, col, rows), &control, &write)
 }
 
 impl SegmentIndex {
@@ -244,20 +200,29 @@ impl SegmentIndex {
         self.quant.sketches(self.bytes.as_slice(), self.meta.dim as usize)
     }
 
-    /// The lists, for IVF indexes.
+    /// The lists, for IVF indexes (inspect's list report).
     pub(crate) fn ivf(&self) -> Option<IvfView<'_>> {
-        self.kind.ivf_sections()?.view(self.bytes.as_slice(), self.meta.dim as usize)
+        self.kind.lists(self.bytes.as_slice(), self.meta.dim as usize)
+    }
+
+    /// What the codes and sketches encode, by the kind: verify encodes them again.
+    pub(crate) fn encodes(&self) -> Option<Encodes<'_>> {
+        self.kind.encodes(self.bytes.as_slice(), self.meta.dim as usize)
     }
 
     /// The sketches of the IVF entries, for IVF indexes.
-    pub(crate) fn list_sketches(&self) -> Option<ListSketches<'_>> {
-        self.kind.ivf_sections()?.sketches(self.bytes.as_slice(), self.meta.dim as usize)
+    #[cfg(test)]
+    pub(crate) fn list_sketches(&self) -> Option<crate::index::ivf::sketches::ListSketches<'_>> {
+        match self.encodes()? {
+            Encodes::ListEntries { sketches, .. } => Some(sketches),
+            Encodes::Rows => None,
+        }
     }
 
     pub(crate) fn bytes_by_kind(&self) -> IndexBytes {
         let (codes, sketches) = self.quant.bytes();
-        let (graph, lists) = self.kind.bytes();
-        IndexBytes { codes, sketches: sketches + self.kind.sketch_bytes(), graph, lists }
+        let (graph, lists, own_sketches) = self.kind.bytes();
+        IndexBytes { codes, sketches: sketches + own_sketches, graph, lists }
     }
 
     /// The index with its centroids ranked in f32 only, to compare with their codes.

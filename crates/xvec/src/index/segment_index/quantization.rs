@@ -1,8 +1,8 @@
 //! Quantization, the component of an index file beside its kind: the rotation, the
 //! quantizer and the codes it made (one per row, or per IVF list entry), and the one-bit
 //! sketches graph kinds screen with. A kind that takes codes composes with it; what it
-//! stores depends on the parameters' quantization and on which kind keeps sketches, each
-//! decided here by one exhaustive match.
+//! stores depends on the parameters' quantization and on what the kind keeps
+//! ([`keeps_sketches`], [`sketches_entries`], decided by the kinds).
 
 use std::ops::Range;
 
@@ -14,7 +14,13 @@ use crate::schema::{IndexParams, Quantize, VectorSpec};
 use crate::storage::container::RawSection;
 use crate::storage::mmap::cast_slice;
 
-use super::{Kind, find};
+use super::kinds::{keeps_sketches, sketches_entries};
+use super::{Section, find};
+
+pub(super) const ROTATION: Section = Section { code: 1, name: "rotation" };
+pub(super) const CODES: Section = Section { code: 2, name: "codes" };
+pub(super) const PARAMS: Section = Section { code: 3, name: "code params" };
+pub(super) const SKETCHES: Section = Section { code: 9, name: "sketches" };
 
 /// The quantization sections of an open index file, as ranges of its bytes.
 pub(super) struct Quantization {
@@ -33,15 +39,6 @@ pub(super) fn quantizer_for(spec: &VectorSpec, rotation: Option<Rotation>) -> Op
     (q.quantize != Quantize::None).then(|| Quantizer::new(q.quantize, q.bits, spec.dim as usize, spec.metric, rotation))
 }
 
-/// Whether an index of this kind keeps the rows' sketches: the graph kinds do, to screen
-/// neighbours before reading them.
-pub(super) fn keeps_sketches(index: &IndexParams) -> bool {
-    match index {
-        IndexParams::Hnsw(_) | IndexParams::Vamana(_) => true,
-        IndexParams::Flat(_) | IndexParams::Ivf(_) => false,
-    }
-}
-
 /// Whether the index's codes are the sign bits of its sketches (one-bit RaBitQ of the
 /// rotated rows of a graph index), read in place from the sketches section: the bits are
 /// stored once, and a code row is one aligned 64-byte line at d = 384 (not 48 bytes
@@ -49,25 +46,6 @@ pub(super) fn keeps_sketches(index: &IndexParams) -> bool {
 pub(super) fn codes_in_sketches(index: &IndexParams) -> bool {
     let q = index.quant();
     keeps_sketches(index) && q.quantize == Quantize::Rabitq && q.bits == 1 && q.rotate
-}
-
-/// Whether the codes are one per row, in row order, so they can be encoded before (and
-/// re-encoded without) the kind's own structure; IVF codes are per list entry, in list
-/// order, made with the lists.
-pub(crate) fn codes_per_row(index: &IndexParams) -> bool {
-    match index {
-        IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) => true,
-        IndexParams::Ivf(_) => false,
-    }
-}
-
-/// Whether an index of this kind keeps sketches of its IVF list entries (in the kind's
-/// own section, with the rotation of this component).
-pub(super) fn sketches_entries(index: &IndexParams) -> bool {
-    match index {
-        IndexParams::Ivf(_) => true,
-        IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) => false,
-    }
 }
 
 /// Whether an index of `index` stores a rotation: for rotated codes, for sketches of
@@ -92,7 +70,7 @@ impl Quantization {
         sections: &[RawSection],
         bad: Bad,
     ) -> Result<Quantization, StorageError> {
-        let sketches = match (keeps_sketches(&spec.index), find(sections, Kind::Sketches)) {
+        let sketches = match (keeps_sketches(&spec.index), find(sections, SKETCHES)) {
             (true, Some(s)) => {
                 if s.len != (sketch::words_per_row(spec.dim as usize) * 8 * rows) as u64 {
                     return Err(bad(s.offset, format!("sketches of {} bytes do not fit {rows} rows", s.len)));
@@ -106,7 +84,7 @@ impl Quantization {
         // A kind that keeps sketches but has none (an old file) needs no rotation for them.
         let wants_rotation =
             (quant.quantize != Quantize::None && quant.rotate) || sketches.is_some() || sketches_entries(&spec.index);
-        let rotation = match (find(sections, Kind::Rotation), wants_rotation) {
+        let rotation = match (find(sections, ROTATION), wants_rotation) {
             (Some(s), true) => Some(
                 Rotation::decode(&b[s.range()], spec.dim as usize)
                     .map_err(|e| bad(s.offset + e.at.unwrap_or(0) as u64, e.what))?,
@@ -134,7 +112,7 @@ impl Quantization {
                 Err(bad(p.offset, format!("code params of {} bytes do not fit {entries} entries", p.len)))
             }
         };
-        self.codes = match (&self.quantizer, find(sections, Kind::Codes), find(sections, Kind::Params)) {
+        self.codes = match (&self.quantizer, find(sections, CODES), find(sections, PARAMS)) {
             (Some(qz), Some(c), Some(p)) => {
                 if c.len != (qz.code_bytes() * entries) as u64 {
                     return Err(bad(c.offset, format!("codes of {} bytes do not fit {entries} entries", c.len)));
@@ -157,7 +135,7 @@ impl Quantization {
     /// Sections of the file this component holds (the one-bit codes read from the
     /// sketches count once).
     pub(super) fn sections(&self, sections: &[RawSection]) -> usize {
-        [Kind::Rotation, Kind::Codes, Kind::Params].into_iter().filter(|&k| find(sections, k).is_some()).count()
+        [ROTATION, CODES, PARAMS].into_iter().filter(|&k| find(sections, k).is_some()).count()
             + self.sketches.is_some() as usize
     }
 

@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use roaring::RoaringBitmap;
 
 use super::SegmentIndex;
-use super::kinds::{IvfSections, VectorIndex};
+use super::kinds::IvfSections;
 use crate::index::flat::PreparedQuery;
 use crate::index::graph::{Beam, SearchScratch};
+use crate::index::graph_index::GraphIndexView;
 use crate::index::ivf::{self, EntryScorer, IvfScratch, IvfView, ListSearch};
 use crate::index::quant::QuantScratch;
 use crate::index::quant::sketch::{self, Screen, SketchQuery};
@@ -177,9 +178,30 @@ pub(crate) fn scratch_bytes() -> u64 {
     SCRATCH_BYTES.load(Ordering::Relaxed)
 }
 
+/// One search of one segment as a kind's route sees it: the query in its forms, the
+/// per-query options and the thread's scratch; the route leaves its candidates in `found`.
+pub(super) struct Route<'q> {
+    orig: Originals<'q>,
+    raw_query: &'q [f32],
+    /// Candidates to find: `k`, or `refine × k` when they are refined.
+    want: usize,
+    p: SearchParams<'q>,
+    /// Re-rank the candidates with the originals (a route that answered from the originals
+    /// already turns it off).
+    refine: bool,
+    /// The merged top-k's threshold when the search began.
+    bound: f32,
+    scratch: Scratch<'q>,
+    quant: &'q mut QuantScratch,
+    rotated: &'q mut Vec<f32>,
+    ivf: &'q mut IvfScratch,
+    found: &'q mut Vec<Scored>,
+}
+
 impl SegmentIndex {
-    /// Searches this segment's field: graph or exact scan (over codes or originals), then
-    /// refinement with the originals; pushes candidates into `top`.
+    /// Searches this segment's field by its kind's route (a graph or an exact scan, over
+    /// codes or originals, or the nearest lists), then refines with the originals; pushes
+    /// candidates into `top`.
     pub(crate) fn search(
         &self,
         originals: VectorColumn,
@@ -190,47 +212,15 @@ impl SegmentIndex {
     ) -> SearchPath {
         let k = kernels::best();
         SCRATCH.with(|cell| {
-            let ThreadScratch { graph, quant: qscratch, found, rotated: tmp, bounds, ivf: iscratch } =
-                &mut *cell.borrow_mut();
-            let scratch = &mut Scratch { graph, bounds };
+            let ThreadScratch { graph, quant, found, rotated, bounds, ivf } = &mut *cell.borrow_mut();
             let orig = Originals { kernels: k, col: originals, query, screen: None };
-            let mut refine = self.quant.quantizer.is_some() && p.refine > 0;
+            let refine = self.quant.quantizer.is_some() && p.refine > 0;
             let want = if refine { p.k.saturating_mul(p.refine) } else { p.k };
-            let path;
-            match (&self.kind, &self.quant.quantizer, self.codes()) {
-                (VectorIndex::Ivf(sections), quantizer, codes) => {
-                    let qq = quantizer.as_ref().map(|qz| qz.prepare(raw_query, qscratch));
-                    let codes = codes.zip(qq.as_ref());
-                    let bound = top.threshold();
-                    let lists = (sections, self.ivf().expect("IVF lists are checked on open"));
-                    path = self.search_lists(lists, &orig, codes, raw_query, want, p, bound, scratch, iscratch, found);
-                    // An exact scan's answer is the originals' already.
-                    refine &= !matches!(path, SearchPath::ListsThenExact | SearchPath::Exact { .. });
-                }
-                (VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_), Some(qz), Some(codes)) => {
-                    let qq = qz.prepare(raw_query, qscratch);
-                    // Rotated codes share the sketches' rotation: the query is rotated once.
-                    let sq = match qz.rotation() {
-                        Some(_) => self.quant.sketches.as_ref().map(|_| SketchQuery::new(qq.rotated(), qq.norm_sq())),
-                        None => self.sketch_query(raw_query, tmp),
-                    };
-                    let screen = self.screen(sq.as_ref());
-                    let scorer = CodeScorer { kernels: k, codes, screen, query: &qq, metric: self.meta.metric };
-                    path = self.candidates(&scorer, want, p, scratch, found);
-                    if !refine && scorer.rounds_query() {
-                        // The beam's candidates, not just the first `want`: the full-precision
-                        // query may order them differently.
-                        found.iter_mut().for_each(|c| c.dist = scorer.precise(c.id));
-                        found.sort_unstable();
-                    }
-                }
-                // Without codes: the originals.
-                (VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_), _, _) => {
-                    let sq = self.sketch_query(raw_query, tmp);
-                    let scorer = Originals { screen: self.screen(sq.as_ref()), ..orig };
-                    path = self.candidates(&scorer, want, p, scratch, found);
-                }
-            }
+            let scratch = Scratch { graph, bounds };
+            let bound = top.threshold();
+            let mut r = Route { orig, raw_query, want, p, refine, bound, scratch, quant, rotated, ivf, found };
+            let path = self.kind.search(self, &mut r);
+            let Route { orig, refine, found, scratch, ivf, .. } = r;
             let best = &found[..want.min(found.len())];
             if refine {
                 best.iter().take(REFINE_AHEAD).for_each(|c| orig.prefetch(c.id));
@@ -247,7 +237,7 @@ impl SegmentIndex {
                 top.push(Candidate { dist, segment: p.position, row: c.id });
             }
             let scored = (found.capacity() + scratch.bounds.capacity()) * std::mem::size_of::<Scored>();
-            let now = (scratch.graph.heap_bytes() + scored + iscratch.heap_bytes()) as u64;
+            let now = (scratch.graph.heap_bytes() + scored + ivf.heap_bytes()) as u64;
             let before = COUNTED.with(|c| c.0.replace(now));
             if now != before {
                 SCRATCH_BYTES.fetch_add(now.wrapping_sub(before), Ordering::Relaxed);
@@ -256,26 +246,72 @@ impl SegmentIndex {
         })
     }
 
+    /// The route of a kind that scores rows: through `graph` when there is one (and the
+    /// cost model or the route asks for it), else an exact scan; over the codes when there
+    /// are, else the originals.
+    pub(super) fn search_rows(&self, graph: Option<GraphIndexView>, r: &mut Route) -> SearchPath {
+        let (want, p) = (r.want, r.p);
+        let scratch = &mut r.scratch;
+        match (&self.quant.quantizer, self.codes()) {
+            (Some(qz), Some(codes)) => {
+                let qq = qz.prepare(r.raw_query, r.quant);
+                // Rotated codes share the sketches' rotation: the query is rotated once.
+                let sq = match qz.rotation() {
+                    Some(_) => self.quant.sketches.as_ref().map(|_| SketchQuery::new(qq.rotated(), qq.norm_sq())),
+                    None => self.sketch_query(r.raw_query, r.rotated),
+                };
+                let screen = self.screen(sq.as_ref());
+                let scorer =
+                    CodeScorer { kernels: r.orig.kernels, codes, screen, query: &qq, metric: self.meta.metric };
+                let path = self.candidates(graph, &scorer, want, p, scratch, r.found);
+                if !r.refine && scorer.rounds_query() {
+                    // The beam's candidates, not just the first `want`: the full-precision
+                    // query may order them differently.
+                    r.found.iter_mut().for_each(|c| c.dist = scorer.precise(c.id));
+                    r.found.sort_unstable();
+                }
+                path
+            }
+            // Without codes: the originals.
+            (None, _) | (Some(_), None) => {
+                let sq = self.sketch_query(r.raw_query, r.rotated);
+                let scorer = Originals { screen: self.screen(sq.as_ref()), ..r.orig };
+                self.candidates(graph, &scorer, want, p, scratch, r.found)
+            }
+        }
+    }
+
     /// The IVF route: the lists' entries (scored on their codes, or on the originals
     /// without codes), or an exact scan of the originals when a filter leaves fewer
-    /// rows than the probed lists hold; `found` ends with rows, best first.
-    #[allow(clippy::too_many_arguments)]
-    fn search_lists(
+    /// rows than the probed lists hold; `found` ends with rows, best first. `table` is the
+    /// lists to probe per percent of recall.
+    pub(super) fn search_lists(
         &self,
-        (sections, lists): (&IvfSections, IvfView),
-        orig: &Originals,
-        codes: Option<(Codes, &QuantQuery)>,
-        raw_query: &[f32],
-        want: usize,
-        p: SearchParams,
-        bound: f32,
-        sc: &mut Scratch,
-        iscratch: &mut IvfScratch,
-        found: &mut Vec<Scored>,
+        sections: &IvfSections,
+        lists: IvfView,
+        table: &[u32],
+        r: &mut Route,
     ) -> SearchPath {
+        let qq = self.quant.quantizer.as_ref().map(|qz| qz.prepare(r.raw_query, r.quant));
+        let codes = self.codes().zip(qq.as_ref());
+        let path = self.probe_lists(sections, lists, table, codes, r);
+        // An exact scan's answer is the originals' already.
+        r.refine &= !matches!(path, SearchPath::ListsThenExact | SearchPath::Exact { .. });
+        path
+    }
+
+    fn probe_lists(
+        &self,
+        sections: &IvfSections,
+        lists: IvfView,
+        table: &[u32],
+        codes: Option<(Codes, &QuantQuery)>,
+        r: &mut Route,
+    ) -> SearchPath {
+        let (orig, raw_query, want, p, bound) = (&r.orig, r.raw_query, r.want, r.p, r.bound);
+        let (sc, iscratch, found) = (&mut r.scratch, &mut *r.ivf, &mut *r.found);
         let rows = self.meta.rows as usize;
         let ip = self.meta.params.ivf().expect("an IVF index has IVF params");
-        let table = &self.meta.recall_probes;
         let probes = p
             .target_recall
             .and_then(|r| ivf::calibrate::probes_for_recall(table, r, lists.lists()))
@@ -342,6 +378,7 @@ impl SegmentIndex {
 
     fn candidates<S: Scorer>(
         &self,
+        graph: Option<GraphIndexView>,
         s: &S,
         want: usize,
         p: SearchParams,
@@ -350,7 +387,6 @@ impl SegmentIndex {
     ) -> SearchPath {
         let rows = self.meta.rows as usize;
         let allowed_rows = p.allowed.map_or(rows, |a| a.len() as usize);
-        let graph = self.graph_index();
         let fanout = graph.map_or(0, |g| g.fanout());
         let exact = match p.route {
             SearchRoute::Auto => {
@@ -414,7 +450,7 @@ impl EntryScorer for EntryOriginals<'_, '_> {
 }
 
 /// A search's reusable buffers: the graph's, and the screened scan's bounds.
-struct Scratch<'a> {
+pub(super) struct Scratch<'a> {
     graph: &'a mut SearchScratch,
     bounds: &'a mut Vec<Scored>,
 }

@@ -100,8 +100,8 @@ fn indexes_without_sketches_still_open() {
         let codes = new.codes().map(|c| (c.codes.to_vec(), c.params.to_vec()));
         let rotation = new.quantizer().and_then(|q| q.rotation()).cloned();
         let old = dir.path().join(format!("{quantize}-old.idx"));
-        let encoded = Encoded { rotation, codes, sketches: None, lists: None, list_sketches: None };
-        write(&old, 1, 0, new.meta(), &encoded, Some(graph)).unwrap();
+        let encoded = Encoded { rotation, codes, sketches: None };
+        write(&old, 1, 0, new.meta(), &encoded, &kinds::KindParts::graph(graph).sections).unwrap();
         let idx = SegmentIndex::open(&old, 1, 0, &spec, n, true, true).unwrap();
         assert!(idx.sketches().is_none(), "{quantize}");
         assert_eq!(idx.rotation().is_some(), quantize == "int8");
@@ -235,4 +235,69 @@ fn screened_exact_scan_keeps_recall_and_scores_few_rows() {
         let share = scored as f64 / (queries.len() as u64 * allowed.len()) as f64;
         assert!(share < 0.5, "{metric:?}: scored {share:.3} of the allowed rows");
     }
+}
+
+/// Index files of version 2 (`tests/data/compat/index-v2`, made by commit e5919a9: a flat
+/// int8, an HNSW int8, a Vamana and an IVF int8 field over 64 rows of 8-d) kept the graph
+/// entry, top level and IVF calibration beside the params for every kind; they open with
+/// each kind's meta, answer queries and verify clean, and files written again are
+/// version 3 with the kind's own meta.
+#[test]
+fn version_2_index_files_still_open() {
+    use crate::{Collection, Doc, OpenOptions, Query};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("v2");
+    crate::testutil::copy_dir(&crate::testutil::repo_root().join("tests/data/compat/index-v2"), &dir);
+    let version = |file: &std::path::Path| u32::from_le_bytes(std::fs::read(file).unwrap()[8..12].try_into().unwrap());
+    let vec_files = |d: &std::path::Path| -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with("-vec.idx"))
+            .collect();
+        v.sort();
+        v
+    };
+    assert!(vec_files(&dir).iter().all(|f| version(f) == 2));
+    let row =
+        |i: usize| -> Vec<f32> { (0..8).map(|j| ((i * 7 + j * 3) % 11) as f32 - 5.0 + i as f32 / 64.0).collect() };
+    let fields = ["flat", "hnsw", "vamana", "ivf"];
+    let check = |d: &std::path::Path, rows: usize| {
+        let c = Collection::open(d, &OpenOptions::read_only()).unwrap();
+        let snap = c.snapshot();
+        let metas: Vec<KindMeta> = (0..4)
+            .map(|f| snap.segments[0].indexes[f].as_ref().expect("the index opens").meta().kind.clone())
+            .collect();
+        assert!(matches!(metas[0], KindMeta::Flat), "{metas:?}");
+        assert!(matches!(metas[1], KindMeta::Hnsw { max_level, .. } if max_level > 0), "{metas:?}");
+        assert!(matches!(metas[2], KindMeta::Vamana { medoid } if medoid > 0), "{metas:?}");
+        assert!(matches!(&metas[3], KindMeta::Ivf { recall_probes } if recall_probes.len() == 101), "{metas:?}");
+        for f in fields {
+            for i in [0, 17, rows - 1] {
+                // Rows 11 apart differ by 0.17 a dimension: int8 codes may rank one first.
+                let hits = c.query(&Query::vector(row(i)).field(f).k(3)).unwrap();
+                assert!(hits.iter().any(|h| h.key == format!("k{i:02}")), "{f} {i}: {hits:?}");
+            }
+        }
+        drop(c);
+        let r = crate::verify::run(d, &crate::verify::VerifyOptions::default().threads(1).attempts(1)).unwrap();
+        assert!(r.is_clean(), "{:#?}", r.findings);
+    };
+    check(&dir, 64);
+    // Written again (optimize after an insert): version 3, each kind with its own meta.
+    let c = Collection::open(&dir, &OpenOptions::writable()).unwrap();
+    let v = row(64);
+    let doc = Doc::new("k64").set("flat", v.clone()).set("hnsw", v.clone()).set("vamana", v.clone()).set("ivf", v);
+    c.insert(vec![doc]).unwrap();
+    c.flush().unwrap();
+    c.optimize(&Default::default()).unwrap();
+    drop(c);
+    let files = vec_files(&dir);
+    assert_eq!(files.len(), 4);
+    for f in &files {
+        assert_eq!(version(f), 3, "{f:?}");
+        let text = String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned();
+        assert!(text.contains(r#""kind":{"type":""#) && !text.contains(r#""max_level":0"#), "{f:?}");
+    }
+    check(&dir, 65);
 }

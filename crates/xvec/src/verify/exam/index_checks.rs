@@ -12,7 +12,7 @@ use crate::index::ivf::sketches::{ListSketches, SketchScratch};
 use crate::index::ivf::{self, IvfView};
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch;
-use crate::index::segment_index::{self, SearchParams, SegmentIndex};
+use crate::index::segment_index::{self, Encodes, SearchParams, SegmentIndex};
 use crate::index::{PreparedQuery, TopK, flat};
 use crate::kernels;
 use crate::schema::{Knob, Schema, VectorSpec};
@@ -216,10 +216,14 @@ impl Checker<'_> {
     /// Re-encodes the sketches of a sample of rows (all with `deep`) and compares with the
     /// stored ones. Returns true when they differ.
     fn sketches(&mut self, ie: &IndexEntry, index: &SegmentIndex, seg: &Segment) -> bool {
-        if let (Some(sk), Some(lists), Some(rotation)) = (index.list_sketches(), index.ivf(), index.rotation()) {
-            return self.list_sketches(ie, index, seg, sk, lists, rotation);
-        }
-        let (Some(sketches), Some(rotation)) = (index.sketches(), index.rotation()) else { return false };
+        let (Some(encodes), Some(rotation)) = (index.encodes(), index.rotation()) else { return false };
+        let sketches = match encodes {
+            Encodes::ListEntries { lists, sketches } => {
+                return self.list_sketches(ie, index, seg, sketches, lists, rotation);
+            }
+            Encodes::Rows => index.sketches(),
+        };
+        let Some(sketches) = sketches else { return false };
         let col = vectors_of(seg, ie);
         let (mut y, mut tmp) = (vec![0f32; col.dim], Vec::new());
         let mut want = vec![0u64; sketch::words_per_row(col.dim)];
@@ -293,11 +297,15 @@ impl Checker<'_> {
     /// Re-encodes a sample of rows (all with `deep`) and compares with the stored codes.
     /// Returns true when they differ.
     fn codes(&mut self, e: &SegmentEntry, ie: &IndexEntry, field: &str, index: &SegmentIndex, seg: &Segment) -> bool {
-        let (Some(codes), Some(qz)) = (index.codes(), index.quantizer()) else { return false };
+        let (Some(codes), Some(qz), Some(encodes)) = (index.codes(), index.quantizer(), index.encodes()) else {
+            return false;
+        };
         let col = vectors_of(seg, ie);
         // IVF codes are per list entry: the residual of the entry's row to its centroid.
-        let lists = index.ivf();
-        let rows = if lists.is_some() { codes.rows() } else { codes.rows().min(seg.rows()) };
+        let (rows, lists) = match encodes {
+            Encodes::Rows => (codes.rows().min(seg.rows()), None),
+            Encodes::ListEntries { lists, .. } => (codes.rows(), Some(lists)),
+        };
         let cb = qz.code_bytes();
         let per = crate::index::quant::PARAMS_PER_ROW;
         let (mut buf, mut params, mut scratch) = (vec![0u8; cb], vec![0f32; per], Default::default());

@@ -24,7 +24,7 @@ use crate::storage::{
 };
 use crate::verify::exam::{self, Base, DelState, Exam};
 use crate::verify::recover;
-use crate::verify::topology::{self, Layer};
+use crate::verify::topology;
 
 /// Carries out the plan of `r`, publishes, and verifies again.
 pub(super) fn apply(r: Repair) -> Result<Outcome, StorageError> {
@@ -485,22 +485,9 @@ fn reconnect(
     metric: crate::schema::Metric,
     ignored: &RoaringBitmap,
 ) -> Option<GraphIndex> {
-    let n = {
-        let mut layer = graph.base_layer();
-        layer.link_unreachable(kernels::best(), metric, &seg.vector(field), |u| ignored.contains(u))?;
-        layer.words.len() / layer.stride
-    };
+    graph.base_layer().link_unreachable(kernels::best(), metric, &seg.vector(field), |u| ignored.contains(u))?;
     // The result must pass the same check verify applies.
-    let fine = match &graph {
-        GraphIndex::Hnsw(g) => {
-            topology::check_hnsw(&g.view(), ignored).first().is_some_and(|l| l.unreachable_live == 0)
-        }
-        GraphIndex::Vamana(v) => {
-            let view = v.view();
-            let layer = topology::VamanaLayer { graph: &view };
-            layer.universe() == n && topology::check_vamana(&view, ignored).unreachable_live == 0
-        }
-    };
+    let fine = topology::check_graph(graph.view(), ignored).layers.first().is_some_and(|l| l.unreachable_live == 0);
     fine.then_some(graph)
 }
 
