@@ -3,42 +3,24 @@
 
 use std::path::Path;
 
-use super::kinds::{KindParts, VectorIndex, codes_per_row, keeps_sketches};
-use super::quantization::{
-    CODES, PARAMS, Quantization, ROTATION, SKETCHES, codes_in_sketches, keeps_rotation, quantizer_for,
-};
-use super::{IndexMeta, META, Section, SegmentIndex, find, section_of};
+use super::quantization::{CODES, Keeps, PARAMS, ROTATION, SKETCHES, quantizer_for};
+use super::{IndexMeta, META, Section, find, section_of};
 use crate::error::StorageError;
-use crate::index::graph_index::GraphIndexView;
 use crate::index::ivf::{self, IvfLists};
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch::{self, Sketches};
 use crate::schema::VectorSpec;
 use crate::storage::FileKind;
 use crate::storage::column::VectorColumn;
-use crate::storage::container::{self, ContainerWriter};
+use crate::storage::container::{self, ContainerWriter, RawSection};
 use crate::storage::mmap::FileBytes;
-
-/// Writes the index of `col` for `spec` around a graph that already exists, with the codes
-/// encoded afresh from the originals: how `verify`'s repair replaces damaged codes, or
-/// saves a graph whose unreachable nodes it reconnected, without a graph build.
-pub(crate) fn write_with_graph_index(
-    path: &Path,
-    segment_id: u64,
-    field: u16,
-    spec: &VectorSpec,
-    col: VectorColumn,
-    rows: usize,
-    graph: Option<GraphIndexView>,
-) -> Result<u64, StorageError> {
-    let kind = graph.map_or_else(KindParts::flat, KindParts::graph);
-    write_index(path, segment_id, field, spec, rows, &encode(spec, col, rows), kind)
-}
 
 /// The quantization of an index being written: the codes of every row or list entry
 /// (quantized indexes only), the rows' sketches (graph indexes) and the rotation they were
 /// made with.
 pub(super) struct Encoded {
+    /// What the kind keeps of the quantization.
+    pub(super) keeps: Keeps,
     pub(super) rotation: Option<Rotation>,
     pub(super) codes: Option<(Vec<u8>, Vec<f32>)>,
     pub(super) sketches: Option<Vec<u64>>,
@@ -62,18 +44,17 @@ impl Encoded {
     }
 }
 
-pub(super) fn encode(spec: &VectorSpec, col: VectorColumn, rows: usize) -> Encoded {
+/// Encodes the quantization of `rows` rows of `col` for `spec`, of an index kind that
+/// keeps what `keeps` says.
+pub(super) fn encode(spec: &VectorSpec, keeps: Keeps, col: VectorColumn, rows: usize) -> Encoded {
     let quant = spec.index.quant();
-    let rotation = keeps_rotation(&spec.index).then(|| Rotation::new(spec.dim as usize, spec.index.seed()));
+    let rotation = keeps.rotation(&spec.index).then(|| Rotation::new(spec.dim as usize, spec.index.seed()));
     // IVF codes are in list order, made once the lists are (`encode_lists`).
-    let quantizer =
-        quantizer_for(spec, rotation.clone().filter(|_| quant.rotate)).filter(|_| codes_per_row(&spec.index));
+    let quantizer = quantizer_for(spec, rotation.clone().filter(|_| quant.rotate)).filter(|_| keeps.codes_per_row);
     let codes = quantizer.map(|qz| qz.encode_rows(col, rows));
-    let sketches = rotation
-        .as_ref()
-        .filter(|_| keeps_sketches(&spec.index))
-        .map(|r| sketch::encode_rows(col, rows, r, spec.metric));
-    Encoded { rotation, codes, sketches }
+    let sketches =
+        rotation.as_ref().filter(|_| keeps.row_sketches).map(|r| sketch::encode_rows(col, rows, r, spec.metric));
+    Encoded { keeps, rotation, codes, sketches }
 }
 
 /// Writes a finished index through a temp file renamed over `path`; returns its size.
@@ -81,20 +62,12 @@ pub(super) fn write_index(
     path: &Path,
     segment_id: u64,
     field: u16,
-    spec: &VectorSpec,
-    rows: usize,
+    meta: &IndexMeta,
     e: &Encoded,
-    kind: KindParts,
+    kind: &[(Section, &[u8])],
 ) -> Result<u64, StorageError> {
-    let meta = IndexMeta {
-        params: spec.index.clone(),
-        rows: rows as u64,
-        dim: spec.dim,
-        metric: spec.metric,
-        kind: kind.meta,
-    };
     let tmp = crate::storage::disk::temp_path(path);
-    let written = write(&tmp, segment_id, field, &meta, e, &kind.sections)
+    let written = write(&tmp, segment_id, field, meta, e, kind)
         .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
     if written.is_err() {
         let _ = crate::storage::disk::remove_file(&tmp);
@@ -121,7 +94,7 @@ pub(super) fn write(
         parts.push((ROTATION, r));
     }
     if let Some((c, p)) = codes {
-        if !codes_in_sketches(&meta.params) {
+        if !e.keeps.codes_in_sketches(&meta.params) {
             parts.push((CODES, c));
         }
         parts.push((PARAMS, as_bytes(p)));
@@ -138,69 +111,66 @@ pub(super) fn write(
     w.finish()
 }
 
-impl SegmentIndex {
-    /// Opens and validates an index file for `field` of segment `segment_id` with `rows`
-    /// rows, built for `spec`. With `verify_data`, code and graph CRCs are checked too.
-    pub(crate) fn open(
-        path: &Path,
-        segment_id: u64,
-        field: u16,
-        spec: &VectorSpec,
-        rows: usize,
-        mmap: bool,
-        verify_data: bool,
-    ) -> Result<SegmentIndex, StorageError> {
-        let bytes = FileBytes::open(path, mmap)?;
-        bytes.advise_random_access(0..bytes.as_slice().len());
-        let (b, crcs) = (bytes.as_slice(), bytes.checksummer()?);
-        let small = |k: u16| k == META.code || k == ROTATION.code;
-        let (id, sections) = container::read_with(
-            path,
-            b,
-            FileKind::Index,
-            |k| verify_data || small(k),
-            |r, block| crcs.block_crcs(r, block),
-        )?;
-        let (_, version) = crate::storage::decode_header_version(path, b, FileKind::Index)?;
-        let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
-        if id != segment_id {
-            return Err(bad(16, format!("index of segment {id}, expected segment {segment_id}")));
-        }
-        for s in &sections {
-            if s.field != field || section_of(s.kind).is_none() {
-                return Err(bad(
-                    s.offset,
-                    format!("section kind {} of field {}, expected field {field}", s.kind, s.field),
-                ));
-            }
-        }
-        let meta_s = find(&sections, META).ok_or_else(|| bad(32, "no meta section".into()))?;
-        let meta = IndexMeta::decode(&b[meta_s.range()], version)
-            .map_err(|e| bad(meta_s.offset, format!("index meta: {e}")))?;
-        if meta.params != spec.index || meta.dim != spec.dim || meta.metric != spec.metric || meta.rows != rows as u64 {
-            return Err(bad(
-                meta_s.offset,
-                format!(
-                    "built for {} dim {} {} over {} rows; the field is {} dim {} {} over {rows} rows",
-                    meta.params.describe(),
-                    meta.dim,
-                    meta.metric.name(),
-                    meta.rows,
-                    spec.index.describe(),
-                    spec.dim,
-                    spec.metric.name()
-                ),
-            ));
-        }
-        let bad: &dyn Fn(u64, String) -> StorageError = &bad;
-        let mut quant = Quantization::open_rotation(spec, rows, b, &sections, bad)?;
-        let mut kind = VectorIndex::open(&spec.index, &sections, bad)?;
-        quant.open_codes(spec, kind.code_entries(rows), &sections, bad)?;
-        if sections.len() != 1 + quant.sections(&sections) + kind.sections() {
-            return Err(bad(32, "duplicate sections".into()));
-        }
-        kind.validate(b, &meta, rows, meta_s.offset, bad)?;
-        quant.validate(b, bad)?;
-        Ok(SegmentIndex { path: path.to_path_buf(), bytes, meta, kind, quant })
+/// An index file read and checked as a container: its bytes, its sections (each of `field`
+/// and of a kind the layer knows), and its meta, which must describe `spec` over `rows`
+/// rows; where the meta is, for errors about it.
+pub(super) struct Read {
+    pub(super) bytes: FileBytes,
+    pub(super) sections: Vec<RawSection>,
+    pub(super) meta: IndexMeta,
+    pub(super) meta_offset: u64,
+}
+
+/// Reads the index file at `path` (see [`Read`]). With `verify_data`, code and graph CRCs
+/// are checked too.
+pub(super) fn read(
+    path: &Path,
+    segment_id: u64,
+    field: u16,
+    spec: &VectorSpec,
+    rows: usize,
+    mmap: bool,
+    verify_data: bool,
+) -> Result<Read, StorageError> {
+    let bytes = FileBytes::open(path, mmap)?;
+    bytes.advise_random_access(0..bytes.as_slice().len());
+    let (b, crcs) = (bytes.as_slice(), bytes.checksummer()?);
+    let small = |k: u16| k == META.code || k == ROTATION.code;
+    let (id, sections) = container::read_with(
+        path,
+        b,
+        FileKind::Index,
+        |k| verify_data || small(k),
+        |r, block| crcs.block_crcs(r, block),
+    )?;
+    let (_, version) = crate::storage::decode_header_version(path, b, FileKind::Index)?;
+    let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
+    if id != segment_id {
+        return Err(bad(16, format!("index of segment {id}, expected segment {segment_id}")));
     }
+    for s in &sections {
+        if s.field != field || section_of(s.kind).is_none() {
+            return Err(bad(s.offset, format!("section kind {} of field {}, expected field {field}", s.kind, s.field)));
+        }
+    }
+    let meta_s = find(&sections, META).ok_or_else(|| bad(32, "no meta section".into()))?;
+    let meta =
+        IndexMeta::decode(&b[meta_s.range()], version).map_err(|e| bad(meta_s.offset, format!("index meta: {e}")))?;
+    if meta.params != spec.index || meta.dim != spec.dim || meta.metric != spec.metric || meta.rows != rows as u64 {
+        return Err(bad(
+            meta_s.offset,
+            format!(
+                "built for {} dim {} {} over {} rows; the field is {} dim {} {} over {rows} rows",
+                meta.params.describe(),
+                meta.dim,
+                meta.metric.name(),
+                meta.rows,
+                spec.index.describe(),
+                spec.dim,
+                spec.metric.name()
+            ),
+        ));
+    }
+    let meta_offset = meta_s.offset;
+    Ok(Read { bytes, sections, meta, meta_offset })
 }

@@ -23,8 +23,8 @@ use crate::storage::container::RawSection;
 use crate::storage::mmap::{as_bytes, cast_slice};
 
 use super::file::Encoded;
-use super::quantization::Bad;
-use super::search::{Route, SearchPath};
+use super::quantization::{Bad, Keeps};
+use super::search::{Lists, Route, SearchPath};
 use super::{IndexMeta, Section, SegmentIndex, find};
 
 const LEVELS: Section = Section { code: 4, name: "HNSW levels" };
@@ -53,32 +53,22 @@ pub(super) fn kind_section(code: u16) -> Option<Section> {
     IndexType::ALL.into_iter().flat_map(sections_of).find(|s| s.code == code).copied()
 }
 
-/// Whether an index of this kind keeps the rows' sketches: the graph kinds do, to screen
-/// neighbours before reading them.
-pub(super) fn keeps_sketches(index: &IndexParams) -> bool {
-    match index.kind() {
-        IndexType::Hnsw | IndexType::Vamana => true,
-        IndexType::Flat | IndexType::Ivf => false,
-    }
+/// What an index of this kind keeps of the quantization: the graph kinds the rows'
+/// sketches, to screen neighbours before reading them; IVF sketches of its entries, and
+/// codes per entry rather than per row.
+pub(super) fn keeps(index: &IndexParams) -> Keeps {
+    let (row_sketches, entry_sketches, codes_per_row) = match index.kind() {
+        IndexType::Flat => (false, false, true),
+        IndexType::Hnsw | IndexType::Vamana => (true, false, true),
+        IndexType::Ivf => (false, true, false),
+    };
+    Keeps { row_sketches, entry_sketches, codes_per_row }
 }
 
-/// Whether the codes are one per row, in row order, so they can be encoded before (and
-/// re-encoded without) the kind's own structure; IVF codes are per list entry, in list
-/// order, made with the lists.
+/// Whether the codes are one per row (see [`Keeps::codes_per_row`]): repair re-encodes them
+/// without the kind's structure.
 pub(crate) fn codes_per_row(index: &IndexParams) -> bool {
-    match index.kind() {
-        IndexType::Flat | IndexType::Hnsw | IndexType::Vamana => true,
-        IndexType::Ivf => false,
-    }
-}
-
-/// Whether an index of this kind keeps sketches of its IVF list entries (in the kind's
-/// own section, with the rotation of the quantization).
-pub(super) fn sketches_entries(index: &IndexParams) -> bool {
-    match index.kind() {
-        IndexType::Ivf => true,
-        IndexType::Flat | IndexType::Hnsw | IndexType::Vamana => false,
-    }
+    keeps(index).codes_per_row
 }
 
 /// What an index kind records about its structure in the file's meta (index version 3;
@@ -305,12 +295,19 @@ impl VectorIndex {
             VectorIndex::Flat => idx.search_rows(None, r),
             VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) => idx.search_rows(idx.graph_index(), r),
             VectorIndex::Ivf(s) => {
-                let lists = s.view(idx.bytes.as_slice(), idx.meta.dim as usize).expect("IVF lists are checked on open");
-                let probes = match &idx.meta.kind {
+                let (b, dim) = (idx.bytes.as_slice(), idx.meta.dim as usize);
+                let table = match &idx.meta.kind {
                     KindMeta::Ivf { recall_probes } => &recall_probes[..],
                     KindMeta::Flat | KindMeta::Hnsw { .. } | KindMeta::Vamana { .. } => &[],
                 };
-                idx.search_lists(s, lists, probes, r)
+                let lists = Lists {
+                    view: s.view(b, dim).expect("IVF lists are checked on open"),
+                    centroid_norms: &s.centroid_norms,
+                    coarse: s.coarse.as_ref().map(ivf::CoarseCodes::view),
+                    sketches: s.sketches(b, dim).expect("IVF list sketches are checked on open"),
+                    table,
+                };
+                idx.search_lists(lists, r)
             }
         }
     }

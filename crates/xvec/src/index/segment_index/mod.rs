@@ -35,7 +35,6 @@ mod search;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use file::write_with_graph_index;
 use file::{encode, write_index};
 pub(crate) use kinds::{Encodes, KindMeta, codes_per_row};
 use kinds::{KindParts, VectorIndex};
@@ -156,11 +155,78 @@ pub(crate) fn build(
     cancel: &AtomicBool,
 ) -> Result<Option<u64>, StorageError> {
     let control = BuildControl { concurrency, progress, cancel };
-    let write = |e: &file::Encoded, kind: KindParts| write_index(path, segment_id, field, spec, rows, e, kind);
-    kinds::build(spec, col, rows, encode(spec, col, rows), &control, &write)
+    let write = |e: &file::Encoded, kind: KindParts| write_parts(path, segment_id, field, spec, rows, e, kind);
+    let encoded = encode(spec, kinds::keeps(&spec.index), col, rows);
+    kinds::build(spec, col, rows, encoded, &control, &write)
+}
+
+/// Writes the index of `col` for `spec` around a graph that already exists, with the codes
+/// encoded afresh from the originals: how `verify`'s repair replaces damaged codes, or
+/// saves a graph whose unreachable nodes it reconnected, without a graph build. `None`
+/// writes an index without a graph (Flat).
+pub(crate) fn write_with_graph_index(
+    path: &Path,
+    segment_id: u64,
+    field: u16,
+    spec: &VectorSpec,
+    col: VectorColumn,
+    rows: usize,
+    graph: Option<GraphIndexView>,
+) -> Result<u64, StorageError> {
+    let kind = graph.map_or_else(KindParts::flat, KindParts::graph);
+    let encoded = encode(spec, kinds::keeps(&spec.index), col, rows);
+    write_parts(path, segment_id, field, spec, rows, &encoded, kind)
+}
+
+/// Writes an index of `spec` over `rows` rows: the quantization `e` and the kind's parts.
+fn write_parts(
+    path: &Path,
+    segment_id: u64,
+    field: u16,
+    spec: &VectorSpec,
+    rows: usize,
+    e: &file::Encoded,
+    kind: KindParts,
+) -> Result<u64, StorageError> {
+    let meta = IndexMeta {
+        params: spec.index.clone(),
+        rows: rows as u64,
+        dim: spec.dim,
+        metric: spec.metric,
+        kind: kind.meta,
+    };
+    write_index(path, segment_id, field, &meta, e, &kind.sections)
 }
 
 impl SegmentIndex {
+    /// Opens and validates an index file for `field` of segment `segment_id` with `rows`
+    /// rows, built for `spec`. With `verify_data`, code and graph CRCs are checked too.
+    pub(crate) fn open(
+        path: &Path,
+        segment_id: u64,
+        field: u16,
+        spec: &VectorSpec,
+        rows: usize,
+        mmap: bool,
+        verify_data: bool,
+    ) -> Result<SegmentIndex, StorageError> {
+        let file::Read { bytes, sections, meta, meta_offset } =
+            file::read(path, segment_id, field, spec, rows, mmap, verify_data)?;
+        let b = bytes.as_slice();
+        let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
+        let bad: &dyn Fn(u64, String) -> StorageError = &bad;
+        let keeps = kinds::keeps(&spec.index);
+        let mut quant = Quantization::open_rotation(spec, keeps, rows, b, &sections, bad)?;
+        let mut kind = VectorIndex::open(&spec.index, &sections, bad)?;
+        quant.open_codes(spec, kind.code_entries(rows), &sections, bad)?;
+        if sections.len() != 1 + quant.sections(&sections) + kind.sections() {
+            return Err(bad(32, "duplicate sections".into()));
+        }
+        kind.validate(b, &meta, rows, meta_offset, bad)?;
+        quant.validate(b, bad)?;
+        Ok(SegmentIndex { path: path.to_path_buf(), bytes, meta, kind, quant })
+    }
+
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }

@@ -14,7 +14,6 @@ use crate::schema::{IndexParams, Quantize, VectorSpec};
 use crate::storage::container::RawSection;
 use crate::storage::mmap::cast_slice;
 
-use super::kinds::{keeps_sketches, sketches_entries};
 use super::{Section, find};
 
 pub(super) const ROTATION: Section = Section { code: 1, name: "rotation" };
@@ -24,6 +23,7 @@ pub(super) const SKETCHES: Section = Section { code: 9, name: "sketches" };
 
 /// The quantization sections of an open index file, as ranges of its bytes.
 pub(super) struct Quantization {
+    keeps: Keeps,
     pub(super) quantizer: Option<Quantizer>,
     /// The stored rotation: of the codes (when rotated) and of the sketches.
     pub(super) rotation: Option<Rotation>,
@@ -39,20 +39,37 @@ pub(super) fn quantizer_for(spec: &VectorSpec, rotation: Option<Rotation>) -> Op
     (q.quantize != Quantize::None).then(|| Quantizer::new(q.quantize, q.bits, spec.dim as usize, spec.metric, rotation))
 }
 
-/// Whether the index's codes are the sign bits of its sketches (one-bit RaBitQ of the
-/// rotated rows of a graph index), read in place from the sketches section: the bits are
-/// stored once, and a code row is one aligned 64-byte line at d = 384 (not 48 bytes
-/// straddling two).
-pub(super) fn codes_in_sketches(index: &IndexParams) -> bool {
-    let q = index.quant();
-    keeps_sketches(index) && q.quantize == Quantize::Rabitq && q.bits == 1 && q.rotate
+/// What an index kind keeps of the quantization, as the kind says
+/// ([`keeps`](super::kinds::keeps)).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Keeps {
+    /// The rows' sketches: the graph kinds screen neighbours with them before reading them.
+    pub(super) row_sketches: bool,
+    /// Sketches of its IVF list entries (in the kind's own section, with this component's
+    /// rotation).
+    pub(super) entry_sketches: bool,
+    /// Codes one per row, in row order, so they can be encoded before (and re-encoded
+    /// without) the kind's own structure; IVF codes are per list entry, in list order, made
+    /// with the lists.
+    pub(super) codes_per_row: bool,
 }
 
-/// Whether an index of `index` stores a rotation: for rotated codes, for sketches of
-/// rows, or for sketches of IVF entries.
-pub(super) fn keeps_rotation(index: &IndexParams) -> bool {
-    let quant = index.quant();
-    (quant.quantize != Quantize::None && quant.rotate) || keeps_sketches(index) || sketches_entries(index)
+impl Keeps {
+    /// Whether the index's codes are the sign bits of its sketches (one-bit RaBitQ of the
+    /// rotated rows of a graph index), read in place from the sketches section: the bits
+    /// are stored once, and a code row is one aligned 64-byte line at d = 384 (not 48
+    /// bytes straddling two).
+    pub(super) fn codes_in_sketches(self, index: &IndexParams) -> bool {
+        let q = index.quant();
+        self.row_sketches && q.quantize == Quantize::Rabitq && q.bits == 1 && q.rotate
+    }
+
+    /// Whether an index of `index` stores a rotation: for rotated codes, for sketches of
+    /// rows, or for sketches of IVF entries.
+    pub(super) fn rotation(self, index: &IndexParams) -> bool {
+        let quant = index.quant();
+        (quant.quantize != Quantize::None && quant.rotate) || self.row_sketches || self.entry_sketches
+    }
 }
 
 /// How an open check names a damaged spot: the file offset and what is wrong.
@@ -65,12 +82,13 @@ impl Quantization {
     /// unrotated codes) a rotation: they open, and their searches do not screen.
     pub(super) fn open_rotation(
         spec: &VectorSpec,
+        keeps: Keeps,
         rows: usize,
         b: &[u8],
         sections: &[RawSection],
         bad: Bad,
     ) -> Result<Quantization, StorageError> {
-        let sketches = match (keeps_sketches(&spec.index), find(sections, SKETCHES)) {
+        let sketches = match (keeps.row_sketches, find(sections, SKETCHES)) {
             (true, Some(s)) => {
                 if s.len != (sketch::words_per_row(spec.dim as usize) * 8 * rows) as u64 {
                     return Err(bad(s.offset, format!("sketches of {} bytes do not fit {rows} rows", s.len)));
@@ -83,7 +101,7 @@ impl Quantization {
         let quant = spec.index.quant();
         // A kind that keeps sketches but has none (an old file) needs no rotation for them.
         let wants_rotation =
-            (quant.quantize != Quantize::None && quant.rotate) || sketches.is_some() || sketches_entries(&spec.index);
+            (quant.quantize != Quantize::None && quant.rotate) || sketches.is_some() || keeps.entry_sketches;
         let rotation = match (find(sections, ROTATION), wants_rotation) {
             (Some(s), true) => Some(
                 Rotation::decode(&b[s.range()], spec.dim as usize)
@@ -94,7 +112,7 @@ impl Quantization {
             (None, true) => return Err(bad(32, "rotation section missing".into())),
         };
         let quantizer = quantizer_for(spec, rotation.clone().filter(|_| quant.rotate));
-        Ok(Quantization { quantizer, rotation, codes: None, sketches })
+        Ok(Quantization { keeps, quantizer, rotation, codes: None, sketches })
     }
 
     /// The codes of `entries` rows or list entries, checked against the quantizer.
@@ -121,7 +139,7 @@ impl Quantization {
                 Some((c.range(), p.range()))
             }
             // One-bit codes read from the sketches.
-            (Some(_), None, Some(p)) if codes_in_sketches(&spec.index) => {
+            (Some(_), None, Some(p)) if self.keeps.codes_in_sketches(&spec.index) => {
                 params_fit(p)?;
                 let s = self.sketches.clone().ok_or_else(|| bad(p.offset, "one-bit codes without sketches".into()))?;
                 Some((s, p.range()))
@@ -158,7 +176,7 @@ impl Quantization {
         Some(if self.codes_in_sketches() { qz.view_in_sketches(codes, params) } else { qz.view(codes, params) })
     }
 
-    /// Whether the codes are read from the sketches section (see [`codes_in_sketches`]);
+    /// Whether the codes are read from the sketches section (see [`Keeps::codes_in_sketches`]);
     /// files written before that have a codes section of their own.
     pub(super) fn codes_in_sketches(&self) -> bool {
         matches!((&self.codes, &self.sketches), (Some((c, _)), Some(s)) if c == s)

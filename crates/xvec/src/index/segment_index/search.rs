@@ -7,14 +7,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use roaring::RoaringBitmap;
 
 use super::SegmentIndex;
-use super::kinds::IvfSections;
 use crate::index::flat::PreparedQuery;
 use crate::index::graph::{Beam, SearchScratch};
 use crate::index::graph_index::GraphIndexView;
+use crate::index::ivf::sketches::ListSketches;
 use crate::index::ivf::{self, EntryScorer, IvfScratch, IvfView, ListSearch};
 use crate::index::quant::QuantScratch;
 use crate::index::quant::sketch::{self, Screen, SketchQuery};
-use crate::index::quant::{Codes, QuantQuery};
+use crate::index::quant::{Codes, QuantQuery, Quantizer};
 use crate::index::scorer::{CodeScorer, Originals, PREFETCH_AHEAD, Scored, Scorer};
 use crate::index::topk::{Candidate, Sink, TopK};
 use crate::kernels;
@@ -178,6 +178,16 @@ pub(crate) fn scratch_bytes() -> u64 {
     SCRATCH_BYTES.load(Ordering::Relaxed)
 }
 
+/// What the IVF route reads of an IVF index: its lists, what open derived from them, the
+/// entries' sketches and the lists to probe per percent of recall.
+pub(super) struct Lists<'a> {
+    pub(super) view: IvfView<'a>,
+    pub(super) centroid_norms: &'a [f32],
+    pub(super) coarse: Option<(&'a Quantizer, Codes<'a>)>,
+    pub(super) sketches: ListSketches<'a>,
+    pub(super) table: &'a [u32],
+}
+
 /// One search of one segment as a kind's route sees it: the query in its forms, the
 /// per-query options and the thread's scratch; the route leaves its candidates in `found`.
 pub(super) struct Route<'q> {
@@ -283,31 +293,18 @@ impl SegmentIndex {
 
     /// The IVF route: the lists' entries (scored on their codes, or on the originals
     /// without codes), or an exact scan of the originals when a filter leaves fewer
-    /// rows than the probed lists hold; `found` ends with rows, best first. `table` is the
-    /// lists to probe per percent of recall.
-    pub(super) fn search_lists(
-        &self,
-        sections: &IvfSections,
-        lists: IvfView,
-        table: &[u32],
-        r: &mut Route,
-    ) -> SearchPath {
+    /// rows than the probed lists hold; `found` ends with rows, best first.
+    pub(super) fn search_lists(&self, lists: Lists, r: &mut Route) -> SearchPath {
         let qq = self.quant.quantizer.as_ref().map(|qz| qz.prepare(r.raw_query, r.quant));
         let codes = self.codes().zip(qq.as_ref());
-        let path = self.probe_lists(sections, lists, table, codes, r);
+        let path = self.probe_lists(lists, codes, r);
         // An exact scan's answer is the originals' already.
         r.refine &= !matches!(path, SearchPath::ListsThenExact | SearchPath::Exact { .. });
         path
     }
 
-    fn probe_lists(
-        &self,
-        sections: &IvfSections,
-        lists: IvfView,
-        table: &[u32],
-        codes: Option<(Codes, &QuantQuery)>,
-        r: &mut Route,
-    ) -> SearchPath {
+    fn probe_lists(&self, index: Lists, codes: Option<(Codes, &QuantQuery)>, r: &mut Route) -> SearchPath {
+        let Lists { view: lists, centroid_norms, coarse, sketches, table } = index;
         let (orig, raw_query, want, p, bound) = (&r.orig, r.raw_query, r.want, r.p, r.bound);
         let (sc, iscratch, found) = (&mut r.scratch, &mut *r.ivf, &mut *r.found);
         let rows = self.meta.rows as usize;
@@ -329,16 +326,13 @@ impl SegmentIndex {
         let ls = ListSearch {
             kernels: orig.kernels,
             metric: self.meta.metric,
-            centroid_norms: &sections.centroid_norms,
+            centroid_norms,
             probes,
             want,
             allowed: p.allowed,
             spilled: ip.soar,
-            sketches: sections
-                .sketches(self.bytes.as_slice(), self.meta.dim as usize)
-                .zip(self.rotation())
-                .expect("an IVF index keeps list sketches and a rotation (checked on open)"),
-            coarse: sections.coarse.as_ref().map(ivf::CoarseCodes::view),
+            sketches: (sketches, self.rotation().expect("an IVF index keeps a rotation (checked on open)")),
+            coarse,
             bound,
         };
         match codes {

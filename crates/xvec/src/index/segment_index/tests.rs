@@ -100,7 +100,7 @@ fn indexes_without_sketches_still_open() {
         let codes = new.codes().map(|c| (c.codes.to_vec(), c.params.to_vec()));
         let rotation = new.quantizer().and_then(|q| q.rotation()).cloned();
         let old = dir.path().join(format!("{quantize}-old.idx"));
-        let encoded = Encoded { rotation, codes, sketches: None };
+        let encoded = Encoded { keeps: kinds::keeps(&spec.index), rotation, codes, sketches: None };
         write(&old, 1, 0, new.meta(), &encoded, &kinds::KindParts::graph(graph).sections).unwrap();
         let idx = SegmentIndex::open(&old, 1, 0, &spec, n, true, true).unwrap();
         assert!(idx.sketches().is_none(), "{quantize}");
