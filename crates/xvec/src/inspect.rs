@@ -18,7 +18,7 @@ use crate::schema::FieldKind;
 use crate::storage::column::SegmentView;
 use crate::storage::lock::WriterLock;
 use crate::storage::wal::Record;
-use crate::storage::{FileKind, segment_name, wal_name};
+use crate::storage::{FileKind, disk, segment_name, wal_name};
 use crate::verify::GraphReport;
 use crate::verify::scan;
 use crate::verify::topology::{GraphTopology, check_graph};
@@ -48,7 +48,7 @@ pub struct SegmentInfo {
 }
 
 fn file_len(dir: &Path, name: &str) -> u64 {
-    std::fs::metadata(dir.join(name)).map_or(0, |m| m.len())
+    disk::metadata(&dir.join(name)).map_or(0, |m| m.len())
 }
 
 /// The snapshot's segments, in snapshot order, with their files and sizes.
@@ -81,9 +81,9 @@ pub fn segments(coll: &Collection) -> Vec<SegmentInfo> {
                 deletes_file: s.deletes_file.as_ref().map(|d| d.file.clone()),
                 deletes_bytes: s.deletes_file.as_ref().map_or(0, |d| d.size),
                 indexes: s.index_files.iter().map(|i| (i.file.clone(), file_len(dir, &i.file))).collect(),
-                created: std::fs::metadata(dir.join(&file))
-                    .and_then(|m| m.modified())
+                created: disk::metadata(&dir.join(&file))
                     .ok()
+                    .and_then(|m| m.modified().ok())
                     .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                     .map(|d| d.as_secs()),
                 file,

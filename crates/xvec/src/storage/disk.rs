@@ -262,6 +262,12 @@ pub(crate) fn metadata(path: &Path) -> Result<std::fs::Metadata, StorageError> {
     std::fs::metadata(path).map_err(|e| StorageError::io(path, e))
 }
 
+/// The metadata of `path` itself: a link is not followed.
+pub(crate) fn symlink_metadata(path: &Path) -> Result<std::fs::Metadata, StorageError> {
+    gate(Op::Stat, path)?;
+    std::fs::symlink_metadata(path).map_err(|e| StorageError::io(path, e))
+}
+
 pub(crate) fn remove_file(path: &Path) -> Result<(), StorageError> {
     gate(Op::Remove, path)?;
     std::fs::remove_file(path).map_err(|e| StorageError::io(path, e))

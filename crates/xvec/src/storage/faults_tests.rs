@@ -337,6 +337,53 @@ fn sweep_repair(fault: Fault) -> Tally {
     t
 }
 
+/// Verify and inspect under faults: a collection with a segment, its indexes, a WAL and a
+/// `lost+found` file is examined (verify, then inspect's segments, graphs and WAL) with the
+/// Nth operation failing. Nothing panics, every injection point fires, and verify without
+/// faults afterwards finds nothing: a read-only pass changes nothing.
+fn sweep_read(fault: Fault) -> Tally {
+    let root = tempfile::tempdir().unwrap();
+    let dir = fresh(root.path(), 0);
+    let coll = Collection::open(&dir, &OpenOptions::writable()).unwrap();
+    coll.insert((0..12).map(|i| doc(i, 0)).collect()).unwrap();
+    coll.flush().unwrap();
+    coll.optimize(&Default::default()).unwrap();
+    coll.insert((12..15).map(|i| doc(i, 0)).collect()).unwrap();
+    drop(coll);
+    std::fs::create_dir_all(dir.join("lost+found/old")).unwrap();
+    std::fs::write(dir.join("lost+found/old/SEG-000009.xseg"), b"kept").unwrap();
+    let pass = |dir: &Path| -> bool {
+        let verified = xvec::verify::run(dir, &xvec::verify::VerifyOptions::default().code_sample(4)).is_ok();
+        let Ok(c) = Collection::open(dir, &OpenOptions::read_only()) else { return false };
+        let _ = xvec::inspect::segments(&c);
+        let graphs = xvec::inspect::graphs(&c, "v").is_ok();
+        verified && graphs && xvec::inspect::wal(&c).is_ok()
+    };
+    let ops = {
+        let g = faults::inject(&dir, fault, 0, false);
+        assert!(pass(&dir));
+        g.ops()
+    };
+    let mut t = Tally { points: ops, ..Tally::default() };
+    for n in 1..=ops {
+        let g = faults::inject(&dir, fault, n, false);
+        let run = catch_unwind(AssertUnwindSafe(|| pass(&dir)));
+        t.fired += g.fired().min(1);
+        drop(g);
+        match run {
+            Ok(ok) => t.failed_calls += !ok as u64,
+            Err(_) => t.panics += 1,
+        }
+        let report = xvec::verify::run(&dir, &xvec::verify::VerifyOptions::default().code_sample(4)).unwrap();
+        let n = report.findings.iter().filter(|f| f.severity.is_problem()).count() as u64;
+        if n > 0 {
+            eprintln!("read {} at op {n}/{ops}: verify: {:?}", fault.name(), report.findings);
+        }
+        t.verify_findings += n;
+    }
+    t
+}
+
 fn table(rows: &[(String, Tally)]) -> String {
     let mut s = String::from(
         "| workload | fault | injection points | fired | failed calls | acknowledged writes lost | deletes resurrected | partial batches | panics | reopen failures | verify findings |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -369,6 +416,9 @@ fn run_table(policies: &[(SyncPolicy, &str)]) {
     for fault in Fault::ALL {
         rows.push((format!("repair | {}", fault.name()), sweep_repair(fault)));
     }
+    for fault in Fault::ALL {
+        rows.push((format!("verify, inspect | {}", fault.name()), sweep_read(fault)));
+    }
     let text = table(&rows);
     eprintln!("{text}");
     for (name, t) in &rows {
@@ -395,6 +445,48 @@ fn listing_and_stat_go_through_the_seam() {
     let _g = faults::inject(&dir.join("CURRENT"), Fault::Io, 1, true);
     let err = reader.refresh().unwrap_err().to_string();
     assert!(err.contains("CURRENT"), "{err}");
+}
+
+/// The read-only listings of verify and inspect go through the seam, so the sweep fails
+/// them: verify's listing of the directory, its look at whether a file is gone and its size
+/// of `lost+found`, and the sizes and times `inspect::segments` reads.
+#[test]
+fn verify_and_inspect_listings_go_through_the_seam() {
+    use crate::verify::exam;
+    let root = tempfile::tempdir().unwrap();
+    let dir = fresh(root.path(), 0);
+    let coll = Collection::open(&dir, &OpenOptions::writable()).unwrap();
+    coll.insert((0..12).map(|i| doc(i, 0)).collect()).unwrap();
+    coll.flush().unwrap();
+    coll.optimize(&Default::default()).unwrap();
+    let lost = dir.join("lost+found");
+    std::fs::create_dir_all(lost.join("old")).unwrap();
+    std::fs::write(lost.join("old/x"), b"kept").unwrap();
+    {
+        let _g = faults::inject(&dir, Fault::Io, 1, true);
+        let err = exam::list_dir(&dir).unwrap_err().to_string();
+        assert!(err.contains(&*dir.to_string_lossy()), "{err}");
+    }
+    assert_eq!(exam::orphans::lost_found_size(&lost), Some((1, 4)));
+    {
+        let _g = faults::inject(&lost, Fault::Io, 1, true);
+        assert_eq!(exam::orphans::lost_found_size(&lost), None);
+    }
+    let missing = dir.join("SEG-000099.xseg");
+    let enoent = xvec::StorageError::io(&missing, std::io::Error::from(std::io::ErrorKind::NotFound));
+    assert!(exam::gone(&missing, &enoent));
+    {
+        // Whether it is gone cannot be told: repair must keep what the manifest names.
+        let _g = faults::inject(&missing, Fault::Io, 1, true);
+        assert!(!exam::gone(&missing, &enoent));
+    }
+    let seg = &xvec::inspect::segments(&coll)[0];
+    let (index, size) = seg.indexes[0].clone();
+    assert!(size > 0 && seg.created.is_some());
+    let _a = faults::inject(&dir.join(&index), Fault::Io, 1, true);
+    let _b = faults::inject(&dir.join(&seg.file), Fault::Io, 1, true);
+    let seg = &xvec::inspect::segments(&coll)[0];
+    assert_eq!((seg.indexes[0].1, seg.created), (0, None));
 }
 
 /// The CI sweep: every fault class at every operation of the workload, default sync policy.

@@ -6,7 +6,7 @@
 mod files;
 mod index_checks;
 mod manifest;
-mod orphans;
+pub(crate) mod orphans;
 mod scalar_checks;
 mod wal_sync;
 
@@ -24,11 +24,11 @@ use super::{FileReport, Finding, Report, Severity, Stats, VerifyOptions};
 use crate::error::StorageError;
 use crate::index::segment_index::SegmentIndex;
 use crate::schema::Schema;
-use crate::storage::FileKind;
 use crate::storage::manifest::{IndexEntry, Manifest, SegmentEntry};
 use crate::storage::mmap::FileBytes;
 use crate::storage::segment::Segment;
 use crate::storage::wal::sync_record::{Durable, SYNC_NAME, Shortfall};
+use crate::storage::{FileKind, disk};
 use files::Checker;
 use manifest::Resolved;
 pub(crate) use orphans::lost_found_size;
@@ -151,19 +151,12 @@ pub(crate) struct Exam {
     pub listing: Vec<DirEntry>,
 }
 
+/// The collection directory's entries by name, through the fault seam.
 pub(crate) fn list_dir(dir: &Path) -> Result<Vec<DirEntry>, StorageError> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).map_err(|e| StorageError::io(dir, e))? {
-        let e = e.map_err(|e| StorageError::io(dir, e))?;
-        let name = e.file_name().to_string_lossy().into_owned();
-        let meta = e.metadata().ok();
-        out.push(DirEntry {
-            kind: FileKind::of_name(&name),
-            bytes: meta.as_ref().map_or(0, |m| m.len()),
-            is_dir: meta.as_ref().is_some_and(|m| m.is_dir()),
-            name,
-        });
-    }
+    let mut out: Vec<DirEntry> = disk::list_dir(dir)?
+        .into_iter()
+        .map(|e| DirEntry { kind: FileKind::of_name(&e.name), bytes: e.len, is_dir: e.is_dir, name: e.name })
+        .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
 }
@@ -186,7 +179,8 @@ pub(crate) fn require_collection(dir: &Path) -> Result<(), StorageError> {
 /// place) says nothing about the file's bytes; repair must not drop what it holds.
 pub(crate) fn gone(path: &Path, e: &StorageError) -> bool {
     let enoent = matches!(e, StorageError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound);
-    enoent && std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    let not_found = |e: &StorageError| matches!(e, StorageError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound);
+    enoent && disk::symlink_metadata(path).is_err_and(|e| not_found(&e))
 }
 
 /// Generation (or sequence, or id) in a file name.

@@ -7,8 +7,8 @@ use std::path::Path;
 use super::{Base, DirEntry, Orphan, WalState, number};
 use crate::collection::recovery::{self, Disposition, LOST_FOUND, Leftover};
 use crate::error::StorageError;
-use crate::storage::FileKind;
 use crate::storage::lock::WriterLock;
+use crate::storage::{FileKind, disk};
 use crate::verify::{Finding, Severity};
 
 /// Reports the files of `listing` that are not in `named`: leftovers the next writable
@@ -122,16 +122,15 @@ pub(crate) fn lost_found_size(dir: &Path) -> Option<(u64, u64)> {
     let mut stack = vec![dir.to_path_buf()];
     let (mut files, mut bytes) = (0, 0);
     // A link in lost+found's place is counted as nothing: it is not the collection's.
-    std::fs::symlink_metadata(dir).ok().filter(|m| m.is_dir())?;
+    disk::symlink_metadata(dir).ok().filter(|m| m.is_dir())?;
     while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            match e.metadata() {
-                Ok(m) if m.is_dir() => stack.push(e.path()),
-                Ok(m) => {
-                    files += 1;
-                    bytes += if m.is_file() { m.len() } else { 0 };
-                }
-                Err(_) => {}
+        // What cannot be listed is not counted: the size is a report, not a check.
+        for e in disk::list_dir(&d).unwrap_or_default() {
+            if e.is_dir {
+                stack.push(e.path);
+            } else {
+                files += 1;
+                bytes += e.len;
             }
         }
     }
