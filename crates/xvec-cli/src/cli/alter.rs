@@ -213,23 +213,38 @@ fn index_params(field: &str, s: &str) -> Result<IndexParams, CliError> {
 }
 
 /// Waits until every segment has `field`'s new index, or the build fails (it resumes at
-/// the next writable open); returns the segments it was built for.
+/// the next writable open), with a bar of segments built on a terminal; returns the
+/// segments it was built for.
 fn wait_for_rebuild(coll: &xvec::Collection, field: &str) -> Result<usize, CliError> {
-    loop {
+    use std::io::IsTerminal;
+    let bar = match std::io::stderr().is_terminal() {
+        true => indicatif::ProgressBar::new(0).with_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} segments indexed, {elapsed}")
+                .expect("progress template"),
+        ),
+        false => indicatif::ProgressBar::hidden(),
+    };
+    let waited = loop {
         let stats = coll.stats();
         let Some(build) = stats.index_builds.iter().find(|b| b.field == field) else {
-            return Ok(stats.segments.len());
+            break Ok(stats.segments.len());
         };
+        bar.set_length(build.segments_total as u64);
+        bar.set_position(build.segments_done as u64);
         if let Some(e) = stats.background_error {
-            return Err(CliError::failed(format!(
+            break Err(CliError::failed(format!(
                 "building the new index of {field} ({} of {} segments done): {e}",
                 build.segments_done, build.segments_total
             ))
             .hint("the rebuild resumes at the next writable open; until then those segments are searched exactly"));
         }
-        super::interrupt::check()?;
+        if let Err(e) = super::interrupt::check() {
+            break Err(e);
+        }
         std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    };
+    bar.finish_and_clear();
+    waited
 }
 
 pub fn run(a: &AlterArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
