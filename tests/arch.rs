@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::util::repo_root;
 
-const CRATES: [&str; 3] = ["crates/xvec/src", "crates/xvec-bench/src", "crates/xvec-cli/src"];
+const CRATES: [&str; 4] = ["crates/xvec/src", "crates/xvec-io/src", "crates/xvec-bench/src", "crates/xvec-cli/src"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {

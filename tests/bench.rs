@@ -8,7 +8,7 @@ use std::process::Output;
 
 use serde_json::Value;
 use xvec::Metric;
-use xvec_bench::dataset::{GroundTruth, VectorFile};
+use xvec_io::dataset::{GroundTruth, VectorFile};
 
 use crate::util::{brute_force, random_vectors};
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use xvec::{Collection, Group, GroupBy, Hit, Knob, Params, Query, Schema, Value};
-use xvec_bench::dataset::VectorFile;
+use xvec_io::dataset::VectorFile;
 
 use super::context::{Collections, Io, print, with_filter_caret};
 use super::output::{Cell, Table};

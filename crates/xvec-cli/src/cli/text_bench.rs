@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use xvec_bench::export::append_rows;
-use xvec_bench::sys::{SystemInfo, loadavg, utc_now};
 use xvec_bench::text::{self, KINDS, Pass, TextConfig, TextReport};
+use xvec_io::sys::{SystemInfo, loadavg, utc_now};
 
 use super::CliError;
 use super::bench_common::{bench_error, command_line, ms, round};

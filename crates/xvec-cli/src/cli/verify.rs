@@ -144,7 +144,7 @@ fn storage(e: xvec::StorageError) -> CliError {
 /// A byte count for people: `1.5 MiB`.
 /// `VmRSS` of this process in bytes, where `/proc` has it.
 fn process_rss() -> Option<u64> {
-    xvec_bench::sys::rss().map(|r| (r.rss_mib * 1024.0 * 1024.0) as u64)
+    xvec_io::sys::rss().map(|r| (r.rss_mib * 1024.0 * 1024.0) as u64)
 }
 
 pub fn human(bytes: u64) -> String {
@@ -452,7 +452,7 @@ pub fn run_inspect(a: &InspectArgs, colls: &mut dyn Collections, io: &mut Io) ->
                     s.bytes.into(),
                     s.deletes_bytes.into(),
                     s.indexes.iter().map(|(_, b)| b).sum::<u64>().into(),
-                    s.created.map(xvec_bench::sys::utc_timestamp).map_or(serde_json::Value::Null, Into::into).into(),
+                    s.created.map(xvec_io::sys::utc_timestamp).map_or(serde_json::Value::Null, Into::into).into(),
                 ]);
             }
             t

@@ -29,7 +29,7 @@ use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers
 use ratatui::crossterm::{cursor, execute, terminal};
 use xvec::verify::GraphReport;
 use xvec::{Collection, FieldKind, MemoryUsage, OptimizeOptions, OptimizeProgress, OptimizeReport};
-use xvec_bench::dataset::{GroundTruth, VectorFile};
+use xvec_io::dataset::{GroundTruth, VectorFile};
 
 use metrics::{Metrics, Tick};
 use state::{IndexDefaults, Load, OptimizeStatus, Overview, QuerySource, SearchInfo, State, View};
@@ -199,8 +199,8 @@ fn check_hybrid(schema: &xvec::Schema, o: &Options) -> Result<(), TuiError> {
 
 /// Process readings for a tick: RSS and CPU time.
 fn read_process(tick: &mut Tick) {
-    tick.rss_bytes = xvec_bench::sys::rss().map(|r| (r.rss_mib * 1024.0 * 1024.0) as u64);
-    tick.cpu = xvec_bench::sys::usage().map(|u| (u.user_sec, u.sys_sec));
+    tick.rss_bytes = xvec_io::sys::rss().map(|r| (r.rss_mib * 1024.0 * 1024.0) as u64);
+    tick.cpu = xvec_io::sys::usage().map(|u| (u.user_sec, u.sys_sec));
 }
 
 /// Runs the workload for `o.duration` without a screen and returns the panel values.

@@ -20,7 +20,7 @@ use xvec::{
     Branch, Collection, FieldKind, FieldLookupError, HybridQuery, Metric, Params, Query, Snapshot, SparseVector,
     TextField, Value,
 };
-use xvec_bench::dataset::{GroundTruth, recall_at};
+use xvec_io::dataset::{GroundTruth, recall_at};
 
 use super::metrics::{Tick, latency_histogram};
 

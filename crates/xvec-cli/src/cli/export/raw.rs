@@ -7,7 +7,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use xvec::{Doc, Field, Value};
-use xvec_bench::npy;
+use xvec_io::npy;
 
 use super::{CliError, Layout, Writer, create, ids_path};
 

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use xvec::sparse::Bm25Vocabulary;
 use xvec::{Collection, Doc, FieldKind, FieldLookupError, FieldType, ScalarType, Value, VectorType};
-use xvec_bench::dataset::VectorFile;
+use xvec_io::dataset::VectorFile;
 
 use self::bounded::{LineBound, MAX_LINE_BYTES};
 use super::context::{Collections, Io};

@@ -1,4 +1,4 @@
-//! What the benchmark reads about its own process and machine: RSS and its high-water
+//! What the tool and the benchmark read about their own process and machine: RSS and its high-water
 //! mark from `/proc/self/status`, CPU time and peak RSS from `getrusage`, the machine's
 //! CPU, kernel, load and the source commit.
 //!
@@ -13,6 +13,18 @@ use serde::{Deserialize, Serialize};
 
 const KIB_PER_MIB: f64 = 1024.0;
 
+/// Most bytes read of one `/proc` file: the longest, `/proc/cpuinfo`, is some 300 KiB on a
+/// 192-core machine; a file past this is read no further.
+const MAX_PROC_FILE: u64 = 4 << 20;
+
+/// A `/proc` file as text, at most [`MAX_PROC_FILE`] bytes of it.
+fn read_proc(path: &str) -> Option<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path).ok()?.take(MAX_PROC_FILE).read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
 /// Resident set size now and its high-water mark, in MiB.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rss {
@@ -22,7 +34,7 @@ pub struct Rss {
 
 /// Reads `VmRSS` and `VmHWM` from `/proc/self/status`.
 pub fn rss() -> Option<Rss> {
-    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let text = read_proc("/proc/self/status")?;
     let field = |name: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(name))
@@ -68,7 +80,7 @@ pub fn usage() -> Option<Usage> {
 
 /// The 1, 5 and 15 minute load averages from `/proc/loadavg`.
 pub fn loadavg() -> Option<[f64; 3]> {
-    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let text = read_proc("/proc/loadavg")?;
     let mut it = text.split_whitespace().map(|s| s.parse::<f64>().ok());
     Some([it.next()??, it.next()??, it.next()??])
 }
@@ -91,14 +103,14 @@ pub struct SystemInfo {
 
 impl SystemInfo {
     pub fn collect() -> SystemInfo {
-        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let cpuinfo = read_proc("/proc/cpuinfo").unwrap_or_default();
         let cpu_model = cpuinfo
             .lines()
             .find(|l| l.starts_with("model name"))
             .and_then(|l| l.split_once(':'))
             .map(|(_, v)| v.trim().to_string());
-        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok().map(|s| s.trim().to_string());
-        let mem_total_mib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        let kernel = read_proc("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string());
+        let mem_total_mib = read_proc("/proc/meminfo").and_then(|t| {
             t.lines()
                 .find_map(|l| l.strip_prefix("MemTotal:"))
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
