@@ -150,7 +150,7 @@ fn fresh_flags_fail_with_clear_errors() {
     assert!(msg.contains("'1' is not a fraction; expected a number between 0 and 1"), "{msg}");
     assert!(err(&["--fresh", "0.3", "--streaming"], 2).contains("cannot be used with"));
     assert!(err(&["--fresh", "0.3", "--concurrency", "2"], 2).contains("cannot be used with"));
-    assert!(err(&["--repeat", "3"], 2).contains("--fresh"));
+    assert!(err(&["--repeat", "3", "--streaming"], 2).contains("cannot be used with"));
     assert!(err(&["--fresh", "0.3", "--target-recall", "0"], 2).contains("is not a recall"));
     let msg = err(&["--fresh", "0.3", "--auto-flush-rows", "0", "--limit", "100"], 1);
     assert!(msg.contains("--auto-flush-rows must be at least 1 with --fresh"), "{msg}");
