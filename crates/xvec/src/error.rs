@@ -6,8 +6,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::schema::FieldKind;
-
 /// A schema that cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[non_exhaustive]
@@ -520,6 +518,39 @@ impl StorageError {
 
     pub(crate) fn corrupted(path: impl Into<PathBuf>, offset: u64, what: impl Into<String>) -> StorageError {
         StorageError::Corrupted { path: path.into(), offset, what: what.into() }
+    }
+}
+
+/// The kind of field a search works on, as [`FieldLookupError`] names it (whether a
+/// field is one: [`FieldKind::holds`], beside the schema).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FieldKind {
+    /// A dense vector field (`vector_fp32`, `vector_fp16`, `vector_int8`).
+    Vector,
+    /// A string field with a full-text (`fts`) index.
+    FullText,
+    /// A sparse vector field (`sparse_fp32`, `sparse_fp16`).
+    Sparse,
+}
+
+impl FieldKind {
+    /// The kind as messages name it: `no {name} field named ...`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FieldKind::Vector => "vector",
+            FieldKind::FullText => "full-text",
+            FieldKind::Sparse => "sparse vector",
+        }
+    }
+
+    /// What makes a field one of the kind, for a message to a user who has none.
+    pub fn needs(self) -> &'static str {
+        match self {
+            FieldKind::Vector => "vector_fp32, vector_fp16 or vector_int8",
+            FieldKind::FullText => "a string field with an fts index",
+            FieldKind::Sparse => "sparse_fp32 or sparse_fp16",
+        }
     }
 }
 

@@ -3,39 +3,10 @@
 //! family ([`FieldLookupError`]) naming the kind wanted and the fields there are.
 
 use super::{Field, FieldType, Schema};
+pub use crate::error::FieldKind;
 use crate::error::FieldLookupError;
 
-/// What a search needs of a field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum FieldKind {
-    /// A dense vector field (`vector_fp32`, `vector_fp16`, `vector_int8`).
-    Vector,
-    /// A string field with a full-text (`fts`) index.
-    FullText,
-    /// A sparse vector field (`sparse_fp32`, `sparse_fp16`).
-    Sparse,
-}
-
 impl FieldKind {
-    /// The kind as messages name it: `no {name} field named ...`.
-    pub fn name(self) -> &'static str {
-        match self {
-            FieldKind::Vector => "vector",
-            FieldKind::FullText => "full-text",
-            FieldKind::Sparse => "sparse vector",
-        }
-    }
-
-    /// What makes a field one of the kind, for a message to a user who has none.
-    pub fn needs(self) -> &'static str {
-        match self {
-            FieldKind::Vector => "vector_fp32, vector_fp16 or vector_int8",
-            FieldKind::FullText => "a string field with an fts index",
-            FieldKind::Sparse => "sparse_fp32 or sparse_fp16",
-        }
-    }
-
     /// Whether `field` is of the kind.
     pub fn holds(self, field: &Field) -> bool {
         match self {
