@@ -10,7 +10,7 @@ use std::sync::{Arc, RwLock};
 use super::mem::MemSegment;
 use super::snapshot::{SegmentRef, Snapshot, install};
 use super::writer::{Superseded, Writer, discard};
-use super::{Collection, flush, scalar_indexes};
+use super::{Collection, field_indexes, flush};
 use crate::error::Error;
 use crate::schema::{FieldChange, ScalarIndexKind, Schema};
 use crate::storage::manifest::IndexEntry;
@@ -113,7 +113,7 @@ impl Writer {
         let mut made = Vec::new();
         let staged = segments
             .iter_mut()
-            .try_for_each(|s| scalar_indexes::complete(&self.dir, &schema, s, mmap, &mut made, &mut obsolete));
+            .try_for_each(|s| field_indexes::complete(&self.dir, &schema, s, mmap, &mut made, &mut obsolete));
         staged.inspect_err(|_| discard(&made))?;
         let mut m = self.manifest.clone();
         m.generation += 1;

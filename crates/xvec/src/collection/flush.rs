@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use roaring::RoaringBitmap;
 
+use super::field_indexes;
 use super::mem::MemSegment;
-use super::scalar_indexes;
 use super::snapshot::{ScanCodesByField, SegmentRef, Snapshot, install};
 use super::writer::{Frozen, Superseded, Writer, discard};
 use crate::error::Error;
@@ -38,7 +38,7 @@ use crate::storage::{manifest_name, segment_name, wal_name};
 pub(crate) struct Written {
     frozen: Frozen,
     /// The written segment, its scan codes and its scalar indexes.
-    segment: Option<(Arc<Segment>, ScanCodesByField, scalar_indexes::Built)>,
+    segment: Option<(Arc<Segment>, ScanCodesByField, field_indexes::Built)>,
     /// Live chunk-local rows of each frozen chunk, in segment order.
     live: Vec<Vec<u32>>,
     made: Vec<PathBuf>,
@@ -149,7 +149,7 @@ fn write(dir: &Path, frozen: &Frozen, mmap: bool) -> Result<Written, Error> {
         let opened = segment::write(&path, frozen.id, &frozen.schema, &parts)
             .and_then(|_| Segment::open(&path, frozen.schema.clone(), mmap, false));
         let opened = opened.inspect_err(|_| discard(&made))?;
-        let scalar = scalar_indexes::build_all(dir, &frozen.schema, &opened, mmap, &mut made);
+        let scalar = field_indexes::build_all(dir, &frozen.schema, &opened, mmap, &mut made);
         let scalar = scalar.inspect_err(|_| discard(&made))?;
         segment = Some((Arc::new(opened), copied_scan_codes(&frozen.mem, &live), scalar));
     }
@@ -259,7 +259,7 @@ impl Writer {
                     scan,
                     scalar: scalar.by_field,
                 };
-                scalar_indexes::complete(&self.dir, &cur.schema, &mut r, mmap, &mut made, &mut gone)?;
+                field_indexes::complete(&self.dir, &cur.schema, &mut r, mmap, &mut made, &mut gone)?;
                 segments.push(r);
             }
             Ok::<_, Error>(())

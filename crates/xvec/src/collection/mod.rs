@@ -17,6 +17,7 @@ mod bulk_tests;
 mod explain;
 #[cfg(test)]
 mod field_change_tests;
+mod field_indexes;
 mod flush;
 #[cfg(test)]
 mod flush_tests;
@@ -37,7 +38,6 @@ pub(crate) mod recovery;
 mod recovery_tests;
 #[cfg(test)]
 mod scalar_index_tests;
-mod scalar_indexes;
 #[cfg(test)]
 mod scan_tests;
 #[cfg(test)]

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use super::field_indexes;
 use super::mem::MemSegment;
-use super::scalar_indexes;
 use super::snapshot::{SegmentRef, Snapshot};
 use super::{OpenOptions, writer};
 use crate::error::{Error, StorageError};
@@ -216,7 +216,7 @@ fn open_segment(
         indexes[pos] = Some(index);
     }
     let scan = SegmentRef::scan_codes(schema, &seg, &indexes, old.map(|o| &o.scan[..]));
-    let scalar = scalar_indexes::open_listed(dir, mpath, schema, &seg, &e.indexes, old, options.mmap)?;
+    let scalar = field_indexes::open_listed(dir, mpath, schema, &seg, &e.indexes, old, options.mmap)?;
     Ok(SegmentRef {
         segment: seg,
         deleted,

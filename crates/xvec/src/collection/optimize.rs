@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use roaring::RoaringBitmap;
 
-use super::scalar_indexes;
+use super::field_indexes;
 use super::snapshot::{SegmentRef, Snapshot, install};
 use super::writer::{Superseded, Writer, discard};
 use crate::error::Error;
@@ -263,7 +263,7 @@ impl Job {
                         .collect();
                     segment::write(&path, id, schema, &parts)?;
                     let seg = Arc::new(Segment::open(&path, schema.clone(), mmap, false)?);
-                    let scalar = scalar_indexes::build_all(dir, schema, &seg, mmap, made)?;
+                    let scalar = field_indexes::build_all(dir, schema, &seg, mmap, made)?;
                     (seg, vec![None; schema.fields().len()], scalar.files, scalar.by_field)
                 }
             };
@@ -386,8 +386,7 @@ impl Writer {
                 r.index_files.extend(now.index_files.iter().filter(|e| !vector(e)).cloned());
                 continue;
             }
-            scalar_indexes::complete(&self.dir, &cur.schema, r, mmap, made, &mut gone)
-                .inspect_err(|_| discard(made))?;
+            field_indexes::complete(&self.dir, &cur.schema, r, mmap, made, &mut gone).inspect_err(|_| discard(made))?;
             if deleted.is_empty() {
                 continue;
             }

@@ -8,8 +8,8 @@ use std::sync::{Arc, RwLock};
 use roaring::RoaringBitmap;
 
 use super::mem::MemSegment;
+use crate::index::field_indexes::FieldIndexes;
 use crate::index::quant::fastscan::ScanCodes;
-use crate::index::scalar::FieldScalarIndexes;
 use crate::index::segment_index::SegmentIndex;
 use crate::schema::{FieldType, Schema};
 use crate::storage::column::SegmentView;
@@ -43,7 +43,7 @@ pub(crate) struct SegmentRef {
     /// built yet (see [`fastscan`]); in memory only.
     pub scan: ScanCodesByField,
     /// Open scalar indexes per schema field (their files are among `index_files`).
-    pub scalar: Vec<FieldScalarIndexes>,
+    pub scalar: Vec<FieldIndexes>,
 }
 
 impl SegmentRef {
@@ -90,7 +90,7 @@ pub(crate) struct Source<'a> {
     /// Scan codes per field (see [`ScanCodes`]).
     pub scan: &'a [Option<Arc<ScanCodes>>],
     /// Scalar indexes per field (none for a memtable chunk).
-    pub scalar: &'a [FieldScalarIndexes],
+    pub scalar: &'a [FieldIndexes],
 }
 
 impl Source<'_> {

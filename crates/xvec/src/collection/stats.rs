@@ -260,7 +260,7 @@ impl Collection {
                 m.lists += b.lists;
             }
             m.scan_codes += s.scan.iter().flatten().map(|c| c.heap_bytes() as u64).sum::<u64>();
-            m.scalar_indexes += s.scalar.iter().flat_map(|f| f.iter()).map(|i| i.file_len()).sum::<u64>();
+            m.scalar_indexes += s.scalar.iter().flat_map(|f| f.scalar()).map(|i| i.file_len()).sum::<u64>();
             m.text_indexes += s.scalar.iter().flat_map(|f| &f.text).map(|i| i.file_len()).sum::<u64>();
             m.sparse_indexes += s.scalar.iter().flat_map(|f| &f.sparse).map(|i| i.file_len()).sum::<u64>();
         }

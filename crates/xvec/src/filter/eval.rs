@@ -10,7 +10,8 @@ use roaring::RoaringBitmap;
 use super::lexer::CmpOp;
 use super::like::Like;
 use super::plan::{Col, FloatTest, IntTest, Node, StrTest, Test};
-use crate::index::scalar::{FieldScalarIndexes, Lookup, float_extremes, float_key, int_key};
+use crate::index::field_indexes::FieldIndexes;
+use crate::index::scalar::{Lookup, float_extremes, float_key, int_key};
 use crate::schema::{ScalarIndexKind, ScalarType};
 use crate::storage::column::{ColumnData, ColumnSource, ScalarColumn, Validity, VarColumn};
 
@@ -54,7 +55,7 @@ pub struct LeafTrace {
 pub(super) fn evaluate(
     root: &Node,
     src: &dyn ColumnSource,
-    indexes: &[FieldScalarIndexes],
+    indexes: &[FieldIndexes],
     trace: Option<&mut Vec<LeafTrace>>,
 ) -> RoaringBitmap {
     let rows = u32::try_from(src.rows()).unwrap_or(u32::MAX);
@@ -77,7 +78,7 @@ enum Scope<'a> {
 struct Eval<'a> {
     src: &'a dyn ColumnSource,
     rows: u32,
-    indexes: &'a [FieldScalarIndexes],
+    indexes: &'a [FieldIndexes],
     trace: Option<&'a std::cell::RefCell<Vec<LeafTrace>>>,
 }
 
@@ -215,7 +216,7 @@ impl Eval<'_> {
             Node::Leaf { col: Col::Field(f), .. } | Node::Contains { field: f, .. } => *f,
             _ => return false,
         };
-        self.indexes.get(field).is_some_and(|i| i.iter().next().is_some())
+        self.indexes.get(field).is_some_and(|i| i.scalar().next().is_some())
     }
 
     /// Rows of `scope` whose value is not null: of a scalar or an array field.
@@ -300,7 +301,7 @@ impl Eval<'_> {
 /// Rows where `test` holds, from an index of `ix` that answers it more cheaply than a
 /// scan, and that index's kind; `None` to scan.
 fn index_hits(
-    ix: &FieldScalarIndexes,
+    ix: &FieldIndexes,
     ty: ScalarType,
     validity: Validity,
     rows: u32,

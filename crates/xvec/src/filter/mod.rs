@@ -83,7 +83,7 @@ pub use params::{Param, Params};
 use roaring::RoaringBitmap;
 
 pub(crate) use crate::error::{FilterError, FilterErrorKind};
-use crate::index::scalar::FieldScalarIndexes;
+use crate::index::field_indexes::FieldIndexes;
 use crate::schema::Schema;
 use crate::storage::column::ColumnSource;
 
@@ -113,7 +113,7 @@ impl Filter {
     /// three-valued logic: NULL comparisons are unknown, and unknown does not match).
     /// `indexes` are the segment's scalar indexes per field position (none for a
     /// memtable): a leaf they answer is looked up instead of scanned.
-    pub(crate) fn evaluate(&self, src: &dyn ColumnSource, indexes: &[FieldScalarIndexes]) -> RoaringBitmap {
+    pub(crate) fn evaluate(&self, src: &dyn ColumnSource, indexes: &[FieldIndexes]) -> RoaringBitmap {
         eval::evaluate(&self.plan.root, src, indexes, None)
     }
 
@@ -121,7 +121,7 @@ impl Filter {
     pub(crate) fn evaluate_traced(
         &self,
         src: &dyn ColumnSource,
-        indexes: &[FieldScalarIndexes],
+        indexes: &[FieldIndexes],
         trace: &mut Vec<LeafTrace>,
     ) -> RoaringBitmap {
         eval::evaluate(&self.plan.root, src, indexes, Some(trace))

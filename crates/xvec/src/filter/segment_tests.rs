@@ -3,7 +3,8 @@
 use std::cmp::Ordering;
 
 use crate::filter::Filter;
-use crate::index::scalar::{self, FieldScalarIndexes, ScalarIndex};
+use crate::index::field_indexes::{FieldIndex, FieldIndexes};
+use crate::index::scalar::{self, ScalarIndex};
 use crate::schema::{Field, Metric, ScalarIndexKind, ScalarType, Schema, VectorType};
 use crate::storage::column::{
     ArrayColumn, ColumnBuf, ColumnSource, Offsets, ScalarColumn, Validity, VarBuf, VarColumn,
@@ -162,13 +163,8 @@ fn segment() -> Segment {
 }
 
 /// Every scalar index `kinds` allows on each field of `seg`, built in `dir`.
-fn indexes(
-    seg: &Segment,
-    schema: &Schema,
-    dir: &std::path::Path,
-    kinds: &[ScalarIndexKind],
-) -> Vec<FieldScalarIndexes> {
-    let mut out = vec![FieldScalarIndexes::default(); schema.fields().len()];
+fn indexes(seg: &Segment, schema: &Schema, dir: &std::path::Path, kinds: &[ScalarIndexKind]) -> Vec<FieldIndexes> {
+    let mut out = vec![FieldIndexes::default(); schema.fields().len()];
     for (pos, f) in schema.fields().iter().enumerate() {
         let ty = &f.ty;
         for &kind in kinds.iter().filter(|k| k.fits(ty)) {
@@ -176,7 +172,7 @@ fn indexes(
             let col = scalar::Indexed::of(seg, ty, pos);
             scalar::build(&path, 1, pos as u16, kind, ty, &col, seg.rows).unwrap();
             let index = ScalarIndex::open(&path, 1, pos as u16, kind, ty, seg.rows, false).unwrap();
-            out[pos].set(kind, std::sync::Arc::new(index));
+            out[pos].set(FieldIndex::Scalar(kind, std::sync::Arc::new(index)));
         }
     }
     out
@@ -853,7 +849,7 @@ fn agrees_with_naive_evaluation() {
         // Small segments answer from their indexes only when made to; the large one also
         // the way a collection does, index or scan by cost.
         let always = (rows < 3000 || round % 16 == 7).then(AlwaysAnswer::on);
-        let sets: Vec<Vec<FieldScalarIndexes>> =
+        let sets: Vec<Vec<FieldIndexes>> =
             INDEX_SETS.iter().map(|kinds| indexes(&seg, &schema, dir.path(), kinds)).collect();
         for _ in 0..150 {
             let expr = random_expr(&mut rng, 3);
@@ -900,7 +896,7 @@ proptest::proptest! {
         let dir = tempfile::tempdir().unwrap();
         let (seg, table) = random_segment(&mut Rng(segment_seed), rows);
         let _always = always.then(AlwaysAnswer::on);
-        let sets: Vec<Vec<FieldScalarIndexes>> =
+        let sets: Vec<Vec<FieldIndexes>> =
             INDEX_SETS.iter().map(|kinds| indexes(&seg, &schema, dir.path(), kinds)).collect();
         let mut rng = Rng(render_seed);
         for expr in &exprs {
@@ -954,8 +950,8 @@ fn index_scan_crossover() {
         }
         (best, out)
     };
-    let none = vec![FieldScalarIndexes::default(); 2];
-    let measure = |seg: &Segment, ix: &[FieldScalarIndexes], text: &str, label: &str| {
+    let none = vec![FieldIndexes::default(); 2];
+    let measure = |seg: &Segment, ix: &[FieldIndexes], text: &str, label: &str| {
         let filter = Filter::compile(text, &schema).unwrap();
         let (scan, n) = best_of(&|| filter.evaluate(seg, &none).len());
         let forced = {

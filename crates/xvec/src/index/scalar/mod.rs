@@ -24,7 +24,6 @@ mod tests;
 
 use std::ops::{Bound, Range};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
@@ -169,45 +168,6 @@ struct Meta {
     rows: u64,
     /// Distinct values (inverted) or non-null values (range).
     entries: u64,
-}
-
-/// The scalar and full-text indexes one segment has open, per schema field position.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct FieldScalarIndexes {
-    pub inverted: Option<Arc<ScalarIndex>>,
-    pub range: Option<Arc<ScalarIndex>>,
-    pub text: Option<Arc<crate::index::fulltext::FullTextIndex>>,
-    pub sparse: Option<Arc<crate::index::sparse_index::SparseIndex>>,
-}
-
-impl FieldScalarIndexes {
-    /// The open index of `kind`, if any.
-    pub(crate) fn get(&self, kind: ScalarIndexKind) -> Option<&Arc<ScalarIndex>> {
-        match kind {
-            ScalarIndexKind::Inverted => self.inverted.as_ref(),
-            ScalarIndexKind::Range => self.range.as_ref(),
-        }
-    }
-
-    /// Sets the index of `kind`.
-    pub(crate) fn set(&mut self, kind: ScalarIndexKind, index: Arc<ScalarIndex>) {
-        match kind {
-            ScalarIndexKind::Inverted => self.inverted = Some(index),
-            ScalarIndexKind::Range => self.range = Some(index),
-        }
-    }
-
-    /// Forgets the index of `kind`.
-    pub(crate) fn clear(&mut self, kind: ScalarIndexKind) {
-        match kind {
-            ScalarIndexKind::Inverted => self.inverted = None,
-            ScalarIndexKind::Range => self.range = None,
-        }
-    }
-
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<ScalarIndex>> {
-        self.inverted.iter().chain(&self.range)
-    }
 }
 
 #[cfg(test)]

@@ -10,12 +10,12 @@ use roaring::RoaringBitmap;
 use super::plan::Step;
 use super::{LOST_FOUND, Outcome, Repair, RepairOptions, verify_options};
 use crate::error::StorageError;
+use crate::index::field_indexes::FieldIndexSpec;
 use crate::index::graph_index::GraphIndex;
-use crate::index::scalar::{self, Indexed};
 use crate::index::segment_index::{self, SegmentIndex};
 use crate::kernels;
-use crate::schema::{FieldType, Schema};
-use crate::storage::column::{ColumnSource, SegmentView};
+use crate::schema::Schema;
+use crate::storage::column::SegmentView;
 use crate::storage::manifest::{DeletesEntry, IndexEntry, Manifest, SegmentEntry};
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, SyncPolicy, WalWriter};
@@ -145,7 +145,7 @@ impl<'a> Applier<'a> {
                 Ok(())
             }
             Step::BuildIndex { pos, field, kind } if *kind != IndexKind::Vector => {
-                self.rebuild_scalar_index(*pos, *field, *kind)
+                self.rebuild_field_index(*pos, *field, *kind)
             }
             Step::BuildIndex { pos, field, .. } | Step::Recode { pos, field } | Step::Reconnect { pos, field } => {
                 self.rewrite_index(step, *pos, *field)
@@ -244,25 +244,11 @@ impl<'a> Applier<'a> {
             indexes.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
         }
         for (f, field) in schema.fields().iter().enumerate() {
-            let ty = &field.ty;
-            for &kind in &field.scalar_indexes {
-                let fid = schema.field_id(f);
-                let file = index_name(id, fid, IndexKind::of_scalar(kind));
-                let col = Indexed::of(&seg, ty, f);
-                let size = scalar::build(&dir.join(&file), id, fid, kind, ty, &col, seg.rows())?;
-                indexes.push(IndexEntry { field: fid, kind: IndexKind::of_scalar(kind), file, size });
-            }
-            if let FieldType::Sparse(_) = field.ty {
-                let fid = schema.field_id(f);
-                let file = index_name(id, fid, IndexKind::Sparse);
-                let size = crate::index::sparse_index::build(&dir.join(&file), id, fid, &seg.array(f))?;
-                indexes.push(IndexEntry { field: fid, kind: IndexKind::Sparse, file, size });
-            }
-            if field.text.is_some() {
-                let fid = schema.field_id(f);
-                let file = index_name(id, fid, IndexKind::FullText);
-                let size = build_text_index(&dir.join(&file), id, fid, schema, f, &seg)?;
-                indexes.push(IndexEntry { field: fid, kind: IndexKind::FullText, file, size });
+            let fid = schema.field_id(f);
+            for (kind, spec) in FieldIndexSpec::declared(field) {
+                let file = index_name(id, fid, kind);
+                let size = spec.build(&dir.join(&file), id, fid, &seg, f, seg.rows())?;
+                indexes.push(IndexEntry { field: fid, kind, file, size });
             }
         }
         m.segments[pos] =
@@ -270,34 +256,16 @@ impl<'a> Applier<'a> {
         Ok(())
     }
 
-    /// Rebuilds scalar or full-text index `kind` of the field with id `field` of segment
-    /// `pos` from its column.
-    fn rebuild_scalar_index(&mut self, pos: usize, field: u16, kind: IndexKind) -> Result<(), StorageError> {
+    /// Rebuilds field index `kind` (inverted, range, full-text, sparse) of the field with
+    /// id `field` of segment `pos` from its column.
+    fn rebuild_field_index(&mut self, pos: usize, field: u16, kind: IndexKind) -> Result<(), StorageError> {
         let s = &self.exam.segments[pos];
         let Some(seg) = &s.segment else { return Ok(()) };
         let Some(at) = self.schema.position_of_id(field) else { return Ok(()) };
-        let ty = &self.schema.field(at).ty;
-        let fits = match kind.scalar() {
-            Some(scalar_kind) => scalar_kind.fits(ty),
-            None if kind == IndexKind::Sparse => matches!(ty, FieldType::Sparse(_)),
-            None => kind == IndexKind::FullText && self.schema.field(at).text.is_some(),
-        };
-        if !fits {
-            return Ok(());
-        }
+        let Some(spec) = FieldIndexSpec::of(self.schema.field(at), kind) else { return Ok(()) };
         let name = index_name(s.entry.id, field, kind);
         self.mover.keep(&name)?;
-        let path = self.dir.join(&name);
-        let size = match kind.scalar() {
-            Some(scalar_kind) => {
-                let col = Indexed::of(&**seg, ty, at);
-                scalar::build(&path, s.entry.id, field, scalar_kind, ty, &col, seg.rows())?
-            }
-            None if kind == IndexKind::Sparse => {
-                crate::index::sparse_index::build(&path, s.entry.id, field, &seg.array(at))?
-            }
-            None => build_text_index(&path, s.entry.id, field, self.schema, at, seg)?,
-        };
+        let size = spec.build(&self.dir.join(&name), s.entry.id, field, &**seg, at, seg.rows())?;
         let e = &mut self.m.segments[pos];
         match e.indexes.iter_mut().find(|i| i.field == field && i.kind == kind) {
             Some(i) => i.size = size,
@@ -489,17 +457,4 @@ fn reconnect(
     // The result must pass the same check verify applies.
     let fine = topology::check_graph(graph.view(), ignored).layers.first().is_some_and(|l| l.unreachable_live == 0);
     fine.then_some(graph)
-}
-
-/// Writes the full-text index of the field at `pos` (which declares one) of segment `id`.
-fn build_text_index(
-    path: &std::path::Path,
-    id: u64,
-    field: u16,
-    schema: &Schema,
-    pos: usize,
-    seg: &Segment,
-) -> Result<u64, StorageError> {
-    let spec = &schema.field(pos).text.as_ref().expect("the field has a full-text index").analyzer;
-    crate::index::fulltext::build(path, id, field, spec, &seg.scalar(pos))
 }
