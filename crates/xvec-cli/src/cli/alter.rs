@@ -7,7 +7,7 @@ use super::context::{Collections, Io};
 use super::plural::count;
 use super::{CliError, CollectionArg};
 
-/// Change the schema: add, drop, rename or widen a field; add, drop or set an index.
+/// Change the schema: add, drop, rename, widen fields; add, drop, set indexes.
 ///
 /// Each change is published in one step: readers see the old schema or the new one,
 /// never a mix, and a reader on the old schema keeps working until it refreshes. No
