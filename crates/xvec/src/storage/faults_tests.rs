@@ -242,6 +242,17 @@ fn sparse_ranks_as_brute_force(coll: &Collection, found: &State) -> bool {
         && hits.iter().zip(&want).all(|(h, w)| h.branches[0].as_ref().is_some_and(|b| (b.score - w).abs() < 1e-5))
 }
 
+/// A fresh collection holding rows 0..12 in one optimized segment (indexes built), and
+/// its writable handle.
+fn optimized(root: &Path) -> (std::path::PathBuf, Collection) {
+    let dir = fresh(root, 0);
+    let coll = Collection::open(&dir, &OpenOptions::writable()).unwrap();
+    coll.insert((0..12).map(|i| doc(i, 0)).collect()).unwrap();
+    coll.flush().unwrap();
+    coll.optimize(&Default::default()).unwrap();
+    (dir, coll)
+}
+
 fn fresh(root: &Path, n: u64) -> std::path::PathBuf {
     let dir = root.join(format!("c{n}"));
     Collection::create(&dir, schema(), Default::default()).unwrap().close().unwrap();
@@ -343,11 +354,7 @@ fn sweep_repair(fault: Fault) -> Tally {
 /// faults afterwards finds nothing: a read-only pass changes nothing.
 fn sweep_read(fault: Fault) -> Tally {
     let root = tempfile::tempdir().unwrap();
-    let dir = fresh(root.path(), 0);
-    let coll = Collection::open(&dir, &OpenOptions::writable()).unwrap();
-    coll.insert((0..12).map(|i| doc(i, 0)).collect()).unwrap();
-    coll.flush().unwrap();
-    coll.optimize(&Default::default()).unwrap();
+    let (dir, coll) = optimized(root.path());
     coll.insert((12..15).map(|i| doc(i, 0)).collect()).unwrap();
     drop(coll);
     std::fs::create_dir_all(dir.join("lost+found/old")).unwrap();
@@ -456,11 +463,7 @@ fn listing_and_stat_go_through_the_seam() {
 fn verify_and_inspect_listings_go_through_the_seam() {
     use crate::verify::exam;
     let root = tempfile::tempdir().unwrap();
-    let dir = fresh(root.path(), 0);
-    let coll = Collection::open(&dir, &OpenOptions::writable()).unwrap();
-    coll.insert((0..12).map(|i| doc(i, 0)).collect()).unwrap();
-    coll.flush().unwrap();
-    coll.optimize(&Default::default()).unwrap();
+    let (dir, coll) = optimized(root.path());
     let lost = dir.join("lost+found");
     std::fs::create_dir_all(lost.join("old")).unwrap();
     std::fs::write(lost.join("old/x"), b"kept").unwrap();
