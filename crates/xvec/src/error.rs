@@ -417,6 +417,21 @@ pub enum StorageError {
         /// Each unreadable file and its error, as `NAME cannot be read: error`.
         files: Vec<String>,
     },
+    /// A restore copied a backup that does not verify; nothing was published, the
+    /// directory restored into is as it was.
+    #[error(
+        "{}: the backup does not verify ({problems} problem{}, the first: {first}); nothing was restored",
+        path.display(),
+        if *problems == 1 { "" } else { "s" }
+    )]
+    BackupDamaged {
+        /// The backup directory.
+        path: PathBuf,
+        /// Problems verify found (corruption and orphans).
+        problems: usize,
+        /// The first of them, as verify words it.
+        first: String,
+    },
     /// The directory has no `CURRENT` file, so holds no collection.
     #[error("{}: not an xvec collection (no CURRENT file)", path.display())]
     NotACollection {

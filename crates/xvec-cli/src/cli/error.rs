@@ -141,6 +141,10 @@ impl From<Error> for CliError {
                 ..CliError::failed(e.to_string())
                     .hint("run `xvec verify DIR` for a full report, `xvec repair DIR` to salvage")
             },
+            Error::Storage(StorageError::BackupDamaged { .. }) => CliError {
+                status: Status::Integrity,
+                ..CliError::failed(e.to_string()).hint("run `xvec verify BACKUP` for a full report")
+            },
             Error::Storage(StorageError::FailStop { .. }) => {
                 CliError::failed(e.to_string()).hint("nothing after the error was acknowledged; run the command again")
             }
