@@ -31,6 +31,7 @@
 
 extern crate self as xvec;
 
+mod backup;
 mod collection;
 mod columns;
 mod error;
@@ -54,6 +55,7 @@ pub mod verify;
 #[path = "../../../tests/util.rs"]
 mod testutil;
 
+pub use backup::{BackupOptions, BackupReport, FileCount};
 pub use collection::{
     Branch, BranchHit, BranchKind, BranchTrace, Collection, DEFAULT_RRF_K, Explain, Fusion, Group, GroupBy, Hit,
     HybridExplain, HybridHit, HybridQuery, IndexBuild, ItemResult, Location, MAX_BRANCHES, MAX_EF, MAX_GROUP_HITS,

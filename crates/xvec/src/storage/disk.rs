@@ -150,6 +150,12 @@ impl DiskFile {
         Ok(buf)
     }
 
+    /// Reads up to `buf.len()` bytes at `offset` without moving the position; 0 at the end.
+    pub(crate) fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, StorageError> {
+        gate(Op::Read, &self.path)?;
+        std::os::unix::fs::FileExt::read_at(&self.file, buf, offset).map_err(|e| StorageError::io(&self.path, e))
+    }
+
     /// Makes the file's data durable (`fdatasync`).
     pub(crate) fn sync_data(&self) -> Result<(), StorageError> {
         gate(Op::Sync, &self.path)?;
@@ -214,6 +220,39 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>, StorageError> {
 pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), StorageError> {
     gate(Op::Rename, to)?;
     std::fs::rename(from, to).map_err(|e| StorageError::io(to, e))
+}
+
+/// Makes `to` a second name of the file at `from` (a hard link; `from` itself if it is a
+/// symbolic link, which is not followed). Fails with `EXDEV` across file systems, where
+/// the caller copies instead.
+pub(crate) fn hard_link(from: &Path, to: &Path) -> Result<(), StorageError> {
+    gate(Op::Create, to)?;
+    std::fs::hard_link(from, to).map_err(|e| StorageError::io(to, e))
+}
+
+/// Swaps the directories `a` and `b` in one step (`renameat2` with `RENAME_EXCHANGE`), so
+/// whoever looks at either name sees one of the two whole, never neither. Fails with
+/// `EINVAL` on a file system (or a system) without it; the caller then renames twice.
+pub(crate) fn exchange(a: &Path, b: &Path) -> Result<(), StorageError> {
+    gate(Op::Rename, b)?;
+    exchange_raw(a, b).map_err(|e| StorageError::io(b, e))
+}
+
+#[cfg(target_os = "linux")]
+fn exchange_raw(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+    let (ca, cb) = (c(a)?, c(b)?);
+    // SAFETY: both are NUL-terminated strings that outlive the call; renameat2 only reads
+    // them.
+    let rc =
+        unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
+    if rc == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange_raw(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from_raw_os_error(libc::EINVAL))
 }
 
 /// One entry of a directory listing.

@@ -119,6 +119,17 @@ pub(crate) fn read(dir: &Path, seq: u64, salt: u64) -> Result<SyncState, Storage
     }
 }
 
+/// A whole `WAL.sync` whose one record says WAL `seq` (with `salt`) holds `len` durable
+/// bytes, its frames up to `lsn`, `records` records: what a copy of a WAL cut at a batch
+/// boundary and synced (a backup) is written with.
+pub(crate) fn encode_file(seq: u64, salt: u64, len: u64, lsn: u64, records: u64) -> Vec<u8> {
+    let mut bytes = vec![0u8; SYNC_FILE_LEN];
+    bytes[..HEADER_LEN].copy_from_slice(&encode_header(FileKind::WalSync, 0));
+    let d = Durable { counter: 1, seq, salt, len, lsn, records };
+    bytes[HEADER_LEN + SLOT_LEN..].copy_from_slice(&d.encode());
+    bytes
+}
+
 /// The writer's handle on `WAL.sync`.
 pub(super) struct SyncFile {
     file: DiskFile,
