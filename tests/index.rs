@@ -1,4 +1,4 @@
-//! Approximate indexes against brute force: HNSW and quantized flat, every metric and
+//! Approximate indexes against brute force: HNSW, the quantized graph and quantized flat, every metric and
 //! quantization, filters at several selectivities, determinism, persistence, optimize.
 
 use std::sync::atomic::AtomicBool;
@@ -63,6 +63,8 @@ fn hnsw_and_quantized_recall_against_brute_force() {
         (r#"{"type":"hnsw","m":12,"ef_construction":100,"quantize":"fp16"}"#, 0.95, 0.90),
         (r#"{"type":"hnsw","m":12,"ef_construction":100,"quantize":"int8","refine":4}"#, 0.95, 0.90),
         (r#"{"type":"hnsw","m":12,"ef_construction":100,"quantize":"int4","refine":8}"#, 0.90, 0.85),
+        (r#"{"type":"qg","build_list":100}"#, 0.95, 0.90),
+        (r#"{"type":"qg","graph":"hnsw","build_list":100,"quantize":"int8","refine":4}"#, 0.95, 0.90),
         (r#"{"type":"flat","quantize":"int8","refine":4}"#, 0.97, 0.95),
         (r#"{"type":"flat","quantize":"int4","refine":10}"#, 0.95, 0.90),
         (r#"{"type":"flat","quantize":"fp16"}"#, 0.99, 0.98),
@@ -145,27 +147,33 @@ fn filtered_search_is_correct_at_every_selectivity() {
     let (n, dim) = (5000, 24);
     let data = clustered(4, n, dim);
     let queries = clustered(5, 20, dim);
+    for index in [r#"{"type":"hnsw","m":16,"ef_construction":100}"#, r#"{"type":"qg","build_list":100}"#] {
+        filtered_search_at_every_selectivity(index, n, &data, &queries);
+    }
+}
+
+fn filtered_search_at_every_selectivity(index: &str, n: usize, data: &[Vec<f32>], queries: &[Vec<f32>]) {
     let dir = tempfile::tempdir().unwrap();
-    let coll = build(dir.path(), Metric::L2, r#"{"type":"hnsw","m":16,"ef_construction":100}"#, &data, 1);
+    let coll = build(dir.path(), Metric::L2, index, data, 1);
     // g = i % 1000: "g < 5" keeps 0.5%, "g < 10" 1%, "g < 100" 10%, "g < 500" 50%.
     for (filter, modulo, min_recall) in
         [("g < 5", 5, 1.0), ("g < 10", 10, 1.0), ("g < 100", 100, 0.9), ("g < 500", 500, 0.9)]
     {
         let mut hit = 0;
         let mut total = 0;
-        for q in &queries {
+        for q in queries {
             let hits = coll.query(&Query::vector(q.clone()).k(10).ef(100).filter(filter)).unwrap();
             let got: Vec<usize> = hits.iter().map(|h| h.key.parse().unwrap()).collect();
             assert!(got.iter().all(|&i| i % 1000 < modulo), "{filter}: result outside the filter");
             let idx: Vec<usize> = (0..n).filter(|i| i % 1000 < modulo).collect();
             let sub: Vec<Vec<f32>> = idx.iter().map(|&i| data[i].clone()).collect();
             let want: Vec<usize> = brute_force(Metric::L2, &sub, q, 10).into_iter().map(|j| idx[j]).collect();
-            assert_eq!(got.len(), want.len(), "{filter}");
+            assert_eq!(got.len(), want.len(), "{index} {filter}");
             hit += got.iter().filter(|g| want.contains(g)).count();
             total += want.len();
         }
         let r = hit as f64 / total as f64;
-        assert!(r >= min_recall, "{filter}: recall {r:.3} < {min_recall}");
+        assert!(r >= min_recall, "{index} {filter}: recall {r:.3} < {min_recall}");
     }
 }
 
@@ -449,11 +457,19 @@ fn ivf_collections_search_lists_filters_deletes_and_new_segments() {
 /// must still never return them.
 #[test]
 fn graph_search_never_returns_rows_without_a_vector() {
+    for index in [r#"{"type":"hnsw","m":8}"#, r#"{"type":"qg","build_list":64}"#] {
+        rows_without_a_vector_are_never_returned(index);
+    }
+}
+
+fn rows_without_a_vector_are_never_returned(index: &str) {
     let data = clustered(10, 1500, 8);
-    let text = r#"{"name":"n","fields":[{"name":"g","type":"int32"},
-        {"name":"v","type":"vector_fp32","dim":8,"metric":"l2","nullable":true,"index":{"type":"hnsw","m":8}}]}"#;
+    let text = format!(
+        r#"{{"name":"n","fields":[{{"name":"g","type":"int32"}},
+        {{"name":"v","type":"vector_fp32","dim":8,"metric":"l2","nullable":true,"index":{index}}}]}}"#
+    );
     let dir = tempfile::tempdir().unwrap();
-    let coll = Collection::create(dir.path(), Schema::from_json(text).unwrap(), Default::default()).unwrap();
+    let coll = Collection::create(dir.path(), Schema::from_json(&text).unwrap(), Default::default()).unwrap();
     coll.insert(
         data.iter()
             .enumerate()
@@ -475,7 +491,7 @@ fn graph_search_never_returns_rows_without_a_vector() {
             assert_eq!(hits.len(), 50);
             assert!(
                 hits.iter().all(|h| h.key.parse::<usize>().unwrap() % 3 != 0),
-                "{filter:?}: a row without a vector"
+                "{index} {filter:?}: a row without a vector"
             );
         }
     }
@@ -514,6 +530,8 @@ fn a_knob_the_index_does_not_take_is_refused() {
         r#"{"type":"hnsw"}"#,
         r#"{"type":"vamana","quantize":"int8"}"#,
         r#"{"type":"ivf","nlist":2,"nprobe":2}"#,
+        r#"{"type":"qg"}"#,
+        r#"{"type":"qg","quantize":"int8"}"#,
     ] {
         let dir = tempfile::tempdir().unwrap();
         let coll = Collection::create(dir.path(), schema(Metric::L2, 4, index), Default::default()).unwrap();
@@ -544,6 +562,8 @@ fn a_knob_the_index_does_not_take_is_refused() {
             xvec::IndexType::Hnsw => &[Knob::Ef],
             xvec::IndexType::Vamana => &[Knob::Ef, Knob::Refine],
             xvec::IndexType::Ivf => &[Knob::Nprobe, Knob::TargetRecall],
+            xvec::IndexType::Qg if params.quant().quantize == xvec::Quantize::None => &[Knob::Ef],
+            xvec::IndexType::Qg => &[Knob::Ef, Knob::Refine],
             other => panic!("a new index type {other}: list its knobs here"),
         };
         assert_eq!(takes, want, "{index}");

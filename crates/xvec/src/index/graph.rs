@@ -52,6 +52,8 @@ pub(crate) enum GraphSection {
     Upper,
     /// Vamana: `degree + 1` words per node.
     Adjacency,
+    /// Quantized graph: one block per node.
+    QgBlocks,
 }
 
 /// What a graph's validation found wrong, and where.

@@ -10,8 +10,6 @@ pub(crate) mod graph;
 pub(crate) mod graph_index;
 pub(crate) mod hnsw;
 pub(crate) mod ivf;
-// Searched only by its tests until it becomes a kind of `segment_index`.
-#[cfg_attr(not(test), allow(dead_code, unused_imports))]
 pub(crate) mod qg;
 pub(crate) mod quant;
 pub(crate) mod reach;

@@ -115,15 +115,20 @@ impl IndexParams {
             Knob::Ef => match self {
                 IndexParams::Hnsw(p) => Some(p.ef as f64),
                 IndexParams::Vamana(p) => Some(p.query_list as f64),
+                IndexParams::Qg(p) => Some(p.ef as f64),
                 IndexParams::Flat(_) | IndexParams::Ivf(_) => return None,
             },
             Knob::Nprobe => match self {
                 IndexParams::Ivf(p) => Some(p.nprobe as f64),
-                IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) => return None,
+                IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Qg(_) => {
+                    return None;
+                }
             },
             Knob::TargetRecall => match self {
                 IndexParams::Ivf(_) => None,
-                IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) => return None,
+                IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Qg(_) => {
+                    return None;
+                }
             },
             // A quantization knob: any kind with codes takes it.
             Knob::Refine => {
@@ -189,7 +194,9 @@ impl IndexParams {
         }
         match self {
             IndexParams::Vamana(_) => Err(QueryError::QueryListBelowK { list: ef, k }),
-            IndexParams::Hnsw(_) | IndexParams::Flat(_) | IndexParams::Ivf(_) => Err(QueryError::EfBelowK { ef, k }),
+            IndexParams::Hnsw(_) | IndexParams::Qg(_) | IndexParams::Flat(_) | IndexParams::Ivf(_) => {
+                Err(QueryError::EfBelowK { ef, k })
+            }
         }
     }
 }

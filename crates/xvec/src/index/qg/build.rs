@@ -17,7 +17,7 @@ use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch::{self, Sketches};
 use crate::index::{hnsw, vamana};
 use crate::kernels::Kernels;
-use crate::schema::{HnswParams, Metric, VamanaParams};
+use crate::schema::{HnswParams, Metric, QgBase, QgParams, VamanaParams};
 use crate::storage::column::VectorColumn;
 
 /// The graph whose neighbour lists a quantized graph lays out.
@@ -42,6 +42,18 @@ pub(crate) struct BuildParams {
     pub alpha: f32,
     /// Seed of the base graph and of the rotation.
     pub seed: u64,
+}
+
+impl BuildParams {
+    /// What a schema's parameters ask for.
+    pub(crate) fn of(p: &QgParams) -> BuildParams {
+        let base = match p.graph {
+            QgBase::Hnsw => BaseGraph::Hnsw,
+            QgBase::Vamana => BaseGraph::Vamana,
+        };
+        let alpha = VamanaParams::default().alpha;
+        BuildParams { degree: p.degree as usize, base, build_list: p.build_list as usize, alpha, seed: p.seed }
+    }
 }
 
 /// Builds the quantized graph of rows `0..n` of `col`. `None` when cancelled.

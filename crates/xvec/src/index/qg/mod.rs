@@ -28,11 +28,13 @@ mod search;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use build::{BaseGraph, BuildParams, build};
+#[cfg(test)]
+pub(crate) use build::BaseGraph;
+pub(crate) use build::{BuildParams, build};
 pub(crate) use search::{QgQuery, QgScratch, search};
 
-use crate::index::graph::GraphError;
 pub(crate) use crate::index::graph::NONE;
+use crate::index::graph::{GraphError, GraphSection};
 use crate::index::quant::rotation::Rotation;
 use crate::kernels::SCAN_BLOCK;
 use crate::schema::Metric;
@@ -131,20 +133,22 @@ impl<'a> QgView<'a> {
         }
         let (ids, t) = (self.layout.ids(), self.layout.factors(0));
         for (node, block) in self.blocks.chunks_exact(stride).enumerate() {
-            let bad = |slot: usize, what: String| {
-                Err(GraphError { at: None, what: format!("node {node}, neighbour slot {slot}: {what}") })
+            // `word`: the offending word of the block.
+            let bad = |slot: usize, word: usize, what: String| {
+                let at = Some((GraphSection::QgBlocks, node * stride + word));
+                Err(GraphError { at, what: format!("node {node}, neighbour slot {slot}: {what}") })
             };
             for slot in 0..degree {
                 let id = block[ids + slot];
                 let factors = [0, 1, 2].map(|f| f32::from_bits(block[t + f * degree + slot]));
                 if id == NONE {
                     if factors[0] != f32::INFINITY {
-                        return bad(slot, format!("unused, but its factor t is {}, not +∞", factors[0]));
+                        return bad(slot, t + slot, format!("unused, but its factor t is {}, not +∞", factors[0]));
                     }
                 } else if id as usize >= rows {
-                    return bad(slot, format!("neighbour {id} is out of range for {rows} nodes"));
-                } else if let Some(f) = factors.iter().find(|f| !f.is_finite()) {
-                    return bad(slot, format!("factor {f} is not finite"));
+                    return bad(slot, ids + slot, format!("neighbour {id} is out of range for {rows} nodes"));
+                } else if let Some(f) = (0..3).find(|&f| !factors[f].is_finite()) {
+                    return bad(slot, t + f * degree + slot, format!("factor {} is not finite", factors[f]));
                 }
             }
         }
@@ -163,6 +167,7 @@ pub(crate) struct QgGraph {
 }
 
 impl QgGraph {
+    #[cfg(test)]
     pub(crate) fn view(&self) -> QgView<'_> {
         QgView {
             layout: self.layout,

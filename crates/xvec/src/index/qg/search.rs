@@ -17,7 +17,6 @@ use crate::index::quant::normalize_for;
 use crate::index::scorer::{Scored, Scorer};
 use crate::index::visited::VisitedSet;
 use crate::kernels::{self, Kernels};
-use crate::schema::Metric;
 use crate::storage::mmap::as_bytes;
 
 /// A query prepared for one quantized graph: rotated as its rows were, and tabulated for
@@ -25,8 +24,6 @@ use crate::storage::mmap::as_bytes;
 #[derive(Clone, Debug)]
 pub(crate) struct QgQuery {
     scan: ScanQuery,
-    /// `|q|` (rotated, unit for cosine): inner product's error scale.
-    norm: f32,
 }
 
 impl QgQuery {
@@ -34,7 +31,7 @@ impl QgQuery {
         let mut y = vec![0f32; g.layout.dim];
         g.rotation.apply(q, &mut y, &mut Vec::new());
         let norm_sq = normalize_for(g.metric, &mut y);
-        QgQuery { scan: ScanQuery::rotated(&y, norm_sq, g.metric, 0.0), norm: norm_sq.sqrt() }
+        QgQuery { scan: ScanQuery::rotated(&y, norm_sq, g.metric, 0.0) }
     }
 }
 
@@ -57,6 +54,15 @@ pub(crate) struct QgScratch {
     estimates: Vec<f32>,
     /// Exact distances computed since the scratch was made (work counter for reports).
     pub distances: u64,
+}
+
+impl QgScratch {
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.visited.heap_bytes()
+            + self.beam.capacity() * size_of::<Entry>()
+            + self.results.capacity() * size_of::<Scored>()
+            + self.estimates.capacity() * 4
+    }
 }
 
 /// Searches the graph: leaves up to `beam.ef` nearest allowed nodes in `out`, best first,
@@ -157,17 +163,5 @@ pub(super) fn estimate(g: &QgView, k: &Kernels, q: &QgQuery, node: u32, d: f32, 
             let s = q.scan.signed_sum(sums[j]);
             out[at + j] = d + f32::from_bits(t[at + j]) - f32::from_bits(a[at + j]) * s;
         }
-    }
-}
-
-/// How far (in deviations of the estimate's error, per unit of [`error_scale`]) a
-/// neighbour's true distance may lie below its estimate.
-#[inline]
-pub(super) fn error_scale(metric: Metric, q: &QgQuery, d: f32) -> f32 {
-    match metric {
-        Metric::L2 => d.max(0.0).sqrt(),
-        // Unit rows and query: |q − c|² = 2 − 2⟨q, c⟩ = 2 + 2 d.
-        Metric::Cosine => (2.0 + 2.0 * d).max(0.0).sqrt(),
-        Metric::Ip => q.norm,
     }
 }

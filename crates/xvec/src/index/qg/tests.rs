@@ -2,7 +2,7 @@ use std::sync::atomic::AtomicBool;
 
 use roaring::RoaringBitmap;
 
-use super::search::{error_scale, estimate};
+use super::search::estimate;
 use super::*;
 use crate::index::flat::{PreparedQuery, row_distance};
 use crate::index::graph::{Beam, BuildControl};
@@ -149,6 +149,17 @@ fn kernel_paths_match_the_scalar_oracle() {
 /// bits are the signs of the rotated residual, its factors give estimates within the
 /// error bound of the exact distance (most of them, as a bound of a few deviations does);
 /// unused slots hold the sentinel and an infinite `t`.
+/// The scale of an estimate's error (`|q − c|`, or `|q|` for inner product; see the
+/// factors in `build.rs`), for a query of norm `q_norm` and a node at distance `d`.
+fn error_scale(metric: Metric, q_norm: f32, d: f32) -> f32 {
+    match metric {
+        Metric::L2 => d.max(0.0).sqrt(),
+        // Unit rows and query: |q − c|² = 2 − 2⟨q, c⟩ = 2 + 2 d.
+        Metric::Cosine => (2.0 + 2.0 * d).max(0.0).sqrt(),
+        Metric::Ip => q_norm,
+    }
+}
+
 #[test]
 fn blocks_round_trip() {
     for metric in METRICS {
@@ -192,7 +203,8 @@ fn blocks_round_trip() {
                 }
                 let e = f32::from_bits(block[layout.factors(2) + slot]);
                 let truth = pq.distance(kernels::best(), &f.col(), id as usize);
-                let bound = sketch::SCREEN_SIGMAS * 2.0 * e * error_scale(metric, &q, d);
+                let q_norm = qv.iter().map(|x| x * x).sum::<f32>().sqrt();
+                let bound = sketch::SCREEN_SIGMAS * 2.0 * e * error_scale(metric, q_norm, d);
                 within += usize::from((est[slot] - truth).abs() <= bound + 1e-3);
                 total += 1;
             }

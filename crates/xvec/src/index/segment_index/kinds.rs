@@ -15,7 +15,7 @@ use crate::index::graph_index::{GraphIndex, GraphIndexView};
 use crate::index::hnsw::{self, GraphView};
 use crate::index::ivf::sketches::ListSketches;
 use crate::index::ivf::{self, IvfLists, IvfView};
-use crate::index::vamana;
+use crate::index::{qg, vamana};
 use crate::kernels;
 use crate::schema::{IndexParams, IndexType, VectorSpec};
 use crate::storage::column::VectorColumn;
@@ -36,6 +36,8 @@ const CENTROIDS: Section = Section { code: 10, name: "IVF centroids" };
 const LIST_OFFSETS: Section = Section { code: 11, name: "IVF list offsets" };
 const LIST_IDS: Section = Section { code: 12, name: "IVF list entries" };
 const LIST_SKETCHES: Section = Section { code: 13, name: "IVF list sketches" };
+const QG_BLOCKS: Section = Section { code: 14, name: "quantized graph blocks" };
+const QG_ROTATION: Section = Section { code: 15, name: "quantized graph rotation" };
 
 /// The section kinds of an index kind, in file order. Codes are unique across kinds (and
 /// the quantization's): a file's table names its sections by code alone.
@@ -45,6 +47,7 @@ fn sections_of(kind: IndexType) -> &'static [Section] {
         IndexType::Hnsw => &[LEVELS, BASE, UPPER_OFFSETS, UPPER],
         IndexType::Vamana => &[ADJACENCY],
         IndexType::Ivf => &[CENTROIDS, LIST_OFFSETS, LIST_IDS, LIST_SKETCHES],
+        IndexType::Qg => &[QG_BLOCKS, QG_ROTATION],
     }
 }
 
@@ -55,10 +58,11 @@ pub(super) fn kind_section(code: u16) -> Option<Section> {
 
 /// What an index of this kind keeps of the quantization: the graph kinds the rows'
 /// sketches, to screen neighbours before reading them; IVF sketches of its entries, and
-/// codes per entry rather than per row.
+/// codes per entry rather than per row. A quantized graph's blocks hold its neighbours'
+/// codes, which it screens with instead of the rows' sketches.
 pub(super) fn keeps(index: &IndexParams) -> Keeps {
     let (row_sketches, entry_sketches, codes_per_row) = match index.kind() {
-        IndexType::Flat => (false, false, true),
+        IndexType::Flat | IndexType::Qg => (false, false, true),
         IndexType::Hnsw | IndexType::Vamana => (true, false, true),
         IndexType::Ivf => (false, true, false),
     };
@@ -93,6 +97,11 @@ pub(crate) enum KindMeta {
         #[serde(default)]
         recall_probes: Vec<u32>,
     },
+    /// Where every search starts, and the blocks' degree.
+    Qg {
+        entry: u32,
+        degree: u32,
+    },
 }
 
 impl KindMeta {
@@ -103,6 +112,7 @@ impl KindMeta {
             KindMeta::Hnsw { .. } => IndexType::Hnsw,
             KindMeta::Vamana { .. } => IndexType::Vamana,
             KindMeta::Ivf { .. } => IndexType::Ivf,
+            KindMeta::Qg { .. } => IndexType::Qg,
         }
     }
 
@@ -113,6 +123,8 @@ impl KindMeta {
             IndexParams::Hnsw(_) => KindMeta::Hnsw { entry, max_level },
             IndexParams::Vamana(_) => KindMeta::Vamana { medoid: entry },
             IndexParams::Ivf(_) => KindMeta::Ivf { recall_probes },
+            // No version 2 file holds one.
+            IndexParams::Qg(p) => KindMeta::Qg { entry, degree: p.degree },
         }
     }
 
@@ -162,6 +174,12 @@ impl<'a> KindParts<'a> {
         ];
         KindParts { meta: KindMeta::Ivf { recall_probes: l.recall_probes.clone() }, sections }
     }
+
+    /// A quantized graph's blocks and its rotation (encoded).
+    fn qg(g: &'a qg::QgGraph, rotation: &'a [u8]) -> KindParts<'a> {
+        let meta = KindMeta::Qg { entry: g.entry, degree: g.layout.degree as u32 };
+        KindParts { meta, sections: vec![(QG_BLOCKS, as_bytes(&g.blocks)), (QG_ROTATION, rotation)] }
+    }
 }
 
 /// How a built index is written: the quantization made so far and the kind's parts.
@@ -196,6 +214,13 @@ pub(super) fn build(
             (control.progress)(crate::index::graph::BuildProgress { done: rows, total: rows });
             return write(&e, KindParts::flat()).map(Some);
         }
+        IndexParams::Qg(p) => {
+            let Some(g) = qg::build(k, spec.metric, col, rows, &qg::BuildParams::of(p), control) else {
+                return Ok(None);
+            };
+            let rotation = g.rotation.encode();
+            return write(&e, KindParts::qg(&g, &rotation)).map(Some);
+        }
     };
     // Every row with a vector must be reachable from the entry point, or no search finds it.
     // `None` (no reachable node with room) leaves the rest for verify to report.
@@ -214,7 +239,11 @@ pub(super) enum VectorIndex {
     Vamana(Range<usize>),
     /// The IVF lists.
     Ivf(IvfSections),
+    /// The quantized graph's blocks and rotation.
+    Qg(QgSections),
 }
+
+pub(super) use super::qg::QgSections;
 
 /// The sections of an IVF index, and what open derives from them.
 pub(super) struct IvfSections {
@@ -267,6 +296,7 @@ impl VectorIndex {
                 coarse: None,
                 list_blocks: Vec::new(),
             }),
+            IndexParams::Qg(_) => VectorIndex::Qg(QgSections::new(next(), next())),
         })
     }
 
@@ -277,6 +307,7 @@ impl VectorIndex {
             VectorIndex::Hnsw(s) => s.len(),
             VectorIndex::Vamana(_) => 1,
             VectorIndex::Ivf(s) => s.lists.len() + 1,
+            VectorIndex::Qg(_) => 2,
         }
     }
 
@@ -284,7 +315,7 @@ impl VectorIndex {
     pub(super) fn code_entries(&self, rows: usize) -> usize {
         match self {
             VectorIndex::Ivf(s) => s.lists[2].len() / 4,
-            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) => rows,
+            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) | VectorIndex::Qg(_) => rows,
         }
     }
 
@@ -298,7 +329,7 @@ impl VectorIndex {
                 let (b, dim) = (idx.bytes.as_slice(), idx.meta.dim as usize);
                 let table = match &idx.meta.kind {
                     KindMeta::Ivf { recall_probes } => &recall_probes[..],
-                    KindMeta::Flat | KindMeta::Hnsw { .. } | KindMeta::Vamana { .. } => &[],
+                    KindMeta::Flat | KindMeta::Hnsw { .. } | KindMeta::Vamana { .. } | KindMeta::Qg { .. } => &[],
                 };
                 let lists = Lists {
                     view: s.view(b, dim).expect("IVF lists are checked on open"),
@@ -308,6 +339,10 @@ impl VectorIndex {
                     table,
                 };
                 idx.search_lists(lists, r)
+            }
+            VectorIndex::Qg(s) => {
+                let g = s.view(idx.bytes.as_slice(), &idx.meta).expect("quantized graph blocks are checked on open");
+                idx.search_qg(g, r)
             }
         }
     }
@@ -347,7 +382,7 @@ impl VectorIndex {
         match self {
             VectorIndex::Hnsw(_) => self.hnsw(b, meta).map(GraphIndexView::Hnsw),
             VectorIndex::Vamana(_) => self.vamana(b, meta).map(GraphIndexView::Vamana),
-            VectorIndex::Flat | VectorIndex::Ivf(_) => None,
+            VectorIndex::Flat | VectorIndex::Ivf(_) | VectorIndex::Qg(_) => None,
         }
     }
 
@@ -355,7 +390,7 @@ impl VectorIndex {
     pub(super) fn lists<'a>(&self, b: &'a [u8], dim: usize) -> Option<IvfView<'a>> {
         match self {
             VectorIndex::Ivf(s) => s.view(b, dim),
-            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) => None,
+            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) | VectorIndex::Qg(_) => None,
         }
     }
 
@@ -363,7 +398,9 @@ impl VectorIndex {
     /// read (open checked them).
     pub(super) fn encodes<'a>(&'a self, b: &'a [u8], dim: usize) -> Option<Encodes<'a>> {
         match self {
-            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) => Some(Encodes::Rows),
+            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) | VectorIndex::Qg(_) => {
+                Some(Encodes::Rows)
+            }
             VectorIndex::Ivf(s) => Some(Encodes::ListEntries { lists: s.view(b, dim)?, sketches: s.sketches(b, dim)? }),
         }
     }
@@ -373,7 +410,7 @@ impl VectorIndex {
     pub(super) fn ivf_sections_mut(&mut self) -> Option<&mut IvfSections> {
         match self {
             VectorIndex::Ivf(s) => Some(s),
-            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) => None,
+            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) | VectorIndex::Qg(_) => None,
         }
     }
 
@@ -407,7 +444,11 @@ impl VectorIndex {
                     s.validate(b, meta, recall_probes, rows, meta_offset, bad)?;
                 return Ok(());
             }
-            (VectorIndex::Ivf(_), KindMeta::Flat | KindMeta::Hnsw { .. } | KindMeta::Vamana { .. }) => {
+            (VectorIndex::Qg(s), _) => return s.validate(b, meta, rows, meta_offset, bad),
+            (
+                VectorIndex::Ivf(_),
+                KindMeta::Flat | KindMeta::Hnsw { .. } | KindMeta::Vamana { .. } | KindMeta::Qg { .. },
+            ) => {
                 return Err(bad(meta_offset, "meta of another index kind".into()));
             }
         };
@@ -433,8 +474,13 @@ impl VectorIndex {
                 | GraphSection::Base
                 | GraphSection::UpperOffsets
                 | GraphSection::Upper
-                | GraphSection::Adjacency,
-                VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) | VectorIndex::Ivf(_),
+                | GraphSection::Adjacency
+                | GraphSection::QgBlocks,
+                VectorIndex::Flat
+                | VectorIndex::Hnsw(_)
+                | VectorIndex::Vamana(_)
+                | VectorIndex::Ivf(_)
+                | VectorIndex::Qg(_),
             ) => return 0,
         };
         (range.start + width * i) as u64
@@ -452,6 +498,7 @@ impl VectorIndex {
                 let lists = s.lists.iter().map(|r| r.len() as u64).sum::<u64>() + coarse;
                 (0, lists, s.list_sketches.len() as u64)
             }
+            VectorIndex::Qg(s) => (s.bytes(), 0, 0),
         }
     }
 }

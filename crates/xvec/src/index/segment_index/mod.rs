@@ -30,6 +30,7 @@ use crate::storage::mmap::FileBytes;
 
 mod file;
 mod kinds;
+mod qg;
 mod quantization;
 mod search;
 #[cfg(test)]

@@ -12,6 +12,7 @@ use crate::index::graph::{Beam, SearchScratch};
 use crate::index::graph_index::GraphIndexView;
 use crate::index::ivf::sketches::ListSketches;
 use crate::index::ivf::{self, EntryScorer, IvfScratch, IvfView, ListSearch};
+use crate::index::qg::{self, QgQuery, QgScratch, QgView};
 use crate::index::quant::QuantScratch;
 use crate::index::quant::sketch::{self, Screen, SketchQuery};
 use crate::index::quant::{Codes, QuantQuery, Quantizer};
@@ -24,6 +25,11 @@ use crate::storage::column::VectorColumn;
 /// Measured on wordnet-minilm-384 (HNSW m=16, ef=64: about 0.4 × 64 × 32 ≈ 820). The
 /// choice it drives was re-measured with sketches: see `docs/format.md`.
 pub(super) const GRAPH_DISTANCES_PER_EF_FANOUT: f64 = 0.4;
+
+/// The fanout that puts a quantized graph's search into [`prefer_exact`]'s terms: it reads
+/// about one row per beam node (53 at ef 48 on wordnet-minilm-384, degree 32) plus the
+/// node's block (2 KiB at 384-d, about a row and a half), so `0.4 × ef × 6 ≈ 2.4 ef` rows.
+const QG_FANOUT: usize = 6;
 
 /// Share of the allowed rows a screened exact scan still scores after their sketches:
 /// about one in ten on wordnet-minilm-384 (see [`exact_scan`]).
@@ -153,6 +159,7 @@ thread_local! {
 #[derive(Default)]
 struct ThreadScratch {
     graph: SearchScratch,
+    qg: QgScratch,
     quant: QuantScratch,
     found: Vec<Scored>,
     /// The rotated query of the sketches.
@@ -222,11 +229,11 @@ impl SegmentIndex {
     ) -> SearchPath {
         let k = kernels::best();
         SCRATCH.with(|cell| {
-            let ThreadScratch { graph, quant, found, rotated, bounds, ivf } = &mut *cell.borrow_mut();
+            let ThreadScratch { graph, qg, quant, found, rotated, bounds, ivf } = &mut *cell.borrow_mut();
             let orig = Originals { kernels: k, col: originals, query, screen: None };
             let refine = self.quant.quantizer.is_some() && p.refine > 0;
             let want = if refine { p.k.saturating_mul(p.refine) } else { p.k };
-            let scratch = Scratch { graph, bounds };
+            let scratch = Scratch { graph, qg, bounds };
             let bound = top.threshold();
             let mut r = Route { orig, raw_query, want, p, refine, bound, scratch, quant, rotated, ivf, found };
             let path = self.kind.search(self, &mut r);
@@ -247,7 +254,7 @@ impl SegmentIndex {
                 top.push(Candidate { dist, segment: p.position, row: c.id });
             }
             let scored = (found.capacity() + scratch.bounds.capacity()) * std::mem::size_of::<Scored>();
-            let now = (scratch.graph.heap_bytes() + scored + ivf.heap_bytes()) as u64;
+            let now = (scratch.graph.heap_bytes() + scratch.qg.heap_bytes() + scored + ivf.heap_bytes()) as u64;
             let before = COUNTED.with(|c| c.0.replace(now));
             if now != before {
                 SCRATCH_BYTES.fetch_add(now.wrapping_sub(before), Ordering::Relaxed);
@@ -359,6 +366,60 @@ impl SegmentIndex {
         SearchPath::Lists { probed: probes as u32, lists: lists.lists() as u32 }
     }
 
+    /// The quantized graph's route: a beam over its blocks whose expanded nodes are scored
+    /// on the codes when there are (then refined, as other kinds' candidates), else on the
+    /// originals; an exact scan where the cost model, the route or the budget says so.
+    pub(super) fn search_qg(&self, g: QgView, r: &mut Route) -> SearchPath {
+        let qq = QgQuery::new(&g, r.raw_query);
+        let (want, p) = (r.want, r.p);
+        match (&self.quant.quantizer, self.codes()) {
+            (Some(qz), Some(codes)) => {
+                let cq = qz.prepare(r.raw_query, r.quant);
+                let metric = self.meta.metric;
+                let scorer = CodeScorer { kernels: r.orig.kernels, codes, screen: None, query: &cq, metric };
+                let path = self.qg_candidates(g, &qq, &scorer, want, p, &mut r.scratch, r.found);
+                if !r.refine && scorer.rounds_query() {
+                    r.found.iter_mut().for_each(|c| c.dist = scorer.precise(c.id));
+                    r.found.sort_unstable();
+                }
+                path
+            }
+            (None, _) | (Some(_), None) => self.qg_candidates(g, &qq, &r.orig, want, p, &mut r.scratch, r.found),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn qg_candidates<S: Scorer>(
+        &self,
+        g: QgView,
+        qq: &QgQuery,
+        s: &S,
+        want: usize,
+        p: SearchParams,
+        sc: &mut Scratch,
+        out: &mut Vec<Scored>,
+    ) -> SearchPath {
+        let rows = self.meta.rows as usize;
+        let allowed_rows = p.allowed.map_or(rows, |a| a.len() as usize);
+        let exact = match p.route {
+            SearchRoute::Auto => prefer_exact(rows, allowed_rows, p.ef.max(want), QG_FANOUT, None),
+            SearchRoute::Graph => false,
+            SearchRoute::Exact => true,
+        };
+        if exact {
+            exact_scan(s, rows, want, p.allowed, sc.bounds, out);
+            return SearchPath::Exact { screened: false };
+        }
+        let budget = if p.allowed.is_some() { allowed_rows } else { usize::MAX };
+        let beam = Beam { ef: p.ef.max(want), allowed: p.allowed, budget };
+        let done = qg::search(&g, kernels::best(), qq, s, beam, sc.qg, out);
+        if !done || out.len() < want.min(allowed_rows) {
+            exact_scan(s, rows, want, p.allowed, sc.bounds, out);
+            return SearchPath::GraphThenExact;
+        }
+        SearchPath::Graph
+    }
+
     /// The query for this index's sketches, if it keeps them.
     pub(super) fn sketch_query(&self, raw_query: &[f32], tmp: &mut Vec<f32>) -> Option<SketchQuery> {
         self.quant.sketches.as_ref()?;
@@ -446,6 +507,7 @@ impl EntryScorer for EntryOriginals<'_, '_> {
 /// A search's reusable buffers: the graph's, and the screened scan's bounds.
 pub(super) struct Scratch<'a> {
     graph: &'a mut SearchScratch,
+    qg: &'a mut QgScratch,
     bounds: &'a mut Vec<Scored>,
 }
 
