@@ -575,11 +575,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l path -d 'Collection 
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l index -d 'Index type of the vector field' -r -f -a "flat\t''
 hnsw\t''
 vamana\t''
-ivf\t''"
+ivf\t''
+qg\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW edges per node (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'HNSW candidate list size while building (default: the engine\'s)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana: most neighbours per node, R (default: the engine\'s)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l build-list -d 'Vamana: candidate list size while building, L (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana, qg: most neighbours per node (qg: a multiple of 32)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l build-list -d 'Vamana, qg: candidate list size while building, L (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l graph -d 'qg: the graph its blocks are laid out from (default: vamana)' -r -f -a "vamana\t''
+hnsw\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l alpha -d 'Vamana: prune relaxation, e.g. 1.2 (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l nlist -d 'IVF: lists per segment, 1..=65536 (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l default-nprobe -d 'IVF: lists a query probes by default (default: the engine\'s)' -r -f

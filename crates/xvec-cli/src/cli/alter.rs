@@ -111,7 +111,7 @@ pub enum Change {
         #[arg(value_name = "FIELD")]
         field: String,
         /// The index as schema JSON ({"type": "hnsw", "m": 32, ...}), or a bare type
-        /// (flat, hnsw, vamana, ivf) for its defaults.
+        /// (flat, hnsw, vamana, ivf, qg) for its defaults.
         #[arg(value_name = "JSON")]
         index: String,
     },

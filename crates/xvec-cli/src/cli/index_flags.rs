@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use xvec::{IndexParams, IndexType, Quantize};
+use xvec::{IndexParams, IndexType, QgBase, Quantize};
 
 use super::CliError;
 
@@ -32,12 +32,15 @@ pub struct IndexFlags {
     /// HNSW candidate list size while building (default: the engine's).
     #[arg(long, value_name = "N")]
     pub ef_construction: Option<u32>,
-    /// Vamana: most neighbours per node, R (default: the engine's).
+    /// Vamana, qg: most neighbours per node (qg: a multiple of 32).
     #[arg(long, value_name = "N")]
     pub degree: Option<u32>,
-    /// Vamana: candidate list size while building, L (default: the engine's).
+    /// Vamana, qg: candidate list size while building, L (default: the engine's).
     #[arg(long, value_name = "N")]
     pub build_list: Option<u32>,
+    /// qg: the graph its blocks are laid out from (default: vamana).
+    #[arg(long, value_name = "GRAPH", value_parser = names::<QgBase>(QgBase::ALL.map(QgBase::name)))]
+    pub graph: Option<QgBase>,
     /// Vamana: prune relaxation, e.g. 1.2 (default: the engine's).
     #[arg(long, value_name = "X")]
     pub alpha: Option<f32>,
@@ -78,20 +81,26 @@ impl IndexFlags {
                 p.hnsw_mut().is_some()
             })?,
         }
+        if p.vamana_mut().is_none() && p.qg_mut().is_none() {
+            refuse(&[("degree", self.degree.is_some()), ("build-list", self.build_list.is_some())], |p| {
+                p.vamana_mut().is_some() || p.qg_mut().is_some()
+            })?;
+        }
         match p.vamana_mut() {
             Some(v) => {
                 v.degree = self.degree.unwrap_or(v.degree);
                 v.build_list = self.build_list.unwrap_or(v.build_list);
                 v.alpha = self.alpha.unwrap_or(v.alpha);
             }
-            None => refuse(
-                &[
-                    ("degree", self.degree.is_some()),
-                    ("build-list", self.build_list.is_some()),
-                    ("alpha", self.alpha.is_some()),
-                ],
-                |p| p.vamana_mut().is_some(),
-            )?,
+            None => refuse(&[("alpha", self.alpha.is_some())], |p| p.vamana_mut().is_some())?,
+        }
+        match p.qg_mut() {
+            Some(q) => {
+                q.degree = self.degree.unwrap_or(q.degree);
+                q.build_list = self.build_list.unwrap_or(q.build_list);
+                q.graph = self.graph.unwrap_or(q.graph);
+            }
+            None => refuse(&[("graph", self.graph.is_some())], |p| p.qg_mut().is_some())?,
         }
         match p.ivf_mut() {
             Some(i) => {
@@ -141,7 +150,7 @@ fn refuse(flags: &[(&str, bool)], has: fn(&mut IndexParams) -> bool) -> Result<(
 #[cfg(test)]
 mod tests {
     use clap::Parser;
-    use xvec::{FlatParams, HnswParams, IvfParams, VamanaParams};
+    use xvec::{FlatParams, HnswParams, IvfParams, QgParams, VamanaParams};
 
     use super::*;
 
@@ -173,6 +182,10 @@ mod tests {
             Ok(IndexParams::Ivf(IvfParams::default().nlist(256).nprobe(8).soar(true).quantize(Quantize::Int8)))
         );
         assert_eq!(
+            params(&["--index", "qg", "--degree", "64", "--build-list", "100", "--graph", "hnsw"]),
+            Ok(IndexParams::Qg(QgParams::default().degree(64).build_list(100).graph(QgBase::Hnsw)))
+        );
+        assert_eq!(
             params(&["--index", "hnsw", "--quantize", "rabitq", "--bits", "4"]),
             Ok(IndexParams::Hnsw(HnswParams::default().quantize(Quantize::Rabitq).bits(4)))
         );
@@ -183,17 +196,19 @@ mod tests {
         assert_eq!(params(&["--m", "8"]), Err("--m applies to --index hnsw".into()));
         assert_eq!(
             params(&["--index", "hnsw", "--build-list", "8"]),
-            Err("--build-list applies to --index vamana".into())
+            Err("--build-list applies to --index vamana or qg".into())
         );
+        assert_eq!(params(&["--index", "qg", "--alpha", "1.1"]), Err("--alpha applies to --index vamana".into()));
+        assert_eq!(params(&["--index", "vamana", "--graph", "hnsw"]), Err("--graph applies to --index qg".into()));
         assert_eq!(
             params(&["--index", "vamana", "--ef-construction", "8"]),
             Err("--ef-construction applies to --index hnsw".into())
         );
-        assert_eq!(params(&["--seed", "7"]), Err("--seed applies to --index hnsw or vamana or ivf".into()));
+        assert_eq!(params(&["--seed", "7"]), Err("--seed applies to --index hnsw or vamana or ivf or qg".into()));
         assert_eq!(params(&["--index", "hnsw", "--nlist", "64"]), Err("--nlist applies to --index ivf".into()));
         let bad = params(&["--index", "ivfpq"]).unwrap_err();
         assert!(
-            bad.contains("invalid value 'ivfpq'") && bad.contains("[possible values: flat, hnsw, vamana, ivf]"),
+            bad.contains("invalid value 'ivfpq'") && bad.contains("[possible values: flat, hnsw, vamana, ivf, qg]"),
             "{bad}"
         );
     }

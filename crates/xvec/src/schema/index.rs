@@ -272,6 +272,27 @@ pub enum QgBase {
     Vamana,
 }
 
+impl QgBase {
+    /// Every base graph, in the order help texts list them.
+    pub const ALL: [QgBase; 2] = [QgBase::Vamana, QgBase::Hnsw];
+
+    /// The `graph` of the schema's qg object.
+    pub fn name(self) -> &'static str {
+        match self {
+            QgBase::Hnsw => "hnsw",
+            QgBase::Vamana => "vamana",
+        }
+    }
+}
+
+impl FromStr for QgBase {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<QgBase, UnknownName> {
+        parse_name("qg base graph", &QgBase::ALL, QgBase::name, s)
+    }
+}
+
 /// Quantized graph (SymphonyQG): per node one block of its neighbours' one-bit RaBitQ
 /// codes, scored 32 at a time; only the nodes a search expands are scored exactly.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -470,7 +491,7 @@ impl IndexParams {
         }
     }
 
-    /// The `type` of the schema's index object (`flat`, `hnsw`, `vamana`, `ivf`).
+    /// The `type` of the schema's index object (`flat`, `hnsw`, `vamana`, `ivf`, `qg`).
     pub fn name(&self) -> &'static str {
         self.kind().name()
     }
@@ -496,6 +517,14 @@ impl IndexParams {
         match self {
             IndexParams::Ivf(p) => Some(p),
             IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Qg(_) => None,
+        }
+    }
+
+    /// The quantized graph's parameters, `None` for another index type.
+    pub fn qg_mut(&mut self) -> Option<&mut QgParams> {
+        match self {
+            IndexParams::Qg(p) => Some(p),
+            IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Ivf(_) => None,
         }
     }
 
@@ -630,13 +659,13 @@ impl IndexParams {
                 let soar = if p.soar { " soar" } else { "" };
                 format!("ivf nlist={} nprobe={}{soar}{quant}{refine}", p.nlist, p.nprobe)
             }
-            IndexParams::Qg(p) => {
-                let graph = match p.graph {
-                    QgBase::Hnsw => "hnsw",
-                    QgBase::Vamana => "vamana",
-                };
-                format!("qg degree={} graph={graph} build_list={} ef={}{quant}{refine}", p.degree, p.build_list, p.ef)
-            }
+            IndexParams::Qg(p) => format!(
+                "qg degree={} graph={} build_list={} ef={}{quant}{refine}",
+                p.degree,
+                p.graph.name(),
+                p.build_list,
+                p.ef
+            ),
         }
     }
 

@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use super::IndexMeta;
-use super::kinds::KindMeta;
+use super::KindMeta;
 use super::quantization::Bad;
 use crate::error::StorageError;
 use crate::index::qg::{Layout, QgView};
