@@ -21,7 +21,7 @@ use crate::storage::wal::Record;
 use crate::storage::{FileKind, disk, segment_name, wal_name};
 use crate::verify::GraphReport;
 use crate::verify::scan;
-use crate::verify::topology::{GraphTopology, check_graph};
+use crate::verify::topology::{GraphTopology, check_index};
 
 /// One segment and its files.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -186,8 +186,7 @@ pub fn graphs(coll: &Collection, field: &str) -> Result<Vec<GraphReport>, Error>
         let col = s.segment.vector(idx);
         let mut ignored: RoaringBitmap = (*s.deleted).clone();
         ignored.extend((0..s.segment.rows() as u32).filter(|&r| !col.validity.is_valid(r as usize)));
-        let Some(GraphTopology { kind, entry, layers, .. }) = index.graph_index().map(|g| check_graph(g, &ignored))
-        else {
+        let Some(GraphTopology { kind, entry, layers, .. }) = check_index(index, &ignored) else {
             continue;
         };
         out.push(GraphReport {

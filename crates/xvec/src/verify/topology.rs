@@ -1,6 +1,6 @@
 //! Graph topology checks, the same for every index that stores fixed-stride adjacency
-//! with an entry point: HNSW (one [`Layer`] per level) and Vamana (one layer, the medoid
-//! as entry). Counts the degree histogram, self loops, duplicate edges, out-of-range ids,
+//! with an entry point: HNSW (one [`Layer`] per level), Vamana (one layer, the medoid
+//! as entry) and the quantized graph (one layer, the ids of its blocks). Counts the degree histogram, self loops, duplicate edges, out-of-range ids,
 //! lists over the degree bound, edges to nodes outside the layer (HNSW layer membership)
 //! and the nodes a BFS from the entry point does not reach.
 //!
@@ -11,6 +11,8 @@ use roaring::RoaringBitmap;
 use serde::Serialize;
 
 use crate::index::graph_index::GraphIndexView;
+use crate::index::qg::{NONE, QgView};
+use crate::index::segment_index::SegmentIndex;
 use crate::index::{hnsw, vamana};
 
 /// One layer of a graph as the checks see it.
@@ -200,6 +202,38 @@ impl Layer for VamanaLayer<'_> {
     }
 }
 
+/// The single layer of a [`QgView`]: each block's used slots (those before its first
+/// unused one; a used slot after it counts as past the stored count, over the bound).
+pub(crate) struct QgLayer<'a> {
+    pub graph: &'a QgView<'a>,
+}
+
+impl Layer for QgLayer<'_> {
+    fn universe(&self) -> usize {
+        self.graph.nodes()
+    }
+
+    fn is_member(&self, _node: u32) -> bool {
+        true
+    }
+
+    fn list(&self, node: u32) -> (usize, &[u32]) {
+        if node as usize >= self.graph.nodes() {
+            return (0, &[]);
+        }
+        let ids = self.graph.neighbors(node);
+        let used = ids.iter().position(|&v| v == NONE).unwrap_or(ids.len());
+        // Ids after the first unused slot make the list longer than the bound allows.
+        let trailing = ids[used..].iter().filter(|&&v| v != NONE).count();
+        let count = if trailing > 0 { self.bound() + 1 } else { used };
+        (count, &ids[..used])
+    }
+
+    fn bound(&self) -> usize {
+        self.graph.layout.degree
+    }
+}
+
 /// Every level of an HNSW graph, base first.
 pub(crate) fn check_hnsw(g: &hnsw::GraphView, deleted: &RoaringBitmap) -> Vec<LayerStats> {
     (0..=g.max_level.min(hnsw::MAX_LEVEL as usize))
@@ -219,6 +253,17 @@ pub(crate) struct GraphTopology {
     pub entry: u32,
     pub layers: Vec<LayerStats>,
     pub section: &'static str,
+}
+
+/// The topology of `index`'s graph, of whichever kind; `None` for an index without one
+/// (flat, IVF).
+pub(crate) fn check_index(index: &SegmentIndex, deleted: &RoaringBitmap) -> Option<GraphTopology> {
+    if let Some(g) = index.graph_index() {
+        return Some(check_graph(g, deleted));
+    }
+    let g = index.qg_graph()?;
+    let layers = vec![check_layer(&QgLayer { graph: &g }, 0, g.entry, deleted)];
+    Some(GraphTopology { kind: "qg", entry: g.entry, layers, section: "quantized graph blocks" })
 }
 
 /// Checks every layer of `g`, whichever graph kind it is.

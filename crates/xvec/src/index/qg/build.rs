@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use super::{GROUP, Layout, NONE, QgGraph};
+use super::{GROUP, Layout, NONE, QgGraph, QgView};
 use crate::index::flat::row_distance;
 use crate::index::graph::BuildControl;
 use crate::index::quant::fastscan::transpose_into;
@@ -154,19 +154,31 @@ fn rotate_rows(col: VectorColumn, n: usize, metric: Metric, rotation: &Rotation)
     let mut out = vec![0f32; n * dim];
     out.par_chunks_mut(dim).enumerate().for_each_init(
         || (Vec::with_capacity(dim), Vec::new()),
-        |(row, tmp), (r, y)| {
-            row.clear();
-            col.extend_f32(r, row);
-            if metric == Metric::Cosine {
-                let norm = row.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>().sqrt() as f32;
-                if norm > 0.0 {
-                    row.iter_mut().for_each(|x| *x /= norm);
-                }
-            }
-            rotation.apply(row, y, tmp);
-        },
+        |(row, tmp), (r, y)| rotate_row(col, r, metric, rotation, y, row, tmp),
     );
     out
+}
+
+/// Row `r` rotated into `y` (scaled to unit length first for cosine); `row` and `tmp`
+/// are scratch.
+fn rotate_row(
+    col: VectorColumn,
+    r: usize,
+    metric: Metric,
+    rotation: &Rotation,
+    y: &mut [f32],
+    row: &mut Vec<f32>,
+    tmp: &mut Vec<f32>,
+) {
+    row.clear();
+    col.extend_f32(r, row);
+    if metric == Metric::Cosine {
+        let norm = row.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>().sqrt() as f32;
+        if norm > 0.0 {
+            row.iter_mut().for_each(|x| *x /= norm);
+        }
+    }
+    rotation.apply(row, y, tmp);
 }
 
 /// The row nearest the mean of the (rotated) rows.
@@ -187,42 +199,99 @@ const MAX_ERROR: f32 = 1e30;
 
 /// The blocks of every node (see the module's layout).
 fn encode_blocks(kernels: &Kernels, layout: Layout, metric: Metric, rotated: &[f32], lists: &[Vec<u32>]) -> Vec<u32> {
-    let (dim, degree, stride) = (layout.dim, layout.degree, layout.stride());
+    let (dim, stride) = (layout.dim, layout.stride());
     let mut blocks = vec![0u32; lists.len() * stride];
     blocks.par_chunks_mut(stride.max(1)).enumerate().for_each_init(
-        || (vec![0f32; dim], vec![0u64; sketch::words_per_row(dim)], vec![0u8; layout.group_bytes()]),
-        |(r, words, codes), (node, block)| {
-            let c = &rotated[node * dim..(node + 1) * dim];
-            let list = &lists[node];
-            for g in 0..degree / GROUP {
-                codes.fill(0);
-                for j in 0..GROUP {
-                    let slot = g * GROUP + j;
-                    let [t, a, e] = match list.get(slot) {
-                        None => {
-                            block[layout.ids() + slot] = NONE;
-                            [f32::INFINITY, 0.0, 0.0]
-                        }
-                        Some(&nb) => {
-                            block[layout.ids() + slot] = nb;
-                            let x = &rotated[nb as usize * dim..(nb as usize + 1) * dim];
-                            r.iter_mut().zip(x.iter().zip(c)).for_each(|(r, (x, c))| *r = x - c);
-                            sketch::encode(r, Metric::L2, words);
-                            transpose_into(words, layout.columns(), j, codes);
-                            factors(kernels, metric, Sketches { words, dim }, r, c)
-                        }
-                    };
-                    let f = layout.factors(0) + slot;
-                    (block[f], block[f + degree], block[f + 2 * degree]) = (t.to_bits(), a.to_bits(), e.to_bits());
-                }
-                let at = g * layout.group_bytes() / 4;
-                for (w, b) in block[at..at + layout.group_bytes() / 4].iter_mut().zip(codes.as_chunks::<4>().0) {
-                    *w = u32::from_le_bytes(*b);
-                }
-            }
+        || BlockScratch::new(layout),
+        |scratch, (node, block)| {
+            let row = |v: u32| &rotated[v as usize * dim..(v as usize + 1) * dim];
+            encode_block(kernels, layout, metric, row(node as u32), &lists[node], row, scratch, block);
         },
     );
     blocks
+}
+
+/// Buffers of [`encode_block`]: a residual, its sketch words and one group's codes.
+struct BlockScratch {
+    residual: Vec<f32>,
+    words: Vec<u64>,
+    codes: Vec<u8>,
+}
+
+impl BlockScratch {
+    fn new(layout: Layout) -> BlockScratch {
+        let (dim, group_bytes) = (layout.dim, layout.group_bytes());
+        BlockScratch {
+            residual: vec![0f32; dim],
+            words: vec![0u64; sketch::words_per_row(dim)],
+            codes: vec![0u8; group_bytes],
+        }
+    }
+}
+
+/// Fills `block` (zeroed, [`Layout::stride`] words) for a node whose rotated row is `c`
+/// and whose neighbours are `list` (at most the degree), `row` giving their rotated rows.
+#[allow(clippy::too_many_arguments)]
+fn encode_block<'a>(
+    kernels: &Kernels,
+    layout: Layout,
+    metric: Metric,
+    c: &[f32],
+    list: &[u32],
+    row: impl Fn(u32) -> &'a [f32],
+    scratch: &mut BlockScratch,
+    block: &mut [u32],
+) {
+    let degree = layout.degree;
+    let BlockScratch { residual: r, words, codes } = scratch;
+    for g in 0..degree / GROUP {
+        codes.fill(0);
+        for j in 0..GROUP {
+            let slot = g * GROUP + j;
+            let [t, a, e] = match list.get(slot) {
+                None => {
+                    block[layout.ids() + slot] = NONE;
+                    [f32::INFINITY, 0.0, 0.0]
+                }
+                Some(&nb) => {
+                    block[layout.ids() + slot] = nb;
+                    r.iter_mut().zip(row(nb).iter().zip(c)).for_each(|(r, (x, c))| *r = x - c);
+                    sketch::encode(r, Metric::L2, words);
+                    transpose_into(words, layout.columns(), j, codes);
+                    factors(kernels, metric, Sketches { words, dim: layout.dim }, r, c)
+                }
+            };
+            let f = layout.factors(0) + slot;
+            (block[f], block[f + degree], block[f + 2 * degree]) = (t.to_bits(), a.to_bits(), e.to_bits());
+        }
+        let at = g * layout.group_bytes() / 4;
+        for (w, b) in block[at..at + layout.group_bytes() / 4].iter_mut().zip(codes.as_chunks::<4>().0) {
+            *w = u32::from_le_bytes(*b);
+        }
+    }
+}
+
+/// `node`'s block encoded again from the rows of `col` and the neighbours its stored
+/// block names (used slots, in slot order), as a build encodes it: what verify compares
+/// the stored block with. `None` when a stored id is past the graph's nodes (`col` holds
+/// a row per node: open checks the blocks against the segment's rows).
+pub(crate) fn reencode_block(kernels: &Kernels, g: &QgView, col: VectorColumn, node: u32) -> Option<Vec<u32>> {
+    let (layout, dim) = (g.layout, g.layout.dim);
+    let list: Vec<u32> = g.neighbors(node).iter().copied().filter(|&v| v != NONE).collect();
+    if col.dim != dim || std::iter::once(node).chain(list.iter().copied()).any(|v| v as usize >= g.nodes()) {
+        return None;
+    }
+    // The node's rotated row, then its neighbours' in list order.
+    let mut rotated = vec![0f32; (list.len() + 1) * dim];
+    let (mut row, mut tmp) = (Vec::with_capacity(dim), Vec::new());
+    for (i, &v) in std::iter::once(&node).chain(&list).enumerate() {
+        rotate_row(col, v as usize, g.metric, g.rotation, &mut rotated[i * dim..(i + 1) * dim], &mut row, &mut tmp);
+    }
+    let at = |v: u32| list.iter().position(|&x| x == v).map_or(0, |i| i + 1);
+    let row = |v: u32| &rotated[at(v) * dim..(at(v) + 1) * dim];
+    let mut block = vec![0u32; layout.stride()];
+    encode_block(kernels, layout, g.metric, &rotated[..dim], &list, row, &mut BlockScratch::new(layout), &mut block);
+    Some(block)
 }
 
 /// The factors `[t, A, E]` of a neighbour whose residual to the node `c` is `r` (both

@@ -69,10 +69,14 @@ pub(super) fn keeps(index: &IndexParams) -> Keeps {
     Keeps { row_sketches, entry_sketches, codes_per_row }
 }
 
-/// Whether the codes are one per row (see [`Keeps::codes_per_row`]): repair re-encodes them
-/// without the kind's structure.
-pub(crate) fn codes_per_row(index: &IndexParams) -> bool {
-    keeps(index).codes_per_row
+/// Whether repair may encode damaged codes again and write them around the kind's own
+/// structure, without a build: codes one per row (see [`Keeps::codes_per_row`]; IVF's
+/// follow its lists), and not a quantized graph, whose blocks are codes only a build writes.
+pub(crate) fn recodes_in_place(index: &IndexParams) -> bool {
+    match index.kind() {
+        IndexType::Flat | IndexType::Hnsw | IndexType::Vamana => keeps(index).codes_per_row,
+        IndexType::Ivf | IndexType::Qg => false,
+    }
 }
 
 /// What an index kind records about its structure in the file's meta (index version 3;
@@ -176,7 +180,7 @@ impl<'a> KindParts<'a> {
     }
 
     /// A quantized graph's blocks and its rotation (encoded).
-    fn qg(g: &'a qg::QgGraph, rotation: &'a [u8]) -> KindParts<'a> {
+    pub(super) fn qg(g: &'a qg::QgGraph, rotation: &'a [u8]) -> KindParts<'a> {
         let meta = KindMeta::Qg { entry: g.entry, degree: g.layout.degree as u32 };
         KindParts { meta, sections: vec![(QG_BLOCKS, as_bytes(&g.blocks)), (QG_ROTATION, rotation)] }
     }
@@ -383,6 +387,15 @@ impl VectorIndex {
             VectorIndex::Hnsw(_) => self.hnsw(b, meta).map(GraphIndexView::Hnsw),
             VectorIndex::Vamana(_) => self.vamana(b, meta).map(GraphIndexView::Vamana),
             VectorIndex::Flat | VectorIndex::Ivf(_) | VectorIndex::Qg(_) => None,
+        }
+    }
+
+    /// The quantized graph, for verify's topology and block checks and inspect's graph
+    /// report.
+    pub(super) fn qg<'a>(&'a self, b: &'a [u8], meta: &IndexMeta) -> Option<qg::QgView<'a>> {
+        match self {
+            VectorIndex::Qg(s) => s.view(b, meta),
+            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) | VectorIndex::Ivf(_) => None,
         }
     }
 

@@ -37,7 +37,7 @@ mod search;
 mod tests;
 
 use file::{encode, write_index};
-pub(crate) use kinds::{Encodes, KindMeta, codes_per_row};
+pub(crate) use kinds::{Encodes, KindMeta, recodes_in_place};
 use kinds::{KindParts, VectorIndex};
 use quantization::{CODES, PARAMS, Quantization, ROTATION, SKETCHES};
 pub(crate) use search::{SearchParams, scratch_bytes};
@@ -179,6 +179,23 @@ pub(crate) fn write_with_graph_index(
     write_parts(path, segment_id, field, spec, rows, &encoded, kind)
 }
 
+/// Writes a qg index of `col` around the graph `g` (as a build made it, or changed): how
+/// tests give verify blocks whose CRCs hold but whose content is wrong.
+#[cfg(test)]
+pub(crate) fn write_qg(
+    path: &Path,
+    segment_id: u64,
+    field: u16,
+    spec: &VectorSpec,
+    col: VectorColumn,
+    rows: usize,
+    g: &crate::index::qg::QgGraph,
+) -> Result<u64, StorageError> {
+    let rotation = g.rotation.encode();
+    let encoded = encode(spec, kinds::keeps(&spec.index), col, rows);
+    write_parts(path, segment_id, field, spec, rows, &encoded, KindParts::qg(g, &rotation))
+}
+
 /// Writes an index of `spec` over `rows` rows: the quantization `e` and the kind's parts.
 fn write_parts(
     path: &Path,
@@ -245,6 +262,11 @@ impl SegmentIndex {
     /// The graph, for HNSW and Vamana indexes.
     pub(crate) fn graph_index(&self) -> Option<GraphIndexView<'_>> {
         self.kind.graph(self.bytes.as_slice(), &self.meta)
+    }
+
+    /// The quantized graph, for qg indexes.
+    pub(crate) fn qg_graph(&self) -> Option<crate::index::qg::QgView<'_>> {
+        self.kind.qg(self.bytes.as_slice(), &self.meta)
     }
 
     /// The quantizer the codes were made with (rotation included), for quantized indexes.

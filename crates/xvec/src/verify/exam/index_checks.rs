@@ -13,7 +13,7 @@ use crate::index::ivf::{self, IvfView};
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch;
 use crate::index::segment_index::{self, Encodes, SearchParams, SegmentIndex};
-use crate::index::{PreparedQuery, TopK, flat};
+use crate::index::{PreparedQuery, TopK, flat, qg};
 use crate::kernels;
 use crate::schema::{Knob, Schema, VectorSpec};
 use crate::storage::FileKind;
@@ -21,7 +21,7 @@ use crate::storage::column::SegmentView;
 use crate::storage::manifest::{IndexEntry, SegmentEntry};
 use crate::storage::segment::Segment;
 use crate::verify::scan::{self, ScanContext, describe};
-use crate::verify::topology::{GraphTopology, check_graph};
+use crate::verify::topology::{GraphTopology, check_index};
 use crate::verify::{CodesReport, Finding, GraphReport, RecallReport, Severity};
 
 impl Checker<'_> {
@@ -147,7 +147,8 @@ impl Checker<'_> {
         if let Some(seg) = seg {
             // Both run: each reports its own finding.
             let (codes, sketches) = (self.codes(e, ie, &field, &index, seg), self.sketches(ie, &index, seg));
-            if codes || sketches {
+            let blocks = self.qg_blocks(ie, &index, seg);
+            if codes || sketches || blocks {
                 st.damage = IdxDamage::Codes;
             }
             if self.opts.deep && matches!(st.damage, IdxDamage::None | IdxDamage::Unreachable(_)) {
@@ -166,8 +167,7 @@ impl Checker<'_> {
         deleted: &RoaringBitmap,
         st: &mut IdxState,
     ) {
-        let Some(GraphTopology { kind, entry, layers, section }) = index.graph_index().map(|g| check_graph(g, deleted))
-        else {
+        let Some(GraphTopology { kind, entry, layers, section }) = check_index(index, deleted) else {
             return;
         };
         let defects: u64 = layers.iter().map(|l| l.defects()).sum();
@@ -232,6 +232,20 @@ impl Checker<'_> {
             rotation.apply(&col.row_f32(r), &mut y, &mut tmp);
             sketch::encode(&y, index.meta().metric, &mut want);
             sketches.row_words(r as u32) == want
+        });
+        sample.first_mismatch.is_some()
+    }
+
+    /// Encodes the blocks of a sample of a quantized graph's nodes (all with `deep`) again
+    /// from the segment's rows and the neighbours each names, and compares with the stored
+    /// ones. Returns true when they differ.
+    fn qg_blocks(&mut self, ie: &IndexEntry, index: &SegmentIndex, seg: &Segment) -> bool {
+        let Some(g) = index.qg_graph() else { return false };
+        let col = vectors_of(seg, ie);
+        let k = kernels::best();
+        let nodes = g.nodes().min(seg.rows());
+        let sample = self.compare_sample(&ie.file, "quantized graph blocks", nodes, |r| {
+            qg::reencode_block(k, &g, col, r as u32).is_some_and(|b| b[..] == *g.block(r as u32))
         });
         sample.first_mismatch.is_some()
     }

@@ -286,8 +286,9 @@ impl<'a> Applier<'a> {
         // Some(graph): write the index again around what it had (its graph, if it has one);
         // None: rebuild it.
         let kept: Option<Option<GraphIndex>> = match step {
-            // IVF codes follow the lists: a rebuild makes both (k-means takes seconds).
-            Step::Recode { .. } if !segment_index::codes_per_row(&spec.index) => None,
+            // IVF codes follow the lists, a quantized graph's blocks are codes: a rebuild
+            // makes both (k-means takes seconds).
+            Step::Recode { .. } if !segment_index::recodes_in_place(&spec.index) => None,
             Step::Recode { .. } => old.and_then(|i| i.index.as_deref()).map(owned_graph),
             Step::Reconnect { .. } => old.and_then(|i| i.index.as_deref()).and_then(|index| {
                 let mut ignored = match &s.deletes {
