@@ -40,7 +40,20 @@ impl Snapshot {
     ) -> Result<Scan, Error> {
         let filter = filter.map(|t| Filter::compile_with(t, &self.schema, params)).transpose()?;
         let projection = resolve_projection(&self.schema, fields, true)?;
-        Ok(Scan { snap: Arc::clone(self), filter, projection, source: 0, rows: None, next: 0 })
+        let end = self.sources().count();
+        Ok(Scan { snap: Arc::clone(self), filter, projection, source: 0, end, rows: None, next: 0 })
+    }
+
+    /// The parts a scan can read on its own, in storage order: each segment, then each
+    /// chunk of the memtable. A distributed reader (`xvec.ray.read`) plans one task per
+    /// part and reads it with [`Scan::only_part`] from a snapshot of the same state.
+    pub fn scan_parts(&self) -> Vec<ScanPart> {
+        self.sources()
+            .map(|src| ScanPart {
+                segment: self.segments.get(src.position as usize).map(|s| s.segment.id()),
+                rows: src.view.rows() as u64 - src.deleted.len(),
+            })
+            .collect()
     }
 
     /// Runs `q` once for each vector of `vectors` (rows of the searched field's dimension,
@@ -98,6 +111,15 @@ impl Snapshot {
     }
 }
 
+/// One part of a snapshot a scan can read alone ([`Snapshot::scan_parts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanPart {
+    /// The segment's id; `None` for a chunk of the memtable.
+    pub segment: Option<u64>,
+    /// Its live rows (before any filter).
+    pub rows: u64,
+}
+
 /// A streaming read of a snapshot's documents: [`Snapshot::scan`].
 pub struct Scan {
     snap: Arc<Snapshot>,
@@ -105,6 +127,8 @@ pub struct Scan {
     projection: Vec<usize>,
     /// The source (segment or memtable chunk) being read, in [`Snapshot::sources`] order.
     source: usize,
+    /// One past the last source read.
+    end: usize,
     /// Its rows the filter keeps, once computed; `None` before.
     rows: Option<Rows>,
     /// How many of them were returned.
@@ -139,11 +163,21 @@ impl Scan {
         &self.snap
     }
 
+    /// This scan, made by [`Snapshot::scan`] and not yet read, limited to one part (a
+    /// position in [`Snapshot::scan_parts`]).
+    pub fn only_part(mut self, part: usize) -> Result<Scan, Error> {
+        if part >= self.end {
+            return Err(QueryError::NoSuchPart { part, parts: self.end }.into());
+        }
+        (self.source, self.end) = (part, part + 1);
+        Ok(self)
+    }
+
     /// Up to `max` more documents (at least one while any are left); `None` at the end.
     pub fn next_batch(&mut self, max: usize) -> Option<Vec<Doc>> {
         let max = max.max(1);
         let mut out = Vec::new();
-        while out.len() < max {
+        while out.len() < max && self.source < self.end {
             let Some(src) = self.snap.sources().nth(self.source) else { break };
             let rows = self.rows.get_or_insert_with(|| match candidates(&src, self.filter.as_ref()) {
                 Some(b) => Rows::Some(to_vec(&b)),

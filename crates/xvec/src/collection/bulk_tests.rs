@@ -127,3 +127,29 @@ fn a_batch_fails_per_row_or_as_a_whole_with_the_reason() {
         assert!(err.to_string().contains(&format!("threads is {threads}")), "{err}");
     }
 }
+
+#[test]
+fn the_parts_of_a_scan_together_read_what_the_whole_scan_reads() {
+    let (_dir, coll) = collection();
+    let none = Params::new();
+    let snap = coll.snapshot();
+    let parts = snap.scan_parts();
+    assert!(parts.len() >= 3, "two segments and the memtable: {parts:?}");
+    assert!(parts[..2].iter().all(|p| p.segment.is_some()) && parts[2..].iter().all(|p| p.segment.is_none()));
+    assert_eq!(parts.iter().map(|p| p.rows).sum::<u64>(), snap.count());
+    for filter in [None, Some("tag = 'a'")] {
+        let whole: Vec<Doc> = snap.scan(filter, &none, None).unwrap().collect();
+        let mut pieces = Vec::new();
+        for (i, part) in parts.iter().enumerate() {
+            let docs: Vec<Doc> = snap.scan(filter, &none, None).unwrap().only_part(i).unwrap().collect();
+            if filter.is_none() {
+                assert_eq!(docs.len() as u64, part.rows, "part {i}");
+            }
+            pieces.extend(docs);
+        }
+        assert_eq!(pieces, whole, "filter {filter:?}");
+    }
+    let err = snap.scan(None, &none, None).unwrap().only_part(parts.len()).err().unwrap();
+    let n = parts.len();
+    assert!(matches!(err, Error::Query(QueryError::NoSuchPart { part, parts }) if part == n && parts == n), "{err}");
+}

@@ -54,7 +54,7 @@ mod writer;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-pub use bulk::{MAX_QUERY_THREADS, Scan};
+pub use bulk::{MAX_QUERY_THREADS, Scan, ScanPart};
 pub use explain::Explain;
 pub(crate) use follow::Refreshed;
 pub use hybrid::{

@@ -195,6 +195,14 @@ pub enum QueryError {
     /// A hybrid query without branches, or a fusion that does not fit its branches.
     #[error("hybrid query: {0}")]
     BadHybrid(String),
+    /// A scan of one part ([`Scan::only_part`](crate::Scan::only_part)) past the last.
+    #[error("scan part {part} is out of range; the snapshot has {parts} parts")]
+    NoSuchPart {
+        /// The part asked for.
+        part: usize,
+        /// Parts the snapshot has.
+        parts: usize,
+    },
 }
 
 impl QueryError {
