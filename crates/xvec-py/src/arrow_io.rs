@@ -35,6 +35,21 @@ use crate::input::{Row, field_names};
 // ---------------------------------------------------------------------------------------
 // In
 
+/// The array behind an object's `__arrow_c_array__` (a pyarrow Array or RecordBatch).
+pub fn import_array(data: &Bound<'_, PyAny>) -> PyResult<arrow_data::ArrayData> {
+    let pair = data.call_method0("__arrow_c_array__")?;
+    let pair = pair.cast::<PyTuple>().map_err(|_| PyTypeError::new_err("__arrow_c_array__ did not return a tuple"))?;
+    let schema_capsule = pair.get_item(0)?;
+    let array_capsule = pair.get_item(1)?;
+    let schema_capsule = schema_capsule.cast::<PyCapsule>()?;
+    let array_capsule = array_capsule.cast::<PyCapsule>()?;
+    let sp = schema_capsule.pointer_checked(Some(c"arrow_schema"))?.as_ptr() as *mut FFI_ArrowSchema;
+    let ap = array_capsule.pointer_checked(Some(c"arrow_array"))?.as_ptr() as *mut FFI_ArrowArray;
+    // SAFETY: the capsules hold an `ArrowSchema` and an `ArrowArray` (their names say so);
+    // the array is moved out (a released one left behind), the schema borrowed.
+    unsafe { from_ffi(std::ptr::replace(ap, FFI_ArrowArray::empty()), &*sp) }.map_err(arrow_err)
+}
+
 /// Rows of an Arrow stream (or one record batch), a chunk at a time.
 pub struct ArrowRows {
     reader: Box<dyn RecordBatchReader + Send>,
@@ -66,18 +81,7 @@ impl ArrowRows {
             let reader = unsafe { RecordBatchStreamReader::from_raw(ptr) }.map_err(arrow_err)?;
             Box::new(reader)
         } else {
-            let pair = data.call_method0("__arrow_c_array__")?;
-            let pair =
-                pair.cast::<PyTuple>().map_err(|_| PyTypeError::new_err("__arrow_c_array__ did not return a tuple"))?;
-            let schema_capsule = pair.get_item(0)?;
-            let array_capsule = pair.get_item(1)?;
-            let schema_capsule = schema_capsule.cast::<PyCapsule>()?;
-            let array_capsule = array_capsule.cast::<PyCapsule>()?;
-            let sp = schema_capsule.pointer_checked(Some(c"arrow_schema"))?.as_ptr() as *mut FFI_ArrowSchema;
-            let ap = array_capsule.pointer_checked(Some(c"arrow_array"))?.as_ptr() as *mut FFI_ArrowArray;
-            // SAFETY: the capsules hold an `ArrowSchema` and an `ArrowArray` (their names say
-            // so); the array is moved out (a released one left behind), the schema borrowed.
-            let data = unsafe { from_ffi(std::ptr::replace(ap, FFI_ArrowArray::empty()), &*sp) }.map_err(arrow_err)?;
+            let data = import_array(data)?;
             if !matches!(data.data_type(), DataType::Struct(_)) {
                 return Err(PyTypeError::new_err(format!(
                     "__arrow_c_array__ gave a {} array; expected a record batch (a struct array of columns)",
@@ -510,6 +514,24 @@ impl RecordBatchReader for ScanReader {
     fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }
+}
+
+/// `scan` as a streaming `pyarrow.RecordBatchReader`: the key column `key`, then the
+/// fields `fields` names (all when `None`) in schema order, `batch_rows` rows a batch.
+pub fn record_batch_reader<'py>(
+    py: Python<'py>,
+    scan: Scan,
+    schema: &Schema,
+    fields: Option<&[String]>,
+    key: &str,
+    batch_rows: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let pa = crate::results::import_pyarrow(py)?;
+    let chosen =
+        schema.fields().iter().filter(|f| fields.is_none_or(|names| names.contains(&f.name))).cloned().collect();
+    let reader = ScanReader::new(scan, chosen, key, batch_rows).map_err(arrow_err)?;
+    let capsule = stream_capsule(py, Box::new(reader))?;
+    pa.getattr("RecordBatchReader")?.call_method1("_import_from_c_capsule", (capsule,))
 }
 
 /// A record batch reader as an `ArrowArrayStream` capsule, for `__arrow_c_stream__`.

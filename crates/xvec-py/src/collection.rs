@@ -10,15 +10,15 @@ use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArray, PyUntype
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use xvec::{GroupBy, Query, Schema};
+use xvec::{GroupBy, Query};
 
 use crate::admin;
 use crate::args::{Knobs, params_from_py, target};
-use crate::arrow_io::{ScanReader, stream_capsule};
+use crate::arrow_io::record_batch_reader;
 use crate::convert::{as_f32_array, from_json};
 use crate::errors::{ClosedError, IntoPy};
 use crate::input::keys_from_py;
-use crate::results::{QueryResult, fields_dict, import_pyarrow};
+use crate::results::{QueryResult, fields_dict};
 use crate::writes::WriteResult;
 
 /// Rows converted and written per engine call by default: the `xvec import` default, one
@@ -593,19 +593,9 @@ impl Collection {
         key: &str,
         batch_size: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let pa = import_pyarrow(py)?;
         let c = self.get()?;
         let params = params_from_py(params)?;
         let scan = py.detach(|| c.scan(filter.as_deref(), &params, fields.as_deref())).py_err()?;
-        let schema: Arc<Schema> = c.schema();
-        let chosen = schema
-            .fields()
-            .iter()
-            .filter(|f| fields.as_ref().is_none_or(|names| names.contains(&f.name)))
-            .cloned()
-            .collect();
-        let reader = ScanReader::new(scan, chosen, key, batch_size).map_err(crate::arrow_io::arrow_err)?;
-        let capsule = stream_capsule(py, Box::new(reader))?;
-        pa.getattr("RecordBatchReader")?.call_method1("_import_from_c_capsule", (capsule,))
+        record_batch_reader(py, scan, &c.schema(), fields.as_deref(), key, batch_size)
     }
 }

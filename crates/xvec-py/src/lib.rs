@@ -13,6 +13,7 @@
 //! - `convert`: Python values to engine values and back.
 //! - `admin`: optimize (progress, Ctrl-C), reports, stats, describe, verify, explain.
 //! - `errors`: the exception hierarchy.
+//! - `shard`: the shard of each key, for `xvec.ray`.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -25,6 +26,7 @@ mod convert;
 mod errors;
 mod input;
 mod results;
+mod shard;
 mod snapshot;
 mod writes;
 
@@ -87,6 +89,7 @@ fn _xvec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     collection::count_forks();
     m.add_function(wrap_pyfunction!(create, m)?)?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add_function(wrap_pyfunction!(shard::shard_ids, m)?)?;
     m.add_class::<Collection>()?;
     m.add_class::<writes::WriteResult>()?;
     m.add_class::<snapshot::Snapshot>()?;
@@ -97,5 +100,6 @@ fn _xvec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("KEY_FIELD", xvec::KEY_FIELD)?;
     m.add("MAX_K", xvec::MAX_K)?;
     m.add("MAX_QUERY_THREADS", xvec::MAX_QUERY_THREADS)?;
+    m.add("MAX_SHARDS", shard::MAX_SHARDS)?;
     Ok(())
 }

@@ -8,6 +8,7 @@ use pyo3::types::{PyDict, PyList};
 use xvec::Query;
 
 use crate::args::{Knobs, params_from_py, query_vector};
+use crate::arrow_io::record_batch_reader;
 use crate::errors::IntoPy;
 use crate::results::QueryResult;
 
@@ -32,6 +33,13 @@ impl Snapshot {
     #[getter]
     fn generation(&self) -> u64 {
         self.snap.generation()
+    }
+
+    /// WAL records this view holds on top of its generation (written since it was
+    /// published): with `generation`, which state of the collection this view is.
+    #[getter]
+    fn wal_records(&self) -> u64 {
+        self.snap.wal_records()
     }
 
     fn __len__(&self) -> usize {
@@ -88,6 +96,51 @@ impl Snapshot {
             })
             .collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, out)
+    }
+
+    /// The parts a scan of this view reads on its own, in storage order: each segment,
+    /// then each chunk of the memtable, as dicts `{"segment": id or None, "rows": live
+    /// rows}`. `export(part=i)` reads one; `xvec.ray.read` plans a task per part.
+    fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let parts = self.snap.scan_parts();
+        let dicts = parts
+            .iter()
+            .map(|p| {
+                let d = PyDict::new(py);
+                d.set_item("segment", p.segment)?;
+                d.set_item("rows", p.rows)?;
+                Ok(d)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, dicts)
+    }
+
+    /// The documents of this view (those `filter` keeps) as a streaming
+    /// `pyarrow.RecordBatchReader`, as `Collection.export`; `part` reads one of `parts()`.
+    #[pyo3(signature = (*, fields = None, filter = None, params = None, key = xvec::KEY_FIELD, batch_size = 10_000,
+        part = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn export<'py>(
+        &self,
+        py: Python<'py>,
+        fields: Option<Vec<String>>,
+        filter: Option<String>,
+        params: Option<&Bound<'py, PyDict>>,
+        key: &str,
+        batch_size: usize,
+        part: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = params_from_py(params)?;
+        let scan = py
+            .detach(|| {
+                let scan = self.snap.scan(filter.as_deref(), &params, fields.as_deref())?;
+                match part {
+                    Some(p) => scan.only_part(p),
+                    None => Ok(scan),
+                }
+            })
+            .py_err()?;
+        record_batch_reader(py, scan, &self.schema, fields.as_deref(), key, batch_size)
     }
 
     fn __repr__(&self) -> String {

@@ -25,6 +25,7 @@ from ._xvec import (  # noqa: F401
     KEY_FIELD,
     MAX_K,
     MAX_QUERY_THREADS,
+    MAX_SHARDS,
     BusyError,
     CancelledError,
     ClosedError,
@@ -46,12 +47,14 @@ from ._xvec import (  # noqa: F401
     __version__,
     create,
     open,
+    shard_ids,
 )
 
 __all__ = [
     "KEY_FIELD",
     "MAX_K",
     "MAX_QUERY_THREADS",
+    "MAX_SHARDS",
     "BusyError",
     "CancelledError",
     "ClosedError",
@@ -73,4 +76,5 @@ __all__ = [
     "__version__",
     "create",
     "open",
+    "shard_ids",
 ]

@@ -11,6 +11,7 @@ __version__: str
 KEY_FIELD: str
 MAX_K: int
 MAX_QUERY_THREADS: int
+MAX_SHARDS: int
 
 PathLike = Union[str, "os.PathLike[str]"]
 Json = Union[None, bool, int, float, str, List[Any], Dict[str, Any]]
@@ -37,6 +38,10 @@ def open(
 ) -> Collection:
     """Opens the collection in `path`: the writer (the default; `LockedError` while another
     handle writes) or, with `read_only=True`, a reader that follows the writer."""
+
+def shard_ids(values: Any, shards: int) -> "npt.NDArray[np.uint32]":
+    """The shard of each value of an Arrow string array: `crc32c(UTF-8 bytes) % shards`
+    (uint32). The rule `xvec.ray` routes rows by; a null value is an error naming its row."""
 
 class Collection:
     """A collection: a directory holding one writer's data. A context manager."""
@@ -163,6 +168,24 @@ class Snapshot:
     @property
     def generation(self) -> int:
         """The manifest generation this view reads."""
+    @property
+    def wal_records(self) -> int:
+        """WAL records this view holds on top of its generation."""
+    def parts(self) -> List[Dict[str, Any]]:
+        """The parts a scan reads on its own: each segment, then each memtable chunk, as
+        `{"segment": id or None, "rows": live rows}`."""
+    def export(
+        self,
+        *,
+        fields: Optional[Sequence[str]] = None,
+        filter: Optional[str] = None,
+        params: Optional[Params] = None,
+        key: str = "_key",
+        batch_size: int = 10000,
+        part: Optional[int] = None,
+    ) -> Any:
+        """The documents of this view as a streaming `pyarrow.RecordBatchReader`; `part`
+        reads one of `parts()`."""
     def __len__(self) -> int: ...
     def count(self, filter: Optional[str] = None, *, params: Optional[Params] = None) -> int:
         """Live documents in this view, or those `filter` keeps."""

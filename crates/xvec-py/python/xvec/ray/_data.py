@@ -1,0 +1,179 @@
+"""Ray Data in and out: a `Datasink` that routes a Dataset's Arrow blocks to the shard
+writers, and a `Datasource` with one read task per part of each shard (a segment, or a chunk
+of the memtable), the filter and the columns pushed into the engine."""
+
+import functools
+import os
+from typing import Any, Dict, List, Optional, Sequence
+
+import ray
+from ray.data import Datasink, Datasource, ReadTask
+from ray.data.block import BlockAccessor, BlockMetadata
+
+import xvec
+
+from ._root import ROOT_FILE, Root
+from ._sharded import ShardedCollection, ShardedWriteResult, create, open, write_table
+
+
+class ChangedDuringReadError(xvec.Error):
+    """A collection was written between planning a read and running one of its tasks."""
+
+
+class XvecDatasink(Datasink):
+    """Writes a Dataset into a sharded collection: each write task routes its blocks to the
+    shards' writer actors and returns once every shard acknowledged them."""
+
+    def __init__(self, coll: ShardedCollection, mode: str, key: str):
+        self._writers = coll._writers
+        self._root = coll.root
+        self._mode = mode
+        self._key = key
+        self.result: Optional[ShardedWriteResult] = None
+
+    def get_name(self) -> str:
+        return "xvec"
+
+    def write(self, blocks, ctx) -> Dict[str, Any]:
+        count, failed, retried = 0, [], 0
+        for block in blocks:
+            table = BlockAccessor.for_block(block).to_arrow()
+            if table.num_rows == 0:
+                continue
+            r = write_table(self._writers, self._root, table, self._mode, self._key)
+            count += r.count
+            retried += r.retried
+            failed.extend((ctx.task_idx, pos, k, msg) for pos, k, msg in r.failed)
+        return {"count": count, "failed": failed, "retried": retried}
+
+    def on_write_complete(self, write_result) -> None:
+        returns = write_result.write_returns
+        self.result = ShardedWriteResult(
+            sum(r["count"] for r in returns),
+            [f for r in returns for f in r["failed"]],
+            sum(r["retried"] for r in returns),
+        )
+
+
+def write(
+    dataset,
+    root: str,
+    schema: Optional[Dict[str, Any]] = None,
+    *,
+    shards: int = 2,
+    shard_by: str = "_key",
+    key: str = "_key",
+    mode: str = "insert",
+    optimize: bool = True,
+    options: Optional[Dict[str, Any]] = None,
+    nodes: Optional[Sequence[str]] = None,
+    readers: int = 1,
+    actor_options: Optional[Dict[str, Any]] = None,
+    concurrency: Optional[int] = None,
+) -> ShardedCollection:
+    """Writes a Ray Dataset into the sharded collection at `root` (created with `schema`
+    and `shards` if it has no root manifest yet), then optimizes every shard in parallel.
+    Returns the open collection; `.written` holds what the write did (rows written, rows
+    refused as (task, position, key, message))."""
+    if mode not in ("insert", "upsert", "update"):
+        raise ValueError(f"mode is {mode!r}; expected insert, upsert or update")
+    if os.path.exists(os.path.join(root, ROOT_FILE)):
+        coll = open(root, readers=readers, actor_options=actor_options)
+    else:
+        if schema is None:
+            raise ValueError(f"{root} holds no sharded collection; give a schema to create one")
+        coll = create(
+            root, schema, shards=shards, shard_by=shard_by, options=options, nodes=nodes, readers=readers,
+            actor_options=actor_options,
+        )
+    sink = XvecDatasink(coll, mode, key)
+    dataset.write_datasink(sink, concurrency=concurrency)
+    coll.written = sink.result
+    if optimize:
+        coll.optimize()
+    return coll
+
+
+class XvecDatasource(Datasource):
+    """Reads a collection (or every shard of a sharded one): one task per part, each
+    reading the state planned here, or failing with `ChangedDuringReadError` if the
+    collection was written since (read an idle collection, or plan again)."""
+
+    def __init__(self, path: str, *, filter: Optional[str] = None, columns: Optional[Sequence[str]] = None,
+                 params=None, batch_size: int = 10_000):
+        super().__init__()
+        if os.path.exists(os.path.join(path, ROOT_FILE)):
+            root = Root.load(path)
+            dirs = [root.shard_dir(i) for i in range(len(root.shards))]
+        else:
+            dirs = [os.path.abspath(path)]
+        self._filter, self._params, self._batch = filter, params, batch_size
+        self._fields = None if columns is None else [c for c in columns if c != xvec.KEY_FIELD]
+        self._plan: List[tuple] = []
+        for d in dirs:
+            c = xvec.open(d, read_only=True, follow=False)
+            try:
+                s = c.snapshot()
+                self._row_bytes = _row_bytes(c.schema(), self._fields)
+                self._plan.append((d, s.generation, s.wal_records, s.parts()))
+            finally:
+                c.close()
+
+    def get_name(self) -> str:
+        return "xvec"
+
+    def estimate_inmemory_data_size(self) -> Optional[int]:
+        return int(sum(p["rows"] for *_, parts in self._plan for p in parts) * self._row_bytes)
+
+    def get_read_tasks(self, parallelism: int, per_task_row_limit: Optional[int] = None, data_context=None):
+        tasks = []
+        for d, generation, wal, parts in self._plan:
+            for i, p in enumerate(parts):
+                meta = BlockMetadata(
+                    num_rows=p["rows"] if self._filter is None else None,
+                    size_bytes=int(p["rows"] * self._row_bytes),
+                    exec_stats=None,
+                    input_files=None,
+                )
+                read = functools.partial(
+                    _read_part, d, generation, wal, i, self._filter, self._fields, self._params, self._batch
+                )
+                tasks.append(ReadTask(read, meta, per_task_row_limit=per_task_row_limit))
+        return tasks
+
+
+def _row_bytes(schema: Dict[str, Any], fields: Optional[List[str]]) -> float:
+    total = 32.0
+    for f in schema["fields"]:
+        if fields is not None and f["name"] not in fields:
+            continue
+        total += 4.0 * f["dim"] if "dim" in f else 16.0
+    return total
+
+
+def _read_part(path, generation, wal, part, filter, fields, params, batch_size):
+    import pyarrow as pa
+
+    c = xvec.open(path, read_only=True, follow=False)
+    try:
+        s = c.snapshot()
+        if (s.generation, s.wal_records) != (generation, wal):
+            raise ChangedDuringReadError(
+                f"{path}: written since the read was planned (generation {generation} → {s.generation}, "
+                f"WAL records {wal} → {s.wal_records}); read it again"
+            )
+        for batch in s.export(fields=fields, filter=filter, params=params, batch_size=batch_size, part=part):
+            yield pa.Table.from_batches([batch])
+    finally:
+        c.close()
+
+
+def read(path: str, *, filter: Optional[str] = None, columns: Optional[Sequence[str]] = None, params=None,
+         **read_args):
+    """A Ray Dataset of the collection (or sharded collection) at `path`: one read task per
+    segment and memtable chunk of each shard, `filter` and `columns` applied in the engine,
+    vectors as `fixed_size_list<float32>` columns. `read_args` go to
+    `ray.data.read_datasource`."""
+    return ray.data.read_datasource(
+        XvecDatasource(path, filter=filter, columns=columns, params=params), **read_args
+    )

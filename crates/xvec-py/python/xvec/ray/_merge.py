@@ -1,0 +1,77 @@
+"""Merging the shards' top-k into one: best score first, ties broken by key (a shard's own
+(segment, row) order means nothing across shards)."""
+
+from typing import Any, Dict, Iterator, List, NamedTuple, Sequence, Tuple
+
+import numpy as np
+
+
+class Hit(NamedTuple):
+    """One hit of a sharded query."""
+
+    key: str
+    score: float
+    fields: Dict[str, Any]
+
+
+class ShardedQueryResult:
+    """The merged top-k of a sharded query: `keys`, `scores` (float32), `fields`, like
+    `xvec.QueryResult`."""
+
+    def __init__(self, keys: List[str], scores: np.ndarray, fields: List[Dict[str, Any]]):
+        self.keys = keys
+        self.scores = scores
+        self.fields = fields
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __getitem__(self, i: int) -> Hit:
+        return Hit(self.keys[i], float(self.scores[i]), self.fields[i])
+
+    def __iter__(self) -> Iterator[Hit]:
+        return (self[i] for i in range(len(self)))
+
+    def to_numpy(self) -> Tuple[np.ndarray, np.ndarray]:
+        return np.array(self.keys, dtype=object), self.scores
+
+    def to_arrow(self):
+        import pyarrow as pa
+
+        cols = {"_key": pa.array(self.keys, pa.string()), "_score": pa.array(self.scores, pa.float32())}
+        names = [n for f in self.fields for n in f]
+        for name in dict.fromkeys(names):
+            cols[name] = pa.array([f.get(name) for f in self.fields])
+        return pa.table(cols)
+
+    def __repr__(self) -> str:
+        return f"xvec.ray.ShardedQueryResult({len(self)} hits)"
+
+
+def merge(parts: Sequence[Tuple[List[str], np.ndarray, List[Dict[str, Any]]]], k: int, higher_better: bool):
+    """One result from each shard's (keys, scores, fields): the best `k`."""
+    rows = [(float(s), key, f) for keys, scores, fields in parts for key, s, f in zip(keys, scores, fields)]
+    rows.sort(key=(lambda r: (-r[0], r[1])) if higher_better else (lambda r: (r[0], r[1])))
+    rows = rows[:k]
+    return ShardedQueryResult(
+        [r[1] for r in rows], np.array([r[0] for r in rows], dtype=np.float32), [r[2] for r in rows]
+    )
+
+
+def merge_batch(parts: Sequence[Tuple[np.ndarray, np.ndarray]], k: int, higher_better: bool):
+    """One (keys, scores) pair of (n, k) arrays from each shard's `query_batch` answer:
+    per row the best `k`, `None` and NaN past a row's last hit."""
+    keys = np.concatenate([p[0] for p in parts], axis=1)
+    scores = np.concatenate([p[1] for p in parts], axis=1).astype(np.float32, copy=False)
+    n = keys.shape[0]
+    # Missing hits (NaN) sort last; ties by key, so each row is ordered by (primary, key).
+    primary = np.where(np.isnan(scores), np.inf, -scores if higher_better else scores)
+    sortable = np.where(keys == None, "", keys).astype(str)  # noqa: E711 (elementwise)
+    out_keys = np.empty((n, k), dtype=object)
+    out_scores = np.full((n, k), np.nan, dtype=np.float32)
+    width = min(k, keys.shape[1])
+    for i in range(n):
+        order = np.lexsort((sortable[i], primary[i]))[:width]
+        out_keys[i, :width] = keys[i, order]
+        out_scores[i, :width] = scores[i, order]
+    return out_keys, out_scores

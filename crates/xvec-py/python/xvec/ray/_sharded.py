@@ -1,0 +1,406 @@
+"""`ShardedCollection`: N ordinary xvec collections behind one handle, each owned by a
+writer actor and searched by reader actors; writes are routed by the root's rule, reads fan
+out to every shard and merge."""
+
+import os
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+import ray
+
+from .. import DocError, Error, QueryError, SchemaError
+from . import _actors
+from ._merge import ShardedQueryResult, merge, merge_batch
+from ._root import ROOT_FILE, Root, route
+
+#: Times a call to a shard whose actor died (or is restarting) is sent again.
+RETRIES = 20
+#: Pause before sending it again, doubled each time up to a second.
+RETRY_PAUSE_S = 0.05
+#: The errors of a call to an actor that died or is being restarted by Ray.
+ACTOR_GONE = (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError)
+#: The changes `alter` applies to every shard (the names of `Collection`'s methods).
+ALTERS = ("add_field", "drop_field", "rename_field", "add_index", "drop_index")
+
+
+class ShardedWriteResult:
+    """What a sharded write did: rows written, and each row refused as (position in the
+    input, key, message)."""
+
+    def __init__(self, count: int, failed: List[tuple], retried: int = 0):
+        self.count = count
+        self.failed = sorted(failed)
+        #: Shard writes sent again because the shard's actor died or was restarting.
+        self.retried = retried
+
+    def raise_for_errors(self) -> None:
+        if self.failed:
+            pos, key, msg = self.failed[0]
+            raise DocError(f"row {pos} (key {key!r}): {msg}; {len(self.failed)} rows refused in all")
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __repr__(self) -> str:
+        return f"xvec.ray.ShardedWriteResult(count={self.count}, failed={len(self.failed)}, retried={self.retried})"
+
+
+def to_table(data, schema: Dict[str, Any]):
+    """The write forms of `Collection.insert` (Arrow data, a dict of columns with 2-D numpy
+    vectors, a list of dicts, a pandas DataFrame) as one `pyarrow.Table`."""
+    import pyarrow as pa
+
+    if isinstance(data, pa.Table):
+        return data
+    if isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data])
+    if hasattr(data, "__arrow_c_stream__") and not isinstance(data, (dict, list)):
+        if type(data).__module__.startswith("pandas"):
+            return pa.Table.from_pandas(data, preserve_index=False)
+        return pa.table(data)
+    if isinstance(data, dict):
+        cols = {}
+        for name, col in data.items():
+            arr = np.asarray(col) if isinstance(col, np.ndarray) else None
+            if arr is not None and arr.ndim == 2:
+                flat = pa.array(np.ascontiguousarray(arr).reshape(-1))
+                cols[name] = pa.FixedSizeListArray.from_arrays(flat, arr.shape[1])
+            else:
+                cols[name] = pa.array(col)
+        return pa.table(cols)
+    if isinstance(data, list):
+        return pa.Table.from_pylist(data)
+    raise TypeError(f"cannot write {type(data).__name__}: expected Arrow data, a dict of columns or a list of dicts")
+
+
+class ShardedCollection:
+    """A collection split into shards, each an ordinary xvec collection owned by Ray
+    actors. Create with `xvec.ray.create`, reattach with `xvec.ray.open`."""
+
+    def __init__(self, root: Root, readers: int, actor_options: Optional[Dict[str, Any]], create: bool):
+        if not isinstance(readers, int) or readers < 1:
+            raise ValueError(f"readers is {readers!r}; expected an int ≥ 1")
+        self.root = root
+        self._closed = False
+        schema = root.schema if create else None
+        self._writers = [
+            _actors.spawn(
+                _actors.ShardWriter, f"xvec/{root.id}/w{i}", s.node, actor_options, root.shard_dir(i), schema, root.options
+            )
+            for i, s in enumerate(root.shards)
+        ]
+        # Every shard exists before its readers open it.
+        each(self._writers, "node")
+        self._readers = [
+            [
+                _actors.spawn(_actors.ShardReader, f"xvec/{root.id}/r{i}.{j}", s.node, actor_options, root.shard_dir(i))
+                for j in range(readers)
+            ]
+            for i, s in enumerate(root.shards)
+        ]
+        self._next_reader = 0
+        if root.pending is not None:
+            self._finish_alter()
+
+    # -- the handle ----------------------------------------------------------------------
+
+    @property
+    def path(self) -> str:
+        return self.root.dir
+
+    @property
+    def shards(self) -> int:
+        return len(self.root.shards)
+
+    def schema(self) -> Dict[str, Any]:
+        return self.root.schema
+
+    def nodes(self) -> List[str]:
+        """The node each shard's writer runs on."""
+        return each(self._writers, "node")
+
+    def writer(self, shard: int):
+        """The actor owning `shard`'s writer (for operations tests and tools)."""
+        return self._writers[shard]
+
+    def close(self) -> None:
+        """Closes every shard (syncing its WAL) and stops the actors. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        ray.get([w.close.remote() for w in self._writers])
+        for a in self._writers + [r for rs in self._readers for r in rs]:
+            ray.kill(a, no_restart=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def _check(self):
+        if self._closed:
+            raise Error("the sharded collection is closed")
+
+    def _readers_now(self):
+        """One reader per shard, taking turns."""
+        j = self._next_reader
+        self._next_reader += 1
+        return [rs[j % len(rs)] for rs in self._readers]
+
+    # -- writes --------------------------------------------------------------------------
+
+    def insert(self, data, *, key: str = "_key") -> ShardedWriteResult:
+        """Inserts rows (any `Collection.insert` form); an existing key fails its row."""
+        return self._write(data, "insert", key)
+
+    def upsert(self, data, *, key: str = "_key") -> ShardedWriteResult:
+        return self._write(data, "upsert", key)
+
+    def update(self, data, *, key: str = "_key") -> ShardedWriteResult:
+        return self._write(data, "update", key)
+
+    def _write(self, data, mode: str, key: str) -> ShardedWriteResult:
+        self._check()
+        return write_table(self._writers, self.root, to_table(data, self.root.schema), mode, key)
+
+    def delete(self, keys=None, *, where: Optional[str] = None, params=None) -> int:
+        """Deletes by key (routed) or by filter (every shard); the rows deleted."""
+        self._check()
+        if (keys is None) == (where is None):
+            raise ValueError("give keys or where=, not both")
+        if where is not None:
+            return sum(each(self._writers, "delete", None, where, params))
+        keys = [keys] if isinstance(keys, str) else list(keys)
+        by_shard = self._keys_by_shard(keys)
+        return sum(gather([_sender(self._writers[s], "delete", ks, None, None) for s, ks in by_shard.items()]))
+
+    def _keys_by_shard(self, keys: Sequence[str]) -> Dict[int, List[str]]:
+        import pyarrow as pa
+
+        if self.root.shard_by != "_key":
+            return {s: list(keys) for s in range(self.shards)}
+        order, bounds = route(pa.table({"_key": pa.array(keys, pa.string())}), "_key", self.shards)
+        return {
+            s: [keys[i] for i in order[bounds[s] : bounds[s + 1]]] for s in range(self.shards) if bounds[s + 1] > bounds[s]
+        }
+
+    def flush(self) -> None:
+        self._check()
+        each(self._writers, "call", "flush")
+
+    def optimize(self, *, threads: Optional[int] = None) -> List[Dict[str, Any]]:
+        """Optimizes every shard at once; each shard's report."""
+        self._check()
+        return each(self._writers, "call", "optimize", threads=threads)
+
+    # -- schema changes: recorded in the root first, so an interrupted one is finished ---
+
+    def add_field(self, field) -> None:
+        self._alter("add_field", [field])
+
+    def drop_field(self, name: str) -> None:
+        self._alter("drop_field", [name])
+
+    def rename_field(self, old: str, new: str) -> None:
+        self._alter("rename_field", [old, new])
+
+    def add_index(self, field: str, index) -> None:
+        self._alter("add_index", [field, index])
+
+    def drop_index(self, field: str, index) -> None:
+        self._alter("drop_index", [field, index])
+
+    def _alter(self, op: str, args: list) -> None:
+        self._check()
+        if self.root.pending is not None:
+            self._finish_alter()
+        self.root.pending = {"op": op, "args": args, "from": self.root.schema}
+        self.root.save()
+        self._finish_alter()
+
+    def _finish_alter(self) -> None:
+        """Applies the root's pending alter to every shard still on the schema before it,
+        then records the new schema and clears it. A change the shards refuse before any
+        has it is dropped (and raised); once one shard has it, it stays pending until all
+        do."""
+        p = self.root.pending
+        where = os.path.join(self.root.dir, ROOT_FILE)
+        if p.get("op") not in ALTERS or not isinstance(p.get("args"), list) or not isinstance(p.get("from"), dict):
+            raise Error(f"{where}: pending alter {p!r} is not one of {ALTERS} with its args and the schema before")
+        before = each(self._writers, "call", "schema")
+        for i, w in enumerate(self._writers):
+            if before[i] != p["from"]:
+                continue
+            try:
+                ray.get(w.call.remote(p["op"], *p["args"]))
+            except Exception as e:
+                if i == 0 and all(b == p["from"] for b in before):
+                    self.root.pending = None
+                    self.root.save()
+                    raise
+                raise Error(f"shard {i} refused {p['op']}{tuple(p['args'])}, which other shards have: {e}") from e
+        after = each(self._writers, "call", "schema")
+        if any(a != after[0] for a in after):
+            raise Error(f"{where}: the shards' schemas differ after {p['op']}; the change stays pending")
+        self.root.schema = after[0]
+        self.root.pending = None
+        self.root.save()
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def count(self, filter: Optional[str] = None, *, params=None) -> int:
+        self._check()
+        return sum(each(self._readers_now(), "call", "count", filter, params=params))
+
+    def fetch(self, keys, *, fields: Optional[Sequence[str]] = None):
+        """Documents by key as dicts, `None` where not found; one key, one dict."""
+        self._check()
+        one = isinstance(keys, str)
+        keys = [keys] if one else list(keys)
+        readers = self._readers_now()
+        out: Dict[str, Any] = {}
+        for s, ks in self._keys_by_shard(keys).items():
+            for k, d in zip(ks, gather([_sender(readers[s], "call", "fetch", ks, fields=fields)])[0]):
+                if d is not None:
+                    out[k] = d
+        docs = [out.get(k) for k in keys]
+        return docs[0] if one else docs
+
+    def _higher_better(self, field: Optional[str]) -> bool:
+        vectors = [f for f in self.root.schema["fields"] if str(f.get("type", "")).startswith("vector_")]
+        chosen = [f for f in vectors if field is None or f["name"] == field]
+        if not chosen:
+            raise QueryError(f"no vector field {field!r}" if field else "the schema has no vector field")
+        return chosen[0].get("metric") != "l2"
+
+    def query(self, vector, *, k: int = 10, field: Optional[str] = None, **kwargs) -> ShardedQueryResult:
+        """The `k` nearest rows over every shard: each shard's top `k` (the arguments of
+        `Collection.query`: filter, params, fields, ef, nprobe, refine), merged best first,
+        ties broken by key."""
+        self._check()
+        kwargs.update(k=k, field=field)
+        vector = np.asarray(vector, dtype=np.float32)
+        parts = each(self._readers_now(), "query", vector, kwargs)
+        return merge(parts, k, self._higher_better(field))
+
+    def query_batch(self, vectors, *, k: int = 10, field: Optional[str] = None, **kwargs):
+        """`Collection.query_batch` over every shard: (keys, scores), two (n, k) arrays."""
+        self._check()
+        kwargs.update(k=k, field=field)
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        parts = each(self._readers_now(), "query_batch", vectors, kwargs)
+        return merge_batch(parts, k, self._higher_better(field))
+
+    def verify(self, *, deep: bool = False) -> Dict[str, Any]:
+        """Every shard's verify report; `clean` when all are."""
+        self._check()
+        reports = each(self._writers, "call", "verify", deep=deep)
+        return {"clean": all(r["clean"] for r in reports), "shards": reports}
+
+    def stats(self) -> Dict[str, Any]:
+        self._check()
+        shards = each(self._writers, "call", "stats")
+        return {"shards": shards, "count": sum(s.get("count", 0) for s in shards)}
+
+    def __repr__(self) -> str:
+        return f"xvec.ray.ShardedCollection({self.root.dir!r}, shards={self.shards})"
+
+
+def write_table(writers, root: Root, table, mode: str, key: str) -> ShardedWriteResult:
+    """Routes `table`'s rows to their shards' writers and waits for every shard to
+    acknowledge. A shard whose actor dies mid-write is written again once Ray restarted it
+    (its WAL recovered), as an upsert of the same rows: the retry cannot tell rows the dead
+    actor committed from rows it did not."""
+    column = key if root.shard_by == "_key" else root.shard_by
+    order, bounds = route(table, column, len(writers))
+    table = table.take(order)
+    pending = {
+        s: table.slice(int(bounds[s]), int(bounds[s + 1] - bounds[s])) for s in range(len(writers)) if bounds[s + 1] > bounds[s]
+    }
+    count, failed, retried = 0, [], 0
+    for attempt in range(RETRIES + 1):
+        how = mode if attempt == 0 or mode == "update" else "upsert"
+        calls = {s: writers[s].write.remote(sub, how, key) for s, sub in pending.items()}
+        retry = {}
+        for s, call in calls.items():
+            try:
+                n, bad = ray.get(call)
+            except ACTOR_GONE:
+                if attempt == RETRIES:
+                    raise
+                retry[s] = pending[s]
+                continue
+            count += n
+            failed.extend((int(order[bounds[s] + pos]), k, msg) for pos, k, msg in bad)
+        if not retry:
+            break
+        pending = retry
+        retried += len(retry)
+        time.sleep(min(1.0, RETRY_PAUSE_S * 2**attempt))
+    return ShardedWriteResult(count, failed, retried)
+
+
+def _sender(actor, method, *args, **kwargs):
+    return lambda: getattr(actor, method).remote(*args, **kwargs)
+
+
+def each(actors, method, *args, **kwargs):
+    """`method(*args, **kwargs)` on every actor at once, through `gather`."""
+    return gather([_sender(a, method, *args, **kwargs) for a in actors])
+
+
+def gather(calls):
+    """The answers of `calls` (functions each sending one actor call), each sent again
+    while its actor is dead or restarting; for reads and idempotent operations."""
+    refs = [c() for c in calls]
+    out = [None] * len(calls)
+    for i, c in enumerate(calls):
+        for attempt in range(RETRIES + 1):
+            try:
+                out[i] = ray.get(refs[i])
+                break
+            except ACTOR_GONE:
+                if attempt == RETRIES:
+                    raise
+                time.sleep(min(1.0, RETRY_PAUSE_S * 2**attempt))
+                refs[i] = c()
+    return out
+
+
+def create(
+    root: str,
+    schema: Dict[str, Any],
+    *,
+    shards: int = 2,
+    shard_by: str = "_key",
+    options: Optional[Dict[str, Any]] = None,
+    nodes: Optional[Sequence[str]] = None,
+    readers: int = 1,
+    actor_options: Optional[Dict[str, Any]] = None,
+) -> ShardedCollection:
+    """Creates a sharded collection in `root` (a new or empty directory): `shards` xvec
+    collections with `schema`, rows routed by `shard_by` (the key, or a field), each shard
+    placed on `nodes[i]` when given (its directory on that node's local disk) or on the
+    shared file system `root` is on."""
+    if os.path.exists(root) and os.listdir(root):
+        raise Error(f"{root}: not empty; a sharded collection is created in a new or empty directory")
+    os.makedirs(root, exist_ok=True)
+    r = Root.new(root, schema, shards, shard_by, list(nodes) if nodes is not None else None, options)
+    r.save()
+    coll = ShardedCollection(r, readers, actor_options, create=True)
+    r.schema = each(coll._writers[:1], "call", "schema")[0]
+    r.save()
+    return coll
+
+
+def open(root: str, *, readers: int = 1, actor_options: Optional[Dict[str, Any]] = None) -> ShardedCollection:
+    """Reattaches to the sharded collection in `root`: its actors are started again (or
+    found, if this job has them), each shard recovering from its WAL; an alter that was
+    interrupted is finished."""
+    return ShardedCollection(Root.load(root), readers, actor_options, create=False)

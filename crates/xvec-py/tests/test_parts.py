@@ -1,0 +1,55 @@
+"""A snapshot read part by part (what `xvec.ray.read` plans a task for) and the shard rule
+(what `xvec.ray` routes rows by), without Ray."""
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import xvec
+
+from conftest import vectors
+
+
+@pytest.mark.covers("Snapshot.parts", "Snapshot.export", "Snapshot.wal_records")
+def test_the_parts_of_a_snapshot_read_together_what_export_reads(coll):
+    for start in (0, 100):
+        coll.insert({"_key": [f"k{i:03}" for i in range(start, start + 100)], "pos": ["n"] * 100,
+                     "emb": vectors(100, seed=start)})
+        coll.flush()
+    coll.insert({"_key": [f"m{i:03}" for i in range(50)], "pos": ["v"] * 50, "emb": vectors(50, seed=9)})
+    coll.delete(["k000", "k150"])
+    snap = coll.snapshot()
+    parts = snap.parts()
+    assert [p["segment"] is None for p in parts] == [False, False] + [True] * (len(parts) - 2)
+    assert sum(p["rows"] for p in parts) == len(snap) == 248
+    assert snap.wal_records >= 2
+    whole = snap.export().read_all()
+    pieces = [snap.export(part=i, fields=["pos"]).read_all() for i in range(len(parts))]
+    assert [t.num_rows for t in pieces] == [p["rows"] for p in parts]
+    assert pa.concat_tables(pieces).column("_key") == whole.column("_key")
+    assert pieces[0].column_names == ["_key", "pos"]
+    only_v = snap.export(part=len(parts) - 1, filter="pos = 'v'").read_all()
+    assert set(only_v.column("pos").to_pylist()) == {"v"}
+    # The view is pinned: a later write changes neither its parts nor what they read.
+    coll.insert({"_key": ["late"], "pos": ["v"], "emb": vectors(1)})
+    assert snap.parts() == parts and snap.export(part=0).read_all().num_rows == parts[0]["rows"]
+    with pytest.raises(xvec.QueryError, match=f"scan part {len(parts)} is out of range"):
+        snap.export(part=len(parts))
+
+
+@pytest.mark.covers("xvec.shard_ids", "xvec.MAX_SHARDS")
+def test_the_shard_of_a_key_is_crc32c_of_its_bytes_mod_shards():
+    # crc32c("123456789") = 0xE3069283, the check value of the Castagnoli polynomial.
+    ids = xvec.shard_ids(pa.array(["123456789", "", "é"]), 1000)
+    assert ids.dtype == np.uint32 and ids[0] == 0xE3069283 % 1000
+    for kind in (pa.string(), pa.large_string(), pa.string_view()):
+        assert (xvec.shard_ids(pa.array(["123456789", "", "é"], kind), 1000) == ids).all()
+    keys = pa.array([f"k{i}" for i in range(20_000)])
+    counts = np.bincount(xvec.shard_ids(keys, 4), minlength=4)
+    assert counts.min() > 4_500, counts
+    with pytest.raises(ValueError, match="row 1 is null"):
+        xvec.shard_ids(pa.array(["a", None]), 2)
+    with pytest.raises(TypeError, match="expected strings"):
+        xvec.shard_ids(pa.array([1, 2]), 2)
+    with pytest.raises(ValueError, match="expected 1..="):
+        xvec.shard_ids(keys, xvec.MAX_SHARDS + 1)
