@@ -37,6 +37,12 @@ use crate::input::{Row, field_names};
 
 /// The array behind an object's `__arrow_c_array__` (a pyarrow Array or RecordBatch).
 pub fn import_array(data: &Bound<'_, PyAny>) -> PyResult<arrow_data::ArrayData> {
+    if !data.hasattr("__arrow_c_array__")? {
+        return Err(PyTypeError::new_err(format!(
+            "expected an Arrow array (an object with __arrow_c_array__, e.g. pyarrow.array(...)), got {}",
+            data.get_type().name()?
+        )));
+    }
     let pair = data.call_method0("__arrow_c_array__")?;
     let pair = pair.cast::<PyTuple>().map_err(|_| PyTypeError::new_err("__arrow_c_array__ did not return a tuple"))?;
     let schema_capsule = pair.get_item(0)?;

@@ -373,6 +373,9 @@ def base_calls(c, path):
         (snap.query if snap else None, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb", fields=["pos"], vectors=True,
                           ef=None, nprobe=None, refine=None)),
         (snap.fetch if snap else None, dict(keys=["k001"], fields=["pos"])),
+        (snap.export if snap else None, dict(fields=["pos"], filter="n > $n", params={"n": 3}, key="id",
+                                              batch_size=7, part=0)),
+        (xvec.shard_ids, dict(values=pa.array(["k001"]), shards=2)),
     ]
     return [(fn, kwargs) for fn, kwargs in calls if snap or getattr(fn, "__self__", None) is not None]
 
@@ -424,7 +427,7 @@ def test_wrong_types_for_every_argument(filled, path):
             params = set(inspect.signature(member).parameters) - {"self"}
             if params:
                 assert params == given.get(f"{cls.__name__}.{m}"), m
-    for fn in (xvec.create, xvec.open):
+    for fn in (xvec.create, xvec.open, xvec.shard_ids):
         assert set(inspect.signature(fn).parameters) == given[fn.__name__]
     assert filled.count() == 200 and filled.verify()["clean"]
 
