@@ -53,3 +53,23 @@ def test_the_shard_of_a_key_is_crc32c_of_its_bytes_mod_shards():
         xvec.shard_ids(pa.array([1, 2]), 2)
     with pytest.raises(ValueError, match="expected 1..="):
         xvec.shard_ids(keys, xvec.MAX_SHARDS + 1)
+
+
+@pytest.mark.covers("xvec.to_lance")
+def test_a_collection_exported_to_lance_reads_and_searches_the_same(filled, tmp_path):
+    import lance  # in requirements-test.txt: missing, this test fails rather than skips
+    ds = xvec.to_lance(filled, str(tmp_path / "t.lance"), filter="pos = 'n'")
+    t = ds.to_table()
+    want = filled.export(filter="pos = 'n'").read_all()
+    assert t.num_rows == want.num_rows == 100
+    assert t.schema.field("emb").type == pa.list_(pa.float32(), 8)
+    assert t.sort_by("_key").equals(want.sort_by("_key"))
+    q = vectors(1, seed=5)[0]
+    near = ds.to_table(nearest={"column": "emb", "q": q, "k": 5, "metric": "l2"}, columns=["_key"])
+    assert near.column("_key").to_pylist() == filled.query(q, k=5, filter="pos = 'n'").keys
+    # From a snapshot, appended: a later write is not in it.
+    snap = filled.snapshot()
+    filled.insert({"_key": ["late"], "pos": ["v"], "emb": vectors(1)})
+    again = xvec.to_lance(snap, str(tmp_path / "t.lance"), filter="pos = 'v'", fields=["pos", "emb"], mode="append")
+    assert again.count_rows() == 200
+    assert lance.dataset(str(tmp_path / "t.lance")).count_rows(filter="_key = 'late'") == 0

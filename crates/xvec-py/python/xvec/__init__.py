@@ -50,6 +50,8 @@ from ._xvec import (  # noqa: F401
     shard_ids,
 )
 
+from ._lance import to_lance  # noqa: E402
+
 __all__ = [
     "KEY_FIELD",
     "MAX_K",
@@ -77,4 +79,5 @@ __all__ = [
     "create",
     "open",
     "shard_ids",
+    "to_lance",
 ]
