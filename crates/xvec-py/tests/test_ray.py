@@ -247,3 +247,15 @@ def test_a_read_of_a_collection_written_after_planning_fails_clearly(cluster, tm
     with pytest.raises(Exception, match="written since the read was planned"):
         ds.materialize()
     c.close()
+
+
+def test_a_sharded_collection_is_written_to_lance_a_task_per_part(flat, tmp_path):
+    import lance
+
+    coll, one = flat
+    uri = str(tmp_path / "flat.lance")
+    ds = xvec.ray.to_lance(coll.path, uri, filter="n < 5000", columns=["_key", "n", "emb"])
+    assert len(ds.get_fragments()) >= 4
+    t = lance.dataset(uri).to_table()
+    assert t.num_rows == 5000 and sorted(t.column("n").to_pylist()) == list(range(5000))
+    assert t.schema.field("emb").type == pa.list_(pa.float32(), DIM)

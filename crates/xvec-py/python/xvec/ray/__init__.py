@@ -13,7 +13,7 @@ Each shard has one writer actor (the engine's one writer) and `readers` reader a
 Needs `ray[data]`; `import xvec` alone does not import Ray. See docs/ray.md.
 """
 
-from ._data import ChangedDuringReadError, XvecDatasink, XvecDatasource, read, write
+from ._data import ChangedDuringReadError, XvecDatasink, XvecDatasource, read, to_lance, write
 from ._merge import Hit, ShardedQueryResult
 from ._root import ROOT_FILE, RULE
 from ._sharded import ShardedCollection, ShardedWriteResult, create, open
@@ -31,5 +31,6 @@ __all__ = [
     "create",
     "open",
     "read",
+    "to_lance",
     "write",
 ]

@@ -177,3 +177,44 @@ def read(path: str, *, filter: Optional[str] = None, columns: Optional[Sequence[
     return ray.data.read_datasource(
         XvecDatasource(path, filter=filter, columns=columns, params=params), **read_args
     )
+
+
+def to_lance(path: str, uri: str, *, filter: Optional[str] = None, columns: Optional[Sequence[str]] = None,
+             params=None, mode: str = "create"):
+    """Writes the collection (or sharded collection) at `path` to a Lance dataset at `uri`
+    in parallel, as lance-ray does: one Ray task per part writes its Lance fragments, then
+    one commit publishes them all (`mode` "create" or "overwrite"), so a failed task
+    leaves no dataset half written. Returns the `lance.LanceDataset`. Needs pylance."""
+    import lance
+
+    if mode not in ("create", "overwrite"):
+        raise ValueError(f"mode is {mode!r}; expected create or overwrite")
+    if mode == "create" and os.path.exists(uri):
+        raise FileExistsError(f"{uri}: exists; pass mode='overwrite' to replace it")
+    source = XvecDatasource(path, filter=filter, columns=columns, params=params)
+    write = ray.remote(_part_to_lance)
+    calls = [
+        write.remote(d, generation, wal, i, filter, source._fields, params, uri)
+        for d, generation, wal, parts in source._plan
+        for i in range(len(parts))
+    ]
+    done = ray.get(calls)
+    schema = next((s for s, frags in done if frags), done[0][0] if done else None)
+    fragments = [f for _, frags in done for f in frags]
+    return lance.LanceDataset.commit(uri, lance.LanceOperation.Overwrite(schema, fragments))
+
+
+def _part_to_lance(path, generation, wal, part, filter, fields, params, uri):
+    import lance.fragment
+    import pyarrow as pa
+
+    tables = list(_read_part(path, generation, wal, part, filter, fields, params, 10_000))
+    if not tables or sum(t.num_rows for t in tables) == 0:
+        c = xvec.open(path, read_only=True, follow=False)
+        try:
+            schema = c.snapshot().export(fields=fields, filter=filter, params=params, part=part).schema
+        finally:
+            c.close()
+        return schema, []
+    table = pa.concat_tables(tables)
+    return table.schema, lance.fragment.write_fragments(table, uri, schema=table.schema)
