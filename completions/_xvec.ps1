@@ -57,6 +57,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('tui', 'tui', [CompletionResultType]::ParameterValue, 'Live dashboard: run a search workload, watch QPS, latency, recall and memory.')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check every file, checksum, graph and code of a collection.')
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Repair a damaged collection: plan, confirm, then rebuild and republish.')
+            [CompletionResult]::new('backup', 'backup', [CompletionResultType]::ParameterValue, 'Copy a live collection to DEST, consistently, while writers keep writing.')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring a backup back into a new or empty directory, after it verifies.')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show segments, fields, graphs, memory, the WAL, or where a key lives.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -707,6 +709,26 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'xvec;backup' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--incremental', '--incremental', [CompletionResultType]::ParameterName, 'Update the earlier backup in DEST: copy only the files it lacks')
+            [CompletionResult]::new('--copy', '--copy', [CompletionResultType]::ParameterName, 'Copy every file instead of hard-linking the immutable ones')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;restore' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'xvec;inspect' {
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
@@ -851,6 +873,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('tui', 'tui', [CompletionResultType]::ParameterValue, 'Live dashboard: run a search workload, watch QPS, latency, recall and memory.')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check every file, checksum, graph and code of a collection.')
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Repair a damaged collection: plan, confirm, then rebuild and republish.')
+            [CompletionResult]::new('backup', 'backup', [CompletionResultType]::ParameterValue, 'Copy a live collection to DEST, consistently, while writers keep writing.')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring a backup back into a new or empty directory, after it verifies.')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show segments, fields, graphs, memory, the WAL, or where a key lives.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -977,6 +1001,12 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;repair' {
+            break
+        }
+        'xvec;help;backup' {
+            break
+        }
+        'xvec;help;restore' {
             break
         }
         'xvec;help;inspect' {

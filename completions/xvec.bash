@@ -22,6 +22,9 @@ _xvec() {
             xvec,analyze)
                 cmd="xvec__subcmd__analyze"
                 ;;
+            xvec,backup)
+                cmd="xvec__subcmd__backup"
+                ;;
             xvec,bench)
                 cmd="xvec__subcmd__bench"
                 ;;
@@ -81,6 +84,9 @@ _xvec() {
                 ;;
             xvec,repair)
                 cmd="xvec__subcmd__repair"
+                ;;
+            xvec,restore)
+                cmd="xvec__subcmd__restore"
                 ;;
             xvec,schema)
                 cmd="xvec__subcmd__schema"
@@ -193,6 +199,9 @@ _xvec() {
             xvec__subcmd__help,analyze)
                 cmd="xvec__subcmd__help__subcmd__analyze"
                 ;;
+            xvec__subcmd__help,backup)
+                cmd="xvec__subcmd__help__subcmd__backup"
+                ;;
             xvec__subcmd__help,bench)
                 cmd="xvec__subcmd__help__subcmd__bench"
                 ;;
@@ -252,6 +261,9 @@ _xvec() {
                 ;;
             xvec__subcmd__help,repair)
                 cmd="xvec__subcmd__help__subcmd__repair"
+                ;;
+            xvec__subcmd__help,restore)
+                cmd="xvec__subcmd__help__subcmd__restore"
                 ;;
             xvec__subcmd__help,schema)
                 cmd="xvec__subcmd__help__subcmd__schema"
@@ -383,7 +395,7 @@ _xvec() {
 
     case "${cmd}" in
         xvec)
-            opts="-h -V --mode --no-headers --no-mmap --wait --help --version create import insert upsert update delete fetch query explain count analyze vocabulary flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help"
+            opts="-h -V --mode --no-headers --no-mmap --wait --help --version create import insert upsert update delete fetch query explain count analyze vocabulary flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair backup restore inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -776,6 +788,34 @@ _xvec() {
             ;;
         xvec__subcmd__analyze)
             opts="-h --mode --no-headers --no-mmap --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__backup)
+            opts="-h --incremental --copy --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2299,7 +2339,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help)
-            opts="create import insert upsert update delete fetch query explain count analyze vocabulary flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair inspect help"
+            opts="create import insert upsert update delete fetch query explain count analyze vocabulary flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair backup restore inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2425,6 +2465,20 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__analyze)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__backup)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2845,6 +2899,20 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__repair)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__restore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3800,6 +3868,34 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__restore)
+            opts="-h --mode --no-headers --no-mmap --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

@@ -54,6 +54,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand tui 'Live dashboard: run a search workload, watch QPS, latency, recall and memory.'
             cand verify 'Check every file, checksum, graph and code of a collection.'
             cand repair 'Repair a damaged collection: plan, confirm, then rebuild and republish.'
+            cand backup 'Copy a live collection to DEST, consistently, while writers keep writing.'
+            cand restore 'Bring a backup back into a new or empty directory, after it verifies.'
             cand inspect 'Show segments, fields, graphs, memory, the WAL, or where a key lives.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -648,6 +650,24 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'xvec;backup'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --incremental 'Update the earlier backup in DEST: copy only the files it lacks'
+            cand --copy 'Copy every file instead of hard-linking the immutable ones'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;restore'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'xvec;inspect'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
@@ -775,6 +795,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand tui 'Live dashboard: run a search workload, watch QPS, latency, recall and memory.'
             cand verify 'Check every file, checksum, graph and code of a collection.'
             cand repair 'Repair a damaged collection: plan, confirm, then rebuild and republish.'
+            cand backup 'Copy a live collection to DEST, consistently, while writers keep writing.'
+            cand restore 'Bring a backup back into a new or empty directory, after it verifies.'
             cand inspect 'Show segments, fields, graphs, memory, the WAL, or where a key lives.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -863,6 +885,10 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;help;verify'= {
         }
         &'xvec;help;repair'= {
+        }
+        &'xvec;help;backup'= {
+        }
+        &'xvec;help;restore'= {
         }
         &'xvec;help;inspect'= {
             cand segments 'Segments: rows, deletions, bytes per file, creation time'

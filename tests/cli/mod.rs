@@ -1,6 +1,7 @@
 //! The real `xvec` binary: argv commands, the shell in batch mode and under a terminal,
 //! generated docs, example scripts and output modes.
 
+mod backup;
 mod bounds;
 mod commands;
 mod docs;

@@ -381,6 +381,9 @@ struct Tally {
     /// What the writable opens after kills did.
     torn_tails_cut: usize,
     leftovers_rolled_back: usize,
+    /// `xvec backup` children that left a whole backup / none under DEST.
+    backups_whole: usize,
+    backups_none: usize,
 }
 
 struct Loop {
@@ -397,6 +400,8 @@ struct Loop {
     durations: BTreeMap<&'static str, (f64, u32)>,
     log: Vec<String>,
     iteration: usize,
+    /// Where the running `xvec backup` child writes, to be checked when it ends.
+    backup: Option<PathBuf>,
 }
 
 fn run(kills: usize) {
@@ -426,6 +431,7 @@ fn run(kills: usize) {
         durations: BTreeMap::new(),
         log: Vec::new(),
         iteration: 0,
+        backup: None,
     };
     let start = Instant::now();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -678,6 +684,17 @@ impl Loop {
             let args = ["alter", &dir, change, field, kind].map(String::from);
             let kill = cli_kill(&mut self.rng);
             self.cli_child("xvec alter", &args, Vec::new(), kill)
+        } else if roll < 98 {
+            // `xvec backup`, linked or copied: reads only, so it adds no batch; whatever
+            // it leaves under DEST must be the whole collection (checked in `step`).
+            let dest = self.scratch.join(format!("backup-{}", self.iteration));
+            let mut args = vec!["backup".to_string(), dir, dest.display().to_string()];
+            if self.rng.random_bool(0.5) {
+                args.push("--copy".into());
+            }
+            self.backup = Some(dest);
+            let kill = cli_kill(&mut self.rng);
+            self.cli_child("xvec backup", &args, Vec::new(), kill)
         } else {
             let kill = cli_kill(&mut self.rng);
             self.cli_child(
@@ -792,11 +809,33 @@ impl Loop {
         );
         eprintln!("{line}");
         self.log.push(line);
+        if let Some(dest) = self.backup.take() {
+            self.check_backup(&dest, killed);
+        }
         self.pending.push(Run { batches, acked });
         // Leave some kills to the next child to recover from; at most two runs pending.
         if self.pending.len() >= 2 || self.rng.random_range(0..4) != 0 {
             self.observe();
         }
+    }
+
+    /// A backup killed or not leaves nothing under DEST or the whole collection as a
+    /// reader sees it (no writer ran meanwhile), verifying clean; its temp directory is
+    /// the only other trace a kill may leave.
+    fn check_backup(&mut self, dest: &std::path::Path, killed: bool) {
+        if dest.exists() {
+            let report = xvec::verify::run(dest, &Default::default()).unwrap();
+            assert!(report.is_clean(), "backup (killed: {killed}): {:#?}", report.findings);
+            let backup = documents(&Collection::open(dest, &OpenOptions::read_only()).unwrap());
+            let live = documents(&Collection::open(&self.dir, &OpenOptions::read_only()).unwrap());
+            assert!(backup == live, "the backup holds other documents than the collection");
+            self.tally.backups_whole += 1;
+            std::fs::remove_dir_all(dest).unwrap();
+        } else {
+            assert!(killed, "xvec backup exited 0 without a backup at {}", dest.display());
+            self.tally.backups_none += 1;
+        }
+        let _ = std::fs::remove_dir_all(dest.with_extension("tmp"));
     }
 
     /// Checks the collection after the children since the last check; the state found

@@ -44,5 +44,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Verify(a) => super::verify::run_verify(&a, colls.mmap(), io),
         Command::Repair(a) => super::verify::run_repair(&a, colls.mmap(), colls.lock_timeout(), io),
         Command::Inspect(a) => super::verify::run_inspect(&a, colls, io),
+        Command::Backup(a) => super::backup::backup(&a, colls, io),
+        Command::Restore(a) => super::backup::restore(&a, io),
     }
 }

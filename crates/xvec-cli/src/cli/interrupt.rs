@@ -11,8 +11,13 @@ use super::CliError;
 
 static REQUESTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
 
-/// Routes Ctrl-C to [`check`] instead of ending the process.
+/// Routes Ctrl-C to [`check`] instead of ending the process; once per process, however
+/// often it is called (the shell, then each `backup` it runs).
 pub fn install() -> Result<(), CliError> {
+    static INSTALLED: AtomicBool = AtomicBool::new(false);
+    if INSTALLED.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
     signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&REQUESTED))
         .map(|_| ())
         .map_err(|e| CliError::failed(format!("cannot install the Ctrl-C handler: {e}")))

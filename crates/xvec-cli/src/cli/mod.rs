@@ -7,6 +7,7 @@
 
 pub mod alter;
 pub mod args;
+pub mod backup;
 pub mod bench;
 pub mod bench_common;
 pub mod commands;
@@ -197,6 +198,8 @@ pub enum Command {
     Tui(Box<tui::TuiArgs>),
     Verify(verify::VerifyArgs),
     Repair(verify::RepairArgs),
+    Backup(backup::BackupArgs),
+    Restore(backup::RestoreArgs),
     Inspect(verify::InspectArgs),
 }
 
