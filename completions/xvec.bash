@@ -3039,7 +3039,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__import)
-            opts="-h --format --key-field --vectors --field --ids --sparse-bm25 --batch-size --upsert --flush --mode --no-headers --no-mmap --wait --help"
+            opts="-h --format --key-field --vectors --field --ids --sparse-bm25 --batch-size --upsert --skip-existing --max-errors --flush --mode --no-headers --no-mmap --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3096,6 +3096,13 @@ _xvec() {
                     return 0
                     ;;
                 --batch-size)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --max-errors)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

@@ -100,6 +100,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand import" -l field -d 'Vector fi
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l ids -d 'Keys of raw vectors, one per line (default: FILE.ids if it exists, else row numbers from 0)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l sparse-bm25 -d 'Fill the sparse field TARGET with the BM25 weights of each row\'s SOURCE text over the terms of the vocabulary file VOCAB (made by `xvec vocabulary`); repeatable' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l batch-size -d 'Documents per write batch (one WAL sync each)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l max-errors -d 'Stop once more than N rows were bad (default: never); the batches before stay' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -109,6 +110,7 @@ markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l upsert -d 'Insert or merge instead of failing on existing keys'
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l skip-existing -d 'Skip rows whose key exists already (resuming an import that stopped part-way)'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l flush -d 'Flush into a segment when done'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'

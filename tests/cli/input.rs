@@ -43,7 +43,7 @@ fn an_import_that_stops_part_way_says_what_it_committed() {
     assert_eq!(
         run.stderr,
         format!(
-            "{f}: import stopped: 2 rows committed (lines 2–3)\n\
+            "{f}: import stopped: 2 rows committed (lines 2–3); resume with --skip-existing or --upsert\n\
              error: {f}:4: the row has 3 fields, the header 4; every row needs one cell per column\n"
         )
     );

@@ -111,7 +111,7 @@ fn a_fatal_csv_error_comes_after_earlier_row_errors() {
         run.stderr,
         format!(
             "{f}:3: error: key \"b\": field `n` expects an integer, found a string\n\
-             {f}: import stopped: 1 row committed (lines 2–3)\n\
+             {f}: import stopped: 1 row committed (lines 2–3); resume with --skip-existing or --upsert\n\
              error: {f}:4: the row has 2 fields, the header 3; every row needs one cell per column\n"
         )
     );

@@ -8,6 +8,7 @@ mod docs;
 mod errors;
 mod export;
 mod input;
+mod interrupt;
 mod messages;
 mod meta;
 mod modes;

@@ -116,7 +116,9 @@ pub enum ImportFormat {
 /// list columns, nulls where a nullable field is unset: what `export --format parquet`,
 /// Milvus bulk_import and VectorDBBench files hold.
 /// Writes in batches of --batch-size, one WAL sync each; bad rows are reported with their
-/// line and skipped, and the command then exits 1.
+/// line and skipped, and the command then exits 1. An import that stops part-way (Ctrl-C,
+/// a fatal error, --max-errors) says which rows are committed; rerun it with
+/// --skip-existing (or --upsert) to go on.
 ///
 /// Example:
 ///   xvec import words commands/data/wordnet.jsonl --vectors emb=commands/data/wordnet.fvecs --flush
@@ -157,6 +159,12 @@ pub struct ImportArgs {
     /// Insert or merge instead of failing on existing keys.
     #[arg(long)]
     pub upsert: bool,
+    /// Skip rows whose key exists already (resuming an import that stopped part-way).
+    #[arg(long, conflicts_with = "upsert")]
+    pub skip_existing: bool,
+    /// Stop once more than N rows were bad (default: never); the batches before stay.
+    #[arg(long, value_name = "N")]
+    pub max_errors: Option<u64>,
     /// Flush into a segment when done.
     #[arg(long)]
     pub flush: bool,
@@ -575,7 +583,8 @@ pub enum ExportFormat {
 /// keys go to FILE.ids, one per line (what `import --ids` reads); scalar fields are not
 /// written. parquet writes the key as an int64 `id` column when every key is a decimal
 /// integer, else as a string column, then one list<float> column per vector field and one
-/// typed column per scalar field, null where a nullable field is unset.
+/// typed column per scalar field, null where a nullable field is unset. -o FILE is
+/// written as .FILE.tmp beside it and renamed once whole; Ctrl-C or an error removes it.
 ///
 /// Example:
 ///   xvec export words -o words.jsonl

@@ -26,9 +26,26 @@ pub fn run(a: &DumpArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError>
             .hint("pick another directory with -o OUTDIR, or remove the old dump"));
     }
     std::fs::create_dir_all(&out).map_err(|e| CliError::file(&out, &e))?;
+    // Each file is written under a temp name and renamed once whole, the script last: a
+    // dump that stops part-way (an error, Ctrl-C) removes what it wrote, and no file it
+    // names ever ends part-way.
+    let written = write_files(coll, &out, io);
+    if written.is_err() {
+        for name in [SCHEMA, DATA] {
+            let _ = std::fs::remove_file(out.join(name));
+        }
+    }
+    written
+}
+
+fn write_files(coll: &Collection, out: &Path, io: &mut Io) -> Result<(), CliError> {
     let write = |name: &str, text: &str| {
-        let path = out.join(name);
-        std::fs::write(&path, text).map_err(|e| CliError::file(&path, &e))
+        let (path, tmp) = (out.join(name), out.join(format!(".{name}.tmp")));
+        let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &path));
+        written.map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            CliError::file(&path, &e)
+        })
     };
     write(SCHEMA, &format!("{}\n", coll.schema().to_json()))?;
     let export = ExportArgs {

@@ -36,6 +36,8 @@ pub fn run(a: &QuickstartArgs, io: &mut Io) -> Result<(), CliError> {
         sparse_bm25: Vec::new(),
         batch_size: 1000,
         upsert: false,
+        skip_existing: false,
+        max_errors: None,
         flush: false,
     };
     let report = super::import::import(&coll, &args, io.err)?;

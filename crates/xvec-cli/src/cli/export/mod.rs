@@ -37,6 +37,8 @@ struct Layout {
 }
 
 pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError> {
+    // Ctrl-C stops between chunks and removes the temp file, in argv use too.
+    interrupt::install()?;
     if let Some(mode) = a.mode {
         let name = clap::ValueEnum::to_possible_value(&mode).map_or_else(String::new, |v| v.get_name().to_string());
         return Err(CliError::usage(format!("export does not take --mode {name}; its output format is --format"))
@@ -69,36 +71,71 @@ pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliErro
             .scan(a.filter.as_deref(), &io.params, Some(&[]))?
             .all(|d| d.key.parse::<i64>().is_ok_and(|i| i.to_string() == d.key)),
     };
-    let mut writer = open_writer(a, layout, io)?;
-    loop {
-        interrupt::check()?;
-        let Some(docs) = scan.next_batch(CHUNK) else { break };
-        writer.write(&docs)?;
-    }
-    writer.finish()?;
-    if let Some(path) = output_path(a) {
+    // A file is written under a temp name and renamed once whole: an error or Ctrl-C
+    // removes it, so no file under the name asked for ever ends part-way.
+    let staged = output_path(a).map(|p| (p.to_path_buf(), temp_path(p)));
+    let written = (|| {
+        let mut writer = open_writer(a, layout, io, staged.as_ref().map(|(_, tmp)| tmp.as_path()))?;
+        loop {
+            interrupt::check()?;
+            let Some(docs) = scan.next_batch(CHUNK) else { break };
+            writer.write(&docs)?;
+        }
+        writer.finish()
+    })();
+    if let Some((path, tmp)) = &staged {
+        let raw = matches!(a.format, ExportFormat::Npy | ExportFormat::Fvecs);
+        let moved = written.and_then(|()| {
+            if raw {
+                rename(&ids_path(tmp), &ids_path(path))?;
+            }
+            rename(tmp, path)
+        });
+        if let Err(e) = moved {
+            let _ = std::fs::remove_file(tmp);
+            let _ = std::fs::remove_file(ids_path(tmp));
+            return Err(e);
+        }
         writeln!(io.err, "exported {} to {}", super::plural::count(rows, "document"), path.display())?;
+        return Ok(());
     }
-    Ok(())
+    written
 }
 
-fn open_writer<'a>(a: &ExportArgs, layout: Layout, io: &'a mut Io) -> Result<Box<dyn Writer + 'a>, CliError> {
+/// Where `path` is written before it is renamed: `.NAME.tmp` beside it, so a tool
+/// matching `*.csv` never picks up a file still being written.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+fn rename(from: &Path, to: &Path) -> Result<(), CliError> {
+    std::fs::rename(from, to).map_err(|e| CliError::file(to, &e))
+}
+
+/// The writer of `a.format`, writing to `file` (the temp name of the `-o` file), or to
+/// standard output when there is none.
+fn open_writer<'a>(
+    a: &ExportArgs,
+    layout: Layout,
+    io: &'a mut Io,
+    file: Option<&Path>,
+) -> Result<Box<dyn Writer + 'a>, CliError> {
     let binary = |what: &str| {
         CliError::usage(format!("export --format {what} writes a file; pass -o FILE (not standard output)"))
             .hint(format!("e.g. export --format {what} -o out.{what}"))
     };
     Ok(match a.format {
-        ExportFormat::Jsonl => Box::new(text::Jsonl::new(output(a, io)?, layout)),
-        ExportFormat::Csv => Box::new(text::Csv::new(output(a, io)?, layout)?),
+        ExportFormat::Jsonl => Box::new(text::Jsonl::new(output(file, io)?, layout)),
+        ExportFormat::Csv => Box::new(text::Csv::new(output(file, io)?, layout)?),
         ExportFormat::Npy | ExportFormat::Fvecs => {
-            let path =
-                output_path(a).ok_or_else(|| binary(if a.format == ExportFormat::Npy { "npy" } else { "fvecs" }))?;
+            let path = file.ok_or_else(|| binary(if a.format == ExportFormat::Npy { "npy" } else { "fvecs" }))?;
             let field = raw::pick_field(&layout, a.field.as_deref(), a.fields.is_some(), io.err)?;
             Box::new(raw::Raw::create(path, a.format == ExportFormat::Npy, field, layout.rows)?)
         }
         #[cfg(feature = "parquet")]
         ExportFormat::Parquet => {
-            let path = output_path(a).ok_or_else(|| binary("parquet"))?;
+            let path = file.ok_or_else(|| binary("parquet"))?;
             parquet::create(path, layout)?
         }
         #[cfg(not(feature = "parquet"))]
@@ -111,9 +148,9 @@ fn output_path(a: &ExportArgs) -> Option<&Path> {
     a.output.as_deref().filter(|p| *p != Path::new("-"))
 }
 
-/// Where text formats write: the -o file, or standard output.
-fn output<'a>(a: &ExportArgs, io: &'a mut Io) -> Result<Box<dyn Write + 'a>, CliError> {
-    Ok(match output_path(a) {
+/// Where text formats write: the file, or standard output.
+fn output<'a>(file: Option<&Path>, io: &'a mut Io) -> Result<Box<dyn Write + 'a>, CliError> {
+    Ok(match file {
         Some(path) => Box::new(std::io::BufWriter::new(create(path)?)),
         None => Box::new(&mut *io.out),
     })

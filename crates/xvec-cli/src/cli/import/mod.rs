@@ -15,7 +15,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use xvec::sparse::Bm25Vocabulary;
-use xvec::{Collection, Doc, FieldKind, FieldLookupError, FieldType, ScalarType, Value, VectorType};
+use xvec::{Collection, Doc, DocError, FieldKind, FieldLookupError, FieldType, ScalarType, Value, VectorType};
 use xvec_io::dataset::VectorFile;
 
 use self::bounded::{LineBound, MAX_LINE_BYTES};
@@ -41,15 +41,22 @@ pub struct ImportReport {
     pub rows: u64,
     pub written: u64,
     pub failed: u64,
+    /// Rows left out under --skip-existing because their key exists.
+    pub skipped: u64,
 }
 
 pub fn run(a: &ImportArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    // Ctrl-C stops at the next batch boundary and says what is committed, in argv use too.
+    interrupt::install()?;
     let coll = colls.open(&a.coll.dir, true)?;
     let report = import(coll, a, io.err)?;
     if a.flush {
         coll.flush()?;
     }
-    let failed = if report.failed > 0 { format!(" ({} failed)", report.failed) } else { String::new() };
+    let mut failed = if report.failed > 0 { format!(" ({} failed)", report.failed) } else { String::new() };
+    if report.skipped > 0 {
+        failed.push_str(&format!(" ({} skipped: the key exists)", report.skipped));
+    }
     let of = count(report.rows, "document");
     writeln!(io.err, "imported {} of {of} from {}{failed}", report.written, a.file.display())?;
     if report.failed > 0 {
@@ -91,7 +98,7 @@ pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Resu
     };
     // An error that stops the import comes after the rows before it: those are written
     // and their errors reported first, as earlier batches were.
-    let read = read.and_then(|()| sink.check_vectors_used());
+    let read = read.and_then(|()| sink.check_vectors_used()).and_then(|()| sink.write_batch());
     if let Err(e) = read {
         let e = sink.write_batch().err().unwrap_or(e);
         let stopped = sink.stopped();
@@ -124,6 +131,8 @@ struct Sink<'a> {
     committed: Option<(Place, Place)>,
     batch_size: usize,
     upsert: bool,
+    skip_existing: bool,
+    max_errors: Option<u64>,
     report: ImportReport,
     errors: &'a mut dyn Write,
     progress: indicatif::ProgressBar,
@@ -155,6 +164,8 @@ impl<'a> Sink<'a> {
             committed: None,
             batch_size: a.batch_size as usize,
             upsert: a.upsert,
+            skip_existing: a.skip_existing,
+            max_errors: a.max_errors,
             report: ImportReport::default(),
             errors,
             progress,
@@ -186,8 +197,11 @@ impl<'a> Sink<'a> {
             Some((Place::Row(a), Place::Row(b))) => format!(" (rows {a}–{b})"),
             Some(_) => unreachable!("one input is read by lines or by rows"),
         };
-        let rows = if self.report.written == 0 { "no rows".to_string() } else { count(self.report.written, "row") };
-        format!("{}: import stopped: {rows} committed{span}", self.name)
+        if self.report.written == 0 {
+            return format!("{}: import stopped: no rows committed{span}", self.name);
+        }
+        let rows = count(self.report.written, "row");
+        format!("{}: import stopped: {rows} committed{span}; resume with --skip-existing or --upsert", self.name)
     }
 
     /// Refuses a `--vectors` file with rows left over once the input is read: its rows
@@ -279,13 +293,30 @@ impl<'a> Sink<'a> {
         self.committed = Some(self.committed.map_or(span, |(first, _)| (first, span.1)));
         let mut results = results.into_iter();
         for (place, unread) in rows {
-            match unread.map_or_else(|| results.next().map(|r| r.map_err(|e| e.to_string())), |e| Some(Err(e))) {
-                Some(Ok(())) => self.report.written += 1,
-                Some(Err(e)) => self.row_error(place, e),
-                None => unreachable!("the engine answers every document"),
+            let result = match unread {
+                Some(e) => Err(e),
+                None => match results.next() {
+                    Some(Err(DocError::DuplicateKey(_))) if self.skip_existing => {
+                        self.report.skipped += 1;
+                        continue;
+                    }
+                    Some(r) => r.map_err(|e| e.to_string()),
+                    None => unreachable!("the engine answers every document"),
+                },
+            };
+            match result {
+                Ok(()) => self.report.written += 1,
+                Err(e) => self.row_error(place, e),
             }
         }
-        Ok(())
+        match self.max_errors {
+            Some(max) if self.report.failed > max => Err(CliError::failed(format!(
+                "{}: stopped after {} (--max-errors {max})",
+                self.name,
+                count(self.report.failed, "bad row")
+            ))),
+            _ => Ok(()),
+        }
     }
 
     fn finish(mut self) -> Result<ImportReport, CliError> {
