@@ -1,5 +1,5 @@
-//! The admin calls' conversions: optimize with progress and Ctrl-C, reports, stats,
-//! describe, verify, explain, and the JSON forms schema changes and hybrid queries take.
+//! The admin calls' conversions: optimize with progress and Ctrl-C, backup and restore
+//! with Ctrl-C, reports, stats, describe, verify, explain, and the JSON forms schema changes and hybrid queries take.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,6 +73,55 @@ pub fn optimize(
         (Some(e), _) => Err(e),
         (None, r) => r.py_err(),
     }
+}
+
+/// Runs `work` (a backup or restore) on a worker thread while this one, holding the GIL
+/// only briefly every 50 ms, watches for Ctrl-C; an interrupt sets the cancel flag, and
+/// the engine then removes its temp directory and leaves nothing under the final name.
+pub fn cancellable<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&AtomicBool) -> Result<T, xvec::Error> + Send,
+) -> PyResult<T> {
+    let cancel = AtomicBool::new(false);
+    let mut stop: Option<PyErr> = None;
+    let result = std::thread::scope(|s| {
+        let worker = s.spawn(|| work(&cancel));
+        loop {
+            let done = py.detach(|| {
+                let deadline = std::time::Instant::now() + Duration::from_millis(50);
+                while std::time::Instant::now() < deadline && !worker.is_finished() {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                worker.is_finished()
+            });
+            if stop.is_none()
+                && let Err(e) = py.check_signals()
+            {
+                cancel.store(true, Ordering::Relaxed);
+                stop = Some(e);
+            }
+            if done {
+                return worker.join().expect("the backup thread panicked");
+            }
+        }
+    });
+    match (stop, result) {
+        (Some(e), Err(xvec::Error::Cancelled)) => Err(e),
+        (Some(e), _) => Err(e),
+        (None, r) => r.py_err(),
+    }
+}
+
+pub fn backup_report<'py>(py: Python<'py>, r: &xvec::BackupReport) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("generation", r.generation)?;
+    d.set_item("wal_records", r.wal_records)?;
+    for (name, c) in [("linked", r.linked), ("copied", r.copied), ("reused", r.reused)] {
+        d.set_item(format!("{name}_files"), c.files)?;
+        d.set_item(format!("{name}_bytes"), c.bytes)?;
+    }
+    d.set_item("attempts", r.attempts)?;
+    Ok(d)
 }
 
 pub fn optimize_report<'py>(py: Python<'py>, r: &OptimizeReport) -> PyResult<Bound<'py, PyDict>> {

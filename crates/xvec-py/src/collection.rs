@@ -559,6 +559,27 @@ impl Collection {
         admin::describe(py, &c, &self.path)
     }
 
+    /// Backs the collection up into `dest` (a new or empty directory, or with
+    /// `incremental=True` an earlier backup) while writers keep writing: every write
+    /// acknowledged before the call is in it, never part of a batch. Immutable files are
+    /// hard-linked on the same file system unless `copy=True` (a link does not survive
+    /// the loss of the disk). Ctrl-C stops it and leaves nothing under `dest`. Returns a
+    /// report dict.
+    #[pyo3(signature = (dest, *, copy = false, incremental = false))]
+    fn backup<'py>(
+        &self,
+        py: Python<'py>,
+        dest: std::path::PathBuf,
+        copy: bool,
+        incremental: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.get()?;
+        let report = admin::cancellable(py, |cancel| {
+            c.backup(&dest, &xvec::BackupOptions::default().copy(copy).incremental(incremental).cancel(Some(cancel)))
+        })?;
+        admin::backup_report(py, &report)
+    }
+
     /// Checks every file (checksums, structure, graphs; `deep=True` also samples index
     /// recall). Returns a report dict whose `clean` says whether anything is wrong.
     #[pyo3(signature = (*, deep = false))]

@@ -11,7 +11,8 @@
 //! - `input`: the write forms (dicts, columns, Arrow) as chunked row sources.
 //! - `arrow_io`: Arrow in and out through the C data interface.
 //! - `convert`: Python values to engine values and back.
-//! - `admin`: optimize (progress, Ctrl-C), reports, stats, describe, verify, explain.
+//! - `admin`: optimize (progress, Ctrl-C), backup and restore (Ctrl-C), reports, stats,
+//!   describe, verify, explain.
 //! - `errors`: the exception hierarchy.
 //! - `shard`: the shard of each key, for `xvec.ray`.
 
@@ -83,6 +84,19 @@ fn open(
     Ok(Collection::wrap(c, shown))
 }
 
+/// Restores the backup in `backup` into `path` (new or empty): copies it, verifies the
+/// copy, and only then puts it in place; a backup that does not verify raises
+/// `CorruptionError` and leaves `path` as it was. Returns a report dict.
+#[pyfunction]
+fn restore<'py>(
+    py: Python<'py>,
+    backup: std::path::PathBuf,
+    path: std::path::PathBuf,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    let report = admin::cancellable(py, |cancel| xvec::Collection::restore(&backup, &path, Some(cancel)))?;
+    admin::backup_report(py, &report)
+}
+
 /// The extension module.
 #[pymodule]
 fn _xvec(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -90,6 +104,7 @@ fn _xvec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(create, m)?)?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(shard::shard_ids, m)?)?;
+    m.add_function(wrap_pyfunction!(restore, m)?)?;
     m.add_class::<Collection>()?;
     m.add_class::<writes::WriteResult>()?;
     m.add_class::<snapshot::Snapshot>()?;

@@ -194,3 +194,30 @@ def test_read_only_follow_and_pinned_readers(filled, path):
         follow.close()
         pinned.close()
     assert filled.count() == 201
+
+
+@pytest.mark.covers("Collection.backup", "xvec.restore")
+def test_backup_while_writing_then_restore(filled, tmp_path):
+    filled.flush()
+    filled.delete(["k001"])
+    dest = tmp_path / "backup"
+    r = filled.backup(dest)
+    assert r["generation"] == filled.stats()["generation"] and r["wal_records"] == 1
+    assert r["linked_files"] >= 1 and r["attempts"] == 1
+    # Writes after the backup are not in it; the backup opens as a collection.
+    filled.insert({"_key": ["late"], "pos": ["n"], "n": [7], "emb": vectors(1)})
+    with xvec.open(dest, read_only=True) as b:
+        assert b.count() == 199 and b.verify()["clean"]
+    with pytest.raises(xvec.StorageError, match="already exists"):
+        filled.backup(dest)
+    r = filled.backup(dest, copy=True, incremental=True)
+    assert r["linked_files"] == 0 and r["reused_files"] >= 1
+    back = tmp_path / "restored"
+    r = xvec.restore(dest, back)
+    assert r["copied_files"] >= 3 and r["linked_files"] == 0
+    with xvec.open(back) as c:
+        assert c.count() == 200 and c.fetch(["late"])[0] is not None
+    with pytest.raises(xvec.StorageError, match="not empty"):
+        (tmp_path / "busy").mkdir()
+        (tmp_path / "busy" / "x").write_text("x")
+        xvec.restore(dest, tmp_path / "busy")

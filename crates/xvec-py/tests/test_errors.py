@@ -368,6 +368,8 @@ def base_calls(c, path):
         (c.add_index, dict(field="pos", index="inverted")),
         (c.drop_index, dict(field="pos", index="inverted")),
         (c.verify, dict(deep=False)),
+        (c.backup, dict(dest=path + "-backup", copy=False, incremental=False)),
+        (xvec.restore, dict(backup=path + "-backup", path=path + "-restored")),
         (c.export, dict(fields=["pos"], filter="n > $n", params={"n": 3}, key="id", batch_size=7)),
         (snap.count if snap else None, dict(filter="n > $n", params={"n": 3})),
         (snap.query if snap else None, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb", fields=["pos"], vectors=True,
@@ -427,7 +429,7 @@ def test_wrong_types_for_every_argument(filled, path):
             params = set(inspect.signature(member).parameters) - {"self"}
             if params:
                 assert params == given.get(f"{cls.__name__}.{m}"), m
-    for fn in (xvec.create, xvec.open, xvec.shard_ids):
+    for fn in (xvec.create, xvec.open, xvec.shard_ids, xvec.restore):
         assert set(inspect.signature(fn).parameters) == given[fn.__name__]
     assert filled.count() == 200 and filled.verify()["clean"]
 

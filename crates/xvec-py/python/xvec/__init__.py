@@ -48,6 +48,7 @@ from ._xvec import (  # noqa: F401
     create,
     open,
     shard_ids,
+    restore,
 )
 
 from ._lance import to_lance  # noqa: E402
@@ -80,4 +81,5 @@ __all__ = [
     "open",
     "shard_ids",
     "to_lance",
+    "restore",
 ]

@@ -43,6 +43,10 @@ def shard_ids(values: Any, shards: int) -> "npt.NDArray[np.uint32]":
     """The shard of each value of an Arrow string array: `crc32c(UTF-8 bytes) % shards`
     (uint32). The rule `xvec.ray` routes rows by; a null value is an error naming its row."""
 
+def restore(backup: PathLike, path: PathLike) -> Dict[str, Any]:
+    """Restores the backup in `backup` into `path` (new or empty): copies it, verifies the
+    copy and only then puts it in place (`CorruptionError` when it does not verify)."""
+
 class Collection:
     """A collection: a directory holding one writer's data. A context manager."""
 
@@ -145,6 +149,9 @@ class Collection:
         """The schema in its JSON form."""
     def describe(self) -> Dict[str, Any]:
         """The schema, the options, counts and each vector field's index."""
+    def backup(self, dest: PathLike, *, copy: bool = False, incremental: bool = False) -> Dict[str, Any]:
+        """Backs the collection up into `dest` while writers keep writing; `copy=True` copies
+        instead of hard-linking, `incremental=True` updates an earlier backup there."""
     def verify(self, *, deep: bool = False) -> Dict[str, Any]:
         """Checks every file; the report's `clean` says whether anything is wrong."""
     def snapshot(self) -> "Snapshot":
