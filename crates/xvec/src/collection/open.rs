@@ -10,7 +10,7 @@ use super::mem::MemSegment;
 use super::snapshot::{SegmentRef, Snapshot};
 use super::{OpenOptions, writer};
 use crate::error::{Error, StorageError};
-use crate::index::segment_index::SegmentIndex;
+use crate::index::segment_index::{IndexTarget, SegmentIndex};
 use crate::schema::Schema;
 use crate::storage::manifest::{self, Manifest, SealedWal, SegmentEntry};
 use crate::storage::segment::Segment;
@@ -208,8 +208,8 @@ fn open_segment(
             Some(index) => index,
             None => {
                 let p = dir.join(&ie.file);
-                let opened =
-                    SegmentIndex::open(&p, e.id, ie.field, spec, seg.rows(), options.mmap, options.verify_vectors)?;
+                let target = IndexTarget { path: &p, segment_id: e.id, field: ie.field, spec, rows: seg.rows() };
+                let opened = SegmentIndex::open(target, options.mmap, options.verify_vectors)?;
                 Arc::new(opened)
             }
         };

@@ -17,7 +17,7 @@ use super::snapshot::{SegmentRef, Snapshot, install};
 use super::writer::{Superseded, Writer, discard};
 use crate::error::Error;
 use crate::index::graph::BuildProgress;
-use crate::index::segment_index::{self, SegmentIndex};
+use crate::index::segment_index::{self, IndexTarget, SegmentIndex};
 use crate::storage::column::SegmentView;
 use crate::storage::manifest::IndexEntry;
 use crate::storage::segment::{self, Part, Segment};
@@ -280,20 +280,11 @@ impl Job {
                 made.push(ipath.clone());
                 let base = indexed.load(Ordering::Relaxed);
                 let cb = |p: BuildProgress| report_progress(base, p);
-                let size = segment_index::build(
-                    &ipath,
-                    id,
-                    fid,
-                    spec,
-                    seg.vector(f),
-                    seg.rows(),
-                    opts.concurrency.max(1),
-                    &cb,
-                    cancel,
-                )?;
+                let target = IndexTarget { path: &ipath, segment_id: id, field: fid, spec, rows: seg.rows() };
+                let size = segment_index::build(target, seg.vector(f), opts.concurrency.max(1), &cb, cancel)?;
                 let Some(size) = size else { return Err(Error::Cancelled) };
                 indexed.fetch_add(seg.rows() as u64, Ordering::Relaxed);
-                let index = SegmentIndex::open(&ipath, id, fid, spec, seg.rows(), mmap, false)?;
+                let index = SegmentIndex::open(target, mmap, false)?;
                 indexes[f] = Some(Arc::new(index));
                 index_files.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
                 report.indexes_built += 1;

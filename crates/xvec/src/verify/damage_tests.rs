@@ -277,7 +277,7 @@ mod fuzz {
 
     use proptest::prelude::*;
     use xvec::index::quant::rotation::Rotation;
-    use xvec::index::segment_index::SegmentIndex;
+    use xvec::index::segment_index::{IndexTarget, SegmentIndex};
     use xvec::storage::manifest::Manifest;
     use xvec::storage::segment::Segment;
     use xvec::storage::{FileKind, deletes, wal};
@@ -386,7 +386,7 @@ mod fuzz {
             let idx = tmp.path().join(&name);
             std::fs::write(&idx, apply(seed(&name), &d)).unwrap();
             let spec = s.field(field as usize).as_vector().unwrap();
-            let _ = SegmentIndex::open(&idx, 1, field, spec, 12, true, true);
+            let _ = SegmentIndex::open(IndexTarget { path: &idx, segment_id: 1, field, spec, rows: 12 }, true, true);
         }
 
         /// Damage to any one file: verify reports, repair leaves a clean collection.
@@ -444,7 +444,7 @@ fn regression_a_damaged_schema_that_still_parses_does_not_block_repair() {
 #[test]
 fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
     use xvec::index::hnsw::NONE;
-    use xvec::index::segment_index::{self, SegmentIndex};
+    use xvec::index::segment_index::{self, IndexTarget, SegmentIndex};
     use xvec::storage::column::SegmentView;
     use xvec::storage::segment::Segment;
 
@@ -477,7 +477,9 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
     let s = schema();
     let spec = s.field(2).as_vector().unwrap();
     let seg = Segment::open(&dir.join("SEG-000001.xseg"), std::sync::Arc::new(s.clone()), true, true).unwrap();
-    let index = SegmentIndex::open(&dir.join(idx), 1, 2, spec, seg.rows(), true, true).unwrap();
+    let path = dir.join(idx);
+    let target = IndexTarget { path: &path, segment_id: 1, field: 2, spec, rows: seg.rows() };
+    let index = SegmentIndex::open(target, true, true).unwrap();
     let g = index.graph().unwrap();
     let mut graph = g.to_graph();
     let victim =
@@ -491,7 +493,7 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
     }
     drop(index);
     let graph = Some(xvec::index::graph_index::GraphIndexView::Hnsw(graph.view()));
-    segment_index::write_with_graph_index(&dir.join(idx), 1, 2, spec, seg.vector(2), seg.rows(), graph).unwrap();
+    segment_index::write_with_graph_index(target, seg.vector(2), graph).unwrap();
     let report = verify::run(&dir, &quick()).unwrap();
     assert!(report.is_clean(), "{:?}", report.findings);
     let warning = report.findings.iter().find(|f| f.severity == Severity::Warning).unwrap();
@@ -594,7 +596,7 @@ fn every_flipped_byte_of_an_ivf_index_is_found_and_repaired() {
 #[test]
 fn every_flipped_byte_of_a_qg_index_is_found_and_repaired() {
     use xvec::index::qg::{NONE, QgGraph};
-    use xvec::index::segment_index::{self, SegmentIndex};
+    use xvec::index::segment_index::{self, IndexTarget, SegmentIndex};
     use xvec::storage::column::SegmentView;
     use xvec::storage::segment::Segment;
     use xvec::{Field, IndexParams, Metric, OptimizeOptions, QgParams, Query, Schema, VectorType};
@@ -651,7 +653,9 @@ fn every_flipped_byte_of_a_qg_index_is_found_and_repaired() {
         let dir = tmp.path().join(case);
         copy_dir(&pristine, &dir);
         let seg = Segment::open(&dir.join(seg_name), std::sync::Arc::new(schema.clone()), true, true).unwrap();
-        let index = SegmentIndex::open(&dir.join(&name), 1, field, &spec, seg.rows(), true, true).unwrap();
+        let path = dir.join(&name);
+        let target = IndexTarget { path: &path, segment_id: 1, field, spec: &spec, rows: seg.rows() };
+        let index = SegmentIndex::open(target, true, true).unwrap();
         let g = index.qg_graph().unwrap();
         let mut owned = QgGraph {
             layout: g.layout,
@@ -690,8 +694,7 @@ fn every_flipped_byte_of_a_qg_index_is_found_and_repaired() {
             }
         }
         drop(index);
-        segment_index::write_qg(&dir.join(&name), 1, field, &spec, seg.vector(field as usize), seg.rows(), &owned)
-            .unwrap();
+        segment_index::write_qg(target, seg.vector(field as usize), &owned).unwrap();
         let r = verify::run(&dir, &quick()).unwrap();
         let found = r.findings.iter().find(|f| f.file == name && f.section == "quantized graph blocks");
         match case {

@@ -7,7 +7,7 @@ use roaring::RoaringBitmap;
 use crate::index::flat::PreparedQuery;
 use crate::index::rng::SplitMix64;
 use crate::index::scorer::{Originals, Scorer};
-use crate::index::segment_index::{self, SearchParams, SearchPath, SearchRoute, SegmentIndex};
+use crate::index::segment_index::{self, IndexTarget, SearchParams, SearchPath, SearchRoute, SegmentIndex};
 use crate::index::topk::TopK;
 use crate::kernels;
 use crate::schema::{IndexParams, Metric, VectorSpec, VectorType};
@@ -61,8 +61,9 @@ fn build(dir: &Path, d: &Data, metric: Metric, json: &str) -> (VectorSpec, Segme
     let spec = VectorSpec { elem: VectorType::Fp32, dim: DIM as u32, metric, index };
     spec.index.validate("v", &spec).unwrap();
     let path = dir.join(format!("{}-{}.idx", metric.name(), json.len()));
-    segment_index::build(&path, 1, 0, &spec, d.col(metric), d.rows, 2, &|_| {}, &AtomicBool::new(false)).unwrap();
-    let idx = SegmentIndex::open(&path, 1, 0, &spec, d.rows, true, true).unwrap();
+    let target = IndexTarget { path: &path, segment_id: 1, field: 0, spec: &spec, rows: d.rows };
+    segment_index::build(target, d.col(metric), 2, &|_| {}, &AtomicBool::new(false)).unwrap();
+    let idx = SegmentIndex::open(target, true, true).unwrap();
     (spec, idx)
 }
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::quantization::{CODES, Keeps, PARAMS, ROTATION, SKETCHES, quantizer_for};
-use super::{IndexMeta, META, Section, find, section_of};
+use super::{IndexMeta, IndexTarget, META, Section, find, section_of};
 use crate::error::StorageError;
 use crate::index::ivf::{self, IvfLists};
 use crate::index::quant::rotation::Rotation;
@@ -59,13 +59,12 @@ pub(super) fn encode(spec: &VectorSpec, keeps: Keeps, col: VectorColumn, rows: u
 
 /// Writes a finished index through a temp file renamed over `path`; returns its size.
 pub(super) fn write_index(
-    path: &Path,
-    segment_id: u64,
-    field: u16,
+    target: IndexTarget<'_>,
     meta: &IndexMeta,
     e: &Encoded,
     kind: &[(Section, &[u8])],
 ) -> Result<u64, StorageError> {
+    let IndexTarget { path, segment_id, field, .. } = target;
     let tmp = crate::storage::disk::temp_path(path);
     let written = write(&tmp, segment_id, field, meta, e, kind)
         .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
@@ -112,8 +111,8 @@ pub(super) fn write(
 }
 
 /// An index file read and checked as a container: its bytes, its sections (each of `field`
-/// and of a kind the layer knows), and its meta, which must describe `spec` over `rows`
-/// rows; where the meta is, for errors about it.
+/// and of a kind the layer knows), and its meta, which must describe the target's spec
+/// over its rows; where the meta is, for errors about it.
 pub(super) struct Read {
     pub(super) bytes: FileBytes,
     pub(super) sections: Vec<RawSection>,
@@ -121,17 +120,10 @@ pub(super) struct Read {
     pub(super) meta_offset: u64,
 }
 
-/// Reads the index file at `path` (see [`Read`]). With `verify_data`, code and graph CRCs
-/// are checked too.
-pub(super) fn read(
-    path: &Path,
-    segment_id: u64,
-    field: u16,
-    spec: &VectorSpec,
-    rows: usize,
-    mmap: bool,
-    verify_data: bool,
-) -> Result<Read, StorageError> {
+/// Reads the index file of `target` (see [`Read`]). With `verify_data`, code and graph
+/// CRCs are checked too.
+pub(super) fn read(target: IndexTarget<'_>, mmap: bool, verify_data: bool) -> Result<Read, StorageError> {
+    let IndexTarget { path, segment_id, field, spec, rows } = target;
     let bytes = FileBytes::open(path, mmap)?;
     bytes.advise_random_access(0..bytes.as_slice().len());
     let (b, crcs) = (bytes.as_slice(), bytes.checksummer()?);

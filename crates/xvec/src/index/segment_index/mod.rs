@@ -141,95 +141,80 @@ pub(crate) struct IndexBytes {
     pub lists: u64,
 }
 
-/// Builds the index of `col` described by `spec` and writes it to `path`. Returns the
-/// file size, or `None` when cancelled.
-#[allow(clippy::too_many_arguments)]
+/// Which index file, and what it must hold: the file of vector field `field` of segment
+/// `segment_id` at `path`, built for `spec` over the segment's `rows` rows. Build, write,
+/// read and open all take it, so the five travel together.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IndexTarget<'a> {
+    pub path: &'a Path,
+    pub segment_id: u64,
+    pub field: u16,
+    pub spec: &'a VectorSpec,
+    pub rows: usize,
+}
+
+/// Builds the index of `col` for `target` and writes it. Returns the file size, or `None`
+/// when cancelled.
 pub(crate) fn build(
-    path: &Path,
-    segment_id: u64,
-    field: u16,
-    spec: &VectorSpec,
+    target: IndexTarget<'_>,
     col: VectorColumn,
-    rows: usize,
     concurrency: usize,
     progress: &(dyn Fn(BuildProgress) + Sync),
     cancel: &AtomicBool,
 ) -> Result<Option<u64>, StorageError> {
     let control = BuildControl { concurrency, progress, cancel };
-    let write = |e: &file::Encoded, kind: KindParts| write_parts(path, segment_id, field, spec, rows, e, kind);
+    let write = |e: &file::Encoded, kind: KindParts| write_parts(target, e, kind);
+    let (spec, rows) = (target.spec, target.rows);
     let encoded = encode(spec, kinds::keeps(&spec.index), col, rows);
     kinds::build(spec, col, rows, encoded, &control, &write)
 }
 
-/// Writes the index of `col` for `spec` around a graph that already exists, with the codes
-/// encoded afresh from the originals: how `verify`'s repair replaces damaged codes, or
-/// saves a graph whose unreachable nodes it reconnected, without a graph build. `None`
+/// Writes the index of `col` for `target` around a graph that already exists, with the
+/// codes encoded afresh from the originals: how `verify`'s repair replaces damaged codes,
+/// or saves a graph whose unreachable nodes it reconnected, without a graph build. `None`
 /// writes an index without a graph (Flat).
 pub(crate) fn write_with_graph_index(
-    path: &Path,
-    segment_id: u64,
-    field: u16,
-    spec: &VectorSpec,
+    target: IndexTarget<'_>,
     col: VectorColumn,
-    rows: usize,
     graph: Option<GraphIndexView>,
 ) -> Result<u64, StorageError> {
     let kind = graph.map_or_else(KindParts::flat, KindParts::graph);
-    let encoded = encode(spec, kinds::keeps(&spec.index), col, rows);
-    write_parts(path, segment_id, field, spec, rows, &encoded, kind)
+    let encoded = encode(target.spec, kinds::keeps(&target.spec.index), col, target.rows);
+    write_parts(target, &encoded, kind)
 }
 
-/// Writes a qg index of `col` around the graph `g` (as a build made it, or changed): how
-/// tests give verify blocks whose CRCs hold but whose content is wrong.
+/// Writes a qg index of `col` for `target` around the graph `g` (as a build made it, or
+/// changed): how tests give verify blocks whose CRCs hold but whose content is wrong.
 #[cfg(test)]
 pub(crate) fn write_qg(
-    path: &Path,
-    segment_id: u64,
-    field: u16,
-    spec: &VectorSpec,
+    target: IndexTarget<'_>,
     col: VectorColumn,
-    rows: usize,
     g: &crate::index::qg::QgGraph,
 ) -> Result<u64, StorageError> {
     let rotation = g.rotation.encode();
-    let encoded = encode(spec, kinds::keeps(&spec.index), col, rows);
-    write_parts(path, segment_id, field, spec, rows, &encoded, KindParts::qg(g, &rotation))
+    let encoded = encode(target.spec, kinds::keeps(&target.spec.index), col, target.rows);
+    write_parts(target, &encoded, KindParts::qg(g, &rotation))
 }
 
-/// Writes an index of `spec` over `rows` rows: the quantization `e` and the kind's parts.
-fn write_parts(
-    path: &Path,
-    segment_id: u64,
-    field: u16,
-    spec: &VectorSpec,
-    rows: usize,
-    e: &file::Encoded,
-    kind: KindParts,
-) -> Result<u64, StorageError> {
+/// Writes the index of `target`: the quantization `e` and the kind's parts.
+fn write_parts(target: IndexTarget<'_>, e: &file::Encoded, kind: KindParts) -> Result<u64, StorageError> {
+    let spec = target.spec;
     let meta = IndexMeta {
         params: spec.index.clone(),
-        rows: rows as u64,
+        rows: target.rows as u64,
         dim: spec.dim,
         metric: spec.metric,
         kind: kind.meta,
     };
-    write_index(path, segment_id, field, &meta, e, &kind.sections)
+    write_index(target, &meta, e, &kind.sections)
 }
 
 impl SegmentIndex {
-    /// Opens and validates an index file for `field` of segment `segment_id` with `rows`
-    /// rows, built for `spec`. With `verify_data`, code and graph CRCs are checked too.
-    pub(crate) fn open(
-        path: &Path,
-        segment_id: u64,
-        field: u16,
-        spec: &VectorSpec,
-        rows: usize,
-        mmap: bool,
-        verify_data: bool,
-    ) -> Result<SegmentIndex, StorageError> {
-        let file::Read { bytes, sections, meta, meta_offset } =
-            file::read(path, segment_id, field, spec, rows, mmap, verify_data)?;
+    /// Opens and validates the index file of `target`. With `verify_data`, code and graph
+    /// CRCs are checked too.
+    pub(crate) fn open(target: IndexTarget<'_>, mmap: bool, verify_data: bool) -> Result<SegmentIndex, StorageError> {
+        let file::Read { bytes, sections, meta, meta_offset } = file::read(target, mmap, verify_data)?;
+        let IndexTarget { path, spec, rows, .. } = target;
         let b = bytes.as_slice();
         let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
         let bad: &dyn Fn(u64, String) -> StorageError = &bad;

@@ -12,6 +12,11 @@ use crate::kernels;
 use crate::schema::{Metric, VectorType};
 use crate::storage::column::{Validity, VectorColumn, VectorData};
 
+/// The index file at `path` of field 0 of segment 1, as these tests build and open it.
+fn target<'a>(path: &'a Path, spec: &'a VectorSpec, rows: usize) -> IndexTarget<'a> {
+    IndexTarget { path, segment_id: 1, field: 0, spec, rows }
+}
+
 /// A graph search screens neighbours with their sketches, over int8 codes and over
 /// FP32 originals: it scores fewer rows than without them, and finds the same
 /// neighbours.
@@ -39,8 +44,8 @@ fn sketches_skip_most_rows_and_keep_recall() {
             let index: IndexParams = serde_json::from_str(&json).unwrap();
             let spec = VectorSpec { elem: VectorType::Fp32, dim: dim as u32, metric, index };
             let path = dir.path().join(format!("{quantize}-{}.idx", metric.name()));
-            build(&path, 1, 0, &spec, col, n, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
-            let idx = SegmentIndex::open(&path, 1, 0, &spec, n, true, true).unwrap();
+            build(target(&path, &spec, n), col, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
+            let idx = SegmentIndex::open(target(&path, &spec, n), true, true).unwrap();
             assert_eq!(idx.sketches().map(|s| s.rows()), Some(n));
             let g = idx.graph().unwrap();
             let (mut hits, mut scored) = ([0usize; 2], [0u64; 2]);
@@ -93,8 +98,8 @@ fn indexes_without_sketches_still_open() {
             index: serde_json::from_str(&json).unwrap(),
         };
         let path = dir.path().join(format!("{quantize}.idx"));
-        build(&path, 1, 0, &spec, col, n, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
-        let new = SegmentIndex::open(&path, 1, 0, &spec, n, true, true).unwrap();
+        build(target(&path, &spec, n), col, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
+        let new = SegmentIndex::open(target(&path, &spec, n), true, true).unwrap();
         assert!(new.sketches().is_some() && new.rotation().is_some(), "{quantize}");
         let graph = new.graph_index().unwrap();
         let codes = new.codes().map(|c| (c.codes.to_vec(), c.params.to_vec()));
@@ -102,7 +107,7 @@ fn indexes_without_sketches_still_open() {
         let old = dir.path().join(format!("{quantize}-old.idx"));
         let encoded = Encoded { keeps: kinds::keeps(&spec.index), rotation, codes, sketches: None };
         write(&old, 1, 0, new.meta(), &encoded, &kinds::KindParts::graph(graph).sections).unwrap();
-        let idx = SegmentIndex::open(&old, 1, 0, &spec, n, true, true).unwrap();
+        let idx = SegmentIndex::open(target(&old, &spec, n), true, true).unwrap();
         assert!(idx.sketches().is_none(), "{quantize}");
         assert_eq!(idx.rotation().is_some(), quantize == "int8");
         let q = &data[..dim];
@@ -147,8 +152,8 @@ fn one_bit_codes_of_graph_indexes_are_read_from_the_sketches() {
                 index: serde_json::from_str(&json).unwrap(),
             };
             let path = dir.path().join(format!("{bits}-{}.idx", graph.len()));
-            build(&path, 1, 0, &spec, col, n, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
-            let idx = SegmentIndex::open(&path, 1, 0, &spec, n, true, true).unwrap();
+            build(target(&path, &spec, n), col, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
+            let idx = SegmentIndex::open(target(&path, &spec, n), true, true).unwrap();
             let (codes, qz, sketches) = (idx.codes().unwrap(), idx.quantizer().unwrap(), idx.sketches().unwrap());
             let params = (crate::index::quant::PARAMS_PER_ROW * 4 * n) as u64;
             let own = if bits == 1 { 0 } else { (qz.code_bytes() * n) as u64 };
@@ -213,8 +218,8 @@ fn screened_exact_scan_keeps_recall_and_scores_few_rows() {
         let index: IndexParams = serde_json::from_str(r#"{"type":"hnsw","m":8,"ef_construction":40}"#).unwrap();
         let spec = VectorSpec { elem: VectorType::Fp32, dim: dim as u32, metric, index };
         let path = dir.path().join(format!("{}.idx", metric.name()));
-        build(&path, 1, 0, &spec, col, n, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
-        let idx = SegmentIndex::open(&path, 1, 0, &spec, n, true, true).unwrap();
+        build(target(&path, &spec, n), col, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
+        let idx = SegmentIndex::open(target(&path, &spec, n), true, true).unwrap();
         let (mut hits, mut scored) = (0usize, 0u64);
         for q in &queries {
             let exact = PreparedQuery::float(metric, q.clone());

@@ -12,7 +12,7 @@ use crate::index::ivf::sketches::{ListSketches, SketchScratch};
 use crate::index::ivf::{self, IvfView};
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch;
-use crate::index::segment_index::{self, Encodes, SearchParams, SegmentIndex};
+use crate::index::segment_index::{self, Encodes, IndexTarget, SearchParams, SegmentIndex};
 use crate::index::{PreparedQuery, TopK, flat, qg};
 use crate::kernels;
 use crate::schema::{Knob, Schema, VectorSpec};
@@ -122,7 +122,8 @@ impl Checker<'_> {
         if !scan.is_clean() && !codes_only {
             return st;
         }
-        let index = match SegmentIndex::open(&path, e.id, ie.field, &spec, rows as usize, self.opts.mmap, false) {
+        let target = IndexTarget { path: &path, segment_id: e.id, field: ie.field, spec: &spec, rows: rows as usize };
+        let index = match SegmentIndex::open(target, self.opts.mmap, false) {
             Ok(i) => Arc::new(i),
             Err(err) => {
                 self.open_failed(ie, &scan, &err, &|_, s| index_section_name(s));

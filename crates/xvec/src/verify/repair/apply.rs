@@ -12,7 +12,7 @@ use super::{LOST_FOUND, Outcome, Repair, RepairOptions, verify_options};
 use crate::error::StorageError;
 use crate::index::field_indexes::FieldIndexSpec;
 use crate::index::graph_index::GraphIndex;
-use crate::index::segment_index::{self, SegmentIndex};
+use crate::index::segment_index::{self, IndexTarget, SegmentIndex};
 use crate::kernels;
 use crate::schema::Schema;
 use crate::storage::column::SegmentView;
@@ -229,18 +229,9 @@ impl<'a> Applier<'a> {
             let fid = schema.field_id(f);
             let file = index_name(id, fid, IndexKind::Vector);
             let ipath = dir.join(&file);
-            let size = segment_index::build(
-                &ipath,
-                id,
-                fid,
-                spec,
-                seg.vector(f),
-                seg.rows(),
-                opts.concurrency.max(1),
-                &|_| {},
-                &self.never,
-            )?
-            .ok_or_else(|| StorageError::corrupted(&ipath, 0, "index build stopped"))?;
+            let target = IndexTarget { path: &ipath, segment_id: id, field: fid, spec, rows: seg.rows() };
+            let size = segment_index::build(target, seg.vector(f), opts.concurrency.max(1), &|_| {}, &self.never)?
+                .ok_or_else(|| StorageError::corrupted(&ipath, 0, "index build stopped"))?;
             indexes.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
         }
         for (f, field) in schema.fields().iter().enumerate() {
@@ -305,28 +296,11 @@ impl<'a> Applier<'a> {
         let path = dir.join(&name);
         self.mover.keep(&name)?;
         let col = seg.vector(at);
+        let target = IndexTarget { path: &path, segment_id: s.entry.id, field, spec, rows: seg.rows() };
         let size = match kept {
-            Some(graph) => segment_index::write_with_graph_index(
-                &path,
-                s.entry.id,
-                field,
-                spec,
-                col,
-                seg.rows(),
-                graph.as_ref().map(GraphIndex::view),
-            )?,
-            None => segment_index::build(
-                &path,
-                s.entry.id,
-                field,
-                spec,
-                col,
-                seg.rows(),
-                opts.concurrency.max(1),
-                &|_| {},
-                &self.never,
-            )?
-            .ok_or_else(|| StorageError::corrupted(&path, 0, "index build stopped"))?,
+            Some(graph) => segment_index::write_with_graph_index(target, col, graph.as_ref().map(GraphIndex::view))?,
+            None => segment_index::build(target, col, opts.concurrency.max(1), &|_| {}, &self.never)?
+                .ok_or_else(|| StorageError::corrupted(&path, 0, "index build stopped"))?,
         };
         let e = &mut self.m.segments[pos];
         match e.indexes.iter_mut().find(|i| i.field == field) {
