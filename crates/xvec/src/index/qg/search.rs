@@ -36,12 +36,12 @@ impl QgQuery {
 }
 
 /// One node of the beam.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    est: f32,
-    id: u32,
-    expanded: bool,
-    allowed: bool,
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Entry {
+    pub est: f32,
+    pub id: u32,
+    pub expanded: bool,
+    pub allowed: bool,
 }
 
 /// Reused buffers of one searching thread.
@@ -120,9 +120,8 @@ pub(crate) fn search<S: Scorer>(
             if est >= worst || id == NONE || !sc.visited.insert(id) {
                 continue;
             }
-            let pos = sc.beam.partition_point(|e| e.est <= est);
             let allowed = ok(id);
-            sc.beam.insert(pos, Entry { est, id, expanded: false, allowed });
+            let pos = insert_sorted(&mut sc.beam, Entry { est, id, expanded: false, allowed });
             cursor = cursor.min(pos);
             kept += usize::from(allowed);
             if kept > ef {
@@ -142,6 +141,24 @@ pub(crate) fn search<S: Scorer>(
     out.extend(sc.results.drain());
     out.sort_unstable();
     finished
+}
+
+/// Inserts `e` into the beam after every entry whose estimate is at most its own (as
+/// `partition_point` then `insert` would) and returns its position. A step of insertion
+/// sort from the back: a neighbour that passes the beam's bound mostly lands near its end,
+/// so the scan is short, and it replaces a binary search's chain of dependent loads and
+/// a `memmove` call (together 30% of the beam loop's samples at ef 48 on
+/// wordnet-minilm-384).
+#[inline]
+pub(super) fn insert_sorted(beam: &mut Vec<Entry>, e: Entry) -> usize {
+    beam.push(e);
+    let mut i = beam.len() - 1;
+    while i > 0 && beam[i - 1].est > e.est {
+        beam[i] = beam[i - 1];
+        i -= 1;
+    }
+    beam[i] = e;
+    i
 }
 
 /// Cache lines of the next node's block prefetched: the first group's codes lead, the

@@ -2,7 +2,7 @@ use std::sync::atomic::AtomicBool;
 
 use roaring::RoaringBitmap;
 
-use super::search::estimate;
+use super::search::{Entry, estimate, insert_sorted};
 use super::*;
 use crate::index::flat::{PreparedQuery, row_distance};
 use crate::index::graph::{Beam, BuildControl};
@@ -269,4 +269,26 @@ fn a_spent_budget_stops_the_search() {
     let beam = Beam { ef: 64, allowed: None, budget: usize::MAX };
     assert!(search(&g.view(), kernels::best(), &q, &exact, beam, &mut sc, &mut out));
     assert_eq!(out.len(), 64);
+}
+
+/// The beam's insertion keeps the order `partition_point` and `insert` kept: after every
+/// entry with an estimate at most its own (ties in arrival order), at the front, the back
+/// and in between.
+#[test]
+fn beam_insertion_matches_a_binary_search() {
+    let mut rng = SplitMix64::new(9);
+    let (mut fast, mut slow) = (Vec::new(), Vec::new());
+    for id in 0..500u32 {
+        // Few distinct values, so ties are common.
+        let est = (rng.next_u64() % 40) as f32 - 20.0;
+        let e = Entry { est, id, expanded: false, allowed: id % 3 != 0 };
+        let pos = slow.partition_point(|x: &Entry| x.est <= est);
+        slow.insert(pos, e);
+        assert_eq!(insert_sorted(&mut fast, e), pos, "entry {id}");
+        assert_eq!(fast, slow, "entry {id}");
+        if id % 7 == 0 {
+            fast.truncate(fast.len() / 2);
+            slow.truncate(slow.len() / 2);
+        }
+    }
 }
