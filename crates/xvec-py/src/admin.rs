@@ -324,6 +324,20 @@ pub fn index_from_py(obj: &Bound<'_, PyAny>) -> PyResult<IndexArg> {
     })
 }
 
+/// A vector index `set_index` gives a field: a type name for its defaults (`"hnsw"`), or
+/// the schema's index JSON as a dict or a string (`{"type": "hnsw", "m": 32}`).
+pub fn vector_index_from_py(field: &str, obj: &Bound<'_, PyAny>) -> PyResult<xvec::IndexParams> {
+    let bad =
+        |what: String| crate::errors::to_py(xvec::SchemaError::BadIndex { field: field.to_string(), what }.into());
+    match json_arg_or_name(obj)? {
+        serde_json::Value::String(name) => {
+            let kind = name.parse::<xvec::IndexType>().map_err(|e| bad(e.to_string()))?;
+            Ok(xvec::IndexParams::defaults(kind))
+        }
+        v => serde_json::from_value(v).map_err(|e| bad(e.to_string())),
+    }
+}
+
 fn json_arg_or_name(obj: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
     if let Ok(s) = obj.cast::<PyString>() {
         let s: String = s.extract()?;

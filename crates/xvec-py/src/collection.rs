@@ -528,6 +528,33 @@ impl Collection {
         .py_err()
     }
 
+    /// Changes a vector field's index (kind, parameters, quantization): a type name for
+    /// its defaults (`"hnsw"`) or the schema's index JSON (`{"type": "qg", "degree": 32}`).
+    /// One manifest swap; every segment's index is then rebuilt in the background and
+    /// searched exactly until it is (`describe()["vector_indexes"][field]["building"]`).
+    /// `wait=True` returns once every segment has it (Ctrl-C stops waiting, not the build).
+    #[pyo3(signature = (field, index, *, wait = false))]
+    fn set_index(&self, py: Python<'_>, field: String, index: &Bound<'_, PyAny>, wait: bool) -> PyResult<()> {
+        let c = self.get()?;
+        let index = admin::vector_index_from_py(&field, index)?;
+        let change = xvec::FieldChange::SetIndex { field: field.clone(), index };
+        py.detach(|| c.change_field(change)).py_err()?;
+        while wait {
+            let stats = py.detach(|| c.stats());
+            let Some(build) = stats.index_builds.iter().find(|b| b.field == field) else { break };
+            if let Some(e) = stats.background_error {
+                return Err(crate::errors::StorageError::new_err(format!(
+                    "building the new index of {field} ({} of {} segments done): {e}; it resumes at the next \
+                     writable open",
+                    build.segments_done, build.segments_total
+                )));
+            }
+            py.check_signals()?;
+            py.detach(|| std::thread::sleep(Duration::from_millis(20)));
+        }
+        Ok(())
+    }
+
     /// Drops an index (`"inverted"`, `"range"` or `"fts"`) from a field.
     fn drop_index(&self, py: Python<'_>, field: String, index: &Bound<'_, PyAny>) -> PyResult<()> {
         let c = self.get()?;

@@ -221,3 +221,30 @@ def test_backup_while_writing_then_restore(filled, tmp_path):
         (tmp_path / "busy").mkdir()
         (tmp_path / "busy" / "x").write_text("x")
         xvec.restore(dest, tmp_path / "busy")
+
+
+@pytest.mark.covers("Collection.set_index")
+def test_set_index_swaps_a_vector_index_while_queries_keep_answering(coll):
+    n = 3000
+    v = vectors(n, seed=11)
+    for part in range(3):
+        rows = range(part * 1000, part * 1000 + 1000)
+        coll.insert({"_key": [f"k{i:04}" for i in rows], "pos": ["n"] * 1000, "emb": v[part * 1000 : part * 1000 + 1000]})
+        coll.flush()
+    q = vectors(20, seed=12)
+    exact, _ = coll.query_batch(q, k=10)
+    coll.set_index("emb", {"type": "hnsw", "m": 8, "ef_construction": 64}, wait=True)
+    emb = coll.describe()["vector_indexes"]["emb"]
+    assert emb["building"] is None and emb["completeness"] == 1.0
+    assert emb["index"]["type"] == "hnsw" and emb["index"]["m"] == 8
+    approx, _ = coll.query_batch(q, k=10, ef=64)
+    assert np.mean([len(set(a) & set(e)) / 10 for a, e in zip(approx, exact)]) > 0.9
+    # Back to flat by name, without waiting: answers stay exact during the rebuild.
+    coll.set_index("emb", "flat")
+    assert (coll.query_batch(q, k=10)[0] == exact).all()
+    with pytest.raises(xvec.SchemaError, match="emb"):
+        coll.set_index("emb", "nonsense")
+    with pytest.raises(xvec.SchemaError, match="emb"):
+        coll.set_index("emb", {"type": "hnsw", "m": 0})
+    with pytest.raises(xvec.Error, match="pos"):
+        coll.set_index("pos", "hnsw")

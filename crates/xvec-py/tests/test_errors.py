@@ -367,6 +367,7 @@ def base_calls(c, path):
         (c.drop_field, dict(name="note2")),
         (c.add_index, dict(field="pos", index="inverted")),
         (c.drop_index, dict(field="pos", index="inverted")),
+        (c.set_index, dict(field="emb", index="flat", wait=True)),
         (c.verify, dict(deep=False)),
         (c.backup, dict(dest=path + "-backup", copy=False, incremental=False)),
         (xvec.restore, dict(backup=path + "-backup", path=path + "-restored")),

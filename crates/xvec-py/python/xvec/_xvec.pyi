@@ -141,6 +141,8 @@ class Collection:
         """Renames a field."""
     def add_index(self, field: str, index: Union[str, Mapping[str, Any]]) -> None:
         """Adds an inverted, range or full-text index to a field."""
+    def set_index(self, field: str, index: Union[str, Mapping[str, Any]], *, wait: bool = False) -> None:
+        """Changes a vector field's index; segments are rebuilt in the background (`wait=True` waits)."""
     def drop_index(self, field: str, index: Union[str, Mapping[str, Any]]) -> None:
         """Drops an index from a field."""
     def stats(self) -> Dict[str, Any]:

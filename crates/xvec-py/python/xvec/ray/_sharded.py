@@ -129,7 +129,7 @@ class ShardedCollection:
         if self._closed:
             return
         self._closed = True
-        ray.get([w.close.remote() for w in self._writers])
+        each(self._writers, "close")
         for a in self._writers + [r for rs in self._readers for r in rs]:
             ray.kill(a, no_restart=True)
 

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""xvec.ray against one collection on the same machine (issue 42's benchmark).
+
+    python crates/xvec-py/bench/bench_ray.py --data ~/.cache/xvec-bench/words-minilm-384 \\
+        --work /tmp/bench-ray --shards 2 --ef 64 --rounds 3
+
+Steps, each timed:
+1. Parquet: `xvec create` + `xvec import base.fvecs` + `xvec export --format parquet` (the
+   issue's input; made once and kept in --work).
+2. One collection: create, insert the Parquet file (Arrow batches), optimize with 2
+   threads. Build = all of that.
+3. Sharded: `xvec.ray.write(ray.data.read_parquet(...), shards=N, optimize=False)`
+   (ingest: rows/s), then `optimize()` of every shard at once. Build = both.
+4. Queries (1,000, k=10, --ef): recall@10 of each against the exact ground truth; serial
+   `query` latency of each (the sharded one's minus the single one's is the fan-out
+   overhead); `query_batch` QPS of each. Query figures are --rounds interleaved rounds
+   (single, sharded, single, ...), the median kept.
+Output: one JSON object; --csv FILE appends one row per figure (docs/benchmarks/ray.csv).
+"""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+
+def fvecs(path):
+    raw = np.fromfile(path, dtype=np.int32)
+    d = raw[0]
+    return raw.reshape(-1, d + 1)[:, 1:].view(np.float32)
+
+
+def ivecs(path):
+    raw = np.fromfile(path, dtype=np.int32)
+    d = raw[0]
+    return raw.reshape(-1, d + 1)[:, 1:]
+
+
+def schema(dim, m, efc):
+    return {"name": "words", "fields": [{"name": "emb", "type": "vector_fp32", "dim": dim, "metric": "cosine",
+                                         "index": {"type": "hnsw", "m": m, "ef_construction": efc}}]}
+
+
+def parquet(args, dim):
+    out = os.path.join(args.work, "words.parquet")
+    if os.path.exists(out):
+        return out
+    coll = os.path.join(args.work, "import")
+    shutil.rmtree(coll, ignore_errors=True)
+    with open(os.path.join(args.work, "schema.json"), "w") as f:
+        flat = schema(dim, args.m, args.efc)
+        flat["fields"][0]["index"] = {"type": "flat"}  # the Parquet only needs the rows
+        json.dump(flat, f)
+    run = lambda *a: subprocess.run([args.xvec, *a], check=True, stdout=subprocess.DEVNULL)  # noqa: E731
+    run("create", coll, "--schema", os.path.join(args.work, "schema.json"))
+    run("import", coll, os.path.join(args.data, "base.fvecs"))
+    run("export", coll, "--format", "parquet", "-o", out)
+    shutil.rmtree(coll)
+    return out
+
+
+def recall(keys, gt, k=10):
+    hits = 0
+    for i, row in enumerate(keys):
+        want = set(gt[i, :k].tolist())
+        hits += len(want & {int(x) for x in row[:k] if x is not None})
+    return hits / (len(keys) * k)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--xvec", default=shutil.which("xvec") or "target/release/xvec")
+    p.add_argument("--shards", type=int, default=2)
+    p.add_argument("--m", type=int, default=16)
+    p.add_argument("--efc", type=int, default=200)
+    p.add_argument("--ef", type=int, default=64)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--serial", type=int, default=1000, help="queries timed one by one")
+    p.add_argument("--csv", help="append one row per figure (docs/benchmarks/ray.csv's columns)")
+    args = p.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+
+    import pyarrow.parquet as pq
+    import ray
+
+    import xvec
+    import xvec.ray
+
+    queries = fvecs(os.path.join(args.data, "queries.fvecs"))
+    gt = ivecs(os.path.join(args.data, "gt_cosine_100.ivecs"))
+    dim = queries.shape[1]
+    out = {"data": args.data, "dim": int(dim), "shards": args.shards, "ef": args.ef, "m": args.m, "efc": args.efc,
+           "cpu": platform.processor() or platform.machine(), "load_before": os.getloadavg()[0]}
+
+    t = time.perf_counter()
+    path = parquet(args, dim)
+    out["parquet_s"] = time.perf_counter() - t
+    key = "id" if "id" in pq.read_schema(path).names else "_key"
+
+    one_dir = os.path.join(args.work, "one")
+    shutil.rmtree(one_dir, ignore_errors=True)
+    t = time.perf_counter()
+    one = xvec.create(one_dir, schema(dim, args.m, args.efc))
+    rows = 0
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=10_000):
+        rows += one.insert(batch, key=key).count
+    out["one_insert_s"] = time.perf_counter() - t
+    one.optimize(threads=2)
+    out["one_build_s"] = time.perf_counter() - t
+    out["rows"] = rows
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    root = os.path.join(args.work, "sharded")
+    shutil.rmtree(root, ignore_errors=True)
+    t = time.perf_counter()
+    ds = ray.data.read_parquet(path)
+    coll = xvec.ray.write(ds, root, schema(dim, args.m, args.efc), shards=args.shards, key=key, optimize=False)
+    out["sharded_ingest_s"] = time.perf_counter() - t
+    out["sharded_ingest_rows_per_s"] = coll.written.count / out["sharded_ingest_s"]
+    coll.optimize()
+    out["sharded_build_s"] = time.perf_counter() - t
+    out["build_ratio"] = out["sharded_build_s"] / out["one_build_s"]
+    assert coll.written.count == rows and not coll.written.failed
+
+    serial = queries[: args.serial]
+    rounds = {"one_serial_us": [], "sharded_serial_us": [], "one_batch_qps": [], "sharded_batch_qps": []}
+    for _ in range(args.rounds):
+        for name, c in (("one", one), ("sharded", coll)):
+            t = time.perf_counter()
+            for q in serial:
+                c.query(q, k=10, ef=args.ef, fields=[]).keys
+            rounds[f"{name}_serial_us"].append((time.perf_counter() - t) / len(serial) * 1e6)
+            t = time.perf_counter()
+            keys, _ = c.query_batch(queries, k=10, ef=args.ef)
+            rounds[f"{name}_batch_qps"].append(len(queries) / (time.perf_counter() - t))
+            out[f"{name}_recall"] = recall(keys, gt)
+    for k, v in rounds.items():
+        out[k] = statistics.median(v)
+        out[k + "_rounds"] = v
+    out["fanout_overhead_us"] = out["sharded_serial_us"] - out["one_serial_us"]
+    out["batch_ratio"] = out["sharded_batch_qps"] / out["one_batch_qps"]
+    out["load_after"] = os.getloadavg()[0]
+    coll.close()
+    one.close()
+    json.dump(out, sys.stdout, indent=1)
+    print()
+    if args.csv:
+        write_csv(args, out)
+
+
+#: (figure, unit, the issue's target) for each CSV row.
+FIGURES = [
+    ("one_build_s", "s", ""),
+    ("sharded_build_s", "s", ""),
+    ("build_ratio", "x", "<= 1.15"),
+    ("sharded_ingest_rows_per_s", "rows/s", ">= 50000"),
+    ("one_recall", "recall@10", ""),
+    ("sharded_recall", "recall@10", "one_recall +- 0.002"),
+    ("one_serial_us", "us/query", ""),
+    ("sharded_serial_us", "us/query", ""),
+    ("fanout_overhead_us", "us/query", "stated"),
+    ("one_batch_qps", "qps", ""),
+    ("sharded_batch_qps", "qps", ""),
+    ("batch_ratio", "x", ">= 0.7"),
+]
+
+
+def write_csv(args, out):
+    import csv
+    import datetime
+
+    commit = os.environ.get("XVEC_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    machine = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "")
+    new = not os.path.exists(args.csv)
+    with open(args.csv, "a", newline="") as f:
+        w = csv.writer(f)
+        if new:
+            w.writerow(["date", "commit", "command", "machine", "cores", "load_start", "load_end", "dataset", "rows",
+                        "dim", "shards", "ef", "figure", "value", "unit", "target", "notes"])
+        date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        for name, unit, target in FIGURES:
+            rounds = out.get(name + "_rounds")
+            w.writerow([date, commit, " ".join(sys.argv), machine, os.cpu_count(), f"{out['load_before']:.2f}",
+                        f"{out['load_after']:.2f}", os.path.basename(args.data.rstrip("/")), out["rows"], out["dim"],
+                        args.shards, args.ef, name, f"{out[name]:.4f}", unit, target,
+                        "rounds=" + ";".join(f"{r:.1f}" for r in rounds) if rounds else ""])
+
+
+if __name__ == "__main__":
+    main()
