@@ -86,6 +86,7 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--serial", type=int, default=1000, help="queries timed one by one")
     p.add_argument("--csv", help="append one row per figure (docs/benchmarks/ray.csv's columns)")
+    p.add_argument("--reuse", action="store_true", help="query the collections a previous run built (no build figures)")
     args = p.parse_args()
     os.makedirs(args.work, exist_ok=True)
 
@@ -107,29 +108,35 @@ def main():
     key = "id" if "id" in pq.read_schema(path).names else "_key"
 
     one_dir = os.path.join(args.work, "one")
-    shutil.rmtree(one_dir, ignore_errors=True)
-    t = time.perf_counter()
-    one = xvec.create(one_dir, schema(dim, args.m, args.efc))
-    rows = 0
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=10_000):
-        rows += one.insert(batch, key=key).count
-    out["one_insert_s"] = time.perf_counter() - t
-    one.optimize(threads=2)
-    out["one_build_s"] = time.perf_counter() - t
-    out["rows"] = rows
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     root = os.path.join(args.work, "sharded")
-    shutil.rmtree(root, ignore_errors=True)
-    t = time.perf_counter()
-    ds = ray.data.read_parquet(path)
-    coll = xvec.ray.write(ds, root, schema(dim, args.m, args.efc), shards=args.shards, key=key, optimize=False)
-    out["sharded_ingest_s"] = time.perf_counter() - t
-    out["sharded_ingest_rows_per_s"] = coll.written.count / out["sharded_ingest_s"]
-    coll.optimize()
-    out["sharded_build_s"] = time.perf_counter() - t
-    out["build_ratio"] = out["sharded_build_s"] / out["one_build_s"]
-    assert coll.written.count == rows and not coll.written.failed
+    if args.reuse:
+        one = xvec.open(one_dir, read_only=True, follow=False)
+        out["rows"] = len(one)
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        coll = xvec.ray.open(root)
+    else:
+        shutil.rmtree(one_dir, ignore_errors=True)
+        t = time.perf_counter()
+        one = xvec.create(one_dir, schema(dim, args.m, args.efc))
+        rows = 0
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=10_000):
+            rows += one.insert(batch, key=key).count
+        out["one_insert_s"] = time.perf_counter() - t
+        one.optimize(threads=2)
+        out["one_build_s"] = time.perf_counter() - t
+        out["rows"] = rows
+
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        shutil.rmtree(root, ignore_errors=True)
+        t = time.perf_counter()
+        ds = ray.data.read_parquet(path)
+        coll = xvec.ray.write(ds, root, schema(dim, args.m, args.efc), shards=args.shards, key=key, optimize=False)
+        out["sharded_ingest_s"] = time.perf_counter() - t
+        out["sharded_ingest_rows_per_s"] = coll.written.count / out["sharded_ingest_s"]
+        coll.optimize()
+        out["sharded_build_s"] = time.perf_counter() - t
+        out["build_ratio"] = out["sharded_build_s"] / out["one_build_s"]
+        assert coll.written.count == rows and not coll.written.failed
 
     serial = queries[: args.serial]
     rounds = {"one_serial_us": [], "sharded_serial_us": [], "one_batch_qps": [], "sharded_batch_qps": []}
@@ -190,6 +197,8 @@ def write_csv(args, out):
                         "dim", "shards", "ef", "figure", "value", "unit", "target", "notes"])
         date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         for name, unit, target in FIGURES:
+            if name not in out:
+                continue
             rounds = out.get(name + "_rounds")
             w.writerow([date, commit, " ".join(sys.argv), machine, os.cpu_count(), f"{out['load_before']:.2f}",
                         f"{out['load_after']:.2f}", os.path.basename(args.data.rstrip("/")), out["rows"], out["dim"],

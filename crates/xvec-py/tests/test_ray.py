@@ -259,3 +259,38 @@ def test_a_sharded_collection_is_written_to_lance_a_task_per_part(flat, tmp_path
     t = lance.dataset(uri).to_table()
     assert t.num_rows == 5000 and sorted(t.column("n").to_pylist()) == list(range(5000))
     assert t.schema.field("emb").type == pa.list_(pa.float32(), DIM)
+
+
+def test_the_batch_merge_equals_a_sort_by_score_then_key():
+    """merge_batch sorts all rows at once and re-sorts only rows with ties; against a plain
+    per-row sort on random scores with many ties and missing hits."""
+    import random
+
+    from xvec.ray._merge import merge_batch
+
+    rng, pick = np.random.default_rng(1), random.Random(1)
+
+    def by_sort(parts, k, higher_better):
+        keys = np.concatenate([p[0] for p in parts], 1)
+        scores = np.concatenate([p[1] for p in parts], 1)
+        out_k, out_s = [], []
+        for i in range(len(keys)):
+            rows = sorted(((float(s), key) for key, s in zip(keys[i], scores[i]) if key is not None),
+                          key=lambda r: (-r[0] if higher_better else r[0], r[1]))[:k]
+            rows += [(np.nan, None)] * (k - len(rows))
+            out_k.append([r[1] for r in rows])
+            out_s.append([r[0] for r in rows])
+        return np.array(out_k, dtype=object), np.array(out_s, dtype=np.float32)
+
+    for _ in range(200):
+        k, n, higher_better = pick.randint(1, 8), pick.randint(1, 20), pick.random() < 0.5
+        parts = []
+        for s in range(pick.randint(1, 4)):
+            scores = rng.integers(0, 4, (n, k)).astype(np.float32)
+            keys = np.array([[f"s{s}r{i}c{j}" for j in range(k)] for i in range(n)], dtype=object)
+            missing = rng.random((n, k)) < 0.2
+            scores[missing], keys[missing] = np.nan, None
+            parts.append((keys, scores))
+        got, want = merge_batch(parts, k, higher_better), by_sort(parts, k, higher_better)
+        assert (got[0] == want[0]).all()
+        assert np.array_equal(got[1], want[1], equal_nan=True)

@@ -60,18 +60,25 @@ def merge(parts: Sequence[Tuple[List[str], np.ndarray, List[Dict[str, Any]]]], k
 
 def merge_batch(parts: Sequence[Tuple[np.ndarray, np.ndarray]], k: int, higher_better: bool):
     """One (keys, scores) pair of (n, k) arrays from each shard's `query_batch` answer:
-    per row the best `k`, `None` and NaN past a row's last hit."""
+    per row the best `k`, `None` and NaN past a row's last hit. Sorted by score for all
+    rows at once; only rows with a tie among the hits kept are sorted again by key."""
     keys = np.concatenate([p[0] for p in parts], axis=1)
     scores = np.concatenate([p[1] for p in parts], axis=1).astype(np.float32, copy=False)
-    n = keys.shape[0]
-    # Missing hits (NaN) sort last; ties by key, so each row is ordered by (primary, key).
+    n, width = keys.shape[0], min(k, keys.shape[1])
+    # Missing hits (NaN) sort last.
     primary = np.where(np.isnan(scores), np.inf, -scores if higher_better else scores)
-    sortable = np.where(keys == None, "", keys).astype(str)  # noqa: E711 (elementwise)
+    order = np.argsort(primary, axis=1, kind="stable")
+    sorted_primary = np.take_along_axis(primary, order, axis=1)
+    # A tie that decides what is kept or in which order: equal neighbours among the first
+    # width + 1 (finite) scores of a row.
+    head = sorted_primary[:, : width + 1]
+    tied = np.flatnonzero(((head[:, 1:] == head[:, :-1]) & np.isfinite(head[:, 1:])).any(axis=1))
+    for i in tied:
+        names = np.where(keys[i] == None, "", keys[i]).astype(str)  # noqa: E711 (elementwise)
+        order[i] = np.lexsort((names, primary[i]))
+    order = order[:, :width]
     out_keys = np.empty((n, k), dtype=object)
     out_scores = np.full((n, k), np.nan, dtype=np.float32)
-    width = min(k, keys.shape[1])
-    for i in range(n):
-        order = np.lexsort((sortable[i], primary[i]))[:width]
-        out_keys[i, :width] = keys[i, order]
-        out_scores[i, :width] = scores[i, order]
+    out_keys[:, :width] = np.take_along_axis(keys, order, axis=1)
+    out_scores[:, :width] = np.take_along_axis(scores, order, axis=1)
     return out_keys, out_scores
