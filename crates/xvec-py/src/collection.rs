@@ -539,7 +539,10 @@ impl Collection {
         let index = admin::vector_index_from_py(&field, index)?;
         let change = xvec::FieldChange::SetIndex { field: field.clone(), index };
         py.detach(|| c.change_field(change)).py_err()?;
-        while wait {
+        if !wait {
+            return Ok(());
+        }
+        loop {
             let stats = py.detach(|| c.stats());
             let Some(build) = stats.index_builds.iter().find(|b| b.field == field) else { break };
             if let Some(e) = stats.background_error {
