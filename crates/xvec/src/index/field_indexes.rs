@@ -13,7 +13,7 @@ use crate::index::scalar::{self, Indexed, ScalarIndex};
 use crate::index::sparse_index::{self, SparseIndex};
 use crate::schema::{Field, FieldType, ScalarIndexKind};
 use crate::storage::IndexKind;
-use crate::storage::column::ColumnSource;
+use crate::storage::column::{ColumnData, ColumnSource};
 use crate::text::AnalyzerSpec;
 
 /// What one declared index of a field is: enough to build it from the field's column and
@@ -36,6 +36,27 @@ pub(crate) fn kind_name(kind: IndexKind) -> &'static str {
         IndexKind::FullText => "full-text",
         IndexKind::Sparse => "sparse",
         IndexKind::Vector => "vector",
+    }
+}
+
+/// Where an open field index disagrees with its column (see
+/// [`FieldIndexSpec::disagreement`]): the section at fault, what is wrong, and for a count,
+/// the count the column gives and the one the index holds.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Disagreement {
+    pub section: &'static str,
+    pub what: String,
+    pub counts: Option<(u64, u64)>,
+}
+
+impl Disagreement {
+    fn row(section: &'static str, what: String) -> Disagreement {
+        Disagreement { section, what, counts: None }
+    }
+
+    /// A disagreement when the index holds `found` entries where the column gives `expected`.
+    fn count(section: &'static str, what: &str, expected: u64, found: u64) -> Option<Disagreement> {
+        (expected != found).then(|| Disagreement { section, what: what.to_string(), counts: Some((expected, found)) })
     }
 }
 
@@ -92,6 +113,72 @@ impl<'a> FieldIndexSpec<'a> {
         }
     }
 
+    /// The name of section kind `code` of this kind's file, for reports.
+    pub(crate) fn section_name(self, code: u16) -> Option<&'static str> {
+        match self {
+            FieldIndexSpec::Scalar(..) => scalar::section_name(code),
+            FieldIndexSpec::FullText(_) => fulltext::section_name(code),
+            FieldIndexSpec::Sparse => sparse_index::section_name(code),
+        }
+    }
+
+    /// What the searches this index serves do without it, for a report of a missing one.
+    pub(crate) fn without(self) -> &'static str {
+        match self {
+            FieldIndexSpec::Scalar(..) => "filters on it scan",
+            FieldIndexSpec::FullText(_) => "text queries scan it",
+            FieldIndexSpec::Sparse => "sparse queries scan it",
+        }
+    }
+
+    /// Where `index` (opened through this spec) disagrees with the field at `pos` of
+    /// `src`, the column it was built from: a row of `sample` not held as its column holds
+    /// it, or a count of entries that is not the column's. `None` when they agree.
+    pub(crate) fn disagreement(
+        self,
+        index: &FieldIndex,
+        src: &dyn ColumnSource,
+        pos: usize,
+        mut sample: impl Iterator<Item = usize>,
+    ) -> Option<Disagreement> {
+        let rows = src.rows();
+        match (self, index) {
+            (FieldIndexSpec::Scalar(_, ty), FieldIndex::Scalar(_, index)) => {
+                let col = Indexed::of(src, ty, pos);
+                if let Some(r) = sample.find(|&r| !index.holds_row(&col, r)) {
+                    let what = format!("row {r} is not under its value (the index disagrees with the column)");
+                    return Some(Disagreement::row("postings", what));
+                }
+                let what = "rows held, one per row with a value";
+                Disagreement::count("postings", what, col.held(), index.held_rows())
+            }
+            (FieldIndexSpec::FullText(analyzer), FieldIndex::FullText(index)) => {
+                let col = src.scalar(pos);
+                let ColumnData::String(strings) = col.data else { return None };
+                let analyzer = crate::text::Analyzer::new(analyzer).expect("a validated schema's analyzer");
+                let text_of = |r: usize| col.validity.is_valid(r).then(|| strings.get_str(r));
+                if let Some(r) = sample.find(|&r| !index.holds_row(&analyzer, text_of(r), r as u32)) {
+                    let what = format!("row {r}'s terms are not as its text's (the index disagrees with the column)");
+                    return Some(Disagreement::row("postings", what));
+                }
+                let with_text = (0..rows).filter(|&r| col.validity.is_valid(r)).count() as u64;
+                Disagreement::count("meta", "rows with text", with_text, index.docs())
+            }
+            (FieldIndexSpec::Sparse, FieldIndex::Sparse(index)) => {
+                let col = src.array(pos);
+                let words = |r: usize| if col.validity.is_valid(r) { col.sparse_words(r) } else { &[] };
+                if let Some(r) = sample.find(|&r| !index.holds_row(r as u32, words(r))) {
+                    let what =
+                        format!("row {r}'s dimensions are not as its column's (the index disagrees with the column)");
+                    return Some(Disagreement::row("rows", what));
+                }
+                let held: u64 = (0..rows).map(|r| words(r).len() as u64).sum();
+                Disagreement::count("rows", "postings, one per nonzero dimension of a row", held, index.postings())
+            }
+            (spec, index) => unreachable!("{index:?} was not opened through {spec:?}"),
+        }
+    }
+
     /// Opens the index file at `path` (segment `segment_id`, field id `field`, `rows` rows).
     pub(crate) fn open(
         self,
@@ -123,6 +210,17 @@ pub(crate) struct FieldIndexes {
     pub range: Option<Arc<ScalarIndex>>,
     pub text: Option<Arc<FullTextIndex>>,
     pub sparse: Option<Arc<SparseIndex>>,
+}
+
+impl FieldIndex {
+    /// The size of the index's file.
+    pub(crate) fn file_len(&self) -> u64 {
+        match self {
+            FieldIndex::Scalar(_, i) => i.file_len(),
+            FieldIndex::FullText(i) => i.file_len(),
+            FieldIndex::Sparse(i) => i.file_len(),
+        }
+    }
 }
 
 impl FieldIndexes {

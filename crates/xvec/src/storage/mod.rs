@@ -219,15 +219,6 @@ impl IndexKind {
         }
     }
 
-    /// The file kind of a scalar index kind.
-    pub(crate) fn of_scalar(kind: crate::schema::ScalarIndexKind) -> IndexKind {
-        use crate::schema::ScalarIndexKind;
-        match kind {
-            ScalarIndexKind::Inverted => IndexKind::Inverted,
-            ScalarIndexKind::Range => IndexKind::Range,
-        }
-    }
-
     pub(crate) fn of_tag(tag: &str) -> Option<IndexKind> {
         match tag {
             "vec" => Some(IndexKind::Vector),

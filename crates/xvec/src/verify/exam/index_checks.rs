@@ -79,14 +79,8 @@ impl Checker<'_> {
         seg: Option<&Segment>,
         deleted: &RoaringBitmap,
     ) -> IdxState {
-        if ie.kind.scalar().is_some() {
-            return self.scalar_index(e, ie, schema, rows, seg);
-        }
-        if ie.kind == crate::storage::IndexKind::FullText {
-            return self.text_index(e, ie, schema, rows, seg);
-        }
-        if ie.kind == crate::storage::IndexKind::Sparse {
-            return self.sparse_index(e, ie, schema, rows, seg);
+        if ie.kind != crate::storage::IndexKind::Vector {
+            return self.field_index(e, ie, schema, rows, seg);
         }
         let mut st = IdxState { entry: ie.clone(), field_ok: true, index: None, damage: IdxDamage::Broken, len: None };
         let Some((field, spec)) = schema

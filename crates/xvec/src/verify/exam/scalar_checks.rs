@@ -1,26 +1,19 @@
 //! Checks of a scalar, full-text or sparse index file: its container, that it opens
 //! against its segment's field (full validation), that it holds as many entries as the
 //! column has, and that a sample of rows (all with `deep`) sits under its own value (its
-//! own terms for a full-text index, its own dimensions for a sparse one).
+//! own terms for a full-text index, its own dimensions for a sparse one). Every kind is
+//! opened and compared through its [`FieldIndexSpec`], so a new kind needs no edit here.
 
 use super::files::Checker;
 use super::{IdxDamage, IdxState};
 use crate::error::StorageError;
-use crate::index::fulltext::{self, FullTextIndex};
-use crate::index::scalar::{self, Indexed, ScalarIndex};
-use crate::index::sparse_index::{self, SparseIndex};
-use crate::schema::{FieldType, Schema};
-use crate::storage::column::{ColumnData, ColumnSource};
+use crate::index::field_indexes::{FieldIndexSpec, kind_name};
+use crate::schema::Schema;
 use crate::storage::container::RawSection;
+use crate::storage::index_name;
 use crate::storage::manifest::{IndexEntry, SegmentEntry};
 use crate::storage::segment::Segment;
-use crate::storage::{IndexKind, index_name};
 use crate::verify::{Finding, Severity};
-
-/// A section's name as an index kind's `section_name` gives it.
-fn named(name: fn(u16) -> Option<&'static str>) -> impl Fn(usize, &RawSection) -> String {
-    move |_, s| name(s.kind).map_or_else(|| format!("section kind {}", s.kind), String::from)
-}
 
 impl Checker<'_> {
     /// The scalar, full-text and sparse indexes `schema` declares that segment `e` has
@@ -30,24 +23,14 @@ impl Checker<'_> {
         let mut out = Vec::new();
         for (pos, f) in schema.fields().iter().enumerate() {
             let fid = schema.field_id(pos);
-            // Each index the field declares, and what a query does without it.
-            let mut declared: Vec<(IndexKind, String)> = f
-                .scalar_indexes
-                .iter()
-                .map(|&k| (IndexKind::of_scalar(k), format!("{} index of `{}`; filters on it scan", k.name(), f.name)))
-                .collect();
-            if f.text.is_some() {
-                declared.push((IndexKind::FullText, format!("full-text index of `{}`; text queries scan it", f.name)));
-            }
-            if let FieldType::Sparse(_) = f.ty {
-                declared.push((IndexKind::Sparse, format!("sparse index of `{}`; sparse queries scan it", f.name)));
-            }
-            for (kind, what) in declared {
+            for (kind, spec) in FieldIndexSpec::declared(f) {
                 if e.indexes.iter().any(|i| i.field == fid && i.kind == kind) {
                     continue;
                 }
                 let file = index_name(e.id, fid, kind);
-                self.f.push(Finding::new(Severity::Warning, &file, "", format!("segment {} has no {what}", e.id)));
+                let what =
+                    format!("segment {} has no {} index of `{}`; {}", e.id, kind_name(kind), f.name, spec.without());
+                self.f.push(Finding::new(Severity::Warning, &file, "", what));
                 let entry = IndexEntry { field: fid, kind, file, size: 0 };
                 out.push(IdxState { entry, field_ok: true, index: None, damage: IdxDamage::Missing, len: None });
             }
@@ -61,9 +44,9 @@ impl Checker<'_> {
     }
 
     /// Records that the manifest lists `ie` for a field that takes no such index.
-    fn wrong_field(&mut self, ie: &IndexEntry, mut st: IdxState, takes: &str) -> IdxState {
+    fn wrong_field(&mut self, ie: &IndexEntry, mut st: IdxState) -> IdxState {
         self.named.insert(ie.file.clone());
-        let what = format!("the manifest lists it for field {}, which {takes}", ie.field);
+        let what = format!("the manifest lists it for field {}, which takes no {} index", ie.field, kind_name(ie.kind));
         self.f.push(Finding::new(Severity::Corrupt, &ie.file, "", what));
         st.field_ok = false;
         st
@@ -98,43 +81,10 @@ impl Checker<'_> {
         (0..rows).step_by(step)
     }
 
-    pub(super) fn sparse_index(
-        &mut self,
-        e: &SegmentEntry,
-        ie: &IndexEntry,
-        schema: &Schema,
-        rows: u64,
-        seg: Option<&Segment>,
-    ) -> IdxState {
-        let mut st = Self::start(ie);
-        let pos = schema.position_of_id(ie.field).filter(|&p| matches!(schema.field(p).ty, FieldType::Sparse(_)));
-        let Some(pos) = pos else { return self.wrong_field(ie, st, "is no sparse field") };
-        let path = self.dir.join(&ie.file);
-        let (mmap, name_of) = (self.opts.mmap, named(sparse_index::section_name));
-        let open = || SparseIndex::open(&path, e.id, ie.field, rows as usize, mmap);
-        let Some(index) = self.scan_and_open(e, ie, &mut st, &name_of, open) else { return st };
-        st.len = Some(index.file_len());
-        if let Some(seg) = seg {
-            let col = seg.array(pos);
-            let words = |r: usize| if col.validity.is_valid(r) { col.sparse_words(r) } else { &[] };
-            if let Some(r) = self.sampled(seg.rows()).find(|&r| !index.holds_row(r as u32, words(r))) {
-                let what =
-                    format!("row {r}'s dimensions are not as its column's (the index disagrees with the column)");
-                self.f.push(Finding::new(Severity::Corrupt, &ie.file, "rows", what));
-                return st;
-            }
-            let held: u64 = (0..seg.rows()).map(|r| words(r).len() as u64).sum();
-            if index.postings() != held {
-                let what = "postings, one per nonzero dimension of a row".to_string();
-                self.f.push(Finding::new(Severity::Corrupt, &ie.file, "rows", what).expected(held, index.postings()));
-                return st;
-            }
-        }
-        st.damage = IdxDamage::None;
-        st
-    }
-
-    pub(super) fn text_index(
+    /// Checks the scalar, full-text or sparse index file `ie` (of a segment of `rows`
+    /// rows, `seg` when it opened): its field takes the kind, its container scans clean,
+    /// it opens, and it agrees with the field's column.
+    pub(super) fn field_index(
         &mut self,
         e: &SegmentEntry,
         ie: &IndexEntry,
@@ -144,70 +94,26 @@ impl Checker<'_> {
     ) -> IdxState {
         let mut st = Self::start(ie);
         let pos = schema.position_of_id(ie.field);
-        let Some((pos, text)) = pos.and_then(|p| Some((p, schema.field(p).text.as_ref()?))) else {
-            return self.wrong_field(ie, st, "has no full-text index");
+        let Some((pos, spec)) = pos.and_then(|p| Some((p, FieldIndexSpec::of(schema.field(p), ie.kind)?))) else {
+            return self.wrong_field(ie, st);
         };
         let path = self.dir.join(&ie.file);
-        let (mmap, name_of) = (self.opts.mmap, named(fulltext::section_name));
-        let open = || FullTextIndex::open(&path, e.id, ie.field, &text.analyzer, rows as usize, mmap);
-        let Some(index) = self.scan_and_open(e, ie, &mut st, &name_of, open) else { return st };
-        st.len = Some(index.file_len());
-        if let Some(seg) = seg {
-            let col = seg.scalar(pos);
-            let ColumnData::String(strings) = col.data else { return st };
-            let analyzer = crate::text::Analyzer::new(&text.analyzer).expect("a validated schema's analyzer");
-            let text_of = |r: usize| col.validity.is_valid(r).then(|| strings.get_str(r));
-            if let Some(r) = self.sampled(seg.rows()).find(|&r| !index.holds_row(&analyzer, text_of(r), r as u32)) {
-                let what = format!("row {r}'s terms are not as its text's (the index disagrees with the column)");
-                self.f.push(Finding::new(Severity::Corrupt, &ie.file, "postings", what));
-                return st;
-            }
-            let with_text = (0..seg.rows()).filter(|&r| col.validity.is_valid(r)).count() as u64;
-            if index.docs() != with_text {
-                let what = "rows with text".to_string();
-                self.f.push(Finding::new(Severity::Corrupt, &ie.file, "meta", what).expected(with_text, index.docs()));
-                return st;
-            }
-        }
-        st.damage = IdxDamage::None;
-        st
-    }
-
-    pub(super) fn scalar_index(
-        &mut self,
-        e: &SegmentEntry,
-        ie: &IndexEntry,
-        schema: &Schema,
-        rows: u64,
-        seg: Option<&Segment>,
-    ) -> IdxState {
-        let mut st = Self::start(ie);
-        let kind = ie.kind.scalar().expect("a scalar index entry");
-        let pos = schema.position_of_id(ie.field);
-        let Some((pos, ty)) = pos.map(|p| (p, &schema.field(p).ty)).filter(|(_, ty)| kind.fits(ty)) else {
-            return self.wrong_field(ie, st, &format!("takes no {} index", kind.name()));
+        let mmap = self.opts.mmap;
+        let name_of = |_: usize, s: &RawSection| {
+            spec.section_name(s.kind).map_or_else(|| format!("section kind {}", s.kind), String::from)
         };
-        let path = self.dir.join(&ie.file);
-        let (mmap, name_of) = (self.opts.mmap, named(scalar::section_name));
-        let open = || ScalarIndex::open(&path, e.id, ie.field, kind, ty, rows as usize, mmap);
+        let open = || spec.open(&path, e.id, ie.field, rows as usize, mmap);
         let Some(index) = self.scan_and_open(e, ie, &mut st, &name_of, open) else { return st };
         st.len = Some(index.file_len());
-        if let Some(seg) = seg {
-            let col = Indexed::of(seg, ty, pos);
-            let wrong = self.sampled(seg.rows()).find(|&r| !index.holds_row(&col, r));
-            let with_value = col.held();
-            if let Some(r) = wrong {
-                let what = format!("row {r} is not under its value (the index disagrees with the column)");
-                self.f.push(Finding::new(Severity::Corrupt, &ie.file, "postings", what));
-                return st;
+        if let Some(seg) = seg
+            && let Some(d) = spec.disagreement(&index, seg, pos, self.sampled(seg.rows()))
+        {
+            let mut finding = Finding::new(Severity::Corrupt, &ie.file, d.section, d.what);
+            if let Some((expected, found)) = d.counts {
+                finding = finding.expected(expected, found);
             }
-            if index.held_rows() != with_value {
-                let what = "rows held, one per row with a value".to_string();
-                self.f.push(
-                    Finding::new(Severity::Corrupt, &ie.file, "postings", what).expected(with_value, index.held_rows()),
-                );
-                return st;
-            }
+            self.f.push(finding);
+            return st;
         }
         st.damage = IdxDamage::None;
         st
