@@ -16,7 +16,7 @@ use std::sync::Arc;
 use half::f16;
 use roaring::RoaringBitmap;
 
-use crate::schema::{FieldType, ScalarType, Schema, VectorType};
+use crate::schema::{Field, FieldType, ScalarType, Schema, VectorSpec, VectorType};
 use crate::storage::column::{
     ArrayColumn, ColumnData, ColumnSource, Offsets, ScalarColumn, SegmentView, Validity, VarColumn, VectorColumn,
     VectorData,
@@ -215,6 +215,189 @@ fn read_var<'a>(
     Some((Var::Rebuilt { offsets: out_offs, bytes: out_bytes }, lost))
 }
 
+/// The sections of a damaged segment as a salvage reads them: the table, the sections
+/// lost whole (`bad`), and the damaged file byte ranges within the others.
+struct Sections<'s, 'a> {
+    table: &'s [RawSection],
+    bad: &'s [usize],
+    bad_ranges: &'s dyn Fn(usize) -> Vec<Range<u64>>,
+    bytes: &'a [u8],
+}
+
+impl<'a> Sections<'_, 'a> {
+    /// A readable section's bytes and its damaged ranges, relative to its start.
+    fn find(&self, kind: SectionKind, field: u16) -> Option<(&'a [u8], Vec<Range<usize>>)> {
+        let i = self.table.iter().position(|s| s.kind == kind as u16 && s.field == field)?;
+        let s = self.table.get(i).filter(|_| !self.bad.contains(&i))?;
+        let end = s.offset.checked_add(s.len).filter(|&e| e <= self.bytes.len() as u64)?;
+        let rel = (self.bad_ranges)(i)
+            .into_iter()
+            .map(|r| r.start.saturating_sub(s.offset) as usize..r.end.min(end).saturating_sub(s.offset) as usize)
+            .collect();
+        Some((&self.bytes[s.offset as usize..end as usize], rel))
+    }
+
+    /// The `rows` variable-length values of `field` in sections `off` and `data`, and the
+    /// rows lost to damage (see [`read_var`]).
+    fn var(&self, off: SectionKind, data: SectionKind, field: u16, rows: usize) -> Option<(Var<'a>, RoaringBitmap)> {
+        let (o, bad_o) = self.find(off, field)?;
+        let (d, bad_d) = self.find(data, field)?;
+        read_var(o, &bad_o, d, &bad_d, rows)
+    }
+
+    /// The keys, and the rows whose key is lost (all of them when the key sections are).
+    fn keys(&self, rows: usize) -> (Option<Var<'a>>, RoaringBitmap) {
+        match self.var(SectionKind::KeyOffsets, SectionKind::KeyBytes, NO_FIELD, rows) {
+            Some((k, mut lost)) => {
+                let view = k.view();
+                lost.extend((0..rows).filter(|&r| view.get(r).is_empty()).map(|r| r as u32));
+                (Some(k), lost)
+            }
+            None => (None, (0..rows as u32).collect()),
+        }
+    }
+
+    /// What can be read of field `f`, whose sections carry `field`.
+    fn field(&self, f: &Field, field: u16, rows: usize) -> FieldRead<'a> {
+        let mut lost = RoaringBitmap::new();
+        let validity = if f.nullable {
+            match self.find(SectionKind::Validity, field) {
+                Some((v, bad_v)) if v.len() == rows.div_ceil(8) => {
+                    lost |= rows_hit(SectionKind::Validity, 1, &bad_v, rows);
+                    Some(Validity(Some(v)))
+                }
+                _ => None,
+            }
+        } else {
+            Some(Validity(None))
+        };
+        let read = validity.and_then(|validity| match &f.ty {
+            FieldType::Scalar(s) => self.scalar(*s, field, rows, validity, &mut lost),
+            FieldType::Array(_) | FieldType::Sparse(_) => self.array(&f.ty, field, rows, validity),
+            FieldType::Vector(v) => self.vector(v, field, rows, validity, &mut lost).map(|c| (c, None)),
+        });
+        let (col, var) = read.map_or((None, None), |(c, v)| (Some(c), v));
+        if col.is_none() {
+            lost.clear();
+        }
+        let validity = if f.nullable { nulled(col.as_ref(), &lost) } else { None };
+        FieldRead { col, var, validity, lost }
+    }
+
+    /// A scalar column (a string one's values beside it); rows in damaged blocks go to `lost`.
+    fn scalar(
+        &self,
+        s: ScalarType,
+        field: u16,
+        rows: usize,
+        validity: Validity<'a>,
+        lost: &mut RoaringBitmap,
+    ) -> Option<(Col<'a>, Option<Var<'a>>)> {
+        let (data, string) = match s {
+            ScalarType::String => {
+                let (v, l) = self.var(SectionKind::VarOffsets, SectionKind::VarBytes, field, rows)?;
+                *lost |= l;
+                // Replaced by the values beside it when read.
+                (ColumnData::String(VarColumn::stored(&[], &[])), Some(v))
+            }
+            _ => {
+                let w = s.width().unwrap_or(1);
+                let (b, bad) = self.find(SectionKind::Fixed, field).filter(|(b, _)| b.len() == rows * w)?;
+                *lost |= rows_hit(SectionKind::Fixed, w, &bad, rows);
+                (ColumnData::from_bytes(s, b, &[])?, None)
+            }
+        };
+        Some((Col::Scalar(ScalarColumn { validity, data }), string))
+    }
+
+    /// An array or sparse column (a string array's elements beside it), read whole or not
+    /// at all: an element's row is known only through offsets that are all intact.
+    fn array(
+        &self,
+        ty: &FieldType,
+        field: u16,
+        rows: usize,
+        validity: Validity<'a>,
+    ) -> Option<(Col<'a>, Option<Var<'a>>)> {
+        let (s, most) = ty.array_storage().expect("an array-shaped field");
+        let (o, bad_o) = self.find(SectionKind::ArrayOffsets, field).filter(|(_, b)| b.is_empty())?;
+        let offsets: &[u64] = cast_slice(o).filter(|x| x.len() == rows + 1)?;
+        let rising = offsets.windows(2).all(|w| w[0] <= w[1] && w[1] - w[0] <= most as u64);
+        if offsets[0] != 0 || !rising || !bad_o.is_empty() {
+            return None;
+        }
+        let n = offsets[rows] as usize;
+        let (elems, string) = match s {
+            ScalarType::String => {
+                let (v, l) = self.var(SectionKind::VarOffsets, SectionKind::VarBytes, field, n)?;
+                if !l.is_empty() {
+                    return None;
+                }
+                (ColumnData::String(VarColumn::stored(&[], &[])), Some(v))
+            }
+            _ => {
+                let w = s.width().unwrap_or(1);
+                let fixed = self.find(SectionKind::Fixed, field).filter(|(b, bad)| b.len() == n * w && bad.is_empty());
+                (ColumnData::from_bytes(s, fixed?.0, &[])?, None)
+            }
+        };
+        Some((Col::Array(ArrayColumn { validity, offsets: Offsets::Stored(offsets), elems }), string))
+    }
+
+    /// A vector column; rows in damaged blocks go to `lost`.
+    fn vector(
+        &self,
+        v: &VectorSpec,
+        field: u16,
+        rows: usize,
+        validity: Validity<'a>,
+        lost: &mut RoaringBitmap,
+    ) -> Option<Col<'a>> {
+        fn typed<T: Plain>(section: Option<(&[u8], Vec<Range<usize>>)>, n: usize) -> Option<&[T]> {
+            cast_slice::<T>(section?.0).filter(|s| s.len() == n)
+        }
+        let dim = v.dim as usize;
+        let r = self.find(SectionKind::Vectors, field);
+        let bad = r.as_ref().map(|(_, b)| b.clone()).unwrap_or_default();
+        let data = match v.elem {
+            VectorType::Fp32 => VectorData::Fp32(typed(r, rows * dim)?),
+            VectorType::Fp16 => VectorData::Fp16(typed::<f16>(r, rows * dim)?),
+            VectorType::Int8 => VectorData::Int8(typed(r, rows * dim)?),
+        };
+        *lost |= rows_hit(SectionKind::Vectors, v.row_bytes(), &bad, rows);
+        Some(Col::Vector(VectorColumn { dim, validity, data, norms: None }))
+    }
+}
+
+/// The validity of a nullable field's readable column `col` with the `lost` rows cleared
+/// (their unreadable values become null); `None` when nothing is lost.
+fn nulled(col: Option<&Col>, lost: &RoaringBitmap) -> Option<Vec<u8>> {
+    let v = match col? {
+        Col::Scalar(ScalarColumn { validity: Validity(Some(v)), .. })
+        | Col::Array(ArrayColumn { validity: Validity(Some(v)), .. })
+        | Col::Vector(VectorColumn { validity: Validity(Some(v)), .. }) => v,
+        _ => return None,
+    };
+    if lost.is_empty() {
+        return None;
+    }
+    let mut bits = v.to_vec();
+    for r in lost {
+        bits[r as usize / 8] &= !(1 << (r % 8));
+    }
+    Some(bits)
+}
+
+/// Bytes per row of field `f`'s column, for the zeros that stand in for it when it is
+/// unreadable.
+fn unreadable_width(f: &Field) -> usize {
+    match &f.ty {
+        FieldType::Scalar(s) => s.width().unwrap_or(8),
+        FieldType::Array(_) | FieldType::Sparse(_) => 8,
+        FieldType::Vector(v) => v.row_bytes(),
+    }
+}
+
 impl<'a> Salvage<'a> {
     /// Reads every column of `schema` from `bytes` with the given table, skipping the
     /// sections listed in `bad` and, within the others, the damaged file byte ranges that
@@ -227,140 +410,15 @@ impl<'a> Salvage<'a> {
         bytes: &'a [u8],
         rows: usize,
     ) -> Salvage<'a> {
-        // A readable section's bytes and its damaged ranges, relative to its start.
-        let find = |kind: SectionKind, field: u16| -> Option<(&'a [u8], Vec<Range<usize>>)> {
-            let i = table.iter().position(|s| s.kind == kind as u16 && s.field == field)?;
-            let s = table.get(i).filter(|_| !bad.contains(&i))?;
-            let end = s.offset.checked_add(s.len).filter(|&e| e <= bytes.len() as u64)?;
-            let rel = bad_ranges(i)
-                .into_iter()
-                .map(|r| r.start.saturating_sub(s.offset) as usize..r.end.min(end).saturating_sub(s.offset) as usize)
-                .collect();
-            Some((&bytes[s.offset as usize..end as usize], rel))
-        };
-        fn typed<T: Plain>(section: Option<(&[u8], Vec<Range<usize>>)>, n: usize) -> Option<(&[T], Vec<Range<usize>>)> {
-            let (b, bad) = section?;
-            Some((cast_slice::<T>(b).filter(|s| s.len() == n)?, bad))
-        }
-        let var = |off: SectionKind, data: SectionKind, field: u16, rows: usize| {
-            let (o, bad_o) = find(off, field)?;
-            let (d, bad_d) = find(data, field)?;
-            read_var(o, &bad_o, d, &bad_d, rows)
-        };
-        let (keys, key_lost) = match var(SectionKind::KeyOffsets, SectionKind::KeyBytes, NO_FIELD, rows) {
-            Some((k, mut lost)) => {
-                let view = k.view();
-                lost.extend((0..rows).filter(|&r| view.get(r).is_empty()).map(|r| r as u32));
-                (Some(k), lost)
-            }
-            None => (None, (0..rows as u32).collect()),
-        };
+        let sections = Sections { table, bad, bad_ranges, bytes };
+        let (keys, key_lost) = sections.keys(rows);
         let schema = &*file.schema;
-        let mut fields = Vec::with_capacity(schema.fields().len());
-        let mut zero_words = (rows + 1).max(rows.div_ceil(64));
-        for (i, f) in schema.fields().iter().enumerate() {
-            let field = file.tag(i);
-            let mut lost = RoaringBitmap::new();
-            let validity = if f.nullable {
-                match find(SectionKind::Validity, field) {
-                    Some((v, bad_v)) if v.len() == rows.div_ceil(8) => {
-                        lost |= rows_hit(SectionKind::Validity, 1, &bad_v, rows);
-                        Some(Validity(Some(v)))
-                    }
-                    _ => None,
-                }
-            } else {
-                Some(Validity(None))
-            };
-            let mut string = None;
-            let col = validity.and_then(|validity| match &f.ty {
-                FieldType::Scalar(s) => {
-                    let w = s.width().unwrap_or(1);
-                    let mut fixed = |n: usize| -> Option<&'a [u8]> {
-                        let (b, bad) = find(SectionKind::Fixed, field).filter(|(b, _)| b.len() == n * w)?;
-                        lost |= rows_hit(SectionKind::Fixed, w, &bad, rows);
-                        Some(b)
-                    };
-                    let data = match s {
-                        ScalarType::String => {
-                            let (v, l) = var(SectionKind::VarOffsets, SectionKind::VarBytes, field, rows)?;
-                            lost |= l;
-                            string = Some(v);
-                            // Replaced by `string` when read.
-                            ColumnData::String(VarColumn::stored(&[], &[]))
-                        }
-                        _ => ColumnData::from_bytes(*s, fixed(rows)?, &[])?,
-                    };
-                    Some(Col::Scalar(ScalarColumn { validity, data }))
-                }
-                FieldType::Array(_) | FieldType::Sparse(_) => {
-                    let (s, most) = f.ty.array_storage().expect("an array-shaped field");
-                    let s = &s;
-                    // Read whole or not at all: an element's row is known only through
-                    // offsets that are all intact.
-                    let (o, bad_o) = find(SectionKind::ArrayOffsets, field).filter(|(_, b)| b.is_empty())?;
-                    let offsets: &[u64] = cast_slice(o).filter(|x| x.len() == rows + 1)?;
-                    let rising = offsets.windows(2).all(|w| w[0] <= w[1] && w[1] - w[0] <= most as u64);
-                    if offsets[0] != 0 || !rising || !bad_o.is_empty() {
-                        return None;
-                    }
-                    let n = offsets[rows] as usize;
-                    let w = s.width().unwrap_or(1);
-                    let fixed = || -> Option<&'a [u8]> {
-                        find(SectionKind::Fixed, field)
-                            .filter(|(b, bad)| b.len() == n * w && bad.is_empty())
-                            .map(|x| x.0)
-                    };
-                    let elems = match s {
-                        ScalarType::String => {
-                            let (v, l) = var(SectionKind::VarOffsets, SectionKind::VarBytes, field, n)?;
-                            if !l.is_empty() {
-                                return None;
-                            }
-                            string = Some(v);
-                            ColumnData::String(VarColumn::stored(&[], &[]))
-                        }
-                        _ => ColumnData::from_bytes(*s, fixed()?, &[])?,
-                    };
-                    Some(Col::Array(ArrayColumn { validity, offsets: Offsets::Stored(offsets), elems }))
-                }
-                FieldType::Vector(v) => {
-                    let dim = v.dim as usize;
-                    let r = find(SectionKind::Vectors, field);
-                    let bad = r.as_ref().map(|(_, b)| b.clone()).unwrap_or_default();
-                    let data = match v.elem {
-                        VectorType::Fp32 => VectorData::Fp32(typed(r, rows * dim)?.0),
-                        VectorType::Fp16 => VectorData::Fp16(typed::<f16>(r, rows * dim)?.0),
-                        VectorType::Int8 => VectorData::Int8(typed(r, rows * dim)?.0),
-                    };
-                    lost |= rows_hit(SectionKind::Vectors, v.row_bytes(), &bad, rows);
-                    Some(Col::Vector(VectorColumn { dim, validity, data, norms: None }))
-                }
-            });
-            if col.is_none() {
-                lost.clear();
-                let width = match &f.ty {
-                    FieldType::Scalar(s) => s.width().unwrap_or(8),
-                    FieldType::Array(_) | FieldType::Sparse(_) => 8,
-                    FieldType::Vector(v) => v.row_bytes(),
-                };
-                zero_words = zero_words.max((rows * width).div_ceil(8));
-            }
-            // A nullable field's unreadable values become null.
-            let validity = match (&col, f.nullable && !lost.is_empty()) {
-                (Some(Col::Scalar(ScalarColumn { validity: Validity(Some(v)), .. })), true)
-                | (Some(Col::Array(ArrayColumn { validity: Validity(Some(v)), .. })), true)
-                | (Some(Col::Vector(VectorColumn { validity: Validity(Some(v)), .. })), true) => {
-                    let mut bits = v.to_vec();
-                    for r in &lost {
-                        bits[r as usize / 8] &= !(1 << (r % 8));
-                    }
-                    Some(bits)
-                }
-                _ => None,
-            };
-            fields.push(FieldRead { col, var: string, validity, lost });
-        }
+        let fields: Vec<FieldRead> =
+            schema.fields().iter().enumerate().map(|(i, f)| sections.field(f, file.tag(i), rows)).collect();
+        let unreadable = schema.fields().iter().zip(&fields).filter(|(_, r)| r.col.is_none());
+        let zero_words = unreadable
+            .map(|(f, _)| (rows * unreadable_width(f)).div_ceil(8))
+            .fold((rows + 1).max(rows.div_ceil(64)), usize::max);
         let zeros =
             if keys.is_none() || fields.iter().any(|f| f.col.is_none()) { vec![0u64; zero_words] } else { Vec::new() };
         Salvage { schema, rows, keys, key_lost, fields, zeros }

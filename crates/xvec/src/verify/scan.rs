@@ -171,106 +171,79 @@ pub(crate) fn scan_container(
     out: &mut Vec<Finding>,
     checksummed: &mut u64,
 ) -> ContainerScan {
-    let corrupt = |section: &str, what: String| Finding::new(Severity::Corrupt, cx.file, section, what);
-    let mut scan = ContainerScan::default();
-    if b.len() >= HEADER_LEN {
-        *checksummed += HEADER_LEN as u64;
+    let mut s = Scanner { cx, b, out, checksummed, scan: ContainerScan::default() };
+    let version = s.header();
+    if let Some(table) = s.table(version) {
+        s.sections(&table, version);
     }
-    // A damaged header hides the version: read the table as the current version does.
-    let mut version = cx.kind.version();
-    match decode_header_version(cx.path, b, cx.kind) {
-        Ok((id, v)) => {
-            scan.id = Some(id);
-            version = v;
+    s.scan
+}
+
+/// One container scan under way: the bytes, where its findings go, and what it has found.
+struct Scanner<'s, 'c> {
+    cx: &'s ScanContext<'c>,
+    b: &'s [u8],
+    out: &'s mut Vec<Finding>,
+    checksummed: &'s mut u64,
+    scan: ContainerScan,
+}
+
+impl Scanner<'_, '_> {
+    fn corrupt(&self, section: &str, what: String) -> Finding {
+        Finding::new(Severity::Corrupt, self.cx.file, section, what)
+    }
+
+    /// Reports damage to the file's frame (header, tables, padding), which repair rewrites.
+    fn frame(&mut self, finding: Finding) {
+        self.out.push(finding);
+        self.scan.frame_damage = true;
+    }
+
+    /// Reports section `i` as damaged as a whole.
+    fn bad_section(&mut self, i: usize, finding: Finding) {
+        self.out.push(finding);
+        self.scan.bad.push(i);
+    }
+
+    /// The header: the file's id, and its version (the current one when the header is
+    /// damaged, so the table is read as the current version does).
+    fn header(&mut self) -> u32 {
+        if self.b.len() >= HEADER_LEN {
+            *self.checksummed += HEADER_LEN as u64;
         }
-        Err(e) => {
-            let (at, what) = describe(&e);
-            out.push(corrupt("header", what).at(at.unwrap_or(0)));
-            scan.frame_damage = true;
-        }
-    }
-    if b.len() < TABLE_AT {
-        out.push(
-            corrupt("section table", format!("file ends at byte {} before the section table", b.len()))
-                .at(b.len() as u64)
-                .expected(format!("at least {TABLE_AT} bytes"), b.len()),
-        );
-        scan.frame_damage = true;
-        return scan;
-    }
-    let stored_count = read_u32(b, COUNT_AT) as usize;
-    let stored_crc = read_u32(b, TABLE_CRC_AT);
-    let mut counts = vec![stored_count];
-    if let Some(n) = cx.expected_count.filter(|&n| n != stored_count) {
-        counts.push(n);
-    }
-    // A section verifies when its bytes reproduce its entry's checksum (for a blocked
-    // one: the checksum of the list of its blocks' CRCs, whatever the stored list holds).
-    let verify_sections = |sections: &[RawSection]| {
-        sections.iter().all(|s| {
-            let bytes = &b[s.range()];
-            if s.block == 0 {
-                crc32c::crc32c(bytes) == s.crc
-            } else {
-                container::list_crc(&container::block_crcs(bytes, s.block as usize)) == s.crc
+        match decode_header_version(self.cx.path, self.b, self.cx.kind) {
+            Ok((id, v)) => {
+                self.scan.id = Some(id);
+                v
             }
-        })
-    };
-    for count in counts {
-        let Some(table_end) = count.checked_mul(ENTRY_LEN).map(|n| n + TABLE_AT) else { continue };
-        if count > MAX_SECTIONS || table_end > b.len() {
-            continue;
-        }
-        let region = &b[TABLE_AT..table_end];
-        *checksummed += region.len() as u64;
-        let fitting = |region: &[u8]| fitting_table(region, table_end as u64, b, version, cx.kind);
-        let found = if crc32c::crc32c(region) == stored_crc {
-            Some((container::parse_table(region, table_end as u64).0, None))
-        } else {
-            let fixed = crc::single_byte_fixes(region, stored_crc).into_iter().find_map(|(at, mask)| {
-                let mut fixed = region.to_vec();
-                fixed[at] ^= mask;
-                fitting(&fixed).map(|t| (t, Some((at, mask))))
-            });
-            fixed.or_else(|| {
-                // The table checksum field itself may be the damaged part: accept the
-                // table when its layout fits and every section verifies against it.
-                fitting(region).filter(|t| verify_sections(t)).map(|t| (t, None))
-            })
-        };
-        let Some((table, fix)) = found else { continue };
-        if count != stored_count {
-            out.push(
-                corrupt("section table", "damaged section count".into())
-                    .at(COUNT_AT as u64)
-                    .expected(count, stored_count),
-            );
-            scan.frame_damage = true;
-        }
-        match fix {
-            Some((at, mask)) => {
-                let off = TABLE_AT + at;
-                out.push(
-                    corrupt("section table", "one damaged byte (repair restores it)".into())
-                        .at(off as u64)
-                        .expected(format!("{:#04x}", b[off] ^ mask), format!("{:#04x}", b[off])),
-                );
-                scan.frame_damage = true;
+            Err(e) => {
+                let (at, what) = describe(&e);
+                self.frame(self.corrupt("header", what).at(at.unwrap_or(0)));
+                self.cx.kind.version()
             }
-            None if crc32c::crc32c(region) != stored_crc => {
-                out.push(
-                    corrupt("section table", "table checksum field damaged; the table itself verifies".into())
-                        .at(TABLE_CRC_AT as u64)
-                        .expected(format!("{:#010x}", crc32c::crc32c(region)), format!("{stored_crc:#010x}")),
-                );
-                scan.frame_damage = true;
-            }
-            None => {}
         }
-        scan.table = Some(table);
-        break;
     }
-    let Some(table) = scan.table.clone() else {
+
+    /// The section table: as stored, or with its count as the caller expects, or with one
+    /// damaged byte fixed, or trusted when its checksum field alone is damaged. `None`
+    /// (reported) when no reading of it locates the sections.
+    fn table(&mut self, version: u32) -> Option<Vec<RawSection>> {
+        let b = self.b;
+        if b.len() < TABLE_AT {
+            let what = format!("file ends at byte {} before the section table", b.len());
+            let expected = format!("at least {TABLE_AT} bytes");
+            self.frame(self.corrupt("section table", what).at(b.len() as u64).expected(expected, b.len()));
+            return None;
+        }
+        let stored_count = read_u32(b, COUNT_AT) as usize;
+        let mut counts = vec![stored_count];
+        if let Some(n) = self.cx.expected_count.filter(|&n| n != stored_count) {
+            counts.push(n);
+        }
+        if let Some(table) = counts.into_iter().find_map(|count| self.table_of(count, stored_count, version)) {
+            self.scan.table = Some(table.clone());
+            return Some(table);
+        }
         let what = if stored_count > MAX_SECTIONS {
             format!("{stored_count} sections, more than {MAX_SECTIONS}")
         } else if TABLE_AT + stored_count * ENTRY_LEN > b.len() {
@@ -282,139 +255,201 @@ pub(crate) fn scan_container(
         } else {
             "section table checksum mismatch; the sections cannot be located".into()
         };
-        out.push(corrupt("section table", what).at(COUNT_AT as u64));
-        scan.frame_damage = true;
-        return scan;
-    };
-    let len = b.len() as u64;
-    let (_, blocks_end) = container::parse_table(&b[TABLE_AT..TABLE_AT + table.len() * ENTRY_LEN], 0);
-    let tables_end = (TABLE_AT + table.len() * ENTRY_LEN) as u64 + blocks_end;
-    // Block CRC lists are read only when the whole block table lies inside the file.
-    let lists_readable = tables_end <= len;
-    if !lists_readable {
-        out.push(
-            corrupt("block table", "block table runs past the end of the file".into())
-                .at((TABLE_AT + table.len() * ENTRY_LEN) as u64)
-                .expected(format!("at most {len} bytes"), tables_end),
-        );
-        scan.frame_damage = true;
+        self.frame(self.corrupt("section table", what).at(COUNT_AT as u64));
+        None
     }
-    let mut at = tables_end.min(len);
-    // The end of the last section, when the file is shorter than that.
-    let mut needed = len;
-    for (i, s) in table.iter().enumerate() {
-        let name = (cx.name_of)(i, s);
-        let end = s.offset.checked_add(s.len);
-        if let Some(what) = container::block_problem(s, version, cx.kind) {
-            out.push(corrupt(&name, what).at((TABLE_AT + i * ENTRY_LEN) as u64));
-            scan.bad.push(i);
-            scan.frame_damage = true;
-            continue;
+
+    /// The table read as `count` entries, when it verifies so (see [`Scanner::table`]);
+    /// what it took to read it (another count than `stored_count`, a fixed byte, a
+    /// damaged checksum field) is reported.
+    fn table_of(&mut self, count: usize, stored_count: usize, version: u32) -> Option<Vec<RawSection>> {
+        let b = self.b;
+        let stored_crc = read_u32(b, TABLE_CRC_AT);
+        let table_end = count.checked_mul(ENTRY_LEN).map(|n| n + TABLE_AT)?;
+        if count > MAX_SECTIONS || table_end > b.len() {
+            return None;
         }
-        let Some(end) = end.filter(|_| s.offset >= at) else {
-            out.push(
-                corrupt(&name, "overlaps the tables or an earlier section".into())
-                    .at(s.offset)
-                    .expected(format!("[{at}, {len})"), format!("[{}, +{})", s.offset, s.len)),
-            );
-            scan.bad.push(i);
-            continue;
-        };
-        let cut = end > len;
-        if cut {
-            needed = needed.max(end);
+        let region = &b[TABLE_AT..table_end];
+        *self.checksummed += region.len() as u64;
+        let fitting = |region: &[u8]| fitting_table(region, table_end as u64, b, version, self.cx.kind);
+        let (table, fix) = if crc32c::crc32c(region) == stored_crc {
+            Some((container::parse_table(region, table_end as u64).0, None))
+        } else {
+            let fixed = crc::single_byte_fixes(region, stored_crc).into_iter().find_map(|(at, mask)| {
+                let mut fixed = region.to_vec();
+                fixed[at] ^= mask;
+                fitting(&fixed).map(|t| (t, Some((at, mask))))
+            });
+            fixed.or_else(|| {
+                // The table checksum field itself may be the damaged part: accept the
+                // table when its layout fits and every section verifies against it.
+                fitting(region).filter(|t| sections_verify(b, t)).map(|t| (t, None))
+            })
+        }?;
+        if count != stored_count {
+            let finding = self.corrupt("section table", "damaged section count".into());
+            self.frame(finding.at(COUNT_AT as u64).expected(count, stored_count));
         }
-        // A section cut short keeps its whole blocks when their checksums are readable.
-        let partial = cut && s.offset < len && s.block != 0 && lists_readable;
-        if cut && !partial {
-            let what = if s.offset >= len {
-                format!("missing: the file ends at byte {len}, before the section")
-            } else {
-                format!("cut short: the file ends at byte {len}, inside the section (one checksum: all of it is lost)")
-            };
-            out.push(corrupt(&name, what).at(s.offset.min(len)).expected(format!("[{}, {end})", s.offset), len));
-            scan.bad.push(i);
-            continue;
-        }
-        if !s.offset.is_multiple_of(SECTION_ALIGN) {
-            out.push(corrupt(&name, format!("not {SECTION_ALIGN}-byte aligned")).at(s.offset));
-            scan.frame_damage = true;
-        }
-        if let Some(p) = b[at as usize..s.offset as usize].iter().position(|&x| x != 0) {
-            out.push(corrupt(&name, "padding before the section is not zero".into()).at(at + p as u64));
-            scan.frame_damage = true;
-        }
-        at = end.min(len);
-        if partial {
-            cut_section(cx, b, i, s, &name, out, &mut scan, checksummed);
-            continue;
-        }
-        let bytes = &b[s.range()];
-        *checksummed += s.len;
-        if s.block == 0 {
-            let computed = crc::crc32c(bytes, cx.threads);
-            if computed != s.crc {
-                out.push(
-                    corrupt(&name, "checksum mismatch".into())
-                        .at(s.offset)
-                        .expected(format!("{:#010x}", s.crc), format!("{computed:#010x}")),
-                );
-                scan.bad.push(i);
+        match fix {
+            Some((at, mask)) => {
+                let off = TABLE_AT + at;
+                let finding = self.corrupt("section table", "one damaged byte (repair restores it)".into());
+                let (expected, found) = (format!("{:#04x}", b[off] ^ mask), format!("{:#04x}", b[off]));
+                self.frame(finding.at(off as u64).expected(expected, found));
             }
-            continue;
+            None if crc32c::crc32c(region) != stored_crc => {
+                let what = "table checksum field damaged; the table itself verifies".into();
+                let expected = format!("{:#010x}", crc32c::crc32c(region));
+                let finding = self.corrupt("section table", what).at(TABLE_CRC_AT as u64);
+                self.frame(finding.expected(expected, format!("{stored_crc:#010x}")));
+            }
+            None => {}
+        }
+        Some(table)
+    }
+
+    /// Every section of `table`: where it lies, then its checksums; then what is missing
+    /// at the end of the file, or left after the last section.
+    fn sections(&mut self, table: &[RawSection], version: u32) {
+        let len = self.b.len() as u64;
+        let table_end = TABLE_AT + table.len() * ENTRY_LEN;
+        let (_, blocks_end) = container::parse_table(&self.b[TABLE_AT..table_end], 0);
+        let tables_end = table_end as u64 + blocks_end;
+        // Block CRC lists are read only when the whole block table lies inside the file.
+        let lists_readable = tables_end <= len;
+        if !lists_readable {
+            let finding = self.corrupt("block table", "block table runs past the end of the file".into());
+            self.frame(finding.at(table_end as u64).expected(format!("at most {len} bytes"), tables_end));
+        }
+        let mut at = tables_end.min(len);
+        // The end of the last section, when the file is shorter than that.
+        let mut needed = len;
+        for (i, s) in table.iter().enumerate() {
+            let name = (self.cx.name_of)(i, s);
+            let Some(end) = self.placed(i, s, &name, at, version) else { continue };
+            let cut = end > len;
+            if cut {
+                needed = needed.max(end);
+            }
+            // A section cut short keeps its whole blocks when their checksums are readable.
+            let partial = cut && s.offset < len && s.block != 0 && lists_readable;
+            if cut && !partial {
+                let what = if s.offset >= len {
+                    format!("missing: the file ends at byte {len}, before the section")
+                } else {
+                    format!(
+                        "cut short: the file ends at byte {len}, inside the section (one checksum: all of it is lost)"
+                    )
+                };
+                let finding = self.corrupt(&name, what).at(s.offset.min(len));
+                self.bad_section(i, finding.expected(format!("[{}, {end})", s.offset), len));
+                continue;
+            }
+            self.aligned_after(s, &name, at);
+            at = end.min(len);
+            if partial {
+                cut_section(self.cx, self.b, i, s, &name, self.out, &mut self.scan, self.checksummed);
+            } else {
+                self.checksums(i, s, &name, lists_readable);
+            }
+        }
+        if needed > len {
+            let what =
+                format!("{} bytes missing: the file ends at byte {len}, its sections need {needed}", needed - len);
+            let finding = self.corrupt("end of file", what).at(len);
+            self.out.push(finding.expected(format!("{needed} bytes"), format!("{len} bytes")));
+            self.scan.padded = Padded::of(self.b, needed);
+        } else if at < len {
+            self.frame(self.corrupt("trailing bytes", format!("{} bytes after the last section", len - at)).at(at));
+        }
+    }
+
+    /// Where section `i` ends, when its entry is valid for `version` and it starts at or
+    /// after `at` (the end of what precedes it); otherwise reported, and `None`.
+    fn placed(&mut self, i: usize, s: &RawSection, name: &str, at: u64, version: u32) -> Option<u64> {
+        if let Some(what) = container::block_problem(s, version, self.cx.kind) {
+            self.frame(self.corrupt(name, what).at((TABLE_AT + i * ENTRY_LEN) as u64));
+            self.scan.bad.push(i);
+            return None;
+        }
+        let end = s.offset.checked_add(s.len).filter(|_| s.offset >= at);
+        if end.is_none() {
+            let len = self.b.len();
+            let finding = self.corrupt(name, "overlaps the tables or an earlier section".into()).at(s.offset);
+            self.bad_section(i, finding.expected(format!("[{at}, {len})"), format!("[{}, +{})", s.offset, s.len)));
+        }
+        end
+    }
+
+    /// Section `s` starts aligned, with only zeros between `at` and it.
+    fn aligned_after(&mut self, s: &RawSection, name: &str, at: u64) {
+        if !s.offset.is_multiple_of(SECTION_ALIGN) {
+            self.frame(self.corrupt(name, format!("not {SECTION_ALIGN}-byte aligned")).at(s.offset));
+        }
+        if let Some(p) = self.b[at as usize..s.offset as usize].iter().position(|&x| x != 0) {
+            self.frame(self.corrupt(name, "padding before the section is not zero".into()).at(at + p as u64));
+        }
+    }
+
+    /// The checksums of section `i`, whole in the file: its one CRC, or its blocks' (each
+    /// damaged block reported as such when the stored block CRCs are readable).
+    fn checksums(&mut self, i: usize, s: &RawSection, name: &str, lists_readable: bool) {
+        let (b, threads) = (self.b, self.cx.threads);
+        let bytes = &b[s.range()];
+        *self.checksummed += s.len;
+        if s.block == 0 {
+            let computed = crc::crc32c(bytes, threads);
+            if computed != s.crc {
+                let finding = self.corrupt(name, "checksum mismatch".into()).at(s.offset);
+                self.bad_section(i, finding.expected(format!("{:#010x}", s.crc), format!("{computed:#010x}")));
+            }
+            return;
         }
         let stored = lists_readable.then(|| container::stored_crcs(b, s));
-        *checksummed += 4 * s.block_count();
+        *self.checksummed += 4 * s.block_count();
         let list_ok = stored.as_ref().is_some_and(|l| container::list_crc(l) == s.crc);
         // One pass over the whole section at the CRC's full speed; blocks are checked one
         // by one only when it disagrees with what the stored block CRCs add up to.
         if let Some(l) = stored.as_ref().filter(|_| list_ok)
-            && crc::crc32c(bytes, cx.threads) == container::combine_blocks(l, s.block as u64, s.len)
+            && crc::crc32c(bytes, threads) == container::combine_blocks(l, s.block as u64, s.len)
         {
-            continue;
+            return;
         }
-        let computed = crc::block_crcs(bytes, s.block as usize, cx.threads);
+        let computed = crc::block_crcs(bytes, s.block as usize, threads);
         if container::list_crc(&computed) == s.crc {
             if !list_ok && lists_readable {
-                out.push(
-                    corrupt(
-                        &name,
-                        "block checksum list damaged; the section's bytes verify against its checksum".into(),
-                    )
-                    .at(s.blocks_at),
-                );
-                scan.frame_damage = true;
+                let what = "block checksum list damaged; the section's bytes verify against its checksum";
+                self.frame(self.corrupt(name, what.into()).at(s.blocks_at));
             }
-            continue;
+            return;
         }
         let Some(stored) = stored else {
-            out.push(corrupt(&name, "checksum mismatch (its block checksums are unreadable)".into()).at(s.offset));
-            scan.bad.push(i);
-            continue;
+            let what = "checksum mismatch (its block checksums are unreadable)".into();
+            self.bad_section(i, self.corrupt(name, what).at(s.offset));
+            return;
         };
         if !list_ok {
             // Both the list and the data disagree with the entry: every block whose
             // stored CRC differs from its bytes' is taken as damaged.
-            out.push(corrupt(&name, "block checksum list damaged as well as the data".into()).at(s.blocks_at));
-            scan.frame_damage = true;
+            let what = "block checksum list damaged as well as the data".into();
+            self.frame(self.corrupt(name, what).at(s.blocks_at));
         }
-        damaged_blocks(cx.file, &name, i, s, &computed, &stored, out, &mut scan);
+        damaged_blocks(self.cx.file, name, i, s, &computed, &stored, self.out, &mut self.scan);
     }
-    if needed > len {
-        out.push(
-            corrupt(
-                "end of file",
-                format!("{} bytes missing: the file ends at byte {len}, its sections need {needed}", needed - len),
-            )
-            .at(len)
-            .expected(format!("{needed} bytes"), format!("{len} bytes")),
-        );
-        scan.padded = Padded::of(b, needed);
-    } else if at < len {
-        out.push(corrupt("trailing bytes", format!("{} bytes after the last section", len - at)).at(at));
-        scan.frame_damage = true;
-    }
-    scan
+}
+
+/// Whether every section of `sections` reproduces its entry's checksum from the bytes
+/// `b` (for a blocked one: the checksum of the list of its blocks' CRCs, whatever the
+/// stored list holds).
+fn sections_verify(b: &[u8], sections: &[RawSection]) -> bool {
+    sections.iter().all(|s| {
+        let bytes = &b[s.range()];
+        if s.block == 0 {
+            crc32c::crc32c(bytes) == s.crc
+        } else {
+            container::list_crc(&container::block_crcs(bytes, s.block as usize)) == s.crc
+        }
+    })
 }
 
 /// Section `i`, which the end of the file cuts short: its whole blocks are checked

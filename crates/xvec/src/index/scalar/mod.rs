@@ -466,52 +466,13 @@ impl ScalarIndex {
         mmap: bool,
     ) -> Result<ScalarIndex, StorageError> {
         let elem = ty.element().unwrap_or(ScalarType::Double);
-        // An array row holds up to MAX_ARRAY_LEN distinct values.
-        let most = if ty.is_array() { rows.saturating_mul(crate::schema::MAX_ARRAY_LEN) } else { rows };
-        let want: &[Kind] = match (kind, elem) {
-            (ScalarIndexKind::Inverted, ScalarType::String) => {
-                &[Kind::Meta, Kind::TermOffsets, Kind::TermBytes, Kind::Directory, Kind::Postings]
-            }
-            (ScalarIndexKind::Inverted, _) => &[Kind::Meta, Kind::Keys, Kind::Directory, Kind::Postings],
-            (ScalarIndexKind::Range, _) => &[Kind::Meta, Kind::Keys, Kind::Rows],
-        };
+        let want = sections_of(kind, elem);
         let bytes = FileBytes::open(path, mmap)?;
         let kinds: Vec<u16> = want.iter().map(|&k| k as u16).collect();
         let what = format!("a {} index", kind.name());
         let sections = container::read_sections(path, &bytes, segment_id, field, &kinds, &what)?;
-        let b = bytes.as_slice();
-        let bad = |offset: usize, what: String| StorageError::corrupted(path, offset as u64, what);
-        let s = |k: Kind| -> &RawSection { &sections[want.iter().position(|&w| w == k).expect("checked above")] };
-        let m = s(Kind::Meta);
-        let meta: Meta =
-            serde_json::from_slice(&b[m.range()]).map_err(|e| bad(m.offset as usize, format!("meta: {e}")))?;
-        // An index of a column widened since it was built serves as it is: the widenings
-        // that may keep their indexes map every value to the same key.
-        if meta.kind != kind.name() || !serves(&meta.ty, ty) || meta.rows != rows as u64 || meta.entries > most as u64 {
-            return Err(bad(
-                m.offset as usize,
-                format!(
-                    "a {} index of a {} column of {} rows with {} entries; expected a {} index of a {} column of {rows} rows",
-                    meta.kind,
-                    meta.ty,
-                    meta.rows,
-                    meta.entries,
-                    kind.name(),
-                    ty.name()
-                ),
-            ));
-        }
-        let n = meta.entries as usize;
-        let sized = |k: Kind, len: usize| -> Result<Range<usize>, StorageError> {
-            let sec = s(k);
-            if sec.len != len as u64 {
-                return Err(bad(
-                    sec.offset as usize,
-                    format!("section kind {} of {} bytes, expected {len}", k as u16, sec.len),
-                ));
-            }
-            Ok(sec.range())
-        };
+        let file = Opening { path, b: bytes.as_slice(), want, sections: &sections };
+        let n = file.entries(kind, ty, rows)?;
         let empty = 0..0;
         let mut index = ScalarIndex {
             path: path.to_path_buf(),
@@ -524,79 +485,163 @@ impl ScalarIndex {
             row_ids: empty,
             bytes: FileBytes::Owned { words: Vec::new(), len: 0 },
         };
-        let strictly = kind == ScalarIndexKind::Inverted;
-        if elem == ScalarType::String {
-            let offsets = sized(Kind::TermOffsets, 8 * (n + 1))?;
-            let bytes_s = s(Kind::TermBytes);
-            let o: &[u64] = cast_slice(&b[offsets.clone()]).expect("aligned section");
-            if o[0] != 0 || o[n] != bytes_s.len || o.windows(2).any(|w| w[0] > w[1]) {
-                return Err(bad(offsets.start, "term offsets do not rise from 0 to the byte count".into()));
-            }
-            let text = &b[bytes_s.range()];
-            for t in 1..n {
-                let (p, q) = (&text[o[t - 1] as usize..o[t] as usize], &text[o[t] as usize..o[t + 1] as usize]);
-                if p >= q {
-                    return Err(bad(offsets.start + 8 * t, format!("term {t} is not above term {}", t - 1)));
-                }
-            }
-            if std::str::from_utf8(text).is_err() {
-                return Err(bad(bytes_s.offset as usize, "terms are not UTF-8".into()));
-            }
-            index.terms = Some((offsets, bytes_s.range()));
-        } else {
-            index.keys = sized(Kind::Keys, 8 * n)?;
-            let k: &[u64] = cast_slice(&b[index.keys.clone()]).expect("aligned section");
-            if let Some(i) = k.windows(2).position(|w| if strictly { w[0] >= w[1] } else { w[0] > w[1] }) {
-                return Err(bad(index.keys.start + 8 * (i + 1), format!("key {} is out of order", i + 1)));
-            }
+        match elem {
+            ScalarType::String => index.terms = Some(file.terms(n)?),
+            _ => index.keys = file.keys(n, kind == ScalarIndexKind::Inverted)?,
         }
         match kind {
-            ScalarIndexKind::Inverted => {
-                index.directory = sized(Kind::Directory, 16 * n)?;
-                index.postings = s(Kind::Postings).range();
-                let dir: &[u64] = cast_slice(&b[index.directory.clone()]).expect("aligned section");
-                let postings = &b[index.postings.clone()];
-                let mut end = 0;
-                for t in 0..n {
-                    let (at, count, len) =
-                        (dir[2 * t] as usize, dir[2 * t + 1] & 0xffff_ffff, (dir[2 * t + 1] >> 32) as usize);
-                    let here = index.directory.start + 16 * t;
-                    let Some(p) = postings.get(at..at.saturating_add(len)).filter(|_| at == end) else {
-                        return Err(bad(
-                            here,
-                            format!(
-                                "postings of entry {t} (offset {at}, {len} bytes) do not follow entry {}",
-                                t.max(1) - 1
-                            ),
-                        ));
-                    };
-                    end = at + len;
-                    let fine = RoaringBitmap::deserialize_from(p).ok().filter(|bm| {
-                        bm.len() == count
-                            && count > 0
-                            && bm.max().is_some_and(|m| (m as usize) < rows)
-                            && bm.serialized_size() == len
-                    });
-                    if fine.is_none() {
-                        return Err(bad(
-                            index.postings.start + at,
-                            format!("postings of entry {t} are not a bitmap of {count} rows below {rows}"),
-                        ));
-                    }
-                }
-                if end != postings.len() {
-                    return Err(bad(index.postings.start + end, "bytes after the last postings".into()));
-                }
-            }
-            ScalarIndexKind::Range => {
-                index.row_ids = sized(Kind::Rows, 4 * n)?;
-                let ids: &[u32] = cast_slice(&b[index.row_ids.clone()]).expect("aligned section");
-                if let Some(i) = ids.iter().position(|&r| r as usize >= rows) {
-                    return Err(bad(index.row_ids.start + 4 * i, format!("row {} is not below {rows}", ids[i])));
-                }
-            }
+            ScalarIndexKind::Inverted => (index.directory, index.postings) = file.postings(n, rows)?,
+            ScalarIndexKind::Range => index.row_ids = file.row_ids(n, rows)?,
         }
         index.bytes = bytes;
         Ok(index)
+    }
+}
+
+/// The sections a `kind` index over `elem` values has, in file order.
+fn sections_of(kind: ScalarIndexKind, elem: ScalarType) -> &'static [Kind] {
+    match (kind, elem) {
+        (ScalarIndexKind::Inverted, ScalarType::String) => {
+            &[Kind::Meta, Kind::TermOffsets, Kind::TermBytes, Kind::Directory, Kind::Postings]
+        }
+        (ScalarIndexKind::Inverted, _) => &[Kind::Meta, Kind::Keys, Kind::Directory, Kind::Postings],
+        (ScalarIndexKind::Range, _) => &[Kind::Meta, Kind::Keys, Kind::Rows],
+    }
+}
+
+/// A scalar index file being opened: its bytes and sections (those `want` names, in that
+/// order), each step of [`ScalarIndex::open`] validating one part of it.
+struct Opening<'a> {
+    path: &'a Path,
+    b: &'a [u8],
+    want: &'a [Kind],
+    sections: &'a [RawSection],
+}
+
+impl Opening<'_> {
+    fn bad(&self, offset: usize, what: String) -> StorageError {
+        StorageError::corrupted(self.path, offset as u64, what)
+    }
+
+    fn section(&self, k: Kind) -> &RawSection {
+        &self.sections[self.want.iter().position(|&w| w == k).expect("read_sections checked it")]
+    }
+
+    /// The range of section `k`, which must be `len` bytes.
+    fn sized(&self, k: Kind, len: usize) -> Result<Range<usize>, StorageError> {
+        let sec = self.section(k);
+        if sec.len != len as u64 {
+            return Err(self
+                .bad(sec.offset as usize, format!("section kind {} of {} bytes, expected {len}", k as u16, sec.len)));
+        }
+        Ok(sec.range())
+    }
+
+    /// The number of entries the meta records, once the meta describes a `kind` index of
+    /// a column of type `ty` with `rows` rows.
+    fn entries(&self, kind: ScalarIndexKind, ty: &FieldType, rows: usize) -> Result<usize, StorageError> {
+        // An array row holds up to MAX_ARRAY_LEN distinct values.
+        let most = if ty.is_array() { rows.saturating_mul(crate::schema::MAX_ARRAY_LEN) } else { rows };
+        let m = self.section(Kind::Meta);
+        let meta: Meta = serde_json::from_slice(&self.b[m.range()])
+            .map_err(|e| self.bad(m.offset as usize, format!("meta: {e}")))?;
+        // An index of a column widened since it was built serves as it is: the widenings
+        // that may keep their indexes map every value to the same key.
+        if meta.kind != kind.name() || !serves(&meta.ty, ty) || meta.rows != rows as u64 || meta.entries > most as u64 {
+            return Err(self.bad(
+                m.offset as usize,
+                format!(
+                    "a {} index of a {} column of {} rows with {} entries; expected a {} index of a {} column of {rows} rows",
+                    meta.kind,
+                    meta.ty,
+                    meta.rows,
+                    meta.entries,
+                    kind.name(),
+                    ty.name()
+                ),
+            ));
+        }
+        Ok(meta.entries as usize)
+    }
+
+    /// The term offsets and bytes of a string index's `n` distinct values: offsets rising
+    /// from 0 to the byte count, terms strictly ascending, all UTF-8.
+    fn terms(&self, n: usize) -> Result<(Range<usize>, Range<usize>), StorageError> {
+        let b = self.b;
+        let offsets = self.sized(Kind::TermOffsets, 8 * (n + 1))?;
+        let bytes_s = self.section(Kind::TermBytes);
+        let o: &[u64] = cast_slice(&b[offsets.clone()]).expect("aligned section");
+        if o[0] != 0 || o[n] != bytes_s.len || o.windows(2).any(|w| w[0] > w[1]) {
+            return Err(self.bad(offsets.start, "term offsets do not rise from 0 to the byte count".into()));
+        }
+        let text = &b[bytes_s.range()];
+        for t in 1..n {
+            let (p, q) = (&text[o[t - 1] as usize..o[t] as usize], &text[o[t] as usize..o[t + 1] as usize]);
+            if p >= q {
+                return Err(self.bad(offsets.start + 8 * t, format!("term {t} is not above term {}", t - 1)));
+            }
+        }
+        if std::str::from_utf8(text).is_err() {
+            return Err(self.bad(bytes_s.offset as usize, "terms are not UTF-8".into()));
+        }
+        Ok((offsets, bytes_s.range()))
+    }
+
+    /// The `n` keys of a fixed-width index, in order (`strictly` ascending for an
+    /// inverted index, whose keys are distinct).
+    fn keys(&self, n: usize, strictly: bool) -> Result<Range<usize>, StorageError> {
+        let keys = self.sized(Kind::Keys, 8 * n)?;
+        let k: &[u64] = cast_slice(&self.b[keys.clone()]).expect("aligned section");
+        if let Some(i) = k.windows(2).position(|w| if strictly { w[0] >= w[1] } else { w[0] > w[1] }) {
+            return Err(self.bad(keys.start + 8 * (i + 1), format!("key {} is out of order", i + 1)));
+        }
+        Ok(keys)
+    }
+
+    /// An inverted index's directory and postings: each of the `n` entries a bitmap of
+    /// its count of rows below `rows`, one after another with nothing after the last.
+    fn postings(&self, n: usize, rows: usize) -> Result<(Range<usize>, Range<usize>), StorageError> {
+        let directory = self.sized(Kind::Directory, 16 * n)?;
+        let postings_at = self.section(Kind::Postings).range();
+        let dir: &[u64] = cast_slice(&self.b[directory.clone()]).expect("aligned section");
+        let postings = &self.b[postings_at.clone()];
+        let mut end = 0;
+        for t in 0..n {
+            let (at, count, len) = (dir[2 * t] as usize, dir[2 * t + 1] & 0xffff_ffff, (dir[2 * t + 1] >> 32) as usize);
+            let here = directory.start + 16 * t;
+            let Some(p) = postings.get(at..at.saturating_add(len)).filter(|_| at == end) else {
+                return Err(self.bad(
+                    here,
+                    format!("postings of entry {t} (offset {at}, {len} bytes) do not follow entry {}", t.max(1) - 1),
+                ));
+            };
+            end = at + len;
+            let fine = RoaringBitmap::deserialize_from(p).ok().filter(|bm| {
+                bm.len() == count
+                    && count > 0
+                    && bm.max().is_some_and(|m| (m as usize) < rows)
+                    && bm.serialized_size() == len
+            });
+            if fine.is_none() {
+                return Err(self.bad(
+                    postings_at.start + at,
+                    format!("postings of entry {t} are not a bitmap of {count} rows below {rows}"),
+                ));
+            }
+        }
+        if end != postings.len() {
+            return Err(self.bad(postings_at.start + end, "bytes after the last postings".into()));
+        }
+        Ok((directory, postings_at))
+    }
+
+    /// A range index's `n` row ids, each below `rows`.
+    fn row_ids(&self, n: usize, rows: usize) -> Result<Range<usize>, StorageError> {
+        let row_ids = self.sized(Kind::Rows, 4 * n)?;
+        let ids: &[u32] = cast_slice(&self.b[row_ids.clone()]).expect("aligned section");
+        if let Some(i) = ids.iter().position(|&r| r as usize >= rows) {
+            return Err(self.bad(row_ids.start + 4 * i, format!("row {} is not below {rows}", ids[i])));
+        }
+        Ok(row_ids)
     }
 }
