@@ -132,53 +132,9 @@ fn write_section(
             }
             Ok(())
         }
-        SectionKind::KeyOrder => {
-            let keys: Vec<(&dyn SegmentView, usize)> = each_row(parts).collect();
-            let mut order: Vec<u32> = (0..keys.len() as u32).collect();
-            order.sort_by(|&a, &b| {
-                let (sa, ra) = keys[a as usize];
-                let (sb, rb) = keys[b as usize];
-                sa.keys().get(ra).cmp(sb.keys().get(rb)).then(a.cmp(&b))
-            });
-            w.put(crate::storage::mmap::as_bytes(&order))
-        }
-        SectionKind::Validity => {
-            let mut bits = Vec::new();
-            for (i, (s, r)) in each_row(parts).enumerate() {
-                if i % 8 == 0 {
-                    bits.push(0u8);
-                }
-                let valid = match &schema.field(f).ty {
-                    FieldType::Vector(_) => s.vector(f).validity.is_valid(r),
-                    FieldType::Scalar(_) => s.scalar(f).validity.is_valid(r),
-                    FieldType::Array(_) | FieldType::Sparse(_) => s.array(f).validity.is_valid(r),
-                };
-                if valid {
-                    *bits.last_mut().expect("pushed") |= 1 << (i % 8);
-                }
-            }
-            w.put(&bits)
-        }
-        SectionKind::Fixed => {
-            let mut buf = Vec::with_capacity(64 * 1024);
-            for (d, r) in each_value(parts, schema, f) {
-                match d {
-                    ColumnData::Bool(d) => buf.push(d[r]),
-                    ColumnData::Int32(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
-                    ColumnData::Int64(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
-                    ColumnData::Uint32(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
-                    ColumnData::Uint64(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
-                    ColumnData::Float(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
-                    ColumnData::Double(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
-                    ColumnData::String(_) => unreachable!("strings use var sections"),
-                }
-                if buf.len() >= 60 * 1024 {
-                    w.put(&buf)?;
-                    buf.clear();
-                }
-            }
-            w.put(&buf)
-        }
+        SectionKind::KeyOrder => write_key_order(w, parts),
+        SectionKind::Validity => write_validity(w, schema, f, parts),
+        SectionKind::Fixed => write_fixed(w, schema, f, parts),
         SectionKind::VarOffsets => {
             let values: Vec<Vec<u8>> = each_value(parts, schema, f).map(|(d, i)| string_of(d, i)).collect();
             write_offsets(w, values.iter().map(|v| v.as_slice()))
@@ -189,48 +145,110 @@ fn write_section(
             }
             Ok(())
         }
-        SectionKind::ArrayOffsets => {
-            let mut at = 0u64;
-            w.put(&at.to_le_bytes())?;
-            for (s, r) in each_row(parts) {
-                let a = s.array(f);
-                if a.validity.is_valid(r) {
-                    at += a.range(r).len() as u64;
-                }
-                w.put(&at.to_le_bytes())?;
-            }
-            Ok(())
+        SectionKind::ArrayOffsets => write_array_offsets(w, f, parts),
+        SectionKind::Vectors => write_vectors(w, schema, f, parts),
+        SectionKind::Norms => write_norms(w, f, parts),
+    }
+}
+
+/// The rows in key order (ties in row order), as row numbers.
+fn write_key_order(w: &mut SectionSink, parts: &[Part]) -> std::io::Result<()> {
+    let keys: Vec<(&dyn SegmentView, usize)> = each_row(parts).collect();
+    let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+    order.sort_by(|&a, &b| {
+        let (sa, ra) = keys[a as usize];
+        let (sb, rb) = keys[b as usize];
+        sa.keys().get(ra).cmp(sb.keys().get(rb)).then(a.cmp(&b))
+    });
+    w.put(crate::storage::mmap::as_bytes(&order))
+}
+
+/// One bit a row of field `f`, set when the row has a value.
+fn write_validity(w: &mut SectionSink, schema: &Schema, f: usize, parts: &[Part]) -> std::io::Result<()> {
+    let mut bits = Vec::new();
+    for (i, (s, r)) in each_row(parts).enumerate() {
+        if i % 8 == 0 {
+            bits.push(0u8);
         }
-        SectionKind::Vectors => {
-            let zeros = vec![0u8; schema.field(f).as_vector().map_or(0, |v| v.row_bytes())];
-            for (s, r) in each_row(parts) {
-                let col = s.vector(f);
-                if !col.validity.is_valid(r) {
-                    // Null rows are zeros, whatever the source holds (a salvaged row
-                    // whose vector was unreadable becomes null).
-                    w.put(&zeros)?;
-                    continue;
-                }
-                let range = r * col.dim..(r + 1) * col.dim;
-                match col.data {
-                    VectorData::Fp32(d) => w.put(crate::storage::mmap::as_bytes(&d[range]))?,
-                    VectorData::Fp16(d) => w.put(crate::storage::mmap::as_bytes(&d[range]))?,
-                    VectorData::Int8(d) => w.put(crate::storage::mmap::as_bytes(&d[range]))?,
-                }
-            }
-            Ok(())
-        }
-        SectionKind::Norms => {
-            for (s, r) in each_row(parts) {
-                let col = s.vector(f);
-                let norm = match col.norms {
-                    _ if !col.validity.is_valid(r) => 0.0,
-                    Some(n) => n[r],
-                    None => norm_of(&col, r),
-                };
-                w.put(&norm.to_le_bytes())?;
-            }
-            Ok(())
+        let valid = match &schema.field(f).ty {
+            FieldType::Vector(_) => s.vector(f).validity.is_valid(r),
+            FieldType::Scalar(_) => s.scalar(f).validity.is_valid(r),
+            FieldType::Array(_) | FieldType::Sparse(_) => s.array(f).validity.is_valid(r),
+        };
+        if valid {
+            *bits.last_mut().expect("pushed") |= 1 << (i % 8);
         }
     }
+    w.put(&bits)
+}
+
+/// The fixed-width values of field `f` (an array's elements), little-endian, in chunks.
+fn write_fixed(w: &mut SectionSink, schema: &Schema, f: usize, parts: &[Part]) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(64 * 1024);
+    for (d, r) in each_value(parts, schema, f) {
+        match d {
+            ColumnData::Bool(d) => buf.push(d[r]),
+            ColumnData::Int32(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
+            ColumnData::Int64(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
+            ColumnData::Uint32(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
+            ColumnData::Uint64(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
+            ColumnData::Float(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
+            ColumnData::Double(d) => buf.extend_from_slice(&d[r].to_le_bytes()),
+            ColumnData::String(_) => unreachable!("strings use var sections"),
+        }
+        if buf.len() >= 60 * 1024 {
+            w.put(&buf)?;
+            buf.clear();
+        }
+    }
+    w.put(&buf)
+}
+
+/// Where each row's elements of array field `f` start, and the end of the last.
+fn write_array_offsets(w: &mut SectionSink, f: usize, parts: &[Part]) -> std::io::Result<()> {
+    let mut at = 0u64;
+    w.put(&at.to_le_bytes())?;
+    for (s, r) in each_row(parts) {
+        let a = s.array(f);
+        if a.validity.is_valid(r) {
+            at += a.range(r).len() as u64;
+        }
+        w.put(&at.to_le_bytes())?;
+    }
+    Ok(())
+}
+
+/// The vectors of field `f`, row after row; zeros for a null row.
+fn write_vectors(w: &mut SectionSink, schema: &Schema, f: usize, parts: &[Part]) -> std::io::Result<()> {
+    let zeros = vec![0u8; schema.field(f).as_vector().map_or(0, |v| v.row_bytes())];
+    for (s, r) in each_row(parts) {
+        let col = s.vector(f);
+        if !col.validity.is_valid(r) {
+            // Null rows are zeros, whatever the source holds (a salvaged row
+            // whose vector was unreadable becomes null).
+            w.put(&zeros)?;
+            continue;
+        }
+        let range = r * col.dim..(r + 1) * col.dim;
+        match col.data {
+            VectorData::Fp32(d) => w.put(crate::storage::mmap::as_bytes(&d[range]))?,
+            VectorData::Fp16(d) => w.put(crate::storage::mmap::as_bytes(&d[range]))?,
+            VectorData::Int8(d) => w.put(crate::storage::mmap::as_bytes(&d[range]))?,
+        }
+    }
+    Ok(())
+}
+
+/// The norm of each vector of field `f` (0 for a null row), as stored or computed.
+fn write_norms(w: &mut SectionSink, f: usize, parts: &[Part]) -> std::io::Result<()> {
+    for (s, r) in each_row(parts) {
+        let col = s.vector(f);
+        let norm = match col.norms {
+            _ if !col.validity.is_valid(r) => 0.0,
+            Some(n) => n[r],
+            None => norm_of(&col, r),
+        };
+        w.put(&norm.to_le_bytes())?;
+    }
+    Ok(())
 }
