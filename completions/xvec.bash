@@ -395,7 +395,7 @@ _xvec() {
 
     case "${cmd}" in
         xvec)
-            opts="-h -V --mode --no-headers --no-mmap --wait --help --version create import insert upsert update delete fetch query explain count analyze vocabulary flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair backup restore inspect help"
+            opts="-h -V --mode --no-headers --no-mmap --memory-budget --wait --help --version create import insert upsert update delete fetch query explain count analyze vocabulary flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair backup restore inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -403,6 +403,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -423,7 +430,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter)
-            opts="-h --mode --no-headers --no-mmap --wait --help add-field drop-field rename-field alter-field add-index drop-index set-index help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help add-field drop-field rename-field alter-field add-index drop-index set-index help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -431,6 +438,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -451,7 +465,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter__subcmd__add__subcmd__field)
-            opts="-h --default --mode --no-headers --no-mmap --wait --help"
+            opts="-h --default --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -466,6 +480,13 @@ _xvec() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -486,7 +507,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter__subcmd__add__subcmd__index)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -494,6 +515,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -514,7 +542,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter__subcmd__alter__subcmd__field)
-            opts="-h --type --mode --no-headers --no-mmap --wait --help"
+            opts="-h --type --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -529,6 +557,13 @@ _xvec() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -549,7 +584,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter__subcmd__drop__subcmd__field)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -557,6 +592,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -577,7 +619,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter__subcmd__drop__subcmd__index)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -585,6 +627,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -731,7 +780,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter__subcmd__rename__subcmd__field)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -739,6 +788,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -759,7 +815,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter__subcmd__set__subcmd__index)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -767,6 +823,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -787,7 +850,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__analyze)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -795,6 +858,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -815,7 +885,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__backup)
-            opts="-h --incremental --copy --mode --no-headers --no-mmap --wait --help"
+            opts="-h --incremental --copy --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -823,6 +893,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -843,7 +920,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__bench)
-            opts="-k -o -h --dataset --base --queries --gt --path --index --m --ef-construction --degree --build-list --graph --alpha --nlist --default-nprobe --soar --quantize --bits --rotate --seed --metric --k --ef --nprobe --refine --limit --skip-load --batch --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --filter --route --gt-threads --output --csv --plot --streaming --rate --search-threads --hold-snapshot --auto-flush-rows --optimize-at --window --flush-every --fresh --merge-factor --target-recall --repeat --text --text-index --text-query-key --sparse-budget --compare --mode --no-headers --no-mmap --wait --help"
+            opts="-k -o -h --dataset --base --queries --gt --path --index --m --ef-construction --degree --build-list --graph --alpha --nlist --default-nprobe --soar --quantize --bits --rotate --seed --metric --k --ef --nprobe --refine --limit --skip-load --batch --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --filter --route --gt-threads --output --csv --plot --streaming --rate --search-threads --hold-snapshot --auto-flush-rows --optimize-at --window --flush-every --fresh --merge-factor --target-recall --repeat --text --text-index --text-query-key --sparse-budget --compare --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -870,7 +947,7 @@ _xvec() {
                     return 0
                     ;;
                 --index)
-                    COMPREPLY=($(compgen -W "flat hnsw vamana ivf qg" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "flat hnsw vamana ivf qg disk" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1225,6 +1302,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -1240,7 +1324,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__completions)
-            opts="-h --mode --no-headers --no-mmap --wait --help bash elvish fish powershell zsh"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1248,6 +1332,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1268,7 +1359,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__count)
-            opts="-h --filter --param --mode --no-headers --no-mmap --wait --help"
+            opts="-h --filter --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1295,6 +1386,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -1310,7 +1408,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__create)
-            opts="-h --schema --field --vector --index --name --auto-flush-rows --auto-flush-bytes --idle-optimize-ms --merge-factor --max-docs-per-segment --mode --no-headers --no-mmap --wait --help"
+            opts="-h --schema --field --vector --index --name --auto-flush-rows --auto-flush-bytes --idle-optimize-ms --merge-factor --max-docs-per-segment --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1401,6 +1499,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -1416,7 +1521,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__delete)
-            opts="-h --where --param --mode --no-headers --no-mmap --wait --help"
+            opts="-h --where --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1443,6 +1548,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -1458,7 +1570,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__describe)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1466,6 +1578,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1486,7 +1605,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__dump)
-            opts="-o -h --output --mode --no-headers --no-mmap --wait --help"
+            opts="-o -h --output --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1513,6 +1632,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -1528,7 +1654,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain)
-            opts="-h --mode --no-headers --no-mmap --wait --help query analyze help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help query analyze help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1536,6 +1662,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1556,7 +1689,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__analyze)
-            opts="-h --mode --no-headers --no-mmap --wait --help query help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help query help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1564,6 +1697,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1626,7 +1766,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__analyze__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1846,6 +1986,13 @@ _xvec() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1936,7 +2083,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2161,6 +2308,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -2176,7 +2330,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__export)
-            opts="-o -h --format --output --filter --fields --field --key-field --param --mode --no-headers --no-mmap --wait --help"
+            opts="-o -h --format --output --filter --fields --field --key-field --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2261,6 +2415,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -2276,7 +2437,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__fetch)
-            opts="-h --fields --mode --no-headers --no-mmap --wait --help"
+            opts="-h --fields --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2291,6 +2452,13 @@ _xvec() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -2311,7 +2479,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__flush)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2319,6 +2487,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3039,7 +3214,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__import)
-            opts="-h --format --key-field --vectors --field --ids --sparse-bm25 --batch-size --upsert --skip-existing --max-errors --flush --mode --no-headers --no-mmap --wait --help"
+            opts="-h --format --key-field --vectors --field --ids --sparse-bm25 --batch-size --upsert --skip-existing --max-errors --flush --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3116,6 +3291,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -3131,7 +3313,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__insert)
-            opts="-h --key-field --mode --no-headers --no-mmap --wait --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3146,6 +3328,13 @@ _xvec() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3166,7 +3355,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect)
-            opts="-h --mode --no-headers --no-mmap --wait --help segments fields graph lists memory wal doc help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help segments fields graph lists memory wal doc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3174,6 +3363,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3194,7 +3390,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__doc)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3202,6 +3398,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3222,7 +3425,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__fields)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3230,6 +3433,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3250,7 +3460,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__graph)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3258,6 +3468,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3404,7 +3621,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__lists)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3412,6 +3629,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3432,7 +3656,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__memory)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3440,6 +3664,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3460,7 +3691,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__segments)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3468,6 +3699,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3488,7 +3726,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__wal)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3496,6 +3734,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3516,7 +3761,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__man)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3524,6 +3769,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3544,7 +3796,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__optimize)
-            opts="-h --concurrency --mode --no-headers --no-mmap --wait --help"
+            opts="-h --concurrency --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3559,6 +3811,13 @@ _xvec() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3579,7 +3838,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__query)
-            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --pk --vector-file --row --field --filter --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3804,6 +4063,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -3819,7 +4085,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__quickstart)
-            opts="-h --data --mode --no-headers --no-mmap --wait --help"
+            opts="-h --data --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3834,6 +4100,13 @@ _xvec() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3854,7 +4127,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__repair)
-            opts="-h --dry-run --yes --schema --purge-lost-found --mode --no-headers --no-mmap --wait --help"
+            opts="-h --dry-run --yes --schema --purge-lost-found --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3882,6 +4155,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -3897,7 +4177,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__restore)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3905,6 +4185,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3925,7 +4212,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__schema)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3933,6 +4220,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3953,7 +4247,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__shell)
-            opts="-f -c -n -h --write --file --command --keep-going --init --no-init --param --mode --no-headers --no-mmap --wait --help"
+            opts="-f -c -n -h --write --file --command --keep-going --init --no-init --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4032,6 +4326,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -4047,7 +4348,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__stats)
-            opts="-h --mode --no-headers --no-mmap --wait --help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4055,6 +4356,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4075,7 +4383,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__tui)
-            opts="-k -h --write --field --text-field --sparse-field --queries --max-queries --gt --filter --param --k --ef --nprobe --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --wait --help"
+            opts="-k -h --write --field --text-field --sparse-field --queries --max-queries --gt --filter --param --k --ef --nprobe --refine --concurrency --recall-sample --duration --headless --json --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4216,6 +4524,13 @@ _xvec() {
                     fi
                     return 0
                     ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -4231,7 +4546,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__update)
-            opts="-h --key-field --mode --no-headers --no-mmap --wait --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4246,6 +4561,13 @@ _xvec() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4266,7 +4588,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__upsert)
-            opts="-h --key-field --mode --no-headers --no-mmap --wait --help"
+            opts="-h --key-field --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4281,6 +4603,13 @@ _xvec() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4301,7 +4630,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__verify)
-            opts="-h --deep --json --mode --no-headers --no-mmap --wait --help"
+            opts="-h --deep --json --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4309,6 +4638,13 @@ _xvec() {
             case "${prev}" in
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4329,7 +4665,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__vocabulary)
-            opts="-o -h --index --output --mode --no-headers --no-mmap --wait --help"
+            opts="-o -h --index --output --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4374,6 +4710,13 @@ _xvec() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi

@@ -19,6 +19,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
     var completions = [
         &'xvec'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -71,6 +72,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --merge-factor 'Segments of one size tier that background maintenance merges into one'
             cand --max-docs-per-segment 'Most documents one segment holds after optimize or a merge'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -87,6 +89,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --batch-size 'Documents per write batch (one WAL sync each)'
             cand --max-errors 'Stop once more than N rows were bad (default: never); the batches before stay'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --upsert 'Insert or merge instead of failing on existing keys'
             cand --skip-existing 'Skip rows whose key exists already (resuming an import that stopped part-way)'
@@ -99,6 +102,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;insert'= {
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -108,6 +112,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;upsert'= {
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -117,6 +122,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;update'= {
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -127,6 +133,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --where 'Delete every document matching this filter'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -136,6 +143,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;fetch'= {
             cand --fields 'Fields to print, comma-separated (default: all, vectors too)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -172,6 +180,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --json 'The whole query as one JSON object, or @FILE to read it from a file: ''{"k": 5, "filter": "...", "fields": [...], "fusion": "rrf", "branches": [{"vector": [...]}, {"key": "K"}, {"text": "...", "fields": ["gloss^2"]}, {"sparse": {...}}, {"keys": [...]}]}'' (a branch may also give its field, k, ef, nprobe, refine or budget; fusion may be {"rrf": K} or {"weighted": [w, ...]})'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --with-vectors 'Also print vector fields'
             cand --no-headers 'Leave out the header row'
@@ -181,6 +190,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;explain'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -220,6 +230,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --json 'The whole query as one JSON object, or @FILE to read it from a file: ''{"k": 5, "filter": "...", "fields": [...], "fusion": "rrf", "branches": [{"vector": [...]}, {"key": "K"}, {"text": "...", "fields": ["gloss^2"]}, {"sparse": {...}}, {"keys": [...]}]}'' (a branch may also give its field, k, ef, nprobe, refine or budget; fusion may be {"rrf": K} or {"weighted": [w, ...]})'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --with-vectors 'Also print vector fields'
             cand --no-headers 'Leave out the header row'
@@ -229,6 +240,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;explain;analyze'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -267,6 +279,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --json 'The whole query as one JSON object, or @FILE to read it from a file: ''{"k": 5, "filter": "...", "fields": [...], "fusion": "rrf", "branches": [{"vector": [...]}, {"key": "K"}, {"text": "...", "fields": ["gloss^2"]}, {"sparse": {...}}, {"keys": [...]}]}'' (a branch may also give its field, k, ef, nprobe, refine or budget; fusion may be {"rrf": K} or {"weighted": [w, ...]})'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --with-vectors 'Also print vector fields'
             cand --no-headers 'Leave out the header row'
@@ -300,6 +313,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --filter 'Count only documents matching this filter'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -308,6 +322,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;analyze'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -319,6 +334,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -o 'Output file (default: standard output)'
             cand --output 'Output file (default: standard output)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -327,6 +343,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;flush'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -336,6 +353,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;optimize'= {
             cand --concurrency 'Threads for index builds, 1 to 1024 (default: all cores; 1 builds deterministically)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -344,6 +362,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -361,6 +380,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;alter;add-field'= {
             cand --default 'The value rows written before, and documents that leave the field out, get (JSON; a bare word is a string). Required for a field that is not nullable'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -369,6 +389,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter;drop-field'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -377,6 +398,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter;rename-field'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -386,6 +408,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;alter;alter-field'= {
             cand --type 'The wider type'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -394,6 +417,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter;add-index'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -402,6 +426,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter;drop-index'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -410,6 +435,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter;set-index'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -444,6 +470,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;describe'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -452,6 +479,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;stats'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -468,6 +496,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --key-field 'Name of the key column (member in jsonl)'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -476,6 +505,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;schema'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -486,6 +516,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -o 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)'
             cand --output 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -500,6 +531,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --init 'Run FILE before the first prompt or script instead of the default startup file'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --write 'Open the collection for writing (takes the writer lock)'
             cand --keep-going 'In batch mode, run the remaining statements after one fails (the exit status is still that of the first failure)'
@@ -512,6 +544,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;completions'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -520,6 +553,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;man'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -529,6 +563,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;quickstart'= {
             cand --data 'Directory with the sample data (default: the source tree''s commands/data)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -544,10 +579,10 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --index 'Index type of the vector field'
             cand --m 'HNSW edges per node (default: the engine''s)'
             cand --ef-construction 'HNSW candidate list size while building (default: the engine''s)'
-            cand --degree 'Vamana, qg: most neighbours per node (qg: a multiple of 32)'
-            cand --build-list 'Vamana, qg: candidate list size while building, L (default: the engine''s)'
+            cand --degree 'Vamana, qg, disk: most neighbours per node (qg: a multiple of 32)'
+            cand --build-list 'Vamana, qg, disk: candidate list size while building, L (default: the engine''s)'
             cand --graph 'qg: the graph its blocks are laid out from (default: vamana)'
-            cand --alpha 'Vamana: prune relaxation, e.g. 1.2 (default: the engine''s)'
+            cand --alpha 'Vamana, disk: prune relaxation, e.g. 1.2 (default: the engine''s)'
             cand --nlist 'IVF: lists per segment, 1..=65536 (default: the engine''s)'
             cand --default-nprobe 'IVF: lists a query probes by default (default: the engine''s)'
             cand --soar 'IVF: keep every row in a second list chosen by SOAR (default: off)'
@@ -594,6 +629,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --sparse-budget 'With --text: the sparse queries stop after scoring N postings per segment (approximate; their recall against brute force is reported). Default: exact'
             cand --compare 'Reports to print side by side (after this run''s, if a dataset is given), with ratios to the first'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --skip-load 'Reuse the collection at --path: no create, insert or optimize'
             cand --streaming 'Insert and search at once, reported over time (no load or search phases)'
@@ -621,6 +657,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --recall-sample 'Queries with an exact-search reference for recall when there is no --gt'
             cand --duration 'Stop after this long (e.g. 10s, 2m); headless runs default to 10s'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --write 'Open for writing (takes the writer lock), so the Optimize view can optimize'
             cand --headless 'No screen: run the workload for --duration, then print the panel values'
@@ -632,6 +669,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;verify'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --deep 'Re-encode every row''s codes and measure index recall on sampled stored vectors'
             cand --json 'Print the whole report as one JSON object'
@@ -643,6 +681,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;repair'= {
             cand --schema 'JSON schema file, for when no manifest holds a readable schema'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --dry-run 'Print the plan and change nothing'
             cand --yes 'Apply the plan without asking'
@@ -654,6 +693,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;backup'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --incremental 'Update the earlier backup in DEST: copy only the files it lacks'
             cand --copy 'Copy every file instead of hard-linking the immutable ones'
@@ -664,6 +704,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;restore'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -672,6 +713,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -688,6 +730,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;segments'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -696,6 +739,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;fields'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -704,6 +748,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;graph'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -712,6 +757,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;lists'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -720,6 +766,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;memory'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -728,6 +775,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;wal'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -736,6 +784,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;doc'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_xvec_global_optspecs
-    string join \n mode= no-headers no-mmap wait= h/help V/version
+    string join \n mode= no-headers no-mmap memory-budget= wait= h/help V/version
 end
 
 function __fish_xvec_needs_command
@@ -31,6 +31,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_needs_command" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_needs_command" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_needs_command" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_needs_command" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -85,6 +86,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -108,6 +110,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l upsert -d 'Insert or merge instead of failing on existing keys'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l skip-existing -d 'Skip rows whose key exists already (resuming an import that stopped part-way)'
@@ -123,6 +126,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand insert" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -135,6 +139,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -147,6 +152,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand update" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -160,6 +166,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -172,6 +179,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -211,6 +219,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l with-vectors -d 'Also print vector fields'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-headers -d 'Leave out the header row'
@@ -223,6 +232,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -265,6 +275,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l with-vectors -d 'Also print vector fields'
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l no-headers -d 'Leave out the header row'
@@ -277,6 +288,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -295,6 +307,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand count" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -306,6 +319,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -319,6 +333,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -330,6 +345,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand flush" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -342,6 +358,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -353,6 +370,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -373,6 +391,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -384,6 +403,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -395,6 +415,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -407,6 +428,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -418,6 +440,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -429,6 +452,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -440,6 +464,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -459,6 +484,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand describe" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -470,6 +496,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand stats" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -492,6 +519,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -503,6 +531,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand schema" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand schema" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand schema" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand schema" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -515,6 +544,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand dump" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand dump" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand dump" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand dump" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -530,6 +560,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l write -d 'Open the collection for writing (takes the writer lock)'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l keep-going -d 'In batch mode, run the remaining statements after one fails (the exit status is still that of the first failure)'
@@ -544,6 +575,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand completions" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -555,6 +587,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand man" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -567,6 +600,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -580,14 +614,15 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l index -d 'Index type
 hnsw\t''
 vamana\t''
 ivf\t''
-qg\t''"
+qg\t''
+disk\t''"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l m -d 'HNSW edges per node (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef-construction -d 'HNSW candidate list size while building (default: the engine\'s)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana, qg: most neighbours per node (qg: a multiple of 32)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l build-list -d 'Vamana, qg: candidate list size while building, L (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l degree -d 'Vamana, qg, disk: most neighbours per node (qg: a multiple of 32)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l build-list -d 'Vamana, qg, disk: candidate list size while building, L (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l graph -d 'qg: the graph its blocks are laid out from (default: vamana)' -r -f -a "vamana\t''
 hnsw\t''"
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l alpha -d 'Vamana: prune relaxation, e.g. 1.2 (default: the engine\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l alpha -d 'Vamana, disk: prune relaxation, e.g. 1.2 (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l nlist -d 'IVF: lists per segment, 1..=65536 (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l default-nprobe -d 'IVF: lists a query probes by default (default: the engine\'s)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l soar -d 'IVF: keep every row in a second list chosen by SOAR (default: off)' -r -f -a "true\t''
@@ -648,6 +683,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l skip-load -d 'Reuse the collection at --path: no create, insert or optimize'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l streaming -d 'Insert and search at once, reported over time (no load or search phases)'
@@ -677,6 +713,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l write -d 'Open for writing (takes the writer lock), so the Optimize view can optimize'
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l headless -d 'No screen: run the workload for --duration, then print the panel values'
@@ -691,6 +728,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand verify" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l deep -d 'Re-encode every row\'s codes and measure index recall on sampled stored vectors'
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l json -d 'Print the whole report as one JSON object'
@@ -705,6 +743,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand repair" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l dry-run -d 'Print the plan and change nothing'
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l yes -d 'Apply the plan without asking'
@@ -719,6 +758,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand backup" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -l incremental -d 'Update the earlier backup in DEST: copy only the files it lacks'
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -l copy -d 'Copy every file instead of hard-linking the immutable ones'
@@ -732,6 +772,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand restore" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand restore" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand restore" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand restore" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -743,6 +784,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists memory wal doc help" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -762,6 +804,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -773,6 +816,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -784,6 +828,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -795,6 +840,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -806,6 +852,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -817,6 +864,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -828,6 +876,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'

@@ -752,3 +752,27 @@ fn query_json_runs_the_hybrid_query_the_flags_would() {
     let run = xvec(&["query", c, "--json", "{"]).run();
     assert!(run.code(2).stderr.contains("--json: EOF"), "{run}");
 }
+
+/// A disk-resident index from the tool's flags: `--memory-budget` opens it with that
+/// budget, and `stats` and `describe` show the budget, the blocks and the reads.
+#[test]
+fn memory_budget_and_a_disk_index_in_stats_and_describe() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("d");
+    let c = c.to_str().unwrap();
+    xvec(&["create", c, "--vector", "v:4:l2", "--index", "disk"]).run().ok();
+    let docs: Vec<String> =
+        (0..300).map(|i| format!(r#"{{"id": "k{i}", "v": [{}, {}, 1, 0]}}"#, i % 17, i / 17)).collect();
+    let args: Vec<&str> = ["insert", c].into_iter().chain(docs.iter().map(String::as_str)).collect();
+    xvec(&args).run().ok();
+    xvec(&["optimize", c]).run().ok();
+    let run = xvec(&["--memory-budget", "1MiB", "query", c, "[3, 2, 1, 0]", "-k", "1"]).run();
+    assert!(run.ok().stdout.contains("k37\t"), "{run}");
+    let run = xvec(&["--memory-budget", "1MiB", "stats", c]).run();
+    let out = run.ok().stdout.clone();
+    for row in ["memory budget\t1048576\n", "disk indexes\t1\n", "disk block bytes\t"] {
+        assert!(out.contains(row), "{row:?} in {out}");
+    }
+    let run = xvec(&["--memory-budget", "1MiB", "describe", c, "--mode", "line"]).run();
+    assert!(run.ok().stdout.contains("memory budget 1.0 MiB; 1 index disk-resident"), "{run}");
+}

@@ -28,7 +28,8 @@ fn main() -> ExitCode {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut err = std::io::stderr();
     let printer = cli::context::printer_for(&cli.output);
-    let mut colls = cli::context::OneShot::new(!cli.read.no_mmap, cli.lock.timeout());
+    let mut colls =
+        cli::context::OneShot::new(!cli.read.no_mmap, cli.lock.timeout()).memory_budget(cli.read.memory_budget);
     let params = cli::params::params_of(cli.command.bindings());
     let mut io = cli::context::Io { out: &mut out, err: &mut err, printer, params };
     let result = cli::commands::run(cli.into_command(), &mut colls, &mut io)

@@ -57,11 +57,11 @@ mod testutil;
 
 pub use backup::{BackupOptions, BackupReport, FileCount};
 pub use collection::{
-    Branch, BranchHit, BranchKind, BranchTrace, Collection, DEFAULT_RRF_K, Explain, Fusion, Group, GroupBy, Hit,
-    HybridExplain, HybridHit, HybridQuery, IndexBuild, ItemResult, Location, MAX_BRANCHES, MAX_EF, MAX_GROUP_HITS,
-    MAX_K, MAX_QUERY_TERMS, MAX_QUERY_THREADS, MAX_REFINE_CANDIDATES, MemoryUsage, OpenOptions, OptimizeOptions,
-    OptimizeProgress, OptimizeReport, PostingsTrace, Query, Recovered, Scan, ScanPart, SearchKind, SegmentStats,
-    Snapshot, SourceTrace, Stats, Target, TextField,
+    Branch, BranchHit, BranchKind, BranchTrace, Collection, DEFAULT_DISK_CACHE, DEFAULT_RRF_K, DiskUsage, Explain,
+    Fusion, Group, GroupBy, Hit, HybridExplain, HybridHit, HybridQuery, IndexBuild, ItemResult, Location, MAX_BRANCHES,
+    MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_QUERY_TERMS, MAX_QUERY_THREADS, MAX_REFINE_CANDIDATES, MemoryUsage, OpenOptions,
+    OptimizeOptions, OptimizeProgress, OptimizeReport, PostingsTrace, Query, Recovered, Scan, ScanPart, SearchKind,
+    SegmentStats, Snapshot, SourceTrace, Stats, Target, TextField,
 };
 pub use columns::{Column, Columns};
 pub use error::{
@@ -73,10 +73,11 @@ pub use half::f16;
 pub use index::MAX_BUILD_THREADS;
 pub use index::segment_index::{SearchPath, SearchRoute};
 pub use schema::{
-    DEFAULT_RABITQ_BITS, Field, FieldChange, FieldKind, FieldType, FlatParams, HnswParams, IndexParams, IndexType,
-    IvfParams, KEY_FIELD, Knob, MAX_ARRAY_LEN, MAX_DIM, MAX_FIELDS, MAX_NLIST, MAX_QG_DEGREE, MAX_RABITQ_BITS,
-    MAX_VECTOR_FIELDS, Metric, QgBase, QgParams, QuantSpec, Quantize, ScalarIndexKind, ScalarType, Schema,
-    SchemaBuilder, SearchKnob, SparseType, TextIndex, UnknownName, VamanaParams, VectorSpec, VectorType,
+    DEFAULT_DISK_BITS, DEFAULT_RABITQ_BITS, DiskParams, Field, FieldChange, FieldKind, FieldType, FlatParams,
+    HnswParams, IndexParams, IndexType, IvfParams, KEY_FIELD, Knob, MAX_ARRAY_LEN, MAX_DIM, MAX_FIELDS, MAX_NLIST,
+    MAX_QG_DEGREE, MAX_RABITQ_BITS, MAX_VECTOR_FIELDS, Metric, QgBase, QgParams, QuantSpec, Quantize, ScalarIndexKind,
+    ScalarType, Schema, SchemaBuilder, SearchKnob, SparseType, TextIndex, UnknownName, VamanaParams, VectorSpec,
+    VectorType,
 };
 pub use sparse::{MAX_SPARSE_LEN, SparseVector};
 pub use storage::FileKind;

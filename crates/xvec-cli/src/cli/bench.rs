@@ -559,7 +559,7 @@ mod tests {
         );
         // A parameter of another index type.
         let e = parse(&["--dataset", "d", "--degree", "8"]).config().unwrap_err();
-        assert_eq!(e.message, "--degree applies to --index vamana or qg");
+        assert_eq!(e.message, "--degree applies to --index vamana or qg or disk");
     }
 
     #[test]

@@ -58,13 +58,19 @@ pub struct OneShot {
     coll: Option<Collection>,
     mmap: bool,
     lock_timeout: Duration,
+    memory_budget: Option<u64>,
 }
 
 impl OneShot {
     /// Opens collections mapped, or read when `mmap` is false; a writer waits up to
     /// `lock_timeout` for the lock.
     pub fn new(mmap: bool, lock_timeout: Duration) -> OneShot {
-        OneShot { coll: None, mmap, lock_timeout }
+        OneShot { coll: None, mmap, lock_timeout, memory_budget: None }
+    }
+
+    /// Opens collections with this memory budget (`--memory-budget`).
+    pub fn memory_budget(self, memory_budget: Option<u64>) -> OneShot {
+        OneShot { memory_budget, ..self }
     }
 
     /// Syncs and releases the collection, reporting what `Drop` would swallow.
@@ -79,8 +85,16 @@ impl OneShot {
 /// Opens a collection for a command or the shell. A writable open may first recover from a
 /// crash (roll back an interrupted publish, cut a torn WAL tail); each thing it did is one
 /// `note:` line on stderr, as the engine also logs it in `lost+found/log`.
-pub fn open_collection(dir: &Path, write: bool, mmap: bool, lock_timeout: Duration) -> Result<Collection, CliError> {
-    let options = if write { OpenOptions::writable() } else { OpenOptions::read_only() };
+/// `memory_budget` is `--memory-budget`.
+pub fn open_collection(
+    dir: &Path,
+    write: bool,
+    mmap: bool,
+    lock_timeout: Duration,
+    memory_budget: Option<u64>,
+) -> Result<Collection, CliError> {
+    let mut options = if write { OpenOptions::writable() } else { OpenOptions::read_only() };
+    options.memory_budget = memory_budget;
     let coll = Collection::open(dir, &options.mmap(mmap).lock_timeout(lock_timeout))?;
     for r in coll.recovered() {
         eprintln!("note: recovered from a crash: {r}");
@@ -90,7 +104,7 @@ pub fn open_collection(dir: &Path, write: bool, mmap: bool, lock_timeout: Durati
 
 impl Collections for OneShot {
     fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError> {
-        Ok(self.coll.insert(open_collection(dir, write, self.mmap, self.lock_timeout)?))
+        Ok(self.coll.insert(open_collection(dir, write, self.mmap, self.lock_timeout, self.memory_budget)?))
     }
 
     fn create(&mut self, dir: &Path, schema: Schema, options: CollectionOptions) -> Result<&Collection, CliError> {

@@ -37,6 +37,22 @@ pub fn describe_table(coll: &Collection) -> Table {
         super::verify::human(stats.disk_bytes),
         stats.follow_error.as_deref().map(|e| format!("; cannot follow the writer: {e}")).unwrap_or_default()
     ));
+    if stats.disk.indexes > 0 || stats.memory_budget.is_some() {
+        let footer = t.footer.as_mut().expect("set above");
+        let d = stats.disk;
+        let budget = stats
+            .memory_budget
+            .map_or("no memory budget".into(), |b| format!("memory budget {}", super::verify::human(b)));
+        footer.push_str(&format!(
+            "
+{budget}; {} disk-resident: {} of node blocks on disk, {} of codes and {} of cache ({}) in memory",
+            count(d.indexes, "index"),
+            super::verify::human(d.block_bytes),
+            super::verify::human(d.code_bytes),
+            super::verify::human(d.cache_bytes),
+            count(d.cached_nodes, "node")
+        ));
+    }
     let o = coll.options();
     if o.background() {
         let footer = t.footer.as_mut().expect("set above");
@@ -113,5 +129,20 @@ pub fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
     row("memory delete bitmaps".into(), m.delete_bitmaps);
     row("memory wal buffer".into(), m.wal_buffer);
     row("memory total".into(), m.total());
+    // Shown where they mean something, so other collections' tables stay as they were.
+    if let Some(b) = s.memory_budget {
+        row("memory budget".into(), b);
+    }
+    if s.disk.indexes > 0 {
+        let d = s.disk;
+        row("disk indexes".into(), d.indexes);
+        row("disk block bytes".into(), d.block_bytes);
+        row("disk code bytes".into(), d.code_bytes);
+        row("disk cached nodes".into(), d.cached_nodes);
+        row("disk cache bytes".into(), d.cache_bytes);
+        row("disk searches".into(), d.searches);
+        row("disk blocks read".into(), d.blocks_read);
+        row("disk cache hits".into(), d.cache_hits);
+    }
     print(io, &t)
 }

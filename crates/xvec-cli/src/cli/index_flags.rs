@@ -32,16 +32,16 @@ pub struct IndexFlags {
     /// HNSW candidate list size while building (default: the engine's).
     #[arg(long, value_name = "N")]
     pub ef_construction: Option<u32>,
-    /// Vamana, qg: most neighbours per node (qg: a multiple of 32).
+    /// Vamana, qg, disk: most neighbours per node (qg: a multiple of 32).
     #[arg(long, value_name = "N")]
     pub degree: Option<u32>,
-    /// Vamana, qg: candidate list size while building, L (default: the engine's).
+    /// Vamana, qg, disk: candidate list size while building, L (default: the engine's).
     #[arg(long, value_name = "N")]
     pub build_list: Option<u32>,
     /// qg: the graph its blocks are laid out from (default: vamana).
     #[arg(long, value_name = "GRAPH", value_parser = names::<QgBase>(QgBase::ALL.map(QgBase::name)))]
     pub graph: Option<QgBase>,
-    /// Vamana: prune relaxation, e.g. 1.2 (default: the engine's).
+    /// Vamana, disk: prune relaxation, e.g. 1.2 (default: the engine's).
     #[arg(long, value_name = "X")]
     pub alpha: Option<f32>,
     /// IVF: lists per segment, 1..=65536 (default: the engine's).
@@ -81,18 +81,23 @@ impl IndexFlags {
                 p.hnsw_mut().is_some()
             })?,
         }
-        if p.vamana_mut().is_none() && p.qg_mut().is_none() {
+        if p.vamana_mut().is_none() && p.qg_mut().is_none() && p.disk_mut().is_none() {
             refuse(&[("degree", self.degree.is_some()), ("build-list", self.build_list.is_some())], |p| {
-                p.vamana_mut().is_some() || p.qg_mut().is_some()
+                p.vamana_mut().is_some() || p.qg_mut().is_some() || p.disk_mut().is_some()
             })?;
         }
-        match p.vamana_mut() {
-            Some(v) => {
-                v.degree = self.degree.unwrap_or(v.degree);
-                v.build_list = self.build_list.unwrap_or(v.build_list);
-                v.alpha = self.alpha.unwrap_or(v.alpha);
-            }
-            None => refuse(&[("alpha", self.alpha.is_some())], |p| p.vamana_mut().is_some())?,
+        if p.vamana_mut().is_none() && p.disk_mut().is_none() {
+            refuse(&[("alpha", self.alpha.is_some())], |p| p.vamana_mut().is_some() || p.disk_mut().is_some())?;
+        }
+        if let Some(v) = p.vamana_mut() {
+            v.degree = self.degree.unwrap_or(v.degree);
+            v.build_list = self.build_list.unwrap_or(v.build_list);
+            v.alpha = self.alpha.unwrap_or(v.alpha);
+        }
+        if let Some(d) = p.disk_mut() {
+            d.degree = self.degree.unwrap_or(d.degree);
+            d.build_list = self.build_list.unwrap_or(d.build_list);
+            d.alpha = self.alpha.unwrap_or(d.alpha);
         }
         match p.qg_mut() {
             Some(q) => {
@@ -150,7 +155,7 @@ fn refuse(flags: &[(&str, bool)], has: fn(&mut IndexParams) -> bool) -> Result<(
 #[cfg(test)]
 mod tests {
     use clap::Parser;
-    use xvec::{FlatParams, HnswParams, IvfParams, QgParams, VamanaParams};
+    use xvec::{DiskParams, FlatParams, HnswParams, IvfParams, QgParams, VamanaParams};
 
     use super::*;
 
@@ -186,6 +191,10 @@ mod tests {
             Ok(IndexParams::Qg(QgParams::default().degree(64).build_list(100).graph(QgBase::Hnsw)))
         );
         assert_eq!(
+            params(&["--index", "disk", "--degree", "48", "--build-list", "80", "--alpha", "1.3", "--bits", "2"]),
+            Ok(IndexParams::Disk(DiskParams::default().degree(48).build_list(80).alpha(1.3).bits(2)))
+        );
+        assert_eq!(
             params(&["--index", "hnsw", "--quantize", "rabitq", "--bits", "4"]),
             Ok(IndexParams::Hnsw(HnswParams::default().quantize(Quantize::Rabitq).bits(4)))
         );
@@ -196,19 +205,26 @@ mod tests {
         assert_eq!(params(&["--m", "8"]), Err("--m applies to --index hnsw".into()));
         assert_eq!(
             params(&["--index", "hnsw", "--build-list", "8"]),
-            Err("--build-list applies to --index vamana or qg".into())
+            Err("--build-list applies to --index vamana or qg or disk".into())
         );
-        assert_eq!(params(&["--index", "qg", "--alpha", "1.1"]), Err("--alpha applies to --index vamana".into()));
+        assert_eq!(
+            params(&["--index", "qg", "--alpha", "1.1"]),
+            Err("--alpha applies to --index vamana or disk".into())
+        );
         assert_eq!(params(&["--index", "vamana", "--graph", "hnsw"]), Err("--graph applies to --index qg".into()));
         assert_eq!(
             params(&["--index", "vamana", "--ef-construction", "8"]),
             Err("--ef-construction applies to --index hnsw".into())
         );
-        assert_eq!(params(&["--seed", "7"]), Err("--seed applies to --index hnsw or vamana or ivf or qg".into()));
+        assert_eq!(
+            params(&["--seed", "7"]),
+            Err("--seed applies to --index hnsw or vamana or ivf or qg or disk".into())
+        );
         assert_eq!(params(&["--index", "hnsw", "--nlist", "64"]), Err("--nlist applies to --index ivf".into()));
         let bad = params(&["--index", "ivfpq"]).unwrap_err();
         assert!(
-            bad.contains("invalid value 'ivfpq'") && bad.contains("[possible values: flat, hnsw, vamana, ivf, qg]"),
+            bad.contains("invalid value 'ivfpq'")
+                && bad.contains("[possible values: flat, hnsw, vamana, ivf, qg, disk]"),
             "{bad}"
         );
     }

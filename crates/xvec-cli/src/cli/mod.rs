@@ -126,6 +126,12 @@ pub struct ReadArgs {
     /// and verify or repair run, from then on.
     #[arg(long, global = true)]
     pub no_mmap: bool,
+    /// Bytes the collection may keep in memory for its disk-resident indexes (`"type":
+    /// "disk"`): their codes, then a cache of the nodes nearest each entry point in
+    /// what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it
+    /// with the blocks read. In the shell it applies to collections opened from then on.
+    #[arg(long, global = true, value_name = "BYTES", value_parser = args::parse_bytes)]
+    pub memory_budget: Option<u64>,
 }
 
 /// Output options, valid with every command.

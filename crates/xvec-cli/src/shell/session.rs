@@ -248,6 +248,9 @@ impl Session {
         if cli.read.no_mmap {
             self.target.mmap = false;
         }
+        if cli.read.memory_budget.is_some() {
+            self.target.memory_budget = cli.read.memory_budget;
+        }
         let lock_timeout = self.target.lock_timeout;
         if let Some(wait) = cli.lock.wait {
             self.target.lock_timeout = wait;

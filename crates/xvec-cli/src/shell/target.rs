@@ -20,6 +20,8 @@ pub struct Target {
     coll: Option<Collection>,
     /// Map collection files (`--no-mmap` clears it for the rest of the session).
     pub mmap: bool,
+    /// `--memory-budget`, for collections opened from then on.
+    pub memory_budget: Option<u64>,
     /// How long taking the writer lock waits for another writer (`--wait`, `.timeout`).
     pub lock_timeout: Duration,
     /// The generation the collection had when this session opened it.
@@ -29,7 +31,15 @@ pub struct Target {
 impl Target {
     /// No collection: `.open` names one later.
     pub fn none(mmap: bool, lock_timeout: Duration) -> Target {
-        Target { dir: None, write: false, coll: None, mmap, lock_timeout, generation_at_open: None }
+        Target {
+            dir: None,
+            write: false,
+            coll: None,
+            mmap,
+            memory_budget: None,
+            lock_timeout,
+            generation_at_open: None,
+        }
     }
 
     /// Targets `dir` and opens it now, so a missing, busy or broken collection is reported
@@ -108,7 +118,7 @@ impl Target {
     }
 
     fn open_handle(&mut self, dir: &Path) -> Result<&Collection, CliError> {
-        let coll = context::open_collection(dir, self.write, self.mmap, self.lock_timeout)?;
+        let coll = context::open_collection(dir, self.write, self.mmap, self.lock_timeout, self.memory_budget)?;
         Ok(self.opened(coll))
     }
 

@@ -426,6 +426,7 @@ mod tests {
             codes: 4,
             sketches: 7_500_000,
             graph: 6,
+            disk_cache: 17,
             lists: 14,
             scalar_indexes: 13,
             text_indexes: 15,

@@ -15,14 +15,15 @@ use super::style::{bold, mib, opt, short, small, style};
 
 /// Fill symbols and colours of the memory kinds, in [`xvec::MemoryUsage::by_kind`] order,
 /// one per kind (a test checks the count).
-const FILLS: [char; 16] = ['█', '▓', '▒', '░', '#', '=', '@', '&', '$', '!', '^', '+', '~', '%', '*', ':'];
-const COLORS: [Color; 16] = [
+const FILLS: [char; 17] = ['█', '▓', '▒', '░', '#', '=', '-', '@', '&', '$', '!', '^', '+', '~', '%', '*', ':'];
+const COLORS: [Color; 17] = [
     Color::Blue,
     Color::Cyan,
     Color::LightBlue,
     Color::Green,
     Color::LightGreen,
     Color::Yellow,
+    Color::Indexed(136),
     Color::White,
     Color::LightYellow,
     Color::LightCyan,
@@ -46,6 +47,7 @@ fn legend_name(kind: &str) -> &str {
     match kind {
         "mapped vectors" => "vectors",
         "mapped keys and scalars" => "keys+scalars",
+        "disk node cache" => "disk cache",
         "owned segments" => "owned",
         "query scratch" => "scratch",
         "scan codes" => "scan",

@@ -34,7 +34,7 @@ impl Snapshot {
         let plan = self.plan(q, q.k, false)?;
         let mut top = TopK::new(q.k);
         let mut sources = Vec::new();
-        self.run(&plan, q.k, &mut top, Some(&mut sources));
+        self.run(&plan, q.k, &mut top, Some(&mut sources))?;
         let hits = top.into_sorted().len();
         let leaves = plan.filter_leaves();
         let segment_ids = self.segments.iter().map(|s| s.segment.id()).collect();

@@ -406,7 +406,7 @@ impl Snapshot {
                     dense.clone().filter_opt(q.filter.clone()).params(q.params.clone()).fields_opt(Some(vec![]));
                 let plan = self.plan(&dense, dense.k, false).map_err(context)?;
                 let mut top = TopK::new(dense.k);
-                self.run(&plan, dense.k, &mut top, sources);
+                self.run(&plan, dense.k, &mut top, sources)?;
                 let hits = top.into_sorted().into_iter().map(|c| (self.key_of(c), plan.score(c))).collect();
                 Ok(Ranking { hits, higher_is_better: plan.metric() != Metric::L2 })
             }

@@ -62,14 +62,14 @@ pub use hybrid::{
     MAX_BRANCHES,
 };
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
-pub use options::OpenOptions;
+pub use options::{DEFAULT_DISK_CACHE, OpenOptions};
 pub use query::{
     Group, GroupBy, Hit, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_REFINE_CANDIDATES, Query, SearchKind, SourceTrace, Target,
 };
 pub use recovery::Recovered;
 pub(crate) use snapshot::SegmentRef;
 pub use snapshot::{Location, Snapshot};
-pub use stats::{IndexBuild, MemoryUsage, SegmentStats, Stats};
+pub use stats::{DiskUsage, IndexBuild, MemoryUsage, SegmentStats, Stats};
 pub use text_search::MAX_QUERY_TERMS;
 pub use text_search::{PostingsTrace, TextField};
 

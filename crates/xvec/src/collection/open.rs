@@ -66,10 +66,11 @@ pub(super) fn load(
     let prev = prev.filter(|p| *p.schema == *schema);
     let legacy = m.legacy_layout(&mpath)?;
     let mut segments = Vec::with_capacity(m.segments.len());
+    let total_rows = m.segments.iter().map(|e| e.rows).sum();
     for e in &m.segments {
         let old =
             prev.and_then(|p| p.segments.iter().find(|s| s.segment.id() == e.id && s.segment.file_len() == e.size));
-        segments.push(open_segment(dir, &mpath, e, &schema, legacy.as_ref(), options, old)?);
+        segments.push(open_segment(dir, &mpath, e, &schema, legacy.as_ref(), options, old, total_rows)?);
     }
     let mut snapshot = Snapshot {
         schema: schema.clone(),
@@ -156,7 +157,9 @@ fn replay_sealed(dir: &Path, sealed: &SealedWal, snapshot: &mut Snapshot) -> Res
 }
 
 /// Opens the segment `e` of the manifest at `mpath`, with its delete set and indexes,
-/// sharing what `old` (the same segment in an earlier snapshot) has open.
+/// sharing what `old` (the same segment in an earlier snapshot) has open. `total_rows`
+/// (of every segment) divides the memory budget among disk indexes.
+#[allow(clippy::too_many_arguments)]
 fn open_segment(
     dir: &Path,
     mpath: &Path,
@@ -165,6 +168,7 @@ fn open_segment(
     legacy: Option<&Layout>,
     options: &OpenOptions,
     old: Option<&SegmentRef>,
+    total_rows: u64,
 ) -> Result<SegmentRef, Error> {
     let path = dir.join(&e.file);
     let seg = match old {
@@ -209,7 +213,8 @@ fn open_segment(
             None => {
                 let p = dir.join(&ie.file);
                 let target = IndexTarget { path: &p, segment_id: e.id, field: ie.field, spec, rows: seg.rows() };
-                let opened = SegmentIndex::open(target, options.mmap, options.verify_vectors)?;
+                let share = options.disk_share(seg.rows() as u64, total_rows);
+                let opened = SegmentIndex::open(target, options.mmap, options.verify_vectors, share)?;
                 Arc::new(opened)
             }
         };

@@ -17,7 +17,7 @@ use super::snapshot::{SegmentRef, Snapshot, install};
 use super::writer::{Superseded, Writer, discard};
 use crate::error::Error;
 use crate::index::graph::BuildProgress;
-use crate::index::segment_index::{self, IndexTarget, SegmentIndex};
+use crate::index::segment_index::{self, IndexTarget, MemoryShare, SegmentIndex};
 use crate::storage::column::SegmentView;
 use crate::storage::manifest::IndexEntry;
 use crate::storage::segment::{self, Part, Segment};
@@ -284,7 +284,10 @@ impl Job {
                 let size = segment_index::build(target, seg.vector(f), opts.concurrency.max(1), &cb, cancel)?;
                 let Some(size) = size else { return Err(Error::Cancelled) };
                 indexed.fetch_add(seg.rows() as u64, Ordering::Relaxed);
-                let index = SegmentIndex::open(target, mmap, false)?;
+                // The handle's budget is not known here: a disk index built now caches the
+                // default until the collection is opened again.
+                let cache = MemoryShare::Cache(super::options::DEFAULT_DISK_CACHE);
+                let index = SegmentIndex::open(target, mmap, false, cache)?;
                 indexes[f] = Some(Arc::new(index));
                 index_files.push(IndexEntry { field: fid, kind: IndexKind::Vector, file, size });
                 report.indexes_built += 1;

@@ -1,8 +1,9 @@
 //! How a handle opens a collection: writable or read-only, mapped or read, sync policy,
-//! lock wait, following the writer, maintenance threads.
+//! lock wait, following the writer, maintenance threads, the memory budget.
 
 use std::time::Duration;
 
+use crate::index::segment_index::MemoryShare;
 use crate::storage::wal::SyncPolicy;
 
 /// How to open a collection.
@@ -27,7 +28,15 @@ pub struct OpenOptions {
     /// rate writes can keep up before backpressure holds them, at the cost of the cores
     /// queries run on.
     pub maintenance_threads: usize,
+    /// Bytes this handle may keep in memory for its disk-resident indexes (`"type":
+    /// "disk"`): their codes, then a cache of the nodes nearest each entry point in
+    /// what is left. `None`: each such index caches [`DEFAULT_DISK_CACHE`] bytes. The
+    /// in-memory kinds are not bounded by it yet.
+    pub memory_budget: Option<u64>,
 }
+
+/// Node cache of a disk-resident index opened without a memory budget.
+pub const DEFAULT_DISK_CACHE: u64 = 8 << 20;
 
 impl Default for OpenOptions {
     fn default() -> Self {
@@ -39,6 +48,7 @@ impl Default for OpenOptions {
             lock_timeout: Duration::ZERO,
             follow: true,
             maintenance_threads: 1,
+            memory_budget: None,
         }
     }
 }
@@ -83,6 +93,21 @@ impl OpenOptions {
     pub fn maintenance_threads(mut self, threads: usize) -> OpenOptions {
         self.maintenance_threads = threads.max(1);
         self
+    }
+
+    /// Sets [`OpenOptions::memory_budget`].
+    pub fn memory_budget(mut self, bytes: u64) -> OpenOptions {
+        self.memory_budget = Some(bytes);
+        self
+    }
+
+    /// The share of the memory budget a disk index over `rows` of the collection's
+    /// `total` rows gets (its codes come out of it first, then its cache).
+    pub(crate) fn disk_share(&self, rows: u64, total: u64) -> MemoryShare {
+        match self.memory_budget {
+            None => MemoryShare::Cache(DEFAULT_DISK_CACHE),
+            Some(budget) => MemoryShare::Budget((budget as u128 * rows as u128 / total.max(1) as u128) as u64),
+        }
     }
 
     /// Wait up to `timeout` for another writer to release the lock instead of failing at

@@ -523,7 +523,13 @@ impl Snapshot {
     /// Indexed segments go first: their hits set the threshold by which the scans of
     /// unindexed rows skip most rows without reading their vectors.
     /// With `trace`, how each source was searched is recorded there, in search order.
-    pub(super) fn run(&self, plan: &Plan, k: usize, sink: &mut impl Sink, mut trace: Option<&mut Vec<SourceTrace>>) {
+    pub(super) fn run(
+        &self,
+        plan: &Plan,
+        k: usize,
+        sink: &mut impl Sink,
+        mut trace: Option<&mut Vec<SourceTrace>>,
+    ) -> Result<(), Error> {
         let kernels = kernels::best();
         fn index_of<'a>(src: &Source<'a>, field: usize) -> Option<&'a SegmentIndex> {
             src.indexes.get(field).and_then(|i| i.as_deref())
@@ -584,7 +590,7 @@ impl Snapshot {
                 target_recall: plan.target_recall,
             };
             let start = clock();
-            let path = index.search(col, &plan.prepared, &plan.vector, p, sink);
+            let path = index.search(col, &plan.prepared, &plan.vector, p, sink)?;
             record(&src, &mut leaves, &cands, filter_time, since(start), SearchKind::Index(path));
         }
         let mut scan_query = None;
@@ -605,6 +611,7 @@ impl Snapshot {
             };
             record(&src, &mut leaves, &cands, filter_time, since(start), path);
         }
+        Ok(())
     }
 
     /// Starts loading the keys of the hits about to be projected: offsets of all, then
@@ -629,7 +636,7 @@ impl Snapshot {
         let plan = self.plan(q, q.k, false)?;
         at_most("refine × k", plan.refine as u128 * q.k as u128, MAX_REFINE_CANDIDATES)?;
         let mut top = TopK::new(q.k);
-        self.run(&plan, q.k, &mut top, None);
+        self.run(&plan, q.k, &mut top, None)?;
         let best = top.into_sorted();
         self.prefetch_keys(&best);
         Ok(best.into_iter().map(|c| self.hit(&plan, c)).collect())
@@ -655,7 +662,7 @@ impl Snapshot {
         at_most("refine × ef", plan.refine as u128 * plan.ef as u128, MAX_REFINE_CANDIDATES)?;
         let mut groups = GroupSink { snap: self, field: group_field, per_group: by.per_group, map: HashMap::new() };
         // Every candidate an index finds (ef of them) feeds the groups, not only the best.
-        self.run(&plan, plan.ef, &mut groups, None);
+        self.run(&plan, plan.ef, &mut groups, None)?;
         let mut out: Vec<(Value, Vec<Candidate>)> =
             groups.map.into_values().map(|(value, top)| (value, top.into_sorted())).collect();
         out.sort_by(|a, b| a.1[0].cmp(&b.1[0]));

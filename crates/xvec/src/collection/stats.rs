@@ -53,6 +53,35 @@ pub struct Stats {
     /// The vector fields whose index a set-index changed and is building, with how far
     /// each is (empty when none is).
     pub index_builds: Vec<IndexBuild>,
+    /// The handle's [`OpenOptions::memory_budget`](super::OpenOptions::memory_budget).
+    pub memory_budget: Option<u64>,
+    /// The disk-resident indexes' blocks, cache and reads.
+    pub disk: DiskUsage,
+}
+
+/// What a handle's disk-resident indexes (`"type": "disk"`) hold and have read, summed
+/// over their segments: what `stats` shows beside the budget, and the benchmark's reads
+/// per query.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct DiskUsage {
+    /// Segment indexes of the disk kind.
+    pub indexes: u64,
+    /// Bytes of node blocks in their files (read on demand, never held).
+    pub block_bytes: u64,
+    /// Bytes of their codes, held in memory.
+    pub code_bytes: u64,
+    /// Nodes in their caches.
+    pub cached_nodes: u64,
+    /// Bytes of their caches.
+    pub cache_bytes: u64,
+    /// Searches of their graphs (one per segment searched).
+    pub searches: u64,
+    /// Blocks those searches read, one `pread` each: `blocks_read / searches` is the
+    /// reads per segment search.
+    pub blocks_read: u64,
+    /// Expanded nodes the caches served instead of a read.
+    pub cache_hits: u64,
 }
 
 /// A vector field whose segments are getting the index a set-index gave it
@@ -101,6 +130,8 @@ pub struct MemoryUsage {
     pub sketches: u64,
     /// Graph links and levels (index files).
     pub graph: u64,
+    /// The nodes disk-resident indexes cache (their codes are under `codes`).
+    pub disk_cache: u64,
     /// IVF centroids, list offsets and list entries (index files).
     pub lists: u64,
     /// Inverted and range indexes of scalar fields (index files, mapped or read).
@@ -125,7 +156,7 @@ pub struct MemoryUsage {
 
 impl MemoryUsage {
     /// Every kind with a label for listings (`inspect memory`, `xvec bench`), in field order.
-    pub fn by_kind(&self) -> [(&'static str, u64); 16] {
+    pub fn by_kind(&self) -> [(&'static str, u64); 17] {
         // Destructured so that a new kind cannot be left out.
         let &MemoryUsage {
             mapped_vectors,
@@ -134,6 +165,7 @@ impl MemoryUsage {
             codes,
             sketches,
             graph,
+            disk_cache,
             lists,
             scalar_indexes,
             text_indexes,
@@ -152,6 +184,7 @@ impl MemoryUsage {
             ("codes", codes),
             ("sketches", sketches),
             ("graph", graph),
+            ("disk node cache", disk_cache),
             ("IVF lists", lists),
             ("scalar indexes", scalar_indexes),
             ("full-text indexes", text_indexes),
@@ -231,6 +264,8 @@ impl Collection {
             wal_bytes,
             disk_bytes,
             index_builds: index_builds(&snap),
+            memory_budget: self.options.memory_budget,
+            disk: disk_usage(&snap),
         }
     }
 
@@ -257,6 +292,7 @@ impl Collection {
                 m.codes += b.codes;
                 m.sketches += b.sketches;
                 m.graph += b.graph;
+                m.disk_cache += b.disk_cache;
                 m.lists += b.lists;
             }
             m.scan_codes += s.scan.iter().flatten().map(|c| c.heap_bytes() as u64).sum::<u64>();
@@ -275,4 +311,21 @@ impl Collection {
         }
         m
     }
+}
+
+/// The disk-resident indexes of `snap`, summed.
+fn disk_usage(snap: &super::snapshot::Snapshot) -> DiskUsage {
+    let mut d = DiskUsage::default();
+    for index in snap.segments.iter().flat_map(|s| s.indexes.iter().flatten()) {
+        let Some(s) = index.disk_stats() else { continue };
+        d.indexes += 1;
+        d.block_bytes += s.block_bytes;
+        d.code_bytes += index.bytes_by_kind().codes;
+        d.cached_nodes += s.cached_nodes;
+        d.cache_bytes += s.cache_bytes;
+        d.searches += s.searches;
+        d.blocks_read += s.blocks_read;
+        d.cache_hits += s.cache_hits;
+    }
+    d
 }

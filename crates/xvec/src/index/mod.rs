@@ -3,6 +3,7 @@
 //! vectors), and scalar indexes that answer filters without scanning a column.
 
 pub(crate) mod bitpack;
+pub(crate) mod disk;
 pub(crate) mod field_indexes;
 pub(crate) mod flat;
 pub(crate) mod fulltext;

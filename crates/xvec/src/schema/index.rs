@@ -205,6 +205,96 @@ impl Default for VamanaParams {
     }
 }
 
+/// Bits per dimension of a disk-resident index's RaBitQ codes when the schema names none:
+/// the codes only rank which nodes to read (the results are scored on the full vectors
+/// read with them), so they can be coarser than an in-memory index's.
+pub const DEFAULT_DISK_BITS: u8 = 4;
+
+fn default_disk_list() -> u32 {
+    100
+}
+fn default_beam_width() -> u32 {
+    4
+}
+fn default_disk_quantize() -> Quantize {
+    Quantize::Rabitq
+}
+
+/// Disk-resident Vamana (DiskANN): the graph and the full vectors in 4 KiB node blocks of
+/// the index file, read as a search needs them; only RaBitQ codes and a cache of the
+/// entry's neighbourhood stay in memory (sized by `OpenOptions::memory_budget`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct DiskParams {
+    /// Most neighbours per node (R).
+    #[serde(default = "default_degree")]
+    pub degree: u32,
+    /// Candidate list size while building (L).
+    #[serde(default = "default_build_list")]
+    pub build_list: u32,
+    /// Default candidate list size while searching (a query's `ef` overrides it).
+    #[serde(default = "default_disk_list")]
+    pub query_list: u32,
+    /// Prune relaxation, as Vamana's.
+    #[serde(default = "default_alpha")]
+    pub alpha: f32,
+    /// Most candidates robust prune considers per node.
+    #[serde(default = "default_occlusion")]
+    pub occlusion: u32,
+    /// Seed of the graph and the rotation.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Nodes expanded per hop, whose blocks are read together (W).
+    #[serde(default = "default_beam_width")]
+    pub beam_width: u32,
+    /// The in-memory codes: `rabitq`, the only kind this index takes.
+    #[serde(default = "default_disk_quantize")]
+    pub quantize: Quantize,
+    /// Rotate before encoding (RaBitQ needs it: only true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotate: Option<bool>,
+    /// Always 0: the results are scored on the full vectors of the blocks read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refine: Option<u32>,
+    /// Bits per dimension of the RaBitQ codes, 1..=8 ([`DEFAULT_DISK_BITS`] when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bits: Option<u8>,
+}
+
+impl Default for DiskParams {
+    fn default() -> Self {
+        DiskParams {
+            degree: default_degree(),
+            build_list: default_build_list(),
+            query_list: default_disk_list(),
+            alpha: default_alpha(),
+            occlusion: default_occlusion(),
+            seed: default_seed(),
+            beam_width: default_beam_width(),
+            quantize: default_disk_quantize(),
+            rotate: None,
+            refine: None,
+            bits: None,
+        }
+    }
+}
+
+impl DiskParams {
+    /// The Vamana parameters its graph is built with.
+    pub(crate) fn vamana(&self) -> VamanaParams {
+        VamanaParams {
+            degree: self.degree,
+            build_list: self.build_list,
+            query_list: self.query_list,
+            alpha: self.alpha,
+            occlusion: self.occlusion,
+            seed: self.seed,
+            ..VamanaParams::default()
+        }
+    }
+}
+
 /// Inverted file: k-means lists per segment; a query scores the rows of its nearest
 /// `nprobe` lists.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -381,6 +471,10 @@ setters!(VamanaParams {
 setters!(QgParams {
     degree: u32, graph: QgBase, build_list: u32, ef: u32, seed: u64, quantize: Quantize; rotate: bool, refine: u32, bits: u8
 });
+setters!(DiskParams {
+    degree: u32, build_list: u32, query_list: u32, alpha: f32, occlusion: u32, seed: u64, beam_width: u32;
+    bits: u8
+});
 setters!(IvfParams { nlist: u32, nprobe: u32, soar: bool, seed: u64, quantize: Quantize; rotate: bool, refine: u32, bits: u8 });
 
 /// The index types, without their parameters: what a flag or a report names.
@@ -397,12 +491,14 @@ pub enum IndexType {
     Ivf,
     /// [`IndexParams::Qg`].
     Qg,
+    /// [`IndexParams::Disk`].
+    Disk,
 }
 
 impl IndexType {
     /// Every index type, in the order help texts list them.
-    pub const ALL: [IndexType; 5] =
-        [IndexType::Flat, IndexType::Hnsw, IndexType::Vamana, IndexType::Ivf, IndexType::Qg];
+    pub const ALL: [IndexType; 6] =
+        [IndexType::Flat, IndexType::Hnsw, IndexType::Vamana, IndexType::Ivf, IndexType::Qg, IndexType::Disk];
 
     /// The `type` of the schema's index object.
     pub fn name(self) -> &'static str {
@@ -412,6 +508,7 @@ impl IndexType {
             IndexType::Vamana => "vamana",
             IndexType::Ivf => "ivf",
             IndexType::Qg => "qg",
+            IndexType::Disk => "disk",
         }
     }
 }
@@ -451,6 +548,8 @@ pub enum IndexParams {
     Ivf(IvfParams),
     /// Approximate search over a quantized graph.
     Qg(QgParams),
+    /// Approximate search over a Vamana graph kept on disk with the vectors.
+    Disk(DiskParams),
 }
 
 impl Default for IndexParams {
@@ -465,7 +564,11 @@ impl IndexParams {
     pub fn is_approximate(&self) -> bool {
         match self {
             IndexParams::Flat(_) => false,
-            IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Ivf(_) | IndexParams::Qg(_) => true,
+            IndexParams::Hnsw(_)
+            | IndexParams::Vamana(_)
+            | IndexParams::Ivf(_)
+            | IndexParams::Qg(_)
+            | IndexParams::Disk(_) => true,
         }
     }
 
@@ -477,6 +580,7 @@ impl IndexParams {
             IndexType::Vamana => IndexParams::Vamana(VamanaParams::default()),
             IndexType::Ivf => IndexParams::Ivf(IvfParams::default()),
             IndexType::Qg => IndexParams::Qg(QgParams::default()),
+            IndexType::Disk => IndexParams::Disk(DiskParams::default()),
         }
     }
 
@@ -488,10 +592,12 @@ impl IndexParams {
             IndexParams::Vamana(_) => IndexType::Vamana,
             IndexParams::Ivf(_) => IndexType::Ivf,
             IndexParams::Qg(_) => IndexType::Qg,
+            IndexParams::Disk(_) => IndexType::Disk,
         }
     }
 
-    /// The `type` of the schema's index object (`flat`, `hnsw`, `vamana`, `ivf`, `qg`).
+    /// The `type` of the schema's index object (`flat`, `hnsw`, `vamana`, `ivf`, `qg`,
+    /// `disk`).
     pub fn name(&self) -> &'static str {
         self.kind().name()
     }
@@ -500,7 +606,11 @@ impl IndexParams {
     pub fn hnsw_mut(&mut self) -> Option<&mut HnswParams> {
         match self {
             IndexParams::Hnsw(p) => Some(p),
-            IndexParams::Flat(_) | IndexParams::Vamana(_) | IndexParams::Ivf(_) | IndexParams::Qg(_) => None,
+            IndexParams::Flat(_)
+            | IndexParams::Vamana(_)
+            | IndexParams::Ivf(_)
+            | IndexParams::Qg(_)
+            | IndexParams::Disk(_) => None,
         }
     }
 
@@ -508,7 +618,11 @@ impl IndexParams {
     pub fn vamana_mut(&mut self) -> Option<&mut VamanaParams> {
         match self {
             IndexParams::Vamana(p) => Some(p),
-            IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Ivf(_) | IndexParams::Qg(_) => None,
+            IndexParams::Flat(_)
+            | IndexParams::Hnsw(_)
+            | IndexParams::Ivf(_)
+            | IndexParams::Qg(_)
+            | IndexParams::Disk(_) => None,
         }
     }
 
@@ -516,7 +630,11 @@ impl IndexParams {
     pub fn ivf_mut(&mut self) -> Option<&mut IvfParams> {
         match self {
             IndexParams::Ivf(p) => Some(p),
-            IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Qg(_) => None,
+            IndexParams::Flat(_)
+            | IndexParams::Hnsw(_)
+            | IndexParams::Vamana(_)
+            | IndexParams::Qg(_)
+            | IndexParams::Disk(_) => None,
         }
     }
 
@@ -524,7 +642,11 @@ impl IndexParams {
     pub fn qg_mut(&mut self) -> Option<&mut QgParams> {
         match self {
             IndexParams::Qg(p) => Some(p),
-            IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Ivf(_) => None,
+            IndexParams::Flat(_)
+            | IndexParams::Hnsw(_)
+            | IndexParams::Vamana(_)
+            | IndexParams::Ivf(_)
+            | IndexParams::Disk(_) => None,
         }
     }
 
@@ -532,7 +654,35 @@ impl IndexParams {
     pub fn ivf(&self) -> Option<&IvfParams> {
         match self {
             IndexParams::Ivf(p) => Some(p),
-            IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Qg(_) => None,
+            IndexParams::Flat(_)
+            | IndexParams::Hnsw(_)
+            | IndexParams::Vamana(_)
+            | IndexParams::Qg(_)
+            | IndexParams::Disk(_) => None,
+        }
+    }
+
+    /// The disk index's parameters, `None` for another index type.
+    pub fn disk_mut(&mut self) -> Option<&mut DiskParams> {
+        match self {
+            IndexParams::Disk(p) => Some(p),
+            IndexParams::Flat(_)
+            | IndexParams::Hnsw(_)
+            | IndexParams::Vamana(_)
+            | IndexParams::Ivf(_)
+            | IndexParams::Qg(_) => None,
+        }
+    }
+
+    /// The disk index's parameters, `None` for another index type.
+    pub fn disk(&self) -> Option<&DiskParams> {
+        match self {
+            IndexParams::Disk(p) => Some(p),
+            IndexParams::Flat(_)
+            | IndexParams::Hnsw(_)
+            | IndexParams::Vamana(_)
+            | IndexParams::Ivf(_)
+            | IndexParams::Qg(_) => None,
         }
     }
 
@@ -544,6 +694,7 @@ impl IndexParams {
             IndexParams::Vamana(p) => Some(&mut p.seed),
             IndexParams::Ivf(p) => Some(&mut p.seed),
             IndexParams::Qg(p) => Some(&mut p.seed),
+            IndexParams::Disk(p) => Some(&mut p.seed),
         }
     }
 
@@ -555,6 +706,7 @@ impl IndexParams {
             IndexParams::Vamana(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine, &mut p.bits),
             IndexParams::Ivf(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine, &mut p.bits),
             IndexParams::Qg(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine, &mut p.bits),
+            IndexParams::Disk(p) => (&mut p.quantize, &mut p.rotate, &mut p.refine, &mut p.bits),
         }
     }
 
@@ -576,9 +728,17 @@ impl IndexParams {
     /// Writes in the defaults whose value may change between builds (RaBitQ's `bits`), so
     /// what a stored index means never depends on the build that reads it.
     pub fn pin_defaults(&mut self) {
+        let default = match self {
+            IndexParams::Disk(_) => DEFAULT_DISK_BITS,
+            IndexParams::Flat(_)
+            | IndexParams::Hnsw(_)
+            | IndexParams::Vamana(_)
+            | IndexParams::Ivf(_)
+            | IndexParams::Qg(_) => DEFAULT_RABITQ_BITS,
+        };
         let (quantize, _, _, bits) = self.quant_mut();
         if *quantize == Quantize::Rabitq && bits.is_none() {
-            *bits = Some(DEFAULT_RABITQ_BITS);
+            *bits = Some(default);
         }
     }
 
@@ -608,6 +768,7 @@ impl IndexParams {
             IndexParams::Vamana(p) => (p.quantize, p.rotate, p.refine, p.bits),
             IndexParams::Ivf(p) => (p.quantize, p.rotate, p.refine, p.bits),
             IndexParams::Qg(p) => (p.quantize, p.rotate, p.refine, p.bits),
+            IndexParams::Disk(p) => (p.quantize, p.rotate, p.refine, p.bits.or(Some(DEFAULT_DISK_BITS))),
         };
         QuantSpec {
             quantize,
@@ -624,7 +785,11 @@ impl IndexParams {
     pub fn builds_index(&self) -> bool {
         match self {
             IndexParams::Flat(p) => p.quantize != Quantize::None,
-            IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Ivf(_) | IndexParams::Qg(_) => true,
+            IndexParams::Hnsw(_)
+            | IndexParams::Vamana(_)
+            | IndexParams::Ivf(_)
+            | IndexParams::Qg(_)
+            | IndexParams::Disk(_) => true,
         }
     }
 
@@ -636,6 +801,7 @@ impl IndexParams {
             IndexParams::Vamana(p) => p.seed,
             IndexParams::Ivf(p) => p.seed,
             IndexParams::Qg(p) => p.seed,
+            IndexParams::Disk(p) => p.seed,
         }
     }
 
@@ -665,6 +831,10 @@ impl IndexParams {
                 p.graph.name(),
                 p.build_list,
                 p.ef
+            ),
+            IndexParams::Disk(p) => format!(
+                "disk degree={} build_list={} query_list={} alpha={} occlusion={} beam_width={}{quant}",
+                p.degree, p.build_list, p.query_list, p.alpha, p.occlusion, p.beam_width
             ),
         }
     }
@@ -725,6 +895,15 @@ impl IndexParams {
             if !(1..=100_000).contains(&p.ef) {
                 return bad(format!("ef {} is out of range; expected 1..=100000", p.ef));
             }
+        }
+        if let IndexParams::Disk(p) = self {
+            if q.quantize != Quantize::Rabitq || !q.rotate || q.refine != 0 {
+                return bad("a disk index keeps rotated rabitq codes and no refine (its results are exact)".into());
+            }
+            if !(1..=64).contains(&p.beam_width) {
+                return bad(format!("beam_width {} is out of range; expected 1..=64", p.beam_width));
+            }
+            return IndexParams::Vamana(p.vamana()).validate(field, v);
         }
         if let IndexParams::Vamana(p) = self {
             if !(2..=1024).contains(&p.degree) {

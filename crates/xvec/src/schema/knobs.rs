@@ -50,7 +50,7 @@ impl Knob {
     pub fn help(self) -> &'static str {
         match self {
             Knob::Ef => {
-                "sets the search breadth of hnsw and vamana indexes (at least k; more is slower, higher recall)"
+                "sets the search breadth of hnsw, vamana and disk indexes (at least k; more is slower, higher recall)"
             }
             Knob::Nprobe => "sets the lists an ivf index probes (more lists, higher recall, slower)",
             Knob::TargetRecall => {
@@ -116,24 +116,34 @@ impl IndexParams {
                 IndexParams::Hnsw(p) => Some(p.ef as f64),
                 IndexParams::Vamana(p) => Some(p.query_list as f64),
                 IndexParams::Qg(p) => Some(p.ef as f64),
+                IndexParams::Disk(p) => Some(p.query_list as f64),
                 IndexParams::Flat(_) | IndexParams::Ivf(_) => return None,
             },
             Knob::Nprobe => match self {
                 IndexParams::Ivf(p) => Some(p.nprobe as f64),
-                IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Qg(_) => {
+                IndexParams::Flat(_)
+                | IndexParams::Hnsw(_)
+                | IndexParams::Vamana(_)
+                | IndexParams::Qg(_)
+                | IndexParams::Disk(_) => {
                     return None;
                 }
             },
             Knob::TargetRecall => match self {
                 IndexParams::Ivf(_) => None,
-                IndexParams::Flat(_) | IndexParams::Hnsw(_) | IndexParams::Vamana(_) | IndexParams::Qg(_) => {
+                IndexParams::Flat(_)
+                | IndexParams::Hnsw(_)
+                | IndexParams::Vamana(_)
+                | IndexParams::Qg(_)
+                | IndexParams::Disk(_) => {
                     return None;
                 }
             },
-            // A quantization knob: any kind with codes takes it.
+            // A quantization knob: any kind with codes takes it but the disk kind, whose
+            // results are scored on the full vectors already.
             Knob::Refine => {
                 let q = self.quant();
-                if q.quantize == Quantize::None {
+                if q.quantize == Quantize::None || self.kind() == super::IndexType::Disk {
                     return None;
                 }
                 Some(q.refine as f64)
@@ -168,6 +178,9 @@ impl IndexParams {
             return None;
         }
         Some(match knob {
+            Knob::Refine if self.kind() == super::IndexType::Disk => {
+                format!("{}, whose results are scored on the original vectors already", self.name())
+            }
             Knob::Refine => format!("{} with no quantization, scoring the original vectors", self.name()),
             Knob::Ef | Knob::Nprobe | Knob::TargetRecall => self.name().to_string(),
         })
@@ -193,7 +206,7 @@ impl IndexParams {
             return Ok(());
         }
         match self {
-            IndexParams::Vamana(_) => Err(QueryError::QueryListBelowK { list: ef, k }),
+            IndexParams::Vamana(_) | IndexParams::Disk(_) => Err(QueryError::QueryListBelowK { list: ef, k }),
             IndexParams::Hnsw(_) | IndexParams::Qg(_) | IndexParams::Flat(_) | IndexParams::Ivf(_) => {
                 Err(QueryError::EfBelowK { ef, k })
             }

@@ -17,8 +17,8 @@ mod types;
 
 pub use evolve::FieldChange;
 pub use index::{
-    DEFAULT_RABITQ_BITS, FlatParams, HnswParams, IndexParams, IndexType, IvfParams, MAX_NLIST, MAX_QG_DEGREE,
-    MAX_RABITQ_BITS, QgBase, QgParams, QuantSpec, VamanaParams,
+    DEFAULT_DISK_BITS, DEFAULT_RABITQ_BITS, DiskParams, FlatParams, HnswParams, IndexParams, IndexType, IvfParams,
+    MAX_NLIST, MAX_QG_DEGREE, MAX_RABITQ_BITS, QgBase, QgParams, QuantSpec, VamanaParams,
 };
 pub(crate) use json::RawSchema;
 pub use knobs::{Knob, MAX_EF, MAX_REFINE_CANDIDATES, SearchKnob};

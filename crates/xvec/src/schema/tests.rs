@@ -118,7 +118,7 @@ fn names_parse_and_list_the_valid_ones() {
     }
     assert_eq!(
         "ivfpq".parse::<IndexType>().unwrap_err().to_string(),
-        r#"unknown index type "ivfpq"; expected flat, hnsw, vamana, ivf, qg"#
+        r#"unknown index type "ivfpq"; expected flat, hnsw, vamana, ivf, qg, disk"#
     );
     assert_eq!("dot".parse::<Metric>().unwrap_err().to_string(), r#"unknown metric "dot"; expected l2, ip, cosine"#);
     assert!("int3".parse::<Quantize>().unwrap_err().to_string().ends_with("expected none, fp16, int8, int4, rabitq"));

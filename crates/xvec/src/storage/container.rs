@@ -234,6 +234,8 @@ pub(crate) fn block_for(len: u64) -> u32 {
 /// Receives one section's bytes, keeping its CRC (or its block CRCs) and length.
 pub(crate) struct SectionSink<'a> {
     out: &'a mut BufWriter<DiskFile>,
+    /// The file offset of the section's first byte.
+    at: u64,
     block: u64,
     /// CRC of the whole section (unblocked) or of the current block.
     crc: u32,
@@ -242,6 +244,12 @@ pub(crate) struct SectionSink<'a> {
 }
 
 impl SectionSink<'_> {
+    /// Where the section starts in the file (a section aligning its own content, such as
+    /// page-aligned node blocks, pads by it).
+    pub(crate) fn offset(&self) -> u64 {
+        self.at
+    }
+
     pub(crate) fn put(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
         self.out.write_all(bytes)?;
         if self.block == 0 {
@@ -301,8 +309,14 @@ impl ContainerWriter {
         self.pos += pad;
         let block = block_for(declared);
         let first = self.blocks.len();
-        let mut sink =
-            SectionSink { out: &mut self.out, block: block as u64, crc: 0, len: 0, blocks: &mut self.blocks };
+        let mut sink = SectionSink {
+            out: &mut self.out,
+            at: self.pos,
+            block: block as u64,
+            crc: 0,
+            len: 0,
+            blocks: &mut self.blocks,
+        };
         fill(&mut sink).map_err(|e| StorageError::io(&self.path, e))?;
         let (mut crc, len) = (sink.crc, sink.len);
         if len != declared {

@@ -156,6 +156,29 @@ impl DiskFile {
         std::os::unix::fs::FileExt::read_at(&self.file, buf, offset).map_err(|e| StorageError::io(&self.path, e))
     }
 
+    /// Reads `buf.len()` bytes at each `offset` of `reqs` (positional, the position
+    /// untouched; several threads may read one file at once): the node blocks one hop of a
+    /// disk-resident search needs. With more than one range the kernel is told of them all
+    /// first (`POSIX_FADV_WILLNEED` starts each read), so the device sees the hop's reads
+    /// together and the `pread`s then wait on reads already in flight rather than issuing
+    /// them one after another. A range past the end of the file is an error.
+    pub(crate) fn read_batch_at(&self, reqs: &mut [(u64, &mut [u8])]) -> Result<(), StorageError> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::FileExt;
+        gate(Op::Read, &self.path)?;
+        if reqs.len() > 1 {
+            for (offset, buf) in reqs.iter() {
+                let (at, len) = (i64::try_from(*offset).unwrap_or(i64::MAX), buf.len() as i64);
+                // SAFETY: a plain syscall on an open descriptor; a hint, its result unused.
+                let _ = unsafe { libc::posix_fadvise(self.file.as_raw_fd(), at, len, libc::POSIX_FADV_WILLNEED) };
+            }
+        }
+        for (offset, buf) in reqs.iter_mut() {
+            self.file.read_exact_at(buf, *offset).map_err(|e| StorageError::io(&self.path, e))?;
+        }
+        Ok(())
+    }
+
     /// Makes the file's data durable (`fdatasync`).
     pub(crate) fn sync_data(&self) -> Result<(), StorageError> {
         gate(Op::Sync, &self.path)?;

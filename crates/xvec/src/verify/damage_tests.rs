@@ -277,7 +277,7 @@ mod fuzz {
 
     use proptest::prelude::*;
     use xvec::index::quant::rotation::Rotation;
-    use xvec::index::segment_index::{IndexTarget, SegmentIndex};
+    use xvec::index::segment_index::{IndexTarget, MemoryShare, SegmentIndex};
     use xvec::storage::manifest::Manifest;
     use xvec::storage::segment::Segment;
     use xvec::storage::{FileKind, deletes, wal};
@@ -386,7 +386,7 @@ mod fuzz {
             let idx = tmp.path().join(&name);
             std::fs::write(&idx, apply(seed(&name), &d)).unwrap();
             let spec = s.field(field as usize).as_vector().unwrap();
-            let _ = SegmentIndex::open(IndexTarget { path: &idx, segment_id: 1, field, spec, rows: 12 }, true, true);
+            let _ = SegmentIndex::open(IndexTarget { path: &idx, segment_id: 1, field, spec, rows: 12 }, true, true, MemoryShare::Cache(0));
         }
 
         /// Damage to any one file: verify reports, repair leaves a clean collection.
@@ -444,7 +444,7 @@ fn regression_a_damaged_schema_that_still_parses_does_not_block_repair() {
 #[test]
 fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
     use xvec::index::hnsw::NONE;
-    use xvec::index::segment_index::{self, IndexTarget, SegmentIndex};
+    use xvec::index::segment_index::{self, IndexTarget, MemoryShare, SegmentIndex};
     use xvec::storage::column::SegmentView;
     use xvec::storage::segment::Segment;
 
@@ -479,7 +479,7 @@ fn repair_re_encodes_codes_and_reconnects_unreachable_nodes() {
     let seg = Segment::open(&dir.join("SEG-000001.xseg"), std::sync::Arc::new(s.clone()), true, true).unwrap();
     let path = dir.join(idx);
     let target = IndexTarget { path: &path, segment_id: 1, field: 2, spec, rows: seg.rows() };
-    let index = SegmentIndex::open(target, true, true).unwrap();
+    let index = SegmentIndex::open(target, true, true, MemoryShare::Cache(0)).unwrap();
     let g = index.graph().unwrap();
     let mut graph = g.to_graph();
     let victim =
@@ -596,7 +596,7 @@ fn every_flipped_byte_of_an_ivf_index_is_found_and_repaired() {
 #[test]
 fn every_flipped_byte_of_a_qg_index_is_found_and_repaired() {
     use xvec::index::qg::{NONE, QgGraph};
-    use xvec::index::segment_index::{self, IndexTarget, SegmentIndex};
+    use xvec::index::segment_index::{self, IndexTarget, MemoryShare, SegmentIndex};
     use xvec::storage::column::SegmentView;
     use xvec::storage::segment::Segment;
     use xvec::{Field, IndexParams, Metric, OptimizeOptions, QgParams, Query, Schema, VectorType};
@@ -655,7 +655,7 @@ fn every_flipped_byte_of_a_qg_index_is_found_and_repaired() {
         let seg = Segment::open(&dir.join(seg_name), std::sync::Arc::new(schema.clone()), true, true).unwrap();
         let path = dir.join(&name);
         let target = IndexTarget { path: &path, segment_id: 1, field, spec: &spec, rows: seg.rows() };
-        let index = SegmentIndex::open(target, true, true).unwrap();
+        let index = SegmentIndex::open(target, true, true, MemoryShare::Cache(0)).unwrap();
         let g = index.qg_graph().unwrap();
         let mut owned = QgGraph {
             layout: g.layout,

@@ -7,7 +7,9 @@ use roaring::RoaringBitmap;
 use crate::index::flat::PreparedQuery;
 use crate::index::rng::SplitMix64;
 use crate::index::scorer::{Originals, Scorer};
-use crate::index::segment_index::{self, IndexTarget, SearchParams, SearchPath, SearchRoute, SegmentIndex};
+use crate::index::segment_index::{
+    self, IndexTarget, MemoryShare, SearchParams, SearchPath, SearchRoute, SegmentIndex,
+};
 use crate::index::topk::TopK;
 use crate::kernels;
 use crate::schema::{IndexParams, Metric, VectorSpec, VectorType};
@@ -63,7 +65,7 @@ fn build(dir: &Path, d: &Data, metric: Metric, json: &str) -> (VectorSpec, Segme
     let path = dir.join(format!("{}-{}.idx", metric.name(), json.len()));
     let target = IndexTarget { path: &path, segment_id: 1, field: 0, spec: &spec, rows: d.rows };
     segment_index::build(target, d.col(metric), 2, &|_| {}, &AtomicBool::new(false)).unwrap();
-    let idx = SegmentIndex::open(target, true, true).unwrap();
+    let idx = SegmentIndex::open(target, true, true, MemoryShare::Cache(0)).unwrap();
     (spec, idx)
 }
 
@@ -91,7 +93,7 @@ fn recall(d: &Data, metric: Metric, idx: &SegmentIndex, run: Run) -> (f64, Searc
             target_recall: run.target_recall,
         };
         let mut top = TopK::new(run.k);
-        path = idx.search(d.col(metric), &prepared, q, p, &mut top);
+        path = idx.search(d.col(metric), &prepared, q, p, &mut top).unwrap();
         let got: Vec<u32> = top.into_sorted().into_iter().map(|c| c.row).collect();
         let distinct: HashSet<u32> = got.iter().copied().collect();
         assert_eq!(distinct.len(), got.len(), "duplicate rows in {got:?}");

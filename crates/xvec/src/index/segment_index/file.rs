@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::quantization::{CODES, Keeps, PARAMS, ROTATION, SKETCHES, quantizer_for};
-use super::{IndexMeta, IndexTarget, META, Section, find, section_of};
+use super::{IndexMeta, IndexTarget, META, Section, checked_as_read, find, section_of};
 use crate::error::StorageError;
 use crate::index::ivf::{self, IvfLists};
 use crate::index::quant::rotation::Rotation;
@@ -12,7 +12,7 @@ use crate::index::quant::sketch::{self, Sketches};
 use crate::schema::VectorSpec;
 use crate::storage::FileKind;
 use crate::storage::column::VectorColumn;
-use crate::storage::container::{self, ContainerWriter, RawSection};
+use crate::storage::container::{self, ContainerWriter, RawSection, SectionSink};
 use crate::storage::mmap::FileBytes;
 
 /// The quantization of an index being written: the codes of every row or list entry
@@ -44,6 +44,17 @@ impl Encoded {
     }
 }
 
+/// A kind's section written piece by piece, of a length known up front: one too large to
+/// hold in memory while writing (the disk kind's node blocks, made from the rows).
+pub(super) struct Streamed<'a> {
+    pub(super) section: Section,
+    pub(super) len: u64,
+    pub(super) fill: Box<Fill<'a>>,
+}
+
+/// What writes a [`Streamed`] section's bytes into its sink.
+pub(super) type Fill<'a> = dyn Fn(&mut SectionSink) -> std::io::Result<()> + 'a;
+
 /// Encodes the quantization of `rows` rows of `col` for `spec`, of an index kind that
 /// keeps what `keeps` says.
 pub(super) fn encode(spec: &VectorSpec, keeps: Keeps, col: VectorColumn, rows: usize) -> Encoded {
@@ -63,10 +74,11 @@ pub(super) fn write_index(
     meta: &IndexMeta,
     e: &Encoded,
     kind: &[(Section, &[u8])],
+    streamed: Option<&Streamed>,
 ) -> Result<u64, StorageError> {
     let IndexTarget { path, segment_id, field, .. } = target;
     let tmp = crate::storage::disk::temp_path(path);
-    let written = write(&tmp, segment_id, field, meta, e, kind)
+    let written = write(&tmp, segment_id, field, meta, e, kind, streamed)
         .and_then(|size| crate::storage::disk::rename(&tmp, path).map(|()| size));
     if written.is_err() {
         let _ = crate::storage::disk::remove_file(&tmp);
@@ -74,7 +86,8 @@ pub(super) fn write_index(
     written
 }
 
-/// Writes the index file: the meta, the quantization's sections, then the kind's.
+/// Writes the index file: the meta, the quantization's sections, then the kind's (its
+/// `streamed` one last).
 pub(super) fn write(
     path: &Path,
     segment_id: u64,
@@ -82,6 +95,7 @@ pub(super) fn write(
     meta: &IndexMeta,
     e: &Encoded,
     kind: &[(Section, &[u8])],
+    streamed: Option<&Streamed>,
 ) -> Result<u64, StorageError> {
     use crate::storage::mmap::as_bytes;
     let json = serde_json::to_vec(meta).expect("index meta serializes");
@@ -102,10 +116,14 @@ pub(super) fn write(
         parts.push((SKETCHES, as_bytes(sk)));
     }
     parts.extend_from_slice(kind);
-    let lens: Vec<u64> = parts.iter().map(|(_, b)| b.len() as u64).collect();
+    let mut lens: Vec<u64> = parts.iter().map(|(_, b)| b.len() as u64).collect();
+    lens.extend(streamed.map(|s| s.len));
     let mut w = ContainerWriter::create(path, FileKind::Index, segment_id, &lens)?;
     for (kind, bytes) in parts {
         w.section(kind.code, field, |s| s.put(bytes))?;
+    }
+    if let Some(s) = streamed {
+        w.section(s.section.code, field, |sink| (s.fill)(sink))?;
     }
     w.finish()
 }
@@ -132,7 +150,7 @@ pub(super) fn read(target: IndexTarget<'_>, mmap: bool, verify_data: bool) -> Re
         path,
         b,
         FileKind::Index,
-        |k| verify_data || small(k),
+        |k| (verify_data && !checked_as_read(k)) || small(k),
         |r, block| crcs.block_crcs(r, block),
     )?;
     let (_, version) = crate::storage::decode_header_version(path, b, FileKind::Index)?;

@@ -6,10 +6,13 @@
 //! compile error wherever it must be handled; the rest of the layer is kind-agnostic.
 
 use std::ops::Range;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::StorageError;
+use crate::index::disk::layout::{Elem, Layout, PAGE};
+use crate::index::disk::{self, DiskGraph};
 use crate::index::graph::{BuildControl, GraphSection};
 use crate::index::graph_index::{GraphIndex, GraphIndexView};
 use crate::index::hnsw::{self, GraphView};
@@ -19,10 +22,11 @@ use crate::index::{qg, vamana};
 use crate::kernels;
 use crate::schema::{IndexParams, IndexType, VectorSpec};
 use crate::storage::column::VectorColumn;
-use crate::storage::container::RawSection;
+use crate::storage::container::{RawSection, SectionSink};
+use crate::storage::disk::DiskFile;
 use crate::storage::mmap::{as_bytes, cast_slice};
 
-use super::file::Encoded;
+use super::file::{Encoded, Streamed};
 use super::quantization::{Bad, Keeps};
 use super::search::{Lists, Route, SearchPath};
 use super::{IndexMeta, Section, SegmentIndex, find};
@@ -38,6 +42,8 @@ const LIST_IDS: Section = Section { code: 12, name: "IVF list entries" };
 const LIST_SKETCHES: Section = Section { code: 13, name: "IVF list sketches" };
 const QG_BLOCKS: Section = Section { code: 14, name: "quantized graph blocks" };
 const QG_ROTATION: Section = Section { code: 15, name: "quantized graph rotation" };
+/// Codes 14 and 15 are the quantized graph's.
+const NODE_BLOCKS: Section = Section { code: 16, name: "disk node blocks" };
 
 /// The section kinds of an index kind, in file order. Codes are unique across kinds (and
 /// the quantization's): a file's table names its sections by code alone.
@@ -48,7 +54,14 @@ fn sections_of(kind: IndexType) -> &'static [Section] {
         IndexType::Vamana => &[ADJACENCY],
         IndexType::Ivf => &[CENTROIDS, LIST_OFFSETS, LIST_IDS, LIST_SKETCHES],
         IndexType::Qg => &[QG_BLOCKS, QG_ROTATION],
+        IndexType::Disk => &[NODE_BLOCKS],
     }
+}
+
+/// Whether a section of `code` is checked block by block as searches read it, never in
+/// full at open (the disk kind's node blocks: reading them all is what the kind avoids).
+pub(super) fn checked_as_read(code: u16) -> bool {
+    code == NODE_BLOCKS.code
 }
 
 /// The section kind of `code` that some index kind keeps.
@@ -65,6 +78,9 @@ pub(super) fn keeps(index: &IndexParams) -> Keeps {
         IndexType::Flat | IndexType::Qg => (false, false, true),
         IndexType::Hnsw | IndexType::Vamana => (true, false, true),
         IndexType::Ivf => (false, true, false),
+        // The codes rank every neighbour of an expanded node anyway: a sketch would not
+        // save a read.
+        IndexType::Disk => (false, false, true),
     };
     Keeps { row_sketches, entry_sketches, codes_per_row }
 }
@@ -75,7 +91,8 @@ pub(super) fn keeps(index: &IndexParams) -> Keeps {
 pub(crate) fn recodes_in_place(index: &IndexParams) -> bool {
     match index.kind() {
         IndexType::Flat | IndexType::Hnsw | IndexType::Vamana => keeps(index).codes_per_row,
-        IndexType::Ivf | IndexType::Qg => false,
+        // The disk kind's graph is in its node blocks, which only a build writes.
+        IndexType::Ivf | IndexType::Qg | IndexType::Disk => false,
     }
 }
 
@@ -106,6 +123,10 @@ pub(crate) enum KindMeta {
         entry: u32,
         degree: u32,
     },
+    /// Where every search of the node blocks starts.
+    Disk {
+        medoid: u32,
+    },
 }
 
 impl KindMeta {
@@ -117,6 +138,7 @@ impl KindMeta {
             KindMeta::Vamana { .. } => IndexType::Vamana,
             KindMeta::Ivf { .. } => IndexType::Ivf,
             KindMeta::Qg { .. } => IndexType::Qg,
+            KindMeta::Disk { .. } => IndexType::Disk,
         }
     }
 
@@ -129,6 +151,8 @@ impl KindMeta {
             IndexParams::Ivf(_) => KindMeta::Ivf { recall_probes },
             // No version 2 file holds one.
             IndexParams::Qg(p) => KindMeta::Qg { entry, degree: p.degree },
+            // No version 2 file names it.
+            IndexParams::Disk(_) => KindMeta::Disk { medoid: entry },
         }
     }
 
@@ -145,12 +169,30 @@ impl KindMeta {
 pub(super) struct KindParts<'a> {
     pub(super) meta: KindMeta,
     pub(super) sections: Vec<(Section, &'a [u8])>,
+    /// A last section written piece by piece (the disk kind's node blocks).
+    pub(super) streamed: Option<Streamed<'a>>,
 }
 
 impl<'a> KindParts<'a> {
     /// An exact index: nothing beyond the quantization.
     pub(super) fn flat() -> KindParts<'a> {
-        KindParts { meta: KindMeta::Flat, sections: Vec::new() }
+        KindParts { meta: KindMeta::Flat, sections: Vec::new(), streamed: None }
+    }
+
+    /// A disk index: Vamana's graph `g` and the rows of `col`, written into node blocks one
+    /// block at a time (never the whole section in memory). The blocks start on the first
+    /// page boundary inside the section: padding before them and the rest of a page after,
+    /// so the section's length is known before its offset.
+    fn disk(col: VectorColumn<'a>, rows: usize, g: vamana::GraphView<'a>) -> KindParts<'a> {
+        let layout = disk::build::layout_of(&col, rows, &g);
+        let fill = move |s: &mut SectionSink| {
+            let pad = (s.offset().next_multiple_of(PAGE as u64) - s.offset()) as usize;
+            s.put(&vec![0u8; pad])?;
+            disk::build::write_blocks(&col, rows, &g, |b| s.put(b))?;
+            s.put(&vec![0u8; PAGE - pad])
+        };
+        let streamed = Streamed { section: NODE_BLOCKS, len: layout.section_bytes(), fill: Box::new(fill) };
+        KindParts { meta: KindMeta::Disk { medoid: g.medoid }, sections: Vec::new(), streamed: Some(streamed) }
     }
 
     /// A graph, straight from its arrays: the writer checksums and writes them through its
@@ -165,7 +207,7 @@ impl<'a> KindParts<'a> {
             ],
             GraphIndexView::Vamana(g) => vec![(ADJACENCY, as_bytes(g.adjacency))],
         };
-        KindParts { meta: KindMeta::of_graph(g), sections }
+        KindParts { meta: KindMeta::of_graph(g), sections, streamed: None }
     }
 
     /// IVF lists and their entries' sketches.
@@ -176,13 +218,13 @@ impl<'a> KindParts<'a> {
             (LIST_IDS, as_bytes(&l.ids)),
             (LIST_SKETCHES, sketches),
         ];
-        KindParts { meta: KindMeta::Ivf { recall_probes: l.recall_probes.clone() }, sections }
+        KindParts { meta: KindMeta::Ivf { recall_probes: l.recall_probes.clone() }, sections, streamed: None }
     }
 
     /// A quantized graph's blocks and its rotation (encoded).
     pub(super) fn qg(g: &'a qg::QgGraph, rotation: &'a [u8]) -> KindParts<'a> {
         let meta = KindMeta::Qg { entry: g.entry, degree: g.layout.degree as u32 };
-        KindParts { meta, sections: vec![(QG_BLOCKS, as_bytes(&g.blocks)), (QG_ROTATION, rotation)] }
+        KindParts { meta, sections: vec![(QG_BLOCKS, as_bytes(&g.blocks)), (QG_ROTATION, rotation)], streamed: None }
     }
 }
 
@@ -214,6 +256,11 @@ pub(super) fn build(
             Some(g) => GraphIndex::Vamana(g),
             None => return Ok(None),
         },
+        // Vamana's graph, written into node blocks with the rows' vectors.
+        IndexParams::Disk(p) => match vamana::build(k, spec.metric, col, rows, &p.vamana(), control) {
+            Some(g) => GraphIndex::Vamana(g),
+            None => return Ok(None),
+        },
         IndexParams::Flat(_) => {
             (control.progress)(crate::index::graph::BuildProgress { done: rows, total: rows });
             return write(&e, KindParts::flat()).map(Some);
@@ -229,7 +276,12 @@ pub(super) fn build(
     // Every row with a vector must be reachable from the entry point, or no search finds it.
     // `None` (no reachable node with room) leaves the rest for verify to report.
     let _ = graph.base_layer().link_unreachable(k, spec.metric, &col, |u| !col.validity.is_valid(u as usize));
-    write(&e, KindParts::graph(graph.view())).map(Some)
+    let parts = match graph.view() {
+        // The disk kind's graph (a Vamana one) goes into its node blocks.
+        GraphIndexView::Vamana(g) if spec.index.kind() == IndexType::Disk => KindParts::disk(col, rows, g),
+        g => KindParts::graph(g),
+    };
+    write(&e, parts).map(Some)
 }
 
 /// What a kind keeps of one field of one segment, as ranges of the index file's bytes
@@ -245,6 +297,16 @@ pub(super) enum VectorIndex {
     Ivf(IvfSections),
     /// The quantized graph's blocks and rotation.
     Qg(QgSections),
+    /// The node blocks of a disk-resident graph.
+    Disk(DiskSections),
+}
+
+/// The node section of a disk index, and the blocks opened from it.
+pub(super) struct DiskSections {
+    /// The section (page padding, then the blocks, then the rest of a page).
+    blocks: Range<usize>,
+    /// Opened by [`VectorIndex::open_reader`], once the meta is known.
+    graph: Option<DiskGraph>,
 }
 
 pub(super) use super::qg::QgSections;
@@ -301,7 +363,62 @@ impl VectorIndex {
                 list_blocks: Vec::new(),
             }),
             IndexParams::Qg(_) => VectorIndex::Qg(QgSections::new(next(), next())),
+            IndexParams::Disk(_) => VectorIndex::Disk(DiskSections { blocks: next(), graph: None }),
         })
+    }
+
+    /// Opens what the kind reads from the file as searches go rather than through the
+    /// mapping: the disk kind's node blocks, whose section must be as long as the layout of
+    /// `elem` vectors under the meta says; their cache takes up to `cache_budget` bytes
+    /// (filled now). Other kinds have nothing to open.
+    pub(super) fn open_reader(
+        &mut self,
+        path: &Path,
+        meta: &IndexMeta,
+        elem: crate::schema::VectorType,
+        cache_budget: u64,
+        bad: Bad,
+    ) -> Result<(), StorageError> {
+        let (d, degree, medoid) = match (self, &meta.params, &meta.kind) {
+            (VectorIndex::Disk(d), IndexParams::Disk(p), &KindMeta::Disk { medoid }) => (d, p.degree, medoid),
+            (
+                VectorIndex::Flat
+                | VectorIndex::Hnsw(_)
+                | VectorIndex::Vamana(_)
+                | VectorIndex::Ivf(_)
+                | VectorIndex::Qg(_),
+                _,
+                _,
+            ) => return Ok(()),
+            (VectorIndex::Disk(_), _, _) => return Err(bad(32, "disk node blocks in another kind of index".into())),
+        };
+        let layout = Layout {
+            dim: meta.dim as usize,
+            elem: Elem::of_type(elem),
+            degree: degree as usize,
+            nodes: meta.rows as usize,
+        };
+        let want = layout.section_bytes();
+        if d.blocks.len() as u64 != want {
+            let what =
+                format!("disk node blocks of {} bytes, expected {want} ({} blocks)", d.blocks.len(), layout.blocks());
+            return Err(bad(d.blocks.start as u64, what));
+        }
+        let base = (d.blocks.start as u64).next_multiple_of(PAGE as u64);
+        d.graph = Some(DiskGraph::open(DiskFile::open_read(path)?, base, layout, medoid, cache_budget)?);
+        Ok(())
+    }
+
+    /// The disk kind's open node blocks.
+    pub(super) fn disk(&self) -> Option<&DiskGraph> {
+        match self {
+            VectorIndex::Disk(d) => d.graph.as_ref(),
+            VectorIndex::Flat
+            | VectorIndex::Hnsw(_)
+            | VectorIndex::Vamana(_)
+            | VectorIndex::Ivf(_)
+            | VectorIndex::Qg(_) => None,
+        }
     }
 
     /// Sections of the file the kind holds.
@@ -312,6 +429,7 @@ impl VectorIndex {
             VectorIndex::Vamana(_) => 1,
             VectorIndex::Ivf(s) => s.lists.len() + 1,
             VectorIndex::Qg(_) => 2,
+            VectorIndex::Disk(_) => 1,
         }
     }
 
@@ -319,21 +437,37 @@ impl VectorIndex {
     pub(super) fn code_entries(&self, rows: usize) -> usize {
         match self {
             VectorIndex::Ivf(s) => s.lists[2].len() / 4,
-            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) | VectorIndex::Qg(_) => rows,
+            VectorIndex::Flat
+            | VectorIndex::Hnsw(_)
+            | VectorIndex::Vamana(_)
+            | VectorIndex::Qg(_)
+            | VectorIndex::Disk(_) => rows,
         }
     }
 
-    /// Searches one segment by the kind's route: an exact scan (Flat), a graph, or the
-    /// nearest lists; leaves the candidates in `r.found`, best first.
-    pub(super) fn search(&self, idx: &SegmentIndex, r: &mut Route) -> SearchPath {
-        match self {
+    /// Searches one segment by the kind's route: an exact scan (Flat), a graph, the
+    /// nearest lists, or node blocks read from the file; leaves the candidates in
+    /// `r.found`, best first. Fails only where a node block cannot be read or is damaged.
+    pub(super) fn search(&self, idx: &SegmentIndex, r: &mut Route) -> Result<SearchPath, StorageError> {
+        Ok(match self {
             VectorIndex::Flat => idx.search_rows(None, r),
             VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) => idx.search_rows(idx.graph_index(), r),
+            VectorIndex::Disk(d) => {
+                let g = d
+                    .graph
+                    .as_ref()
+                    .ok_or_else(|| StorageError::corrupted(idx.path(), 32, "disk node blocks not open"))?;
+                idx.search_disk(g, r)?
+            }
             VectorIndex::Ivf(s) => {
                 let (b, dim) = (idx.bytes.as_slice(), idx.meta.dim as usize);
                 let table = match &idx.meta.kind {
                     KindMeta::Ivf { recall_probes } => &recall_probes[..],
-                    KindMeta::Flat | KindMeta::Hnsw { .. } | KindMeta::Vamana { .. } | KindMeta::Qg { .. } => &[],
+                    KindMeta::Flat
+                    | KindMeta::Hnsw { .. }
+                    | KindMeta::Vamana { .. }
+                    | KindMeta::Qg { .. }
+                    | KindMeta::Disk { .. } => &[],
                 };
                 let lists = Lists {
                     view: s.view(b, dim).expect("IVF lists are checked on open"),
@@ -348,7 +482,7 @@ impl VectorIndex {
                 let g = s.view(idx.bytes.as_slice(), &idx.meta).expect("quantized graph blocks are checked on open");
                 idx.search_qg(g, r)
             }
-        }
+        })
     }
 
     /// The HNSW graph.
@@ -386,7 +520,8 @@ impl VectorIndex {
         match self {
             VectorIndex::Hnsw(_) => self.hnsw(b, meta).map(GraphIndexView::Hnsw),
             VectorIndex::Vamana(_) => self.vamana(b, meta).map(GraphIndexView::Vamana),
-            VectorIndex::Flat | VectorIndex::Ivf(_) | VectorIndex::Qg(_) => None,
+            // The disk kind's graph is in its blocks, read as searches go.
+            VectorIndex::Flat | VectorIndex::Ivf(_) | VectorIndex::Qg(_) | VectorIndex::Disk(_) => None,
         }
     }
 
@@ -395,7 +530,11 @@ impl VectorIndex {
     pub(super) fn qg<'a>(&'a self, b: &'a [u8], meta: &IndexMeta) -> Option<qg::QgView<'a>> {
         match self {
             VectorIndex::Qg(s) => s.view(b, meta),
-            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) | VectorIndex::Ivf(_) => None,
+            VectorIndex::Flat
+            | VectorIndex::Hnsw(_)
+            | VectorIndex::Vamana(_)
+            | VectorIndex::Ivf(_)
+            | VectorIndex::Disk(_) => None,
         }
     }
 
@@ -403,7 +542,11 @@ impl VectorIndex {
     pub(super) fn lists<'a>(&self, b: &'a [u8], dim: usize) -> Option<IvfView<'a>> {
         match self {
             VectorIndex::Ivf(s) => s.view(b, dim),
-            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) | VectorIndex::Qg(_) => None,
+            VectorIndex::Flat
+            | VectorIndex::Hnsw(_)
+            | VectorIndex::Vamana(_)
+            | VectorIndex::Qg(_)
+            | VectorIndex::Disk(_) => None,
         }
     }
 
@@ -411,9 +554,11 @@ impl VectorIndex {
     /// read (open checked them).
     pub(super) fn encodes<'a>(&'a self, b: &'a [u8], dim: usize) -> Option<Encodes<'a>> {
         match self {
-            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) | VectorIndex::Qg(_) => {
-                Some(Encodes::Rows)
-            }
+            VectorIndex::Flat
+            | VectorIndex::Hnsw(_)
+            | VectorIndex::Vamana(_)
+            | VectorIndex::Qg(_)
+            | VectorIndex::Disk(_) => Some(Encodes::Rows),
             VectorIndex::Ivf(s) => Some(Encodes::ListEntries { lists: s.view(b, dim)?, sketches: s.sketches(b, dim)? }),
         }
     }
@@ -423,7 +568,11 @@ impl VectorIndex {
     pub(super) fn ivf_sections_mut(&mut self) -> Option<&mut IvfSections> {
         match self {
             VectorIndex::Ivf(s) => Some(s),
-            VectorIndex::Flat | VectorIndex::Hnsw(_) | VectorIndex::Vamana(_) | VectorIndex::Qg(_) => None,
+            VectorIndex::Flat
+            | VectorIndex::Hnsw(_)
+            | VectorIndex::Vamana(_)
+            | VectorIndex::Qg(_)
+            | VectorIndex::Disk(_) => None,
         }
     }
 
@@ -443,7 +592,9 @@ impl VectorIndex {
             return Err(bad(meta_offset, what));
         }
         let label = match (&mut *self, &meta.kind) {
-            (VectorIndex::Flat, _) => return Ok(()),
+            // The disk kind's blocks are checked as they open (`open_reader`) and as each
+            // is read.
+            (VectorIndex::Flat | VectorIndex::Disk(_), _) => return Ok(()),
             (VectorIndex::Hnsw(_), _) => "HNSW",
             (VectorIndex::Vamana(r), _) => {
                 if cast_slice::<u32>(&b[r.clone()]).is_none() {
@@ -460,7 +611,11 @@ impl VectorIndex {
             (VectorIndex::Qg(s), _) => return s.validate(b, meta, rows, meta_offset, bad),
             (
                 VectorIndex::Ivf(_),
-                KindMeta::Flat | KindMeta::Hnsw { .. } | KindMeta::Vamana { .. } | KindMeta::Qg { .. },
+                KindMeta::Flat
+                | KindMeta::Hnsw { .. }
+                | KindMeta::Vamana { .. }
+                | KindMeta::Qg { .. }
+                | KindMeta::Disk { .. },
             ) => {
                 return Err(bad(meta_offset, "meta of another index kind".into()));
             }
@@ -493,7 +648,8 @@ impl VectorIndex {
                 | VectorIndex::Hnsw(_)
                 | VectorIndex::Vamana(_)
                 | VectorIndex::Ivf(_)
-                | VectorIndex::Qg(_),
+                | VectorIndex::Qg(_)
+                | VectorIndex::Disk(_),
             ) => return 0,
         };
         (range.start + width * i) as u64
@@ -503,7 +659,8 @@ impl VectorIndex {
     /// the sketches the kind keeps itself (the IVF entries').
     pub(super) fn bytes(&self) -> (u64, u64, u64) {
         match self {
-            VectorIndex::Flat => (0, 0, 0),
+            // The disk kind's graph stays on disk; its node cache is counted apart.
+            VectorIndex::Flat | VectorIndex::Disk(_) => (0, 0, 0),
             VectorIndex::Hnsw(g) => (g.iter().map(|r| r.len() as u64).sum(), 0, 0),
             VectorIndex::Vamana(a) => (a.len() as u64, 0, 0),
             VectorIndex::Ivf(s) => {

@@ -63,6 +63,12 @@ fn section_of(code: u16) -> Option<Section> {
     [META, ROTATION, CODES, PARAMS, SKETCHES].into_iter().find(|s| s.code == code).or_else(|| kinds::kind_section(code))
 }
 
+/// Whether a section of `code` is checked as a kind's search reads it, not at open (see
+/// [`kinds::checked_as_read`]).
+fn checked_as_read(code: u16) -> bool {
+    kinds::checked_as_read(code)
+}
+
 /// Name of an index file's section kind, for reports (`verify`, `inspect`).
 pub(crate) fn section_name(kind: u16) -> Option<&'static str> {
     section_of(kind).map(|s| s.name)
@@ -137,6 +143,8 @@ pub(crate) struct IndexBytes {
     pub codes: u64,
     pub sketches: u64,
     pub graph: u64,
+    /// A disk index's node cache.
+    pub disk_cache: u64,
     /// IVF centroids, list offsets and entries.
     pub lists: u64,
 }
@@ -151,6 +159,16 @@ pub(crate) struct IndexTarget<'a> {
     pub field: u16,
     pub spec: &'a VectorSpec,
     pub rows: usize,
+}
+
+/// What a disk index may keep in memory beside its file (other kinds ignore it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MemoryShare {
+    /// Its share of the handle's memory budget: its codes first, then a node cache in
+    /// what is left.
+    Budget(u64),
+    /// No budget: a node cache of this many bytes, beside the codes.
+    Cache(u64),
 }
 
 /// Builds the index of `col` for `target` and writes it. Returns the file size, or `None`
@@ -206,13 +224,19 @@ fn write_parts(target: IndexTarget<'_>, e: &file::Encoded, kind: KindParts) -> R
         metric: spec.metric,
         kind: kind.meta,
     };
-    write_index(target, &meta, e, &kind.sections)
+    write_index(target, &meta, e, &kind.sections, kind.streamed.as_ref())
 }
 
 impl SegmentIndex {
     /// Opens and validates the index file of `target`. With `verify_data`, code and graph
-    /// CRCs are checked too.
-    pub(crate) fn open(target: IndexTarget<'_>, mmap: bool, verify_data: bool) -> Result<SegmentIndex, StorageError> {
+    /// CRCs are checked too (a disk index's node blocks are checked as they are read). A
+    /// disk index caches nodes as `memory` allows.
+    pub(crate) fn open(
+        target: IndexTarget<'_>,
+        mmap: bool,
+        verify_data: bool,
+        memory: MemoryShare,
+    ) -> Result<SegmentIndex, StorageError> {
         let file::Read { bytes, sections, meta, meta_offset } = file::read(target, mmap, verify_data)?;
         let IndexTarget { path, spec, rows, .. } = target;
         let b = bytes.as_slice();
@@ -227,6 +251,12 @@ impl SegmentIndex {
         }
         kind.validate(b, &meta, rows, meta_offset, bad)?;
         quant.validate(b, bad)?;
+        // The codes stay in memory whatever the budget; the node cache gets what is left.
+        let cache = match memory {
+            MemoryShare::Budget(b) => b.saturating_sub(quant.bytes().0),
+            MemoryShare::Cache(c) => c,
+        };
+        kind.open_reader(path, &meta, spec.elem, cache, bad)?;
         Ok(SegmentIndex { path: path.to_path_buf(), bytes, meta, kind, quant })
     }
 
@@ -296,7 +326,13 @@ impl SegmentIndex {
     pub(crate) fn bytes_by_kind(&self) -> IndexBytes {
         let (codes, sketches) = self.quant.bytes();
         let (graph, lists, own_sketches) = self.kind.bytes();
-        IndexBytes { codes, sketches: sketches + own_sketches, graph, lists }
+        let disk_cache = self.kind.disk().map_or(0, |g| g.heap_bytes() as u64);
+        IndexBytes { codes, sketches: sketches + own_sketches, graph, disk_cache, lists }
+    }
+
+    /// What a disk index holds and has read; `None` for other kinds.
+    pub(crate) fn disk_stats(&self) -> Option<crate::index::disk::DiskStats> {
+        self.kind.disk().map(|g| g.stats())
     }
 
     /// The index with its centroids ranked in f32 only, to compare with their codes.

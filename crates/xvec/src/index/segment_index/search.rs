@@ -7,6 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use roaring::RoaringBitmap;
 
 use super::SegmentIndex;
+use crate::error::StorageError;
+use crate::index::disk::DiskGraph;
+use crate::index::disk::search::{Beam as DiskBeam, DiskScratch};
 use crate::index::flat::PreparedQuery;
 use crate::index::graph::{Beam, SearchScratch};
 use crate::index::graph_index::GraphIndexView;
@@ -166,6 +169,7 @@ struct ThreadScratch {
     rotated: Vec<f32>,
     bounds: Vec<Scored>,
     ivf: IvfScratch,
+    disk: DiskScratch,
 }
 
 /// A thread's share of [`SCRATCH_BYTES`], given back when the thread ends.
@@ -226,17 +230,17 @@ impl SegmentIndex {
         raw_query: &[f32],
         p: SearchParams,
         top: &mut impl Sink,
-    ) -> SearchPath {
+    ) -> Result<SearchPath, StorageError> {
         let k = kernels::best();
         SCRATCH.with(|cell| {
-            let ThreadScratch { graph, qg, quant, found, rotated, bounds, ivf } = &mut *cell.borrow_mut();
+            let ThreadScratch { graph, qg, quant, found, rotated, bounds, ivf, disk } = &mut *cell.borrow_mut();
             let orig = Originals { kernels: k, col: originals, query, screen: None };
             let refine = self.quant.quantizer.is_some() && p.refine > 0;
             let want = if refine { p.k.saturating_mul(p.refine) } else { p.k };
-            let scratch = Scratch { graph, qg, bounds };
+            let scratch = Scratch { graph, qg, bounds, disk };
             let bound = top.threshold();
             let mut r = Route { orig, raw_query, want, p, refine, bound, scratch, quant, rotated, ivf, found };
-            let path = self.kind.search(self, &mut r);
+            let path = self.kind.search(self, &mut r)?;
             let Route { orig, refine, found, scratch, ivf, .. } = r;
             let best = &found[..want.min(found.len())];
             if refine {
@@ -254,12 +258,16 @@ impl SegmentIndex {
                 top.push(Candidate { dist, segment: p.position, row: c.id });
             }
             let scored = (found.capacity() + scratch.bounds.capacity()) * std::mem::size_of::<Scored>();
-            let now = (scratch.graph.heap_bytes() + scratch.qg.heap_bytes() + scored + ivf.heap_bytes()) as u64;
+            let now = (scratch.graph.heap_bytes()
+                + scratch.qg.heap_bytes()
+                + scored
+                + ivf.heap_bytes()
+                + scratch.disk.heap_bytes()) as u64;
             let before = COUNTED.with(|c| c.0.replace(now));
             if now != before {
                 SCRATCH_BYTES.fetch_add(now.wrapping_sub(before), Ordering::Relaxed);
             }
-            path
+            Ok(path)
         })
     }
 
@@ -420,6 +428,42 @@ impl SegmentIndex {
         SearchPath::Graph
     }
 
+    /// The disk kind's route: a beam over node blocks `g` (candidates ranked by the codes,
+    /// results by the vectors in the blocks read), or, where the cost model (the degree as
+    /// the fanout) or the route says so, an exact scan of the allowed rows' originals;
+    /// `found` ends with rows by exact distance, best first.
+    pub(super) fn search_disk(&self, g: &DiskGraph, r: &mut Route) -> Result<SearchPath, StorageError> {
+        let (want, p) = (r.want, r.p);
+        // Scored on the full vectors already (of the blocks, or of the column).
+        r.refine = false;
+        let (Some(qz), Some(codes), Some(params)) = (&self.quant.quantizer, self.codes(), self.meta.params.disk())
+        else {
+            return Err(StorageError::corrupted(&self.path, 32, "a disk index without its codes"));
+        };
+        let rows = self.meta.rows as usize;
+        let allowed_rows = p.allowed.map_or(rows, |a| a.len() as usize);
+        let list = p.ef.max(want);
+        let exact = match p.route {
+            SearchRoute::Auto => prefer_exact(rows, allowed_rows, list, params.degree as usize, None),
+            SearchRoute::Graph => false,
+            SearchRoute::Exact => true,
+        };
+        if exact {
+            exact_scan(&r.orig, rows, want, p.allowed, r.scratch.bounds, r.found);
+            return Ok(SearchPath::Exact { screened: false });
+        }
+        let qq = qz.prepare(r.raw_query, r.quant);
+        let (k, metric, orig) = (r.orig.kernels, self.meta.metric, &r.orig);
+        let beam = DiskBeam { list, width: params.beam_width as usize, allowed: p.allowed };
+        let approx = |row: u32| codes.distance(k, &qq, metric, row, false);
+        g.search(approx, |v: &VectorColumn| orig.query.distance(k, v, 0), beam, r.scratch.disk, r.found)?;
+        if r.found.len() < want.min(allowed_rows) {
+            exact_scan(&r.orig, rows, want, p.allowed, r.scratch.bounds, r.found);
+            return Ok(SearchPath::GraphThenExact);
+        }
+        Ok(SearchPath::Graph)
+    }
+
     /// The query for this index's sketches, if it keeps them.
     pub(super) fn sketch_query(&self, raw_query: &[f32], tmp: &mut Vec<f32>) -> Option<SketchQuery> {
         self.quant.sketches.as_ref()?;
@@ -508,6 +552,7 @@ impl EntryScorer for EntryOriginals<'_, '_> {
 pub(super) struct Scratch<'a> {
     graph: &'a mut SearchScratch,
     qg: &'a mut QgScratch,
+    disk: &'a mut DiskScratch,
     bounds: &'a mut Vec<Scored>,
 }
 

@@ -45,7 +45,7 @@ fn sketches_skip_most_rows_and_keep_recall() {
             let spec = VectorSpec { elem: VectorType::Fp32, dim: dim as u32, metric, index };
             let path = dir.path().join(format!("{quantize}-{}.idx", metric.name()));
             build(target(&path, &spec, n), col, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
-            let idx = SegmentIndex::open(target(&path, &spec, n), true, true).unwrap();
+            let idx = SegmentIndex::open(target(&path, &spec, n), true, true, MemoryShare::Cache(0)).unwrap();
             assert_eq!(idx.sketches().map(|s| s.rows()), Some(n));
             let g = idx.graph().unwrap();
             let (mut hits, mut scored) = ([0usize; 2], [0u64; 2]);
@@ -99,15 +99,15 @@ fn indexes_without_sketches_still_open() {
         };
         let path = dir.path().join(format!("{quantize}.idx"));
         build(target(&path, &spec, n), col, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
-        let new = SegmentIndex::open(target(&path, &spec, n), true, true).unwrap();
+        let new = SegmentIndex::open(target(&path, &spec, n), true, true, MemoryShare::Cache(0)).unwrap();
         assert!(new.sketches().is_some() && new.rotation().is_some(), "{quantize}");
         let graph = new.graph_index().unwrap();
         let codes = new.codes().map(|c| (c.codes.to_vec(), c.params.to_vec()));
         let rotation = new.quantizer().and_then(|q| q.rotation()).cloned();
         let old = dir.path().join(format!("{quantize}-old.idx"));
         let encoded = Encoded { keeps: kinds::keeps(&spec.index), rotation, codes, sketches: None };
-        write(&old, 1, 0, new.meta(), &encoded, &kinds::KindParts::graph(graph).sections).unwrap();
-        let idx = SegmentIndex::open(target(&old, &spec, n), true, true).unwrap();
+        write(&old, 1, 0, new.meta(), &encoded, &kinds::KindParts::graph(graph).sections, None).unwrap();
+        let idx = SegmentIndex::open(target(&old, &spec, n), true, true, MemoryShare::Cache(0)).unwrap();
         assert!(idx.sketches().is_none(), "{quantize}");
         assert_eq!(idx.rotation().is_some(), quantize == "int8");
         let q = &data[..dim];
@@ -123,8 +123,8 @@ fn indexes_without_sketches_still_open() {
             target_recall: None,
         };
         let exact = PreparedQuery::float(Metric::L2, q.to_vec());
-        idx.search(col, &exact, q, p, &mut a);
-        new.search(col, &exact, q, p, &mut b);
+        idx.search(col, &exact, q, p, &mut a).unwrap();
+        new.search(col, &exact, q, p, &mut b).unwrap();
         let ids = |t: TopK| t.into_sorted().into_iter().map(|c| c.row).collect::<Vec<_>>();
         assert_eq!(ids(a)[0], 0, "{quantize}: a row is its own nearest neighbour");
         assert_eq!(ids(b)[0], 0, "{quantize}");
@@ -153,7 +153,7 @@ fn one_bit_codes_of_graph_indexes_are_read_from_the_sketches() {
             };
             let path = dir.path().join(format!("{bits}-{}.idx", graph.len()));
             build(target(&path, &spec, n), col, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
-            let idx = SegmentIndex::open(target(&path, &spec, n), true, true).unwrap();
+            let idx = SegmentIndex::open(target(&path, &spec, n), true, true, MemoryShare::Cache(0)).unwrap();
             let (codes, qz, sketches) = (idx.codes().unwrap(), idx.quantizer().unwrap(), idx.sketches().unwrap());
             let params = (crate::index::quant::PARAMS_PER_ROW * 4 * n) as u64;
             let own = if bits == 1 { 0 } else { (qz.code_bytes() * n) as u64 };
@@ -219,7 +219,7 @@ fn screened_exact_scan_keeps_recall_and_scores_few_rows() {
         let spec = VectorSpec { elem: VectorType::Fp32, dim: dim as u32, metric, index };
         let path = dir.path().join(format!("{}.idx", metric.name()));
         build(target(&path, &spec, n), col, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
-        let idx = SegmentIndex::open(target(&path, &spec, n), true, true).unwrap();
+        let idx = SegmentIndex::open(target(&path, &spec, n), true, true, MemoryShare::Cache(0)).unwrap();
         let (mut hits, mut scored) = (0usize, 0u64);
         for q in &queries {
             let exact = PreparedQuery::float(metric, q.clone());

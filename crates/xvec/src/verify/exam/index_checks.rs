@@ -12,7 +12,7 @@ use crate::index::ivf::sketches::{ListSketches, SketchScratch};
 use crate::index::ivf::{self, IvfView};
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::sketch;
-use crate::index::segment_index::{self, Encodes, IndexTarget, SearchParams, SegmentIndex};
+use crate::index::segment_index::{self, Encodes, IndexTarget, MemoryShare, SearchParams, SegmentIndex};
 use crate::index::{PreparedQuery, TopK, flat, qg};
 use crate::kernels;
 use crate::schema::{Knob, Schema, VectorSpec};
@@ -117,7 +117,7 @@ impl Checker<'_> {
             return st;
         }
         let target = IndexTarget { path: &path, segment_id: e.id, field: ie.field, spec: &spec, rows: rows as usize };
-        let index = match SegmentIndex::open(target, self.opts.mmap, false) {
+        let index = match SegmentIndex::open(target, self.opts.mmap, false, MemoryShare::Cache(0)) {
             Ok(i) => Arc::new(i),
             Err(err) => {
                 self.open_failed(ie, &scan, &err, &|_, s| index_section_name(s));
@@ -389,7 +389,11 @@ impl Checker<'_> {
                 nprobe,
                 target_recall: None,
             };
-            index.search(col, &prepared, &raw, p, &mut approx);
+            // A disk index reads its node blocks here; a damaged one fails the search.
+            if let Err(e) = index.search(col, &prepared, &raw, p, &mut approx) {
+                self.f.push(Finding::new(Severity::Corrupt, &ie.file, "", format!("index search failed: {e}")));
+                return;
+            }
             let truth: HashSet<u32> = exact.into_sorted().into_iter().map(|c| c.row).collect();
             found += approx.into_sorted().iter().filter(|c| truth.contains(&c.row)).count() as u64;
             possible += truth.len() as u64;

@@ -1,0 +1,143 @@
+//! The disk-resident index (DiskANN): a Vamana graph whose nodes live in 4 KiB-aligned
+//! blocks of the index file together with their full vectors ([`layout`]), read with
+//! `pread` as a search needs them, never mapped. What stays in memory is small: the rows'
+//! RaBitQ codes (from the index's quantization), which rank the neighbours of every node
+//! a search expands, and a cache of the nodes nearest the entry point ([`cache`]), which
+//! every search passes through. Each hop expands the `width` best unexpanded candidates
+//! at once and reads their blocks as one batch; the full vectors in those blocks re-rank
+//! the results, so no second read is needed ([`search`]).
+//!
+//! The graph is Vamana's own build ([`build`]); only where it is kept differs.
+
+pub(crate) mod build;
+pub(crate) mod cache;
+pub(crate) mod layout;
+pub(crate) mod search;
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::StorageError;
+use crate::storage::disk::DiskFile;
+use cache::NodeCache;
+use layout::Layout;
+
+/// An open set of node blocks: the file they are read from, where they start, and the
+/// cache of the entry's neighbourhood.
+#[derive(Debug)]
+pub(crate) struct DiskGraph {
+    layout: Layout,
+    medoid: u32,
+    file: DiskFile,
+    /// File offset of block 0 (a multiple of [`layout::PAGE`]).
+    base: u64,
+    cache: NodeCache,
+    counters: Counters,
+}
+
+/// What searches of one graph have read, for `stats` and the benchmark.
+#[derive(Debug, Default)]
+struct Counters {
+    searches: AtomicU64,
+    blocks_read: AtomicU64,
+    cache_hits: AtomicU64,
+}
+
+/// What one graph holds and has done.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct DiskStats {
+    /// Nodes in the cache, and its bytes.
+    pub cached_nodes: u64,
+    pub cache_bytes: u64,
+    /// Bytes of node blocks on disk.
+    pub block_bytes: u64,
+    pub searches: u64,
+    /// Blocks read from the file by those searches (each one `pread`).
+    pub blocks_read: u64,
+    /// Expanded nodes the cache served instead.
+    pub cache_hits: u64,
+}
+
+impl DiskGraph {
+    /// Opens the blocks of `layout` at `base` in `file`, with a cache of up to
+    /// `cache_budget` bytes filled from the medoid outwards (the reads it takes happen
+    /// now).
+    pub(crate) fn open(
+        file: DiskFile,
+        base: u64,
+        layout: Layout,
+        medoid: u32,
+        cache_budget: u64,
+    ) -> Result<DiskGraph, StorageError> {
+        if !base.is_multiple_of(layout::PAGE as u64) {
+            return Err(StorageError::corrupted(file.path(), base, "node blocks are not page aligned"));
+        }
+        if layout.nodes > 0 && medoid as usize >= layout.nodes {
+            let what = format!("entry node {medoid} is out of range for {} nodes", layout.nodes);
+            return Err(StorageError::corrupted(file.path(), base, what));
+        }
+        let mut g =
+            DiskGraph { layout, medoid, file, base, cache: NodeCache::default(), counters: Counters::default() };
+        g.cache = NodeCache::fill(&g, cache_budget)?;
+        Ok(g)
+    }
+
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    pub(crate) fn medoid(&self) -> u32 {
+        self.medoid
+    }
+
+    /// Reads `blocks` (block numbers) into `buf`, block `i` of the list at
+    /// `i * block_len`, as one batch, and checks each. `buf` is words so every node's
+    /// floats and ids are aligned.
+    pub(crate) fn read_blocks(&self, blocks: &[usize], buf: &mut Vec<u64>) -> Result<(), StorageError> {
+        let len = self.layout.block_len();
+        buf.resize(blocks.len() * len / 8, 0);
+        let bytes = bytes_mut(buf);
+        let mut reqs: Vec<(u64, &mut [u8])> =
+            blocks.iter().zip(bytes.chunks_exact_mut(len)).map(|(&b, chunk)| (self.offset(b), chunk)).collect();
+        self.file.read_batch_at(&mut reqs)?;
+        for (&b, chunk) in blocks.iter().zip(as_bytes(buf).chunks_exact(len)) {
+            self.layout
+                .check_block(b, chunk)
+                .map_err(|e| StorageError::corrupted(self.file.path(), self.base + e.offset, e.what))?;
+        }
+        Ok(())
+    }
+
+    fn offset(&self, block: usize) -> u64 {
+        self.base + (block * self.layout.block_len()) as u64
+    }
+
+    pub(crate) fn stats(&self) -> DiskStats {
+        let c = &self.counters;
+        DiskStats {
+            cached_nodes: self.cache.nodes() as u64,
+            cache_bytes: self.cache.heap_bytes() as u64,
+            block_bytes: self.layout.bytes(),
+            searches: c.searches.load(Ordering::Relaxed),
+            blocks_read: c.blocks_read.load(Ordering::Relaxed),
+            cache_hits: c.cache_hits.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Bytes held in memory (the cache).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.cache.heap_bytes()
+    }
+}
+
+/// The bytes of a word buffer.
+pub(crate) fn as_bytes(words: &[u64]) -> &[u8] {
+    crate::storage::mmap::as_bytes(words)
+}
+
+fn bytes_mut(words: &mut [u64]) -> &mut [u8] {
+    // SAFETY: u64 has no padding and every byte pattern is a valid u8; the length covers
+    // exactly the words' bytes.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(words)) }
+}
