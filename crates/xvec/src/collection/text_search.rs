@@ -14,6 +14,7 @@ use super::query::candidates;
 use super::snapshot::{Snapshot, Source};
 use crate::error::{Error, QueryError};
 use crate::filter::Filter;
+use crate::index::field_indexes::FieldIndexes;
 use crate::index::fulltext::wand::{self, Term};
 use crate::index::fulltext::{END, FullTextIndex};
 use crate::index::{Candidate, Sink, TopK};
@@ -188,35 +189,16 @@ impl Snapshot {
         k: usize,
         filter: Option<&Filter>,
     ) -> Result<(Vec<(Candidate, f32)>, PostingsTrace), Error> {
-        let mut queries: Vec<FieldQuery> = Vec::with_capacity(fields.len());
-        for &(pos, boost) in fields {
-            let index: &TextIndex = self.schema.field(pos).text.as_ref().expect("resolved to a full-text field");
-            let analyzer = Analyzer::new(&index.analyzer).map_err(|e| QueryError::BadText(e.to_string()))?;
-            let terms = query_terms(&analyzer, text)?;
-            let start = queries.last().map_or(0, |q| q.slots.end);
-            let slots = start..start + terms.len();
-            queries.push(FieldQuery { pos, boost, index, analyzer, terms, slots });
-        }
+        let queries = field_queries(&self.schema, fields, text)?;
         let n_slots = queries.last().map_or(0, |q| q.slots.end);
-        let slot_of: Vec<HashMap<&str, usize>> = queries
-            .iter()
-            .map(|q| q.terms.iter().enumerate().map(|(i, t)| (t.as_str(), q.slots.start + i)).collect())
-            .collect();
         let mut counts =
             Counts { docs: vec![0; queries.len()], total_len: vec![0; queries.len()], doc_freq: vec![0; n_slots] };
-        let (mut matched, mut lens, mut tfs, mut indexed) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut row_tf, mut row_len) = (vec![0u32; n_slots], vec![0u32; queries.len()]);
+        let mut scanned = Scanned::new(&queries);
+        let mut indexed = Vec::new();
         let mut trace = PostingsTrace::default();
         for src in self.sources() {
             // Through the indexes when every field has one made by its analyzer.
-            let files: Option<Vec<&FullTextIndex>> = queries
-                .iter()
-                .map(|q| {
-                    let file = src.scalar.get(q.pos).and_then(|f| f.text.as_deref());
-                    file.filter(|ix| *ix.analyzer() == q.index.analyzer)
-                })
-                .collect();
-            if let Some(files) = files {
+            if let Some(files) = text_indexes(&queries, &src) {
                 let mut held = Vec::with_capacity(queries.len());
                 for (fi, (q, ix)) in queries.iter().zip(files).enumerate() {
                     let terms: Vec<(usize, usize)> =
@@ -230,64 +212,11 @@ impl Snapshot {
             }
             trace.scanned += 1;
             let allowed: Option<RoaringBitmap> = filter.map(|_| candidates(&src, filter).unwrap_or_default());
-            for row in 0..src.view.rows() {
-                if src.deleted.contains(row as u32) {
-                    continue;
-                }
-                row_tf.fill(0);
-                row_len.fill(0);
-                for (fi, q) in queries.iter().enumerate() {
-                    let column = src.view.scalar(q.pos);
-                    let ColumnData::String(strings) = column.data else { continue };
-                    if !column.validity.is_valid(row) {
-                        continue;
-                    }
-                    let mut len = 0u32;
-                    q.analyzer.for_each_term(strings.get_str(row), |t, _| {
-                        len += 1;
-                        if let Some(&i) = slot_of[fi].get(t) {
-                            row_tf[i] += 1;
-                        }
-                    });
-                    row_len[fi] = len;
-                    counts.docs[fi] += 1;
-                    counts.total_len[fi] += len as u64;
-                }
-                let mut any = false;
-                for (df, &tf) in counts.doc_freq.iter_mut().zip(&row_tf) {
-                    *df += u64::from(tf > 0);
-                    any |= tf > 0;
-                }
-                if any && allowed.as_ref().is_none_or(|a| a.contains(row as u32)) {
-                    let candidate = Candidate { dist: 0.0, segment: src.position, row: row as u32 };
-                    matched.push(Matched { candidate, lens: lens.len(), tfs: tfs.len() });
-                    lens.extend_from_slice(&row_len);
-                    tfs.extend_from_slice(&row_tf);
-                }
-            }
+            scanned.scan(&src, &queries, &mut counts, allowed.as_ref());
         }
-        let avg_len: Vec<f32> = (0..queries.len())
-            .map(|fi| if counts.docs[fi] > 0 { counts.total_len[fi] as f32 / counts.docs[fi] as f32 } else { 0.0 })
-            .collect();
-        let mut field_of = vec![0usize; n_slots];
-        for (fi, q) in queries.iter().enumerate() {
-            field_of[q.slots.clone()].fill(fi);
-        }
-        let idf: Vec<f32> = (0..n_slots).map(|s| Bm25::idf(counts.docs[field_of[s]], counts.doc_freq[s])).collect();
+        let weights = Weights::of(&counts, &queries, n_slots);
         let mut top = TopK::new(k);
-        for m in &matched {
-            let row_tfs = &tfs[m.tfs..m.tfs + n_slots];
-            let score: f32 = row_tfs
-                .iter()
-                .enumerate()
-                .filter(|(_, tf)| **tf > 0)
-                .map(|(s, &tf)| {
-                    let (fi, q) = (field_of[s], &queries[field_of[s]]);
-                    q.boost * q.index.bm25.term_score(idf[s], tf, lens[m.lens + fi], avg_len[fi])
-                })
-                .sum();
-            top.push(Candidate { dist: -score, ..m.candidate });
-        }
+        scanned.score(&queries, &weights, &mut top);
         for ix in &indexed {
             let allowed = candidates(&ix.src, filter);
             let mut held: Vec<Term> = Vec::new();
@@ -296,10 +225,10 @@ impl Snapshot {
                 held.extend(terms.iter().map(|&(slot, id)| Term {
                     index,
                     id,
-                    idf: idf[slot],
+                    idf: weights.idf[slot],
                     slot,
                     bm25: q.index.bm25,
-                    avg_len: avg_len[fi],
+                    avg_len: weights.avg_len[fi],
                     boost: q.boost,
                 }));
             }
@@ -308,7 +237,138 @@ impl Snapshot {
             trace.scored += stats.scored;
             trace.skips += stats.skipped;
         }
-        trace.scored += matched.len() as u64;
+        trace.scored += scanned.matched.len() as u64;
         Ok((top.into_sorted().into_iter().map(|c| (c, -c.dist)).collect(), trace))
+    }
+}
+
+/// The query of each field of `fields` (schema position and boost): its analyzer, the
+/// terms it makes of `text`, and their slots, one field's after another's.
+fn field_queries<'s>(schema: &'s Schema, fields: &[(usize, f32)], text: &str) -> Result<Vec<FieldQuery<'s>>, Error> {
+    let mut queries: Vec<FieldQuery> = Vec::with_capacity(fields.len());
+    for &(pos, boost) in fields {
+        let index: &TextIndex = schema.field(pos).text.as_ref().expect("resolved to a full-text field");
+        let analyzer = Analyzer::new(&index.analyzer).map_err(|e| QueryError::BadText(e.to_string()))?;
+        let terms = query_terms(&analyzer, text)?;
+        let start = queries.last().map_or(0, |q| q.slots.end);
+        let slots = start..start + terms.len();
+        queries.push(FieldQuery { pos, boost, index, analyzer, terms, slots });
+    }
+    Ok(queries)
+}
+
+/// The full-text index of each queried field of `src`, when every one has one made by
+/// the field's analyzer.
+fn text_indexes<'a>(queries: &[FieldQuery], src: &Source<'a>) -> Option<Vec<&'a FullTextIndex>> {
+    let scalar: &'a [FieldIndexes] = src.scalar;
+    queries
+        .iter()
+        .map(|q| {
+            let file = scalar.get(q.pos).and_then(|f| f.text.as_deref());
+            file.filter(|ix| *ix.analyzer() == q.index.analyzer)
+        })
+        .collect()
+}
+
+/// The rows of scanned segments with a query term, and their lengths and term
+/// frequencies, kept until the collection-wide statistics are known.
+struct Scanned {
+    matched: Vec<Matched>,
+    lens: Vec<u32>,
+    tfs: Vec<u32>,
+    /// Each field's terms and their slots.
+    slot_of: Vec<HashMap<String, usize>>,
+    n_slots: usize,
+}
+
+impl Scanned {
+    fn new(queries: &[FieldQuery]) -> Scanned {
+        let slot_of = queries
+            .iter()
+            .map(|q| q.terms.iter().enumerate().map(|(i, t)| (t.clone(), q.slots.start + i)).collect())
+            .collect();
+        let n_slots = queries.last().map_or(0, |q| q.slots.end);
+        Scanned { matched: Vec::new(), lens: Vec::new(), tfs: Vec::new(), slot_of, n_slots }
+    }
+
+    /// Analyses every live row of `src` (a segment without the indexes): adds it to the
+    /// counts, and keeps it when it holds a query term and `allowed` (the filter's rows) has it.
+    fn scan(&mut self, src: &Source, queries: &[FieldQuery], counts: &mut Counts, allowed: Option<&RoaringBitmap>) {
+        let (mut row_tf, mut row_len) = (vec![0u32; self.n_slots], vec![0u32; queries.len()]);
+        for row in 0..src.view.rows() {
+            if src.deleted.contains(row as u32) {
+                continue;
+            }
+            row_tf.fill(0);
+            row_len.fill(0);
+            for (fi, q) in queries.iter().enumerate() {
+                let column = src.view.scalar(q.pos);
+                let ColumnData::String(strings) = column.data else { continue };
+                if !column.validity.is_valid(row) {
+                    continue;
+                }
+                let mut len = 0u32;
+                q.analyzer.for_each_term(strings.get_str(row), |t, _| {
+                    len += 1;
+                    if let Some(&i) = self.slot_of[fi].get(t) {
+                        row_tf[i] += 1;
+                    }
+                });
+                row_len[fi] = len;
+                counts.docs[fi] += 1;
+                counts.total_len[fi] += len as u64;
+            }
+            let mut any = false;
+            for (df, &tf) in counts.doc_freq.iter_mut().zip(&row_tf) {
+                *df += u64::from(tf > 0);
+                any |= tf > 0;
+            }
+            if any && allowed.is_none_or(|a| a.contains(row as u32)) {
+                let candidate = Candidate { dist: 0.0, segment: src.position, row: row as u32 };
+                self.matched.push(Matched { candidate, lens: self.lens.len(), tfs: self.tfs.len() });
+                self.lens.extend_from_slice(&row_len);
+                self.tfs.extend_from_slice(&row_tf);
+            }
+        }
+    }
+
+    /// Scores every kept row by BM25 with the collection's `weights` into `top`.
+    fn score(&self, queries: &[FieldQuery], weights: &Weights, top: &mut TopK) {
+        for m in &self.matched {
+            let row_tfs = &self.tfs[m.tfs..m.tfs + self.n_slots];
+            let score: f32 = row_tfs
+                .iter()
+                .enumerate()
+                .filter(|(_, tf)| **tf > 0)
+                .map(|(s, &tf)| {
+                    let fi = weights.field_of[s];
+                    let q = &queries[fi];
+                    q.boost * q.index.bm25.term_score(weights.idf[s], tf, self.lens[m.lens + fi], weights.avg_len[fi])
+                })
+                .sum();
+            top.push(Candidate { dist: -score, ..m.candidate });
+        }
+    }
+}
+
+/// What BM25 weighs with, from the collection-wide counts: each field's average length,
+/// each slot's field and inverse document frequency.
+struct Weights {
+    avg_len: Vec<f32>,
+    field_of: Vec<usize>,
+    idf: Vec<f32>,
+}
+
+impl Weights {
+    fn of(counts: &Counts, queries: &[FieldQuery], n_slots: usize) -> Weights {
+        let avg_len: Vec<f32> = (0..queries.len())
+            .map(|fi| if counts.docs[fi] > 0 { counts.total_len[fi] as f32 / counts.docs[fi] as f32 } else { 0.0 })
+            .collect();
+        let mut field_of = vec![0usize; n_slots];
+        for (fi, q) in queries.iter().enumerate() {
+            field_of[q.slots.clone()].fill(fi);
+        }
+        let idf: Vec<f32> = (0..n_slots).map(|s| Bm25::idf(counts.docs[field_of[s]], counts.doc_freq[s])).collect();
+        Weights { avg_len, field_of, idf }
     }
 }
