@@ -266,7 +266,7 @@ fn the_cycle_check_sees_a_cycle() {
 
 /// Where the index kinds are defined and dispatched: a new kind is added here.
 const INDEX_LAYER: [&str; 3] =
-    ["crates/xvec/src/index/", "crates/xvec/src/schema/index.rs", "crates/xvec/src/schema/knobs.rs"];
+    ["crates/xvec/src/index/", "crates/xvec/src/schema/index/", "crates/xvec/src/schema/knobs.rs"];
 
 /// Paths naming an index kind.
 const KIND_PATHS: [&str; 5] = ["IndexParams::", "IndexType::", "VectorIndex::", "GraphIndexView::", "GraphIndex::"];

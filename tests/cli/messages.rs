@@ -28,8 +28,8 @@ fn ef_and_refine_are_refused_where_the_index_ignores_them() {
     run.code(2);
     assert_eq!(
         run.stderr,
-        "error: --ef does not apply to field `emb`: its index is flat; --ef sets the search breadth of hnsw \
-         and vamana indexes (at least k; more is slower, higher recall)\nhint: neither --ef, --nprobe, \
+        "error: --ef does not apply to field `emb`: its index is flat; --ef sets the search breadth of hnsw, \
+         vamana and disk indexes (at least k; more is slower, higher recall)\nhint: neither --ef, --nprobe, \
          --target-recall nor --refine applies to this index (see `describe`)\n"
     );
     let run = xvec(&["query", c, "--pk", "n.07580359", "--refine", "2"]).run();
