@@ -3,6 +3,7 @@
 
 mod backup;
 mod bounds;
+mod cgroup;
 mod commands;
 mod docs;
 mod errors;
