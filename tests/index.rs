@@ -89,6 +89,31 @@ fn hnsw_and_quantized_recall_against_brute_force() {
     }
 }
 
+/// A cosine score is a cosine: estimates from codes without re-ranking can overshoot 1 by
+/// a rounding error for a query's own row, and the score is clamped to [-1, 1].
+#[test]
+fn cosine_scores_from_codes_stay_within_one() {
+    let dim = 32;
+    let data = clustered(3, 600, dim);
+    for index in [
+        r#"{"type":"hnsw","m":8,"ef_construction":32,"quantize":"int8","refine":0}"#,
+        r#"{"type":"flat","quantize":"int4","refine":0}"#,
+        r#"{"type":"flat","quantize":"rabitq","bits":1,"refine":0}"#,
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let coll = build(dir.path(), Metric::Cosine, index, &data, 1);
+        let mut top = Vec::new();
+        for q in data.iter().step_by(7) {
+            let hits = coll.query(&Query::vector(q.clone()).k(5)).unwrap();
+            for h in &hits {
+                assert!((-1.0..=1.0).contains(&h.score), "{index}: cosine score {} out of [-1, 1]", h.score);
+            }
+            top.push(hits[0].score);
+        }
+        assert!(top.iter().any(|&s| s > 0.99), "{index}: no query found its own row near 1: {top:?}");
+    }
+}
+
 /// RaBitQ codes of every packing (one bit, nibbles, bytes) on HNSW and flat indexes: the
 /// estimate alone ranks well at 7 and 8 bits, and re-ranking with the originals lifts the
 /// coarse codes to the recall of the others.

@@ -26,6 +26,17 @@ fn query_count_fetch_describe_stats_on_the_sample() {
     assert_eq!(lines.next(), Some("_key,score,lemma"));
     assert!(lines.next().unwrap().starts_with("n.07580359,1,casserole"), "{run}");
     assert_eq!(lines.count(), 2);
+    let neighbours: Vec<String> = run.stdout.lines().skip(2).map(String::from).collect();
+    // --exclude-self: the same neighbours, k of them, without the document itself; also fused
+    // with a text branch, where it could come from either.
+    let run =
+        xvec(&["query", c, "--pk", "n.07580359", "--exclude-self", "-k", "2", "--fields", "lemma", "--mode", "csv"])
+            .run();
+    assert_eq!(run.ok().stdout.lines().skip(1).map(String::from).collect::<Vec<_>>(), neighbours, "{run}");
+    let run = xvec(&["query", c, "--pk", "n.07580359", "--exclude-self", "--keys", "n.07580359", "-k", "3"]).run();
+    assert!(!run.ok().stdout.contains("n.07580359"), "{run}");
+    assert_eq!(run.stdout.lines().count(), 4, "{run}");
+    xvec(&["query", c, "--exclude-self", "[1]"]).run().code(2);
 
     let run = xvec(&["query", c, "--vector-file", &data("queries.fvecs"), "--row", "0", "-k", "1"]).run();
     assert_eq!(run.ok().stdout.lines().count(), 2, "{run}");
@@ -196,9 +207,11 @@ fn busy_collection_exits_4() {
 fn closed_pipe_exits_quietly() {
     let c = wordnet().to_str().unwrap();
     let bin = crate::harness::bin();
-    for cmd in
-        [format!("'{bin}' export '{c}' | head -n 1"), format!("'{bin}' shell '{c}' -c 'export' -c count | head -c 10")]
-    {
+    for cmd in [
+        format!("'{bin}' export '{c}' | head -n 1"),
+        format!("'{bin}' shell '{c}' -c 'export' -c count | head -c 10"),
+        format!("'{bin}' completions bash | head -n 1"),
+    ] {
         let out = std::process::Command::new("bash").args(["-c", &format!("set -o pipefail; {cmd}")]).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{cmd}");
@@ -498,6 +511,10 @@ fn full_text_field_analyze_match_and_hybrid_query() {
     assert_eq!(hits.len(), 3, "{run}");
     assert_eq!(hits[0]["text_rank"], 1, "{run}");
     assert!(hits[0]["text_score"].as_f64().unwrap() >= hits[1]["text_score"].as_f64().unwrap(), "{run}");
+    // One branch: nothing to fuse, the score is the branch's BM25, not a reciprocal rank.
+    for h in &hits {
+        assert_eq!(h["score"], h["text_score"], "{run}");
+    }
     let run = xvec(&["query", c, "--pk", "n.01317391", "--text", "dog", "-k", "5", "--mode", "csv"]).run();
     let out = run.ok().stdout.clone();
     assert!(out.starts_with("_key,score,vector_rank,vector_score,text_rank,text_score,"), "{run}");

@@ -219,3 +219,20 @@ fn shell_open_checks_at_once_and_keeps_the_open_collection_when_it_fails() {
     let run = xvec(&["shell", m, "--write", "-n", "-c", &format!(".open {m}"), "-c", ".show"]).run();
     assert!(run.ok().stdout.contains(&format!("collection: {m} (read-only)")), "{run}");
 }
+
+/// Words where a query vector goes: the error says the element, and the hint that xvec does
+/// not embed text and that --text ranks by words.
+#[test]
+fn text_given_as_a_query_vector_hints_at_embeddings_and_text_search() {
+    let c = wordnet().to_str().unwrap();
+    let run = xvec(&["query", c, "domestic dog"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("element 0 is \"domestic dog\", expected a number"), "{run}");
+    assert!(run.stderr.contains("hint: xvec stores vectors and does not embed text"), "{run}");
+    assert!(run.stderr.contains("--text"), "{run}");
+    let run = xvec(&["query", c, "[1, 2, x3]"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("hint: xvec stores vectors"), "{run}");
+    let run = xvec(&["query", c, "[1, 2, 3"]).run();
+    assert!(!run.stderr.contains("hint: xvec stores vectors"), "{run}");
+}

@@ -285,6 +285,10 @@ pub struct QueryArgs {
     /// Use the stored vector of this document.
     #[arg(long, value_name = "KEY", conflicts_with = "vector")]
     pub pk: Option<String>,
+    /// With --pk: leave that document out of the results (it is its own nearest
+    /// neighbour, first at every k).
+    #[arg(long, conflicts_with = "group_by")]
+    pub exclude_self: bool,
     /// Take the query vector from a .fvecs/.npy file (with --row).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["vector", "pk"])]
     pub vector_file: Option<PathBuf>,

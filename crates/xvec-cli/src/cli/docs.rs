@@ -51,8 +51,13 @@ pub fn after_long_help() -> String {
     s
 }
 
+/// Writes the completion script for `shell`. The script is generated into memory first:
+/// `clap_complete::generate` panics on a write error, and a closed pipe
+/// (`xvec completions bash | head -1`) must end quietly like every other command's output.
 pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<(), CliError> {
-    clap_complete::generate(shell, &mut no_file_values(Cli::command()), "xvec", out);
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut no_file_values(Cli::command()), "xvec", &mut script);
+    out.write_all(&script)?;
     Ok(())
 }
 

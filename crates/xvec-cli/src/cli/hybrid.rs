@@ -34,6 +34,7 @@ pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
     search_flags_apply(&coll.schema(), a)?;
     let q = build(a, &io.params)?;
     let hits = coll.hybrid(&q).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
+    let hits = super::query::without_self(a, hits, |h| &h.key);
     print(io, &table(&coll.schema(), &hits, &q))
 }
 
@@ -55,7 +56,9 @@ pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
     if a.group_by.is_some() {
         return Err(CliError::usage("--group-by does not combine with --text, --sparse or --keys"));
     }
-    let branch_k = a.branch_k.unwrap_or(a.k);
+    // --exclude-self asks every branch and the fusion for one hit more, the document itself.
+    let extra = usize::from(a.exclude_self);
+    let branch_k = (a.branch_k.unwrap_or(a.k) + extra).min(xvec::MAX_K);
     let mut branches = Vec::new();
     if a.vector.is_some() || a.pk.is_some() || a.vector_file.is_some() {
         branches.push(Branch::Dense(build_query(a, params)?.k(branch_k)));
@@ -92,7 +95,7 @@ pub fn build(a: &QueryArgs, params: &Params) -> Result<HybridQuery, CliError> {
         }
     };
     Ok(HybridQuery::new(branches)
-        .k(a.k)
+        .k((a.k + extra).min(xvec::MAX_K))
         .filter_opt(a.filter.clone())
         .fields_opt(a.fields.clone())
         .params(params.clone())

@@ -18,7 +18,10 @@ pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
     let caret = |e| with_filter_caret(e, a.filter.as_deref());
     let q = build_query(a, &io.params)?.params(io.params.clone());
     match &a.group_by {
-        None => print(io, &hits_table(&coll.schema(), &coll.query(&q).map_err(caret)?, &q)),
+        None => {
+            let hits = without_self(a, coll.query(&q).map_err(caret)?, |h| &h.key);
+            print(io, &hits_table(&coll.schema(), &hits, &q))
+        }
         Some(field) => {
             let by = GroupBy::new(field.clone(), a.k, a.per_group);
             print(io, &groups_table(&coll.schema(), &coll.query_groups(&q, &by).map_err(caret)?, &q, field))
@@ -48,8 +51,19 @@ pub fn parse_vector(text: &str) -> Result<Vec<f32>, CliError> {
         .filter(|s| !s.is_empty())
         .enumerate()
         .map(|(i, s)| {
-            s.parse::<f32>()
-                .map_err(|_| CliError::usage(format!("vector literal: element {i} is {s:?}, expected a number")))
+            s.parse::<f32>().map_err(|_| {
+                let err = CliError::usage(format!("vector literal: element {i} is {s:?}, expected a number"));
+                if s.chars().any(char::is_alphabetic) {
+                    // Words where numbers go: the user has a text, not its embedding.
+                    err.hint(
+                        "xvec stores vectors and does not embed text: compute the query's vector with \
+                         the model that made the collection's, or rank by words with --text (BM25 over \
+                         a full-text field)",
+                    )
+                } else {
+                    err
+                }
+            })
         })
         .collect()
 }
@@ -76,12 +90,25 @@ fn vector_param(name: &str, params: &Params) -> Result<Vec<f32>, CliError> {
     }
 }
 
+/// The hits without the `--pk` document when `--exclude-self` asked for that (the query
+/// then asked for one hit more), `-k` of them at most.
+pub fn without_self<H>(a: &QueryArgs, mut hits: Vec<H>, key: impl Fn(&H) -> &String) -> Vec<H> {
+    if let (true, Some(pk)) = (a.exclude_self, &a.pk) {
+        hits.retain(|h| key(h) != pk);
+        hits.truncate(a.k);
+    }
+    hits
+}
+
 /// Opens a vector file, with the error naming it.
 pub fn open_vector_file(path: &Path) -> Result<VectorFile, CliError> {
     VectorFile::open(path).map_err(|e| CliError::failed(e.to_string()))
 }
 
 pub fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
+    if a.exclude_self && a.pk.is_none() {
+        return Err(CliError::usage("--exclude-self needs --pk KEY: it leaves that document out"));
+    }
     let mut q = if let Some(key) = &a.pk {
         Query::key(key.clone())
     } else if let Some(file) = &a.vector_file {
@@ -105,7 +132,7 @@ pub fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
         return Err(CliError::usage("query needs a VECTOR, --pk KEY, --vector-file FILE --row N, --text or --keys"));
     };
     q = q
-        .k(a.k)
+        .k((a.k + usize::from(a.exclude_self)).min(xvec::MAX_K))
         .with_vectors(a.with_vectors)
         .field_opt(a.field.clone())
         .filter_opt(a.filter.clone())

@@ -219,7 +219,9 @@ pub struct BranchHit {
 pub struct HybridHit {
     /// The document's key.
     pub key: String,
-    /// The fused score (higher is better).
+    /// The fused score (higher is better); with one branch there is nothing to fuse and
+    /// this is that branch's own score (BM25, the metric's score, the sparse dot product),
+    /// in the branch's order.
     pub score: f32,
     /// The fields the query asked for, by name; a null value is left out.
     pub fields: BTreeMap<String, Value>,
@@ -376,9 +378,14 @@ impl Snapshot {
             b.1.score.total_cmp(&a.1.score).then(a.1.best_rank().cmp(&b.1.best_rank())).then(a.0.cmp(b.0))
         });
         order.truncate(q.k);
+        let alone = rankings.len() == 1;
         Ok(order
             .into_iter()
             .map(|(key, Fused { score, branches })| {
+                let score = match &branches[..] {
+                    [Some(hit)] if alone => hit.score,
+                    _ => score,
+                };
                 let loc = self.locate(key).expect("a ranked key is live in the snapshot");
                 let (src, row) = self.view(loc);
                 let (key, fields) = self.project(src, row, &projection);

@@ -53,11 +53,15 @@ impl PreparedQuery {
         }
     }
 
-    /// Turns an internal distance back into the metric's user-facing score.
+    /// Turns an internal distance back into the metric's user-facing score. A cosine is
+    /// clamped to [-1, 1]: an estimate from quantized codes (no re-ranking) or the rounding
+    /// of a normalised dot product can overshoot by a few ulps, and a score of 1.0001 reads
+    /// as a bug.
     pub(crate) fn score(&self, dist: f32) -> f32 {
         match self.metric {
             Metric::L2 => dist,
-            Metric::Ip | Metric::Cosine => -dist,
+            Metric::Ip => -dist,
+            Metric::Cosine => (-dist).clamp(-1.0, 1.0),
         }
     }
 
