@@ -787,6 +787,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'Fields: type, dimension, metric, index, quantization, build state')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Graph topology of a vector field, one row per segment and level')
             [CompletionResult]::new('lists', 'lists', [CompletionResultType]::ParameterValue, 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates')
+            [CompletionResult]::new('disk', 'disk', [CompletionResultType]::ParameterValue, 'Node blocks of a disk index, per segment: layout, entry point, cache')
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'The engine''s memory by kind, beside the process RSS')
             [CompletionResult]::new('wal', 'wal', [CompletionResultType]::ParameterValue, 'WAL files: records, bytes, bad frames, torn tails, unsynced records')
             [CompletionResult]::new('doc', 'doc', [CompletionResultType]::ParameterValue, 'Where a key lives: live row, older versions, deleted rows, WAL records')
@@ -833,6 +834,17 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'xvec;inspect;disk' {
+            [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'Show this node (a row of each segment) as its block holds it: neighbours, norm and the head of its vector')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'xvec;inspect;memory' {
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on')
@@ -868,6 +880,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'Fields: type, dimension, metric, index, quantization, build state')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Graph topology of a vector field, one row per segment and level')
             [CompletionResult]::new('lists', 'lists', [CompletionResultType]::ParameterValue, 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates')
+            [CompletionResult]::new('disk', 'disk', [CompletionResultType]::ParameterValue, 'Node blocks of a disk index, per segment: layout, entry point, cache')
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'The engine''s memory by kind, beside the process RSS')
             [CompletionResult]::new('wal', 'wal', [CompletionResultType]::ParameterValue, 'WAL files: records, bytes, bad frames, torn tails, unsynced records')
             [CompletionResult]::new('doc', 'doc', [CompletionResultType]::ParameterValue, 'Where a key lives: live row, older versions, deleted rows, WAL records')
@@ -884,6 +897,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;inspect;help;lists' {
+            break
+        }
+        'xvec;inspect;help;disk' {
             break
         }
         'xvec;inspect;help;memory' {
@@ -1068,6 +1084,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'Fields: type, dimension, metric, index, quantization, build state')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Graph topology of a vector field, one row per segment and level')
             [CompletionResult]::new('lists', 'lists', [CompletionResultType]::ParameterValue, 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates')
+            [CompletionResult]::new('disk', 'disk', [CompletionResultType]::ParameterValue, 'Node blocks of a disk index, per segment: layout, entry point, cache')
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'The engine''s memory by kind, beside the process RSS')
             [CompletionResult]::new('wal', 'wal', [CompletionResultType]::ParameterValue, 'WAL files: records, bytes, bad frames, torn tails, unsynced records')
             [CompletionResult]::new('doc', 'doc', [CompletionResultType]::ParameterValue, 'Where a key lives: live row, older versions, deleted rows, WAL records')
@@ -1083,6 +1100,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;inspect;lists' {
+            break
+        }
+        'xvec;help;inspect;disk' {
             break
         }
         'xvec;help;inspect;memory' {

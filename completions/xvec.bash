@@ -319,6 +319,9 @@ _xvec() {
             xvec__subcmd__help__subcmd__explain__subcmd__analyze,query)
                 cmd="xvec__subcmd__help__subcmd__explain__subcmd__analyze__subcmd__query"
                 ;;
+            xvec__subcmd__help__subcmd__inspect,disk)
+                cmd="xvec__subcmd__help__subcmd__inspect__subcmd__disk"
+                ;;
             xvec__subcmd__help__subcmd__inspect,doc)
                 cmd="xvec__subcmd__help__subcmd__inspect__subcmd__doc"
                 ;;
@@ -339,6 +342,9 @@ _xvec() {
                 ;;
             xvec__subcmd__help__subcmd__inspect,wal)
                 cmd="xvec__subcmd__help__subcmd__inspect__subcmd__wal"
+                ;;
+            xvec__subcmd__inspect,disk)
+                cmd="xvec__subcmd__inspect__subcmd__disk"
                 ;;
             xvec__subcmd__inspect,doc)
                 cmd="xvec__subcmd__inspect__subcmd__doc"
@@ -363,6 +369,9 @@ _xvec() {
                 ;;
             xvec__subcmd__inspect,wal)
                 cmd="xvec__subcmd__inspect__subcmd__wal"
+                ;;
+            xvec__subcmd__inspect__subcmd__help,disk)
+                cmd="xvec__subcmd__inspect__subcmd__help__subcmd__disk"
                 ;;
             xvec__subcmd__inspect__subcmd__help,doc)
                 cmd="xvec__subcmd__inspect__subcmd__help__subcmd__doc"
@@ -2906,8 +2915,22 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__inspect)
-            opts="segments fields graph lists memory wal doc"
+            opts="segments fields graph lists disk memory wal doc"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__inspect__subcmd__disk)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3355,12 +3378,54 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect)
-            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help segments fields graph lists memory wal doc help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help segments fields graph lists disk memory wal doc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__disk)
+            opts="-h --node --mode --no-headers --no-mmap --memory-budget --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --node)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -3495,8 +3560,22 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__inspect__subcmd__help)
-            opts="segments fields graph lists memory wal doc help"
+            opts="segments fields graph lists disk memory wal doc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__inspect__subcmd__help__subcmd__disk)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

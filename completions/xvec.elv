@@ -726,6 +726,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand fields 'Fields: type, dimension, metric, index, quantization, build state'
             cand graph 'Graph topology of a vector field, one row per segment and level'
             cand lists 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates'
+            cand disk 'Node blocks of a disk index, per segment: layout, entry point, cache'
             cand memory 'The engine''s memory by kind, beside the process RSS'
             cand wal 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
             cand doc 'Where a key lives: live row, older versions, deleted rows, WAL records'
@@ -767,6 +768,16 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'xvec;inspect;disk'= {
+            cand --node 'Show this node (a row of each segment) as its block holds it: neighbours, norm and the head of its vector'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'xvec;inspect;memory'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
@@ -799,6 +810,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand fields 'Fields: type, dimension, metric, index, quantization, build state'
             cand graph 'Graph topology of a vector field, one row per segment and level'
             cand lists 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates'
+            cand disk 'Node blocks of a disk index, per segment: layout, entry point, cache'
             cand memory 'The engine''s memory by kind, beside the process RSS'
             cand wal 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
             cand doc 'Where a key lives: live row, older versions, deleted rows, WAL records'
@@ -811,6 +823,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;inspect;help;graph'= {
         }
         &'xvec;inspect;help;lists'= {
+        }
+        &'xvec;inspect;help;disk'= {
         }
         &'xvec;inspect;help;memory'= {
         }
@@ -949,6 +963,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand fields 'Fields: type, dimension, metric, index, quantization, build state'
             cand graph 'Graph topology of a vector field, one row per segment and level'
             cand lists 'IVF lists of a vector field, one row per segment: sizes, imbalance, SOAR duplicates'
+            cand disk 'Node blocks of a disk index, per segment: layout, entry point, cache'
             cand memory 'The engine''s memory by kind, beside the process RSS'
             cand wal 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
             cand doc 'Where a key lives: live row, older versions, deleted rows, WAL records'
@@ -960,6 +975,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;help;inspect;graph'= {
         }
         &'xvec;help;inspect;lists'= {
+        }
+        &'xvec;help;inspect;disk'= {
         }
         &'xvec;help;inspect;memory'= {
         }

@@ -792,4 +792,31 @@ fn memory_budget_and_a_disk_index_in_stats_and_describe() {
     }
     let run = xvec(&["--memory-budget", "1MiB", "describe", c, "--mode", "line"]).run();
     assert!(run.ok().stdout.contains("memory budget 1.0 MiB; 1 index disk-resident"), "{run}");
+
+    // inspect: the blocks' layout, one node as its block holds it, the graph's topology.
+    let json = |args: &[&str]| -> serde_json::Value {
+        let run = xvec(args).run();
+        serde_json::from_str(&run.ok().stdout).unwrap_or_else(|e| panic!("{e}: {run}"))
+    };
+    let rows = json(&["inspect", c, "disk", "v", "--mode", "json"]);
+    let row = &rows.as_array().unwrap()[0];
+    let num = |k: &str| row[k].as_u64().unwrap_or_else(|| panic!("{k}: {row}"));
+    // 4 fp32 elements, a norm, a count and 64 neighbour slots: 280 bytes, 14 a block.
+    assert_eq!((num("dim"), row["elem"].as_str(), num("degree"), num("nodes")), (4, Some("fp32"), 64, 300), "{row}");
+    assert_eq!((num("node bytes"), num("block bytes"), num("nodes per block"), num("blocks")), (280, 4096, 14, 22));
+    assert!(num("first block at").is_multiple_of(4096) && num("medoid") < 300, "{row}");
+    // Without a budget, an index gets the default cache: here every node fits.
+    assert_eq!(num("cached nodes"), 300, "{row}");
+    let rows = json(&["inspect", c, "disk", "v", "--node", "37", "--mode", "json"]);
+    let node = &rows.as_array().unwrap()[0];
+    assert_eq!((node["node"].as_u64(), node["block"].as_u64()), (Some(37), Some(2)), "{node}");
+    assert_eq!(node["vector head"].as_str(), Some("3 2 1 0"), "{node}");
+    assert!(node["offset"].as_u64().unwrap() == num("first block at") + 4096 * 2 + 9 * 280, "{node}");
+    assert!(!node["neighbours"].as_str().unwrap().is_empty(), "{node}");
+    let run = xvec(&["inspect", c, "disk", "v", "--node", "300"]).run();
+    run.code(1);
+    assert!(run.stderr.contains("no segment's disk index of `v` has node 300"), "{run}");
+    let rows = json(&["inspect", c, "graph", "v", "--mode", "json"]);
+    let g = &rows.as_array().unwrap()[0];
+    assert_eq!((g["kind"].as_str(), g["nodes"].as_u64(), g["defects"].as_u64()), (Some("disk"), Some(300), Some(0)));
 }

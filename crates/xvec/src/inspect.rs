@@ -1,6 +1,6 @@
 //! What an open collection holds, for `xvec inspect`: its segments and their files, its
 //! fields and how much of each is indexed, the topology of a field's graphs, the sizes of
-//! its IVF lists, the memory
+//! its IVF lists, the node blocks of its disk indexes, the memory
 //! the engine accounts for beside the process RSS, the WAL, and where a key lives.
 //!
 //! Everything here reads a pinned snapshot (or the directory, for WAL files); nothing
@@ -21,7 +21,7 @@ use crate::storage::wal::Record;
 use crate::storage::{FileKind, disk, segment_name, wal_name};
 use crate::verify::GraphReport;
 use crate::verify::scan;
-use crate::verify::topology::{GraphTopology, check_index};
+use crate::verify::topology::{GraphTopology, check_disk, check_index};
 
 /// One segment and its files.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -186,7 +186,11 @@ pub fn graphs(coll: &Collection, field: &str) -> Result<Vec<GraphReport>, Error>
         let col = s.segment.vector(idx);
         let mut ignored: RoaringBitmap = (*s.deleted).clone();
         ignored.extend((0..s.segment.rows() as u32).filter(|&r| !col.validity.is_valid(r as usize)));
-        let Some(GraphTopology { kind, entry, layers, .. }) = check_index(index, &ignored) else {
+        let topology = match index.disk() {
+            Some(g) => Some(check_disk(g, &ignored)?),
+            None => check_index(index, &ignored),
+        };
+        let Some(GraphTopology { kind, entry, layers, .. }) = topology else {
             continue;
         };
         out.push(GraphReport {
@@ -259,6 +263,108 @@ pub fn lists(coll: &Collection, field: &str) -> Result<Vec<ListsReport>, Error> 
             median: sizes.get(sizes.len() / 2).copied().unwrap_or(0),
             largest: sizes.last().copied().unwrap_or(0),
             imbalance,
+        });
+    }
+    Ok(out)
+}
+
+/// The node blocks of one segment's disk index of a field: their layout, the entry
+/// point and the cache, and with a node asked for, that node as its block holds it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DiskReport {
+    /// The index file holding the blocks.
+    pub file: String,
+    /// Id of the segment it indexes.
+    pub segment: u64,
+    /// Dimension of the stored vectors.
+    pub dim: u64,
+    /// Their element type (`fp32`, `fp16`, `int8`), the column's own.
+    pub elem: String,
+    /// Most neighbours a node keeps.
+    pub degree: u64,
+    /// Nodes: one per row of the segment.
+    pub nodes: u64,
+    /// Bytes of one node (vector, norm, count, neighbour slots).
+    pub node_bytes: u64,
+    /// Bytes of one block: whole 4 KiB pages, the last 4 bytes its checksum.
+    pub block_bytes: u64,
+    /// Nodes one block holds.
+    pub nodes_per_block: u64,
+    /// Blocks of the segment's nodes.
+    pub blocks: u64,
+    /// File offset of block 0.
+    pub first_block_offset: u64,
+    /// The entry point every search starts at.
+    pub medoid: u64,
+    /// Nodes this handle keeps in memory (the entry's neighbourhood).
+    pub cached_nodes: u64,
+    /// Bytes of that cache.
+    pub cache_bytes: u64,
+    /// The node asked for, when the segment has it.
+    pub node: Option<DiskNode>,
+}
+
+/// One node of a disk index, as read from its block.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DiskNode {
+    /// The node (the segment's row).
+    pub id: u64,
+    /// Its block.
+    pub block: u64,
+    /// The file offset of the node in that block.
+    pub offset: u64,
+    /// Its neighbours, in stored order.
+    pub neighbors: Vec<u32>,
+    /// The stored norm (1 where the metric keeps none).
+    pub norm: f32,
+    /// The first elements of its vector, as f32.
+    pub vector_head: Vec<f32>,
+}
+
+/// Elements of a node's vector [`DiskNode::vector_head`] shows.
+const VECTOR_HEAD: usize = 8;
+
+/// The node blocks of one vector field's disk indexes, one report per indexed segment,
+/// each with `node` (a row of the segment) read from its block when given. Fails when a
+/// block read fails its check.
+pub fn disk(coll: &Collection, field: &str, node: Option<u32>) -> Result<Vec<DiskReport>, Error> {
+    let snap = coll.snapshot();
+    let idx = vector_field(&snap, field)?;
+    let mut out = Vec::new();
+    for s in &snap.segments {
+        let Some(index) = s.indexes.get(idx).and_then(|i| i.as_ref()) else { continue };
+        let Some(g) = index.disk() else { continue };
+        let (l, stats) = (g.layout(), g.stats());
+        let node = match node.filter(|&n| (n as usize) < l.nodes) {
+            Some(n) => Some(g.with_node(n, |x| {
+                let col = x.column();
+                DiskNode {
+                    id: u64::from(n),
+                    block: l.block_of(n) as u64,
+                    offset: g.block_offset(l.block_of(n)) + l.slot_of(n) as u64,
+                    neighbors: x.neighbors().to_vec(),
+                    norm: x.norm(),
+                    vector_head: col.row_f32(0).into_iter().take(VECTOR_HEAD).collect(),
+                }
+            })?),
+            None => None,
+        };
+        out.push(DiskReport {
+            file: index.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            segment: s.segment.id(),
+            dim: l.dim as u64,
+            elem: l.elem.name().into(),
+            degree: l.degree as u64,
+            nodes: l.nodes as u64,
+            node_bytes: l.node_bytes() as u64,
+            block_bytes: l.block_len() as u64,
+            nodes_per_block: l.per_block() as u64,
+            blocks: l.blocks() as u64,
+            first_block_offset: g.block_offset(0),
+            medoid: u64::from(g.medoid()),
+            cached_nodes: stats.cached_nodes,
+            cache_bytes: stats.cache_bytes,
+            node,
         });
     }
     Ok(out)

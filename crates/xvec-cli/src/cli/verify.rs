@@ -89,7 +89,10 @@ pub struct RepairArgs {
 /// creation time), fields (type, dimension, metric, index, quantization, build state),
 /// graph FIELD (per segment and level: nodes, edges, degree histogram, reachability,
 /// entry point), lists FIELD (per segment: IVF lists, entries, SOAR duplicates, deleted
-/// entries, smallest/median/largest list, imbalance), memory (the engine's accounting by kind beside the process RSS), wal
+/// entries, smallest/median/largest list, imbalance), disk FIELD [--node N] (per segment:
+/// a disk index's dimension, element type, degree, nodes, block size, nodes per block,
+/// medoid and node cache; with --node, that node's block, offset, neighbours and vector
+/// head), memory (the engine's accounting by kind beside the process RSS), wal
 /// (files, records, bytes, torn tails, unsynced records) and doc KEY (the row holding the
 /// live version, older versions, deleted rows and WAL records of that key).
 ///
@@ -124,6 +127,16 @@ pub enum Topic {
         /// Vector field.
         #[arg(value_name = "FIELD")]
         field: String,
+    },
+    /// Node blocks of a disk index, per segment: layout, entry point, cache.
+    Disk {
+        /// Vector field.
+        #[arg(value_name = "FIELD")]
+        field: String,
+        /// Show this node (a row of each segment) as its block holds it:
+        /// neighbours, norm and the head of its vector.
+        #[arg(long, value_name = "N")]
+        node: Option<u32>,
     },
     /// The engine's memory by kind, beside the process RSS.
     Memory,
@@ -539,6 +552,65 @@ pub fn run_inspect(a: &InspectArgs, colls: &mut dyn Collections, io: &mut Io) ->
             }
             if t.rows.is_empty() {
                 t.footer = Some(format!("no segment has an ivf index of `{field}` yet (optimize builds them)"));
+            }
+            t
+        }
+        Some(Topic::Disk { field, node: None }) => {
+            let mut t = Table::new([
+                "file",
+                "dim",
+                "elem",
+                "degree",
+                "nodes",
+                "node bytes",
+                "block bytes",
+                "nodes per block",
+                "blocks",
+                "first block at",
+                "medoid",
+                "cached nodes",
+                "cache bytes",
+            ]);
+            for d in inspect::disk(coll, field, None)? {
+                t.push(vec![
+                    d.file.into(),
+                    d.dim.into(),
+                    d.elem.into(),
+                    d.degree.into(),
+                    d.nodes.into(),
+                    d.node_bytes.into(),
+                    d.block_bytes.into(),
+                    d.nodes_per_block.into(),
+                    d.blocks.into(),
+                    d.first_block_offset.into(),
+                    d.medoid.into(),
+                    d.cached_nodes.into(),
+                    d.cache_bytes.into(),
+                ]);
+            }
+            if t.rows.is_empty() {
+                t.footer = Some(format!("no segment has a disk index of `{field}` yet (optimize builds them)"));
+            }
+            t
+        }
+        Some(Topic::Disk { field, node: Some(n) }) => {
+            let mut t = Table::new(["file", "node", "block", "offset", "neighbours", "norm", "vector head"]);
+            for d in inspect::disk(coll, field, Some(*n))? {
+                let Some(x) = d.node else { continue };
+                let ids: Vec<String> = x.neighbors.iter().map(u32::to_string).collect();
+                let head: Vec<String> = x.vector_head.iter().map(|v| format!("{v}")).collect();
+                t.push(vec![
+                    d.file.into(),
+                    x.id.into(),
+                    x.block.into(),
+                    x.offset.into(),
+                    ids.join(" ").into(),
+                    json(f64::from(x.norm).into()),
+                    head.join(" ").into(),
+                ]);
+            }
+            if t.rows.is_empty() {
+                return Err(CliError::failed(format!("no segment's disk index of `{field}` has node {n}")));
             }
             t
         }

@@ -15,6 +15,8 @@ mod block_tests;
 mod crc;
 #[cfg(test)]
 mod damage_tests;
+#[cfg(test)]
+mod disk_damage_tests;
 pub(crate) mod exam;
 #[cfg(test)]
 mod lost_found_tests;

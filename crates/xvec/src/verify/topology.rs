@@ -1,6 +1,7 @@
 //! Graph topology checks, the same for every index that stores fixed-stride adjacency
 //! with an entry point: HNSW (one [`Layer`] per level), Vamana (one layer, the medoid
-//! as entry) and the quantized graph (one layer, the ids of its blocks). Counts the degree histogram, self loops, duplicate edges, out-of-range ids,
+//! as entry), the quantized graph (one layer, the ids of its blocks) and the disk kind
+//! (its node blocks read into Vamana's shape). Counts the degree histogram, self loops, duplicate edges, out-of-range ids,
 //! lists over the degree bound, edges to nodes outside the layer (HNSW layer membership)
 //! and the nodes a BFS from the entry point does not reach.
 //!
@@ -10,6 +11,9 @@
 use roaring::RoaringBitmap;
 use serde::Serialize;
 
+use crate::error::StorageError;
+use crate::index::disk::DiskGraph;
+use crate::index::disk::layout::Node;
 use crate::index::graph_index::GraphIndexView;
 use crate::index::qg::{NONE, QgView};
 use crate::index::segment_index::SegmentIndex;
@@ -255,8 +259,8 @@ pub(crate) struct GraphTopology {
     pub section: &'static str,
 }
 
-/// The topology of `index`'s graph, of whichever kind; `None` for an index without one
-/// (flat, IVF).
+/// The topology of `index`'s graph, of whichever kind held in memory; `None` for an index
+/// without one (flat, IVF) and for a disk index, whose blocks [`check_disk`] reads.
 pub(crate) fn check_index(index: &SegmentIndex, deleted: &RoaringBitmap) -> Option<GraphTopology> {
     if let Some(g) = index.graph_index() {
         return Some(check_graph(g, deleted));
@@ -264,6 +268,63 @@ pub(crate) fn check_index(index: &SegmentIndex, deleted: &RoaringBitmap) -> Opti
     let g = index.qg_graph()?;
     let layers = vec![check_layer(&QgLayer { graph: &g }, 0, g.entry, deleted)];
     Some(GraphTopology { kind: "qg", entry: g.entry, layers, section: "quantized graph blocks" })
+}
+
+/// One pass over the blocks of a disk graph: the adjacency of every node, laid out as
+/// Vamana's (a count, then `degree` slots) for the same checks. `node` sees each node of
+/// a sound block as it goes by; `bad` each block that fails its check (its nodes keep no
+/// edges). Holds 4 bytes per neighbour slot, what an in-memory Vamana graph holds.
+pub(crate) fn disk_adjacency(
+    g: &DiskGraph,
+    mut node: impl FnMut(u32, &Node),
+    mut bad: impl FnMut(usize, StorageError),
+) -> Result<Vec<u32>, StorageError> {
+    let layout = g.layout();
+    let (stride, nb, per) = (layout.degree + 1, layout.node_bytes(), layout.per_block());
+    let mut adjacency = vec![0u32; layout.nodes * stride];
+    g.walk(|b, read| match read {
+        Err(e) => bad(b, e),
+        Ok(bytes) => {
+            for id in b * per..((b + 1) * per).min(layout.nodes) {
+                let at = layout.slot_of(id as u32);
+                let n = layout.node(&bytes[at..at + nb]);
+                let list = &mut adjacency[id * stride..(id + 1) * stride];
+                list[0] = n.count() as u32;
+                list[1..].fill(vamana::NONE);
+                list[1..1 + n.neighbors().len()].copy_from_slice(n.neighbors());
+                node(id as u32, &n);
+            }
+        }
+    })?;
+    Ok(adjacency)
+}
+
+/// The topology of a disk graph's `adjacency` (from [`disk_adjacency`]).
+pub(crate) fn disk_topology(g: &DiskGraph, adjacency: &[u32], deleted: &RoaringBitmap) -> GraphTopology {
+    let view = vamana::GraphView { degree: g.layout().degree, medoid: g.medoid(), adjacency };
+    GraphTopology {
+        kind: "disk",
+        entry: g.medoid(),
+        layers: vec![check_vamana(&view, deleted)],
+        section: "disk node blocks",
+    }
+}
+
+/// The topology of a disk graph, read from its blocks; fails at the first block that
+/// fails its check.
+pub(crate) fn check_disk(g: &DiskGraph, deleted: &RoaringBitmap) -> Result<GraphTopology, StorageError> {
+    let mut first = None;
+    let adjacency = disk_adjacency(
+        g,
+        |_, _| {},
+        |_, e| {
+            first.get_or_insert(e);
+        },
+    )?;
+    match first {
+        Some(e) => Err(e),
+        None => Ok(disk_topology(g, &adjacency, deleted)),
+    }
 }
 
 /// Checks every layer of `g`, whichever graph kind it is.

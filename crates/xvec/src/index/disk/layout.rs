@@ -46,6 +46,15 @@ impl Elem {
         }
     }
 
+    /// The element's schema name (`fp32`, `fp16`, `int8`).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Elem::Fp32 => "fp32",
+            Elem::Fp16 => "fp16",
+            Elem::Int8 => "int8",
+        }
+    }
+
     fn bytes(self) -> usize {
         match self {
             Elem::Fp32 => 4,
@@ -134,15 +143,9 @@ impl Layout {
             let first = b * self.per_block();
             for (i, node) in (first..(first + self.per_block()).min(self.nodes)).enumerate() {
                 let out = &mut block[i * nb..(i + 1) * nb];
-                let r = node * self.dim..(node + 1) * self.dim;
-                let raw: &[u8] = match col.data {
-                    VectorData::Fp32(d) => crate::storage::mmap::as_bytes(&d[r]),
-                    VectorData::Fp16(d) => crate::storage::mmap::as_bytes(&d[r]),
-                    VectorData::Int8(d) => crate::storage::mmap::as_bytes(&d[r]),
-                };
+                let raw = row_bytes(col, node);
                 out[..raw.len()].copy_from_slice(raw);
-                let norm = col.norms.map_or(1.0, |n| n[node]);
-                out[vb..vb + 4].copy_from_slice(&norm.to_le_bytes());
+                out[vb..vb + 4].copy_from_slice(&row_norm(col, node).to_le_bytes());
                 let ids = links(node as u32);
                 debug_assert!(ids.len() <= self.degree);
                 out[vb + 4..vb + 8].copy_from_slice(&(ids.len() as u32).to_le_bytes());
@@ -174,7 +177,7 @@ impl Layout {
             let n = self.node(&bytes[slot..slot + self.node_bytes()]);
             let bad = |i: usize, what: String| BlockError {
                 offset: at + (slot + self.vector_bytes() + 4 + 4 * i) as u64,
-                what: format!("node {node}: {what}"),
+                what: format!("node block {b}, node {node}: {what}"),
             };
             if n.count > self.degree {
                 return Err(bad(0, format!("{} neighbours, more than the degree {}", n.count, self.degree)));
@@ -201,6 +204,21 @@ impl Layout {
     }
 }
 
+/// The bytes of row `r` of `col` as a node stores them (before the padding).
+pub(crate) fn row_bytes<'a>(col: &VectorColumn<'a>, r: usize) -> &'a [u8] {
+    let range = r * col.dim..(r + 1) * col.dim;
+    match col.data {
+        VectorData::Fp32(d) => crate::storage::mmap::as_bytes(&d[range]),
+        VectorData::Fp16(d) => crate::storage::mmap::as_bytes(&d[range]),
+        VectorData::Int8(d) => crate::storage::mmap::as_bytes(&d[range]),
+    }
+}
+
+/// The norm a node of row `r` stores: the column's, or 1 where it keeps none.
+pub(crate) fn row_norm(col: &VectorColumn, r: usize) -> f32 {
+    col.norms.map_or(1.0, |n| n[r])
+}
+
 /// The checksum of block `b`'s bytes before its trailer.
 fn block_crc(b: usize, bytes: &[u8]) -> u32 {
     crc32c::crc32c_append(crc32c::crc32c(&(b as u64).to_le_bytes()), bytes)
@@ -221,6 +239,21 @@ impl<'a> Node<'a> {
     /// Its neighbours (in range once the block was checked).
     pub(crate) fn neighbors(&self) -> &'a [u32] {
         &self.links[..self.count.min(self.links.len())]
+    }
+
+    /// Its vector's bytes, in the column's element type (what verify compares with the
+    /// segment's row).
+    pub(crate) fn vector_bytes(&self) -> &'a [u8] {
+        self.vector
+    }
+
+    pub(crate) fn norm(&self) -> f32 {
+        self.norm[0]
+    }
+
+    /// The neighbour count as stored (at most the degree once the block was checked).
+    pub(crate) fn count(&self) -> usize {
+        self.count
     }
 
     /// Its vector as a one-row column, for the field's own distance kernels.

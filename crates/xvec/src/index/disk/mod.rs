@@ -23,6 +23,9 @@ use crate::storage::disk::DiskFile;
 use cache::NodeCache;
 use layout::Layout;
 
+/// Blocks [`DiskGraph::walk`] reads at once (one `pread` of consecutive blocks).
+const WALK_BATCH: usize = 64;
+
 /// An open set of node blocks: the file they are read from, where they start, and the
 /// cache of the entry's neighbourhood.
 #[derive(Debug)]
@@ -102,11 +105,46 @@ impl DiskGraph {
             blocks.iter().zip(bytes.chunks_exact_mut(len)).map(|(&b, chunk)| (self.offset(b), chunk)).collect();
         self.file.read_batch_at(&mut reqs)?;
         for (&b, chunk) in blocks.iter().zip(as_bytes(buf).chunks_exact(len)) {
-            self.layout
-                .check_block(b, chunk)
-                .map_err(|e| StorageError::corrupted(self.file.path(), self.base + e.offset, e.what))?;
+            self.layout.check_block(b, chunk).map_err(|e| self.corrupt(e))?;
         }
         Ok(())
+    }
+
+    /// Reads every block in order, [`WALK_BATCH`] at a time, and hands each to `visit`:
+    /// its number, and its bytes or what its check found (at its file offset). For verify
+    /// and inspect, which look at the whole graph; a read error ends the walk.
+    pub(crate) fn walk(&self, mut visit: impl FnMut(usize, Result<&[u8], StorageError>)) -> Result<(), StorageError> {
+        let (len, blocks) = (self.layout.block_len(), self.layout.blocks());
+        let mut buf: Vec<u64> = Vec::new();
+        for first in (0..blocks).step_by(WALK_BATCH) {
+            let n = WALK_BATCH.min(blocks - first);
+            buf.resize(n * len / 8, 0);
+            self.file.read_batch_at(&mut [(self.offset(first), bytes_mut(&mut buf))])?;
+            for (i, chunk) in as_bytes(&buf).chunks_exact(len).enumerate() {
+                let b = first + i;
+                visit(b, self.layout.check_block(b, chunk).map(|()| chunk).map_err(|e| self.corrupt(e)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the block of `node` (checked) and gives `f` the node: inspect's view of one.
+    /// `node` must be below the layout's count (the caller checks what a user gave).
+    pub(crate) fn with_node<R>(&self, node: u32, f: impl FnOnce(layout::Node) -> R) -> Result<R, StorageError> {
+        let mut buf = Vec::new();
+        self.read_blocks(&[self.layout.block_of(node)], &mut buf)?;
+        let at = self.layout.slot_of(node);
+        Ok(f(self.layout.node(&as_bytes(&buf)[at..at + self.layout.node_bytes()])))
+    }
+
+    /// The file offset of block `block`.
+    pub(crate) fn block_offset(&self, block: usize) -> u64 {
+        self.offset(block)
+    }
+
+    /// The error of a block that failed its check, at its file offset.
+    fn corrupt(&self, e: layout::BlockError) -> StorageError {
+        StorageError::corrupted(self.file.path(), self.base + e.offset, e.what)
     }
 
     fn offset(&self, block: usize) -> u64 {

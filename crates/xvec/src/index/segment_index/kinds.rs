@@ -183,7 +183,7 @@ impl<'a> KindParts<'a> {
     /// block at a time (never the whole section in memory). The blocks start on the first
     /// page boundary inside the section: padding before them and the rest of a page after,
     /// so the section's length is known before its offset.
-    fn disk(col: VectorColumn<'a>, rows: usize, g: vamana::GraphView<'a>) -> KindParts<'a> {
+    pub(super) fn disk(col: VectorColumn<'a>, rows: usize, g: vamana::GraphView<'a>) -> KindParts<'a> {
         let layout = disk::build::layout_of(&col, rows, &g);
         let fill = move |s: &mut SectionSink| {
             let pad = (s.offset().next_multiple_of(PAGE as u64) - s.offset()) as usize;

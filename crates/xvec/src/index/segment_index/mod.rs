@@ -64,8 +64,9 @@ fn section_of(code: u16) -> Option<Section> {
 }
 
 /// Whether a section of `code` is checked as a kind's search reads it, not at open (see
-/// [`kinds::checked_as_read`]).
-fn checked_as_read(code: u16) -> bool {
+/// [`kinds::checked_as_read`]); verify opens an index whose damage lies only there to
+/// name the node blocks at fault.
+pub(crate) fn checked_as_read(code: u16) -> bool {
     kinds::checked_as_read(code)
 }
 
@@ -214,6 +215,20 @@ pub(crate) fn write_qg(
     write_parts(target, &encoded, KindParts::qg(g, &rotation))
 }
 
+/// Writes a disk index for `target` with codes of `col` and node blocks holding graph `g`
+/// and the rows of `blocks` (`col`, or rows changed): how tests give verify blocks whose
+/// CRCs hold but whose content is wrong.
+#[cfg(test)]
+pub(crate) fn write_disk(
+    target: IndexTarget<'_>,
+    col: VectorColumn,
+    blocks: VectorColumn,
+    g: crate::index::vamana::GraphView,
+) -> Result<u64, StorageError> {
+    let encoded = encode(target.spec, kinds::keeps(&target.spec.index), col, target.rows);
+    write_parts(target, &encoded, KindParts::disk(blocks, target.rows, g))
+}
+
 /// Writes the index of `target`: the quantization `e` and the kind's parts.
 fn write_parts(target: IndexTarget<'_>, e: &file::Encoded, kind: KindParts) -> Result<u64, StorageError> {
     let spec = target.spec;
@@ -333,6 +348,11 @@ impl SegmentIndex {
     /// What a disk index holds and has read; `None` for other kinds.
     pub(crate) fn disk_stats(&self) -> Option<crate::index::disk::DiskStats> {
         self.kind.disk().map(|g| g.stats())
+    }
+
+    /// The node blocks, for disk indexes (verify and inspect walk them).
+    pub(crate) fn disk(&self) -> Option<&crate::index::disk::DiskGraph> {
+        self.kind.disk()
     }
 
     /// The index with its centroids ranked in f32 only, to compare with their codes.

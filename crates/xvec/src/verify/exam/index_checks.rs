@@ -107,13 +107,17 @@ impl Checker<'_> {
             }
         };
         let damaged = scan.damaged_sections();
-        let codes_only = scan.id.is_some()
-            && !scan.frame_damage
-            && !damaged.is_empty()
-            && scan.table.as_ref().is_some_and(|t| {
-                damaged.iter().all(|&i| t.get(i).is_some_and(|s| segment_index::CODE_SECTIONS.contains(&s.kind)))
-            });
-        if !scan.is_clean() && !codes_only {
+        let only = |kind: &dyn Fn(u16) -> bool| {
+            scan.id.is_some()
+                && !scan.frame_damage
+                && !damaged.is_empty()
+                && scan.table.as_ref().is_some_and(|t| damaged.iter().all(|&i| t.get(i).is_some_and(|s| kind(s.kind))))
+        };
+        let codes_only = only(&|k| segment_index::CODE_SECTIONS.contains(&k));
+        // Damage only in a disk index's node blocks: the index still opens (they are read
+        // as searches go), so the blocks at fault can be named.
+        let blocks_only = only(&segment_index::checked_as_read);
+        if !scan.is_clean() && !codes_only && !blocks_only {
             return st;
         }
         let target = IndexTarget { path: &path, segment_id: e.id, field: ie.field, spec: &spec, rows: rows as usize };
@@ -130,7 +134,6 @@ impl Checker<'_> {
             st.damage = IdxDamage::Codes;
             return st;
         }
-        st.damage = IdxDamage::None;
         // Rows a search never returns (deleted, or without a vector in this field) need
         // not be reachable.
         let mut ignored = deleted.clone();
@@ -138,7 +141,19 @@ impl Checker<'_> {
             let col = vectors_of(seg, ie);
             ignored.extend((0..seg.rows() as u32).filter(|&r| !col.validity.is_valid(r as usize)));
         }
-        self.topology(e, ie, &field, &index, &ignored, &mut st);
+        let (topology, blocks_bad) = match index.disk() {
+            Some(g) => self.disk_blocks(ie, g, seg, &ignored),
+            None => (check_index(&index, &ignored), false),
+        };
+        st.damage = IdxDamage::None;
+        if let Some(t) = topology {
+            self.topology(e, ie, &field, t, &mut st);
+        }
+        if blocks_only || blocks_bad {
+            // The rows' vectors are in the blocks too: only a rebuild mends them.
+            st.damage = IdxDamage::Broken;
+            return st;
+        }
         if let Some(seg) = seg {
             // Both run: each reports its own finding.
             let (codes, sketches) = (self.codes(e, ie, &field, &index, seg), self.sketches(ie, &index, seg));
@@ -153,18 +168,8 @@ impl Checker<'_> {
         st
     }
 
-    fn topology(
-        &mut self,
-        e: &SegmentEntry,
-        ie: &IndexEntry,
-        field: &str,
-        index: &SegmentIndex,
-        deleted: &RoaringBitmap,
-        st: &mut IdxState,
-    ) {
-        let Some(GraphTopology { kind, entry, layers, section }) = check_index(index, deleted) else {
-            return;
-        };
+    fn topology(&mut self, e: &SegmentEntry, ie: &IndexEntry, field: &str, t: GraphTopology, st: &mut IdxState) {
+        let GraphTopology { kind, entry, layers, section } = t;
         let defects: u64 = layers.iter().map(|l| l.defects()).sum();
         if defects > 0 {
             let l: Vec<String> = layers
@@ -279,15 +284,21 @@ impl Checker<'_> {
         rows: usize,
         mut same: impl FnMut(usize) -> bool,
     ) -> Sample {
-        let step = if self.opts.deep { 1 } else { (rows / self.opts.code_sample.max(1)).max(1) };
-        let mut s = Sample { checked: 0, mismatched: 0, first_mismatch: None };
-        for r in (0..rows).step_by(step) {
-            s.checked += 1;
-            if !same(r) {
-                s.mismatched += 1;
-                s.first_mismatch.get_or_insert(r as u64);
-            }
+        let mut s = Sample::default();
+        for r in (0..rows).step_by(self.sample_step(rows)) {
+            s.add(r, same(r));
         }
+        self.report_sample(file, section, &s);
+        s
+    }
+
+    /// Every how many rows of `rows` a sampled comparison looks (every row with `deep`).
+    pub(super) fn sample_step(&self, rows: usize) -> usize {
+        if self.opts.deep { 1 } else { (rows / self.opts.code_sample.max(1)).max(1) }
+    }
+
+    /// Reports a finding on `section` of `file` when rows of sample `s` differ.
+    pub(super) fn report_sample(&mut self, file: &str, section: &str, s: &Sample) {
         if let Some(r) = s.first_mismatch {
             let (checked, mismatched) = (s.checked, s.mismatched);
             self.f.push(
@@ -300,7 +311,6 @@ impl Checker<'_> {
                 .expected(format!("0 of {checked} rows"), format!("{mismatched} of {checked} rows")),
             );
         }
-        s
     }
 
     /// Re-encodes a sample of rows (all with `deep`) and compares with the stored codes.
@@ -427,10 +437,26 @@ impl Checker<'_> {
 }
 
 /// What [`Checker::compare_sample`] found: rows checked, how many differ, the first.
-struct Sample {
+#[derive(Default)]
+pub(super) struct Sample {
     checked: u64,
     mismatched: u64,
     first_mismatch: Option<u64>,
+}
+
+impl Sample {
+    /// Counts row `r`, the same as stored or not.
+    pub(super) fn add(&mut self, r: usize, same: bool) {
+        self.checked += 1;
+        if !same {
+            self.mismatched += 1;
+            self.first_mismatch.get_or_insert(r as u64);
+        }
+    }
+
+    pub(super) fn differs(&self) -> bool {
+        self.first_mismatch.is_some()
+    }
 }
 
 /// The vector column an index entry indexes (the segment is read under the schema that

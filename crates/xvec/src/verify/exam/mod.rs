@@ -3,6 +3,7 @@
 //! opened and what it found damaged, so that repair plans from the same facts the report
 //! shows.
 
+mod disk_checks;
 mod files;
 mod index_checks;
 mod manifest;
