@@ -820,3 +820,34 @@ fn memory_budget_and_a_disk_index_in_stats_and_describe() {
     let g = &rows.as_array().unwrap()[0];
     assert_eq!((g["kind"].as_str(), g["nodes"].as_u64(), g["defects"].as_u64()), (Some("disk"), Some(300), Some(0)));
 }
+
+/// The filter forms users bring from SQL and Python: `==`, BETWEEN, ILIKE and TRUE/FALSE
+/// alone, counted against the sample (the expected counts come from its JSONL file).
+#[test]
+fn filters_take_double_equals_between_ilike_and_constants() {
+    let c = wordnet().to_str().unwrap();
+    let count = |filter: &str| -> u64 {
+        let run = xvec(&["count", c, "--filter", filter, "--mode", "csv"]).run();
+        run.ok().stdout.lines().nth(1).unwrap().parse().unwrap()
+    };
+    assert_eq!(count("pos == 'v'"), 296);
+    assert_eq!(count("n_lemmas BETWEEN 2 AND 3"), count("n_lemmas >= 2 AND n_lemmas <= 3"));
+    assert_eq!(count("n_lemmas BETWEEN 2 AND 3 AND pos = 'v'"), count("n_lemmas >= 2 AND n_lemmas <= 3 AND pos = 'v'"));
+    assert_eq!(count("n_lemmas NOT BETWEEN 2 AND 3") + count("n_lemmas BETWEEN 2 AND 3"), 2500);
+    assert_eq!(count("lemma ILIKE 'A%'"), 172);
+    assert_eq!(count("lemma LIKE 'a%'") + count("lemma LIKE 'A%'"), 172);
+    assert_eq!(count("lemma NOT ILIKE 'a%'"), 2500 - 172);
+    assert_eq!((count("TRUE"), count("FALSE"), count("NOT FALSE AND pos = 'v'")), (2500, 0, 296));
+    let run = xvec(&["count", c, "--filter", "n_lemmas BETWEEN 2 OR 3"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("expected AND between the two ends of BETWEEN, found `OR`"), "{run}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("c");
+    let cs = copy.to_str().unwrap();
+    xvec(&["create", cs, "--schema", &data("schema.json")]).run().ok();
+    let vectors = format!("emb={}", data("wordnet.fvecs"));
+    xvec(&["import", cs, &data("wordnet.jsonl"), "--vectors", &vectors]).run().ok();
+    xvec(&["delete", cs, "--where", "TRUE"]).run().ok();
+    assert_eq!(xvec(&["count", cs]).run().ok().stdout, "count\n0\n");
+}

@@ -267,7 +267,8 @@ pub struct FetchArgs {
 /// distance (lower is better). With --group-by, -k counts groups (one value of the field
 /// each, best group first) of up to --per-group hits. Filters are SQL-like over scalar
 /// fields and _key:
-/// = != < <= > >=, IN (...), LIKE 'prefix%', IS [NOT] NULL, AND, OR, NOT, parentheses.
+/// = == != < <= > >=, BETWEEN a AND b, IN (...), LIKE 'prefix%' (case-sensitive, as in
+/// PostgreSQL), ILIKE (ignores case), IS [NOT] NULL, TRUE, FALSE, AND, OR, NOT, parentheses.
 ///
 /// Example:
 ///   xvec query words --pk n.01317391 --filter "lexname = 'noun.animal'" -k 5 --fields lemma,gloss

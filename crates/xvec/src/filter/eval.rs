@@ -367,8 +367,9 @@ fn index_hits(
             let set: Vec<&[u8]> = set.iter().map(|s| &s[..]).collect();
             terms(Lookup::TermSet(&set))
         }
-        // A full-text match is answered by the full-text index (`TextMatch::index_hits`).
-        Test::Str(StrTest::Match(_)) => None,
+        // A full-text match is answered by the full-text index (`TextMatch::index_hits`);
+        // the term index is in byte order, which case folding does not follow.
+        Test::Str(StrTest::Match(_) | StrTest::ILike(_)) => None,
         Test::Str(StrTest::Like(like)) => {
             if let Like::Exact(lit) = like {
                 return terms(Lookup::TermSet(&[lit]));
@@ -428,6 +429,9 @@ fn elem_matcher<'a>(test: &'a Test, d: ColumnData<'a>) -> Box<dyn Fn(usize) -> b
         }
         (Test::Str(StrTest::In(set)), ColumnData::String(d)) => Box::new(move |i| set.contains(d.get(i))),
         (Test::Str(StrTest::Like(like)), ColumnData::String(d)) => Box::new(move |i| like.matches(d.get(i))),
+        (Test::Str(StrTest::ILike(like)), ColumnData::String(d)) => {
+            Box::new(move |i| super::like::matches_folded(like, d.get(i)))
+        }
         (Test::Str(StrTest::Match(m)), ColumnData::String(d)) => Box::new(move |i| m.matches(d.get(i))),
         // The segment's column type disagrees with the schema the filter was compiled for.
         _ => Box::new(|_| false),
@@ -504,6 +508,7 @@ fn strings(rows: u32, scope: Scope, v: Validity, d: VarColumn, test: &StrTest, n
         StrTest::Cmp { op, value } => select(rows, scope, v, |r| op.holds(cmp_bytes(d.get(r), value)) != negate),
         StrTest::In(set) => select(rows, scope, v, |r| set.contains(d.get(r)) != negate),
         StrTest::Like(like) => select(rows, scope, v, |r| like.matches(d.get(r)) != negate),
+        StrTest::ILike(like) => select(rows, scope, v, |r| super::like::matches_folded(like, d.get(r)) != negate),
         StrTest::Match(m) => select(rows, scope, v, |r| m.matches(d.get(r)) != negate),
     }
 }

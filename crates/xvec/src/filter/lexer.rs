@@ -74,14 +74,18 @@ pub(super) enum Kw {
     ContainAny,
     ContainAll,
     Match,
+    ILike,
+    Between,
 }
 
-const KEYWORDS: [(&str, Kw); 12] = [
+const KEYWORDS: [(&str, Kw); 14] = [
     ("and", Kw::And),
     ("or", Kw::Or),
     ("not", Kw::Not),
     ("in", Kw::In),
     ("like", Kw::Like),
+    ("ilike", Kw::ILike),
+    ("between", Kw::Between),
     ("match", Kw::Match),
     ("is", Kw::Is),
     ("null", Kw::Null),
@@ -177,7 +181,13 @@ pub(super) fn lex(src: &str) -> Result<Vec<Token>, FilterError> {
             '(' => Tok::LParen,
             ')' => Tok::RParen,
             ',' => Tok::Comma,
-            '=' => Tok::Op(CmpOp::Eq),
+            // `==` as in C and Python: the same test as `=`.
+            '=' => {
+                if cur.peek() == Some('=') {
+                    cur.bump();
+                }
+                Tok::Op(CmpOp::Eq)
+            }
             '!' if cur.peek() == Some('=') => {
                 cur.bump();
                 Tok::Op(CmpOp::Ne)

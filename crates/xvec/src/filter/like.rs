@@ -97,6 +97,27 @@ impl Like {
     }
 }
 
+/// `ILIKE`: `like` (compiled from the lowercased pattern) matched against `s` lowercased.
+/// ASCII values fold into a reused per-thread buffer; others go through Unicode's
+/// lowercase mapping (PostgreSQL folds by the locale's; this is the locale-free
+/// equivalent).
+pub(super) fn matches_folded(like: &Like, s: &[u8]) -> bool {
+    thread_local! {
+        static FOLDED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    if s.is_ascii() {
+        return FOLDED.with_borrow_mut(|buf| {
+            buf.clear();
+            buf.extend(s.iter().map(u8::to_ascii_lowercase));
+            like.matches(buf)
+        });
+    }
+    match std::str::from_utf8(s) {
+        Ok(text) => like.matches(text.to_lowercase().as_bytes()),
+        Err(_) => like.matches(&s.to_ascii_lowercase()),
+    }
+}
+
 /// Wildcard matching with backtracking to the last `%` only, so O(len(s) * len(pattern)).
 /// `s` is UTF-8; positions stay on char boundaries.
 fn general(pieces: &[Piece], s: &[u8]) -> bool {
@@ -184,6 +205,14 @@ mod tests {
         assert!(like("a\\%", "a%") && !like("a\\%", "ab"));
         assert!(like("%a%b%c%", "xxaxxbxxcxx") && !like("%a%b%c%", "xxcxxbxxaxx"));
         assert!(like("_é_", "aéb") && like("%é", "ééé") && like("é%é", "éxé") && !like("é%é", "é"));
+    }
+
+    #[test]
+    fn folded_matching_ignores_case() {
+        let ilike = |p: &str, s: &str| matches_folded(&Like::compile(&p.to_lowercase()).unwrap(), s.as_bytes());
+        assert!(ilike("ABC%", "abcdef") && ilike("abc%", "ABCDEF") && ilike("%Dog", "hot DOG"));
+        assert!(ilike("_É_", "aéB") && ilike("straße", "STRAßE") && !ilike("abc", "abd"));
+        assert!(ilike("%ÄB%", "xxäbxx") && !ilike("a\\%", "AB"));
     }
 
     #[test]

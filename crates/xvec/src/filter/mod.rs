@@ -6,16 +6,17 @@
 //! or         := and ( OR and )*
 //! and        := not ( AND not )*
 //! not        := NOT not | primary
-//! primary    := '(' expr ')' | comparison
+//! primary    := '(' expr ')' | TRUE | FALSE | comparison
 //! comparison := ident op literal
+//!             | ident [NOT] BETWEEN literal AND literal
 //!             | ident [NOT] IN '(' literal (',' literal)* ')'
 //!             | ident [NOT] IN param
-//!             | ident [NOT] LIKE (string | param)
+//!             | ident [NOT] (LIKE | ILIKE) (string | param)
 //!             | ident [NOT] MATCH (string | param)
 //!             | ident IS [NOT] NULL
 //!             | ident [NOT] (CONTAIN_ANY | CONTAIN_ALL) ( '(' literal (',' literal)* ')' | param )
 //!             | array_length '(' ident ')' op literal
-//! op         := = | != | <> | < | <= | > | >=
+//! op         := = | == | != | <> | < | <= | > | >=
 //! literal    := string | number | TRUE | FALSE | param
 //! param      := '$' [A-Za-z0-9_]+
 //! string     := 'single quoted'             ('' stands for one quote)
@@ -23,7 +24,8 @@
 //! ident      := [A-Za-z_][A-Za-z0-9_]* | "double quoted"   ("" stands for one quote)
 //! ```
 //!
-//! Keywords (`AND OR NOT IN LIKE MATCH IS NULL TRUE FALSE CONTAIN_ANY CONTAIN_ALL`, and
+//! Keywords (`AND OR NOT IN LIKE ILIKE BETWEEN MATCH IS NULL TRUE FALSE CONTAIN_ANY
+//! CONTAIN_ALL`, and
 //! `array_length` before `(`) are case-insensitive; a field named
 //! like a keyword must be double-quoted (`"in" = 1`). Newlines are whitespace. An ident is
 //! a scalar field of the schema or `_key`, the primary key (a string). Parentheses nest at
@@ -57,7 +59,13 @@
 //! `MATCH` (clauses are ANDed; rank with a text query instead).
 //!
 //! LIKE: `%` matches any run of chars, `_` exactly one char, `\` makes the next char
-//! literal (`'100\%'`); matching is case-sensitive and covers the whole value.
+//! literal (`'100\%'`); matching is case-sensitive, as in PostgreSQL, and covers the whole
+//! value. ILIKE matches the same patterns ignoring case (both sides lowercased by Unicode's
+//! mapping); it scans, where LIKE with a literal prefix can use a scalar index.
+//!
+//! `f BETWEEN a AND b` is `f >= a AND f <= b` (both ends included; `NOT BETWEEN` is
+//! `f < a OR f > b`). `TRUE` and `FALSE` alone are conditions every row (no row) meets:
+//! `--where TRUE` deletes everything, as in SQL.
 //!
 //! NULL semantics are SQL's three-valued logic. A comparison, IN, NOT IN, LIKE, CONTAIN_ANY,
 //! CONTAIN_ALL or array_length test on a null
@@ -254,7 +262,7 @@ mod tests {
         let e = Filter::compile(&long, &schema).unwrap_err();
         let x40 = &long[..40];
         let want = format!(
-            "expected a comparison operator, IN, LIKE, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `{x40}…`, found end of input"
+            "expected a comparison operator, IN, LIKE, ILIKE, BETWEEN, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `{x40}…`, found end of input"
         );
         assert_eq!(e.message, want);
         let e = Filter::compile(&format!("{long} = 1"), &schema).unwrap_err();

@@ -54,13 +54,24 @@ pub(super) enum Expr {
         negated: bool,
         list: Vec<Literal>,
     },
-    /// The pattern is a string or a parameter.
+    /// The pattern is a string or a parameter; `fold`: `ILIKE`, case-insensitive.
     Like {
         field: Ident,
         negated: bool,
+        fold: bool,
         keyword: Span,
         pattern: Literal,
     },
+    /// `f [NOT] BETWEEN lo AND hi`: `lo <= f AND f <= hi`, both ends included.
+    Between {
+        field: Ident,
+        negated: bool,
+        keyword: Span,
+        lo: Literal,
+        hi: Literal,
+    },
+    /// `TRUE` or `FALSE` as a whole condition (`--where TRUE`).
+    Const(bool),
     /// `f MATCH 'text'`: the query is a string or a parameter.
     Match {
         field: Ident,
@@ -201,6 +212,10 @@ impl<'a> Parser<'a> {
 
     fn comparison(&mut self) -> Result<Expr, FilterError> {
         let t = self.peek();
+        if let Tok::Kw(kw @ (Kw::True | Kw::False)) = t.tok {
+            self.bump();
+            return Ok(Expr::Const(kw == Kw::True));
+        }
         if let Tok::Ident(name) = &t.tok
             && name.eq_ignore_ascii_case("array_length")
             && self.tokens.get(self.pos + 1).is_some_and(|n| n.tok == Tok::LParen)
@@ -240,9 +255,13 @@ impl<'a> Parser<'a> {
                         self.bump();
                         self.in_list(field, true)
                     }
-                    Tok::Kw(Kw::Like) => {
+                    Tok::Kw(kw @ (Kw::Like | Kw::ILike)) => {
                         self.bump();
-                        self.like(field, true, next.span)
+                        self.like(field, true, kw == Kw::ILike, next.span)
+                    }
+                    Tok::Kw(Kw::Between) => {
+                        self.bump();
+                        self.between(field, true, next.span)
                     }
                     Tok::Kw(Kw::Match) => {
                         self.bump();
@@ -252,16 +271,20 @@ impl<'a> Parser<'a> {
                         self.bump();
                         self.contain(field, kw == Kw::ContainAll, true, next.span)
                     }
-                    _ => Err(self.unexpected("IN, LIKE, MATCH, CONTAIN_ANY or CONTAIN_ALL after NOT")),
+                    _ => Err(self.unexpected("IN, LIKE, ILIKE, BETWEEN, MATCH, CONTAIN_ANY or CONTAIN_ALL after NOT")),
                 }
             }
             Tok::Kw(Kw::In) => {
                 self.bump();
                 self.in_list(field, false)
             }
-            Tok::Kw(Kw::Like) => {
+            Tok::Kw(kw @ (Kw::Like | Kw::ILike)) => {
                 self.bump();
-                self.like(field, false, t.span)
+                self.like(field, false, kw == Kw::ILike, t.span)
+            }
+            Tok::Kw(Kw::Between) => {
+                self.bump();
+                self.between(field, false, t.span)
             }
             Tok::Kw(Kw::Match) => {
                 self.bump();
@@ -273,7 +296,8 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 let what = format!(
-                    "a comparison operator, IN, LIKE, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `{}`",
+                    "a comparison operator, IN, LIKE, ILIKE, BETWEEN, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after \
+                     field `{}`",
                     clip(&field.name)
                 );
                 Err(self.unexpected(&what))
@@ -356,12 +380,23 @@ impl<'a> Parser<'a> {
         Ok(Expr::Length { field, call, op, op_span: t.span, value })
     }
 
-    fn like(&mut self, field: Ident, negated: bool, keyword: Span) -> Result<Expr, FilterError> {
+    fn like(&mut self, field: Ident, negated: bool, fold: bool, keyword: Span) -> Result<Expr, FilterError> {
+        let name = if fold { "ILIKE" } else { "LIKE" };
         if !matches!(self.peek().tok, Tok::Str(_) | Tok::Param(_)) {
-            return Err(self.unexpected("a 'quoted' pattern or a $parameter after LIKE"));
+            return Err(self.unexpected(&format!("a 'quoted' pattern or a $parameter after {name}")));
         }
-        let pattern = self.literal("after LIKE")?;
-        Ok(Expr::Like { field, negated, keyword, pattern })
+        let pattern = self.literal(&format!("after {name}"))?;
+        Ok(Expr::Like { field, negated, fold, keyword, pattern })
+    }
+
+    /// `lo AND hi` after BETWEEN: the AND belongs to the range, as in SQL.
+    fn between(&mut self, field: Ident, negated: bool, keyword: Span) -> Result<Expr, FilterError> {
+        let lo = self.literal("after BETWEEN")?;
+        if !self.eat(&Tok::Kw(Kw::And)) {
+            return Err(self.unexpected("AND between the two ends of BETWEEN"));
+        }
+        let hi = self.literal("after BETWEEN ... AND")?;
+        Ok(Expr::Between { field, negated, keyword, lo, hi })
     }
 
     fn text_match(&mut self, field: Ident, negated: bool, keyword: Span) -> Result<Expr, FilterError> {
@@ -393,13 +428,16 @@ mod tests {
             Expr::In { field, negated, list } => {
                 format!("{}{}in{}", field.name, if *negated { "!" } else { "" }, list.len())
             }
-            Expr::Like { field, negated, pattern, .. } => {
+            Expr::Like { field, negated, fold, pattern, .. } => {
                 let pattern = match &pattern.kind {
                     LitKind::Str(s) => format!("'{s}'"),
                     other => format!("{other:?}"),
                 };
-                format!("{}{}like{pattern}", field.name, if *negated { "!" } else { "" })
+                let op = if *fold { "ilike" } else { "like" };
+                format!("{}{}{op}{pattern}", field.name, if *negated { "!" } else { "" })
             }
+            Expr::Between { field, negated, .. } => format!("{}{}between", field.name, if *negated { "!" } else { "" }),
+            Expr::Const(v) => v.to_string(),
             Expr::Match { field, negated, .. } => format!("{}{}match", field.name, if *negated { "!" } else { "" }),
             Expr::Contain { field, all, negated, list, .. } => {
                 let op = if *all { "all" } else { "any" };
@@ -412,6 +450,17 @@ mod tests {
     fn err(src: &str) -> (u32, u32, String) {
         let e = lex(src).and_then(|t| parse(src, &t)).unwrap_err();
         (e.line, e.column, e.message)
+    }
+
+    #[test]
+    fn between_ilike_double_equals_and_constants() {
+        assert_eq!(shape(&ast("a BETWEEN 1 AND 5 AND b == 2")), "(abetween & b)");
+        assert_eq!(shape(&ast("a NOT BETWEEN 'x' AND 'y' OR b ILIKE 'D%'")), "(a!between | bilike'D%')");
+        assert_eq!(shape(&ast("a NOT ILIKE $p")), "a!ilikeParam(\"p\")");
+        assert_eq!(shape(&ast("TRUE")), "true");
+        assert_eq!(shape(&ast("NOT false OR a = 1")), "(!false | a)");
+        assert_eq!(err("a BETWEEN 1 OR 2"), (1, 13, "expected AND between the two ends of BETWEEN, found `OR`".into()));
+        assert_eq!(err("a BETWEEN 1 AND"), (1, 16, "expected a literal ('string', number, TRUE or FALSE) or a $parameter after BETWEEN ... AND, found end of input".into()));
     }
 
     #[test]
@@ -466,15 +515,15 @@ mod tests {
                 "a",
                 1,
                 2,
-                "expected a comparison operator, IN, LIKE, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `a`, found end of input",
+                "expected a comparison operator, IN, LIKE, ILIKE, BETWEEN, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `a`, found end of input",
             ),
             (
                 "a 1",
                 1,
                 3,
-                "expected a comparison operator, IN, LIKE, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `a`, found `1`",
+                "expected a comparison operator, IN, LIKE, ILIKE, BETWEEN, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `a`, found `1`",
             ),
-            ("a NOT = 1", 1, 7, "expected IN, LIKE, MATCH, CONTAIN_ANY or CONTAIN_ALL after NOT, found `=`"),
+            ("a NOT = 1", 1, 7, "expected IN, LIKE, ILIKE, BETWEEN, MATCH, CONTAIN_ANY or CONTAIN_ALL after NOT, found `=`"),
             ("a IS 1", 1, 6, "expected NULL or NOT after IS, found `1`"),
             ("a IS NOT TRUE", 1, 10, "expected NULL after IS NOT, found `TRUE`"),
             ("a IN 1", 1, 6, "expected `(` or a list $parameter after IN, found `1`"),
@@ -502,9 +551,9 @@ mod tests {
                 "expected a field name or `(`, found the keyword `in`; a field with that name must be double-quoted: \"in\"",
             ),
             (
-                "a = 'x' OR\n  b ==  2",
+                "a = 'x' OR\n  b = =  2",
                 2,
-                6,
+                7,
                 "expected a literal ('string', number, TRUE or FALSE) or a $parameter after `=`, found `=`",
             ),
         ];

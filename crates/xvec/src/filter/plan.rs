@@ -75,6 +75,8 @@ pub(super) enum StrTest {
     },
     In(HashSet<Box<[u8]>>),
     Like(Like),
+    /// `ILIKE`: the pattern lowercased, matched against each value lowercased.
+    ILike(Like),
     /// `MATCH`: the text's terms, as the field's full-text analyzer makes them.
     Match(std::sync::Arc<TextMatch>),
 }
@@ -149,6 +151,7 @@ impl Planner<'_> {
         let text = match expr {
             Expr::Cmp { field, value, .. } => src(field.span, value.span),
             Expr::Like { field, pattern, .. } => src(field.span, pattern.span),
+            Expr::Between { field, hi, .. } => src(field.span, hi.span),
             Expr::Match { field, query, .. } => src(field.span, query.span),
             Expr::IsNull { field, negated } => format!("{} IS {}NULL", field.name, if *negated { "NOT " } else { "" }),
             Expr::In { field, negated, list } => {
@@ -162,7 +165,7 @@ impl Planner<'_> {
                 format!("{} {}{op} ({})", field.name, if *negated { "NOT " } else { "" }, items.join(", "))
             }
             Expr::Length { call, value, .. } => src(*call, value.span),
-            Expr::And(_) | Expr::Or(_) | Expr::Not(_) => String::new(),
+            Expr::And(_) | Expr::Or(_) | Expr::Not(_) | Expr::Const(_) => String::new(),
         };
         self.leaves.push(if negate { format!("NOT {text}") } else { text });
         (self.leaves.len() - 1).min(u16::MAX as usize) as u16
@@ -170,12 +173,31 @@ impl Planner<'_> {
 
     fn lower(&mut self, expr: &Expr, negate: bool) -> Result<Node, FilterError> {
         let id = match expr {
-            Expr::And(_) | Expr::Or(_) | Expr::Not(_) => 0,
+            Expr::And(_) | Expr::Or(_) | Expr::Not(_) | Expr::Const(_) => 0,
             leaf => self.leaf_id(leaf, negate),
         };
         let leaf = |col, (test, neg): (Test, bool)| Node::Leaf { col, test, negate: neg != negate, id };
         Ok(match expr {
             Expr::Not(inner) => self.lower(inner, !negate)?,
+            // Every row (an empty AND) or none (an empty OR); never unknown.
+            Expr::Const(value) => match value != &negate {
+                true => Node::And(Vec::new()),
+                false => Node::Or(Vec::new()),
+            },
+            // Both ends under one leaf text: `lo <= f AND f <= hi`, or when negated (by NOT
+            // BETWEEN or an outer NOT) `f < lo OR f > hi`, which is what SQL's three-valued
+            // logic makes of the negated AND.
+            Expr::Between { field, negated, keyword, lo, hi } => {
+                let (col, ty) = self.resolve(field)?;
+                let ends = [(CmpOp::Ge, lo), (CmpOp::Le, hi)].map(|(op, lit)| {
+                    let lit = bind_scalar(lit, self.params)?;
+                    let (test, neg) = compare(field, ty, op, *keyword, &lit)?;
+                    Ok::<_, FilterError>(Node::Leaf { col, test, negate: neg != (*negated != negate), id })
+                });
+                let [ge, le] = ends;
+                let nodes = vec![ge?, le?];
+                if *negated != negate { Node::Or(nodes) } else { Node::And(nodes) }
+            }
             Expr::And(xs) | Expr::Or(xs) => {
                 let nodes = xs.iter().map(|x| self.lower(x, negate)).collect::<Result<Vec<_>, _>>()?;
                 if matches!(expr, Expr::And(_)) != negate { Node::And(nodes) } else { Node::Or(nodes) }
@@ -216,20 +238,24 @@ impl Planner<'_> {
                 let list = bind_list(list, self.params)?;
                 leaf(col, (in_list(field, ty, &list)?, *negated))
             }
-            Expr::Like { field, negated, keyword, pattern } => {
+            Expr::Like { field, negated, fold, keyword, pattern } => {
                 let (col, ty) = self.resolve(field)?;
+                let name = if *fold { "ILIKE" } else { "LIKE" };
                 if ty != ScalarType::String {
-                    let msg = format!("LIKE applies to string fields only; field `{}` is {}", field.name, ty.name());
+                    let msg = format!("{name} applies to string fields only; field `{}` is {}", field.name, ty.name());
                     return Err(keyword.error(msg));
                 }
                 let pattern = bind_scalar(pattern, self.params)?;
                 let LitKind::Str(text) = &pattern.kind else {
                     let (shown, kind) = shown(&pattern);
-                    let msg = format!("LIKE takes a string pattern, but {shown} is {kind}");
+                    let msg = format!("{name} takes a string pattern, but {shown} is {kind}");
                     return Err(pattern.span.error(msg));
                 };
-                let like = Like::compile(text).map_err(|msg| pattern.span.error(msg))?;
-                leaf(col, (Test::Str(StrTest::Like(like)), *negated))
+                let test = match fold {
+                    false => StrTest::Like(Like::compile(text).map_err(|msg| pattern.span.error(msg))?),
+                    true => StrTest::ILike(Like::compile(&text.to_lowercase()).map_err(|msg| pattern.span.error(msg))?),
+                };
+                leaf(col, (Test::Str(test), *negated))
             }
             Expr::Match { field, negated, keyword, query } => {
                 let index =

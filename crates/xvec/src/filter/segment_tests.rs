@@ -514,7 +514,12 @@ enum Expr {
     Not(Box<Expr>),
     Cmp(usize, &'static str, Lit),
     In(usize, bool, Vec<Lit>),
-    Like(usize, bool, String),
+    /// Field, negated, ILIKE (else LIKE), the pattern.
+    Like(usize, bool, bool, String),
+    /// Field, negated, the two ends.
+    Between(usize, bool, Lit, Lit),
+    /// `TRUE` or `FALSE` as a condition.
+    Const(bool),
     IsNull(usize, bool),
     /// Array field, CONTAIN_ALL (else ANY), negated, the values.
     Contain(usize, bool, bool, Vec<Lit>),
@@ -528,7 +533,7 @@ struct Row {
     many: Vec<Option<Vec<Value>>>,
 }
 
-const WORDS: [&str; 10] = ["", "a", "ab", "abc", "b", "ba", "é", "aé", "a_", "%"];
+const WORDS: [&str; 12] = ["", "a", "ab", "abc", "b", "ba", "é", "aé", "a_", "%", "Ab", "É"];
 const KEYS: [&str; 8] = ["k0", "k1", "k10", "k2", "k", "", "a", "é"];
 const FLOATS: [f64; 9] = [-2.0, -0.5, 0.0, -0.0, 0.5, 1.25, 3.0, 1e10, 0.1];
 const KEY: usize = NAMES.len();
@@ -573,6 +578,9 @@ fn random_lit(rng: &mut Rng, field: usize) -> Lit {
 
 fn random_expr(rng: &mut Rng, depth: u32) -> Expr {
     let kind = if depth == 0 { 3 } else { rng.below(6) };
+    if rng.below(40) == 0 {
+        return Expr::Const(rng.below(2) == 1);
+    }
     let children = |rng: &mut Rng| (0..2 + rng.below(2)).map(|_| random_expr(rng, depth - 1)).collect();
     match kind {
         0 => Expr::And(children(rng)),
@@ -595,6 +603,10 @@ fn random_expr(rng: &mut Rng, depth: u32) -> Expr {
             let field = 1 + rng.below(ARRAYS - 1);
             let field = if rng.below(9) == 0 { KEY } else { field };
             let string = field == KEY || NAMES[field] == "s";
+            let bool_field = NAMES.get(field) == Some(&"b");
+            if !bool_field && rng.below(8) == 0 {
+                return Expr::Between(field, rng.below(3) == 0, random_lit(rng, field), random_lit(rng, field));
+            }
             match rng.below(if string { 4 } else { 3 }) {
                 0 => {
                     let ops = if NAMES.get(field) == Some(&"b") {
@@ -609,8 +621,14 @@ fn random_expr(rng: &mut Rng, depth: u32) -> Expr {
                 }
                 2 => Expr::IsNull(field, rng.below(2) == 1),
                 _ => {
-                    let pattern = (0..rng.below(5)).map(|_| rng.pick(&['a', 'b', 'é', '%', '_', 'k', '1'])).collect();
-                    Expr::Like(field, rng.below(2) == 1, pattern)
+                    let fold = rng.below(3) == 0;
+                    let chars: &[char] = if fold {
+                        &['a', 'B', 'é', 'É', '%', '_', 'K', '1']
+                    } else {
+                        &['a', 'b', 'é', '%', '_', 'k', '1']
+                    };
+                    let pattern = (0..rng.below(5)).map(|_| rng.pick(chars)).collect();
+                    Expr::Like(field, rng.below(2) == 1, fold, pattern)
                 }
             }
         }
@@ -658,7 +676,15 @@ fn render(e: &Expr, rng: &mut Rng) -> String {
             let items: Vec<String> = list.iter().map(|l| render_lit(l, rng)).collect();
             format!("{} {}IN ({})", field_name(*f), if *neg { "NOT " } else { "" }, items.join(", "))
         }
-        Expr::Like(f, neg, p) => format!("{} {}LIKE '{p}'", field_name(*f), if *neg { "NOT " } else { "" }),
+        Expr::Like(f, neg, fold, p) => {
+            let op = kw(rng, if *fold { "ILIKE" } else { "LIKE" });
+            format!("{} {}{op} '{p}'", field_name(*f), if *neg { "NOT " } else { "" })
+        }
+        Expr::Between(f, neg, lo, hi) => {
+            let (lo, hi) = (render_lit(lo, rng), render_lit(hi, rng));
+            format!("{} {}{} {lo} AND {hi}", field_name(*f), if *neg { "NOT " } else { "" }, kw(rng, "BETWEEN"))
+        }
+        Expr::Const(v) => kw(rng, if *v { "TRUE" } else { "FALSE" }),
         Expr::IsNull(f, neg) => format!("{} IS {}NULL", field_name(*f), if *neg { "NOT " } else { "" }),
         Expr::Contain(f, all, neg, list) => {
             let items: Vec<String> = list.iter().map(|l| render_lit(l, rng)).collect();
@@ -741,13 +767,18 @@ fn naive(e: &Expr, row: &Row) -> Option<bool> {
         Expr::Length(..) => unreachable!("lengths compare with integers"),
         Expr::Cmp(f, op, lit) => row.one[*f].map(|v| holds(op, naive_cmp(*f, v, lit))),
         Expr::In(f, neg, list) => row.one[*f].map(|v| list.iter().any(|l| holds("=", naive_cmp(*f, v, l))) != *neg),
-        Expr::Like(f, neg, p) => row.one[*f].map(|v| match v {
+        Expr::Like(f, neg, fold, p) => row.one[*f].map(|v| match v {
             Value::Str(s) => {
+                let (p, s) = if *fold { (p.to_lowercase(), s.to_lowercase()) } else { (p.clone(), s.to_string()) };
                 let (p, s): (Vec<char>, Vec<char>) = (p.chars().collect(), s.chars().collect());
                 naive_like(&p, &s) != *neg
             }
             _ => false,
         }),
+        Expr::Between(f, neg, lo, hi) => {
+            row.one[*f].map(|v| (holds(">=", naive_cmp(*f, v, lo)) && holds("<=", naive_cmp(*f, v, hi))) != *neg)
+        }
+        Expr::Const(v) => Some(*v),
     }
 }
 
