@@ -39,6 +39,9 @@ const KILLS_ENV: &str = "XVEC_KILLS";
 /// Keys are `k00000` up to this: the loop writes no other, so any other key is unknown.
 const KEYS: u32 = 3000;
 const DIM: usize = 16;
+/// Dimension of `d`, the head of `v` under a disk index: kills land in its builds too,
+/// and verify after each one walks its node blocks.
+const DISK_DIM: usize = 8;
 /// Documents the collection starts with.
 const INITIAL: u32 = 2500;
 /// A child still running after this long is hung.
@@ -126,7 +129,8 @@ fn doc(k: u32, ver: u64) -> Doc {
             ((h >> 40) % 2048) as f32 / 256.0 - 4.0
         })
         .collect();
-    let d = Doc::new(key(k)).set("tag", format!("t{}", ver % 7)).set("n", ver as i64).set("v", v);
+    let disk = v[..DISK_DIM].to_vec();
+    let d = Doc::new(key(k)).set("tag", format!("t{}", ver % 7)).set("n", ver as i64).set("v", v).set("d", disk);
     let d = match sparse(k, ver) {
         Some(s) => d.set("sp", Value::Sparse(s)),
         None => d,
@@ -169,10 +173,11 @@ fn doc_json(k: u32, ver: u64) -> String {
     let d = doc(k, ver);
     let v = d.get("v").and_then(Value::vector_f32).expect("vector");
     let v: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+    let disk = v[..DISK_DIM].join(",");
     let labels = format!(r#","labels":{}"#, serde_json::json!(labels(ver)));
     let sp = sparse(k, ver).map(|s| serde_json::json!({"indices": s.indices(), "values": s.values()}));
     let sp = format!(r#","sp":{}"#, serde_json::json!(sp));
-    format!(r#"{{"id":"{}","tag":"t{}","n":{ver}{labels}{sp},"v":[{}]}}"#, key(k), ver % 7, v.join(","))
+    format!(r#"{{"id":"{}","tag":"t{}","n":{ver}{labels}{sp},"v":[{}],"d":[{disk}]}}"#, key(k), ver % 7, v.join(","))
 }
 
 fn schema() -> Schema {
@@ -180,7 +185,8 @@ fn schema() -> Schema {
         r#"{{"name":"kill","fields":[{{"name":"tag","type":"string"}},{{"name":"n","type":"int64"}},
             {{"name":"labels","type":"array_string","nullable":true,"index":{{"type":"inverted"}}}},
             {{"name":"sp","type":"sparse_fp32","nullable":true}},
-            {{"name":"v","type":"vector_fp32","dim":{DIM},"metric":"l2","index":{{"type":"hnsw","m":8,"quantize":"int8"}}}}]}}"#
+            {{"name":"v","type":"vector_fp32","dim":{DIM},"metric":"l2","index":{{"type":"hnsw","m":8,"quantize":"int8"}}}},
+            {{"name":"d","type":"vector_fp32","dim":{DISK_DIM},"metric":"l2","index":{{"type":"disk","degree":16,"build_list":32}}}}]}}"#
     ))
     .unwrap()
 }
@@ -905,11 +911,19 @@ impl Loop {
             assert!(got == want, "{filter}: {} keys, the documents say {}", got.len(), want.len());
         }
         if let Some((&k, &v)) = observed.iter().nth(self.rng.random_range(0..observed.len().max(1))) {
-            let q = doc(k, v).get("v").and_then(Value::vector_f32).unwrap();
-            for hit in coll.query(&Query::vector(q).k(10)).unwrap() {
-                let live =
-                    hit.key.strip_prefix('k').and_then(|n| n.parse().ok()).is_some_and(|k| observed.contains_key(&k));
-                assert!(live, "query found {}, which is not live", hit.key);
+            // The HNSW field and the disk one (its node blocks read as the search goes).
+            for field in ["v", "d"] {
+                let q = doc(k, v).get(field).and_then(Value::vector_f32).unwrap();
+                let hits = coll.query(&Query::vector(q).field(field).k(10)).unwrap();
+                assert_eq!(hits.len(), observed.len().min(10), "{field}: {hits:?}");
+                for hit in hits {
+                    let live = hit
+                        .key
+                        .strip_prefix('k')
+                        .and_then(|n| n.parse().ok())
+                        .is_some_and(|k| observed.contains_key(&k));
+                    assert!(live, "query on {field} found {}, which is not live", hit.key);
+                }
             }
         }
         // The sparse indexes and the memtable rank as brute force over the documents does.

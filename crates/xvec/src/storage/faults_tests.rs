@@ -8,7 +8,7 @@
 //! finds nothing, and a sparse query over the reopened indexes ranks as brute force over the
 //! documents found. The workload writes array and sparse vector fields, scalar, full-text and
 //! sparse indexes, and changes the schema (a field added, a range and a full-text index added) between its
-//! writes. The table the sweep prints
+//! writes; a disk index is optimized and searched under the same faults. The table the sweep prints
 //! is `docs/durability.md`'s.
 
 use std::collections::BTreeMap;
@@ -17,7 +17,7 @@ use std::path::Path;
 
 use xvec::storage::faults::{self, Fault};
 use xvec::verify::{Repair, RepairOptions};
-use xvec::{Branch, Collection, Doc, HybridQuery, OpenOptions, Schema, SparseVector, SyncPolicy, Value};
+use xvec::{Branch, Collection, Doc, HybridQuery, OpenOptions, Query, Schema, SparseVector, SyncPolicy, Value};
 
 const KEYS: usize = 25;
 const DIM: usize = 8;
@@ -391,6 +391,94 @@ fn sweep_read(fault: Fault) -> Tally {
     t
 }
 
+/// The disk kind under faults: a flushed segment of 40 rows is optimized into a disk index
+/// (its node blocks streamed into the index file), then searched by a reader without a
+/// node cache (every hop a batch of block reads), with the Nth operation failing. Reopened
+/// without faults, every row is there and its own nearest neighbour, and verify, which
+/// walks the node blocks, finds nothing.
+fn sweep_disk(fault: Fault) -> Tally {
+    const ROWS: usize = 40;
+    let root = tempfile::tempdir().unwrap();
+    let schema = Schema::from_json(
+        r#"{"name":"d","fields":[{"name":"v","type":"vector_fp32","dim":8,"metric":"l2",
+            "index":{"type":"disk","degree":8,"build_list":16}}]}"#,
+    )
+    .unwrap();
+    let vector = |i: usize| doc(i, 0).get("v").and_then(Value::vector_f32).unwrap();
+    let make = |n: u64| {
+        let dir = root.path().join(format!("d{n}"));
+        let coll = Collection::create(&dir, schema.clone(), Default::default()).unwrap();
+        coll.insert((0..ROWS).map(|i| Doc::new(key(i)).set("v", vector(i))).collect()).unwrap();
+        coll.flush().unwrap();
+        coll.close().unwrap();
+        dir
+    };
+    let workload = |dir: &Path| -> u64 {
+        let mut failed = 0;
+        match Collection::open(dir, &OpenOptions::writable()) {
+            Ok(c) => {
+                failed += c.optimize(&xvec::OptimizeOptions::default().concurrency(1)).is_err() as u64;
+                failed += c.close().is_err() as u64;
+            }
+            Err(_) => failed += 1,
+        }
+        match Collection::open(dir, &OpenOptions::read_only().memory_budget(0)) {
+            Ok(r) => failed += r.query(&Query::vector(vector(5)).k(3)).is_err() as u64,
+            Err(_) => failed += 1,
+        }
+        failed
+    };
+    let dir = make(0);
+    let ops = {
+        let g = faults::inject(&dir, fault, 0, false);
+        assert_eq!(workload(&dir), 0);
+        g.ops()
+    };
+    let built = Collection::open(&dir, &OpenOptions::read_only()).unwrap().snapshot().index_completeness(0);
+    assert_eq!(built, 1.0, "the workload builds the disk index");
+    let mut t = Tally { points: ops, ..Tally::default() };
+    for n in 1..=ops {
+        let dir = make(n);
+        let what = format!("disk {} at op {n}/{ops}", fault.name());
+        let g = faults::inject(&dir, fault, n, false);
+        let run = catch_unwind(AssertUnwindSafe(|| workload(&dir)));
+        t.fired += g.fired().min(1);
+        drop(g);
+        match run {
+            Ok(failed) => t.failed_calls += failed,
+            Err(_) => t.panics += 1,
+        }
+        let coll = match catch_unwind(AssertUnwindSafe(|| Collection::open(&dir, &OpenOptions::writable()))) {
+            Ok(Ok(c)) => c,
+            Ok(Err(e)) => {
+                eprintln!("{what}: reopen failed: {e}");
+                t.reopen_failures += 1;
+                continue;
+            }
+            Err(_) => {
+                t.panics += 1;
+                continue;
+            }
+        };
+        for i in 0..ROWS {
+            let hits = coll.query(&Query::vector(vector(i)).k(1));
+            if !hits.is_ok_and(|h| h.first().is_some_and(|h| h.key == key(i))) {
+                eprintln!("{what}: row {i} is not its own nearest neighbour");
+                t.lost += 1;
+            }
+        }
+        coll.close().unwrap();
+        let report = xvec::verify::run(&dir, &xvec::verify::VerifyOptions::default().code_sample(4)).unwrap();
+        let n = report.findings.iter().filter(|f| f.severity <= xvec::verify::Severity::Warning).count() as u64;
+        if n > 0 {
+            eprintln!("{what}: verify: {:?}", report.findings);
+        }
+        t.verify_findings += n;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    t
+}
+
 fn table(rows: &[(String, Tally)]) -> String {
     let mut s = String::from(
         "| workload | fault | injection points | fired | failed calls | acknowledged writes lost | deletes resurrected | partial batches | panics | reopen failures | verify findings |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -422,6 +510,9 @@ fn run_table(policies: &[(SyncPolicy, &str)]) {
     }
     for fault in Fault::ALL {
         rows.push((format!("repair | {}", fault.name()), sweep_repair(fault)));
+    }
+    for fault in Fault::ALL {
+        rows.push((format!("optimize, query (disk index) | {}", fault.name()), sweep_disk(fault)));
     }
     // The faults a read can meet: a failed read, open or listing, a file it may not open,
     // no descriptor left.
