@@ -536,7 +536,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
-            cand --write 'Open the collection for writing (takes the writer lock)'
+            cand --write 'Allow writing statements (each takes the writer lock while it runs)'
             cand --keep-going 'In batch mode, run the remaining statements after one fails (the exit status is still that of the first failure)'
             cand -n 'Do not run a startup file'
             cand --no-init 'Do not run a startup file'

@@ -170,6 +170,59 @@ fn output_files_get_tsv_unless_a_mode_was_chosen() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "[\n  {\n    \"count\": 2500\n  }\n]\n");
 }
 
+/// A shell started with `--write` and a piped standard input, and a reader of its output.
+fn piped_writer_shell(dir: &Path, coll: &str) -> (std::process::Child, std::process::ChildStdin, impl BufRead) {
+    let mut shell = Command::new(crate::harness::bin())
+        .args(["shell", coll, "--write", "-n", "--keep-going"])
+        .env("HOME", dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = shell.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(shell.stdout.take().unwrap());
+    (shell, stdin, stdout)
+}
+
+/// Issue 41: an idle `xvec shell DIR --write` held the writer lock for the whole session,
+/// so every other writer got `locked` (exit 4) while it sat at its prompt. Now a writing
+/// statement takes the lock and the shell lets it go after it; `.lock` holds it across
+/// statements until `.unlock`, and the shell sees the other writer's rows.
+#[test]
+fn an_idle_write_shell_does_not_block_other_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    let cs = c.to_str().unwrap();
+    xvec(&["create", cs, "--field", "lemma:string", "--vector", "v:2:l2"]).run().ok();
+    let (shell, mut stdin, mut stdout) = piped_writer_shell(dir.path(), cs);
+    let mut ask = |statement: &str| {
+        writeln!(stdin, "{statement}").unwrap();
+        writeln!(stdin, "count --no-headers").unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        line
+    };
+    assert_eq!(ask("insert {\"id\": \"s1\", \"lemma\": \"x\", \"v\": [1, 0]}"), "1\n");
+    // The shell idles after a write: another process writes at once.
+    xvec(&["insert", cs, "{\"id\": \"o1\", \"lemma\": \"y\", \"v\": [0, 1]}"]).run().ok();
+    assert_eq!(ask("insert {\"id\": \"s2\", \"lemma\": \"x\", \"v\": [1, 1]}"), "3\n");
+    xvec(&["flush", cs]).run().ok();
+    // `.lock` holds the lock between statements.
+    assert_eq!(ask(".lock"), "3\n");
+    let run = xvec(&["insert", cs, "{\"id\": \"o2\", \"lemma\": \"y\", \"v\": [0, 2]}"]).run();
+    run.code(4);
+    assert_eq!(ask("delete s1"), "2\n");
+    xvec(&["flush", cs]).run().code(4);
+    assert_eq!(ask(".unlock"), "2\n");
+    xvec(&["insert", cs, "{\"id\": \"o2\", \"lemma\": \"y\", \"v\": [0, 2]}"]).run().ok();
+    assert_eq!(ask("count --no-headers --filter \"lemma = 'y'\""), "2\n");
+    drop(stdin);
+    let out = shell.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(xvec(&["count", cs, "--no-headers"]).run().ok().stdout, "3\n");
+}
+
 /// A writer in another process holds the lock: `--wait` and `.timeout` wait for it,
 /// then fail with status 4 saying how long they waited, or go on once it is released.
 #[test]
@@ -178,16 +231,8 @@ fn lock_waits_for_a_writer_in_another_process() {
     let c = dir.path().join("c");
     let cs = c.to_str().unwrap();
     xvec(&["create", cs, "--field", "lemma:string", "--vector", "v:2:l2"]).run().ok();
-    let mut holder = Command::new(crate::harness::bin())
-        .args(["shell", cs, "--write", "-n"])
-        .env("HOME", dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = holder.stdin.take().unwrap();
-    let mut stdout = std::io::BufReader::new(holder.stdout.take().unwrap());
+    let (mut holder, mut stdin, mut stdout) = piped_writer_shell(dir.path(), cs);
+    writeln!(stdin, ".lock").unwrap();
     writeln!(stdin, "count --no-headers").unwrap();
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();
@@ -198,7 +243,8 @@ fn lock_waits_for_a_writer_in_another_process() {
     run.code(4);
     assert!(started.elapsed() >= Duration::from_millis(300), "{run}");
     assert!(run.stderr.contains("locked by another writer (waited 300 ms for it)"), "{run}");
-    let run = xvec(&["shell", "-n", "-c", ".timeout 200", "-c", &format!(".open {cs} --write")]).run();
+    let open = format!(".open {cs} --write");
+    let run = xvec(&["shell", "-n", "-c", ".timeout 200", "-c", &open, "-c", ".lock"]).run();
     run.code(4);
     assert!(run.stderr.contains("locked by another writer (waited 200 ms for it)"), "{run}");
     let run = xvec(&["flush", cs]).run();

@@ -654,7 +654,9 @@ pub struct DumpArgs {
 /// at `;` or at the end of a line whose quotes and brackets are closed; a trailing `\`
 /// continues a line. `.param set NAME VALUE` binds $NAME: inside a filter as a typed value,
 /// and an unquoted `$NAME` word is replaced by VALUE's text; `#` starts a comment line.
-/// Read-only unless --write.
+/// Read-only unless --write. With --write the shell takes the writer lock when a
+/// writing statement starts and releases it after the statement (.lock holds it until
+/// .unlock), so another process can write while the shell waits at its prompt.
 /// At the prompt, a statement that goes on shows the continuation prompt `...>` and is one
 /// history entry; pasted or typed-ahead lines run in order. Ctrl-C drops the statement
 /// being typed; Ctrl-D on an empty line leaves with status 0, or, inside an unfinished
@@ -685,7 +687,7 @@ pub struct ShellArgs {
     // Its own id, not the collection argument's: statements in the shell do not take one.
     #[arg(id = "start_dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub dir: Option<PathBuf>,
-    /// Open the collection for writing (takes the writer lock).
+    /// Allow writing statements (each takes the writer lock while it runs).
     #[arg(long)]
     pub write: bool,
     /// Run the statements of this script (repeatable, runs in argv order with -c).

@@ -67,6 +67,14 @@ pub enum Meta {
         #[arg(value_name = "TEXT", allow_hyphen_values = true)]
         text: Option<String>,
     },
+    /// Take the writer lock now and hold it across statements, until .unlock.
+    ///
+    /// A shell opened with --write takes the lock when a writing statement starts and
+    /// lets it go after the statement, so other processes can write while it idles; hold
+    /// it for a batch of statements that no other writer may come between.
+    Lock,
+    /// Release the writer lock that .lock holds.
+    Unlock,
     /// Wait up to MS ms for another writer's lock (0, the default: fail at once).
     Timeout {
         #[arg(value_name = "MS")]

@@ -168,7 +168,7 @@ fn describe_target(session: &Session) -> String {
     match session.target.dir() {
         None => "no collection open (type .open DIR)".into(),
         Some(d) => {
-            let mode = if session.target.is_writable() { "read-write" } else { "read-only" };
+            let mode = session.target.lock_state();
             let state = if session.target.schema().is_some() { "" } else { ", no collection yet: `create` makes one" };
             format!("{} ({mode}{state})", d.display())
         }

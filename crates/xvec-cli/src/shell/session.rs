@@ -286,7 +286,9 @@ impl Session {
             }
         };
         self.target.lock_timeout = lock_timeout;
+        let released = self.target.release();
         ran?;
+        released?;
         Ok(Flow::Continue)
     }
 
@@ -357,6 +359,8 @@ impl Session {
             Meta::Help { command } => self.help(command.as_deref())?,
             Meta::Open { dir, write } => self.target.replace_with(dir, write)?,
             Meta::Close => self.target.close()?,
+            Meta::Lock => self.target.lock()?,
+            Meta::Unlock => self.target.unlock()?,
             Meta::Mode { mode: None } => writeln!(self.out, "mode: {}", mode_name(self.printer.mode))?,
             Meta::Mode { mode: Some(mode) } => {
                 self.printer.mode = mode;
@@ -434,9 +438,7 @@ impl Session {
             Some(d) if self.target.schema().is_none() => {
                 format!("{} (no collection yet: `create` makes one)", d.display())
             }
-            Some(d) => {
-                format!("{} ({})", d.display(), if self.target.is_writable() { "read-write" } else { "read-only" })
-            }
+            Some(d) => format!("{} ({})", d.display(), self.target.lock_state()),
         };
         let generation = match self.target.generations() {
             Some((at_open, now)) if at_open == now.generation => crate::cli::describe::seen_generation(&now),

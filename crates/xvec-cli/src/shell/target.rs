@@ -1,14 +1,21 @@
-//! The collection a shell session works on: a directory, the handle once opened, and how
+//! The collection a shell session works on: a directory, the handles once opened, and how
 //! it is opened (read-only or writable, mapped, how long to wait for the writer lock).
 //!
 //! Opening checks at once: read-only, the directory must hold a collection; writable, it
 //! may also be empty or missing (`create` makes it), never a file. `.open` keeps the
 //! previous collection open when the new one cannot be opened.
+//!
+//! A writable session does not hold the writer lock while it idles, as sqlite3 locks only
+//! for a transaction: between statements it reads through a read-only handle, which
+//! follows other writers. A writing statement takes the lock (waiting up to `.timeout`)
+//! by reopening the collection writable from that handle, sharing its open files
+//! ([`Collection::reopen_writable`]), and [`Target::release`] drops the writer after the
+//! statement unless `.lock` holds it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use xvec::{Collection, Schema, StorageError};
+use xvec::{Collection, OpenOptions, Schema, StorageError};
 
 use crate::cli::CliError;
 use crate::cli::context::{self, Collections};
@@ -17,7 +24,13 @@ use crate::cli::context::{self, Collections};
 pub struct Target {
     dir: Option<PathBuf>,
     write: bool,
+    /// The read-only handle statements read through while no writer is open.
     coll: Option<Collection>,
+    /// The writer, from a writing statement's start to its end, or from `.lock` to
+    /// `.unlock`.
+    writer: Option<Collection>,
+    /// `.lock`: keep the writer between statements.
+    held: bool,
     /// Map collection files (`--no-mmap` clears it for the rest of the session).
     pub mmap: bool,
     /// `--memory-budget`, for collections opened from then on.
@@ -35,6 +48,8 @@ impl Target {
             dir: None,
             write: false,
             coll: None,
+            writer: None,
+            held: false,
             mmap,
             memory_budget: None,
             lock_timeout,
@@ -61,11 +76,11 @@ impl Target {
     }
 
     /// `.open`: `next` replaces `self` only once it opened; a failure leaves `self` open.
-    /// Reopening the directory this session writes to releases its lock first (the new
-    /// open would wait for itself) and reopens it as it was if the new open fails.
+    /// Reopening the directory this session holds the writer lock of releases it first
+    /// (the new open would wait for itself) and reopens it as it was if the new open fails.
     pub fn replace_with(&mut self, dir: PathBuf, write: bool) -> Result<(), CliError> {
         let same = self.dir.as_deref().is_some_and(|d| same_dir(d, &dir));
-        if same && self.write && self.coll.is_some() {
+        if same && self.writer.is_some() {
             let (old_dir, old_write) = (self.dir.clone().unwrap_or_default(), self.write);
             self.close()?;
             return match Target::open(dir, write, self.mmap, self.lock_timeout) {
@@ -88,43 +103,111 @@ impl Target {
         self.dir.as_deref()
     }
 
-    pub fn is_writable(&self) -> bool {
-        self.write
+    /// How the session holds the writer lock, for the banner and `.show`.
+    pub fn lock_state(&self) -> &'static str {
+        match (self.write, self.held, self.writer.is_some()) {
+            (false, _, _) => "read-only",
+            (true, true, _) => "read-write, writer lock held (.unlock releases it)",
+            (true, false, true) => "read-write, writer lock held for this statement",
+            (true, false, false) => "read-write, writer lock taken per writing statement",
+        }
+    }
+
+    /// The handle statements use now: the writer while one is open, else the reader.
+    fn active(&self) -> Option<&Collection> {
+        self.writer.as_ref().or(self.coll.as_ref())
     }
 
     /// The open collection's schema, for completion.
     pub fn schema(&self) -> Option<std::sync::Arc<Schema>> {
-        self.coll.as_ref().map(|c| c.schema())
+        self.active().map(|c| c.schema())
     }
 
     /// The open collection's current snapshot, for completing keys.
     pub fn snapshot(&self) -> Option<std::sync::Arc<xvec::Snapshot>> {
-        self.coll.as_ref().map(|c| c.snapshot())
+        self.active().map(|c| c.snapshot())
     }
 
     /// The generation at open, and the state seen now (see `describe`), for `.show`.
     pub fn generations(&self) -> Option<(u64, xvec::Stats)> {
-        Some((self.generation_at_open?, self.coll.as_ref()?.stats()))
+        Some((self.generation_at_open?, self.active()?.stats()))
     }
 
-    /// Syncs and releases the handle; the target is forgotten.
+    /// Syncs and releases the handles; the target is forgotten.
     pub fn close(&mut self) -> Result<(), CliError> {
         self.dir = None;
         self.generation_at_open = None;
-        match self.coll.take() {
-            Some(c) => Ok(c.close()?),
-            None => Ok(()),
+        self.held = false;
+        let writer = self.writer.take().map(Collection::close);
+        if let Some(c) = self.coll.take() {
+            c.close()?;
         }
+        Ok(writer.transpose().map(|_| ())?)
     }
 
+    /// `.lock`: takes the writer lock now and keeps it across statements.
+    pub fn lock(&mut self) -> Result<(), CliError> {
+        let dir =
+            self.dir.clone().ok_or_else(|| CliError::failed("no collection is open").hint(".open DIR --write"))?;
+        if !dir.join("CURRENT").exists() {
+            return Err(CliError::failed(format!("no collection in {} yet", dir.display()))
+                .hint("`create` makes one (and holds the lock for that statement)"));
+        }
+        Collections::open(self, &dir, true)?;
+        self.held = true;
+        Ok(())
+    }
+
+    /// `.unlock`: lets the writer go after `.lock` (at once, the shell being idle).
+    pub fn unlock(&mut self) -> Result<(), CliError> {
+        self.held = false;
+        self.release()
+    }
+
+    /// After a statement: closes the writer (syncing the WAL and stopping its background
+    /// maintenance, which the next writer resumes) unless `.lock` holds it, so other
+    /// processes can write while the shell idles. A reader is opened in its place when the
+    /// statement made the collection (`create`).
+    pub fn release(&mut self) -> Result<(), CliError> {
+        if self.held {
+            return Ok(());
+        }
+        let Some(writer) = self.writer.take() else { return Ok(()) };
+        let closed = writer.close();
+        if self.coll.is_none()
+            && let Some(dir) = self.dir.clone()
+        {
+            self.coll = Some(self.open_reader(&dir)?);
+        }
+        Ok(closed?)
+    }
+
+    /// Opens the read-only handle (and records its generation).
     fn open_handle(&mut self, dir: &Path) -> Result<&Collection, CliError> {
-        let coll = context::open_collection(dir, self.write, self.mmap, self.lock_timeout, self.memory_budget)?;
-        Ok(self.opened(coll))
+        let coll = self.open_reader(dir)?;
+        self.generation_at_open = Some(coll.stats().generation);
+        Ok(self.coll.insert(coll))
     }
 
-    fn opened(&mut self, coll: Collection) -> &Collection {
-        self.generation_at_open = Some(coll.stats().generation);
-        self.coll.insert(coll)
+    fn open_reader(&self, dir: &Path) -> Result<Collection, CliError> {
+        context::open_collection(dir, false, self.mmap, self.lock_timeout, self.memory_budget)
+    }
+
+    /// Takes the writer lock: the reader reopened writable, sharing its open files.
+    fn open_writer(&mut self, dir: &Path) -> Result<&Collection, CliError> {
+        let writer = match &self.coll {
+            Some(reader) => {
+                let mut options = OpenOptions::writable().mmap(self.mmap).lock_timeout(self.lock_timeout);
+                options.memory_budget = self.memory_budget;
+                let w = reader.reopen_writable(&options)?;
+                for r in w.recovered() {
+                    eprintln!("note: recovered from a crash: {r}");
+                }
+                w
+            }
+            None => context::open_collection(dir, true, self.mmap, self.lock_timeout, self.memory_budget)?,
+        };
+        Ok(self.writer.insert(writer))
     }
 
     fn read_only_error(&self) -> CliError {
@@ -158,10 +241,13 @@ impl Collections for Target {
         if write && !self.write {
             return Err(self.read_only_error());
         }
-        match self.coll {
-            Some(ref c) => Ok(c),
-            None => self.open_handle(dir),
+        if write && self.writer.is_none() {
+            return self.open_writer(dir);
         }
+        if self.writer.is_none() && self.coll.is_none() {
+            self.open_handle(dir)?;
+        }
+        Ok(self.active().expect("a handle was opened"))
     }
 
     fn create(
@@ -174,7 +260,8 @@ impl Collections for Target {
             return Err(self.read_only_error());
         }
         let coll = context::create_collection(dir, schema, options, self.mmap, self.lock_timeout)?;
-        Ok(self.opened(coll))
+        self.generation_at_open = Some(coll.stats().generation);
+        Ok(self.writer.insert(coll))
     }
 
     fn mmap(&self) -> bool {

@@ -176,7 +176,7 @@ impl Collection {
         drop(wal);
         // Keep the lock: releasing and retaking it would let a process forked meanwhile
         // (holding a copy of the lock's descriptor until it execs) refuse our own open.
-        Collection::open_locked(dir, &open, Some(lock))
+        Collection::open_locked(dir, &open, Some(lock), None)
     }
 
     /// Opens an existing collection. A path that is missing, a file, or a directory
@@ -210,10 +210,30 @@ impl Collection {
             return Err(StorageError::NotACollection { path: dir.to_path_buf() }.into());
         }
         let lock = if options.write { Some(WriterLock::acquire_within(dir, options.lock_timeout)?) } else { None };
-        Collection::open_locked(dir, options, lock)
+        Collection::open_locked(dir, options, lock, None)
     }
 
-    fn open_locked(dir: &Path, options: &OpenOptions, lock: Option<WriterLock>) -> Result<Collection, Error> {
+    /// Opens this handle's collection again as the writer (waiting up to
+    /// `options.lock_timeout` for the lock), sharing every segment, delete set and index
+    /// this handle has open: only what changed since, the WAL and the lock cost anything.
+    /// For a face that takes the writer lock per statement and releases it when idle
+    /// (`xvec shell --write`): reopening a 116,659-row collection this way takes
+    /// milliseconds where a fresh open checksums every file. `options.write` is implied.
+    pub fn reopen_writable(&self, options: &OpenOptions) -> Result<Collection, Error> {
+        let options = OpenOptions { write: true, ..options.clone() };
+        let prev = self.snapshot();
+        let lock = WriterLock::acquire_within(&self.dir, options.lock_timeout)?;
+        Collection::open_locked(&self.dir, &options, Some(lock), Some(&prev))
+    }
+
+    /// Opens `dir` holding `lock` (or none: read-only), sharing what `prev` (a snapshot of
+    /// the same collection) has open.
+    fn open_locked(
+        dir: &Path,
+        options: &OpenOptions,
+        lock: Option<WriterLock>,
+        prev: Option<&Snapshot>,
+    ) -> Result<Collection, Error> {
         // A read-only handle can race a writer's flush, which replaces CURRENT and removes
         // the files it superseded; such a race shows as a missing file, so retry.
         let mut attempt = 0;
@@ -223,7 +243,7 @@ impl Collection {
             // under its old name) replaced, by the time it is opened: retried when the
             // writer has moved on meanwhile.
             let named = lock.is_none().then(|| crate::storage::manifest::read_current(dir).ok()).flatten();
-            match open::load(dir, options, lock.is_some(), None) {
+            match open::load(dir, options, lock.is_some(), prev) {
                 Ok((m, snapshot, wal_state)) => {
                     if let Some(f) = &mut follow {
                         f.loaded(dir, wal_state.as_ref().map(|(scan, _, _)| scan));
