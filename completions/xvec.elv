@@ -19,7 +19,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
     var completions = [
         &'xvec'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -72,7 +72,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --merge-factor 'Segments of one size tier that background maintenance merges into one'
             cand --max-docs-per-segment 'Most documents one segment holds after optimize or a merge'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -89,7 +89,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --batch-size 'Documents per write batch (one WAL sync each)'
             cand --max-errors 'Stop once more than N rows were bad (default: never); the batches before stay'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --upsert 'Insert or merge instead of failing on existing keys'
             cand --skip-existing 'Skip rows whose key exists already (resuming an import that stopped part-way)'
@@ -102,7 +102,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;insert'= {
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -112,7 +112,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;upsert'= {
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -122,7 +122,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;update'= {
             cand --key-field 'Member that holds the primary key'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -133,7 +133,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --where 'Delete every document matching this filter'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -143,7 +143,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;fetch'= {
             cand --fields 'Fields to print, comma-separated (default: all, vectors too)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -180,7 +180,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --json 'The whole query as one JSON object, or @FILE to read it from a file: ''{"k": 5, "filter": "...", "fields": [...], "fusion": "rrf", "branches": [{"vector": [...]}, {"key": "K"}, {"text": "...", "fields": ["gloss^2"]}, {"sparse": {...}}, {"keys": [...]}]}'' (a branch may also give its field, k, ef, nprobe, refine or budget; fusion may be {"rrf": K} or {"weighted": [w, ...]})'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --exclude-self 'With --pk: leave that document out of the results (it is its own nearest neighbour, first at every k)'
             cand --with-vectors 'Also print vector fields'
@@ -191,7 +191,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;explain'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -231,7 +231,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --json 'The whole query as one JSON object, or @FILE to read it from a file: ''{"k": 5, "filter": "...", "fields": [...], "fusion": "rrf", "branches": [{"vector": [...]}, {"key": "K"}, {"text": "...", "fields": ["gloss^2"]}, {"sparse": {...}}, {"keys": [...]}]}'' (a branch may also give its field, k, ef, nprobe, refine or budget; fusion may be {"rrf": K} or {"weighted": [w, ...]})'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --exclude-self 'With --pk: leave that document out of the results (it is its own nearest neighbour, first at every k)'
             cand --with-vectors 'Also print vector fields'
@@ -242,7 +242,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;explain;analyze'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -281,7 +281,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --json 'The whole query as one JSON object, or @FILE to read it from a file: ''{"k": 5, "filter": "...", "fields": [...], "fusion": "rrf", "branches": [{"vector": [...]}, {"key": "K"}, {"text": "...", "fields": ["gloss^2"]}, {"sparse": {...}}, {"keys": [...]}]}'' (a branch may also give its field, k, ef, nprobe, refine or budget; fusion may be {"rrf": K} or {"weighted": [w, ...]})'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --exclude-self 'With --pk: leave that document out of the results (it is its own nearest neighbour, first at every k)'
             cand --with-vectors 'Also print vector fields'
@@ -316,7 +316,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --filter 'Count only documents matching this filter'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -325,7 +325,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;analyze'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -337,7 +337,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -o 'Output file (default: standard output)'
             cand --output 'Output file (default: standard output)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -346,7 +346,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;flush'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -356,7 +356,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;optimize'= {
             cand --concurrency 'Threads for index builds, 1 to 1024 (default: all cores; 1 builds deterministically)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -365,7 +365,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -383,7 +383,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;alter;add-field'= {
             cand --default 'The value rows written before, and documents that leave the field out, get (JSON; a bare word is a string). Required for a field that is not nullable'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -392,7 +392,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter;drop-field'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -401,7 +401,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter;rename-field'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -411,7 +411,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;alter;alter-field'= {
             cand --type 'The wider type'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -420,7 +420,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter;add-index'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -429,7 +429,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter;drop-index'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -438,7 +438,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;alter;set-index'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -473,7 +473,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;describe'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -482,7 +482,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;stats'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -499,7 +499,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --key-field 'Name of the key column (member in jsonl)'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -508,7 +508,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;schema'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -519,7 +519,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -o 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)'
             cand --output 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -534,7 +534,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --init 'Run FILE before the first prompt or script instead of the default startup file'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --write 'Allow writing statements (each takes the writer lock while it runs)'
             cand --keep-going 'In batch mode, run the remaining statements after one fails (the exit status is still that of the first failure)'
@@ -547,7 +547,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;completions'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -556,7 +556,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;man'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -566,7 +566,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;quickstart'= {
             cand --data 'Directory with the sample data (default: the source tree''s commands/data)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -632,7 +632,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --sparse-budget 'With --text: the sparse queries stop after scoring N postings per segment (approximate; their recall against brute force is reported). Default: exact'
             cand --compare 'Reports to print side by side (after this run''s, if a dataset is given), with ratios to the first'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --skip-load 'Reuse the collection at --path: no create, insert or optimize'
             cand --streaming 'Insert and search at once, reported over time (no load or search phases)'
@@ -660,7 +660,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --recall-sample 'Queries with an exact-search reference for recall when there is no --gt'
             cand --duration 'Stop after this long (e.g. 10s, 2m); headless runs default to 10s'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --write 'Open for writing (takes the writer lock), so the Optimize view can optimize'
             cand --headless 'No screen: run the workload for --duration, then print the panel values'
@@ -672,7 +672,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;verify'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --deep 'Re-encode every row''s codes and measure index recall on sampled stored vectors'
             cand --json 'Print the whole report as one JSON object'
@@ -684,7 +684,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;repair'= {
             cand --schema 'JSON schema file, for when no manifest holds a readable schema'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --dry-run 'Print the plan and change nothing'
             cand --yes 'Apply the plan without asking'
@@ -696,7 +696,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;backup'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --incremental 'Update the earlier backup in DEST: copy only the files it lacks'
             cand --copy 'Copy every file instead of hard-linking the immutable ones'
@@ -707,7 +707,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;restore'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -716,7 +716,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -734,7 +734,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;segments'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -743,7 +743,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;fields'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -752,7 +752,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;graph'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -761,7 +761,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;lists'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -771,7 +771,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;inspect;disk'= {
             cand --node 'Show this node (a row of each segment) as its block holds it: neighbours, norm and the head of its vector'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -780,7 +780,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;memory'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -789,7 +789,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;wal'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
@@ -798,7 +798,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;inspect;doc'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
-            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'

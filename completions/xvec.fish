@@ -31,7 +31,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_needs_command" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_needs_command" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_needs_command" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_needs_command" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_needs_command" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -86,7 +86,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand create" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -110,7 +110,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand import" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l upsert -d 'Insert or merge instead of failing on existing keys'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l skip-existing -d 'Skip rows whose key exists already (resuming an import that stopped part-way)'
@@ -126,7 +126,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand insert" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand insert" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -139,7 +139,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -152,7 +152,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand update" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand update" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -166,7 +166,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand delete" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -179,7 +179,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -219,7 +219,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l exclude-self -d 'With --pk: leave that document out of the results (it is its own nearest neighbour, first at every k)'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l with-vectors -d 'Also print vector fields'
@@ -233,7 +233,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -276,7 +276,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l exclude-self -d 'With --pk: leave that document out of the results (it is its own nearest neighbour, first at every k)'
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l with-vectors -d 'Also print vector fields'
@@ -290,7 +290,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -309,7 +309,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand count" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand count" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -321,7 +321,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -335,7 +335,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -347,7 +347,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand flush" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand flush" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -360,7 +360,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -372,7 +372,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -393,7 +393,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -405,7 +405,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -417,7 +417,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -430,7 +430,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -442,7 +442,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -454,7 +454,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -466,7 +466,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -486,7 +486,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand describe" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand describe" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -498,7 +498,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand stats" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand stats" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -521,7 +521,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand export" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -533,7 +533,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand schema" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand schema" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand schema" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand schema" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand schema" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -546,7 +546,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand dump" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand dump" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand dump" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand dump" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand dump" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -562,7 +562,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand shell" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l write -d 'Allow writing statements (each takes the writer lock while it runs)'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l keep-going -d 'In batch mode, run the remaining statements after one fails (the exit status is still that of the first failure)'
@@ -577,7 +577,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand completions" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand completions" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -589,7 +589,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand man" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand man" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -602,7 +602,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -685,7 +685,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l skip-load -d 'Reuse the collection at --path: no create, insert or optimize'
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l streaming -d 'Insert and search at once, reported over time (no load or search phases)'
@@ -715,7 +715,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l write -d 'Open for writing (takes the writer lock), so the Optimize view can optimize'
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l headless -d 'No screen: run the workload for --duration, then print the panel values'
@@ -730,7 +730,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand verify" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand verify" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l deep -d 'Re-encode every row\'s codes and measure index recall on sampled stored vectors'
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l json -d 'Print the whole report as one JSON object'
@@ -745,7 +745,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand repair" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand repair" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l dry-run -d 'Print the plan and change nothing'
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l yes -d 'Apply the plan without asking'
@@ -760,7 +760,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand backup" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand backup" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -l incremental -d 'Update the earlier backup in DEST: copy only the files it lacks'
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -l copy -d 'Copy every file instead of hard-linking the immutable ones'
@@ -774,7 +774,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand restore" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand restore" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand restore" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand restore" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand restore" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -786,7 +786,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -807,7 +807,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -819,7 +819,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -831,7 +831,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -843,7 +843,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -856,7 +856,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -868,7 +868,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -880,7 +880,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
@@ -892,7 +892,7 @@ json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
 line\t'One `column = value` per line, records separated by a blank line'"
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. In the shell it applies to collections opened from then on' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'

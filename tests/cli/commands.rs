@@ -854,3 +854,24 @@ fn filters_take_double_equals_between_ilike_and_constants() {
     xvec(&["delete", cs, "--where", "TRUE"]).run().ok();
     assert_eq!(xvec(&["count", cs]).run().ok().stdout, "count\n0\n");
 }
+
+/// `optimize` under a budget the rows do not fit builds the disk index from int8 codes
+/// and says so, with the working set it planned; the index answers as before.
+#[test]
+fn optimize_under_a_memory_budget_builds_from_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("d");
+    let c = c.to_str().unwrap();
+    xvec(&["create", c, "--vector", "v:4:l2", "--index", "disk"]).run().ok();
+    let docs: Vec<String> =
+        (0..300).map(|i| format!(r#"{{"id": "k{i}", "v": [{}, {}, 1, 0]}}"#, i % 17, i / 17)).collect();
+    let args: Vec<&str> = ["insert", c].into_iter().chain(docs.iter().map(String::as_str)).collect();
+    xvec(&args).run().ok();
+    let run = xvec(&["--memory-budget", "100KiB", "optimize", c]).run();
+    assert!(
+        run.ok().stderr.contains("1 disk index built from int8 codes within the memory budget (working set 82.0 KiB)"),
+        "{run}"
+    );
+    let run = xvec(&["query", c, "[3, 2, 1, 0]", "-k", "1"]).run();
+    assert!(run.ok().stdout.contains("k37\t"), "{run}");
+}

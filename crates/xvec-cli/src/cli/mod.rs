@@ -129,7 +129,9 @@ pub struct ReadArgs {
     /// Bytes the collection may keep in memory for its disk-resident indexes (`"type":
     /// "disk"`): their codes, then a cache of the nodes nearest each entry point in
     /// what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it
-    /// with the blocks read. In the shell it applies to collections opened from then on.
+    /// with the blocks read. `optimize` builds a disk index whose rows do not fit it
+    /// from compact int8 codes, reading the rows once. In the shell it applies to
+    /// collections opened from then on.
     #[arg(long, global = true, value_name = "BYTES", value_parser = args::parse_bytes)]
     pub memory_budget: Option<u64>,
 }

@@ -43,6 +43,16 @@ pub fn run(a: &OptimizeArgs, colls: &mut dyn Collections, io: &mut Io) -> Result
             count(report.indexes_built as u64, "index"),
             report.seconds
         )?;
+        // The budget changed how a disk index was built: say so, and by how much.
+        if report.low_memory_builds > 0 || report.over_budget {
+            writeln!(
+                io.err,
+                "{} built from int8 codes within the memory budget (working set {}{})",
+                count(report.low_memory_builds as u64, "disk index"),
+                super::verify::human(report.build_bytes),
+                if report.over_budget { ", over the budget: it may page" } else { "" }
+            )?;
+        }
     } else {
         writeln!(
             io.err,

@@ -65,7 +65,8 @@ impl Collection {
     pub fn optimize(&self, opts: &OptimizeOptions) -> Result<OptimizeReport, Error> {
         let writer = self.writer.as_ref().ok_or(ReadOnly)?;
         let locks = optimize::Locks { maintenance: &self.maintenance, flushing: &self.flushing };
-        let report = optimize::optimize(writer, &self.current, locks, self.options.mmap, opts);
+        let opts = OptimizeOptions { memory_budget: opts.memory_budget.or(self.options.memory_budget), ..*opts };
+        let report = optimize::optimize(writer, &self.current, locks, self.options.mmap, &opts);
         // The build threads' scratch and the rewritten segments' rows are free now.
         super::flush::return_freed_memory();
         report

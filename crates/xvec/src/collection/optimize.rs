@@ -34,6 +34,12 @@ pub struct OptimizeOptions<'a> {
     pub progress: Option<&'a (dyn Fn(&OptimizeProgress) + Sync)>,
     /// Set to stop early; the collection is left as it was.
     pub cancel: Option<&'a AtomicBool>,
+    /// Bytes an index build may hold (`None`: the handle's
+    /// [`OpenOptions::memory_budget`](super::OpenOptions::memory_budget)). A disk index
+    /// whose rows do not fit builds its graph from compact int8 codes alone and reads the
+    /// rows once, in order ([`OptimizeReport::low_memory_builds`]); other kinds build as
+    /// always.
+    pub memory_budget: Option<u64>,
 }
 
 impl Default for OptimizeOptions<'_> {
@@ -42,6 +48,7 @@ impl Default for OptimizeOptions<'_> {
             concurrency: std::thread::available_parallelism().map_or(1, |n| n.get()),
             progress: None,
             cancel: None,
+            memory_budget: None,
         }
     }
 }
@@ -64,6 +71,12 @@ impl<'a> OptimizeOptions<'a> {
     /// Sets [`OptimizeOptions::cancel`].
     pub fn cancel(mut self, cancel: Option<&'a AtomicBool>) -> Self {
         self.cancel = cancel;
+        self
+    }
+
+    /// Sets [`OptimizeOptions::memory_budget`].
+    pub fn memory_budget(mut self, bytes: u64) -> Self {
+        self.memory_budget = Some(bytes);
         self
     }
 }
@@ -94,6 +107,15 @@ pub struct OptimizeReport {
     pub dropped: u64,
     /// Index files this optimize wrote (segments kept with their indexes count none).
     pub indexes_built: usize,
+    /// Disk indexes whose graph was built from int8 codes alone because their rows did not
+    /// fit [`OptimizeOptions::memory_budget`].
+    pub low_memory_builds: usize,
+    /// The largest working set an index build was planned at, in bytes (0 when no disk
+    /// index was built): what the budget was weighed against.
+    pub build_bytes: u64,
+    /// True when some build's leanest plan was still larger than the budget (it ran
+    /// anyway, paging; a partitioned build would be needed to fit).
+    pub over_budget: bool,
     /// Wall-clock time the optimize took.
     pub seconds: f64,
     /// False when the collection was already optimal and nothing was written.
@@ -210,6 +232,9 @@ impl Job {
             rows: self.live.iter().map(|l| l.len() as u64).sum(),
             dropped: inputs.iter().map(|s| s.deleted.len()).sum(),
             indexes_built: 0,
+            low_memory_builds: 0,
+            build_bytes: 0,
+            over_budget: false,
             seconds: 0.0,
             changed: false,
         }
@@ -281,8 +306,15 @@ impl Job {
                 let base = indexed.load(Ordering::Relaxed);
                 let cb = |p: BuildProgress| report_progress(base, p);
                 let target = IndexTarget { path: &ipath, segment_id: id, field: fid, spec, rows: seg.rows() };
-                let size = segment_index::build(target, seg.vector(f), opts.concurrency.max(1), &cb, cancel)?;
-                let Some(size) = size else { return Err(Error::Cancelled) };
+                let threads = opts.concurrency.max(1);
+                let built =
+                    segment_index::build_within(target, seg.vector(f), threads, opts.memory_budget, &cb, cancel)?;
+                let Some(segment_index::Built { size, plan }) = built else { return Err(Error::Cancelled) };
+                if let Some(plan) = plan {
+                    report.low_memory_builds += usize::from(plan.codes_only());
+                    report.build_bytes = report.build_bytes.max(plan.bytes);
+                    report.over_budget |= plan.over_budget();
+                }
                 indexed.fetch_add(seg.rows() as u64, Ordering::Relaxed);
                 // The handle's budget is not known here: a disk index built now caches the
                 // default until the collection is opened again.

@@ -29,7 +29,7 @@ use crate::storage::mmap::{as_bytes, cast_slice};
 use super::file::{Encoded, Streamed};
 use super::quantization::{Bad, Keeps};
 use super::search::{Lists, Route, SearchPath};
-use super::{IndexMeta, Section, SegmentIndex, find};
+use super::{Built, IndexMeta, Section, SegmentIndex, find};
 
 const LEVELS: Section = Section { code: 4, name: "HNSW levels" };
 const BASE: Section = Section { code: 5, name: "HNSW base layer" };
@@ -231,57 +231,73 @@ impl<'a> KindParts<'a> {
 /// How a built index is written: the quantization made so far and the kind's parts.
 pub(super) type Write<'w> = &'w dyn Fn(&Encoded, KindParts) -> Result<u64, StorageError>;
 
-/// Builds the kind's structure of `spec` over `col` (with the quantization `e` encoded so
-/// far) and writes the index through `write`. `None` when cancelled.
+/// Builds the kind's structure of `spec` over `col` (with the quantization `encode`
+/// makes) and writes the index through `write`: its size, and the disk kind's build plan
+/// under `budget`. `None` when cancelled.
 pub(super) fn build(
     spec: &VectorSpec,
     col: VectorColumn,
     rows: usize,
-    mut e: Encoded,
+    encode: &dyn Fn() -> Encoded,
+    budget: Option<u64>,
     control: &BuildControl,
     write: Write,
-) -> Result<Option<u64>, StorageError> {
+) -> Result<Option<Built>, StorageError> {
     let k = kernels::best();
-    let mut graph = match &spec.index {
+    let built = |size| Some(Built { size, plan: None });
+    let (mut graph, e, plan) = match &spec.index {
         IndexParams::Ivf(p) => {
+            let mut e = encode();
             let Some(lists) = ivf::build(spec.metric, col, rows, p, control) else { return Ok(None) };
             let sketches = e.encode_lists(spec, col, &lists);
-            return write(&e, KindParts::lists(&lists, &sketches)).map(Some);
+            return write(&e, KindParts::lists(&lists, &sketches)).map(built);
         }
-        IndexParams::Hnsw(p) => match hnsw::build(k, spec.metric, col, rows, p, e.screen(spec.dim), control) {
-            Some(g) => GraphIndex::Hnsw(g),
-            None => return Ok(None),
-        },
-        IndexParams::Vamana(p) => match vamana::build(k, spec.metric, col, rows, p, control) {
-            Some(g) => GraphIndex::Vamana(g),
-            None => return Ok(None),
-        },
-        // Vamana's graph, written into node blocks with the rows' vectors.
-        IndexParams::Disk(p) => match vamana::build(k, spec.metric, col, rows, &p.vamana(), control) {
-            Some(g) => GraphIndex::Vamana(g),
-            None => return Ok(None),
-        },
+        IndexParams::Hnsw(p) => {
+            let e = encode();
+            match hnsw::build(k, spec.metric, col, rows, p, e.screen(spec.dim), control) {
+                Some(g) => (GraphIndex::Hnsw(g), Some(e), None),
+                None => return Ok(None),
+            }
+        }
+        IndexParams::Vamana(p) => {
+            let e = encode();
+            match vamana::build(k, spec.metric, col, rows, p, control) {
+                Some(g) => (GraphIndex::Vamana(g), Some(e), None),
+                None => return Ok(None),
+            }
+        }
+        // Vamana's graph, built as the budget allows, then written into node blocks with
+        // the rows' vectors. Its codes are encoded after the graph, not beside it.
+        IndexParams::Disk(p) => {
+            let plan = disk::build::BuildPlan::choose(budget, &col, rows, p.degree as usize);
+            match vamana::build_with(k, spec.metric, col, rows, &p.vamana(), plan.working, control) {
+                Some(g) => (GraphIndex::Vamana(g), None, Some(plan)),
+                None => return Ok(None),
+            }
+        }
         IndexParams::Flat(_) => {
             (control.progress)(crate::index::graph::BuildProgress { done: rows, total: rows });
-            return write(&e, KindParts::flat()).map(Some);
+            return write(&encode(), KindParts::flat()).map(built);
         }
         IndexParams::Qg(p) => {
+            let e = encode();
             let Some(g) = qg::build(k, spec.metric, col, rows, &qg::BuildParams::of(p), control) else {
                 return Ok(None);
             };
             let rotation = g.rotation.encode();
-            return write(&e, KindParts::qg(&g, &rotation)).map(Some);
+            return write(&e, KindParts::qg(&g, &rotation)).map(built);
         }
     };
     // Every row with a vector must be reachable from the entry point, or no search finds it.
     // `None` (no reachable node with room) leaves the rest for verify to report.
     let _ = graph.base_layer().link_unreachable(k, spec.metric, &col, |u| !col.validity.is_valid(u as usize));
+    let e = e.unwrap_or_else(encode);
     let parts = match graph.view() {
         // The disk kind's graph (a Vamana one) goes into its node blocks.
         GraphIndexView::Vamana(g) if spec.index.kind() == IndexType::Disk => KindParts::disk(col, rows, g),
         g => KindParts::graph(g),
     };
-    write(&e, parts).map(Some)
+    write(&e, parts).map(|size| Some(Built { size, plan }))
 }
 
 /// What a kind keeps of one field of one segment, as ranges of the index file's bytes

@@ -181,11 +181,31 @@ pub(crate) fn build(
     progress: &(dyn Fn(BuildProgress) + Sync),
     cancel: &AtomicBool,
 ) -> Result<Option<u64>, StorageError> {
+    Ok(build_within(target, col, concurrency, None, progress, cancel)?.map(|b| b.size))
+}
+
+/// A written index: its file's size, and how a disk index's graph was built.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Built {
+    pub size: u64,
+    pub plan: Option<crate::index::disk::build::BuildPlan>,
+}
+
+/// [`build`] within a memory budget of `budget` bytes, which decides how a disk index
+/// builds its graph (other kinds build as always). `None` when cancelled.
+pub(crate) fn build_within(
+    target: IndexTarget<'_>,
+    col: VectorColumn,
+    concurrency: usize,
+    budget: Option<u64>,
+    progress: &(dyn Fn(BuildProgress) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Option<Built>, StorageError> {
     let control = BuildControl { concurrency, progress, cancel };
     let write = |e: &file::Encoded, kind: KindParts| write_parts(target, e, kind);
     let (spec, rows) = (target.spec, target.rows);
-    let encoded = encode(spec, kinds::keeps(&spec.index), col, rows);
-    kinds::build(spec, col, rows, encoded, &control, &write)
+    let encode = || encode(spec, kinds::keeps(&spec.index), col, rows);
+    kinds::build(spec, col, rows, &encode, budget, &control, &write)
 }
 
 /// Writes the index of `col` for `target` around a graph that already exists, with the

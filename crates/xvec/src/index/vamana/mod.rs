@@ -9,7 +9,7 @@
 mod build;
 mod search;
 
-pub(crate) use build::build;
+pub(crate) use build::{Working, build, build_with, working_bytes};
 pub(crate) use search::search;
 
 /// Unused neighbour slot (outside the index module, verify spells it here).
