@@ -618,7 +618,12 @@ fn disk_recall_against_brute_force() {
         // in-memory kind over the same graph gives the same recall).
         let min100 = if metric == Metric::Ip { 0.80 } else { 0.95 };
         assert!(r100 >= min100, "{metric:?}: recall@100 {r100:.3}");
+        // The index optimize built caches what one opened without a budget does.
+        let built = coll.stats().disk;
         drop(coll);
+        let opened = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap().stats().disk;
+        assert!(built.cached_nodes > 0 && built.cache_bytes <= xvec::DEFAULT_DISK_CACHE, "{built:?}");
+        assert_eq!((built.cached_nodes, built.cache_bytes), (opened.cached_nodes, opened.cache_bytes));
         let mut reads = Vec::new();
         for budget in [0, 1 << 20] {
             let ro = Collection::open(dir.path(), &OpenOptions::read_only().memory_budget(budget)).unwrap();

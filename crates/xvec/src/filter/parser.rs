@@ -523,7 +523,12 @@ mod tests {
                 3,
                 "expected a comparison operator, IN, LIKE, ILIKE, BETWEEN, MATCH, IS, CONTAIN_ANY or CONTAIN_ALL after field `a`, found `1`",
             ),
-            ("a NOT = 1", 1, 7, "expected IN, LIKE, ILIKE, BETWEEN, MATCH, CONTAIN_ANY or CONTAIN_ALL after NOT, found `=`"),
+            (
+                "a NOT = 1",
+                1,
+                7,
+                "expected IN, LIKE, ILIKE, BETWEEN, MATCH, CONTAIN_ANY or CONTAIN_ALL after NOT, found `=`",
+            ),
             ("a IS 1", 1, 6, "expected NULL or NOT after IS, found `1`"),
             ("a IS NOT TRUE", 1, 10, "expected NULL after IS NOT, found `TRUE`"),
             ("a IN 1", 1, 6, "expected `(` or a list $parameter after IN, found `1`"),

@@ -447,6 +447,35 @@ pub(crate) fn read_with(
     check_crc: impl Fn(u16) -> bool,
     crcs_of: impl Fn(Range<usize>, usize) -> std::io::Result<Vec<u32>>,
 ) -> Result<(u64, Vec<RawSection>), StorageError> {
+    read_held(path, b, b.len() as u64, kind, check_crc, crcs_of)
+}
+
+/// How much of a container of `file_len` bytes to read so that every section but those
+/// `skip` accepts is whole, from `head` (its first bytes, the section table included):
+/// the disk kind's node blocks, read block by block as searches go, lie at the end of its
+/// index file. `None` when there is nothing to leave out or the table is not in `head`
+/// (read it all; the reader reports what is wrong).
+pub(crate) fn held_len(head: &[u8], file_len: u64, skip: impl Fn(u16) -> bool) -> Option<u64> {
+    let count = read_u32(head.get(..TABLE_AT)?, COUNT_AT) as usize;
+    let table_end = TABLE_AT.checked_add(count.checked_mul(ENTRY_LEN)?)?;
+    let (sections, _) = parse_table(head.get(TABLE_AT..table_end)?, table_end as u64);
+    sections.iter().any(|s| skip(s.kind)).then_some(())?;
+    let ends = sections.iter().map(|s| if skip(s.kind) { s.offset } else { s.offset.saturating_add(s.len) });
+    let held = ends.max().unwrap_or(0).min(file_len);
+    (held < file_len).then_some(held)
+}
+
+/// [`read_with`] over `b`, the first bytes of a file of `file_len` bytes holding at least
+/// every section whose CRC `check_crc` asks for (see [`held_len`]); the sections past `b`
+/// are placed and bounded against `file_len`, their bytes never touched.
+pub(crate) fn read_held(
+    path: &Path,
+    b: &[u8],
+    file_len: u64,
+    kind: FileKind,
+    check_crc: impl Fn(u16) -> bool,
+    crcs_of: impl Fn(Range<usize>, usize) -> std::io::Result<Vec<u32>>,
+) -> Result<(u64, Vec<RawSection>), StorageError> {
     let (id, version) = decode_header_version(path, b, kind)?;
     let bad = |offset: usize, what: String| StorageError::corrupted(path, offset as u64, what);
     if b.len() < TABLE_AT {
@@ -465,7 +494,7 @@ pub(crate) fn read_with(
     }
     let (sections, blocks_end) = parse_table(&b[TABLE_AT..table_end], table_end as u64);
     for (i, s) in sections.iter().enumerate() {
-        if let Some(what) = entry_problem(s, version, kind, b.len() as u64) {
+        if let Some(what) = entry_problem(s, version, kind, file_len) {
             return Err(bad(TABLE_AT + i * ENTRY_LEN, format!("section {i}: {what}")));
         }
     }
@@ -484,8 +513,13 @@ pub(crate) fn read_with(
         if !s.offset.is_multiple_of(SECTION_ALIGN) {
             return Err(bad(e, format!("section {i} offset {} is not {SECTION_ALIGN}-byte aligned", s.offset)));
         }
-        if let Some(p) = b[at..s.offset as usize].iter().position(|&x| x != 0) {
+        let past = || bad(e, format!("section {i} [{}, +{}) lies past the {} bytes read", s.offset, s.len, b.len()));
+        let Some(padding) = b.get(at..s.offset as usize) else { return Err(past()) };
+        if let Some(p) = padding.iter().position(|&x| x != 0) {
             return Err(bad(at + p, format!("padding before section {i} is not zero")));
+        }
+        if check_crc(s.kind) && s.offset + s.len > b.len() as u64 {
+            return Err(past());
         }
         let io = |e| StorageError::io(path, e);
         if s.block == 0 {
@@ -523,8 +557,8 @@ pub(crate) fn read_with(
         }
         at = (s.offset + s.len) as usize;
     }
-    if at != b.len() {
-        return Err(bad(at, format!("{} bytes after the last section", b.len() - at)));
+    if at as u64 != file_len {
+        return Err(bad(at, format!("{} bytes after the last section", file_len.saturating_sub(at as u64))));
     }
     Ok((id, sections))
 }

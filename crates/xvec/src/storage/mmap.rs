@@ -49,6 +49,18 @@ impl FileBytes {
         }
     }
 
+    /// Reads the first `len` bytes of the file into owned bytes (an index file read
+    /// without a mapping, its node blocks left to the searches that read them).
+    pub(crate) fn read_head(path: &Path, len: u64) -> Result<FileBytes, StorageError> {
+        let mut file = super::disk::DiskFile::open_read(path)?;
+        let len = usize::try_from(len).map_err(|_| StorageError::corrupted(path, 0, "file too large"))?;
+        let mut words = vec![0u64; len.div_ceil(8)];
+        // SAFETY: as in `open`: `words` owns at least `len` initialized bytes.
+        let buf = unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) };
+        file.read_exact(buf)?;
+        Ok(FileBytes::Owned { words, len })
+    }
+
     /// Reads the whole file into owned bytes, past read errors: in `block`-byte pieces,
     /// and a piece that fails in 4 KiB pages; a page that cannot be read stays zero and
     /// its range is returned with the error. For verify and repair on media that return

@@ -133,6 +133,8 @@ pub(super) fn write(
 /// over its rows; where the meta is, for errors about it.
 pub(super) struct Read {
     pub(super) bytes: FileBytes,
+    /// The file's length (`bytes` may hold less: see [`hold`]).
+    pub(super) file_len: u64,
     pub(super) sections: Vec<RawSection>,
     pub(super) meta: IndexMeta,
     pub(super) meta_offset: u64,
@@ -142,13 +144,14 @@ pub(super) struct Read {
 /// CRCs are checked too.
 pub(super) fn read(target: IndexTarget<'_>, mmap: bool, verify_data: bool) -> Result<Read, StorageError> {
     let IndexTarget { path, segment_id, field, spec, rows } = target;
-    let bytes = FileBytes::open(path, mmap)?;
+    let (bytes, file_len) = hold(path, mmap)?;
     bytes.advise_random_access(0..bytes.as_slice().len());
     let (b, crcs) = (bytes.as_slice(), bytes.checksummer()?);
     let small = |k: u16| k == META.code || k == ROTATION.code;
-    let (id, sections) = container::read_with(
+    let (id, sections) = container::read_held(
         path,
         b,
+        file_len,
         FileKind::Index,
         |k| (verify_data && !checked_as_read(k)) || small(k),
         |r, block| crcs.block_crcs(r, block),
@@ -182,5 +185,33 @@ pub(super) fn read(target: IndexTarget<'_>, mmap: bool, verify_data: bool) -> Re
         ));
     }
     let meta_offset = meta_s.offset;
-    Ok(Read { bytes, sections, meta, meta_offset })
+    Ok(Read { bytes, file_len, sections, meta, meta_offset })
+}
+
+/// The bytes of the index file at `path` to keep, and the file's length: all of it
+/// through a mapping; read into memory, all but the sections read as searches go (the
+/// disk kind's node blocks, last in the file): holding them would cost the memory the
+/// kind exists to save, and its searches read them with `pread` either way.
+fn hold(path: &Path, mmap: bool) -> Result<(FileBytes, u64), StorageError> {
+    if mmap {
+        let bytes = FileBytes::open(path, true)?;
+        let len = bytes.as_slice().len() as u64;
+        return Ok((bytes, len));
+    }
+    // The header and the section table say where the sections lie.
+    let mut f = crate::storage::disk::DiskFile::open_read(path)?;
+    let len = f.len()?;
+    let mut head = f.read_at_most(0, (container::TABLE_AT + 4 * container::ENTRY_LEN) as u64)?;
+    let count = head
+        .get(container::COUNT_AT..container::COUNT_AT + 4)
+        .map_or(0, |c| u32::from_le_bytes(c.try_into().expect("4 bytes")) as usize);
+    let table_end = (container::TABLE_AT + count.min(container::MAX_SECTIONS) * container::ENTRY_LEN) as u64;
+    if table_end > head.len() as u64 {
+        head = f.read_at_most(0, table_end)?;
+    }
+    drop(f);
+    match container::held_len(&head, len, checked_as_read) {
+        Some(held) => Ok((FileBytes::read_head(path, held)?, len)),
+        None => Ok((FileBytes::open(path, false)?, len)),
+    }
 }

@@ -125,7 +125,9 @@ impl IndexMeta {
 /// ([`VectorIndex`]) and its quantization ([`Quantization`]).
 pub(crate) struct SegmentIndex {
     path: PathBuf,
+    /// The file, or without a mapping all of it but the disk kind's node blocks.
     bytes: FileBytes,
+    file_len: u64,
     meta: IndexMeta,
     kind: VectorIndex,
     quant: Quantization,
@@ -272,7 +274,7 @@ impl SegmentIndex {
         verify_data: bool,
         memory: MemoryShare,
     ) -> Result<SegmentIndex, StorageError> {
-        let file::Read { bytes, sections, meta, meta_offset } = file::read(target, mmap, verify_data)?;
+        let file::Read { bytes, file_len, sections, meta, meta_offset } = file::read(target, mmap, verify_data)?;
         let IndexTarget { path, spec, rows, .. } = target;
         let b = bytes.as_slice();
         let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
@@ -292,7 +294,7 @@ impl SegmentIndex {
             MemoryShare::Cache(c) => c,
         };
         kind.open_reader(path, &meta, spec.elem, cache, bad)?;
-        Ok(SegmentIndex { path: path.to_path_buf(), bytes, meta, kind, quant })
+        Ok(SegmentIndex { path: path.to_path_buf(), bytes, file_len, meta, kind, quant })
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -385,6 +387,13 @@ impl SegmentIndex {
     }
 
     pub(crate) fn file_len(&self) -> u64 {
-        self.bytes.as_slice().len() as u64
+        self.file_len
+    }
+
+    /// Bytes of the file held in memory when it is read rather than mapped (all of it but
+    /// a disk index's node blocks); 0 when mapped.
+    #[cfg(test)]
+    pub(crate) fn held_bytes(&self) -> u64 {
+        if self.bytes.is_mapped() { 0 } else { self.bytes.as_slice().len() as u64 }
     }
 }

@@ -306,3 +306,51 @@ fn version_2_index_files_still_open() {
     }
     check(&dir, 65);
 }
+
+/// Read without a mapping, a disk index holds everything but its node blocks: the blocks
+/// stay in the file for the searches' reads (holding them would cost what the kind exists
+/// to save). It answers as the mapped one does, and knows the whole file's length.
+#[test]
+fn a_disk_index_read_without_a_mapping_leaves_its_node_blocks_in_the_file() {
+    use crate::index::disk::layout::PAGE;
+    let (n, dim) = (600, 16);
+    let mut rng = SplitMix64::new(40);
+    let data: Vec<f32> = (0..n * dim).map(|_| rng.next_unit() as f32).collect();
+    let col = VectorColumn { dim, validity: Validity(None), data: VectorData::Fp32(&data), norms: None };
+    let index: IndexParams = serde_json::from_str(r#"{"type":"disk","degree":16,"build_list":32}"#).unwrap();
+    let spec = VectorSpec { elem: VectorType::Fp32, dim: dim as u32, metric: Metric::L2, index };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("disk.idx");
+    build(target(&path, &spec, n), col, 1, &|_| {}, &AtomicBool::new(false)).unwrap();
+    let size = std::fs::metadata(&path).unwrap().len();
+    let mapped = SegmentIndex::open(target(&path, &spec, n), true, true, MemoryShare::Cache(0)).unwrap();
+    let read = SegmentIndex::open(target(&path, &spec, n), false, true, MemoryShare::Cache(0)).unwrap();
+    let blocks = read.disk().unwrap().layout().bytes();
+    // 64 + 8 + 64 bytes a node, 30 a block: 20 blocks, and the section's page of padding.
+    assert_eq!(blocks, 20 * PAGE as u64);
+    assert_eq!((mapped.file_len(), read.file_len()), (size, size));
+    assert!(read.held_bytes() + blocks <= size && read.held_bytes() < size / 3, "{} of {size}", read.held_bytes());
+    for q in data.chunks_exact(dim).step_by(37) {
+        let prepared = PreparedQuery::float(Metric::L2, q.to_vec());
+        let found: Vec<Vec<u32>> = [&mapped, &read]
+            .map(|idx| {
+                let mut top = TopK::new(5);
+                let p = SearchParams {
+                    k: 5,
+                    ef: 32,
+                    refine: 0,
+                    allowed: None,
+                    position: 0,
+                    route: Default::default(),
+                    nprobe: 0,
+                    target_recall: None,
+                };
+                idx.search(col, &prepared, q, p, &mut top).unwrap();
+                top.into_sorted().into_iter().map(|c| c.row).collect()
+            })
+            .into_iter()
+            .collect();
+        assert_eq!(found[0], found[1]);
+        assert_eq!(found[0].len(), 5);
+    }
+}
