@@ -36,8 +36,10 @@ impl OutputMode {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
     pub json: serde_json::Value,
-    /// A computed measure (a query score), not stored data: its last bits depend on the
-    /// CPU's SIMD kernels, so text modes show it to 4 decimals; json modes print it whole.
+    /// A computed measure (a query score), not stored data. Tables and markdown show it
+    /// to 4 decimals, for reading; tsv, csv, line and json print it whole, at its shortest
+    /// round-trip decimal, like every stored number. Its last bits depend on the CPU's
+    /// SIMD kernels, so committed outputs compare it to 1e-4.
     pub measure: bool,
 }
 
@@ -47,10 +49,15 @@ impl Cell {
         Cell { json, measure: true }
     }
 
-    pub fn text(&self, abbreviate: bool) -> String {
-        if let (true, Some(f)) = (self.measure, self.json.as_f64().filter(|_| !self.json.is_i64())) {
+    /// The cell as text: vectors abbreviated (`[1, 2.5, … 384 dims]`) when `shown` is
+    /// [`Shown::Abbreviated`] or [`Shown::Rounded`], measures to 4 decimals when it is
+    /// [`Shown::Rounded`].
+    pub fn text(&self, shown: Shown) -> String {
+        let measure = self.json.as_f64().filter(|_| self.measure && !self.json.is_i64());
+        if let (Shown::Rounded, Some(f)) = (shown, measure) {
             return format!("{}", (f * 1e4).round() / 1e4);
         }
+        let abbreviate = shown != Shown::Whole;
         match &self.json {
             serde_json::Value::Null => String::new(),
             serde_json::Value::String(s) => s.clone(),
@@ -64,6 +71,17 @@ impl Cell {
             other => fmt_num(other),
         }
     }
+}
+
+/// How much of a cell a mode shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// Everything (tsv, csv).
+    Whole,
+    /// Vectors abbreviated, numbers whole (line).
+    Abbreviated,
+    /// Vectors abbreviated and measures to 4 decimals (table, markdown).
+    Rounded,
 }
 
 /// A number as JSON prints it: stored f32 values reach here already at their shortest
@@ -162,11 +180,11 @@ impl NullText {
 }
 
 impl Printer {
-    /// A cell in a text mode: NULL as the NULL text, vectors abbreviated when asked.
-    fn text(&self, c: &Cell, abbreviate: bool) -> String {
+    /// A cell in a text mode: NULL as the NULL text, else as [`Cell::text`] shows it.
+    fn text(&self, c: &Cell, shown: Shown) -> String {
         match c.json {
             serde_json::Value::Null => self.null.as_str().to_string(),
-            _ => c.text(abbreviate),
+            _ => c.text(shown),
         }
     }
 
@@ -190,7 +208,7 @@ impl Printer {
                 writeln!(out, "| {} |", t.headers.join(" | "))?;
                 writeln!(out, "|{}", "---|".repeat(t.headers.len()))?;
                 for r in &t.rows {
-                    let cells: Vec<String> = r.iter().map(|c| esc(self.text(c, true))).collect();
+                    let cells: Vec<String> = r.iter().map(|c| esc(self.text(c, Shown::Rounded))).collect();
                     writeln!(out, "| {} |", cells.join(" | "))?;
                 }
                 self.footer(t, out)
@@ -206,7 +224,7 @@ impl Printer {
                 writeln!(out)?;
             }
             for (h, c) in t.headers.iter().zip(r) {
-                writeln!(out, "{h:>w$} = {}", self.text(c, true))?;
+                writeln!(out, "{h:>w$} = {}", self.text(c, Shown::Abbreviated))?;
             }
         }
         self.footer(t, out)
@@ -230,7 +248,7 @@ impl Printer {
             ct.set_header(&t.headers);
         }
         for r in &t.rows {
-            ct.add_row(r.iter().map(|c| self.text(c, true)).collect::<Vec<_>>());
+            ct.add_row(r.iter().map(|c| self.text(c, Shown::Rounded)).collect::<Vec<_>>());
         }
         if let Some(limit) = self.expand_wider_than.filter(|_| !t.rows.is_empty()) {
             ct.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
@@ -247,22 +265,36 @@ impl Printer {
         self.footer(t, out)
     }
 
+    /// CSV as RFC 4180 (a cell with a comma, quote or line break quoted), with the empty
+    /// string quoted (`""`) so it differs from NULL (an empty cell, or `.nullvalue`), as
+    /// PostgreSQL's CSV does. TSV as PostgreSQL's text format: a backslash, tab, newline
+    /// or carriage return inside a value is written `\\`, `\t`, `\n`, `\r`, so each
+    /// line is one row and each tab a column boundary.
     fn separated(&self, t: &Table, out: &mut dyn Write, sep: char) -> std::io::Result<()> {
-        let quote = |s: String| -> String {
-            if sep == ',' && (s.contains([',', '"', '\n', '\r'])) {
-                format!("\"{}\"", s.replace('"', "\"\""))
-            } else if sep == '\t' {
-                s.replace(['\t', '\n'], " ")
-            } else {
-                s
+        let field = |s: String, empty_string: bool| -> String {
+            match sep {
+                ',' if empty_string => "\"\"".to_string(),
+                ',' if s.contains([',', '"', '\n', '\r']) => format!("\"{}\"", s.replace('"', "\"\"")),
+                '\t' if s.contains(['\\', '\t', '\n', '\r']) => {
+                    s.replace('\\', "\\\\").replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r")
+                }
+                _ => s,
             }
         };
         let s = sep.to_string();
         if self.headers {
-            writeln!(out, "{}", t.headers.iter().map(|h| quote(h.clone())).collect::<Vec<_>>().join(&s))?;
+            writeln!(out, "{}", t.headers.iter().map(|h| field(h.clone(), false)).collect::<Vec<_>>().join(&s))?;
         }
         for r in &t.rows {
-            writeln!(out, "{}", r.iter().map(|c| quote(self.text(c, false))).collect::<Vec<_>>().join(&s))?;
+            let cells: Vec<String> = r
+                .iter()
+                .map(|c| match c.json {
+                    // The NULL text is printed as given: `.nullvalue '\N'` is PostgreSQL's.
+                    serde_json::Value::Null => self.null.as_str().to_string(),
+                    _ => field(c.text(Shown::Whole), c.json.as_str().is_some_and(str::is_empty)),
+                })
+                .collect();
+            writeln!(out, "{}", cells.join(&s))?;
         }
         Ok(())
     }
@@ -324,16 +356,48 @@ mod tests {
                 .unwrap();
             String::from_utf8(out).unwrap()
         };
-        assert_eq!(render(OutputMode::Tsv).lines().nth(1), Some("c\t0.9877\t∅ NULL"));
+        assert_eq!(render(OutputMode::Tsv).lines().nth(1), Some("c\t0.987654321\t∅ NULL"));
         assert!(render(OutputMode::Line).contains("emb = ∅ NULL"));
         assert!(render(OutputMode::Table).contains("∅ NULL"));
         assert!(render(OutputMode::Jsonl).contains("\"emb\":null"));
     }
 
+    /// Tabs, line breaks and backslashes survive TSV as escapes, and CSV (read back by a
+    /// CSV parser) keeps them and tells the empty string from NULL.
+    #[test]
+    fn tsv_escapes_and_csv_quotes_what_would_break_a_row() {
+        let mut t = Table::new(["s", "n"]);
+        for s in ["tab\there", "two\nlines\r", "back\\slash", "", "plain"] {
+            t.push(vec![s.into(), 1u64.into()]);
+        }
+        t.push(vec![serde_json::Value::Null.into(), 1u64.into()]);
+        let render = |mode, null: &str| {
+            let mut out = Vec::new();
+            let null = NullText::new(null).unwrap();
+            Printer { mode, headers: true, color: false, expand_wider_than: None, null }.print(&t, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            render(OutputMode::Tsv, ""),
+            "s\tn\ntab\\there\t1\ntwo\\nlines\\r\t1\nback\\\\slash\t1\n\t1\nplain\t1\n\t1\n"
+        );
+        assert_eq!(render(OutputMode::Tsv, "\\N").lines().last(), Some("\\N\t1"));
+        let csv = render(OutputMode::Csv, "");
+        let mut reader = csv::ReaderBuilder::new().from_reader(csv.as_bytes());
+        let cells: Vec<String> = reader.records().map(|r| r.unwrap()[0].to_string()).collect();
+        assert_eq!(cells, ["tab\there", "two\nlines\r", "back\\slash", "", "plain", ""]);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(&lines[lines.len() - 3..], ["\"\",1", "plain,1", ",1"], "the empty string is quoted, NULL is not");
+        assert_eq!(render(OutputMode::Csv, "NULL").lines().last(), Some("NULL,1"));
+    }
+
     #[test]
     fn every_mode_renders_the_same_rows() {
-        assert_eq!(render(OutputMode::Tsv), "key\tscore\temb\na,b\t0.123456\t[1, 2.5, 3, 4]\nc\t0.9877\t\n");
-        assert_eq!(render(OutputMode::Csv), "key,score,emb\n\"a,b\",0.123456,\"[1, 2.5, 3, 4]\"\nc,0.9877,\n");
+        assert_eq!(render(OutputMode::Tsv), "key\tscore\temb\na,b\t0.123456\t[1, 2.5, 3, 4]\nc\t0.987654321\t\n");
+        assert_eq!(render(OutputMode::Csv), "key,score,emb\n\"a,b\",0.123456,\"[1, 2.5, 3, 4]\"\nc,0.987654321,\n");
+        assert!(render(OutputMode::Line).contains("score = 0.987654321\n"));
+        assert!(render(OutputMode::Markdown).contains("| c | 0.9877 |"));
+        assert!(render(OutputMode::Table).contains("0.9877"));
         assert!(render(OutputMode::Json).contains("\"emb\": [\n      1.0,"));
         assert_eq!(
             render(OutputMode::Jsonl),
