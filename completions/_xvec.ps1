@@ -60,6 +60,10 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Repair a damaged collection: plan, confirm, then rebuild and republish.')
             [CompletionResult]::new('backup', 'backup', [CompletionResultType]::ParameterValue, 'Copy a live collection to DEST, consistently, while writers keep writing.')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring a backup back into a new or empty directory, after it verifies.')
+            [CompletionResult]::new('versions', 'versions', [CompletionResultType]::ParameterValue, 'List the versions of a collection kept for time travel, oldest first.')
+            [CompletionResult]::new('tag', 'tag', [CompletionResultType]::ParameterValue, 'Name a version (the live one by default), or list or delete tags.')
+            [CompletionResult]::new('checkout', 'checkout', [CompletionResultType]::ParameterValue, 'Publish an older version again as the newest (undo to that version).')
+            [CompletionResult]::new('vacuum', 'vacuum', [CompletionResultType]::ParameterValue, 'Remove the versions nothing keeps any more, and the files only they use.')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show segments, fields, graphs, memory, the WAL, or where a key lives.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -75,6 +79,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--idle-optimize-ms', '--idle-optimize-ms', [CompletionResultType]::ParameterName, 'Once writes pause for MS milliseconds, background maintenance flushes the memtable and merges small segments into one, as optimize would (0: never)')
             [CompletionResult]::new('--merge-factor', '--merge-factor', [CompletionResultType]::ParameterName, 'Segments of one size tier that background maintenance merges into one')
             [CompletionResult]::new('--max-docs-per-segment', '--max-docs-per-segment', [CompletionResultType]::ParameterName, 'Most documents one segment holds after optimize or a merge')
+            [CompletionResult]::new('--keep-versions', '--keep-versions', [CompletionResultType]::ParameterName, 'Keep the N newest superseded versions for time travel (`--as-of`) and checkout (0: none, each publish removes what it superseded)')
+            [CompletionResult]::new('--keep-for', '--keep-for', [CompletionResultType]::ParameterName, 'Also keep every version superseded less than SECS seconds ago')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
@@ -152,6 +158,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         }
         'xvec;fetch' {
             [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to print, comma-separated (default: all, vectors too)')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
@@ -167,6 +174,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--row', '--row', [CompletionResultType]::ParameterName, 'Row of --vector-file, from 0')
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field to search (needed when the schema has several)')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Search an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
             [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
             [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes')
@@ -220,6 +228,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--row', '--row', [CompletionResultType]::ParameterName, 'Row of --vector-file, from 0')
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field to search (needed when the schema has several)')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Search an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
             [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
             [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes')
@@ -272,6 +281,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--row', '--row', [CompletionResultType]::ParameterName, 'Row of --vector-file, from 0')
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field to search (needed when the schema has several)')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Search an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
             [CompletionResult]::new('--k', '--k', [CompletionResultType]::ParameterName, 'Number of results, 1 to 100000')
             [CompletionResult]::new('--ef', '--ef', [CompletionResultType]::ParameterName, 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes')
@@ -338,6 +348,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         }
         'xvec;count' {
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Count only documents matching this filter')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
             [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
@@ -545,6 +556,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to write, comma-separated (default: all)')
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field of npy and fvecs (default: the only one)')
             [CompletionResult]::new('--key-field', '--key-field', [CompletionResultType]::ParameterName, 'Name of the key column (member in jsonl)')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
             [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
@@ -775,6 +787,47 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'xvec;versions' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;tag' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--delete', '--delete', [CompletionResultType]::ParameterName, 'Delete the tag NAME (the version it named stays until vacuum if nothing keeps it)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;checkout' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;vacuum' {
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'xvec;inspect' {
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
@@ -945,6 +998,10 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Repair a damaged collection: plan, confirm, then rebuild and republish.')
             [CompletionResult]::new('backup', 'backup', [CompletionResultType]::ParameterValue, 'Copy a live collection to DEST, consistently, while writers keep writing.')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring a backup back into a new or empty directory, after it verifies.')
+            [CompletionResult]::new('versions', 'versions', [CompletionResultType]::ParameterValue, 'List the versions of a collection kept for time travel, oldest first.')
+            [CompletionResult]::new('tag', 'tag', [CompletionResultType]::ParameterValue, 'Name a version (the live one by default), or list or delete tags.')
+            [CompletionResult]::new('checkout', 'checkout', [CompletionResultType]::ParameterValue, 'Publish an older version again as the newest (undo to that version).')
+            [CompletionResult]::new('vacuum', 'vacuum', [CompletionResultType]::ParameterValue, 'Remove the versions nothing keeps any more, and the files only they use.')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show segments, fields, graphs, memory, the WAL, or where a key lives.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -1077,6 +1134,18 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;help;restore' {
+            break
+        }
+        'xvec;help;versions' {
+            break
+        }
+        'xvec;help;tag' {
+            break
+        }
+        'xvec;help;checkout' {
+            break
+        }
+        'xvec;help;vacuum' {
             break
         }
         'xvec;help;inspect' {

@@ -57,6 +57,10 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand repair 'Repair a damaged collection: plan, confirm, then rebuild and republish.'
             cand backup 'Copy a live collection to DEST, consistently, while writers keep writing.'
             cand restore 'Bring a backup back into a new or empty directory, after it verifies.'
+            cand versions 'List the versions of a collection kept for time travel, oldest first.'
+            cand tag 'Name a version (the live one by default), or list or delete tags.'
+            cand checkout 'Publish an older version again as the newest (undo to that version).'
+            cand vacuum 'Remove the versions nothing keeps any more, and the files only they use.'
             cand inspect 'Show segments, fields, graphs, memory, the WAL, or where a key lives.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -71,6 +75,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --idle-optimize-ms 'Once writes pause for MS milliseconds, background maintenance flushes the memtable and merges small segments into one, as optimize would (0: never)'
             cand --merge-factor 'Segments of one size tier that background maintenance merges into one'
             cand --max-docs-per-segment 'Most documents one segment holds after optimize or a merge'
+            cand --keep-versions 'Keep the N newest superseded versions for time travel (`--as-of`) and checkout (0: none, each publish removes what it superseded)'
+            cand --keep-for 'Also keep every version superseded less than SECS seconds ago'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
@@ -142,6 +148,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;fetch'= {
             cand --fields 'Fields to print, comma-separated (default: all, vectors too)'
+            cand --as-of 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
@@ -156,6 +163,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --row 'Row of --vector-file, from 0'
             cand --field 'Vector field to search (needed when the schema has several)'
             cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand --as-of 'Search an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
             cand -k 'Number of results, 1 to 100000'
             cand --k 'Number of results, 1 to 100000'
             cand --ef 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes'
@@ -207,6 +215,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --row 'Row of --vector-file, from 0'
             cand --field 'Vector field to search (needed when the schema has several)'
             cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand --as-of 'Search an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
             cand -k 'Number of results, 1 to 100000'
             cand --k 'Number of results, 1 to 100000'
             cand --ef 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes'
@@ -257,6 +266,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --row 'Row of --vector-file, from 0'
             cand --field 'Vector field to search (needed when the schema has several)'
             cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand --as-of 'Search an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
             cand -k 'Number of results, 1 to 100000'
             cand --k 'Number of results, 1 to 100000'
             cand --ef 'Search breadth of graph indexes (hnsw ef, vamana query list), k to 100000; refused on other indexes'
@@ -314,6 +324,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;count'= {
             cand --filter 'Count only documents matching this filter'
+            cand --as-of 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
@@ -497,6 +508,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --fields 'Fields to write, comma-separated (default: all)'
             cand --field 'Vector field of npy and fvecs (default: the only one)'
             cand --key-field 'Name of the key column (member in jsonl)'
+            cand --as-of 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
@@ -714,6 +726,43 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'xvec;versions'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;tag'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --delete 'Delete the tag NAME (the version it named stays until vacuum if nothing keeps it)'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;checkout'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;vacuum'= {
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'xvec;inspect'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
@@ -865,6 +914,10 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand repair 'Repair a damaged collection: plan, confirm, then rebuild and republish.'
             cand backup 'Copy a live collection to DEST, consistently, while writers keep writing.'
             cand restore 'Bring a backup back into a new or empty directory, after it verifies.'
+            cand versions 'List the versions of a collection kept for time travel, oldest first.'
+            cand tag 'Name a version (the live one by default), or list or delete tags.'
+            cand checkout 'Publish an older version again as the newest (undo to that version).'
+            cand vacuum 'Remove the versions nothing keeps any more, and the files only they use.'
             cand inspect 'Show segments, fields, graphs, memory, the WAL, or where a key lives.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -957,6 +1010,14 @@ set edit:completion:arg-completer[xvec] = {|@words|
         &'xvec;help;backup'= {
         }
         &'xvec;help;restore'= {
+        }
+        &'xvec;help;versions'= {
+        }
+        &'xvec;help;tag'= {
+        }
+        &'xvec;help;checkout'= {
+        }
+        &'xvec;help;vacuum'= {
         }
         &'xvec;help;inspect'= {
             cand segments 'Segments: rows, deletions, bytes per file, creation time'

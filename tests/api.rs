@@ -11,3 +11,4 @@ mod index;
 mod recall;
 mod sparse;
 mod vamana;
+mod versions;

@@ -19,4 +19,5 @@ pub(crate) mod pty;
 mod scripts;
 mod set_index;
 mod shell;
+mod versions;
 mod wal_cut;

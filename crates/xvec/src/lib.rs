@@ -61,7 +61,7 @@ pub use collection::{
     Fusion, Group, GroupBy, Hit, HybridExplain, HybridHit, HybridQuery, IndexBuild, ItemResult, Location, MAX_BRANCHES,
     MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_QUERY_TERMS, MAX_QUERY_THREADS, MAX_REFINE_CANDIDATES, MemoryUsage, OpenOptions,
     OptimizeOptions, OptimizeProgress, OptimizeReport, PostingsTrace, Query, Recovered, Scan, ScanPart, SearchKind,
-    SegmentStats, Snapshot, SourceTrace, Stats, Target, TextField,
+    SegmentStats, Snapshot, SourceTrace, Stats, Target, TextField, Version,
 };
 pub use columns::{Column, Columns};
 pub use error::{
@@ -81,7 +81,8 @@ pub use schema::{
 };
 pub use sparse::{MAX_SPARSE_LEN, SparseVector};
 pub use storage::FileKind;
-pub use storage::manifest::CollectionOptions;
+pub use storage::manifest::{CollectionOptions, Operation};
+pub use storage::versions::VacuumReport;
 pub use storage::wal::SyncPolicy;
 pub use value::{Doc, MAX_DOC_BYTES, MAX_KEY_BYTES, MAX_SQUARED_NORM, MAX_STRING_BYTES, Value, ValueError, json_f32};
 

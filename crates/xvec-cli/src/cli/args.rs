@@ -88,6 +88,13 @@ pub struct CreateArgs {
     /// Most documents one segment holds after optimize or a merge.
     #[arg(long, value_name = "ROWS", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_docs_per_segment: Option<u64>,
+    /// Keep the N newest superseded versions for time travel (`--as-of`) and checkout
+    /// (0: none, each publish removes what it superseded).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub keep_versions: u64,
+    /// Also keep every version superseded less than SECS seconds ago.
+    #[arg(long, value_name = "SECS", default_value_t = 0)]
+    pub keep_for: u64,
 }
 
 /// Input formats of `import`.
@@ -255,6 +262,10 @@ pub struct FetchArgs {
     /// Fields to print, comma-separated (default: all, vectors too).
     #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
     pub fields: Option<Vec<String>>,
+    /// Read an older version (a number from `xvec versions`, or a tag) instead of the
+    /// live one: time travel.
+    #[arg(long, value_name = "VERSION|TAG")]
+    pub as_of: Option<String>,
 }
 
 /// Search by vector, key, file row, text (BM25) or sparse vector, or fuse several.
@@ -302,6 +313,10 @@ pub struct QueryArgs {
     /// Only documents matching this filter, e.g. "pos = 'n' AND n_lemmas > 1".
     #[arg(long, value_name = "EXPR")]
     pub filter: Option<String>,
+    /// Search an older version (a number from `xvec versions`, or a tag) instead of
+    /// the live one: time travel.
+    #[arg(long, value_name = "VERSION|TAG")]
+    pub as_of: Option<String>,
     /// Number of results, 1 to 100000.
     #[arg(short, long, value_name = "N", default_value_t = 10, value_parser = size(1, xvec::MAX_K))]
     pub k: usize,
@@ -433,6 +448,10 @@ pub struct CountArgs {
     /// Count only documents matching this filter.
     #[arg(long, value_name = "EXPR")]
     pub filter: Option<String>,
+    /// Read an older version (a number from `xvec versions`, or a tag) instead of the
+    /// live one: time travel.
+    #[arg(long, value_name = "VERSION|TAG")]
+    pub as_of: Option<String>,
     #[command(flatten)]
     pub bind: BindArgs,
 }
@@ -620,6 +639,10 @@ pub struct ExportArgs {
     /// Name of the key column (member in jsonl).
     #[arg(long, value_name = "NAME", default_value = "id")]
     pub key_field: String,
+    /// Read an older version (a number from `xvec versions`, or a tag) instead of the
+    /// live one: time travel.
+    #[arg(long, value_name = "VERSION|TAG")]
+    pub as_of: Option<String>,
     /// The global --mode, if given: export refuses it (its format is --format).
     #[arg(skip)]
     pub mode: Option<super::output::OutputMode>,

@@ -46,5 +46,9 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Inspect(a) => super::verify::run_inspect(&a, colls, io),
         Command::Backup(a) => super::backup::backup(&a, colls, io),
         Command::Restore(a) => super::backup::restore(&a, io),
+        Command::Versions(a) => super::versions::versions(&a, colls, io),
+        Command::Tag(a) => super::versions::tag(&a, colls, io),
+        Command::Checkout(a) => super::versions::checkout(&a, colls, io),
+        Command::Vacuum(a) => super::versions::vacuum(&a, colls, io),
     }
 }

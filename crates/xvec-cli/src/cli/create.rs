@@ -18,7 +18,9 @@ pub fn run(a: &CreateArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(
         .auto_flush_rows(a.auto_flush_rows)
         .auto_flush_bytes(a.auto_flush_bytes.unwrap_or(0))
         .merge_factor(a.merge_factor)
-        .idle_optimize_ms(a.idle_optimize_ms);
+        .idle_optimize_ms(a.idle_optimize_ms)
+        .keep_versions(a.keep_versions)
+        .keep_for(std::time::Duration::from_secs(a.keep_for));
     if let Some(max) = a.max_docs_per_segment {
         options = options.max_docs_per_segment(max);
     }

@@ -56,6 +56,7 @@ fn write_files(coll: &Collection, out: &Path, io: &mut Io) -> Result<(), CliErro
         fields: None,
         field: None,
         key_field: KEY_FIELD.to_string(),
+        as_of: None,
         mode: None,
         bind: Default::default(),
     };

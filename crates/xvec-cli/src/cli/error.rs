@@ -159,6 +159,8 @@ impl From<Error> for CliError {
             {
                 CliError::failed(e.to_string()).hint(open_files_hint())
             }
+            Error::Storage(StorageError::NoSuchVersion { .. }) => CliError::failed(e.to_string())
+                .hint("`xvec versions DIR` lists the versions kept; `create --keep-versions N` keeps more"),
             Error::Filter(_) => CliError::usage(e.to_string()),
             Error::Query(ref q) if q.is_parameter() => CliError::usage(e.to_string()),
             Error::Cancelled => CliError { message: e.to_string(), ..CliError::interrupted() },

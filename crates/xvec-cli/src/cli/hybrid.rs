@@ -31,11 +31,12 @@ fn from_json(text: &str, params: &Params) -> Result<HybridQuery, CliError> {
 /// `query --text/--keys`: the hybrid query, its fused hits printed.
 pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
     let coll = colls.open(&a.coll.dir, false)?;
-    search_flags_apply(&coll.schema(), a)?;
+    let snap = super::versions::snapshot(coll, a.as_of.as_deref())?;
+    search_flags_apply(snap.schema(), a)?;
     let q = build(a, &io.params)?;
-    let hits = coll.hybrid(&q).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
+    let hits = snap.hybrid(&q).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
     let hits = super::query::without_self(a, hits, |h| &h.key);
-    print(io, &table(&coll.schema(), &hits, &q))
+    print(io, &table(snap.schema(), &hits, &q))
 }
 
 /// What the tool calls a branch: by the flag that makes it.

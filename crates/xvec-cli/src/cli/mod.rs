@@ -35,6 +35,7 @@ pub mod streaming;
 pub mod text_bench;
 pub mod tui;
 pub mod verify;
+pub mod versions;
 pub mod vocabulary;
 pub mod write;
 
@@ -208,6 +209,10 @@ pub enum Command {
     Repair(verify::RepairArgs),
     Backup(backup::BackupArgs),
     Restore(backup::RestoreArgs),
+    Versions(versions::VersionsArgs),
+    Tag(versions::TagArgs),
+    Checkout(versions::CheckoutArgs),
+    Vacuum(versions::VacuumArgs),
     Inspect(verify::InspectArgs),
 }
 

@@ -14,17 +14,18 @@ use super::{CliError, CountArgs, FetchArgs, QueryArgs};
 /// `--keys`, `hybrid::run` answers instead).
 pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
     let coll = colls.open(&a.coll.dir, false)?;
-    search_flags_apply(&coll.schema(), a)?;
+    let snap = super::versions::snapshot(coll, a.as_of.as_deref())?;
+    search_flags_apply(snap.schema(), a)?;
     let caret = |e| with_filter_caret(e, a.filter.as_deref());
     let q = build_query(a, &io.params)?.params(io.params.clone());
     match &a.group_by {
         None => {
-            let hits = without_self(a, coll.query(&q).map_err(caret)?, |h| &h.key);
-            print(io, &hits_table(&coll.schema(), &hits, &q))
+            let hits = without_self(a, snap.query(&q).map_err(caret)?, |h| &h.key);
+            print(io, &hits_table(snap.schema(), &hits, &q))
         }
         Some(field) => {
             let by = GroupBy::new(field.clone(), a.k, a.per_group);
-            print(io, &groups_table(&coll.schema(), &coll.query_groups(&q, &by).map_err(caret)?, &q, field))
+            print(io, &groups_table(snap.schema(), &snap.query_groups(&q, &by).map_err(caret)?, &q, field))
         }
     }
 }
@@ -32,9 +33,10 @@ pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
 /// `count`: all live documents, or those a filter keeps.
 pub fn count(a: &CountArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
     let coll = colls.open(&a.coll.dir, false)?;
+    let snap = super::versions::snapshot(coll, a.as_of.as_deref())?;
     let n = match &a.filter {
-        None => coll.count(),
-        Some(f) => coll.count_where(Some(f), &io.params).map_err(|e| with_filter_caret(e, Some(f)))?,
+        None => snap.count(),
+        Some(f) => snap.count_where(Some(f), &io.params).map_err(|e| with_filter_caret(e, Some(f)))?,
     };
     let mut t = Table::new(["count"]);
     t.push(vec![n.into()]);
@@ -252,10 +254,11 @@ fn groups_table(schema: &Schema, groups: &[Group], q: &Query, field: &str) -> Ta
 /// `fetch`: documents by key, in the order given; missing keys are an error after the rest.
 pub fn fetch(a: &FetchArgs, coll: &Collection, io: &mut Io) -> Result<(), CliError> {
     let keys: Vec<&str> = a.keys.iter().map(|k| k.as_str()).collect();
-    let docs = coll.fetch(&keys, a.fields.as_deref())?;
+    let snap = super::versions::snapshot(coll, a.as_of.as_deref())?;
+    let docs = snap.fetch(&keys, a.fields.as_deref())?;
     let names: Vec<String> = match &a.fields {
         Some(f) => f.clone(),
-        None => coll.schema().fields().iter().map(|f| f.name.clone()).collect(),
+        None => snap.schema().fields().iter().map(|f| f.name.clone()).collect(),
     };
     let mut t = Table::new(std::iter::once("_key".to_string()).chain(names.iter().cloned()));
     let mut missing = Vec::new();

@@ -13,7 +13,7 @@ use super::writer::{Superseded, Writer, discard};
 use super::{Collection, field_indexes, flush};
 use crate::error::Error;
 use crate::schema::{FieldChange, ScalarIndexKind, Schema};
-use crate::storage::manifest::IndexEntry;
+use crate::storage::manifest::{IndexEntry, Operation};
 use crate::storage::segment::Segment;
 use crate::storage::segment::layout::Layout;
 use crate::storage::{IndexKind, manifest_name};
@@ -128,6 +128,7 @@ impl Writer {
             }
         }
         m.settle_rebuilding(&schema);
+        m.stamp(Operation::Alter);
         self.publish(&m, &made)?;
         let mem = if cur.mem.len() == 0 { MemSegment::new(&schema) } else { cur.mem.clone() };
         let next = Snapshot {
@@ -140,13 +141,13 @@ impl Writer {
         self.set_schema(schema);
         let old = std::mem::replace(&mut self.manifest, m);
         obsolete.push(self.dir.join(manifest_name(old.generation)));
-        Ok(Superseded::new(obsolete, replaced))
+        Ok(self.superseded(obsolete, replaced))
     }
 }
 
 /// How often a field change flushes again when writes keep landing in the memtable
 /// between its flush and its taking the writer.
-const FLUSH_ATTEMPTS: usize = 16;
+pub(super) const FLUSH_ATTEMPTS: usize = 16;
 
 impl Collection {
     /// Changes the schema's fields: adds, drops, renames or widens one, or changes a vector

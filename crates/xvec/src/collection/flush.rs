@@ -28,7 +28,7 @@ use super::snapshot::{ScanCodesByField, SegmentRef, Snapshot, install};
 use super::writer::{Frozen, Superseded, Writer, discard};
 use crate::error::Error;
 use crate::index::quant::fastscan::ScanCodes;
-use crate::storage::manifest::SealedWal;
+use crate::storage::manifest::{Operation, SealedWal};
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, WalWriter};
 use crate::storage::{manifest_name, segment_name, wal_name};
@@ -200,6 +200,7 @@ impl Writer {
         m.next_segment_id += 1;
         let made = [dir.join(wal_name(m.wal_seq))];
         let next = WalWriter::create(&dir, m.wal_seq, m.wal_salt, self.sync).inspect_err(|_| discard(&made))?;
+        m.stamp(Operation::Freeze);
         self.publish(&m, &made)?;
 
         let mem = {
@@ -212,7 +213,7 @@ impl Writer {
         };
         let old = std::mem::replace(&mut self.manifest, m);
         drop(std::mem::replace(&mut self.wal, next));
-        discard(&[dir.join(manifest_name(old.generation))]);
+        self.release_now(&[dir.join(manifest_name(old.generation))]);
         let frozen = Frozen { mem, id, schema: snap.schema.clone() };
         self.frozen = Some(frozen.clone());
         Ok(Some(frozen))
@@ -266,6 +267,7 @@ impl Writer {
         })();
         staged.inspect_err(|_| discard(&made))?;
         m.segments = segments.iter().map(SegmentRef::entry).collect();
+        m.stamp(Operation::Flush);
         self.publish(&m, &made)?;
 
         let replaced = install(
@@ -278,6 +280,7 @@ impl Writer {
                 mem: cur.mem.clone(),
                 wal_records: self.wal.records(),
                 rebuilding: cur.rebuilding.clone(),
+                pin: None,
             },
         );
         self.frozen = None;
@@ -293,7 +296,7 @@ impl Writer {
             }
         }
         drop(cur);
-        Ok(Superseded::new(obsolete, replaced))
+        Ok(self.superseded(obsolete, replaced))
     }
 }
 

@@ -46,6 +46,9 @@ mod snapshot;
 mod sparse_search;
 mod stats;
 mod text_search;
+mod versions;
+#[cfg(test)]
+mod versions_tests;
 #[cfg(test)]
 mod wal_cut_tests;
 mod write_ops;
@@ -72,6 +75,7 @@ pub use snapshot::{Location, Snapshot};
 pub use stats::{DiskUsage, IndexBuild, MemoryUsage, SegmentStats, Stats};
 pub use text_search::MAX_QUERY_TERMS;
 pub use text_search::{PostingsTrace, TextField};
+pub use versions::Version;
 
 use self::background::Background;
 use self::follow::Follow;

@@ -61,26 +61,7 @@ pub(super) fn load(
     prev: Option<&Snapshot>,
 ) -> Result<(Manifest, Snapshot, Option<LoadedWal>), Error> {
     let m = manifest::load(dir)?;
-    let mpath = dir.join(crate::storage::manifest_name(m.generation));
-    let schema = Arc::new(m.schema(&mpath)?);
-    let prev = prev.filter(|p| *p.schema == *schema);
-    let legacy = m.legacy_layout(&mpath)?;
-    let mut segments = Vec::with_capacity(m.segments.len());
-    let total_rows = m.segments.iter().map(|e| e.rows).sum();
-    for e in &m.segments {
-        let old =
-            prev.and_then(|p| p.segments.iter().find(|s| s.segment.id() == e.id && s.segment.file_len() == e.size));
-        segments.push(open_segment(dir, &mpath, e, &schema, legacy.as_ref(), options, old, total_rows)?);
-    }
-    let mut snapshot = Snapshot {
-        schema: schema.clone(),
-        generation: m.generation,
-        segments,
-        frozen: None,
-        mem: MemSegment::new(&schema),
-        wal_records: 0,
-        rebuilding: m.rebuilding.clone(),
-    };
+    let mut snapshot = load_segments(dir, &m, options, prev)?;
     if let Some(sealed) = &m.sealed_wal {
         replay_sealed(dir, sealed, &mut snapshot)?;
     }
@@ -91,9 +72,11 @@ pub(super) fn load(
     // Read, never mapped: a writer opening it may cut a torn tail off.
     let contents = match crate::storage::disk::read(&wal_path) {
         Ok(bytes) if wal::is_empty_v1(&bytes) => None,
-        Ok(bytes) => {
-            Some((read_wal(&wal_path, &bytes, (m.wal_seq, m.wal_salt), &schema, durable.as_ref())?, bytes, durable))
-        }
+        Ok(bytes) => Some((
+            read_wal(&wal_path, &bytes, (m.wal_seq, m.wal_salt), &snapshot.schema, durable.as_ref())?,
+            bytes,
+            durable,
+        )),
         Err(StorageError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound && writable => None,
         Err(e) => return Err(e.into()),
     };
@@ -135,6 +118,37 @@ fn read_wal(
         Some(e) => Err(e),
         None => Ok(scan),
     }
+}
+
+/// Opens the segments, delete sets and indexes the manifest `m` names, sharing what `prev`
+/// has open (see [`load`]): the snapshot of the version `m` is, with no WAL record on top.
+pub(super) fn load_segments(
+    dir: &Path,
+    m: &Manifest,
+    options: &OpenOptions,
+    prev: Option<&Snapshot>,
+) -> Result<Snapshot, Error> {
+    let mpath = dir.join(crate::storage::manifest_name(m.generation));
+    let schema = Arc::new(m.schema(&mpath)?);
+    let prev = prev.filter(|p| *p.schema == *schema);
+    let legacy = m.legacy_layout(&mpath)?;
+    let mut segments = Vec::with_capacity(m.segments.len());
+    let total_rows = m.segments.iter().map(|e| e.rows).sum();
+    for e in &m.segments {
+        let old =
+            prev.and_then(|p| p.segments.iter().find(|s| s.segment.id() == e.id && s.segment.file_len() == e.size));
+        segments.push(open_segment(dir, &mpath, e, &schema, legacy.as_ref(), options, old, total_rows)?);
+    }
+    Ok(Snapshot {
+        schema: schema.clone(),
+        generation: m.generation,
+        segments,
+        frozen: None,
+        mem: MemSegment::new(&schema),
+        wal_records: 0,
+        rebuilding: m.rebuilding.clone(),
+        pin: None,
+    })
 }
 
 /// Replays the sealed WAL of a flush in progress into the snapshot's frozen memtable. It

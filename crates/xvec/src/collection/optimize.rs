@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::index::graph::BuildProgress;
 use crate::index::segment_index::{self, IndexTarget, MemoryShare, SegmentIndex};
 use crate::storage::column::SegmentView;
-use crate::storage::manifest::IndexEntry;
+use crate::storage::manifest::{IndexEntry, Operation};
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::{IndexKind, index_name, manifest_name, segment_name};
 
@@ -428,6 +428,7 @@ impl Writer {
             m.legacy_schema = None;
         }
         m.settle_rebuilding(&cur.schema);
+        m.stamp(Operation::Optimize);
         self.publish(&m, made)?;
         let next = Snapshot { rebuilding: m.rebuilding.clone(), ..cur.with_segments(m.generation, segments) };
         let replaced = install(current, next);
@@ -449,7 +450,7 @@ impl Writer {
         obsolete.retain(|f| !kept.contains(f.as_str()));
         // Published: a file that cannot be removed is rolled back by the next writable
         // open, never an error of this optimize.
-        Ok(Superseded::new(obsolete.iter().map(|f| self.dir.join(f)).collect(), replaced))
+        Ok(self.superseded(obsolete.iter().map(|f| self.dir.join(f)).collect(), replaced))
     }
 }
 

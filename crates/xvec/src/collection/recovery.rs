@@ -61,12 +61,14 @@ impl std::fmt::Display for Recovered {
     }
 }
 
-/// Every file of `dir` that the generation `m` does not use, with what a writable open
-/// does with it. Files xvec never makes, and `lost+found/`, are left alone.
+/// Every file of `dir` that the generation `m` does not use, nor an older version it keeps
+/// (`storage/versions`), with what a writable open does with it. Files xvec never makes, and `lost+found/`, are left alone.
 pub(crate) fn leftovers(dir: &Path, m: &Manifest, schema: &Schema) -> Result<Vec<Leftover>, StorageError> {
     let mut live: HashSet<String> =
         ["CURRENT".to_string(), "LOCK".to_string(), manifest_name(m.generation), wal_name(m.wal_seq)].into();
     live.extend(m.sealed_wal.map(|w| wal_name(w.seq)));
+    // Older versions (kept, or past retention until a sweep) and the files they name.
+    live.extend(crate::storage::versions::kept_files(dir, m)?);
     for s in &m.segments {
         live.insert(s.file.clone());
         live.extend(s.deletes.iter().map(|d| d.file.clone()));

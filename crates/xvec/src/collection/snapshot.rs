@@ -129,6 +129,9 @@ pub struct Snapshot {
     pub(crate) wal_records: u64,
     /// Ids of the vector fields a set-index is rebuilding (the manifest's `rebuilding`).
     pub(crate) rebuilding: Vec<u16>,
+    /// The lease that keeps an older version's files ([`super::Collection::snapshot_at`]);
+    /// `None` for the handle's own snapshots, whose files their maps keep.
+    pub(crate) pin: Option<Arc<crate::storage::versions::lease::Lease>>,
 }
 
 impl Snapshot {

@@ -19,7 +19,8 @@ use crate::error::{DocError, Error, StorageError, truncate_key};
 use crate::schema::Schema;
 use crate::storage::lock::WriterLock;
 use crate::storage::manifest::PublishError;
-use crate::storage::manifest::{DeletesEntry, Manifest};
+use crate::storage::manifest::{CollectionOptions, DeletesEntry, Manifest, Operation};
+use crate::storage::versions;
 use crate::storage::wal::{self, Record, Scan, SyncPolicy, WalWriter};
 use crate::storage::{deletes, deletes_name, disk, manifest_name, wal_name, write_file_atomic};
 use crate::value::{Doc, Row, check_value};
@@ -96,6 +97,7 @@ impl Writer {
         m.wal_seq += 1;
         m.wal_salt = wal::new_salt();
         m.schema = schema.to_stored();
+        m.stamp(Operation::Upgrade);
         let wal = WalWriter::create(dir, m.wal_seq, m.wal_salt, sync)?;
         let made = [wal.path().to_path_buf()];
         let mut w = Writer {
@@ -109,7 +111,7 @@ impl Writer {
             stopped: None,
         };
         w.publish(&m, &made)?;
-        discard(&[dir.join(wal_name(old.wal_seq)), dir.join(manifest_name(old.generation))]);
+        w.release_now(&[dir.join(wal_name(old.wal_seq)), dir.join(manifest_name(old.generation))]);
         Ok(w)
     }
 
@@ -137,6 +139,16 @@ impl Writer {
         made.push(self.dir.join(&name));
         write_file_atomic(&self.dir, &name, &bytes)?;
         Ok(DeletesEntry { file: name, size: bytes.len() as u64, count: deleted.len() })
+    }
+
+    /// What the publish just made superseded: `files` and the `snapshot` it replaced.
+    pub(super) fn superseded(&self, files: Vec<PathBuf>, snapshot: Arc<Snapshot>) -> Superseded {
+        Superseded { files, snapshot, dir: self.dir.clone(), options: self.manifest.options.clone() }
+    }
+
+    /// Removes what a publish under the writer lock superseded, as [`Superseded::release`].
+    pub(super) fn release_now(&self, files: &[PathBuf]) {
+        versions::release(&self.dir, &self.manifest.options, files);
     }
 
     /// Fails once the writer has stopped (see the module docs).
@@ -265,20 +277,20 @@ impl Writer {
 /// What a publish replaced, released once the writer lock is: removing large files (a
 /// sealed WAL of a whole flush, merged segments) and unmapping a replaced snapshot's
 /// segments can take milliseconds on a busy disk, and every write would wait for them.
+/// Files a retained version, a tag or a reader's lease keeps stay (`storage/versions`).
 #[must_use = "release it after the writer lock"]
 pub(crate) struct Superseded {
     files: Vec<PathBuf>,
     snapshot: Arc<Snapshot>,
+    dir: PathBuf,
+    options: CollectionOptions,
 }
 
 impl Superseded {
-    pub(crate) fn new(files: Vec<PathBuf>, snapshot: Arc<Snapshot>) -> Superseded {
-        Superseded { files, snapshot }
-    }
-
-    /// Removes the files and drops this handle's reference to the replaced snapshot.
+    /// Removes the files (those no version keeps) and drops this handle's reference to
+    /// the replaced snapshot.
     pub(crate) fn release(self) {
-        discard(&self.files);
+        versions::release(&self.dir, &self.options, &self.files);
         drop(self.snapshot);
     }
 }

@@ -167,6 +167,43 @@ pub enum StorageError {
         /// How long the open waited; zero when it did not wait.
         waited: Duration,
     },
+    /// A version (a generation) that the collection does not keep: never published, or
+    /// removed since (retention, `vacuum`).
+    #[error("{}: no version {version}; the versions kept are {}", path.display(), list_versions(kept))]
+    NoSuchVersion {
+        /// The collection directory.
+        path: PathBuf,
+        /// The version asked for.
+        version: u64,
+        /// The versions there are, oldest first.
+        kept: Vec<u64>,
+    },
+    /// A tag the collection does not have, or a name that cannot be one.
+    #[error("{}: tag {name:?}: {what}{}", path.display(), list_tags(tags))]
+    Tag {
+        /// The collection directory.
+        path: PathBuf,
+        /// The name given.
+        name: String,
+        /// What is wrong with it (no such tag, a name that breaks the rule).
+        what: String,
+        /// The tags there are.
+        tags: Vec<String>,
+    },
+}
+
+fn list_versions(kept: &[u64]) -> String {
+    match kept {
+        [] => "none".to_string(),
+        _ => kept.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+    }
+}
+
+fn list_tags(tags: &[String]) -> String {
+    match tags {
+        [] => "; it has no tags".to_string(),
+        _ => format!("; its tags: {}", tags.join(", ")),
+    }
 }
 
 /// ` (waited 2.5 s for it)` for a lock wait that timed out, nothing when none was asked for.

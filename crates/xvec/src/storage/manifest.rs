@@ -49,6 +49,14 @@ pub struct CollectionOptions {
     /// the largest one); 0: never, only tiered merges.
     #[serde(default = "default_idle_optimize_ms", skip_serializing_if = "is_default_idle")]
     pub idle_optimize_ms: u64,
+    /// Superseded versions kept beside the live one, newest first, for time travel
+    /// ([`crate::Collection::snapshot_at`]) and checkout (0, the default: none, each
+    /// publish removes what it superseded at once).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub keep_versions: u64,
+    /// Also keep every version superseded less than this many seconds ago (0: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub keep_for_secs: u64,
 }
 
 fn default_merge_factor() -> u32 {
@@ -75,6 +83,8 @@ impl Default for CollectionOptions {
             auto_flush_bytes: 0,
             merge_factor: default_merge_factor(),
             idle_optimize_ms: default_idle_optimize_ms(),
+            keep_versions: 0,
+            keep_for_secs: 0,
         }
     }
 }
@@ -115,6 +125,73 @@ impl CollectionOptions {
     pub fn merge_factor(mut self, factor: u32) -> Self {
         self.merge_factor = factor;
         self
+    }
+
+    /// Sets [`CollectionOptions::keep_versions`].
+    pub fn keep_versions(mut self, versions: u64) -> Self {
+        self.keep_versions = versions;
+        self
+    }
+
+    /// Sets [`CollectionOptions::keep_for_secs`] from a duration (whole seconds).
+    pub fn keep_for(mut self, keep: std::time::Duration) -> Self {
+        self.keep_for_secs = keep.as_secs();
+        self
+    }
+
+    /// Whether superseded versions are kept at all (by count or by age).
+    pub fn retains(&self) -> bool {
+        self.keep_versions > 0 || self.keep_for_secs > 0
+    }
+}
+
+/// What published a version (a generation): stored in its manifest since manifest
+/// version 3, and listed by [`crate::Collection::versions`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Operation {
+    /// Written before manifest version 3, which recorded none.
+    #[default]
+    Unknown,
+    /// The collection's first version.
+    Create,
+    /// A version 1 manifest rewritten as a newer one, same data.
+    Upgrade,
+    /// The first half of a flush: the memtable frozen, its WAL sealed; same segments.
+    Freeze,
+    /// A flush: the memtable written as a segment.
+    Flush,
+    /// An optimize, or background maintenance (indexes built, segments merged).
+    Optimize,
+    /// A field change (`alter`).
+    Alter,
+    /// A repair.
+    Repair,
+    /// An older version published again as the newest ([`crate::Collection::checkout`]).
+    Checkout,
+}
+
+impl Operation {
+    /// The name the manifest stores and the tool prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Operation::Unknown => "unknown",
+            Operation::Create => "create",
+            Operation::Upgrade => "upgrade",
+            Operation::Freeze => "freeze",
+            Operation::Flush => "flush",
+            Operation::Optimize => "optimize",
+            Operation::Alter => "alter",
+            Operation::Repair => "repair",
+            Operation::Checkout => "checkout",
+        }
+    }
+}
+
+impl std::fmt::Display for Operation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -184,6 +261,13 @@ pub(crate) struct Manifest {
     /// than it refuses a manifest that has it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rebuilding: Vec<u16>,
+    /// When this version was published, in milliseconds since the Unix epoch (0: before
+    /// manifest version 3, unknown).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub time_ms: u64,
+    /// What published it.
+    #[serde(default)]
+    pub operation: Operation,
     pub segments: Vec<SegmentEntry>,
 }
 
@@ -200,7 +284,7 @@ pub(crate) struct SealedWal {
 
 impl Manifest {
     pub(crate) fn new(schema: &Schema, options: CollectionOptions) -> Manifest {
-        Manifest {
+        let mut m = Manifest {
             generation: 1,
             schema: schema.to_stored(),
             options,
@@ -210,8 +294,34 @@ impl Manifest {
             sealed_wal: None,
             legacy_schema: None,
             rebuilding: Vec::new(),
+            time_ms: 0,
+            operation: Operation::Create,
             segments: Vec::new(),
-        }
+        };
+        m.stamp(Operation::Create);
+        m
+    }
+
+    /// Records `operation` and the time as what made this version (just before a publish).
+    pub(crate) fn stamp(&mut self, operation: Operation) {
+        self.operation = operation;
+        self.time_ms = now_ms();
+    }
+
+    /// Rows the version holds: every segment's rows less its deleted ones (WAL records
+    /// belong to no version).
+    pub(crate) fn live_rows(&self) -> u64 {
+        self.segments.iter().map(|s| s.rows - s.deletes.as_ref().map_or(0, |d| d.count)).sum()
+    }
+
+    /// The immutable files this version names (segments, delete files, indexes), with
+    /// their sizes: what keeping the version keeps.
+    pub(crate) fn data_files(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.segments.iter().flat_map(|s| {
+            std::iter::once((s.file.as_str(), s.size))
+                .chain(s.deletes.iter().map(|d| (d.file.as_str(), d.size)))
+                .chain(s.indexes.iter().map(|i| (i.file.as_str(), i.size)))
+        })
     }
 
     /// Keeps in `rebuilding` only the fields of `schema` that build an index some listed
@@ -359,6 +469,11 @@ impl From<PublishError> for StorageError {
     fn from(e: PublishError) -> StorageError {
         e.into_inner()
     }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 /// Reads `CURRENT` and returns the live manifest's file name.

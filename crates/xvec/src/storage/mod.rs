@@ -15,6 +15,7 @@ pub(crate) mod lock;
 pub(crate) mod manifest;
 pub(crate) mod mmap;
 pub(crate) mod segment;
+pub(crate) mod versions;
 pub(crate) mod wal;
 
 use std::path::Path;
@@ -96,7 +97,7 @@ impl FileKind {
     /// another version is refused with an error naming the file, the kind and both versions.
     pub fn version(self) -> u32 {
         match self {
-            FileKind::Manifest => 2,
+            FileKind::Manifest => 3,
             FileKind::Wal => 2,
             FileKind::Segment => 3,
             FileKind::Deletes => 1,

@@ -180,6 +180,8 @@ pub(crate) fn rebuild(
         legacy_schema: from.legacy_schema,
         // A set-index's rebuild the damage interrupted is finished by the next optimize.
         rebuilding: Vec::new(),
+        time_ms: 0,
+        operation: crate::storage::manifest::Operation::Repair,
         segments,
     }
 }

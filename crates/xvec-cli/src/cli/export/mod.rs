@@ -44,12 +44,12 @@ pub fn run(a: &ExportArgs, coll: &Collection, io: &mut Io) -> Result<(), CliErro
         return Err(CliError::usage(format!("export does not take --mode {name}; its output format is --format"))
             .hint("e.g. export --format csv -o FILE (formats: jsonl, csv, npy, fvecs, parquet)"));
     }
-    let schema = coll.schema();
+    let snapshot = super::versions::snapshot(coll, a.as_of.as_deref())?;
+    let schema = snapshot.schema().clone();
     if schema.index_of(&a.key_field).is_some() {
         return Err(CliError::usage(format!("the key column `{}` is also a field of the collection", a.key_field))
             .hint("name the key column something else with --key-field NAME"));
     }
-    let snapshot = coll.snapshot();
     // The filter and projection are checked before anything is written.
     let mut scan = snapshot
         .scan(a.filter.as_deref(), &io.params, a.fields.as_deref())

@@ -210,6 +210,10 @@ pub(crate) fn examine(
     let Resolved { base, target, current_ok } =
         manifest::resolve(dir, opts, &listing, fallback_schema, &mut f, &mut files, &mut sum)?;
     named.extend(target);
+    if let Some(b) = &base {
+        // The files of older versions kept (retention, tags, leases) are live, not orphans.
+        named.extend(crate::storage::versions::kept_files(dir, &b.manifest).unwrap_or_default());
+    }
     let mut exam = Exam {
         report: Report {
             dir: dir.to_path_buf(),

@@ -369,6 +369,7 @@ impl<'a> Applier<'a> {
             let header = crate::storage::disk::read(&p).ok().and_then(|b| wal::decode_wal_header(&p, &b).ok());
             self.m.wal_salt = header.map_or_else(wal::new_salt, |(_, salt)| salt);
         }
+        self.m.stamp(crate::storage::manifest::Operation::Repair);
         self.m.publish(dir).map_err(StorageError::from)?;
         self.superseded.extend(self.base.name.clone());
         Ok(generation)
