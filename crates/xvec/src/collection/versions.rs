@@ -190,8 +190,10 @@ impl Collection {
     }
 
     fn tag_error(&self, name: &str, what: String, tags: &BTreeMap<String, u64>) -> Error {
-        let tags = tags.keys().cloned().collect();
-        StorageError::Tag { path: self.dir().to_path_buf(), name: name.to_string(), what, tags }.into()
+        let tags: Vec<&str> = tags.keys().map(String::as_str).collect();
+        let known =
+            if tags.is_empty() { "it has no tags".to_string() } else { format!("its tags: {}", tags.join(", ")) };
+        StorageError::Tag { path: self.dir().to_path_buf(), what: format!("tag {name:?}: {what}; {known}") }.into()
     }
 }
 

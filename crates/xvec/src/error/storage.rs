@@ -179,16 +179,12 @@ pub enum StorageError {
         kept: Vec<u64>,
     },
     /// A tag the collection does not have, or a name that cannot be one.
-    #[error("{}: tag {name:?}: {what}{}", path.display(), list_tags(tags))]
+    #[error("{}: {what}", path.display())]
     Tag {
         /// The collection directory.
         path: PathBuf,
-        /// The name given.
-        name: String,
-        /// What is wrong with it (no such tag, a name that breaks the rule).
+        /// The tag, what is wrong with it, and the tags there are.
         what: String,
-        /// The tags there are.
-        tags: Vec<String>,
     },
 }
 
@@ -196,13 +192,6 @@ fn list_versions(kept: &[u64]) -> String {
     match kept {
         [] => "none".to_string(),
         _ => kept.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
-    }
-}
-
-fn list_tags(tags: &[String]) -> String {
-    match tags {
-        [] => "; it has no tags".to_string(),
-        _ => format!("; its tags: {}", tags.join(", ")),
     }
 }
 
