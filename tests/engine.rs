@@ -279,6 +279,54 @@ fn corrupted_bytes_in_every_file_kind_are_reported() {
     assert_eq!(Collection::open(dir.path(), &OpenOptions::read_only()).unwrap().count(), 34);
 }
 
+/// A memory budget opens without reading the vectors whole: a flipped vector byte that the
+/// default open's checksum catches goes unread under a budget (count and fetch of other
+/// rows answer), and `verify` still finds it.
+#[test]
+fn a_memory_budget_opens_without_checksumming_the_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = Collection::create(dir.path(), simple_schema(4, Metric::L2), Default::default()).unwrap();
+    let marker = [1234.5f32, 1234.5, 1234.5, 1234.5];
+    w.insert(
+        (0..50)
+            .map(|i| {
+                Doc::new(format!("k{i}"))
+                    .set("tag", "t")
+                    .set("n", i as i64)
+                    .set("v", if i == 7 { marker.to_vec() } else { vec![i as f32; 4] })
+            })
+            .collect(),
+    )
+    .unwrap();
+    w.flush().unwrap();
+    drop(w);
+    let seg = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "xseg"))
+        .unwrap_or_else(|| {
+            panic!(
+                "no segment in {:?}",
+                std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect::<Vec<_>>()
+            )
+        });
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let needle: Vec<u8> = marker.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let at = bytes.windows(needle.len()).position(|w| w == needle).expect("the marker row's vector is in the segment");
+    bytes[at + 1] ^= 0x40;
+    std::fs::write(&seg, &bytes).unwrap();
+
+    let e = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap_err();
+    assert!(e.to_string().contains(seg.file_name().unwrap().to_str().unwrap()), "{e}");
+    let budgeted = Collection::open(dir.path(), &OpenOptions::read_only().memory_budget(1 << 20)).unwrap();
+    assert_eq!(budgeted.count(), 50);
+    let got = budgeted.fetch(&["k3"], None).unwrap().remove(0).expect("k3 is live");
+    assert_eq!(got.get("v"), Some(&Value::from(vec![3.0f32; 4])));
+    drop(budgeted);
+    let report = xvec::verify::run(dir.path(), &xvec::verify::VerifyOptions::default()).unwrap();
+    assert!(!report.is_clean(), "verify finds the flipped vector byte: {report:?}");
+}
+
 #[test]
 fn not_a_collection_and_existing_collection_errors() {
     let dir = tempfile::tempdir().unwrap();

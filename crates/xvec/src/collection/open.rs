@@ -187,7 +187,13 @@ fn open_segment(
     let path = dir.join(&e.file);
     let seg = match old {
         Some(old) => old.segment.clone(),
-        None => Arc::new(Segment::open_with(&path, schema.clone(), legacy, options.mmap, options.verify_vectors)?),
+        None => Arc::new(Segment::open_with(
+            &path,
+            schema.clone(),
+            legacy,
+            options.mmap,
+            options.verifies_vectors_on_open(),
+        )?),
     };
     if seg.id() != e.id || seg.rows() as u64 != e.rows || seg.file_len() != e.size {
         return Err(StorageError::corrupted(
@@ -228,7 +234,7 @@ fn open_segment(
                 let p = dir.join(&ie.file);
                 let target = IndexTarget { path: &p, segment_id: e.id, field: ie.field, spec, rows: seg.rows() };
                 let share = options.disk_share(seg.rows() as u64, total_rows);
-                let opened = SegmentIndex::open(target, options.mmap, options.verify_vectors, share)?;
+                let opened = SegmentIndex::open(target, options.mmap, options.verifies_vectors_on_open(), share)?;
                 Arc::new(opened)
             }
         };
