@@ -73,6 +73,9 @@ pub fn describe_table(coll: &Collection) -> Table {
         ));
     }
     let footer = t.footer.as_mut().expect("set above");
+    for line in stats.degraded() {
+        footer.push_str(&format!("\n{line}"));
+    }
     for b in &stats.index_builds {
         footer.push_str(&format!(
             "\nindex of {}: building {}, {} of {} done (the rest are searched exactly)",
@@ -97,6 +100,9 @@ pub fn seen_generation(stats: &xvec::Stats) -> String {
 pub fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
     let coll = colls.open(&a.coll.dir, false)?;
     let s = coll.stats();
+    for line in s.degraded() {
+        writeln!(io.err, "{line}")?;
+    }
     let m = coll.memory();
     let mut t = Table::new(["name", "value"]);
     let mut row = |name: String, value: u64| t.push(vec![name.into(), value.into()]);
@@ -108,6 +114,9 @@ pub fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
         row(format!("segment {} rows", seg.file), seg.rows);
         row(format!("segment {} deleted", seg.file), seg.deleted);
         row(format!("segment {} bytes", seg.file), seg.bytes);
+        if !seg.damaged.is_empty() {
+            row(format!("segment {} unreadable", seg.file), seg.unreadable);
+        }
     }
     row("unflushed rows".into(), s.mem_rows);
     row("unflushed live".into(), s.mem_live);

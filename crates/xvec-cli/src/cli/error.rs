@@ -141,6 +141,11 @@ impl From<Error> for CliError {
                 ..CliError::failed(e.to_string())
                     .hint("run `xvec verify DIR` for a full report, `xvec repair DIR` to salvage")
             },
+            Error::Storage(StorageError::DamagedRows { .. }) => CliError {
+                status: Status::Integrity,
+                ..CliError::failed(e.to_string())
+                    .hint("`xvec verify DIR` names the damage; the other rows stay readable until then")
+            },
             Error::Storage(StorageError::BackupDamaged { .. }) => CliError {
                 status: Status::Integrity,
                 ..CliError::failed(e.to_string()).hint("run `xvec verify BACKUP` for a full report")

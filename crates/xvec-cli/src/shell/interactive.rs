@@ -64,6 +64,9 @@ pub fn run(session: &mut Session) -> u8 {
         env!("CARGO_PKG_VERSION"),
         describe_target(session)
     );
+    for line in session.target.generations().map(|(_, stats)| stats.degraded()).unwrap_or_default() {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
     let mut runner = Runner::new(session, true);
     // The lines of a statement still open, each ended by `\n`.
     let mut pending = String::new();

@@ -384,7 +384,10 @@ pub(super) fn next_job(snap: &Snapshot, options: &CollectionOptions) -> Option<s
         true => indexed_fields(snap),
         false => rebuilding_fields(snap).collect(),
     };
-    let unindexed = snap.segments.iter().position(|s| fields.iter().any(|&f| s.indexes[f].is_none()));
+    // A segment with damaged blocks is left as it is until repair (see `optimize`).
+    let sound = |i: usize| snap.segments[i].segment.damage().is_none();
+    let unindexed = (0..snap.segments.len())
+        .position(|i| sound(i) && fields.iter().any(|&f| snap.segments[i].indexes[f].is_none()));
     if let Some(i) = unindexed {
         return Some(i..i + 1);
     }
@@ -399,7 +402,7 @@ pub(super) fn next_job(snap: &Snapshot, options: &CollectionOptions) -> Option<s
     let tier = |rows: u64| ((rows + flush / 2) / flush).max(1).ilog(mf as u64);
     (0..snap.segments.len().saturating_sub(mf - 1)).map(|i| i..i + mf).find(|run| {
         let t = tier(live(run.start));
-        run.clone().all(|i| tier(live(i)) == t) && run.clone().map(live).sum::<u64>() <= max
+        run.clone().all(|i| tier(live(i)) == t && sound(i)) && run.clone().map(live).sum::<u64>() <= max
     })
 }
 
@@ -408,7 +411,8 @@ pub(super) fn next_job(snap: &Snapshot, options: &CollectionOptions) -> Option<s
 fn idle_job(snap: &Snapshot, options: &CollectionOptions) -> Option<std::ops::Range<usize>> {
     let live: Vec<u64> = snap.segments.iter().map(|s| s.segment.rows() as u64 - s.deleted.len()).collect();
     let beside_largest = live.iter().sum::<u64>() - live.iter().max().copied().unwrap_or(0);
-    (live.len() > 1 && beside_largest >= flush_rows(options, &snap.schema)).then_some(0..live.len())
+    let sound = snap.segments.iter().all(|s| s.segment.damage().is_none());
+    (sound && live.len() > 1 && beside_largest >= flush_rows(options, &snap.schema)).then_some(0..live.len())
 }
 
 /// Positions of the fields a set-index is rebuilding.

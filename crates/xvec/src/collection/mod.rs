@@ -14,6 +14,8 @@ mod background_tests;
 mod bulk;
 #[cfg(test)]
 mod bulk_tests;
+#[cfg(test)]
+mod degraded_tests;
 mod explain;
 #[cfg(test)]
 mod field_change_tests;

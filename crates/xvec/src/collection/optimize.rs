@@ -150,6 +150,7 @@ pub(crate) fn optimize(
         let base = current.read().expect("snapshot lock poisoned").clone();
         let max_rows = w.manifest.options.max_docs_per_segment.clamp(1, segment::MAX_ROWS) as usize;
         let all = 0..base.segments.len();
+        refuse_damaged(&base)?;
         let job = Job::plan(base, all, max_rows);
         if job.is_optimal() {
             let mut report = job.report();
@@ -180,6 +181,20 @@ pub(crate) fn optimize(
     report.segments_after = current.read().expect("snapshot lock poisoned").segments.len();
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Optimize rewrites segments and builds indexes from their rows: not over damaged
+/// blocks, whose rows it would drop or index as garbage. Repair first.
+fn refuse_damaged(snap: &Snapshot) -> Result<(), Error> {
+    match snap.segments.iter().find(|s| s.segment.damage().is_some()) {
+        Some(s) => Err(crate::error::StorageError::DamagedRows {
+            path: s.segment.path().to_path_buf(),
+            rows: format!("{} rows are", s.unreadable()),
+            what: "optimize does not rewrite a segment with damaged blocks".into(),
+        }
+        .into()),
+        None => Ok(()),
+    }
 }
 
 /// The handle's locks an optimize takes: `maintenance` throughout, `flushing` for the

@@ -368,7 +368,7 @@ fn candidates_traced(
     filter: Option<&Filter>,
     trace: Option<&mut Vec<LeafTrace>>,
 ) -> Option<RoaringBitmap> {
-    let deleted = src.deleted;
+    let deleted: &RoaringBitmap = &src.deleted;
     match filter {
         Some(f) => {
             let mut b = match trace {
@@ -677,16 +677,19 @@ impl Snapshot {
     /// field, vectors included.
     pub fn fetch(&self, keys: &[&str], fields: Option<&[String]>) -> Result<Vec<Option<crate::value::Doc>>, Error> {
         let projection = resolve_projection(&self.schema, fields, true)?;
-        Ok(keys
-            .iter()
-            .map(|key| {
-                self.locate(key).map(|loc| {
-                    let (src, row) = self.view(loc);
-                    let (key, fields) = self.project(src, row, &projection);
-                    crate::value::Doc { key, fields }
-                })
-            })
-            .collect())
+        let mut out = Vec::with_capacity(keys.len());
+        for key in keys {
+            let Some(loc) = self.locate(key) else {
+                self.check_absent(key)?;
+                out.push(None);
+                continue;
+            };
+            self.check_readable(key, loc)?;
+            let (src, row) = self.view(loc);
+            let (key, fields) = self.project(src, row, &projection);
+            out.push(Some(crate::value::Doc { key, fields }));
+        }
+        Ok(out)
     }
 
     /// Keys of live documents matching a filter (all live documents without one).

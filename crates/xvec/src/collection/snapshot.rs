@@ -2,6 +2,7 @@
 //! the mutable segment) that queries pin. Writers publish new snapshots; a pinned one
 //! keeps its files and memory alive until the last query using it returns.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
@@ -68,6 +69,19 @@ impl SegmentRef {
             .collect()
     }
 
+    /// Rows a read leaves out: the deleted ones, and those in damaged blocks.
+    pub(crate) fn hidden(&self) -> Cow<'_, RoaringBitmap> {
+        match self.segment.damage() {
+            Some(d) => Cow::Owned(&*self.deleted | &d.rows),
+            None => Cow::Borrowed(&self.deleted),
+        }
+    }
+
+    /// Live rows no read can reach: not deleted, but in damaged blocks.
+    pub(crate) fn unreadable(&self) -> u64 {
+        self.segment.damage().map_or(0, |d| d.rows.difference_len(&self.deleted))
+    }
+
     /// The segment as the manifest lists it.
     pub(crate) fn entry(&self) -> SegmentEntry {
         SegmentEntry {
@@ -85,7 +99,8 @@ impl SegmentRef {
 pub(crate) struct Source<'a> {
     pub position: u32,
     pub view: &'a dyn SegmentView,
-    pub deleted: &'a RoaringBitmap,
+    /// Rows left out: deleted, or in a damaged block of the segment.
+    pub deleted: Cow<'a, RoaringBitmap>,
     pub indexes: &'a [Option<Arc<SegmentIndex>>],
     /// Scan codes per field (see [`ScanCodes`]).
     pub scan: &'a [Option<Arc<ScanCodes>>],
@@ -157,9 +172,10 @@ impl Snapshot {
         Snapshot { generation, segments, ..self.clone() }
     }
 
-    /// Live documents.
+    /// Live documents, but those in damaged blocks of a segment (see
+    /// [`Stats::degraded`](super::Stats::degraded)).
     pub fn count(&self) -> u64 {
-        self.segments.iter().map(|s| s.segment.rows() as u64 - s.deleted.len()).sum::<u64>()
+        self.segments.iter().map(|s| s.segment.rows() as u64 - s.deleted.len() - s.unreadable()).sum::<u64>()
             + self.mems().map(|m| m.live_count() as u64).sum::<u64>()
     }
 
@@ -199,7 +215,8 @@ impl Snapshot {
         }
         for s in &self.segments {
             let keys = (&*s.segment as &dyn SegmentView).keys();
-            let live = s.segment.rows_with_key_prefix(prefix).filter(|r| !s.deleted.contains(*r));
+            let hidden = s.hidden();
+            let live = s.segment.rows_with_key_prefix(prefix).filter(|r| !hidden.contains(*r));
             for key in live.map(|r| keys.get_str(r as usize)).take(limit) {
                 if found.len() == limit && found.last().is_some_and(|last| key >= *last) {
                     break;
@@ -251,7 +268,7 @@ impl Snapshot {
         let segments = self.segments.iter().enumerate().map(|(i, s)| Source {
             position: i as u32,
             view: &*s.segment as &dyn SegmentView,
-            deleted: &s.deleted,
+            deleted: s.hidden(),
             indexes: &s.indexes,
             scan: &s.scan,
             scalar: &s.scalar,
@@ -261,7 +278,7 @@ impl Snapshot {
         let chunks = chunks.enumerate().map(move |(i, part)| Source {
             position: (first + i) as u32,
             view: part.view,
-            deleted: part.deleted,
+            deleted: Cow::Borrowed(part.deleted),
             indexes: &[],
             scan: part.scan,
             scalar: &[],
@@ -282,6 +299,39 @@ impl Snapshot {
             .map(|s| s.segment.rows() as u64 - s.deleted.len())
             .sum();
         indexed as f64 / total as f64
+    }
+
+    /// Fails naming the rows when `loc` is a row of a damaged block: what a read by key
+    /// returns in place of its values.
+    pub(crate) fn check_readable(&self, key: &str, loc: Location) -> Result<(), crate::error::StorageError> {
+        let Location::Segment(i, r) = loc else { return Ok(()) };
+        let s = &self.segments[i];
+        match s.segment.damage() {
+            Some(d) if d.rows.contains(r) => Err(crate::error::StorageError::DamagedRows {
+                path: s.segment.path().to_path_buf(),
+                rows: format!("key {key:?} (row {r}) is"),
+                what: format!("it lies in a damaged block: {}", d.blocks.join("; ")),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Fails when `key`, found nowhere, may be among the rows of a segment whose keys are
+    /// unreadable: "not found" would be a guess.
+    pub(crate) fn check_absent(&self, key: &str) -> Result<(), crate::error::StorageError> {
+        let lost =
+            self.segments.iter().find_map(|s| s.segment.damage().filter(|d| !d.keys_lost.is_empty()).map(|d| (s, d)));
+        match lost {
+            Some((s, d)) => Err(crate::error::StorageError::DamagedRows {
+                path: s.segment.path().to_path_buf(),
+                rows: format!(
+                    "key {key:?} is not among the readable rows; {} row(s) whose keys are",
+                    d.keys_lost.len()
+                ),
+                what: format!("damaged blocks: {}", d.blocks.join("; ")),
+            }),
+            None => Ok(()),
+        }
     }
 
     pub(crate) fn source(&self, position: u32) -> &dyn SegmentView {

@@ -112,6 +112,11 @@ pub struct SegmentStats {
     pub deleted: u64,
     /// Size of the segment file (index and delete files not counted).
     pub bytes: u64,
+    /// Live rows in damaged blocks of the file (a checksum failed): reads leave them out
+    /// until `repair` writes the segment again without them.
+    pub unreadable: u64,
+    /// Where the damage is, one entry per damaged section (empty when there is none).
+    pub damaged: Vec<String>,
 }
 
 /// The engine's own accounting of the memory it holds, by kind.
@@ -220,6 +225,16 @@ fn index_builds(snap: &super::Snapshot) -> Vec<IndexBuild> {
     fields.filter_map(build).collect()
 }
 
+impl Stats {
+    /// The segments with damaged blocks, each as `degraded: N rows unreadable in
+    /// SEG-…, run `xvec repair``: what `describe`, `stats` and the shell say.
+    pub fn degraded(&self) -> Vec<String> {
+        (self.segments.iter().filter(|s| !s.damaged.is_empty()))
+            .map(|s| format!("degraded: {} rows unreadable in {}, run `xvec repair`", s.unreadable, s.file))
+            .collect()
+    }
+}
+
 impl Collection {
     /// Counts and sizes of the current snapshot and of the directory's files.
     pub fn stats(&self) -> Stats {
@@ -233,6 +248,8 @@ impl Collection {
                 rows: s.segment.rows() as u64,
                 deleted: s.deleted.len(),
                 bytes: s.segment.file_len(),
+                unreadable: s.unreadable(),
+                damaged: s.segment.damage().map(|d| d.blocks.clone()).unwrap_or_default(),
             })
             .collect();
         let mut disk_bytes = 0;

@@ -158,7 +158,7 @@ impl Counts {
     /// from its index, less those of its deleted rows.
     fn add_indexed(&mut self, src: &Source, fi: usize, pos: usize, index: &FullTextIndex, terms: &[(usize, usize)]) {
         let validity = src.view.scalar(pos).validity;
-        let deleted = src.deleted;
+        let deleted: &RoaringBitmap = &src.deleted;
         self.docs[fi] += index.docs() - deleted.iter().filter(|&r| validity.is_valid(r as usize)).count() as u64;
         self.total_len[fi] += index.total_len() - deleted.iter().map(|r| index.doc_len(r) as u64).sum::<u64>();
         for &(slot, t) in terms {

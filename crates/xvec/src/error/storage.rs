@@ -8,6 +8,19 @@ use std::time::Duration;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StorageError {
+    /// Rows of a segment whose bytes lie in damaged blocks (a checksum failed): queries,
+    /// counts and scans leave them out, and a read that needs them, or a rewrite of
+    /// their segment (optimize, a merge), fails with this until `xvec repair` writes the
+    /// segment again without them.
+    #[error("{}: {rows} unreadable ({what}); run `xvec repair`", path.display())]
+    DamagedRows {
+        /// The segment file.
+        path: PathBuf,
+        /// Which rows: their keys, or how many when the keys are unreadable too.
+        rows: String,
+        /// Where the damage is (sections and blocks), or what refused.
+        what: String,
+    },
     /// An operating-system I/O error.
     #[error("{}: {source}", path.display())]
     Io {

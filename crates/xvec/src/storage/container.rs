@@ -447,7 +447,7 @@ pub(crate) fn read_with(
     check_crc: impl Fn(u16) -> bool,
     crcs_of: impl Fn(Range<usize>, usize) -> std::io::Result<Vec<u32>>,
 ) -> Result<(u64, Vec<RawSection>), StorageError> {
-    read_held(path, b, b.len() as u64, kind, check_crc, crcs_of)
+    read_checked(path, b, b.len() as u64, kind, check_crc, crcs_of, None)
 }
 
 /// How much of a container of `file_len` bytes to read so that every section but those
@@ -475,6 +475,42 @@ pub(crate) fn read_held(
     kind: FileKind,
     check_crc: impl Fn(u16) -> bool,
     crcs_of: impl Fn(Range<usize>, usize) -> std::io::Result<Vec<u32>>,
+) -> Result<(u64, Vec<RawSection>), StorageError> {
+    read_checked(path, b, file_len, kind, check_crc, crcs_of, None)
+}
+
+/// A section's bytes whose checksum failed: one block of a blocked section, or a whole
+/// section with a single checksum.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BadBlock {
+    /// The section's position in the table.
+    pub section: usize,
+    /// File bytes the checksum covers.
+    pub bytes: Range<u64>,
+}
+
+/// [`read_with`], except that a section or block whose content fails its checksum is
+/// listed in `bad` rather than failing the read (the header, the tables and the block
+/// CRC lists must still hold): for a reader that leaves the rows it holds out.
+pub(crate) fn read_tolerant(
+    path: &Path,
+    b: &[u8],
+    kind: FileKind,
+    check_crc: impl Fn(u16) -> bool,
+    crcs_of: impl Fn(Range<usize>, usize) -> std::io::Result<Vec<u32>>,
+    bad: &mut Vec<BadBlock>,
+) -> Result<(u64, Vec<RawSection>), StorageError> {
+    read_checked(path, b, b.len() as u64, kind, check_crc, crcs_of, Some(bad))
+}
+
+fn read_checked(
+    path: &Path,
+    b: &[u8],
+    file_len: u64,
+    kind: FileKind,
+    check_crc: impl Fn(u16) -> bool,
+    crcs_of: impl Fn(Range<usize>, usize) -> std::io::Result<Vec<u32>>,
+    mut tolerate: Option<&mut Vec<BadBlock>>,
 ) -> Result<(u64, Vec<RawSection>), StorageError> {
     let (id, version) = decode_header_version(path, b, kind)?;
     let bad = |offset: usize, what: String| StorageError::corrupted(path, offset as u64, what);
@@ -526,7 +562,12 @@ pub(crate) fn read_held(
             if check_crc(s.kind)
                 && crcs_of(s.range(), s.len.max(1) as usize).map_err(io)?.first().copied().unwrap_or(0) != s.crc
             {
-                return Err(bad(s.offset as usize, format!("section {i} (kind {}) checksum mismatch", s.kind)));
+                match tolerate.as_deref_mut() {
+                    Some(list) => list.push(BadBlock { section: i, bytes: s.offset..s.offset + s.len }),
+                    None => {
+                        return Err(bad(s.offset as usize, format!("section {i} (kind {}) checksum mismatch", s.kind)));
+                    }
+                }
             }
         } else {
             let stored = stored_crcs(b, s);
@@ -540,7 +581,10 @@ pub(crate) fn read_held(
             let whole = || crcs_of(s.range(), s.len.max(1) as usize).map(|v| v.first().copied().unwrap_or(0));
             if check_crc(s.kind) && whole().map_err(io)? != combine_blocks(&stored, s.block as u64, s.len) {
                 let computed = crcs_of(s.range(), s.block as usize).map_err(io)?;
-                if let Some(j) = (0..stored.len()).find(|&j| computed.get(j) != Some(&stored[j])) {
+                let mut mismatched = (0..stored.len()).filter(|&j| computed.get(j) != Some(&stored[j]));
+                if let Some(list) = tolerate.as_deref_mut() {
+                    list.extend(mismatched.map(|j| BadBlock { section: i, bytes: s.block_range(j as u64) }));
+                } else if let Some(j) = mismatched.next() {
                     let r = s.block_range(j as u64);
                     return Err(bad(
                         r.start as usize,

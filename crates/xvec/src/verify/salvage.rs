@@ -23,6 +23,7 @@ use crate::storage::column::{
 };
 use crate::storage::container::RawSection;
 use crate::storage::mmap::{Plain, as_bytes, cast_slice};
+use crate::storage::segment::damage::{rows_hit, var_rows_hit};
 use crate::storage::segment::{NO_FIELD, SectionKind};
 
 /// The fields a segment file stores, as a schema (see
@@ -107,40 +108,6 @@ fn check_var(col: &VarColumn, rows: usize) -> bool {
         && offsets.windows(2).all(|w| {
             w[0] <= w[1] && col.bytes.get(w[0] as usize..w[1] as usize).is_some_and(|b| std::str::from_utf8(b).is_ok())
         })
-}
-
-/// Rows of a section of `kind` (each row `width` bytes; validity bits; or offsets) whose
-/// bytes meet `bad` (byte ranges relative to the section start), below `rows`.
-fn rows_hit(kind: SectionKind, width: usize, bad: &[Range<usize>], rows: usize) -> RoaringBitmap {
-    let mut out = RoaringBitmap::new();
-    for r in bad.iter().filter(|r| !r.is_empty()) {
-        let (first, last) = match kind {
-            SectionKind::Validity => (r.start * 8, r.end * 8 - 1),
-            // Entry `e` bounds rows `e - 1` and `e`.
-            SectionKind::KeyOffsets | SectionKind::VarOffsets => ((r.start / 8).saturating_sub(1), (r.end - 1) / 8),
-            _ => (r.start / width.max(1), (r.end - 1) / width.max(1)),
-        };
-        if first < rows {
-            out.insert_range(first as u32..=last.min(rows - 1) as u32);
-        }
-    }
-    out
-}
-
-/// Rows whose value of a variable-length column meets `bad` (relative to its bytes),
-/// judged by the offsets it has; entries outside the bytes count as hits.
-fn var_rows_hit(offsets: &[u64], bad: &[Range<usize>], rows: usize) -> RoaringBitmap {
-    let mut out = RoaringBitmap::new();
-    if bad.is_empty() {
-        return out;
-    }
-    for r in 0..rows.min(offsets.len().saturating_sub(1)) {
-        let (a, b) = (offsets[r] as usize, offsets[r + 1] as usize);
-        if bad.iter().any(|x| a < x.end && x.start < b.max(a + 1)) {
-            out.insert(r as u32);
-        }
-    }
-    out
 }
 
 /// Rows of section `i` whose bytes lie in `range` (file offsets): what one damaged block

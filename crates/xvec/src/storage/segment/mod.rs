@@ -7,6 +7,7 @@
 //! which may have added, dropped, renamed or widened fields since it was written.
 
 mod adapt;
+pub(crate) mod damage;
 pub(crate) mod layout;
 mod write;
 
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use half::f16;
+use roaring::RoaringBitmap;
 
 pub(crate) use self::write::{Part, write};
 use super::column::{
@@ -27,6 +29,7 @@ use super::{FileKind, read_u64};
 use crate::error::StorageError;
 use crate::schema::{FieldType, ScalarType, Schema, VectorType};
 use adapt::Owned;
+use damage::{Damage, RebuiltVar};
 use layout::{Layout, StoredType};
 
 /// Most rows one segment may hold (row ids are u32).
@@ -131,6 +134,15 @@ pub(crate) struct Segment {
     /// The file has no fields section (version 1 or 2): its layout came from outside.
     legacy: bool,
     schema: Arc<Schema>,
+    /// What damaged blocks cost, when checksums failed (see [`damage`]).
+    damage: Option<Box<Damage>>,
+    /// The keys rebuilt without the unreadable ones, when their sections are damaged.
+    rebuilt_keys: Option<RebuiltVar>,
+    /// The key order rebuilt over the readable keys, when its section or the keys are
+    /// damaged.
+    rebuilt_order: Option<Vec<u32>>,
+    /// Per layout field: a string column rebuilt without its unreadable rows.
+    rebuilt_var: Vec<Option<RebuiltVar>>,
 }
 
 /// Where the column of one schema field comes from.
@@ -148,19 +160,25 @@ impl std::fmt::Debug for Segment {
 }
 
 impl Segment {
-    /// Opens and validates a segment written under `schema` or an earlier version of it
-    /// ([`Segment::open_with`] without a legacy layout).
+    /// Opens and validates a segment just written under `schema` ([`Segment::open_with`]
+    /// without a legacy layout): a damaged block is an error here, not rows to leave out.
     pub(crate) fn open(
         path: &Path,
         schema: Arc<Schema>,
         mmap: bool,
         verify_data: bool,
     ) -> Result<Segment, StorageError> {
-        Segment::open_with(path, schema, None, mmap, verify_data)
+        let seg = Segment::open_with(path, schema, None, mmap, verify_data)?;
+        match seg.damage() {
+            Some(d) => Err(StorageError::corrupted(path, 0, format!("checksum mismatch: {}", d.blocks.join("; ")))),
+            None => Ok(seg),
+        }
     }
 
     /// Opens and validates a segment. With `verify_data`, every section's CRC is checked
-    /// (vectors included); without, only the sections whose content is interpreted.
+    /// (vectors included); without, only the sections whose content is interpreted. A
+    /// block that fails its checksum leaves its rows out ([`Segment::damage`]), but in the
+    /// meta and fields sections, which fail the open.
     /// `legacy` is the layout of files older than the fields section (version 1 and 2):
     /// the manifest's, once fields have changed; by default the schema's own.
     pub(crate) fn open_with(
@@ -173,15 +191,22 @@ impl Segment {
         let bytes = FileBytes::open(path, mmap)?;
         let (b, crcs) = (bytes.as_slice(), bytes.checksummer()?);
         let vectors = SectionKind::Vectors as u16;
-        let (id, raw) = container::read_with(
+        let mut bad_blocks = Vec::new();
+        let (id, raw) = container::read_tolerant(
             path,
             b,
             FileKind::Segment,
             |k| verify_data || k != vectors,
             |r, block| crcs.block_crcs(r, block),
+            &mut bad_blocks,
         )?;
         let bad = |offset: u64, what: String| StorageError::corrupted(path, offset, what);
         let version = super::decode_header_version(path, b, FileKind::Segment)?.1;
+        // The meta and fields sections say what the rest means: without them, nothing reads.
+        if let Some(x) = bad_blocks.iter().find(|x| x.section < 2) {
+            let what = format!("section {} checksum mismatch", x.section);
+            return Err(bad(x.bytes.start, what));
+        }
         let layout = stored_layout(path, b, version, &raw, || legacy.cloned().unwrap_or_else(|| Layout::of(&schema)))?;
         let plan = layout.sections(version >= LAYOUT_SINCE);
         if raw.len() != plan.len() {
@@ -212,7 +237,10 @@ impl Segment {
                     ),
                 ));
             }
-            if let Some(expected) = expected_len(&layout, want, rows, b, &sections)
+            // A length that comes from the damaged section before it cannot be checked.
+            let after_damage = i > 0 && bad_blocks.iter().any(|x| x.section == i - 1);
+            if !after_damage
+                && let Some(expected) = expected_len(&layout, want, rows, b, &sections)
                 && expected != s.len
             {
                 return Err(bad(
@@ -258,7 +286,15 @@ impl Segment {
             legacy: version < LAYOUT_SINCE,
             sections,
             schema,
+            damage: None,
+            rebuilt_keys: None,
+            rebuilt_order: None,
+            rebuilt_var: Vec::new(),
         };
+        seg.rebuilt_var = (0..seg.layout.fields.len()).map(|_| None).collect();
+        if !bad_blocks.is_empty() {
+            seg.read_around(&plan, &bad_blocks);
+        }
         seg.check_var_columns()?;
         seg.columns = seg.columns_for_schema()?;
         Ok(seg)
@@ -274,6 +310,10 @@ impl Segment {
                 continue;
             };
             let stored = self.layout.fields[at].ty;
+            if stored.array_elem().is_some() && self.array_lost(at) {
+                out.push(Column::Owned(Owned::missing(field, self.rows)?));
+                continue;
+            }
             if stored == StoredType::of(&field.ty) {
                 out.push(Column::Stored(at));
                 continue;
@@ -352,14 +392,24 @@ impl Segment {
             }
             Ok(())
         };
-        check(self.keys.0.clone(), self.keys.1.clone(), "key")?;
+        if self.rebuilt_keys.is_none() {
+            check(self.keys.0.clone(), self.keys.1.clone(), "key")?;
+        }
         for (at, f) in self.stored.iter().enumerate() {
+            if self.array_lost(at) {
+                continue;
+            }
             if let Some(offsets) = &f.array_offsets {
                 self.check_array_offsets(at, offsets.clone())?;
             }
-            if let Some(bytes) = &f.var_bytes {
+            if let Some(bytes) = &f.var_bytes
+                && self.rebuilt_var[at].is_none()
+            {
                 check(f.data.clone(), bytes.clone(), &self.stored_name(at))?;
             }
+        }
+        if self.rebuilt_order.is_some() {
+            return Ok(());
         }
         let order: &[u32] = cast_slice(&b[self.key_order.clone()]).expect("aligned and sized at open");
         let mut seen = vec![false; self.rows];
@@ -446,7 +496,7 @@ impl Segment {
     /// Rows whose key starts with `prefix`, in key order: a binary search to the first,
     /// then a walk that stops at the first key past the prefix.
     pub(crate) fn rows_with_key_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = u32> + 'a {
-        let order: &[u32] = self.slice(self.key_order.clone());
+        let order = self.order();
         let keys = self.keys();
         let first = order.partition_point(|&r| keys.get(r as usize) < prefix.as_bytes());
         order[first..].iter().copied().take_while(move |&r| keys.get(r as usize).starts_with(prefix.as_bytes()))
@@ -454,9 +504,133 @@ impl Segment {
 
     /// Row holding `key`, by binary search over the key order.
     pub(crate) fn find_key(&self, key: &str) -> Option<u32> {
-        let order: &[u32] = self.slice(self.key_order.clone());
+        let order = self.order();
         let keys = self.keys();
         order.binary_search_by(|&r| keys.get(r as usize).cmp(key.as_bytes())).ok().map(|i| order[i])
+    }
+
+    /// Row ids in key order (over the readable keys only, when keys are damaged).
+    fn order(&self) -> &[u32] {
+        match &self.rebuilt_order {
+            Some(o) => o,
+            None => self.slice(self.key_order.clone()),
+        }
+    }
+
+    /// What the damaged blocks of the file cost, if any failed their checksum.
+    pub(crate) fn damage(&self) -> Option<&Damage> {
+        self.damage.as_deref()
+    }
+
+    /// The file's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the array or sparse column at layout position `at` is unreadable: its
+    /// elements belong to rows only through offsets that must all hold.
+    fn array_lost(&self, at: usize) -> bool {
+        self.damage.as_ref().is_some_and(|d| d.lost_fields.contains(&at))
+    }
+
+    /// Reads around the damaged blocks `bad` (the file's sections follow `plan`): the rows
+    /// they hold become [`Damage::rows`], damaged keys and strings are rebuilt without
+    /// them, a damaged key order is rebuilt, and a damaged array column reads as missing
+    /// (every row lost: its elements belong to rows only through intact offsets).
+    fn read_around(&mut self, plan: &[layout::PlannedSection], bad: &[container::BadBlock]) {
+        let (d, keys, vars, order_bad) = self.damaged_rows(plan, bad);
+        self.rebuilt_keys = keys;
+        self.rebuilt_var = vars;
+        if order_bad {
+            let keys = self.keys();
+            let mut order: Vec<u32> = (0..self.rows as u32).filter(|r| !d.keys_lost.contains(*r)).collect();
+            order.sort_by(|&x, &y| keys.get(x as usize).cmp(keys.get(y as usize)));
+            self.rebuilt_order = Some(order);
+        }
+        self.damage = Some(Box::new(d));
+    }
+
+    /// [`Segment::read_around`]'s findings: the damage, the keys and string columns
+    /// rebuilt, and whether the key order must be rebuilt.
+    #[allow(clippy::type_complexity)]
+    fn damaged_rows(
+        &self,
+        plan: &[layout::PlannedSection],
+        bad: &[container::BadBlock],
+    ) -> (Damage, Option<RebuiltVar>, Vec<Option<RebuiltVar>>, bool) {
+        let b = self.bytes.as_slice();
+        let rows = self.rows;
+        let mut d = Damage::default();
+        let rel = |i: usize| -> Vec<Range<usize>> {
+            let s = &self.sections[i];
+            bad.iter()
+                .filter(|x| x.section == i)
+                .map(|x| (x.bytes.start - s.offset) as usize..(x.bytes.end - s.offset) as usize)
+                .collect()
+        };
+        let find =
+            |kind: SectionKind, field: Option<usize>| plan.iter().position(|p| p.kind == kind && p.field == field);
+        let mut order_bad = false;
+        for i in bad.iter().map(|x| x.section).collect::<std::collections::BTreeSet<_>>() {
+            let want = &plan[i];
+            let s = &self.sections[i];
+            let n = bad.iter().filter(|x| x.section == i).count();
+            let whose = want.field.map_or(String::new(), |at| format!(" of {}", self.stored_name(at)));
+            let blocks = match s.block_count() {
+                0 => "whole section".to_string(),
+                total => format!("{n} of {total} blocks"),
+            };
+            d.blocks.push(format!("{}{whose}: {blocks} at offset {}", want.kind.name(), s.offset));
+            match (want.kind, want.field) {
+                (SectionKind::KeyOrder, _) => order_bad = true,
+                (SectionKind::KeyOffsets | SectionKind::KeyBytes, _) => {}
+                (_, Some(at)) if self.layout.fields[at].ty.array_elem().is_some() => {
+                    d.rows.insert_range(0..rows as u32);
+                    d.lost_fields.push(at);
+                }
+                (SectionKind::VarOffsets | SectionKind::VarBytes, Some(_)) => {}
+                (kind, Some(at)) => {
+                    let width = match self.layout.fields[at].ty {
+                        StoredType::Scalar(t) => t.width().unwrap_or(1),
+                        StoredType::Vector { elem, dim, .. } if kind == SectionKind::Vectors => {
+                            dim as usize * elem.elem_size()
+                        }
+                        _ => 4,
+                    };
+                    d.rows |= damage::rows_hit(kind, width, &rel(i), rows);
+                }
+                _ => {}
+            }
+        }
+        let var = |off: Option<usize>, data: Option<usize>| -> Option<(RebuiltVar, RoaringBitmap)> {
+            let (o, v) = (off?, data?);
+            let (bo, bv) = (rel(o), rel(v));
+            if bo.is_empty() && bv.is_empty() {
+                return None;
+            }
+            let (so, sv) = (&self.sections[o], &self.sections[v]);
+            Some(damage::rebuild_var(&b[so.range()], &bo, &b[sv.range()], &bv, rows))
+        };
+        let mut keys = None;
+        if let Some((k, lost)) = var(find(SectionKind::KeyOffsets, None), find(SectionKind::KeyBytes, None)) {
+            d.rows |= &lost;
+            d.keys_lost = lost;
+            keys = Some(k);
+            order_bad = true;
+        }
+        let mut vars: Vec<Option<RebuiltVar>> = (0..self.layout.fields.len()).map(|_| None).collect();
+        for (at, slot) in vars.iter_mut().enumerate() {
+            if self.layout.fields[at].ty != StoredType::Scalar(ScalarType::String) {
+                continue;
+            }
+            if let Some((col, lost)) =
+                var(find(SectionKind::VarOffsets, Some(at)), find(SectionKind::VarBytes, Some(at)))
+            {
+                d.rows |= lost;
+                *slot = Some(col);
+            }
+        }
+        (d, keys, vars, order_bad)
     }
 
     fn slice<T: super::mmap::Plain>(&self, r: Range<usize>) -> &[T] {
@@ -499,6 +673,9 @@ impl Segment {
 
     /// The values of the stored field at `at`: a scalar's rows, an array's elements.
     fn stored_values(&self, at: usize, ty: ScalarType) -> ColumnData<'_> {
+        if let Some(v) = &self.rebuilt_var[at] {
+            return ColumnData::String(VarColumn::stored(&v.offsets, &v.bytes));
+        }
         let fs = &self.stored[at];
         let b = self.bytes.as_slice();
         let var_bytes = fs.var_bytes.clone().map_or(&[][..], |r| &b[r]);
@@ -598,7 +775,10 @@ impl ColumnSource for Segment {
     }
 
     fn keys(&self) -> VarColumn<'_> {
-        VarColumn::stored(self.slice(self.keys.0.clone()), &self.bytes.as_slice()[self.keys.1.clone()])
+        match &self.rebuilt_keys {
+            Some(k) => VarColumn::stored(&k.offsets, &k.bytes),
+            None => VarColumn::stored(self.slice(self.keys.0.clone()), &self.bytes.as_slice()[self.keys.1.clone()]),
+        }
     }
 
     fn scalar(&self, field: usize) -> ScalarColumn<'_> {
