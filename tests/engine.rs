@@ -258,6 +258,13 @@ fn corrupted_bytes_in_every_file_kind_are_reported() {
                     let msg = e.to_string();
                     assert!(msg.contains(name.as_str()) || msg.contains("CURRENT"), "{name} byte {at}: {msg}");
                 }
+                // A flip in a segment's data block opens degraded: the rows it covers are
+                // left out and stats names them (a degraded read, not a dead collection).
+                Ok(c) if kind == "SEG-000001.xseg" && !c.stats().degraded().is_empty() => {
+                    detected += 1;
+                    assert!(c.stats().degraded()[0].contains(name.as_str()), "{:?}", c.stats().degraded());
+                    assert!(c.count() <= 34, "{name} byte {at}: no row appears from damage");
+                }
                 Ok(c) => {
                     // Only a WAL tail flip may pass (it reads as a torn last record).
                     assert!(kind == "WAL-", "{name} byte {at} went unnoticed");
@@ -280,8 +287,8 @@ fn corrupted_bytes_in_every_file_kind_are_reported() {
 }
 
 /// A memory budget opens without reading the vectors whole: a flipped vector byte that the
-/// default open's checksum catches goes unread under a budget (count and fetch of other
-/// rows answer), and `verify` still finds it.
+/// default open's checksum catches (the open is degraded: the block's rows are left out)
+/// goes unread under a budget, and `verify` still finds it.
 #[test]
 fn a_memory_budget_opens_without_checksumming_the_vectors() {
     let dir = tempfile::tempdir().unwrap();
@@ -316,10 +323,14 @@ fn a_memory_budget_opens_without_checksumming_the_vectors() {
     bytes[at + 1] ^= 0x40;
     std::fs::write(&seg, &bytes).unwrap();
 
-    let e = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap_err();
-    assert!(e.to_string().contains(seg.file_name().unwrap().to_str().unwrap()), "{e}");
+    let checked = Collection::open(dir.path(), &OpenOptions::read_only()).unwrap();
+    let degraded = checked.stats().degraded();
+    assert!(degraded.len() == 1 && degraded[0].contains(seg.file_name().unwrap().to_str().unwrap()), "{degraded:?}");
+    assert!(checked.count() < 50);
+    drop(checked);
     let budgeted = Collection::open(dir.path(), &OpenOptions::read_only().memory_budget(1 << 20)).unwrap();
     assert_eq!(budgeted.count(), 50);
+    assert!(budgeted.stats().degraded().is_empty(), "the vectors were not read at open");
     let got = budgeted.fetch(&["k3"], None).unwrap().remove(0).expect("k3 is live");
     assert_eq!(got.get("v"), Some(&Value::from(vec![3.0f32; 4])));
     drop(budgeted);
