@@ -118,6 +118,8 @@ fn storage(py: Python<'_>, s: &EngineStorageError, msg: String) -> (PyErr, Vec<(
             vec![("path", path(p)), ("offset", offset.into_pyobject(py).unwrap().into_any().unbind())],
         ),
         EngineStorageError::WalDamaged(_) => (CorruptionError::new_err(msg), vec![]),
+        // A read of rows in a damaged block of a degraded segment: the rest stays readable.
+        EngineStorageError::DamagedRows { path: p, .. } => (CorruptionError::new_err(msg), vec![("path", path(p))]),
         EngineStorageError::BackupDamaged { path: p, .. } => (CorruptionError::new_err(msg), vec![("path", path(p))]),
         EngineStorageError::Io { path: p, source } => {
             let errno = source.raw_os_error().into_pyobject(py).unwrap().into_any().unbind();
