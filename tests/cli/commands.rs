@@ -773,18 +773,25 @@ fn query_json_runs_the_hybrid_query_the_flags_would() {
     assert!(run.code(2).stderr.contains("--json: EOF"), "{run}");
 }
 
+/// A collection `d` in `dir` of 300 rows on a 17 × 18 grid, its vector field under a
+/// disk-resident index not built yet; returns its path.
+fn disk_collection(dir: &std::path::Path) -> String {
+    let c = dir.join("d").to_str().unwrap().to_string();
+    xvec(&["create", &c, "--vector", "v:4:l2", "--index", "disk"]).run().ok();
+    let docs: Vec<String> =
+        (0..300).map(|i| format!(r#"{{"id": "k{i}", "v": [{}, {}, 1, 0]}}"#, i % 17, i / 17)).collect();
+    let args: Vec<&str> = ["insert", &c].into_iter().chain(docs.iter().map(String::as_str)).collect();
+    xvec(&args).run().ok();
+    c
+}
+
 /// A disk-resident index from the tool's flags: `--memory-budget` opens it with that
 /// budget, and `stats` and `describe` show the budget, the blocks and the reads.
 #[test]
 fn memory_budget_and_a_disk_index_in_stats_and_describe() {
     let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join("d");
-    let c = c.to_str().unwrap();
-    xvec(&["create", c, "--vector", "v:4:l2", "--index", "disk"]).run().ok();
-    let docs: Vec<String> =
-        (0..300).map(|i| format!(r#"{{"id": "k{i}", "v": [{}, {}, 1, 0]}}"#, i % 17, i / 17)).collect();
-    let args: Vec<&str> = ["insert", c].into_iter().chain(docs.iter().map(String::as_str)).collect();
-    xvec(&args).run().ok();
+    let c = disk_collection(dir.path());
+    let c = c.as_str();
     xvec(&["optimize", c]).run().ok();
     let run = xvec(&["--memory-budget", "1MiB", "query", c, "[3, 2, 1, 0]", "-k", "1"]).run();
     assert!(run.ok().stdout.contains("k37\t"), "{run}");
@@ -860,13 +867,8 @@ fn filters_take_double_equals_between_ilike_and_constants() {
 #[test]
 fn optimize_under_a_memory_budget_builds_from_codes() {
     let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join("d");
-    let c = c.to_str().unwrap();
-    xvec(&["create", c, "--vector", "v:4:l2", "--index", "disk"]).run().ok();
-    let docs: Vec<String> =
-        (0..300).map(|i| format!(r#"{{"id": "k{i}", "v": [{}, {}, 1, 0]}}"#, i % 17, i / 17)).collect();
-    let args: Vec<&str> = ["insert", c].into_iter().chain(docs.iter().map(String::as_str)).collect();
-    xvec(&args).run().ok();
+    let c = disk_collection(dir.path());
+    let c = c.as_str();
     let run = xvec(&["--memory-budget", "100KiB", "optimize", c]).run();
     assert!(
         run.ok().stderr.contains("1 disk index built from int8 codes within the memory budget (working set 82.0 KiB)"),
