@@ -8,25 +8,12 @@ use crate::index::flat::PreparedQuery;
 use crate::index::graph::BuildControl;
 use crate::index::quant::rotation::Rotation;
 use crate::index::quant::{QuantScratch, Quantizer};
-use crate::index::rng::SplitMix64;
 use crate::index::scorer::Scored;
-use crate::index::vamana::{self, Graph};
+use crate::index::vamana::{self, Graph, clustered};
 use crate::kernels;
 use crate::schema::{Metric, Quantize, VamanaParams};
 use crate::storage::column::{Validity, VectorColumn, VectorData};
 use crate::storage::disk::DiskFile;
-
-/// Clustered synthetic rows: `n` of `dim` around 16 centres, and `q` queries like them.
-fn data(n: usize, dim: usize, q: usize, seed: u64) -> (Vec<f32>, Vec<f32>, Vec<Vec<f32>>) {
-    let mut rng = SplitMix64::new(seed);
-    let mut unit = || rng.next_unit() as f32 * 2.0 - 1.0;
-    let centres: Vec<Vec<f32>> = (0..16).map(|_| (0..dim).map(|_| unit()).collect()).collect();
-    let mut point = |i: usize| -> Vec<f32> { centres[i % 16].iter().map(|c| c + 0.6 * unit()).collect() };
-    let rows: Vec<f32> = (0..n).flat_map(&mut point).collect();
-    let norms = rows.chunks_exact(dim).map(|r| r.iter().map(|v| v * v).sum::<f32>().sqrt()).collect();
-    let queries = (0..q).map(|i| point(i * 7 + 3)).collect();
-    (rows, norms, queries)
-}
 
 fn column<'a>(rows: &'a [f32], norms: &'a [f32], dim: usize, metric: Metric) -> VectorColumn<'a> {
     VectorColumn {
@@ -61,7 +48,7 @@ fn open(path: &std::path::Path, base: usize, col: &VectorColumn, n: usize, g: &G
 #[test]
 fn recall_against_brute_force_per_metric() {
     let (n, dim, k) = (3000, 48, 10);
-    let (rows, norms, queries) = data(n, dim, 60, 5);
+    let (rows, norms, queries) = clustered(n, 60, dim, 5);
     let dir = tempfile::tempdir().unwrap();
     let kern = kernels::best();
     for metric in [Metric::L2, Metric::Ip, Metric::Cosine] {
@@ -115,7 +102,7 @@ fn recall_against_brute_force_per_metric() {
 #[test]
 fn a_filter_returns_only_allowed_rows() {
     let (n, dim) = (1500, 16);
-    let (rows, norms, queries) = data(n, dim, 10, 9);
+    let (rows, norms, queries) = clustered(n, 10, dim, 9);
     let col = column(&rows, &norms, dim, Metric::L2);
     let g = graph(col, n, Metric::L2, 16);
     let dir = tempfile::tempdir().unwrap();
@@ -140,7 +127,7 @@ fn a_filter_returns_only_allowed_rows() {
 #[test]
 fn layout_round_trips_every_node() {
     let (n, dim) = (700, 100);
-    let (rows, norms, _) = data(n, dim, 0, 3);
+    let (rows, norms, _) = clustered(n, 0, dim, 3);
     let col = column(&rows, &norms, dim, Metric::Cosine);
     let g = graph(col, n, Metric::Cosine, 32);
     let layout = layout_of(&col, n, &g.view());
@@ -178,7 +165,7 @@ fn layout_round_trips_every_node() {
 #[test]
 fn block_checksums_catch_corruption() {
     let (n, dim) = (400, 16);
-    let (rows, norms, queries) = data(n, dim, 1, 4);
+    let (rows, norms, queries) = clustered(n, 1, dim, 4);
     let col = column(&rows, &norms, dim, Metric::L2);
     let g = graph(col, n, Metric::L2, 16);
     let dir = tempfile::tempdir().unwrap();

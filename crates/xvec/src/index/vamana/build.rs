@@ -747,7 +747,7 @@ pub(crate) fn build_with(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::sync::atomic::AtomicBool;
 
     use super::*;
@@ -823,8 +823,9 @@ mod tests {
         }
     }
 
-    /// Clustered rows (16 centres) and queries like them.
-    fn clustered(n: usize, q: usize, dim: usize, seed: u64) -> (Vec<f32>, Vec<f32>, Vec<Vec<f32>>) {
+    /// Clustered rows (16 centres) and queries like them: `n` rows of `dim`, their norms,
+    /// and `q` queries. The disk kind's tests build on them too.
+    pub(crate) fn clustered(n: usize, q: usize, dim: usize, seed: u64) -> (Vec<f32>, Vec<f32>, Vec<Vec<f32>>) {
         let mut rng = SplitMix64::new(seed);
         let mut unit = || rng.next_unit() as f32 * 2.0 - 1.0;
         let centres: Vec<Vec<f32>> = (0..16).map(|_| (0..dim).map(|_| unit()).collect()).collect();

@@ -7,6 +7,8 @@
 //! never copied in: construction and FP32 search score against the segment's rows.
 
 mod build;
+#[cfg(test)]
+pub(crate) use build::tests::clustered;
 mod search;
 
 pub(crate) use build::{Working, build, build_with, working_bytes};
