@@ -116,15 +116,10 @@ pub fn options_from_py(options: Option<&Bound<'_, PyDict>>) -> PyResult<Collecti
     let map = base.as_object_mut().expect("options are an object");
     for (name, v) in d.iter() {
         let name: String = name.extract()?;
-        if !map.contains_key(&name) {
-            let known: Vec<&str> = map.keys().map(String::as_str).collect();
-            return Err(PyValueError::new_err(format!(
-                "unknown collection option {name:?}; expected one of {}",
-                known.join(", ")
-            )));
-        }
         map.insert(name.clone(), to_json(&v, &|| format!("options[{name:?}]"))?);
     }
+    // The options refuse an unknown name, listing every known one (the serialized default
+    // leaves out those at their default, so it cannot be the list).
     serde_json::from_value(base).map_err(|e| PyValueError::new_err(format!("collection options: {e}")))
 }
 

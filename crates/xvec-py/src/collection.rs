@@ -19,6 +19,7 @@ use crate::convert::{as_f32_array, from_json};
 use crate::errors::{ClosedError, IntoPy};
 use crate::input::keys_from_py;
 use crate::results::{QueryResult, fields_dict};
+use crate::versions::{self, AsOf};
 use crate::writes::WriteResult;
 
 /// Rows converted and written per engine call by default: the `xvec import` default, one
@@ -256,19 +257,22 @@ impl Collection {
     }
 
     /// Documents by key, as dicts (`_key` and the fields; vectors as numpy arrays), `None`
-    /// for a key not found. A single key returns a single dict or `None`.
-    #[pyo3(signature = (keys, *, fields = None))]
+    /// for a key not found. A single key returns a single dict or `None`. `as_of` (a
+    /// version number or a tag) reads that version as it was published.
+    #[pyo3(signature = (keys, *, fields = None, as_of = None))]
     fn fetch<'py>(
         &self,
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
         fields: Option<Vec<String>>,
+        as_of: Option<AsOf>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let c = self.get()?;
         let single = keys.is_instance_of::<pyo3::types::PyString>();
         let keys = keys_from_py(keys)?;
         let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-        let docs = py.detach(|| c.fetch(&refs, fields.as_deref())).py_err()?;
+        let snap = versions::view(py, &c, as_of)?;
+        let docs = py.detach(|| snap.fetch(&refs, fields.as_deref())).py_err()?;
         let out = docs
             .iter()
             .map(|d| match d {
@@ -282,12 +286,20 @@ impl Collection {
         }
     }
 
-    /// Live documents, or those `filter` keeps (`$name` placeholders bound from `params`).
-    #[pyo3(signature = (filter = None, *, params = None))]
-    fn count(&self, py: Python<'_>, filter: Option<String>, params: Option<&Bound<'_, PyDict>>) -> PyResult<u64> {
+    /// Live documents, or those `filter` keeps (`$name` placeholders bound from `params`);
+    /// `as_of` counts in that version.
+    #[pyo3(signature = (filter = None, *, params = None, as_of = None))]
+    fn count(
+        &self,
+        py: Python<'_>,
+        filter: Option<String>,
+        params: Option<&Bound<'_, PyDict>>,
+        as_of: Option<AsOf>,
+    ) -> PyResult<u64> {
         let c = self.get()?;
         let params = params_from_py(params)?;
-        py.detach(|| c.count_where(filter.as_deref(), &params)).py_err()
+        let snap = versions::view(py, &c, as_of)?;
+        py.detach(|| snap.count_where(filter.as_deref(), &params)).py_err()
     }
 
     /// Nearest neighbours of `vector` (or of the stored vector of `key`).
@@ -298,8 +310,9 @@ impl Collection {
     /// search breadth), `nprobe` (IVF lists) and `refine` (re-rank `refine × k` code hits
     /// with the originals) override the index's defaults. With `group_by`, returns up to
     /// `k` groups of that field's values as `[(value, QueryResult)]`, `per_group` hits each.
+    /// `as_of` (a version number or a tag) searches that version as it was published.
     #[pyo3(signature = (vector = None, *, key = None, k = 10, filter = None, params = None, field = None, fields = None,
-        ef = None, nprobe = None, refine = None, vectors = false, group_by = None, per_group = 3))]
+        ef = None, nprobe = None, refine = None, vectors = false, group_by = None, per_group = 3, as_of = None))]
     #[allow(clippy::too_many_arguments)]
     fn query<'py>(
         &self,
@@ -317,12 +330,16 @@ impl Collection {
         vectors: bool,
         group_by: Option<String>,
         per_group: usize,
+        as_of: Option<AsOf>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let c = self.get()?;
         let target = target("query", vector, key)?;
         let knobs = Knobs { k, filter, params: params_from_py(params)?, field, fields, ef, nprobe, refine, vectors };
         let q = knobs.query(target);
-        let schema = c.schema();
+        // An older version reads with its own schema (a field may have changed since).
+        let schema = if as_of.is_some() { None } else { Some(c.schema()) };
+        let c = versions::view(py, &c, as_of)?;
+        let schema = schema.unwrap_or_else(|| Arc::new(c.schema().clone()));
         match group_by {
             None => {
                 let hits = py.detach(|| c.query(&q)).py_err()?;
@@ -619,9 +636,72 @@ impl Collection {
         admin::verify(py, &dir, deep)
     }
 
-    /// Pins the current state: a read-only view that later writes do not change.
-    fn snapshot(&self) -> PyResult<crate::snapshot::Snapshot> {
-        Ok(crate::snapshot::Snapshot::new(self.get()?.snapshot()))
+    /// Pins the current state: a read-only view that later writes do not change. With
+    /// `as_of` (a version number or a tag), that version as it was published, held by a
+    /// lease in the collection while the view lives: a vacuum in any process keeps its
+    /// files.
+    #[pyo3(signature = (*, as_of = None))]
+    fn snapshot(&self, py: Python<'_>, as_of: Option<AsOf>) -> PyResult<crate::snapshot::Snapshot> {
+        let c = self.get()?;
+        Ok(crate::snapshot::Snapshot::new(versions::view(py, &c, as_of)?))
+    }
+
+    /// The live version: the generation of the manifest the collection reads (writes
+    /// since it was published belong to no version until a flush publishes the next).
+    #[getter]
+    fn version(&self) -> PyResult<u64> {
+        Ok(self.get()?.snapshot().generation())
+    }
+
+    /// The versions kept, oldest first, the live one last: dicts of `version`, `time`
+    /// (UTC `datetime`), `operation`, `rows`, `bytes`, `tags` and `current`. Older
+    /// versions are kept by the `keep_versions` and `keep_for_secs` options, by a tag, or
+    /// by a reader's `snapshot(as_of=...)`.
+    fn versions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let c = self.get()?;
+        let list = py.detach(|| c.versions()).py_err()?;
+        versions::list(py, &list)
+    }
+
+    /// The tags, as `{name: version}`.
+    fn tags(&self, py: Python<'_>) -> PyResult<std::collections::BTreeMap<String, u64>> {
+        let c = self.get()?;
+        py.detach(|| c.tags()).py_err()
+    }
+
+    /// Names `version` (a number or another tag; the live version by default) `name`,
+    /// moving the tag if it named another; the version is kept until the tag is deleted.
+    /// Returns the version.
+    #[pyo3(signature = (name, version = None))]
+    fn tag(&self, py: Python<'_>, name: String, version: Option<AsOf>) -> PyResult<u64> {
+        let c = self.get()?;
+        let version = version.map(|v| versions::resolve(py, &c, v)).transpose()?;
+        py.detach(|| c.tag(&name, version)).py_err()
+    }
+
+    /// Deletes the tag `name`; returns the version it named.
+    fn delete_tag(&self, py: Python<'_>, name: String) -> PyResult<u64> {
+        let c = self.get()?;
+        py.detach(|| c.delete_tag(&name)).py_err()
+    }
+
+    /// Publishes `version` (a number or a tag) again as the newest version, LanceDB's
+    /// `restore(v)`: the live state is flushed first, so it stays a version of its own as
+    /// retention says. Crash-safe: a crash leaves the state before or the checkout.
+    /// Returns the new version.
+    fn checkout(&self, py: Python<'_>, version: AsOf) -> PyResult<u64> {
+        let c = self.get()?;
+        let version = versions::resolve(py, &c, version)?;
+        py.detach(|| c.checkout(version)).py_err()
+    }
+
+    /// Removes the versions nothing keeps (retention, tags, readers' snapshots, in any
+    /// process) and the files only they name. Returns `{"versions": [...], "files": n,
+    /// "bytes": n}`.
+    fn vacuum<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.get()?;
+        let report = py.detach(|| c.vacuum()).py_err()?;
+        versions::vacuum_report(py, &report)
     }
 
     /// For a read-only handle: catches up with the writer now (queries do it anyway when
@@ -633,8 +713,11 @@ impl Collection {
 
     /// The documents (those `filter` keeps) as a streaming `pyarrow.RecordBatchReader`:
     /// the key column `key`, then `fields` (default: all, vectors as
-    /// `fixed_size_list<float32>`), `batch_size` rows a batch, from one snapshot.
-    #[pyo3(signature = (*, fields = None, filter = None, params = None, key = xvec::KEY_FIELD, batch_size = 10_000))]
+    /// `fixed_size_list<float32>`), `batch_size` rows a batch, from one snapshot; `as_of`
+    /// exports that version.
+    #[pyo3(signature = (*, fields = None, filter = None, params = None, key = xvec::KEY_FIELD, batch_size = 10_000,
+        as_of = None))]
+    #[allow(clippy::too_many_arguments)]
     fn export<'py>(
         &self,
         py: Python<'py>,
@@ -643,10 +726,12 @@ impl Collection {
         params: Option<&Bound<'py, PyDict>>,
         key: &str,
         batch_size: usize,
+        as_of: Option<AsOf>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let c = self.get()?;
         let params = params_from_py(params)?;
-        let scan = py.detach(|| c.scan(filter.as_deref(), &params, fields.as_deref())).py_err()?;
-        record_batch_reader(py, scan, &c.schema(), fields.as_deref(), key, batch_size)
+        let snap = versions::view(py, &c, as_of)?;
+        let scan = py.detach(|| snap.scan(filter.as_deref(), &params, fields.as_deref())).py_err()?;
+        record_batch_reader(py, scan, snap.schema(), fields.as_deref(), key, batch_size)
     }
 }

@@ -14,6 +14,7 @@
 //! - `admin`: optimize (progress, Ctrl-C), backup and restore (Ctrl-C), reports, stats,
 //!   describe, verify, explain.
 //! - `errors`: the exception hierarchy.
+//! - `versions`: `as_of` on the reads, the versions and vacuum reports.
 //! - `shard`: the shard of each key, for `xvec.ray`.
 
 use pyo3::prelude::*;
@@ -29,6 +30,7 @@ mod input;
 mod results;
 mod shard;
 mod snapshot;
+mod versions;
 mod writes;
 
 use args::{open_options, options_from_py};

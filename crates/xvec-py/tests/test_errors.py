@@ -183,7 +183,8 @@ def test_bad_schemas(tmp_path, schema, exc, message):
 
 def test_bad_options_and_paths(tmp_path, filled, path):
     p = str(tmp_path / "x")
-    with pytest.raises(ValueError, match='unknown collection option "nope"; expected one of .*auto_flush_rows'):
+    unknown = "collection options: unknown field `nope`, expected one of .*auto_flush_rows.*keep_versions"
+    with pytest.raises(ValueError, match=unknown):
         xvec.create(p, SCHEMA, options={"nope": 1})
     with pytest.raises(ValueError, match="collection options: invalid type"):
         xvec.create(p, SCHEMA, options={"auto_flush_rows": "many"})
@@ -348,8 +349,10 @@ def base_calls(c, path):
     q = np.ones(DIM, np.float32)
     try:
         snap = c.snapshot()
+        c.flush()
+        version = c.tag("base")  # kept through the optimize and alters below
     except xvec.ClosedError:  # closed, or inherited through fork: the handle's calls only
-        snap = None
+        snap, version = None, 1
     calls = [
         (xvec.create, dict(path=path + "-new", schema=SCHEMA, options={"auto_flush_rows": 1000})),
         (xvec.open, dict(path=path + "-ro", read_only=True, follow=True, mmap=True, lock_timeout=1.0)),
@@ -359,11 +362,11 @@ def base_calls(c, path):
         (c.update, dict(data=[{"_key": "z", "pos": "n"}], key="_key", batch_size=10)),
         (c.delete, dict(keys=["z"])),
         (c.delete, dict(where="n = $n", params={"n": -5})),
-        (c.fetch, dict(keys=["k001"], fields=["pos"])),
-        (c.count, dict(filter="n > $n", params={"n": 3})),
+        (c.fetch, dict(keys=["k001"], fields=["pos"], as_of=version)),
+        (c.count, dict(filter="n > $n", params={"n": 3}, as_of=version)),
         (c.query, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb", fields=["pos"],
                        vectors=False, group_by="pos", per_group=2)),
-        (c.query, dict(key="k001", ef=None, nprobe=None, refine=None)),
+        (c.query, dict(key="k001", ef=None, nprobe=None, refine=None, as_of=version)),
         (c.query_batch, dict(vectors=np.ones((2, DIM), np.float32), k=3, filter="n > $n", params={"n": 3},
                              field="emb", threads=2, ef=None, nprobe=None, refine=None)),
         (c.explain, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb")),
@@ -379,7 +382,11 @@ def base_calls(c, path):
         (c.verify, dict(deep=False)),
         (c.backup, dict(dest=path + "-backup", copy=False, incremental=False)),
         (xvec.restore, dict(backup=path + "-backup", path=path + "-restored")),
-        (c.export, dict(fields=["pos"], filter="n > $n", params={"n": 3}, key="id", batch_size=7)),
+        (c.export, dict(fields=["pos"], filter="n > $n", params={"n": 3}, key="id", batch_size=7, as_of=version)),
+        (c.snapshot, dict(as_of=version)),
+        (c.tag, dict(name="t1", version=version)),
+        (c.delete_tag, dict(name="t1")),
+        (c.checkout, dict(version=version)),
         (snap.count if snap else None, dict(filter="n > $n", params={"n": 3})),
         (snap.query if snap else None, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb", fields=["pos"], vectors=True,
                           ef=None, nprobe=None, refine=None)),
@@ -501,7 +508,7 @@ def collection_calls(c, path):
         fn = getattr(c, name)
         kwargs = methods[name][1] if name in methods else {}
         out.append((name, lambda fn=fn, kwargs=kwargs: fn(**kwargs)))
-    out += [("len", lambda: len(c)), ("writable", lambda: c.writable)]
+    out += [("len", lambda: len(c)), ("writable", lambda: c.writable), ("version", lambda: c.version)]
     return out
 
 

@@ -19,6 +19,8 @@ Json = Union[None, bool, int, float, str, List[Any], Dict[str, Any]]
 WriteData = Any
 Params = Mapping[str, Union[str, int, float, bool, Sequence[Union[str, int, float, bool]]]]
 Vector = Union[npt.ArrayLike, Sequence[float]]
+#: A version number, or a tag naming one.
+AsOf = Union[int, str]
 
 def create(path: PathLike, schema: Union[Mapping[str, Any], str], *, options: Optional[Mapping[str, Any]] = None) -> Collection:
     """Creates a collection in `path` (a new or empty directory) and opens it for writing.
@@ -75,10 +77,17 @@ class Collection:
         params: Optional[Params] = None
     ) -> Union[WriteResult, int]:
         """Deletes by key (a WriteResult) or by filter (`where=`, the number deleted)."""
-    def fetch(self, keys: Union[str, Sequence[Union[str, int]]], *, fields: Optional[Sequence[str]] = None) -> Any:
-        """Documents by key as dicts (`_key` first), `None` where not found; one key, one dict."""
-    def count(self, filter: Optional[str] = None, *, params: Optional[Params] = None) -> int:
-        """Live documents, or those `filter` keeps."""
+    def fetch(
+        self,
+        keys: Union[str, Sequence[Union[str, int]]],
+        *,
+        fields: Optional[Sequence[str]] = None,
+        as_of: Optional[AsOf] = None,
+    ) -> Any:
+        """Documents by key as dicts (`_key` first), `None` where not found; one key, one dict.
+        `as_of` reads that version as it was published."""
+    def count(self, filter: Optional[str] = None, *, params: Optional[Params] = None, as_of: Optional[AsOf] = None) -> int:
+        """Live documents, or those `filter` keeps; `as_of` counts in that version."""
     def query(
         self,
         vector: Optional[Vector] = None,
@@ -95,8 +104,10 @@ class Collection:
         vectors: bool = False,
         group_by: Optional[str] = None,
         per_group: int = 3,
+        as_of: Optional[AsOf] = None,
     ) -> Union["QueryResult", List[Tuple[Any, "QueryResult"]]]:
-        """Nearest neighbours of `vector` (or of the stored vector of `key`), best first."""
+        """Nearest neighbours of `vector` (or of the stored vector of `key`), best first;
+        `as_of` searches that version as it was published."""
     def query_batch(
         self,
         vectors: npt.ArrayLike,
@@ -156,8 +167,25 @@ class Collection:
         instead of hard-linking, `incremental=True` updates an earlier backup there."""
     def verify(self, *, deep: bool = False) -> Dict[str, Any]:
         """Checks every file; the report's `clean` says whether anything is wrong."""
-    def snapshot(self) -> "Snapshot":
-        """Pins the current state: a read-only view later writes do not change."""
+    def snapshot(self, *, as_of: Optional[AsOf] = None) -> "Snapshot":
+        """Pins the current state (or `as_of`'s version, held by a lease while the view
+        lives): a read-only view later writes do not change."""
+    @property
+    def version(self) -> int:
+        """The live version: the generation of the manifest the collection reads."""
+    def versions(self) -> List[Dict[str, Any]]:
+        """The versions kept, oldest first, the live one last: `version`, `time` (UTC
+        datetime), `operation`, `rows`, `bytes`, `tags`, `current`."""
+    def tags(self) -> Dict[str, int]:
+        """The tags, as `{name: version}`."""
+    def tag(self, name: str, version: Optional[AsOf] = None) -> int:
+        """Names `version` (the live one by default) `name`; returns the version."""
+    def delete_tag(self, name: str) -> int:
+        """Deletes the tag `name`; returns the version it named."""
+    def checkout(self, version: AsOf) -> int:
+        """Publishes `version` again as the newest version (crash-safe); returns the new version."""
+    def vacuum(self) -> Dict[str, Any]:
+        """Removes the versions nothing keeps and the files only they name."""
     def refresh(self) -> bool:
         """A reader catches up with the writer now; whether anything changed."""
     def export(
@@ -168,8 +196,9 @@ class Collection:
         params: Optional[Params] = None,
         key: str = "_key",
         batch_size: int = 10000,
+        as_of: Optional[AsOf] = None,
     ) -> Any:
-        """The documents as a streaming `pyarrow.RecordBatchReader`."""
+        """The documents (of `as_of`'s version) as a streaming `pyarrow.RecordBatchReader`."""
 
 class Snapshot:
     """A pinned, read-only view of a collection."""
