@@ -104,6 +104,9 @@ fn search(s: SearchKind) -> String {
         SearchKind::Index(SearchPath::Exact { screened: false }) => "exact scan",
         SearchKind::ScanCodes => "scan of one-bit codes (not indexed yet)",
         SearchKind::Flat => "exact scan",
+        SearchKind::Counted => "counted from the rows kept",
+        SearchKind::KeyOrder { read } => return format!("walk in key order, {} read", count(read, "row")),
+        SearchKind::FieldOrder { read } => return format!("top rows by value, {} read", count(read, "row")),
     };
     how.to_string()
 }

@@ -216,6 +216,11 @@ impl super::Collection {
         self.snapshot().scan(filter, params, fields)
     }
 
+    /// [`Snapshot::scan_page`] over the current snapshot.
+    pub fn scan_page(&self, req: &super::ScanRequest) -> Result<super::ScanPage, Error> {
+        self.snapshot().scan_page(req)
+    }
+
     /// [`Snapshot::query_batch`] over the current snapshot.
     pub fn query_batch(
         &self,

@@ -11,6 +11,9 @@ mod array_tests;
 mod background;
 #[cfg(test)]
 mod background_tests;
+mod browse;
+#[cfg(test)]
+mod browse_tests;
 mod bulk;
 #[cfg(test)]
 mod bulk_tests;
@@ -59,6 +62,7 @@ mod writer;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
+pub use browse::{ScanPage, ScanRequest};
 pub use bulk::{MAX_QUERY_THREADS, Scan, ScanPart};
 pub use explain::Explain;
 pub(crate) use follow::Refreshed;

@@ -363,7 +363,7 @@ pub(crate) fn candidates(src: &Source, filter: Option<&Filter>) -> Option<Roarin
 }
 
 /// [`candidates`], recording each filter leaf's evaluation into `trace`.
-fn candidates_traced(
+pub(super) fn candidates_traced(
     src: &Source,
     filter: Option<&Filter>,
     trace: Option<&mut Vec<LeafTrace>>,
@@ -397,6 +397,20 @@ pub enum SearchKind {
     ScanCodes,
     /// An exact scan (a flat field, or a memtable of a field without codes).
     Flat,
+    /// No search: a count, of the rows the filter kept ([`Snapshot::explain_count`]).
+    Counted,
+    /// A page by key ([`Snapshot::explain_scan`]): `read` entries of the source's key
+    /// order were looked at (a memtable chunk's kept rows are sorted: `read` of them).
+    KeyOrder {
+        /// Rows looked at.
+        read: u64,
+    },
+    /// A page by a field: the field's value of `read` kept rows went through a bounded
+    /// heap of the page's rows.
+    FieldOrder {
+        /// Rows whose value was read.
+        read: u64,
+    },
 }
 
 /// One source of a query (a segment, or a chunk of the memtable) as it was searched.

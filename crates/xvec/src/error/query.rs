@@ -195,6 +195,27 @@ pub enum QueryError {
     /// A hybrid query without branches, or a fusion that does not fit its branches.
     #[error("hybrid query: {0}")]
     BadHybrid(String),
+    /// An ordered scan ([`ScanRequest::order_by`](crate::ScanRequest::order_by)) by a
+    /// field that is missing or not scalar.
+    #[error("cannot order by `{0}`: expected a scalar field or _key")]
+    BadOrderField(String),
+    /// A cursor ([`ScanRequest::after`](crate::ScanRequest::after)) that is no position
+    /// of the scan's order.
+    #[error("cursor {cursor:?} is not a position of this scan: expected {expected}")]
+    BadCursor {
+        /// The cursor given.
+        cursor: String,
+        /// What the scan's order takes.
+        expected: String,
+    },
+    /// Facets or statistics of a field that is missing or cannot be aggregated.
+    #[error("cannot aggregate `{field}`: expected {expected}")]
+    BadAggregateField {
+        /// The field named.
+        field: String,
+        /// The kinds of field the aggregate takes.
+        expected: &'static str,
+    },
     /// A scan of one part ([`Scan::only_part`](crate::Scan::only_part)) past the last.
     #[error("scan part {part} is out of range; the snapshot has {parts} parts")]
     NoSuchPart {
@@ -219,6 +240,7 @@ impl QueryError {
                 | QueryError::NprobeAndTargetRecall
                 | QueryError::EfBelowK { .. }
                 | QueryError::QueryListBelowK { .. }
+                | QueryError::BadCursor { .. }
         )
     }
 }

@@ -510,7 +510,7 @@ impl Segment {
     }
 
     /// Row ids in key order (over the readable keys only, when keys are damaged).
-    fn order(&self) -> &[u32] {
+    pub(crate) fn order(&self) -> &[u32] {
         match &self.rebuilt_order {
             Some(o) => o,
             None => self.slice(self.key_order.clone()),
