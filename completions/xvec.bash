@@ -435,7 +435,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -470,7 +470,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -512,7 +512,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -547,7 +547,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -589,7 +589,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -624,7 +624,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -659,7 +659,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -820,7 +820,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -855,7 +855,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -890,7 +890,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -925,7 +925,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1329,7 +1329,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1364,7 +1364,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1399,7 +1399,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1455,7 +1455,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1582,7 +1582,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1631,7 +1631,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1666,7 +1666,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1715,7 +1715,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1750,7 +1750,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -1785,7 +1785,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -2081,7 +2081,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -2405,7 +2405,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -2519,7 +2519,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -2568,7 +2568,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -2603,7 +2603,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3472,7 +3472,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3514,7 +3514,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3549,7 +3549,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3591,7 +3591,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3626,7 +3626,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3661,7 +3661,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3696,7 +3696,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3871,7 +3871,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3906,7 +3906,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3941,7 +3941,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -3976,7 +3976,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4011,7 +4011,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4053,7 +4053,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4307,7 +4307,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4349,7 +4349,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4399,7 +4399,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4434,7 +4434,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4469,7 +4469,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4570,7 +4570,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4605,7 +4605,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4640,7 +4640,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4803,7 +4803,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4845,7 +4845,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4887,7 +4887,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4922,7 +4922,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4957,7 +4957,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -4992,7 +4992,7 @@ _xvec() {
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
@@ -5064,7 +5064,7 @@ _xvec() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi

@@ -24,13 +24,14 @@ function __fish_xvec_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c xvec -n "__fish_xvec_needs_command" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_needs_command" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_needs_command" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_needs_command" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_needs_command" -l no-headers -d 'Leave out the header row'
@@ -85,13 +86,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand create" -l merge-factor -d 'Se
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l max-docs-per-segment -d 'Most documents one segment holds after optimize or a merge' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l keep-versions -d 'Keep the N newest superseded versions for time travel (`--as-of`) and checkout (0: none, each publish removes what it superseded)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l keep-for -d 'Also keep every version superseded less than SECS seconds ago' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand create" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand create" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand create" -l no-headers -d 'Leave out the header row'
@@ -109,13 +111,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand import" -l ids -d 'Keys of raw
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l sparse-bm25 -d 'Fill the sparse field TARGET with the BM25 weights of each row\'s SOURCE text over the terms of the vocabulary file VOCAB (made by `xvec vocabulary`); repeatable' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l batch-size -d 'Documents per write batch (one WAL sync each)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l max-errors -d 'Stop once more than N rows were bad (default: never); the batches before stay' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand import" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l upsert -d 'Insert or merge instead of failing on existing keys'
@@ -125,39 +128,42 @@ complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-headers -d 'Leav
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l key-field -d 'Member that holds the primary key' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand insert" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand insert" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand insert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l key-field -d 'Member that holds the primary key' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand upsert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l key-field -d 'Member that holds the primary key' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand update" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand update" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-headers -d 'Leave out the header row'
@@ -165,13 +171,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand update" -l no-mmap -d 'Read se
 complete -c xvec -n "__fish_xvec_using_subcommand update" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l where -d 'Delete every document matching this filter' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand delete" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand delete" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-headers -d 'Leave out the header row'
@@ -179,13 +186,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand delete" -l no-mmap -d 'Read se
 complete -c xvec -n "__fish_xvec_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l fields -d 'Fields to print, comma-separated (default: all, vectors too)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l as-of -d 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand fetch" -l no-headers -d 'Leave out the header row'
@@ -220,13 +228,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l weights -d '--fusion
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l branch-k -d 'Hits each branch ranks before fusion, 1 to 100000 (default: -k)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l json -d 'The whole query as one JSON object, or @FILE to read it from a file: \'{"k": 5, "filter": "...", "fields": [...], "fusion": "rrf", "branches": [{"vector": [...]}, {"key": "K"}, {"text": "...", "fields": ["gloss^2"]}, {"sparse": {...}}, {"keys": [...]}]}\' (a branch may also give its field, k, ef, nprobe, refine or budget; fusion may be {"rrf": K} or {"weighted": [w, ...]})' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l exclude-self -d 'With --pk: leave that document out of the results (it is its own nearest neighbour, first at every k)'
@@ -234,13 +243,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand query" -l with-vectors -d 'Als
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand query" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and not __fish_seen_subcommand_from query analyze help" -l no-headers -d 'Leave out the header row'
@@ -278,13 +288,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subco
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l branch-k -d 'Hits each branch ranks before fusion, 1 to 100000 (default: -k)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l json -d 'The whole query as one JSON object, or @FILE to read it from a file: \'{"k": 5, "filter": "...", "fields": [...], "fusion": "rrf", "branches": [{"vector": [...]}, {"key": "K"}, {"text": "...", "fields": ["gloss^2"]}, {"sparse": {...}}, {"keys": [...]}]}\' (a branch may also give its field, k, ef, nprobe, refine or budget; fusion may be {"rrf": K} or {"weighted": [w, ...]})' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l exclude-self -d 'With --pk: leave that document out of the results (it is its own nearest neighbour, first at every k)'
@@ -292,13 +303,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subco
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from query" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subcommand_from analyze" -l no-headers -d 'Leave out the header row'
@@ -312,25 +324,27 @@ complete -c xvec -n "__fish_xvec_using_subcommand explain; and __fish_seen_subco
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l filter -d 'Count only documents matching this filter' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l as-of -d 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand count" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand count" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand count" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand count" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l no-headers -d 'Leave out the header row'
@@ -338,50 +352,54 @@ complete -c xvec -n "__fish_xvec_using_subcommand analyze" -l no-mmap -d 'Read s
 complete -c xvec -n "__fish_xvec_using_subcommand analyze" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l index -d 'Analyzer and BM25 parameters, as a full-text index takes them, e.g. \'{"type": "fts", "filters": ["lowercase", "stem_en"], "k1": 1.2}\' (default: the field\'s full-text index, else the default analyzer)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -s o -l output -d 'Output file (default: standard output)' -r -F
-complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand vocabulary" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand flush" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand flush" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand flush" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l concurrency -d 'Threads for index builds, 1 to 1024 (default: all cores; 1 builds deterministically)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand optimize" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -l no-headers -d 'Leave out the header row'
@@ -396,86 +414,93 @@ complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_sub
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -a "set-index" -d 'Change a vector field\'s index (kind, parameters, quantization); waits for the build'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and not __fish_seen_subcommand_from add-field drop-field rename-field alter-field add-index drop-index set-index help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l default -d 'The value rows written before, and documents that leave the field out, get (JSON; a bare word is a string). Required for a field that is not nullable' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-field" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-field" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from rename-field" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l type -d 'The wider type' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from alter-field" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from add-index" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from drop-index" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from set-index" -l no-headers -d 'Leave out the header row'
@@ -489,25 +514,27 @@ complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcomm
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from help" -f -a "drop-index" -d 'Drop a scalar or full-text index from a field; filters on it scan its column again'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from help" -f -a "set-index" -d 'Change a vector field\'s index (kind, parameters, quantization); waits for the build'
 complete -c xvec -n "__fish_xvec_using_subcommand alter; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c xvec -n "__fish_xvec_using_subcommand describe" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand describe" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand describe" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand stats" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand stats" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand stats" -l no-headers -d 'Leave out the header row'
@@ -525,38 +552,41 @@ complete -c xvec -n "__fish_xvec_using_subcommand export" -l field -d 'Vector fi
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l key-field -d 'Name of the key column (member in jsonl)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l as-of -d 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand export" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand export" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand export" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand schema" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand schema" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand schema" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand schema" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand schema" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand schema" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand dump" -s o -l output -d 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)' -r -f -a "(__fish_complete_directories)"
-complete -c xvec -n "__fish_xvec_using_subcommand dump" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand dump" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand dump" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand dump" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand dump" -l no-headers -d 'Leave out the header row'
@@ -566,13 +596,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand shell" -s f -l file -d 'Run th
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s c -l command -d 'Run this statement (repeatable, runs in argv order with -f)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l init -d 'Run FILE before the first prompt or script instead of the default startup file' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l param -d 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (\'quoted\' or bare). Bound as a typed value, never spliced into the text; \'$NAME\' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement\'s own --param wins' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand shell" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand shell" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l write -d 'Allow writing statements (each takes the writer lock while it runs)'
@@ -581,38 +612,41 @@ complete -c xvec -n "__fish_xvec_using_subcommand shell" -s n -l no-init -d 'Do 
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand shell" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand completions" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand completions" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand man" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand man" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand man" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l data -d 'Directory with the sample data (default: the source tree\'s commands/data)' -r -f -a "(__fish_complete_directories)"
-complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand quickstart" -l no-headers -d 'Leave out the header row'
@@ -689,13 +723,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l text-index -d 'The f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l text-query-key -d 'The key of queries.jsonl holding each --text query\'s text (an array of strings is joined by spaces)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l sparse-budget -d 'With --text: the sparse queries stop after scoring N postings per segment (approximate; their recall against brute force is reported). Default: exact' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l compare -d 'Reports to print side by side (after this run\'s, if a dataset is given), with ratios to the first' -r -F
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l skip-load -d 'Reuse the collection at --path: no create, insert or optimize'
@@ -719,13 +754,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand tui" -l refine -d 'Re-rank fac
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l concurrency -d 'Workload threads at the start (default: all cores)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l recall-sample -d 'Queries with an exact-search reference for recall when there is no --gt' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l duration -d 'Stop after this long (e.g. 10s, 2m); headless runs default to 10s' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand tui" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand tui" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l write -d 'Open for writing (takes the writer lock), so the Optimize view can optimize'
@@ -734,13 +770,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand tui" -l json -d 'With --headle
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand tui" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand verify" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand verify" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l deep -d 'Re-encode every row\'s codes and measure index recall on sampled stored vectors'
@@ -749,13 +786,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand verify" -l no-headers -d 'Leav
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l schema -d 'JSON schema file, for when no manifest holds a readable schema' -r -F
-complete -c xvec -n "__fish_xvec_using_subcommand repair" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand repair" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l dry-run -d 'Print the plan and change nothing'
@@ -764,13 +802,14 @@ complete -c xvec -n "__fish_xvec_using_subcommand repair" -l purge-lost-found -d
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand repair" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand backup" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand backup" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -l incremental -d 'Update the earlier backup in DEST: copy only the files it lacks'
@@ -778,74 +817,80 @@ complete -c xvec -n "__fish_xvec_using_subcommand backup" -l copy -d 'Copy every
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand backup" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand restore" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand restore" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand restore" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand restore" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand restore" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand restore" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand versions" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand versions" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand versions" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand versions" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand versions" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand versions" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand versions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand tag" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand tag" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand tag" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tag" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand tag" -l delete -d 'Delete the tag NAME (the version it named stays until vacuum if nothing keeps it)'
 complete -c xvec -n "__fish_xvec_using_subcommand tag" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand tag" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand tag" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand checkout" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand checkout" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand checkout" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand checkout" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand checkout" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand checkout" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand checkout" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand vacuum" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand vacuum" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand vacuum" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand vacuum" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand vacuum" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand vacuum" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand vacuum" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -l no-headers -d 'Leave out the header row'
@@ -860,98 +905,106 @@ complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_s
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -a "wal" -d 'WAL files: records, bytes, bad frames, torn tails, unsynced records'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -a "doc" -d 'Where a key lives: live row, older versions, deleted rows, WAL records'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and not __fish_seen_subcommand_from segments fields graph lists disk memory wal doc help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from segments" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from fields" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from graph" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from lists" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l node -d 'Show this node (a row of each segment) as its block holds it: neighbours, norm and the head of its vector' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from disk" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from memory" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from wal" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal)'
+complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
 json\t'One JSON array of objects'
 jsonl\t'One JSON object per line'
 markdown\t'GitHub-flavoured Markdown table'
-line\t'One `column = value` per line, records separated by a blank line'"
+line\t'One `column = value` per line, records separated by a blank line'
+column\t'Columns aligned with spaces under a dashed header line, as sqlite3\'s column mode'"
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l memory-budget -d 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand inspect; and __fish_seen_subcommand_from doc" -l no-headers -d 'Leave out the header row'

@@ -56,7 +56,7 @@ fn shell_errors_read_as_argv_errors_with_the_statement_usage() {
     // Meta commands keep clap's whole text too: the valid values, the missing argument.
     let s = xvec(&["shell", c, "-n", "-c", ".mode foo"]).run();
     s.code(2);
-    assert!(s.stderr.contains("[possible values: table, tsv, csv, json, jsonl, markdown, line]"), "{s}");
+    assert!(s.stderr.contains("[possible values: table, tsv, csv, json, jsonl, markdown, line, column]"), "{s}");
     snapshot.push_str(&format!("== .mode foo\n-- shell\n{}", s.stderr));
     let s = xvec(&["shell", c, "-n", "-c", ".once"]).run();
     s.code(2);
@@ -67,10 +67,10 @@ fn shell_errors_read_as_argv_errors_with_the_statement_usage() {
     assert!(s.stderr.starts_with("-c #1:1: error: a subcommand is required\n\nBind $NAME"), "{s}");
     assert!(s.stderr.contains("\nUsage: .param <COMMAND>\n"), "{s}");
     // sqlite3's and psql's names point to what to use here.
-    let s = xvec(&["shell", c, "-n", "-c", ".tables"]).run();
+    let s = xvec(&["shell", c, "-n", "-c", ".databases"]).run();
     s.code(2);
-    assert!(s.stderr.contains("error: unknown command `.tables`\nhint: a directory holds one collection"), "{s}");
-    snapshot.push_str(&format!("== .tables\n-- shell\n{}", s.stderr));
+    assert!(s.stderr.contains("error: unknown command `.databases`\nhint: a directory holds one collection"), "{s}");
+    snapshot.push_str(&format!("== .databases\n-- shell\n{}", s.stderr));
     let masked = snapshot.replace(c, "DIR");
     assert_golden(&crate::util::repo_root().join("tests/cli/snapshots/errors.txt"), &masked);
 }

@@ -79,17 +79,50 @@ fn an_unclosed_quote_in_a_meta_command_stays_on_its_line() {
     assert!(run.stderr.contains("hint: a meta command ends at the end of its line"), "{run}");
 }
 
-/// psql's backslash commands get the dot command to type instead.
+/// psql's backslash commands run the dot command they stand for; `--` comments (whole
+/// line and trailing, not inside quotes) are skipped in scripts.
 #[test]
-fn psql_backslash_commands_name_the_dot_command() {
-    let run = shell(&["--keep-going", "-c", "\\q", "-c", "\\x", "-c", "\\dt"]).run();
-    run.code(2);
+fn psql_backslash_commands_and_sql_comments_work_in_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(
+        dir.path(),
+        "psql.xvec",
+        "-- psql habits\n\\timing\n\\timing\ncount --filter \"lemma = '-- no'\" -- a trailing comment\n\
+         .mode table\n\\x\n\\d wordnet\n\\x off\n.mode csv\n\\dt\n\\di\n\\conninfo\n\\q 3\ncount\n",
+    );
+    let run = shell(&["-f", &script, "--mode", "csv"]).run();
+    run.code(3);
+    assert_eq!(run.stderr, "", "{run}");
+    let out = &run.stdout;
+    assert!(out.starts_with("count\n0\n"), "{run}");
+    assert!(out.contains("\n   field = lemma\n"), "\\x turned expanded display on for \\d: {run}");
     assert!(
-        run.stderr.contains("error: `\\q`: meta commands start with `.` here, as in sqlite3\nhint: type .quit"),
+        out.contains(&format!("collection,dir\nwordnet,{}\nfield,type,index\nemb,vector_fp32,", wordnet().display())),
         "{run}"
     );
-    assert!(run.stderr.contains("hint: type .expanded"), "{run}");
-    assert!(run.stderr.contains("`\\dt`") && run.stderr.contains("hint: type .help for the meta commands"), "{run}");
+    assert!(out.contains("  expanded: off\n"), "{run}");
+    assert!(!out.ends_with("2500\n"), "\\q 3 left before the last count: {run}");
+    // Those without a counterpart are refused with what to type instead.
+    let run = shell(&["--keep-going", "-c", "\\pset format csv", "-c", "\\zz", "-c", "\\d other"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("error: `\\pset`: no such command here\nhint: type .mode, .headers"), "{run}");
+    assert!(run.stderr.contains("`\\zz`") && run.stderr.contains("hint: type .help for the meta commands"), "{run}");
+    assert!(run.stderr.contains("error: no collection `other` is open (`wordnet` is)\nhint: .open other"), "{run}");
+}
+
+/// `.tables` names the open collection, else those in the directory; `.mode column` and
+/// `.mode box` print as sqlite3's do.
+#[test]
+fn tables_lists_collections_and_column_mode_aligns() {
+    let run = shell(&["-c", ".mode column", "-c", ".tables", "-c", ".mode box", "-c", ".mode", "-c", ".indices"]).run();
+    let c = wordnet().display().to_string();
+    let dashes = "-".repeat(c.len());
+    let indexes = run.ok().stdout.split_once("mode: table\n").unwrap().1.to_string();
+    assert_eq!(run.stdout, format!("collection  dir\n----------  {dashes}\nwordnet     {c}\nmode: table\n{indexes}"));
+    assert!(indexes.starts_with("┌") && indexes.contains("│ emb   ┆ vector_fp32 ┆ {\"type\":\"flat\","), "{run}");
+    let parent = wordnet().parent().unwrap();
+    let run = xvec(&["shell", "-n", "-c", ".tables"]).cwd(parent).run();
+    assert_eq!(run.ok().stdout, "collection\tdir\nwordnet\twordnet\n");
 }
 
 #[test]

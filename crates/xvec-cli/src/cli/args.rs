@@ -676,7 +676,9 @@ pub struct DumpArgs {
 /// allowed), plus meta commands such as .mode, .timer and .read: type .help. Statements end
 /// at `;` or at the end of a line whose quotes and brackets are closed; a trailing `\`
 /// continues a line. `.param set NAME VALUE` binds $NAME: inside a filter as a typed value,
-/// and an unquoted `$NAME` word is replaced by VALUE's text; `#` starts a comment line.
+/// and an unquoted `$NAME` word is replaced by VALUE's text; `#` starts a comment line,
+/// `--` a comment to the end of the line (outside quotes). psql's \q \x \d \dt \di
+/// \timing \i \o \e \? run the meta command they stand for.
 /// Read-only unless --write. With --write the shell takes the writer lock when a
 /// writing statement starts and releases it after the statement (.lock holds it until
 /// .unlock), so another process can write while the shell waits at its prompt.

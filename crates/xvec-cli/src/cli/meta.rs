@@ -44,6 +44,15 @@ pub enum Meta {
     },
     /// Close the open collection.
     Close,
+    /// List the open collection, or the collections in the directory when none is open.
+    ///
+    /// A directory holds one collection; without one open (or with a writable shell on
+    /// a directory `create` has not filled yet), the collections in the subdirectories of
+    /// that directory (else the current one) are listed, to `.open`.
+    Tables,
+    /// List each indexed field with its index and parameters (as `describe` has them).
+    #[command(visible_alias = "indices")]
+    Indexes,
     /// Set the output mode, or print it without MODE.
     Mode {
         #[arg(value_enum, value_name = "MODE")]

@@ -10,7 +10,8 @@ use clap::ValueEnum;
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum OutputMode {
-    /// Boxed table (default on a terminal).
+    /// Boxed table (default on a terminal); `box` is sqlite3's name for it.
+    #[value(alias = "box")]
     Table,
     /// Tab-separated values (default when piped).
     Tsv,
@@ -23,6 +24,8 @@ pub enum OutputMode {
     Markdown,
     /// One `column = value` per line, records separated by a blank line.
     Line,
+    /// Columns aligned with spaces under a dashed header line, as sqlite3's column mode.
+    Column,
 }
 
 impl OutputMode {
@@ -214,7 +217,37 @@ impl Printer {
                 self.footer(t, out)
             }
             OutputMode::Line => self.lines(t, out),
+            OutputMode::Column => self.columns(t, out),
         }
+    }
+
+    /// sqlite3's column mode: each column as wide as its widest cell (or header), two
+    /// spaces apart, the header underlined with dashes; cells as tables show them.
+    fn columns(&self, t: &Table, out: &mut dyn Write) -> std::io::Result<()> {
+        let rows: Vec<Vec<String>> = t
+            .rows
+            .iter()
+            .map(|r| r.iter().map(|c| self.text(c, Shown::Rounded).replace('\n', " ")).collect())
+            .collect();
+        let mut widths: Vec<usize> =
+            t.headers.iter().map(|h| if self.headers { h.chars().count() } else { 0 }).collect();
+        for r in &rows {
+            for (w, c) in widths.iter_mut().zip(r) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let line = |cells: &[String]| -> String {
+            let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, &w)| format!("{c:<w$}")).collect();
+            padded.join("  ").trim_end().to_string()
+        };
+        if self.headers {
+            writeln!(out, "{}", line(&t.headers))?;
+            writeln!(out, "{}", line(&widths.iter().map(|&w| "-".repeat(w)).collect::<Vec<_>>()))?;
+        }
+        for r in &rows {
+            writeln!(out, "{}", line(r))?;
+        }
+        self.footer(t, out)
     }
 
     fn lines(&self, t: &Table, out: &mut dyn Write) -> std::io::Result<()> {
@@ -410,5 +443,9 @@ mod tests {
         assert!(render(OutputMode::Line).contains("  key = a,b\nscore = 0.123456\n  emb = [1, 2.5, … 4 dims]\n\n"));
         let table = render(OutputMode::Table);
         assert!(table.contains("[1, 2.5, … 4 dims]"), "{table}");
+        assert_eq!(
+            render(OutputMode::Column),
+            "key  score     emb\n---  --------  ------------------\na,b  0.123456  [1, 2.5, … 4 dims]\nc    0.9877\n"
+        );
     }
 }

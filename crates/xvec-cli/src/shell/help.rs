@@ -32,6 +32,7 @@ pub fn overview(tree: &clap::Command, metas: &clap::Command) -> String {
     s.push_str(
         "\nStatements end at `;` or at the end of a line whose quotes and brackets are closed.\n\
          `$NAME` is a value bound with .param set: typed inside a filter, its text elsewhere.\n\
+         `#` and `--` start comments; psql's \\q \\x \\d \\dt \\di \\timing \\i \\o \\e \\? work.\n\
          Type .help COMMAND for its options.\n",
     );
     s

@@ -149,10 +149,14 @@ fn end_of_input(pending: &str) -> u8 {
     e.status.code()
 }
 
-/// `.edit` alone: the REPL opens the editor (the session cannot: it runs what comes back).
+/// `.edit` (or psql's `\e`) alone: the REPL opens the editor (the session cannot: it runs
+/// what comes back).
 fn is_edit(text: &str) -> bool {
     let statements = lexer::scan(text).statements;
     let [(start, end)] = statements.as_slice() else { return false };
+    if text[*start..*end].trim() == "\\e" {
+        return true;
+    }
     let words = lexer::words(&text[*start..*end]);
     matches!(words.as_slice(), [w] if w.text == ".edit" && !w.quoted)
 }
@@ -204,6 +208,7 @@ mod tests {
     fn edit_is_recognised_alone_only() {
         assert!(is_edit(".edit\n"));
         assert!(is_edit("  .edit ;\n"));
+        assert!(is_edit("\\e\n"));
         assert!(!is_edit("count; .edit\n"));
         assert!(!is_edit("'.edit'\n"));
     }

@@ -5,8 +5,9 @@
 //! outside quotes escapes the next character and at the end of a line continues it. A
 //! `[` or `{` opens a group kept verbatim up to its matching bracket, so vector literals
 //! and JSON documents are one word without quoting. A statement ends at `;`, or at the end
-//! of a line once every quote and bracket is closed; a `#` where a statement would start
-//! comments out the rest of the line.
+//! of a line once every quote and bracket is closed. A `#` where a statement would start,
+//! and SQL's `--` there or after a word (outside quotes and brackets), comments out the
+//! rest of the line; a statement starting with `\` (psql's meta commands) is a meta command.
 
 /// A word of a statement, unquoted, with its byte span in the statement.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,7 +59,8 @@ fn closing(c: char) -> char {
 }
 
 /// Scans `input` for statement boundaries and unclosed quotes or brackets. A `#` where a
-/// statement would start comments out the rest of its line. A meta command (a statement
+/// statement would start comments out the rest of its line, as does a `--` there or after
+/// whitespace when a space or the line's end follows it (`--flag` is no comment). A meta command (a statement
 /// that starts with `.`) ends at the end of a line inside a quote, as sqlite3's end at the
 /// end of theirs, so a stray quote in one cannot swallow the statements after it
 /// ([`unclosed`] finds it); brackets may span lines (`.param set v [0.1,` + `0.2]`).
@@ -85,11 +87,17 @@ fn scan_with(input: &str, meta_lines: bool) -> Scan {
             if c == '\n' {
                 comment = false;
                 start = i + 1;
+                (at_start, meta) = (true, false);
             }
             continue;
         }
+        if quote.is_none() && brackets.is_empty() && sql_comment(input, i) {
+            s.statements.push((start, i));
+            (comment, start) = (true, i);
+            continue;
+        }
         if at_start && !c.is_whitespace() {
-            (at_start, meta) = (false, meta_lines && c == '.');
+            (at_start, meta) = (false, meta_lines && (c == '.' || c == '\\'));
         }
         if meta && c == '\n' && quote.is_some() {
             (quote, meta, at_start) = (None, false, true);
@@ -140,6 +148,15 @@ fn scan_with(input: &str, meta_lines: bool) -> Scan {
     s.statements.push((if comment { input.len() } else { start }, input.len()));
     s.statements.retain(|&(a, b)| !input[a..b].trim().is_empty());
     s
+}
+
+/// Whether a `--` comment starts at byte `i`: two dashes after whitespace or at the start,
+/// followed by whitespace or the end.
+fn sql_comment(input: &str, i: usize) -> bool {
+    let (before, after) = (&input[..i], &input[i..]);
+    after.starts_with("--")
+        && before.chars().next_back().is_none_or(char::is_whitespace)
+        && after[2..].chars().next().is_none_or(char::is_whitespace)
 }
 
 /// True when `input` ends with every quote and bracket closed and no continuation.
@@ -265,6 +282,17 @@ mod tests {
         assert_eq!(statements("insert {\"a\": \";\"};"), ["insert {\"a\": \";\"}"]);
         assert_eq!(statements("# a comment\ncount\n# another\n"), ["count"]);
         assert_eq!(statements("  ;  ; "), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn sql_comments_run_to_the_end_of_their_line_outside_quotes_and_brackets() {
+        assert_eq!(statements("-- load it\ncount -- all rows\n--\ndescribe\n"), ["count", "describe"]);
+        assert_eq!(statements("count --filter \"a = '-- b'\" -- c; d\nx"), ["count --filter \"a = '-- b'\"", "x"]);
+        assert_eq!(statements(".mode csv -- it's csv\n.headers off"), [".mode csv", ".headers off"]);
+        assert_eq!(statements("query [1, -- x\n 2]"), ["query [1, -- x\n 2]"]);
+        assert_eq!(statements("count --flush--x"), ["count --flush--x"], "dashes inside a word");
+        assert!(is_complete("count -- it's open"), "a quote in a comment opens nothing");
+        assert_eq!(statements("\\q 'x\ncount"), ["\\q 'x", "count"], "a psql command is a meta command");
     }
 
     #[test]

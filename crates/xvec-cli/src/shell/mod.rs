@@ -10,6 +10,7 @@ mod helper;
 mod interactive;
 mod lexer;
 mod pager;
+mod psql;
 mod script;
 mod session;
 mod target;

@@ -80,12 +80,8 @@ pub fn meta_tree() -> clap::Command {
 }
 
 /// sqlite3 and psql meta commands that have no counterpart here, with what to use instead.
-const FOREIGN_METAS: &[(&str, &str)] = &[
-    ("tables", "a directory holds one collection: `describe` shows its fields, .open DIR switches"),
-    ("databases", "a directory holds one collection: .show names the open one, .open DIR switches"),
-    ("indexes", "`describe` shows each vector field's index and its parameters"),
-    ("indices", "`describe` shows each vector field's index and its parameters"),
-];
+const FOREIGN_METAS: &[(&str, &str)] =
+    &[("databases", "a directory holds one collection: .tables lists it (or those below), .open DIR switches")];
 
 /// Whether `name` (without a leading `.`) is a meta command.
 pub fn is_meta(metas: &clap::Command, name: &str) -> bool {
@@ -157,9 +153,14 @@ impl Session {
             writeln!(self.out, "{}", text.trim())?;
             self.out.flush()?;
         }
-        if let Some(e) = psql_command(text) {
-            return Err(e);
-        }
+        let aliased;
+        let text = match self.psql(text) {
+            None => text,
+            Some(statement) => {
+                aliased = statement?;
+                aliased.as_str()
+            }
+        };
         let words = self.substitute(lexer::words(text))?;
         let Some(first) = words.first() else { return Ok(Flow::Continue) };
         let name = first.strip_prefix('.').unwrap_or(first).to_string();
@@ -178,6 +179,18 @@ impl Session {
         let flow = result?;
         flushed?;
         Ok(flow)
+    }
+
+    /// The statement a psql backslash command stands for (see `psql`).
+    fn psql(&self, text: &str) -> Option<Result<String, CliError>> {
+        let name = self.target.schema().map(|s| s.name().to_string());
+        let dir = self.target.dir().map(|d| d.display().to_string());
+        let open = name.as_deref().zip(dir.as_deref());
+        let switch_on = |meta: &str| match meta {
+            ".timer" => self.timer,
+            _ => self.expanded == AutoSwitch::On,
+        };
+        super::psql::translate(text, switch_on, open)
     }
 
     /// Replaces unquoted `$NAME` words by their bound values, but the NAME of `.param set`
@@ -359,6 +372,8 @@ impl Session {
             Meta::Help { command } => self.help(command.as_deref())?,
             Meta::Open { dir, write } => self.target.replace_with(dir, write)?,
             Meta::Close => self.target.close()?,
+            Meta::Tables => self.tables()?,
+            Meta::Indexes => self.indexes()?,
             Meta::Lock => self.target.lock()?,
             Meta::Unlock => self.target.unlock()?,
             Meta::Mode { mode: None } => writeln!(self.out, "mode: {}", mode_name(self.printer.mode))?,
@@ -428,6 +443,42 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// `.tables`: the open collection, else those in the subdirectories of the open
+    /// directory (a writable shell's before `create`) or the current one, by name.
+    fn tables(&mut self) -> Result<(), CliError> {
+        let mut t = Table::new(["collection", "dir"]);
+        match (self.target.schema(), self.target.dir()) {
+            (Some(schema), Some(dir)) => t.push(vec![schema.name().into(), dir.display().to_string().into()]),
+            (_, dir) => {
+                let base = dir.unwrap_or(Path::new("."));
+                let entries = std::fs::read_dir(base).map_err(|e| CliError::file(base, &e))?;
+                let mut found: Vec<PathBuf> =
+                    entries.flatten().map(|e| e.path()).filter(|p| p.join("CURRENT").is_file()).collect();
+                found.sort();
+                for p in found {
+                    let name = p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                    let shown = p.strip_prefix(".").unwrap_or(&p).display().to_string();
+                    t.push(vec![name.into(), shown.into()]);
+                }
+            }
+        }
+        Ok(self.printer.print(&t, &mut self.out)?)
+    }
+
+    /// `.indexes`: each indexed field, its type and index parameters.
+    fn indexes(&mut self) -> Result<(), CliError> {
+        let schema = self.target.schema().ok_or_else(|| {
+            CliError::failed("no collection is open").hint("start with `xvec shell DIR`, or type .open DIR")
+        })?;
+        let mut t = Table::new(["field", "type", "index"]);
+        for f in schema.fields() {
+            if let Some(index) = f.index_json() {
+                t.push(vec![f.name.clone().into(), f.ty.name().into(), index.into()]);
+            }
+        }
+        Ok(self.printer.print(&t, &mut self.out)?)
     }
 
     /// `.show`: every setting, one `name: value` line each, as sqlite3's `.show`.
@@ -500,31 +551,6 @@ fn setting(out: &mut dyn Write, name: &str, value: &mut bool, switch: Option<Swi
         None => writeln!(out, "{name}: {}", Switch::name(*value))?,
     }
     Ok(())
-}
-
-/// psql's backslash commands, with what to type here instead.
-const PSQL_COMMANDS: [(&str, &str); 11] = [
-    ("q", ".quit"),
-    ("x", ".expanded"),
-    ("d", "describe (or .schema)"),
-    ("?", ".help"),
-    ("h", ".help COMMAND"),
-    ("o", ".output FILE"),
-    ("i", ".read FILE"),
-    ("e", ".edit"),
-    ("timing", ".timer"),
-    ("pset", ".mode, .headers or .nullvalue"),
-    ("c", ".open DIR"),
-];
-
-/// A psql backslash command (`\q`, `\x`, ...): an error that names the dot command to use.
-fn psql_command(text: &str) -> Option<CliError> {
-    let word = text.trim_start().strip_prefix('\\')?.split_whitespace().next().unwrap_or_default();
-    let hint = match PSQL_COMMANDS.iter().find(|(n, _)| *n == word) {
-        Some((_, instead)) => format!("type {instead}"),
-        None => "type .help for the meta commands".to_string(),
-    };
-    Some(CliError::usage(format!("`\\{word}`: meta commands start with `.` here, as in sqlite3")).hint(hint))
 }
 
 fn auto_setting(
