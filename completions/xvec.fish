@@ -123,7 +123,8 @@ complete -c xvec -n "__fish_xvec_using_subcommand import" -l memory-budget -d 'B
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l upsert -d 'Insert or merge instead of failing on existing keys'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l skip-existing -d 'Skip rows whose key exists already (resuming an import that stopped part-way)'
-complete -c xvec -n "__fish_xvec_using_subcommand import" -l flush -d 'Flush into a segment when done'
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l flush -d 'Flush into a segment when done (the default for more rows than the collection\'s auto_flush_rows, 10000 when that is 0)'
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-flush -d 'Keep the rows in the WAL even after a large import (each open replays them until a flush)'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-headers -d 'Leave out the header row'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-mmap -d 'Read segment and index files with read(2) instead of mapping them'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -8,6 +8,7 @@ mod commands;
 mod docs;
 mod errors;
 mod export;
+mod import_habits;
 mod input;
 mod interrupt;
 mod messages;

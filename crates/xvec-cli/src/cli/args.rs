@@ -125,7 +125,10 @@ pub enum ImportFormat {
 /// Writes in batches of --batch-size, one WAL sync each; bad rows are reported with their
 /// line and skipped, and the command then exits 1. An import that stops part-way (Ctrl-C,
 /// a fatal error, --max-errors) says which rows are committed; rerun it with
-/// --skip-existing (or --upsert) to go on.
+/// --skip-existing (or --upsert) to go on. An import of more rows than the collection's
+/// auto_flush_rows (10000 when 0) flushes them into a segment at the end, so later
+/// commands do not replay them from the WAL; --no-flush keeps them there, --flush flushes
+/// any import.
 ///
 /// Example:
 ///   xvec import words commands/data/wordnet.jsonl --vectors emb=commands/data/wordnet.fvecs --flush
@@ -172,9 +175,14 @@ pub struct ImportArgs {
     /// Stop once more than N rows were bad (default: never); the batches before stay.
     #[arg(long, value_name = "N")]
     pub max_errors: Option<u64>,
-    /// Flush into a segment when done.
+    /// Flush into a segment when done (the default for more rows than the collection's
+    /// auto_flush_rows, 10000 when that is 0).
     #[arg(long)]
     pub flush: bool,
+    /// Keep the rows in the WAL even after a large import (each open replays them until
+    /// a flush).
+    #[arg(long, conflicts_with = "flush")]
+    pub no_flush: bool,
 }
 
 /// Documents given on the command line, for insert, upsert and update.

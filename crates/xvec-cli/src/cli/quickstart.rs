@@ -39,6 +39,7 @@ pub fn run(a: &QuickstartArgs, io: &mut Io) -> Result<(), CliError> {
         skip_existing: false,
         max_errors: None,
         flush: false,
+        no_flush: false,
     };
     let report = super::import::import(&coll, &args, io.err)?;
     let import_s = t.elapsed().as_secs_f64();

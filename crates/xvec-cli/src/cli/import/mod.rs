@@ -50,13 +50,12 @@ pub fn run(a: &ImportArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(
     interrupt::install()?;
     let coll = colls.open(&a.coll.dir, true)?;
     let report = import(coll, a, io.err)?;
-    if a.flush {
-        coll.flush()?;
-    }
+    let flushed = flush_after(coll, a, report.written)?;
     let mut failed = if report.failed > 0 { format!(" ({} failed)", report.failed) } else { String::new() };
     if report.skipped > 0 {
         failed.push_str(&format!(" ({} skipped: the key exists)", report.skipped));
     }
+    failed.push_str(&flushed);
     let of = count(report.rows, "document");
     writeln!(io.err, "imported {} of {of} from {}{failed}", report.written, a.file.display())?;
     if report.failed > 0 {
@@ -64,6 +63,32 @@ pub fn run(a: &ImportArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(
         return Err(CliError::failed(format!("{} {what} not imported", count(report.failed, "document"))));
     }
     Ok(())
+}
+
+/// Rows above which an import flushes at its end when the collection has no
+/// auto_flush_rows of its own.
+const FLUSH_AFTER_ROWS: u64 = 10_000;
+
+/// Flushes after the import when asked, or by default when it wrote more rows than the
+/// collection's auto_flush_rows (else [`FLUSH_AFTER_ROWS`]): commands after a large import
+/// would otherwise each replay it from the WAL. Returns what the summary line says of it.
+fn flush_after(coll: &Collection, a: &ImportArgs, written: u64) -> Result<String, CliError> {
+    let limit = match coll.options().auto_flush_rows {
+        0 => FLUSH_AFTER_ROWS,
+        n => n,
+    };
+    let large = written > limit;
+    if a.flush || large && !a.no_flush {
+        coll.flush()?;
+    }
+    Ok(match (a.flush, a.no_flush, large) {
+        (true, _, _) => "; flushed".into(),
+        (false, false, true) => {
+            format!("; flushed (more than {}; --no-flush keeps them in the WAL)", count(limit, "row"))
+        }
+        (false, true, true) => "; kept in the WAL (--no-flush): each open replays them until a flush".into(),
+        (false, _, false) => String::new(),
+    })
 }
 
 fn format_of(path: &Path) -> Option<ImportFormat> {

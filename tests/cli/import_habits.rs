@@ -1,0 +1,57 @@
+//! Issue 43: import as one comes to it from other tools. A large import is flushed at its
+//! end unless --no-flush says otherwise.
+
+use std::path::Path;
+
+use crate::harness::xvec;
+
+/// A collection `name` in `dir` with a 2-d vector `v`.
+fn collection(dir: &Path, name: &str) -> String {
+    let c = dir.join(name).display().to_string();
+    xvec(&["create", &c, "--vector", "v:2:l2"]).run().ok();
+    c
+}
+
+/// `n` JSON Lines documents keyed `k0`, `k1`, ... in the member `key`.
+fn jsonl(dir: &Path, name: &str, key: &str, n: usize) -> String {
+    let p = dir.join(name);
+    let text: String = (0..n).map(|i| format!("{{\"{key}\": \"k{i}\", \"v\": [{i}, 1]}}\n")).collect();
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// The `unflushed rows` figure of `stats`.
+fn unflushed(c: &str) -> u64 {
+    let run = xvec(&["stats", c, "--mode", "tsv", "--no-headers"]).run();
+    let line = run.ok().stdout.lines().find(|l| l.starts_with("unflushed rows\t")).map(str::to_string);
+    line.and_then(|l| l.split('\t').nth(1).and_then(|n| n.parse().ok())).expect("unflushed rows")
+}
+
+/// More rows than auto_flush_rows (10000 when 0) are flushed at the end, and the summary
+/// says so; --no-flush keeps them in the WAL and says that; a small import stays as it was.
+#[test]
+fn a_large_import_is_flushed_unless_no_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = jsonl(dir.path(), "big.jsonl", "id", 10_001);
+    let small = jsonl(dir.path(), "small.jsonl", "id", 10);
+    let c = collection(dir.path(), "a");
+    let run = xvec(&["import", &c, &big]).run();
+    assert_eq!(
+        run.ok().stderr,
+        format!(
+            "imported 10001 of 10001 documents from {big}; flushed (more than 10000 rows; --no-flush keeps them \
+             in the WAL)\n"
+        )
+    );
+    assert_eq!(unflushed(&c), 0);
+    let c = collection(dir.path(), "b");
+    let run = xvec(&["import", &c, &big, "--no-flush"]).run();
+    assert!(
+        run.ok().stderr.ends_with("; kept in the WAL (--no-flush): each open replays them until a flush\n"),
+        "{run}"
+    );
+    assert_eq!(unflushed(&c), 10_001);
+    let run = xvec(&["import", &c, &small, "--upsert"]).run();
+    assert_eq!(run.ok().stderr, format!("imported 10 of 10 documents from {small}\n"));
+    xvec(&["import", &c, &small, "--flush", "--no-flush"]).run().code(2);
+}
