@@ -58,10 +58,11 @@ mod testutil;
 pub use backup::{BackupOptions, BackupReport, FileCount};
 pub use collection::{
     Branch, BranchHit, BranchKind, BranchTrace, Collection, DEFAULT_DISK_CACHE, DEFAULT_RRF_K, DiskUsage, Explain,
-    Fusion, Group, GroupBy, Hit, HybridExplain, HybridHit, HybridQuery, IndexBuild, ItemResult, Location, MAX_BRANCHES,
-    MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_QUERY_TERMS, MAX_QUERY_THREADS, MAX_REFINE_CANDIDATES, MemoryUsage, OpenOptions,
-    OptimizeOptions, OptimizeProgress, OptimizeReport, PostingsTrace, Query, Recovered, Scan, ScanPage, ScanPart,
-    ScanRequest, SearchKind, SegmentStats, Snapshot, SourceTrace, Stats, Target, TextField, Version,
+    Facets, FieldStats, Fusion, Group, GroupBy, Hit, HybridExplain, HybridHit, HybridQuery, IndexBuild, ItemResult,
+    Location, MAX_BRANCHES, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_QUERY_TERMS, MAX_QUERY_THREADS, MAX_REFINE_CANDIDATES,
+    MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, PostingsTrace, Query, Recovered, Scan,
+    ScanPage, ScanPart, ScanRequest, SearchKind, SegmentStats, Snapshot, SourceTrace, Stats, Target, TextField,
+    Version,
 };
 pub use columns::{Column, Columns};
 pub use error::{

@@ -142,7 +142,7 @@ pub struct ScanPage {
 
 /// A value as a scan orders it: by type, then value; null last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum SortValue<'a> {
+pub(super) enum SortValue<'a> {
     Bool(bool),
     Int(i128),
     Float(TotalF64),
@@ -152,7 +152,7 @@ enum SortValue<'a> {
 
 /// An f64 ordered by [`f64::total_cmp`]: -0 before +0, NaN after every number.
 #[derive(Clone, Copy, Debug)]
-struct TotalF64(f64);
+pub(super) struct TotalF64(pub(super) f64);
 
 impl PartialEq for TotalF64 {
     fn eq(&self, other: &Self) -> bool {
@@ -172,7 +172,7 @@ impl Ord for TotalF64 {
 }
 
 impl<'a> SortValue<'a> {
-    fn of_column(col: &ScalarColumn<'a>, row: usize) -> SortValue<'a> {
+    pub(super) fn of_column(col: &ScalarColumn<'a>, row: usize) -> SortValue<'a> {
         if !col.validity.is_valid(row) {
             return SortValue::Null;
         }
@@ -205,6 +205,21 @@ impl<'a> SortValue<'a> {
             | Value::VectorInt8(_)
             | Value::Array(_)
             | Value::Sparse(_) => SortValue::Null,
+        }
+    }
+
+    /// The value of a column of type `ty` this was read from.
+    pub(super) fn to_value(self, ty: ScalarType) -> Value {
+        match (self, ty) {
+            (SortValue::Null, _) => Value::Null,
+            (SortValue::Bool(b), _) => Value::Bool(b),
+            (SortValue::Int(x), ScalarType::Int32) => Value::Int32(x as i32),
+            (SortValue::Int(x), ScalarType::Uint32) => Value::Uint32(x as u32),
+            (SortValue::Int(x), ScalarType::Uint64) => Value::Uint64(x as u64),
+            (SortValue::Int(x), _) => Value::Int64(x as i64),
+            (SortValue::Float(x), ScalarType::Float) => Value::Float(x.0 as f32),
+            (SortValue::Float(x), _) => Value::Double(x.0),
+            (SortValue::Str(s), _) => Value::String(s.to_string()),
         }
     }
 

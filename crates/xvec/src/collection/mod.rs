@@ -20,6 +20,9 @@ mod bulk_tests;
 #[cfg(test)]
 mod degraded_tests;
 mod explain;
+mod facets;
+#[cfg(test)]
+mod facets_tests;
 #[cfg(test)]
 mod field_change_tests;
 mod field_indexes;
@@ -65,6 +68,7 @@ use std::sync::{Arc, Mutex, RwLock};
 pub use browse::{ScanPage, ScanRequest};
 pub use bulk::{MAX_QUERY_THREADS, Scan, ScanPart};
 pub use explain::Explain;
+pub use facets::{Facets, FieldStats};
 pub(crate) use follow::Refreshed;
 pub use hybrid::{
     Branch, BranchHit, BranchKind, BranchTrace, DEFAULT_RRF_K, Fusion, HybridExplain, HybridHit, HybridQuery,

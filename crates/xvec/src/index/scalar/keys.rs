@@ -31,6 +31,23 @@ pub(crate) fn float_extremes() -> (u64, u64) {
     (float_key(f64::NEG_INFINITY).expect("not NaN"), float_key(f64::INFINITY).expect("not NaN"))
 }
 
+/// The value whose key is `key` in a column of type `ty` (not a string): what a facet of
+/// an inverted index reads its values back from. A float's `-0.0` comes back `+0.0`.
+pub(crate) fn value_of_key(ty: ScalarType, key: u64) -> crate::value::Value {
+    use crate::value::Value;
+    let float = || f64::from_bits(if key & SIGN != 0 { key & !SIGN } else { !key });
+    match ty {
+        ScalarType::Bool => Value::Bool(key != 0),
+        ScalarType::Int32 => Value::Int32((key ^ SIGN) as i64 as i32),
+        ScalarType::Int64 => Value::Int64((key ^ SIGN) as i64),
+        ScalarType::Uint32 => Value::Uint32(key as u32),
+        ScalarType::Uint64 => Value::Uint64(key),
+        ScalarType::Float => Value::Float(float() as f32),
+        ScalarType::Double => Value::Double(float()),
+        ScalarType::String => Value::Null,
+    }
+}
+
 /// The key of row `row` of a fixed-width column (`None` for a null, a NaN or a string).
 #[inline]
 pub(super) fn key_of(col: &ScalarColumn, row: usize) -> Option<u64> {
@@ -66,5 +83,15 @@ mod tests {
         assert_eq!(float_key(-0.0), float_key(0.0));
         assert_eq!(float_key(f64::NAN), None);
         assert_eq!(float_extremes(), (keys[0], keys[keys.len() - 1]));
+        for (&x, &k) in floats.iter().zip(&keys) {
+            assert_eq!(value_of_key(ScalarType::Double, k), crate::value::Value::Double(x));
+        }
+        for v in [i64::MIN, -5, 0, 7, i64::MAX] {
+            assert_eq!(
+                value_of_key(ScalarType::Int64, int_key(ScalarType::Int64, v.into())),
+                crate::value::Value::Int64(v)
+            );
+        }
+        assert_eq!(value_of_key(ScalarType::Float, float_key(-2.5).unwrap()), crate::value::Value::Float(-2.5));
     }
 }

@@ -29,7 +29,7 @@ use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use build::build;
-pub(crate) use keys::{float_extremes, float_key, int_key};
+pub(crate) use keys::{float_extremes, float_key, int_key, value_of_key};
 
 use crate::error::StorageError;
 use crate::schema::{FieldType, ScalarIndexKind, ScalarType};
@@ -129,15 +129,16 @@ impl<'a> Indexed<'a> {
     }
 }
 
-/// What an index keys a value by: a string's bytes, a number's or bool's `u64` key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum ElementKey<'a> {
+/// What an index keys a value by: a string's bytes, a number's or bool's `u64` key
+/// (ordered as the values are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum ElementKey<'a> {
     Term(&'a [u8]),
     Key(u64),
 }
 
 /// Value `i` of `d` as its index key; `None` for a NaN.
-fn element_key(d: ColumnData<'_>, i: usize) -> Option<ElementKey<'_>> {
+pub(crate) fn element_key(d: ColumnData<'_>, i: usize) -> Option<ElementKey<'_>> {
     let one = ScalarColumn { validity: crate::storage::column::Validity(None), data: d };
     match d {
         ColumnData::String(v) => Some(ElementKey::Term(v.get(i))),
@@ -330,6 +331,28 @@ impl ScalarIndex {
                 self.posting(t).contains(r)
             }
         }
+    }
+
+    /// An inverted index's distinct values (`None` for a range index).
+    pub(crate) fn distinct(&self) -> Option<usize> {
+        (self.kind == ScalarIndexKind::Inverted).then(|| self.key_count())
+    }
+
+    /// Each distinct value of an inverted index, in order, with how many of its rows are
+    /// among `allowed` (all of them without): what facets count. Empty for a range index.
+    pub(crate) fn counts<'s, 'a>(
+        &'s self,
+        allowed: Option<&'a RoaringBitmap>,
+    ) -> impl Iterator<Item = (ElementKey<'s>, u64)> + use<'s, 'a> {
+        let n = self.distinct().unwrap_or(0);
+        (0..n).map(move |t| {
+            let key = match &self.terms {
+                Some(_) => ElementKey::Term(self.term(t)),
+                None => ElementKey::Key(self.fixed_keys()[t]),
+            };
+            let rows = allowed.map_or_else(|| self.posting_count(t), |a| self.posting(t).intersection_len(a));
+            (key, rows)
+        })
     }
 
     /// Rows the index holds: the postings' total (inverted) or its entries (range).
