@@ -3401,7 +3401,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__import)
-            opts="-h --format --key-field --vectors --field --ids --sparse-bm25 --batch-size --upsert --skip-existing --max-errors --flush --no-flush --mode --no-headers --no-mmap --memory-budget --wait --help"
+            opts="-h --format --key-field --vectors --field --ids --sparse-bm25 --batch-size --upsert --skip-existing --max-errors --atomic --flush --no-flush --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

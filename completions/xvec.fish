@@ -110,7 +110,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand import" -l field -d 'Vector fi
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l ids -d 'Keys of raw vectors, one per line (default: FILE.ids if it exists, else row numbers from 0)' -r -F
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l sparse-bm25 -d 'Fill the sparse field TARGET with the BM25 weights of each row\'s SOURCE text over the terms of the vocabulary file VOCAB (made by `xvec vocabulary`); repeatable' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l batch-size -d 'Documents per write batch (one WAL sync each)' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand import" -l max-errors -d 'Stop once more than N rows were bad (default: never); the batches before stay' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l max-errors -d 'Stop once more than N rows were bad (default: never; with --atomic, 0); the batches before stay, unless --atomic' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l mode -d 'Output mode (default: table on a terminal, tsv otherwise)' -r -f -a "table\t'Boxed table (default on a terminal); `box` is sqlite3\'s name for it'
 tsv\t'Tab-separated values (default when piped)'
 csv\t''
@@ -123,6 +123,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand import" -l memory-budget -d 'B
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l wait -d 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection\'s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l upsert -d 'Insert or merge instead of failing on existing keys'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l skip-existing -d 'Skip rows whose key exists already (resuming an import that stopped part-way)'
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l atomic -d 'All or nothing: stage every row, publish them as one version at the end; an error, a bad row (past --max-errors) or Ctrl-C commits none'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l flush -d 'Flush into a segment when done (the default for more rows than the collection\'s auto_flush_rows, 10000 when that is 0)'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-flush -d 'Keep the rows in the WAL even after a large import (each open replays them until a flush)'
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l no-headers -d 'Leave out the header row'

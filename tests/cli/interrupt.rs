@@ -106,6 +106,67 @@ fn an_interrupted_import_says_exactly_what_it_committed() {
     eprintln!("{interrupted} of 4 imports interrupted");
 }
 
+/// `import --atomic`: a bad row past --max-errors (default none) or Ctrl-C at any moment
+/// commits nothing; a finished one commits every good row as one version.
+#[test]
+fn an_atomic_import_commits_all_or_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let c = collection(tmp.path());
+    let text = "{\"id\":\"m1\",\"n\":1,\"v\":[1,1,1,1]}\n{\"id\":\"m2\",\"n\":\"x\",\"v\":[1,1,1,1]}\n\
+                {\"id\":\"m3\",\"n\":3,\"v\":[1,1,1,1]}\n{\"id\":\"m4\",\"n\":4,\"v\":[1,1,1,1]}\n";
+    let bad = tmp.path().join("bad.jsonl");
+    std::fs::write(&bad, text).unwrap();
+    let f = bad.display();
+    let r = xvec(&["import", &c, &bad.display().to_string(), "--batch-size", "2", "--atomic"]).run();
+    r.code(1);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "{f}:2: error: key \"m2\": field `n` expects an integer, found a string\n\
+             {f}: import stopped: no rows committed (--atomic: all or nothing)\n\
+             error: {f}: stopped after 1 bad row (--atomic allows none unless --max-errors says)\n"
+        )
+    );
+    assert_eq!(count(&c), 0);
+    let r =
+        xvec(&["import", &c, &bad.display().to_string(), "--batch-size", "2", "--atomic", "--max-errors", "1"]).run();
+    r.code(1);
+    assert!(r.stderr.contains("imported 3 of 4 documents"), "{r}");
+    assert_eq!(count(&c), 3);
+    let versions = xvec(&["versions", &c, "--mode", "tsv", "--no-headers"]).run().ok().stdout.clone();
+    assert!(versions.lines().last().unwrap().contains("\timport\t"), "{versions}");
+
+    let file = rows(tmp.path(), "big.jsonl", 0..150_000);
+    let mut interrupted = 0;
+    for round in 0..3u64 {
+        let child = command(&["import", &c, &file, "--batch-size", "500", "--atomic", "--upsert"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(40 + 60 * round));
+        std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        match out.status.code() {
+            Some(0) => assert_eq!(count(&c), 150_003, "{stderr}"),
+            Some(130) => {
+                interrupted += 1;
+                assert_eq!(count(&c), 3, "{stderr}");
+                assert_eq!(
+                    stderr,
+                    format!(
+                        "{file}: import stopped: no rows committed (--atomic: all or nothing)\nerror: interrupted\n"
+                    )
+                );
+            }
+            other => panic!("exit {other:?}: {stderr}"),
+        }
+    }
+    assert!(interrupted > 0, "no import was interrupted");
+    xvec(&["verify", &c]).run().ok();
+}
+
 /// `kill -INT` at random moments of exports and dumps: never a partial file under the
 /// name asked for, and no temp file left.
 #[test]

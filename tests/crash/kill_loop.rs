@@ -629,7 +629,7 @@ impl Loop {
             let file = self.scratch.join(format!("import-{}.jsonl", self.iteration));
             let text: String = items.iter().map(|&(k, v)| doc_json(k, v) + "\n").collect();
             std::fs::write(&file, text).unwrap();
-            let batches = items.chunks(size).map(|c| Batch::Upsert(c.to_vec())).collect();
+            let mut batches: Vec<Batch> = items.chunks(size).map(|c| Batch::Upsert(c.to_vec())).collect();
             let mut args = vec![
                 "import".to_string(),
                 dir,
@@ -638,11 +638,19 @@ impl Loop {
                 "--batch-size".into(),
                 size.to_string(),
             ];
-            if self.rng.random_range(0..3) == 0 {
-                args.push("--flush".into());
+            let mut kind = "xvec import";
+            match self.rng.random_range(0..4) {
+                0 => args.push("--flush".into()),
+                // All or nothing: the batches are one, published by one commit.
+                1 => {
+                    args.push("--atomic".into());
+                    batches = vec![Batch::Upsert(items.clone())];
+                    kind = "xvec import --atomic";
+                }
+                _ => {}
             }
             let kill = cli_kill(&mut self.rng);
-            self.cli_child("xvec import", &args, batches, kill)
+            self.cli_child(kind, &args, batches, kill)
         } else if roll < 88 && self.pending.is_empty() && state.len() > 100 {
             // `xvec delete`: present keys only (a missing one makes it exit 1), so only
             // when the state is known exactly.

@@ -61,7 +61,7 @@ pub use collection::{
     Facets, FieldStats, Fusion, Group, GroupBy, Hit, HybridExplain, HybridHit, HybridQuery, IndexBuild, ItemResult,
     Location, MAX_BRANCHES, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_QUERY_TERMS, MAX_QUERY_THREADS, MAX_REFINE_CANDIDATES,
     MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, PostingsTrace, Query, Recovered, Scan,
-    ScanPage, ScanPart, ScanRequest, SearchKind, SegmentStats, Snapshot, SourceTrace, Stats, Target, TextField,
+    ScanPage, ScanPart, ScanRequest, SearchKind, SegmentStats, Snapshot, SourceTrace, Stage, Stats, Target, TextField,
     Version,
 };
 pub use columns::{Column, Columns};

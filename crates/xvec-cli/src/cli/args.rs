@@ -172,9 +172,14 @@ pub struct ImportArgs {
     /// Skip rows whose key exists already (resuming an import that stopped part-way).
     #[arg(long, conflicts_with = "upsert")]
     pub skip_existing: bool,
-    /// Stop once more than N rows were bad (default: never); the batches before stay.
+    /// Stop once more than N rows were bad (default: never; with --atomic, 0); the
+    /// batches before stay, unless --atomic.
     #[arg(long, value_name = "N")]
     pub max_errors: Option<u64>,
+    /// All or nothing: stage every row, publish them as one version at the end; an
+    /// error, a bad row (past --max-errors) or Ctrl-C commits none.
+    #[arg(long)]
+    pub atomic: bool,
     /// Flush into a segment when done (the default for more rows than the collection's
     /// auto_flush_rows, 10000 when that is 0).
     #[arg(long)]

@@ -38,6 +38,7 @@ pub fn run(a: &QuickstartArgs, io: &mut Io) -> Result<(), CliError> {
         upsert: false,
         skip_existing: false,
         max_errors: None,
+        atomic: false,
         flush: false,
         no_flush: false,
     };

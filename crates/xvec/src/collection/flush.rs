@@ -28,6 +28,7 @@ use super::snapshot::{ScanCodesByField, SegmentRef, Snapshot, install};
 use super::writer::{Frozen, Superseded, Writer, discard};
 use crate::error::Error;
 use crate::index::quant::fastscan::ScanCodes;
+use crate::schema::Schema;
 use crate::storage::manifest::{Operation, SealedWal};
 use crate::storage::segment::{self, Part, Segment};
 use crate::storage::wal::{self, WalWriter};
@@ -154,6 +155,32 @@ fn write(dir: &Path, frozen: &Frozen, mmap: bool) -> Result<Written, Error> {
         segment = Some((Arc::new(opened), copied_scan_codes(&frozen.mem, &live), scalar));
     }
     Ok(Written { frozen: frozen.clone(), segment, live, made })
+}
+
+/// Writes `mem`'s live rows as segment `id`, which no version names until a publish does
+/// (an atomic import's staged rows, `stage.rs`); its files are added to `made`. `None`
+/// when no row is live.
+pub(super) fn write_unpublished(
+    dir: &Path,
+    schema: &Arc<Schema>,
+    mem: MemSegment,
+    id: u64,
+    mmap: bool,
+    made: &mut Vec<PathBuf>,
+) -> Result<Option<SegmentRef>, Error> {
+    let frozen = Frozen { mem, id, schema: schema.clone() };
+    let Written { segment, made: mut files, .. } = write(dir, &frozen, mmap)?;
+    made.append(&mut files);
+    Ok(segment.map(|(segment, scan, scalar)| SegmentRef {
+        segment,
+        deleted: Arc::default(),
+        deletes_file: None,
+        dirty: false,
+        indexes: vec![None; schema.fields().len()],
+        index_files: scalar.files,
+        scan,
+        scalar: scalar.by_field,
+    }))
 }
 
 /// The scan codes of a flushed segment (it is scanned with them until indexed): the

@@ -52,6 +52,9 @@ mod scan_tests;
 mod set_index_tests;
 mod snapshot;
 mod sparse_search;
+mod stage;
+#[cfg(test)]
+mod stage_tests;
 mod stats;
 mod text_search;
 mod versions;
@@ -82,6 +85,7 @@ pub use query::{
 pub use recovery::Recovered;
 pub(crate) use snapshot::SegmentRef;
 pub use snapshot::{Location, Snapshot};
+pub use stage::Stage;
 pub use stats::{DiskUsage, IndexBuild, MemoryUsage, SegmentStats, Stats};
 pub use text_search::MAX_QUERY_TERMS;
 pub use text_search::{PostingsTrace, TextField};

@@ -222,32 +222,7 @@ impl Writer {
         mode: Mode,
     ) -> Result<Vec<ItemResult>, Error> {
         let snap = current.read().expect("snapshot lock poisoned").clone();
-        let schema = snap.schema.clone();
-        // Latest version of each key touched by this batch, as an index into `records`.
-        let mut pending: HashMap<String, usize> = HashMap::new();
-        let mut records: Vec<Record> = Vec::with_capacity(docs.len());
-        let mut results = Vec::with_capacity(docs.len());
-        for doc in docs {
-            let old = match pending.get(&doc.key) {
-                Some(&i) => Old::Pending(i),
-                None => snap.locate(&doc.key).map_or(Old::Absent, Old::Stored),
-            };
-            let key = doc.key.clone();
-            let row = match (mode, old) {
-                (Mode::Insert | Mode::Upsert, Old::Absent) => Row::from_doc(&schema, doc),
-                (Mode::Insert, _) => Err(DocError::DuplicateKey(truncate_key(&key))),
-                (Mode::Update, Old::Absent) => Err(DocError::NotFound(truncate_key(&key))),
-                (_, Old::Pending(i)) => match &records[i] {
-                    Record::Put(prev) => prev.clone().merge(&schema, doc),
-                    Record::Delete(_) => unreachable!("a write batch logs only puts"),
-                },
-                (_, Old::Stored(loc)) => Row { key: doc.key.clone(), values: snap.row_values(loc) }.merge(&schema, doc),
-            };
-            results.push(row.map(|row| {
-                pending.insert(key, records.len());
-                records.push(Record::Put(row));
-            }));
-        }
+        let (records, results) = put_records(&snap, docs, mode);
         drop(snap);
         self.commit(current, &records)?;
         Ok(results)
@@ -255,23 +230,63 @@ impl Writer {
 
     pub(crate) fn delete(&mut self, current: &RwLock<Arc<Snapshot>>, keys: &[&str]) -> Result<Vec<ItemResult>, Error> {
         let snap = current.read().expect("snapshot lock poisoned").clone();
-        let mut gone: std::collections::HashSet<&str> = Default::default();
-        let mut records = Vec::new();
-        let results = keys
-            .iter()
-            .map(|&k| {
-                if gone.contains(k) || snap.locate(k).is_none() {
-                    return Err(DocError::NotFound(truncate_key(k)));
-                }
-                gone.insert(k);
-                records.push(Record::Delete(k.to_string()));
-                Ok(())
-            })
-            .collect();
+        let (records, results) = delete_records(&snap, keys);
         drop(snap);
         self.commit(current, &records)?;
         Ok(results)
     }
+}
+
+/// The records a batch of writes makes on top of `snap`, and each document's result: a
+/// document is validated, merged with the version it updates (stored, or an earlier one
+/// of the batch), or refused by `mode`.
+pub(super) fn put_records(snap: &Snapshot, docs: Vec<Doc>, mode: Mode) -> (Vec<Record>, Vec<ItemResult>) {
+    let schema = &snap.schema;
+    // Latest version of each key touched by this batch, as an index into `records`.
+    let mut pending: HashMap<String, usize> = HashMap::new();
+    let mut records: Vec<Record> = Vec::with_capacity(docs.len());
+    let mut results = Vec::with_capacity(docs.len());
+    for doc in docs {
+        let old = match pending.get(&doc.key) {
+            Some(&i) => Old::Pending(i),
+            None => snap.locate(&doc.key).map_or(Old::Absent, Old::Stored),
+        };
+        let key = doc.key.clone();
+        let row = match (mode, old) {
+            (Mode::Insert | Mode::Upsert, Old::Absent) => Row::from_doc(schema, doc),
+            (Mode::Insert, _) => Err(DocError::DuplicateKey(truncate_key(&key))),
+            (Mode::Update, Old::Absent) => Err(DocError::NotFound(truncate_key(&key))),
+            (_, Old::Pending(i)) => match &records[i] {
+                Record::Put(prev) => prev.clone().merge(schema, doc),
+                Record::Delete(_) => unreachable!("a write batch logs only puts"),
+            },
+            (_, Old::Stored(loc)) => Row { key: doc.key.clone(), values: snap.row_values(loc) }.merge(schema, doc),
+        };
+        results.push(row.map(|row| {
+            pending.insert(key, records.len());
+            records.push(Record::Put(row));
+        }));
+    }
+    (records, results)
+}
+
+/// The records deleting `keys` from `snap` makes, and each key's result (a key not live
+/// fails its entry).
+pub(super) fn delete_records(snap: &Snapshot, keys: &[&str]) -> (Vec<Record>, Vec<ItemResult>) {
+    let mut gone: std::collections::HashSet<&str> = Default::default();
+    let mut records = Vec::new();
+    let results = keys
+        .iter()
+        .map(|&k| {
+            if gone.contains(k) || snap.locate(k).is_none() {
+                return Err(DocError::NotFound(truncate_key(k)));
+            }
+            gone.insert(k);
+            records.push(Record::Delete(k.to_string()));
+            Ok(())
+        })
+        .collect();
+    (records, results)
 }
 
 /// What a publish replaced, released once the writer lock is: removing large files (a

@@ -170,6 +170,8 @@ pub enum Operation {
     Repair,
     /// An older version published again as the newest ([`crate::Collection::checkout`]).
     Checkout,
+    /// An atomic batch of writes published at once ([`crate::Collection::stage`]).
+    Import,
 }
 
 impl Operation {
@@ -185,6 +187,7 @@ impl Operation {
             Operation::Alter => "alter",
             Operation::Repair => "repair",
             Operation::Checkout => "checkout",
+            Operation::Import => "import",
         }
     }
 }

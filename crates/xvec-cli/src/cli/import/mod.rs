@@ -2,7 +2,8 @@
 //! are inline or taken row by row from vector files (`--vectors FIELD=FILE`); sparse fields
 //! can be filled with the BM25 weights of a text field (`--sparse-bm25`). Writes in
 //! batches; bad rows are reported with file and line and skipped; Ctrl-C in the shell
-//! stops between batches.
+//! stops between batches. `--atomic` stages every batch and publishes them as one version
+//! at the end (`xvec::Stage`), or none of them.
 
 mod bounded;
 mod json;
@@ -15,7 +16,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use xvec::sparse::Bm25Vocabulary;
-use xvec::{Collection, Doc, DocError, FieldKind, FieldLookupError, FieldType, ScalarType, Value, VectorType};
+use xvec::{Collection, Doc, DocError, FieldKind, FieldLookupError, FieldType, ScalarType, Stage, Value, VectorType};
 use xvec_io::dataset::VectorFile;
 
 use self::bounded::{LineBound, MAX_LINE_BYTES};
@@ -127,6 +128,8 @@ pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Resu
     if let Err(e) = read {
         let e = sink.write_batch().err().unwrap_or(e);
         let stopped = sink.stopped();
+        // --atomic: what was staged is not published.
+        sink.stage = None;
         sink.finish()?;
         writeln!(errors, "{stopped}")?;
         return Err(e);
@@ -158,6 +161,8 @@ struct Sink<'a> {
     upsert: bool,
     skip_existing: bool,
     max_errors: Option<u64>,
+    /// `--atomic`: the staged rows, published by `finish` (dropped, they are not).
+    stage: Option<Stage<'a>>,
     report: ImportReport,
     errors: &'a mut dyn Write,
     progress: indicatif::ProgressBar,
@@ -179,6 +184,7 @@ impl<'a> Sink<'a> {
         } else {
             indicatif::ProgressBar::hidden()
         };
+        let stage = if a.atomic { Some(coll.stage()?) } else { None };
         Ok(Sink {
             coll,
             name: a.file.display().to_string(),
@@ -190,7 +196,8 @@ impl<'a> Sink<'a> {
             batch_size: a.batch_size as usize,
             upsert: a.upsert,
             skip_existing: a.skip_existing,
-            max_errors: a.max_errors,
+            max_errors: a.max_errors.or(a.atomic.then_some(0)),
+            stage,
             report: ImportReport::default(),
             errors,
             progress,
@@ -216,6 +223,9 @@ impl<'a> Sink<'a> {
     /// What is committed when an import stops part-way (a bad CSV quote, a full disk, an
     /// interrupt): the one place that says it, before the error that stopped it.
     fn stopped(&self) -> String {
+        if self.stage.is_some() {
+            return format!("{}: import stopped: no rows committed (--atomic: all or nothing)", self.name);
+        }
         let span = match self.committed {
             None => String::new(),
             Some((Place::Line(a), Place::Line(b))) => format!(" (lines {a}–{b})"),
@@ -313,7 +323,12 @@ impl<'a> Sink<'a> {
                 Err(e) => rows.push((place, Some(e))),
             }
         }
-        let results = if self.upsert { self.coll.upsert(docs)? } else { self.coll.insert(docs)? };
+        let results = match (&mut self.stage, self.upsert) {
+            (Some(stage), true) => stage.upsert(docs)?,
+            (Some(stage), false) => stage.insert(docs)?,
+            (None, true) => self.coll.upsert(docs)?,
+            (None, false) => self.coll.insert(docs)?,
+        };
         let span = (rows[0].0, rows[rows.len() - 1].0);
         self.committed = Some(self.committed.map_or(span, |(first, _)| (first, span.1)));
         let mut results = results.into_iter();
@@ -335,17 +350,28 @@ impl<'a> Sink<'a> {
             }
         }
         match self.max_errors {
-            Some(max) if self.report.failed > max => Err(CliError::failed(format!(
-                "{}: stopped after {} (--max-errors {max})",
-                self.name,
-                count(self.report.failed, "bad row")
-            ))),
+            Some(max) if self.report.failed > max => {
+                let allowed = match self.stage {
+                    Some(_) if max == 0 => "--atomic allows none unless --max-errors says".to_string(),
+                    _ => format!("--max-errors {max}"),
+                };
+                Err(CliError::failed(format!(
+                    "{}: stopped after {} ({allowed})",
+                    self.name,
+                    count(self.report.failed, "bad row")
+                )))
+            }
             _ => Ok(()),
         }
     }
 
     fn finish(mut self) -> Result<ImportReport, CliError> {
         self.write_batch()?;
+        if let Some(stage) = self.stage.take() {
+            // The last moment Ctrl-C can still leave the collection as it was.
+            interrupt::check()?;
+            stage.commit()?;
+        }
         self.progress.finish_and_clear();
         if self.report.failed > MAX_REPORTED_ERRORS {
             let more = self.report.failed - MAX_REPORTED_ERRORS;
