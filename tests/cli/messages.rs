@@ -132,7 +132,7 @@ fn counts_agree_in_number() {
     run.code(1);
     assert!(
         run.stderr.ends_with(
-            "imported 1 of 2 documents from {} (1 failed)\nerror: 1 document was not imported\n"
+            "imported 1 of 2 documents from {} (1 failed); flushed\nerror: 1 document was not imported\n"
                 .replace("{}", &file.display().to_string())
                 .as_str()
         ),
