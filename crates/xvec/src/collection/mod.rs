@@ -59,6 +59,8 @@ mod stats;
 mod text_search;
 mod versions;
 #[cfg(test)]
+mod versions_fault_tests;
+#[cfg(test)]
 mod versions_tests;
 #[cfg(test)]
 mod wal_cut_tests;
