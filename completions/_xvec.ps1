@@ -92,7 +92,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         }
         'xvec;import' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Input format (default: from the file''s extension)')
-            [CompletionResult]::new('--key-field', '--key-field', [CompletionResultType]::ParameterName, 'Member or column that holds the primary key')
+            [CompletionResult]::new('--key-field', '--key-field', [CompletionResultType]::ParameterName, 'Member or column that holds the primary key (`_key`, as dump and export write it, when the input has it and no `id`)')
             [CompletionResult]::new('--vectors', '--vectors', [CompletionResultType]::ParameterName, 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i')
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Vector field that raw vectors fill (default: the only one)')
             [CompletionResult]::new('--ids', '--ids', [CompletionResultType]::ParameterName, 'Keys of raw vectors, one per line (default: FILE.ids if it exists, else row numbers from 0)')

@@ -87,7 +87,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;import'= {
             cand --format 'Input format (default: from the file''s extension)'
-            cand --key-field 'Member or column that holds the primary key'
+            cand --key-field 'Member or column that holds the primary key (`_key`, as dump and export write it, when the input has it and no `id`)'
             cand --vectors 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i'
             cand --field 'Vector field that raw vectors fill (default: the only one)'
             cand --ids 'Keys of raw vectors, one per line (default: FILE.ids if it exists, else row numbers from 0)'

@@ -104,7 +104,7 @@ csv\t'A header row of field names, then one document per row'
 fvecs\t'Raw vectors, TEXMEX .fvecs (also .bvecs, .ivecs)'
 npy\t'Raw vectors, a 2-d NumPy array'
 parquet\t'Apache Parquet: one column per field, vectors as lists of numbers'"
-complete -c xvec -n "__fish_xvec_using_subcommand import" -l key-field -d 'Member or column that holds the primary key' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand import" -l key-field -d 'Member or column that holds the primary key (`_key`, as dump and export write it, when the input has it and no `id`)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l vectors -d 'Take a vector field from a .fvecs/.npy file: row i of the input gets row i' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l field -d 'Vector field that raw vectors fill (default: the only one)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand import" -l ids -d 'Keys of raw vectors, one per line (default: FILE.ids if it exists, else row numbers from 0)' -r -F

@@ -55,3 +55,31 @@ fn a_large_import_is_flushed_unless_no_flush() {
     assert_eq!(run.ok().stderr, format!("imported 10 of 10 documents from {small}\n"));
     xvec(&["import", &c, &small, "--flush", "--no-flush"]).run().code(2);
 }
+
+/// Without --key-field, an input with `_key` and no `id` (a dump's data, an export) takes
+/// its keys from `_key` and says so once, in JSON Lines and CSV alike.
+#[test]
+fn key_member_is_detected_when_id_is_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = collection(dir.path(), "c");
+    let f = jsonl(dir.path(), "dumped.jsonl", "_key", 3);
+    let run = xvec(&["import", &c, &f]).run();
+    assert_eq!(
+        run.ok().stderr,
+        format!(
+            "{f}: no `id` member: the keys are taken from `_key` (--key-field NAME names another)\n\
+             imported 3 of 3 documents from {f}\n"
+        )
+    );
+    let run = xvec(&["fetch", &c, "k2", "--mode", "jsonl"]).run();
+    assert_eq!(run.ok().stdout, "{\"_key\":\"k2\",\"v\":[2.0,1.0]}\n");
+    let csv = dir.path().join("more.csv");
+    std::fs::write(&csv, "_key,v\nk9,\"[9, 1]\"\n").unwrap();
+    let run = xvec(&["import", &c, csv.to_str().unwrap()]).run();
+    assert!(run.ok().stderr.contains("the keys are taken from `_key`"), "{run}");
+    xvec(&["fetch", &c, "k9"]).run().ok();
+    // A named key member is used as given: `_key` is not looked for.
+    let run = xvec(&["import", &c, &f, "--key-field", "name"]).run();
+    run.code(1);
+    assert!(!run.stderr.contains("taken from `_key`"), "{run}");
+}

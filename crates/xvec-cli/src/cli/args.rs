@@ -146,7 +146,8 @@ pub struct ImportArgs {
     /// Input format (default: from the file's extension).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<ImportFormat>,
-    /// Member or column that holds the primary key.
+    /// Member or column that holds the primary key (`_key`, as dump and export write it,
+    /// when the input has it and no `id`).
     #[arg(long, value_name = "NAME", default_value = "id")]
     pub key_field: String,
     /// Take a vector field from a .fvecs/.npy file: row i of the input gets row i.

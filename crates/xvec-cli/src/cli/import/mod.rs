@@ -25,6 +25,9 @@ use super::plural::count;
 use super::query::open_vector_file;
 use super::{CliError, ImportArgs, ImportFormat, interrupt};
 
+/// The key member when --key-field is not given.
+const DEFAULT_KEY_FIELD: &str = "id";
+
 /// Row errors printed before the rest are only counted.
 const MAX_REPORTED_ERRORS: u64 = 20;
 
@@ -149,6 +152,8 @@ struct Sink<'a> {
     coll: &'a Collection,
     name: String,
     key_field: &'a str,
+    /// Whether the first document (a CSV's header) has decided the key member yet.
+    key_decided: bool,
     sources: Vec<VectorSource>,
     weights: Vec<Bm25Source>,
     /// Rows in input order with where they came from: a document to write, or why the row
@@ -189,6 +194,7 @@ impl<'a> Sink<'a> {
             coll,
             name: a.file.display().to_string(),
             key_field: &a.key_field,
+            key_decided: false,
             sources,
             weights,
             batch: Vec::new(),
@@ -206,6 +212,37 @@ impl<'a> Sink<'a> {
     }
 
     /// `FILE:LINE` or `FILE: row N`, as errors name a row.
+    /// Takes the keys from `_key` (what `dump` and `export` write) in place of the default
+    /// `id` when the input has `_key` and no `id`, decided on its first document (a CSV's
+    /// header) and said once.
+    fn decide_key(&mut self, has: impl Fn(&str) -> bool) -> Result<(), CliError> {
+        if std::mem::replace(&mut self.key_decided, true) {
+            return Ok(());
+        }
+        if self.key_field == DEFAULT_KEY_FIELD && !has(DEFAULT_KEY_FIELD) && has(xvec::KEY_FIELD) {
+            self.key_field = xvec::KEY_FIELD;
+            writeln!(
+                self.errors,
+                "{}: no `{DEFAULT_KEY_FIELD}` member: the keys are taken from `{}` (--key-field NAME names another)",
+                self.name,
+                xvec::KEY_FIELD
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The document of a row read as a JSON object (JSON Lines, Parquet).
+    fn doc(
+        &mut self,
+        obj: Result<serde_json::Map<String, serde_json::Value>, String>,
+    ) -> Result<Result<Doc, String>, CliError> {
+        if let Ok(obj) = &obj {
+            self.decide_key(|k| obj.contains_key(k))?;
+        }
+        let schema = self.coll.schema();
+        Ok(obj.and_then(|obj| Doc::from_json(&schema, &obj, self.key_field).map_err(|e| e.to_string())))
+    }
+
     fn place(&self, place: Place) -> String {
         match place {
             Place::Line(n) => format!("{}:{n}", self.name),
@@ -455,8 +492,7 @@ fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
                 continue;
             }
         };
-        let doc = json_object(line.trim_end_matches(['\n', '\r']))
-            .and_then(|obj| xvec::Doc::from_json(&sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string()));
+        let doc = sink.doc(json_object(line.trim_end_matches(['\n', '\r'])))?;
         sink.push(place, doc, bytes)?;
     }
     Ok(())
@@ -478,6 +514,7 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
             )));
         }
     }
+    sink.decide_key(|k| headers.iter().any(|h| h == k))?;
     let mut record = csv::StringRecord::new();
     loop {
         let line = reader.position().line();

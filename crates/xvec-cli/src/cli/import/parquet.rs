@@ -26,8 +26,7 @@ pub fn rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
                 json(value).map(|v| (name.clone(), v)).map_err(|why| format!("column `{name}`: {why}"))
             })
             .collect();
-        let doc = obj
-            .and_then(|obj| xvec::Doc::from_json(&sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string()));
+        let doc = sink.doc(obj)?;
         let bytes = (i as u64 + 1) * file_bytes / total_rows;
         sink.push(Place::Row(i as u64), doc, bytes)?;
     }
