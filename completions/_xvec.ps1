@@ -38,8 +38,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete documents by key, or every document matching --where.')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Print documents by primary key.')
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Search by vector, key, file row, text (BM25) or sparse vector, or fuse several.')
-            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show how a query runs: index or scan per predicate, graph or exact search.')
-            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Browse rows a page at a time, by key or by a field (alias: select).')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show how a query, count or scan runs: index or scan per predicate and segment.')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, or per value of a field (facets), or field statistics.')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Show the terms a full-text field''s analyzer makes of a text.')
             [CompletionResult]::new('vocabulary', 'vocabulary', [CompletionResultType]::ParameterValue, 'Write the BM25 vocabulary of a string field''s documents to a file.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
@@ -211,6 +212,27 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'xvec;scan' {
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to print, comma-separated (default: all, vectors too)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Rows to print, at least 1')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many rows first (after --after''s cursor, if any)')
+            [CompletionResult]::new('--order-by', '--order-by', [CompletionResultType]::ParameterName, 'Order by this scalar field, then by key (default: by key); `FIELD desc` or --desc for descending order')
+            [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Start after this cursor: the one a page''s footer gives (in key order, a key)')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
+            [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Print every row the filter keeps (no --limit)')
+            [CompletionResult]::new('--desc', '--desc', [CompletionResultType]::ParameterName, 'Descending order')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'xvec;explain' {
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
@@ -220,6 +242,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query (the flags of `query`).')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count (the flags of `count`, without --group-by or --stats).')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Explain a query with the time each step took.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -265,6 +289,44 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'xvec;explain;count' {
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Count only documents matching this filter')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Count only documents matching this filter')
+            [CompletionResult]::new('--group-by', '--group-by', [CompletionResultType]::ParameterName, 'Count the rows per value of this scalar or array field')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'With --group-by: the N most frequent values')
+            [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Statistics of these scalar fields, comma-separated: count, min, max, sum, avg')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
+            [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;explain;scan' {
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to print, comma-separated (default: all, vectors too)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Rows to print, at least 1')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many rows first (after --after''s cursor, if any)')
+            [CompletionResult]::new('--order-by', '--order-by', [CompletionResultType]::ParameterName, 'Order by this scalar field, then by key (default: by key); `FIELD desc` or --desc for descending order')
+            [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Start after this cursor: the one a page''s footer gives (in key order, a key)')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
+            [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Print every row the filter keeps (no --limit)')
+            [CompletionResult]::new('--desc', '--desc', [CompletionResultType]::ParameterName, 'Descending order')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'xvec;explain;analyze' {
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
@@ -274,6 +336,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query with timings (the flags of `query`).')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count with timings (the flags of `count`).')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Explain a scan with timings (the flags of `scan`).')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -318,12 +382,58 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'xvec;explain;analyze;count' {
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Count only documents matching this filter')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Count only documents matching this filter')
+            [CompletionResult]::new('--group-by', '--group-by', [CompletionResultType]::ParameterName, 'Count the rows per value of this scalar or array field')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'With --group-by: the N most frequent values')
+            [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Statistics of these scalar fields, comma-separated: count, min, max, sum, avg')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
+            [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'xvec;explain;analyze;scan' {
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"')
+            [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to print, comma-separated (default: all, vectors too)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Rows to print, at least 1')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many rows first (after --after''s cursor, if any)')
+            [CompletionResult]::new('--order-by', '--order-by', [CompletionResultType]::ParameterName, 'Order by this scalar field, then by key (default: by key); `FIELD desc` or --desc for descending order')
+            [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Start after this cursor: the one a page''s footer gives (in key order, a key)')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
+            [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
+            [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Print every row the filter keeps (no --limit)')
+            [CompletionResult]::new('--desc', '--desc', [CompletionResultType]::ParameterName, 'Descending order')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read segment and index files with read(2) instead of mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'xvec;explain;analyze;help' {
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query with timings (the flags of `query`).')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count with timings (the flags of `count`).')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Explain a scan with timings (the flags of `scan`).')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'xvec;explain;analyze;help;query' {
+            break
+        }
+        'xvec;explain;analyze;help;count' {
+            break
+        }
+        'xvec;explain;analyze;help;scan' {
             break
         }
         'xvec;explain;analyze;help;help' {
@@ -331,6 +441,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         }
         'xvec;explain;help' {
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query (the flags of `query`).')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count (the flags of `count`, without --group-by or --stats).')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Explain a query with the time each step took.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -338,11 +450,25 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         'xvec;explain;help;query' {
             break
         }
+        'xvec;explain;help;count' {
+            break
+        }
+        'xvec;explain;help;scan' {
+            break
+        }
         'xvec;explain;help;analyze' {
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query with timings (the flags of `query`).')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count with timings (the flags of `count`).')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Explain a scan with timings (the flags of `scan`).')
             break
         }
         'xvec;explain;help;analyze;query' {
+            break
+        }
+        'xvec;explain;help;analyze;count' {
+            break
+        }
+        'xvec;explain;help;analyze;scan' {
             break
         }
         'xvec;explain;help;help' {
@@ -350,6 +476,10 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         }
         'xvec;count' {
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Count only documents matching this filter')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Count only documents matching this filter')
+            [CompletionResult]::new('--group-by', '--group-by', [CompletionResultType]::ParameterName, 'Count the rows per value of this scalar or array field')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'With --group-by: the N most frequent values')
+            [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Statistics of these scalar fields, comma-separated: count, min, max, sum, avg')
             [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel')
             [CompletionResult]::new('--param', '--param', [CompletionResultType]::ParameterName, 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
@@ -978,8 +1108,9 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete documents by key, or every document matching --where.')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Print documents by primary key.')
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Search by vector, key, file row, text (BM25) or sparse vector, or fuse several.')
-            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show how a query runs: index or scan per predicate, graph or exact search.')
-            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, optionally only those matching a filter.')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Browse rows a page at a time, by key or by a field (alias: select).')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show how a query, count or scan runs: index or scan per predicate and segment.')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count live documents, or per value of a field (facets), or field statistics.')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Show the terms a full-text field''s analyzer makes of a text.')
             [CompletionResult]::new('vocabulary', 'vocabulary', [CompletionResultType]::ParameterValue, 'Write the BM25 vocabulary of a string field''s documents to a file.')
             [CompletionResult]::new('flush', 'flush', [CompletionResultType]::ParameterValue, 'Seal the write-ahead log into an immutable, memory-mapped segment.')
@@ -1032,19 +1163,38 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         'xvec;help;query' {
             break
         }
+        'xvec;help;scan' {
+            break
+        }
         'xvec;help;explain' {
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query (the flags of `query`).')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count (the flags of `count`, without --group-by or --stats).')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Explain a query with the time each step took.')
             break
         }
         'xvec;help;explain;query' {
             break
         }
+        'xvec;help;explain;count' {
+            break
+        }
+        'xvec;help;explain;scan' {
+            break
+        }
         'xvec;help;explain;analyze' {
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query with timings (the flags of `query`).')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count with timings (the flags of `count`).')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Explain a scan with timings (the flags of `scan`).')
             break
         }
         'xvec;help;explain;analyze;query' {
+            break
+        }
+        'xvec;help;explain;analyze;count' {
+            break
+        }
+        'xvec;help;explain;analyze;scan' {
             break
         }
         'xvec;help;count' {

@@ -91,6 +91,9 @@ _xvec() {
             xvec,restore)
                 cmd="xvec__subcmd__restore"
                 ;;
+            xvec,scan)
+                cmd="xvec__subcmd__scan"
+                ;;
             xvec,schema)
                 cmd="xvec__subcmd__schema"
                 ;;
@@ -175,11 +178,20 @@ _xvec() {
             xvec__subcmd__explain,analyze)
                 cmd="xvec__subcmd__explain__subcmd__analyze"
                 ;;
+            xvec__subcmd__explain,count)
+                cmd="xvec__subcmd__explain__subcmd__count"
+                ;;
             xvec__subcmd__explain,help)
                 cmd="xvec__subcmd__explain__subcmd__help"
                 ;;
             xvec__subcmd__explain,query)
                 cmd="xvec__subcmd__explain__subcmd__query"
+                ;;
+            xvec__subcmd__explain,scan)
+                cmd="xvec__subcmd__explain__subcmd__scan"
+                ;;
+            xvec__subcmd__explain__subcmd__analyze,count)
+                cmd="xvec__subcmd__explain__subcmd__analyze__subcmd__count"
                 ;;
             xvec__subcmd__explain__subcmd__analyze,help)
                 cmd="xvec__subcmd__explain__subcmd__analyze__subcmd__help"
@@ -187,14 +199,26 @@ _xvec() {
             xvec__subcmd__explain__subcmd__analyze,query)
                 cmd="xvec__subcmd__explain__subcmd__analyze__subcmd__query"
                 ;;
+            xvec__subcmd__explain__subcmd__analyze,scan)
+                cmd="xvec__subcmd__explain__subcmd__analyze__subcmd__scan"
+                ;;
+            xvec__subcmd__explain__subcmd__analyze__subcmd__help,count)
+                cmd="xvec__subcmd__explain__subcmd__analyze__subcmd__help__subcmd__count"
+                ;;
             xvec__subcmd__explain__subcmd__analyze__subcmd__help,help)
                 cmd="xvec__subcmd__explain__subcmd__analyze__subcmd__help__subcmd__help"
                 ;;
             xvec__subcmd__explain__subcmd__analyze__subcmd__help,query)
                 cmd="xvec__subcmd__explain__subcmd__analyze__subcmd__help__subcmd__query"
                 ;;
+            xvec__subcmd__explain__subcmd__analyze__subcmd__help,scan)
+                cmd="xvec__subcmd__explain__subcmd__analyze__subcmd__help__subcmd__scan"
+                ;;
             xvec__subcmd__explain__subcmd__help,analyze)
                 cmd="xvec__subcmd__explain__subcmd__help__subcmd__analyze"
+                ;;
+            xvec__subcmd__explain__subcmd__help,count)
+                cmd="xvec__subcmd__explain__subcmd__help__subcmd__count"
                 ;;
             xvec__subcmd__explain__subcmd__help,help)
                 cmd="xvec__subcmd__explain__subcmd__help__subcmd__help"
@@ -202,8 +226,17 @@ _xvec() {
             xvec__subcmd__explain__subcmd__help,query)
                 cmd="xvec__subcmd__explain__subcmd__help__subcmd__query"
                 ;;
+            xvec__subcmd__explain__subcmd__help,scan)
+                cmd="xvec__subcmd__explain__subcmd__help__subcmd__scan"
+                ;;
+            xvec__subcmd__explain__subcmd__help__subcmd__analyze,count)
+                cmd="xvec__subcmd__explain__subcmd__help__subcmd__analyze__subcmd__count"
+                ;;
             xvec__subcmd__explain__subcmd__help__subcmd__analyze,query)
                 cmd="xvec__subcmd__explain__subcmd__help__subcmd__analyze__subcmd__query"
+                ;;
+            xvec__subcmd__explain__subcmd__help__subcmd__analyze,scan)
+                cmd="xvec__subcmd__explain__subcmd__help__subcmd__analyze__subcmd__scan"
                 ;;
             xvec__subcmd__help,alter)
                 cmd="xvec__subcmd__help__subcmd__alter"
@@ -280,6 +313,9 @@ _xvec() {
             xvec__subcmd__help,restore)
                 cmd="xvec__subcmd__help__subcmd__restore"
                 ;;
+            xvec__subcmd__help,scan)
+                cmd="xvec__subcmd__help__subcmd__scan"
+                ;;
             xvec__subcmd__help,schema)
                 cmd="xvec__subcmd__help__subcmd__schema"
                 ;;
@@ -337,11 +373,23 @@ _xvec() {
             xvec__subcmd__help__subcmd__explain,analyze)
                 cmd="xvec__subcmd__help__subcmd__explain__subcmd__analyze"
                 ;;
+            xvec__subcmd__help__subcmd__explain,count)
+                cmd="xvec__subcmd__help__subcmd__explain__subcmd__count"
+                ;;
             xvec__subcmd__help__subcmd__explain,query)
                 cmd="xvec__subcmd__help__subcmd__explain__subcmd__query"
                 ;;
+            xvec__subcmd__help__subcmd__explain,scan)
+                cmd="xvec__subcmd__help__subcmd__explain__subcmd__scan"
+                ;;
+            xvec__subcmd__help__subcmd__explain__subcmd__analyze,count)
+                cmd="xvec__subcmd__help__subcmd__explain__subcmd__analyze__subcmd__count"
+                ;;
             xvec__subcmd__help__subcmd__explain__subcmd__analyze,query)
                 cmd="xvec__subcmd__help__subcmd__explain__subcmd__analyze__subcmd__query"
+                ;;
+            xvec__subcmd__help__subcmd__explain__subcmd__analyze,scan)
+                cmd="xvec__subcmd__help__subcmd__explain__subcmd__analyze__subcmd__scan"
                 ;;
             xvec__subcmd__help__subcmd__inspect,disk)
                 cmd="xvec__subcmd__help__subcmd__inspect__subcmd__disk"
@@ -428,7 +476,7 @@ _xvec() {
 
     case "${cmd}" in
         xvec)
-            opts="-h -V --mode --no-headers --no-mmap --memory-budget --wait --help --version create import insert upsert update delete fetch query explain count analyze vocabulary flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair backup restore versions tag checkout vacuum inspect help"
+            opts="-h -V --mode --no-headers --no-mmap --memory-budget --wait --help --version create import insert upsert update delete fetch query scan explain count analyze vocabulary flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair backup restore versions tag checkout vacuum inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1427,13 +1475,41 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__count)
-            opts="-h --filter --as-of --param --mode --no-headers --no-mmap --memory-budget --wait --help"
+            opts="-h --where --filter --group-by --top --stats --as-of --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --filter)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --group-by)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --stats)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -1743,7 +1819,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain)
-            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help query analyze help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help query count scan analyze help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1778,7 +1854,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__analyze)
-            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help query help"
+            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help query count scan help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1812,9 +1888,107 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        xvec__subcmd__explain__subcmd__analyze__subcmd__help)
-            opts="query help"
+        xvec__subcmd__explain__subcmd__analyze__subcmd__count)
+            opts="-h --where --filter --group-by --top --stats --as-of --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filter)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --group-by)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --stats)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --as-of)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --param)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__explain__subcmd__analyze__subcmd__help)
+            opts="query count scan help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__explain__subcmd__analyze__subcmd__help__subcmd__count)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1841,6 +2015,20 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__analyze__subcmd__help__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__explain__subcmd__analyze__subcmd__help__subcmd__scan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2108,8 +2296,190 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xvec__subcmd__explain__subcmd__analyze__subcmd__scan)
+            opts="-h --where --filter --fields --limit --all --offset --order-by --desc --after --as-of --param --mode --no-headers --no-mmap --memory-budget --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filter)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --fields)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --offset)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --order-by)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --after)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --as-of)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --param)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__explain__subcmd__count)
+            opts="-h --where --filter --group-by --top --stats --as-of --param --mode --no-headers --no-mmap --memory-budget --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filter)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --group-by)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --stats)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --as-of)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --param)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xvec__subcmd__explain__subcmd__help)
-            opts="query analyze help"
+            opts="query count scan analyze help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2123,8 +2493,22 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__help__subcmd__analyze)
-            opts="query"
+            opts="query count scan"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__explain__subcmd__help__subcmd__analyze__subcmd__count)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2139,6 +2523,34 @@ _xvec() {
         xvec__subcmd__explain__subcmd__help__subcmd__analyze__subcmd__query)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__explain__subcmd__help__subcmd__analyze__subcmd__scan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__explain__subcmd__help__subcmd__count)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2165,6 +2577,20 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__help__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__explain__subcmd__help__subcmd__scan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2432,6 +2858,104 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xvec__subcmd__explain__subcmd__scan)
+            opts="-h --where --filter --fields --limit --all --offset --order-by --desc --after --as-of --param --mode --no-headers --no-mmap --memory-budget --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filter)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --fields)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --offset)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --order-by)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --after)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --as-of)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --param)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xvec__subcmd__export)
             opts="-o -h --format --output --filter --fields --field --key-field --as-of --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2631,7 +3155,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help)
-            opts="create import insert upsert update delete fetch query explain count analyze vocabulary flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair backup restore versions tag checkout vacuum inspect help"
+            opts="create import insert upsert update delete fetch query scan explain count analyze vocabulary flush optimize alter describe stats export schema dump shell completions man quickstart bench tui verify repair backup restore versions tag checkout vacuum inspect help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2897,7 +3421,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__explain)
-            opts="query analyze"
+            opts="query count scan analyze"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2911,8 +3435,22 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__explain__subcmd__analyze)
-            opts="query"
+            opts="query count scan"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__explain__subcmd__analyze__subcmd__count)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2938,7 +3476,49 @@ _xvec() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xvec__subcmd__help__subcmd__explain__subcmd__analyze__subcmd__scan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__explain__subcmd__count)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xvec__subcmd__help__subcmd__explain__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__explain__subcmd__scan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3233,6 +3813,20 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__help__subcmd__restore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__help__subcmd__scan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -4433,6 +5027,104 @@ _xvec() {
                 return 0
             fi
             case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --memory-budget)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xvec__subcmd__scan)
+            opts="-h --where --filter --fields --limit --all --offset --order-by --desc --after --as-of --param --mode --no-headers --no-mmap --memory-budget --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filter)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --fields)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --offset)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --order-by)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --after)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --as-of)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --param)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --mode)
                     COMPREPLY=($(compgen -W "table tsv csv json jsonl markdown line column" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

@@ -35,8 +35,9 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand delete 'Delete documents by key, or every document matching --where.'
             cand fetch 'Print documents by primary key.'
             cand query 'Search by vector, key, file row, text (BM25) or sparse vector, or fuse several.'
-            cand explain 'Show how a query runs: index or scan per predicate, graph or exact search.'
-            cand count 'Count live documents, optionally only those matching a filter.'
+            cand scan 'Browse rows a page at a time, by key or by a field (alias: select).'
+            cand explain 'Show how a query, count or scan runs: index or scan per predicate and segment.'
+            cand count 'Count live documents, or per value of a field (facets), or field statistics.'
             cand analyze 'Show the terms a full-text field''s analyzer makes of a text.'
             cand vocabulary 'Write the BM25 vocabulary of a string field''s documents to a file.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
@@ -199,6 +200,26 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'xvec;scan'= {
+            cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand --where 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand --fields 'Fields to print, comma-separated (default: all, vectors too)'
+            cand --limit 'Rows to print, at least 1'
+            cand --offset 'Skip this many rows first (after --after''s cursor, if any)'
+            cand --order-by 'Order by this scalar field, then by key (default: by key); `FIELD desc` or --desc for descending order'
+            cand --after 'Start after this cursor: the one a page''s footer gives (in key order, a key)'
+            cand --as-of 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --all 'Print every row the filter keeps (no --limit)'
+            cand --desc 'Descending order'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'xvec;explain'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
@@ -208,6 +229,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand query 'Explain a query (the flags of `query`).'
+            cand count 'Explain a count (the flags of `count`, without --group-by or --stats).'
+            cand scan 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.'
             cand analyze 'Explain a query with the time each step took.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -251,6 +274,42 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'xvec;explain;count'= {
+            cand --filter 'Count only documents matching this filter'
+            cand --where 'Count only documents matching this filter'
+            cand --group-by 'Count the rows per value of this scalar or array field'
+            cand --top 'With --group-by: the N most frequent values'
+            cand --stats 'Statistics of these scalar fields, comma-separated: count, min, max, sum, avg'
+            cand --as-of 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;explain;scan'= {
+            cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand --where 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand --fields 'Fields to print, comma-separated (default: all, vectors too)'
+            cand --limit 'Rows to print, at least 1'
+            cand --offset 'Skip this many rows first (after --after''s cursor, if any)'
+            cand --order-by 'Order by this scalar field, then by key (default: by key); `FIELD desc` or --desc for descending order'
+            cand --after 'Start after this cursor: the one a page''s footer gives (in key order, a key)'
+            cand --as-of 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --all 'Print every row the filter keeps (no --limit)'
+            cand --desc 'Descending order'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'xvec;explain;analyze'= {
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
@@ -260,6 +319,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand query 'Explain a query with timings (the flags of `query`).'
+            cand count 'Explain a count with timings (the flags of `count`).'
+            cand scan 'Explain a scan with timings (the flags of `scan`).'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;explain;analyze;query'= {
@@ -302,30 +363,88 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'xvec;explain;analyze;count'= {
+            cand --filter 'Count only documents matching this filter'
+            cand --where 'Count only documents matching this filter'
+            cand --group-by 'Count the rows per value of this scalar or array field'
+            cand --top 'With --group-by: the N most frequent values'
+            cand --stats 'Statistics of these scalar fields, comma-separated: count, min, max, sum, avg'
+            cand --as-of 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'xvec;explain;analyze;scan'= {
+            cand --filter 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand --where 'Only documents matching this filter, e.g. "pos = ''n'' AND n_lemmas > 1"'
+            cand --fields 'Fields to print, comma-separated (default: all, vectors too)'
+            cand --limit 'Rows to print, at least 1'
+            cand --offset 'Skip this many rows first (after --after''s cursor, if any)'
+            cand --order-by 'Order by this scalar field, then by key (default: by key); `FIELD desc` or --desc for descending order'
+            cand --after 'Start after this cursor: the one a page''s footer gives (in key order, a key)'
+            cand --as-of 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
+            cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
+            cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
+            cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
+            cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --all 'Print every row the filter keeps (no --limit)'
+            cand --desc 'Descending order'
+            cand --no-headers 'Leave out the header row'
+            cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'xvec;explain;analyze;help'= {
             cand query 'Explain a query with timings (the flags of `query`).'
+            cand count 'Explain a count with timings (the flags of `count`).'
+            cand scan 'Explain a scan with timings (the flags of `scan`).'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;explain;analyze;help;query'= {
+        }
+        &'xvec;explain;analyze;help;count'= {
+        }
+        &'xvec;explain;analyze;help;scan'= {
         }
         &'xvec;explain;analyze;help;help'= {
         }
         &'xvec;explain;help'= {
             cand query 'Explain a query (the flags of `query`).'
+            cand count 'Explain a count (the flags of `count`, without --group-by or --stats).'
+            cand scan 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.'
             cand analyze 'Explain a query with the time each step took.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;explain;help;query'= {
         }
+        &'xvec;explain;help;count'= {
+        }
+        &'xvec;explain;help;scan'= {
+        }
         &'xvec;explain;help;analyze'= {
             cand query 'Explain a query with timings (the flags of `query`).'
+            cand count 'Explain a count with timings (the flags of `count`).'
+            cand scan 'Explain a scan with timings (the flags of `scan`).'
         }
         &'xvec;explain;help;analyze;query'= {
+        }
+        &'xvec;explain;help;analyze;count'= {
+        }
+        &'xvec;explain;help;analyze;scan'= {
         }
         &'xvec;explain;help;help'= {
         }
         &'xvec;count'= {
             cand --filter 'Count only documents matching this filter'
+            cand --where 'Count only documents matching this filter'
+            cand --group-by 'Count the rows per value of this scalar or array field'
+            cand --top 'With --group-by: the N most frequent values'
+            cand --stats 'Statistics of these scalar fields, comma-separated: count, min, max, sum, avg'
             cand --as-of 'Read an older version (a number from `xvec versions`, or a tag) instead of the live one: time travel'
             cand --param 'Bind $NAME in the filter to VALUE (repeatable): a JSON number, true or false, a JSON array for `IN $NAME`, else a string (''quoted'' or bare). Bound as a typed value, never spliced into the text; ''$NAME'' in quotes is the text $NAME. `xvec shell --param` binds for the session, as `.param set` does; a statement''s own --param wins'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
@@ -894,8 +1013,9 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand delete 'Delete documents by key, or every document matching --where.'
             cand fetch 'Print documents by primary key.'
             cand query 'Search by vector, key, file row, text (BM25) or sparse vector, or fuse several.'
-            cand explain 'Show how a query runs: index or scan per predicate, graph or exact search.'
-            cand count 'Count live documents, optionally only those matching a filter.'
+            cand scan 'Browse rows a page at a time, by key or by a field (alias: select).'
+            cand explain 'Show how a query, count or scan runs: index or scan per predicate and segment.'
+            cand count 'Count live documents, or per value of a field (facets), or field statistics.'
             cand analyze 'Show the terms a full-text field''s analyzer makes of a text.'
             cand vocabulary 'Write the BM25 vocabulary of a string field''s documents to a file.'
             cand flush 'Seal the write-ahead log into an immutable, memory-mapped segment.'
@@ -939,16 +1059,30 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;help;query'= {
         }
+        &'xvec;help;scan'= {
+        }
         &'xvec;help;explain'= {
             cand query 'Explain a query (the flags of `query`).'
+            cand count 'Explain a count (the flags of `count`, without --group-by or --stats).'
+            cand scan 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.'
             cand analyze 'Explain a query with the time each step took.'
         }
         &'xvec;help;explain;query'= {
         }
+        &'xvec;help;explain;count'= {
+        }
+        &'xvec;help;explain;scan'= {
+        }
         &'xvec;help;explain;analyze'= {
             cand query 'Explain a query with timings (the flags of `query`).'
+            cand count 'Explain a count with timings (the flags of `count`).'
+            cand scan 'Explain a scan with timings (the flags of `scan`).'
         }
         &'xvec;help;explain;analyze;query'= {
+        }
+        &'xvec;help;explain;analyze;count'= {
+        }
+        &'xvec;help;explain;analyze;scan'= {
         }
         &'xvec;help;count'= {
         }

@@ -3,6 +3,7 @@
 
 mod backup;
 mod bounds;
+mod browse;
 mod cgroup;
 mod commands;
 mod docs;

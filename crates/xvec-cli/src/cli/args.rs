@@ -450,18 +450,37 @@ pub enum FusionKind {
     Weighted,
 }
 
-/// Count live documents, optionally only those matching a filter.
+/// Count live documents, or per value of a field (facets), or field statistics.
+///
+/// Counts the documents a filter keeps (all without one). With --group-by FIELD, the
+/// rows per value of a scalar field (of an array field: the rows holding each element),
+/// the most frequent --top first, then a NULL row for the rows without a value; a
+/// footer (a note on stderr in csv, tsv, json, jsonl) counts the values left out. With
+/// --stats FIELDS, one row per field: the rows kept, those with a value, min, max, and
+/// for numbers sum and avg (NaNs count as no value). Reads the field's column (or the
+/// postings of its inverted index), never the vectors.
 ///
 /// Example:
 ///   xvec count words --filter "pos IN ('a', 's')"
+///   xvec count words --group-by lexname --top 5 --where "pos = 'n'"
+///   xvec count words --stats n_lemmas
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct CountArgs {
     #[command(flatten)]
     pub coll: CollectionArg,
     /// Count only documents matching this filter.
-    #[arg(long, value_name = "EXPR")]
+    #[arg(long, visible_alias = "where", value_name = "EXPR")]
     pub filter: Option<String>,
+    /// Count the rows per value of this scalar or array field.
+    #[arg(long, value_name = "FIELD", conflicts_with = "stats")]
+    pub group_by: Option<String>,
+    /// With --group-by: the N most frequent values.
+    #[arg(long, value_name = "N", default_value_t = 20, requires = "group_by", value_parser = size(1, usize::MAX))]
+    pub top: usize,
+    /// Statistics of these scalar fields, comma-separated: count, min, max, sum, avg.
+    #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
+    pub stats: Vec<String>,
     /// Read an older version (a number from `xvec versions`, or a tag) instead of the
     /// live one: time travel.
     #[arg(long, value_name = "VERSION|TAG")]

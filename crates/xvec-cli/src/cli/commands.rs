@@ -17,6 +17,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         Command::Fetch(a) => super::query::fetch(&a, colls.open(&a.coll.dir, false)?, io),
         Command::Query(a) if super::hybrid::wanted(&a) => super::hybrid::run(&a, colls, io),
         Command::Query(a) => super::query::run(&a, colls, io),
+        Command::Scan(a) => super::scan::run(&a, colls, io),
         Command::Explain(a) => super::explain::run(&a, colls, io),
         Command::Count(a) => super::query::count(&a, colls, io),
         Command::Analyze(a) => super::hybrid::analyze(&a, colls, io),

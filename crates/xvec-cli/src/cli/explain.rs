@@ -1,5 +1,5 @@
-//! `explain query` and `explain analyze query`: how a query ran, segment by segment (a
-//! hybrid query, branch by branch).
+//! `explain query`, `count` and `scan` (and `explain analyze` of each): how it ran,
+//! segment by segment (a hybrid query, branch by branch).
 
 use clap::{Args, Subcommand};
 use xvec::{Access, BranchKind, Explain, HybridExplain, ScalarIndexKind, SearchKind, SearchPath};
@@ -7,9 +7,10 @@ use xvec::{Access, BranchKind, Explain, HybridExplain, ScalarIndexKind, SearchKi
 use super::context::{Collections, Io, print, with_filter_caret};
 use super::output::{Cell, Table};
 use super::plural::count;
-use super::{CliError, QueryArgs};
+use super::scan::ScanArgs;
+use super::{CliError, CountArgs, QueryArgs};
 
-/// Show how a query runs: index or scan per predicate, graph or exact search.
+/// Show how a query, count or scan runs: index or scan per predicate and segment.
 ///
 /// Runs the query (the planner decides per segment while it runs) and prints, for each
 /// segment and memtable chunk, how each filter predicate found its rows: an inverted or
@@ -17,11 +18,15 @@ use super::{CliError, QueryArgs};
 /// rows an index said match (estimated) and the rows it matched; then how the vector
 /// search went: through the graph, or an exact scan of the allowed rows (screened with
 /// one-bit sketches when the index has them). `explain analyze` adds the timings. With
-/// --text or --keys, each branch of the hybrid query in turn.
+/// --text or --keys, each branch of the hybrid query in turn. `explain count` shows the
+/// filter's plan and the rows it kept per source; `explain scan` also the rows each
+/// source read for the page (a walk of its key order, or every kept row's value for
+/// --order-by).
 ///
 /// Example:
 ///   xvec explain query words --pk n.01317391 --filter "lexname = 'noun.animal'"
 ///   xvec explain analyze query words --pk n.01317391 --filter "pos = 'v' AND n_lemmas >= 2"
+///   xvec explain scan words --where "pos = 'v'" --order-by n_lemmas desc --limit 5
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ExplainArgs {
@@ -36,7 +41,19 @@ pub enum Explained {
     /// Example:
     ///   xvec explain query words --pk n.01317391 --filter "pos = 'n'"
     #[command(verbatim_doc_comment)]
-    Query(QueryArgs),
+    Query(Box<QueryArgs>),
+    /// Explain a count (the flags of `count`, without --group-by or --stats).
+    ///
+    /// Example:
+    ///   xvec explain count words --filter "pos = 'n' AND n_lemmas > 1"
+    #[command(verbatim_doc_comment)]
+    Count(CountArgs),
+    /// Explain a scan (the flags of `scan`): the filter, then the rows each source read.
+    ///
+    /// Example:
+    ///   xvec explain scan words --order-by n_lemmas desc --limit 5
+    #[command(verbatim_doc_comment)]
+    Scan(ScanArgs),
     /// Explain a query with the time each step took.
     ///
     /// Example:
@@ -58,13 +75,29 @@ pub enum Analyzed {
     /// Example:
     ///   xvec explain analyze query words --pk n.01317391 --filter "pos = 'n'"
     #[command(verbatim_doc_comment)]
-    Query(QueryArgs),
+    Query(Box<QueryArgs>),
+    /// Explain a count with timings (the flags of `count`).
+    ///
+    /// Example:
+    ///   xvec explain analyze count words --filter "pos = 'n'"
+    #[command(verbatim_doc_comment)]
+    Count(CountArgs),
+    /// Explain a scan with timings (the flags of `scan`).
+    ///
+    /// Example:
+    ///   xvec explain analyze scan words --where "pos = 'v'" --limit 5
+    #[command(verbatim_doc_comment)]
+    Scan(ScanArgs),
 }
 
 pub fn run(a: &ExplainArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
     let (q, analyze) = match &a.what {
-        Explained::Query(q) => (q, false),
-        Explained::Analyze(AnalyzeArgs { what: Analyzed::Query(q) }) => (q, true),
+        Explained::Query(q) => (&**q, false),
+        Explained::Analyze(AnalyzeArgs { what: Analyzed::Query(q) }) => (&**q, true),
+        Explained::Count(c) => return explain_count(c, false, colls, io),
+        Explained::Analyze(AnalyzeArgs { what: Analyzed::Count(c) }) => return explain_count(c, true, colls, io),
+        Explained::Scan(s) => return explain_scan(s, false, colls, io),
+        Explained::Analyze(AnalyzeArgs { what: Analyzed::Scan(s) }) => return explain_scan(s, true, colls, io),
     };
     if q.group_by.is_some() {
         return Err(CliError::usage("explain covers plain queries; leave out --group-by"));
@@ -79,6 +112,27 @@ pub fn run(a: &ExplainArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
     let query = super::query::build_query(q, &io.params)?.params(io.params.clone());
     let explain = coll.snapshot().explain(&query).map_err(|e| with_filter_caret(e, q.filter.as_deref()))?;
     print(io, &table(&explain, analyze))
+}
+
+/// `explain count`: how the filter found the rows of each source.
+fn explain_count(a: &CountArgs, analyze: bool, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    if a.group_by.is_some() || !a.stats.is_empty() {
+        return Err(CliError::usage("explain covers plain counts; leave out --group-by and --stats"));
+    }
+    let coll = colls.open(&a.coll.dir, false)?;
+    let snap = super::versions::snapshot(coll, a.as_of.as_deref())?;
+    let e =
+        snap.explain_count(a.filter.as_deref(), &io.params).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
+    print(io, &table(&e, analyze))
+}
+
+/// `explain scan`: the filter, then the rows each source read for the page.
+fn explain_scan(a: &ScanArgs, analyze: bool, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let coll = colls.open(&a.coll.dir, false)?;
+    let snap = super::versions::snapshot(coll, a.as_of.as_deref())?;
+    let req = super::scan::request(a, &io.params)?;
+    let e = snap.explain_scan(&req).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
+    print(io, &table(&e, analyze))
 }
 
 fn access(a: Access) -> &'static str {
@@ -224,9 +278,14 @@ pub fn table(e: &Explain, analyze: bool) -> Table {
             }
             t.push(row);
         }
+        let step = match s.search {
+            SearchKind::Counted => "count",
+            SearchKind::KeyOrder { .. } | SearchKind::FieldOrder { .. } => "scan",
+            _ => "vector search",
+        };
         let mut row: Vec<Cell> = vec![
             name.into(),
-            "vector search".into(),
+            step.into(),
             search(s.search).into(),
             (s.rows - s.deleted).into(),
             serde_json::Value::Null.into(),
@@ -239,6 +298,11 @@ pub fn table(e: &Explain, analyze: bool) -> Table {
         t.push(row);
     }
     let time = if analyze { format!("; {:.3} ms", e.nanos as f64 / 1e6) } else { String::new() };
-    t.footer = Some(format!("{} hits; {allowed} of {rows} rows allowed ({}){time}", e.hits, share(allowed, rows)));
+    let hits = match e.sources.first().map(|s| s.search) {
+        Some(SearchKind::Counted) => count(e.hits as u64, "row") + " counted",
+        Some(SearchKind::KeyOrder { .. } | SearchKind::FieldOrder { .. }) => count(e.hits as u64, "row") + " returned",
+        _ => format!("{} hits", e.hits),
+    };
+    t.footer = Some(format!("{hits}; {allowed} of {rows} rows allowed ({}){time}", share(allowed, rows)));
     t
 }

@@ -31,6 +31,7 @@ pub mod params;
 pub mod plural;
 pub mod query;
 pub mod quickstart;
+pub mod scan;
 pub mod streaming;
 pub mod text_bench;
 pub mod tui;
@@ -186,7 +187,9 @@ pub enum Command {
     Update(UpdateArgs),
     Delete(DeleteArgs),
     Fetch(FetchArgs),
-    Query(QueryArgs),
+    Query(Box<QueryArgs>),
+    #[command(alias = "select")]
+    Scan(scan::ScanArgs),
     Explain(explain::ExplainArgs),
     Count(CountArgs),
     Analyze(AnalyzeArgs),
@@ -222,6 +225,7 @@ impl Command {
         match self {
             Command::Query(a) => &a.bind.params,
             Command::Count(a) => &a.bind.params,
+            Command::Scan(a) => &a.bind.params,
             Command::Delete(a) => &a.bind.params,
             Command::Export(a) => &a.bind.params,
             Command::Shell(a) => &a.bind.params,

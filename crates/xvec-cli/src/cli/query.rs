@@ -32,6 +32,9 @@ pub fn run(a: &QueryArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
 
 /// `count`: all live documents, or those a filter keeps.
 pub fn count(a: &CountArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    if a.group_by.is_some() || !a.stats.is_empty() {
+        return super::scan::aggregate(a, colls, io);
+    }
     let coll = colls.open(&a.coll.dir, false)?;
     let snap = super::versions::snapshot(coll, a.as_of.as_deref())?;
     let n = match &a.filter {
