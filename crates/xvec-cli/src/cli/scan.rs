@@ -172,7 +172,8 @@ pub fn aggregate(a: &CountArgs, colls: &mut dyn Collections, io: &mut Io) -> Res
             s.min.to_json().into(),
             s.max.to_json().into(),
             s.sum.to_json().into(),
-            avg.into(),
+            // A computed mean, not stored data: tables round it as they do scores.
+            Cell::measure(avg),
         ]);
     }
     print(io, &t)
