@@ -152,6 +152,7 @@ pub fn stats_to_py<'py>(py: Python<'py>, s: &xvec::Stats, m: &xvec::MemoryUsage)
     d.set_item("write_stall_ms", s.write_stall_ms)?;
     d.set_item("background_error", s.background_error.as_deref())?;
     d.set_item("follow_error", s.follow_error.as_deref())?;
+    d.set_item("degraded", s.degraded())?;
     let segments = s
         .segments
         .iter()
@@ -162,6 +163,9 @@ pub fn stats_to_py<'py>(py: Python<'py>, s: &xvec::Stats, m: &xvec::MemoryUsage)
             x.set_item("rows", g.rows)?;
             x.set_item("deleted", g.deleted)?;
             x.set_item("bytes", g.bytes)?;
+            x.set_item("unreadable", g.unreadable)?;
+            x.set_item("damaged", &g.damaged)?;
+            x.set_item("unusable_indexes", &g.unusable_indexes)?;
             Ok(x)
         })
         .collect::<PyResult<Vec<_>>>()?;

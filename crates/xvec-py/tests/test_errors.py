@@ -230,6 +230,28 @@ def test_a_corrupted_segment_block_is_a_corruption_error_for_its_rows_only(path)
             assert e.path == seg and "xvec repair" in str(e)
             assert isinstance(e, xvec.StorageError)
     assert lost == 50 - c.count()
+    s = c.stats()
+    assert len(s["degraded"]) == 1 and "unreadable" in s["degraded"][0]
+    assert s["segments"][0]["unreadable"] == 50 - c.count() and s["segments"][0]["damaged"]
+
+
+def test_a_damaged_index_is_searched_exactly_and_said_so(path):
+    schema = dict(SCHEMA, fields=SCHEMA["fields"][:-1] + [dict(SCHEMA["fields"][-1], index={"type": "hnsw", "m": 8})])
+    data = vectors(300)
+    with xvec.create(path, schema) as c:
+        c.insert({"_key": [str(i) for i in range(300)], "pos": ["n"] * 300, "emb": data})
+        c.optimize()
+    index = [f for f in glob.glob(os.path.join(path, "SEG-*")) if not f.endswith((".xseg", ".del"))][0]
+    raw = bytearray(open(index, "rb").read())
+    raw[len(raw) // 2] ^= 0xFF
+    open(index, "wb").write(bytes(raw))
+    with xvec.open(path, read_only=True) as c:
+        s = c.stats()
+        assert s["segments"][0]["unusable_indexes"] == [os.path.basename(index)]
+        assert "searched exactly" in s["degraded"][0]
+        q = vectors(1, 3)[0]
+        exact = np.argsort(((data - q) ** 2).sum(axis=1))[:10]
+        assert c.query(q, k=10).keys == [str(i) for i in exact]
 
 
 def test_per_row_doc_errors_name_key_and_field(coll):

@@ -117,6 +117,9 @@ pub fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
         if !seg.damaged.is_empty() {
             row(format!("segment {} unreadable", seg.file), seg.unreadable);
         }
+        if !seg.unusable_indexes.is_empty() {
+            row(format!("segment {} unusable indexes", seg.file), seg.unusable_indexes.len() as u64);
+        }
     }
     row("unflushed rows".into(), s.mem_rows);
     row("unflushed live".into(), s.mem_live);

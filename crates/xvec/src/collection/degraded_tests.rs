@@ -184,3 +184,67 @@ fn ask_readable(c: &Collection, lost: &BTreeSet<usize>) -> Answers {
         docs: (0..ROWS + 200).filter(|i| !lost.contains(i)).map(|i| doc_text(c, &key(i)).unwrap()).collect(),
     }
 }
+
+/// A damaged or missing vector index costs speed, not answers: the open succeeds, the
+/// segment is searched exactly (top 10 equal to brute force), stats name the file, and an
+/// optimize builds the index again.
+#[test]
+fn a_damaged_vector_index_is_searched_exactly_until_rebuilt() {
+    use crate::schema::{HnswParams, IndexParams};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    let schema = Schema::builder("d")
+        .field(
+            Field::vector("v", VectorType::Fp32, DIM as u32, Metric::L2)
+                .index(IndexParams::Hnsw(HnswParams::default().m(8))),
+        )
+        .build()
+        .unwrap();
+    let vectors = random_vectors(5, 2_000, DIM);
+    let coll = Collection::create(&dir, schema, Default::default()).unwrap();
+    coll.insert(vectors.iter().enumerate().map(|(i, v)| Doc::new(key(i)).set("v", v.clone())).collect()).unwrap();
+    coll.optimize(&Default::default()).unwrap();
+    drop(coll);
+    let exact = |q: &[f32]| -> Vec<String> {
+        let mut d: Vec<(f32, usize)> = vectors
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum(), i))
+            .collect();
+        d.sort_by(|a, b| a.0.total_cmp(&b.0));
+        d[..10].iter().map(|&(_, i)| key(i)).collect()
+    };
+    let index = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|n| FileKind::of_name(n) == Some(FileKind::Index))
+        .expect("an index file");
+    let path = dir.join(&index);
+    let original = std::fs::read(&path).unwrap();
+    let check = |what: &str| {
+        let c = Collection::open(&dir, &OpenOptions::read_only()).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let degraded = c.stats().degraded();
+        assert_eq!(degraded.len(), 1, "{what}: {degraded:?}");
+        assert!(degraded[0].contains(&index) && degraded[0].contains("searched exactly"), "{what}: {degraded:?}");
+        for q in queries() {
+            let got: Vec<String> =
+                c.query(&Query::vector(q.clone()).k(10)).unwrap().into_iter().map(|h| h.key).collect();
+            assert_eq!(got, exact(&q), "{what}");
+        }
+        assert_eq!(c.count(), 2_000);
+    };
+    let mut bad = original.clone();
+    bad[original.len() / 2] ^= 0x55;
+    std::fs::write(&path, &bad).unwrap();
+    check("a flipped byte");
+    std::fs::remove_file(&path).unwrap();
+    check("a missing file");
+
+    // An optimize builds it again; the collection is whole.
+    let c = Collection::open(&dir, &OpenOptions::writable()).unwrap();
+    c.optimize(&Default::default()).unwrap();
+    assert!(c.stats().degraded().is_empty(), "{:?}", c.stats().degraded());
+    drop(c);
+    let report = crate::verify::run(&dir, &Default::default()).unwrap();
+    assert!(report.findings.iter().all(|f| !f.severity.is_problem()), "{:?}", report.findings);
+}

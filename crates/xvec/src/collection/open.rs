@@ -234,8 +234,14 @@ fn open_segment(
                 let p = dir.join(&ie.file);
                 let target = IndexTarget { path: &p, segment_id: e.id, field: ie.field, spec, rows: seg.rows() };
                 let share = options.disk_share(seg.rows() as u64, total_rows);
-                let opened = SegmentIndex::open(target, options.mmap, options.verifies_vectors_on_open(), share)?;
-                Arc::new(opened)
+                match SegmentIndex::open(target, options.mmap, options.verifies_vectors_on_open(), share) {
+                    Ok(opened) => Arc::new(opened),
+                    // A damaged or missing index costs speed, not answers: the segment's
+                    // rows are searched exactly (stats and describe say so) until repair or
+                    // an optimize builds the index again (`SegmentRef::unusable_indexes`).
+                    Err(e) if e.is_damage() => continue,
+                    Err(e) => return Err(e.into()),
+                }
             }
         };
         indexes[pos] = Some(index);

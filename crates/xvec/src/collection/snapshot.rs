@@ -83,6 +83,15 @@ impl SegmentRef {
     }
 
     /// The segment as the manifest lists it.
+    /// The vector index files the manifest lists for this segment that did not open
+    /// (damaged or missing): their fields' searches of it scan exactly.
+    pub(crate) fn unusable_indexes(&self, schema: &Schema) -> Vec<String> {
+        (self.index_files.iter().filter(|ie| ie.kind == crate::storage::IndexKind::Vector))
+            .filter(|ie| schema.position_of_id(ie.field).is_some_and(|pos| self.indexes[pos].is_none()))
+            .map(|ie| ie.file.clone())
+            .collect()
+    }
+
     pub(crate) fn entry(&self) -> SegmentEntry {
         SegmentEntry {
             id: self.segment.id(),

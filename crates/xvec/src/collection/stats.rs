@@ -117,6 +117,10 @@ pub struct SegmentStats {
     pub unreadable: u64,
     /// Where the damage is, one entry per damaged section (empty when there is none).
     pub damaged: Vec<String>,
+    /// Vector index files of the segment that did not open (damaged or missing): the
+    /// segment is searched exactly for their fields until repair or an optimize rebuilds
+    /// them.
+    pub unusable_indexes: Vec<String>,
 }
 
 /// The engine's own accounting of the memory it holds, by kind.
@@ -227,11 +231,17 @@ fn index_builds(snap: &super::Snapshot) -> Vec<IndexBuild> {
 
 impl Stats {
     /// The segments with damaged blocks, each as `degraded: N rows unreadable in
-    /// SEG-…, run `xvec repair``: what `describe`, `stats` and the shell say.
+    /// SEG-…, run `xvec repair``, and the index files that did not open: what
+    /// `describe`, `stats` and the shell say.
     pub fn degraded(&self) -> Vec<String> {
-        (self.segments.iter().filter(|s| !s.damaged.is_empty()))
-            .map(|s| format!("degraded: {} rows unreadable in {}, run `xvec repair`", s.unreadable, s.file))
-            .collect()
+        let rows = (self.segments.iter().filter(|s| !s.damaged.is_empty()))
+            .map(|s| format!("degraded: {} rows unreadable in {}, run `xvec repair`", s.unreadable, s.file));
+        let indexes = self.segments.iter().flat_map(|s| {
+            s.unusable_indexes.iter().map(move |f| {
+                format!("degraded: index {f} unreadable, {} is searched exactly; run `xvec repair`", s.file)
+            })
+        });
+        rows.chain(indexes).collect()
     }
 }
 
@@ -250,6 +260,7 @@ impl Collection {
                 bytes: s.segment.file_len(),
                 unreadable: s.unreadable(),
                 damaged: s.segment.damage().map(|d| d.blocks.clone()).unwrap_or_default(),
+                unusable_indexes: s.unusable_indexes(&snap.schema),
             })
             .collect();
         let mut disk_bytes = 0;

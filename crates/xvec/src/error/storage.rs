@@ -267,4 +267,15 @@ impl StorageError {
     pub(crate) fn corrupted(path: impl Into<PathBuf>, offset: u64, what: impl Into<String>) -> StorageError {
         StorageError::Corrupted { path: path.into(), offset, what: what.into() }
     }
+
+    /// Whether the file read is damaged or gone (its bytes do not check, or it does not
+    /// exist), as opposed to the I/O failing: what a derived file (an index) may be
+    /// rebuilt for.
+    pub(crate) fn is_damage(&self) -> bool {
+        match self {
+            StorageError::Corrupted { .. } => true,
+            StorageError::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+            _ => false,
+        }
+    }
 }
