@@ -240,10 +240,16 @@ impl Resolver<'_> {
         fallback_schema: Option<&Schema>,
     ) -> Option<Base> {
         let (dir, listing, opts) = (self.dir, self.listing, self.opts);
-        let others = self.manifests.iter().filter(|e| Some(e.name.as_str()) != target).filter_map(|e| {
-            let p = dir.join(&e.name);
-            let m = crate::storage::disk::read(&p).ok().and_then(|b| Manifest::decode(&p, &b).ok())?;
-            Some(Salvaged { schema: m.schema, options: Some(m.options), legacy_schema: m.legacy_schema })
+        let older: Vec<Manifest> = (self.manifests.iter().filter(|e| Some(e.name.as_str()) != target))
+            .filter_map(|e| {
+                let p = dir.join(&e.name);
+                crate::storage::disk::read(&p).ok().and_then(|b| Manifest::decode(&p, &b).ok())
+            })
+            .collect();
+        let others = older.iter().map(|m| Salvaged {
+            schema: m.schema.clone(),
+            options: Some(m.options.clone()),
+            legacy_schema: m.legacy_schema.clone(),
         });
         let fallback = fallback_schema.map(|s| Salvaged { schema: s.to_stored(), options: None, legacy_schema: None });
         let chosen = salvaged
@@ -270,6 +276,25 @@ impl Resolver<'_> {
             Some(deletes::decode(&p, &b, id, rows as usize).map_or(0, |s| s.len()))
         };
         let m = recover::rebuild(chosen, generation, &dir_files, &rows_of, &deleted_of);
+        // Retained versions keep superseded segment files, which a rebuild from the files
+        // cannot tell from live ones: it keeps them all (losing nothing), so rows deleted
+        // or merged since may be there twice. Said, not guessed at.
+        let kept: std::collections::HashSet<&str> =
+            older.iter().flat_map(|o| o.segments.iter().map(|s| s.file.as_str())).collect();
+        let retained = m.segments.iter().filter(|s| kept.contains(s.file.as_str())).count();
+        if !older.is_empty() && retained > 0 {
+            self.f.push(Finding::new(
+                Severity::Warning,
+                target.unwrap_or("CURRENT"),
+                "",
+                format!(
+                    "{} older version(s) are kept beside the damaged one and name {retained} of the segment files \
+                     the rebuilt manifest takes in: rows those versions held but the lost one had deleted or \
+                     merged may come back (twice, when merged); compare with `xvec versions` and `--as-of`",
+                    older.len()
+                ),
+            ));
+        }
         let path = dir.join(crate::storage::manifest_name(generation));
         match m.schema(&path) {
             Ok(s) => {
