@@ -665,7 +665,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__alter__subcmd__drop__subcmd__field)
-            opts="-h --mode --no-headers --no-mmap --memory-budget --wait --help"
+            opts="-h --yes --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -526,6 +526,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
+            cand --yes 'Drop the last vector field without asking'
             cand --no-headers 'Leave out the header row'
             cand --no-mmap 'Read segment and index files with read(2) instead of mapping them'
             cand -h 'Print help (see more with ''--help'')'

@@ -9,7 +9,8 @@ mod commands;
 mod docs;
 mod errors;
 mod export;
-mod import_habits;
+mod habits;
+
 mod input;
 mod interrupt;
 mod messages;

@@ -306,3 +306,25 @@ fn statements_from_a_pipe_are_not_paged_on_a_terminal() {
     let screen = t.wait("the shell to exit", |s| s.contains("exit status 0"));
     assert!(!screen.contains("paged") && screen.contains("└────────────┴"), "{screen}");
 }
+
+/// On a terminal, dropping the last vector field asks: no keeps it, yes drops it.
+#[test]
+fn dropping_the_last_vector_field_asks_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c").display().to_string();
+    crate::harness::xvec(&["create", &c, "--vector", "v:2:l2"]).run().ok();
+    let command = |answer: &str| {
+        let t = Tmux::start(
+            dir.path(),
+            &format!("sh -c '{} alter {c} drop-field v; echo \"exit status $?\"'", crate::harness::bin()),
+        );
+        let asked = t.wait("the question", |s| s.contains("Drop it? [y/N]"));
+        t.keys(&[answer, "Enter"]);
+        (asked, t.wait("the command to end", |s| s.contains("exit status")))
+    };
+    let (asked, screen) = command("n");
+    assert!(asked.replace('\n', "").contains("`v` is the collection's last vector field"), "{asked}");
+    assert!(screen.contains("error: not dropped; the collection is unchanged\nexit status 1"), "{screen}");
+    let (_, screen) = command("y");
+    assert!(screen.contains("dropped: field v;") && screen.contains("exit status 0"), "{screen}");
+}

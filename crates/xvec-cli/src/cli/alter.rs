@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use xvec::{Field, FieldChange, FieldType, IndexParams, IndexType, ScalarIndexKind, Schema, TextIndex};
 
-use super::context::{Collections, Io};
+use super::context::{Collections, Io, confirm};
 use super::plural::count;
 use super::{CliError, CollectionArg};
 
@@ -63,10 +63,16 @@ pub enum Change {
         default: Option<String>,
     },
     /// Drop a field and its indexes; optimize reclaims its bytes.
+    ///
+    /// Dropping the last vector field leaves nothing to query by vector: it asks first
+    /// on a terminal, and needs --yes elsewhere (pipes, scripts).
     DropField {
         /// The field.
         #[arg(value_name = "NAME")]
         name: String,
+        /// Drop the last vector field without asking.
+        #[arg(long)]
+        yes: bool,
     },
     /// Rename a field; its data and indexes stay as they are.
     RenameField {
@@ -247,7 +253,23 @@ fn wait_for_rebuild(coll: &xvec::Collection, field: &str) -> Result<usize, CliEr
     waited
 }
 
+/// Dropping the last vector field goes ahead with --yes, or once confirmed on a terminal.
+fn drop_last_vector(name: &str, yes: bool, can_ask: bool, io: &mut Io) -> Result<(), CliError> {
+    let what = format!("`{name}` is the collection's last vector field: without it nothing can be queried by vector");
+    if yes {
+        return Ok(());
+    }
+    if !can_ask {
+        return Err(CliError::usage(format!("{what}; pass --yes to drop it")));
+    }
+    if !confirm(io, &format!("{what}. Drop it?"))? {
+        return Err(CliError::failed("not dropped; the collection is unchanged"));
+    }
+    Ok(())
+}
+
 pub fn run(a: &AlterArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
+    let can_ask = colls.can_ask();
     let coll = colls.open(&a.coll.dir, true)?;
     let segments = coll.stats().segments.len() as u64;
     match &a.change {
@@ -261,7 +283,13 @@ pub fn run(a: &AlterArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<()
             coll.change_field(FieldChange::Add(field))?;
             writeln!(io.err, "added: field {name}; {what}; no segment rewritten")?;
         }
-        Change::DropField { name } => {
+        Change::DropField { name, yes } => {
+            let schema = coll.schema();
+            let vectors: Vec<&str> =
+                schema.fields().iter().filter(|f| f.as_vector().is_some()).map(|f| f.name.as_str()).collect();
+            if vectors == [name.as_str()] {
+                drop_last_vector(name, *yes, can_ask, io)?;
+            }
             coll.change_field(FieldChange::Drop(name.clone()))?;
             writeln!(io.err, "dropped: field {name}; `xvec optimize` reclaims its bytes")?;
         }

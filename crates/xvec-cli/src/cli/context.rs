@@ -51,6 +51,20 @@ pub trait Collections {
     fn lock_timeout(&self) -> Duration {
         Duration::ZERO
     }
+    /// Whether a command may ask a yes/no question: someone is at a terminal, not a
+    /// script (the shell says so for statements typed at its prompt only).
+    fn can_ask(&self) -> bool {
+        std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+    }
+}
+
+/// Asks `question` on the terminal; true for `y` or `yes`.
+pub fn confirm(io: &mut Io, question: &str) -> Result<bool, CliError> {
+    write!(io.err, "{question} [y/N] ")?;
+    io.err.flush()?;
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::stdin().lock(), &mut line)?;
+    Ok(matches!(line.trim(), "y" | "Y" | "yes"))
 }
 
 /// argv use: the command's collection, opened on first use and closed by [`OneShot::close`].

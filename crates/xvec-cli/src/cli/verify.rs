@@ -2,7 +2,7 @@
 //! tables, summaries and exit statuses (3 when verify finds a problem, 4 when repair
 //! finds another writer, 1 when repair had to give up data).
 
-use std::io::{BufRead, IsTerminal};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueHint};
@@ -11,7 +11,7 @@ use xvec::verify::{self, Report, Severity, VerifyOptions};
 use xvec::verify::{LOST_FOUND, Loss, Plan, Repair, RepairOptions};
 use xvec::{Error, Schema};
 
-use super::context::{Collections, Io, print};
+use super::context::{Collections, Io, confirm, print};
 use super::error::Status;
 use super::output::{Cell, OutputMode, Table};
 use super::plural::count;
@@ -309,15 +309,6 @@ fn plan_table(plan: &Plan) -> Table {
         t.push(vec![a.file.clone().into(), a.what.clone().into()]);
     }
     t
-}
-
-/// Asks on the terminal whether to go ahead.
-fn confirm(io: &mut Io, question: &str) -> Result<bool, CliError> {
-    write!(io.err, "{question} [y/N] ")?;
-    io.err.flush()?;
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
-    Ok(matches!(line.trim(), "y" | "Y" | "yes"))
 }
 
 fn purge(a: &RepairArgs, lock_timeout: std::time::Duration, io: &mut Io) -> Result<(), CliError> {

@@ -88,7 +88,10 @@ pub fn run(
     session.printer.headers = !output.no_headers;
     let code = match startup(&mut session, args) {
         Some(code) => code,
-        None if inputs.is_empty() && std::io::stdin().is_terminal() => interactive::run(&mut session),
+        None if inputs.is_empty() && std::io::stdin().is_terminal() => {
+            session.target.asks = true;
+            interactive::run(&mut session)
+        }
         None => batch(&mut session, inputs),
     };
     match session.target.close() {

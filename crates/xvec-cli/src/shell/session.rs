@@ -370,7 +370,12 @@ impl Session {
         };
         match line.meta {
             Meta::Help { command } => self.help(command.as_deref())?,
-            Meta::Open { dir, write } => self.target.replace_with(dir, write)?,
+            Meta::Open { dir, write } => {
+                let asks = self.target.asks;
+                let opened = self.target.replace_with(dir, write);
+                self.target.asks = asks;
+                opened?
+            }
             Meta::Close => self.target.close()?,
             Meta::Tables => self.tables()?,
             Meta::Indexes => self.indexes()?,

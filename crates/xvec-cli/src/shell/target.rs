@@ -12,6 +12,7 @@
 //! ([`Collection::reopen_writable`]), and [`Target::release`] drops the writer after the
 //! statement unless `.lock` holds it.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -39,6 +40,8 @@ pub struct Target {
     pub lock_timeout: Duration,
     /// The generation the collection had when this session opened it.
     generation_at_open: Option<u64>,
+    /// Statements are typed at the prompt: a command may ask yes or no (scripts may not).
+    pub asks: bool,
 }
 
 impl Target {
@@ -54,6 +57,7 @@ impl Target {
             memory_budget: None,
             lock_timeout,
             generation_at_open: None,
+            asks: false,
         }
     }
 
@@ -237,6 +241,10 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 }
 
 impl Collections for Target {
+    fn can_ask(&self) -> bool {
+        self.asks && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+    }
+
     fn open(&mut self, dir: &Path, write: bool) -> Result<&Collection, CliError> {
         if write && !self.write {
             return Err(self.read_only_error());

@@ -1,5 +1,6 @@
-//! Issue 43: import as one comes to it from other tools. A large import is flushed at its
-//! end unless --no-flush says otherwise.
+//! Issue 43: habits brought from other tools. A large import is flushed at its end unless
+//! --no-flush; `_key` is taken for the key when `id` is absent; dropping the last vector
+//! field asks first.
 
 use std::path::Path;
 
@@ -82,4 +83,27 @@ fn key_member_is_detected_when_id_is_absent() {
     let run = xvec(&["import", &c, &f, "--key-field", "name"]).run();
     run.code(1);
     assert!(!run.stderr.contains("taken from `_key`"), "{run}");
+}
+
+/// Dropping the last vector field is refused without --yes where nobody can be asked (a
+/// pipe, a shell script); another vector field's drop is not asked about.
+#[test]
+fn dropping_the_last_vector_field_needs_yes_without_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c").display().to_string();
+    xvec(&["create", &c, "--vector", "v:2:l2", "--vector", "w:2:l2"]).run().ok();
+    xvec(&["alter", &c, "drop-field", "w"]).run().ok();
+    let run = xvec(&["alter", &c, "drop-field", "v"]).run();
+    run.code(2);
+    assert_eq!(
+        run.stderr,
+        "error: `v` is the collection's last vector field: without it nothing can be queried by vector; pass --yes \
+         to drop it\n"
+    );
+    let run = xvec(&["shell", &c, "--write", "-n", "-c", "alter drop-field v"]).run();
+    run.code(2);
+    assert!(run.stderr.contains("pass --yes to drop it"), "{run}");
+    assert!(xvec(&["describe", &c, "--mode", "tsv"]).run().ok().stdout.contains("\nv\t"), "v is kept");
+    let run = xvec(&["alter", &c, "drop-field", "v", "--yes"]).run();
+    assert_eq!(run.ok().stderr, "dropped: field v; `xvec optimize` reclaims its bytes\n");
 }
