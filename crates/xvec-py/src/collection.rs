@@ -302,6 +302,101 @@ impl Collection {
         py.detach(|| snap.count_where(filter.as_deref(), &params)).py_err()
     }
 
+    /// A page of the documents `filter` keeps, as `(docs, next)`: dicts as `fetch` gives
+    /// them, in key order or by scalar field `order_by` (then key; nulls last, first with
+    /// `desc`), `limit` of them (all without one) after skipping `offset`, starting after
+    /// cursor `after`. `next` is the cursor of the following page, `None` at the end: pass
+    /// it back as `after` to resume (for key order it is the page's last key).
+    #[pyo3(signature = (filter = None, *, fields = None, order_by = None, desc = false, limit = None, offset = 0,
+        after = None, params = None, as_of = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn scan<'py>(
+        &self,
+        py: Python<'py>,
+        filter: Option<String>,
+        fields: Option<Vec<String>>,
+        order_by: Option<String>,
+        desc: bool,
+        limit: Option<usize>,
+        offset: usize,
+        after: Option<String>,
+        params: Option<&Bound<'py, PyDict>>,
+        as_of: Option<AsOf>,
+    ) -> PyResult<(Bound<'py, PyList>, Option<String>)> {
+        let c = self.get()?;
+        let req = xvec::ScanRequest::new()
+            .filter_opt(filter)
+            .params(params_from_py(params)?)
+            .fields_opt(fields)
+            .order_by_opt(order_by)
+            .desc(desc)
+            .limit(limit)
+            .offset(offset)
+            .after(after);
+        let snap = versions::view(py, &c, as_of)?;
+        let page = py.detach(|| snap.scan_page(&req)).py_err()?;
+        let docs = page.docs.iter().map(|d| crate::results::doc_dict(py, d)).collect::<PyResult<Vec<_>>>()?;
+        Ok((PyList::new(py, docs)?, page.next))
+    }
+
+    /// Rows per value of scalar or array field `field` among those `filter` keeps: a dict
+    /// with `values` (the `top` most frequent `(value, rows)`, most frequent first),
+    /// `others` (rows of the values left out), `distinct`, `missing` (rows without a value)
+    /// and `rows` (rows kept). Reads the column or its inverted index, never vectors.
+    #[pyo3(signature = (field, filter = None, *, top = 20, params = None, as_of = None))]
+    fn facets<'py>(
+        &self,
+        py: Python<'py>,
+        field: String,
+        filter: Option<String>,
+        top: usize,
+        params: Option<&Bound<'py, PyDict>>,
+        as_of: Option<AsOf>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.get()?;
+        let params = params_from_py(params)?;
+        let snap = versions::view(py, &c, as_of)?;
+        let f = py.detach(|| snap.facets(&field, filter.as_deref(), &params, top)).py_err()?;
+        let values = f
+            .values
+            .iter()
+            .map(|(v, n)| Ok((crate::convert::value_to_py(py, v)?, *n)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let out = PyDict::new(py);
+        out.set_item("values", values)?;
+        out.set_item("others", f.others)?;
+        out.set_item("distinct", f.distinct)?;
+        out.set_item("missing", f.missing)?;
+        out.set_item("rows", f.rows)?;
+        Ok(out)
+    }
+
+    /// Statistics of scalar field `field` over the documents `filter` keeps: a dict with
+    /// `rows` (kept), `count` (with a value; NaN is none), `min`, `max`, and for numbers
+    /// `sum` and `avg` (`None` otherwise or without values). One pass over the column.
+    #[pyo3(signature = (field, filter = None, *, params = None, as_of = None))]
+    fn aggregate<'py>(
+        &self,
+        py: Python<'py>,
+        field: String,
+        filter: Option<String>,
+        params: Option<&Bound<'py, PyDict>>,
+        as_of: Option<AsOf>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.get()?;
+        let params = params_from_py(params)?;
+        let snap = versions::view(py, &c, as_of)?;
+        let s = py.detach(|| snap.field_stats(&field, filter.as_deref(), &params)).py_err()?;
+        let out = PyDict::new(py);
+        out.set_item("rows", s.rows)?;
+        out.set_item("count", s.count)?;
+        out.set_item("min", crate::convert::value_to_py(py, &s.min)?)?;
+        out.set_item("max", crate::convert::value_to_py(py, &s.max)?)?;
+        out.set_item("sum", crate::convert::value_to_py(py, &s.sum)?)?;
+        out.set_item("avg", s.avg)?;
+        Ok(out)
+    }
+
     /// Nearest neighbours of `vector` (or of the stored vector of `key`).
     ///
     /// `k` hits, best first, filtered by `filter` (`$name` placeholders from `params`);

@@ -88,6 +88,41 @@ class Collection:
         `as_of` reads that version as it was published."""
     def count(self, filter: Optional[str] = None, *, params: Optional[Params] = None, as_of: Optional[AsOf] = None) -> int:
         """Live documents, or those `filter` keeps; `as_of` counts in that version."""
+    def scan(
+        self,
+        filter: Optional[str] = None,
+        *,
+        fields: Optional[Sequence[str]] = None,
+        order_by: Optional[str] = None,
+        desc: bool = False,
+        limit: Optional[int] = None,
+        offset: int = 0,
+        after: Optional[str] = None,
+        params: Optional[Params] = None,
+        as_of: Optional[AsOf] = None,
+    ) -> Tuple[List[Dict[str, Any]], Optional[str]]:
+        """A page of the documents `filter` keeps, by key or `order_by` (then key), and the
+        cursor of the next page (`None` at the end) to pass back as `after`."""
+    def facets(
+        self,
+        field: str,
+        filter: Optional[str] = None,
+        *,
+        top: int = 20,
+        params: Optional[Params] = None,
+        as_of: Optional[AsOf] = None,
+    ) -> Dict[str, Any]:
+        """Rows per value of `field`: `values` (the `top` most frequent `(value, rows)`),
+        `others`, `distinct`, `missing`, `rows`."""
+    def aggregate(
+        self,
+        field: str,
+        filter: Optional[str] = None,
+        *,
+        params: Optional[Params] = None,
+        as_of: Optional[AsOf] = None,
+    ) -> Dict[str, Any]:
+        """`rows`, `count`, `min`, `max`, `sum` and `avg` of scalar field `field`."""
     def query(
         self,
         vector: Optional[Vector] = None,
