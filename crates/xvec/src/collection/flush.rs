@@ -297,31 +297,13 @@ impl Writer {
         m.stamp(Operation::Flush);
         self.publish(&m, &made)?;
 
-        let replaced = install(
-            current,
-            Snapshot {
-                schema: cur.schema.clone(),
-                generation: m.generation,
-                segments,
-                frozen: None,
-                mem: cur.mem.clone(),
-                wal_records: self.wal.records(),
-                rebuilding: cur.rebuilding.clone(),
-                pin: None,
-            },
-        );
+        let replaced = install(current, cur.republished(m.generation, segments, self.wal.records()));
         self.frozen = None;
         let old = std::mem::replace(&mut self.manifest, m);
         // Superseded: no new reader can reach them; open snapshots hold their maps.
-        let mut obsolete = vec![self.dir.join(wal_name(sealed.seq)), self.dir.join(manifest_name(old.generation))];
+        let mut obsolete = vec![self.dir.join(wal_name(sealed.seq))];
         obsolete.extend(gone);
-        for e in &old.segments {
-            if let Some(d) = &e.deletes
-                && !self.manifest.segments.iter().any(|n| n.deletes.as_ref() == Some(d))
-            {
-                obsolete.push(self.dir.join(&d.file));
-            }
-        }
+        obsolete.extend(self.superseded_by_publish(&old));
         drop(cur);
         Ok(self.superseded(obsolete, replaced))
     }

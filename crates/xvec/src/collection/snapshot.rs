@@ -159,6 +159,22 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// This state as a publish of `generation` with `segments` leaves it: no memtable
+    /// frozen (a publish finishes a flush or needs none), the live memtable kept with
+    /// `wal_records` on top.
+    pub(crate) fn republished(&self, generation: u64, segments: Vec<SegmentRef>, wal_records: u64) -> Snapshot {
+        Snapshot {
+            schema: self.schema.clone(),
+            generation,
+            segments,
+            frozen: None,
+            mem: self.mem.clone(),
+            wal_records,
+            rebuilding: self.rebuilding.clone(),
+            pin: None,
+        }
+    }
+
     /// The schema the snapshot's data follows.
     pub fn schema(&self) -> &Schema {
         &self.schema

@@ -171,29 +171,10 @@ impl Stage<'_> {
         m.stamp(Operation::Import);
         self.writer.publish(&m, &made)?;
 
-        let replaced = install(
-            &self.coll.current,
-            Snapshot {
-                schema: cur.schema.clone(),
-                generation: m.generation,
-                segments,
-                frozen: None,
-                mem: cur.mem.clone(),
-                wal_records: cur.wal_records,
-                rebuilding: cur.rebuilding.clone(),
-                pin: None,
-            },
-        );
+        let replaced = install(&self.coll.current, cur.republished(m.generation, segments, cur.wal_records));
         let old = std::mem::replace(&mut self.writer.manifest, m);
-        let mut obsolete = vec![dir.join(crate::storage::manifest_name(old.generation))];
-        obsolete.extend(gone);
-        for e in &old.segments {
-            if let Some(d) = &e.deletes
-                && !self.writer.manifest.segments.iter().any(|n| n.deletes.as_ref() == Some(d))
-            {
-                obsolete.push(dir.join(&d.file));
-            }
-        }
+        let mut obsolete = gone;
+        obsolete.extend(self.writer.superseded_by_publish(&old));
         let version = self.writer.manifest.generation;
         let superseded = self.writer.superseded(obsolete, replaced);
         let coll = self.coll;

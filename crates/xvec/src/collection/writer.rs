@@ -146,6 +146,18 @@ impl Writer {
         Superseded { files, snapshot, dir: self.dir.clone(), options: self.manifest.options.clone() }
     }
 
+    /// What the publish of the live manifest superseded of `old`, the manifest it
+    /// replaced: that manifest and the delete files the live one no longer names.
+    pub(super) fn superseded_by_publish(&self, old: &Manifest) -> Vec<PathBuf> {
+        let mut out = vec![self.dir.join(manifest_name(old.generation))];
+        for d in old.segments.iter().filter_map(|e| e.deletes.as_ref()) {
+            if !self.manifest.segments.iter().any(|n| n.deletes.as_ref() == Some(d)) {
+                out.push(self.dir.join(&d.file));
+            }
+        }
+        out
+    }
+
     /// Removes what a publish under the writer lock superseded, as [`Superseded::release`].
     pub(super) fn release_now(&self, files: &[PathBuf]) {
         versions::release(&self.dir, &self.manifest.options, files);
