@@ -98,6 +98,12 @@ fn the_binary_exits_with_the_documented_statuses() {
     let (code, out, err) = xvec(&["repair", d, "--dry-run"]);
     assert_eq!(code, 3, "{err}");
     assert!(out.contains("SEG-000002.xseg") && err.contains("dry run"), "{out}{err}");
+    // In json mode the plan and its losses are one document, every key listed.
+    let (code, out, err) = xvec(&["repair", d, "--dry-run", "--mode", "json"]);
+    assert_eq!(code, 3, "{err}");
+    let plan: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
+    assert!(plan["plan"].as_array().is_some_and(|a| !a.is_empty()), "{out}");
+    assert_eq!(plan["losses"][0]["keys"][0], "k012", "{out}");
     assert_eq!(xvec(&["repair", d]).0, 2);
     // Another process holds the writer lock (this test process, from the binary's view).
     // (Vector checksums unchecked: the flip above would make a checking open refuse.)

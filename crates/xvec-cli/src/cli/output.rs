@@ -141,6 +141,11 @@ impl Table {
     pub fn push(&mut self, row: Vec<Cell>) {
         self.rows.push(row);
     }
+
+    /// The rows as a JSON array of objects, as `--mode json` prints them.
+    pub fn json_rows(&self) -> serde_json::Value {
+        self.rows.iter().map(|r| object(self, r)).collect()
+    }
 }
 
 /// Printing options shared by argv and the shell.

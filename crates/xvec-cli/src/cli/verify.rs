@@ -291,8 +291,12 @@ fn losses_table(losses: &[Loss], mode: OutputMode) -> Table {
         let keys: Cell = if matches!(mode, OutputMode::Json | OutputMode::Jsonl) {
             serde_json::Value::from(l.keys.clone()).into()
         } else {
-            hidden += l.keys.len().saturating_sub(KEYS_SHOWN);
-            let shown: Vec<&str> = l.keys.iter().take(KEYS_SHOWN).map(String::as_str).collect();
+            let more = l.keys.len().saturating_sub(KEYS_SHOWN);
+            hidden += more;
+            let mut shown: Vec<String> = l.keys.iter().take(KEYS_SHOWN).cloned().collect();
+            if more > 0 {
+                shown.push(format!("… and {more} more"));
+            }
             shown.join(" ").into()
         };
         t.push(vec![l.file.clone().into(), l.what.clone().into(), l.rows.into(), keys]);
@@ -301,6 +305,25 @@ fn losses_table(losses: &[Loss], mode: OutputMode) -> Table {
         t.footer = Some(format!("{hidden} more keys not shown; --mode json lists every key"));
     }
     t
+}
+
+/// The plan and what it gives up: two tables, or one JSON document (`plan`, `losses`)
+/// in the json modes, so a program reads the output whole.
+fn print_plan(plan: &Plan, io: &mut Io) -> Result<(), CliError> {
+    let mode = io.printer.mode;
+    let losses = losses_table(&plan.losses, mode);
+    if matches!(mode, OutputMode::Json | OutputMode::Jsonl) {
+        let doc = serde_json::json!({"plan": plan_table(plan).json_rows(), "losses": losses.json_rows()});
+        let text =
+            if mode == OutputMode::Json { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) };
+        writeln!(io.out, "{}", text.expect("json"))?;
+        return Ok(());
+    }
+    print(io, &plan_table(plan))?;
+    if !plan.losses.is_empty() {
+        print(io, &losses)?;
+    }
+    Ok(())
 }
 
 fn plan_table(plan: &Plan) -> Table {
@@ -355,10 +378,7 @@ pub fn run_repair(a: &RepairArgs, mmap: bool, lock_timeout: std::time::Duration,
         writeln!(io.err, "nothing to repair: {} verifies clean", a.coll.dir.display())?;
         return Ok(());
     }
-    print(io, &plan_table(&plan))?;
-    if !plan.losses.is_empty() {
-        print(io, &losses_table(&plan.losses, io.printer.mode))?;
-    }
+    print_plan(&plan, io)?;
     io.out.flush()?;
     if a.dry_run {
         return Err(CliError {
@@ -672,4 +692,25 @@ pub fn run_inspect(a: &InspectArgs, colls: &mut dyn Collections, io: &mut Io) ->
         }
     };
     print(io, &t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A list of lost keys cut short in the text modes says how many more there are.
+    #[test]
+    fn lost_keys_cut_short_say_how_many_more() {
+        let keys: Vec<String> = (0..44).map(|i| format!("k{i}")).collect();
+        let loss = Loss { file: "SEG-000002.xseg".into(), what: "rows lost".into(), rows: 44, keys };
+        let t = losses_table(&[loss], OutputMode::Tsv);
+        let cell = t.rows[0][3].text(super::super::output::Shown::Whole);
+        assert!(cell.starts_with("k0 k1 ") && cell.ends_with(" k19 … and 24 more"), "{cell}");
+        let t = losses_table(&[t_loss()], OutputMode::Json);
+        assert_eq!(t.json_rows()[0]["keys"].as_array().map(Vec::len), Some(3));
+    }
+
+    fn t_loss() -> Loss {
+        Loss { file: "f".into(), what: "w".into(), rows: 3, keys: vec!["a".into(), "b".into(), "c".into()] }
+    }
 }
