@@ -292,6 +292,8 @@ struct KeyRun<'a> {
     rows: Box<dyn Iterator<Item = u32> + 'a>,
     /// Rows of its key order looked at (the filter's rejects included).
     read: Rc<Cell<u64>>,
+    /// Time spent making and walking it, when traced.
+    nanos: u64,
 }
 
 /// The head of one source's run in the merge: the smallest key first (largest with `desc`).
@@ -495,19 +497,28 @@ impl Snapshot {
     ) -> Vec<Kept<'s>> {
         let mut runs: Vec<(u32, KeyRun<'s>)> = Vec::new();
         let mut traces = Vec::new();
+        let tracing = trace.is_some();
+        // An untraced page reads no clock.
+        let clock = || tracing.then(Instant::now);
+        let since = |start: Option<Instant>| start.map_or(0, |s| s.elapsed().as_nanos() as u64);
         for src in self.sources() {
-            let (t, allowed) = self.trace_source(&src, filter, SearchKind::KeyOrder { read: 0 }, trace.is_some());
-            let run = match self.segments.get(src.position as usize) {
+            let (t, allowed) = self.trace_source(&src, filter, SearchKind::KeyOrder { read: 0 }, tracing);
+            let start = clock();
+            let mut run = match self.segments.get(src.position as usize) {
                 Some(s) => segment_run(s.segment.order(), src.view.keys(), allowed, after, desc),
                 None => chunk_run(src.view.keys(), src.view.rows(), allowed, after, desc, want),
             };
+            run.nanos = since(start);
             runs.push((src.position, run));
             traces.push(t);
         }
         let mut heap = BinaryHeap::new();
         let pull = |run: usize, runs: &mut Vec<(u32, KeyRun<'s>)>, heap: &mut BinaryHeap<Head<'s>>| {
             let r = &mut runs[run].1;
-            if let Some(row) = r.rows.next() {
+            let start = clock();
+            let next = r.rows.next();
+            r.nanos += since(start);
+            if let Some(row) = next {
                 heap.push(Head { key: r.keys.get_str(row as usize), row, run, desc });
             }
         };
@@ -523,6 +534,7 @@ impl Snapshot {
         if let Some(t) = trace {
             for (mut st, (_, run)) in traces.into_iter().zip(&runs) {
                 st.search = SearchKind::KeyOrder { read: run.read.get() };
+                st.search_nanos = run.nanos;
                 t.push(st);
             }
         }
@@ -604,7 +616,7 @@ fn segment_run<'a>(
         Some(keep) => Box::new(walk.filter(move |r| keep.contains(*r))),
         None => Box::new(walk),
     };
-    KeyRun { keys, rows, read }
+    KeyRun { keys, rows, read, nanos: 0 }
 }
 
 /// A memtable chunk's kept rows in key order after `after`: sorted here (a chunk is
@@ -637,5 +649,5 @@ fn chunk_run<'a>(
     }
     kept.sort_unstable_by(by_key);
     let read = Rc::new(Cell::new(kept.len() as u64));
-    KeyRun { keys, rows: Box::new(kept.into_iter()), read }
+    KeyRun { keys, rows: Box::new(kept.into_iter()), read, nanos: 0 }
 }
