@@ -303,7 +303,7 @@ fn alter_explain_verify_and_repair_scalar_indexes() {
     assert!(explain(true).lines().next().unwrap().ends_with(",time"));
     assert_eq!(count(), before);
     let run = xvec(&["describe", c, "--mode", "csv"]).run();
-    assert!(run.ok().stdout.contains("n_lemmas,int32,no,,,,\"{\"\"type\"\":\"\"range\"\"}\""), "{run}");
+    assert!(run.ok().stdout.contains("n_lemmas,int32,false,,,,\"{\"\"type\"\":\"\"range\"\"}\""), "{run}");
 
     // A flipped byte in the inverted index: verify names the file, repair rebuilds it.
     let idx = coll.join("SEG-000001-f002-inv.idx");

@@ -1,6 +1,7 @@
 //! Issue 43: habits brought from other tools. A large import is flushed at its end unless
 //! --no-flush; `_key` is taken for the key when `id` is absent; dropping the last vector
-//! field asks first.
+//! field asks first; describe and explain print JSON types, and describe's summary in
+//! every mode.
 
 use std::path::Path;
 
@@ -106,4 +107,28 @@ fn dropping_the_last_vector_field_needs_yes_without_a_terminal() {
     assert!(xvec(&["describe", &c, "--mode", "tsv"]).run().ok().stdout.contains("\nv\t"), "v is kept");
     let run = xvec(&["alter", &c, "drop-field", "v", "--yes"]).run();
     assert_eq!(run.ok().stderr, "dropped: field v; `xvec optimize` reclaims its bytes\n");
+}
+
+/// `describe --mode json` has booleans and numbers as JSON types, explain's share is a
+/// number, and the describe summary reaches stderr in the modes without a footer.
+#[test]
+fn describe_and_explain_print_json_types_and_the_summary_in_every_mode() {
+    let c = crate::harness::wordnet().to_str().unwrap();
+    let run = xvec(&["describe", c, "--mode", "json"]).run();
+    let fields: serde_json::Value = serde_json::from_str(&run.ok().stdout).unwrap();
+    let emb = fields.as_array().unwrap().iter().find(|f| f["field"] == "emb").unwrap();
+    assert_eq!((&emb["nullable"], &emb["dim"]), (&serde_json::json!(false), &serde_json::json!(384)), "{run}");
+    assert!(run.stderr.starts_with("collection wordnet: 2500 documents (0 deleted), 1 segment"), "{run}");
+    let run = xvec(&["describe", c, "--mode", "csv"]).run();
+    let mut reader = csv::Reader::from_reader(run.ok().stdout.as_bytes());
+    assert_eq!(reader.records().count(), 6, "{run}");
+    assert!(run.stderr.contains("2500 documents"), "{run}");
+    let run = xvec(&["describe", c, "--mode", "line"]).run();
+    assert!(run.ok().stdout.contains("(collection wordnet: 2500 documents") && run.stderr.is_empty(), "{run}");
+    let run = xvec(&["explain", "count", c, "--filter", "pos = 'v'", "--mode", "json"]).run();
+    let rows: serde_json::Value = serde_json::from_str(&run.ok().stdout).unwrap();
+    let share = rows[0]["share"].as_f64().expect("a number");
+    assert!((share - 296.0 / 2500.0).abs() < 1e-9, "{run}");
+    let run = xvec(&["explain", "count", c, "--filter", "pos = 'v'", "--mode", "table"]).run();
+    assert!(run.ok().stdout.contains("11.84%"), "{run}");
 }

@@ -1,7 +1,7 @@
 //! Dispatch: one command to the module that runs it. `shell` is dispatched by `main`,
 //! which owns the terminal.
 
-use super::context::{Collections, Io, print};
+use super::context::{Collections, Io};
 use super::plural::count;
 use super::{CliError, Command};
 
@@ -31,7 +31,7 @@ pub fn run(command: Command, colls: &mut dyn Collections, io: &mut Io) -> Result
         }
         Command::Optimize(a) => super::optimize::run(&a, colls, io),
         Command::Alter(a) => super::alter::run(&a, colls, io),
-        Command::Describe(a) => print(io, &super::describe::describe_table(colls.open(&a.coll.dir, false)?)),
+        Command::Describe(a) => super::describe::describe(colls.open(&a.coll.dir, false)?, io),
         Command::Stats(a) => super::describe::stats(&a, colls, io),
         Command::Export(a) => super::export::run(&a, colls.open(&a.coll.dir, false)?, io),
         Command::Schema(a) => Ok(writeln!(io.out, "{}", colls.open(&a.coll.dir, false)?.schema().to_json())?),

@@ -3,7 +3,7 @@
 use xvec::Collection;
 
 use super::context::{Collections, Io, print};
-use super::output::Table;
+use super::output::{OutputMode, Table};
 use super::plural::count;
 use super::{CliError, StatsArgs};
 
@@ -19,7 +19,7 @@ pub fn describe_table(coll: &Collection) -> Table {
         t.push(vec![
             f.name.clone().into(),
             f.ty.name().into(),
-            (if f.nullable { "yes" } else { "no" }).into(),
+            serde_json::Value::Bool(f.nullable).into(),
             f.default.clone().unwrap_or(serde_json::Value::Null).into(),
             v.map_or(serde_json::Value::Null, |v| v.dim.into()).into(),
             v.map_or(serde_json::Value::Null, |v| v.metric.name().into()).into(),
@@ -86,6 +86,18 @@ pub fn describe_table(coll: &Collection) -> Table {
         ));
     }
     t
+}
+
+/// `describe`: the table, and its summary (the footer) on stderr in the modes that print
+/// no footer (tsv, csv, json, jsonl), so every mode has it and stdout stays parseable.
+pub fn describe(coll: &Collection, io: &mut Io) -> Result<(), CliError> {
+    let t = describe_table(coll);
+    print(io, &t)?;
+    let footless = matches!(io.printer.mode, OutputMode::Tsv | OutputMode::Csv | OutputMode::Json | OutputMode::Jsonl);
+    if let Some(footer) = t.footer.as_ref().filter(|_| footless) {
+        writeln!(io.err, "{footer}")?;
+    }
+    Ok(())
 }
 
 /// The state a handle sees: its generation and the WAL records it holds on top.

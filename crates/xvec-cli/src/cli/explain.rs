@@ -165,8 +165,14 @@ fn search(s: SearchKind) -> String {
     how.to_string()
 }
 
+/// `part` of `of` as a percentage (`-` of nothing); the cell's JSON is the fraction.
 fn share(part: u64, of: u64) -> String {
     if of == 0 { "-".into() } else { format!("{:.2}%", 100.0 * part as f64 / of as f64) }
+}
+
+fn share_cell(part: u64, of: u64) -> Cell {
+    let fraction = if of == 0 { serde_json::Value::Null } else { (part as f64 / of as f64).into() };
+    Cell::labelled(fraction, share(part, of))
 }
 
 /// Milliseconds to a tenth of a microsecond: an indexed filter's leaf takes about one.
@@ -271,7 +277,7 @@ pub fn table(e: &Explain, analyze: bool) -> Table {
                 l.scope.into(),
                 l.estimated.map_or(Cell::from(serde_json::Value::Null), Cell::from),
                 l.matched.into(),
-                share(l.matched, l.scope).into(),
+                share_cell(l.matched, l.scope),
             ];
             if analyze {
                 row.push(ms(l.nanos));
@@ -290,7 +296,7 @@ pub fn table(e: &Explain, analyze: bool) -> Table {
             (s.rows - s.deleted).into(),
             serde_json::Value::Null.into(),
             s.allowed.into(),
-            share(s.allowed, s.rows - s.deleted).into(),
+            share_cell(s.allowed, s.rows - s.deleted),
         ];
         if analyze {
             row.push(ms(s.filter_nanos + s.search_nanos));

@@ -44,18 +44,29 @@ pub struct Cell {
     /// round-trip decimal, like every stored number. Its last bits depend on the CPU's
     /// SIMD kernels, so committed outputs compare it to 1e-4.
     pub measure: bool,
+    /// What the text modes print in place of the value (a share as `12.35%`, its JSON
+    /// the fraction `0.1235`).
+    pub label: Option<String>,
 }
 
 impl Cell {
+    /// A number the text modes print as `label`.
+    pub fn labelled(json: serde_json::Value, label: String) -> Cell {
+        Cell { json, measure: false, label: Some(label) }
+    }
+
     /// A computed measure, see [`Cell::measure`].
     pub fn measure(json: serde_json::Value) -> Cell {
-        Cell { json, measure: true }
+        Cell { json, measure: true, label: None }
     }
 
     /// The cell as text: vectors abbreviated (`[1, 2.5, … 384 dims]`) when `shown` is
     /// [`Shown::Abbreviated`] or [`Shown::Rounded`], measures to 4 decimals when it is
     /// [`Shown::Rounded`].
     pub fn text(&self, shown: Shown) -> String {
+        if let Some(label) = &self.label {
+            return label.clone();
+        }
         let measure = self.json.as_f64().filter(|_| self.measure && !self.json.is_i64());
         if let (Shown::Rounded, Some(f)) = (shown, measure) {
             return format!("{}", (f * 1e4).round() / 1e4);
@@ -102,25 +113,25 @@ fn fmt_num(v: &serde_json::Value) -> String {
 
 impl From<serde_json::Value> for Cell {
     fn from(json: serde_json::Value) -> Cell {
-        Cell { json, measure: false }
+        Cell { json, measure: false, label: None }
     }
 }
 
 impl From<&str> for Cell {
     fn from(s: &str) -> Cell {
-        Cell { json: serde_json::Value::String(s.to_string()), measure: false }
+        Cell { json: serde_json::Value::String(s.to_string()), measure: false, label: None }
     }
 }
 
 impl From<String> for Cell {
     fn from(s: String) -> Cell {
-        Cell { json: serde_json::Value::String(s), measure: false }
+        Cell { json: serde_json::Value::String(s), measure: false, label: None }
     }
 }
 
 impl From<u64> for Cell {
     fn from(x: u64) -> Cell {
-        Cell { json: x.into(), measure: false }
+        Cell { json: x.into(), measure: false, label: None }
     }
 }
 
