@@ -338,3 +338,15 @@ fn output_file_from_a_terminal_gets_tsv() {
     t.wait("the shell to exit", |s| s.contains("exit status 0"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "count\n2500\n");
 }
+
+/// `.param list` abbreviates a long vector as tables do; tsv prints it whole.
+#[test]
+fn param_list_abbreviates_long_vectors() {
+    let set = ".param set v [0.5, 0.25, 0.125, 1, 2]";
+    let run =
+        shell(&["-c", set, "-c", ".mode line", "-c", ".param list", "-c", ".mode tsv", "-c", ".param list"]).run();
+    assert_eq!(
+        run.ok().stdout,
+        " name = $v\n type = vector(5)\nvalue = [0.5, 0.25, … 5 dims]\nname\ttype\tvalue\n$v\tvector(5)\t[0.5, 0.25, 0.125, 1, 2]\n"
+    );
+}

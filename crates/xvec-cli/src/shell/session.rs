@@ -442,7 +442,12 @@ impl Session {
             ParamAction::List => {
                 let mut t = Table::new(["name", "type", "value"]);
                 for (k, b) in &self.params {
-                    t.push(vec![format!("${k}").into(), b.type_label().into(), b.text.clone().into()]);
+                    // A vector is abbreviated as tables abbreviate vectors (tsv and csv print it whole).
+                    let value = match serde_json::from_str::<serde_json::Value>(&b.text) {
+                        Ok(list @ serde_json::Value::Array(_)) => list.into(),
+                        _ => b.text.clone().into(),
+                    };
+                    t.push(vec![format!("${k}").into(), b.type_label().into(), value]);
                 }
                 self.printer.print(&t, &mut self.out)?;
             }

@@ -9,6 +9,7 @@ mod bounded;
 mod json;
 #[cfg(feature = "parquet")]
 mod parquet;
+mod progress;
 
 pub use json::json_object;
 
@@ -179,13 +180,7 @@ impl<'a> Sink<'a> {
         let sources = a.vectors.iter().map(|spec| vector_source(coll, spec)).collect::<Result<Vec<_>, _>>()?;
         let weights = a.sparse_bm25.iter().map(|spec| bm25_source(coll, spec)).collect::<Result<Vec<_>, _>>()?;
         let progress = if std::io::stderr().is_terminal() {
-            let total = std::fs::metadata(&a.file).map(|m| m.len()).unwrap_or(0);
-            let bar = indicatif::ProgressBar::new(total);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {per_sec} eta {eta}")
-                    .expect("progress template"),
-            );
-            bar
+            progress::bar(std::fs::metadata(&a.file).map(|m| m.len()).unwrap_or(0))
         } else {
             indicatif::ProgressBar::hidden()
         };
@@ -305,7 +300,7 @@ impl<'a> Sink<'a> {
         self.batch.push((place, doc));
         if self.batch.len() >= self.batch_size {
             self.write_batch()?;
-            self.progress.set_position(bytes);
+            progress::rows_read(&self.progress, bytes, self.report.rows);
             interrupt::check()?;
         }
         Ok(())
