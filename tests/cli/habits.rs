@@ -132,3 +132,23 @@ fn describe_and_explain_print_json_types_and_the_summary_in_every_mode() {
     let run = xvec(&["explain", "count", c, "--filter", "pos = 'v'", "--mode", "table"]).run();
     assert!(run.ok().stdout.contains("11.84%"), "{run}");
 }
+
+/// `import C -` reads JSON Lines or CSV from standard input; a format read by seeking
+/// (parquet, fvecs, npy) is refused by name, and without --format the hint names it.
+#[test]
+fn import_reads_standard_input_for_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = collection(dir.path(), "c");
+    let lines = "{\"id\": \"a\", \"v\": [1, 0]}\n{\"id\": \"b\", \"v\": [0, 1]}\n";
+    let run = xvec(&["import", &c, "-", "--format", "jsonl"]).stdin(lines).run();
+    assert_eq!(run.ok().stderr, "imported 2 of 2 documents from -\n");
+    let run = xvec(&["import", &c, "-", "--format", "csv"]).stdin("id,v\nc,\"[1, 1]\"\nd,x\n").run();
+    run.code(1);
+    assert!(run.stderr.starts_with("<stdin>:3: error: "), "{run}");
+    assert!(run.stderr.contains("imported 1 of 2 documents from -"), "{run}");
+    let run = xvec(&["import", &c, "-", "--format", "parquet"]).stdin("").run();
+    run.code(2);
+    assert!(run.stderr.starts_with("error: parquet input cannot be read from standard input (`-`)"), "{run}");
+    xvec(&["import", &c, "-"]).stdin(lines).run().code(2);
+    assert_eq!(xvec(&["count", &c, "--no-headers"]).run().ok().stdout, "3\n");
+}

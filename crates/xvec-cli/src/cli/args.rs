@@ -140,7 +140,7 @@ pub enum ImportFormat {
 pub struct ImportArgs {
     #[command(flatten)]
     pub coll: CollectionArg,
-    /// Input file.
+    /// Input file; `-` reads JSON Lines or CSV from standard input (with --format).
     #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub file: PathBuf,
     /// Input format (default: from the file's extension).

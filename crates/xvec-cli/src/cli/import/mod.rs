@@ -113,9 +113,18 @@ pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Resu
         CliError::usage(format!("{}: cannot tell the format from the extension", a.file.display()))
             .hint("pass --format jsonl|csv|fvecs|npy|parquet")
     })?;
+    if is_stdin(&a.file) && !matches!(format, ImportFormat::Jsonl | ImportFormat::Csv) {
+        return Err(CliError::usage(format!(
+            "{} input cannot be read from standard input (`-`)",
+            format!("{format:?}").to_lowercase()
+        ))
+        .hint("it is read by seeking: save it to a file and import that"));
+    }
     // An input that cannot be opened stops the import before it starts: no "import
     // stopped" report for it.
-    open(&a.file)?;
+    if !is_stdin(&a.file) {
+        open(&a.file)?;
+    }
     let mut sink = Sink::new(coll, a, &mut *errors)?;
     let read = match format {
         ImportFormat::Jsonl => jsonl(&mut sink, &a.file),
@@ -187,7 +196,7 @@ impl<'a> Sink<'a> {
         let stage = if a.atomic { Some(coll.stage()?) } else { None };
         Ok(Sink {
             coll,
-            name: a.file.display().to_string(),
+            name: if is_stdin(&a.file) { "<stdin>".into() } else { a.file.display().to_string() },
             key_field: &a.key_field,
             key_decided: false,
             sources,
@@ -457,12 +466,25 @@ fn vector_value(elem: VectorType, row: &[f32]) -> Result<Value, String> {
     Value::vector_from_f32s(elem, row).map_err(|e| format!("holds {}; expected {}", e.found, e.expected))
 }
 
+/// `-`: the input is standard input (JSON Lines and CSV).
+fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// A text input: the file, or standard input for `-`.
+fn input(path: &Path) -> Result<Box<dyn std::io::Read>, CliError> {
+    match is_stdin(path) {
+        true => Ok(Box::new(std::io::stdin().lock())),
+        false => Ok(Box::new(open(path)?)),
+    }
+}
+
 fn open(path: &Path) -> Result<std::fs::File, CliError> {
     std::fs::File::open(path).map_err(|e| CliError::file(path, &e))
 }
 
 fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
-    let lines = LineBound::new(open(path)?, MAX_LINE_BYTES);
+    let lines = LineBound::new(input(path)?, MAX_LINE_BYTES);
     let mut reader = std::io::BufReader::with_capacity(1 << 20, lines);
     let mut raw = Vec::new();
     let mut bytes = 0u64;
@@ -494,7 +516,7 @@ fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
 }
 
 fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
-    let lines = LineBound::new(open(path)?, MAX_LINE_BYTES).count_records();
+    let lines = LineBound::new(input(path)?, MAX_LINE_BYTES).count_records();
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(lines);
     let headers =
         reader.headers().map_err(|e| CliError::failed(format!("{}:1: {}", sink.name, csv_error(&e))))?.clone();
