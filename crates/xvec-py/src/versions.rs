@@ -24,15 +24,10 @@ pub enum AsOf {
 pub fn view(py: Python<'_>, c: &xvec::Collection, as_of: Option<AsOf>) -> PyResult<Arc<xvec::Snapshot>> {
     match as_of {
         None => Ok(c.snapshot()),
-        Some(spec) => py
-            .detach(|| {
-                let version = match spec {
-                    AsOf::Version(v) => v,
-                    AsOf::Tag(t) => c.resolve_version(&t)?,
-                };
-                c.snapshot_at(version)
-            })
-            .py_err(),
+        Some(spec) => {
+            let version = resolve(py, c, spec)?;
+            py.detach(|| c.snapshot_at(version)).py_err()
+        }
     }
 }
 
