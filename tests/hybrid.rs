@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use xvec::{
     Branch, Collection, CollectionOptions, Doc, Error, Field, Fusion, HybridQuery, Metric, OptimizeOptions, Query,
-    ScalarType, Schema, TextIndex, VectorType,
+    Ranked, Ranking, ScalarType, Schema, TextIndex, TextStats, VectorType,
 };
 
 const CORPUS: [&str; 8] = [
@@ -380,4 +380,77 @@ fn a_text_branch_over_two_fields_sums_their_boosted_scores() {
     assert!(err(vec![xvec::TextField::new("text"), xvec::TextField::new("text")]).contains("named twice"));
     assert!(err(vec![xvec::TextField::new("text").boost(0.0)]).contains("above 0"));
     assert!(err(vec![]).contains("full-text"), "two full-text fields: one must be named");
+}
+
+#[test]
+fn shards_summing_their_text_stats_and_fusing_once_rank_as_one_collection() {
+    // 60 texts, each of a different length (so no two rows tie on BM25), split over three
+    // shards by i % 3: one optimized (searched through its index), one flushed, one all
+    // in its memtable; the whole collection holds them in one segment plus a memtable.
+    let words = ["fox", "dog", "quick", "cat", "mat", "lazy", "brown", "bear"];
+    let text = |i: usize| (0..4 + i).map(|j| words[(i * 7 + j * j * 3 + j) % 8]).collect::<Vec<_>>().join(" ");
+    let doc = |i: usize| {
+        Doc::new(format!("d{i}")).set("text", text(i).as_str()).set("n", i as i32).set("v", vec![i as f32, 0.5])
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let whole = Collection::create(dir.path().join("whole"), schema(), Default::default()).unwrap();
+    whole.insert((0..40).map(doc).collect()).unwrap();
+    whole.flush().unwrap();
+    whole.optimize(&OptimizeOptions::default()).unwrap();
+    whole.insert((40..60).map(doc).collect()).unwrap();
+    let shards: Vec<Collection> = (0..3)
+        .map(|s| Collection::create(dir.path().join(format!("s{s}")), schema(), Default::default()).unwrap())
+        .collect();
+    for (s, shard) in shards.iter().enumerate() {
+        shard.insert((0..60).filter(|i| i % 3 == s).map(doc).collect()).unwrap();
+    }
+    shards[0].flush().unwrap();
+    shards[0].optimize(&OptimizeOptions::default()).unwrap();
+    shards[1].flush().unwrap();
+    for c in shards.iter().chain([&whole]) {
+        c.delete(&["d3", "d4", "d5"]).unwrap();
+    }
+    let query = "quick brown bear";
+    let mut sum = TextStats::default();
+    for shard in &shards {
+        sum.add(&shard.snapshot().text_stats(&[], query).unwrap());
+    }
+    let whole_stats = whole.snapshot().text_stats(&[], query).unwrap();
+    assert_eq!(sum, whole_stats);
+    assert_eq!(whole_stats.fields["text"].docs, 57, "deleted rows count in no statistic");
+    assert_eq!(whole_stats.fields["text"].doc_freq.len(), 3);
+
+    for fusion in [Fusion::Rrf { k: 60.0 }, Fusion::Weighted(vec![1.0, 0.5])] {
+        let branches = |stats: Option<TextStats>| {
+            let text = Branch::Text { fields: vec![], text: query.into(), k: 15, stats };
+            vec![Branch::Dense(Query::vector(vec![20.3, 0.0]).k(15)), text]
+        };
+        let q = |stats| HybridQuery::new(branches(stats)).k(8).filter("n != 7").fusion(fusion.clone());
+        let want = whole.hybrid(&q(None)).unwrap();
+        // Each branch's best over every shard, then one fusion.
+        let ranked: Vec<Vec<Ranking>> =
+            shards.iter().map(|s| s.snapshot().rankings(&q(Some(sum.clone()))).unwrap()).collect();
+        let merged: Vec<Ranking> = (0..2)
+            .map(|b| {
+                let higher_is_better = ranked[0][b].higher_is_better;
+                let mut hits: Vec<Ranked> = ranked.iter().flat_map(|r| r[b].hits.clone()).collect();
+                let sign = if higher_is_better { -1.0 } else { 1.0 };
+                hits.sort_by(|x, y| (sign * x.score).total_cmp(&(sign * y.score)).then(x.key.cmp(&y.key)));
+                hits.truncate(15);
+                Ranking { hits, higher_is_better }
+            })
+            .collect();
+        let got = xvec::fuse(&q(None), &merged).unwrap();
+        assert_eq!(got, want, "{fusion:?}");
+        // Without the summed statistics, a shard scores by its own and the answer differs.
+        let own: Vec<Vec<Ranking>> = shards.iter().map(|s| s.snapshot().rankings(&q(None)).unwrap()).collect();
+        assert_ne!(own[0][1].hits[0].score, ranked[0][1].hits[0].score, "shard 0 scores with its own statistics");
+    }
+
+    // Statistics that lack a term of the query are refused, naming it.
+    let mut partial = sum.clone();
+    partial.fields.get_mut("text").unwrap().doc_freq.remove("bear");
+    let q = HybridQuery::new(vec![Branch::Text { fields: vec![], text: query.into(), k: 5, stats: Some(partial) }]);
+    let err = whole.hybrid(&q).unwrap_err().to_string();
+    assert!(err.contains(r#"lack term "bear" of `text`"#), "{err}");
 }

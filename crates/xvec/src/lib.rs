@@ -60,9 +60,9 @@ pub use collection::{
     Branch, BranchHit, BranchKind, BranchTrace, Collection, DEFAULT_DISK_CACHE, DEFAULT_RRF_K, DiskUsage, Explain,
     Facets, FieldStats, Fusion, Group, GroupBy, Hit, HybridExplain, HybridHit, HybridQuery, IndexBuild, ItemResult,
     Location, MAX_BRANCHES, MAX_EF, MAX_GROUP_HITS, MAX_K, MAX_QUERY_TERMS, MAX_QUERY_THREADS, MAX_REFINE_CANDIDATES,
-    MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, PostingsTrace, Query, Recovered, Scan,
-    ScanPage, ScanPart, ScanRequest, SearchKind, SegmentStats, Snapshot, SourceTrace, Stage, Stats, Target, TextField,
-    Version,
+    MemoryUsage, OpenOptions, OptimizeOptions, OptimizeProgress, OptimizeReport, PostingsTrace, Query, Ranked, Ranking,
+    Recovered, Scan, ScanPage, ScanPart, ScanRequest, SearchKind, SegmentStats, Snapshot, SourceTrace, Stage, Stats,
+    Target, TextField, TextFieldStats, TextStats, Version, fuse,
 };
 pub use columns::{Column, Columns};
 pub use error::{

@@ -10,6 +10,7 @@ use roaring::RoaringBitmap;
 use super::query::{MAX_K, Query, SourceTrace, resolve_projection};
 use super::snapshot::Snapshot;
 use super::text_search::{PostingsTrace, TextField, resolve_text_fields};
+use super::text_stats::TextStats;
 use crate::error::{Error, QueryError};
 use crate::filter::{Filter, Params};
 use crate::index::{Candidate, TopK};
@@ -39,6 +40,9 @@ pub enum Branch {
         text: String,
         /// Most hits the branch ranks.
         k: usize,
+        /// The BM25 statistics to score with (see [`Snapshot::text_stats`]); `None`: this
+        /// snapshot's own. Shards of one dataset pass the sum of theirs.
+        stats: Option<TextStats>,
     },
     /// The documents with these keys, in this order (keys not found, or filtered out,
     /// are skipped).
@@ -86,7 +90,7 @@ impl BranchKind {
 impl Branch {
     /// A text branch over the schema's only full-text field, ranking its best `k`.
     pub fn text(text: impl Into<String>, k: usize) -> Branch {
-        Branch::Text { fields: Vec::new(), text: text.into(), k }
+        Branch::Text { fields: Vec::new(), text: text.into(), k, stats: None }
     }
 
     /// An exact sparse branch over the schema's only sparse field, ranking the best `k`.
@@ -96,7 +100,7 @@ impl Branch {
 
     /// A text branch over `fields`, each with its boost, ranking the best `k`.
     pub fn text_in(fields: Vec<TextField>, text: impl Into<String>, k: usize) -> Branch {
-        Branch::Text { fields, text: text.into(), k }
+        Branch::Text { fields, text: text.into(), k, stats: None }
     }
 
     /// Which kind of ranking this is.
@@ -229,13 +233,14 @@ pub struct HybridHit {
     pub branches: Vec<Option<BranchHit>>,
 }
 
-/// A document's fused score so far, and where each branch ranked it.
-struct Fused {
+/// A document's fused score so far, where each branch ranked it, and its fields.
+struct Fused<'r> {
     score: f32,
     branches: Vec<Option<BranchHit>>,
+    fields: &'r BTreeMap<String, Value>,
 }
 
-impl Fused {
+impl Fused<'_> {
     fn best_rank(&self) -> u32 {
         self.branches.iter().flatten().map(|h| h.rank).min().unwrap_or(u32::MAX)
     }
@@ -275,11 +280,114 @@ pub struct HybridExplain {
     pub nanos: u64,
 }
 
-/// One branch's ranking: keys best first, each with its score, and whether a higher
-/// score is better.
-struct Ranking {
-    hits: Vec<(String, f32)>,
-    higher_is_better: bool,
+/// One branch's ranking (see [`Snapshot::rankings`]): documents best first, and whether
+/// a higher score is better.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ranking {
+    /// Best first.
+    pub hits: Vec<Ranked>,
+    /// Whether the branch's scores rise with quality (all but an L2 dense branch's).
+    pub higher_is_better: bool,
+}
+
+/// One document a branch ranked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ranked {
+    /// The document's key.
+    pub key: String,
+    /// The branch's own score (as [`BranchHit::score`]).
+    pub score: f32,
+    /// The fields the query asked for (empty inside [`Snapshot::hybrid`], which projects
+    /// only the fused hits).
+    pub fields: BTreeMap<String, Value>,
+}
+
+impl Ranked {
+    fn new(key: String, score: f32) -> Ranked {
+        Ranked { key, score, fields: BTreeMap::new() }
+    }
+}
+
+/// Checks what a hybrid query asks before it runs: its branch count, `k` and fusion.
+fn check(q: &HybridQuery) -> Result<(), Error> {
+    let bad = |what: String| Error::from(QueryError::BadHybrid(what));
+    if q.branches.is_empty() || q.branches.len() > MAX_BRANCHES {
+        return Err(bad(format!("{} branches; expected 1..={MAX_BRANCHES}", q.branches.len())));
+    }
+    if q.k == 0 || q.k > MAX_K {
+        return Err(QueryError::BadLimit(q.k).into());
+    }
+    match &q.fusion {
+        Fusion::Rrf { k } if !(k.is_finite() && *k > 0.0) => {
+            Err(bad(format!("RRF k {k} is out of range; expected a number above 0")))
+        }
+        Fusion::Weighted(w) if w.len() != q.branches.len() => {
+            Err(bad(format!("{} weights for {} branches; give one per branch", w.len(), q.branches.len())))
+        }
+        Fusion::Weighted(w) if w.iter().any(|x| !(x.is_finite() && *x >= 0.0)) => {
+            Err(bad("weights must be finite and at least 0".into()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Fuses `rankings` (one per branch of `q`, in its order) by `q`'s fusion into its best
+/// `k`, each hit with the fields of its first ranking entry. [`Snapshot::hybrid`] is
+/// [`Snapshot::rankings`] then this; shards of one dataset merge each branch's rankings
+/// (best `k` of the branch over every shard) and fuse them once here, so their answer is
+/// one collection's.
+pub fn fuse(q: &HybridQuery, rankings: &[Ranking]) -> Result<Vec<HybridHit>, Error> {
+    check(q)?;
+    if rankings.len() != q.branches.len() {
+        let what = format!("{} rankings for {} branches; give one per branch", rankings.len(), q.branches.len());
+        return Err(QueryError::BadHybrid(what).into());
+    }
+    // By key: a document is one live row, whichever branch found it.
+    let mut fused: HashMap<&str, Fused> = HashMap::new();
+    for (b, ranking) in rankings.iter().enumerate() {
+        let (lo, hi) = ranking
+            .hits
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), h| (lo.min(h.score), hi.max(h.score)));
+        for (i, hit) in ranking.hits.iter().enumerate() {
+            let score = hit.score;
+            let rank = i as u32 + 1;
+            let part = match &q.fusion {
+                Fusion::Rrf { k } => 1.0 / (k + rank as f32),
+                Fusion::Weighted(w) => {
+                    let unit = if hi > lo {
+                        if ranking.higher_is_better { (score - lo) / (hi - lo) } else { (hi - score) / (hi - lo) }
+                    } else {
+                        1.0
+                    };
+                    w[b] * unit
+                }
+            };
+            let entry = fused.entry(hit.key.as_str()).or_insert_with(|| Fused {
+                score: 0.0,
+                branches: vec![None; rankings.len()],
+                fields: &hit.fields,
+            });
+            entry.score += part;
+            entry.branches[b] = Some(BranchHit { rank, score });
+        }
+    }
+    let mut order: Vec<(&str, Fused)> = fused.into_iter().collect();
+    // Best fused score first; ties to the better best rank, then to the lesser key.
+    order
+        .sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.1.best_rank().cmp(&b.1.best_rank())).then(a.0.cmp(b.0)));
+    order.truncate(q.k);
+    let alone = rankings.len() == 1;
+    Ok(order
+        .into_iter()
+        .map(|(key, Fused { score, branches, fields })| {
+            let score = match &branches[..] {
+                [Some(hit)] if alone => hit.score,
+                _ => score,
+            };
+            HybridHit { key: key.to_string(), score, fields: fields.clone(), branches }
+        })
+        .collect())
 }
 
 impl Snapshot {
@@ -307,31 +415,37 @@ impl Snapshot {
         Ok(HybridExplain { leaves, segment_ids, branches, hits, nanos: start.elapsed().as_nanos() as u64 })
     }
 
-    fn hybrid_traced(
-        &self,
-        q: &HybridQuery,
-        mut trace: Option<&mut Vec<BranchTrace>>,
-    ) -> Result<Vec<HybridHit>, Error> {
-        let bad = |what: String| Error::from(QueryError::BadHybrid(what));
-        if q.branches.is_empty() || q.branches.len() > MAX_BRANCHES {
-            return Err(bad(format!("{} branches; expected 1..={MAX_BRANCHES}", q.branches.len())));
-        }
-        if q.k == 0 || q.k > MAX_K {
-            return Err(QueryError::BadLimit(q.k).into());
-        }
-        match &q.fusion {
-            Fusion::Rrf { k } if !(k.is_finite() && *k > 0.0) => {
-                return Err(bad(format!("RRF k {k} is out of range; expected a number above 0")));
-            }
-            Fusion::Weighted(w) if w.len() != q.branches.len() => {
-                return Err(bad(format!("{} weights for {} branches; give one per branch", w.len(), q.branches.len())));
-            }
-            Fusion::Weighted(w) if w.iter().any(|x| !(x.is_finite() && *x >= 0.0)) => {
-                return Err(bad("weights must be finite and at least 0".into()));
-            }
-            _ => {}
-        }
+    fn hybrid_traced(&self, q: &HybridQuery, trace: Option<&mut Vec<BranchTrace>>) -> Result<Vec<HybridHit>, Error> {
+        check(q)?;
         let projection = resolve_projection(&self.schema, q.fields.as_deref(), false)?;
+        let rankings = self.rank_branches(q, trace)?;
+        let mut hits = fuse(q, &rankings)?;
+        for hit in &mut hits {
+            let loc = self.locate(&hit.key).expect("a ranked key is live in the snapshot");
+            let (src, row) = self.view(loc);
+            hit.fields = self.project(src, row, &projection).1;
+        }
+        Ok(hits)
+    }
+
+    /// Each branch's ranking of a hybrid query, its hits with the fields the query asks
+    /// for, before any fusion: what [`fuse`] takes. Shards of one dataset each give
+    /// theirs, to be merged branch by branch and fused once.
+    pub fn rankings(&self, q: &HybridQuery) -> Result<Vec<Ranking>, Error> {
+        check(q)?;
+        let projection = resolve_projection(&self.schema, q.fields.as_deref(), false)?;
+        let mut rankings = self.rank_branches(q, None)?;
+        for hit in rankings.iter_mut().flat_map(|r| &mut r.hits) {
+            let loc = self.locate(&hit.key).expect("a ranked key is live in the snapshot");
+            let (src, row) = self.view(loc);
+            hit.fields = self.project(src, row, &projection).1;
+        }
+        Ok(rankings)
+    }
+
+    /// Every branch of `q` under its shared filter, traced into `trace` when given.
+    fn rank_branches(&self, q: &HybridQuery, mut trace: Option<&mut Vec<BranchTrace>>) -> Result<Vec<Ranking>, Error> {
+        check(q)?;
         let filter = q.filter.as_deref().map(|t| Filter::compile_with(t, &self.schema, &q.params)).transpose()?;
         let mut rankings = Vec::with_capacity(q.branches.len());
         for b in &q.branches {
@@ -346,52 +460,7 @@ impl Snapshot {
             }
             rankings.push(ranking);
         }
-        // By key: a document is one live row, whichever branch found it.
-        let mut fused: HashMap<&str, Fused> = HashMap::new();
-        for (b, ranking) in rankings.iter().enumerate() {
-            let (lo, hi) =
-                ranking.hits.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), h| (lo.min(h.1), hi.max(h.1)));
-            for (i, (key, score)) in ranking.hits.iter().enumerate() {
-                let score = *score;
-                let rank = i as u32 + 1;
-                let part = match &q.fusion {
-                    Fusion::Rrf { k } => 1.0 / (k + rank as f32),
-                    Fusion::Weighted(w) => {
-                        let unit = if hi > lo {
-                            if ranking.higher_is_better { (score - lo) / (hi - lo) } else { (hi - score) / (hi - lo) }
-                        } else {
-                            1.0
-                        };
-                        w[b] * unit
-                    }
-                };
-                let entry = fused
-                    .entry(key.as_str())
-                    .or_insert_with(|| Fused { score: 0.0, branches: vec![None; rankings.len()] });
-                entry.score += part;
-                entry.branches[b] = Some(BranchHit { rank, score });
-            }
-        }
-        let mut order: Vec<(&str, Fused)> = fused.into_iter().collect();
-        // Best fused score first; ties to the better best rank, then to the lesser key.
-        order.sort_by(|a, b| {
-            b.1.score.total_cmp(&a.1.score).then(a.1.best_rank().cmp(&b.1.best_rank())).then(a.0.cmp(b.0))
-        });
-        order.truncate(q.k);
-        let alone = rankings.len() == 1;
-        Ok(order
-            .into_iter()
-            .map(|(key, Fused { score, branches })| {
-                let score = match &branches[..] {
-                    [Some(hit)] if alone => hit.score,
-                    _ => score,
-                };
-                let loc = self.locate(key).expect("a ranked key is live in the snapshot");
-                let (src, row) = self.view(loc);
-                let (key, fields) = self.project(src, row, &projection);
-                HybridHit { key, score, fields, branches }
-            })
-            .collect())
+        Ok(rankings)
     }
 
     /// One branch's ranking under the shared filter.
@@ -414,17 +483,18 @@ impl Snapshot {
                 let plan = self.plan(&dense, dense.k, false).map_err(context)?;
                 let mut top = TopK::new(dense.k);
                 self.run(&plan, dense.k, &mut top, sources)?;
-                let hits = top.into_sorted().into_iter().map(|c| (self.key_of(c), plan.score(c))).collect();
+                let hits = top.into_sorted().into_iter().map(|c| Ranked::new(self.key_of(c), plan.score(c))).collect();
                 Ok(Ranking { hits, higher_is_better: plan.metric() != Metric::L2 })
             }
-            Branch::Text { fields, text, k } => {
+            Branch::Text { fields, text, k, stats } => {
                 if *k == 0 || *k > MAX_K {
                     return Err(context(QueryError::BadLimit(*k).into()));
                 }
                 let resolved = resolve_text_fields(&self.schema, fields).map_err(|e| context(e.into()))?;
-                let (found, trace) = self.text_candidates(&resolved, text, *k, filter).map_err(context)?;
+                let (found, trace) =
+                    self.text_candidates(&resolved, text, *k, filter, stats.as_ref()).map_err(context)?;
                 *postings = Some(trace);
-                let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();
+                let hits = found.into_iter().map(|(c, score)| Ranked::new(self.key_of(c), score)).collect();
                 Ok(Ranking { hits, higher_is_better: true })
             }
             Branch::Sparse { field, vector, k, budget } => {
@@ -434,14 +504,14 @@ impl Snapshot {
                 let field = self.schema.resolve(FieldKind::Sparse, field.as_deref()).map_err(|e| context(e.into()))?;
                 let (found, trace) = self.sparse_candidates(field, vector, *k, *budget, filter).map_err(context)?;
                 *postings = Some(trace);
-                let hits = found.into_iter().map(|(c, score)| (self.key_of(c), score)).collect();
+                let hits = found.into_iter().map(|(c, score)| Ranked::new(self.key_of(c), score)).collect();
                 Ok(Ranking { hits, higher_is_better: true })
             }
             Branch::Keys(keys) => {
                 if keys.len() > MAX_K {
                     return Err(context(QueryError::BadLimit(keys.len()).into()));
                 }
-                let mut hits: Vec<(String, f32)> = Vec::new();
+                let mut hits: Vec<Ranked> = Vec::new();
                 let mut seen: HashSet<&str> = HashSet::new();
                 // The filter's rows of each segment or memtable chunk a key lives in,
                 // evaluated once per source (by its address), however many keys it holds.
@@ -454,7 +524,7 @@ impl Snapshot {
                         allowed_rows.entry(at).or_insert_with(|| f.evaluate(src, &[])).contains(row as u32)
                     });
                     if allowed && seen.insert(key) {
-                        hits.push((key.clone(), 1.0));
+                        hits.push(Ranked::new(key.clone(), 1.0));
                     }
                 }
                 Ok(Ranking { hits, higher_is_better: true })

@@ -7,6 +7,7 @@
 //!    {"vector": [0.1, 0.2], "field": "emb", "k": 50, "ef": 64},
 //!    {"key": "n.01317391"},
 //!    {"text": "small flowering plant", "fields": ["gloss^2", "lemma"]},
+//!    {"text": "plant", "stats": {"gloss": {"docs": 9, "total_len": 80, "doc_freq": {"plant": 2}}}},
 //!    {"sparse": {"3": 1.2, "977": 0.4}, "field": "bm25", "budget": 20000},
 //!    {"keys": ["n.00001740"]}]}
 //! ```
@@ -21,6 +22,7 @@ use serde_json::{Map, Value as Json};
 use super::hybrid::{Branch, Fusion, HybridQuery, MAX_BRANCHES};
 use super::query::Query;
 use super::text_search::TextField;
+use super::text_stats::TextStats;
 use crate::sparse::SparseVector;
 
 /// A JSON object's members, each read at most once; what is left over is an unknown key.
@@ -162,8 +164,10 @@ fn branch(v: &Json, path: &str, default_k: usize) -> Result<Branch, String> {
             let fields = o.strings("fields")?.unwrap_or_default();
             let fields = fields.iter().enumerate().map(|(i, f)| f.parse().map_err(|e| format!("{at}[{i}]: {e}")));
             let fields = fields.collect::<Result<Vec<TextField>, String>>()?;
-            o.done("text, fields or k")?;
-            Branch::Text { fields, text, k }
+            let at = o.at("stats");
+            let stats = o.take("stats").map(|v| TextStats::from_json(&v, &at)).transpose()?;
+            o.done("text, fields, k or stats")?;
+            Branch::Text { fields, text, k, stats }
         }
         "sparse" => {
             let at = o.at("sparse");
@@ -209,6 +213,7 @@ mod tests {
                 fields: vec![TextField::new("gloss").boost(2.0), TextField::new("lemma")],
                 text: "small plant".into(),
                 k: 5,
+                stats: None,
             },
             Branch::Sparse {
                 field: Some("sv".into()),

@@ -57,6 +57,7 @@ mod stage;
 mod stage_tests;
 mod stats;
 mod text_search;
+mod text_stats;
 mod versions;
 #[cfg(test)]
 mod versions_fault_tests;
@@ -77,7 +78,7 @@ pub use facets::{Facets, FieldStats};
 pub(crate) use follow::Refreshed;
 pub use hybrid::{
     Branch, BranchHit, BranchKind, BranchTrace, DEFAULT_RRF_K, Fusion, HybridExplain, HybridHit, HybridQuery,
-    MAX_BRANCHES,
+    MAX_BRANCHES, Ranked, Ranking, fuse,
 };
 pub use optimize::{OptimizeOptions, OptimizeProgress, OptimizeReport};
 pub use options::{DEFAULT_DISK_CACHE, OpenOptions};
@@ -91,6 +92,7 @@ pub use stage::Stage;
 pub use stats::{DiskUsage, IndexBuild, MemoryUsage, SegmentStats, Stats};
 pub use text_search::MAX_QUERY_TERMS;
 pub use text_search::{PostingsTrace, TextField};
+pub use text_stats::{TextFieldStats, TextStats};
 pub use versions::Version;
 
 use self::background::Background;

@@ -12,6 +12,7 @@ use roaring::RoaringBitmap;
 
 use super::query::candidates;
 use super::snapshot::{Snapshot, Source};
+use super::text_stats::{TextFieldStats, TextStats};
 use crate::error::{Error, QueryError};
 use crate::filter::Filter;
 use crate::index::field_indexes::FieldIndexes;
@@ -176,44 +177,81 @@ impl Counts {
     }
 }
 
+/// What a pass over the snapshot's sources finds: the counts, the scanned rows with a
+/// query term, and the segments to search through their indexes.
+struct Gathered<'a> {
+    counts: Counts,
+    scanned: Scanned,
+    indexed: Vec<Indexed<'a>>,
+    trace: PostingsTrace,
+}
+
+impl Counts {
+    /// The counts of `stats` (given from outside: the sums over shards) for `queries`; a
+    /// field or term they lack is an error naming it.
+    fn given(stats: &TextStats, schema: &Schema, queries: &[FieldQuery]) -> Result<Counts, QueryError> {
+        let n_slots = queries.last().map_or(0, |q| q.slots.end);
+        let mut counts =
+            Counts { docs: vec![0; queries.len()], total_len: vec![0; queries.len()], doc_freq: vec![0; n_slots] };
+        for (fi, q) in queries.iter().enumerate() {
+            let name = &schema.field(q.pos).name;
+            let missing = |what: String| QueryError::BadHybrid(format!("the given text statistics lack {what}"));
+            let f = stats.fields.get(name).ok_or_else(|| missing(format!("field `{name}`")))?;
+            counts.docs[fi] = f.docs;
+            counts.total_len[fi] = f.total_len;
+            for (t, slot) in q.terms.iter().zip(q.slots.clone()) {
+                counts.doc_freq[slot] = *f.doc_freq.get(t).ok_or_else(|| missing(format!("term {t:?} of `{name}`")))?;
+            }
+        }
+        Ok(counts)
+    }
+
+    /// As [`TextStats`], by field name and term.
+    fn stats(&self, schema: &Schema, queries: &[FieldQuery]) -> TextStats {
+        let mut out = TextStats::default();
+        for (fi, q) in queries.iter().enumerate() {
+            let doc_freq = q.terms.iter().zip(q.slots.clone()).map(|(t, s)| (t.clone(), self.doc_freq[s])).collect();
+            let f = TextFieldStats { docs: self.docs[fi], total_len: self.total_len[fi], doc_freq };
+            out.fields.insert(schema.field(q.pos).name.clone(), f);
+        }
+        out
+    }
+}
+
 impl Snapshot {
+    /// The BM25 statistics a text query over `fields` (none: the schema's only full-text
+    /// field) is scored with in this snapshot: per field, its live documents with text and
+    /// their total length; per query term, the live documents holding it. Shards of one
+    /// dataset sum theirs ([`TextStats::add`]) and each scores with the sum (a text
+    /// branch's `stats`), so their hits score as one collection's would.
+    pub fn text_stats(&self, fields: &[TextField], text: &str) -> Result<TextStats, Error> {
+        let resolved = resolve_text_fields(&self.schema, fields)?;
+        let queries = field_queries(&self.schema, &resolved, text)?;
+        // No rows are kept: only the counts are wanted.
+        let none = RoaringBitmap::new();
+        Ok(self.gather(&queries, None, Some(&none)).counts.stats(&self.schema, &queries))
+    }
+
     /// The best `k` rows for `text` by BM25 over the full-text fields `fields` (schema
     /// position and boost; a row's score is the sum over fields of boost × its BM25 in
     /// that field) among the live rows `filter` keeps, best first, each with its score
-    /// (higher is better; `dist` is its negation). Rows without any query term are not
-    /// hits.
+    /// (higher is better; `dist` is its negation), weighed with `given` statistics or,
+    /// without, the snapshot's own. Rows without any query term are not hits.
     pub(crate) fn text_candidates(
         &self,
         fields: &[(usize, f32)],
         text: &str,
         k: usize,
         filter: Option<&Filter>,
+        given: Option<&TextStats>,
     ) -> Result<(Vec<(Candidate, f32)>, PostingsTrace), Error> {
         let queries = field_queries(&self.schema, fields, text)?;
         let n_slots = queries.last().map_or(0, |q| q.slots.end);
-        let mut counts =
-            Counts { docs: vec![0; queries.len()], total_len: vec![0; queries.len()], doc_freq: vec![0; n_slots] };
-        let mut scanned = Scanned::new(&queries);
-        let mut indexed = Vec::new();
-        let mut trace = PostingsTrace::default();
-        for src in self.sources() {
-            // Through the indexes when every field has one made by its analyzer.
-            if let Some(files) = text_indexes(&queries, &src) {
-                let mut held = Vec::with_capacity(queries.len());
-                for (fi, (q, ix)) in queries.iter().zip(files).enumerate() {
-                    let terms: Vec<(usize, usize)> =
-                        q.terms.iter().zip(q.slots.clone()).filter_map(|(t, slot)| Some((slot, ix.find(t)?))).collect();
-                    counts.add_indexed(&src, fi, q.pos, ix, &terms);
-                    held.push((ix, terms));
-                }
-                indexed.push(Indexed { src, fields: held });
-                trace.indexed += 1;
-                continue;
-            }
-            trace.scanned += 1;
-            let allowed: Option<RoaringBitmap> = filter.map(|_| candidates(&src, filter).unwrap_or_default());
-            scanned.scan(&src, &queries, &mut counts, allowed.as_ref());
-        }
+        let Gathered { counts, scanned, indexed, mut trace } = self.gather(&queries, filter, None);
+        let counts = match given {
+            Some(stats) => Counts::given(stats, &self.schema, &queries)?,
+            None => counts,
+        };
         let weights = Weights::of(&counts, &queries, n_slots);
         let mut top = TopK::new(k);
         scanned.score(&queries, &weights, &mut top);
@@ -239,6 +277,38 @@ impl Snapshot {
         }
         trace.scored += scanned.matched.len() as u64;
         Ok((top.into_sorted().into_iter().map(|c| (c, -c.dist)).collect(), trace))
+    }
+
+    /// One pass over the sources: the snapshot's counts, the scanned rows with a query
+    /// term that `filter` keeps (none when `keep` is given: only those it holds, for every
+    /// source), and the segments to search through their indexes.
+    fn gather(&self, queries: &[FieldQuery], filter: Option<&Filter>, keep: Option<&RoaringBitmap>) -> Gathered<'_> {
+        let n_slots = queries.last().map_or(0, |q| q.slots.end);
+        let counts =
+            Counts { docs: vec![0; queries.len()], total_len: vec![0; queries.len()], doc_freq: vec![0; n_slots] };
+        let mut g = Gathered { counts, scanned: Scanned::new(queries), indexed: Vec::new(), trace: Default::default() };
+        for src in self.sources() {
+            // Through the indexes when every field has one made by its analyzer.
+            if let Some(files) = text_indexes(queries, &src) {
+                let mut held = Vec::with_capacity(queries.len());
+                for (fi, (q, ix)) in queries.iter().zip(files).enumerate() {
+                    let terms: Vec<(usize, usize)> =
+                        q.terms.iter().zip(q.slots.clone()).filter_map(|(t, slot)| Some((slot, ix.find(t)?))).collect();
+                    g.counts.add_indexed(&src, fi, q.pos, ix, &terms);
+                    held.push((ix, terms));
+                }
+                g.indexed.push(Indexed { src, fields: held });
+                g.trace.indexed += 1;
+                continue;
+            }
+            g.trace.scanned += 1;
+            let allowed: Option<RoaringBitmap> = match keep {
+                Some(k) => Some(k.clone()),
+                None => filter.map(|_| candidates(&src, filter).unwrap_or_default()),
+            };
+            g.scanned.scan(&src, queries, &mut g.counts, allowed.as_ref());
+        }
+        g
     }
 }
 
