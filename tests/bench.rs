@@ -443,6 +443,64 @@ fn skip_load_reuses_the_collection_and_refuses_to_overwrite() {
     assert_eq!(run(&["--skip-load"]).status.code(), Some(2));
 }
 
+/// A disk index searched under `--memory-budget`: the budget reaches the search phases'
+/// open (the node cache it leaves is smaller than the default's) and the load's optimize,
+/// and the serial pass reports the node blocks read per query (mean, p99) beside the beam
+/// width, the device's bytes per query and the open's time, in the JSON, the table and
+/// the CSV.
+#[test]
+fn a_disk_index_under_a_memory_budget_reports_its_reads_per_query() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let dir = wordnet_dir(root);
+    let common = ["--dataset", dir.to_str().unwrap(), "--concurrency", "1", "--duration", "0.1s", "--cooldown", "0s"];
+    let run = |extra: &[&str]| xvec(root, &[&["bench"], &common[..], extra].concat());
+    let disk = ["--index", "disk", "--degree", "16", "--build-list", "32", "--path", "coll", "-o", "default.json"];
+    ok(&run(&disk), "default cache");
+    let out = run(&[
+        "--memory-budget",
+        "64KiB",
+        "--path",
+        "coll",
+        "--skip-load",
+        "-o",
+        "budget.json",
+        "--csv",
+        "runs.csv",
+        "--mode",
+        "tsv",
+    ]);
+    let table = ok(&out, "budget");
+    let read =
+        |name: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(root.join(name)).unwrap()).unwrap() };
+    let (default, budget) = (read("default.json"), read("budget.json"));
+    check_sane(&default);
+    check_sane(&budget);
+    assert_eq!(
+        (at(&default, "/config/memory_budget"), at(&budget, "/config/memory_budget")),
+        (&Value::Null, &65536.into())
+    );
+    // The default open caches the whole small graph; 64 KiB does not even hold its codes,
+    // so nothing is cached and every expanded node is a read.
+    let cache = |r: &Value| f(r, "/engine_memory/disk_cache");
+    assert!(cache(&default) > 0.0 && cache(&budget) == 0.0, "{} {}", cache(&default), cache(&budget));
+    let (mean, p99) = (f(&budget, "/serial/blocks_read_mean"), f(&budget, "/serial/blocks_read_p99"));
+    assert!(mean > 0.0 && p99 >= mean, "mean {mean}, p99 {p99}");
+    assert!(f(&default, "/serial/blocks_read_mean") < mean);
+    assert_eq!(at(&budget, "/serial/beam_width"), 4);
+    assert!(f(&budget, "/serial/read_bytes_per_query") >= 0.0);
+    let open = at(&budget, "/phases").as_array().unwrap().iter().find(|p| p["name"] == "open").unwrap();
+    // The tsv tables: the reads beside the latencies, the open's time among the phases.
+    assert!(table.contains("\tblocks/query\tp99 blocks\tbeam\tKiB read/query\n"), "{table}");
+    assert!(table.lines().any(|l| l.starts_with("open\t")), "{table}");
+    let csv = std::fs::read_to_string(root.join("runs.csv")).unwrap();
+    let lines: Vec<Vec<String>> = csv.lines().map(split_csv).collect();
+    let cell = |name: &str| lines[1][lines[0].iter().position(|h| h == name).unwrap()].clone();
+    assert_eq!((cell("memory_budget"), cell("beam_width")), ("65536".into(), "4".into()));
+    assert_eq!(cell("blocks_read_mean"), format!("{mean:.2}"));
+    assert_eq!(cell("open_duration"), format!("{:.3}", f(open, "/duration_sec")));
+}
+
 #[test]
 fn bad_datasets_and_flags_fail_with_clear_errors() {
     let tmp = tempfile::tempdir().unwrap();

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use xvec::{Field, IndexParams, Metric, Schema, SchemaError, SearchRoute, VectorType};
+use xvec::{Field, IndexParams, Metric, OpenOptions, Schema, SchemaError, SearchRoute, VectorType};
 
 /// Where the vectors come from.
 #[derive(Clone, Debug, PartialEq)]
@@ -162,6 +162,10 @@ pub struct BenchConfig {
     pub optimize_concurrency: usize,
     /// Map segments when reopening for search (`OpenOptions::mmap`).
     pub mmap: bool,
+    /// `OpenOptions::memory_budget` of every handle the run opens (`--memory-budget`):
+    /// the search phases' (what a disk index pins, what it reads) and the load's, whose
+    /// optimize builds disk indexes under it.
+    pub memory_budget: Option<u64>,
     /// Serial queries before the timed phases.
     pub warmup: usize,
     /// Thread counts of the concurrent phase, each run for `duration`.
@@ -201,6 +205,7 @@ impl BenchConfig {
             batch_size: 1000,
             optimize_concurrency: cores,
             mmap: true,
+            memory_budget: None,
             warmup: 100,
             concurrency: if cores > 1 { vec![1, cores] } else { vec![1] },
             duration: Duration::from_secs(30),
@@ -220,6 +225,14 @@ impl BenchConfig {
         let builder = Schema::builder("bench")
             .field(Field::vector("emb", VectorType::Fp32, dim, self.metric).index(self.index.clone()));
         attributes.into_iter().fold(builder, |b, f| b.field(f)).build()
+    }
+
+    /// `base` under this run's memory budget, if it has one.
+    pub fn budgeted(&self, base: OpenOptions) -> OpenOptions {
+        match self.memory_budget {
+            Some(bytes) => base.memory_budget(bytes),
+            None => base,
+        }
     }
 
     /// The search settings to run, one per sweep value (or just the configured one).

@@ -62,6 +62,12 @@ const SEARCH: &[&str] = &[
     "cpu_sys_sec",
     "ground_truth",
     "notes",
+    "memory_budget",
+    "open_duration",
+    "blocks_read_mean",
+    "blocks_read_p99",
+    "read_bytes_per_query",
+    "beam_width",
 ];
 
 /// The columns, in the order a new file gets them. `docs/benchmarks/README.md`
@@ -210,6 +216,12 @@ fn row(r: &Report, s: &SearchReport) -> Vec<String> {
             });
             std::iter::once(peak).chain(rounds).chain(r.notes.iter().cloned()).collect::<Vec<_>>().join(" | ")
         }),
+        ("memory_budget", c.memory_budget.map_or_else(String::new, |b| b.to_string())),
+        ("open_duration", opt(r.phases.iter().find(|p| p.name == "open").map(|p| p.duration_sec), 3)),
+        ("blocks_read_mean", opt(s.serial.reads.blocks_read_mean, 2)),
+        ("blocks_read_p99", s.serial.reads.blocks_read_p99.map_or_else(String::new, |v| v.to_string())),
+        ("read_bytes_per_query", opt(s.serial.reads.read_bytes_per_query, 0)),
+        ("beam_width", s.serial.reads.beam_width.map_or_else(String::new, |v| v.to_string())),
     ]);
     in_order(COLUMNS, values)
 }

@@ -17,8 +17,8 @@ use hdrhistogram::Histogram;
 use super::config::{BenchConfig, SearchPoint};
 use super::dataset::{DatasetError, GroundTruth, ndcg_at, recall_at};
 use super::report::{
-    ConcurrentReport, ConfigReport, CpuReport, DatasetReport, EngineMemory, FORMAT, Latency, LoadReport, PhaseReport,
-    Report, SCHEMA_VERSION, SearchReport, SerialReport, SystemReport,
+    ConcurrentReport, ConfigReport, CpuReport, DatasetReport, DiskReads, EngineMemory, FORMAT, Latency, LoadReport,
+    PhaseReport, Report, SCHEMA_VERSION, SearchReport, SerialReport, SystemReport,
 };
 use super::source::Dataset;
 use super::sys::{self, SystemInfo};
@@ -95,7 +95,8 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
     drop(ds);
 
     log.begin("open");
-    let coll = Collection::open(dir.path(), &OpenOptions::read_only().mmap(cfg.mmap)).map_err(engine("open"))?;
+    let coll =
+        Collection::open(dir.path(), &cfg.budgeted(OpenOptions::read_only().mmap(cfg.mmap))).map_err(engine("open"))?;
     log.end();
     let snap = coll.snapshot();
     let count = snap.count();
@@ -276,7 +277,7 @@ fn filtered_truth(
     log.begin("filtered ground truth");
     progress.begin("filtered ground truth", 0, "queries");
     let t = Instant::now();
-    let coll = Collection::open(dir, &OpenOptions::read_only()).map_err(engine("open"))?;
+    let coll = Collection::open(dir, &cfg.budgeted(OpenOptions::read_only())).map_err(engine("open"))?;
     let keys = coll.snapshot().keys_where(Some(filter)).map_err(|e| BenchError::Invalid(format!("--filter: {e}")))?;
     drop(coll);
     let row_of: std::collections::HashMap<u32, u32> = (0..ds.base.len()).map(|r| (ds.id(r), r as u32)).collect();
@@ -320,8 +321,9 @@ fn load(
     log: &mut PhaseLog,
     progress: &mut dyn Progress,
 ) -> Result<LoadReport, BenchError> {
-    let spec =
-        LoadSpec { dir, options: Default::default(), open: OpenOptions::writable(), rows: 0..ds.base.len(), label: "" };
+    // The writer's budget is the one optimize builds disk indexes under.
+    let open = cfg.budgeted(OpenOptions::writable());
+    let spec = LoadSpec { dir, options: Default::default(), open, rows: 0..ds.base.len(), label: "" };
     let (coll, report) = load_open(cfg, ds, &spec, log, progress)?;
     log.begin("close");
     coll.close().map_err(engine("close"))?;
@@ -530,7 +532,11 @@ fn search(
     for i in 0..cfg.warmup {
         snap.query(&queries[i % queries.len()]).map_err(engine("warmup"))?;
     }
-    let serial = run_serial(&|q| snap.query(q), &queries, truth, cfg.k, progress)?;
+    let blocks_read = || snap.disk_usage().blocks_read;
+    let disk = snap.disk_usage().indexes > 0;
+    let mut serial =
+        run_serial(&|q| snap.query(q), disk.then_some(&blocks_read as _), &queries, truth, cfg.k, progress)?;
+    serial.reads.beam_width = beam_width(snap.schema());
     progress.end(&format!(
         "{name}: {:.1} QPS, recall@{} {:.4}, p99 {:.3} ms",
         serial.qps, cfg.k, serial.recall, serial.latency.latency_p99_ms
@@ -539,6 +545,13 @@ fn search(
     let (ef, refine, nprobe) =
         (point.ef.map(|v| v as u64), point.refine.map(|v| v as u64), point.nprobe.map(|v| v as u64));
     Ok(SearchReport { ef, nprobe, refine, serial, concurrent, serial_qps_rounds: Vec::new() })
+}
+
+/// The beam width of the collection's disk index (`None` for the other kinds), from
+/// its schema: a reused collection's (`--skip-load`) need not be the flags' index.
+fn beam_width(schema: &xvec::Schema) -> Option<u64> {
+    let field = schema.fields().iter().find(|f| f.name == "emb")?;
+    field.as_vector()?.index.disk().map(|p| u64::from(p.beam_width))
 }
 
 /// The query set as `cfg`'s k-nearest-neighbour queries with `point`'s search settings,
@@ -632,9 +645,12 @@ fn run_concurrent(
 }
 
 /// Every query once, one at a time, through `search`, with recall@k and nDCG@k against
-/// `truth`.
+/// `truth`, and the device bytes read per query (`/proc/self/io`, over the pass).
+/// `blocks_read`, when the collection has disk indexes, is their count of node blocks
+/// read so far: read between queries, outside the timed span, it gives each query's.
 pub(crate) fn run_serial(
     search: &dyn Fn(&Query) -> Result<Vec<xvec::Hit>, xvec::Error>,
+    blocks_read: Option<&dyn Fn() -> u64>,
     queries: &[Query],
     truth: &GroundTruth,
     k: usize,
@@ -644,11 +660,17 @@ pub(crate) fn run_serial(
     let mut busy = Duration::ZERO;
     let (mut recall, mut ndcg) = (0.0, 0.0);
     let mut found: Vec<u32> = Vec::with_capacity(k);
+    let mut blocks: Vec<u64> = Vec::with_capacity(if blocks_read.is_some() { queries.len() } else { 0 });
+    let io_start = sys::io_read_bytes();
     let wall = Instant::now();
     for (i, q) in queries.iter().enumerate() {
+        let before = blocks_read.map(|f| f());
         let t0 = Instant::now();
         let hits = search(q).map_err(engine("serial search"))?;
         let took = t0.elapsed();
+        if let (Some(f), Some(before)) = (blocks_read, before) {
+            blocks.push(f().saturating_sub(before));
+        }
         busy += took;
         hist.saturating_record(took.as_nanos() as u64);
         found.clear();
@@ -667,7 +689,9 @@ pub(crate) fn run_serial(
             progress.set(i as u64 + 1);
         }
     }
+    let duration_sec = wall.elapsed().as_secs_f64();
     let n = queries.len() as f64;
+    let read_bytes = io_start.zip(sys::io_read_bytes()).map(|(a, b)| b.saturating_sub(a) as f64 / n);
     Ok(SerialReport {
         queries: queries.len() as u64,
         k: k as u64,
@@ -675,7 +699,8 @@ pub(crate) fn run_serial(
         recall: recall / n,
         ndcg: ndcg / n,
         latency: Latency::of(&hist),
-        duration_sec: wall.elapsed().as_secs_f64(),
+        duration_sec,
+        reads: DiskReads::of(&mut blocks, read_bytes),
     })
 }
 

@@ -152,6 +152,8 @@ pub struct ConfigReport {
     pub route: &'static str,
     /// Interleaved rounds of the search phases (`--repeat`).
     pub repeat: u64,
+    /// `--memory-budget`: bytes every handle the run opens may pin (`null`: none).
+    pub memory_budget: Option<u64>,
 }
 
 impl ConfigReport {
@@ -179,6 +181,7 @@ impl ConfigReport {
             filter: c.filter.clone(),
             route: c.route.name(),
             repeat: c.repeat as u64,
+            memory_budget: c.memory_budget,
         }
     }
 }
@@ -252,6 +255,40 @@ pub struct SerialReport {
     pub latency: Latency,
     /// Wall time of the phase.
     pub duration_sec: f64,
+    #[serde(flatten)]
+    pub reads: DiskReads,
+}
+
+/// What the serial pass read per query: the disk indexes' node blocks (each one `pread`)
+/// beside their beam width, and the bytes the device fetched (read-ahead and faults of
+/// mapped files included): what a query costs under a memory cap.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct DiskReads {
+    /// Mean node blocks read per query; `null` without a disk index.
+    pub blocks_read_mean: Option<f64>,
+    /// The 99th percentile of node blocks read per query; `null` without a disk index.
+    pub blocks_read_p99: Option<u64>,
+    /// `/proc/self/io` `read_bytes` over the pass, per query; `null` where unreadable.
+    pub read_bytes_per_query: Option<f64>,
+    /// Nodes a disk index expands per hop, their blocks read together; `null` for the
+    /// other kinds.
+    pub beam_width: Option<u64>,
+}
+
+impl DiskReads {
+    /// The figures of per-query block counts `blocks` (empty: no disk index; sorted in
+    /// place) and `read_bytes` per query; the beam width is the caller's to set.
+    pub(crate) fn of(blocks: &mut [u64], read_bytes: Option<f64>) -> DiskReads {
+        blocks.sort_unstable();
+        let n = blocks.len();
+        DiskReads {
+            blocks_read_mean: (n > 0).then(|| blocks.iter().sum::<u64>() as f64 / n as f64),
+            // The nearest-rank percentile: the smallest count at least 99 % of queries stay within.
+            blocks_read_p99: (n > 0).then(|| blocks[(n * 99).div_ceil(100).max(1) - 1]),
+            read_bytes_per_query: read_bytes,
+            beam_width: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -342,7 +379,8 @@ mod tests {
 
     fn round(qps: f64) -> SearchReport {
         let latency = Latency::default();
-        let serial = SerialReport { queries: 1, k: 1, qps, recall: 1.0, ndcg: 1.0, latency, duration_sec: 1.0 };
+        let reads = DiskReads::default();
+        let serial = SerialReport { queries: 1, k: 1, qps, recall: 1.0, ndcg: 1.0, latency, duration_sec: 1.0, reads };
         SearchReport {
             ef: None,
             nprobe: None,
@@ -351,6 +389,19 @@ mod tests {
             concurrent: Vec::new(),
             serial_qps_rounds: Vec::new(),
         }
+    }
+
+    #[test]
+    fn reads_per_query_give_mean_and_nearest_rank_p99() {
+        let mut blocks: Vec<u64> = (1..=200).rev().collect();
+        let r = DiskReads::of(&mut blocks, Some(4096.0));
+        assert_eq!(
+            (r.blocks_read_mean, r.blocks_read_p99, r.read_bytes_per_query),
+            (Some(100.5), Some(198), Some(4096.0))
+        );
+        assert_eq!(DiskReads::of(&mut [7], None).blocks_read_p99, Some(7));
+        let none = DiskReads::of(&mut [], None);
+        assert_eq!((none.blocks_read_mean, none.blocks_read_p99), (None, None));
     }
 
     #[test]

@@ -49,6 +49,14 @@ pub fn reset_hwm() -> bool {
     std::fs::write("/proc/self/clear_refs", b"5").is_ok()
 }
 
+/// `read_bytes` of `/proc/self/io`: bytes this process had the block device fetch
+/// (read-ahead and page faults of mapped files included, page-cache hits not), so the
+/// difference over a phase is what its reads cost the device and the page cache.
+pub fn io_read_bytes() -> Option<u64> {
+    let text = read_proc("/proc/self/io")?;
+    text.lines().find_map(|l| l.strip_prefix("read_bytes:")).and_then(|v| v.trim().parse().ok())
+}
+
 /// CPU time and peak RSS of the whole process, from `getrusage(RUSAGE_SELF)`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Usage {
@@ -201,6 +209,7 @@ mod tests {
         assert!(r.rss_mib > 0.0 && r.hwm_mib >= r.rss_mib * 0.5, "{r:?}");
         let u = usage().expect("getrusage");
         assert!(u.max_rss_mib > 0.0 && u.user_sec >= 0.0 && u.sys_sec >= 0.0, "{u:?}");
+        assert!(io_read_bytes().is_some(), "/proc/self/io on Linux");
         let l = loadavg().expect("/proc/loadavg");
         assert!(l.iter().all(|x| *x >= 0.0));
         let s = SystemInfo::collect();

@@ -70,7 +70,7 @@ pub fn run(
     let root = CollectionDir::new(cfg.path.as_deref(), false)?;
     std::fs::create_dir_all(root.path())
         .map_err(|source| BenchError::Io { path: root.path().display().to_string(), source })?;
-    let open = OpenOptions::writable().mmap(cfg.mmap);
+    let open = cfg.budgeted(OpenOptions::writable().mmap(cfg.mmap));
     let searches = Searches { cfg, vectors: &vectors, truth: &truth };
     let mut runs = Runs::default();
 

@@ -35,7 +35,7 @@ pub(super) fn pass(
             coll.query(&queries[i % queries.len()]).map_err(engine("warmup"))?;
         }
         progress.begin(&name, queries.len() as u64, "queries");
-        let serial = run_serial(&|q| coll.query(q), &queries, s.truth, cfg.k, progress)?;
+        let serial = run_serial(&|q| coll.query(q), None, &queries, s.truth, cfg.k, progress)?;
         let end = Backlog::of(&coll.stats());
         progress.end(&format!(
             "{name}: {:.1} QPS, recall@{} {:.4}, p50 {:.3} ms, p99 {:.3} ms; unindexed rows {} -> {}",

@@ -95,8 +95,16 @@ mod tests {
 
     fn pass(recall: f64, p50: f64, unindexed: (u64, u64)) -> PassReport {
         let latency = Latency { latency_p50_ms: p50, latency_p99_ms: 2.0 * p50, ..Latency::default() };
-        let serial =
-            SerialReport { queries: 10, k: 10, qps: 1000.0 / p50, recall, ndcg: recall, latency, duration_sec: 0.1 };
+        let serial = SerialReport {
+            queries: 10,
+            k: 10,
+            qps: 1000.0 / p50,
+            recall,
+            ndcg: recall,
+            latency,
+            duration_sec: 0.1,
+            reads: Default::default(),
+        };
         let backlog = |n| Backlog { unindexed_rows: n, ..Backlog::default() };
         PassReport { serial, start: backlog(unindexed.0), end: backlog(unindexed.1) }
     }

@@ -234,6 +234,9 @@ pub struct BenchArgs {
     /// ratios to the first.
     #[arg(long, value_name = "FILE.json", num_args = 1..)]
     pub compare: Vec<PathBuf>,
+    /// The global --memory-budget: every collection the run opens is opened under it.
+    #[arg(skip)]
+    pub memory_budget: Option<u64>,
 }
 
 impl BenchArgs {
@@ -259,6 +262,7 @@ impl BenchArgs {
             c.optimize_concurrency = n as usize;
         }
         c.mmap = self.mmap;
+        c.memory_budget = self.memory_budget;
         c.warmup = self.warmup as usize;
         if let Some(list) = &self.concurrency {
             c.concurrency = list.iter().map(|&n| n as usize).collect();
@@ -400,6 +404,16 @@ fn results_table(r: &Report) -> Table {
         headers.push(format!("QPS c={}", c.concurrency));
         headers.push(format!("p99 ms c={}", c.concurrency));
     }
+    // Reads per query (serial pass): node blocks where a disk index was searched, and
+    // the device's bytes wherever /proc/self/io could be read.
+    let disk = r.searches.iter().any(|s| s.serial.reads.blocks_read_mean.is_some());
+    let device = r.searches.iter().any(|s| s.serial.reads.read_bytes_per_query.is_some());
+    if disk {
+        headers.extend(["blocks/query", "p99 blocks", "beam"].map(String::from));
+    }
+    if device {
+        headers.push("KiB read/query".into());
+    }
     let mut t = Table::new(headers);
     for s in &r.searches {
         let size = |v: Option<u64>| v.map(|v| v as usize);
@@ -418,6 +432,16 @@ fn results_table(r: &Report) -> Table {
             row.push(round(c.qps, 1));
             row.push(ms(c.latency.latency_p99_ms));
         }
+        let reads = &s.serial.reads;
+        let count = |v: Option<u64>| v.map_or_else(|| Cell::from(""), Cell::from);
+        if disk {
+            row.push(reads.blocks_read_mean.map_or_else(|| Cell::from(""), |v| round(v, 1)));
+            row.push(count(reads.blocks_read_p99));
+            row.push(count(reads.beam_width));
+        }
+        if device {
+            row.push(reads.read_bytes_per_query.map_or_else(|| Cell::from(""), |v| round(v / 1024.0, 1)));
+        }
         t.push(row);
     }
     let l = &r.load;
@@ -428,8 +452,13 @@ fn results_table(r: &Report) -> Table {
         _ => l.optimize.clone(),
     };
     let mib = |b: u64| b as f64 / (1 << 20) as f64;
+    let open = r.phases.iter().find(|p| p.name == "open").map_or_else(String::new, |p| {
+        let budget =
+            r.config.memory_budget.map_or_else(String::new, |b| format!(" under a budget of {:.1} MiB", mib(b)));
+        format!("; open {:.3} s{budget}", p.duration_sec)
+    });
     t.footer = Some(format!(
-        "{}: {} rows x {}, {} queries, ground truth {}; index {}; {load}; peak RSS {:.1} MiB, engine {:.1} MiB, disk {:.1} MiB",
+        "{}: {} rows x {}, {} queries, ground truth {}; index {}; {load}{open}; peak RSS {:.1} MiB, engine {:.1} MiB, disk {:.1} MiB",
         r.dataset.name,
         l.rows,
         r.dataset.dim,

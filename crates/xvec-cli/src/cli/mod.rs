@@ -160,11 +160,14 @@ pub struct CollectionArg {
 
 impl Cli {
     /// The command to run, with the global flags a command checks itself handed to it:
-    /// `export` refuses `--mode` (its format is `--format`) rather than ignore it.
+    /// `export` refuses `--mode` (its format is `--format`) rather than ignore it; `bench`
+    /// opens its collections itself, under `--memory-budget`.
     pub fn into_command(self) -> Command {
         let mut command = self.command;
-        if let Command::Export(a) = &mut command {
-            a.mode = self.output.mode;
+        match &mut command {
+            Command::Export(a) => a.mode = self.output.mode,
+            Command::Bench(a) => a.memory_budget = self.read.memory_budget,
+            _ => {}
         }
         command
     }

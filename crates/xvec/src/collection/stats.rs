@@ -341,6 +341,16 @@ impl Collection {
     }
 }
 
+impl super::snapshot::Snapshot {
+    /// What this snapshot's disk-resident indexes hold and have read so far, summed: a
+    /// few relaxed atomic loads per segment, cheap enough to read around every query
+    /// (the benchmark's node blocks read per query), unlike [`Collection::stats`],
+    /// which lists the directory.
+    pub fn disk_usage(&self) -> DiskUsage {
+        disk_usage(self)
+    }
+}
+
 /// The disk-resident indexes of `snap`, summed.
 fn disk_usage(snap: &super::snapshot::Snapshot) -> DiskUsage {
     let mut d = DiskUsage::default();
