@@ -551,6 +551,19 @@ impl Collection {
         PyList::new(py, out)
     }
 
+    /// Per branch of a hybrid query (`hybrid`'s form), a text branch's BM25 statistics
+    /// in this collection, `None` for other branches: `{field: {"docs", "total_len",
+    /// "doc_freq": {term: n}}}`. Shards sum theirs and pass the sum as the branch's `stats`.
+    fn text_stats<'py>(&self, py: Python<'py>, query: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        crate::fusion::text_stats(py, &*self.get()?, query)
+    }
+
+    /// Per branch of a hybrid query, its ranking before fusion: `(keys, scores,
+    /// higher_is_better, fields)`, best first; `xvec.fuse` fuses them (merged over shards).
+    fn rankings<'py>(&self, py: Python<'py>, query: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        crate::fusion::rankings(py, &*self.get()?, query)
+    }
+
     /// How a query would run and did: the plan per segment (route, candidates, filter
     /// leaves), as a dict. Takes the arguments of `query` (no `group_by`).
     #[pyo3(signature = (vector = None, *, key = None, k = 10, filter = None, params = None, field = None, ef = None,

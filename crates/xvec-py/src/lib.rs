@@ -16,6 +16,7 @@
 //! - `errors`: the exception hierarchy.
 //! - `versions`: `as_of` on the reads, the versions and vacuum reports.
 //! - `shard`: the shard of each key, for `xvec.ray`.
+//! - `fusion`: a hybrid query over shards (text statistics, rankings, `fuse`), for `xvec.ray`.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -26,6 +27,7 @@ mod arrow_io;
 mod collection;
 mod convert;
 mod errors;
+mod fusion;
 mod input;
 mod results;
 mod shard;
@@ -107,6 +109,7 @@ fn _xvec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(shard::shard_ids, m)?)?;
     m.add_function(wrap_pyfunction!(restore, m)?)?;
+    m.add_function(wrap_pyfunction!(fusion::fuse, m)?)?;
     m.add_class::<Collection>()?;
     m.add_class::<writes::WriteResult>()?;
     m.add_class::<snapshot::Snapshot>()?;

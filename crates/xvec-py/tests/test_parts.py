@@ -73,3 +73,37 @@ def test_a_collection_exported_to_lance_reads_and_searches_the_same(filled, tmp_
     again = xvec.to_lance(snap, str(tmp_path / "t.lance"), filter="pos = 'v'", fields=["pos", "emb"], mode="append")
     assert again.count_rows() == 200
     assert lance.dataset(str(tmp_path / "t.lance")).count_rows(filter="_key = 'late'") == 0
+
+
+@pytest.mark.covers("Collection.text_stats", "Collection.rankings", "xvec.fuse")
+def test_shards_fusing_summed_text_stats_answer_as_one_collection(tmp_path):
+    schema = {"name": "t", "fields": [{"name": "body", "type": "string", "index": {"type": "fts"}},
+                                      {"name": "emb", "type": "vector_fp32", "dim": 4, "metric": "cosine"}]}
+    rng = np.random.default_rng(1)
+    rows = [{"_key": f"d{i:03}", "body": " ".join(f"w{int(rng.exponential(3))}" for _ in range(3 + i % 41)),
+             "emb": rng.standard_normal(4).astype(np.float32)} for i in range(200)]
+    one = xvec.create(tmp_path / "one", schema)
+    one.insert(rows)
+    shards = [xvec.create(tmp_path / f"s{s}", schema) for s in range(3)]
+    for s, c in enumerate(shards):
+        c.insert(rows[s::3])
+    q = {"k": 5, "fields": ["body"], "branches": [{"vector": [1, 0, 0, 1], "k": 20}, {"text": "w2 w5", "k": 20}]}
+    stats = [c.text_stats(q) for c in shards]
+    assert stats[0][0] is None and set(stats[0][1]) == {"body"}
+    summed = {"docs": sum(s[1]["body"]["docs"] for s in stats),
+              "total_len": sum(s[1]["body"]["total_len"] for s in stats),
+              "doc_freq": {t: sum(s[1]["body"]["doc_freq"][t] for s in stats) for t in ("w2", "w5")}}
+    assert one.text_stats(q)[1] == {"body": summed}
+    q["branches"][1]["stats"] = {"body": summed}
+    merged = []
+    for b in range(2):
+        parts = [c.rankings(q)[b] for c in shards]
+        higher = parts[0][2]
+        rows_ = sorted(((float(sc), k, f) for ks, scs, _, fs in parts for k, sc, f in zip(ks, scs, fs)),
+                       key=lambda r: (-r[0] if higher else r[0], r[1]))[:20]
+        merged.append(([r[1] for r in rows_], [r[0] for r in rows_], higher, [r[2] for r in rows_]))
+    got, want = xvec.fuse(q, merged), one.hybrid(q)
+    assert [(k, f) for k, _, f in got] == [(k, f) for k, _, f in want]
+    assert np.allclose([s for _, s, _ in got], [s for _, s, _ in want], rtol=1e-6)
+    with pytest.raises(xvec.QueryError, match="2 rankings for 3 branches"):
+        xvec.fuse({"branches": [{"text": "a"}, {"text": "b"}, {"text": "c"}]}, merged)

@@ -118,6 +118,63 @@ def test_flat_queries_over_shards_equal_one_collections(flat):
     assert np.array_equal(got[0]["emb"], one.fetch("k000001")["emb"])
 
 
+def text_table(n, seed=3):
+    """Rows with a text (8 to 60 words of a skewed 40-word vocabulary) and a vector."""
+    rng = np.random.default_rng(seed)
+    words = [" ".join(f"w{min(int(rng.exponential(8)), 39)}" for _ in range(rng.integers(8, 61))) for _ in range(n)]
+    v = rng.standard_normal((n, DIM)).astype(np.float32)
+    return pa.table(
+        {
+            "_key": [f"t{i:05}" for i in range(n)],
+            "body": words,
+            "n": np.arange(n, dtype=np.int64),
+            "emb": pa.FixedSizeListArray.from_arrays(pa.array(v.reshape(-1)), DIM),
+        }
+    )
+
+
+def test_a_hybrid_query_over_shards_equals_one_collections(cluster, tmp_path):
+    s = {
+        "name": "t",
+        "fields": [
+            {"name": "body", "type": "string", "index": {"type": "fts"}},
+            {"name": "n", "type": "int64"},
+            {"name": "emb", "type": "vector_fp32", "dim": DIM, "metric": "l2", "index": {"type": "flat"}},
+        ],
+    }
+    data = text_table(3000)
+    coll = xvec.ray.create(str(tmp_path / "hy"), s, shards=4)
+    one = xvec.create(str(tmp_path / "one"), s)
+    # Part in segments (through their full-text indexes), part in memtables, some deleted.
+    for lo, hi in ((0, 2000), (2000, 3000)):
+        coll.insert(data.slice(lo, hi - lo))
+        one.insert(data.slice(lo, hi - lo))
+        if lo == 0:
+            coll.optimize()
+            one.optimize()
+    gone = [f"t{i:05}" for i in range(0, 3000, 97)]
+    assert coll.delete(gone) == one.delete(gone).count == len(gone)
+    text = "w1 w7 w12"
+    # No two of the texts the branch ranks score the same: one collection breaks a tie by
+    # row, shards by key.
+    branch = one.hybrid({"k": 31, "branches": [{"text": text}]})
+    assert len({round(sc, 4) for _, sc, _ in branch}) == 31
+    vec = np.random.default_rng(5).standard_normal(DIM).astype(np.float32).tolist()
+    queries = [
+        {"k": 10, "fields": ["n"], "branches": [{"vector": vec, "k": 30}, {"text": text, "k": 30}]},
+        {"k": 8, "filter": "n > 100", "fusion": {"weighted": [1, 0.5, 0.2]},
+         "branches": [{"vector": vec, "k": 20}, {"text": text, "k": 20}, {"keys": ["t00777", "t00005", "t02999"]}]},
+        {"k": 30, "branches": [{"text": text}]},
+    ]
+    for q in queries:
+        got, want = coll.hybrid(q), one.hybrid(q)
+        assert [h[0] for h in got] == [h[0] for h in want], q
+        assert np.allclose([h[1] for h in got], [h[1] for h in want], rtol=1e-6, atol=0), q
+        assert [h[2] for h in got] == [h[2] for h in want]
+    coll.close()
+    one.close()
+
+
 def test_ties_are_broken_by_key_across_shards(cluster, tmp_path):
     coll = xvec.ray.create(str(tmp_path / "ties"), schema({"type": "flat"}), shards=3)
     same = np.ones((30, DIM), dtype=np.float32)

@@ -45,6 +45,14 @@ def shard_ids(values: Any, shards: int) -> "npt.NDArray[np.uint32]":
     """The shard of each value of an Arrow string array: `crc32c(UTF-8 bytes) % shards`
     (uint32). The rule `xvec.ray` routes rows by; a null value is an error naming its row."""
 
+def fuse(
+    query: Union[Mapping[str, Any], str],
+    rankings: Sequence[Tuple[Sequence[str], Sequence[float], bool, Sequence[Dict[str, Any]]]],
+) -> List[Tuple[str, float, Dict[str, Any]]]:
+    """Fuses per-branch rankings (one `(keys, scores, higher_is_better, fields)` per branch
+    of `query`, as `Collection.rankings` gives them, merged over shards) by the query's
+    fusion into its best `k`: `[(key, score, fields)]`, as `Collection.hybrid` returns."""
+
 def restore(backup: PathLike, path: PathLike) -> Dict[str, Any]:
     """Restores the backup in `backup` into `path` (new or empty): copies it, verifies the
     copy and only then puts it in place (`CorruptionError` when it does not verify)."""
@@ -159,6 +167,15 @@ class Collection:
         """Searches each row of a 2-D array in parallel; `(keys, scores)` as (n, k) arrays."""
     def hybrid(self, query: Union[Mapping[str, Any], str]) -> List[Tuple[str, float, Dict[str, Any]]]:
         """A hybrid query in the JSON form of `xvec query --json`."""
+    def text_stats(self, query: Union[Mapping[str, Any], str]) -> List[Optional[Dict[str, Any]]]:
+        """Per branch of a hybrid query, a text branch's BM25 statistics here (`{field:
+        {"docs", "total_len", "doc_freq": {term: n}}}`), `None` for other branches; shards
+        sum theirs and pass the sum as the branch's `stats`."""
+    def rankings(
+        self, query: Union[Mapping[str, Any], str]
+    ) -> List[Tuple[List[str], "npt.NDArray[np.float32]", bool, List[Dict[str, Any]]]]:
+        """Per branch of a hybrid query, its ranking before fusion: `(keys, scores,
+        higher_is_better, fields)`, best first; `fuse` fuses them."""
     def explain(
         self,
         vector: Optional[Vector] = None,

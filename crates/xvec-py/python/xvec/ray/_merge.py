@@ -1,7 +1,7 @@
-"""Merging the shards' top-k into one: best score first, ties broken by key (a shard's own
+"""Merging the shards' top-k (or a hybrid branch's rankings) into one: best score first, ties broken by key (a shard's own
 (segment, row) order means nothing across shards)."""
 
-from typing import Any, Dict, Iterator, List, NamedTuple, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -82,3 +82,34 @@ def merge_batch(parts: Sequence[Tuple[np.ndarray, np.ndarray]], k: int, higher_b
     out_keys[:, :width] = np.take_along_axis(keys, order, axis=1)
     out_scores[:, :width] = np.take_along_axis(scores, order, axis=1)
     return out_keys, out_scores
+
+
+def merge_ranking(parts: Sequence[tuple], k: int, keys: Optional[Sequence[str]] = None) -> tuple:
+    """One branch's ranking from each shard's `(keys, scores, higher_is_better, fields)`:
+    the best `k` by score, ties broken by key; a keys branch (`keys` given) keeps the
+    query's order instead, every listed key found."""
+    higher = bool(parts[0][2])
+    rows = [(float(s), key, f) for ks, scores, _, fields in parts for key, s, f in zip(ks, scores, fields)]
+    if keys is not None:
+        first: Dict[str, int] = {}
+        for i, key in enumerate(keys):
+            first.setdefault(key, i)
+        rows.sort(key=lambda r: first[r[1]])
+    else:
+        rows.sort(key=(lambda r: (-r[0], r[1])) if higher else (lambda r: (r[0], r[1])))
+        rows = rows[:k]
+    return [r[1] for r in rows], [r[0] for r in rows], higher, [r[2] for r in rows]
+
+
+def sum_text_stats(stats: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
+    """The sum of shards' text statistics (`Collection.text_stats`' form), field by field
+    and term by term."""
+    out: Dict[str, Any] = {}
+    for s in stats:
+        for name, f in s.items():
+            o = out.setdefault(name, {"docs": 0, "total_len": 0, "doc_freq": {}})
+            o["docs"] += f["docs"]
+            o["total_len"] += f["total_len"]
+            for term, n in f["doc_freq"].items():
+                o["doc_freq"][term] = o["doc_freq"].get(term, 0) + n
+    return out

@@ -2,6 +2,8 @@
 writer actor and searched by reader actors; writes are routed by the root's rule, reads fan
 out to every shard and merge."""
 
+import copy
+import json
 import os
 import time
 from typing import Any, Dict, List, Optional, Sequence
@@ -9,9 +11,9 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 import ray
 
-from .. import DocError, Error, QueryError, SchemaError
+from .. import DocError, Error, QueryError, SchemaError, fuse
 from . import _actors
-from ._merge import ShardedQueryResult, merge, merge_batch
+from ._merge import ShardedQueryResult, merge, merge_batch, merge_ranking, sum_text_stats
 from ._root import ROOT_FILE, Root, route
 
 #: Times a call to a shard whose actor died (or is restarting) is sent again.
@@ -296,6 +298,36 @@ class ShardedCollection:
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         parts = each(self._readers_now(), "query_batch", vectors, kwargs)
         return merge_batch(parts, k, self._higher_better(field))
+
+    def hybrid(self, query) -> List[tuple]:
+        """`Collection.hybrid` over every shard (a dict or a JSON string), answering as one
+        collection holding every row would: each text branch first gathers its BM25
+        statistics from every shard and scores with their sum (Elasticsearch's
+        `dfs_query_then_fetch`); each branch's rankings are then merged over the shards
+        (best first, ties broken by key) and fused once. `[(key, score, fields)]`."""
+        self._check()
+        q = json.loads(query) if isinstance(query, str) else copy.deepcopy(dict(query))
+        branches = q.get("branches")
+        if not isinstance(branches, list) or not all(isinstance(b, dict) for b in branches):
+            raise QueryError("hybrid query: branches: expected an array of branch objects")
+        for i, b in enumerate(branches):
+            if "key" in b:
+                raise QueryError(
+                    f"hybrid query: branches[{i}]: a `key` branch searches by a stored vector, which lives in one "
+                    "shard; fetch it and give it as `vector`"
+                )
+        readers = self._readers_now()
+        if any("text" in b and "stats" not in b for b in branches):
+            per_shard = each(readers, "call", "text_stats", q)
+            for i, b in enumerate(branches):
+                if "text" in b and "stats" not in b:
+                    b["stats"] = sum_text_stats([s[i] for s in per_shard])
+        parts = each(readers, "call", "rankings", q)
+        merged = []
+        for i, b in enumerate(branches):
+            order = b["keys"] if "keys" in b else None
+            merged.append(merge_ranking([p[i] for p in parts], b.get("k", q.get("k", 10)), order))
+        return fuse(q, merged)
 
     def verify(self, *, deep: bool = False) -> Dict[str, Any]:
         """Every shard's verify report; `clean` when all are."""
