@@ -421,7 +421,7 @@ impl VectorIndex {
             return Err(bad(d.blocks.start as u64, what));
         }
         let base = (d.blocks.start as u64).next_multiple_of(PAGE as u64);
-        d.graph = Some(DiskGraph::open(DiskFile::open_read(path)?, base, layout, medoid, cache_budget)?);
+        d.graph = Some(DiskGraph::open(DiskFile::open_random(path)?, base, layout, medoid, cache_budget)?);
         Ok(())
     }
 
