@@ -171,7 +171,20 @@ def test_a_hybrid_query_over_shards_equals_one_collections(cluster, tmp_path):
         assert [h[0] for h in got] == [h[0] for h in want], q
         assert np.allclose([h[1] for h in got], [h[1] for h in want], rtol=1e-6, atol=0), q
         assert [h[2] for h in got] == [h[2] for h in want]
-    coll.close()
+    # Local readers: the driver reads the shards itself and answers the same.
+    local = xvec.ray.open(str(tmp_path / "hy"), local_readers=True)
+    for q in queries:
+        assert local.hybrid(q) == coll.hybrid(q)
+    a, b = local.query(vec, k=12, fields=["n"]), coll.query(vec, k=12, fields=["n"])
+    assert a.keys == b.keys and np.array_equal(a.scores, b.scores) and a.fields == b.fields
+    ka, sa = local.query_batch(np.array([vec, vec[::-1]], dtype=np.float32), k=5)
+    kb, sb = coll.query_batch(np.array([vec, vec[::-1]], dtype=np.float32), k=5)
+    assert (ka == kb).all() and np.array_equal(sa, sb)
+    assert local.count("n > 100") == coll.count("n > 100") and local.fetch(["t00001", "x"], fields=["n"]) == coll.fetch(["t00001", "x"], fields=["n"])
+    # A write through the actors is seen by the local readers (they follow the writer).
+    coll.insert(text_table(1).set_column(0, "_key", pa.array(["new"])))
+    assert local.fetch("new")["n"] == 0 and len(local) == len(one) + 1
+    local.close()  # the same actors as `coll`'s: stops them
     one.close()
 
 

@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
@@ -80,7 +81,9 @@ class ShardedCollection:
     """A collection split into shards, each an ordinary xvec collection owned by Ray
     actors. Create with `xvec.ray.create`, reattach with `xvec.ray.open`."""
 
-    def __init__(self, root: Root, readers: int, actor_options: Optional[Dict[str, Any]], create: bool):
+    def __init__(
+        self, root: Root, readers: int, actor_options: Optional[Dict[str, Any]], create: bool, local_readers: bool = False
+    ):
         if not isinstance(readers, int) or readers < 1:
             raise ValueError(f"readers is {readers!r}; expected an int ≥ 1")
         self.root = root
@@ -102,6 +105,10 @@ class ShardedCollection:
             for i, s in enumerate(root.shards)
         ]
         self._next_reader = 0
+        # Local readers: the driver's own read-only handles of the shards (on a file system
+        # it shares with them), searched from a thread per shard; no actor round trip.
+        self._local = [_actors.ShardReader(root.shard_dir(i)) for i in range(len(root.shards))] if local_readers else None
+        self._pool = ThreadPoolExecutor(len(root.shards), thread_name_prefix="xvec-shard") if local_readers else None
         if root.pending is not None:
             self._finish_alter()
 
@@ -131,6 +138,10 @@ class ShardedCollection:
         if self._closed:
             return
         self._closed = True
+        if self._local is not None:
+            self._pool.shutdown()
+            for r in self._local:
+                r.c.close()
         each(self._writers, "close")
         for a in self._writers + [r for rs in self._readers for r in rs]:
             ray.kill(a, no_restart=True)
@@ -145,6 +156,13 @@ class ShardedCollection:
     def _check(self):
         if self._closed:
             raise Error("the sharded collection is closed")
+
+    def _read(self, method: str, *args, **kwargs) -> list:
+        """`method(*args, **kwargs)` of one reader of every shard (a `ShardReader` method),
+        the answers in shard order: the local handles when there are, else the actors."""
+        if self._local is not None:
+            return list(self._pool.map(lambda r: getattr(r, method)(*args, **kwargs), self._local))
+        return each(self._readers_now(), method, *args, **kwargs)
 
     def _readers_now(self):
         """One reader per shard, taking turns."""
@@ -258,17 +276,21 @@ class ShardedCollection:
 
     def count(self, filter: Optional[str] = None, *, params=None) -> int:
         self._check()
-        return sum(each(self._readers_now(), "call", "count", filter, params=params))
+        return sum(self._read("call", "count", filter, params=params))
 
     def fetch(self, keys, *, fields: Optional[Sequence[str]] = None):
         """Documents by key as dicts, `None` where not found; one key, one dict."""
         self._check()
         one = isinstance(keys, str)
         keys = [keys] if one else list(keys)
-        readers = self._readers_now()
+        readers = self._local or self._readers_now()
         out: Dict[str, Any] = {}
         for s, ks in self._keys_by_shard(keys).items():
-            for k, d in zip(ks, gather([_sender(readers[s], "call", "fetch", ks, fields=fields)])[0]):
+            if self._local is not None:
+                found = readers[s].call("fetch", ks, fields=fields)
+            else:
+                found = gather([_sender(readers[s], "call", "fetch", ks, fields=fields)])[0]
+            for k, d in zip(ks, found):
                 if d is not None:
                     out[k] = d
         docs = [out.get(k) for k in keys]
@@ -288,7 +310,7 @@ class ShardedCollection:
         self._check()
         kwargs.update(k=k, field=field)
         vector = np.asarray(vector, dtype=np.float32)
-        parts = each(self._readers_now(), "query", vector, kwargs)
+        parts = self._read("query", vector, kwargs)
         return merge(parts, k, self._higher_better(field))
 
     def query_batch(self, vectors, *, k: int = 10, field: Optional[str] = None, **kwargs):
@@ -296,7 +318,7 @@ class ShardedCollection:
         self._check()
         kwargs.update(k=k, field=field)
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        parts = each(self._readers_now(), "query_batch", vectors, kwargs)
+        parts = self._read("query_batch", vectors, kwargs)
         return merge_batch(parts, k, self._higher_better(field))
 
     def hybrid(self, query) -> List[tuple]:
@@ -316,13 +338,12 @@ class ShardedCollection:
                     f"hybrid query: branches[{i}]: a `key` branch searches by a stored vector, which lives in one "
                     "shard; fetch it and give it as `vector`"
                 )
-        readers = self._readers_now()
         if any("text" in b and "stats" not in b for b in branches):
-            per_shard = each(readers, "call", "text_stats", q)
+            per_shard = self._read("call", "text_stats", q)
             for i, b in enumerate(branches):
                 if "text" in b and "stats" not in b:
                     b["stats"] = sum_text_stats([s[i] for s in per_shard])
-        parts = each(readers, "call", "rankings", q)
+        parts = self._read("call", "rankings", q)
         merged = []
         for i, b in enumerate(branches):
             order = b["keys"] if "keys" in b else None
@@ -431,8 +452,12 @@ def create(
     return coll
 
 
-def open(root: str, *, readers: int = 1, actor_options: Optional[Dict[str, Any]] = None) -> ShardedCollection:
+def open(
+    root: str, *, readers: int = 1, actor_options: Optional[Dict[str, Any]] = None, local_readers: bool = False
+) -> ShardedCollection:
     """Reattaches to the sharded collection in `root`: its actors are started again (or
     found, if this job has them), each shard recovering from its WAL; an alter that was
-    interrupted is finished."""
-    return ShardedCollection(Root.load(root), readers, actor_options, create=False)
+    interrupted is finished. `local_readers=True`: the driver opens every shard read-only
+    itself (the shard directories must be on a file system it shares) and reads them from a
+    thread per shard, without the reader actors' round trip."""
+    return ShardedCollection(Root.load(root), readers, actor_options, create=False, local_readers=local_readers)
