@@ -50,7 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.')
-            [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'Write a script, a schema and data files that recreate the collection.')
+            [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'Print a script that recreates the collection, or write it to a directory.')
             [CompletionResult]::new('shell', 'shell', [CompletionResultType]::ParameterValue, 'Interactive shell over a collection, or run a script.')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a completion script for a shell.')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write the man pages, one per command, into a directory.')
@@ -70,7 +70,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;create' {
-            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON schema file')
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON schema: a file, `-` for standard input (in a shell script: the lines after the statement up to `\.`), or the JSON itself when it starts with `{`')
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'A scalar field, NAME:TYPE or NAME:TYPE:nullable (repeatable)')
             [CompletionResult]::new('--vector', '--vector', [CompletionResultType]::ParameterName, 'A vector field, NAME:DIM:METRIC[:fp32|fp16|int8][:nullable] (repeatable)')
             [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g. ''{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}''')
@@ -711,8 +711,8 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             break
         }
         'xvec;dump' {
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the script and its files to this directory instead (created if missing; it must not hold a dump yet)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the script and its files to this directory instead (created if missing; it must not hold a dump yet)')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Output mode (default: table on a terminal, tsv otherwise)')
             [CompletionResult]::new('--memory-budget', '--memory-budget', [CompletionResultType]::ParameterName, 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements')
@@ -1121,7 +1121,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show segments, deletions, WAL size and the memory the engine holds.')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.')
-            [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'Write a script, a schema and data files that recreate the collection.')
+            [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'Print a script that recreates the collection, or write it to a directory.')
             [CompletionResult]::new('shell', 'shell', [CompletionResultType]::ParameterValue, 'Interactive shell over a collection, or run a script.')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a completion script for a shell.')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write the man pages, one per command, into a directory.')

@@ -47,7 +47,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
             cand export 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
             cand schema 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.'
-            cand dump 'Write a script, a schema and data files that recreate the collection.'
+            cand dump 'Print a script that recreates the collection, or write it to a directory.'
             cand shell 'Interactive shell over a collection, or run a script.'
             cand completions 'Print a completion script for a shell.'
             cand man 'Write the man pages, one per command, into a directory.'
@@ -66,7 +66,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'xvec;create'= {
-            cand --schema 'JSON schema file'
+            cand --schema 'JSON schema: a file, `-` for standard input (in a shell script: the lines after the statement up to `\.`), or the JSON itself when it starts with `{`'
             cand --field 'A scalar field, NAME:TYPE or NAME:TYPE:nullable (repeatable)'
             cand --vector 'A vector field, NAME:DIM:METRIC[:fp32|fp16|int8][:nullable] (repeatable)'
             cand --index 'Index of every --vector field: flat (default), hnsw, or its JSON parameters, e.g. ''{"type": "hnsw", "m": 16, "quantize": "int8", "refine": 4}'''
@@ -650,8 +650,8 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'xvec;dump'= {
-            cand -o 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)'
-            cand --output 'Output directory (default: DIR.dump; created if missing, must not hold a dump yet)'
+            cand -o 'Write the script and its files to this directory instead (created if missing; it must not hold a dump yet)'
+            cand --output 'Write the script and its files to this directory instead (created if missing; it must not hold a dump yet)'
             cand --mode 'Output mode (default: table on a terminal, tsv otherwise)'
             cand --memory-budget 'Bytes the collection may keep in memory for its disk-resident indexes (`"type": "disk"`): their codes, then a cache of the nodes nearest each entry point in what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it with the blocks read. `optimize` builds a disk index whose rows do not fit it from compact int8 codes, reading the rows once. In the shell it applies to collections opened from then on'
             cand --wait 'Wait up to SECS seconds (e.g. 2.5) for another writer to release the collection''s lock instead of failing at once with exit status 4; in the shell, .timeout MS sets it for later statements'
@@ -1026,7 +1026,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand stats 'Show segments, deletions, WAL size and the memory the engine holds.'
             cand export 'Write documents as JSON Lines, CSV, Parquet, or vectors as .npy/.fvecs.'
             cand schema 'Print the schema as JSON, as `create --schema` and `repair --schema` read it.'
-            cand dump 'Write a script, a schema and data files that recreate the collection.'
+            cand dump 'Print a script that recreates the collection, or write it to a directory.'
             cand shell 'Interactive shell over a collection, or run a script.'
             cand completions 'Print a completion script for a shell.'
             cand man 'Write the man pages, one per command, into a directory.'

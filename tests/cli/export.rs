@@ -324,37 +324,96 @@ fn export_refuses_what_a_format_cannot_hold() {
     assert_eq!(std::fs::read_to_string(tmp.path().join("x.npy.ids")).unwrap().lines().count(), 20);
 }
 
-/// `dump` writes schema.json, data.jsonl and dump.xvec; running the script in a new
-/// directory gives the same schema, description, documents and query results, the index
-/// rebuilt because the source had one. `.dump` in the shell writes the same files.
+/// `dump` prints one script holding the schema and the rows as data lines: piped into a
+/// writable shell it gives the same schema, description, documents and query results, the
+/// index rebuilt because the source had one. `dump -o OUTDIR` writes the script beside
+/// schema.json and data.jsonl, and that script runs from any directory (its paths resolve
+/// against its own); `.dump -o` in the shell writes the same files.
 #[test]
 fn dump_recreates_the_collection() {
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("src");
     build(&src, SCHEMA, every_docs(false));
     xvec(&["optimize", s(&src), "--concurrency", "1"]).run().ok();
+    let describe = |d: &Path| xvec(&["describe", s(d)]).run().ok().stdout.clone();
+    let same = |copy: &Path, what: &str| {
+        assert_eq!(xvec(&["schema", s(copy)]).run().ok().stdout, xvec(&["schema", s(&src)]).run().ok().stdout);
+        assert_eq!(describe(copy), describe(&src), "{what}");
+        assert_same_docs(&all_docs(copy), &all_docs(&src), what);
+        assert_eq!(answers(copy, "emb", 16), answers(&src, "emb", 16), "{what}");
+        let graph = Collection::open(copy, &OpenOptions::read_only()).unwrap().memory().graph;
+        assert!(graph > 0, "{what}: optimize rebuilt the graph");
+    };
+
+    let script = xvec(&["dump", s(&src)]).run().ok().stdout.clone();
+    assert!(script.contains("create --schema -\n{"), "{script}");
+    assert!(script.contains("\n\\.\nimport - --format jsonl --key-field _key\n{"), "{script}");
+    assert!(script.ends_with("\\.\nflush\n# The source had built indexes (HNSW, Vamana or quantized codes): build them again.\noptimize\n"), "{script}");
+    let piped = tmp.path().join("piped");
+    xvec(&["shell", s(&piped), "--write"]).stdin(&script).run().ok();
+    same(&piped, "dump | shell");
+    let from_file = tmp.path().join("from-file");
+    std::fs::write(tmp.path().join("copy.xvec"), &script).unwrap();
+    xvec(&["shell", s(&from_file), "--write", "-f", "copy.xvec"]).cwd(tmp.path()).run().ok();
+    assert_same_docs(&all_docs(&from_file), &all_docs(&src), "dump > file; shell -f file");
+
     let out = tmp.path().join("src.dump");
-    let run = xvec(&["dump", s(&src)]).run();
+    let run = xvec(&["dump", s(&src), "-o", s(&out)]).run();
     assert!(run.ok().stderr.contains(&format!("dumped {ROWS} documents")), "{run}");
     let script = std::fs::read_to_string(out.join("dump.xvec")).unwrap();
     assert!(script.contains("create --schema schema.json\nimport data.jsonl --key-field _key\nflush\n"), "{script}");
-    assert!(script.contains("\noptimize\n"), "{script}");
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
     let copy = tmp.path().join("copy");
-    xvec(&["shell", s(&copy), "--write", "-f", "dump.xvec"]).cwd(&out).run().ok();
-    assert_eq!(xvec(&["schema", s(&copy)]).run().ok().stdout, xvec(&["schema", s(&src)]).run().ok().stdout);
-    let describe = |d: &Path| xvec(&["describe", s(d)]).run().ok().stdout.clone();
-    assert_eq!(describe(&copy), describe(&src));
-    assert_same_docs(&all_docs(&copy), &all_docs(&src), "dump");
-    assert_eq!(answers(&copy, "emb", 16), answers(&src, "emb", 16));
-    let graph = Collection::open(&copy, &OpenOptions::read_only()).unwrap().memory().graph;
-    assert!(graph > 0, "optimize rebuilt the graph");
-    let again = xvec(&["dump", s(&src)]).run();
+    xvec(&["shell", "../copy", "--write", "-f", "../src.dump/dump.xvec"]).cwd(&elsewhere).run().ok();
+    same(&copy, "dump -o, run from another directory");
+    let again = xvec(&["dump", s(&src), "-o", s(&out)]).run();
     assert!(again.code(1).stderr.contains("already holds a dump"), "{again}");
     let shell_dump = tmp.path().join("shell.dump");
     xvec(&["shell", s(&src), "-c", &format!(".dump -o {}", s(&shell_dump))]).run().ok();
     assert_eq!(std::fs::read_to_string(shell_dump.join("schema.json")).unwrap(), {
         std::fs::read_to_string(out.join("schema.json")).unwrap()
     });
+}
+
+/// Data lines in a script: a bad row is named by the script's line, a statement that
+/// fails before reading its data has the data skipped (not run as statements), statements
+/// after the terminator run, `-c` reads standard input, and `create --schema` takes JSON
+/// inline or from `-`.
+#[test]
+fn scripts_carry_their_data_inline() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = "create --field lemma:string --vector emb:2:l2\n\
+                  import - --format jsonl\n\
+                  {\"id\": \"a\", \"lemma\": \"x\", \"emb\": [1, 0]}\n\
+                  {\"id\": \"b\", \"lemma\": 7, \"emb\": [0, 1]}\n\
+                  \\.\n\
+                  count\n";
+    std::fs::write(tmp.path().join("bad.xvec"), script).unwrap();
+    let run = xvec(&["shell", "c", "--write", "-f", "bad.xvec", "--keep-going"]).cwd(tmp.path()).run();
+    assert!(run.code(1).stderr.contains("bad.xvec:4: error: key \"b\": field `lemma` expects a string"), "{run}");
+    assert_eq!(run.stdout, "count\n1\n", "the count after the data ran: {run}");
+
+    let skipped = "import - --format jsonl\n{\"id\": \"c\"}\ncount\n\\.\ncount\n";
+    let run = xvec(&["shell", s(&tmp.path().join("none")), "--write", "--keep-going"]).stdin(skipped).run();
+    assert_eq!(run.code, Some(1), "{run}");
+    assert!(!run.stderr.contains("<stdin>:2") && !run.stderr.contains("<stdin>:3"), "data ran as statements: {run}");
+    assert!(run.stderr.contains("<stdin>:5: error"), "the statement after the data ran: {run}");
+
+    let c = tmp.path().join("c");
+    let run = xvec(&["shell", s(&c), "--write", "-c", "import - --format jsonl", "-c", "count"])
+        .stdin("{\"id\": \"z\", \"lemma\": \"q\", \"emb\": [1, 1]}\n")
+        .run();
+    assert_eq!(run.ok().stdout, "count\n2\n", "{run}");
+
+    let inline = r#"{"name": "d", "fields": [{"name": "v", "type": "vector_fp32", "dim": 2, "metric": "l2"}]}"#;
+    let d = tmp.path().join("d");
+    xvec(&["create", s(&d), "--schema", inline]).run().ok();
+    let e = tmp.path().join("e");
+    xvec(&["create", s(&e), "--schema", "-"]).stdin(inline).run().ok();
+    assert_eq!(xvec(&["schema", s(&d)]).run().ok().stdout, xvec(&["schema", s(&e)]).run().ok().stdout);
+    let run = xvec(&["create", s(&tmp.path().join("f")), "--schema", r#"{"name": "f", "fields": ["#]).run();
+    assert!(run.code(1).stderr.contains("--schema: schema JSON: EOF while parsing a list at line 1 column"), "{run}");
 }
 
 /// Every text output mode prints stored f32s (vectors and float fields) as decimals that

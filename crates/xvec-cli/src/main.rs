@@ -31,7 +31,7 @@ fn main() -> ExitCode {
     let mut colls =
         cli::context::OneShot::new(!cli.read.no_mmap, cli.lock.timeout()).memory_budget(cli.read.memory_budget);
     let params = cli::params::params_of(cli.command.bindings());
-    let mut io = cli::context::Io { out: &mut out, err: &mut err, printer, params };
+    let mut io = cli::context::Io { out: &mut out, err: &mut err, printer, params, stdin: None };
     let result = cli::commands::run(cli.into_command(), &mut colls, &mut io)
         .and_then(|()| colls.close())
         .and_then(|()| out.flush().map_err(cli::CliError::from));

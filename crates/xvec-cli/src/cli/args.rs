@@ -47,6 +47,7 @@ pub fn size(min: usize, max: usize) -> clap::builder::RangedU64ValueParser<usize
 ///
 /// Example:
 ///   xvec create words --schema commands/data/schema.json
+///   xvec schema words | xvec create copy --schema -
 ///   xvec create words --field lemma:string --field n_lemmas:int32:nullable --vector emb:384:cosine
 ///   xvec create ann --field lemma:string --vector emb:384:cosine --index '{"type": "hnsw", "quantize": "int8"}'
 #[derive(Debug, Args)]
@@ -54,8 +55,9 @@ pub fn size(min: usize, max: usize) -> clap::builder::RangedU64ValueParser<usize
 pub struct CreateArgs {
     #[command(flatten)]
     pub coll: CollectionArg,
-    /// JSON schema file.
-    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["fields", "vectors"])]
+    /// JSON schema: a file, `-` for standard input (in a shell script: the lines after
+    /// the statement up to `\.`), or the JSON itself when it starts with `{`.
+    #[arg(long, value_name = "FILE|-|JSON", value_hint = ValueHint::FilePath, conflicts_with_all = ["fields", "vectors"])]
     pub schema: Option<PathBuf>,
     /// A scalar field, NAME:TYPE or NAME:TYPE:nullable (repeatable).
     #[arg(long = "field", id = "fields", value_name = "NAME:TYPE")]
@@ -683,22 +685,27 @@ pub struct ExportArgs {
     pub bind: BindArgs,
 }
 
-/// Write a script, a schema and data files that recreate the collection.
+/// Print a script that recreates the collection, or write it to a directory.
 ///
-/// OUTDIR (default DIR.dump) gets schema.json (from `xvec schema`), data.jsonl (every
-/// live document, from `export`) and dump.xvec, a shell script that runs `create
-/// --schema`, `import`, `flush` and, when the source has built indexes, `optimize`. File
-/// names in the script are relative to OUTDIR; run it from there into a new directory.
+/// The script runs `create --schema`, `import`, `flush` and, when the source has built
+/// indexes, `optimize`. On standard output (the default) it is self-contained: the schema
+/// (from `xvec schema`) and every live document (from `export`) follow their statements
+/// as data lines ended by a line `\.`, as in psql's COPY FROM STDIN, so piping it into a
+/// writable shell copies the collection. With -o OUTDIR it goes to OUTDIR/dump.xvec beside
+/// schema.json and data.jsonl, which it names relative to its own directory.
 ///
 /// Example:
+///   xvec dump words > words.xvec
+///   xvec dump words | xvec shell words-copy --write
 ///   xvec dump words -o words.dump
-///   cd words.dump && xvec shell ../words-copy --write -f dump.xvec
+///   xvec shell words-copy --write -f words.dump/dump.xvec
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct DumpArgs {
     #[command(flatten)]
     pub coll: CollectionArg,
-    /// Output directory (default: DIR.dump; created if missing, must not hold a dump yet).
+    /// Write the script and its files to this directory instead (created if missing;
+    /// it must not hold a dump yet).
     #[arg(short, long, value_name = "OUTDIR", value_hint = ValueHint::DirPath)]
     pub output: Option<PathBuf>,
 }
@@ -712,6 +719,9 @@ pub struct DumpArgs {
 /// and an unquoted `$NAME` word is replaced by VALUE's text; `#` starts a comment line,
 /// `--` a comment to the end of the line (outside quotes). psql's \q \x \d \dt \di
 /// \timing \i \o \e \? run the meta command they stand for.
+/// `import -` and `create --schema -` read the lines after the statement up to a line
+/// `\.` (psql's COPY FROM STDIN; with -c, standard input), as `xvec dump` writes them.
+/// Relative paths in a script file (-f, .read) resolve against its directory.
 /// Read-only unless --write. With --write the shell takes the writer lock when a
 /// writing statement starts and releases it after the statement (.lock holds it until
 /// .unlock), so another process can write while the shell waits at its prompt.

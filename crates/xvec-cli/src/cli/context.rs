@@ -10,13 +10,35 @@ use xvec::{Collection, CollectionOptions, Error, FilterErrorKind, OpenOptions, P
 use super::CliError;
 use super::output::{OutputMode, Printer, Table};
 
-/// Where a command writes (results to `out`, diagnostics to `err`), and the values its
-/// filter's `$name` placeholders bind to (`--param`, and the shell's `.param set`).
+/// Where a command writes (results to `out`, diagnostics to `err`), the values its
+/// filter's `$name` placeholders bind to (`--param`, and the shell's `.param set`), and
+/// what it reads for `-`.
 pub struct Io<'a> {
     pub out: &'a mut dyn Write,
     pub err: &'a mut dyn Write,
     pub printer: Printer,
     pub params: Params,
+    /// What `-` reads in place of the process's standard input: in the shell, the data
+    /// lines after the statement (`shell::data`). `None`: standard input, from line 1 of
+    /// `<stdin>`. A second `-` in the same statement reads what the first left.
+    pub stdin: Option<Stdin<'a>>,
+}
+
+/// Input a command reads for `-`, and how its errors name it. (References only: an `Io`
+/// holding it needs no drop, so what it borrows is free again after its last use.)
+pub struct Stdin<'a> {
+    pub reader: &'a mut dyn std::io::BufRead,
+    /// The name errors give, e.g. the script's file name.
+    pub name: &'a str,
+    /// The line of `name` the input starts at.
+    pub first_line: u64,
+}
+
+impl Stdin<'_> {
+    /// The same input, borrowed for a shorter while.
+    pub fn reborrow(&mut self) -> Stdin<'_> {
+        Stdin { reader: &mut *self.reader, name: self.name, first_line: self.first_line }
+    }
 }
 
 /// Whether colour is wanted on a terminal: not when `NO_COLOR` is set to anything.

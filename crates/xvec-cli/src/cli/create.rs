@@ -1,5 +1,8 @@
-//! `xvec create`: a schema from a JSON file, or from `--field`/`--vector` flags turned into
+//! `xvec create`: a schema from JSON (a file, standard input or inline), or from `--field`/`--vector` flags turned into
 //! the same JSON form, so the engine validates both the same way.
+
+use std::io::Read;
+use std::path::Path;
 
 use xvec::{CollectionOptions, Field, IndexParams, Schema};
 
@@ -8,10 +11,7 @@ use super::{CliError, CreateArgs};
 
 pub fn run(a: &CreateArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
     let schema = match &a.schema {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| CliError::file(path, &e))?;
-            Schema::from_json(&text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?
-        }
+        Some(source) => schema_from(source, io)?,
         None => schema_from_flags(a)?,
     };
     let mut options = CollectionOptions::default()
@@ -27,6 +27,38 @@ pub fn run(a: &CreateArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(
     colls.create(&a.coll.dir, schema, options)?;
     writeln!(io.err, "created {}", a.coll.dir.display())?;
     Ok(())
+}
+
+/// Schemas larger than this are refused before they are read whole.
+const MAX_SCHEMA_BYTES: u64 = 16 << 20;
+
+/// `--schema`: JSON inline (it starts with `{`), from standard input (`-`), or a file.
+fn schema_from(source: &Path, io: &mut Io) -> Result<Schema, CliError> {
+    let given = source.to_string_lossy();
+    let (name, text) = if given.trim_start().starts_with('{') {
+        ("--schema".to_string(), given.into_owned())
+    } else if given == "-" {
+        match io.stdin.as_mut() {
+            Some(s) => (s.name.to_string(), read_bounded(&mut *s.reader, s.name)?),
+            None => ("<stdin>".to_string(), read_bounded(&mut std::io::stdin().lock(), "<stdin>")?),
+        }
+    } else {
+        let file = std::fs::File::open(source).map_err(|e| CliError::file(source, &e))?;
+        (source.display().to_string(), read_bounded(&mut std::io::BufReader::new(file), &given)?)
+    };
+    Schema::from_json(&text).map_err(|e| CliError::failed(format!("{name}: {e}")))
+}
+
+/// Reads a whole schema, refusing one over [`MAX_SCHEMA_BYTES`] or not UTF-8.
+fn read_bounded(reader: &mut dyn std::io::Read, name: &str) -> Result<String, CliError> {
+    let mut bytes = Vec::new();
+    reader.take(MAX_SCHEMA_BYTES + 1).read_to_end(&mut bytes).map_err(|e| CliError::failed(format!("{name}: {e}")))?;
+    if bytes.len() as u64 > MAX_SCHEMA_BYTES {
+        return Err(CliError::failed(format!("{name}: a schema is at most {} MiB", MAX_SCHEMA_BYTES >> 20)));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        CliError::failed(format!("{name}: not valid UTF-8 at byte {} of the schema", e.utf8_error().valid_up_to()))
+    })
 }
 
 fn schema_from_flags(a: &CreateArgs) -> Result<Schema, CliError> {

@@ -42,7 +42,7 @@ pub fn run(a: &QuickstartArgs, io: &mut Io) -> Result<(), CliError> {
         flush: false,
         no_flush: false,
     };
-    let report = super::import::import(&coll, &args, io.err)?;
+    let report = super::import::import(&coll, &args, None, io.err)?;
     let import_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     coll.flush()?;

@@ -129,7 +129,7 @@ pub fn run(session: &mut Session) -> u8 {
         }
         last = statement.to_string();
         interrupt::clear();
-        let outcome = runner.run_buffer(None, &text, 1, 0);
+        let outcome = runner.run_buffer(None, &text, 1, 0, None).map(|_| ());
         interrupt::clear();
         match outcome {
             Ok(()) | Err(Halt::Failed(_) | Halt::Interrupted) => {}

@@ -2,8 +2,9 @@
 //! tool's commands without the collection argument, plus meta commands (`cli::meta`).
 //!
 //! Owns: statement syntax (`lexer`), one session's state (`session`), running text
-//! (`script`), the terminal (`interactive`, `helper`). Command behaviour stays in `cli`.
+//! (`script`, and the data lines a statement reads: `data`), the terminal (`interactive`, `helper`). Command behaviour stays in `cli`.
 
+mod data;
 mod edit;
 mod help;
 mod helper;
@@ -21,7 +22,7 @@ use std::path::PathBuf;
 use crate::cli::error::Status;
 use crate::cli::params::Binding;
 use crate::cli::{LockArgs, OutputArgs, ShellArgs, interrupt};
-use script::{Halt, Runner};
+use script::{DataFrom, Halt, Runner};
 use session::{Session, Target};
 
 /// One batch input, in the order given on the command line.
@@ -131,12 +132,14 @@ fn batch(session: &mut Session, inputs: Vec<Input>) -> u8 {
     let mut runner = Runner::new(session, false);
     let mut result = Ok(());
     if inputs.is_empty() {
-        result = runner.run_reader("<stdin>", &mut std::io::stdin().lock(), 0);
+        result = runner.run_reader("<stdin>", &mut std::io::stdin().lock(), 0, DataFrom::Inline);
     }
     for (n, input) in inputs.into_iter().enumerate() {
         result = match input {
             Input::File(path) => runner.run_file(&path, 0, None),
-            Input::Statement(text) => runner.run_reader(&format!("-c #{}", n + 1), &mut text.as_bytes(), 0),
+            Input::Statement(text) => {
+                runner.run_reader(&format!("-c #{}", n + 1), &mut text.as_bytes(), 0, DataFrom::Stdin)
+            }
         };
         if result.is_err() {
             break;

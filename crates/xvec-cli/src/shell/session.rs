@@ -13,7 +13,7 @@ use super::lexer;
 use super::pager::{self, Paged};
 pub use super::target::Target;
 use crate::cli::commands;
-use crate::cli::context::{self, Io};
+use crate::cli::context::{self, Io, Stdin};
 use crate::cli::meta::{AutoSwitch, Meta, MetaLine, ParamAction, Switch};
 use crate::cli::output::{NullText, OutputMode, Printer, Table};
 use crate::cli::params::{Binding, params_of};
@@ -147,8 +147,9 @@ impl Session {
         self.params.extend(bindings.iter().map(|b| (b.name.clone(), b.clone())));
     }
 
-    /// Runs one statement (already complete, comments removed).
-    pub fn execute(&mut self, text: &str) -> Result<Flow, CliError> {
+    /// Runs one statement (already complete, comments removed); `stdin` is what it reads
+    /// for `-` (the script's data lines), else standard input.
+    pub fn execute(&mut self, text: &str, stdin: Option<Stdin>) -> Result<Flow, CliError> {
         if self.echo {
             writeln!(self.out, "{}", text.trim())?;
             self.out.flush()?;
@@ -170,7 +171,7 @@ impl Session {
             return Err(CliError::usage(format!("`.{name}`: {}", open.describe()))
                 .hint("a meta command ends at the end of its line; close the quote or bracket there"));
         }
-        let result = if meta { self.meta(&name, &words[1..]) } else { self.command(first, &name, &words[1..]) };
+        let result = if meta { self.meta(&name, &words[1..]) } else { self.command(first, &name, &words[1..], stdin) };
         let flushed = self.out.flush();
         // Commands that ran, as sqlite3 times statements: `.read`'s are timed one by one.
         if self.timer && !meta && result.is_ok() {
@@ -212,7 +213,13 @@ impl Session {
             .collect()
     }
 
-    fn command(&mut self, typed: &str, name: &str, rest: &[String]) -> Result<Flow, CliError> {
+    fn command(
+        &mut self,
+        typed: &str,
+        name: &str,
+        rest: &[String],
+        mut stdin: Option<Stdin>,
+    ) -> Result<Flow, CliError> {
         let Some(sub) = self.tree.find_subcommand(name) else {
             return Err(self.unknown(typed, name));
         };
@@ -288,13 +295,15 @@ impl Session {
         let command = cli.into_command();
         let ran = match once {
             Some(mut w) => {
-                let io = &mut Io { out: &mut w, err: &mut std::io::stderr(), printer, params };
+                let stdin = stdin.as_mut().map(Stdin::reborrow);
+                let io = &mut Io { out: &mut w, err: &mut std::io::stderr(), printer, params, stdin };
                 commands::run(command, &mut self.target, io).and_then(|()| Ok(w.flush()?))
             }
             None => {
                 let pager = self.pager;
                 self.paged(screen, pager, |out, target| {
-                    commands::run(command, target, &mut Io { out, err: &mut std::io::stderr(), printer, params })
+                    let (err, stdin) = (&mut std::io::stderr(), stdin.as_mut().map(Stdin::reborrow));
+                    commands::run(command, target, &mut Io { out, err, printer, params, stdin })
                 })
             }
         };

@@ -64,6 +64,9 @@ impl Target {
     /// Targets `dir` and opens it now, so a missing, busy or broken collection is reported
     /// at once; writable, a missing or empty directory is kept for `create`.
     pub fn open(dir: PathBuf, write: bool, mmap: bool, lock_timeout: Duration) -> Result<Target, CliError> {
+        // Absolute, so that a script that runs from its own directory (`script::ScriptDir`)
+        // still works on this one.
+        let dir = std::path::absolute(&dir).map_err(|e| CliError::file(&dir, &e))?;
         let mut t = Target { dir: Some(dir.clone()), write, ..Target::none(mmap, lock_timeout) };
         if write && !dir.join("CURRENT").exists() {
             return match std::fs::metadata(&dir) {

@@ -21,7 +21,7 @@ use xvec::{Collection, Doc, DocError, FieldKind, FieldLookupError, FieldType, Sc
 use xvec_io::dataset::VectorFile;
 
 use self::bounded::{LineBound, MAX_LINE_BYTES};
-use super::context::{Collections, Io};
+use super::context::{Collections, Io, Stdin};
 use super::plural::count;
 use super::query::open_vector_file;
 use super::{CliError, ImportArgs, ImportFormat, interrupt};
@@ -54,7 +54,8 @@ pub fn run(a: &ImportArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(
     // Ctrl-C stops at the next batch boundary and says what is committed, in argv use too.
     interrupt::install()?;
     let coll = colls.open(&a.coll.dir, true)?;
-    let report = import(coll, a, io.err)?;
+    let stdin = io.stdin.as_mut().filter(|_| is_stdin(&a.file)).map(Stdin::reborrow);
+    let report = import(coll, a, stdin, io.err)?;
     let flushed = flush_after(coll, a, report.written)?;
     let mut failed = if report.failed > 0 { format!(" ({} failed)", report.failed) } else { String::new() };
     if report.skipped > 0 {
@@ -107,8 +108,14 @@ fn format_of(path: &Path) -> Option<ImportFormat> {
     }
 }
 
-/// Imports `a.file` into `coll`, reporting bad rows on `errors`.
-pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Result<ImportReport, CliError> {
+/// Imports `a.file` into `coll` (`stdin` when the file is `-`), reporting bad rows on
+/// `errors`.
+pub fn import(
+    coll: &Collection,
+    a: &ImportArgs,
+    stdin: Option<Stdin<'_>>,
+    errors: &mut dyn Write,
+) -> Result<ImportReport, CliError> {
     let format = a.format.or_else(|| format_of(&a.file)).ok_or_else(|| {
         CliError::usage(format!("{}: cannot tell the format from the extension", a.file.display()))
             .hint("pass --format jsonl|csv|fvecs|npy|parquet")
@@ -125,10 +132,15 @@ pub fn import(coll: &Collection, a: &ImportArgs, errors: &mut dyn Write) -> Resu
     if !is_stdin(&a.file) {
         open(&a.file)?;
     }
-    let mut sink = Sink::new(coll, a, &mut *errors)?;
+    let (name, first_line, given) = match stdin {
+        Some(s) => (s.name.to_string(), s.first_line, Some(s.reader)),
+        None if is_stdin(&a.file) => ("<stdin>".to_string(), 1, None),
+        None => (a.file.display().to_string(), 1, None),
+    };
+    let mut sink = Sink::new(coll, a, name, &mut *errors)?;
     let read = match format {
-        ImportFormat::Jsonl => jsonl(&mut sink, &a.file),
-        ImportFormat::Csv => csv_rows(&mut sink, &a.file),
+        ImportFormat::Jsonl => input(&a.file, given).and_then(|r| jsonl(&mut sink, r, first_line)),
+        ImportFormat::Csv => input(&a.file, given).and_then(|r| csv_rows(&mut sink, r, first_line)),
         ImportFormat::Fvecs | ImportFormat::Npy => raw_vectors(&mut sink, a),
         #[cfg(feature = "parquet")]
         ImportFormat::Parquet => parquet::rows(&mut sink, &a.file),
@@ -185,7 +197,12 @@ struct Sink<'a> {
 }
 
 impl<'a> Sink<'a> {
-    fn new(coll: &'a Collection, a: &'a ImportArgs, errors: &'a mut dyn Write) -> Result<Sink<'a>, CliError> {
+    fn new(
+        coll: &'a Collection,
+        a: &'a ImportArgs,
+        name: String,
+        errors: &'a mut dyn Write,
+    ) -> Result<Sink<'a>, CliError> {
         let sources = a.vectors.iter().map(|spec| vector_source(coll, spec)).collect::<Result<Vec<_>, _>>()?;
         let weights = a.sparse_bm25.iter().map(|spec| bm25_source(coll, spec)).collect::<Result<Vec<_>, _>>()?;
         let progress = if std::io::stderr().is_terminal() {
@@ -196,7 +213,7 @@ impl<'a> Sink<'a> {
         let stage = if a.atomic { Some(coll.stage()?) } else { None };
         Ok(Sink {
             coll,
-            name: if is_stdin(&a.file) { "<stdin>".into() } else { a.file.display().to_string() },
+            name,
             key_field: &a.key_field,
             key_decided: false,
             sources,
@@ -471,11 +488,16 @@ fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// A text input: the file, or standard input for `-`.
-fn input(path: &Path) -> Result<Box<dyn std::io::Read>, CliError> {
-    match is_stdin(path) {
-        true => Ok(Box::new(std::io::stdin().lock())),
-        false => Ok(Box::new(open(path)?)),
+/// A text input: what `-` reads when `given` (the shell's inline data), else the file, or
+/// standard input for `-`.
+fn input<'r>(
+    path: &Path,
+    given: Option<&'r mut dyn std::io::BufRead>,
+) -> Result<Box<dyn std::io::Read + 'r>, CliError> {
+    match (given, is_stdin(path)) {
+        (Some(reader), _) => Ok(Box::new(reader)),
+        (None, true) => Ok(Box::new(std::io::stdin().lock())),
+        (None, false) => Ok(Box::new(open(path)?)),
     }
 }
 
@@ -483,12 +505,13 @@ fn open(path: &Path) -> Result<std::fs::File, CliError> {
     std::fs::File::open(path).map_err(|e| CliError::file(path, &e))
 }
 
-fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
-    let lines = LineBound::new(input(path)?, MAX_LINE_BYTES);
+/// JSON Lines from `text`, whose first line is line `first_line` of its input.
+fn jsonl(sink: &mut Sink, text: Box<dyn std::io::Read + '_>, first_line: u64) -> Result<(), CliError> {
+    let lines = LineBound::new(text, MAX_LINE_BYTES);
     let mut reader = std::io::BufReader::with_capacity(1 << 20, lines);
     let mut raw = Vec::new();
     let mut bytes = 0u64;
-    for lineno in 1.. {
+    for lineno in first_line.. {
         if raw.capacity() > 16 << 20 {
             raw = Vec::new();
         }
@@ -515,16 +538,20 @@ fn jsonl(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
-fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
-    let lines = LineBound::new(input(path)?, MAX_LINE_BYTES).count_records();
+/// CSV from `text`, whose first line is line `first_line` of its input.
+fn csv_rows(sink: &mut Sink, text: Box<dyn std::io::Read + '_>, first_line: u64) -> Result<(), CliError> {
+    let lines = LineBound::new(text, MAX_LINE_BYTES).count_records();
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(lines);
-    let headers =
-        reader.headers().map_err(|e| CliError::failed(format!("{}:1: {}", sink.name, csv_error(&e))))?.clone();
+    let shift = first_line - 1;
+    let headers = reader
+        .headers()
+        .map_err(|e| CliError::failed(format!("{}:{first_line}: {}", sink.name, csv_error(&e))))?
+        .clone();
     reader.get_mut().record_done();
     for (i, name) in headers.iter().enumerate() {
         if let Some(j) = headers.iter().take(i).position(|h| h == name) {
             return Err(CliError::failed(format!(
-                "{}:1: column `{name}` appears twice in the header (columns {} and {}); each field may be given once",
+                "{}:{first_line}: column `{name}` appears twice in the header (columns {} and {}); each field may be given once",
                 sink.name,
                 j + 1,
                 i + 1
@@ -539,7 +566,7 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
             Ok(false) => break,
             Ok(true) => {
                 reader.get_mut().record_done();
-                let line = record.position().map_or(line, |p| p.line());
+                let line = record.position().map_or(line, |p| p.line()) + shift;
                 let obj = csv_object(sink.coll, sink.key_field, &headers, &record);
                 let doc = xvec::Doc::from_json(&sink.coll.schema(), &obj, sink.key_field).map_err(|e| e.to_string());
                 let bytes = reader.position().byte();
@@ -548,7 +575,7 @@ fn csv_rows(sink: &mut Sink, path: &Path) -> Result<(), CliError> {
             Err(e) => {
                 // An over-long line or record (an I/O error of the bounded reader) has no
                 // position of its own: it is the record that starts at `line`.
-                let line = e.position().map_or(line, |p| p.line());
+                let line = e.position().map_or(line, |p| p.line()) + shift;
                 return Err(CliError::failed(format!("{}:{line}: {}", sink.name, csv_error(&e))));
             }
         }
