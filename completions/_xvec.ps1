@@ -242,7 +242,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query (the flags of `query`).')
-            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count (the flags of `count`, without --group-by or --stats).')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count, --group-by or --stats (the flags of `count`).')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Explain a query with the time each step took.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -441,7 +441,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         }
         'xvec;explain;help' {
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query (the flags of `query`).')
-            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count (the flags of `count`, without --group-by or --stats).')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count, --group-by or --stats (the flags of `count`).')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Explain a query with the time each step took.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -1169,7 +1169,7 @@ Register-ArgumentCompleter -Native -CommandName 'xvec' -ScriptBlock {
         }
         'xvec;help;explain' {
             [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Explain a query (the flags of `query`).')
-            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count (the flags of `count`, without --group-by or --stats).')
+            [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Explain a count, --group-by or --stats (the flags of `count`).')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Explain a query with the time each step took.')
             break

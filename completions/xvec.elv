@@ -229,7 +229,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand query 'Explain a query (the flags of `query`).'
-            cand count 'Explain a count (the flags of `count`, without --group-by or --stats).'
+            cand count 'Explain a count, --group-by or --stats (the flags of `count`).'
             cand scan 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.'
             cand analyze 'Explain a query with the time each step took.'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -415,7 +415,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;explain;help'= {
             cand query 'Explain a query (the flags of `query`).'
-            cand count 'Explain a count (the flags of `count`, without --group-by or --stats).'
+            cand count 'Explain a count, --group-by or --stats (the flags of `count`).'
             cand scan 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.'
             cand analyze 'Explain a query with the time each step took.'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -1064,7 +1064,7 @@ set edit:completion:arg-completer[xvec] = {|@words|
         }
         &'xvec;help;explain'= {
             cand query 'Explain a query (the flags of `query`).'
-            cand count 'Explain a count (the flags of `count`, without --group-by or --stats).'
+            cand count 'Explain a count, --group-by or --stats (the flags of `count`).'
             cand scan 'Explain a scan (the flags of `scan`): the filter, then the rows each source read.'
             cand analyze 'Explain a query with the time each step took.'
         }

@@ -177,5 +177,14 @@ fn explain_count_and_scan_show_the_plan_in_every_mode() {
     let out = &run.ok().stdout;
     assert!(out.contains("walk in key order, 5 rows read") && out.contains("(3 rows returned;"), "{out}");
     assert!(out.contains(" ms"), "{out}");
-    xvec(&["explain", "count", c, "--group-by", "pos"]).run().code(2);
+    let run = xvec(&["explain", "count", c, "--group-by", "pos", "--filter", "n_lemmas > 2", "--mode", "json"]).run();
+    let rows = json(&run.ok().stdout);
+    let steps: Vec<&str> = rows.iter().map(|r| r["step"].as_str().unwrap()).collect();
+    assert_eq!(steps, ["n_lemmas > 2", "group by"], "{run}");
+    assert_eq!(rows[1]["via"], "each kept row's value read from the column", "{run}");
+    let run = xvec(&["explain", "count", c, "--stats", "n_lemmas,lemma", "--mode", "csv"]).run();
+    let (_, rows) = csv_rows(&run.ok().stdout);
+    assert_eq!((rows[0][1].as_str(), rows[0][5].as_str()), ("stats", "2500"), "{run}");
+    let run = xvec(&["explain", "count", c, "--stats", "emb"]).run();
+    assert!(run.code(1).stderr.contains("cannot aggregate `emb`: expected a scalar field"), "{run}");
 }

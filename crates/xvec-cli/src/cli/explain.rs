@@ -42,10 +42,11 @@ pub enum Explained {
     ///   xvec explain query words --pk n.01317391 --filter "pos = 'n'"
     #[command(verbatim_doc_comment)]
     Query(Box<QueryArgs>),
-    /// Explain a count (the flags of `count`, without --group-by or --stats).
+    /// Explain a count, --group-by or --stats (the flags of `count`).
     ///
     /// Example:
     ///   xvec explain count words --filter "pos = 'n' AND n_lemmas > 1"
+    ///   xvec explain count words --group-by pos --filter "n_lemmas > 1"
     #[command(verbatim_doc_comment)]
     Count(CountArgs),
     /// Explain a scan (the flags of `scan`): the filter, then the rows each source read.
@@ -116,14 +117,16 @@ pub fn run(a: &ExplainArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
 
 /// `explain count`: how the filter found the rows of each source.
 fn explain_count(a: &CountArgs, analyze: bool, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
-    if a.group_by.is_some() || !a.stats.is_empty() {
-        return Err(CliError::usage("explain covers plain counts; leave out --group-by and --stats"));
-    }
     let coll = colls.open(&a.coll.dir, false)?;
     let snap = super::versions::snapshot(coll, a.as_of.as_deref())?;
-    let e =
-        snap.explain_count(a.filter.as_deref(), &io.params).map_err(|e| with_filter_caret(e, a.filter.as_deref()))?;
-    print(io, &table(&e, analyze))
+    let (filter, params) = (a.filter.as_deref(), &io.params);
+    let stats: Vec<&str> = a.stats.iter().map(String::as_str).collect();
+    let e = match &a.group_by {
+        Some(field) => snap.explain_facets(field, filter, params),
+        None if !stats.is_empty() => snap.explain_field_stats(&stats, filter, params),
+        None => snap.explain_count(filter, params),
+    };
+    print(io, &table(&e.map_err(|e| with_filter_caret(e, filter))?, analyze))
 }
 
 /// `explain scan`: the filter, then the rows each source read for the page.
@@ -159,6 +162,9 @@ fn search(s: SearchKind) -> String {
         SearchKind::ScanCodes => "scan of one-bit codes (not indexed yet)",
         SearchKind::Flat => "exact scan",
         SearchKind::Counted => "counted from the rows kept",
+        SearchKind::Grouped { postings: true } => "counted per value from the inverted index's postings",
+        SearchKind::Grouped { postings: false } => "each kept row's value read from the column",
+        SearchKind::Aggregated => "each kept row's values read from the columns",
         SearchKind::KeyOrder { read } => return format!("walk in key order, {} read", count(read, "row")),
         SearchKind::FieldOrder { read } => return format!("top rows by value, {} read", count(read, "row")),
     };
@@ -286,6 +292,8 @@ pub fn table(e: &Explain, analyze: bool) -> Table {
         }
         let step = match s.search {
             SearchKind::Counted => "count",
+            SearchKind::Grouped { .. } => "group by",
+            SearchKind::Aggregated => "stats",
             SearchKind::KeyOrder { .. } | SearchKind::FieldOrder { .. } => "scan",
             _ => "vector search",
         };
@@ -305,7 +313,9 @@ pub fn table(e: &Explain, analyze: bool) -> Table {
     }
     let time = if analyze { format!("; {:.3} ms", e.nanos as f64 / 1e6) } else { String::new() };
     let hits = match e.sources.first().map(|s| s.search) {
-        Some(SearchKind::Counted) => count(e.hits as u64, "row") + " counted",
+        Some(SearchKind::Counted | SearchKind::Grouped { .. } | SearchKind::Aggregated) => {
+            count(e.hits as u64, "row") + " counted"
+        }
         Some(SearchKind::KeyOrder { .. } | SearchKind::FieldOrder { .. }) => count(e.hits as u64, "row") + " returned",
         _ => format!("{} hits", e.hits),
     };

@@ -361,12 +361,25 @@ impl Snapshot {
 
     /// Runs a count and reports how its filter found the rows, source by source.
     pub fn explain_count(&self, filter: Option<&str>, params: &Params) -> Result<Explain, Error> {
+        self.explain_kept(filter, params, |_, _| SearchKind::Counted)
+    }
+
+    /// Runs `filter` over every source and reports how it found the rows, each source's
+    /// step named by `kind` (given the source and the rows kept): a count or an
+    /// aggregate over those rows.
+    pub(super) fn explain_kept(
+        &self,
+        filter: Option<&str>,
+        params: &Params,
+        kind: impl Fn(&Source, u64) -> SearchKind,
+    ) -> Result<Explain, Error> {
         let start = Instant::now();
         let compiled = self.compile(filter, params)?;
         let mut sources = Vec::new();
         let mut total = 0;
         for src in self.sources() {
-            let (trace, _) = self.trace_source(&src, compiled.as_ref(), SearchKind::Counted, true);
+            let (mut trace, _) = self.trace_source(&src, compiled.as_ref(), SearchKind::Counted, true);
+            trace.search = kind(&src, trace.allowed);
             total += trace.allowed;
             sources.push(trace);
         }

@@ -7,11 +7,12 @@
 use std::collections::HashMap;
 
 use super::browse::SortValue;
-use super::query::candidates;
+use super::query::{SearchKind, candidates};
 use super::snapshot::{Snapshot, Source};
+use crate::Explain;
 use crate::error::{Error, QueryError};
 use crate::filter::{Filter, Params};
-use crate::index::scalar::{ElementKey, element_key, value_of_key};
+use crate::index::scalar::{ElementKey, ScalarIndex, element_key, value_of_key};
 use crate::schema::{FieldType, ScalarIndexKind, ScalarType};
 use crate::value::Value;
 
@@ -114,10 +115,7 @@ impl Snapshot {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn field_stats(&self, field: &str, filter: Option<&str>, params: &Params) -> Result<FieldStats, Error> {
-        let (f, ty) = self.aggregated(field, STATS_FIELDS, |t| match t {
-            FieldType::Scalar(s) => Some(*s),
-            _ => None,
-        })?;
+        let (f, ty) = self.aggregated(field, STATS_FIELDS, scalar_type)?;
         let filter = self.compile(filter, params)?;
         let (mut rows, mut count) = (0u64, 0u64);
         let (mut min, mut max): (Option<SortValue>, Option<SortValue>) = (None, None);
@@ -160,6 +158,29 @@ impl Snapshot {
         Ok(FieldStats { rows, count, min: value(min), max: value(max), sum, avg })
     }
 
+    /// Explains [`Snapshot::facets`]: how the filter found each source's rows, and whether
+    /// their values were counted from the field's inverted index or read from its column.
+    pub fn explain_facets(&self, field: &str, filter: Option<&str>, params: &Params) -> Result<Explain, Error> {
+        let (f, _) = self.aggregated(field, FACET_FIELDS, FieldType::element)?;
+        self.explain_kept(filter, params, |src, rows| SearchKind::Grouped {
+            postings: facet_index(src, f, rows).is_some(),
+        })
+    }
+
+    /// Explains [`Snapshot::field_stats`] of `fields`: how the filter found each source's
+    /// rows (whose values are then read from the columns).
+    pub fn explain_field_stats(
+        &self,
+        fields: &[&str],
+        filter: Option<&str>,
+        params: &Params,
+    ) -> Result<Explain, Error> {
+        for field in fields {
+            self.aggregated(field, STATS_FIELDS, scalar_type)?;
+        }
+        self.explain_kept(filter, params, |_, _| SearchKind::Aggregated)
+    }
+
     /// The position and element type of field `name`, when `element` gives one for its
     /// type (else the field cannot be aggregated: `expected` says which can).
     fn aggregated(
@@ -190,13 +211,8 @@ impl Snapshot {
             Some(k) => k.iter().for_each(|r| visit(r as usize)),
             None => (0..src.view.rows()).for_each(visit),
         };
-        let index = src
-            .scalar
-            .get(f)
-            .and_then(|i| i.get(ScalarIndexKind::Inverted))
-            .filter(|ix| ix.distinct().is_some_and(|d| d as u64 <= rows));
         let mut missing = 0;
-        if let Some(ix) = index {
+        if let Some(ix) = facet_index(src, f, rows) {
             let mut held = 0;
             for (key, n) in ix.counts(kept.as_ref()).filter(|c| c.1 > 0) {
                 *counts.entry(key).or_default() += n;
@@ -233,6 +249,21 @@ impl Snapshot {
         }
         (rows, missing)
     }
+}
+
+/// The type of a scalar field: what `field_stats` aggregates.
+fn scalar_type(t: &FieldType) -> Option<ScalarType> {
+    match t {
+        FieldType::Scalar(s) => Some(*s),
+        _ => None,
+    }
+}
+
+/// The inverted index facets of field `f` count from in `src`, when it has one and the
+/// filter kept (`rows`) at least as many rows as the index has values.
+fn facet_index<'s>(src: &Source<'s>, f: usize, rows: u64) -> Option<&'s ScalarIndex> {
+    let index = src.scalar.get(f)?.get(ScalarIndexKind::Inverted)?;
+    index.distinct().is_some_and(|d| d as u64 <= rows).then_some(&**index)
 }
 
 /// The aggregates of the current snapshot (see [`Snapshot`]'s).

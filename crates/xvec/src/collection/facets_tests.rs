@@ -169,3 +169,40 @@ fn aggregates_of_fields_they_cannot_take_are_errors_naming_them() {
     assert_eq!(err(coll.facets("nope", None, &Params::new(), 3).map(drop)), "nope: a scalar or array field");
     assert_eq!(err(coll.field_stats("tags", None, &Params::new()).map(drop)), "tags: a scalar field");
 }
+
+/// `explain_facets` counts what `facets` counts and says, per source, whether the values
+/// came from the inverted index (an indexed segment whose kept rows outnumber its values)
+/// or the column (the memtable, a filter keeping no rows, no index); `explain_field_stats`
+/// refuses the fields `field_stats` refuses.
+#[test]
+fn explained_aggregates_count_the_rows_and_name_where_values_came_from() {
+    use crate::SearchKind;
+    for indexed in [false, true] {
+        let (_dir, coll, _model) = collection(indexed);
+        let snap = coll.snapshot();
+        let mut sources_by = [0; 2];
+        for filter in [None, Some("x > 2.0")] {
+            let ex = snap.explain_facets("pos", filter, &Params::new()).unwrap();
+            let facets = snap.facets("pos", filter, &Params::new(), 10).unwrap();
+            assert_eq!(ex.hits as u64, facets.rows, "{filter:?}");
+            assert_eq!(ex.sources.len(), 3, "two segments and the memtable");
+            for (i, s) in ex.sources.iter().enumerate() {
+                // A segment's index has a handful of values: its postings are read for all
+                // its rows, not for none.
+                let postings = indexed && i < 2 && filter.is_none();
+                assert_eq!(s.search, SearchKind::Grouped { postings }, "source {i}, {filter:?}, indexed {indexed}");
+                sources_by[usize::from(postings)] += 1;
+            }
+            let ex = snap.explain_field_stats(&["n", "x"], filter, &Params::new()).unwrap();
+            assert_eq!(ex.hits as u64, snap.field_stats("x", filter, &Params::new()).unwrap().rows);
+            assert!(ex.sources.iter().all(|s| s.search == SearchKind::Aggregated));
+        }
+        assert!(sources_by[0] > 0 && (sources_by[1] > 0) == indexed, "both ways taken: {sources_by:?}");
+        let err = snap.explain_field_stats(&["n", "tags"], None, &Params::new()).unwrap_err();
+        assert!(
+            matches!(err, Error::Query(QueryError::BadAggregateField { ref field, .. }) if field == "tags"),
+            "{err}"
+        );
+        assert!(snap.explain_facets("nope", None, &Params::new()).is_err());
+    }
+}

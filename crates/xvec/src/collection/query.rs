@@ -399,6 +399,16 @@ pub enum SearchKind {
     Flat,
     /// No search: a count, of the rows the filter kept ([`Snapshot::explain_count`]).
     Counted,
+    /// Counts per value of a field among the rows kept ([`Snapshot::explain_facets`]):
+    /// from the postings of its inverted index when `postings`, else each kept row's
+    /// value read from the column.
+    Grouped {
+        /// Whether the inverted index's postings were counted.
+        postings: bool,
+    },
+    /// Count, min, max, sum and average of fields over the rows kept
+    /// ([`Snapshot::explain_field_stats`]): each kept row's values read from the columns.
+    Aggregated,
     /// A page by key ([`Snapshot::explain_scan`]): `read` entries of the source's key
     /// order were looked at (a memtable chunk's kept rows are sorted: `read` of them).
     KeyOrder {
