@@ -142,6 +142,9 @@ pub fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
         row(format!("index {} building: segments", b.field), b.segments_total as u64);
     }
     row("background jobs".into(), s.background_jobs);
+    if s.background_low_memory_builds > 0 {
+        row("background low-memory builds".into(), s.background_low_memory_builds);
+    }
     row("write stall ms".into(), s.write_stall_ms);
     row("wal bytes".into(), s.wal_bytes);
     row("disk bytes".into(), s.disk_bytes);

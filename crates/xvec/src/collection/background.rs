@@ -57,6 +57,9 @@ use crate::storage::segment;
 pub(super) struct Status {
     /// Jobs published so far.
     pub jobs: AtomicU64,
+    /// Disk indexes those jobs built from codes alone, their rows not fitting the handle's
+    /// memory budget ([`OptimizeReport::low_memory_builds`](super::OptimizeReport)).
+    pub low_memory_builds: AtomicU64,
     /// Threads in a flush or a job right now.
     pub busy: AtomicU32,
     /// Milliseconds writes waited for the backlog to drain, in all.
@@ -175,6 +178,8 @@ pub(super) struct Shared {
     ///
     /// [`OpenOptions::maintenance_threads`]: super::OpenOptions::maintenance_threads
     pub threads: usize,
+    /// The handle's memory budget: a job builds disk indexes under it, as `optimize` does.
+    pub memory_budget: Option<u64>,
 }
 
 fn is_full(flush_rows: u64, flush_bytes: u64, mem: &MemSegment) -> bool {
@@ -360,7 +365,9 @@ fn run_one(shared: &Shared, status: &Status) -> Result<bool, Error> {
         w.manifest.next_segment_id += writes;
         (job, first_id, w.dir.clone())
     };
-    let opts = OptimizeOptions::default().concurrency(shared.threads).cancel(Some(&status.cancel_job));
+    let opts = OptimizeOptions { memory_budget: shared.memory_budget, ..OptimizeOptions::default() }
+        .concurrency(shared.threads)
+        .cancel(Some(&status.cancel_job));
     let mut made = Vec::new();
     let mut report = job.report();
     let built = job.build(&dir, first_id, shared.mmap, &opts, &mut made, &mut report);
@@ -374,6 +381,7 @@ fn run_one(shared: &Shared, status: &Status) -> Result<bool, Error> {
     };
     drop(w);
     superseded.release();
+    status.low_memory_builds.fetch_add(report.low_memory_builds as u64, Ordering::Relaxed);
     Ok(true)
 }
 

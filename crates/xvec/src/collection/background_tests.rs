@@ -292,3 +292,30 @@ fn a_memtable_filled_while_a_flush_runs_is_flushed_without_a_further_write() {
     assert_eq!(coll.count(), 3 * flush);
     assert_eq!(coll.stats().segments.len(), 2);
 }
+
+/// Background jobs build disk indexes under the handle's memory budget as `optimize` does:
+/// rows that do not fit it are linked from their int8 codes alone (and still found).
+#[test]
+fn background_jobs_build_disk_indexes_under_the_memory_budget() {
+    let built = |budget: Option<u64>| {
+        let dir = tempfile::tempdir().unwrap();
+        let disk = IndexParams::Disk(crate::schema::DiskParams::default());
+        let field = Field::vector("v", VectorType::Fp32, DIM as u32, Metric::L2).index(disk);
+        let schema = Schema::builder("bg").field(field).build().unwrap();
+        let options = CollectionOptions::default().auto_flush_rows(200).idle_optimize_ms(0);
+        Collection::create(dir.path(), schema, options.clone()).unwrap();
+        let open = crate::OpenOptions::writable();
+        let coll = Collection::open(dir.path(), &budget.map_or(open.clone(), |b| open.memory_budget(b))).unwrap();
+        let docs = (0..600).map(|i| Doc::new(format!("k{i:03}")).set("v", vector(i)));
+        assert!(coll.insert(docs.collect()).unwrap().iter().all(|r| r.is_ok()));
+        wait_until("the backlog to drain", || drained(&coll, &options) && coll.stats().unindexed_rows == 0);
+        for i in (0..600).step_by(41) {
+            assert_eq!(coll.query(&Query::vector(vector(i)).k(1)).unwrap()[0].key, format!("k{i:03}"), "row {i}");
+        }
+        let s = coll.stats();
+        assert!(s.background_jobs > 0 && s.background_error.is_none(), "{s:?}");
+        s.background_low_memory_builds
+    };
+    assert_eq!(built(None), 0);
+    assert!(built(Some(4096)) > 0);
+}

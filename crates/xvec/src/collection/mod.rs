@@ -331,6 +331,7 @@ impl Collection {
                 flush_rows: background::flush_rows(o, &self.current.read().expect("snapshot lock poisoned").schema),
                 flush_bytes: o.auto_flush_bytes,
                 threads: self.options.maintenance_threads.max(1),
+                memory_budget: self.options.memory_budget,
             };
             Background::start(shared, o.background())
         }))

@@ -32,8 +32,10 @@ pub struct OpenOptions {
     pub maintenance_threads: usize,
     /// Bytes this handle may keep in memory for its disk-resident indexes (`"type":
     /// "disk"`): their codes, then a cache of the nodes nearest each entry point in
-    /// what is left. `None`: each such index caches [`DEFAULT_DISK_CACHE`] bytes. The
-    /// in-memory kinds are not bounded by it yet. A budget also turns off the open-time
+    /// what is left. `None`: each such index caches [`DEFAULT_DISK_CACHE`] bytes. A
+    /// writer's `optimize` and background jobs build disk indexes under it (from int8
+    /// codes alone when the rows do not fit). The in-memory kinds are not bounded by it
+    /// yet. A budget also turns off the open-time
     /// checksum of vector sections and of disk indexes' node blocks ([`OpenOptions::verify_vectors`]):
     /// reading them whole is what it is there to avoid (words-minilm-384 read 917 MB in
     /// 8.9 s at open before); each node block's own checksum is still checked when a search

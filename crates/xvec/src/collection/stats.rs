@@ -20,6 +20,10 @@ pub struct Stats {
     pub unindexed_rows: u64,
     /// Background jobs (index builds, merges) published by this handle.
     pub background_jobs: u64,
+    /// Disk indexes those jobs built from int8 codes alone because their rows did not fit
+    /// the handle's [`memory_budget`](super::OpenOptions::memory_budget), as `optimize`
+    /// does under it.
+    pub background_low_memory_builds: u64,
     /// Whether a background flush or job is running now (false: maintenance is idle,
     /// or off).
     pub background_busy: bool,
@@ -279,6 +283,10 @@ impl Collection {
             follow_error: self.follow.as_ref().and_then(|f| f.lock().ok()?.last_error.clone()),
             unindexed_rows: background::backlog_rows(&snap),
             background_jobs: self.background.get().map_or(0, |b| b.status.jobs.load(Ordering::Relaxed)),
+            background_low_memory_builds: self
+                .background
+                .get()
+                .map_or(0, |b| b.status.low_memory_builds.load(Ordering::Relaxed)),
             background_busy: self.background.get().is_some_and(|b| b.status.busy.load(Ordering::Relaxed) > 0),
             maintenance_paused: self.background.get().is_some_and(|b| b.status.is_paused()),
             write_stall_ms: self.background.get().map_or(0, |b| b.status.stall_ms.load(Ordering::Relaxed)),
