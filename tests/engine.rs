@@ -338,6 +338,35 @@ fn a_memory_budget_opens_without_checksumming_the_vectors() {
     assert!(!report.is_clean(), "verify finds the flipped vector byte: {report:?}");
 }
 
+/// An in-memory index under a budget smaller than it wants: `stats` says what searches
+/// want in memory (the graph and the vectors it reads) and how far that is over the budget;
+/// queries still answer, exactly as without the budget.
+#[test]
+fn stats_say_how_far_an_in_memory_collection_is_over_its_memory_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let hnsw = xvec::IndexParams::Hnsw(xvec::HnswParams::default().m(8));
+    let field = xvec::Field::vector("v", VectorType::Fp32, 8, Metric::L2).index(hnsw);
+    let w =
+        Collection::create(dir.path(), xvec::Schema::builder("b").field(field).build().unwrap(), Default::default())
+            .unwrap();
+    let row = |i: usize| (0..8).map(|j| ((i * 31 + j * 7) % 97) as f32).collect::<Vec<f32>>();
+    w.insert((0..400).map(|i| Doc::new(format!("k{i}")).set("v", row(i))).collect()).unwrap();
+    w.optimize(&Default::default()).unwrap();
+    drop(w);
+    let open = |budget: u64| Collection::open(dir.path(), &OpenOptions::read_only().memory_budget(budget)).unwrap();
+    let (tight, roomy) = (open(4096), open(1 << 30));
+    let s = tight.stats();
+    let graph = tight.memory().graph;
+    assert!(graph > 0 && s.memory_wanted >= 400 * 8 * 4 + graph, "{} wanted, graph {graph}", s.memory_wanted);
+    assert_eq!(s.over_budget(), Some(s.memory_wanted - 4096));
+    assert_eq!((roomy.stats().memory_wanted, roomy.stats().over_budget()), (s.memory_wanted, None));
+    assert_eq!(Collection::open(dir.path(), &OpenOptions::read_only()).unwrap().stats().over_budget(), None);
+    for i in (0..400).step_by(23) {
+        let q = Query::vector(row(i)).k(1);
+        assert_eq!(tight.query(&q).unwrap()[0].key, roomy.query(&q).unwrap()[0].key, "row {i}");
+    }
+}
+
 #[test]
 fn not_a_collection_and_existing_collection_errors() {
     let dir = tempfile::tempdir().unwrap();

@@ -785,6 +785,35 @@ fn disk_collection(dir: &std::path::Path) -> String {
     c
 }
 
+/// An in-memory index under a budget it does not fit: `stats` and `describe` say what it
+/// wants and how far over the budget it is, and a query still answers.
+#[test]
+fn an_in_memory_index_over_its_memory_budget_in_stats_and_describe() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("h").to_str().unwrap().to_string();
+    let c = c.as_str();
+    xvec(&["create", c, "--vector", "v:4:l2", "--index", "hnsw"]).run().ok();
+    let docs: Vec<String> =
+        (0..300).map(|i| format!(r#"{{"id": "k{i}", "v": [{}, {}, 1, 0]}}"#, i % 17, i / 17)).collect();
+    let args: Vec<&str> = ["insert", c].into_iter().chain(docs.iter().map(String::as_str)).collect();
+    xvec(&args).run().ok();
+    xvec(&["optimize", c]).run().ok();
+    let run = xvec(&["--memory-budget", "1KiB", "query", c, "[3, 2, 1, 0]", "-k", "1"]).run();
+    assert!(run.ok().stdout.contains("k37\t"), "{run}");
+    let run = xvec(&["--memory-budget", "1KiB", "stats", c]).run();
+    let out = run.ok().stdout.clone();
+    let value = |name: &str| -> u64 {
+        let line =
+            out.lines().find(|l| l.starts_with(&format!("{name}\t"))).unwrap_or_else(|| panic!("{name} in {out}"));
+        line.split('\t').nth(1).unwrap().parse().unwrap()
+    };
+    let (wanted, over) = (value("memory wanted"), value("memory over budget"));
+    assert!(wanted > 300 * 16 && over == wanted - 1024, "{out}");
+    let run = xvec(&["--memory-budget", "1KiB", "describe", c, "--mode", "line"]).run();
+    assert!(run.ok().stdout.contains("memory budget 1.0 KiB, over budget by "), "{run}");
+    assert!(run.ok().stdout.contains("queries read the rest from disk, slower"), "{run}");
+}
+
 /// A disk-resident index from the tool's flags: `--memory-budget` opens it with that
 /// budget, and `stats` and `describe` show the budget, the blocks and the reads.
 #[test]
@@ -801,7 +830,8 @@ fn memory_budget_and_a_disk_index_in_stats_and_describe() {
         assert!(out.contains(row), "{row:?} in {out}");
     }
     let run = xvec(&["--memory-budget", "1MiB", "describe", c, "--mode", "line"]).run();
-    assert!(run.ok().stdout.contains("memory budget 1.0 MiB; 1 index disk-resident"), "{run}");
+    let out = run.ok().stdout.clone();
+    assert!(out.contains("memory budget 1.0 MiB (") && out.contains(" wanted); 1 index disk-resident"), "{run}");
 
     // inspect: the blocks' layout, one node as its block holds it, the graph's topology.
     let json = |args: &[&str]| -> serde_json::Value {

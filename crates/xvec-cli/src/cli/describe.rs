@@ -40,9 +40,17 @@ pub fn describe_table(coll: &Collection) -> Table {
     if stats.disk.indexes > 0 || stats.memory_budget.is_some() {
         let footer = t.footer.as_mut().expect("set above");
         let d = stats.disk;
-        let budget = stats
-            .memory_budget
-            .map_or("no memory budget".into(), |b| format!("memory budget {}", super::verify::human(b)));
+        let human = super::verify::human;
+        let budget = match (stats.memory_budget, stats.over_budget()) {
+            (None, _) => "no memory budget".into(),
+            (Some(b), None) => format!("memory budget {} ({} wanted)", human(b), human(stats.memory_wanted)),
+            (Some(b), Some(over)) => format!(
+                "memory budget {}, over budget by {} ({} wanted): queries read the rest from disk, slower",
+                human(b),
+                human(over),
+                human(stats.memory_wanted)
+            ),
+        };
         footer.push_str(&format!(
             "
 {budget}; {} disk-resident: {} of node blocks on disk, {} of codes and {} of cache ({}) in memory",
@@ -159,6 +167,8 @@ pub fn stats(a: &StatsArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<
     // Shown where they mean something, so other collections' tables stay as they were.
     if let Some(b) = s.memory_budget {
         row("memory budget".into(), b);
+        row("memory wanted".into(), s.memory_wanted);
+        row("memory over budget".into(), s.over_budget().unwrap_or(0));
     }
     if s.disk.indexes > 0 {
         let d = s.disk;

@@ -34,9 +34,11 @@ pub struct OpenOptions {
     /// "disk"`): their codes, then a cache of the nodes nearest each entry point in
     /// what is left. `None`: each such index caches [`DEFAULT_DISK_CACHE`] bytes. A
     /// writer's `optimize` and background jobs build disk indexes under it (from int8
-    /// codes alone when the rows do not fit). The in-memory kinds are not bounded by it
-    /// yet. A budget also turns off the open-time
-    /// checksum of vector sections and of disk indexes' node blocks ([`OpenOptions::verify_vectors`]):
+    /// codes alone when the rows do not fit). The in-memory kinds' graphs, lists and the
+    /// vectors they read stay mapped as without it: [`Stats::memory_wanted`](super::Stats::memory_wanted)
+    /// and [`Stats::over_budget`](super::Stats::over_budget) say how far they exceed it; past it, queries answer slower
+    /// (the kernel pages the mapped vectors in and out), never fail. A budget also turns
+    /// off the open-time checksum of vector sections and of disk indexes' node blocks ([`OpenOptions::verify_vectors`]):
     /// reading them whole is what it is there to avoid (words-minilm-384 read 917 MB in
     /// 8.9 s at open before); each node block's own checksum is still checked when a search
     /// reads it, and `verify` checks everything.

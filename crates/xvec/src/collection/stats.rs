@@ -59,6 +59,11 @@ pub struct Stats {
     pub index_builds: Vec<IndexBuild>,
     /// The handle's [`OpenOptions::memory_budget`](super::OpenOptions::memory_budget).
     pub memory_budget: Option<u64>,
+    /// Bytes searches want in memory to run at full speed: what the indexes hold (codes,
+    /// graphs, lists, disk indexes' codes and caches), and the vectors searches read in
+    /// place (every vector column but those a disk index serves from its blocks, and the
+    /// memtable's). Past the budget, queries still answer, slower, from the page cache.
+    pub memory_wanted: u64,
     /// The disk-resident indexes' blocks, cache and reads.
     pub disk: DiskUsage,
 }
@@ -234,6 +239,12 @@ fn index_builds(snap: &super::Snapshot) -> Vec<IndexBuild> {
 }
 
 impl Stats {
+    /// How far [`Stats::memory_wanted`] exceeds the memory budget, in bytes; `None`
+    /// without a budget or within it.
+    pub fn over_budget(&self) -> Option<u64> {
+        self.memory_budget.and_then(|b| self.memory_wanted.checked_sub(b)).filter(|&over| over > 0)
+    }
+
     /// The segments with damaged blocks, each as `degraded: N rows unreadable in
     /// SEG-…, run `xvec repair``, and the index files that did not open: what
     /// `describe`, `stats` and the shell say.
@@ -301,6 +312,7 @@ impl Collection {
             disk_bytes,
             index_builds: index_builds(&snap),
             memory_budget: self.options.memory_budget,
+            memory_wanted: memory_wanted(&snap),
             disk: disk_usage(&snap),
         }
     }
@@ -357,6 +369,33 @@ impl super::snapshot::Snapshot {
     pub fn disk_usage(&self) -> DiskUsage {
         disk_usage(self)
     }
+}
+
+/// See [`Stats::memory_wanted`].
+fn memory_wanted(snap: &super::snapshot::Snapshot) -> u64 {
+    use crate::storage::column::SegmentView;
+    use crate::storage::column::VectorData;
+    let vectors: Vec<usize> =
+        (0..snap.schema.fields().len()).filter(|&f| snap.schema.field(f).as_vector().is_some()).collect();
+    let mut wanted = 0u64;
+    for s in &snap.segments {
+        for &f in &vectors {
+            let index = s.indexes.get(f).and_then(Option::as_ref);
+            if let Some(index) = index {
+                let b = index.bytes_by_kind();
+                wanted += b.codes + b.sketches + b.graph + b.lists + b.disk_cache;
+                if index.disk_stats().is_some() {
+                    continue;
+                }
+            }
+            wanted += match s.segment.vector(f).data {
+                VectorData::Fp32(v) => v.len() as u64 * 4,
+                VectorData::Fp16(v) => v.len() as u64 * 2,
+                VectorData::Int8(v) => v.len() as u64,
+            };
+        }
+    }
+    wanted + snap.mems().map(|m| m.vector_bytes() as u64).sum::<u64>()
 }
 
 /// The disk-resident indexes of `snap`, summed.
