@@ -187,13 +187,14 @@ fn open_segment(
     let path = dir.join(&e.file);
     let seg = match old {
         Some(old) => old.segment.clone(),
-        None => Arc::new(Segment::open_with(
-            &path,
-            schema.clone(),
-            legacy,
-            options.mmap,
-            options.verifies_vectors_on_open(),
-        )?),
+        None => {
+            let seg =
+                Segment::open_with(&path, schema.clone(), legacy, options.mmap, options.verifies_vectors_on_open())?;
+            if options.memory_budget.is_some() {
+                seg.read_on_demand();
+            }
+            Arc::new(seg)
+        }
     };
     if seg.id() != e.id || seg.rows() as u64 != e.rows || seg.file_len() != e.size {
         return Err(StorageError::corrupted(
@@ -235,7 +236,12 @@ fn open_segment(
                 let target = IndexTarget { path: &p, segment_id: e.id, field: ie.field, spec, rows: seg.rows() };
                 let share = options.disk_share(seg.rows() as u64, total_rows);
                 match SegmentIndex::open(target, options.mmap, options.verifies_vectors_on_open(), share) {
-                    Ok(opened) => Arc::new(opened),
+                    Ok(opened) => {
+                        if options.memory_budget.is_some() {
+                            opened.read_on_demand();
+                        }
+                        Arc::new(opened)
+                    }
                     // A damaged or missing index costs speed, not answers: the segment's
                     // rows are searched exactly (stats and describe say so) until repair or
                     // an optimize builds the index again (`SegmentRef::unusable_indexes`).

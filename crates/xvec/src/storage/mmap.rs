@@ -98,6 +98,20 @@ impl FileBytes {
         let _ = range;
     }
 
+    /// Turns off read-ahead over the whole mapping (`MADV_RANDOM`, and `MADV_NOHUGEPAGE`
+    /// undoing [`FileBytes::advise_random_access`]: a fault in a huge-page mapping reads a
+    /// 2 MiB folio whatever the read-ahead advice). Under a memory budget a collection's
+    /// pages are read as searches touch them, and a fault should bring in its own page,
+    /// not the read-ahead window around it (8 MiB on the benchmark machines), which a
+    /// memory cgroup counts and then has to evict again. A hint only.
+    pub(crate) fn read_on_demand(&self) {
+        #[cfg(target_os = "linux")]
+        if let FileBytes::Mapped(m, _) = self {
+            let _ = m.advise(memmap2::Advice::NoHugePage);
+            let _ = m.advise(memmap2::Advice::Random);
+        }
+    }
+
     pub(crate) fn is_mapped(&self) -> bool {
         matches!(self, FileBytes::Mapped(..))
     }

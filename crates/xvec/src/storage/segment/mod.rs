@@ -474,6 +474,12 @@ impl Segment {
         self.rows
     }
 
+    /// Reads the mapped file without read-ahead from now on ([`FileBytes::read_on_demand`]):
+    /// for a handle under a memory budget.
+    pub(crate) fn read_on_demand(&self) {
+        self.bytes.read_on_demand();
+    }
+
     pub(crate) fn file_len(&self) -> u64 {
         self.bytes.as_slice().len() as u64
     }
