@@ -237,7 +237,10 @@ fn open_segment(
                 let share = options.disk_share(seg.rows() as u64, total_rows);
                 match SegmentIndex::open(target, options.mmap, options.verifies_vectors_on_open(), share) {
                     Ok(opened) => {
-                        if options.memory_budget.is_some() {
+                        // A disk index reads its blocks with pread, and its codes must
+                        // stay resident: its mapping keeps the read-ahead that brings
+                        // them in whole.
+                        if options.memory_budget.is_some() && opened.disk().is_none() {
                             opened.read_on_demand();
                         }
                         Arc::new(opened)
