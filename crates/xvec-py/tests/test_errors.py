@@ -410,6 +410,8 @@ def base_calls(c, path):
         (c.explain, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb")),
         (c.explain, dict(key="k001", ef=None, nprobe=None, refine=None)),
         (c.hybrid, dict(query={"k": 3, "branches": [{"vector": q.tolist()}, {"key": "k001"}]})),
+        (c.text_stats, dict(query={"k": 3, "branches": [{"vector": q.tolist()}, {"key": "k001"}]})),
+        (c.rankings, dict(query={"k": 3, "branches": [{"vector": q.tolist()}, {"key": "k001"}]})),
         (c.optimize, dict(progress=lambda done, total: None, threads=1)),
         (c.add_field, dict(field={"name": "note", "type": "string", "nullable": True})),
         (c.rename_field, dict(old="note", new="note2")),
