@@ -41,6 +41,15 @@ impl Stdin<'_> {
     }
 }
 
+/// Runs `f` on what `-` reads: `stdin` (`Io::stdin`, the shell's data lines) when there is
+/// one, else the process's standard input, named `<stdin>` from line 1.
+pub fn read_stdin<T>(stdin: &mut Option<Stdin<'_>>, f: impl FnOnce(Stdin<'_>) -> T) -> T {
+    match stdin.as_mut() {
+        Some(s) => f(s.reborrow()),
+        None => f(Stdin { reader: &mut std::io::stdin().lock(), name: "<stdin>", first_line: 1 }),
+    }
+}
+
 /// Whether colour is wanted on a terminal: not when `NO_COLOR` is set to anything.
 pub fn color_allowed() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())

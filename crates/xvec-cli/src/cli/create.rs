@@ -1,12 +1,13 @@
-//! `xvec create`: a schema from JSON (a file, standard input or inline), or from `--field`/`--vector` flags turned into
-//! the same JSON form, so the engine validates both the same way.
+//! `xvec create`: a schema from JSON (a file, standard input or inline), or from
+//! `--field`/`--vector` flags turned into the same JSON form, so the engine validates both
+//! the same way.
 
 use std::io::Read;
 use std::path::Path;
 
 use xvec::{CollectionOptions, Field, IndexParams, Schema};
 
-use super::context::{Collections, Io};
+use super::context::{self, Collections, Io};
 use super::{CliError, CreateArgs};
 
 pub fn run(a: &CreateArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(), CliError> {
@@ -38,10 +39,9 @@ fn schema_from(source: &Path, io: &mut Io) -> Result<Schema, CliError> {
     let (name, text) = if given.trim_start().starts_with('{') {
         ("--schema".to_string(), given.into_owned())
     } else if given == "-" {
-        match io.stdin.as_mut() {
-            Some(s) => (s.name.to_string(), read_bounded(&mut *s.reader, s.name)?),
-            None => ("<stdin>".to_string(), read_bounded(&mut std::io::stdin().lock(), "<stdin>")?),
-        }
+        context::read_stdin(&mut io.stdin, |s| {
+            Ok::<_, CliError>((s.name.to_string(), read_bounded(s.reader, s.name)?))
+        })?
     } else {
         let file = std::fs::File::open(source).map_err(|e| CliError::file(source, &e))?;
         (source.display().to_string(), read_bounded(&mut std::io::BufReader::new(file), &given)?)

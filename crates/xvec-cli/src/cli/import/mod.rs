@@ -21,7 +21,7 @@ use xvec::{Collection, Doc, DocError, FieldKind, FieldLookupError, FieldType, Sc
 use xvec_io::dataset::VectorFile;
 
 use self::bounded::{LineBound, MAX_LINE_BYTES};
-use super::context::{Collections, Io, Stdin};
+use super::context::{self, Collections, Io, Stdin};
 use super::plural::count;
 use super::query::open_vector_file;
 use super::{CliError, ImportArgs, ImportFormat, interrupt};
@@ -54,8 +54,10 @@ pub fn run(a: &ImportArgs, colls: &mut dyn Collections, io: &mut Io) -> Result<(
     // Ctrl-C stops at the next batch boundary and says what is committed, in argv use too.
     interrupt::install()?;
     let coll = colls.open(&a.coll.dir, true)?;
-    let stdin = io.stdin.as_mut().filter(|_| is_stdin(&a.file)).map(Stdin::reborrow);
-    let report = import(coll, a, stdin, io.err)?;
+    let report = match is_stdin(&a.file) {
+        true => context::read_stdin(&mut io.stdin, |stdin| import(coll, a, Some(stdin), io.err))?,
+        false => import(coll, a, None, io.err)?,
+    };
     let flushed = flush_after(coll, a, report.written)?;
     let mut failed = if report.failed > 0 { format!(" ({} failed)", report.failed) } else { String::new() };
     if report.skipped > 0 {
@@ -108,8 +110,8 @@ fn format_of(path: &Path) -> Option<ImportFormat> {
     }
 }
 
-/// Imports `a.file` into `coll` (`stdin` when the file is `-`), reporting bad rows on
-/// `errors`.
+/// Imports `a.file` into `coll`, reporting bad rows on `errors`; a file `-` is read from
+/// `stdin` (see [`context::read_stdin`]).
 pub fn import(
     coll: &Collection,
     a: &ImportArgs,
@@ -134,7 +136,6 @@ pub fn import(
     }
     let (name, first_line, given) = match stdin {
         Some(s) => (s.name.to_string(), s.first_line, Some(s.reader)),
-        None if is_stdin(&a.file) => ("<stdin>".to_string(), 1, None),
         None => (a.file.display().to_string(), 1, None),
     };
     let mut sink = Sink::new(coll, a, name, &mut *errors)?;
@@ -488,16 +489,14 @@ fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// A text input: what `-` reads when `given` (the shell's inline data), else the file, or
-/// standard input for `-`.
+/// A text input: what `-` reads when `given`, else the file.
 fn input<'r>(
     path: &Path,
     given: Option<&'r mut dyn std::io::BufRead>,
 ) -> Result<Box<dyn std::io::Read + 'r>, CliError> {
-    match (given, is_stdin(path)) {
-        (Some(reader), _) => Ok(Box::new(reader)),
-        (None, true) => Ok(Box::new(std::io::stdin().lock())),
-        (None, false) => Ok(Box::new(open(path)?)),
+    match given {
+        Some(reader) => Ok(Box::new(reader)),
+        None => Ok(Box::new(open(path)?)),
     }
 }
 
