@@ -557,6 +557,7 @@ fn a_knob_the_index_does_not_take_is_refused() {
         r#"{"type":"ivf","nlist":2,"nprobe":2}"#,
         r#"{"type":"qg"}"#,
         r#"{"type":"qg","quantize":"int8"}"#,
+        r#"{"type":"disk"}"#,
     ] {
         let dir = tempfile::tempdir().unwrap();
         let coll = Collection::create(dir.path(), schema(Metric::L2, 4, index), Default::default()).unwrap();
@@ -571,6 +572,7 @@ fn a_knob_the_index_does_not_take_is_refused() {
                 Knob::Nprobe => q.nprobe(1),
                 Knob::TargetRecall => q.target_recall(0.9),
                 Knob::Refine => q.refine(2),
+                Knob::BeamWidth => q.beam_width(8),
                 other => panic!("a new knob {other}: give it here"),
             };
             match coll.query(&q) {
@@ -589,6 +591,7 @@ fn a_knob_the_index_does_not_take_is_refused() {
             xvec::IndexType::Ivf => &[Knob::Nprobe, Knob::TargetRecall],
             xvec::IndexType::Qg if params.quant().quantize == xvec::Quantize::None => &[Knob::Ef],
             xvec::IndexType::Qg => &[Knob::Ef, Knob::Refine],
+            xvec::IndexType::Disk => &[Knob::Ef, Knob::BeamWidth],
             other => panic!("a new index type {other}: list its knobs here"),
         };
         assert_eq!(takes, want, "{index}");
@@ -597,6 +600,44 @@ fn a_knob_the_index_does_not_take_is_refused() {
     let coll = Collection::create(dir.path(), schema(Metric::L2, 4, r#"{"type":"ivf"}"#), Default::default()).unwrap();
     let err = coll.query(&Query::vector(vec![0.5; 4]).ef(64)).unwrap_err().to_string();
     assert!(err.starts_with("ef does not apply to field `v`: its index is ivf; ef sets the search breadth"), "{err}");
+    let err = coll.query(&Query::vector(vec![0.5; 4]).beam_width(8)).unwrap_err().to_string();
+    assert!(err.starts_with("beam_width does not apply to field `v`: its index is ivf; beam_width sets"), "{err}");
+}
+
+/// A query's beam width overrides the disk index's `beam_width`: with no cache every
+/// expanded node is a block read, so a wider beam, which expands `width` nodes a hop,
+/// reads more blocks a query (in fewer hops, each a batch of reads) and finds at least as
+/// many true neighbours. Widths outside 1..=64 fail the query, naming the knob.
+#[test]
+fn a_query_beam_width_overrides_the_index_and_widens_each_hop() {
+    use xvec::{Error, QueryError};
+    let (n, dim) = (3000, 32);
+    let data = clustered(1, n, dim);
+    let queries = clustered(2, 40, dim);
+    let dir = tempfile::tempdir().unwrap();
+    drop(build(dir.path(), Metric::L2, r#"{"type":"disk","degree":16,"build_list":64,"beam_width":2}"#, &data, 1));
+    let ro = Collection::open(dir.path(), &OpenOptions::read_only().memory_budget(0)).unwrap();
+    // Recall@10 and blocks read per query at a width (`None`: the index's).
+    let run = |width: Option<usize>| {
+        let before = ro.stats().disk.blocks_read;
+        let mut hit = 0;
+        for q in &queries {
+            let hits = ro.query(&Query::vector(q.clone()).k(10).ef(40).beam_width(width)).unwrap();
+            let want = brute_force(Metric::L2, &data, q, 10);
+            hit += hits.iter().filter(|h| want.contains(&h.key.parse().unwrap())).count();
+        }
+        let blocks = (ro.stats().disk.blocks_read - before) as f64 / queries.len() as f64;
+        (hit as f64 / (queries.len() * 10) as f64, blocks)
+    };
+    let (default, two, one, sixteen) = (run(None), run(Some(2)), run(Some(1)), run(Some(16)));
+    assert_eq!(default, two, "no knob searches with the index's beam_width");
+    assert!(one.1 > 0.0 && one.1 < two.1 && two.1 < sixteen.1, "blocks a query: {one:?} {two:?} {sixteen:?}");
+    assert!(one.0 >= 0.9 && sixteen.0 >= one.0, "recall: {one:?} {sixteen:?}");
+    for width in [0, 65, usize::MAX] {
+        let err = ro.query(&Query::vector(queries[0].clone()).beam_width(width)).unwrap_err();
+        assert!(matches!(err, Error::Query(QueryError::BadBeamWidth(w)) if w == width), "{err:?}");
+        assert_eq!(err.to_string(), format!("beam_width {width} is out of range; expected 1..=64"));
+    }
 }
 
 /// The disk-resident kind against brute force, every metric: the codes rank the reads and

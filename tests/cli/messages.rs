@@ -30,7 +30,14 @@ fn ef_and_refine_are_refused_where_the_index_ignores_them() {
         run.stderr,
         "error: --ef does not apply to field `emb`: its index is flat; --ef sets the search breadth of hnsw, \
          vamana and disk indexes (at least k; more is slower, higher recall)\nhint: neither --ef, --nprobe, \
-         --target-recall nor --refine applies to this index (see `describe`)\n"
+         --target-recall, --refine nor --beam-width applies to this index (see `describe`)\n"
+    );
+    let run = xvec(&["query", c, "--pk", "n.07580359", "--beam-width", "8"]).run();
+    run.code(2);
+    assert!(
+        run.stderr
+            .starts_with("error: --beam-width does not apply to field `emb`: its index is flat; --beam-width sets"),
+        "{run}"
     );
     let run = xvec(&["query", c, "--pk", "n.07580359", "--refine", "2"]).run();
     run.code(2);

@@ -75,10 +75,10 @@ pub use index::MAX_BUILD_THREADS;
 pub use index::segment_index::{SearchPath, SearchRoute};
 pub use schema::{
     DEFAULT_DISK_BITS, DEFAULT_RABITQ_BITS, DiskParams, Field, FieldChange, FieldKind, FieldType, FlatParams,
-    HnswParams, IndexParams, IndexType, IvfParams, KEY_FIELD, Knob, MAX_ARRAY_LEN, MAX_DIM, MAX_FIELDS, MAX_NLIST,
-    MAX_QG_DEGREE, MAX_RABITQ_BITS, MAX_VECTOR_FIELDS, Metric, QgBase, QgParams, QuantSpec, Quantize, ScalarIndexKind,
-    ScalarType, Schema, SchemaBuilder, SearchKnob, SparseType, TextIndex, UnknownName, VamanaParams, VectorSpec,
-    VectorType,
+    HnswParams, IndexParams, IndexType, IvfParams, KEY_FIELD, Knob, MAX_ARRAY_LEN, MAX_BEAM_WIDTH, MAX_DIM, MAX_FIELDS,
+    MAX_NLIST, MAX_QG_DEGREE, MAX_RABITQ_BITS, MAX_VECTOR_FIELDS, Metric, QgBase, QgParams, QuantSpec, Quantize,
+    ScalarIndexKind, ScalarType, Schema, SchemaBuilder, SearchKnob, SparseType, TextIndex, UnknownName, VamanaParams,
+    VectorSpec, VectorType,
 };
 pub use sparse::{MAX_SPARSE_LEN, SparseVector};
 pub use storage::FileKind;

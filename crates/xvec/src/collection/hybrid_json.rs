@@ -4,7 +4,7 @@
 //! ```json
 //! {"k": 10, "filter": "pos = 'n'", "fields": ["lemma"], "fusion": "rrf",
 //!  "branches": [
-//!    {"vector": [0.1, 0.2], "field": "emb", "k": 50, "ef": 64},
+//!    {"vector": [0.1, 0.2], "field": "emb", "k": 50, "ef": 64, "beam_width": 8},
 //!    {"key": "n.01317391"},
 //!    {"text": "small flowering plant", "fields": ["gloss^2", "lemma"]},
 //!    {"text": "plant", "stats": {"gloss": {"docs": 9, "total_len": 80, "doc_freq": {"plant": 2}}}},
@@ -152,10 +152,11 @@ fn branch(v: &Json, path: &str, default_k: usize) -> Result<Branch, String> {
                 _ => Query::key(o.string("key")?.unwrap_or_default()),
             };
             let mut q = q.k(k).ef(o.count("ef")?).nprobe(o.count("nprobe")?).refine(o.count("refine")?);
+            q = q.beam_width(o.count("beam_width")?);
             if let Some(f) = o.string("field")? {
                 q = q.field(f);
             }
-            o.done("vector or key, field, k, ef, nprobe or refine")?;
+            o.done("vector or key, field, k, ef, nprobe, refine or beam_width")?;
             Branch::Dense(q)
         }
         "text" => {
@@ -200,7 +201,7 @@ mod tests {
         let q = parse(
             r#"{"k": 5, "filter": "n > 1", "fields": ["lemma"], "fusion": {"weighted": [0.5, 1, 2, 1, 0.1]},
                 "branches": [{"vector": [1, 2], "field": "emb", "k": 50, "ef": 64},
-                             {"key": "a", "nprobe": 3},
+                             {"key": "a", "nprobe": 3, "beam_width": 8},
                              {"text": "small plant", "fields": ["gloss^2", "lemma"]},
                              {"sparse": {"3": 1.5}, "field": "sv", "budget": 100},
                              {"keys": ["x", "y"]}]}"#,
@@ -208,7 +209,7 @@ mod tests {
         .unwrap();
         let want = HybridQuery::new(vec![
             Branch::Dense(Query::vector(vec![1.0, 2.0]).k(50).ef(64).field("emb")),
-            Branch::Dense(Query::key("a").k(5).nprobe(3)),
+            Branch::Dense(Query::key("a").k(5).nprobe(3).beam_width(8)),
             Branch::Text {
                 fields: vec![TextField::new("gloss").boost(2.0), TextField::new("lemma")],
                 text: "small plant".into(),
@@ -247,6 +248,7 @@ mod tests {
             (r#"{"branches": [{"text": "x", "fields": ["a^x"]}]}"#, "branches[0].fields[0]: boost"),
             (r#"{"branches": [{"vector": [1, "2"]}]}"#, "branches[0].vector[1]: expected a number"),
             (r#"{"branches": [{"vector": [1], "ef": "many"}]}"#, "branches[0].ef: expected a count"),
+            (r#"{"branches": [{"key": "a", "beam_width": -2}]}"#, "branches[0].beam_width: expected a count"),
             (r#"{"branches": [{"sparse": {"x": 1}}]}"#, "branches[0].sparse: key \"x\""),
             (r#"{"branches": [{"keys": ["a", 3]}]}"#, "branches[0].keys[1]: expected a string"),
             (r#"{"branches": [{"key": "a", "budget": 3}]}"#, "branches[0].budget: unknown key"),

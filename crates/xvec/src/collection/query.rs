@@ -13,7 +13,7 @@ use crate::index::quant::fastscan::{self, ScanQuery};
 use crate::index::segment_index::{SearchParams, SearchPath, SearchRoute, SegmentIndex};
 use crate::index::{Candidate, PreparedQuery, Sink, TopK, flat};
 use crate::kernels;
-use crate::schema::{FieldKind, Knob, Schema, VectorType};
+use crate::schema::{FieldKind, Knob, MAX_BEAM_WIDTH, Schema, VectorType};
 use crate::value::Value;
 
 /// Largest top-k a query may ask for.
@@ -79,6 +79,9 @@ pub struct Query {
     /// default.
     pub(crate) nprobe: Option<usize>,
     pub(crate) target_recall: Option<f32>,
+    /// Nodes a disk index expands per hop, 1..=[`MAX_BEAM_WIDTH`](crate::MAX_BEAM_WIDTH);
+    /// `None` uses the index's `beam_width`.
+    pub(crate) beam_width: Option<usize>,
 }
 
 impl Query {
@@ -98,6 +101,7 @@ impl Query {
             route: SearchRoute::Auto,
             nprobe: None,
             target_recall: None,
+            beam_width: None,
         }
     }
 
@@ -171,6 +175,22 @@ impl Query {
     /// query with [`QueryError::KnobDoesNotApply`].
     pub fn target_recall(mut self, recall: impl Into<Option<f32>>) -> Query {
         self.target_recall = recall.into();
+        self
+    }
+
+    /// Disk index: the nodes each hop expands, and so the blocks it reads as one batch
+    /// (1..=[`MAX_BEAM_WIDTH`](crate::MAX_BEAM_WIDTH)); `None` keeps the index's
+    /// `beam_width`. When every hop waits on the disk (a collection larger than its
+    /// memory), a wider beam reads a few more blocks in fewer round trips. Another index
+    /// fails the query with [`QueryError::KnobDoesNotApply`].
+    ///
+    /// ```
+    /// use xvec::Query;
+    /// let q = Query::vector(vec![0.1, 0.2]).ef(100).beam_width(8);
+    /// # let _ = q;
+    /// ```
+    pub fn beam_width(mut self, width: impl Into<Option<usize>>) -> Query {
+        self.beam_width = width.into();
         self
     }
 
@@ -455,6 +475,7 @@ pub(super) struct Plan {
     route: SearchRoute,
     nprobe: usize,
     target_recall: Option<f32>,
+    beam_width: usize,
     projection: Vec<usize>,
 }
 
@@ -499,6 +520,9 @@ impl Snapshot {
                 return Err(QueryError::NprobeAndTargetRecall.into());
             }
         }
+        if let Some(w) = q.beam_width.filter(|w| !(1..=MAX_BEAM_WIDTH).contains(w)) {
+            return Err(QueryError::BadBeamWidth(w).into());
+        }
         let field = self.schema.resolve(FieldKind::Vector, q.field.as_deref())?;
         let projection = resolve_projection(&self.schema, q.fields.as_deref(), q.include_vectors)?;
         let vector = match &q.target {
@@ -524,6 +548,7 @@ impl Snapshot {
             (Knob::Nprobe, q.nprobe.is_some()),
             (Knob::TargetRecall, q.target_recall.is_some()),
             (Knob::Refine, q.refine.is_some()),
+            (Knob::BeamWidth, q.beam_width.is_some()),
         ];
         for (knob, given) in given {
             if !(grouped && knob == Knob::Ef) {
@@ -537,10 +562,13 @@ impl Snapshot {
         let ef = q.ef.or(index.knob_default(Knob::Ef)).map_or(k, |ef| ef.max(k));
         let nprobe = q.nprobe.or(index.knob_default(Knob::Nprobe)).unwrap_or(0);
         let refine = q.refine.or(index.knob_default(Knob::Refine)).unwrap_or(0);
+        // Only a disk index reads it.
+        let beam_width = q.beam_width.or(index.knob_default(Knob::BeamWidth)).unwrap_or(1);
         let prepared = prepare(&self.schema, field, vector.clone())?;
         let filter = q.filter.as_deref().map(|t| Filter::compile_with(t, &self.schema, &q.params)).transpose()?;
         let target_recall = q.target_recall;
-        Ok(Plan { field, vector, prepared, filter, ef, refine, route: q.route, nprobe, target_recall, projection })
+        let route = q.route;
+        Ok(Plan { field, vector, prepared, filter, ef, refine, route, nprobe, target_recall, beam_width, projection })
     }
 
     /// Feeds the best candidates of every segment into `sink`, `k` per indexed segment.
@@ -612,6 +640,7 @@ impl Snapshot {
                 route: plan.route,
                 nprobe: plan.nprobe,
                 target_recall: plan.target_recall,
+                beam_width: plan.beam_width,
             };
             let start = clock();
             let path = index.search(col, &plan.prepared, &plan.vector, p, sink)?;

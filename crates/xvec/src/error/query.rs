@@ -148,6 +148,10 @@ pub enum QueryError {
     /// A target recall outside `(0, 1]`.
     #[error("target recall {0} is out of range; expected a share in (0, 1]")]
     BadTargetRecall(f32),
+    /// A disk index's beam width (nodes expanded, and blocks read, per hop) outside
+    /// 1..=[`MAX_BEAM_WIDTH`](crate::MAX_BEAM_WIDTH).
+    #[error("beam_width {0} is out of range; expected 1..={max}", max = crate::MAX_BEAM_WIDTH)]
+    BadBeamWidth(usize),
     /// A query giving both ways of choosing the lists to probe.
     #[error("nprobe and a target recall both choose the lists to probe; give one")]
     NprobeAndTargetRecall,
@@ -228,7 +232,7 @@ pub enum QueryError {
 
 impl QueryError {
     /// Whether the caller's own search knobs are out of range or contradict each other
-    /// (`k`, `ef` against `k`, `nprobe`, a target recall): a usage mistake that no data or
+    /// (`k`, `ef` against `k`, `nprobe`, a target recall, a beam width): a usage mistake that no data or
     /// schema would change. Bounds only the collection knows (a field's default refine
     /// times `k`, [`QueryError::TooLarge`]) and what the data holds are not.
     pub fn is_parameter(&self) -> bool {
@@ -237,6 +241,7 @@ impl QueryError {
             QueryError::BadLimit(_)
                 | QueryError::BadNprobe
                 | QueryError::BadTargetRecall(_)
+                | QueryError::BadBeamWidth(_)
                 | QueryError::NprobeAndTargetRecall
                 | QueryError::EfBelowK { .. }
                 | QueryError::QueryListBelowK { .. }

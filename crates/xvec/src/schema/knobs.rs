@@ -1,5 +1,5 @@
 //! Search knobs: the per-query settings of a vector index (`ef`, `nprobe`,
-//! `target_recall`, `refine`), defined once. Which knobs an index kind takes, the field's
+//! `target_recall`, `refine`, `beam_width`), defined once. Which knobs an index kind takes, the field's
 //! defaults, the bounds a query's value keeps and the help text all come from here; the
 //! query planner, verify's recall check, the tool's flags and the dashboard read them, so
 //! a knob an index would ignore is refused everywhere rather than silently dropped.
@@ -18,6 +18,10 @@ pub const MAX_EF: usize = 100_000;
 /// [`GroupBy`](crate::GroupBy), `refine ×` the candidates the index is asked for).
 pub const MAX_REFINE_CANDIDATES: usize = 1_000_000;
 
+/// Widest beam a disk index may search with, per query or as the index's `beam_width`:
+/// nodes expanded, and so blocks read, per hop.
+pub const MAX_BEAM_WIDTH: usize = 64;
+
 /// A per-query search setting (see [`Query`](crate::Query)'s setter of the same name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -30,11 +34,13 @@ pub enum Knob {
     TargetRecall,
     /// Re-rank factor of a quantized index.
     Refine,
+    /// Nodes a disk index expands, and so blocks it reads, per hop.
+    BeamWidth,
 }
 
 impl Knob {
     /// Every knob, in the order help texts list them.
-    pub const ALL: [Knob; 4] = [Knob::Ef, Knob::Nprobe, Knob::TargetRecall, Knob::Refine];
+    pub const ALL: [Knob; 5] = [Knob::Ef, Knob::Nprobe, Knob::TargetRecall, Knob::Refine, Knob::BeamWidth];
 
     /// The knob's name, as [`Query`](crate::Query)'s setter and hybrid JSON spell it.
     pub fn name(self) -> &'static str {
@@ -43,6 +49,7 @@ impl Knob {
             Knob::Nprobe => "nprobe",
             Knob::TargetRecall => "target_recall",
             Knob::Refine => "refine",
+            Knob::BeamWidth => "beam_width",
         }
     }
 
@@ -59,6 +66,9 @@ impl Knob {
             Knob::Refine => {
                 "re-ranks refine × k candidates of a quantized index (\"quantize\": \"int8\", ...) with the original vectors"
             }
+            Knob::BeamWidth => {
+                "sets the nodes a disk index expands, and so blocks it reads, per hop (1..=64; wider: more reads, fewer round trips)"
+            }
         }
     }
 
@@ -69,6 +79,7 @@ impl Knob {
             Knob::Nprobe => (1.0, false, MAX_NLIST as f64),
             Knob::TargetRecall => (0.0, true, 1.0),
             Knob::Refine => (0.0, false, MAX_REFINE_CANDIDATES as f64),
+            Knob::BeamWidth => (1.0, false, MAX_BEAM_WIDTH as f64),
         }
     }
 }
@@ -148,6 +159,14 @@ impl IndexParams {
                 }
                 Some(q.refine as f64)
             }
+            Knob::BeamWidth => match self {
+                IndexParams::Disk(p) => Some(p.beam_width as f64),
+                IndexParams::Flat(_)
+                | IndexParams::Hnsw(_)
+                | IndexParams::Vamana(_)
+                | IndexParams::Qg(_)
+                | IndexParams::Ivf(_) => return None,
+            },
         };
         let (min, min_exclusive, max) = knob.bounds();
         Some(SearchKnob { knob, default, min, min_exclusive, max, help: knob.help() })
@@ -182,7 +201,7 @@ impl IndexParams {
                 format!("{}, whose results are scored on the original vectors already", self.name())
             }
             Knob::Refine => format!("{} with no quantization, scoring the original vectors", self.name()),
-            Knob::Ef | Knob::Nprobe | Knob::TargetRecall => self.name().to_string(),
+            Knob::Ef | Knob::Nprobe | Knob::TargetRecall | Knob::BeamWidth => self.name().to_string(),
         })
     }
 

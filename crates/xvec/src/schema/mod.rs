@@ -21,7 +21,7 @@ pub use index::{
     MAX_NLIST, MAX_QG_DEGREE, MAX_RABITQ_BITS, QgBase, QgParams, QuantSpec, VamanaParams,
 };
 pub(crate) use json::RawSchema;
-pub use knobs::{Knob, MAX_EF, MAX_REFINE_CANDIDATES, SearchKnob};
+pub use knobs::{Knob, MAX_BEAM_WIDTH, MAX_EF, MAX_REFINE_CANDIDATES, SearchKnob};
 pub use resolve::FieldKind;
 pub use text::TextIndex;
 pub(crate) use types::parse_name;

@@ -91,6 +91,7 @@ fn recall(d: &Data, metric: Metric, idx: &SegmentIndex, run: Run) -> (f64, Searc
             route: SearchRoute::Auto,
             nprobe: run.nprobe,
             target_recall: run.target_recall,
+            beam_width: 1,
         };
         let mut top = TopK::new(run.k);
         path = idx.search(d.col(metric), &prepared, q, p, &mut top).unwrap();

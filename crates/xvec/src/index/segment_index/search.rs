@@ -150,6 +150,8 @@ pub(crate) struct SearchParams<'a> {
     pub nprobe: usize,
     /// IVF: probe the lists the segment measured as reaching this recall, not `nprobe`.
     pub target_recall: Option<f32>,
+    /// Disk: nodes expanded, and so blocks read, per hop (the query's, or the index's).
+    pub beam_width: usize,
 }
 
 thread_local! {
@@ -454,7 +456,7 @@ impl SegmentIndex {
         }
         let qq = qz.prepare(r.raw_query, r.quant);
         let (k, metric, orig) = (r.orig.kernels, self.meta.metric, &r.orig);
-        let beam = DiskBeam { list, width: params.beam_width as usize, allowed: p.allowed };
+        let beam = DiskBeam { list, width: p.beam_width, allowed: p.allowed };
         let approx = |row: u32| codes.distance(k, &qq, metric, row, false);
         g.search(approx, |v: &VectorColumn| orig.query.distance(k, v, 0), beam, r.scratch.disk, r.found)?;
         if r.found.len() < want.min(allowed_rows) {

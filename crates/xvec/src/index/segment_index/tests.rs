@@ -121,6 +121,7 @@ fn indexes_without_sketches_still_open() {
             route: Default::default(),
             nprobe: 0,
             target_recall: None,
+            beam_width: 1,
         };
         let exact = PreparedQuery::float(Metric::L2, q.to_vec());
         idx.search(col, &exact, q, p, &mut a).unwrap();
@@ -344,6 +345,7 @@ fn a_disk_index_read_without_a_mapping_leaves_its_node_blocks_in_the_file() {
                     route: Default::default(),
                     nprobe: 0,
                     target_recall: None,
+                    beam_width: 4,
                 };
                 idx.search(col, &prepared, q, p, &mut top).unwrap();
                 top.into_sorted().into_iter().map(|c| c.row).collect()

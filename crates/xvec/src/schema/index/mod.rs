@@ -469,8 +469,9 @@ impl IndexParams {
             if q.quantize != Quantize::Rabitq || !q.rotate || q.refine != 0 {
                 return bad("a disk index keeps rotated rabitq codes and no refine (its results are exact)".into());
             }
-            if !(1..=64).contains(&p.beam_width) {
-                return bad(format!("beam_width {} is out of range; expected 1..=64", p.beam_width));
+            if !(1..=super::MAX_BEAM_WIDTH as u32).contains(&p.beam_width) {
+                let max = super::MAX_BEAM_WIDTH;
+                return bad(format!("beam_width {} is out of range; expected 1..={max}", p.beam_width));
             }
             return IndexParams::Vamana(p.vamana()).validate(field, v);
         }

@@ -375,6 +375,7 @@ impl Checker<'_> {
         let ef = spec.index.knob_default(Knob::Ef).unwrap_or(k);
         let refine = spec.index.knob_default(Knob::Refine).unwrap_or(0);
         let nprobe = spec.index.knob_default(Knob::Nprobe).unwrap_or(0);
+        let beam_width = spec.index.knob_default(Knob::BeamWidth).unwrap_or(1);
         let kern = kernels::best();
         // Rows without a vector are never results; exact search skips them, so the index
         // search is restricted the same way.
@@ -398,6 +399,7 @@ impl Checker<'_> {
                 route: Default::default(),
                 nprobe,
                 target_recall: None,
+                beam_width,
             };
             // A disk index reads its node blocks here; a damaged one fails the search.
             if let Err(e) = index.search(col, &prepared, &raw, p, &mut approx) {
