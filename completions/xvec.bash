@@ -2043,7 +2043,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__analyze__subcmd__query)
-            opts="-k -h --pk --exclude-self --vector-file --row --field --filter --as-of --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --memory-budget --wait --help"
+            opts="-k -h --pk --exclude-self --vector-file --row --field --filter --as-of --k --ef --nprobe --target-recall --refine --beam-width --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2135,6 +2135,13 @@ _xvec() {
                     return 0
                     ;;
                 --refine)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --beam-width)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -2605,7 +2612,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__explain__subcmd__query)
-            opts="-k -h --pk --exclude-self --vector-file --row --field --filter --as-of --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --memory-budget --wait --help"
+            opts="-k -h --pk --exclude-self --vector-file --row --field --filter --as-of --k --ef --nprobe --target-recall --refine --beam-width --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2697,6 +2704,13 @@ _xvec() {
                     return 0
                     ;;
                 --refine)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --beam-width)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -4675,7 +4689,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__query)
-            opts="-k -h --pk --exclude-self --vector-file --row --field --filter --as-of --k --ef --nprobe --target-recall --refine --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --memory-budget --wait --help"
+            opts="-k -h --pk --exclude-self --vector-file --row --field --filter --as-of --k --ef --nprobe --target-recall --refine --beam-width --group-by --per-group --fields --with-vectors --text --text-field --sparse --sparse-text --vocabulary --sparse-field --sparse-budget --keys --fusion --rrf-k --weights --branch-k --json --param --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4767,6 +4781,13 @@ _xvec() {
                     return 0
                     ;;
                 --refine)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --beam-width)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

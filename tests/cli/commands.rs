@@ -814,6 +814,35 @@ fn an_in_memory_index_over_its_memory_budget_in_stats_and_describe() {
     assert!(run.ok().stdout.contains("queries read the rest from disk, slower"), "{run}");
 }
 
+/// `query --beam-width` sets a disk index's beam for the query (and a `--json` branch's
+/// `beam_width`); out of 1..=64 it is a usage error naming the flag and the range.
+#[test]
+fn query_beam_width_on_a_disk_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = disk_collection(dir.path());
+    let c = c.as_str();
+    xvec(&["optimize", c]).run().ok();
+    for width in ["1", "16", "64"] {
+        let run = xvec(&["--memory-budget", "0", "query", c, "[3, 2, 1, 0]", "-k", "1", "--beam-width", width]).run();
+        assert!(run.ok().stdout.contains("k37\t"), "{width}: {run}");
+    }
+    let json = r#"{"branches": [{"vector": [3, 2, 1, 0], "beam_width": 8}], "k": 1}"#;
+    assert!(xvec(&["query", c, "--json", json]).run().ok().stdout.contains("k37\t"));
+    for width in ["0", "65"] {
+        let run = xvec(&["query", c, "[3, 2, 1, 0]", "--beam-width", width]).run();
+        assert!(
+            run.code(2)
+                .stderr
+                .contains(&format!("invalid value '{width}' for '--beam-width <N>': {width} is not in 1..=64")),
+            "{run}"
+        );
+    }
+    let json = r#"{"branches": [{"vector": [3, 2, 1, 0], "beam_width": 0}]}"#;
+    // As every error of a branch, a hybrid query's (exit code 1).
+    let run = xvec(&["query", c, "--json", json]).run();
+    assert!(run.code(1).stderr.contains("dense branch: beam_width 0 is out of range; expected 1..=64"), "{run}");
+}
+
 /// A disk-resident index from the tool's flags: `--memory-budget` opens it with that
 /// budget, and `stats` and `describe` show the budget, the blocks and the reads.
 #[test]

@@ -352,6 +352,11 @@ pub struct QueryArgs {
     /// REFINE × k is at most 1000000; refused on an index without quantization.
     #[arg(long, value_name = "FACTOR", value_parser = size(0, xvec::MAX_REFINE_CANDIDATES))]
     pub refine: Option<usize>,
+    /// Nodes a disk index expands, and so blocks it reads at once, per hop, 1 to 64
+    /// (default: the index's beam_width; wider: more reads in fewer round trips);
+    /// refused on other indexes.
+    #[arg(long, value_name = "N", value_parser = size(1, xvec::MAX_BEAM_WIDTH))]
+    pub beam_width: Option<usize>,
     /// Group results by this scalar field: -k groups, best first, of --per-group hits.
     #[arg(long, value_name = "FIELD")]
     pub group_by: Option<String>,
@@ -410,8 +415,8 @@ pub struct QueryArgs {
     /// The whole query as one JSON object, or @FILE to read it from a file:
     /// '{"k": 5, "filter": "...", "fields": [...], "fusion": "rrf", "branches": [{"vector":
     /// [...]}, {"key": "K"}, {"text": "...", "fields": ["gloss^2"]}, {"sparse": {...}},
-    /// {"keys": [...]}]}' (a branch may also give its field, k, ef, nprobe, refine or
-    /// budget; fusion may be {"rrf": K} or {"weighted": [w, ...]}).
+    /// {"keys": [...]}]}' (a branch may also give its field, k, ef, nprobe, refine,
+    /// beam_width or budget; fusion may be {"rrf": K} or {"weighted": [w, ...]}).
     #[arg(long, value_name = "JSON", conflicts_with_all = QUERY_FLAGS)]
     pub json: Option<String>,
     #[command(flatten)]
@@ -419,7 +424,7 @@ pub struct QueryArgs {
 }
 
 /// The `query` flags a `--json` query gives itself.
-const QUERY_FLAGS: [&str; 21] = [
+const QUERY_FLAGS: [&str; 22] = [
     "vector",
     "pk",
     "vector_file",
@@ -430,6 +435,7 @@ const QUERY_FLAGS: [&str; 21] = [
     "nprobe",
     "target_recall",
     "refine",
+    "beam_width",
     "group_by",
     "fields",
     "text",

@@ -145,7 +145,8 @@ pub fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
         .ef(a.ef)
         .nprobe(a.nprobe)
         .target_recall(a.target_recall.map(|r| r as f32))
-        .refine(a.refine);
+        .refine(a.refine)
+        .beam_width(a.beam_width);
     if let Some(refine) = a.refine {
         at_most("--refine × -k", refine, a.k, xvec::MAX_REFINE_CANDIDATES)?;
     }
@@ -155,7 +156,7 @@ pub fn build_query(a: &QueryArgs, params: &Params) -> Result<Query, CliError> {
     Ok(q)
 }
 
-/// Refuses `--ef`, `--nprobe`, `--target-recall` and `--refine` where the field's index
+/// Refuses `--ef`, `--nprobe`, `--target-recall`, `--refine` and `--beam-width` where the field's index
 /// does not take them (the engine's [`IndexParams::search_knobs`](xvec::IndexParams::search_knobs)
 /// says which it takes), before anything runs and with a hint naming the flags that do
 /// apply. The field's index decides, not which segments are indexed yet: rows not yet
@@ -173,6 +174,7 @@ pub fn search_flags_apply(schema: &Schema, a: &QueryArgs) -> Result<(), CliError
         (Knob::Nprobe, a.nprobe.is_some()),
         (Knob::TargetRecall, a.target_recall.is_some()),
         (Knob::Refine, a.refine.is_some()),
+        (Knob::BeamWidth, a.beam_width.is_some()),
     ];
     for (knob, given) in given {
         if let Some(index) = spec.index.knob_refusal(knob).filter(|_| given) {
