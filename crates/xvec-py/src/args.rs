@@ -45,6 +45,7 @@ pub struct Knobs {
     pub ef: Option<usize>,
     pub nprobe: Option<usize>,
     pub refine: Option<usize>,
+    pub beam_width: Option<usize>,
     pub vectors: bool,
 }
 
@@ -60,6 +61,7 @@ impl Knobs {
             .ef(self.ef)
             .nprobe(self.nprobe)
             .refine(self.refine)
+            .beam_width(self.beam_width)
     }
 }
 

@@ -402,12 +402,14 @@ impl Collection {
     /// `k` hits, best first, filtered by `filter` (`$name` placeholders from `params`);
     /// `field` names the vector field when there are several; `fields` the fields to
     /// return (default: every scalar field; `vectors=True` adds vectors). `ef` (graph
-    /// search breadth), `nprobe` (IVF lists) and `refine` (re-rank `refine × k` code hits
-    /// with the originals) override the index's defaults. With `group_by`, returns up to
+    /// search breadth), `nprobe` (IVF lists), `refine` (re-rank `refine × k` code hits
+    /// with the originals) and `beam_width` (a disk index's nodes read per hop, 1..=64)
+    /// override the index's defaults. With `group_by`, returns up to
     /// `k` groups of that field's values as `[(value, QueryResult)]`, `per_group` hits each.
     /// `as_of` (a version number or a tag) searches that version as it was published.
     #[pyo3(signature = (vector = None, *, key = None, k = 10, filter = None, params = None, field = None, fields = None,
-        ef = None, nprobe = None, refine = None, vectors = false, group_by = None, per_group = 3, as_of = None))]
+        ef = None, nprobe = None, refine = None, beam_width = None, vectors = false, group_by = None, per_group = 3,
+        as_of = None))]
     #[allow(clippy::too_many_arguments)]
     fn query<'py>(
         &self,
@@ -422,6 +424,7 @@ impl Collection {
         ef: Option<usize>,
         nprobe: Option<usize>,
         refine: Option<usize>,
+        beam_width: Option<usize>,
         vectors: bool,
         group_by: Option<String>,
         per_group: usize,
@@ -429,7 +432,8 @@ impl Collection {
     ) -> PyResult<Bound<'py, PyAny>> {
         let c = self.get()?;
         let target = target("query", vector, key)?;
-        let knobs = Knobs { k, filter, params: params_from_py(params)?, field, fields, ef, nprobe, refine, vectors };
+        let params = params_from_py(params)?;
+        let knobs = Knobs { k, filter, params, field, fields, ef, nprobe, refine, beam_width, vectors };
         let q = knobs.query(target);
         // An older version reads with its own schema (a field may have changed since).
         let schema = if as_of.is_some() { None } else { Some(c.schema()) };
@@ -463,7 +467,7 @@ impl Collection {
     /// last hit) and an (n, k) float32 array (NaN there). The array is read in place when
     /// it is C-contiguous float32.
     #[pyo3(signature = (vectors, *, k = 10, filter = None, params = None, field = None, ef = None, nprobe = None,
-        refine = None, threads = None))]
+        refine = None, beam_width = None, threads = None))]
     #[allow(clippy::too_many_arguments)]
     fn query_batch<'py>(
         &self,
@@ -476,6 +480,7 @@ impl Collection {
         ef: Option<usize>,
         nprobe: Option<usize>,
         refine: Option<usize>,
+        beam_width: Option<usize>,
         threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyArray2<f32>>)> {
         let c = self.get()?;
@@ -501,6 +506,7 @@ impl Collection {
             ef,
             nprobe,
             refine,
+            beam_width,
             vectors: false,
         };
         let q = knobs.query(Query::vector(Vec::new()));
@@ -567,7 +573,7 @@ impl Collection {
     /// How a query would run and did: the plan per segment (route, candidates, filter
     /// leaves), as a dict. Takes the arguments of `query` (no `group_by`).
     #[pyo3(signature = (vector = None, *, key = None, k = 10, filter = None, params = None, field = None, ef = None,
-        nprobe = None, refine = None))]
+        nprobe = None, refine = None, beam_width = None))]
     #[allow(clippy::too_many_arguments)]
     fn explain<'py>(
         &self,
@@ -581,6 +587,7 @@ impl Collection {
         ef: Option<usize>,
         nprobe: Option<usize>,
         refine: Option<usize>,
+        beam_width: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let c = self.get()?;
         let target = target("explain", vector, key)?;
@@ -593,6 +600,7 @@ impl Collection {
             ef,
             nprobe,
             refine,
+            beam_width,
             vectors: false,
         };
         let q = knobs.query(target);

@@ -95,6 +95,30 @@ def test_k_out_of_range(filled):
     assert len(filled.query(np.ones(DIM), k=1000)) == 200
 
 
+@pytest.mark.covers("Collection.query", "Collection.query_batch", "Collection.explain", "Snapshot.query")
+def test_beam_width_of_a_disk_index(filled, path):
+    disk = {"type": "disk", "degree": 8, "build_list": 16}
+    emb = {"name": "emb", "type": "vector_fp32", "dim": DIM, "metric": "l2", "index": disk}
+    x = vectors(300, seed=3)
+    with xvec.create(path + "-disk", {"name": "d", "fields": [emb]}) as c:
+        c.insert({"_key": [str(i) for i in range(300)], "emb": x})
+        c.optimize()
+        for width in (1, 16, 64):
+            assert c.query(x[7], k=1, beam_width=width).keys == ["7"], width
+        keys, _ = c.query_batch(x[:3], k=1, beam_width=8)
+        assert [list(r) for r in keys] == [["0"], ["1"], ["2"]]
+        assert c.explain(x[7], k=1, beam_width=8)["hits"] == 1
+        assert c.snapshot().query(x[7], k=1, beam_width=8).keys == ["7"]
+        for width in (0, 65):
+            with pytest.raises(xvec.QueryError, match=rf"beam_width {width} is out of range; expected 1\.\.=64"):
+                c.query(x[7], beam_width=width)
+        with pytest.raises(OverflowError):
+            c.query(x[7], beam_width=-1)
+    # Another index kind refuses it, as it does every knob it does not take.
+    with pytest.raises(xvec.QueryError, match="beam_width does not apply to field `emb`: its index is flat"):
+        filled.query(np.ones(DIM), beam_width=8)
+
+
 def test_query_batch_with_an_absurd_k_is_an_error_not_a_crash():
     # (n, k) scores were allocated before k was checked: 2**62 overflowed (a panic), and a
     # large k on many rows could abort the process on the allocation. Run in a child.
@@ -404,11 +428,11 @@ def base_calls(c, path):
         (c.aggregate, dict(field="n", filter="n > $n", params={"n": 3}, as_of=version)),
         (c.query, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb", fields=["pos"],
                        vectors=False, group_by="pos", per_group=2)),
-        (c.query, dict(key="k001", ef=None, nprobe=None, refine=None, as_of=version)),
+        (c.query, dict(key="k001", ef=None, nprobe=None, refine=None, beam_width=None, as_of=version)),
         (c.query_batch, dict(vectors=np.ones((2, DIM), np.float32), k=3, filter="n > $n", params={"n": 3},
-                             field="emb", threads=2, ef=None, nprobe=None, refine=None)),
+                             field="emb", threads=2, ef=None, nprobe=None, refine=None, beam_width=None)),
         (c.explain, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb")),
-        (c.explain, dict(key="k001", ef=None, nprobe=None, refine=None)),
+        (c.explain, dict(key="k001", ef=None, nprobe=None, refine=None, beam_width=None)),
         (c.hybrid, dict(query={"k": 3, "branches": [{"vector": q.tolist()}, {"key": "k001"}]})),
         (c.text_stats, dict(query={"k": 3, "branches": [{"vector": q.tolist()}, {"key": "k001"}]})),
         (c.rankings, dict(query={"k": 3, "branches": [{"vector": q.tolist()}, {"key": "k001"}]})),
@@ -429,7 +453,7 @@ def base_calls(c, path):
         (c.checkout, dict(version=version)),
         (snap.count if snap else None, dict(filter="n > $n", params={"n": 3})),
         (snap.query if snap else None, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb", fields=["pos"], vectors=True,
-                          ef=None, nprobe=None, refine=None)),
+                          ef=None, nprobe=None, refine=None, beam_width=None)),
         (snap.fetch if snap else None, dict(keys=["k001"], fields=["pos"])),
         (snap.export if snap else None, dict(fields=["pos"], filter="n > $n", params={"n": 3}, key="id",
                                               batch_size=7, part=0)),

@@ -144,6 +144,7 @@ class Collection:
         ef: Optional[int] = None,
         nprobe: Optional[int] = None,
         refine: Optional[int] = None,
+        beam_width: Optional[int] = None,
         vectors: bool = False,
         group_by: Optional[str] = None,
         per_group: int = 3,
@@ -162,6 +163,7 @@ class Collection:
         ef: Optional[int] = None,
         nprobe: Optional[int] = None,
         refine: Optional[int] = None,
+        beam_width: Optional[int] = None,
         threads: Optional[int] = None,
     ) -> Tuple["npt.NDArray[np.object_]", "npt.NDArray[np.float32]"]:
         """Searches each row of a 2-D array in parallel; `(keys, scores)` as (n, k) arrays."""
@@ -188,6 +190,7 @@ class Collection:
         ef: Optional[int] = None,
         nprobe: Optional[int] = None,
         refine: Optional[int] = None,
+        beam_width: Optional[int] = None,
     ) -> Dict[str, Any]:
         """How a query would run and did, per segment."""
     def flush(self) -> None:
@@ -291,6 +294,7 @@ class Snapshot:
         ef: Optional[int] = None,
         nprobe: Optional[int] = None,
         refine: Optional[int] = None,
+        beam_width: Optional[int] = None,
         vectors: bool = False,
     ) -> "QueryResult":
         """Nearest neighbours in this view."""
