@@ -770,6 +770,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -s k -l k -d 'Neighbour
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l ef -d 'Search breadth of graph indexes, 1 to 100000 (default: the index\'s own)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l nprobe -d 'Lists an ivf index probes, 1 to 65536 (default: the index\'s nprobe)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l refine -d 'Re-rank REFINE × k candidates with the original vectors, REFINE 0 to 1000 (default: the index\'s)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l beam-width -d 'A disk index\'s nodes expanded (blocks read at once) per hop, 1 to 64 (default: the index\'s beam_width)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l limit -d 'Use only the first N base vectors (ground truth is checked, or computed, for them)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l batch-size -l batch -d 'Documents per insert call' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l optimize-concurrency -d 'Threads the optimize phase may use, 1 to 1024 (default: all cores)' -r -f
@@ -779,7 +780,7 @@ complete -c xvec -n "__fish_xvec_using_subcommand bench" -l warmup -d 'Untimed q
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l concurrency -d 'Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l duration -d 'How long each concurrent phase runs, e.g. 30s, 0.2s, 500ms, 2m' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l cooldown -d 'Pause between the concurrent phases and the serial phase' -r -f
-complete -c xvec -n "__fish_xvec_using_subcommand bench" -l sweep -d 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef, refine or nprobe)' -r -f
+complete -c xvec -n "__fish_xvec_using_subcommand bench" -l sweep -d 'Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef, refine, nprobe or beam, a disk index\'s beam width)' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l filter -d 'Every query carries this filter, e.g. "pos = \'v\'": the base rows\' scalar attributes are loaded from the JSON Lines file beside the base vectors (base.jsonl beside base.fvecs), and ground truth is computed among the rows the filter allows' -r -f
 complete -c xvec -n "__fish_xvec_using_subcommand bench" -l route -d 'How segments with a graph index are searched: auto (the engine\'s cost model picks graph or an exact scan of the allowed rows per segment), or forced to graph or exact, to measure one route against the other' -r -f -a "auto\t''
 graph\t''

@@ -501,6 +501,44 @@ fn a_disk_index_under_a_memory_budget_reports_its_reads_per_query() {
     assert_eq!(cell("open_duration"), format!("{:.3}", f(open, "/duration_sec")));
 }
 
+/// `--sweep beam=` searches the disk index once per beam width: each setting's row
+/// reports the width its queries used (JSON, table and CSV), and with no cache a wider
+/// beam reads more blocks a query; `--beam-width` is refused for another index.
+#[test]
+fn a_beam_sweep_reports_each_width_and_its_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let dir = wordnet_dir(root);
+    let common = ["--dataset", dir.to_str().unwrap(), "--concurrency", "1", "--duration", "0.1s", "--cooldown", "0s"];
+    let run = |extra: &[&str]| xvec(root, &[&["--memory-budget", "64KiB", "bench"], &common[..], extra].concat());
+    let disk = ["--index", "disk", "--degree", "16", "--build-list", "32", "--ef", "40", "--sweep", "beam=1,4,16"];
+    let out = run(&[&disk[..], &["-o", "beam.json", "--csv", "beam.csv", "--mode", "tsv"]].concat());
+    let table = ok(&out, "beam sweep");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(root.join("beam.json")).unwrap()).unwrap();
+    check_sane(&r);
+    assert_eq!(at(&r, "/config/sweep"), &serde_json::json!({"param": "beam", "values": [1, 4, 16]}));
+    let searches = at(&r, "/searches").as_array().unwrap();
+    let widths: Vec<&Value> = searches.iter().map(|s| at(s, "/serial/beam_width")).collect();
+    assert_eq!(widths, [1, 4, 16]);
+    assert_eq!(searches.iter().map(|s| at(s, "/beam_width")).collect::<Vec<_>>(), widths);
+    let blocks: Vec<f64> = searches.iter().map(|s| f(s, "/serial/blocks_read_mean")).collect();
+    assert!(blocks[0] > 0.0 && blocks[0] < blocks[1] && blocks[1] < blocks[2], "{blocks:?}");
+    let header = table.lines().find(|l| l.starts_with("setting\t")).unwrap();
+    let beam = header.split('\t').position(|h| h == "beam").unwrap();
+    for w in ["1", "4", "16"] {
+        let label = format!("ef=40 beam={w}\t");
+        let row = table.lines().find(|l| l.starts_with(&label)).unwrap_or_else(|| panic!("{label} in {table}"));
+        assert_eq!(row.split('\t').nth(beam), Some(w), "{row}");
+    }
+    let csv = std::fs::read_to_string(root.join("beam.csv")).unwrap();
+    let lines: Vec<Vec<String>> = csv.lines().map(split_csv).collect();
+    let col = lines[0].iter().position(|h| h == "beam_width").unwrap();
+    assert_eq!(lines[1..].iter().map(|l| l[col].as_str()).collect::<Vec<_>>(), ["1", "4", "16"]);
+    let out = xvec(root, &[&["bench"], &common[..], &["--index", "hnsw", "--beam-width", "8"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--beam-width does not apply to --index hnsw"), "{}", text(&out.stderr));
+}
+
 #[test]
 fn bad_datasets_and_flags_fail_with_clear_errors() {
     let tmp = tempfile::tempdir().unwrap();

@@ -63,6 +63,11 @@ impl Run {
                     (None, None, Some(r)) => format!("refine={r}"),
                     (None, None, None) => String::new(),
                 };
+                let label = match num("beam_width") {
+                    Some(b) if label.is_empty() => format!("beam={b}"),
+                    Some(b) => format!("{label} beam={b}"),
+                    None => label,
+                };
                 Some((recall, qps, label))
             })
             .collect();

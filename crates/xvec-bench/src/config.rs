@@ -25,6 +25,8 @@ pub enum SweepParam {
     Ef,
     Refine,
     Nprobe,
+    /// A disk index's beam width (`Query::beam_width`).
+    Beam,
 }
 
 impl SweepParam {
@@ -33,6 +35,7 @@ impl SweepParam {
             SweepParam::Ef => "ef",
             SweepParam::Refine => "refine",
             SweepParam::Nprobe => "nprobe",
+            SweepParam::Beam => "beam",
         }
     }
 }
@@ -71,7 +74,10 @@ impl std::str::FromStr for Sweep {
             "ef" => SweepParam::Ef,
             "refine" => SweepParam::Refine,
             "nprobe" => SweepParam::Nprobe,
-            other => return Err(ParseError::new(other, "a parameter that can be swept", "ef, refine or nprobe")),
+            "beam" => SweepParam::Beam,
+            other => {
+                return Err(ParseError::new(other, "a parameter that can be swept", "ef, refine, nprobe or beam"));
+            }
         };
         let values = list
             .split(',')
@@ -80,7 +86,10 @@ impl std::str::FromStr for Sweep {
             })
             .collect::<Result<Vec<_>, _>>()?;
         if values.is_empty() || (param != SweepParam::Refine && values.contains(&0)) {
-            return Err(ParseError::new(s, "a sweep", "at least one value, ef and nprobe values at least 1"));
+            return Err(ParseError::new(s, "a sweep", "at least one value, ef, nprobe and beam values at least 1"));
+        }
+        if param == SweepParam::Beam && values.iter().any(|&v| v > xvec::MAX_BEAM_WIDTH) {
+            return Err(ParseError::new(s, "a sweep", "beam widths from 1 to 64"));
         }
         Ok(Sweep { param, values })
     }
@@ -152,6 +161,8 @@ pub struct BenchConfig {
     pub refine: Option<usize>,
     /// IVF lists probed (`Query::nprobe`); `None` uses the index default.
     pub nprobe: Option<usize>,
+    /// A disk index's beam width (`Query::beam_width`); `None` uses the index's.
+    pub beam_width: Option<usize>,
     /// Use only the first `limit` base vectors.
     pub limit: Option<usize>,
     /// Reuse the collection at `path` instead of creating and loading it.
@@ -200,6 +211,7 @@ impl BenchConfig {
             ef: None,
             refine: None,
             nprobe: None,
+            beam_width: None,
             limit: None,
             skip_load: false,
             batch_size: 1000,
@@ -237,7 +249,7 @@ impl BenchConfig {
 
     /// The search settings to run, one per sweep value (or just the configured one).
     pub fn search_points(&self) -> Vec<SearchPoint> {
-        let base = SearchPoint { ef: self.ef, refine: self.refine, nprobe: self.nprobe };
+        let base = SearchPoint { ef: self.ef, refine: self.refine, nprobe: self.nprobe, beam_width: self.beam_width };
         match &self.sweep {
             None => vec![base],
             Some(s) => s
@@ -247,6 +259,7 @@ impl BenchConfig {
                     SweepParam::Ef => SearchPoint { ef: Some(v.max(self.k)), ..base },
                     SweepParam::Refine => SearchPoint { refine: Some(v), ..base },
                     SweepParam::Nprobe => SearchPoint { nprobe: Some(v), ..base },
+                    SweepParam::Beam => SearchPoint { beam_width: Some(v), ..base },
                 })
                 .collect(),
         }
@@ -369,15 +382,14 @@ pub struct SearchPoint {
     pub ef: Option<usize>,
     pub refine: Option<usize>,
     pub nprobe: Option<usize>,
+    pub beam_width: Option<usize>,
 }
 
 impl SearchPoint {
-    /// `ef=64 refine=4`, or `defaults` when none is set.
+    /// `ef=64 refine=4`, `ef=64 beam=8`, or `defaults` when none is set.
     pub fn label(&self) -> String {
-        let parts: Vec<String> = [("ef", self.ef), ("refine", self.refine), ("nprobe", self.nprobe)]
-            .iter()
-            .filter_map(|(name, v)| v.map(|v| format!("{name}={v}")))
-            .collect();
+        let knobs = [("ef", self.ef), ("refine", self.refine), ("nprobe", self.nprobe), ("beam", self.beam_width)];
+        let parts: Vec<String> = knobs.iter().filter_map(|(name, v)| v.map(|v| format!("{name}={v}"))).collect();
         if parts.is_empty() { "defaults".into() } else { parts.join(" ") }
     }
 }
@@ -440,7 +452,8 @@ mod tests {
     fn sweeps() {
         assert_eq!("ef=16,32".parse(), Ok(Sweep { param: SweepParam::Ef, values: vec![16, 32] }));
         assert_eq!("refine=0,4".parse(), Ok(Sweep { param: SweepParam::Refine, values: vec![0, 4] }));
-        for bad in ["ef", "m=16", "ef=", "ef=16,x", "ef=0", "ef=-1"] {
+        assert_eq!("beam=2,4,8,16".parse(), Ok(Sweep { param: SweepParam::Beam, values: vec![2, 4, 8, 16] }));
+        for bad in ["ef", "m=16", "ef=", "ef=16,x", "ef=0", "ef=-1", "beam=0,4", "beam=4,65"] {
             assert!(bad.parse::<Sweep>().is_err(), "{bad}");
         }
         let mut c = BenchConfig::new(DataSource::Dir { dataset: "d".into() });
@@ -448,6 +461,10 @@ mod tests {
         // ef below k is raised to k, as the peers do.
         let efs: Vec<_> = c.search_points().iter().map(|p| p.ef).collect();
         assert_eq!(efs, [Some(10), Some(64)]);
+        c.ef = Some(40);
+        c.sweep = Some("beam=2,8".parse().unwrap());
+        let labels: Vec<_> = c.search_points().iter().map(SearchPoint::label).collect();
+        assert_eq!(labels, ["ef=40 beam=2", "ef=40 beam=8"]);
     }
 
     #[test]

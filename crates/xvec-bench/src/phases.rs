@@ -536,19 +536,22 @@ fn search(
     let disk = snap.disk_usage().indexes > 0;
     let mut serial =
         run_serial(&|q| snap.query(q), disk.then_some(&blocks_read as _), &queries, truth, cfg.k, progress)?;
-    serial.reads.beam_width = beam_width(snap.schema());
+    // The width the queries searched with: theirs, else the index's.
+    serial.reads.beam_width = beam_width(snap.schema()).map(|w| point.beam_width.map_or(w, |b| b as u64));
     progress.end(&format!(
         "{name}: {:.1} QPS, recall@{} {:.4}, p99 {:.3} ms",
         serial.qps, cfg.k, serial.recall, serial.latency.latency_p99_ms
     ));
     log.end();
-    let (ef, refine, nprobe) =
-        (point.ef.map(|v| v as u64), point.refine.map(|v| v as u64), point.nprobe.map(|v| v as u64));
-    Ok(SearchReport { ef, nprobe, refine, serial, concurrent, serial_qps_rounds: Vec::new() })
+    let size = |v: Option<usize>| v.map(|v| v as u64);
+    let (ef, refine, nprobe, beam_width) =
+        (size(point.ef), size(point.refine), size(point.nprobe), size(point.beam_width));
+    Ok(SearchReport { ef, nprobe, refine, beam_width, serial, concurrent, serial_qps_rounds: Vec::new() })
 }
 
 /// The beam width of the collection's disk index (`None` for the other kinds), from
-/// its schema: a reused collection's (`--skip-load`) need not be the flags' index.
+/// its schema: a reused collection's (`--skip-load`) need not be the flags' index; a
+/// query's own width overrides it.
 fn beam_width(schema: &xvec::Schema) -> Option<u64> {
     let field = schema.fields().iter().find(|f| f.name == "emb")?;
     field.as_vector()?.index.disk().map(|p| u64::from(p.beam_width))
@@ -566,6 +569,7 @@ pub(crate) fn queries(cfg: &BenchConfig, vectors: &[Vec<f32>], point: SearchPoin
                 .ef(point.ef)
                 .refine(point.refine)
                 .nprobe(point.nprobe)
+                .beam_width(point.beam_width)
                 .route(cfg.route);
             q.filter_opt(cfg.filter.clone())
         })

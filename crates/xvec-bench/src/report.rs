@@ -129,6 +129,8 @@ pub struct ConfigReport {
     pub ef: Option<u64>,
     pub nprobe: Option<u64>,
     pub refine: Option<u64>,
+    /// A disk index's beam width for every query (`--beam-width`); `null`: the index's.
+    pub beam_width: Option<u64>,
     /// Seed of the index's randomized construction (the engine's default for flat).
     pub seed: u64,
     pub limit: Option<u64>,
@@ -165,6 +167,7 @@ impl ConfigReport {
             ef: c.ef.map(|v| v as u64),
             nprobe: c.nprobe.map(|v| v as u64),
             refine: c.refine.map(|v| v as u64),
+            beam_width: c.beam_width.map(|v| v as u64),
             seed: c.index.seed(),
             limit: c.limit.map(|v| v as u64),
             skip_load: c.skip_load,
@@ -270,8 +273,8 @@ pub struct DiskReads {
     pub blocks_read_p99: Option<u64>,
     /// `/proc/self/io` `read_bytes` over the pass, per query; `null` where unreadable.
     pub read_bytes_per_query: Option<f64>,
-    /// Nodes a disk index expands per hop, their blocks read together; `null` for the
-    /// other kinds.
+    /// Nodes a disk index expands per hop, their blocks read together: the queries' width,
+    /// else the index's; `null` for the other kinds.
     pub beam_width: Option<u64>,
 }
 
@@ -309,6 +312,8 @@ pub struct SearchReport {
     pub ef: Option<u64>,
     pub nprobe: Option<u64>,
     pub refine: Option<u64>,
+    /// The queries' beam width (`--beam-width`, `--sweep beam=`); `null`: the index's.
+    pub beam_width: Option<u64>,
     pub serial: SerialReport,
     pub concurrent: Vec<ConcurrentReport>,
     /// Serial QPS of every round under `--repeat`, in round order (`serial` is the
@@ -384,6 +389,7 @@ mod tests {
         SearchReport {
             ef: None,
             nprobe: None,
+            beam_width: None,
             refine: None,
             serial,
             concurrent: Vec::new(),

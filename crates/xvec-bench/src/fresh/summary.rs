@@ -146,7 +146,7 @@ mod tests {
         let s = state(State::Baseline, &[(10, 0.95 - 1e-12, 0.1)]);
         assert!(first_reaching(&s.searches, 0.95).is_some());
         // A refine sweep: ef is the same everywhere, refine decides.
-        let refine = |r| SearchPoint { ef: Some(64), refine: Some(r), nprobe: None };
+        let refine = |r| SearchPoint { ef: Some(64), refine: Some(r), ..SearchPoint::default() };
         let searches =
             vec![combine(refine(4), vec![pass(0.97, 0.4, (0, 0))]), combine(refine(2), vec![pass(0.96, 0.3, (0, 0))])];
         assert_eq!(first_reaching(&searches, 0.95).and_then(|s| s.refine), Some(2));

@@ -75,7 +75,11 @@ pub fn run(
     let coll = Collection::create(dir.path(), schema, options).map_err(engine("create"))?;
     log.end();
 
-    let queries = queries(cfg, &vectors, SearchPoint { ef: cfg.ef, refine: cfg.refine, nprobe: cfg.nprobe });
+    let queries = queries(
+        cfg,
+        &vectors,
+        SearchPoint { ef: cfg.ef, refine: cfg.refine, nprobe: cfg.nprobe, beam_width: cfg.beam_width },
+    );
     let load = drive::Load {
         coll: &coll,
         base: &ds.base,

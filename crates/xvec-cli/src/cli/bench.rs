@@ -59,6 +59,8 @@ use super::output::{Cell, Table};
 ///   xvec bench --dataset DIR --index hnsw --sweep ef=16,32,64,128,256 --plot curve.svg
 ///   xvec bench --dataset DIR --index hnsw --sweep ef=16,32,64 --repeat 3 --concurrency 1 \
 ///       --duration 1s --csv docs/benchmarks/hnsw.csv
+///   xvec --memory-budget 256MiB bench --dataset DIR --index disk --ef 100 \
+///       --sweep beam=2,4,8,16 --csv docs/benchmarks/disk-serve.csv
 ///   xvec bench --compare flat.json hnsw.json
 ///   xvec bench --dataset DIR --streaming --rate 5000 --search-threads 1 \
 ///       --output stream.json --csv docs/benchmarks/streaming.csv --plot stream.svg
@@ -105,6 +107,10 @@ pub struct BenchArgs {
     /// the index's).
     #[arg(long, value_name = "FACTOR", value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub refine: Option<u32>,
+    /// A disk index's nodes expanded (blocks read at once) per hop, 1 to 64 (default:
+    /// the index's beam_width).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub beam_width: Option<u32>,
     /// Use only the first N base vectors (ground truth is checked, or computed, for them).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,
@@ -133,8 +139,8 @@ pub struct BenchArgs {
     /// Pause between the concurrent phases and the serial phase.
     #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_duration)]
     pub cooldown: Duration,
-    /// Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef, refine or
-    /// nprobe).
+    /// Run the search phases once per value, e.g. ef=16,32,64,128,256 (ef, refine,
+    /// nprobe or beam, a disk index's beam width).
     #[arg(long, value_name = "PARAM=V,V")]
     pub sweep: Option<Sweep>,
     /// Every query carries this filter, e.g. "pos = 'v'": the base rows' scalar attributes
@@ -255,6 +261,7 @@ impl BenchArgs {
         c.ef = self.ef.map(|v| v as usize);
         c.refine = self.refine.map(|v| v as usize);
         c.nprobe = self.nprobe.map(|v| v as usize);
+        c.beam_width = self.beam_width.map(|v| v as usize);
         c.limit = self.limit.map(|v| v as usize);
         c.skip_load = self.skip_load;
         c.batch_size = self.batch_size as usize;
@@ -282,6 +289,7 @@ impl BenchArgs {
             (Knob::Ef, c.ef.is_some() || swept(SweepParam::Ef)),
             (Knob::Nprobe, c.nprobe.is_some() || swept(SweepParam::Nprobe)),
             (Knob::Refine, c.refine.is_some() || swept(SweepParam::Refine)),
+            (Knob::BeamWidth, c.beam_width.is_some() || swept(SweepParam::Beam)),
         ];
         for (knob, given) in given {
             if let Some(index) = c.index.knob_refusal(knob).filter(|_| given) {
@@ -417,8 +425,13 @@ fn results_table(r: &Report) -> Table {
     let mut t = Table::new(headers);
     for s in &r.searches {
         let size = |v: Option<u64>| v.map(|v| v as usize);
-        let label =
-            xvec_bench::config::SearchPoint { ef: size(s.ef), refine: size(s.refine), nprobe: size(s.nprobe) }.label();
+        let point = xvec_bench::config::SearchPoint {
+            ef: size(s.ef),
+            refine: size(s.refine),
+            nprobe: size(s.nprobe),
+            beam_width: size(s.beam_width),
+        };
+        let label = point.label();
         let mut row = vec![
             Cell::from(label),
             round(s.serial.recall, 4),

@@ -52,7 +52,7 @@ fn fresh_error(e: BenchError) -> CliError {
 }
 
 fn setting(ef: Option<u64>, refine: Option<u64>) -> String {
-    SearchPoint { ef: ef.map(|v| v as usize), refine: refine.map(|v| v as usize), nprobe: None }.label()
+    SearchPoint { ef: ef.map(|v| v as usize), refine: refine.map(|v| v as usize), ..SearchPoint::default() }.label()
 }
 
 fn int(v: u64) -> Cell {
