@@ -606,11 +606,12 @@ fn a_knob_the_index_does_not_take_is_refused() {
 
 /// A query's beam width overrides the disk index's `beam_width`: with no cache every
 /// expanded node is a block read, so a wider beam, which expands `width` nodes a hop,
-/// reads more blocks a query (in fewer hops, each a batch of reads) and finds at least as
-/// many true neighbours. Widths outside 1..=64 fail the query, naming the knob.
+/// reads more blocks a query in fewer hops (each a batch of reads; `explain` shows both)
+/// and finds at least as many true neighbours. Widths outside 1..=64 fail the query,
+/// naming the knob.
 #[test]
 fn a_query_beam_width_overrides_the_index_and_widens_each_hop() {
-    use xvec::{Error, QueryError};
+    use xvec::{Error, QueryError, SearchKind, SearchPath};
     let (n, dim) = (3000, 32);
     let data = clustered(1, n, dim);
     let queries = clustered(2, 40, dim);
@@ -633,6 +634,24 @@ fn a_query_beam_width_overrides_the_index_and_widens_each_hop() {
     assert_eq!(default, two, "no knob searches with the index's beam_width");
     assert!(one.1 > 0.0 && one.1 < two.1 && two.1 < sixteen.1, "blocks a query: {one:?} {two:?} {sixteen:?}");
     assert!(one.0 >= 0.9 && sixteen.0 >= one.0, "recall: {one:?} {sixteen:?}");
+    // Hops and blocks of one segment's search, as `explain` reports them.
+    let explained = |width: Option<usize>| {
+        let (mut hops, mut blocks) = (0, 0);
+        for q in &queries {
+            let e = ro.snapshot().explain(&Query::vector(q.clone()).k(10).ef(40).beam_width(width)).unwrap();
+            let [source] = &e.sources[..] else { panic!("one segment: {e:?}") };
+            let SearchKind::Index(SearchPath::Disk { beam_width, hops: h, blocks_read }) = source.search else {
+                panic!("{:?}", source.search)
+            };
+            assert_eq!(beam_width as usize, width.unwrap_or(2));
+            assert!(blocks_read <= h * beam_width && blocks_read > h.saturating_sub(1), "{:?}", source.search);
+            (hops, blocks) = (hops + h, blocks + blocks_read);
+        }
+        (hops, blocks as f64 / queries.len() as f64)
+    };
+    let (wide, narrow, default) = (explained(Some(16)), explained(Some(1)), explained(None));
+    assert_eq!((narrow.1, default.1, wide.1), (one.1, two.1, sixteen.1), "explain counts the same reads");
+    assert!(wide.0 < default.0 && default.0 < narrow.0, "hops: {wide:?} {default:?} {narrow:?}");
     for width in [0, 65, usize::MAX] {
         let err = ro.query(&Query::vector(queries[0].clone()).beam_width(width)).unwrap_err();
         assert!(matches!(err, Error::Query(QueryError::BadBeamWidth(w)) if w == width), "{err:?}");

@@ -815,7 +815,8 @@ fn an_in_memory_index_over_its_memory_budget_in_stats_and_describe() {
 }
 
 /// `query --beam-width` sets a disk index's beam for the query (and a `--json` branch's
-/// `beam_width`); out of 1..=64 it is a usage error naming the flag and the range.
+/// `beam_width`; `explain` shows it); out of 1..=64 it is a usage error naming the flag
+/// and the range.
 #[test]
 fn query_beam_width_on_a_disk_index() {
     let dir = tempfile::tempdir().unwrap();
@@ -826,6 +827,11 @@ fn query_beam_width_on_a_disk_index() {
         let run = xvec(&["--memory-budget", "0", "query", c, "[3, 2, 1, 0]", "-k", "1", "--beam-width", width]).run();
         assert!(run.ok().stdout.contains("k37\t"), "{width}: {run}");
     }
+    // explain shows the width searched with, the hops and the blocks read.
+    let run = xvec(&["--memory-budget", "0", "explain", "query", c, "[3, 2, 1, 0]", "--beam-width", "8"]).run();
+    let out = &run.ok().stdout;
+    let at = out.find("disk graph, beam 8: ").unwrap_or_else(|| panic!("{run}"));
+    assert!(out[at..].split('\n').next().unwrap().contains(" hops, ") && out[at..].contains(" blocks read"), "{run}");
     let json = r#"{"branches": [{"vector": [3, 2, 1, 0], "beam_width": 8}], "k": 1}"#;
     assert!(xvec(&["query", c, "--json", json]).run().ok().stdout.contains("k37\t"));
     for width in ["0", "65"] {

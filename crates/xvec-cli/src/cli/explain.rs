@@ -157,6 +157,10 @@ fn search(s: SearchKind) -> String {
         SearchKind::Index(SearchPath::ListsThenExact) => "IVF lists, then exact scan",
         SearchKind::Index(SearchPath::Graph) => "graph",
         SearchKind::Index(SearchPath::GraphThenExact) => "graph, then exact scan",
+        SearchKind::Index(SearchPath::Disk { beam_width, hops, blocks_read }) => {
+            let (hops, blocks) = (count(hops, "hop"), count(blocks_read, "block"));
+            return format!("disk graph, beam {beam_width}: {hops}, {blocks} read");
+        }
         SearchKind::Index(SearchPath::Exact { screened: true }) => "exact scan, screened by sketches",
         SearchKind::Index(SearchPath::Exact { screened: false }) => "exact scan",
         SearchKind::ScanCodes => "scan of one-bit codes (not indexed yet)",

@@ -130,6 +130,16 @@ pub enum SearchPath {
     },
     /// The IVF lists found fewer than `k` allowed rows; an exact scan finished.
     ListsThenExact,
+    /// A disk index's graph: `hops` batches of reads, each expanding up to `beam_width`
+    /// nodes; `blocks_read` node blocks read from the file (the cache served the others).
+    Disk {
+        /// Nodes expanded per hop: the query's beam width, or the index's.
+        beam_width: u32,
+        /// Hops, each one batch of reads (cached ones included).
+        hops: u32,
+        /// Node blocks read from the file.
+        blocks_read: u32,
+    },
 }
 
 /// Originals being loaded while one is re-ranked.
@@ -458,12 +468,12 @@ impl SegmentIndex {
         let (k, metric, orig) = (r.orig.kernels, self.meta.metric, &r.orig);
         let beam = DiskBeam { list, width: p.beam_width, allowed: p.allowed };
         let approx = |row: u32| codes.distance(k, &qq, metric, row, false);
-        g.search(approx, |v: &VectorColumn| orig.query.distance(k, v, 0), beam, r.scratch.disk, r.found)?;
+        let cost = g.search(approx, |v: &VectorColumn| orig.query.distance(k, v, 0), beam, r.scratch.disk, r.found)?;
         if r.found.len() < want.min(allowed_rows) {
             exact_scan(&r.orig, rows, want, p.allowed, r.scratch.bounds, r.found);
             return Ok(SearchPath::GraphThenExact);
         }
-        Ok(SearchPath::Graph)
+        Ok(SearchPath::Disk { beam_width: p.beam_width as u32, hops: cost.hops, blocks_read: cost.blocks_read })
     }
 
     /// The query for this index's sketches, if it keeps them.
