@@ -4,6 +4,8 @@ reopening from the root manifest, an interrupted alter finished on reopen, place
 
 import json
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -294,6 +296,34 @@ def test_shards_are_placed_on_the_nodes_named(cluster, tmp_path):
     coll.close()
     with open(os.path.join(str(tmp_path / "placed"), xvec.ray.ROOT_FILE)) as f:
         assert [s["node"] for s in json.load(f)["shards"]] == place
+
+
+def test_reader_actors_start_on_the_first_read(cluster, tmp_path):
+    """An ingest starts no reader process: they start when the first read needs them."""
+    coll = xvec.ray.create(str(tmp_path / "lazy"), schema({"type": "flat"}), shards=2)
+    prefix = f"xvec/{coll.root.id}/"
+
+    def actors():
+        return sorted(n[len(prefix) :] for n in ray.util.list_named_actors() if n.startswith(prefix))
+
+    coll.insert(table(100))
+    assert actors() == ["w0", "w1"]
+    assert coll.count() == 100
+    assert actors() == ["r0.0", "r1.0", "w0", "w1"]
+    coll.close()
+
+
+def test_the_shard_actors_do_not_import_ray_data():
+    """The actors import `xvec.ray`; Ray Data (0.6 s of CPU a process) is imported only
+    where a Dataset is read or written."""
+    code = (
+        "import sys, xvec.ray._actors\n"
+        "assert 'ray.data' not in sys.modules, 'ray.data imported'\n"
+        "import xvec.ray\n"
+        "assert xvec.ray.write.__module__ == 'xvec.ray._data' and 'ray.data' in sys.modules\n"
+        "from xvec.ray import XvecDatasink, ChangedDuringReadError\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_a_damaged_root_manifest_is_an_error_naming_the_key(cluster, tmp_path):

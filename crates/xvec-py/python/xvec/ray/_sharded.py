@@ -97,13 +97,11 @@ class ShardedCollection:
         ]
         # Every shard exists before its readers open it.
         each(self._writers, "node")
-        self._readers = [
-            [
-                _actors.spawn(_actors.ShardReader, f"xvec/{root.id}/r{i}.{j}", s.node, actor_options, root.shard_dir(i))
-                for j in range(readers)
-            ]
-            for i, s in enumerate(root.shards)
-        ]
+        self._readers_per_shard = readers
+        self._actor_options = actor_options
+        # The reader actors start on the first read that needs them: a write (an ingest
+        # from Ray Data) or a handle with local readers never pays for their processes.
+        self._readers: Optional[List[list]] = None
         self._next_reader = 0
         # Local readers: the driver's own read-only handles of the shards (on a file system
         # it shares with them), searched from a thread per shard; no actor round trip.
@@ -143,7 +141,7 @@ class ShardedCollection:
             for r in self._local:
                 r.c.close()
         each(self._writers, "close")
-        for a in self._writers + [r for rs in self._readers for r in rs]:
+        for a in self._writers + [r for rs in self._readers or [] for r in rs]:
             ray.kill(a, no_restart=True)
 
     def __enter__(self):
@@ -165,7 +163,18 @@ class ShardedCollection:
         return each(self._readers_now(), method, *args, **kwargs)
 
     def _readers_now(self):
-        """One reader per shard, taking turns."""
+        """One reader per shard, taking turns (the reader actors started on first use)."""
+        if self._readers is None:
+            root = self.root
+            self._readers = [
+                [
+                    _actors.spawn(
+                        _actors.ShardReader, f"xvec/{root.id}/r{i}.{j}", s.node, self._actor_options, root.shard_dir(i)
+                    )
+                    for j in range(self._readers_per_shard)
+                ]
+                for i, s in enumerate(root.shards)
+            ]
         j = self._next_reader
         self._next_reader += 1
         return [rs[j % len(rs)] for rs in self._readers]
