@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use super::faults::{self, Injected, Op};
 use crate::error::StorageError;
 
-fn gate(op: Op, path: &Path) -> Result<(), StorageError> {
+pub(super) fn gate(op: Op, path: &Path) -> Result<(), StorageError> {
     match faults::check(op, path) {
         None => Ok(()),
         Some(Injected::Fail(e) | Injected::Short(e)) => Err(StorageError::io(path, e)),
@@ -66,10 +66,15 @@ impl DiskFile {
     /// then refuses anything not a regular file. `O_NONBLOCK` stays set: it changes nothing
     /// for a regular file, whose reads and writes never block in the FIFO sense (open(2)).
     fn open_with(path: &Path, op: Op, options: &OpenOptions) -> Result<DiskFile, StorageError> {
+        DiskFile::open_flags(path, op, options, 0)
+    }
+
+    /// [`DiskFile::open_with`], with `flags` added to the open's own.
+    fn open_flags(path: &Path, op: Op, options: &OpenOptions, flags: i32) -> Result<DiskFile, StorageError> {
         gate(op, path)?;
         let file = options
             .clone()
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | flags)
             .open(path)
             .map_err(|e| not_regular(path).unwrap_or_else(|| StorageError::io(path, e)))?;
         let t = file.metadata().map_err(|e| StorageError::io(path, e))?.file_type();
@@ -125,6 +130,22 @@ impl DiskFile {
         Ok(f)
     }
 
+    /// Opens a file whose node blocks are read past the page cache (`O_DIRECT`): under a
+    /// memory budget the blocks a search reads must not pile up in the page cache, which
+    /// a memory cgroup charges to the process and then reclaims on every read (DiskANN
+    /// and zvec read the same way). Reads go to page-aligned buffers at page-aligned
+    /// offsets ([`super::block_reads`]). A file system without direct I/O (tmpfs) refuses
+    /// the flag; the file is then read through the page cache as [`DiskFile::open_random`]
+    /// does.
+    pub(crate) fn open_direct(path: &Path) -> Result<DiskFile, StorageError> {
+        match DiskFile::open_flags(path, Op::Open, OpenOptions::new().read(true), libc::O_DIRECT) {
+            Err(StorageError::Io { source, .. }) if source.raw_os_error() == Some(libc::EINVAL) => {
+                DiskFile::open_random(path)
+            }
+            other => other,
+        }
+    }
+
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }
@@ -169,27 +190,12 @@ impl DiskFile {
         std::os::unix::fs::FileExt::read_at(&self.file, buf, offset).map_err(|e| StorageError::io(&self.path, e))
     }
 
-    /// Reads `buf.len()` bytes at each `offset` of `reqs` (positional, the position
-    /// untouched; several threads may read one file at once): the node blocks one hop of a
-    /// disk-resident search needs. With more than one range the kernel is told of them all
-    /// first (`POSIX_FADV_WILLNEED` starts each read), so the device sees the hop's reads
-    /// together and the `pread`s then wait on reads already in flight rather than issuing
-    /// them one after another. A range past the end of the file is an error.
-    pub(crate) fn read_batch_at(&self, reqs: &mut [(u64, &mut [u8])]) -> Result<(), StorageError> {
-        use std::os::fd::AsRawFd;
+    /// Reads exactly `buf.len()` bytes at `offset` without moving the position (several
+    /// threads may read one file at once); the file ending first is an error.
+    pub(crate) fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), StorageError> {
         use std::os::unix::fs::FileExt;
         gate(Op::Read, &self.path)?;
-        if reqs.len() > 1 {
-            for (offset, buf) in reqs.iter() {
-                let (at, len) = (i64::try_from(*offset).unwrap_or(i64::MAX), buf.len() as i64);
-                // SAFETY: a plain syscall on an open descriptor; a hint, its result unused.
-                let _ = unsafe { libc::posix_fadvise(self.file.as_raw_fd(), at, len, libc::POSIX_FADV_WILLNEED) };
-            }
-        }
-        for (offset, buf) in reqs.iter_mut() {
-            self.file.read_exact_at(buf, *offset).map_err(|e| StorageError::io(&self.path, e))?;
-        }
-        Ok(())
+        self.file.read_exact_at(buf, offset).map_err(|e| StorageError::io(&self.path, e))
     }
 
     /// Makes the file's data durable (`fdatasync`).

@@ -4,6 +4,7 @@
 //! layouts are specified in `docs/format.md`; a change to one bumps that kind's
 //! [`FileKind::version`].
 
+pub(crate) mod block_reads;
 pub(crate) mod column;
 pub(crate) mod container;
 pub(crate) mod deletes;

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use super::DiskGraph;
 use crate::error::StorageError;
+use crate::storage::block_reads::BlockReads;
 
 /// Cached nodes, copied out of their blocks.
 #[derive(Debug, Default)]
@@ -19,9 +20,6 @@ pub(crate) struct NodeCache {
     node_bytes: usize,
 }
 
-/// Blocks read per batch while filling.
-const FILL_BATCH: usize = 64;
-
 impl NodeCache {
     /// The medoid's neighbourhood of `g`, up to `budget` bytes of nodes.
     pub(crate) fn fill(g: &DiskGraph, budget: u64) -> Result<NodeCache, StorageError> {
@@ -32,39 +30,36 @@ impl NodeCache {
         if cap == 0 {
             return Ok(cache);
         }
-        let mut bytes: Vec<u8> = Vec::with_capacity(cap * node_bytes);
-        // Slots are given in breadth-first order, the order the nodes' bytes are copied in.
-        let mut level = vec![g.medoid()];
+        cache.nodes = vec![0u64; (cap * node_bytes).div_ceil(8)];
         cache.slots.insert(g.medoid(), 0);
-        let mut buf = Vec::new();
-        let mut slot = 1u32;
+        let mut level = vec![g.medoid()];
+        let mut reads = BlockReads::default();
         // Once the budget is spoken for no node is added, so the last level read ends it.
         while !level.is_empty() {
+            let blocks: Vec<usize> = level.iter().map(|&n| layout.block_of(n)).collect();
             let mut next = Vec::new();
-            for chunk in level.chunks(FILL_BATCH) {
-                let blocks: Vec<usize> = chunk.iter().map(|&n| layout.block_of(n)).collect();
-                g.read_blocks(&blocks, &mut buf)?;
-                let all = super::as_bytes(&buf);
-                for (i, &node) in chunk.iter().enumerate() {
-                    let at = i * layout.block_len() + layout.slot_of(node);
-                    let raw = &all[at..at + node_bytes];
-                    bytes.extend_from_slice(raw);
-                    for &nb in layout.node(raw).neighbors() {
-                        if cache.slots.len() >= cap {
-                            continue;
-                        }
-                        if let std::collections::hash_map::Entry::Vacant(e) = cache.slots.entry(nb) {
-                            e.insert(slot);
-                            slot += 1;
-                            next.push(nb);
-                        }
+            let NodeCache { slots, nodes, .. } = &mut cache;
+            g.read_each(&blocks, &mut reads, |i, block| {
+                let node = level[i];
+                let at = layout.slot_of(node);
+                let raw = &block[at..at + node_bytes];
+                let slot = slots[&node] as usize;
+                super::bytes_mut(nodes)[slot * node_bytes..(slot + 1) * node_bytes].copy_from_slice(raw);
+                for &nb in layout.node(raw).neighbors() {
+                    let n = slots.len();
+                    if n < cap
+                        && let std::collections::hash_map::Entry::Vacant(e) = slots.entry(nb)
+                    {
+                        e.insert(n as u32);
+                        next.push(nb);
                     }
                 }
-            }
+            })?;
             level = next;
         }
-        cache.nodes = vec![0u64; bytes.len().div_ceil(8)];
-        super::bytes_mut(&mut cache.nodes)[..bytes.len()].copy_from_slice(&bytes);
+        // A graph whose nodes the medoid does not all reach fills fewer slots.
+        cache.nodes.truncate((cache.slots.len() * node_bytes).div_ceil(8));
+        cache.nodes.shrink_to_fit();
         Ok(cache)
     }
 

@@ -19,11 +19,12 @@ mod tests;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::StorageError;
+use crate::storage::block_reads::{self, BlockReads, MAX_IN_FLIGHT};
 use crate::storage::disk::DiskFile;
 use cache::NodeCache;
 use layout::Layout;
 
-/// Blocks [`DiskGraph::walk`] reads at once (one `pread` of consecutive blocks).
+/// Blocks [`DiskGraph::walk`] reads at once (one read of consecutive blocks).
 const WALK_BATCH: usize = 64;
 
 /// An open set of node blocks: the file they are read from, where they start, and the
@@ -94,18 +95,48 @@ impl DiskGraph {
         self.medoid
     }
 
-    /// Reads `blocks` (block numbers) into `buf`, block `i` of the list at
-    /// `i * block_len`, as one batch, and checks each. `buf` is words so every node's
-    /// floats and ids are aligned.
-    pub(crate) fn read_blocks(&self, blocks: &[usize], buf: &mut Vec<u64>) -> Result<(), StorageError> {
-        let len = self.layout.block_len();
-        buf.resize(blocks.len() * len / 8, 0);
-        let bytes = bytes_mut(buf);
-        let mut reqs: Vec<(u64, &mut [u8])> =
-            blocks.iter().zip(bytes.chunks_exact_mut(len)).map(|(&b, chunk)| (self.offset(b), chunk)).collect();
-        self.file.read_batch_at(&mut reqs)?;
-        for (&b, chunk) in blocks.iter().zip(as_bytes(buf).chunks_exact(len)) {
-            self.layout.check_block(b, chunk).map_err(|e| self.corrupt(e))?;
+    /// Reads `blocks` (block numbers), many at once through `reads`, checks each and
+    /// hands it to `visit` as it arrives (in no set order): its index in `blocks` and its
+    /// bytes. A read or a check that fails ends it, with every read in flight waited out.
+    pub(crate) fn read_each(
+        &self,
+        blocks: &[usize],
+        reads: &mut BlockReads,
+        mut visit: impl FnMut(usize, &[u8]),
+    ) -> Result<(), StorageError> {
+        let r = self.read_each_inner(blocks, reads, &mut visit);
+        if r.is_err() {
+            reads.drain();
+        }
+        r
+    }
+
+    fn read_each_inner(
+        &self,
+        blocks: &[usize],
+        reads: &mut BlockReads,
+        visit: &mut impl FnMut(usize, &[u8]),
+    ) -> Result<(), StorageError> {
+        reads.prepare(blocks.len().min(MAX_IN_FLIGHT), self.layout.block_len());
+        // Which entry of `blocks` each slot is reading.
+        let mut reading = vec![0usize; reads.slots()];
+        let mut next = 0;
+        for (slot, at) in reading.iter_mut().enumerate().take(blocks.len()) {
+            reads.submit(&self.file, self.offset(blocks[next]), slot)?;
+            *at = next;
+            next += 1;
+        }
+        while let Some((slot, done)) = reads.wait() {
+            done.map_err(|e| StorageError::io(self.file.path(), e))?;
+            let i = reading[slot];
+            let bytes = reads.slot(slot);
+            self.layout.check_block(blocks[i], bytes).map_err(|e| self.corrupt(e))?;
+            visit(i, bytes);
+            if next < blocks.len() {
+                reads.submit(&self.file, self.offset(blocks[next]), slot)?;
+                reading[slot] = next;
+                next += 1;
+            }
         }
         Ok(())
     }
@@ -115,12 +146,12 @@ impl DiskGraph {
     /// and inspect, which look at the whole graph; a read error ends the walk.
     pub(crate) fn walk(&self, mut visit: impl FnMut(usize, Result<&[u8], StorageError>)) -> Result<(), StorageError> {
         let (len, blocks) = (self.layout.block_len(), self.layout.blocks());
-        let mut buf: Vec<u64> = Vec::new();
+        let mut buf = block_reads::pages(WALK_BATCH * len);
         for first in (0..blocks).step_by(WALK_BATCH) {
             let n = WALK_BATCH.min(blocks - first);
-            buf.resize(n * len / 8, 0);
-            self.file.read_batch_at(&mut [(self.offset(first), bytes_mut(&mut buf))])?;
-            for (i, chunk) in as_bytes(&buf).chunks_exact(len).enumerate() {
+            let bytes = &mut block_reads::as_bytes_mut(&mut buf)[..n * len];
+            self.file.read_exact_at(self.offset(first), bytes)?;
+            for (i, chunk) in bytes.chunks_exact(len).enumerate() {
                 let b = first + i;
                 visit(b, self.layout.check_block(b, chunk).map(|()| chunk).map_err(|e| self.corrupt(e)));
             }
@@ -131,10 +162,13 @@ impl DiskGraph {
     /// Reads the block of `node` (checked) and gives `f` the node: inspect's view of one.
     /// `node` must be below the layout's count (the caller checks what a user gave).
     pub(crate) fn with_node<R>(&self, node: u32, f: impl FnOnce(layout::Node) -> R) -> Result<R, StorageError> {
-        let mut buf = Vec::new();
-        self.read_blocks(&[self.layout.block_of(node)], &mut buf)?;
-        let at = self.layout.slot_of(node);
-        Ok(f(self.layout.node(&as_bytes(&buf)[at..at + self.layout.node_bytes()])))
+        let (at, len) = (self.layout.slot_of(node), self.layout.node_bytes());
+        // Words, so the node's floats and ids are aligned as in a block.
+        let mut words = vec![0u64; len.div_ceil(8)];
+        self.read_each(&[self.layout.block_of(node)], &mut BlockReads::default(), |_, block| {
+            bytes_mut(&mut words)[..len].copy_from_slice(&block[at..at + len]);
+        })?;
+        Ok(f(self.layout.node(&as_bytes(&words)[..len])))
     }
 
     /// The file offset of block `block`.

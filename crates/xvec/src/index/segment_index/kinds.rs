@@ -385,14 +385,14 @@ impl VectorIndex {
 
     /// Opens what the kind reads from the file as searches go rather than through the
     /// mapping: the disk kind's node blocks, whose section must be as long as the layout of
-    /// `elem` vectors under the meta says; their cache takes up to `cache_budget` bytes
-    /// (filled now). Other kinds have nothing to open.
+    /// `elem` vectors under the meta says, read as `reads` says. Other kinds have nothing
+    /// to open.
     pub(super) fn open_reader(
         &mut self,
         path: &Path,
         meta: &IndexMeta,
         elem: crate::schema::VectorType,
-        cache_budget: u64,
+        reads: NodeReads,
         bad: Bad,
     ) -> Result<(), StorageError> {
         let (d, degree, medoid) = match (self, &meta.params, &meta.kind) {
@@ -421,7 +421,8 @@ impl VectorIndex {
             return Err(bad(d.blocks.start as u64, what));
         }
         let base = (d.blocks.start as u64).next_multiple_of(PAGE as u64);
-        d.graph = Some(DiskGraph::open(DiskFile::open_random(path)?, base, layout, medoid, cache_budget)?);
+        let file = if reads.direct { DiskFile::open_direct(path)? } else { DiskFile::open_random(path)? };
+        d.graph = Some(DiskGraph::open(file, base, layout, medoid, reads.cache)?);
         Ok(())
     }
 
@@ -754,3 +755,12 @@ impl IvfSections {
 
 /// What an IVF index derives at open: centroid norms, coarse codes, list blocks.
 type Derived = (Vec<f32>, Option<ivf::CoarseCodes>, Vec<usize>);
+
+/// How a disk index's node blocks are read.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct NodeReads {
+    /// Bytes of nodes cached in memory (filled at open).
+    pub cache: u64,
+    /// Past the page cache (`O_DIRECT`).
+    pub direct: bool,
+}

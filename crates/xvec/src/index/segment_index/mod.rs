@@ -38,7 +38,7 @@ mod tests;
 
 use file::{encode, write_index};
 pub(crate) use kinds::{Encodes, KindMeta, recodes_in_place};
-use kinds::{KindParts, VectorIndex};
+use kinds::{KindParts, NodeReads, VectorIndex};
 use quantization::{CODES, PARAMS, Quantization, ROTATION, SKETCHES};
 pub(crate) use search::{SearchParams, scratch_bytes};
 pub use search::{SearchPath, SearchRoute};
@@ -289,11 +289,13 @@ impl SegmentIndex {
         kind.validate(b, &meta, rows, meta_offset, bad)?;
         quant.validate(b, bad)?;
         // The codes stay in memory whatever the budget; the node cache gets what is left.
-        let cache = match memory {
-            MemoryShare::Budget(b) => b.saturating_sub(quant.bytes().0),
-            MemoryShare::Cache(c) => c,
+        // Under a budget node blocks are read past the page cache, which would otherwise
+        // hold them outside it; without one the page cache is a second cache for free.
+        let (cache, direct) = match memory {
+            MemoryShare::Budget(b) => (b.saturating_sub(quant.bytes().0), true),
+            MemoryShare::Cache(c) => (c, false),
         };
-        kind.open_reader(path, &meta, spec.elem, cache, bad)?;
+        kind.open_reader(path, &meta, spec.elem, NodeReads { cache, direct }, bad)?;
         Ok(SegmentIndex { path: path.to_path_buf(), bytes, file_len, meta, kind, quant })
     }
 

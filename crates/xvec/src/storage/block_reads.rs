@@ -1,0 +1,291 @@
+//! Reads of whole page-aligned blocks, many in flight at once: the node blocks of a
+//! disk-resident index. Each searching thread owns a [`BlockReads`], a small io_uring and
+//! the buffers its reads land in, one slot per read. A search submits a read as soon as
+//! it knows it needs a block and handles each read as it completes, so the device has
+//! all of a hop's reads queued together and the search scores one node while the next
+//! are still being read (PipeANN's pipelined beam search).
+//!
+//! Where the kernel has no io_uring or refuses it (seccomp, `io_uring_disabled`), each
+//! read is a `pread` done when it is submitted: the same results, one read at a time.
+//! The buffers are page aligned, as a file opened with `O_DIRECT`
+//! ([`DiskFile::open_direct`]) needs.
+
+use std::collections::VecDeque;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
+
+use io_uring::{IoUring, opcode, types};
+
+use super::disk::{DiskFile, gate};
+use super::faults::Op;
+use crate::error::StorageError;
+
+/// The unit blocks are aligned to and sized in.
+pub(crate) const PAGE: usize = 4096;
+
+/// Reads one [`BlockReads`] has in flight at most (the size of its ring).
+pub(crate) const MAX_IN_FLIGHT: usize = 64;
+
+/// One page of a read buffer, aligned as direct I/O needs.
+#[derive(Clone, Copy)]
+#[repr(C, align(4096))]
+pub(crate) struct Page([u8; PAGE]);
+
+const ZERO_PAGE: Page = Page([0; PAGE]);
+
+/// A thread's reads in flight and the slots they land in.
+#[derive(Default)]
+pub(crate) struct BlockReads {
+    ring: Ring,
+    /// At least `slots × block_len` bytes: slot `i` at `i * block_len`.
+    pages: Vec<Page>,
+    slots: usize,
+    block_len: usize,
+    /// Reads submitted and not yet handed out by [`BlockReads::wait`].
+    in_flight: usize,
+    /// Completed reads of the `pread` fallback, in submission order.
+    done: VecDeque<(usize, std::io::Result<()>)>,
+}
+
+#[derive(Default)]
+enum Ring {
+    /// Not needed yet: made at the first read.
+    #[default]
+    Untried,
+    Ready(IoUring),
+    /// The kernel refused one; reads are `pread`s.
+    Unavailable,
+}
+
+impl std::fmt::Debug for BlockReads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ring = match self.ring {
+            Ring::Untried => "untried",
+            Ring::Ready(_) => "io_uring",
+            Ring::Unavailable => "pread",
+        };
+        f.debug_struct("BlockReads")
+            .field("ring", &ring)
+            .field("slots", &self.slots())
+            .field("block_len", &self.block_len)
+            .field("in_flight", &self.in_flight)
+            .finish()
+    }
+}
+
+impl BlockReads {
+    /// Makes room for `slots` reads (at most [`MAX_IN_FLIGHT`]) of `block_len` bytes (a
+    /// multiple of [`PAGE`]) each, after waiting out any read still in flight (their
+    /// buffers may move).
+    pub(crate) fn prepare(&mut self, slots: usize, block_len: usize) {
+        debug_assert!(block_len.is_multiple_of(PAGE) && block_len > 0);
+        self.drain();
+        self.slots = slots.clamp(1, MAX_IN_FLIGHT);
+        let pages = self.slots * (block_len / PAGE);
+        if self.pages.len() < pages {
+            self.pages.resize(pages, ZERO_PAGE);
+        }
+        self.block_len = block_len;
+    }
+
+    /// Slots [`BlockReads::prepare`] made room for.
+    pub(crate) fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The bytes of `slot`: what its last completed read brought.
+    pub(crate) fn slot(&self, slot: usize) -> &[u8] {
+        &as_bytes(&self.pages)[slot * self.block_len..(slot + 1) * self.block_len]
+    }
+
+    /// Starts reading `block_len` bytes of `file` at `offset` (page aligned) into `slot`,
+    /// which must not have a read in flight. [`BlockReads::wait`] hands it back.
+    pub(crate) fn submit(&mut self, file: &DiskFile, offset: u64, slot: usize) -> Result<(), StorageError> {
+        debug_assert!(slot < self.slots() && offset.is_multiple_of(PAGE as u64));
+        gate(Op::Read, file.path())?;
+        if let Ring::Untried = self.ring {
+            self.ring = IoUring::new(MAX_IN_FLIGHT as u32).map_or(Ring::Unavailable, Ring::Ready);
+        }
+        let len = self.block_len;
+        let Ring::Ready(ring) = &mut self.ring else {
+            let buf = &mut as_bytes_mut(&mut self.pages)[slot * len..(slot + 1) * len];
+            self.done.push_back((slot, file.file().read_exact_at(buf, offset)));
+            self.in_flight += 1;
+            return Ok(());
+        };
+        let at = as_bytes_mut(&mut self.pages)[slot * len..].as_mut_ptr();
+        let read = opcode::Read::new(types::Fd(file.file().as_raw_fd()), at, len as u32)
+            .offset(offset)
+            .build()
+            .user_data(slot as u64);
+        // SAFETY: the buffer is `len` bytes of `self.pages`, which stays where it is until
+        // the read completes: `prepare` (the only thing that may move it) and drop wait
+        // out every read in flight first, and no other read has this slot. The ring holds
+        // its own reference to the file once the read is submitted (by the next `wait`).
+        // The queue has room: it holds as many reads as there are slots at most.
+        unsafe { ring.submission().push(&read) }
+            .map_err(|_| StorageError::io(file.path(), std::io::Error::other("the read queue is full")))?;
+        self.in_flight += 1;
+        Ok(())
+    }
+
+    /// Waits for a read to complete and hands it back: its slot and whether it read its
+    /// whole block (a short read is an error: the file ends before the block). `None`
+    /// when no read is in flight.
+    pub(crate) fn wait(&mut self) -> Option<(usize, std::io::Result<()>)> {
+        if self.in_flight == 0 {
+            return None;
+        }
+        let Ring::Ready(ring) = &mut self.ring else {
+            self.in_flight -= 1;
+            return self.done.pop_front();
+        };
+        loop {
+            if let Some(c) = ring.completion().next() {
+                self.in_flight -= 1;
+                let slot = c.user_data() as usize;
+                let r = match c.result() {
+                    n if n < 0 => Err(std::io::Error::from_raw_os_error(-n)),
+                    n if n as usize == self.block_len => Ok(()),
+                    n => Err(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        format!("read {n} of a block's {} bytes: the file ends inside it", self.block_len),
+                    )),
+                };
+                return Some((slot, r));
+            }
+            match ring.submit_and_wait(1) {
+                Ok(_) => {}
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EAGAIN | libc::EBUSY)) => {}
+                Err(e) => {
+                    // The ring itself failed: what it still has in flight may land in
+                    // the buffers at any time, so they are given up (leaked), never
+                    // reused; from here on reads are `pread`s.
+                    std::mem::forget(std::mem::take(&mut self.pages));
+                    self.ring = Ring::Unavailable;
+                    self.in_flight = 0;
+                    self.slots = 0;
+                    return Some((usize::MAX, Err(e)));
+                }
+            }
+        }
+    }
+
+    /// Waits out every read in flight, dropping what they found.
+    pub(crate) fn drain(&mut self) {
+        while self.wait().is_some() {}
+    }
+
+    /// Bytes of the buffers.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.pages.capacity() * PAGE
+    }
+}
+
+impl Drop for BlockReads {
+    fn drop(&mut self) {
+        self.drain();
+    }
+}
+
+/// The bytes of aligned pages.
+pub(crate) fn as_bytes(pages: &[Page]) -> &[u8] {
+    // SAFETY: a page is plain bytes without padding; the length covers exactly them.
+    unsafe { std::slice::from_raw_parts(pages.as_ptr().cast::<u8>(), std::mem::size_of_val(pages)) }
+}
+
+/// The bytes of aligned pages, writable.
+pub(crate) fn as_bytes_mut(pages: &mut [Page]) -> &mut [u8] {
+    // SAFETY: as in `as_bytes`; every byte pattern is a valid page.
+    unsafe { std::slice::from_raw_parts_mut(pages.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(pages)) }
+}
+
+/// `len` bytes of zeroed aligned pages (a multiple of [`PAGE`]).
+pub(crate) fn pages(len: usize) -> Vec<Page> {
+    vec![ZERO_PAGE; len.div_ceil(PAGE)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_of(pages: usize) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blocks");
+        let bytes: Vec<u8> = (0..pages * PAGE).map(|i| (i / PAGE) as u8 ^ (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        (dir, path)
+    }
+
+    fn expect(block: usize, len: usize) -> Vec<u8> {
+        (block * len..(block + 1) * len).map(|i| (i / PAGE) as u8 ^ (i % 251) as u8).collect()
+    }
+
+    /// Every block comes back in the slot it was read into, whichever order the reads
+    /// complete in, through the ring and through the fallback, direct or not.
+    #[test]
+    fn reads_land_in_their_slots() {
+        let (_dir, path) = file_of(64);
+        for direct in [true, false] {
+            let file = if direct { DiskFile::open_direct(&path) } else { DiskFile::open_random(&path) }.unwrap();
+            for fallback in [false, true] {
+                let mut r = BlockReads::default();
+                if fallback {
+                    r.ring = Ring::Unavailable;
+                }
+                r.prepare(8, 2 * PAGE);
+                let blocks = [31, 0, 7, 12, 30, 3, 19, 25];
+                for (slot, b) in blocks.iter().enumerate() {
+                    r.submit(&file, (b * 2 * PAGE) as u64, slot).unwrap();
+                }
+                let mut seen = 0;
+                while let Some((slot, res)) = r.wait() {
+                    res.unwrap();
+                    assert_eq!(r.slot(slot), expect(blocks[slot], 2 * PAGE), "slot {slot}, direct {direct}");
+                    seen += 1;
+                }
+                assert_eq!(seen, blocks.len());
+                assert!(!fallback || matches!(r.ring, Ring::Unavailable));
+            }
+        }
+    }
+
+    /// A block past the end of the file is an error, not zeros.
+    #[test]
+    fn a_block_past_the_end_is_an_error() {
+        let (_dir, path) = file_of(4);
+        let file = DiskFile::open_direct(&path).unwrap();
+        for fallback in [false, true] {
+            let mut r = BlockReads::default();
+            if fallback {
+                r.ring = Ring::Unavailable;
+            }
+            r.prepare(2, PAGE);
+            r.submit(&file, 3 * PAGE as u64, 0).unwrap();
+            r.submit(&file, 4 * PAGE as u64, 1).unwrap();
+            let mut results: Vec<_> = std::iter::from_fn(|| r.wait()).collect();
+            results.sort_by_key(|(s, _)| *s);
+            assert!(results[0].1.is_ok());
+            let e = results[1].1.as_ref().unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof, "{e}");
+        }
+    }
+
+    /// A ring's worth of reads at once: all submitted, all complete; more slots than that
+    /// are not given.
+    #[test]
+    fn a_full_ring() {
+        let (_dir, path) = file_of(200);
+        let file = DiskFile::open_direct(&path).unwrap();
+        let mut r = BlockReads::default();
+        r.prepare(2 * MAX_IN_FLIGHT, PAGE);
+        assert_eq!(r.slots(), MAX_IN_FLIGHT);
+        for slot in 0..MAX_IN_FLIGHT {
+            r.submit(&file, ((slot * 3) * PAGE) as u64, slot).unwrap();
+        }
+        let mut got: Vec<usize> = std::iter::from_fn(|| r.wait()).map(|(s, res)| res.map(|()| s).unwrap()).collect();
+        got.sort_unstable();
+        assert_eq!(got, (0..MAX_IN_FLIGHT).collect::<Vec<_>>());
+        assert_eq!(r.slot(50), expect(150, PAGE));
+    }
+}
