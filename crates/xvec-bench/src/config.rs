@@ -18,6 +18,43 @@ pub enum DataSource {
     Files { base: PathBuf, queries: PathBuf, gt: Option<PathBuf> },
 }
 
+/// What the untimed warm-up queries are (`--warmup-from`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WarmupFrom {
+    /// The measured queries themselves.
+    #[default]
+    Queries,
+    /// Base rows spread evenly over the dataset: queries from the same distribution that
+    /// the timed passes never ask, so a cache that searches fill (a disk index's) is warm
+    /// without having seen the measured queries.
+    Base,
+}
+
+impl WarmupFrom {
+    pub const ALL: [WarmupFrom; 2] = [WarmupFrom::Queries, WarmupFrom::Base];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            WarmupFrom::Queries => "queries",
+            WarmupFrom::Base => "base",
+        }
+    }
+}
+
+/// A name no [`WarmupFrom`] has.
+#[derive(Debug, thiserror::Error)]
+#[error("warm-up source {0:?}: expected queries or base")]
+pub struct UnknownWarmup(String);
+
+impl std::str::FromStr for WarmupFrom {
+    type Err = UnknownWarmup;
+
+    fn from_str(s: &str) -> Result<WarmupFrom, UnknownWarmup> {
+        WarmupFrom::ALL.into_iter().find(|w| w.name() == s).ok_or_else(|| UnknownWarmup(s.to_string()))
+    }
+}
+
 /// A search parameter `--sweep` may vary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -179,6 +216,8 @@ pub struct BenchConfig {
     pub memory_budget: Option<u64>,
     /// Serial queries before the timed phases.
     pub warmup: usize,
+    /// What the warm-up queries are.
+    pub warmup_from: WarmupFrom,
     /// Thread counts of the concurrent phase, each run for `duration`.
     pub concurrency: Vec<usize>,
     pub duration: Duration,
@@ -219,6 +258,7 @@ impl BenchConfig {
             mmap: true,
             memory_budget: None,
             warmup: 100,
+            warmup_from: WarmupFrom::Queries,
             concurrency: if cores > 1 { vec![1, cores] } else { vec![1] },
             duration: Duration::from_secs(30),
             cooldown: Duration::from_secs(1),

@@ -68,6 +68,7 @@ const SEARCH: &[&str] = &[
     "blocks_read_p99",
     "read_bytes_per_query",
     "beam_width",
+    "cached_nodes",
 ];
 
 /// The columns, in the order a new file gets them. `docs/benchmarks/README.md`
@@ -222,6 +223,7 @@ fn row(r: &Report, s: &SearchReport) -> Vec<String> {
         ("blocks_read_p99", s.serial.reads.blocks_read_p99.map_or_else(String::new, |v| v.to_string())),
         ("read_bytes_per_query", opt(s.serial.reads.read_bytes_per_query, 0)),
         ("beam_width", s.serial.reads.beam_width.map_or_else(String::new, |v| v.to_string())),
+        ("cached_nodes", s.serial.reads.cached_nodes.map_or_else(String::new, |v| v.to_string())),
     ]);
     in_order(COLUMNS, values)
 }

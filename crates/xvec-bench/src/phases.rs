@@ -12,9 +12,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+use half::f16;
 use hdrhistogram::Histogram;
 
-use super::config::{BenchConfig, SearchPoint};
+use super::config::{BenchConfig, SearchPoint, WarmupFrom};
 use super::dataset::{DatasetError, GroundTruth, ndcg_at, recall_at};
 use super::report::{
     ConcurrentReport, ConfigReport, CpuReport, DatasetReport, DiskReads, EngineMemory, FORMAT, Latency, LoadReport,
@@ -90,6 +91,7 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
     };
     let mut dataset = DatasetReport::new(&ds, total_rows, queries.len(), truth.k, gt_seconds);
     dataset.filter_rows = allowed.map(|n| n as u64);
+    let warm_rows = warm_rows(cfg, &ds);
     // The base vectors are not needed any more: unmap them (or free them) so that the
     // search phases' RSS is the engine's and the queries', not the input file's.
     drop(ds);
@@ -124,7 +126,9 @@ pub fn run(cfg: &BenchConfig, command: Option<String>, progress: &mut dyn Progre
         for (point, done) in points.iter().zip(&mut rounds) {
             let setting = if cfg.sweep.is_some() { format!("{} ", point.label()) } else { String::new() };
             let label = if cfg.repeat > 1 { format!("round {round} {setting}") } else { setting };
-            done.push(search(cfg, &snap, &queries, &truth, Pass { point: *point, label }, &mut log, progress)?);
+            let pass = Pass { point: *point, label };
+            let vectors = QueryVectors { measured: &queries, warm: warm_rows.as_deref() };
+            done.push(search(cfg, &snap, vectors, &truth, pass, &mut log, progress)?);
         }
     }
     let searches: Vec<SearchReport> = rounds.into_iter().map(SearchReport::median_of).collect();
@@ -484,23 +488,56 @@ struct Pass {
     label: String,
 }
 
+/// The base rows `--warmup-from base` warms up with: `warmup` of them (all when there
+/// are fewer), evenly spaced, in half precision (a warm-up query only has to visit the
+/// row's neighbourhood, and tens of thousands of them stay small beside a memory cap).
+fn warm_rows(cfg: &BenchConfig, ds: &Dataset) -> Option<Vec<Vec<f16>>> {
+    let (n, len) = (cfg.warmup.min(ds.base.len()), ds.base.len());
+    let mut scratch = Vec::new();
+    let half = |v: &[f32]| v.iter().map(|&x| f16::from_f32(x)).collect();
+    match cfg.warmup_from {
+        WarmupFrom::Queries => None,
+        WarmupFrom::Base => Some((0..n).map(|i| half(ds.base.row(i * len / n, &mut scratch))).collect()),
+    }
+}
+
+/// The vectors of a search pass's queries: those measured, and those it warms up with
+/// when they differ (`--warmup-from base`).
+#[derive(Clone, Copy)]
+struct QueryVectors<'a> {
+    measured: &'a [Vec<f32>],
+    warm: Option<&'a [Vec<f16>]>,
+}
+
 fn search(
     cfg: &BenchConfig,
     snap: &Arc<Snapshot>,
-    vectors: &[Vec<f32>],
+    vectors: QueryVectors,
     truth: &GroundTruth,
     pass: Pass,
     log: &mut PhaseLog,
     progress: &mut dyn Progress,
 ) -> Result<SearchReport, BenchError> {
     let Pass { point, label } = pass;
-    let queries = queries(cfg, vectors, point);
+    let queries = queries(cfg, vectors.measured, point);
+    // Untimed queries: the measured ones, or the warm rows, each made a query as it runs.
+    let warm_up = || -> Result<(), BenchError> {
+        for i in 0..cfg.warmup {
+            match vectors.warm {
+                None => snap.query(&queries[i % queries.len()]),
+                Some(rows) => {
+                    let row = &rows[i % rows.len()];
+                    snap.query(&query(cfg, row.iter().map(|x| x.to_f32()).collect(), point))
+                }
+            }
+            .map_err(engine("warmup"))?;
+        }
+        Ok(())
+    };
 
     log.begin(&format!("{label}warmup"));
     progress.begin(&format!("{label}warmup"), cfg.warmup as u64, "queries");
-    for i in 0..cfg.warmup {
-        snap.query(&queries[i % queries.len()]).map_err(engine("warmup"))?;
-    }
+    warm_up()?;
     progress.end(&format!("{label}warmup: {} queries", cfg.warmup));
     log.end();
 
@@ -529,15 +566,15 @@ fn search(
     progress.begin(&name, queries.len() as u64, "queries");
     // The pause leaves caches cold and the core possibly clocked down: warm up again
     // right before the timed pass, as peers.py does before each of its passes.
-    for i in 0..cfg.warmup {
-        snap.query(&queries[i % queries.len()]).map_err(engine("warmup"))?;
-    }
+    warm_up()?;
     let blocks_read = || snap.disk_usage().blocks_read;
-    let disk = snap.disk_usage().indexes > 0;
+    let usage = snap.disk_usage();
+    let disk = usage.indexes > 0;
     let mut serial =
         run_serial(&|q| snap.query(q), disk.then_some(&blocks_read as _), &queries, truth, cfg.k, progress)?;
     // The width the queries searched with: theirs, else the index's.
     serial.reads.beam_width = beam_width(snap.schema()).map(|w| point.beam_width.map_or(w, |b| b as u64));
+    serial.reads.cached_nodes = disk.then_some(usage.cached_nodes);
     progress.end(&format!(
         "{name}: {:.1} QPS, recall@{} {:.4}, p99 {:.3} ms",
         serial.qps, cfg.k, serial.recall, serial.latency.latency_p99_ms
@@ -560,20 +597,20 @@ fn beam_width(schema: &xvec::Schema) -> Option<u64> {
 /// The query set as `cfg`'s k-nearest-neighbour queries with `point`'s search settings,
 /// keys only.
 pub(crate) fn queries(cfg: &BenchConfig, vectors: &[Vec<f32>], point: SearchPoint) -> Vec<Query> {
-    vectors
-        .iter()
-        .map(|v| {
-            let q = Query::vector(v.clone())
-                .k(cfg.k)
-                .fields(Vec::<String>::new())
-                .ef(point.ef)
-                .refine(point.refine)
-                .nprobe(point.nprobe)
-                .beam_width(point.beam_width)
-                .route(cfg.route);
-            q.filter_opt(cfg.filter.clone())
-        })
-        .collect()
+    vectors.iter().map(|v| query(cfg, v.clone(), point)).collect()
+}
+
+/// One of `cfg`'s k-nearest-neighbour queries, for `vector`.
+fn query(cfg: &BenchConfig, vector: Vec<f32>, point: SearchPoint) -> Query {
+    let q = Query::vector(vector)
+        .k(cfg.k)
+        .fields(Vec::<String>::new())
+        .ef(point.ef)
+        .refine(point.refine)
+        .nprobe(point.nprobe)
+        .beam_width(point.beam_width)
+        .route(cfg.route);
+    q.filter_opt(cfg.filter.clone())
 }
 
 /// A latency histogram in nanoseconds, 1 ns to 10 minutes at 3 significant digits.

@@ -139,6 +139,7 @@ pub struct ConfigReport {
     pub optimize_concurrency: u64,
     pub mmap: bool,
     pub warmup: u64,
+    pub warmup_from: crate::config::WarmupFrom,
     pub concurrency: Vec<u64>,
     pub duration_sec: f64,
     pub cooldown_sec: f64,
@@ -175,6 +176,7 @@ impl ConfigReport {
             optimize_concurrency: c.optimize_concurrency as u64,
             mmap: c.mmap,
             warmup: c.warmup as u64,
+            warmup_from: c.warmup_from,
             concurrency: c.concurrency.iter().map(|&v| v as u64).collect(),
             duration_sec: c.duration.as_secs_f64(),
             cooldown_sec: c.cooldown.as_secs_f64(),
@@ -276,6 +278,10 @@ pub struct DiskReads {
     /// Nodes a disk index expands per hop, their blocks read together: the queries' width,
     /// else the index's; `null` for the other kinds.
     pub beam_width: Option<u64>,
+    /// Nodes whose neighbour lists the disk indexes' caches held when the pass began
+    /// (searches fill them: with `--warmup-from base`, a cache that was full by then had
+    /// seen none of the measured queries); `null` without a disk index.
+    pub cached_nodes: Option<u64>,
 }
 
 impl DiskReads {
@@ -290,6 +296,7 @@ impl DiskReads {
             blocks_read_p99: (n > 0).then(|| blocks[(n * 99).div_ceil(100).max(1) - 1]),
             read_bytes_per_query: read_bytes,
             beam_width: None,
+            cached_nodes: None,
         }
     }
 }

@@ -296,7 +296,8 @@ pub struct DiskReport {
     pub first_block_offset: u64,
     /// The entry point every search starts at.
     pub medoid: u64,
-    /// Nodes this handle keeps in memory (the entry's neighbourhood).
+    /// Nodes whose neighbour lists this handle keeps in memory (the entry's neighbourhood
+    /// at open, then the nodes its searches read).
     pub cached_nodes: u64,
     /// Bytes of that cache.
     pub cache_bytes: u64,

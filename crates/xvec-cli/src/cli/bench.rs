@@ -9,8 +9,8 @@ use clap::{ArgAction, Args};
 use xvec::{Knob, Metric, SearchRoute, TextIndex};
 use xvec_bench::compare::{self, Run};
 use xvec_bench::config::{
-    BenchConfig, DataSource, FreshConfig, StreamConfig, Sweep, parse_duration, parse_fraction, parse_positive_duration,
-    parse_rate, parse_recall,
+    BenchConfig, DataSource, FreshConfig, StreamConfig, Sweep, WarmupFrom, parse_duration, parse_fraction,
+    parse_positive_duration, parse_rate, parse_recall,
 };
 use xvec_bench::phases;
 use xvec_bench::report::Report;
@@ -130,6 +130,11 @@ pub struct BenchArgs {
     /// before the serial pass.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub warmup: u32,
+    /// What the warm-up queries are: the measured queries, or base rows spread over the
+    /// dataset (queries a cache that searches fill has not seen: a disk index's).
+    #[arg(long, value_name = "FROM", default_value = "queries",
+        value_parser = names::<WarmupFrom>(WarmupFrom::ALL.map(WarmupFrom::name)))]
+    pub warmup_from: WarmupFrom,
     /// Thread counts of the concurrent phase, e.g. 1,2,4 (default: 1 and all cores).
     #[arg(long, value_name = "N,N", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: Option<Vec<u32>>,
@@ -271,6 +276,7 @@ impl BenchArgs {
         c.mmap = self.mmap;
         c.memory_budget = self.memory_budget;
         c.warmup = self.warmup as usize;
+        c.warmup_from = self.warmup_from;
         if let Some(list) = &self.concurrency {
             c.concurrency = list.iter().map(|&n| n as usize).collect();
         }

@@ -129,8 +129,8 @@ pub struct ReadArgs {
     #[arg(long, global = true)]
     pub no_mmap: bool,
     /// Bytes the collection may keep in memory for its disk-resident indexes (`"type":
-    /// "disk"`): their codes, then a cache of the nodes nearest each entry point in
-    /// what is left (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it
+    /// "disk"`): their codes, then a cache of neighbour lists in what is left, which
+    /// searches fill (e.g. 256MiB; default: an 8 MiB cache per index). `stats` shows it
     /// with the blocks read. `optimize` builds a disk index whose rows do not fit it
     /// from compact int8 codes, reading the rows once. In the shell it applies to
     /// collections opened from then on.

@@ -31,10 +31,12 @@ pub struct OpenOptions {
     /// queries run on.
     pub maintenance_threads: usize,
     /// Bytes this handle may keep in memory for its disk-resident indexes (`"type":
-    /// "disk"`): their codes, then a cache of the nodes nearest each entry point in
-    /// what is left. `None`: each such index caches [`DEFAULT_DISK_CACHE`] bytes. A
-    /// writer's `optimize` and background jobs build disk indexes under it (from int8
-    /// codes alone when the rows do not fit). The in-memory kinds' graphs, lists and the
+    /// "disk"`): their codes, then a cache of neighbour lists in what is left (the
+    /// entry's neighbourhood at open, then the nodes searches read, until it is full);
+    /// under a budget node blocks are read past the page cache (`O_DIRECT`). `None`:
+    /// each such index caches [`DEFAULT_DISK_CACHE`] bytes. A writer's `optimize` and
+    /// background jobs build disk indexes under it (from int8 codes alone when the rows
+    /// do not fit). The in-memory kinds' graphs, lists and the
     /// vectors they read stay mapped as without it: [`Stats::memory_wanted`](super::Stats::memory_wanted)
     /// and [`Stats::over_budget`](super::Stats::over_budget) say how far they exceed it; past it, queries answer slower
     /// (the kernel pages the mapped vectors in and out), never fail. A budget also turns

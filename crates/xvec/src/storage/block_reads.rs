@@ -45,6 +45,9 @@ pub(crate) struct BlockReads {
     in_flight: usize,
     /// Completed reads of the `pread` fallback, in submission order.
     done: VecDeque<(usize, std::io::Result<()>)>,
+    /// Times a thread slept on the device: a wait that found no read complete, or a
+    /// `pread` of the fallback.
+    sleeps: u64,
 }
 
 #[derive(Default)]
@@ -52,7 +55,8 @@ enum Ring {
     /// Not needed yet: made at the first read.
     #[default]
     Untried,
-    Ready(IoUring),
+    /// Boxed: a ring's state is large beside the other variants.
+    Ready(Box<IoUring>),
     /// The kernel refused one; reads are `pread`s.
     Unavailable,
 }
@@ -104,7 +108,7 @@ impl BlockReads {
         debug_assert!(slot < self.slots() && offset.is_multiple_of(PAGE as u64));
         gate(Op::Read, file.path())?;
         if let Ring::Untried = self.ring {
-            self.ring = IoUring::new(MAX_IN_FLIGHT as u32).map_or(Ring::Unavailable, Ring::Ready);
+            self.ring = IoUring::new(MAX_IN_FLIGHT as u32).map_or(Ring::Unavailable, |r| Ring::Ready(Box::new(r)));
         }
         let len = self.block_len;
         let Ring::Ready(ring) = &mut self.ring else {
@@ -138,6 +142,7 @@ impl BlockReads {
         }
         let Ring::Ready(ring) = &mut self.ring else {
             self.in_flight -= 1;
+            self.sleeps += 1;
             return self.done.pop_front();
         };
         loop {
@@ -154,6 +159,7 @@ impl BlockReads {
                 };
                 return Some((slot, r));
             }
+            self.sleeps += 1;
             match ring.submit_and_wait(1) {
                 Ok(_) => {}
                 Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EAGAIN | libc::EBUSY)) => {}
@@ -169,6 +175,11 @@ impl BlockReads {
                 }
             }
         }
+    }
+
+    /// Times the thread has slept on the device so far: the round trips of its reads.
+    pub(crate) fn sleeps(&self) -> u64 {
+        self.sleeps
     }
 
     /// Waits out every read in flight, dropping what they found.

@@ -189,6 +189,15 @@ impl Layout {
         Ok(())
     }
 
+    /// The nodes of block `b`, given its checked bytes, each with its id.
+    pub(crate) fn nodes_of<'a>(&'a self, b: usize, block: &'a [u8]) -> impl Iterator<Item = (u32, Node<'a>)> + 'a {
+        let first = b * self.per_block();
+        (first..(first + self.per_block()).min(self.nodes)).map(move |m| {
+            let at = self.slot_of(m as u32);
+            (m as u32, self.node(&block[at..at + self.node_bytes()]))
+        })
+    }
+
     /// The node starting at `bytes` (one node's bytes of a checked block).
     pub(crate) fn node<'a>(&self, bytes: &'a [u8]) -> Node<'a> {
         let vb = self.vector_bytes();

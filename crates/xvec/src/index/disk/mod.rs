@@ -1,11 +1,12 @@
 //! The disk-resident index (DiskANN): a Vamana graph whose nodes live in 4 KiB-aligned
-//! blocks of the index file together with their full vectors ([`layout`]), read with
-//! `pread` as a search needs them, never mapped. What stays in memory is small: the rows'
-//! RaBitQ codes (from the index's quantization), which rank the neighbours of every node
-//! a search expands, and a cache of the nodes nearest the entry point ([`cache`]), which
-//! every search passes through. Each hop expands the `width` best unexpanded candidates
-//! at once and reads their blocks as one batch; the full vectors in those blocks re-rank
-//! the results, so no second read is needed ([`search`]).
+//! blocks of the index file together with their full vectors ([`layout`]), read as a
+//! search needs them (through the searching thread's io_uring, many at once, and past the
+//! page cache under a memory budget), never mapped. What stays in memory is small: the
+//! rows' RaBitQ codes (from the index's quantization), which rank the neighbours of every
+//! node a search expands, and a cache of neighbour lists ([`cache`]), which lets a search
+//! expand a node without reading its block. A search keeps `width` reads in flight,
+//! scores every node it reads exactly from the vector in its block, and reads the blocks
+//! of the best candidates it expanded from the cache at the end ([`search`]).
 //!
 //! The graph is Vamana's own build ([`build`]); only where it is kept differs.
 
@@ -28,7 +29,7 @@ use layout::Layout;
 const WALK_BATCH: usize = 64;
 
 /// An open set of node blocks: the file they are read from, where they start, and the
-/// cache of the entry's neighbourhood.
+/// cache of neighbour lists.
 #[derive(Debug)]
 pub(crate) struct DiskGraph {
     layout: Layout,

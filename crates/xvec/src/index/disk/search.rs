@@ -1,15 +1,17 @@
 //! Beam search over node blocks, pipelined: DiskANN's `cached_beam_search` with the
 //! overlap of PipeANN (OSDI '25). A list of `list` candidates is ranked by the in-memory
 //! codes. Up to `width` reads are in flight at once: whenever one is free, the best
-//! candidate not yet taken is taken (expanded at once when the cache holds it, its block
-//! read otherwise), and each block is handled as soon as it arrives rather than with the
-//! rest of a hop, so the device always has `width` reads queued while the search scores
-//! what came back. Every node of a block read is scored exactly from its vector (the
-//! re-rank costs no extra read); the node asked for is expanded, its unvisited
-//! neighbours ranked by their codes, and so is any other node of the block the list was
-//! waiting to take. The results are the nodes scored exactly, best first. Nodes outside
-//! `allowed` are traversed but never returned, as in the in-memory graphs; the list then
-//! holds `list` allowed candidates and whatever others rank among them.
+//! candidate not yet taken is taken, expanded at once when the cache holds its
+//! neighbours, its block read otherwise. Each block is handled as soon as it arrives
+//! rather than with the rest of a hop, so the device always has `width` reads queued
+//! while the search scores what came back: every node of the block is scored exactly
+//! from its vector, the node asked for is expanded (its unvisited neighbours ranked by
+//! their codes, its list kept in the cache), and so is any other node of the block the
+//! list was waiting to take. When no candidate is left, the best `rerank` candidates that
+//! were expanded from the cache, and so never scored, have their blocks read and scored
+//! too. The results are the nodes scored exactly, best first. Nodes outside `allowed`
+//! are traversed but never returned, as in the in-memory graphs; the list then holds
+//! `list` allowed candidates and whatever others rank among them.
 
 use std::sync::atomic::Ordering;
 
@@ -29,8 +31,11 @@ use crate::storage::column::VectorColumn;
 pub(crate) struct Beam<'a> {
     /// Candidates kept (L).
     pub list: usize,
-    /// Reads in flight at once (W), at most [`MAX_IN_FLIGHT`].
+    /// Reads in flight at once while walking the graph (W), at most [`MAX_IN_FLIGHT`].
     pub width: usize,
+    /// The best candidates by code that are scored exactly, read if they must be (at
+    /// most `list`; the results a query wants, and some more for the codes' error).
+    pub rerank: usize,
     /// Rows that may be returned; `None` for all.
     pub allowed: Option<&'a RoaringBitmap>,
 }
@@ -40,9 +45,13 @@ pub(crate) struct Beam<'a> {
 pub(crate) struct SearchCost {
     /// Blocks read from the file.
     pub blocks_read: u32,
-    /// Expanded nodes found in the cache.
+    /// Nodes expanded from the cache's neighbour lists, without a read.
     pub cache_hits: u32,
-    /// Times the search waited for a read to complete.
+    /// Of the blocks read, those read at the end to score candidates expanded from the
+    /// cache.
+    pub rerank_reads: u32,
+    /// Times the search slept on the device (its round trips): fewer than the blocks
+    /// read when reads complete together.
     pub waits: u32,
 }
 
@@ -50,21 +59,35 @@ pub(crate) struct SearchCost {
 #[derive(Debug, Default)]
 pub(crate) struct DiskScratch {
     visited: VisitedSet,
-    /// Candidates by code distance, best first, each with whether it was taken.
-    list: Vec<(Scored, bool)>,
+    /// Candidates by code distance, best first, each with how far it got.
+    list: Vec<(Scored, Mark)>,
     /// The node each read slot is reading.
     reading: Vec<u32>,
     /// Read slots free.
     free: Vec<usize>,
+    /// Candidates read at the end to be scored.
+    rerank: Vec<u32>,
     reads: BlockReads,
+}
+
+/// How far a candidate got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mark {
+    /// Not taken yet.
+    Waiting,
+    /// Its block is read or being read: it is scored.
+    Read,
+    /// Expanded from the cache: not scored unless its block is read later.
+    Cached,
 }
 
 impl DiskScratch {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.visited.heap_bytes()
-            + self.list.capacity() * std::mem::size_of::<(Scored, bool)>()
+            + self.list.capacity() * std::mem::size_of::<(Scored, Mark)>()
             + self.reading.capacity() * 4
             + self.free.capacity() * 8
+            + self.rerank.capacity() * 4
             + self.reads.heap_bytes()
     }
 }
@@ -106,13 +129,15 @@ impl DiskGraph {
         if layout.nodes == 0 {
             return Ok(cost);
         }
+        // The walk keeps `width` reads in flight; the reads at the end, all at once.
         let width = beam.width.clamp(1, MAX_IN_FLIGHT);
-        let DiskScratch { visited, list, reading, free, reads } = sc;
-        reads.prepare(width, layout.block_len());
+        let slots = width.max(beam.rerank.min(MAX_IN_FLIGHT));
+        let DiskScratch { visited, list, reading, free, rerank, reads } = sc;
+        reads.prepare(slots, layout.block_len());
         free.clear();
         free.extend((0..width).rev());
         reading.clear();
-        reading.resize(width, NONE);
+        reading.resize(slots, NONE);
         visited.clear(beam.list.max(1) * 8);
         list.clear();
         let mut f = Frontier { list, visited, out, cap: beam.list.max(1), allowed: beam.allowed, returnable: 0 };
@@ -120,9 +145,12 @@ impl DiskGraph {
         loop {
             while let Some(&slot) = free.last() {
                 let Some(n) = f.take() else { break };
-                if let Some(raw) = self.cache.get(n) {
+                if let Some(neighbors) = self.cache.get(n) {
                     cost.cache_hits += 1;
-                    f.expand(n, &layout.node(raw), approx, exact);
+                    f.mark(n, Mark::Cached);
+                    for nb in neighbors {
+                        f.visit(nb, approx);
+                    }
                     continue;
                 }
                 reads.submit(&self.file, self.offset(layout.block_of(n)), slot)?;
@@ -130,32 +158,66 @@ impl DiskGraph {
                 reading[slot] = n;
                 cost.blocks_read += 1;
             }
-            let Some((slot, done)) = reads.wait() else { break };
-            cost.waits += 1;
-            done.map_err(|e| StorageError::io(self.file.path(), e))?;
-            let (n, block) = (reading[slot], reads.slot(slot));
-            let b = layout.block_of(n);
-            layout.check_block(b, block).map_err(|e| self.corrupt(e))?;
-            let first = b * layout.per_block();
-            for m in first..(first + layout.per_block()).min(layout.nodes) {
-                let m = m as u32;
-                let at = layout.slot_of(m);
-                let node = layout.node(&block[at..at + layout.node_bytes()]);
+            let Some((slot, n)) = self.arrived(reads, reading, &mut cost)? else { break };
+            let block = reads.slot(slot);
+            for (m, node) in layout.nodes_of(layout.block_of(n), block) {
                 if m == n || f.take_waiting(m) {
-                    f.expand(m, &node, approx, exact);
+                    f.score(m, &node, exact);
+                    self.cache.insert(m, node.neighbors());
+                    for &nb in node.neighbors() {
+                        f.visit(nb, approx);
+                    }
                 } else {
                     f.score(m, &node, exact);
                 }
             }
             free.push(slot);
         }
+        // The best candidates never scored: their blocks, all at once.
+        f.unscored(beam.rerank.clamp(1, f.cap), rerank);
+        free.extend(width..slots);
+        let mut next = 0;
+        loop {
+            while next < rerank.len()
+                && let Some(slot) = free.pop()
+            {
+                reads.submit(&self.file, self.offset(layout.block_of(rerank[next])), slot)?;
+                reading[slot] = rerank[next];
+                next += 1;
+                cost.blocks_read += 1;
+                cost.rerank_reads += 1;
+            }
+            let Some((slot, n)) = self.arrived(reads, reading, &mut cost)? else { break };
+            for (_, node) in layout.nodes_of(layout.block_of(n), reads.slot(slot)).filter(|(m, _)| *m == n) {
+                f.score(n, &node, exact);
+            }
+            free.push(slot);
+        }
         Ok(cost)
+    }
+
+    /// Waits for the next read and hands back its slot and the node it was for, once its
+    /// block read whole and passed its check; `None` when no read is in flight.
+    fn arrived(
+        &self,
+        reads: &mut BlockReads,
+        reading: &[u32],
+        cost: &mut SearchCost,
+    ) -> Result<Option<(usize, u32)>, StorageError> {
+        let slept = reads.sleeps();
+        let Some((slot, done)) = reads.wait() else { return Ok(None) };
+        cost.waits += (reads.sleeps() - slept) as u32;
+        done.map_err(|e| StorageError::io(self.file.path(), e))?;
+        let n = reading[slot];
+        let b = self.layout.block_of(n);
+        self.layout.check_block(b, reads.slot(slot)).map_err(|e| self.corrupt(e))?;
+        Ok(Some((slot, n)))
     }
 }
 
 /// The candidates and results one search builds up.
 struct Frontier<'s, 'a> {
-    list: &'s mut Vec<(Scored, bool)>,
+    list: &'s mut Vec<(Scored, Mark)>,
     visited: &'s mut VisitedSet,
     out: &'s mut Vec<Scored>,
     /// Candidates (allowed ones) kept, and results.
@@ -170,29 +232,40 @@ impl Frontier<'_, '_> {
         self.allowed.is_none_or(|a| a.contains(id))
     }
 
-    /// The best candidate not yet taken, now taken.
+    /// The best candidate not yet taken, now marked read.
     fn take(&mut self) -> Option<u32> {
-        let (c, taken) = self.list.iter_mut().find(|(_, taken)| !*taken)?;
-        *taken = true;
+        let (c, mark) = self.list.iter_mut().find(|(_, m)| *m == Mark::Waiting)?;
+        *mark = Mark::Read;
         Some(c.id)
     }
 
-    /// Takes `n` when it waits in the list untaken; whether it did.
+    /// Takes `n` (marked read) when it waits in the list; whether it did.
     fn take_waiting(&mut self, n: u32) -> bool {
         match self.list.iter_mut().find(|(c, _)| c.id == n) {
-            Some((_, taken)) if !*taken => {
-                *taken = true;
+            Some((_, mark)) if *mark == Mark::Waiting => {
+                *mark = Mark::Read;
                 true
             }
             _ => false,
         }
     }
 
-    /// Scores `n` exactly into the results (once) and ranks its neighbours.
-    fn expand(&mut self, n: u32, node: &Node, approx: &impl Fn(u32) -> f32, exact: &impl Fn(&VectorColumn) -> f32) {
-        self.score(n, node, exact);
-        for &nb in node.neighbors() {
-            self.visit(nb, approx);
+    /// Marks `n`, taken a moment ago and so still in the list, as `mark`.
+    fn mark(&mut self, n: u32, mark: Mark) {
+        if let Some((_, m)) = self.list.iter_mut().find(|(c, _)| c.id == n) {
+            *m = mark;
+        }
+    }
+
+    /// Fills `into` with the candidates among the best `rerank` that may be returned
+    /// which were expanded from the cache and have not been scored since.
+    fn unscored(&self, rerank: usize, into: &mut Vec<u32>) {
+        into.clear();
+        let best = self.list.iter().filter(|(c, _)| self.ok(c.id)).take(rerank);
+        for (c, _) in best.filter(|(_, m)| *m == Mark::Cached) {
+            if !self.out.iter().any(|x| x.id == c.id) {
+                into.push(c.id);
+            }
         }
     }
 
@@ -221,7 +294,7 @@ impl Frontier<'_, '_> {
         let list = self.cap;
         if self.returnable < list || self.list.last().is_some_and(|(w, _)| c < *w) {
             let at = self.list.partition_point(|(x, _)| *x < c);
-            self.list.insert(at, (c, false));
+            self.list.insert(at, (c, Mark::Waiting));
             self.returnable += usize::from(self.ok(n));
             // Past `list` returnable candidates, drop from the tail down to the last
             // returnable one kept.

@@ -44,7 +44,9 @@ fn open(path: &std::path::Path, base: usize, col: &VectorColumn, n: usize, g: &G
 }
 
 /// Recall@10 against brute force for every metric, with RaBitQ codes ranking the
-/// candidates and the blocks' vectors the results; the cache cuts the reads.
+/// candidates and the blocks' vectors the results; the cache cuts the reads. Without a
+/// cache every node expanded is read and so scored; with one holding every list, the
+/// only reads are of the best candidates, at the end.
 #[test]
 fn recall_against_brute_force_per_metric() {
     let (n, dim, k) = (3000, 48, 10);
@@ -59,7 +61,7 @@ fn recall_against_brute_force_per_metric() {
         let qz = Quantizer::new(Quantize::Rabitq, 4, dim, metric, Some(Rotation::new(dim, 7)));
         let (codes, params) = qz.encode_rows(col, n);
         let codes = qz.view(&codes, &params);
-        let (mut reads, mut hits_total) = ([0u64; 2], 0usize);
+        let (mut reads, mut rerank, mut hits_total) = ([0u64; 2], [0u64; 2], 0usize);
         for (c, cache) in [0u64, 1 << 20].into_iter().enumerate() {
             let disk = open(&path, 4096, &col, n, &g, cache);
             assert_eq!(disk.stats().cached_nodes > 0, cache > 0);
@@ -75,12 +77,13 @@ fn recall_against_brute_force_per_metric() {
                     .search(
                         |r| codes.distance(kern, &qq, metric, r, false),
                         |v| exact.distance(kern, v, 0),
-                        Beam { list: 40, width: 4, allowed: None },
+                        Beam { list: 40, width: 4, rerank: 20, allowed: None },
                         &mut sc,
                         &mut out,
                     )
                     .unwrap();
                 reads[c] += cost.blocks_read as u64;
+                rerank[c] += cost.rerank_reads as u64;
                 assert!(cost.blocks_read + cost.cache_hits > 0 && out.windows(2).all(|w| w[0] <= w[1]));
                 // Results carry exact distances: the same as a scan's for the same row.
                 let first = out[0];
@@ -95,6 +98,8 @@ fn recall_against_brute_force_per_metric() {
         }
         assert!(hits_total > 0);
         assert!(reads[1] < reads[0], "{metric:?}: the cache saves reads: {reads:?}");
+        assert_eq!(rerank[0], 0, "{metric:?}: nothing to score at the end without a cache");
+        assert!(rerank[1] > 0 && rerank[1] == reads[1], "{metric:?}: {rerank:?} of {reads:?}");
     }
 }
 
@@ -115,7 +120,7 @@ fn a_filter_returns_only_allowed_rows() {
     for q in &queries {
         let exact = PreparedQuery::float(Metric::L2, q.clone());
         let d = |v: &VectorColumn| exact.distance(kern, v, 0);
-        let beam = Beam { list: 60, width: 2, allowed: Some(&allowed) };
+        let beam = Beam { list: 60, width: 2, rerank: 20, allowed: Some(&allowed) };
         disk.search(|r| exact.distance(kern, &col, r as usize), d, beam, &mut sc, &mut out).unwrap();
         assert!(out.len() >= 10, "{} results", out.len());
         assert!(out.iter().all(|r| r.id % 5 == 0));
@@ -178,7 +183,7 @@ fn block_checksums_catch_corruption() {
     let exact = PreparedQuery::float(Metric::L2, queries[0].clone());
     let search = |disk: &DiskGraph| {
         let (mut sc, mut out) = (DiskScratch::default(), Vec::new());
-        let beam = Beam { list: 20, width: 4, allowed: None };
+        let beam = Beam { list: 20, width: 4, rerank: 10, allowed: None };
         disk.search(|r| exact.distance(kern, &col, r as usize), |v| exact.distance(kern, v, 0), beam, &mut sc, &mut out)
     };
     let medoid_block = layout.block_of(g.medoid);

@@ -130,12 +130,14 @@ pub enum SearchPath {
     },
     /// The IVF lists found fewer than `k` allowed rows; an exact scan finished.
     ListsThenExact,
-    /// A disk index's graph: `hops` batches of reads, each expanding up to `beam_width`
-    /// nodes; `blocks_read` node blocks read from the file (the cache served the others).
+    /// A disk index's graph: up to `beam_width` reads in flight, `hops` round trips to
+    /// the device, `blocks_read` node blocks read from the file (the cache served the
+    /// others).
     Disk {
-        /// Nodes expanded per hop: the query's beam width, or the index's.
+        /// Reads in flight at once: the query's beam width, or the index's.
         beam_width: u32,
-        /// Hops, each one batch of reads (cached ones included).
+        /// Round trips: times the search slept on its reads (fewer than the blocks read
+        /// when reads complete together).
         hops: u32,
         /// Node blocks read from the file.
         blocks_read: u32,
@@ -466,14 +468,14 @@ impl SegmentIndex {
         }
         let qq = qz.prepare(r.raw_query, r.quant);
         let (k, metric, orig) = (r.orig.kernels, self.meta.metric, &r.orig);
-        let beam = DiskBeam { list, width: p.beam_width, allowed: p.allowed };
+        let beam = DiskBeam { list, width: p.beam_width, rerank: disk_rerank(&p, want, list), allowed: p.allowed };
         let approx = |row: u32| codes.distance(k, &qq, metric, row, false);
         let cost = g.search(approx, |v: &VectorColumn| orig.query.distance(k, v, 0), beam, r.scratch.disk, r.found)?;
         if r.found.len() < want.min(allowed_rows) {
             exact_scan(&r.orig, rows, want, p.allowed, r.scratch.bounds, r.found);
             return Ok(SearchPath::GraphThenExact);
         }
-        Ok(SearchPath::Disk { beam_width: p.beam_width as u32, hops: cost.hops, blocks_read: cost.blocks_read })
+        Ok(SearchPath::Disk { beam_width: p.beam_width as u32, hops: cost.waits, blocks_read: cost.blocks_read })
     }
 
     /// The query for this index's sketches, if it keeps them.
@@ -626,3 +628,15 @@ pub(super) fn exact_scan<S: Scorer>(
     out.clear();
     out.extend(top.into_sorted().into_iter().map(|c| Scored { dist: c.dist, id: c.row }));
 }
+
+/// Candidates a disk search scores exactly at the end, of a list of `list`, for a query
+/// that wants `want` (`k`, or `refine × k`): those `refine` asks for, else twice `k` and
+/// at least [`RERANK_MIN`] (the codes' ranking errs among near neighbours, the more so the
+/// fewer the results).
+fn disk_rerank(p: &SearchParams, want: usize, list: usize) -> usize {
+    let asked = if p.refine > 0 { want } else { (2 * p.k).max(RERANK_MIN) };
+    asked.clamp(want.min(list), list)
+}
+
+/// Fewest candidates scored at the end when `refine` does not say.
+const RERANK_MIN: usize = 20;

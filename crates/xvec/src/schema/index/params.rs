@@ -193,8 +193,8 @@ fn default_disk_quantize() -> Quantize {
 }
 
 /// Disk-resident Vamana (DiskANN): the graph and the full vectors in 4 KiB node blocks of
-/// the index file, read as a search needs them; only RaBitQ codes and a cache of the
-/// entry's neighbourhood stay in memory (sized by `OpenOptions::memory_budget`).
+/// the index file, read as a search needs them; only RaBitQ codes and a cache of
+/// neighbour lists stay in memory (sized by `OpenOptions::memory_budget`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
