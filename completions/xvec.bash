@@ -1001,7 +1001,7 @@ _xvec() {
             return 0
             ;;
         xvec__subcmd__bench)
-            opts="-k -o -h --dataset --base --queries --gt --path --index --m --ef-construction --degree --build-list --graph --alpha --nlist --default-nprobe --soar --quantize --bits --rotate --seed --metric --k --ef --nprobe --refine --beam-width --limit --skip-load --batch --batch-size --optimize-concurrency --mmap --warmup --concurrency --duration --cooldown --sweep --filter --route --gt-threads --output --csv --plot --streaming --rate --search-threads --hold-snapshot --auto-flush-rows --optimize-at --window --flush-every --fresh --merge-factor --target-recall --repeat --text --text-index --text-query-key --sparse-budget --compare --mode --no-headers --no-mmap --memory-budget --wait --help"
+            opts="-k -o -h --dataset --base --queries --gt --path --index --m --ef-construction --degree --build-list --graph --alpha --nlist --default-nprobe --soar --quantize --bits --rotate --seed --metric --k --ef --nprobe --refine --beam-width --limit --skip-load --batch --batch-size --optimize-concurrency --mmap --warmup --warmup-from --concurrency --duration --cooldown --sweep --filter --route --gt-threads --output --csv --plot --streaming --rate --search-threads --hold-snapshot --auto-flush-rows --optimize-at --window --flush-every --fresh --merge-factor --target-recall --repeat --text --text-index --text-query-key --sparse-budget --compare --mode --no-headers --no-mmap --memory-budget --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1211,6 +1211,13 @@ _xvec() {
                     ;;
                 --warmup)
                     COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --warmup-from)
+                    COMPREPLY=($(compgen -W "queries base" -- "${cur}"))
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi

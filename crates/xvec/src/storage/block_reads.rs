@@ -1,9 +1,10 @@
 //! Reads of whole page-aligned blocks, many in flight at once: the node blocks of a
 //! disk-resident index. Each searching thread owns a [`BlockReads`], a small io_uring and
 //! the buffers its reads land in, one slot per read. A search submits a read as soon as
-//! it knows it needs a block and handles each read as it completes, so the device has
-//! all of a hop's reads queued together and the search scores one node while the next
-//! are still being read (PipeANN's pipelined beam search).
+//! it knows it needs a block and handles each read once it and those before it have
+//! completed (in submission order, so a search takes the same path every time), so the
+//! device has all of a hop's reads queued together and the search scores one node while
+//! the next are still being read (PipeANN's pipelined beam search).
 //!
 //! Where the kernel has no io_uring or refuses it (seccomp, `io_uring_disabled`), each
 //! read is a `pread` done when it is submitted: the same results, one read at a time.
@@ -41,10 +42,11 @@ pub(crate) struct BlockReads {
     pages: Vec<Page>,
     slots: usize,
     block_len: usize,
-    /// Reads submitted and not yet handed out by [`BlockReads::wait`].
-    in_flight: usize,
-    /// Completed reads of the `pread` fallback, in submission order.
-    done: VecDeque<(usize, std::io::Result<()>)>,
+    /// Slots of the reads submitted and not yet handed out by [`BlockReads::wait`],
+    /// oldest first.
+    order: VecDeque<usize>,
+    /// Per slot, what its read found once it completed and until it is handed out.
+    landed: Vec<Option<std::io::Result<()>>>,
     /// Times a thread slept on the device: a wait that found no read complete, or a
     /// `pread` of the fallback.
     sleeps: u64,
@@ -72,7 +74,7 @@ impl std::fmt::Debug for BlockReads {
             .field("ring", &ring)
             .field("slots", &self.slots())
             .field("block_len", &self.block_len)
-            .field("in_flight", &self.in_flight)
+            .field("in_flight", &self.order.len())
             .finish()
     }
 }
@@ -85,6 +87,8 @@ impl BlockReads {
         debug_assert!(block_len.is_multiple_of(PAGE) && block_len > 0);
         self.drain();
         self.slots = slots.clamp(1, MAX_IN_FLIGHT);
+        self.landed.clear();
+        self.landed.resize_with(self.slots, || None);
         let pages = self.slots * (block_len / PAGE);
         if self.pages.len() < pages {
             self.pages.resize(pages, ZERO_PAGE);
@@ -113,8 +117,8 @@ impl BlockReads {
         let len = self.block_len;
         let Ring::Ready(ring) = &mut self.ring else {
             let buf = &mut as_bytes_mut(&mut self.pages)[slot * len..(slot + 1) * len];
-            self.done.push_back((slot, file.file().read_exact_at(buf, offset)));
-            self.in_flight += 1;
+            self.landed[slot] = Some(file.file().read_exact_at(buf, offset));
+            self.order.push_back(slot);
             return Ok(());
         };
         let at = as_bytes_mut(&mut self.pages)[slot * len..].as_mut_ptr();
@@ -129,35 +133,44 @@ impl BlockReads {
         // The queue has room: it holds as many reads as there are slots at most.
         unsafe { ring.submission().push(&read) }
             .map_err(|_| StorageError::io(file.path(), std::io::Error::other("the read queue is full")))?;
-        self.in_flight += 1;
+        self.order.push_back(slot);
         Ok(())
     }
 
-    /// Waits for a read to complete and hands it back: its slot and whether it read its
-    /// whole block (a short read is an error: the file ends before the block). `None`
-    /// when no read is in flight.
+    /// Waits for the oldest read in flight to complete and hands it back: its slot and
+    /// whether it read its whole block (a short read is an error: the file ends before
+    /// the block). Reads come back in the order they were submitted, whatever order the
+    /// device completes them in, so a search takes the same path every time. `None` when
+    /// no read is in flight.
     pub(crate) fn wait(&mut self) -> Option<(usize, std::io::Result<()>)> {
-        if self.in_flight == 0 {
-            return None;
-        }
-        let Ring::Ready(ring) = &mut self.ring else {
-            self.in_flight -= 1;
-            self.sleeps += 1;
-            return self.done.pop_front();
-        };
+        let &slot = self.order.front()?;
         loop {
-            if let Some(c) = ring.completion().next() {
-                self.in_flight -= 1;
-                let slot = c.user_data() as usize;
+            if let Some(r) = self.landed[slot].take() {
+                self.order.pop_front();
+                if !matches!(self.ring, Ring::Ready(_)) {
+                    // The fallback's `pread` slept when the read was submitted.
+                    self.sleeps += 1;
+                }
+                return Some((slot, r));
+            }
+            let BlockReads { ring: Ring::Ready(ring), landed, block_len, .. } = self else {
+                unreachable!("without a ring every read lands when it is submitted")
+            };
+            let mut reaped = false;
+            for c in ring.completion() {
                 let r = match c.result() {
                     n if n < 0 => Err(std::io::Error::from_raw_os_error(-n)),
-                    n if n as usize == self.block_len => Ok(()),
+                    n if n as usize == *block_len => Ok(()),
                     n => Err(std::io::Error::new(
                         std::io::ErrorKind::UnexpectedEof,
-                        format!("read {n} of a block's {} bytes: the file ends inside it", self.block_len),
+                        format!("read {n} of a block's {block_len} bytes: the file ends inside it"),
                     )),
                 };
-                return Some((slot, r));
+                landed[c.user_data() as usize] = Some(r);
+                reaped = true;
+            }
+            if reaped {
+                continue;
             }
             self.sleeps += 1;
             match ring.submit_and_wait(1) {
@@ -169,7 +182,7 @@ impl BlockReads {
                     // reused; from here on reads are `pread`s.
                     std::mem::forget(std::mem::take(&mut self.pages));
                     self.ring = Ring::Unavailable;
-                    self.in_flight = 0;
+                    self.order.clear();
                     self.slots = 0;
                     return Some((usize::MAX, Err(e)));
                 }
@@ -232,8 +245,9 @@ mod tests {
         (block * len..(block + 1) * len).map(|i| (i / PAGE) as u8 ^ (i % 251) as u8).collect()
     }
 
-    /// Every block comes back in the slot it was read into, whichever order the reads
-    /// complete in, through the ring and through the fallback, direct or not.
+    /// Every block comes back in the slot it was read into, in the order the reads were
+    /// submitted whichever order they complete in, through the ring and through the
+    /// fallback, direct or not.
     #[test]
     fn reads_land_in_their_slots() {
         let (_dir, path) = file_of(64);
@@ -252,6 +266,7 @@ mod tests {
                 let mut seen = 0;
                 while let Some((slot, res)) = r.wait() {
                     res.unwrap();
+                    assert_eq!(slot, seen, "submission order");
                     assert_eq!(r.slot(slot), expect(blocks[slot], 2 * PAGE), "slot {slot}, direct {direct}");
                     seen += 1;
                 }
@@ -294,8 +309,7 @@ mod tests {
         for slot in 0..MAX_IN_FLIGHT {
             r.submit(&file, ((slot * 3) * PAGE) as u64, slot).unwrap();
         }
-        let mut got: Vec<usize> = std::iter::from_fn(|| r.wait()).map(|(s, res)| res.map(|()| s).unwrap()).collect();
-        got.sort_unstable();
+        let got: Vec<usize> = std::iter::from_fn(|| r.wait()).map(|(s, res)| res.map(|()| s).unwrap()).collect();
         assert_eq!(got, (0..MAX_IN_FLIGHT).collect::<Vec<_>>());
         assert_eq!(r.slot(50), expect(150, PAGE));
     }

@@ -2,9 +2,10 @@
 //! overlap of PipeANN (OSDI '25). A list of `list` candidates is ranked by the in-memory
 //! codes. Up to `width` reads are in flight at once: whenever one is free, the best
 //! candidate not yet taken is taken, expanded at once when the cache holds its
-//! neighbours, its block read otherwise. Each block is handled as soon as it arrives
-//! rather than with the rest of a hop, so the device always has `width` reads queued
-//! while the search scores what came back: every node of the block is scored exactly
+//! neighbours, its block read otherwise. Each block is handled as soon as it (and the
+//! reads submitted before it: the search takes the same path every time) arrives rather
+//! than with the rest of a hop, so the device always has `width` reads queued while the
+//! search scores what came back: every node of the block is scored exactly
 //! from its vector, the node asked for is expanded (its unvisited neighbours ranked by
 //! their codes, its list kept in the cache), and so is any other node of the block the
 //! list was waiting to take. When no candidate is left, the best `rerank` candidates that
