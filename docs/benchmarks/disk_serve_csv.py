@@ -2,14 +2,17 @@
 appended (disk index capped and uncapped, HNSW capped), each tagged with its run and the
 cgroup's counters, and the disk peers' rows from peers.py's JSON, in the same columns.
 
-Usage: disk_serve_csv.py BENCH.csv PEERS.json OUT.csv RUN=CAPFILE... --device TEXT
+Usage: disk_serve_csv.py BENCH.csv PEERS.json OUT.csv RUN=CAPFILE... --device TEXT [--append]
   RUN is the tag of the bench rows in order of appearance, e.g. disk-capped-1=cap-disk-1.txt
   (a CAPFILE of '-' means uncapped); each RUN takes the rows with its --path and index.
+  PEERS.json '-': a sitting without the peers. --append keeps OUT's rows (an earlier
+  sitting's, regressions included) ahead of the new ones, the columns the union of both.
 """
 import csv, json, sys
 
 args = sys.argv[1:]
 device = args[args.index("--device") + 1]
+append = "--append" in args
 args = args[: args.index("--device")]
 bench_csv, peers_json, out = args[:3]
 runs = [a.split("=", 1) for a in args[3:]]
@@ -39,7 +42,7 @@ for (tag, capfile), (_, group) in zip(runs, commands):
                  cgroup_peak_mib=round(int(c["max_usage_bytes"]) / 2**20, 1) if c else "",
                  failcnt=c.get("failcnt", ""), oom_kill=c.get("oom_kill", ""))
         done.append(r)
-peers = json.load(open(peers_json))
+peers = json.load(open(peers_json)) if peers_json != "-" else {"runs": []}
 for run in peers["runs"]:
     cg = run.get("cgroup") or {}
     for p in run["results"]:
@@ -60,6 +63,10 @@ for run in peers["runs"]:
             "optimize_duration": round(run["build_s"], 1),
             "notes": "serial queries only (peers.py); O_DIRECT reads; build uncapped, cap from the index load on; page cache of the index dropped before each timed pass",
         })
+if append:
+    kept = list(csv.DictReader(open(out)))
+    cols = list(kept[0].keys()) + [c for c in cols if c not in kept[0]]
+    done = kept + done
 with open(out, "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
     w.writeheader()
