@@ -630,13 +630,12 @@ pub(super) fn exact_scan<S: Scorer>(
 }
 
 /// Candidates a disk search scores exactly at the end, of a list of `list`, for a query
-/// that wants `want` (`k`, or `refine × k`): those `refine` asks for, else twice `k` and
-/// at least [`RERANK_MIN`] (the codes' ranking errs among near neighbours, the more so the
-/// fewer the results).
+/// that wants `want`: twice `k` and at least [`RERANK_MIN`] (the codes' ranking errs among
+/// near neighbours, the more so the fewer the results). `refine` is refused for the disk
+/// kind, so it does not say.
 fn disk_rerank(p: &SearchParams, want: usize, list: usize) -> usize {
-    let asked = if p.refine > 0 { want } else { (2 * p.k).max(RERANK_MIN) };
-    asked.clamp(want.min(list), list)
+    (2 * p.k).max(RERANK_MIN).clamp(want.min(list), list)
 }
 
-/// Fewest candidates scored at the end when `refine` does not say.
+/// Fewest candidates scored at the end.
 const RERANK_MIN: usize = 20;
