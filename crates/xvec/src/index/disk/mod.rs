@@ -97,8 +97,9 @@ impl DiskGraph {
     }
 
     /// Reads `blocks` (block numbers), many at once through `reads`, checks each and
-    /// hands it to `visit` as it arrives (in no set order): its index in `blocks` and its
-    /// bytes. A read or a check that fails ends it, with every read in flight waited out.
+    /// hands it to `visit` in the order of `blocks` (the order reads come back in): its
+    /// index in `blocks` and its bytes. A read or a check that fails ends it, with every
+    /// read in flight waited out.
     pub(crate) fn read_each(
         &self,
         blocks: &[usize],

@@ -162,14 +162,12 @@ impl DiskGraph {
             let Some((slot, n)) = self.arrived(reads, reading, &mut cost)? else { break };
             let block = reads.slot(slot);
             for (m, node) in layout.nodes_of(layout.block_of(n), block) {
+                f.score(m, &node, exact);
                 if m == n || f.take_waiting(m) {
-                    f.score(m, &node, exact);
                     self.cache.insert(m, node.neighbors());
                     for &nb in node.neighbors() {
                         f.visit(nb, approx);
                     }
-                } else {
-                    f.score(m, &node, exact);
                 }
             }
             free.push(slot);
