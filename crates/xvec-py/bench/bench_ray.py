@@ -15,6 +15,9 @@ Steps, each timed:
    `query` latency of each (the sharded one's minus the single one's is the fan-out
    overhead); `query_batch` QPS of each. Query figures are --rounds interleaved rounds
    (single, sharded, single, ...), the median kept.
+--ingest-only: step 3's ingest alone (a fresh sharded collection, no optimize, no one
+collection, no queries), for A/B runs of the ingest. --batch-only: the `query_batch`
+rounds of step 4 alone, on collections a previous run built (as --reuse).
 Output: one JSON object; --csv FILE appends one row per figure (docs/benchmarks/ray.csv).
 """
 
@@ -87,6 +90,9 @@ def main():
     p.add_argument("--serial", type=int, default=1000, help="queries timed one by one")
     p.add_argument("--csv", help="append one row per figure (docs/benchmarks/ray.csv's columns)")
     p.add_argument("--reuse", action="store_true", help="query the collections a previous run built (no build figures)")
+    p.add_argument("--ingest-only", action="store_true", help="only the sharded ingest (no optimize, no queries)")
+    p.add_argument("--batch-only", action="store_true", help="only the query_batch rounds, on a previous run's collections")
+    p.add_argument("--note", default="", help="the CSV rows' notes (an A/B side, a round)")
     args = p.parse_args()
     os.makedirs(args.work, exist_ok=True)
 
@@ -109,7 +115,23 @@ def main():
 
     one_dir = os.path.join(args.work, "one")
     root = os.path.join(args.work, "sharded")
-    if args.reuse:
+    if args.ingest_only:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        root = os.path.join(args.work, "sharded-ingest")
+        shutil.rmtree(root, ignore_errors=True)
+        t = time.perf_counter()
+        ds = ray.data.read_parquet(path)
+        coll = xvec.ray.write(ds, root, schema(dim, args.m, args.efc), shards=args.shards, key=key, optimize=False)
+        out["sharded_ingest_s"] = time.perf_counter() - t
+        out["rows"] = coll.written.count
+        out["sharded_ingest_rows_per_s"] = coll.written.count / out["sharded_ingest_s"]
+        assert not coll.written.failed
+        # Which xvec the workers ran (an A/B run must not mix two builds).
+        out["worker_xvec"] = ray.get(ray.remote(lambda: __import__("xvec").__file__).remote())
+        coll.close()
+        shutil.rmtree(root, ignore_errors=True)
+        return finish(args, out)
+    if args.reuse or args.batch_only:
         one = xvec.open(one_dir, read_only=True, follow=False)
         out["rows"] = len(one)
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -140,12 +162,15 @@ def main():
 
     serial = queries[: args.serial]
     rounds = {"one_serial_us": [], "sharded_serial_us": [], "one_batch_qps": [], "sharded_batch_qps": []}
+    if args.batch_only:
+        rounds = {"one_batch_qps": [], "sharded_batch_qps": []}
     for _ in range(args.rounds):
         for name, c in (("one", one), ("sharded", coll)):
-            t = time.perf_counter()
-            for q in serial:
-                c.query(q, k=10, ef=args.ef, fields=[]).keys
-            rounds[f"{name}_serial_us"].append((time.perf_counter() - t) / len(serial) * 1e6)
+            if not args.batch_only:
+                t = time.perf_counter()
+                for q in serial:
+                    c.query(q, k=10, ef=args.ef, fields=[]).keys
+                rounds[f"{name}_serial_us"].append((time.perf_counter() - t) / len(serial) * 1e6)
             t = time.perf_counter()
             keys, _ = c.query_batch(queries, k=10, ef=args.ef)
             rounds[f"{name}_batch_qps"].append(len(queries) / (time.perf_counter() - t))
@@ -153,11 +178,16 @@ def main():
     for k, v in rounds.items():
         out[k] = statistics.median(v)
         out[k + "_rounds"] = v
-    out["fanout_overhead_us"] = out["sharded_serial_us"] - out["one_serial_us"]
+    if not args.batch_only:
+        out["fanout_overhead_us"] = out["sharded_serial_us"] - out["one_serial_us"]
     out["batch_ratio"] = out["sharded_batch_qps"] / out["one_batch_qps"]
-    out["load_after"] = os.getloadavg()[0]
     coll.close()
     one.close()
+    finish(args, out)
+
+
+def finish(args, out):
+    out["load_after"] = os.getloadavg()[0]
     json.dump(out, sys.stdout, indent=1)
     print()
     if args.csv:
@@ -202,8 +232,9 @@ def write_csv(args, out):
             rounds = out.get(name + "_rounds")
             w.writerow([date, commit, " ".join(sys.argv), machine, os.cpu_count(), f"{out['load_before']:.2f}",
                         f"{out['load_after']:.2f}", os.path.basename(args.data.rstrip("/")), out["rows"], out["dim"],
-                        args.shards, args.ef, name, f"{out[name]:.4f}", unit, target,
-                        "rounds=" + ";".join(f"{r:.1f}" for r in rounds) if rounds else ""])
+                        args.shards, "" if args.ingest_only else args.ef, name, f"{out[name]:.4f}", unit, target,
+                        "; ".join(x for x in (args.note, "rounds=" + ";".join(f"{r:.1f}" for r in rounds) if rounds else "")
+                                  if x)])
 
 
 if __name__ == "__main__":

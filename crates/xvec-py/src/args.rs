@@ -44,6 +44,7 @@ pub struct Knobs {
     pub fields: Option<Vec<String>>,
     pub ef: Option<usize>,
     pub nprobe: Option<usize>,
+    pub target_recall: Option<f32>,
     pub refine: Option<usize>,
     pub beam_width: Option<usize>,
     pub vectors: bool,
@@ -60,6 +61,7 @@ impl Knobs {
             .with_vectors(self.vectors)
             .ef(self.ef)
             .nprobe(self.nprobe)
+            .target_recall(self.target_recall)
             .refine(self.refine)
             .beam_width(self.beam_width)
     }

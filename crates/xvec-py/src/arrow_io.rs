@@ -56,11 +56,25 @@ pub fn import_array(data: &Bound<'_, PyAny>) -> PyResult<arrow_data::ArrayData> 
     unsafe { from_ffi(std::ptr::replace(ap, FFI_ArrowArray::empty()), &*sp) }.map_err(arrow_err)
 }
 
-/// Rows of an Arrow stream (or one record batch), a chunk at a time.
+/// Rows of an Arrow stream (or one record batch), a chunk at a time: every row in order,
+/// or only the rows picked by position.
 pub struct ArrowRows {
     reader: Box<dyn RecordBatchReader + Send>,
     batch: Option<Batch>,
     key: String,
+    picked: Option<Picked>,
+}
+
+/// Rows picked by their position in the input (`insert(data, rows=...)`): every batch of
+/// the input, held as it came (no copy), and the positions still to write.
+struct Picked {
+    batches: Vec<RecordBatch>,
+    /// The position of each batch's first row in the input.
+    starts: Vec<usize>,
+    key: usize,
+    cols: Vec<(usize, String)>,
+    rows: Vec<usize>,
+    next: usize,
 }
 
 /// The batch being read: its key column, its field columns (position, name), and the
@@ -113,10 +127,53 @@ impl ArrowRows {
                 )));
             }
         }
-        Ok(ArrowRows { reader, batch: None, key: key.to_string() })
+        Ok(ArrowRows { reader, batch: None, key: key.to_string(), picked: None })
+    }
+
+    /// Reads only the rows at `rows` (positions in the input, in this order), each looked
+    /// up in the batch that holds it: a caller routing rows to several collections (the
+    /// shards of `xvec.ray`) hands each its positions instead of a gathered copy.
+    pub fn pick(&mut self, py: Python<'_>, rows: Vec<usize>) -> PyResult<()> {
+        let mut batches = Vec::new();
+        let mut starts = Vec::new();
+        let mut total = 0usize;
+        loop {
+            let next = py.detach(|| self.reader.next());
+            let Some(batch) = next else { break };
+            let batch = batch.map_err(arrow_err)?;
+            starts.push(total);
+            total += batch.num_rows();
+            batches.push(batch);
+        }
+        if let Some((i, r)) = rows.iter().enumerate().find(|(_, r)| **r >= total) {
+            return Err(PyValueError::new_err(format!("rows[{i}] is {r}; the data has {total} rows")));
+        }
+        let stream = self.reader.schema();
+        let key = stream.index_of(&self.key).map_err(arrow_err)?;
+        let cols = (stream.fields().iter().enumerate())
+            .filter(|(i, _)| *i != key)
+            .map(|(i, f)| (i, f.name().clone()))
+            .collect();
+        self.picked = Some(Picked { batches, starts, key, cols, rows, next: 0 });
+        Ok(())
+    }
+
+    /// The position in the input of the `i`th row handed out.
+    pub fn position(&self, i: usize) -> usize {
+        self.picked.as_ref().map_or(i, |p| p.rows[i])
     }
 
     pub fn next_chunk(&mut self, py: Python<'_>, schema: &Schema, max: usize) -> PyResult<Vec<Row>> {
+        if let Some(p) = &mut self.picked {
+            let end = p.next.saturating_add(max).min(p.rows.len());
+            let mut out = Vec::with_capacity(end - p.next);
+            for &at in &p.rows[p.next..end] {
+                let b = p.starts.partition_point(|&s| s <= at) - 1;
+                out.push(row(schema, &p.batches[b], p.key, &p.cols, at - p.starts[b])?);
+            }
+            p.next = end;
+            return Ok(out);
+        }
         loop {
             if self.batch.is_none() {
                 // Reading the next batch may call back into the producer (pyarrow, polars).

@@ -20,7 +20,7 @@ use crate::errors::{ClosedError, IntoPy};
 use crate::input::keys_from_py;
 use crate::results::{QueryResult, fields_dict};
 use crate::versions::{self, AsOf};
-use crate::writes::WriteResult;
+use crate::writes::{WriteResult, positions};
 
 /// Rows converted and written per engine call by default: the `xvec import` default, one
 /// WAL batch (and sync, under the syncing policies) each.
@@ -201,25 +201,49 @@ impl Collection {
     /// Inserts documents; existing keys fail (per row). `data`: a list of dicts (the key
     /// under `key`), a dict of columns (`{"_key": [...], "emb": ndarray (n, dim), ...}`),
     /// or Arrow data (pyarrow Table/RecordBatch, polars DataFrame, any
-    /// `__arrow_c_stream__`). Written `batch_size` rows per WAL batch; on Ctrl-C between
-    /// batches raises `xvec.Interrupted` carrying `committed` and `committed_keys`.
-    #[pyo3(signature = (data, *, key = xvec::KEY_FIELD, batch_size = DEFAULT_BATCH))]
-    fn insert(&self, py: Python<'_>, data: &Bound<'_, PyAny>, key: &str, batch_size: usize) -> PyResult<WriteResult> {
-        self.write(py, data, key, batch_size, |c, d| c.insert(d))
+    /// `__arrow_c_stream__`). `rows` (Arrow data only): the positions of the rows to
+    /// write, in that order (a sequence or numpy array of ints), read from the input in
+    /// place instead of from a gathered copy; `failed` still names positions in `data`.
+    /// Written `batch_size` rows per WAL batch; on Ctrl-C between batches raises
+    /// `xvec.Interrupted` carrying `committed` and `committed_keys`.
+    #[pyo3(signature = (data, *, key = xvec::KEY_FIELD, rows = None, batch_size = DEFAULT_BATCH))]
+    fn insert(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        key: &str,
+        rows: Option<&Bound<'_, PyAny>>,
+        batch_size: usize,
+    ) -> PyResult<WriteResult> {
+        self.write(py, data, key, positions(rows)?, batch_size, |c, d| c.insert(d))
     }
 
     /// Inserts documents, or merges the given fields into those whose keys exist. Same
     /// forms as `insert`.
-    #[pyo3(signature = (data, *, key = xvec::KEY_FIELD, batch_size = DEFAULT_BATCH))]
-    fn upsert(&self, py: Python<'_>, data: &Bound<'_, PyAny>, key: &str, batch_size: usize) -> PyResult<WriteResult> {
-        self.write(py, data, key, batch_size, |c, d| c.upsert(d))
+    #[pyo3(signature = (data, *, key = xvec::KEY_FIELD, rows = None, batch_size = DEFAULT_BATCH))]
+    fn upsert(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        key: &str,
+        rows: Option<&Bound<'_, PyAny>>,
+        batch_size: usize,
+    ) -> PyResult<WriteResult> {
+        self.write(py, data, key, positions(rows)?, batch_size, |c, d| c.upsert(d))
     }
 
     /// Sets the given fields of existing documents (a missing key fails its row). Same
     /// forms as `insert`.
-    #[pyo3(signature = (data, *, key = xvec::KEY_FIELD, batch_size = DEFAULT_BATCH))]
-    fn update(&self, py: Python<'_>, data: &Bound<'_, PyAny>, key: &str, batch_size: usize) -> PyResult<WriteResult> {
-        self.write(py, data, key, batch_size, |c, d| c.update(d))
+    #[pyo3(signature = (data, *, key = xvec::KEY_FIELD, rows = None, batch_size = DEFAULT_BATCH))]
+    fn update(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        key: &str,
+        rows: Option<&Bound<'_, PyAny>>,
+        batch_size: usize,
+    ) -> PyResult<WriteResult> {
+        self.write(py, data, key, positions(rows)?, batch_size, |c, d| c.update(d))
     }
 
     /// Deletes by key (`delete(["a", "b"])`, a `WriteResult`; a missing key fails its row)
@@ -402,14 +426,16 @@ impl Collection {
     /// `k` hits, best first, filtered by `filter` (`$name` placeholders from `params`);
     /// `field` names the vector field when there are several; `fields` the fields to
     /// return (default: every scalar field; `vectors=True` adds vectors). `ef` (graph
-    /// search breadth), `nprobe` (IVF lists), `refine` (re-rank `refine × k` code hits
-    /// with the originals) and `beam_width` (a disk index's nodes read per hop, 1..=64)
-    /// override the index's defaults. With `group_by`, returns up to
-    /// `k` groups of that field's values as `[(value, QueryResult)]`, `per_group` hits each.
+    /// search breadth), `nprobe` (IVF lists), `target_recall` (IVF: probe the lists that
+    /// held this share, in (0, 1], of true neighbours at build, instead of `nprobe`),
+    /// `refine` (re-rank `refine × k` code hits with the originals) and `beam_width` (a
+    /// disk index's nodes read per hop, 1..=64) override the index's defaults. With
+    /// `group_by`, returns up to `k` groups of that field's values as `[(value,
+    /// QueryResult)]`, `per_group` hits each.
     /// `as_of` (a version number or a tag) searches that version as it was published.
     #[pyo3(signature = (vector = None, *, key = None, k = 10, filter = None, params = None, field = None, fields = None,
-        ef = None, nprobe = None, refine = None, beam_width = None, vectors = false, group_by = None, per_group = 3,
-        as_of = None))]
+        ef = None, nprobe = None, target_recall = None, refine = None, beam_width = None, vectors = false, group_by = None,
+        per_group = 3, as_of = None))]
     #[allow(clippy::too_many_arguments)]
     fn query<'py>(
         &self,
@@ -423,6 +449,7 @@ impl Collection {
         fields: Option<Vec<String>>,
         ef: Option<usize>,
         nprobe: Option<usize>,
+        target_recall: Option<f32>,
         refine: Option<usize>,
         beam_width: Option<usize>,
         vectors: bool,
@@ -433,7 +460,7 @@ impl Collection {
         let c = self.get()?;
         let target = target("query", vector, key)?;
         let params = params_from_py(params)?;
-        let knobs = Knobs { k, filter, params, field, fields, ef, nprobe, refine, beam_width, vectors };
+        let knobs = Knobs { k, filter, params, field, fields, ef, nprobe, target_recall, refine, beam_width, vectors };
         let q = knobs.query(target);
         // An older version reads with its own schema (a field may have changed since).
         let schema = if as_of.is_some() { None } else { Some(c.schema()) };
@@ -467,7 +494,7 @@ impl Collection {
     /// last hit) and an (n, k) float32 array (NaN there). The array is read in place when
     /// it is C-contiguous float32.
     #[pyo3(signature = (vectors, *, k = 10, filter = None, params = None, field = None, ef = None, nprobe = None,
-        refine = None, beam_width = None, threads = None))]
+        target_recall = None, refine = None, beam_width = None, threads = None))]
     #[allow(clippy::too_many_arguments)]
     fn query_batch<'py>(
         &self,
@@ -479,6 +506,7 @@ impl Collection {
         field: Option<String>,
         ef: Option<usize>,
         nprobe: Option<usize>,
+        target_recall: Option<f32>,
         refine: Option<usize>,
         beam_width: Option<usize>,
         threads: Option<usize>,
@@ -505,6 +533,7 @@ impl Collection {
             fields: Some(Vec::new()),
             ef,
             nprobe,
+            target_recall,
             refine,
             beam_width,
             vectors: false,
@@ -573,7 +602,7 @@ impl Collection {
     /// How a query would run and did: the plan per segment (route, candidates, filter
     /// leaves), as a dict. Takes the arguments of `query` (no `group_by`).
     #[pyo3(signature = (vector = None, *, key = None, k = 10, filter = None, params = None, field = None, ef = None,
-        nprobe = None, refine = None, beam_width = None))]
+        nprobe = None, target_recall = None, refine = None, beam_width = None))]
     #[allow(clippy::too_many_arguments)]
     fn explain<'py>(
         &self,
@@ -586,6 +615,7 @@ impl Collection {
         field: Option<String>,
         ef: Option<usize>,
         nprobe: Option<usize>,
+        target_recall: Option<f32>,
         refine: Option<usize>,
         beam_width: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -599,6 +629,7 @@ impl Collection {
             fields: None,
             ef,
             nprobe,
+            target_recall,
             refine,
             beam_width,
             vectors: false,

@@ -44,6 +44,25 @@ impl Rows {
         Ok(Rows::Dicts { items: data.clone().unbind(), len: data.len()?, next: 0, key: key.to_string() })
     }
 
+    /// Reads only the rows at these positions of the input, in this order (Arrow data
+    /// only).
+    pub fn pick(&mut self, py: Python<'_>, rows: Vec<usize>) -> PyResult<()> {
+        match self {
+            Rows::Arrow(a) => a.pick(py, rows),
+            _ => Err(PyTypeError::new_err(
+                "rows= picks rows of Arrow data (a pyarrow Table or RecordBatch, any __arrow_c_stream__)",
+            )),
+        }
+    }
+
+    /// The position in the input of the `i`th row handed out.
+    pub fn position(&self, i: usize) -> usize {
+        match self {
+            Rows::Arrow(a) => a.position(i),
+            _ => i,
+        }
+    }
+
     /// Up to `max` more rows (none at the end).
     pub fn next_chunk(&mut self, py: Python<'_>, schema: &Schema, max: usize) -> PyResult<Vec<Row>> {
         match self {

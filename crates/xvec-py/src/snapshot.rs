@@ -56,7 +56,7 @@ impl Snapshot {
     /// Nearest neighbours in this view; the arguments of `Collection.query` (no
     /// `group_by`).
     #[pyo3(signature = (vector, *, k = 10, filter = None, params = None, field = None, fields = None, ef = None,
-        nprobe = None, refine = None, beam_width = None, vectors = false))]
+        nprobe = None, target_recall = None, refine = None, beam_width = None, vectors = false))]
     #[allow(clippy::too_many_arguments)]
     fn query(
         &self,
@@ -69,12 +69,13 @@ impl Snapshot {
         fields: Option<Vec<String>>,
         ef: Option<usize>,
         nprobe: Option<usize>,
+        target_recall: Option<f32>,
         refine: Option<usize>,
         beam_width: Option<usize>,
         vectors: bool,
     ) -> PyResult<QueryResult> {
         let params = params_from_py(params)?;
-        let knobs = Knobs { k, filter, params, field, fields, ef, nprobe, refine, beam_width, vectors };
+        let knobs = Knobs { k, filter, params, field, fields, ef, nprobe, target_recall, refine, beam_width, vectors };
         let q = knobs.query(Query::vector(query_vector(vector)?));
         let hits = py.detach(|| self.snap.query(&q)).py_err()?;
         Ok(QueryResult::new(hits, &self.schema))

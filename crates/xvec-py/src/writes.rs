@@ -1,6 +1,7 @@
 //! Writes from Python: the chunked write loop (`Collection::write`, behind `insert`,
 //! `upsert` and `update`) and `WriteResult`, what a write did row by row.
 
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -9,18 +10,23 @@ use crate::errors::{Interrupted, IntoPy, doc_error, doc_error_saying};
 use crate::input::Rows;
 
 impl Collection {
-    /// Writes `data` a chunk at a time with `op`, the GIL released for each engine call.
+    /// Writes `data` (only the rows at the positions `picked`, when given) a chunk at a
+    /// time with `op`, the GIL released for each engine call.
     pub(crate) fn write(
         &self,
         py: Python<'_>,
         data: &Bound<'_, PyAny>,
         key: &str,
+        picked: Option<Vec<usize>>,
         batch_size: usize,
         op: fn(&xvec::Collection, Vec<xvec::Doc>) -> Result<Vec<xvec::ItemResult>, xvec::Error>,
     ) -> PyResult<WriteResult> {
         let c = self.get()?;
         let schema = c.schema();
         let mut rows = Rows::new(py, &schema, data, key)?;
+        if let Some(picked) = picked {
+            rows.pick(py, picked)?;
+        }
         let mut result = WriteResult::default();
         let mut position = 0usize;
         loop {
@@ -32,12 +38,13 @@ impl Collection {
             let mut docs = Vec::with_capacity(chunk.len());
             let mut places = Vec::with_capacity(chunk.len());
             for (j, row) in chunk.into_iter().enumerate() {
+                let place = rows.position(position + j);
                 match row {
                     Ok(doc) => {
-                        places.push(position + j);
+                        places.push(place);
                         docs.push(doc);
                     }
-                    Err(e) => result.failed.push((position + j, e.key().unwrap_or_default().to_string(), e)),
+                    Err(e) => result.failed.push((place, e.key().unwrap_or_default().to_string(), e)),
                 }
             }
             position += chunk_rows;
@@ -55,6 +62,24 @@ impl Collection {
             }
         }
     }
+}
+
+/// The row positions of `rows=`: a numpy integer array (read in place) or a sequence of
+/// ints; a negative one is an error naming it.
+pub(crate) fn positions(rows: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<usize>>> {
+    let Some(rows) = rows else { return Ok(None) };
+    let list = match rows.is_instance_of::<numpy::PyUntypedArray>() {
+        true => rows.call_method1("astype", ("int64",))?.call_method0("tolist")?,
+        false => rows.clone(),
+    };
+    let mut out = Vec::with_capacity(list.len().unwrap_or(0));
+    for (i, r) in list.try_iter()?.enumerate() {
+        let r: i64 = r?.extract().map_err(|_| PyTypeError::new_err(format!("rows[{i}]: expected an int")))?;
+        let r =
+            usize::try_from(r).map_err(|_| PyValueError::new_err(format!("rows[{i}] is {r}; positions are ≥ 0")))?;
+        out.push(r);
+    }
+    Ok(Some(out))
 }
 
 /// What a write did: the keys written and, for each row that was not, its position in

@@ -119,6 +119,29 @@ def test_beam_width_of_a_disk_index(filled, path):
         filled.query(np.ones(DIM), beam_width=8)
 
 
+@pytest.mark.covers("Collection.query", "Collection.query_batch", "Collection.explain", "Snapshot.query")
+def test_target_recall_of_an_ivf_index(filled, path):
+    ivf = {"type": "ivf", "nlist": 16}
+    emb = {"name": "emb", "type": "vector_fp32", "dim": DIM, "metric": "l2", "index": ivf}
+    x = vectors(2000, seed=4)
+    with xvec.create(path + "-ivf", {"name": "i", "fields": [emb]}) as c:
+        c.insert({"_key": [str(i) for i in range(2000)], "emb": x})
+        c.optimize()
+        # A lower target probes fewer lists, so scores fewer rows; 1.0 probes what held
+        # every true neighbour at build.
+        scored = {r: c.explain(x[7], k=10, target_recall=r)["sources"][0]["search"] for r in (0.2, 1.0)}
+        assert scored[0.2] != scored[1.0], scored
+        assert c.query(x[7], k=1, target_recall=1.0).keys == ["7"]
+        keys, _ = c.query_batch(x[:3], k=1, target_recall=1.0)
+        assert [list(r) for r in keys] == [["0"], ["1"], ["2"]]
+        assert c.snapshot().query(x[7], k=1, target_recall=1.0).keys == ["7"]
+        for bad in (0.0, 1.5):
+            with pytest.raises(xvec.QueryError, match=f"target recall {bad:g} is out of range"):
+                c.query(x[7], target_recall=bad)
+    with pytest.raises(xvec.QueryError, match="target_recall does not apply to field `emb`: its index is flat"):
+        filled.query(np.ones(DIM), target_recall=0.9)
+
+
 def test_query_batch_with_an_absurd_k_is_an_error_not_a_crash():
     # (n, k) scores were allocated before k was checked: 2**62 overflowed (a panic), and a
     # large k on many rows could abort the process on the allocation. Run in a child.
@@ -403,9 +426,9 @@ def base_calls(c, path):
         (xvec.create, dict(path=path + "-new", schema=SCHEMA, options={"auto_flush_rows": 1000})),
         (xvec.open, dict(path=path + "-ro", read_only=True, follow=True, mmap=True, lock_timeout=1.0)),
         (xvec.open, dict(path=path + "-ro", sync="flush", maintenance_threads=1)),
-        (c.insert, dict(data=[{"_key": "z", "pos": "n", "emb": q}], key="_key", batch_size=10)),
-        (c.upsert, dict(data=[{"_key": "z", "pos": "n", "emb": q}], key="_key", batch_size=10)),
-        (c.update, dict(data=[{"_key": "z", "pos": "n"}], key="_key", batch_size=10)),
+        (c.insert, dict(data=pa.table({"_key": ["z"], "pos": ["n"], "emb": [q]}), key="_key", rows=[0], batch_size=10)),
+        (c.upsert, dict(data=pa.table({"_key": ["z"], "pos": ["n"], "emb": [q]}), key="_key", rows=[0], batch_size=10)),
+        (c.update, dict(data=pa.table({"_key": ["z"], "pos": ["n"]}), key="_key", rows=[0], batch_size=10)),
         (c.delete, dict(keys=["z"])),
         (c.delete, dict(where="n = $n", params={"n": -5})),
         (c.fetch, dict(keys=["k001"], fields=["pos"], as_of=version)),
@@ -428,11 +451,11 @@ def base_calls(c, path):
         (c.aggregate, dict(field="n", filter="n > $n", params={"n": 3}, as_of=version)),
         (c.query, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb", fields=["pos"],
                        vectors=False, group_by="pos", per_group=2)),
-        (c.query, dict(key="k001", ef=None, nprobe=None, refine=None, beam_width=None, as_of=version)),
+        (c.query, dict(key="k001", ef=None, nprobe=None, target_recall=None, refine=None, beam_width=None, as_of=version)),
         (c.query_batch, dict(vectors=np.ones((2, DIM), np.float32), k=3, filter="n > $n", params={"n": 3},
-                             field="emb", threads=2, ef=None, nprobe=None, refine=None, beam_width=None)),
+                             field="emb", threads=2, ef=None, nprobe=None, target_recall=None, refine=None, beam_width=None)),
         (c.explain, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb")),
-        (c.explain, dict(key="k001", ef=None, nprobe=None, refine=None, beam_width=None)),
+        (c.explain, dict(key="k001", ef=None, nprobe=None, target_recall=None, refine=None, beam_width=None)),
         (c.hybrid, dict(query={"k": 3, "branches": [{"vector": q.tolist()}, {"key": "k001"}]})),
         (c.text_stats, dict(query={"k": 3, "branches": [{"vector": q.tolist()}, {"key": "k001"}]})),
         (c.rankings, dict(query={"k": 3, "branches": [{"vector": q.tolist()}, {"key": "k001"}]})),
@@ -453,7 +476,7 @@ def base_calls(c, path):
         (c.checkout, dict(version=version)),
         (snap.count if snap else None, dict(filter="n > $n", params={"n": 3})),
         (snap.query if snap else None, dict(vector=q, k=3, filter="n > $n", params={"n": 3}, field="emb", fields=["pos"], vectors=True,
-                          ef=None, nprobe=None, refine=None, beam_width=None)),
+                          ef=None, nprobe=None, target_recall=None, refine=None, beam_width=None)),
         (snap.fetch if snap else None, dict(keys=["k001"], fields=["pos"])),
         (snap.export if snap else None, dict(fields=["pos"], filter="n > $n", params={"n": 3}, key="id",
                                               batch_size=7, part=0)),

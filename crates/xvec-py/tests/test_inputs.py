@@ -166,6 +166,34 @@ def test_pyarrow_table_in_several_batches(coll):
     check_arrow_rows(coll, v)
 
 
+@pytest.mark.parametrize("batch_size", [1, 4, 1000])
+def test_rows_picks_arrow_rows_by_position_across_batches(coll, batch_size):
+    t, v = arrow_table()
+    t = pa.Table.from_batches(t.to_batches(max_chunksize=7))
+    keys = t.column("_key").to_pylist()
+    picked = [29, 3, 7, 14, 0, 21, 6]
+    r = coll.insert(t, rows=np.array(picked), batch_size=batch_size)
+    assert r.keys == [keys[i] for i in picked] and coll.count() == len(picked)
+    for i in picked:
+        d = coll.fetch(keys[i])
+        assert d["pos"] == ("n" if i % 3 else "v") and d.get("n") == (i if i % 5 else None)
+        np.testing.assert_array_equal(d["emb"], v[i])
+    # A failed row is named by its position in the data, not in `rows`.
+    r = coll.insert(t, rows=[5, 29, 8], batch_size=batch_size)
+    assert [(i, k) for i, k, _ in r.failed] == [(29, "t29")] and r.keys == ["t5", "t8"]
+    assert coll.upsert(t, rows=(1, 2)).keys == ["t1", "t2"]
+    r = coll.update(t.select(["_key", "pos"]), rows=[2, 9])
+    assert r.keys == ["t2"] and [(i, k) for i, k, _ in r.failed] == [(9, "t9")]
+    assert coll.count() == 11
+    with pytest.raises(ValueError, match="rows\\[1\\] is 30; the data has 30 rows"):
+        coll.insert(t, rows=[4, 30])
+    with pytest.raises(ValueError, match="rows\\[0\\] is -1"):
+        coll.insert(t, rows=[-1])
+    with pytest.raises(TypeError, match="rows= picks rows of Arrow data"):
+        coll.insert([{"_key": "x", "emb": np.ones(DIM)}], rows=[0])
+    assert coll.count() == 11 and coll.insert(t, rows=[]).count == 0
+
+
 def test_pyarrow_record_batch_and_reader(coll, tmp_path):
     t, v = arrow_table()
     assert coll.insert(t.to_batches()[0]).count == 30

@@ -223,6 +223,53 @@ def test_hnsw_recall_over_shards_matches_one_collection(cluster, data, tmp_path)
     coll.close()
 
 
+def test_rows_a_shard_refuses_are_named_by_their_input_position(cluster, tmp_path):
+    """One shard's writer on this node (handed the table and its rows' positions), one
+    on the other node (handed a copy of its rows): either way a refused row is reported
+    at its position in the input."""
+    here = ray.get_runtime_context().get_node_id()
+    other = next(n["NodeID"] for n in ray.nodes() if n["Alive"] and n["NodeID"] != here)
+    coll = xvec.ray.create(str(tmp_path / "refused"), schema({"type": "flat"}), shards=2, nodes=[here, other])
+    assert coll.insert(table(300)).count == 300
+    again = table(600).take(np.random.default_rng(2).permutation(600))
+    r = coll.insert(again)
+    keys = again.column("_key").to_pylist()
+    assert r.count == 300 and len(r.failed) == 300
+    assert all(keys[p] == k and k < "k000300" for p, k, _ in r.failed)
+    assert sorted(k for _, k, _ in r.failed) == [f"k{i:06}" for i in range(300)]
+    assert len(coll) == 600
+    coll.close()
+
+
+def test_search_knobs_reach_every_shard(cluster, tmp_path):
+    """`beam_width` (a disk index) and `target_recall` (IVF) go to each shard's query as
+    given: in range they search, out of range every shard's engine refuses them."""
+    disk = {"name": "emb", "type": "vector_fp32", "dim": DIM, "metric": "l2",
+            "index": {"type": "disk", "degree": 8, "build_list": 16}}
+    ivf = {"name": "alt", "type": "vector_fp32", "dim": DIM, "metric": "l2", "index": {"type": "ivf", "nlist": 8, "nprobe": 2}}
+    x = np.random.default_rng(5).standard_normal((600, DIM)).astype(np.float32)
+    coll = xvec.ray.create(str(tmp_path / "knobs"), {"name": "k", "fields": [disk, ivf]}, shards=2)
+    keys = [f"k{i:03}" for i in range(600)]
+    coll.insert({"_key": keys, "emb": x, "alt": x})
+    coll.optimize()
+    for width in (1, 8, 64):
+        assert coll.query(x[7], k=1, field="emb", beam_width=width).keys == ["k007"], width
+    got, _ = coll.query_batch(x[:3], k=1, field="emb", beam_width=8)
+    assert [list(r) for r in got] == [["k000"], ["k001"], ["k002"]]
+    with pytest.raises(xvec.QueryError, match=r"beam_width 65 is out of range"):
+        coll.query(x[7], field="emb", beam_width=65)
+    with pytest.raises(xvec.QueryError, match=r"beam_width 65 is out of range"):
+        coll.query_batch(x[:2], field="emb", beam_width=65)
+    assert coll.query(x[9], k=1, field="alt", target_recall=1.0).keys == ["k009"]
+    got, _ = coll.query_batch(x[:3], k=1, field="alt", target_recall=1.0)
+    assert [list(r) for r in got] == [["k000"], ["k001"], ["k002"]]
+    with pytest.raises(xvec.QueryError, match="target recall 1.5 is out of range"):
+        coll.query(x[9], field="alt", target_recall=1.5)
+    with pytest.raises(xvec.QueryError, match="target_recall does not apply to field `emb`"):
+        coll.query_batch(x[:2], field="emb", target_recall=0.9)
+    coll.close()
+
+
 def test_a_writer_killed_mid_write_loses_no_acknowledged_row(cluster, tmp_path):
     coll = xvec.ray.create(str(tmp_path / "kill"), schema({"type": "flat"}), shards=2)
     acked, errors, retried = [], [], []
@@ -296,6 +343,38 @@ def test_shards_are_placed_on_the_nodes_named(cluster, tmp_path):
     coll.close()
     with open(os.path.join(str(tmp_path / "placed"), xvec.ray.ROOT_FILE)) as f:
         assert [s["node"] for s in json.load(f)["shards"]] == place
+
+
+def test_read_tasks_run_on_the_node_whose_disk_holds_their_shard(cluster, tmp_path):
+    """Shards placed on nodes (their local disks): each read task runs on its shard's
+    node. Ray Data spreads read tasks over the nodes unless told; a task sent elsewhere
+    fails rather than read a directory that is not its shard's."""
+    nodes = [n["NodeID"] for n in ray.nodes() if n["Alive"]]
+    place = [nodes[0], nodes[1], nodes[1], nodes[0]]
+    root = str(tmp_path / "local")
+    coll = xvec.ray.create(root, schema({"type": "flat"}), shards=4, nodes=place)
+    rows = table(4000)
+    coll.insert(rows)
+    coll.flush()
+    coll.insert(table(400, start=4000))  # a memtable part too
+    coll.close()
+    ds = xvec.ray.read(root, columns=["_key", "n"]).materialize()
+    seen = 0
+    for bundle in ds.iter_internal_ref_bundles():
+        for block in bundle.blocks:
+            keys = ray.get(block.ref).column("_key").combine_chunks()
+            ran_on = block.metadata.exec_stats.node_id
+            shards = set(xvec.shard_ids(keys, 4).tolist())
+            assert {place[s] for s in shards} == {ran_on}, (shards, ran_on)
+            seen += len(keys)
+    assert seen == 4400
+    # Both nodes read: the check above compares real placements, not one node's.
+    assert {e.metadata.exec_stats.node_id for b in ds.iter_internal_ref_bundles() for e in b.blocks} == set(nodes)
+    # Every task pinned to one node: those of the other node's shards refuse to read.
+    source = xvec.ray.XvecDatasource(root)
+    wrong = ray.data.read_datasource(source, label_selector={"ray.io/node-id": nodes[0]})
+    with pytest.raises(Exception, match=f"the shard is on node {nodes[1]}'s local disk"):
+        wrong.materialize()
 
 
 def test_reader_actors_start_on_the_first_read(cluster, tmp_path):

@@ -74,11 +74,17 @@ class Collection:
     def __len__(self) -> int: ...
     def close(self) -> None:
         """Closes the handle: syncs the WAL and releases the writer lock. Idempotent."""
-    def insert(self, data: WriteData, *, key: str = "_key", batch_size: int = 1000) -> WriteResult:
+    def insert(
+        self, data: WriteData, *, key: str = "_key", rows: Optional[Sequence[int]] = None, batch_size: int = 1000
+    ) -> WriteResult:
         """Inserts documents; existing keys fail (per row)."""
-    def upsert(self, data: WriteData, *, key: str = "_key", batch_size: int = 1000) -> WriteResult:
+    def upsert(
+        self, data: WriteData, *, key: str = "_key", rows: Optional[Sequence[int]] = None, batch_size: int = 1000
+    ) -> WriteResult:
         """Inserts documents, or merges the given fields into those whose keys exist."""
-    def update(self, data: WriteData, *, key: str = "_key", batch_size: int = 1000) -> WriteResult:
+    def update(
+        self, data: WriteData, *, key: str = "_key", rows: Optional[Sequence[int]] = None, batch_size: int = 1000
+    ) -> WriteResult:
         """Sets the given fields of existing documents (a missing key fails its row)."""
     def delete(
         self, keys: Union[None, str, int, Sequence[Union[str, int]]] = None, *, where: Optional[str] = None,
@@ -143,6 +149,7 @@ class Collection:
         fields: Optional[Sequence[str]] = None,
         ef: Optional[int] = None,
         nprobe: Optional[int] = None,
+        target_recall: Optional[float] = None,
         refine: Optional[int] = None,
         beam_width: Optional[int] = None,
         vectors: bool = False,
@@ -162,6 +169,7 @@ class Collection:
         field: Optional[str] = None,
         ef: Optional[int] = None,
         nprobe: Optional[int] = None,
+        target_recall: Optional[float] = None,
         refine: Optional[int] = None,
         beam_width: Optional[int] = None,
         threads: Optional[int] = None,
@@ -189,6 +197,7 @@ class Collection:
         field: Optional[str] = None,
         ef: Optional[int] = None,
         nprobe: Optional[int] = None,
+        target_recall: Optional[float] = None,
         refine: Optional[int] = None,
         beam_width: Optional[int] = None,
     ) -> Dict[str, Any]:
@@ -293,6 +302,7 @@ class Snapshot:
         fields: Optional[Sequence[str]] = None,
         ef: Optional[int] = None,
         nprobe: Optional[int] = None,
+        target_recall: Optional[float] = None,
         refine: Optional[int] = None,
         beam_width: Optional[int] = None,
         vectors: bool = False,

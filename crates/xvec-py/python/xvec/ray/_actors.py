@@ -39,10 +39,12 @@ class ShardWriter:
     def pid(self) -> int:
         return os.getpid()
 
-    def write(self, table, mode, key):
-        """Writes an Arrow table (`insert`, `upsert` or `update`); returns the rows written
-        and each row refused as (position in `table`, key, message)."""
-        r = getattr(self.c, mode)(table, key=key)
+    def write(self, table, mode, key, rows=None):
+        """Writes an Arrow table (`insert`, `upsert` or `update`), or only its rows at the
+        positions `rows`, as one WAL batch (one sync: the call's acknowledgement); returns
+        the rows written and each row refused as (position in `table`, key, message)."""
+        n = table.num_rows if rows is None else len(rows)
+        r = getattr(self.c, mode)(table, key=key, rows=rows, batch_size=max(n, 1))
         return r.count, [(pos, k, str(e)) for pos, k, e in r.failed]
 
     def delete(self, keys, where, params):

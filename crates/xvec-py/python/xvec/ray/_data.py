@@ -2,6 +2,7 @@
 writers, and a `Datasource` with one read task per part of each shard (a segment, or a chunk
 of the memtable), the filter and the columns pushed into the engine."""
 
+import copy
 import functools
 import os
 from typing import Any, Dict, List, Optional, Sequence
@@ -16,6 +17,10 @@ from ._root import ROOT_FILE, Root
 from ._sharded import ShardedCollection, ShardedWriteResult, create, open, write_table
 
 
+#: The label Ray gives every node, its node id: a selector on it places a task there.
+NODE_LABEL = "ray.io/node-id"
+
+
 class ChangedDuringReadError(xvec.Error):
     """A collection was written between planning a read and running one of its tasks."""
 
@@ -26,6 +31,8 @@ class XvecDatasink(Datasink):
 
     def __init__(self, coll: ShardedCollection, mode: str, key: str):
         self._writers = coll._writers
+        # Where each writer runs: a write task on the same node hands it the block in place.
+        self._nodes = coll.nodes()
         self._root = coll.root
         self._mode = mode
         self._key = key
@@ -40,7 +47,7 @@ class XvecDatasink(Datasink):
             table = BlockAccessor.for_block(block).to_arrow()
             if table.num_rows == 0:
                 continue
-            r = write_table(self._writers, self._root, table, self._mode, self._key)
+            r = write_table(self._writers, self._root, table, self._mode, self._key, self._nodes)
             count += r.count
             retried += r.retried
             failed.extend((ctx.task_idx, pos, k, msg) for pos, k, msg in r.failed)
@@ -97,27 +104,41 @@ def write(
 class XvecDatasource(Datasource):
     """Reads a collection (or every shard of a sharded one): one task per part, each
     reading the state planned here, or failing with `ChangedDuringReadError` if the
-    collection was written since (read an idle collection, or plan again)."""
+    collection was written since (read an idle collection, or plan again).
+
+    A shard placed on a node (its directory on that node's local disk) is planned by a
+    task on that node, and its read tasks must run there: `read` pins them with a label
+    selector, and a task that finds itself on another node fails rather than read a
+    directory that is not the shard's."""
 
     def __init__(self, path: str, *, filter: Optional[str] = None, columns: Optional[Sequence[str]] = None,
                  params=None, batch_size: int = 10_000):
         super().__init__()
         if os.path.exists(os.path.join(path, ROOT_FILE)):
             root = Root.load(path)
-            dirs = [root.shard_dir(i) for i in range(len(root.shards))]
+            places = [(root.shard_dir(i), s.node) for i, s in enumerate(root.shards)]
         else:
-            dirs = [os.path.abspath(path)]
+            places = [(os.path.abspath(path), None)]
         self._filter, self._params, self._batch = filter, params, batch_size
         self._fields = None if columns is None else [c for c in columns if c != xvec.KEY_FIELD]
+        # A shard on a node's local disk is planned there (all at once), the rest here.
+        away = {d: _on_node(ray.remote(_plan_shard), node).remote(d, self._fields) for d, node in places if node}
+        #: (shard directory, node or None, generation, WAL records, parts) per shard.
         self._plan: List[tuple] = []
-        for d in dirs:
-            c = xvec.open(d, read_only=True, follow=False)
-            try:
-                s = c.snapshot()
-                self._row_bytes = _row_bytes(c.schema(), self._fields)
-                self._plan.append((d, s.generation, s.wal_records, s.parts()))
-            finally:
-                c.close()
+        self._row_bytes = 32.0
+        for d, node in places:
+            generation, wal, parts, self._row_bytes = ray.get(away[d]) if node else _plan_shard(d, self._fields)
+            self._plan.append((d, node, generation, wal, parts))
+
+    def nodes(self) -> List[Optional[str]]:
+        """The nodes the planned shards are placed on (`None`: a shared file system)."""
+        return list(dict.fromkeys(node for _, node, *_ in self._plan))
+
+    def on(self, node: Optional[str]) -> "XvecDatasource":
+        """This read of the shards placed on `node` only."""
+        out = copy.copy(self)
+        out._plan = [p for p in self._plan if p[1] == node]
+        return out
 
     def get_name(self) -> str:
         return "xvec"
@@ -127,7 +148,7 @@ class XvecDatasource(Datasource):
 
     def get_read_tasks(self, parallelism: int, per_task_row_limit: Optional[int] = None, data_context=None):
         tasks = []
-        for d, generation, wal, parts in self._plan:
+        for d, node, generation, wal, parts in self._plan:
             for i, p in enumerate(parts):
                 meta = BlockMetadata(
                     num_rows=p["rows"] if self._filter is None else None,
@@ -136,10 +157,26 @@ class XvecDatasource(Datasource):
                     input_files=None,
                 )
                 read = functools.partial(
-                    _read_part, d, generation, wal, i, self._filter, self._fields, self._params, self._batch
+                    _read_part, d, node, generation, wal, i, self._filter, self._fields, self._params, self._batch
                 )
                 tasks.append(ReadTask(read, meta, per_task_row_limit=per_task_row_limit))
         return tasks
+
+
+def _on_node(fn, node: str):
+    """`fn` (a remote function) pinned to `node`, asking for no CPU: it only plans."""
+    return fn.options(num_cpus=0, label_selector={NODE_LABEL: node})
+
+
+def _plan_shard(path, fields):
+    """What a read of the collection at `path` plans: (generation, WAL records, parts, bytes
+    per row)."""
+    c = xvec.open(path, read_only=True, follow=False)
+    try:
+        s = c.snapshot()
+        return s.generation, s.wal_records, s.parts(), _row_bytes(c.schema(), fields)
+    finally:
+        c.close()
 
 
 def _row_bytes(schema: Dict[str, Any], fields: Optional[List[str]]) -> float:
@@ -151,9 +188,14 @@ def _row_bytes(schema: Dict[str, Any], fields: Optional[List[str]]) -> float:
     return total
 
 
-def _read_part(path, generation, wal, part, filter, fields, params, batch_size):
+def _read_part(path, node, generation, wal, part, filter, fields, params, batch_size):
     import pyarrow as pa
 
+    if node is not None and ray.get_runtime_context().get_node_id() != node:
+        raise xvec.Error(
+            f"{path}: a read task of this shard runs on node {ray.get_runtime_context().get_node_id()}, but the shard "
+            f"is on node {node}'s local disk; read it with xvec.ray.read, which places its tasks there"
+        )
     c = xvec.open(path, read_only=True, follow=False)
     try:
         s = c.snapshot()
@@ -172,11 +214,22 @@ def read(path: str, *, filter: Optional[str] = None, columns: Optional[Sequence[
          **read_args):
     """A Ray Dataset of the collection (or sharded collection) at `path`: one read task per
     segment and memtable chunk of each shard, `filter` and `columns` applied in the engine,
-    vectors as `fixed_size_list<float32>` columns. `read_args` go to
-    `ray.data.read_datasource`."""
-    return ray.data.read_datasource(
-        XvecDatasource(path, filter=filter, columns=columns, params=params), **read_args
-    )
+    vectors as `fixed_size_list<float32>` columns. The tasks of a shard placed on a node
+    (its local disk) run on that node: one read per node, their union the Dataset.
+    `read_args` go to `ray.data.read_datasource`."""
+    source = XvecDatasource(path, filter=filter, columns=columns, params=params)
+    nodes = source.nodes()
+    if nodes == [None]:
+        return ray.data.read_datasource(source, **read_args)
+    if "label_selector" in read_args:
+        raise ValueError("label_selector: the read tasks of a sharded collection on local disks are placed on their shards' nodes")
+    datasets = []
+    for node in nodes:
+        args = dict(read_args)
+        if node is not None:
+            args["label_selector"] = {NODE_LABEL: node}
+        datasets.append(ray.data.read_datasource(source.on(node), **args))
+    return datasets[0].union(*datasets[1:]) if len(datasets) > 1 else datasets[0]
 
 
 def to_lance(path: str, uri: str, *, filter: Optional[str] = None, columns: Optional[Sequence[str]] = None,
@@ -194,8 +247,10 @@ def to_lance(path: str, uri: str, *, filter: Optional[str] = None, columns: Opti
     source = XvecDatasource(path, filter=filter, columns=columns, params=params)
     write = ray.remote(_part_to_lance)
     calls = [
-        write.remote(d, generation, wal, i, filter, source._fields, params, uri)
-        for d, generation, wal, parts in source._plan
+        (write if node is None else write.options(label_selector={NODE_LABEL: node})).remote(
+            d, node, generation, wal, i, filter, source._fields, params, uri
+        )
+        for d, node, generation, wal, parts in source._plan
         for i in range(len(parts))
     ]
     done = ray.get(calls)
@@ -204,11 +259,11 @@ def to_lance(path: str, uri: str, *, filter: Optional[str] = None, columns: Opti
     return lance.LanceDataset.commit(uri, lance.LanceOperation.Overwrite(schema, fragments))
 
 
-def _part_to_lance(path, generation, wal, part, filter, fields, params, uri):
+def _part_to_lance(path, node, generation, wal, part, filter, fields, params, uri):
     import lance.fragment
     import pyarrow as pa
 
-    tables = list(_read_part(path, generation, wal, part, filter, fields, params, 10_000))
+    tables = list(_read_part(path, node, generation, wal, part, filter, fields, params, 10_000))
     if not tables or sum(t.num_rows for t in tables) == 0:
         c = xvec.open(path, read_only=True, follow=False)
         try:

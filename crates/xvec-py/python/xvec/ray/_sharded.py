@@ -95,8 +95,9 @@ class ShardedCollection:
             )
             for i, s in enumerate(root.shards)
         ]
-        # Every shard exists before its readers open it.
-        each(self._writers, "node")
+        # Every shard exists before its readers open it. Where each writer runs: a write
+        # from this node hands a writer here its rows in place.
+        self._writer_nodes = each(self._writers, "node")
         self._readers_per_shard = readers
         self._actor_options = actor_options
         # The reader actors start on the first read that needs them: a write (an ingest
@@ -125,7 +126,8 @@ class ShardedCollection:
 
     def nodes(self) -> List[str]:
         """The node each shard's writer runs on."""
-        return each(self._writers, "node")
+        self._writer_nodes = each(self._writers, "node")
+        return self._writer_nodes
 
     def writer(self, shard: int):
         """The actor owning `shard`'s writer (for operations tests and tools)."""
@@ -193,7 +195,7 @@ class ShardedCollection:
 
     def _write(self, data, mode: str, key: str) -> ShardedWriteResult:
         self._check()
-        return write_table(self._writers, self.root, to_table(data, self.root.schema), mode, key)
+        return write_table(self._writers, self.root, to_table(data, self.root.schema), mode, key, self._writer_nodes)
 
     def delete(self, keys=None, *, where: Optional[str] = None, params=None) -> int:
         """Deletes by key (routed) or by filter (every shard); the rows deleted."""
@@ -312,20 +314,52 @@ class ShardedCollection:
             raise QueryError(f"no vector field {field!r}" if field else "the schema has no vector field")
         return chosen[0].get("metric") != "l2"
 
-    def query(self, vector, *, k: int = 10, field: Optional[str] = None, **kwargs) -> ShardedQueryResult:
+    def query(
+        self,
+        vector,
+        *,
+        k: int = 10,
+        filter: Optional[str] = None,
+        params=None,
+        field: Optional[str] = None,
+        fields: Optional[Sequence[str]] = None,
+        ef: Optional[int] = None,
+        nprobe: Optional[int] = None,
+        target_recall: Optional[float] = None,
+        refine: Optional[int] = None,
+        beam_width: Optional[int] = None,
+        vectors: bool = False,
+    ) -> ShardedQueryResult:
         """The `k` nearest rows over every shard: each shard's top `k` (the arguments of
-        `Collection.query`: filter, params, fields, ef, nprobe, refine), merged best first,
-        ties broken by key."""
+        `Collection.query`, every search knob given to every shard as it is), merged best
+        first, ties broken by key."""
         self._check()
-        kwargs.update(k=k, field=field)
+        kwargs = dict(k=k, filter=filter, params=params, field=field, fields=fields, ef=ef, nprobe=nprobe,
+                      target_recall=target_recall, refine=refine, beam_width=beam_width, vectors=vectors)
         vector = np.asarray(vector, dtype=np.float32)
         parts = self._read("query", vector, kwargs)
         return merge(parts, k, self._higher_better(field))
 
-    def query_batch(self, vectors, *, k: int = 10, field: Optional[str] = None, **kwargs):
-        """`Collection.query_batch` over every shard: (keys, scores), two (n, k) arrays."""
+    def query_batch(
+        self,
+        vectors,
+        *,
+        k: int = 10,
+        filter: Optional[str] = None,
+        params=None,
+        field: Optional[str] = None,
+        ef: Optional[int] = None,
+        nprobe: Optional[int] = None,
+        target_recall: Optional[float] = None,
+        refine: Optional[int] = None,
+        beam_width: Optional[int] = None,
+        threads: Optional[int] = None,
+    ):
+        """`Collection.query_batch` over every shard (its arguments, given to every
+        shard): (keys, scores), two (n, k) arrays."""
         self._check()
-        kwargs.update(k=k, field=field)
+        kwargs = dict(k=k, filter=filter, params=params, field=field, ef=ef, nprobe=nprobe,
+                      target_recall=target_recall, refine=refine, beam_width=beam_width, threads=threads)
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         parts = self._read("query_batch", vectors, kwargs)
         return merge_batch(parts, k, self._higher_better(field))
@@ -374,21 +408,35 @@ class ShardedCollection:
         return f"xvec.ray.ShardedCollection({self.root.dir!r}, shards={self.shards})"
 
 
-def write_table(writers, root: Root, table, mode: str, key: str) -> ShardedWriteResult:
+def write_table(writers, root: Root, table, mode: str, key: str, nodes=None) -> ShardedWriteResult:
     """Routes `table`'s rows to their shards' writers and waits for every shard to
-    acknowledge. A shard whose actor dies mid-write is written again once Ray restarted it
-    (its WAL recovered), as an upsert of the same rows: the retry cannot tell rows the dead
-    actor committed from rows it did not."""
+    acknowledge. A shard whose writer runs on this node (`nodes`: each writer's node, when
+    known) is sent the table itself, put in the object store once for all of them, with
+    the positions of its rows, which it reads in place; a shard on another node is sent a
+    copy of its rows only. A shard whose actor dies mid-write is written again once Ray
+    restarted it (its WAL recovered), as an upsert of the same rows: the retry cannot tell
+    rows the dead actor committed from rows it did not."""
     column = key if root.shard_by == "_key" else root.shard_by
     order, bounds = route(table, column, len(writers))
-    table = table.take(order)
-    pending = {
-        s: table.slice(int(bounds[s]), int(bounds[s + 1] - bounds[s])) for s in range(len(writers)) if bounds[s + 1] > bounds[s]
-    }
+    here = ray.get_runtime_context().get_node_id() if nodes is not None else None
+    shared = None
+    #: Per shard: (the data sent, the positions in it, or None for all its rows; the
+    #: position in `table` of each of its rows when it is a copy).
+    pending = {}
+    for s in range(len(writers)):
+        rows = order[bounds[s] : bounds[s + 1]]
+        if not len(rows):
+            continue
+        if nodes is not None and nodes[s] == here:
+            if shared is None:
+                shared = ray.put(table)
+            pending[s] = (shared, rows, None)
+        else:
+            pending[s] = (table.take(rows), None, rows)
     count, failed, retried = 0, [], 0
     for attempt in range(RETRIES + 1):
         how = mode if attempt == 0 or mode == "update" else "upsert"
-        calls = {s: writers[s].write.remote(sub, how, key) for s, sub in pending.items()}
+        calls = {s: writers[s].write.remote(data, how, key, rows) for s, (data, rows, _) in pending.items()}
         retry = {}
         for s, call in calls.items():
             try:
@@ -399,7 +447,8 @@ def write_table(writers, root: Root, table, mode: str, key: str) -> ShardedWrite
                 retry[s] = pending[s]
                 continue
             count += n
-            failed.extend((int(order[bounds[s] + pos]), k, msg) for pos, k, msg in bad)
+            where = pending[s][2]
+            failed.extend((int(pos if where is None else where[pos]), k, msg) for pos, k, msg in bad)
         if not retry:
             break
         pending = retry
