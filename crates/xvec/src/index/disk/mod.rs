@@ -128,12 +128,9 @@ impl DiskGraph {
             *at = next;
             next += 1;
         }
-        while let Some((slot, done)) = reads.wait() {
-            done.map_err(|e| StorageError::io(self.file.path(), e))?;
+        while let Some(slot) = self.landed(reads, |slot| blocks[reading[slot]])? {
             let i = reading[slot];
-            let bytes = reads.slot(slot);
-            self.layout.check_block(blocks[i], bytes).map_err(|e| self.corrupt(e))?;
-            visit(i, bytes);
+            visit(i, reads.slot(slot));
             if next < blocks.len() {
                 reads.submit(&self.file, self.offset(blocks[next]), slot)?;
                 reading[slot] = next;
@@ -141,6 +138,16 @@ impl DiskGraph {
             }
         }
         Ok(())
+    }
+
+    /// Waits for the next read and hands back its slot once the block it read (numbered
+    /// by `block_in`, from the slot) came whole and passed its check; `None` when no read
+    /// is in flight.
+    fn landed(&self, reads: &mut BlockReads, block_in: impl Fn(usize) -> usize) -> Result<Option<usize>, StorageError> {
+        let Some((slot, done)) = reads.wait() else { return Ok(None) };
+        done.map_err(|e| StorageError::io(self.file.path(), e))?;
+        self.layout.check_block(block_in(slot), reads.slot(slot)).map_err(|e| self.corrupt(e))?;
+        Ok(Some(slot))
     }
 
     /// Reads every block in order, [`WALK_BATCH`] at a time, and hands each to `visit`:

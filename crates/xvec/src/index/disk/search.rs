@@ -1,18 +1,18 @@
 //! Beam search over node blocks, pipelined: DiskANN's `cached_beam_search` with the
 //! overlap of PipeANN (OSDI '25). A list of `list` candidates is ranked by the in-memory
-//! codes. Up to `width` reads are in flight at once: whenever one is free, the best
-//! candidate not yet taken is taken, expanded at once when the cache holds its
-//! neighbours, its block read otherwise. Each block is handled as soon as it (and the
-//! reads submitted before it: the search takes the same path every time) arrives rather
-//! than with the rest of a hop, so the device always has `width` reads queued while the
-//! search scores what came back: every node of the block is scored exactly
-//! from its vector, the node asked for is expanded (its unvisited neighbours ranked by
-//! their codes, its list kept in the cache), and so is any other node of the block the
-//! list was waiting to take. When no candidate is left, the best `rerank` candidates that
-//! were expanded from the cache, and so never scored, have their blocks read and scored
-//! too. The results are the nodes scored exactly, best first. Nodes outside `allowed`
-//! are traversed but never returned, as in the in-memory graphs; the list then holds
-//! `list` allowed candidates and whatever others rank among them.
+//! codes. The best candidate not yet taken is expanded at once when the cache holds its
+//! neighbours, even while reads are in flight; otherwise its block is read, up to `width`
+//! reads at once, and when none is free the search waits for the oldest. Each block is
+//! handled as soon as it (and the reads submitted before it: the search takes the same
+//! path every time) arrives rather than with the rest of a hop, so the device always has
+//! reads queued while the search scores what came back: every node of the block is
+//! scored exactly from its vector, the node asked for is expanded (its unvisited
+//! neighbours ranked by their codes, its list kept in the cache), and so is any other node
+//! of the block the list was waiting to take. When no candidate is left, the best
+//! `rerank` candidates that were expanded from the cache, and so never scored, have their
+//! blocks read and scored too. The results are the nodes scored exactly, best first.
+//! Nodes outside `allowed` are traversed but never returned, as in the in-memory graphs;
+//! the list then holds `list` allowed candidates and whatever others rank among them.
 
 use std::sync::atomic::Ordering;
 
@@ -144,18 +144,21 @@ impl DiskGraph {
         let mut f = Frontier { list, visited, out, cap: beam.list.max(1), allowed: beam.allowed, returnable: 0 };
         f.visit(self.medoid, approx);
         loop {
-            while let Some(&slot) = free.last() {
-                let Some(n) = f.take() else { break };
+            // Cached candidates are expanded while reads are in flight; a candidate to
+            // read waits for a free slot.
+            while let Some(at) = f.waiting() {
+                let n = f.list[at].0.id;
                 if let Some(neighbors) = self.cache.get(n) {
                     cost.cache_hits += 1;
-                    f.mark(n, Mark::Cached);
+                    f.list[at].1 = Mark::Cached;
                     for nb in neighbors {
                         f.visit(nb, approx);
                     }
                     continue;
                 }
+                let Some(slot) = free.pop() else { break };
+                f.list[at].1 = Mark::Read;
                 reads.submit(&self.file, self.offset(layout.block_of(n)), slot)?;
-                free.pop();
                 reading[slot] = n;
                 cost.blocks_read += 1;
             }
@@ -204,13 +207,9 @@ impl DiskGraph {
         cost: &mut SearchCost,
     ) -> Result<Option<(usize, u32)>, StorageError> {
         let slept = reads.sleeps();
-        let Some((slot, done)) = reads.wait() else { return Ok(None) };
+        let landed = self.landed(reads, |slot| self.layout.block_of(reading[slot]));
         cost.waits += (reads.sleeps() - slept) as u32;
-        done.map_err(|e| StorageError::io(self.file.path(), e))?;
-        let n = reading[slot];
-        let b = self.layout.block_of(n);
-        self.layout.check_block(b, reads.slot(slot)).map_err(|e| self.corrupt(e))?;
-        Ok(Some((slot, n)))
+        Ok(landed?.map(|slot| (slot, reading[slot])))
     }
 }
 
@@ -231,11 +230,9 @@ impl Frontier<'_, '_> {
         self.allowed.is_none_or(|a| a.contains(id))
     }
 
-    /// The best candidate not yet taken, now marked read.
-    fn take(&mut self) -> Option<u32> {
-        let (c, mark) = self.list.iter_mut().find(|(_, m)| *m == Mark::Waiting)?;
-        *mark = Mark::Read;
-        Some(c.id)
+    /// Where the best candidate not yet taken is in the list (until the next visit).
+    fn waiting(&self) -> Option<usize> {
+        self.list.iter().position(|(_, m)| *m == Mark::Waiting)
     }
 
     /// Takes `n` (marked read) when it waits in the list; whether it did.
@@ -246,13 +243,6 @@ impl Frontier<'_, '_> {
                 true
             }
             _ => false,
-        }
-    }
-
-    /// Marks `n`, taken a moment ago and so still in the list, as `mark`.
-    fn mark(&mut self, n: u32, mark: Mark) {
-        if let Some((_, m)) = self.list.iter_mut().find(|(c, _)| c.id == n) {
-            *m = mark;
         }
     }
 
