@@ -35,10 +35,14 @@ disk_round() {
   echo "disk uncapped: status $?"
 }
 disk_round 1
-$CAP --evict $W/hnsw --stats $OUT/cap-hnsw.txt 256M -- \
-  $X --memory-budget "$BUDGET" bench "${common[@]}" --warmup 50 --path $W/hnsw --index hnsw \
-     --sweep ef=64,100 --output $OUT/hnsw-capped.json > $OUT/hnsw-capped.txt 2>&1
-echo "hnsw capped: status $? $(tr '\n' ' ' < $OUT/cap-hnsw.txt)"
+if [ -d $W/hnsw ]; then
+  $CAP --evict $W/hnsw --stats $OUT/cap-hnsw.txt 256M -- \
+    $X --memory-budget "$BUDGET" bench "${common[@]}" --warmup 50 --path $W/hnsw --index hnsw \
+       --sweep ef=64,100 --output $OUT/hnsw-capped.json > $OUT/hnsw-capped.txt 2>&1
+  echo "hnsw capped: status $? $(tr '\n' ' ' < $OUT/cap-hnsw.txt)"
+else
+  echo "hnsw capped: skipped, no collection at $W/hnsw"
+fi
 if [ -z "${NO_PEERS:-}" ]; then
   echo "== peers $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"
   "$("$PEERS/peers-setup")" "$PEERS/peers.py" --dataset "$D" --peers diskann-disk,zvec-diskann \
