@@ -162,7 +162,7 @@ impl Packed {
     fn words(&self) -> usize {
         match self.count {
             0 => 1,
-            n => 2 + ((n - 1) * self.width as usize).div_ceil(32),
+            n => 2 + gap_words(n, self.width),
         }
     }
 
@@ -189,6 +189,11 @@ impl Packed {
     }
 }
 
+/// Words the gaps of a packed list of `count` ids (at least one) take, `width` bits each.
+fn gap_words(count: usize, width: u32) -> usize {
+    ((count - 1) * width as usize).div_ceil(32)
+}
+
 /// The ids of a packed list, ascending.
 pub(crate) struct Unpack<'a> {
     gaps: &'a [AtomicU32],
@@ -209,7 +214,7 @@ impl<'a> Unpack<'a> {
         let (left, width) = ((head & 0xffff) as usize, head >> 16);
         let (id, gaps) = match left {
             0 => (0, &words[..0]),
-            n => (words[1].load(Ordering::Relaxed), &words[2..2 + ((n - 1) * width as usize).div_ceil(32)]),
+            n => (words[1].load(Ordering::Relaxed), &words[2..2 + gap_words(n, width)]),
         };
         Unpack { gaps, id, left, width, mask: (1u64 << width) - 1, acc: 0, bits: 0, first: true }
     }
