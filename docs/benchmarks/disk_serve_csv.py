@@ -3,16 +3,20 @@ appended (disk index capped and uncapped, HNSW capped), each tagged with its run
 cgroup's counters, and the disk peers' rows from peers.py's JSON, in the same columns.
 
 Usage: disk_serve_csv.py BENCH.csv PEERS.json OUT.csv RUN=CAPFILE... --device TEXT [--append]
+                         [--peers-prefix P]
   RUN is the tag of the bench rows in order of appearance, e.g. disk-capped-1=cap-disk-1.txt
   (a CAPFILE of '-' means uncapped); each RUN takes the rows with its --path and index.
   PEERS.json '-': a sitting without the peers. --append keeps OUT's rows (an earlier
   sitting's, regressions included) ahead of the new ones, the columns the union of both.
+  --peers-prefix P tags the peers' rows P + peer + '-capped' (e.g. s4-), as the sitting's
+  RUN tags are.
 """
 import csv, json, sys
 
 args = sys.argv[1:]
 device = args[args.index("--device") + 1]
 append = "--append" in args
+prefix = args[args.index("--peers-prefix") + 1] if "--peers-prefix" in args else ""
 args = args[: args.index("--device")]
 bench_csv, peers_json, out = args[:3]
 runs = [a.split("=", 1) for a in args[3:]]
@@ -43,16 +47,23 @@ for (tag, capfile), (_, group) in zip(runs, commands):
                  failcnt=c.get("failcnt", ""), oom_kill=c.get("oom_kill", ""))
         done.append(r)
 peers = json.load(open(peers_json)) if peers_json != "-" else {"runs": []}
+# The peers' command line, from what their JSON says they ran.
+pp = peers.get("params", {})
+command = (
+    f"python3 ../shared/bench/peers.py --dataset $WORDS --peers {','.join(pp.get('peers', []))}"
+    f" --cgroup-mem {pp.get('cgroup_mem_mib')} --cgroup-phase {pp.get('cgroup_phase')} --drop-caches"
+    f" --ef {','.join(map(str, pp.get('efs', [])))} --repeat {pp.get('repeat')} --threads {pp.get('build_threads')}"
+)
 for run in peers["runs"]:
     cg = run.get("cgroup") or {}
     for p in run["results"]:
         done.append({
-            "run": run["peer"] + "-capped", "device": device,
+            "run": prefix + run["peer"] + "-capped", "device": device,
             "cap_mib": peers["params"].get("cgroup_mem_mib", ""),
             "cgroup_peak_mib": round(cg.get("max_usage_in_bytes", 0) / 2**20, 1) if cg else "",
             "failcnt": cg.get("failcnt", ""), "oom_kill": (cg.get("oom_control") or {}).get("oom_kill", ""),
             "date": peers["started_at"], "db": run["peer"], "db_version": json.dumps(run.get("versions", {})),
-            "command": "python3 ../shared/bench/peers.py --dataset $WORDS --peers diskann-disk,zvec-diskann --cgroup-mem 256 --cgroup-phase search --drop-caches --ef 20,32,48,64,100,150,200 --repeat 2 --threads 2",
+            "command": command,
             "machine": peers["machine"]["cpu_model"], "cores": peers["machine"]["nproc"],
             "load_start": run["loadavg"][0], "load_end": peers["loadavg_end"][0],
             "dataset": "words-minilm-384", "rows": run["n"], "dim": run["d"], "queries": run["nq"],
