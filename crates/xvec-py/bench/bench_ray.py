@@ -15,9 +15,17 @@ Steps, each timed:
    `query` latency of each (the sharded one's minus the single one's is the fan-out
    overhead); `query_batch` QPS of each. Query figures are --rounds interleaved rounds
    (single, sharded, single, ...), the median kept.
+   Before the rounds, one untimed `query_batch` of every query on each (the reader actors
+   start on the first read). Each round also times `local_batch_qps`: the shards opened
+   in this process and searched from a thread each (CPUs split as ShardedCollection
+   splits them), merged as it merges: the engine's work for the sharded answer with no
+   Ray in the way, so `local_ratio` is the ratio the fan-out could reach.
 --ingest-only: step 3's ingest alone (a fresh sharded collection, no optimize, no one
 collection, no queries), for A/B runs of the ingest. --batch-only: the `query_batch`
-rounds of step 4 alone, on collections a previous run built (as --reuse).
+rounds of step 4 alone, on collections a previous run built (as --reuse); with
+--sharded-only, only the sharded collection's (to profile it). The output's `timed`
+holds the CLOCK_MONOTONIC span of the ingest or of the rounds, for `perf record -k
+CLOCK_MONOTONIC` and `perf report --time START,END`.
 Output: one JSON object; --csv FILE appends one row per figure (docs/benchmarks/ray.csv).
 """
 
@@ -92,6 +100,7 @@ def main():
     p.add_argument("--reuse", action="store_true", help="query the collections a previous run built (no build figures)")
     p.add_argument("--ingest-only", action="store_true", help="only the sharded ingest (no optimize, no queries)")
     p.add_argument("--batch-only", action="store_true", help="only the query_batch rounds, on a previous run's collections")
+    p.add_argument("--sharded-only", action="store_true", help="with --batch-only: only the sharded collection's rounds")
     p.add_argument("--note", default="", help="the CSV rows' notes (an A/B side, a round)")
     args = p.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -119,10 +128,12 @@ def main():
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         root = os.path.join(args.work, "sharded-ingest")
         shutil.rmtree(root, ignore_errors=True)
+        start = time.monotonic()
         t = time.perf_counter()
         ds = ray.data.read_parquet(path)
         coll = xvec.ray.write(ds, root, schema(dim, args.m, args.efc), shards=args.shards, key=key, optimize=False)
         out["sharded_ingest_s"] = time.perf_counter() - t
+        out["timed"] = [start, time.monotonic()]
         out["rows"] = coll.written.count
         out["sharded_ingest_rows_per_s"] = coll.written.count / out["sharded_ingest_s"]
         assert not coll.written.failed
@@ -161,12 +172,17 @@ def main():
         assert coll.written.count == rows and not coll.written.failed
 
     serial = queries[: args.serial]
-    rounds = {"one_serial_us": [], "sharded_serial_us": [], "one_batch_qps": [], "sharded_batch_qps": []}
-    if args.batch_only:
-        rounds = {"one_batch_qps": [], "sharded_batch_qps": []}
+    local = LocalShards(coll.root)
+    sides = (("sharded", coll),) if args.sharded_only else (("one", one), ("sharded", coll), ("local", local))
+    rounds = {f"{name}_batch_qps": [] for name, _ in sides}
+    if not args.batch_only:
+        rounds.update(one_serial_us=[], sharded_serial_us=[])
+    for _, c in sides:
+        c.query_batch(queries, k=10, ef=args.ef)
+    out["timed"] = [time.monotonic()]
     for _ in range(args.rounds):
-        for name, c in (("one", one), ("sharded", coll)):
-            if not args.batch_only:
+        for name, c in sides:
+            if not args.batch_only and name != "local":
                 t = time.perf_counter()
                 for q in serial:
                     c.query(q, k=10, ef=args.ef, fields=[]).keys
@@ -175,15 +191,46 @@ def main():
             keys, _ = c.query_batch(queries, k=10, ef=args.ef)
             rounds[f"{name}_batch_qps"].append(len(queries) / (time.perf_counter() - t))
             out[f"{name}_recall"] = recall(keys, gt)
+    out["timed"].append(time.monotonic())
     for k, v in rounds.items():
         out[k] = statistics.median(v)
         out[k + "_rounds"] = v
     if not args.batch_only:
         out["fanout_overhead_us"] = out["sharded_serial_us"] - out["one_serial_us"]
-    out["batch_ratio"] = out["sharded_batch_qps"] / out["one_batch_qps"]
+    if not args.sharded_only:
+        out["batch_ratio"] = out["sharded_batch_qps"] / out["one_batch_qps"]
+        out["local_ratio"] = out["local_batch_qps"] / out["one_batch_qps"]
+    local.close()
     coll.close()
     one.close()
     finish(args, out)
+
+
+class LocalShards:
+    """The shards of a sharded collection opened read-only in this process, each searched
+    from its own thread with this machine's CPUs split among them, the answers merged by
+    `xvec.ray`'s merge: a sharded `query_batch` without Ray's round trips."""
+
+    def __init__(self, root):
+        from concurrent.futures import ThreadPoolExecutor
+
+        import xvec
+
+        n = len(root.shards)
+        self.shards = [xvec.open(root.shard_dir(i), read_only=True, follow=False) for i in range(n)]
+        self.threads = max(1, len(os.sched_getaffinity(0)) // n)
+        self.pool = ThreadPoolExecutor(n)
+
+    def query_batch(self, vectors, k, ef):
+        from xvec.ray._merge import merge_batch
+
+        parts = list(self.pool.map(lambda c: c.query_batch(vectors, k=k, ef=ef, threads=self.threads), self.shards))
+        return merge_batch(parts, k, True)
+
+    def close(self):
+        self.pool.shutdown()
+        for c in self.shards:
+            c.close()
 
 
 def finish(args, out):
@@ -208,6 +255,8 @@ FIGURES = [
     ("one_batch_qps", "qps", ""),
     ("sharded_batch_qps", "qps", ""),
     ("batch_ratio", "x", ">= 0.7"),
+    ("local_batch_qps", "qps", ""),
+    ("local_ratio", "x", ""),
 ]
 
 

@@ -190,6 +190,32 @@ def test_a_hybrid_query_over_shards_equals_one_collections(cluster, tmp_path):
     one.close()
 
 
+def test_shards_searched_on_one_node_split_its_cpus():
+    """A sharded `query_batch` gave every shard all of its node's CPUs, so two shards on a
+    2-CPU node ran 4 search threads; by default the shards on a node now split its CPUs,
+    at least one thread each."""
+    from xvec.ray._sharded import split_cpus
+
+    assert split_cpus(["a", "a"], {"a": 2}) == [1, 1]
+    assert split_cpus(["a", "b", "a", "a"], {"a": 9, "b": 2}) == [3, 2, 3, 3]
+    assert split_cpus(["a", "a", "a"], {"a": 2}) == [1, 1, 1]
+    assert split_cpus(["a"], {"a": 4}) == [4]
+
+
+def test_a_batch_gives_each_shard_its_share_of_the_cpus(flat):
+    """The test cluster's nodes have one CPU each and hold 4 shards: one thread a shard;
+    `threads=` given is passed to every shard as it is (0 is the engine's error)."""
+    coll, one = flat
+    readers, threads = coll._readers_now(with_threads=True)
+    assert len(readers) == 4 and threads == [1, 1, 1, 1]
+    q = np.random.default_rng(11).standard_normal((20, DIM)).astype(np.float32)
+    ka, sa = coll.query_batch(q, k=5, threads=2)
+    kb, sb = one.query_batch(q, k=5)
+    assert (ka == kb).all() and np.allclose(sa, sb)
+    with pytest.raises(xvec.QueryError, match=r"threads is 0; expected 1\.\.="):
+        coll.query_batch(q, k=5, threads=0)
+
+
 def test_ties_are_broken_by_key_across_shards(cluster, tmp_path):
     coll = xvec.ray.create(str(tmp_path / "ties"), schema({"type": "flat"}), shards=3)
     same = np.ones((30, DIM), dtype=np.float32)

@@ -2,6 +2,7 @@
 writer actor and searched by reader actors; writes are routed by the root's rule, reads fan
 out to every shard and merge."""
 
+import collections
 import copy
 import json
 import os
@@ -103,11 +104,15 @@ class ShardedCollection:
         # The reader actors start on the first read that needs them: a write (an ingest
         # from Ray Data) or a handle with local readers never pays for their processes.
         self._readers: Optional[List[list]] = None
+        #: Per reader set (the j-th reader of every shard, used together): the threads each
+        #: shard's `query_batch` is given when the caller names none.
+        self._reader_threads: List[List[int]] = []
         self._next_reader = 0
         # Local readers: the driver's own read-only handles of the shards (on a file system
         # it shares with them), searched from a thread per shard; no actor round trip.
         self._local = [_actors.ShardReader(root.shard_dir(i)) for i in range(len(root.shards))] if local_readers else None
         self._pool = ThreadPoolExecutor(len(root.shards), thread_name_prefix="xvec-shard") if local_readers else None
+        self._local_threads = split_cpus([None] * len(root.shards), {None: local_cpus()}) if local_readers else None
         if root.pending is not None:
             self._finish_alter()
 
@@ -164,11 +169,12 @@ class ShardedCollection:
             return list(self._pool.map(lambda r: getattr(r, method)(*args, **kwargs), self._local))
         return each(self._readers_now(), method, *args, **kwargs)
 
-    def _readers_now(self):
-        """One reader per shard, taking turns (the reader actors started on first use)."""
+    def _readers_now(self, with_threads: bool = False):
+        """One reader per shard, taking turns (the reader actors started on first use);
+        `with_threads`: also the threads each one's `query_batch` is given by default."""
         if self._readers is None:
             root = self.root
-            self._readers = [
+            readers = [
                 [
                     _actors.spawn(
                         _actors.ShardReader, f"xvec/{root.id}/r{i}.{j}", s.node, self._actor_options, root.shard_dir(i)
@@ -177,9 +183,17 @@ class ShardedCollection:
                 ]
                 for i, s in enumerate(root.shards)
             ]
-        j = self._next_reader
+            # Where each set of readers searching together landed: the shards searched on
+            # one node share its CPUs instead of each starting a thread per CPU.
+            cpus = node_cpus()
+            self._reader_threads = [
+                split_cpus(each([rs[j] for rs in readers], "node"), cpus) for j in range(self._readers_per_shard)
+            ]
+            self._readers = readers
+        j = self._next_reader % self._readers_per_shard
         self._next_reader += 1
-        return [rs[j % len(rs)] for rs in self._readers]
+        readers = [rs[j] for rs in self._readers]
+        return (readers, self._reader_threads[j]) if with_threads else readers
 
     # -- writes --------------------------------------------------------------------------
 
@@ -356,12 +370,26 @@ class ShardedCollection:
         threads: Optional[int] = None,
     ):
         """`Collection.query_batch` over every shard (its arguments, given to every
-        shard): (keys, scores), two (n, k) arrays."""
+        shard): (keys, scores), two (n, k) arrays. The matrix is put in Ray's object
+        store once for all shards. `threads` is each shard's; by default the shards
+        searched on one node split its CPUs (at least one thread each), as one collection
+        takes every CPU of its machine, so no node runs more search threads than cores."""
         self._check()
         kwargs = dict(k=k, filter=filter, params=params, field=field, ef=ef, nprobe=nprobe,
-                      target_recall=target_recall, refine=refine, beam_width=beam_width, threads=threads)
+                      target_recall=target_recall, refine=refine, beam_width=beam_width)
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        parts = self._read("query_batch", vectors, kwargs)
+        if self._local is not None:
+            each_threads = [t if threads is None else threads for t in self._local_threads]
+            parts = list(
+                self._pool.map(lambda r, t: r.query_batch(vectors, dict(kwargs, threads=t)), self._local, each_threads)
+            )
+        else:
+            readers, default = self._readers_now(with_threads=True)
+            matrix = ray.put(vectors)
+            parts = gather(
+                [_sender(r, "query_batch", matrix, dict(kwargs, threads=t if threads is None else threads))
+                 for r, t in zip(readers, default)]
+            )
         return merge_batch(parts, k, self._higher_better(field))
 
     def hybrid(self, query) -> List[tuple]:
@@ -410,51 +438,89 @@ class ShardedCollection:
 
 def write_table(writers, root: Root, table, mode: str, key: str, nodes=None) -> ShardedWriteResult:
     """Routes `table`'s rows to their shards' writers and waits for every shard to
-    acknowledge. A shard whose writer runs on this node (`nodes`: each writer's node, when
-    known) is sent the table itself, put in the object store once for all of them, with
-    the positions of its rows, which it reads in place; a shard on another node is sent a
-    copy of its rows only. A shard whose actor dies mid-write is written again once Ray
-    restarted it (its WAL recovered), as an upsert of the same rows: the retry cannot tell
-    rows the dead actor committed from rows it did not."""
-    column = key if root.shard_by == "_key" else root.shard_by
-    order, bounds = route(table, column, len(writers))
-    here = ray.get_runtime_context().get_node_id() if nodes is not None else None
-    shared = None
-    #: Per shard: (the data sent, the positions in it, or None for all its rows; the
-    #: position in `table` of each of its rows when it is a copy).
-    pending = {}
-    for s in range(len(writers)):
-        rows = order[bounds[s] : bounds[s + 1]]
-        if not len(rows):
-            continue
-        if nodes is not None and nodes[s] == here:
-            if shared is None:
-                shared = ray.put(table)
-            pending[s] = (shared, rows, None)
-        else:
-            pending[s] = (table.take(rows), None, rows)
-    count, failed, retried = 0, [], 0
-    for attempt in range(RETRIES + 1):
-        how = mode if attempt == 0 or mode == "update" else "upsert"
-        calls = {s: writers[s].write.remote(data, how, key, rows) for s, (data, rows, _) in pending.items()}
-        retry = {}
-        for s, call in calls.items():
-            try:
-                n, bad = ray.get(call)
-            except ACTOR_GONE:
-                if attempt == RETRIES:
-                    raise
-                retry[s] = pending[s]
+    acknowledge (`ShardWrite`)."""
+    return ShardWrite(writers, root, table, mode, key, nodes).result()
+
+
+class ShardWrite:
+    """`table`'s rows routed and sent to their shards' writers; `result()` waits for every
+    shard to acknowledge. A shard whose writer runs on this node (`nodes`: each writer's
+    node, when known) is sent the table itself, put in the object store once for all of
+    them, with the positions of its rows, which it reads in place; a shard on another node
+    is sent a copy of its rows only. A shard whose actor dies mid-write is written again
+    once Ray restarted it (its WAL recovered), as an upsert of the same rows: the retry
+    cannot tell rows the dead actor committed from rows it did not. A caller may send the
+    next table before this one's `result()`: a writer runs its calls in the order sent."""
+
+    def __init__(self, writers, root: Root, table, mode: str, key: str, nodes=None):
+        column = key if root.shard_by == "_key" else root.shard_by
+        order, bounds = route(table, column, len(writers))
+        here = ray.get_runtime_context().get_node_id() if nodes is not None else None
+        shared = None
+        #: Per shard: (the data sent, the positions in it, or None for all its rows; the
+        #: position in `table` of each of its rows when it is a copy).
+        self._pending = {}
+        for s in range(len(writers)):
+            rows = order[bounds[s] : bounds[s + 1]]
+            if not len(rows):
                 continue
-            count += n
-            where = pending[s][2]
-            failed.extend((int(pos if where is None else where[pos]), k, msg) for pos, k, msg in bad)
-        if not retry:
-            break
-        pending = retry
-        retried += len(retry)
-        time.sleep(min(1.0, RETRY_PAUSE_S * 2**attempt))
-    return ShardedWriteResult(count, failed, retried)
+            if nodes is not None and nodes[s] == here:
+                if shared is None:
+                    shared = ray.put(table)
+                self._pending[s] = (shared, rows, None)
+            else:
+                self._pending[s] = (table.take(rows), None, rows)
+        self._writers, self._mode, self._key = writers, mode, key
+        self._calls = self._send(0)
+
+    def _send(self, attempt: int):
+        how = self._mode if attempt == 0 or self._mode == "update" else "upsert"
+        return {s: self._writers[s].write.remote(data, how, self._key, rows) for s, (data, rows, _) in self._pending.items()}
+
+    def result(self) -> ShardedWriteResult:
+        count, failed, retried = 0, [], 0
+        for attempt in range(RETRIES + 1):
+            if attempt > 0:
+                self._calls = self._send(attempt)
+            retry = {}
+            for s, call in self._calls.items():
+                try:
+                    n, bad = ray.get(call)
+                except ACTOR_GONE:
+                    if attempt == RETRIES:
+                        raise
+                    retry[s] = self._pending[s]
+                    continue
+                count += n
+                where = self._pending[s][2]
+                failed.extend((int(pos if where is None else where[pos]), k, msg) for pos, k, msg in bad)
+            if not retry:
+                break
+            self._pending = retry
+            retried += len(retry)
+            time.sleep(min(1.0, RETRY_PAUSE_S * 2**attempt))
+        return ShardedWriteResult(count, failed, retried)
+
+
+def split_cpus(nodes: Sequence[Optional[str]], cpus: Dict[Optional[str], float]) -> List[int]:
+    """The threads of each shard searched on `nodes[i]`: its node's CPUs (`cpus`, Ray's
+    count; a node it lacks or counts no CPUs for counts as this machine's) divided evenly
+    among the shards searched there, at least one each."""
+    per_node = collections.Counter(nodes)
+    return [max(1, int(cpus.get(n) or local_cpus()) // per_node[n]) for n in nodes]
+
+
+def node_cpus() -> Dict[Optional[str], float]:
+    """Each live node's CPUs, as Ray counts them."""
+    return {n["NodeID"]: n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive")}
+
+
+def local_cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def _sender(actor, method, *args, **kwargs):
