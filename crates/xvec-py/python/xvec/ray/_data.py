@@ -14,7 +14,7 @@ from ray.data.block import BlockAccessor, BlockMetadata
 import xvec
 
 from ._root import ROOT_FILE, Root
-from ._sharded import ShardedCollection, ShardedWriteResult, create, open, write_table
+from ._sharded import ShardedCollection, ShardedWriteResult, ShardWrite, create, open
 
 
 #: The label Ray gives every node, its node id: a selector on it places a task there.
@@ -42,15 +42,23 @@ class XvecDatasink(Datasink):
         return "xvec"
 
     def write(self, blocks, ctx) -> Dict[str, Any]:
-        count, failed, retried = 0, [], 0
+        """Sends each block to the shards before waiting for the previous block's
+        acknowledgements, so the next block is read and routed while the shards write
+        this one; returns once every block is acknowledged."""
+        done: List[ShardedWriteResult] = []
+        sent = None
         for block in blocks:
             table = BlockAccessor.for_block(block).to_arrow()
             if table.num_rows == 0:
                 continue
-            r = write_table(self._writers, self._root, table, self._mode, self._key, self._nodes)
-            count += r.count
-            retried += r.retried
-            failed.extend((ctx.task_idx, pos, k, msg) for pos, k, msg in r.failed)
+            write = ShardWrite(self._writers, self._root, table, self._mode, self._key, self._nodes)
+            if sent is not None:
+                done.append(sent.result())
+            sent = write
+        if sent is not None:
+            done.append(sent.result())
+        count, retried = sum(r.count for r in done), sum(r.retried for r in done)
+        failed = [(ctx.task_idx, pos, k, msg) for r in done for pos, k, msg in r.failed]
         return {"count": count, "failed": failed, "retried": retried}
 
     def on_write_complete(self, write_result) -> None:
