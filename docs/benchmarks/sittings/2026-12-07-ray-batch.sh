@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 42's query_batch and ingest A/B after the sharded search split its CPUs
-# (docs/benchmarks/ray.csv, rows of 2026-12-07T07:4x-08:2x): old and new xvec.ray on one
+# (docs/benchmarks/ray.csv, rows of 2026-12-07T07:06-07:38): old and new xvec.ray on one
 # release extension, each side its own interpreter (a venv whose .pth names the unpacked
 # package first, so Ray's workers run the driver's side), interleaved A, B, A, B...
 #   A: xvec.ray of $MAIN; B: xvec.ray of $NEW (both on the wheel's extension).
@@ -11,6 +11,10 @@
 #   profile-batch SIDE / profile-ingest SIDE
 #                   one run under `perf record -a -g -k CLOCK_MONOTONIC`; the output's
 #                   `timed` span is the one to report (`perf report --time START,END`)
+# Run as: build; profile-batch A; profile-batch B; batch; profile-ingest A; profile-ingest B;
+# ingest; ingest; batch; then NOTE=... ARROW_DEFAULT_MEMORY_POOL=jemalloc ROUNDS=2 ... ingest
+# and three rounds of { NOTE="set 3 round $r, default memory pool" ROUNDS=1 ... ingest;
+# ARROW_DEFAULT_MEMORY_POOL=jemalloc NOTE="set 3 round $r, ..." ROUNDS=1 ... ingest }.
 set -u
 WHEEL=${WHEEL:?a wheel of the branch: maturin build --release -o DIR}
 MAIN=${MAIN:-main}
@@ -21,6 +25,7 @@ D=${D:-$HOME/.cache/xvec-bench/words-minilm-384}
 W=${W:-/work/bench-ray}
 ROUNDS=${ROUNDS:-3}
 CSV=${CSV:-docs/benchmarks/ray.csv}
+# NOTE: added to every row's note (e.g. an environment variable the run was given).
 step=${1:?build, batch, ingest, profile-batch SIDE or profile-ingest SIDE}
 bench=crates/xvec-py/bench/bench_ray.py
 
@@ -45,7 +50,7 @@ commit() {  # the CSV's commit column for a side
 }
 
 run() {  # side, note, bench args...
-  local side=$1 note=$2; shift 2
+  local side=$1 note="$2${NOTE:+, $NOTE}"; shift 2
   echo "== $note side $side $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"
   XVEC_COMMIT=$(commit "$side") "$S/venv$side/bin/python" $bench --data "$D" --work "$W" \
     --xvec target/release/xvec --shards 2 --ef 64 "$@" --note "$note, side $side"
