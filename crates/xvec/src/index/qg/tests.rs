@@ -2,7 +2,7 @@ use std::sync::atomic::AtomicBool;
 
 use roaring::RoaringBitmap;
 
-use super::search::{Entry, estimate, insert_sorted};
+use super::search::{Entry, Pool, estimate};
 use super::*;
 use crate::index::flat::{PreparedQuery, row_distance};
 use crate::index::graph::{Beam, BuildControl};
@@ -273,22 +273,25 @@ fn a_spent_budget_stops_the_search() {
 
 /// The beam's insertion keeps the order `partition_point` and `insert` kept: after every
 /// entry with an estimate at most its own (ties in arrival order), at the front, the back
-/// and in between.
+/// and in between, the estimates and the entries side by side.
 #[test]
 fn beam_insertion_matches_a_binary_search() {
     let mut rng = SplitMix64::new(9);
-    let (mut fast, mut slow) = (Vec::new(), Vec::new());
+    let (mut fast, mut slow) = (Pool::default(), Vec::<(f32, Entry)>::new());
     for id in 0..500u32 {
         // Few distinct values, so ties are common.
         let est = (rng.next_u64() % 40) as f32 - 20.0;
-        let e = Entry { est, id, expanded: false, allowed: id % 3 != 0 };
-        let pos = slow.partition_point(|x: &Entry| x.est <= est);
-        slow.insert(pos, e);
-        assert_eq!(insert_sorted(&mut fast, e), pos, "entry {id}");
-        assert_eq!(fast, slow, "entry {id}");
+        let e = Entry { id, expanded: false, allowed: id % 3 != 0 };
+        let pos = slow.partition_point(|x| x.0 <= est);
+        slow.insert(pos, (est, e));
+        assert_eq!(fast.insert(est, e), pos, "entry {id}");
+        assert!(fast.ests.iter().copied().eq(slow.iter().map(|x| x.0)), "entry {id}");
+        assert!(fast.entries.iter().copied().eq(slow.iter().map(|x| x.1)), "entry {id}");
         if id % 7 == 0 {
-            fast.truncate(fast.len() / 2);
-            slow.truncate(slow.len() / 2);
+            let half = slow.len() / 2;
+            fast.ests.truncate(half);
+            fast.entries.truncate(half);
+            slow.truncate(half);
         }
     }
 }

@@ -239,18 +239,26 @@ impl ScanQuery {
         let (mut low, mut span) = (vec![0f32; groups], 0f32);
         for g in 0..groups {
             let v: [f32; 4] = std::array::from_fn(|j| value(4 * g + j));
-            for m in 0..16 {
-                entries[16 * g + m] = (0..4).filter(|j| m >> j & 1 == 1).map(|j| v[j]).sum();
+            // Each entry adds its highest dimension to the entry without it: the sum of
+            // its dimensions in ascending order, as a loop over the bits would add them,
+            // in one addition instead of four tests (a query prepares 16 per group).
+            let e = &mut entries[16 * g..16 * g + 16];
+            for m in 1..16usize {
+                let top = m.ilog2() as usize;
+                e[m] = e[m ^ (1 << top)] + v[top];
             }
             low[g] = v.iter().map(|x| x.min(0.0)).sum();
             span = span.max(v.iter().map(|x| x.abs()).sum());
         }
         let delta = if span > 0.0 { span / 255.0 } else { 1.0 };
-        let lut = entries
-            .iter()
-            .enumerate()
-            .map(|(i, &e)| ((e - low[i / 16]) / delta + 0.5).clamp(0.0, 255.0) as u8)
-            .collect();
+        // A group at a time: the 16 entries sharing a `low` subtract and divide in four
+        // vector instructions (an index per entry kept the compiler to one at a time).
+        let mut lut = vec![0u8; groups * 16];
+        for ((out, e), &lo) in lut.chunks_exact_mut(16).zip(entries.chunks_exact(16)).zip(&low) {
+            for (o, &x) in out.iter_mut().zip(e) {
+                *o = ((x - lo) / delta + 0.5).clamp(0.0, 255.0) as u8;
+            }
+        }
         let slack = sigmas * 2.0 * delta * (groups as f32 / 12.0).sqrt();
         let shift = 2.0 * low.iter().sum::<f32>() - y.iter().sum::<f32>() + slack;
         let (base, norm, scale, q_norm) = match metric {
@@ -377,6 +385,27 @@ mod tests {
 
     fn column(data: &[f32], dim: usize) -> VectorColumn<'_> {
         VectorColumn { dim, validity: Validity(None), data: VectorData::Fp32(data), norms: None }
+    }
+
+    /// Each table entry is its dimensions' sum in ascending order, so the tables are the
+    /// ones a loop over each entry's bits makes, byte for byte (dimensions not a multiple
+    /// of 8 pad with zeros).
+    #[test]
+    fn tables_match_a_sum_over_each_entrys_bits() {
+        for dim in [8, 13, 384] {
+            let y = rows(1, dim, 3);
+            let q = ScanQuery::rotated(&y, 1.0, Metric::L2, 0.0);
+            let groups = dim.div_ceil(8) * 2;
+            let v = |g: usize, j: usize| y.get(4 * g + j).copied().unwrap_or(0.0);
+            let entry = |g: usize, m: usize| (0..4).filter(|j| m >> j & 1 == 1).map(|j| v(g, j)).sum::<f32>();
+            let low: Vec<f32> = (0..groups).map(|g| (0..4).map(|j| v(g, j).min(0.0)).sum()).collect();
+            let span = (0..groups).map(|g| (0..4).map(|j| v(g, j).abs()).sum::<f32>()).fold(0f32, f32::max);
+            let delta = span / 255.0;
+            let want: Vec<u8> = (0..groups * 16)
+                .map(|i| ((entry(i / 16, i % 16) - low[i / 16]) / delta + 0.5).clamp(0.0, 255.0) as u8)
+                .collect();
+            assert_eq!(q.lut(), &want[..], "dim {dim}");
+        }
     }
 
     /// The screened scan finds what the exact scan finds (recall ≥ 0.99 over many queries,
