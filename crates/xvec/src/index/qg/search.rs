@@ -57,7 +57,7 @@ impl Pool {
         self.entries.clear();
     }
 
-    fn truncate(&mut self, len: usize) {
+    pub(super) fn truncate(&mut self, len: usize) {
         self.ests.truncate(len);
         self.entries.truncate(len);
     }
@@ -121,8 +121,7 @@ pub(crate) fn search<S: Scorer>(
     sc.results.clear();
     sc.estimates.resize(g.layout.degree, 0.0);
     sc.visited.insert(g.entry);
-    sc.beam.ests.push(f32::NEG_INFINITY);
-    sc.beam.entries.push(Entry { id: g.entry, expanded: false, allowed: ok(g.entry) });
+    sc.beam.insert(f32::NEG_INFINITY, Entry { id: g.entry, expanded: false, allowed: ok(g.entry) });
     let (mut cursor, mut spent, mut finished) = (0, 0usize, true);
     // Allowed entries in the beam; once `ef`, the last of them is the worst estimate kept.
     let mut kept = usize::from(ok(g.entry));
