@@ -26,6 +26,15 @@ rounds of step 4 alone, on collections a previous run built (as --reuse); with
 --sharded-only, only the sharded collection's (to profile it). The output's `timed`
 holds the CLOCK_MONOTONIC span of the ingest or of the rounds, for `perf record -k
 CLOCK_MONOTONIC` and `perf report --time START,END`.
+--ef-sweep E1,E2,...: the comparison at equal recall, on a previous run's collections (as
+--reuse). Each round, for each per-shard ef E of the sweep: one collection's `query_batch`
+at --ef, then the sharded one's with every shard at ef E, then the shards with no Ray
+(`local`) at E, then shard 0 alone with every CPU at E (`shard0`, QPS only: what a
+half-size shard costs with a machine to itself). Recall@10 against the dataset's ground
+truth. The answer is the lowest E whose sharded recall is at least one collection's at
+--ef (`equal_recall_ef`) and `equal_recall_ratio`: the median over rounds of the sharded
+QPS at that E over one collection's QPS in the same step. `batch_ratio` is the same at E =
+--ef (equal per-shard ef), when the sweep holds it.
 Output: one JSON object; --csv FILE appends one row per figure (docs/benchmarks/ray.csv).
 """
 
@@ -101,6 +110,7 @@ def main():
     p.add_argument("--ingest-only", action="store_true", help="only the sharded ingest (no optimize, no queries)")
     p.add_argument("--batch-only", action="store_true", help="only the query_batch rounds, on a previous run's collections")
     p.add_argument("--sharded-only", action="store_true", help="with --batch-only: only the sharded collection's rounds")
+    p.add_argument("--ef-sweep", help="per-shard ef values (comma-separated): the comparison at equal recall")
     p.add_argument("--note", default="", help="the CSV rows' notes (an A/B side, a round)")
     args = p.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -142,7 +152,7 @@ def main():
         coll.close()
         shutil.rmtree(root, ignore_errors=True)
         return finish(args, out)
-    if args.reuse or args.batch_only:
+    if args.reuse or args.batch_only or args.ef_sweep:
         one = xvec.open(one_dir, read_only=True, follow=False)
         out["rows"] = len(one)
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -171,8 +181,14 @@ def main():
         out["build_ratio"] = out["sharded_build_s"] / out["one_build_s"]
         assert coll.written.count == rows and not coll.written.failed
 
-    serial = queries[: args.serial]
     local = LocalShards(coll.root)
+    if args.ef_sweep:
+        sweep(args, out, queries, gt, one, coll, local)
+        local.close()
+        coll.close()
+        one.close()
+        return finish(args, out)
+    serial = queries[: args.serial]
     sides = (("sharded", coll),) if args.sharded_only else (("one", one), ("sharded", coll), ("local", local))
     rounds = {f"{name}_batch_qps": [] for name, _ in sides}
     if not args.batch_only:
@@ -206,20 +222,71 @@ def main():
     finish(args, out)
 
 
-class LocalShards:
-    """The shards of a sharded collection opened read-only in this process, each searched
-    from its own thread with this machine's CPUs split among them, the answers merged by
-    `xvec.ray`'s merge: a sharded `query_batch` without Ray's round trips."""
+def sweep(args, out, queries, gt, one, coll, local):
+    """--ef-sweep: one collection at --ef against the shards at each per-shard ef, the
+    rounds interleaved step by step (see the module's doc)."""
+    efs = [int(e) for e in args.ef_sweep.split(",")]
+    shard0 = LocalShards(coll.root, only=0)
+    sides = (("sharded", coll), ("local", local), ("shard0", shard0))
+    qps = {e: {name: [] for name in ("one", "sharded", "local", "shard0")} for e in efs}
+    recalls = {e: {} for e in efs}
+    one.query_batch(queries, k=10, ef=args.ef)
+    for e in efs:
+        for _, c in sides:
+            c.query_batch(queries, k=10, ef=e)
+    out["timed"] = [time.monotonic()]
+    for _ in range(args.rounds):
+        for e in efs:
+            for name, c, ef in (("one", one, args.ef),) + tuple((n, c, e) for n, c in sides):
+                t = time.perf_counter()
+                keys, _ = c.query_batch(queries, k=10, ef=ef)
+                qps[e][name].append(len(queries) / (time.perf_counter() - t))
+                if name != "shard0":
+                    # The searches are deterministic: a recall that moves between rounds is a bug.
+                    r = recall(keys, gt)
+                    assert recalls[e].setdefault(name, r) == r, (e, name, recalls[e][name], r)
+    out["timed"].append(time.monotonic())
+    shard0.close()
+    out["one_recall"] = recalls[efs[0]]["one"]
+    out["one_batch_qps_rounds"] = [q for e in efs for q in qps[e]["one"]]
+    out["one_batch_qps"] = statistics.median(out["one_batch_qps_rounds"])
+    out["per_ef"] = {}
+    for e in efs:
+        row = {"sharded_recall": recalls[e]["sharded"], "local_recall": recalls[e]["local"]}
+        for name, rounds in qps[e].items():
+            row[f"{name}_batch_qps"] = statistics.median(rounds)
+            row[f"{name}_batch_qps_rounds"] = rounds
+            if name != "one":
+                ratios = [s / o for s, o in zip(rounds, qps[e]["one"])]
+                row[f"{name}_ratio"] = statistics.median(ratios)
+                row[f"{name}_ratio_rounds"] = ratios
+        out["per_ef"][e] = row
+    if args.ef in out["per_ef"]:
+        out["batch_ratio"] = out["per_ef"][args.ef]["sharded_ratio"]
+        out["batch_ratio_rounds"] = out["per_ef"][args.ef]["sharded_ratio_rounds"]
+    equal = [e for e in efs if recalls[e]["sharded"] >= out["one_recall"]]
+    if equal:
+        e = min(equal)
+        out["equal_recall_ef"] = e
+        out["equal_recall_ratio"] = out["per_ef"][e]["sharded_ratio"]
+        out["equal_recall_ratio_rounds"] = out["per_ef"][e]["sharded_ratio_rounds"]
 
-    def __init__(self, root):
+
+class LocalShards:
+    """The shards of a sharded collection (or only shard `only`) opened read-only in this
+    process, each searched from its own thread with this machine's CPUs split among them,
+    the answers merged by `xvec.ray`'s merge: a sharded `query_batch` without Ray's round
+    trips."""
+
+    def __init__(self, root, only=None):
         from concurrent.futures import ThreadPoolExecutor
 
         import xvec
 
-        n = len(root.shards)
-        self.shards = [xvec.open(root.shard_dir(i), read_only=True, follow=False) for i in range(n)]
-        self.threads = max(1, len(os.sched_getaffinity(0)) // n)
-        self.pool = ThreadPoolExecutor(n)
+        picked = range(len(root.shards)) if only is None else [only]
+        self.shards = [xvec.open(root.shard_dir(i), read_only=True, follow=False) for i in picked]
+        self.threads = max(1, len(os.sched_getaffinity(0)) // len(self.shards))
+        self.pool = ThreadPoolExecutor(len(self.shards))
 
     def query_batch(self, vectors, k, ef):
         from xvec.ray._merge import merge_batch
@@ -257,6 +324,18 @@ FIGURES = [
     ("batch_ratio", "x", ">= 0.7"),
     ("local_batch_qps", "qps", ""),
     ("local_ratio", "x", ""),
+    ("equal_recall_ef", "ef", ""),
+    ("equal_recall_ratio", "x", ">= 0.7"),
+]
+#: The same for each per-shard ef of --ef-sweep (the row's ef column: that ef).
+SWEEP_FIGURES = [
+    ("sharded_recall", "recall@10", ""),
+    ("sharded_batch_qps", "qps", ""),
+    ("sharded_ratio", "x", ""),
+    ("local_batch_qps", "qps", ""),
+    ("local_ratio", "x", ""),
+    ("shard0_batch_qps", "qps", ""),
+    ("shard0_ratio", "x", ""),
 ]
 
 
@@ -275,15 +354,21 @@ def write_csv(args, out):
             w.writerow(["date", "commit", "command", "machine", "cores", "load_start", "load_end", "dataset", "rows",
                         "dim", "shards", "ef", "figure", "value", "unit", "target", "notes"])
         date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        for name, unit, target in FIGURES:
-            if name not in out:
-                continue
-            rounds = out.get(name + "_rounds")
-            w.writerow([date, commit, " ".join(sys.argv), machine, os.cpu_count(), f"{out['load_before']:.2f}",
-                        f"{out['load_after']:.2f}", os.path.basename(args.data.rstrip("/")), out["rows"], out["dim"],
-                        args.shards, "" if args.ingest_only else args.ef, name, f"{out[name]:.4f}", unit, target,
-                        "; ".join(x for x in (args.note, "rounds=" + ";".join(f"{r:.1f}" for r in rounds) if rounds else "")
-                                  if x)])
+
+        def rows(table, figures, ef, note):
+            for name, unit, target in table:
+                if name not in figures:
+                    continue
+                rounds = figures.get(name + "_rounds")
+                shown = "rounds=" + ";".join(f"{r:.1f}" if abs(r) >= 100 else f"{r:.4f}" for r in rounds) if rounds else ""
+                w.writerow([date, commit, " ".join(sys.argv), machine, os.cpu_count(), f"{out['load_before']:.2f}",
+                            f"{out['load_after']:.2f}", os.path.basename(args.data.rstrip("/")), out["rows"], out["dim"],
+                            args.shards, ef, name, f"{figures[name]:.4f}", unit, target,
+                            "; ".join(x for x in (args.note, note, shown) if x)])
+
+        rows(FIGURES, out, "" if args.ingest_only else args.ef, "")
+        for e, figures in out.get("per_ef", {}).items():
+            rows(SWEEP_FIGURES, figures, e, f"ef sweep: every shard at ef {e}, one collection at ef {args.ef}")
 
 
 if __name__ == "__main__":
