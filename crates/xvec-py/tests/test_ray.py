@@ -267,6 +267,31 @@ def test_rows_a_shard_refuses_are_named_by_their_input_position(cluster, tmp_pat
     coll.close()
 
 
+def test_a_write_task_asks_for_its_blocks_with_the_jemalloc_pool_then_restores_the_pool(cluster, tmp_path):
+    """A read fused into a write task decodes each block when the task asks for it: every
+    block is asked for with Arrow's jemalloc pool as pyarrow's default, and the pool the
+    worker had before is its default again after the task."""
+    from ray.data._internal.execution.interfaces import TaskContext
+
+    coll = xvec.ray.create(str(tmp_path / "pool"), schema({"type": "flat"}), shards=2)
+    seen = []
+
+    def blocks():
+        for i in range(2):
+            seen.append(pa.default_memory_pool().backend_name)
+            yield table(10, start=10 * i)
+
+    before = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        r = xvec.ray.XvecDatasink(coll, "insert", "_key").write(blocks(), TaskContext(task_idx=0, op_name="Write"))
+        assert r["count"] == 20 and seen == ["jemalloc", "jemalloc"]
+        assert pa.default_memory_pool().backend_name == "system"
+    finally:
+        pa.set_memory_pool(before)
+    coll.close()
+
+
 def test_search_knobs_reach_every_shard(cluster, tmp_path):
     """`beam_width` (a disk index) and `target_recall` (IVF) go to each shard's query as
     given: in range they search, out of range every shard's engine refuses them."""

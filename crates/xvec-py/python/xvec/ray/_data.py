@@ -2,6 +2,7 @@
 writers, and a `Datasource` with one read task per part of each shard (a segment, or a chunk
 of the memtable), the filter and the columns pushed into the engine."""
 
+import contextlib
 import copy
 import functools
 import os
@@ -44,19 +45,22 @@ class XvecDatasink(Datasink):
     def write(self, blocks, ctx) -> Dict[str, Any]:
         """Sends each block to the shards before waiting for the previous block's
         acknowledgements, so the next block is read and routed while the shards write
-        this one; returns once every block is acknowledged."""
+        this one; returns once every block is acknowledged. The blocks are read (a read
+        fused into this task decodes them as they are asked for) with Arrow's jemalloc
+        pool as pyarrow's default (`write_pool`)."""
         done: List[ShardedWriteResult] = []
         sent = None
-        for block in blocks:
-            table = BlockAccessor.for_block(block).to_arrow()
-            if table.num_rows == 0:
-                continue
-            write = ShardWrite(self._writers, self._root, table, self._mode, self._key, self._nodes)
+        with write_pool():
+            for block in blocks:
+                table = BlockAccessor.for_block(block).to_arrow()
+                if table.num_rows == 0:
+                    continue
+                write = ShardWrite(self._writers, self._root, table, self._mode, self._key, self._nodes)
+                if sent is not None:
+                    done.append(sent.result())
+                sent = write
             if sent is not None:
                 done.append(sent.result())
-            sent = write
-        if sent is not None:
-            done.append(sent.result())
         count, retried = sum(r.count for r in done), sum(r.retried for r in done)
         failed = [(ctx.task_idx, pos, k, msg) for r in done for pos, k, msg in r.failed]
         return {"count": count, "failed": failed, "retried": retried}
@@ -68,6 +72,29 @@ class XvecDatasink(Datasink):
             [f for r in returns for f in r["failed"]],
             sum(r["retried"] for r in returns),
         )
+
+
+@contextlib.contextmanager
+def write_pool():
+    """Arrow's jemalloc pool as pyarrow's default memory pool inside the block, the pool
+    before it restored after (a Ray worker runs other tasks later). The default pool of
+    pyarrow's wheels, mimalloc, hands freed blocks back to the kernel and faults fresh
+    huge pages in for the next ones; decoding the Parquet blocks of an ingest spent most of
+    its CPU in the kernel zeroing them (docs/ray.md). A pyarrow built without jemalloc
+    keeps its default."""
+    import pyarrow as pa
+
+    try:
+        pool = pa.jemalloc_memory_pool()
+    except NotImplementedError:
+        yield
+        return
+    before = pa.default_memory_pool()
+    pa.set_memory_pool(pool)
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(before)
 
 
 def write(
