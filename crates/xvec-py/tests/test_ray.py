@@ -292,6 +292,25 @@ def test_a_write_task_asks_for_its_blocks_with_the_jemalloc_pool_then_restores_t
     coll.close()
 
 
+def test_rows_a_write_task_refuses_are_named_by_their_position_in_its_input(cluster, tmp_path):
+    """A write task handed two blocks, each with refused rows from its first position on:
+    every refused row is named by its own position in the task's input (the blocks one
+    after another), never by its place in its block, so no two rows share one."""
+    from ray.data._internal.execution.interfaces import TaskContext
+
+    coll = xvec.ray.create(str(tmp_path / "blocks"), schema({"type": "flat"}), shards=2)
+    assert coll.insert(table(10)).count == 10
+    blocks = [table(10, start=5), table(10)]  # k5..k14 (k5..k9 there), then k0..k9 (all there)
+    keys = [k for b in blocks for k in b.column("_key").to_pylist()]
+    r = xvec.ray.XvecDatasink(coll, "insert", "_key").write(blocks, TaskContext(task_idx=3, op_name="Write"))
+    assert r["count"] == 5
+    assert sorted(pos for _, pos, _, _ in r["failed"]) == [*range(5), *range(10, 20)]
+    assert all(task == 3 and keys[pos] == k for task, pos, k, _ in r["failed"])
+    with pytest.raises(xvec.DocError, match=r"^write task 3's row 0 \(key 'k000005'\): .*; 15 rows refused in all$"):
+        xvec.ray.ShardedWriteResult(r["count"], r["failed"]).raise_for_errors()
+    coll.close()
+
+
 def test_search_knobs_reach_every_shard(cluster, tmp_path):
     """`beam_width` (a disk index) and `target_recall` (IVF) go to each shard's query as
     given: in range they search, out of range every shard's engine refuses them."""

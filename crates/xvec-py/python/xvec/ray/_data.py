@@ -47,9 +47,11 @@ class XvecDatasink(Datasink):
         acknowledgements, so the next block is read and routed while the shards write
         this one; returns once every block is acknowledged. The blocks are read (a read
         fused into this task decodes them as they are asked for) with Arrow's jemalloc
-        pool as pyarrow's default (`write_pool`)."""
-        done: List[ShardedWriteResult] = []
+        pool as pyarrow's default (`write_pool`). A refused row is named by (this task,
+        its position in the task's input: its blocks one after another)."""
+        done: List[tuple] = []  # (the block's first position in the task's input, its result)
         sent = None
+        start = 0
         with write_pool():
             for block in blocks:
                 table = BlockAccessor.for_block(block).to_arrow()
@@ -57,12 +59,13 @@ class XvecDatasink(Datasink):
                     continue
                 write = ShardWrite(self._writers, self._root, table, self._mode, self._key, self._nodes)
                 if sent is not None:
-                    done.append(sent.result())
-                sent = write
+                    done.append((sent[0], sent[1].result()))
+                sent = (start, write)
+                start += table.num_rows
             if sent is not None:
-                done.append(sent.result())
-        count, retried = sum(r.count for r in done), sum(r.retried for r in done)
-        failed = [(ctx.task_idx, pos, k, msg) for r in done for pos, k, msg in r.failed]
+                done.append((sent[0], sent[1].result()))
+        count, retried = sum(r.count for _, r in done), sum(r.retried for _, r in done)
+        failed = [(ctx.task_idx, first + pos, k, msg) for first, r in done for pos, k, msg in r.failed]
         return {"count": count, "failed": failed, "retried": retried}
 
     def on_write_complete(self, write_result) -> None:
@@ -116,7 +119,7 @@ def write(
     """Writes a Ray Dataset into the sharded collection at `root` (created with `schema`
     and `shards` if it has no root manifest yet), then optimizes every shard in parallel.
     Returns the open collection; `.written` holds what the write did (rows written, rows
-    refused as (task, position, key, message))."""
+    refused as (write task, position in that task's input, key, message))."""
     if mode not in ("insert", "upsert", "update"):
         raise ValueError(f"mode is {mode!r}; expected insert, upsert or update")
     if os.path.exists(os.path.join(root, ROOT_FILE)):

@@ -30,7 +30,8 @@ ALTERS = ("add_field", "drop_field", "rename_field", "add_index", "drop_index")
 
 class ShardedWriteResult:
     """What a sharded write did: rows written, and each row refused as (position in the
-    input, key, message)."""
+    input, key, message), or from `xvec.ray.write` as (write task, position in that
+    task's input, key, message)."""
 
     def __init__(self, count: int, failed: List[tuple], retried: int = 0):
         self.count = count
@@ -40,8 +41,9 @@ class ShardedWriteResult:
 
     def raise_for_errors(self) -> None:
         if self.failed:
-            pos, key, msg = self.failed[0]
-            raise DocError(f"row {pos} (key {key!r}): {msg}; {len(self.failed)} rows refused in all")
+            *where, key, msg = self.failed[0]
+            row = f"row {where[0]}" if len(where) == 1 else f"write task {where[0]}'s row {where[1]}"
+            raise DocError(f"{row} (key {key!r}): {msg}; {len(self.failed)} rows refused in all")
 
     def __len__(self) -> int:
         return self.count
