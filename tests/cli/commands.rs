@@ -771,6 +771,12 @@ fn query_json_runs_the_hybrid_query_the_flags_would() {
     assert!(run.code(1).stderr.contains("/nonexistent/q.json"), "{run}");
     let run = xvec(&["query", c, "--json", "{"]).run();
     assert!(run.code(2).stderr.contains("--json: EOF"), "{run}");
+    // A branch's own knob out of range is a usage mistake, as the flag's would be; what only
+    // the data decides (a key that is not there) is a failed command.
+    let run = xvec(&["query", c, "--json", r#"{"branches": [{"key": "n.01317391", "nprobe": 0}]}"#]).run();
+    assert!(run.code(2).stderr.contains("hybrid query: dense branch: nprobe 0 is out of range"), "{run}");
+    let run = xvec(&["query", c, "--json", r#"{"branches": [{"key": "n.99999999"}]}"#]).run();
+    assert!(run.code(1).stderr.contains("hybrid query: dense branch: key \"n.99999999\" not found"), "{run}");
 }
 
 /// A collection `d` in `dir` of 300 rows on a 17 × 18 grid, its vector field under a
@@ -844,9 +850,9 @@ fn query_beam_width_on_a_disk_index() {
         );
     }
     let json = r#"{"branches": [{"vector": [3, 2, 1, 0], "beam_width": 0}]}"#;
-    // As every error of a branch, a hybrid query's (exit code 1).
+    // A branch's knob out of range is a usage mistake there too (exit code 2).
     let run = xvec(&["query", c, "--json", json]).run();
-    assert!(run.code(1).stderr.contains("dense branch: beam_width 0 is out of range; expected 1..=64"), "{run}");
+    assert!(run.code(2).stderr.contains("dense branch: beam_width 0 is out of range; expected 1..=64"), "{run}");
 }
 
 /// A disk-resident index from the tool's flags: `--memory-budget` opens it with that

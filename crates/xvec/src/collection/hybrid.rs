@@ -473,7 +473,7 @@ impl Snapshot {
         postings: &mut Option<PostingsTrace>,
     ) -> Result<Ranking, Error> {
         let context = |e: Error| match e {
-            Error::Query(e) => Error::from(QueryError::BadHybrid(format!("{} branch: {e}", branch.kind().name()))),
+            Error::Query(e) => Error::from(QueryError::InBranch { branch: branch.kind().name(), error: Box::new(e) }),
             other => other,
         };
         match branch {

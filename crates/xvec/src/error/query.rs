@@ -199,6 +199,16 @@ pub enum QueryError {
     /// A hybrid query without branches, or a fusion that does not fit its branches.
     #[error("hybrid query: {0}")]
     BadHybrid(String),
+    /// A branch of a hybrid query that cannot run: the branch's kind (`dense`, `text`,
+    /// `sparse`, `keys`) and its own error, kept whole so that whether it is a
+    /// [parameter](QueryError::is_parameter) mistake survives the wrapping.
+    #[error("hybrid query: {branch} branch: {error}")]
+    InBranch {
+        /// The branch's kind, as [`BranchKind::name`](crate::BranchKind::name) says it.
+        branch: &'static str,
+        /// Why it cannot run.
+        error: Box<QueryError>,
+    },
     /// An ordered scan ([`ScanRequest::order_by`](crate::ScanRequest::order_by)) by a
     /// field that is missing or not scalar.
     #[error("cannot order by `{0}`: expected a scalar field or _key")]
@@ -232,13 +242,18 @@ pub enum QueryError {
 
 impl QueryError {
     /// Whether the caller's own search knobs are out of range or contradict each other
-    /// (`k`, `ef` against `k`, `nprobe`, a target recall, a beam width): a usage mistake that no data or
+    /// (`k`, `ef` against `k`, `nprobe`, a target recall, a beam width, a hybrid query's
+    /// shape and fusion, and such a mistake in one of its branches): a usage mistake that no data or
     /// schema would change. Bounds only the collection knows (a field's default refine
     /// times `k`, [`QueryError::TooLarge`]) and what the data holds are not.
     pub fn is_parameter(&self) -> bool {
+        if let QueryError::InBranch { error, .. } = self {
+            return error.is_parameter();
+        }
         matches!(
             self,
             QueryError::BadLimit(_)
+                | QueryError::BadHybrid(_)
                 | QueryError::BadNprobe
                 | QueryError::BadTargetRecall(_)
                 | QueryError::BadBeamWidth(_)
