@@ -46,7 +46,7 @@ fn fresh_rows_are_indexed_and_merged_in_the_background() {
     let deleted = (0..n / 100).filter(|b| b % 7 == 3).count() as u64;
     assert_eq!(coll.count(), n as u64 - deleted);
     // Everything but the open memtable gets indexed, and tiers get merged.
-    wait_until("the backlog to drain", || drained(&coll, &options));
+    wait_until("the backlog to drain", || settled(&coll, &options, 0));
     let s = coll.stats();
     assert_eq!(s.unindexed_rows, s.mem_rows);
     assert!(s.segments.len() <= bound(n as u64, flush, mf), "{:?}", s.segments);
@@ -72,6 +72,14 @@ fn fresh_rows_are_indexed_and_merged_in_the_background() {
 fn drained(coll: &Collection, options: &CollectionOptions) -> bool {
     let snap = coll.snapshot();
     snap.frozen.is_none() && super::background::next_job(&snap, options).is_none()
+}
+
+/// [`drained`], and the background idle with more than `jobs` jobs counted: a job's
+/// result is published before the job is counted (and its low-memory builds before it
+/// goes idle), so a test that reads the counters waits for them too.
+fn settled(coll: &Collection, options: &CollectionOptions, jobs: u64) -> bool {
+    let s = coll.stats();
+    drained(coll, options) && !s.background_busy && s.background_jobs > jobs
 }
 
 #[test]
@@ -230,7 +238,7 @@ fn paused_maintenance_starts_no_job_and_resumed_drains_the_backlog() {
     assert!(stray.is_empty(), "{stray:?}");
 
     coll.resume_maintenance();
-    wait_until("the backlog to drain", || drained(&coll, &options));
+    wait_until("the backlog to drain", || settled(&coll, &options, jobs));
     let s = coll.stats();
     assert!(s.background_jobs > jobs && s.background_error.is_none() && !s.maintenance_paused, "{s:?}");
     assert_eq!(s.unindexed_rows, s.mem_rows);
@@ -308,7 +316,7 @@ fn background_jobs_build_disk_indexes_under_the_memory_budget() {
         let coll = Collection::open(dir.path(), &budget.map_or(open.clone(), |b| open.memory_budget(b))).unwrap();
         let docs = (0..600).map(|i| Doc::new(format!("k{i:03}")).set("v", vector(i)));
         assert!(coll.insert(docs.collect()).unwrap().iter().all(|r| r.is_ok()));
-        wait_until("the backlog to drain", || drained(&coll, &options) && coll.stats().unindexed_rows == 0);
+        wait_until("the backlog to drain", || settled(&coll, &options, 0) && coll.stats().unindexed_rows == 0);
         for i in (0..600).step_by(41) {
             assert_eq!(coll.query(&Query::vector(vector(i)).k(1)).unwrap()[0].key, format!("k{i:03}"), "row {i}");
         }
