@@ -948,3 +948,39 @@ fn optimize_under_a_memory_budget_builds_from_codes() {
     let run = xvec(&["query", c, "[3, 2, 1, 0]", "-k", "1"]).run();
     assert!(run.ok().stdout.contains("k37\t"), "{run}");
 }
+
+/// `verify --deep` encodes codes, sketches and quantized-graph blocks again with this
+/// machine's kernels: a collection built under one kernel set (AVX2 or AVX-512, whose sums
+/// round in their own order) checks clean under another, here the scalar set.
+#[test]
+fn verify_takes_codes_another_kernel_set_encoded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    let rows: String = (0..600)
+        .map(|i| {
+            let v: Vec<String> = (0..48).map(|_| format!("{:.5}", next())).collect();
+            format!(r#"{{"id": "k{i}", "v": [{}]}}"#, v.join(", ")) + "\n"
+        })
+        .collect();
+    let file = dir.path().join("rows.jsonl");
+    std::fs::write(&file, rows).unwrap();
+    let indexes = [
+        r#"{"type": "qg", "build_list": 32}"#,
+        r#"{"type": "hnsw", "quantize": "int8", "refine": 2}"#,
+        r#"{"type": "ivf", "nlist": 8, "nprobe": 4, "quantize": "rabitq"}"#,
+    ];
+    for (i, index) in indexes.iter().enumerate() {
+        let c = dir.path().join(format!("c{i}"));
+        let c = c.to_str().unwrap();
+        xvec(&["create", c, "--vector", "v:48:cosine", "--index", index]).run().ok();
+        xvec(&["import", c, file.to_str().unwrap()]).run().ok();
+        xvec(&["optimize", c]).run().ok();
+        xvec(&["verify", c, "--deep"]).run().ok();
+        let scalar = xvec(&["verify", c, "--deep"]).env("XVEC_ISA", std::path::Path::new("scalar")).run();
+        assert!(scalar.ok().stderr.contains(" 0 corrupt,"), "{index}: {scalar}");
+    }
+}

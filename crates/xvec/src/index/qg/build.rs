@@ -300,6 +300,29 @@ pub(crate) fn reencode_block(kernels: &Kernels, g: &QgView, col: VectorColumn, n
     Some(block)
 }
 
+/// Whether a stored block is the block [`reencode_block`] made again: codes, ids and
+/// padding bit for bit, the factors `t`, `A`, `E` to within [`FACTOR_TOLERANCE`]. The
+/// factors are sums over the dimensions, and the kernel that sums them (AVX-512, AVX2 or
+/// scalar, [`Kernels::dot_f32`]) rounds in its own order: a block built on one machine
+/// and checked on another differs in the last bits of its factors, which is not damage.
+/// (Damaged bytes are the block CRCs' to find; this check finds blocks that do not
+/// describe the rows.)
+pub(crate) fn same_block(layout: Layout, stored: &[u32], encoded: &[u32]) -> bool {
+    let factors = layout.factors(0)..layout.ids();
+    let close = |(&a, &b): (&u32, &u32)| {
+        let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+        a == b || (x.is_finite() && y.is_finite() && (x - y).abs() <= FACTOR_TOLERANCE * (1.0 + x.abs().max(y.abs())))
+    };
+    stored.len() == encoded.len()
+        && stored[..factors.start] == encoded[..factors.start]
+        && stored[factors.end..] == encoded[factors.end..]
+        && stored[factors.clone()].iter().zip(&encoded[factors]).all(close)
+}
+
+/// How far a factor may lie from its value encoded again (relative, plus as much
+/// absolute): the kernels' rounding of a 384-dimension sum is about 1e-6 of it.
+const FACTOR_TOLERANCE: f32 = 1e-4;
+
 /// The factors `[t, A, E]` of a neighbour whose residual to the node `c` is `r` (both
 /// rotated), `sk` its sketch as [`sketch::encode`] makes it for L2 (`a = |r|² / Σ|rᵢ|`,
 /// `e = |r| σ`). With `S = Σ bᵢ qᵢ`, RaBitQ estimates `⟨q − c, r⟩ ≈ a (S − ⟨b, c⟩)`

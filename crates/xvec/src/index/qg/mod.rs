@@ -30,7 +30,7 @@ mod tests;
 
 #[cfg(test)]
 pub(crate) use build::BaseGraph;
-pub(crate) use build::{BuildParams, build, reencode_block};
+pub(crate) use build::{BuildParams, build, reencode_block, same_block};
 pub(crate) use search::{QgQuery, QgScratch, search};
 
 pub(crate) use crate::index::graph::NONE;

@@ -223,6 +223,38 @@ fn blocks_round_trip() {
     }
 }
 
+/// A block encoded again with another kernel set (what verify does on a machine other
+/// than the one that built it) matches the stored one, though the cosine factors' sums
+/// round differently; a changed code bit, id or factor does not.
+#[test]
+fn blocks_encoded_again_by_any_kernels_match() {
+    let f = Fixture::new(400, 96, Metric::Cosine);
+    let g = f.build(BaseGraph::Vamana, 32);
+    let view = g.view();
+    let layout = view.layout;
+    let mut rounded = 0;
+    for k in kernels::available() {
+        for node in 0..f.n() as u32 {
+            let again = reencode_block(k, &view, f.col(), node).expect("ids in range");
+            assert!(same_block(layout, view.block(node), &again), "{} node {node}", k.isa);
+            rounded += usize::from(again[..] != *view.block(node));
+        }
+    }
+    eprintln!("blocks whose factors rounded differently: {rounded}");
+    let block = view.block(7).to_vec();
+    let same_with = |at: usize, to: u32| {
+        let mut b = block.clone();
+        b[at] = to;
+        same_block(layout, &b, &block)
+    };
+    assert!(!same_with(0, block[0] ^ 1), "a code bit");
+    assert!(!same_with(layout.ids(), block[layout.ids()] ^ 1), "an id");
+    let t = f32::from_bits(block[layout.factors(0)]);
+    assert!(!same_with(layout.factors(0), (t * 1.01 + 0.01).to_bits()), "a factor off by 1%");
+    assert!(!same_with(layout.factors(1), f32::NAN.to_bits()), "a factor that is not a number");
+    assert!(same_with(layout.factors(0), block[layout.factors(0)] ^ 1), "the last bit of a factor");
+}
+
 /// Validation accepts a built graph and names what is wrong with a damaged one.
 #[test]
 fn validation_names_the_damage() {
