@@ -323,6 +323,24 @@ pub(crate) fn same_block(layout: Layout, stored: &[u32], encoded: &[u32]) -> boo
 /// absolute): the kernels' rounding of a 384-dimension sum is about 1e-6 of it.
 const FACTOR_TOLERANCE: f32 = 1e-4;
 
+/// `⟨b, c⟩` with `bᵢ = +1` where bit `i` of `bits` is set, −1 elsewhere: each `cᵢ`'s sign
+/// flipped by its bit, summed in eight lanes. One running sum with a branch per bit, as
+/// before, made every addition wait on the one before and was most of the block encoding:
+/// a build of wordnet-minilm-384 with the HNSW base took 48.6 s before, 38.6 s after
+/// (medians of three alternating builds on 2 threads, Zen 3).
+pub(super) fn signed_sum(bits: &[u64], c: &[f32]) -> f32 {
+    let flip = |i: usize, x: f32| f32::from_bits(x.to_bits() ^ (!(bits[i / 64] >> (i % 64)) as u32 & 1) << 31);
+    let mut lanes = [0f32; 8];
+    let (chunks, tail) = c.as_chunks::<8>();
+    for (k, chunk) in chunks.iter().enumerate() {
+        for j in 0..8 {
+            lanes[j] += flip(8 * k + j, chunk[j]);
+        }
+    }
+    let tail: f32 = tail.iter().enumerate().map(|(j, &x)| flip(8 * chunks.len() + j, x)).sum();
+    lanes.iter().sum::<f32>() + tail
+}
+
 /// The factors `[t, A, E]` of a neighbour whose residual to the node `c` is `r` (both
 /// rotated), `sk` its sketch as [`sketch::encode`] makes it for L2 (`a = |r|² / Σ|rᵢ|`,
 /// `e = |r| σ`). With `S = Σ bᵢ qᵢ`, RaBitQ estimates `⟨q − c, r⟩ ≈ a (S − ⟨b, c⟩)`
@@ -335,9 +353,7 @@ const FACTOR_TOLERANCE: f32 = 1e-4;
 fn factors(kernels: &Kernels, metric: Metric, sk: Sketches, r: &[f32], c: &[f32]) -> [f32; 3] {
     let row = sk.row(0);
     let (a, e, n2) = (row.a, row.e.min(MAX_ERROR), row.n2);
-    // ⟨b, c⟩ with bᵢ = +1 where the bit is set, −1 elsewhere.
-    let bc: f32 =
-        c.iter().enumerate().map(|(i, &ci)| if row.bits[i / 64] >> (i % 64) & 1 == 1 { ci } else { -ci }).sum();
+    let bc = signed_sum(row.bits, c);
     match metric {
         Metric::L2 => [n2 + 2.0 * a * bc, 2.0 * a, 2.0 * e],
         Metric::Cosine => [a * bc - (kernels.dot_f32)(c, r), a, e],

@@ -255,6 +255,20 @@ fn blocks_encoded_again_by_any_kernels_match() {
     assert!(same_with(layout.factors(0), block[layout.factors(0)] ^ 1), "the last bit of a factor");
 }
 
+/// The lane-wise signed sum is the sum over the bits, for any length.
+#[test]
+fn signed_sum_matches_a_sum_over_the_bits() {
+    let mut rng = SplitMix64::new(3);
+    for dim in [1usize, 7, 8, 9, 63, 64, 65, 384, 385] {
+        let c: Vec<f32> = (0..dim).map(|_| rng.next_unit() as f32 - 0.5).collect();
+        let bits: Vec<u64> = (0..dim.div_ceil(64)).map(|_| rng.next_u64()).collect();
+        let want: f64 =
+            (0..dim).map(|i| if bits[i / 64] >> (i % 64) & 1 == 1 { c[i] as f64 } else { -c[i] as f64 }).sum();
+        let got = super::build::signed_sum(&bits, &c);
+        assert!((got as f64 - want).abs() <= 1e-5 * (1.0 + want.abs()), "dim {dim}: {got} against {want}");
+    }
+}
+
 /// Validation accepts a built graph and names what is wrong with a damaged one.
 #[test]
 fn validation_names_the_damage() {
