@@ -955,14 +955,9 @@ fn optimize_under_a_memory_budget_builds_from_codes() {
 #[test]
 fn verify_takes_codes_another_kernel_set_encoded() {
     let dir = tempfile::tempdir().unwrap();
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-    };
-    let rows: String = (0..600)
-        .map(|i| {
-            let v: Vec<String> = (0..48).map(|_| format!("{:.5}", next())).collect();
+    let rows: String = (crate::util::random_vectors(9, 600, 48).iter().enumerate())
+        .map(|(i, v)| {
+            let v: Vec<String> = v.iter().map(|x| format!("{x:.5}")).collect();
             format!(r#"{{"id": "k{i}", "v": [{}]}}"#, v.join(", ")) + "\n"
         })
         .collect();
