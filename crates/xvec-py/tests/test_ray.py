@@ -292,6 +292,36 @@ def test_a_write_task_asks_for_its_blocks_with_the_jemalloc_pool_then_restores_t
     coll.close()
 
 
+def test_a_shard_write_goes_in_wal_batches_of_a_bounded_size(tmp_path, monkeypatch):
+    """A shard writer writes a call's rows in WAL batches of about `WAL_BATCH_BYTES` (one
+    batch per call put a large block's buffers above glibc's 32 MiB mmap threshold, mapped
+    and faulted in afresh on every call): every row is written once, and a refused row is
+    still named by its position in the table, whichever batch it fell in."""
+    from xvec.ray import _actors
+
+    monkeypatch.setattr(_actors, "WAL_BATCH_BYTES", 2_000)
+    w = _actors.ShardWriter(str(tmp_path / "shard"), schema({"type": "flat"}), None)
+    real, sizes = w.c, []
+
+    class Spy:
+        def insert(self, *args, **kwargs):
+            sizes.append(kwargs["batch_size"])
+            return real.insert(*args, **kwargs)
+
+    w.c = Spy()
+    t = table(300)
+    per_row = t.nbytes / t.num_rows
+    n, failed = w.write(t, "insert", "_key", rows=np.arange(0, 300, 2))
+    assert n == 150 and not failed
+    assert 1 < sizes[0] < 150 and sizes[0] * per_row <= 2_000 < (sizes[0] + 1) * per_row
+    n, failed = w.write(t, "insert", "_key")
+    assert n == 150 and sorted(pos for pos, _, _ in failed) == list(range(0, 300, 2))
+    assert all(k == f"k{pos:06}" for pos, k, _ in failed)
+    assert len(real) == 300
+    assert _actors.wal_batch_rows(table(10), 10) == 10 and _actors.wal_batch_rows(t, 0) == 1
+    real.close()
+
+
 def test_rows_a_write_task_refuses_are_named_by_their_position_in_its_input(cluster, tmp_path):
     """A write task handed two blocks, each with refused rows from its first position on:
     every refused row is named by its own position in the task's input (the blocks one

@@ -16,6 +16,18 @@ import xvec
 
 #: How long a restarted writer waits for its killed predecessor's lock to be released.
 LOCK_WAIT_S = 30.0
+#: About the most bytes of rows one WAL batch of a shard write holds. A batch's buffers
+#: (the WAL frame, the memtable's staging) are about its rows' size; above glibc's largest
+#: mmap threshold (32 MiB) each is mapped fresh and handed back to the kernel on every
+#: call, so every byte of it was faulted in and zeroed again. Below it the heap reuses them.
+WAL_BATCH_BYTES = 16 << 20
+
+
+def wal_batch_rows(table, n: int) -> int:
+    """The rows per WAL batch for writing `n` rows of `table`: as many as fit in
+    `WAL_BATCH_BYTES` at the table's bytes per row, at least one, at most `n`."""
+    per_row = table.nbytes / max(table.num_rows, 1)
+    return max(1, min(n, int(WAL_BATCH_BYTES // max(per_row, 1.0))))
 
 
 def _node() -> str:
@@ -41,10 +53,12 @@ class ShardWriter:
 
     def write(self, table, mode, key, rows=None):
         """Writes an Arrow table (`insert`, `upsert` or `update`), or only its rows at the
-        positions `rows`, as one WAL batch (one sync: the call's acknowledgement); returns
-        the rows written and each row refused as (position in `table`, key, message)."""
+        positions `rows`, in WAL batches of about `WAL_BATCH_BYTES` each (`wal_batch_rows`;
+        each synced under the shard's policy); the call returns, its acknowledgement, once
+        every batch is written. Returns the rows written and each row refused as (position
+        in `table`, key, message)."""
         n = table.num_rows if rows is None else len(rows)
-        r = getattr(self.c, mode)(table, key=key, rows=rows, batch_size=max(n, 1))
+        r = getattr(self.c, mode)(table, key=key, rows=rows, batch_size=wal_batch_rows(table, n))
         return r.count, [(pos, k, str(e)) for pos, k, e in r.failed]
 
     def delete(self, keys, where, params):

@@ -6,6 +6,7 @@ import contextlib
 import copy
 import functools
 import os
+import sys
 from typing import Any, Dict, List, Optional, Sequence
 
 import ray
@@ -77,14 +78,21 @@ class XvecDatasink(Datasink):
         )
 
 
+#: Arrow's own jemalloc decay (`dirty_decay_ms` and `muzzy_decay_ms`): 1000 ms where its
+#: jemalloc runs a background thread (Linux), 0 where it does not (macOS).
+ARROW_JEMALLOC_DECAY_MS = 0 if sys.platform == "darwin" else 1000
+
+
 @contextlib.contextmanager
 def write_pool():
-    """Arrow's jemalloc pool as pyarrow's default memory pool inside the block, the pool
-    before it restored after (a Ray worker runs other tasks later). The default pool of
-    pyarrow's wheels, mimalloc, hands freed blocks back to the kernel and faults fresh
-    huge pages in for the next ones; decoding the Parquet blocks of an ingest spent most of
-    its CPU in the kernel zeroing them (docs/ray.md). A pyarrow built without jemalloc
-    keeps its default."""
+    """Arrow's jemalloc pool as pyarrow's default memory pool inside the block, keeping
+    the pages it frees (no decay), the pool before and Arrow's decay restored after (a Ray
+    worker runs other tasks later). The default pool of pyarrow's wheels, mimalloc, hands
+    freed blocks back to the kernel and faults fresh huge pages in for the next ones;
+    decoding the Parquet blocks of an ingest spent most of its CPU in the kernel zeroing
+    them (docs/ray.md). Arrow's jemalloc hands them back too after a second, about the
+    time between two blocks of a task, so without the decay held off each block was
+    faulted in afresh. A pyarrow built without jemalloc keeps its default."""
     import pyarrow as pa
 
     try:
@@ -94,9 +102,11 @@ def write_pool():
         return
     before = pa.default_memory_pool()
     pa.set_memory_pool(pool)
+    pa.jemalloc_set_decay_ms(-1)
     try:
         yield
     finally:
+        pa.jemalloc_set_decay_ms(ARROW_JEMALLOC_DECAY_MS)
         pa.set_memory_pool(before)
 
 
