@@ -59,6 +59,20 @@ impl VisitedSet {
         }
     }
 
+    /// True when `id` is in the set.
+    #[inline]
+    pub(crate) fn contains(&self, id: u32) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot(id);
+        loop {
+            match self.slots[i] {
+                0 => return false,
+                s if s == id + 1 => return true,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
     #[cold]
     fn grow(&mut self) {
         let old = std::mem::take(&mut self.slots);

@@ -64,7 +64,7 @@ impl Knob {
                 "sets the lists an ivf index probes by the share, in (0, 1], of true neighbours they held at build"
             }
             Knob::Refine => {
-                "re-ranks refine × k candidates of a quantized index (\"quantize\": \"int8\", ...) with the original vectors"
+                "re-ranks refine × k candidates of a quantized index (\"quantize\": \"int8\", ...) with the original vectors; a qg index on the originals scores refine × k of the neighbours its beam turned away"
             }
             Knob::BeamWidth => {
                 "sets the nodes a disk index expands, and so blocks it reads, per hop (1..=64; wider: more reads, fewer round trips)"
@@ -151,10 +151,12 @@ impl IndexParams {
                 }
             },
             // A quantization knob: any kind with codes takes it but the disk kind, whose
-            // results are scored on the full vectors already.
+            // results are scored on the full vectors already. A qg index ranks its beam on
+            // its neighbours' one-bit codes, so it takes it on the originals too.
             Knob::Refine => {
                 let q = self.quant();
-                if q.quantize == Quantize::None || self.kind() == super::IndexType::Disk {
+                let quantized = q.quantize != Quantize::None || self.kind() == super::IndexType::Qg;
+                if !quantized || self.kind() == super::IndexType::Disk {
                     return None;
                 }
                 Some(q.refine as f64)

@@ -31,7 +31,7 @@ mod tests;
 #[cfg(test)]
 pub(crate) use build::BaseGraph;
 pub(crate) use build::{BuildParams, build, reencode_block, same_block};
-pub(crate) use search::{QgQuery, QgScratch, search};
+pub(crate) use search::{QgBeam, QgQuery, QgScratch, search};
 
 pub(crate) use crate::index::graph::NONE;
 use crate::index::graph::{GraphError, GraphSection};

@@ -4,6 +4,13 @@
 //! neighbour not seen yet to the beam by its estimate. The search ends when every node
 //! in the beam has been expanded; the results are the `ef` best exact distances met.
 //!
+//! At k = 100 the beam's boundary falls where the one-bit estimates err, so true
+//! neighbours are estimated past it and never scored. A search may therefore score
+//! exactly, once the beam is done, the `rescore` best estimates it turned away (neighbours
+//! refused at the boundary and entries pushed off the beam's end): an exact distance costs
+//! a row read where an expansion costs a block and a row, so this buys recall cheaper than
+//! a wider beam (the query's `refine × k`; measured in docs/benchmarks, "Session 9").
+//!
 //! Filters work as on the other graphs: nodes outside `allowed` are expanded (they lead
 //! somewhere) but never returned. The beam keeps `ef` allowed nodes and the others that
 //! rank among them, so a filter widens the search instead of starving the results.
@@ -14,7 +21,7 @@ use super::{GROUP, NONE, QgView};
 use crate::index::graph::Beam;
 use crate::index::quant::fastscan::{ScanQuery, block_sums};
 use crate::index::quant::normalize_for;
-use crate::index::scorer::{Scored, Scorer};
+use crate::index::scorer::{PREFETCH_AHEAD, Scored, Scorer};
 use crate::index::visited::VisitedSet;
 use crate::kernels::{self, Kernels};
 use crate::storage::mmap::as_bytes;
@@ -33,6 +40,14 @@ impl QgQuery {
         let norm_sq = normalize_for(g.metric, &mut y);
         QgQuery { scan: ScanQuery::rotated(&y, norm_sq, g.metric, 0.0) }
     }
+}
+
+/// The shape of one search: the graph beam, and how many of the neighbours it turned
+/// away are scored exactly at the end (0: none).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct QgBeam<'a> {
+    pub beam: Beam<'a>,
+    pub rescore: usize,
 }
 
 /// One node of the beam (its estimate is kept apart, in [`Pool::ests`]).
@@ -84,6 +99,11 @@ pub(crate) struct QgScratch {
     beam: Pool,
     results: BinaryHeap<Scored>,
     estimates: Vec<f32>,
+    /// Neighbours turned away with the best estimates, worst on top.
+    turned_away: BinaryHeap<Scored>,
+    /// The turned-away ones to score: by id, once each, none already in the results.
+    to_score: Vec<Scored>,
+    result_ids: Vec<u32>,
     /// Exact distances computed since the scratch was made (work counter for reports).
     pub distances: u64,
 }
@@ -95,6 +115,8 @@ impl QgScratch {
             + self.beam.ests.capacity() * 4
             + self.results.capacity() * size_of::<Scored>()
             + self.estimates.capacity() * 4
+            + (self.turned_away.capacity() + self.to_score.capacity()) * size_of::<Scored>()
+            + self.result_ids.capacity() * 4
     }
 }
 
@@ -106,12 +128,12 @@ pub(crate) fn search<S: Scorer>(
     k: &Kernels,
     q: &QgQuery,
     exact: &S,
-    beam: Beam,
+    shape: QgBeam,
     sc: &mut QgScratch,
     out: &mut Vec<Scored>,
 ) -> bool {
     out.clear();
-    let Beam { ef, allowed, budget } = beam;
+    let QgBeam { beam: Beam { ef, allowed, budget }, rescore } = shape;
     if g.nodes() == 0 || ef == 0 {
         return true;
     }
@@ -119,6 +141,7 @@ pub(crate) fn search<S: Scorer>(
     sc.visited.clear(ef.saturating_mul(8).min(1 << 21));
     sc.beam.clear();
     sc.results.clear();
+    sc.turned_away.clear();
     sc.estimates.resize(g.layout.degree, 0.0);
     sc.visited.insert(g.entry);
     sc.beam.insert(f32::NEG_INFINITY, Entry { id: g.entry, expanded: false, allowed: ok(g.entry) });
@@ -149,8 +172,18 @@ pub(crate) fn search<S: Scorer>(
         }
         estimate(g, k, q, node, d, &mut sc.estimates);
         for (&id, &est) in g.neighbors(node).iter().zip(&sc.estimates) {
-            // Unused slots estimate +∞ and never enter.
-            if est >= worst || id == NONE || !sc.visited.insert(id) {
+            if id == NONE {
+                continue;
+            }
+            if est >= worst {
+                // Not yet in the beam (nor ever expanded): the beam may still take it from
+                // another node, so it stays unvisited.
+                if rescore > 0 && takes(&sc.turned_away, rescore, est) && !sc.visited.contains(id) && ok(id) {
+                    turn_away(&mut sc.turned_away, rescore, Scored { dist: est, id });
+                }
+                continue;
+            }
+            if !sc.visited.insert(id) {
                 continue;
             }
             let allowed = ok(id);
@@ -160,6 +193,12 @@ pub(crate) fn search<S: Scorer>(
             if kept > ef {
                 // Drop the last allowed entry and whatever ranks after it.
                 let last = sc.beam.entries.iter().rposition(|e| e.allowed).expect("kept counts allowed entries");
+                if rescore > 0 {
+                    let dropped = sc.beam.entries[last..].iter().zip(&sc.beam.ests[last..]);
+                    for (e, &est) in dropped.filter(|(e, _)| e.allowed && !e.expanded) {
+                        turn_away(&mut sc.turned_away, rescore, Scored { dist: est, id: e.id });
+                    }
+                }
                 sc.beam.truncate(last);
                 kept -= 1;
             }
@@ -170,10 +209,62 @@ pub(crate) fn search<S: Scorer>(
             }
         }
     }
+    if finished && rescore > 0 {
+        spent += score_turned_away(exact, ef, budget.saturating_sub(spent), sc);
+    }
     sc.distances += spent as u64;
     out.extend(sc.results.drain());
     out.sort_unstable();
     finished
+}
+
+/// Whether a heap of at most `cap` turned-away neighbours would keep one estimated `est`.
+#[inline]
+fn takes(heap: &BinaryHeap<Scored>, cap: usize, est: f32) -> bool {
+    heap.len() < cap || heap.peek().is_some_and(|worst| est < worst.dist)
+}
+
+/// Keeps `s` among the `cap` best estimates turned away.
+#[inline]
+fn turn_away(heap: &mut BinaryHeap<Scored>, cap: usize, s: Scored) {
+    if heap.len() < cap {
+        heap.push(s);
+    } else if let Some(mut worst) = heap.peek_mut()
+        && s.dist < worst.dist
+    {
+        // Sifts down as `worst` drops.
+        *worst = s;
+    }
+}
+
+/// Scores exactly (at most `budget` of) the neighbours the search turned away and offers
+/// them to the results, which keep the `ef` best; returns the distances computed. A node
+/// met twice, or expanded after it was turned away, is scored once or not at all.
+fn score_turned_away<S: Scorer>(exact: &S, ef: usize, budget: usize, sc: &mut QgScratch) -> usize {
+    sc.to_score.clear();
+    sc.to_score.extend(sc.turned_away.drain());
+    sc.to_score.sort_unstable_by_key(|s| s.id);
+    sc.to_score.dedup_by_key(|s| s.id);
+    sc.result_ids.clear();
+    sc.result_ids.extend(sc.results.iter().map(|s| s.id));
+    sc.result_ids.sort_unstable();
+    let scored = &sc.result_ids;
+    sc.to_score.retain(|s| scored.binary_search(&s.id).is_err());
+    sc.to_score.truncate(budget);
+    for s in sc.to_score.iter().take(PREFETCH_AHEAD) {
+        exact.prefetch(s.id);
+    }
+    for i in 0..sc.to_score.len() {
+        if let Some(ahead) = sc.to_score.get(i + PREFETCH_AHEAD) {
+            exact.prefetch(ahead.id);
+        }
+        let id = sc.to_score[i].id;
+        sc.results.push(Scored { dist: exact.dist(id), id });
+        if sc.results.len() > ef {
+            sc.results.pop();
+        }
+    }
+    sc.to_score.len()
 }
 
 /// Cache lines of the next node's block prefetched: the first group's codes lead, the

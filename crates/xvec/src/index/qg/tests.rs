@@ -79,23 +79,85 @@ impl Fixture {
         all.iter().take(k).map(|s| s.id).collect()
     }
 
-    /// Recall@`k` of the graph's search at `ef` over `queries`, against brute force.
+    /// Recall@10 of the graph's search at `ef` over `queries`, against brute force.
     fn recall(&self, g: &QgGraph, k: &'static Kernels, ef: usize, allowed: Option<&RoaringBitmap>) -> f64 {
+        self.recall_at(g, k, Shape { k: 10, ef, rescore: 0 }, allowed)
+    }
+
+    /// Recall@`shape.k` of the graph's search at `shape.ef`, scoring `shape.rescore`
+    /// turned-away neighbours, over `queries`, against brute force.
+    fn recall_at(&self, g: &QgGraph, kern: &'static Kernels, shape: Shape, allowed: Option<&RoaringBitmap>) -> f64 {
+        let Shape { k, ef, rescore } = shape;
         let queries = &self.queries;
         let (mut sc, mut out, mut found) = (QgScratch::default(), Vec::new(), 0);
         for qv in queries.chunks(self.dim) {
             let pq = PreparedQuery::float(self.metric, qv.to_vec());
-            let exact = Originals { kernels: k, col: self.col(), query: &pq, screen: None };
+            let exact = Originals { kernels: kern, col: self.col(), query: &pq, screen: None };
             let qq = QgQuery::new(&g.view(), qv);
             let beam = Beam { ef, allowed, budget: usize::MAX };
-            assert!(search(&g.view(), k, &qq, &exact, beam, &mut sc, &mut out));
+            assert!(search(&g.view(), kern, &qq, &exact, QgBeam { beam, rescore }, &mut sc, &mut out));
             assert!(out.windows(2).all(|w| w[0] <= w[1]), "results are sorted");
+            assert!(out.len() <= ef, "at most ef results");
+            let mut ids: Vec<u32> = out.iter().map(|s| s.id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), out.len(), "each row once");
             assert!(out.iter().all(|s| allowed.is_none_or(|a| a.contains(s.id))), "only allowed rows");
-            let want = self.exact(&pq, 10, allowed);
-            found += out.iter().take(10).filter(|s| want.contains(&s.id)).count();
+            let want = self.exact(&pq, k, allowed);
+            found += out.iter().take(k).filter(|s| want.contains(&s.id)).count();
         }
-        found as f64 / (queries.len() / self.dim * 10) as f64
+        found as f64 / (queries.len() / self.dim * k) as f64
     }
+}
+
+/// What a recall measurement asks of a search.
+#[derive(Clone, Copy)]
+struct Shape {
+    k: usize,
+    ef: usize,
+    rescore: usize,
+}
+
+/// Where the beam is as wide as `k`, its boundary is where the one-bit estimates err;
+/// scoring the neighbours it turned away finds more of the true `k`, with and without a
+/// filter (and [`Fixture::recall_at`] checks the results stay sorted, distinct, allowed).
+#[test]
+fn scoring_turned_away_neighbours_raises_recall_at_a_tight_beam() {
+    let f = Fixture::new(3_000, 128, Metric::Cosine);
+    let g = f.build(BaseGraph::Vamana, 32);
+    let mut third = RoaringBitmap::new();
+    third.extend((0..f.n() as u32).filter(|r| (r / 24) % 3 == 0));
+    for allowed in [None, Some(&third)] {
+        let tight = f.recall_at(&g, kernels::best(), Shape { k: 50, ef: 50, rescore: 0 }, allowed);
+        let rescored = f.recall_at(&g, kernels::best(), Shape { k: 50, ef: 50, rescore: 100 }, allowed);
+        eprintln!("filtered {}: recall@50 {tight} -> {rescored}", allowed.is_some());
+        assert!(rescored >= tight + 0.02, "filtered {}: {tight} -> {rescored}", allowed.is_some());
+    }
+}
+
+/// Rescoring spends exact distances within the search's budget, and none when the beam
+/// itself ran out of it.
+#[test]
+fn rescoring_keeps_to_the_budget() {
+    let f = Fixture::new(1_000, 24, Metric::L2);
+    let g = f.build(BaseGraph::Vamana, 32);
+    let qv = rows(1, 24, 3);
+    let pq = PreparedQuery::float(Metric::L2, qv.clone());
+    let exact = Originals { kernels: kernels::best(), col: f.col(), query: &pq, screen: None };
+    let q = QgQuery::new(&g.view(), &qv);
+    let run = |budget, rescore| {
+        let mut sc = QgScratch::default();
+        let mut out = Vec::new();
+        let beam = Beam { ef: 16, allowed: None, budget };
+        let done = search(&g.view(), kernels::best(), &q, &exact, QgBeam { beam, rescore }, &mut sc, &mut out);
+        (done, sc.distances as usize)
+    };
+    let (done, plain) = run(usize::MAX, 0);
+    assert!(done);
+    let (done, with) = run(usize::MAX, 40);
+    assert!(done && with > plain && with <= plain + 40, "{plain} -> {with}");
+    assert_eq!(run(plain + 3, 40), (true, plain + 3));
+    assert_eq!(run(5, 40), (false, 5));
 }
 
 /// Recall@10 against brute force, for every metric and both base graphs, with and without
@@ -309,10 +371,10 @@ fn a_spent_budget_stops_the_search() {
     let q = QgQuery::new(&g.view(), &qv);
     let mut sc = QgScratch::default();
     let mut out = Vec::new();
-    let beam = Beam { ef: 64, allowed: None, budget: 5 };
+    let beam = QgBeam { beam: Beam { ef: 64, allowed: None, budget: 5 }, rescore: 0 };
     assert!(!search(&g.view(), kernels::best(), &q, &exact, beam, &mut sc, &mut out));
     assert_eq!((out.len(), sc.distances), (5, 5));
-    let beam = Beam { ef: 64, allowed: None, budget: usize::MAX };
+    let beam = QgBeam { beam: Beam { ef: 64, allowed: None, budget: usize::MAX }, rescore: 0 };
     assert!(search(&g.view(), kernels::best(), &q, &exact, beam, &mut sc, &mut out));
     assert_eq!(out.len(), 64);
 }

@@ -15,7 +15,7 @@ use crate::index::graph::{Beam, SearchScratch};
 use crate::index::graph_index::GraphIndexView;
 use crate::index::ivf::sketches::ListSketches;
 use crate::index::ivf::{self, EntryScorer, IvfScratch, IvfView, ListSearch};
-use crate::index::qg::{self, QgQuery, QgScratch, QgView};
+use crate::index::qg::{self, QgBeam, QgQuery, QgScratch, QgView};
 use crate::index::quant::QuantScratch;
 use crate::index::quant::sketch::{self, Screen, SketchQuery};
 use crate::index::quant::{Codes, QuantQuery, Quantizer};
@@ -434,7 +434,10 @@ impl SegmentIndex {
         }
         let budget = if p.allowed.is_some() { allowed_rows } else { usize::MAX };
         let beam = Beam { ef: p.ef.max(want), allowed: p.allowed, budget };
-        let done = qg::search(&g, kernels::best(), qq, s, beam, sc.qg, out);
+        // With codes, `refine` widens the candidates the codes rank, as for every kind;
+        // on the originals it scores `refine × want` neighbours the beam turned away.
+        let rescore = if self.quant.quantizer.is_none() { p.refine.saturating_mul(want) } else { 0 };
+        let done = qg::search(&g, kernels::best(), qq, s, QgBeam { beam, rescore }, sc.qg, out);
         if !done || out.len() < want.min(allowed_rows) {
             exact_scan(s, rows, want, p.allowed, sc.bounds, out);
             return SearchPath::GraphThenExact;
