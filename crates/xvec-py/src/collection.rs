@@ -428,7 +428,8 @@ impl Collection {
     /// return (default: every scalar field; `vectors=True` adds vectors). `ef` (graph
     /// search breadth), `nprobe` (IVF lists), `target_recall` (IVF: probe the lists that
     /// held this share, in (0, 1], of true neighbours at build, instead of `nprobe`),
-    /// `refine` (re-rank `refine × k` code hits with the originals) and `beam_width` (a
+    /// `refine` (re-rank `refine × k` code hits with the originals; a qg index also scores
+    /// `refine × k` neighbours its beam turned away) and `beam_width` (a
     /// disk index's nodes read per hop, 1..=64) override the index's defaults. With
     /// `group_by`, returns up to `k` groups of that field's values as `[(value,
     /// QueryResult)]`, `per_group` hits each.
