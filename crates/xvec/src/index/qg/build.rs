@@ -13,8 +13,9 @@ use super::{GROUP, Layout, NONE, QgGraph, QgView};
 use crate::index::flat::row_distance;
 use crate::index::graph::BuildControl;
 use crate::index::quant::fastscan::transpose_into;
+use crate::index::quant::normalize_for;
 use crate::index::quant::rotation::Rotation;
-use crate::index::quant::sketch::{self, Sketches};
+use crate::index::quant::sketch::{self, Screen, SketchQuery, Sketches};
 use crate::index::{hnsw, vamana};
 use crate::kernels::Kernels;
 use crate::schema::{HnswParams, Metric, QgBase, QgParams, VamanaParams};
@@ -67,12 +68,14 @@ pub(crate) fn build(
 ) -> Option<QgGraph> {
     debug_assert!(p.degree > 0 && p.degree.is_multiple_of(GROUP));
     let rotation = Rotation::new(col.dim, p.seed);
-    let (lists, entry) = base_lists(kernels, metric, col, n, p, &rotation, control)?;
+    let words = sketch::encode_rows(col, n, &rotation, metric);
+    let sketches = Sketches { words: &words, dim: col.dim };
+    let (lists, entry) = base_lists(kernels, metric, col, n, p, (sketches, &rotation), control)?;
     let pool = crate::index::build_pool(control.concurrency).expect("a thread pool of one thread");
     let layout = Layout { dim: col.dim, degree: p.degree };
     let (entry, blocks) = pool.install(|| {
-        let lists = fill(kernels, metric, col, &lists, p.degree);
         let rotated = rotate_rows(col, n, metric, &rotation);
+        let lists = fill(kernels, metric, col, (sketches, &rotated), &lists, p.degree);
         let entry = entry.unwrap_or_else(|| medoid(kernels, &rotated, col.dim));
         (entry, encode_blocks(kernels, layout, metric, &rotated, &lists))
     });
@@ -81,7 +84,7 @@ pub(crate) fn build(
 
 /// The base graph's neighbour lists (at most `degree` each) and its entry point, when it
 /// has one a single layer should start from. HNSW's construction screens its searches
-/// with the rows' sketches (made with `rotation`, dropped after), as an HNSW index's does:
+/// with the rows' sketches (made with `rotation`), as an HNSW index's does:
 /// 81.6 s without them on wordnet-minilm-384 (degree 32, build list 200, 2 threads),
 /// where the HNSW index builds in 15.
 fn base_lists(
@@ -90,7 +93,7 @@ fn base_lists(
     col: VectorColumn,
     n: usize,
     p: &BuildParams,
-    rotation: &Rotation,
+    screen: (Sketches, &Rotation),
     control: &BuildControl,
 ) -> Option<(Vec<Vec<u32>>, Option<u32>)> {
     if n == 0 {
@@ -116,9 +119,7 @@ fn base_lists(
                 seed: p.seed,
                 ..HnswParams::default()
             };
-            let words = sketch::encode_rows(col, n, rotation, metric);
-            let screen = Some((Sketches { words: &words, dim: col.dim }, rotation));
-            let g = hnsw::build(kernels, metric, col, n, &params, screen, control)?;
+            let g = hnsw::build(kernels, metric, col, n, &params, Some(screen), control)?;
             let v = g.view();
             // HNSW enters from its top layer; a single layer searches better from the middle.
             Some(((0..n as u32).map(|r| v.base_neighbors(r).to_vec()).collect(), None))
@@ -127,8 +128,19 @@ fn base_lists(
 }
 
 /// Fills every list up to `degree` with the node's nearest two-hop neighbours not in it
-/// yet (fewer when the two hops hold fewer).
-fn fill(kernels: &Kernels, metric: Metric, col: VectorColumn, lists: &[Vec<u32>], degree: usize) -> Vec<Vec<u32>> {
+/// yet (fewer when the two hops hold fewer). A node has hundreds of two-hop neighbours
+/// and needs a few: their sketches (a line each, against the node's rotated row in
+/// `rows`) pick the [`FILL_SCREEN`]` × need + `[`FILL_SCREEN_MIN`] likeliest, and only
+/// those rows are read and scored exactly.
+pub(super) fn fill(
+    kernels: &'static Kernels,
+    metric: Metric,
+    col: VectorColumn,
+    (sketches, rows): (Sketches, &[f32]),
+    lists: &[Vec<u32>],
+    degree: usize,
+) -> Vec<Vec<u32>> {
+    let dim = col.dim;
     (0..lists.len())
         .into_par_iter()
         .map(|node| {
@@ -145,6 +157,17 @@ fn fill(kernels: &Kernels, metric: Metric, col: VectorColumn, lists: &[Vec<u32>]
                 .collect();
             more.sort_unstable();
             more.dedup();
+            let keep = (degree - list.len()) * FILL_SCREEN + FILL_SCREEN_MIN;
+            if more.len() > keep {
+                let mut y = rows[node * dim..(node + 1) * dim].to_vec();
+                let norm_sq = normalize_for(metric, &mut y);
+                let query = SketchQuery::new(&y, norm_sq);
+                let screen = Screen { kernels, sketches, query: &query, metric, sigmas: 0.0 };
+                let mut est: Vec<(f32, u32)> = more.iter().map(|&x| (screen.lower_bound(x), x)).collect();
+                est.select_nth_unstable_by(keep, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                more.clear();
+                more.extend(est[..keep].iter().map(|&(_, x)| x));
+            }
             let mut scored: Vec<(f32, u32)> =
                 more.into_iter().map(|x| (row_distance(kernels, metric, &col, node, x as usize), x)).collect();
             scored.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -154,8 +177,13 @@ fn fill(kernels: &Kernels, metric: Metric, col: VectorColumn, lists: &[Vec<u32>]
         .collect()
 }
 
+/// Two-hop candidates a fill scores exactly per slot it fills, beyond [`FILL_SCREEN_MIN`].
+const FILL_SCREEN: usize = 4;
+/// Two-hop candidates a fill scores exactly at least (when it has as many).
+const FILL_SCREEN_MIN: usize = 8;
+
 /// Rows `0..n` rotated (scaled to unit length first for cosine), one after another.
-fn rotate_rows(col: VectorColumn, n: usize, metric: Metric, rotation: &Rotation) -> Vec<f32> {
+pub(super) fn rotate_rows(col: VectorColumn, n: usize, metric: Metric, rotation: &Rotation) -> Vec<f32> {
     let dim = col.dim;
     let mut out = vec![0f32; n * dim];
     out.par_chunks_mut(dim).enumerate().for_each_init(

@@ -402,3 +402,39 @@ fn beam_insertion_matches_a_binary_search() {
         }
     }
 }
+
+/// The fill scores exactly only the two-hop neighbours their sketches rank likeliest, and
+/// picks what scoring every one of them picks: base lists that skip every other of a
+/// node's 56 nearest leave it 4 slots and hundreds of two-hop candidates.
+#[test]
+fn a_screened_fill_picks_the_nearest_two_hop_neighbours() {
+    let f = Fixture::new(1_500, 64, Metric::Cosine);
+    let (n, col, kern) = (f.n(), f.col(), kernels::best());
+    let d = |a: usize, b: u32| row_distance(kern, f.metric, &col, a, b as usize);
+    let lists: Vec<Vec<u32>> = (0..n)
+        .map(|a| {
+            let mut all: Vec<u32> = (0..n as u32).filter(|&b| b as usize != a).collect();
+            all.sort_unstable_by(|&x, &y| d(a, x).total_cmp(&d(a, y)).then(x.cmp(&y)));
+            all[..56].iter().step_by(2).copied().collect()
+        })
+        .collect();
+    let rotation = Rotation::new(f.dim, 7);
+    let words = sketch::encode_rows(col, n, &rotation, f.metric);
+    let rotated = build::rotate_rows(col, n, f.metric, &rotation);
+    let sketches = sketch::Sketches { words: &words, dim: f.dim };
+    let filled = build::fill(kern, f.metric, col, (sketches, &rotated), &lists, 32);
+    let (mut same, mut total) = (0, 0);
+    for (node, (base, got)) in lists.iter().zip(&filled).enumerate() {
+        assert_eq!(&got[..28], &base[..], "node {node}: the base list stays first");
+        let mut two_hop: Vec<u32> = base.iter().flat_map(|&b| &lists[b as usize]).copied().collect();
+        two_hop.retain(|&x| x as usize != node && !base.contains(&x));
+        two_hop.sort_unstable();
+        two_hop.dedup();
+        assert!(two_hop.len() > 4 * 4 + 8, "node {node}: the screen has something to skip");
+        two_hop.sort_unstable_by(|&x, &y| d(node, x).total_cmp(&d(node, y)).then(x.cmp(&y)));
+        total += 4;
+        same += got[28..].iter().filter(|x| two_hop[..4].contains(x)).count();
+    }
+    let share = same as f64 / total as f64;
+    assert!(share >= 0.95, "{share} of the filled slots are the exact fill's");
+}
