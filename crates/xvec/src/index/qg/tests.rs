@@ -135,31 +135,6 @@ fn scoring_turned_away_neighbours_raises_recall_at_a_tight_beam() {
     }
 }
 
-/// Rescoring spends exact distances within the search's budget, and none when the beam
-/// itself ran out of it.
-#[test]
-fn rescoring_keeps_to_the_budget() {
-    let f = Fixture::new(1_000, 24, Metric::L2);
-    let g = f.build(BaseGraph::Vamana, 32);
-    let qv = rows(1, 24, 3);
-    let pq = PreparedQuery::float(Metric::L2, qv.clone());
-    let exact = Originals { kernels: kernels::best(), col: f.col(), query: &pq, screen: None };
-    let q = QgQuery::new(&g.view(), &qv);
-    let run = |budget, rescore| {
-        let mut sc = QgScratch::default();
-        let mut out = Vec::new();
-        let beam = Beam { ef: 16, allowed: None, budget };
-        let done = search(&g.view(), kernels::best(), &q, &exact, QgBeam { beam, rescore }, &mut sc, &mut out);
-        (done, sc.distances as usize)
-    };
-    let (done, plain) = run(usize::MAX, 0);
-    assert!(done);
-    let (done, with) = run(usize::MAX, 40);
-    assert!(done && with > plain && with <= plain + 40, "{plain} -> {with}");
-    assert_eq!(run(plain + 3, 40), (true, plain + 3));
-    assert_eq!(run(5, 40), (false, 5));
-}
-
 /// Recall@10 against brute force, for every metric and both base graphs, with and without
 /// a filter.
 #[test]
@@ -360,7 +335,8 @@ fn validation_names_the_damage() {
     assert!(what.contains("degree 48"), "{what}");
 }
 
-/// A search stops at its budget of exact distances and says so.
+/// A search stops at its budget of exact distances and says so; rescoring what the beam
+/// turned away spends within the same budget, and nothing when the beam itself ran out.
 #[test]
 fn a_spent_budget_stops_the_search() {
     let f = Fixture::new(1_000, 24, Metric::L2);
@@ -369,14 +345,20 @@ fn a_spent_budget_stops_the_search() {
     let pq = PreparedQuery::float(Metric::L2, qv.clone());
     let exact = Originals { kernels: kernels::best(), col: f.col(), query: &pq, screen: None };
     let q = QgQuery::new(&g.view(), &qv);
-    let mut sc = QgScratch::default();
-    let mut out = Vec::new();
-    let beam = QgBeam { beam: Beam { ef: 64, allowed: None, budget: 5 }, rescore: 0 };
-    assert!(!search(&g.view(), kernels::best(), &q, &exact, beam, &mut sc, &mut out));
-    assert_eq!((out.len(), sc.distances), (5, 5));
-    let beam = QgBeam { beam: Beam { ef: 64, allowed: None, budget: usize::MAX }, rescore: 0 };
-    assert!(search(&g.view(), kernels::best(), &q, &exact, beam, &mut sc, &mut out));
-    assert_eq!(out.len(), 64);
+    let run = |ef, budget, rescore| {
+        let (mut sc, mut out) = (QgScratch::default(), Vec::new());
+        let beam = QgBeam { beam: Beam { ef, allowed: None, budget }, rescore };
+        let done = search(&g.view(), kernels::best(), &q, &exact, beam, &mut sc, &mut out);
+        (done, out.len(), sc.distances as usize)
+    };
+    assert_eq!(run(64, 5, 0), (false, 5, 5));
+    assert_eq!(run(64, usize::MAX, 0).1, 64);
+    let (done, _, plain) = run(16, usize::MAX, 0);
+    assert!(done);
+    let (done, _, with) = run(16, usize::MAX, 40);
+    assert!(done && with > plain && with <= plain + 40, "{plain} -> {with}");
+    assert_eq!(run(16, plain + 3, 40), (true, 16, plain + 3));
+    assert_eq!(run(16, 5, 40), (false, 5, 5));
 }
 
 /// The beam's insertion keeps the order `partition_point` and `insert` kept: after every
