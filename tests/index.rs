@@ -43,10 +43,21 @@ fn recall(coll: &Collection, metric: Metric, data: &[Vec<f32>], queries: &[Vec<f
     // An index without a search breadth (flat) refuses an ef.
     let index = coll.schema().fields()[1].as_vector().unwrap().index.clone();
     let ef = index.search_knob(xvec::Knob::Ef).map(|_| ef);
+    recall_of(coll, metric, data, queries, k, |q| Query::vector(q.to_vec()).k(k).ef(ef))
+}
+
+/// Recall@`k` of the query `query` makes of each of `queries`, against brute force.
+fn recall_of(
+    coll: &Collection,
+    metric: Metric,
+    data: &[Vec<f32>],
+    queries: &[Vec<f32>],
+    k: usize,
+    query: impl Fn(&[f32]) -> Query,
+) -> f64 {
     let mut hit = 0;
     for q in queries {
-        let got: Vec<usize> =
-            coll.query(&Query::vector(q.clone()).k(k).ef(ef)).unwrap().iter().map(|h| h.key.parse().unwrap()).collect();
+        let got: Vec<usize> = coll.query(&query(q)).unwrap().iter().map(|h| h.key.parse().unwrap()).collect();
         let want = brute_force(metric, data, q, k);
         hit += got.iter().filter(|g| want.contains(g)).count();
     }
@@ -100,13 +111,9 @@ fn qg_refine_scores_what_the_beam_turned_away() {
     let dir = tempfile::tempdir().unwrap();
     let coll = build(dir.path(), Metric::Cosine, r#"{"type":"qg","build_list":100}"#, &data, 1);
     let recall_at_100 = |coll: &Collection, refine: Option<usize>| {
-        let mut hit = 0;
-        for q in &queries {
-            let hits = coll.query(&Query::vector(q.clone()).k(100).ef(100).refine(refine)).unwrap();
-            let got: Vec<usize> = hits.iter().map(|h| h.key.parse().unwrap()).collect();
-            hit += got.iter().filter(|g| brute_force(Metric::Cosine, &data, q, 100).contains(g)).count();
-        }
-        hit as f64 / (queries.len() * 100) as f64
+        recall_of(coll, Metric::Cosine, &data, &queries, 100, |q| {
+            Query::vector(q.to_vec()).k(100).ef(100).refine(refine)
+        })
     };
     let (beam, rescored) = (recall_at_100(&coll, None), recall_at_100(&coll, Some(2)));
     assert!(rescored >= beam + 0.01, "recall@100 {beam:.3} -> {rescored:.3}");
