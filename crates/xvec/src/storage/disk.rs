@@ -210,6 +210,17 @@ impl DiskFile {
         self.file.sync_all().map_err(|e| StorageError::io(&self.path, e))
     }
 
+    /// Tells the kernel that the cached pages of `offset..offset + len` will not be read
+    /// again (`POSIX_FADV_DONTNEED`), so it frees the clean ones now: a hint that cannot
+    /// fail a caller, a kernel that refuses it keeps them. Only whole pages inside the
+    /// range go.
+    pub(crate) fn drop_cached(&self, offset: u64, len: u64) {
+        use std::os::fd::AsRawFd;
+        let (Ok(offset), Ok(len)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len)) else { return };
+        // SAFETY: a plain syscall on an open descriptor; a hint, its result unused.
+        let _ = unsafe { libc::posix_fadvise(self.file.as_raw_fd(), offset, len, libc::POSIX_FADV_DONTNEED) };
+    }
+
     pub(crate) fn set_len(&self, len: u64) -> Result<(), StorageError> {
         gate(Op::SetLen, &self.path)?;
         self.file.set_len(len).map_err(|e| StorageError::io(&self.path, e))

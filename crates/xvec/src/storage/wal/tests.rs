@@ -246,3 +246,63 @@ fn writer_refuses_a_frame_the_reader_would_refuse() {
     assert!(declare(MAX_FRAME + 1).contains("exceeds the 1073741824-byte bound"), "{}", declare(MAX_FRAME + 1));
     assert!(declare(MAX_FRAME).contains("runs past the end"), "{}", declare(MAX_FRAME));
 }
+
+/// Pages of `path` in the page cache, counted with `mincore` over a mapping that reads
+/// nothing.
+fn cached_pages(path: &Path) -> usize {
+    let file = std::fs::File::open(path).unwrap();
+    let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+    let mut v = vec![0u8; map.len().div_ceil(page)];
+    // SAFETY: `v` has one byte per page of the mapping.
+    let r = unsafe { libc::mincore(map.as_ptr() as *mut libc::c_void, map.len(), v.as_mut_ptr()) };
+    assert_eq!(r, 0);
+    v.iter().filter(|&&b| b & 1 == 1).count()
+}
+
+/// A bulk load's WAL does not stay in the page cache: once a sync made frames durable the
+/// writer drops their pages (it never reads them back), so the next appends reuse that
+/// memory instead of the page cache growing by the whole log. Unsynced frames (a policy
+/// that syncs on flush) stay cached. A file system that keeps a file's pages whatever the
+/// advice (tmpfs) cannot show it: the test says so and checks only the contents.
+#[test]
+fn a_synced_wal_drops_its_pages_from_the_page_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = |k: usize| -> Vec<Record> { (0..64).map(|i| put(&format!("k{k}.{i}"), &"x".repeat(16 << 10))).collect() };
+    // Whether this file system frees clean pages on advice at all.
+    let probe = dir.path().join("probe");
+    std::fs::write(&probe, vec![1u8; 1 << 20]).unwrap();
+    let f = DiskFile::open_write(&probe).unwrap();
+    f.sync_data().unwrap();
+    f.drop_cached(0, 1 << 20);
+    let drops = cached_pages(&probe) < 16;
+
+    let mut w = WalWriter::create(dir.path(), 1, 0x5eed, SyncPolicy::EveryBatch).unwrap();
+    for k in 0..4 {
+        w.append(&schema(), &big(k)).unwrap();
+    }
+    let synced = w.path().to_path_buf();
+    let (len, page) = (std::fs::metadata(&synced).unwrap().len() as usize, 4096);
+    assert!(len > 4 << 20, "{len} bytes");
+    let other = dir.path().join("lazy");
+    std::fs::create_dir(&other).unwrap();
+    let mut lazy = WalWriter::create(&other, 1, 0x5eed, SyncPolicy::OnFlush).unwrap();
+    for k in 0..4 {
+        lazy.append(&schema(), &big(k)).unwrap();
+    }
+    let unsynced = lazy.path().to_path_buf();
+    if drops {
+        // At most the last partial stretch before the sync mark, and the mark's page.
+        let left = cached_pages(&synced);
+        assert!(left * page <= 2 * DROP_ALIGN as usize, "{left} pages of a synced {len}-byte WAL still cached");
+        assert!(cached_pages(&unsynced) * page >= len / 2, "the unsynced WAL was dropped");
+    } else {
+        eprintln!("this file system keeps pages on POSIX_FADV_DONTNEED: only the contents are checked");
+    }
+    // Every record reads back, from the disk now.
+    drop(w);
+    let bytes = std::fs::read(&synced).unwrap();
+    let s = read(&synced, &bytes, Some((1, 0x5eed)), &schema()).unwrap();
+    assert_eq!(s.records.len(), 4 * 64);
+    assert!(s.torn.is_none() && s.damage.is_empty());
+}
