@@ -184,14 +184,15 @@ pub(super) fn write_unpublished(
 }
 
 /// The scan codes of a flushed segment (it is scanned with them until indexed): the
-/// memtable's codes of the rows kept, copied with no lock held.
+/// memtable's codes of the rows kept, copied with no lock held (a chunk no search has
+/// asked for encodes them here).
 fn copied_scan_codes(mem: &MemSegment, live: &[Vec<u32>]) -> ScanCodesByField {
-    let fields = mem.part(0).map_or(0, |p| p.scan.len());
+    let fields = mem.part(0).map_or(0, |p| p.scan.fields());
     (0..fields)
         .map(|f| {
             let mut out: Option<ScanCodes> = None;
             for (i, rows) in live.iter().enumerate() {
-                let codes = mem.part(i).expect("a chunk per row list").scan[f].as_deref()?;
+                let codes = mem.part(i).expect("a chunk per row list").scan.field(f)?;
                 let out = out.get_or_insert_with(|| codes.empty_like());
                 rows.iter().for_each(|&r| out.push_copy(codes, r as usize));
             }

@@ -81,10 +81,11 @@ fn unindexed_rows_are_scanned_with_sketches_until_indexed() {
     let (coll, rows) = loaded(dir.path(), 1);
     let all = |_: usize| true;
 
-    // In the memtable.
-    assert!(coll.memory().scan_codes > 0);
+    // In the memtable: made by the first search, not by the writes.
+    assert_eq!(coll.memory().scan_codes, 0);
     let r = recall(&coll, &rows, &all, None);
     assert!(r >= 0.98, "memtable recall {r}");
+    assert!(coll.memory().scan_codes > 0);
 
     // In a flushed segment, with deletes and a filter.
     let gone: Vec<String> = (0..3_000).step_by(7).map(|i| format!("k{i:05}")).collect();
@@ -105,6 +106,22 @@ fn unindexed_rows_are_scanned_with_sketches_until_indexed() {
     assert_eq!(coll.snapshot().count(), 3_000 - gone.len() as u64);
     let hit = coll.query(&Query::vector(rows[1].clone()).k(1)).unwrap();
     assert_eq!(hit[0].fields.get("n"), Some(&Value::Int64(1)));
+}
+
+/// A memtable flushed before any search has no codes to copy: the flush makes the
+/// segment's, so its first search scans with them as after a searched memtable's flush.
+#[test]
+fn a_memtable_never_searched_is_flushed_with_scan_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (coll, rows) = loaded(dir.path(), 3);
+    assert_eq!(coll.memory().scan_codes, 0);
+    coll.flush().unwrap();
+    assert!(coll.memory().scan_codes > 0);
+    let ex = coll.snapshot().explain(&Query::vector(rows[5].clone()).k(10)).unwrap();
+    assert_eq!(ex.sources.len(), 1, "one flushed segment");
+    assert_eq!(ex.sources[0].search, SearchKind::ScanCodes);
+    let r = recall(&coll, &rows, &|_| true, None);
+    assert!(r >= 0.98, "segment recall {r}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::sync::{Arc, RwLock};
 
 use roaring::RoaringBitmap;
 
-use super::mem::MemSegment;
+use super::mem::{ChunkCodes, MemSegment};
 use crate::index::field_indexes::FieldIndexes;
 use crate::index::quant::fastscan::ScanCodes;
 use crate::index::segment_index::SegmentIndex;
@@ -112,15 +112,26 @@ pub(crate) struct Source<'a> {
     pub deleted: Cow<'a, RoaringBitmap>,
     pub indexes: &'a [Option<Arc<SegmentIndex>>],
     /// Scan codes per field (see [`ScanCodes`]).
-    pub scan: &'a [Option<Arc<ScanCodes>>],
+    pub scan: SourceCodes<'a>,
     /// Scalar indexes per field (none for a memtable chunk).
     pub scalar: &'a [FieldIndexes],
 }
 
-impl Source<'_> {
+/// A source's scan codes: a segment's, made when it was opened or flushed, or a memtable
+/// chunk's, made when first asked for.
+#[derive(Clone, Copy)]
+pub(crate) enum SourceCodes<'a> {
+    Segment(&'a [Option<Arc<ScanCodes>>]),
+    Chunk(ChunkCodes<'a>),
+}
+
+impl<'a> Source<'a> {
     /// The scan codes of vector field `field`, when its rows are scanned with them.
-    pub(crate) fn scan_codes(&self, field: usize) -> Option<&ScanCodes> {
-        self.scan.get(field).and_then(|c| c.as_deref())
+    pub(crate) fn scan_codes(&self, field: usize) -> Option<&'a ScanCodes> {
+        match self.scan {
+            SourceCodes::Segment(codes) => codes.get(field).and_then(|c| c.as_deref()),
+            SourceCodes::Chunk(codes) => codes.field(field),
+        }
     }
 }
 
@@ -295,7 +306,7 @@ impl Snapshot {
             view: &*s.segment as &dyn SegmentView,
             deleted: s.hidden(),
             indexes: &s.indexes,
-            scan: &s.scan,
+            scan: SourceCodes::Segment(&s.scan),
             scalar: &s.scalar,
         });
         let chunks = self.mems().flat_map(|m| (0..m.chunk_count()).map(|i| m.part(i).expect("chunk in range")));
@@ -305,7 +316,7 @@ impl Snapshot {
             view: part.view,
             deleted: Cow::Borrowed(part.deleted),
             indexes: &[],
-            scan: part.scan,
+            scan: SourceCodes::Chunk(part.scan),
             scalar: &[],
         });
         segments.chain(chunks)

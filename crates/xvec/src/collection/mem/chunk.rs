@@ -3,10 +3,10 @@
 
 use half::f16;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::index::quant::fastscan::ScanCodes;
-use crate::schema::{FieldType, Schema, VectorType};
+use crate::schema::{FieldType, Metric, Schema, VectorType};
 use crate::storage::column::{
     ArrayColumn, ColumnBuf, ColumnSource, Offsets, ScalarColumn, SegmentView, Validity, VarBuf, VarColumn,
     VectorColumn, VectorData,
@@ -130,6 +130,15 @@ impl Column {
     }
 }
 
+/// The scan codes of one vector field of a chunk, made when a search or a flush first
+/// asks for them ([`Chunk::scan_codes`]), then kept up to date as rows are appended.
+#[derive(Clone, Debug)]
+struct ScanSlot {
+    metric: Metric,
+    /// Shared with a copy of the chunk until either appends.
+    codes: OnceLock<Arc<ScanCodes>>,
+}
+
 /// Up to a chunk's worth of unflushed rows, in the columnar shape of a segment file.
 /// Immutable once a snapshot can see it: the memtable appends only to a chunk it holds
 /// alone, and copies or seals one that a snapshot shares.
@@ -138,8 +147,9 @@ pub(super) struct Chunk {
     keys: VarBuf,
     columns: Vec<Column>,
     /// Scan codes per field, for vector fields with an approximate index (see
-    /// [`ScanCodes`]); shared with a copy of the chunk until either appends.
-    scan: Vec<Option<Arc<ScanCodes>>>,
+    /// [`ScanCodes`]). A write does not make them: rows a bulk load writes and flushes
+    /// before any search never need them, and encoding them was a fifth of a write's CPU.
+    scan: Vec<Option<ScanSlot>>,
 }
 
 impl Chunk {
@@ -147,7 +157,7 @@ impl Chunk {
         let scan = (schema.fields().iter())
             .map(|f| match &f.ty {
                 FieldType::Vector(v) if v.index.is_approximate() => {
-                    Some(Arc::new(ScanCodes::new(v.dim as usize, v.metric)))
+                    Some(ScanSlot { metric: v.metric, codes: OnceLock::new() })
                 }
                 _ => None,
             })
@@ -170,16 +180,24 @@ impl Chunk {
         for (c, v) in self.columns.iter_mut().zip(&row.values) {
             c.push(n, v);
         }
-        for (scan, v) in self.scan.iter_mut().zip(&row.values) {
-            if let Some(scan) = scan {
-                Arc::make_mut(scan).push_value(v);
+        // Codes a search or flush already made are kept whole; none are made here.
+        for (slot, v) in self.scan.iter_mut().zip(&row.values) {
+            if let Some(codes) = slot.as_mut().and_then(|s| s.codes.get_mut()) {
+                Arc::make_mut(codes).push_value(v);
             }
         }
     }
 
-    /// Scan codes per schema field (see [`ScanCodes`]).
-    pub(super) fn scan_codes(&self) -> &[Option<Arc<ScanCodes>>] {
-        &self.scan
+    /// The scan codes of field `field` (see [`ScanCodes`]), encoded from the chunk's rows
+    /// on the first call; `None` for a field that has none.
+    pub(super) fn scan_codes(&self, field: usize) -> Option<&Arc<ScanCodes>> {
+        let slot = self.scan.get(field)?.as_ref()?;
+        Some(slot.codes.get_or_init(|| Arc::new(ScanCodes::of_column(&self.vector(field), self.len(), slot.metric))))
+    }
+
+    /// Fields with scan codes (made or not yet).
+    pub(super) fn scan_fields(&self) -> usize {
+        self.scan.len()
     }
 
     /// Heap bytes, scan codes included.
@@ -189,7 +207,7 @@ impl Chunk {
 
     /// Heap bytes of scan codes alone.
     pub(super) fn scan_bytes(&self) -> usize {
-        self.scan.iter().flatten().map(|s| s.heap_bytes()).sum()
+        self.scan.iter().flatten().filter_map(|s| s.codes.get()).map(|c| c.heap_bytes()).sum()
     }
 
     /// Heap bytes of vector data alone.

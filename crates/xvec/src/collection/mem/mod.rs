@@ -59,8 +59,23 @@ pub(crate) struct MemSegment {
 pub(crate) struct MemPart<'a> {
     pub view: &'a dyn SegmentView,
     pub deleted: &'a RoaringBitmap,
-    /// Per schema field (see [`ScanCodes`]).
-    pub scan: &'a [Option<Arc<ScanCodes>>],
+    pub scan: ChunkCodes<'a>,
+}
+
+/// A chunk's scan codes (see [`ScanCodes`]), encoded from its rows when first asked for.
+#[derive(Clone, Copy)]
+pub(crate) struct ChunkCodes<'a>(&'a Chunk);
+
+impl<'a> ChunkCodes<'a> {
+    /// The codes of schema field `field`; `None` for a field that has none.
+    pub(crate) fn field(self, field: usize) -> Option<&'a ScanCodes> {
+        self.0.scan_codes(field).map(|c| &**c)
+    }
+
+    /// Schema fields (with codes or not).
+    pub(crate) fn fields(self) -> usize {
+        self.0.scan_fields()
+    }
 }
 
 impl MemSegment {
@@ -217,7 +232,7 @@ impl MemSegment {
     /// Chunk `i` as a searchable part.
     pub(crate) fn part(&self, i: usize) -> Option<MemPart<'_>> {
         let chunk = self.chunks.get(i)?;
-        Some(MemPart { view: &**chunk, deleted: &self.deleted[i], scan: chunk.scan_codes() })
+        Some(MemPart { view: &**chunk, deleted: &self.deleted[i], scan: ChunkCodes(chunk) })
     }
 
     pub(crate) fn chunk_count(&self) -> usize {

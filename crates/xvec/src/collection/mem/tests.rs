@@ -118,3 +118,53 @@ fn wide_rows_get_small_chunks() {
     let m = MemSegment::new(&s);
     assert!(m.chunk_rows * 20_000 * 4 <= super::CHUNK_BYTES && m.chunk_rows >= 1);
 }
+
+/// A vector field with an approximate index, whose rows a search scans with codes.
+fn indexed(dim: u32) -> Schema {
+    use crate::schema::{HnswParams, IndexParams};
+    Schema::builder("m")
+        .field(Field::scalar("n", ScalarType::Int64).nullable(true))
+        .field(
+            Field::vector("v", VectorType::Fp32, dim, Metric::Cosine).index(IndexParams::Hnsw(HnswParams::default())),
+        )
+        .build()
+        .unwrap()
+}
+
+fn varied(key: &str, i: usize, dim: u32) -> Row {
+    let v = (0..dim as usize).map(|d| ((i * 31 + d * 7) % 23) as f32 - 11.0).collect();
+    Row { key: key.into(), values: vec![Value::Int64(i as i64), Value::VectorFp32(v)] }
+}
+
+/// The codes of a chunk's rows encoded in one go, as a segment's are.
+fn encoded(m: &MemSegment, chunk: usize) -> crate::index::quant::fastscan::ScanCodes {
+    let p = m.part(chunk).unwrap();
+    crate::index::quant::fastscan::ScanCodes::of_column(&p.view.vector(1), p.view.rows(), Metric::Cosine)
+}
+
+/// Writes make no scan codes: a chunk encodes its rows when a search (or a flush) first
+/// asks, then keeps its codes up to date as rows are appended, equal to the codes of all
+/// its rows encoded at once; a view taken before keeps the codes of its own rows.
+#[test]
+fn scan_codes_are_made_when_first_asked_for_then_kept_up_to_date() {
+    let s = indexed(40);
+    let mut m = MemSegment::new(&s);
+    let n = m.chunk_rows + 100;
+    for i in 0..n {
+        m.put(&s, &varied(&format!("k{i}"), i, 40));
+    }
+    assert_eq!(m.scan_bytes(), 0, "a write made scan codes");
+    assert!(m.part(0).unwrap().scan.field(0).is_none(), "a scalar field has no codes");
+    // The tail chunk, asked for while it is still being written.
+    let tail = m.part(1).unwrap().scan.field(1).unwrap().clone();
+    assert!(tail.same_codes(&encoded(&m, 1)));
+    assert!(m.scan_bytes() > 0 && m.part(0).unwrap().scan.field(1).is_some());
+    let pinned = m.clone();
+    for i in n..n + 50 {
+        m.put(&s, &varied(&format!("k{i}"), i, 40));
+    }
+    let now = m.part(1).unwrap().scan.field(1).unwrap();
+    assert!(now.same_codes(&encoded(&m, 1)), "appended rows' codes");
+    assert!(pinned.part(1).unwrap().scan.field(1).unwrap().same_codes(&tail), "a held view's codes moved");
+    assert!(m.part(0).unwrap().scan.field(1).unwrap().same_codes(&encoded(&m, 0)));
+}

@@ -364,6 +364,16 @@ pub(crate) fn scan(
 }
 
 #[cfg(test)]
+impl ScanCodes {
+    /// Whether `other` holds the same codes and factors for the same rows of the same field.
+    pub(crate) fn same_codes(&self, other: &ScanCodes) -> bool {
+        (self.dim, self.metric, self.rows) == (other.dim, other.metric, other.rows)
+            && self.codes == other.codes
+            && self.factors == other.factors
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::index::flat;
