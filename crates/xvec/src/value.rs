@@ -409,8 +409,8 @@ pub(crate) fn check_value(schema: &Schema, idx: usize, key: &str, value: &Value)
         (FieldType::Sparse(t), _) => return Err(bad(format!("a {} value", t.name()))),
         (FieldType::Vector(spec), v) => {
             let (len, bad_at) = match (spec.elem, v) {
-                (VectorType::Fp32, Value::VectorFp32(x)) => (x.len(), x.iter().position(|f| !f.is_finite())),
-                (VectorType::Fp16, Value::VectorFp16(x)) => (x.len(), x.iter().position(|f| !f.is_finite())),
+                (VectorType::Fp32, Value::VectorFp32(x)) => (x.len(), first_not_finite(x, f32::is_finite)),
+                (VectorType::Fp16, Value::VectorFp16(x)) => (x.len(), first_not_finite(x, f16::is_finite)),
                 (VectorType::Int8, Value::VectorInt8(x)) => (x.len(), None),
                 _ => return Err(bad(format!("{} of dimension {}", spec.elem.name(), spec.dim))),
             };
@@ -458,12 +458,33 @@ fn check_string(key: &str, field: &str, v: &Value, index: Option<usize>) -> Resu
 
 /// The first element at which the running sum of squares passes [`MAX_SQUARED_NORM`]
 /// (f64 sums: no f32 overflow on the way), if it does.
+///
+/// The squares are first summed in eight lanes, which vectorizes; only a total above half
+/// the bound (or NaN) runs the element-by-element sum. That is exact: each square is exact
+/// in f64 and none is negative, so no prefix of the running sum exceeds the whole sum by
+/// more than rounding, nor the lanes' total falls short of it by more than rounding.
 fn norm_overflow(x: &[f32]) -> Option<usize> {
+    let mut lanes = [0.0f64; 8];
+    for c in x.chunks(8) {
+        lanes.iter_mut().zip(c).for_each(|(l, &f)| *l += f as f64 * f as f64);
+    }
+    if lanes.iter().sum::<f64>() <= MAX_SQUARED_NORM / 2.0 {
+        return None;
+    }
     let mut sum = 0.0f64;
     x.iter().position(|&f| {
         sum += f as f64 * f as f64;
         sum > MAX_SQUARED_NORM
     })
+}
+
+/// The first element of `x` that is NaN or infinite, if any: every element tested at once
+/// (vectorized), the position searched for only when one fails.
+fn first_not_finite<T: Copy>(x: &[T], finite: impl Fn(T) -> bool) -> Option<usize> {
+    if x.iter().fold(true, |ok, &f| ok & finite(f)) {
+        return None;
+    }
+    x.iter().position(|&f| !finite(f))
 }
 
 impl Value {
@@ -703,6 +724,42 @@ mod tests {
         assert!(check_value(&s, v_at, "k1", &Value::VectorFp32(vec![3.4e38, 3.4e38, 0.0])).is_ok());
         let s_at = s.index_of("s").unwrap();
         assert!(check_value(&s, s_at, "k1", &Value::String("x".repeat(MAX_STRING_BYTES + 1))).is_ok());
+    }
+
+    /// The vectorized checks find what the element-by-element ones found: the first
+    /// non-finite element wherever it is, and the element where the running sum of squares
+    /// passes the bound, also when the total comes near it (where the lanes' total is not
+    /// trusted and the running sum decides).
+    #[test]
+    fn vector_checks_match_the_element_by_element_ones_at_every_length() {
+        let running = |x: &[f32]| {
+            let mut sum = 0.0f64;
+            x.iter().position(|&f| {
+                sum += f as f64 * f as f64;
+                sum > MAX_SQUARED_NORM
+            })
+        };
+        let mut rng = crate::index::rng::SplitMix64::new(7);
+        for len in [1, 7, 8, 9, 63, 384, 1000] {
+            let base: Vec<f32> = (0..len).map(|_| rng.next_unit() as f32 - 0.5).collect();
+            assert_eq!(first_not_finite(&base, f32::is_finite), None);
+            assert_eq!(norm_overflow(&base), None);
+            for at in [0, len / 2, len - 1] {
+                for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+                    let mut x = base.clone();
+                    x[at] = bad;
+                    assert_eq!(first_not_finite(&x, f32::is_finite), Some(at), "{len} {at} {bad}");
+                    let h: Vec<f16> = x.iter().map(|&f| f16::from_f32(f)).collect();
+                    assert_eq!(first_not_finite(&h, f16::is_finite), Some(at), "f16 {len} {at} {bad}");
+                }
+            }
+            // Totals of 0.3 to 1.2 times the bound, spread over every element.
+            for share in [0.3, 0.49, 0.51, 0.9, 0.999, 1.001, 1.2] {
+                let each = ((MAX_SQUARED_NORM * share) / len as f64).sqrt() as f32;
+                let x = vec![each; len];
+                assert_eq!(norm_overflow(&x), running(&x), "{len} elements at {share} of the bound");
+            }
+        }
     }
 
     #[test]

@@ -216,12 +216,10 @@ impl Writer {
         let mut guard = current.write().expect("snapshot lock poisoned");
         // Copies only the snapshot's lists when a query holds it; the rows stay shared.
         let snap = Arc::make_mut(&mut guard);
+        // `put_records` validated every row against this schema (the writer lock keeps it
+        // from changing in between), so the rows are applied without checking them again.
         for r in records {
-            if let Err(e) = apply(snap, r, self.wal.path(), 0) {
-                // Logged but not applied: memory no longer matches the log.
-                self.stopped = Some(format!("applying a logged batch failed: {e}"));
-                return Err(e.into());
-            }
+            apply_valid(snap, r);
         }
         snap.wal_records += records.len() as u64;
         Ok(())
@@ -330,22 +328,36 @@ pub(super) fn discard(paths: &[PathBuf]) {
     }
 }
 
-/// Applies one logged record to a snapshot (writes and WAL replay share this).
+/// Applies one record read from a WAL to a snapshot (replay, a follower, a staged import),
+/// after checking its row against the snapshot's schema: a record that does not fit is
+/// corruption at `wal`, `offset`.
 pub(crate) fn apply(snap: &mut Snapshot, r: &Record, wal: &Path, offset: u64) -> Result<(), StorageError> {
+    if let Record::Put(row) = r {
+        check_logged(&snap.schema, row)
+            .map_err(|what| StorageError::corrupted(wal, offset, format!("record for key {:?}: {what}", row.key)))?;
+    }
+    apply_valid(snap, r);
+    Ok(())
+}
+
+/// Why a logged row does not fit `schema`, if it does not: one value per field, each one
+/// the field's [`check_value`] accepts.
+fn check_logged(schema: &Schema, row: &Row) -> Result<(), String> {
+    if row.values.len() != schema.fields().len() {
+        return Err(format!("{} values, the schema has {} fields", row.values.len(), schema.fields().len()));
+    }
+    for (i, v) in row.values.iter().enumerate() {
+        check_value(schema, i, &row.key, v).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Applies a record whose row fits the snapshot's schema: one the writer validated before
+/// logging it (`put_records`), or one [`apply`] checked.
+fn apply_valid(snap: &mut Snapshot, r: &Record) {
     match r {
         Record::Put(row) => {
-            let bad =
-                |what: String| StorageError::corrupted(wal, offset, format!("record for key {:?}: {what}", row.key));
-            if row.values.len() != snap.schema.fields().len() {
-                return Err(bad(format!(
-                    "{} values, the schema has {} fields",
-                    row.values.len(),
-                    snap.schema.fields().len()
-                )));
-            }
-            for (i, v) in row.values.iter().enumerate() {
-                check_value(&snap.schema, i, &row.key, v).map_err(|e| bad(e.to_string()))?;
-            }
+            debug_assert_eq!(check_logged(&snap.schema, row), Ok(()), "a row applied unvalidated");
             match snap.locate(&row.key) {
                 Some(Location::Segment(i, r)) => mark_deleted(&mut snap.segments[i], r),
                 Some(Location::Frozen(_)) => {
@@ -367,7 +379,6 @@ pub(crate) fn apply(snap: &mut Snapshot, r: &Record, wal: &Path, offset: u64) ->
             None => {}
         },
     }
-    Ok(())
 }
 
 fn mark_deleted(s: &mut SegmentRef, row: u32) {
