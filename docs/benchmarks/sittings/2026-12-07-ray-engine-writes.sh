@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Issue 42's ingest A/B of the engine's write path (docs/benchmarks/ray.csv rows of
-# 2026-12-07T16:46-16:55Z with "engine writes" in the note): two release wheels, A of main and
+# 2026-12-07T16:46-17:07Z with "engine writes" in the note): two release wheels, A of main and
 # B of the branch, each unpacked for its own interpreter (a venv whose .pth names the
 # unpacked wheel first, so Ray's workers run the driver's side), run interleaved A, B, A, B.
 #   ingest   $ROUNDS x (A, B) of bench_ray.py --ingest-only: ray.data.read_parquet of the
 #            Parquet and xvec.ray.write into 2 shards (optimize=False), timed as always
 #   writer   $ROUNDS x (A, B) of sittings/2026-12-07-ray-shard-writes.py: one shard
 #            writer's writes without Ray (user, system CPU and page faults)
+# SET names a repeated sitting in the notes (the second set of rounds: SET=2).
 # Wheels: maturin build --release -o DIR --manifest-path crates/xvec-py/Cargo.toml, at
 # each side's commit. Run each step under flock /tmp/cargo.lock.
 set -u
@@ -37,7 +38,7 @@ fi
 for r in $(seq "$ROUNDS"); do
   for side in A B; do
     commit=COMMIT_$side
-    note="engine writes $step round $r of $ROUNDS, side $side (A: main, B: WAL pages dropped after each sync, memtable scan codes on first search, values checked once)"
+    note="engine writes $step${SET:+ set $SET} round $r of $ROUNDS, side $side (A: main, B: WAL pages dropped after each sync, memtable scan codes on first search, values checked once)"
     echo "== $note $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"
     case $step in
       ingest)
