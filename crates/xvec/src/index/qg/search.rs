@@ -272,19 +272,19 @@ fn score_turned_away<S: Scorer>(exact: &S, ef: usize, budget: usize, sc: &mut Qg
 const PREFETCH_BLOCK_LINES: usize = 8;
 
 /// Estimated distances of the neighbours of `node` (whose exact distance is `d`) into
-/// `out`, slot by slot; unused slots get +∞.
+/// `out`, slot by slot; unused slots get +∞. A group's 32 estimates are one fixed-length
+/// loop over arrays, which the compiler turns into vector instructions (slot by slot
+/// through slices it was a third of an expansion's instructions, counted by callgrind).
 #[inline]
 pub(super) fn estimate(g: &QgView, k: &Kernels, q: &QgQuery, node: u32, d: f32, out: &mut [f32]) {
     let (layout, block) = (g.layout, g.block(node));
     let codes = as_bytes(&block[..layout.code_words()]);
-    let f = |i: usize| &block[layout.factors(i)..layout.factors(i) + layout.degree];
-    let (t, a) = (f(0), f(1));
-    for (gi, group) in codes.chunks_exact(layout.group_bytes()).enumerate() {
-        let sums = block_sums(k, group, q.scan.lut(), layout.columns());
-        let at = gi * GROUP;
+    let factor = |f: usize| block[layout.factors(f)..layout.factors(f) + layout.degree].as_chunks::<GROUP>().0;
+    let groups = codes.chunks_exact(layout.group_bytes()).zip(factor(0)).zip(factor(1));
+    for (((group, t), a), out) in groups.zip(out.as_chunks_mut::<GROUP>().0) {
+        let s = q.scan.signed_sums(&block_sums(k, group, q.scan.lut(), layout.columns()));
         for j in 0..GROUP {
-            let s = q.scan.signed_sum(sums[j]);
-            out[at + j] = d + f32::from_bits(t[at + j]) - f32::from_bits(a[at + j]) * s;
+            out[j] = d + f32::from_bits(t[j]) - f32::from_bits(a[j]) * s[j];
         }
     }
 }

@@ -200,6 +200,21 @@ pub(crate) fn transpose_into(words: &[u64], columns: usize, r: usize, block: &mu
     }
 }
 
+/// `ENTRY_BITS[j][m]`: 1 when table entry `m` includes dimension `j` of its group.
+const ENTRY_BITS: [[f32; 16]; 4] = {
+    let mut bits = [[0f32; 16]; 4];
+    let mut m = 0;
+    while m < 16 {
+        let mut j = 0;
+        while j < 4 {
+            bits[j][m] = ((m >> j) & 1) as f32;
+            j += 1;
+        }
+        m += 1;
+    }
+    bits
+};
+
 /// A query prepared for scan codes: its per-group lookup tables, and the sketch bound
 /// ([`sketch::lower_bound`]) of a row with table sum `t` unrolled into one linear form,
 /// `base + norm · n2 − scale · (a · (step · t + shift) + spread · e)`, that a block
@@ -234,29 +249,35 @@ impl ScanQuery {
     /// `norm_sq`, with bounds `sigmas` deviations below the estimate.
     pub(crate) fn rotated(y: &[f32], norm_sq: f32, metric: Metric, sigmas: f32) -> ScanQuery {
         let groups = y.len().div_ceil(8) * 2;
-        let value = |i: usize| y.get(i).copied().unwrap_or(0.0);
         let mut entries = vec![0f32; groups * 16];
         let (mut low, mut span) = (vec![0f32; groups], 0f32);
-        for g in 0..groups {
-            let v: [f32; 4] = std::array::from_fn(|j| value(4 * g + j));
-            // Each entry adds its highest dimension to the entry without it: the sum of
-            // its dimensions in ascending order, as a loop over the bits would add them,
-            // in one addition instead of four tests (a query prepares 16 per group).
-            let e = &mut entries[16 * g..16 * g + 16];
-            for m in 1..16usize {
-                let top = m.ilog2() as usize;
-                e[m] = e[m ^ (1 << top)] + v[top];
+        let mut values = vec![0f32; groups * 4];
+        values[..y.len()].copy_from_slice(y);
+        let values = values.as_chunks::<4>().0;
+        for ((e, v), low) in entries.as_chunks_mut::<16>().0.iter_mut().zip(values).zip(&mut low) {
+            // Entry `m` sums the dimensions whose bits `m` has, in ascending order (a
+            // dimension left out adds an exact zero): sixteen sums of four products,
+            // which the compiler turns into vector instructions.
+            for m in 0..16 {
+                e[m] = ENTRY_BITS[0][m] * v[0]
+                    + ENTRY_BITS[1][m] * v[1]
+                    + ENTRY_BITS[2][m] * v[2]
+                    + ENTRY_BITS[3][m] * v[3];
             }
-            low[g] = v.iter().map(|x| x.min(0.0)).sum();
+            *low = v.iter().map(|x| x.min(0.0)).sum();
             span = span.max(v.iter().map(|x| x.abs()).sum());
         }
         let delta = if span > 0.0 { span / 255.0 } else { 1.0 };
         // A group at a time: the 16 entries sharing a `low` subtract and divide in four
         // vector instructions (an index per entry kept the compiler to one at a time).
+        // `max` and `min` map NaN to 0 and keep the value in 0..=255, so it converts
+        // without `as`'s saturating checks, which kept the loop one entry at a time.
         let mut lut = vec![0u8; groups * 16];
         for ((out, e), &lo) in lut.chunks_exact_mut(16).zip(entries.chunks_exact(16)).zip(&low) {
             for (o, &x) in out.iter_mut().zip(e) {
-                *o = ((x - lo) / delta + 0.5).clamp(0.0, 255.0) as u8;
+                let v = ((x - lo) / delta + 0.5).max(0.0).min(255.0);
+                // SAFETY: `v` is finite and within 0..=255 (NaN became 0 above).
+                *o = unsafe { v.to_int_unchecked::<i32>() } as u8;
             }
         }
         let slack = sigmas * 2.0 * delta * (groups as f32 / 12.0).sqrt();
@@ -274,11 +295,13 @@ impl ScanQuery {
         &self.lut
     }
 
-    /// `Σ ±qᵢ` of a row whose table sum is `t` (with the slack of the bound, none when
-    /// prepared with 0 sigmas): a quantized graph's estimate of `Σ bᵢ qᵢ`.
+    /// `Σ ±qᵢ` of each row of a block from its table sum `t` (with the slack of the
+    /// bound, none when prepared with 0 sigmas): a quantized graph's estimates of
+    /// `Σ bᵢ qᵢ`. A table sum is far below 2³¹ (each byte column adds at most 510), so it
+    /// converts through `i32`, one vector instruction where `u32` takes several.
     #[inline]
-    pub(crate) fn signed_sum(&self, t: u32) -> f32 {
-        self.step * t as f32 + self.shift
+    pub(crate) fn signed_sums(&self, sums: &[u32; SCAN_BLOCK]) -> [f32; SCAN_BLOCK] {
+        std::array::from_fn(|i| self.step * sums[i] as i32 as f32 + self.shift)
     }
 
     /// Lower bounds of a block's rows given their table sums, for rows whose estimated
