@@ -488,27 +488,29 @@ fn masked_sum_i8_avx2(q: &[i8], bits: &[u64]) -> i32 {
 /// leaves row `2w`'s sum. At most [`SCAN_MAX_PAIRS`] columns keep every sum below 2¹⁶.
 #[target_feature(enable = "avx2")]
 fn scan_u4_avx2(codes: &[u8], lut: &[u8], out: &mut [u16; SCAN_BLOCK]) {
-    let columns = (codes.len() / 32).min(lut.len() / 32).min(SCAN_MAX_PAIRS);
     let (mut even, mut odd) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-    for p in 0..columns {
-        scan_u4_column_avx2(codes, lut, p, &mut even, &mut odd);
+    // Whole columns as arrays of one length: the loop carries one counter and no bounds
+    // check per column.
+    let n = (codes.len().min(lut.len()) / 32).min(SCAN_MAX_PAIRS);
+    let (c, l) = (&codes.as_chunks::<32>().0[..n], &lut.as_chunks::<32>().0[..n]);
+    for (c, l) in c.iter().zip(l) {
+        scan_u4_column_avx2(c, l, &mut even, &mut odd);
     }
     scan_u4_finish_avx2(even, odd, out);
 }
 
-/// Adds byte column `p` (below both inputs' column counts) to a FastScan block's sums.
+/// Adds one byte column `c` of a FastScan block, looked up in its two tables `l` (low
+/// nibbles, then high), to the block's sums.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn scan_u4_column_avx2(codes: &[u8], lut: &[u8], p: usize, even: &mut __m256i, odd: &mut __m256i) {
-    assert!(32 * p + 32 <= codes.len().min(lut.len()));
+fn scan_u4_column_avx2(c: &[u8; 32], l: &[u8; 32], even: &mut __m256i, odd: &mut __m256i) {
     let nibble = _mm256_set1_epi8(0x0F);
-    // SAFETY: the assert keeps the 32 code bytes and the two 16-byte tables of column `p`
-    // inside `codes` and `lut`; unaligned loads.
+    // SAFETY: 32 code bytes and two 16-byte tables, all in bounds; unaligned loads.
     let (c, lo_lut, hi_lut) = unsafe {
         (
-            _mm256_loadu_si256(codes.as_ptr().add(32 * p).cast()),
-            _mm256_broadcastsi128_si256(_mm_loadu_si128(lut.as_ptr().add(32 * p).cast())),
-            _mm256_broadcastsi128_si256(_mm_loadu_si128(lut.as_ptr().add(32 * p + 16).cast())),
+            _mm256_loadu_si256(c.as_ptr().cast()),
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(l.as_ptr().cast())),
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(l.as_ptr().add(16).cast())),
         )
     };
     let lo = _mm256_shuffle_epi8(lo_lut, _mm256_and_si256(c, nibble));
@@ -561,7 +563,8 @@ fn scan_u4_avx512bw(codes: &[u8], lut: &[u8], out: &mut [u16; SCAN_BLOCK]) {
     let fold = |v: __m512i| _mm256_add_epi16(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
     let (mut even, mut odd) = (fold(even), fold(odd));
     if columns % 2 == 1 {
-        scan_u4_column_avx2(codes, lut, columns - 1, &mut even, &mut odd);
+        let (p, c) = (columns - 1, codes.as_chunks::<32>().0);
+        scan_u4_column_avx2(&c[p], &lut.as_chunks::<32>().0[p], &mut even, &mut odd);
     }
     scan_u4_finish_avx2(even, odd, out);
 }
