@@ -275,6 +275,7 @@ impl ScanQuery {
         let mut lut = vec![0u8; groups * 16];
         for ((out, e), &lo) in lut.chunks_exact_mut(16).zip(entries.chunks_exact(16)).zip(&low) {
             for (o, &x) in out.iter_mut().zip(e) {
+                #[allow(clippy::manual_clamp, reason = "clamp keeps NaN, which the conversion below must not see")]
                 let v = ((x - lo) / delta + 0.5).max(0.0).min(255.0);
                 // SAFETY: `v` is finite and within 0..=255 (NaN became 0 above).
                 *o = unsafe { v.to_int_unchecked::<i32>() } as u8;
@@ -438,6 +439,18 @@ mod tests {
                 .map(|i| ((entry(i / 16, i % 16) - low[i / 16]) / delta + 0.5).clamp(0.0, 255.0) as u8)
                 .collect();
             assert_eq!(q.lut(), &want[..], "dim {dim}");
+        }
+    }
+
+    /// A query the engine would refuse (NaN, infinite) still makes tables without a
+    /// panic: the entries' conversion to bytes never sees a NaN or an out-of-range value.
+    #[test]
+    fn tables_of_a_non_finite_query_are_bytes() {
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX] {
+            let mut y = rows(1, 16, 5);
+            y[3] = bad;
+            let q = ScanQuery::rotated(&y, 1.0, Metric::Cosine, 0.0);
+            assert_eq!(q.lut().len(), 4 * 16, "{bad}");
         }
     }
 
