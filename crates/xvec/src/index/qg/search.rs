@@ -171,41 +171,58 @@ pub(crate) fn search<S: Scorer>(
             }
         }
         estimate(g, k, q, node, d, &mut sc.estimates);
-        for (&id, &est) in g.neighbors(node).iter().zip(&sc.estimates) {
-            if id == NONE {
-                continue;
-            }
-            if est >= worst {
-                // Not yet in the beam (nor ever expanded): the beam may still take it from
-                // another node, so it stays unvisited.
-                if rescore > 0 && takes(&sc.turned_away, rescore, est) && !sc.visited.contains(id) && ok(id) {
-                    turn_away(&mut sc.turned_away, rescore, Scored { dist: est, id });
+        let groups = g.neighbors(node).as_chunks::<GROUP>().0.iter().zip(sc.estimates.as_chunks::<GROUP>().0);
+        for (ids, ests) in groups {
+            // The slots whose estimate beats the worst kept as this node's turn began, found
+            // for all 32 at once: the others are refused whatever the offers below do
+            // (`worst` only falls), and unused slots, estimated +∞, never beat it.
+            let below = below(ests, worst);
+            if rescore > 0 {
+                for j in (0..GROUP).filter(|&j| below >> j & 1 == 0 && ids[j] != NONE) {
+                    offer_turned_away(
+                        &mut sc.turned_away,
+                        &sc.visited,
+                        rescore,
+                        &ok,
+                        Scored { dist: ests[j], id: ids[j] },
+                    );
                 }
-                continue;
             }
-            if !sc.visited.insert(id) {
-                continue;
-            }
-            let allowed = ok(id);
-            let pos = sc.beam.insert(est, Entry { id, expanded: false, allowed });
-            cursor = cursor.min(pos);
-            kept += usize::from(allowed);
-            if kept > ef {
-                // Drop the last allowed entry and whatever ranks after it.
-                let last = sc.beam.entries.iter().rposition(|e| e.allowed).expect("kept counts allowed entries");
-                if rescore > 0 {
-                    let dropped = sc.beam.entries[last..].iter().zip(&sc.beam.ests[last..]);
-                    for (e, &est) in dropped.filter(|(e, _)| e.allowed && !e.expanded) {
-                        turn_away(&mut sc.turned_away, rescore, Scored { dist: est, id: e.id });
+            let mut left = below;
+            while left != 0 {
+                let j = left.trailing_zeros() as usize;
+                left &= left - 1;
+                let (id, est) = (ids[j], ests[j]);
+                if est >= worst {
+                    if rescore > 0 {
+                        offer_turned_away(&mut sc.turned_away, &sc.visited, rescore, &ok, Scored { dist: est, id });
                     }
+                    continue;
                 }
-                sc.beam.truncate(last);
-                kept -= 1;
-            }
-            if kept == ef {
-                let last = sc.beam.entries.iter().rposition(|e| e.allowed).expect("kept counts allowed entries");
-                sc.beam.truncate(last + 1);
-                worst = sc.beam.ests[last];
+                if !sc.visited.insert(id) {
+                    continue;
+                }
+                let allowed = ok(id);
+                let pos = sc.beam.insert(est, Entry { id, expanded: false, allowed });
+                cursor = cursor.min(pos);
+                kept += usize::from(allowed);
+                if kept > ef {
+                    // Drop the last allowed entry and whatever ranks after it.
+                    let last = sc.beam.entries.iter().rposition(|e| e.allowed).expect("kept counts allowed entries");
+                    if rescore > 0 {
+                        let dropped = sc.beam.entries[last..].iter().zip(&sc.beam.ests[last..]);
+                        for (e, &est) in dropped.filter(|(e, _)| e.allowed && !e.expanded) {
+                            turn_away(&mut sc.turned_away, rescore, Scored { dist: est, id: e.id });
+                        }
+                    }
+                    sc.beam.truncate(last);
+                    kept -= 1;
+                }
+                if kept == ef {
+                    let last = sc.beam.entries.iter().rposition(|e| e.allowed).expect("kept counts allowed entries");
+                    sc.beam.truncate(last + 1);
+                    worst = sc.beam.ests[last];
+                }
             }
         }
     }
@@ -216,6 +233,29 @@ pub(crate) fn search<S: Scorer>(
     out.extend(sc.results.drain());
     out.sort_unstable();
     finished
+}
+
+/// Bit `j` set when `ests[j] < bound`: 32 compares the compiler does a vector at a time,
+/// where a branch per neighbour mispredicted on the few that pass.
+#[inline]
+pub(super) fn below(ests: &[f32; GROUP], bound: f32) -> u32 {
+    ests.iter().enumerate().fold(0, |mask, (j, &e)| mask | u32::from(e < bound) << j)
+}
+
+/// A neighbour the beam refused: kept among the `cap` best estimates turned away unless
+/// it is in the beam already or outside the filter. It stays unvisited, so the beam may
+/// still take it from another node.
+#[inline]
+fn offer_turned_away(
+    heap: &mut BinaryHeap<Scored>,
+    visited: &VisitedSet,
+    cap: usize,
+    ok: &impl Fn(u32) -> bool,
+    s: Scored,
+) {
+    if takes(heap, cap, s.dist) && !visited.contains(s.id) && ok(s.id) {
+        turn_away(heap, cap, s);
+    }
 }
 
 /// Whether a heap of at most `cap` turned-away neighbours would keep one estimated `est`.

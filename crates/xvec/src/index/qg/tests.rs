@@ -2,7 +2,7 @@ use std::sync::atomic::AtomicBool;
 
 use roaring::RoaringBitmap;
 
-use super::search::{Entry, Pool, estimate};
+use super::search::{Entry, Pool, below, estimate};
 use super::*;
 use crate::index::flat::{PreparedQuery, row_distance};
 use crate::index::graph::{Beam, BuildControl};
@@ -419,4 +419,19 @@ fn a_screened_fill_picks_the_nearest_two_hop_neighbours() {
     }
     let share = same as f64 / total as f64;
     assert!(share >= 0.95, "{share} of the filled slots are the exact fill's");
+}
+
+/// The slots a node's turn offers to the beam: bit `j` set exactly when slot `j`'s
+/// estimate is below the bound (unused slots, +∞, and NaN never are).
+#[test]
+fn below_marks_the_slots_under_the_bound() {
+    let ests: [f32; GROUP] = std::array::from_fn(|j| match j % 5 {
+        0 => f32::INFINITY,
+        1 => f32::NAN,
+        _ => j as f32 - 10.0,
+    });
+    for bound in [f32::NEG_INFINITY, -5.0, 0.0, 7.5, f32::INFINITY] {
+        let want = (0..GROUP).filter(|&j| ests[j] < bound).fold(0u32, |m, j| m | 1 << j);
+        assert_eq!(below(&ests, bound), want, "bound {bound}");
+    }
 }
