@@ -27,18 +27,33 @@ use crate::kernels::{self, Kernels};
 use crate::storage::mmap::as_bytes;
 
 /// A query prepared for one quantized graph: rotated as its rows were, and tabulated for
-/// FastScan.
-#[derive(Clone, Debug)]
+/// FastScan. A searching thread keeps one and prepares each query into it, reusing its
+/// buffers.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct QgQuery {
     scan: ScanQuery,
+    rotated: Vec<f32>,
+    tmp: Vec<f32>,
 }
 
 impl QgQuery {
+    #[cfg(test)]
     pub(crate) fn new(g: &QgView, q: &[f32]) -> QgQuery {
-        let mut y = vec![0f32; g.layout.dim];
-        g.rotation.apply(q, &mut y, &mut Vec::new());
-        let norm_sq = normalize_for(g.metric, &mut y);
-        QgQuery { scan: ScanQuery::rotated(&y, norm_sq, g.metric, 0.0) }
+        let mut qq = QgQuery::default();
+        qq.prepare(g, q);
+        qq
+    }
+
+    /// Makes this the query `q` prepared for `g`.
+    pub(crate) fn prepare(&mut self, g: &QgView, q: &[f32]) {
+        self.rotated.resize(g.layout.dim, 0.0);
+        g.rotation.apply(q, &mut self.rotated, &mut self.tmp);
+        let norm_sq = normalize_for(g.metric, &mut self.rotated);
+        self.scan.set_rotated(&self.rotated, norm_sq, g.metric, 0.0);
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.scan.heap_bytes() + (self.rotated.capacity() + self.tmp.capacity()) * 4
     }
 }
 

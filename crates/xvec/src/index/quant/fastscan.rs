@@ -219,7 +219,7 @@ const ENTRY_BITS: [[f32; 16]; 4] = {
 /// ([`sketch::lower_bound`]) of a row with table sum `t` unrolled into one linear form,
 /// `base + norm · n2 − scale · (a · (step · t + shift) + spread · e)`, that a block
 /// evaluates for its 32 rows at once.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct ScanQuery {
     /// 16 entries per group of four dimensions, two groups per byte column.
     lut: Vec<u8>,
@@ -233,6 +233,8 @@ pub(crate) struct ScanQuery {
     scale: f32,
     /// [`SCAN_SIGMAS`] × the query norm the error scales with.
     spread: f32,
+    /// Scratch: the query's groups of four dimensions, padded.
+    values: Vec<[f32; 4]>,
 }
 
 impl ScanQuery {
@@ -248,33 +250,43 @@ impl ScanQuery {
     /// Prepares a query already rotated (and of unit length for cosine), of squared norm
     /// `norm_sq`, with bounds `sigmas` deviations below the estimate.
     pub(crate) fn rotated(y: &[f32], norm_sq: f32, metric: Metric, sigmas: f32) -> ScanQuery {
+        let mut q = ScanQuery::default();
+        q.set_rotated(y, norm_sq, metric, sigmas);
+        q
+    }
+
+    /// [`rotated`](ScanQuery::rotated) into `self`, reusing its tables' buffer: a search
+    /// that prepares one query after another allocates nothing (the allocations were half
+    /// of preparing a quantized graph's query, counted by callgrind).
+    pub(crate) fn set_rotated(&mut self, y: &[f32], norm_sq: f32, metric: Metric, sigmas: f32) {
         let groups = y.len().div_ceil(8) * 2;
-        let mut entries = vec![0f32; groups * 16];
-        let (mut low, mut span) = (vec![0f32; groups], 0f32);
-        let mut values = vec![0f32; groups * 4];
-        values[..y.len()].copy_from_slice(y);
-        let values = values.as_chunks::<4>().0;
-        for ((e, v), low) in entries.as_chunks_mut::<16>().0.iter_mut().zip(values).zip(&mut low) {
-            // Entry `m` sums the dimensions whose bits `m` has, in ascending order (a
-            // dimension left out adds an exact zero): sixteen sums of four products,
-            // which the compiler turns into vector instructions.
-            for m in 0..16 {
-                e[m] = ENTRY_BITS[0][m] * v[0]
-                    + ENTRY_BITS[1][m] * v[1]
-                    + ENTRY_BITS[2][m] * v[2]
-                    + ENTRY_BITS[3][m] * v[3];
-            }
-            *low = v.iter().map(|x| x.min(0.0)).sum();
+        // The query's groups of four dimensions, padded with zeros to a whole number of
+        // byte columns.
+        self.values.clear();
+        self.values.resize(groups, [0.0; 4]);
+        self.values.as_flattened_mut()[..y.len()].copy_from_slice(y);
+        let low = |v: &[f32; 4]| v.iter().map(|x| x.min(0.0)).sum::<f32>();
+        let (mut low_sum, mut span) = (0f32, 0f32);
+        for v in &self.values {
+            low_sum += low(v);
             span = span.max(v.iter().map(|x| x.abs()).sum());
         }
         let delta = if span > 0.0 { span / 255.0 } else { 1.0 };
-        // A group at a time: the 16 entries sharing a `low` subtract and divide in four
-        // vector instructions (an index per entry kept the compiler to one at a time).
-        // `max` and `min` map NaN to 0 and keep the value in 0..=255, so it converts
-        // without `as`'s saturating checks, which kept the loop one entry at a time.
-        let mut lut = vec![0u8; groups * 16];
-        for ((out, e), &lo) in lut.chunks_exact_mut(16).zip(entries.chunks_exact(16)).zip(&low) {
-            for (o, &x) in out.iter_mut().zip(e) {
+        self.lut.clear();
+        self.lut.resize(groups * 16, 0);
+        for (out, v) in self.lut.as_chunks_mut::<16>().0.iter_mut().zip(&self.values) {
+            // Entry `m` sums the dimensions whose bits `m` has, in ascending order (a
+            // dimension left out adds an exact zero): sixteen sums of four products,
+            // which the compiler turns into vector instructions.
+            let e: [f32; 16] = std::array::from_fn(|m| {
+                ENTRY_BITS[0][m] * v[0] + ENTRY_BITS[1][m] * v[1] + ENTRY_BITS[2][m] * v[2] + ENTRY_BITS[3][m] * v[3]
+            });
+            // The 16 entries sharing a `low` subtract and divide in a few vector
+            // instructions. `max` and `min` map NaN to 0 and keep the value in 0..=255, so
+            // it converts without `as`'s saturating checks, which kept the loop one entry
+            // at a time.
+            let lo = low(v);
+            for (o, x) in out.iter_mut().zip(e) {
                 #[allow(clippy::manual_clamp, reason = "clamp keeps NaN, which the conversion below must not see")]
                 let v = ((x - lo) / delta + 0.5).max(0.0).min(255.0);
                 // SAFETY: `v` is finite and within 0..=255 (NaN became 0 above).
@@ -282,18 +294,23 @@ impl ScanQuery {
             }
         }
         let slack = sigmas * 2.0 * delta * (groups as f32 / 12.0).sqrt();
-        let shift = 2.0 * low.iter().sum::<f32>() - y.iter().sum::<f32>() + slack;
+        let shift = 2.0 * low_sum - y.iter().sum::<f32>() + slack;
         let (base, norm, scale, q_norm) = match metric {
             Metric::Cosine => (0.0, 0.0, 1.0, 1.0),
             Metric::Ip => (0.0, 0.0, 1.0, norm_sq.sqrt()),
             Metric::L2 => (norm_sq, 1.0, 2.0, norm_sq.sqrt()),
         };
-        ScanQuery { lut, step: 2.0 * delta, shift, base, norm, scale, spread: sigmas * q_norm }
+        (self.step, self.shift, self.base, self.norm, self.scale) = (2.0 * delta, shift, base, norm, scale);
+        self.spread = sigmas * q_norm;
     }
 
     /// The query's tables, 16 entries per group of four dimensions.
     pub(crate) fn lut(&self) -> &[u8] {
         &self.lut
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.lut.capacity() + self.values.capacity() * size_of::<[f32; 4]>()
     }
 
     /// `Σ ±qᵢ` of each row of a block from its table sum `t` (with the slack of the
@@ -439,6 +456,23 @@ mod tests {
                 .map(|i| ((entry(i / 16, i % 16) - low[i / 16]) / delta + 0.5).clamp(0.0, 255.0) as u8)
                 .collect();
             assert_eq!(q.lut(), &want[..], "dim {dim}");
+        }
+    }
+
+    /// A query prepared into a reused one, after queries of other dimensions and metrics,
+    /// is the query prepared afresh.
+    #[test]
+    fn a_reused_query_equals_a_fresh_one() {
+        let mut reused = ScanQuery::default();
+        for (i, (dim, metric)) in
+            [(384, Metric::L2), (13, Metric::Ip), (96, Metric::Cosine), (8, Metric::L2)].into_iter().enumerate()
+        {
+            let y = rows(1, dim, 10 + i as u64);
+            reused.set_rotated(&y, 2.5, metric, 1.5);
+            let fresh = ScanQuery::rotated(&y, 2.5, metric, 1.5);
+            assert_eq!(reused.lut(), fresh.lut(), "dim {dim}");
+            let f = |q: &ScanQuery| [q.step, q.shift, q.base, q.norm, q.scale, q.spread];
+            assert_eq!(f(&reused), f(&fresh), "dim {dim}");
         }
     }
 

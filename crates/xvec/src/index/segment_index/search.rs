@@ -177,6 +177,7 @@ thread_local! {
 struct ThreadScratch {
     graph: SearchScratch,
     qg: QgScratch,
+    qg_query: QgQuery,
     quant: QuantScratch,
     found: Vec<Scored>,
     /// The rotated query of the sketches.
@@ -229,6 +230,7 @@ pub(super) struct Route<'q> {
     scratch: Scratch<'q>,
     quant: &'q mut QuantScratch,
     rotated: &'q mut Vec<f32>,
+    qg_query: &'q mut QgQuery,
     ivf: &'q mut IvfScratch,
     found: &'q mut Vec<Scored>,
 }
@@ -247,15 +249,17 @@ impl SegmentIndex {
     ) -> Result<SearchPath, StorageError> {
         let k = kernels::best();
         SCRATCH.with(|cell| {
-            let ThreadScratch { graph, qg, quant, found, rotated, bounds, ivf, disk } = &mut *cell.borrow_mut();
+            let ThreadScratch { graph, qg, qg_query, quant, found, rotated, bounds, ivf, disk } =
+                &mut *cell.borrow_mut();
             let orig = Originals { kernels: k, col: originals, query, screen: None };
             let refine = self.quant.quantizer.is_some() && p.refine > 0;
             let want = if refine { p.k.saturating_mul(p.refine) } else { p.k };
             let scratch = Scratch { graph, qg, bounds, disk };
             let bound = top.threshold();
-            let mut r = Route { orig, raw_query, want, p, refine, bound, scratch, quant, rotated, ivf, found };
+            let mut r =
+                Route { orig, raw_query, want, p, refine, bound, scratch, quant, rotated, qg_query, ivf, found };
             let path = self.kind.search(self, &mut r)?;
-            let Route { orig, refine, found, scratch, ivf, .. } = r;
+            let Route { orig, refine, found, scratch, ivf, qg_query, .. } = r;
             let best = &found[..want.min(found.len())];
             if refine {
                 best.iter().take(REFINE_AHEAD).for_each(|c| orig.prefetch(c.id));
@@ -274,6 +278,7 @@ impl SegmentIndex {
             let scored = (found.capacity() + scratch.bounds.capacity()) * std::mem::size_of::<Scored>();
             let now = (scratch.graph.heap_bytes()
                 + scratch.qg.heap_bytes()
+                + qg_query.heap_bytes()
                 + scored
                 + ivf.heap_bytes()
                 + scratch.disk.heap_bytes()) as u64;
@@ -392,21 +397,22 @@ impl SegmentIndex {
     /// on the codes when there are (then refined, as other kinds' candidates), else on the
     /// originals; an exact scan where the cost model, the route or the budget says so.
     pub(super) fn search_qg(&self, g: QgView, r: &mut Route) -> SearchPath {
-        let qq = QgQuery::new(&g, r.raw_query);
+        r.qg_query.prepare(&g, r.raw_query);
+        let qq: &QgQuery = r.qg_query;
         let (want, p) = (r.want, r.p);
         match (&self.quant.quantizer, self.codes()) {
             (Some(qz), Some(codes)) => {
                 let cq = qz.prepare(r.raw_query, r.quant);
                 let metric = self.meta.metric;
                 let scorer = CodeScorer { kernels: r.orig.kernels, codes, screen: None, query: &cq, metric };
-                let path = self.qg_candidates(g, &qq, &scorer, want, p, &mut r.scratch, r.found);
+                let path = self.qg_candidates(g, qq, &scorer, want, p, &mut r.scratch, r.found);
                 if !r.refine && scorer.rounds_query() {
                     r.found.iter_mut().for_each(|c| c.dist = scorer.precise(c.id));
                     r.found.sort_unstable();
                 }
                 path
             }
-            (None, _) | (Some(_), None) => self.qg_candidates(g, &qq, &r.orig, want, p, &mut r.scratch, r.found),
+            (None, _) | (Some(_), None) => self.qg_candidates(g, qq, &r.orig, want, p, &mut r.scratch, r.found),
         }
     }
 
