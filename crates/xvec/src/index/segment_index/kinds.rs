@@ -270,7 +270,16 @@ pub(super) fn build(
         // the rows' vectors. Its codes are encoded after the graph, not beside it.
         IndexParams::Disk(p) => {
             let plan = disk::build::BuildPlan::choose(budget, &col, rows, p.degree as usize);
-            match vamana::build_with(k, spec.metric, col, rows, &p.vamana(), plan.working, control) {
+            match vamana::build_with(
+                k,
+                spec.metric,
+                col,
+                rows,
+                &p.vamana(),
+                plan.working,
+                vamana::Plan::TwoPasses,
+                control,
+            ) {
                 Some(g) => (GraphIndex::Vamana(g), None, Some(plan)),
                 None => return Ok(None),
             }
