@@ -26,4 +26,4 @@ for i in range(n):
     r = idx.search(q[i].reshape(1, -1), k, ef)[0][0]
     hits += len(set(r.tolist()) & set(gt[i, :k].tolist()))
 dt = time.time() - t
-print(f"ef {ef} k {k} recall {hits/(n*k):.4f} qps {n/dt:.0f}")
+print(f"ef {ef} k {k} bits {BITS} recall {hits/(n*k):.4f} qps {n/dt:.0f}")
