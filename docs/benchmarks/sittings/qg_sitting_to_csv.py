@@ -6,7 +6,7 @@
         --sqg-command "..." --peers-command "..."
 
 OUT is the directory a sitting script (`2026-12-07-qg-sitting.sh`, `2026-12-07-qg-build.sh`)
-wrote: per round R `xvec-R.csv` or `build-LABEL-R.csv` (`xvec bench --csv`), `sqg-R.txt`
+wrote: per round R `xvec-R.csv`, `xvec-LABEL-R.csv` or `build-LABEL-R.csv` (`xvec bench --csv`), `sqg-R.txt`
 (`2026-12-07-qg-k10-sqg.py search` lines, fp32 and 8-bit) and `peers-R.json` (`peers.py
 --output`). Every row gets the note and its round, and `--machine` in place of the bare CPU
 model. The summary gives each engine's median serial QPS over the rounds per ef and, for
@@ -80,9 +80,9 @@ def main():
     out, engines = [], {}
     commits = dict(x.split("=", 1) for x in a.commit_of)
     runs = sorted((int(m.group(2)), m.group(1) or "", p) for p in os.listdir(a.out)
-                  if (m := re.match(r"(?:xvec|build-(.+))-(\d+)\.csv$", p)))
+                  if (m := re.match(r"(?:xvec|build)(?:-(.+))?-(\d+)\.csv$", p)))
     if not runs:
-        sys.exit(f"{a.out}: no xvec-R.csv or build-LABEL-R.csv")
+        sys.exit(f"{a.out}: no xvec-R.csv, xvec-LABEL-R.csv or build-LABEL-R.csv")
     rounds = sorted({r for r, _, _ in runs})
     dataset, builds = None, {}
     for r, label, name in runs:
