@@ -942,7 +942,7 @@ fn optimize_under_a_memory_budget_builds_from_codes() {
     let c = c.as_str();
     let run = xvec(&["--memory-budget", "100KiB", "optimize", c]).run();
     assert!(
-        run.ok().stderr.contains("1 disk index built from int8 codes within the memory budget (working set 82.0 KiB)"),
+        run.ok().stderr.contains("1 disk index built from int8 codes within the memory budget (working set 94.9 KiB)"),
         "{run}"
     );
     let run = xvec(&["query", c, "[3, 2, 1, 0]", "-k", "1"]).run();
