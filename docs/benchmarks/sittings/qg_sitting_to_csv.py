@@ -97,6 +97,7 @@ def main():
                 (float(row["serial_qps"]), float(row["recall"])))
             if row.get("optimize_duration"):
                 builds.setdefault(engine, {})[r] = float(row["optimize_duration"])
+    for r in rounds:
         pj = os.path.join(a.out, f"peers-{r}.json")
         if os.path.exists(pj):
             with open(pj) as f:
