@@ -92,7 +92,7 @@ def main():
             row["machine"] = a.machine
             row["notes"] = f"{tag}; {row.get('notes', '')}".rstrip("; ")
             out.append(row)
-            engine = f"xvec qg {label}".rstrip()
+            engine = f"xvec {row['index']} {label}".rstrip()
             engines.setdefault(engine, {}).setdefault(int(row["ef"]), []).append(
                 (float(row["serial_qps"]), float(row["recall"])))
             if row.get("optimize_duration"):
