@@ -85,16 +85,21 @@ def main():
         sys.exit(f"{a.out}: no xvec-R.csv, xvec-LABEL-R.csv or build-LABEL-R.csv")
     rounds = sorted({r for r, _, _ in runs})
     dataset, builds = None, {}
+
+    def keep(engine, row):
+        """Appends `row` and counts it in `engine`'s serial QPS and recall at its ef."""
+        out.append(row)
+        engines.setdefault(engine, {}).setdefault(int(row["ef"]), []).append(
+            (float(row["serial_qps"]), float(row["recall"])))
+
     for r, label, name in runs:
         tag = f"{a.note}, {label + ', ' if label else ''}round {r}"
         for row in xvec_rows(os.path.join(a.out, name)):
             row["commit"] = commits.get(label, a.commit)
             row["machine"] = a.machine
             row["notes"] = f"{tag}; {row.get('notes', '')}".rstrip("; ")
-            out.append(row)
             engine = f"xvec {row['index']} {label}".rstrip()
-            engines.setdefault(engine, {}).setdefault(int(row["ef"]), []).append(
-                (float(row["serial_qps"]), float(row["recall"])))
+            keep(engine, row)
             if row.get("optimize_duration"):
                 builds.setdefault(engine, {})[r] = float(row["optimize_duration"])
     for r in rounds:
@@ -107,17 +112,13 @@ def main():
                 row["machine"] = a.machine
                 row["notes"] = f"{a.note}, round {r}; {row['notes']}"
                 builds.setdefault(row["db"], {})[r] = float(row["insert_duration"] or "nan")
-                out.append(row)
-                engines.setdefault(row["db"], {}).setdefault(int(row["ef"]), []).append(
-                    (float(row["serial_qps"]), float(row["recall"])))
+                keep(row["db"], row)
     for r in rounds:
         sp = os.path.join(a.out, f"sqg-{r}.txt")
         if os.path.exists(sp) and dataset:
             for row in sqg_rows(sp, a, dataset, a.machine):
                 row["notes"] = f"{a.note}, round {r}; {row['notes']}"
-                out.append(row)
-                engines.setdefault(row["db"], {}).setdefault(int(row["ef"]), []).append(
-                    (float(row["serial_qps"]), float(row["recall"])))
+                keep(row["db"], row)
 
     for name, by_ef in engines.items():
         med = {ef: (statistics.median(q for q, _ in v), statistics.median(r for _, r in v), len(v))
