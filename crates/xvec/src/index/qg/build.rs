@@ -68,10 +68,10 @@ pub(crate) fn build(
 ) -> Option<QgGraph> {
     debug_assert!(p.degree > 0 && p.degree.is_multiple_of(GROUP));
     let rotation = Rotation::new(col.dim, p.seed);
-    let words = sketch::encode_rows(col, n, &rotation, metric);
+    let pool = crate::index::build_pool(control.concurrency).expect("a thread pool of one thread");
+    let words = pool.install(|| sketch::encode_rows(col, n, &rotation, metric));
     let sketches = Sketches { words: &words, dim: col.dim };
     let (lists, entry) = base_lists(kernels, metric, col, n, p, (sketches, &rotation), control)?;
-    let pool = crate::index::build_pool(control.concurrency).expect("a thread pool of one thread");
     let layout = Layout { dim: col.dim, degree: p.degree };
     let (entry, blocks) = pool.install(|| {
         let rotated = rotate_rows(col, n, metric, &rotation);

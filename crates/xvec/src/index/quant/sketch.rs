@@ -80,13 +80,20 @@ pub(crate) fn encode(y: &[f32], metric: Metric, out: &mut [u64]) {
 
 /// Sketches of rows `0..rows` of `col` under `rotation`, one after another.
 pub(crate) fn encode_rows(col: VectorColumn, rows: usize, rotation: &Rotation, metric: Metric) -> Vec<u64> {
+    use rayon::prelude::*;
+    const CHUNK: usize = 1024;
     let w = words_per_row(col.dim);
     let mut out = vec![0u64; w * rows];
-    let (mut y, mut tmp) = (vec![0f32; col.dim], Vec::new());
-    for (r, words) in out.chunks_exact_mut(w).enumerate() {
-        rotation.apply(&col.row_f32(r), &mut y, &mut tmp);
-        encode(&y, metric, words);
-    }
+    // A graph build reads one row's sketch at random for each neighbour it screens: on
+    // huge pages that read is not also a TLB miss.
+    crate::storage::mmap::advise_huge_pages(&out);
+    out.par_chunks_mut(w * CHUNK).enumerate().for_each(|(chunk, out)| {
+        let (mut y, mut tmp) = (vec![0f32; col.dim], Vec::new());
+        for (i, words) in out.chunks_exact_mut(w).enumerate() {
+            rotation.apply(&col.row_f32(chunk * CHUNK + i), &mut y, &mut tmp);
+            encode(&y, metric, words);
+        }
+    });
     out
 }
 
