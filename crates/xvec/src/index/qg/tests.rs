@@ -2,7 +2,7 @@ use std::sync::atomic::AtomicBool;
 
 use roaring::RoaringBitmap;
 
-use super::search::{Entry, Pool, below, estimate};
+use super::search::{Best, Entry, Pool, below, estimate};
 use super::*;
 use crate::index::flat::{PreparedQuery, row_distance};
 use crate::index::graph::{Beam, BuildControl};
@@ -433,5 +433,29 @@ fn below_marks_the_slots_under_the_bound() {
     for bound in [f32::NEG_INFINITY, -5.0, 0.0, 7.5, f32::INFINITY] {
         let want = (0..GROUP).filter(|&j| ests[j] < bound).fold(0u32, |m, j| m | 1 << j);
         assert_eq!(below(&ests, bound), want, "bound {bound}");
+    }
+}
+
+/// The lazy selection of turned-away neighbours keeps exactly the `cap` best of a
+/// stream (ties included), whatever its length against `cap`; `cap` 0 keeps none.
+#[test]
+fn lazy_best_keeps_the_best_of_a_stream() {
+    let mut rng = SplitMix64::new(3);
+    let mut best = Best::default();
+    for (cap, len) in [(0, 50), (1, 1000), (2, 3), (7, 1000), (100, 150), (100, 5000), (300, 100)] {
+        // A coarse grid of distances, so ties are common, and ids in no order.
+        let offers: Vec<Scored> = (0..len)
+            .map(|i: u32| Scored { dist: (rng.next_unit() * 64.0).floor() as f32, id: i.wrapping_mul(0x9E37_79B9) })
+            .collect();
+        best.clear(cap);
+        for &s in &offers {
+            best.offer(s);
+        }
+        let mut got = best.best().to_vec();
+        got.sort_unstable();
+        let mut want = offers.clone();
+        want.sort_unstable();
+        want.truncate(cap);
+        assert_eq!(got, want, "cap {cap}, {len} offers");
     }
 }
