@@ -42,6 +42,9 @@ const DIM: usize = 16;
 /// Dimension of `d`, the head of `v` under a disk index: kills land in its builds too,
 /// and verify after each one walks its node blocks.
 const DISK_DIM: usize = 8;
+/// Dimension of `g`, the tail of `v` under a quantized graph: kills land in its builds,
+/// and verify walks its blocks.
+const QG_DIM: usize = 8;
 /// Documents the collection starts with.
 const INITIAL: u32 = 2500;
 /// A child still running after this long is hung.
@@ -130,7 +133,9 @@ fn doc(k: u32, ver: u64) -> Doc {
         })
         .collect();
     let disk = v[..DISK_DIM].to_vec();
-    let d = Doc::new(key(k)).set("tag", format!("t{}", ver % 7)).set("n", ver as i64).set("v", v).set("d", disk);
+    let qg = v[DIM - QG_DIM..].to_vec();
+    let d = Doc::new(key(k)).set("tag", format!("t{}", ver % 7)).set("n", ver as i64).set("d", disk).set("g", qg);
+    let d = d.set("v", v);
     let d = match sparse(k, ver) {
         Some(s) => d.set("sp", Value::Sparse(s)),
         None => d,
@@ -173,11 +178,12 @@ fn doc_json(k: u32, ver: u64) -> String {
     let d = doc(k, ver);
     let v = d.get("v").and_then(Value::vector_f32).expect("vector");
     let v: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-    let disk = v[..DISK_DIM].join(",");
+    let (disk, qg) = (v[..DISK_DIM].join(","), v[DIM - QG_DIM..].join(","));
     let labels = format!(r#","labels":{}"#, serde_json::json!(labels(ver)));
     let sp = sparse(k, ver).map(|s| serde_json::json!({"indices": s.indices(), "values": s.values()}));
     let sp = format!(r#","sp":{}"#, serde_json::json!(sp));
-    format!(r#"{{"id":"{}","tag":"t{}","n":{ver}{labels}{sp},"v":[{}],"d":[{disk}]}}"#, key(k), ver % 7, v.join(","))
+    let v = v.join(",");
+    format!(r#"{{"id":"{}","tag":"t{}","n":{ver}{labels}{sp},"v":[{v}],"d":[{disk}],"g":[{qg}]}}"#, key(k), ver % 7)
 }
 
 fn schema() -> Schema {
@@ -186,7 +192,8 @@ fn schema() -> Schema {
             {{"name":"labels","type":"array_string","nullable":true,"index":{{"type":"inverted"}}}},
             {{"name":"sp","type":"sparse_fp32","nullable":true}},
             {{"name":"v","type":"vector_fp32","dim":{DIM},"metric":"l2","index":{{"type":"hnsw","m":8,"quantize":"int8"}}}},
-            {{"name":"d","type":"vector_fp32","dim":{DISK_DIM},"metric":"l2","index":{{"type":"disk","degree":16,"build_list":32}}}}]}}"#
+            {{"name":"d","type":"vector_fp32","dim":{DISK_DIM},"metric":"l2","index":{{"type":"disk","degree":16,"build_list":32}}}},
+            {{"name":"g","type":"vector_fp32","dim":{QG_DIM},"metric":"l2","index":{{"type":"qg","build_list":32}}}}]}}"#
     ))
     .unwrap()
 }
@@ -919,8 +926,9 @@ impl Loop {
             assert!(got == want, "{filter}: {} keys, the documents say {}", got.len(), want.len());
         }
         if let Some((&k, &v)) = observed.iter().nth(self.rng.random_range(0..observed.len().max(1))) {
-            // The HNSW field and the disk one (its node blocks read as the search goes).
-            for field in ["v", "d"] {
+            // The HNSW field, the disk one (its node blocks read as the search goes) and
+            // the quantized graph.
+            for field in ["v", "d", "g"] {
                 let q = doc(k, v).get(field).and_then(Value::vector_f32).unwrap();
                 let hits = coll.query(&Query::vector(q).field(field).k(10)).unwrap();
                 assert_eq!(hits.len(), observed.len().min(10), "{field}: {hits:?}");

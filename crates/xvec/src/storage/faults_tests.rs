@@ -8,7 +8,7 @@
 //! finds nothing, and a sparse query over the reopened indexes ranks as brute force over the
 //! documents found. The workload writes array and sparse vector fields, scalar, full-text and
 //! sparse indexes, and changes the schema (a field added, a range and a full-text index added) between its
-//! writes; a disk index is optimized and searched under the same faults. The table the sweep prints
+//! writes; a disk index and a quantized graph are optimized and searched under the same faults. The table the sweep prints
 //! is `docs/durability.md`'s.
 
 use std::collections::BTreeMap;
@@ -391,19 +391,27 @@ fn sweep_read(fault: Fault) -> Tally {
     t
 }
 
-/// The disk kind under faults: a flushed segment of 40 rows is optimized into a disk index
-/// (its node blocks streamed into the index file), then searched by a reader without a
-/// node cache (every hop a batch of block reads), with the Nth operation failing. Reopened
-/// without faults, every row is there and its own nearest neighbour, and verify, which
-/// walks the node blocks, finds nothing.
-fn sweep_disk(fault: Fault) -> Tally {
+/// A graph kind with files of its own under faults: a flushed segment of 40 rows is
+/// optimized into the index, then searched by a reader, with the Nth operation failing.
+/// The disk kind streams its node blocks into the index file and is searched without a
+/// node cache (every hop a batch of block reads); the quantized graph writes its blocks
+/// and rotation. Reopened without faults, every row is there and its own nearest
+/// neighbour, and verify, which walks the graph, finds nothing.
+fn sweep_index(fault: Fault, kind: GraphKind) -> Tally {
     const ROWS: usize = 40;
     let root = tempfile::tempdir().unwrap();
-    let schema = Schema::from_json(
-        r#"{"name":"d","fields":[{"name":"v","type":"vector_fp32","dim":8,"metric":"l2",
-            "index":{"type":"disk","degree":8,"build_list":16}}]}"#,
-    )
+    let index = match kind {
+        GraphKind::Disk => r#"{"type":"disk","degree":8,"build_list":16}"#,
+        GraphKind::Qg => r#"{"type":"qg","build_list":16}"#,
+    };
+    let schema = Schema::from_json(&format!(
+        r#"{{"name":"d","fields":[{{"name":"v","type":"vector_fp32","dim":8,"metric":"l2","index":{index}}}]}}"#
+    ))
     .unwrap();
+    let reader = match kind {
+        GraphKind::Disk => OpenOptions::read_only().memory_budget(0),
+        GraphKind::Qg => OpenOptions::read_only(),
+    };
     let vector = |i: usize| doc(i, 0).get("v").and_then(Value::vector_f32).unwrap();
     let make = |n: u64| {
         let dir = root.path().join(format!("d{n}"));
@@ -422,7 +430,7 @@ fn sweep_disk(fault: Fault) -> Tally {
             }
             Err(_) => failed += 1,
         }
-        match Collection::open(dir, &OpenOptions::read_only().memory_budget(0)) {
+        match Collection::open(dir, &reader) {
             Ok(r) => failed += r.query(&Query::vector(vector(5)).k(3)).is_err() as u64,
             Err(_) => failed += 1,
         }
@@ -435,11 +443,11 @@ fn sweep_disk(fault: Fault) -> Tally {
         g.ops()
     };
     let built = Collection::open(&dir, &OpenOptions::read_only()).unwrap().snapshot().index_completeness(0);
-    assert_eq!(built, 1.0, "the workload builds the disk index");
+    assert_eq!(built, 1.0, "the workload builds the {} index", kind.name());
     let mut t = Tally { points: ops, ..Tally::default() };
     for n in 1..=ops {
         let dir = make(n);
-        let what = format!("disk {} at op {n}/{ops}", fault.name());
+        let what = format!("{} {} at op {n}/{ops}", kind.name(), fault.name());
         let g = faults::inject(&dir, fault, n, false);
         let run = catch_unwind(AssertUnwindSafe(|| workload(&dir)));
         t.fired += g.fired().min(1);
@@ -479,6 +487,22 @@ fn sweep_disk(fault: Fault) -> Tally {
     t
 }
 
+/// The kinds [`sweep_index`] runs.
+#[derive(Clone, Copy)]
+enum GraphKind {
+    Disk,
+    Qg,
+}
+
+impl GraphKind {
+    fn name(self) -> &'static str {
+        match self {
+            GraphKind::Disk => "disk",
+            GraphKind::Qg => "qg",
+        }
+    }
+}
+
 fn table(rows: &[(String, Tally)]) -> String {
     let mut s = String::from(
         "| workload | fault | injection points | fired | failed calls | acknowledged writes lost | deletes resurrected | partial batches | panics | reopen failures | verify findings |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -511,8 +535,13 @@ fn run_table(policies: &[(SyncPolicy, &str)]) {
     for fault in Fault::ALL {
         rows.push((format!("repair | {}", fault.name()), sweep_repair(fault)));
     }
-    for fault in Fault::ALL {
-        rows.push((format!("optimize, query (disk index) | {}", fault.name()), sweep_disk(fault)));
+    for kind in [GraphKind::Disk, GraphKind::Qg] {
+        for fault in Fault::ALL {
+            rows.push((
+                format!("optimize, query ({} index) | {}", kind.name(), fault.name()),
+                sweep_index(fault, kind),
+            ));
+        }
     }
     // The faults a read can meet: a failed read, open or listing, a file it may not open,
     // no descriptor left.
