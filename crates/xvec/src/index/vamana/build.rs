@@ -246,7 +246,7 @@ impl<'a> Rows<'a> {
 /// `⟨j,t⟩ > a·⟨p,t⟩`: the factor `⟨j,t⟩ / ⟨p,t⟩` for `⟨p,t⟩ > 0`; otherwise `t` is
 /// occluded at every level when `⟨j,t⟩ > ⟨p,t⟩`, and kept when not.
 #[inline]
-fn occlusion(metric: Metric, d_pt: f32, d_jt: f32) -> f32 {
+pub(crate) fn occlusion(metric: Metric, d_pt: f32, d_jt: f32) -> f32 {
     match metric {
         Metric::Ip => {
             let (x, y) = (-d_pt, -d_jt);

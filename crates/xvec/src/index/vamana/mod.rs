@@ -11,7 +11,7 @@ mod build;
 pub(crate) use build::tests::clustered;
 mod search;
 
-pub(crate) use build::{Plan, Working, build, build_with, working_bytes};
+pub(crate) use build::{Plan, Working, build, build_with, occlusion, working_bytes};
 pub(crate) use search::search;
 
 /// Unused neighbour slot (outside the index module, verify spells it here).
