@@ -385,23 +385,34 @@ fn beam_insertion_matches_a_binary_search() {
     }
 }
 
+/// Each row's list for a fill: every `step`-th of its `nearest` nearest rows.
+fn spaced_lists(f: &Fixture, nearest: usize, step: usize) -> Vec<Vec<u32>> {
+    let (n, col, kern) = (f.n(), f.col(), kernels::best());
+    let d = |a: usize, b: u32| row_distance(kern, f.metric, &col, a, b as usize);
+    (0..n)
+        .map(|a| {
+            let mut all: Vec<u32> = (0..n as u32).filter(|&b| b as usize != a).collect();
+            all.sort_unstable_by(|&x, &y| d(a, x).total_cmp(&d(a, y)).then(x.cmp(&y)));
+            all[..nearest].iter().step_by(step).copied().collect()
+        })
+        .collect()
+}
+
+/// What a fill reads besides the lists: the rows' sketches and the rotated rows.
+fn fill_inputs(f: &Fixture) -> (Vec<u64>, Vec<f32>) {
+    let rotation = Rotation::new(f.dim, 7);
+    let words = sketch::encode_rows(f.col(), f.n(), &rotation, f.metric);
+    (words, build::rotate_rows(f.col(), f.n(), f.metric, &rotation))
+}
+
 /// With more two-hop neighbours than it scores, the fill keeps the base list first and
 /// adds distinct two-hop neighbours until the list is full.
 #[test]
 fn a_screened_fill_adds_two_hop_neighbours_after_the_base_list() {
     let f = Fixture::new(1_500, 64, Metric::Cosine);
-    let (n, col, kern) = (f.n(), f.col(), kernels::best());
-    let d = |a: usize, b: u32| row_distance(kern, f.metric, &col, a, b as usize);
-    let lists: Vec<Vec<u32>> = (0..n)
-        .map(|a| {
-            let mut all: Vec<u32> = (0..n as u32).filter(|&b| b as usize != a).collect();
-            all.sort_unstable_by(|&x, &y| d(a, x).total_cmp(&d(a, y)).then(x.cmp(&y)));
-            all[..112].iter().step_by(4).copied().collect()
-        })
-        .collect();
-    let rotation = Rotation::new(f.dim, 7);
-    let words = sketch::encode_rows(col, n, &rotation, f.metric);
-    let rotated = build::rotate_rows(col, n, f.metric, &rotation);
+    let (col, kern) = (f.col(), kernels::best());
+    let lists = spaced_lists(&f, 112, 4);
+    let (words, rotated) = fill_inputs(&f);
     let sketches = sketch::Sketches { words: &words, dim: f.dim };
     let filled = build::fill(kern, f.metric, col, (sketches, &rotated), &lists, (32, 1.2));
     for (node, (base, got)) in lists.iter().zip(&filled).enumerate() {
@@ -428,20 +439,12 @@ fn a_screened_fill_adds_two_hop_neighbours_after_the_base_list() {
 fn a_fill_adds_the_two_hop_neighbours_robust_prune_keeps() {
     for metric in METRICS {
         let f = Fixture::new(600, 24, metric);
-        let (n, col, kern) = (f.n(), f.col(), kernels::best());
+        let (col, kern) = (f.col(), kernels::best());
         let d = |a: usize, b: u32| row_distance(kern, metric, &col, a, b as usize);
         // Four of each node's eight nearest: at most 16 two-hop neighbours, fewer than the
         // fill scores for the 28 slots it has to fill.
-        let lists: Vec<Vec<u32>> = (0..n)
-            .map(|a| {
-                let mut all: Vec<u32> = (0..n as u32).filter(|&b| b as usize != a).collect();
-                all.sort_unstable_by(|&x, &y| d(a, x).total_cmp(&d(a, y)).then(x.cmp(&y)));
-                all[..8].iter().step_by(2).copied().collect()
-            })
-            .collect();
-        let rotation = Rotation::new(f.dim, 7);
-        let words = sketch::encode_rows(col, n, &rotation, metric);
-        let rotated = build::rotate_rows(col, n, metric, &rotation);
+        let lists = spaced_lists(&f, 8, 2);
+        let (words, rotated) = fill_inputs(&f);
         let sketches = sketch::Sketches { words: &words, dim: f.dim };
         let row = |v: usize| &rotated[v * f.dim..(v + 1) * f.dim];
         let pair = |a: usize, b: usize| match metric {
