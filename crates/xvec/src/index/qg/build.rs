@@ -86,9 +86,9 @@ pub(crate) fn build(
 /// has one a single layer should start from. HNSW's construction screens its searches
 /// with the rows' sketches (made with `rotation`), as an HNSW index's does:
 /// 81.6 s without them on wordnet-minilm-384 (degree 32, build list 200, 2 threads),
-/// where the HNSW index builds in 15. Vamana's is built in one pass screened by the same
-/// sketches ([`vamana::Plan::OnePass`]), with a candidate list 1.5 times the build list
-/// to make up for the second pass it skips.
+/// where the HNSW index builds in 15. Vamana's is built in one pass whose searches rank on
+/// the same sketches' estimates ([`vamana::Plan::OnePass`]), with a candidate list 1.5
+/// times the build list to make up for the second pass it skips.
 fn base_lists(
     kernels: &'static Kernels,
     metric: Metric,

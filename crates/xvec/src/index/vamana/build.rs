@@ -25,7 +25,7 @@
 //! so it never reads a row at random.
 //!
 //! The quantized graph's base is built in one pass instead ([`Plan::OnePass`]): from the
-//! empty graph, its searches screened by the rows' sketches, with a longer list.
+//! empty graph, its searches ranked on the rows' sketch estimates, with a longer list.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -36,7 +36,7 @@ use super::{Graph, NONE};
 use crate::index::graph::{BuildControl, BuildProgress};
 use crate::index::quant::PARAMS_PER_ROW;
 use crate::index::quant::rotation::Rotation;
-use crate::index::quant::sketch::{BUILD_SCREEN_SIGMAS, Screen, SketchQuery, Sketches};
+use crate::index::quant::sketch::{Screen, SketchQuery, Sketches};
 use crate::index::rng::SplitMix64;
 use crate::index::scorer::{PREFETCH_AHEAD, PREFETCH_LINES, Scored};
 use crate::index::visited::VisitedSet;
@@ -268,6 +268,19 @@ pub(crate) fn occlusion(metric: Metric, d_pt: f32, d_jt: f32) -> f32 {
     }
 }
 
+/// Inserts `s` into the candidate list (sorted, at most `l` long) unless the list is
+/// full of better ones; returns where it went.
+#[inline]
+fn admit(list: &mut Vec<Cand>, s: Scored, l: usize) -> Option<usize> {
+    if list.len() >= l && list.last().is_some_and(|w| s >= w.at) {
+        return None;
+    }
+    let pos = list.partition_point(|x| x.at < s);
+    list.insert(pos, Cand { at: s, expanded: false });
+    list.truncate(l);
+    Some(pos)
+}
+
 /// The graph under construction: `cap + 1` words per node (count, then up to `cap`
 /// neighbours). Atomics let tasks of one phase update different nodes through a shared
 /// reference; phases never read a node another task of the same phase writes, and
@@ -356,14 +369,10 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// Greedy search for `node` from the medoid with a candidate list of `build_list`:
-    /// leaves every expanded node, with its distance, in `b.pool` (unsorted). With a
-    /// `screen`, once the list is full a neighbour whose sketch puts it past the list's
-    /// end (with [`BUILD_SCREEN_SIGMAS`] confidence) is not scored: most would be scored
-    /// only to be rejected, and a sketch is one line where the codes are seven.
-    fn greedy(&self, a: &Anchor, node: u32, screen: Option<&Screen>, b: &mut Bufs) {
-        let l = self.build_list;
-        b.visited.clear(l * 16);
+    /// Starts a search for `node`: the medoid in the list (its neighbours when `node` is
+    /// the medoid), scored on what searches score.
+    fn start(&self, a: &Anchor, node: u32, b: &mut Bufs) {
+        b.visited.clear(self.build_list * 16);
         b.list.clear();
         b.pool.clear();
         b.visited.insert(node);
@@ -372,7 +381,6 @@ impl Builder<'_> {
             b.list
                 .push(Cand { at: Scored { dist: self.search.dist(a, self.medoid), id: self.medoid }, expanded: false });
         } else {
-            // The medoid itself: start from its neighbours.
             self.graph.load(node, &mut b.links);
             for &nb in &b.links {
                 if b.visited.insert(nb) {
@@ -380,8 +388,14 @@ impl Builder<'_> {
                 }
             }
             b.list.sort_unstable_by_key(|x| x.at);
-            b.list.truncate(l);
+            b.list.truncate(self.build_list);
         }
+    }
+
+    /// Greedy search for `node` from the medoid with a candidate list of `build_list`:
+    /// leaves every expanded node, with its distance, in `b.pool` (unsorted).
+    fn greedy(&self, a: &Anchor, node: u32, b: &mut Bufs) {
+        self.start(a, node, b);
         let mut cursor = 0;
         while cursor < b.list.len() {
             b.list[cursor].expanded = true;
@@ -394,31 +408,13 @@ impl Builder<'_> {
             }
             // Keep the unvisited neighbours, and score them while the next few load, so
             // that their cache misses overlap.
-            let screen = screen.filter(|_| b.list.len() >= l);
             let mut fresh = 0;
             for i in 0..b.links.len() {
                 let nb = b.links[i];
                 if b.visited.insert(nb) {
-                    if let Some(screen) = screen {
-                        screen.prefetch(nb);
-                    }
                     b.links[fresh] = nb;
                     fresh += 1;
                 }
-            }
-            if let (Some(screen), Some(worst)) = (screen, b.list.last()) {
-                // The build's cosine distance is `1 − cos`, the sketches' `−cos`.
-                let bound = worst.at.dist - if self.search.metric == Metric::Cosine { 1.0 } else { 0.0 };
-                let mut kept = 0;
-                for i in 0..fresh {
-                    let nb = b.links[i];
-                    // NaN (no estimate) keeps the row.
-                    if screen.lower_bound(nb).partial_cmp(&bound) != Some(std::cmp::Ordering::Greater) {
-                        b.links[kept] = nb;
-                        kept += 1;
-                    }
-                }
-                fresh = kept;
             }
             for &nb in &b.links[..fresh.min(PREFETCH_AHEAD)] {
                 self.search.prefetch(nb);
@@ -429,14 +425,58 @@ impl Builder<'_> {
                 if let Some(&ahead) = b.links[..fresh].get(i + PREFETCH_AHEAD) {
                     self.search.prefetch(ahead);
                 }
-                let s = Scored { dist: self.search.dist(a, nb), id: nb };
-                if b.list.len() >= l && b.list.last().is_some_and(|w| s >= w.at) {
-                    continue;
+                if let Some(pos) = admit(&mut b.list, Scored { dist: self.search.dist(a, nb), id: nb }, self.build_list)
+                {
+                    next = next.min(pos);
                 }
-                let pos = b.list.partition_point(|x| x.at < s);
-                b.list.insert(pos, Cand { at: s, expanded: false });
-                b.list.truncate(l);
-                next = next.min(pos);
+            }
+            cursor = next;
+            while cursor < b.list.len() && b.list[cursor].expanded {
+                cursor += 1;
+            }
+        }
+    }
+
+    /// [`Builder::greedy`] with its list ranked on the rows' sketch estimates (`est`, at
+    /// no deviation) and only the nodes it expands scored on what searches score, as a
+    /// quantized-graph query ranks its beam on one-bit estimates and scores what it
+    /// expands: a sketch is one line where a row's codes are seven, and most neighbours a
+    /// search meets it never expands. On wordnet-minilm-384 (degree 32, list 300, 2
+    /// threads) the qg index's base built in about 0.85 of the time of a search scoring
+    /// every neighbour on the codes, for the same recall at ef 48 (docs/benchmarks,
+    /// "Session 13").
+    fn greedy_estimated(&self, a: &Anchor, node: u32, est: &Screen, b: &mut Bufs) {
+        self.start(a, node, b);
+        // The build's cosine distance is `1 − cos`, the sketches' `−cos`.
+        let shift = if self.search.metric == Metric::Cosine { 1.0 } else { 0.0 };
+        let mut cursor = 0;
+        while cursor < b.list.len() {
+            b.list[cursor].expanded = true;
+            let c = b.list[cursor].at;
+            self.graph.load(c.id, &mut b.links);
+            // The likely next node to expand: its list and codes load while this one's
+            // neighbours are estimated.
+            if let Some(next) = b.list[cursor + 1..].iter().find(|x| !x.expanded) {
+                self.graph.prefetch(next.at.id);
+                self.search.prefetch(next.at.id);
+            }
+            b.pool.push(Scored { dist: self.search.dist(a, c.id), id: c.id });
+            let mut fresh = 0;
+            for i in 0..b.links.len() {
+                let nb = b.links[i];
+                if b.visited.insert(nb) {
+                    est.prefetch(nb);
+                    b.links[fresh] = nb;
+                    fresh += 1;
+                }
+            }
+            let mut next = cursor + 1;
+            for &nb in &b.links[..fresh] {
+                if let Some(pos) =
+                    admit(&mut b.list, Scored { dist: est.lower_bound(nb) + shift, id: nb }, self.build_list)
+                {
+                    next = next.min(pos);
+                }
             }
             cursor = next;
             while cursor < b.list.len() && b.list[cursor].expanded {
@@ -498,18 +538,21 @@ impl Builder<'_> {
             self.rows.col.extend_f32(node as usize, row);
             (sketches, SketchQuery::prepare(row, rotation, self.rows.metric, rotated))
         });
-        let screen = query.as_ref().map(|(sketches, query)| Screen {
+        let est = query.as_ref().map(|(sketches, query)| Screen {
             kernels: self.rows.kernels,
             sketches: *sketches,
             query,
             metric: self.rows.metric,
-            sigmas: BUILD_SCREEN_SIGMAS,
+            sigmas: 0.0,
         });
-        let screen = screen.as_ref();
         let a = self.rows.anchor(node, anchor);
+        let search = |a: &Anchor, b: &mut Bufs| match &est {
+            Some(est) => self.greedy_estimated(a, node, est, b),
+            None => self.greedy(a, node, b),
+        };
         if self.search.codes.is_some() && self.rows.codes.is_none() {
             let s = self.search.anchor(node, search_anchor);
-            self.greedy(&s, node, screen, b);
+            search(&s, b);
             // The prune decides the lists: it gets exact distances.
             for i in 0..b.pool.len() {
                 if let Some(ahead) = b.pool.get(i + PREFETCH_AHEAD) {
@@ -518,7 +561,7 @@ impl Builder<'_> {
                 b.pool[i].dist = self.rows.dist(&a, b.pool[i].id);
             }
         } else {
-            self.greedy(&a, node, screen, b);
+            search(&a, b);
         }
         b.member.clear(b.pool.len() + self.graph.cap);
         for s in &b.pool {
@@ -709,13 +752,14 @@ pub(crate) enum Plan<'a> {
     TwoPasses,
     /// One pass with alpha from an empty graph, its batches doubling from one node
     /// (ParlayANN's prefix doubling: the early searches run in a small graph instead of
-    /// wading through random lists), its searches screened by the rows' sketches (made
-    /// with the rotation, as [`crate::index::quant::sketch::encode_rows`] makes them),
-    /// its prunes scoring kept neighbours against later candidates on the codes. It needs
+    /// wading through random lists), its searches ranked on the rows' sketch estimates
+    /// (made with the rotation, as [`crate::index::quant::sketch::encode_rows`] makes
+    /// them; [`Builder::greedy_estimated`]), its prunes scoring kept neighbours against
+    /// later candidates on the codes. It needs
     /// a longer candidate list for the same graph: on wordnet-minilm-384 (degree 32, 2
     /// threads) one pass with list 300 gave the recall of two with list 200 (the quantized
-    /// graph's 0.9803 at ef 48) in about 0.9 of the build time; one pass with list 200
-    /// took 0.6 of it but gave 0.976.
+    /// graph's 0.9803 at ef 48) in about 0.9 of the build time (0.75 once its searches
+    /// ranked on estimates); one pass with list 200 took 0.6 of it but gave 0.976.
     OnePass { screen: (Sketches<'a>, &'a Rotation) },
 }
 
@@ -1011,10 +1055,11 @@ pub(super) mod tests {
         }
     }
 
-    /// One screened pass from the empty graph, with a list 1.5 times as long, finds what
-    /// the two passes find, and builds the same graph at any concurrency.
+    /// One pass from the empty graph, its searches ranked on sketch estimates, with a list
+    /// 1.5 times as long, finds what the two passes find, and builds the same graph at any
+    /// concurrency.
     #[test]
-    fn one_screened_pass_keeps_the_two_passes_recall() {
+    fn one_estimated_pass_keeps_the_two_passes_recall() {
         use crate::index::quant::sketch;
         let (n, dim) = (3000, 48);
         let (rows, norms, queries) = clustered(n, 100, dim, 13);
