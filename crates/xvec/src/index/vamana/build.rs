@@ -281,6 +281,27 @@ fn admit(list: &mut Vec<Cand>, s: Scored, l: usize) -> Option<usize> {
     Some(pos)
 }
 
+/// Moves the unvisited ids of `b.links` to its front (marking them visited) and returns
+/// how many there are.
+#[inline]
+fn keep_unvisited(b: &mut Bufs) -> usize {
+    let mut fresh = 0;
+    for i in 0..b.links.len() {
+        let nb = b.links[i];
+        if b.visited.insert(nb) {
+            b.links[fresh] = nb;
+            fresh += 1;
+        }
+    }
+    fresh
+}
+
+/// The first position at or after `from` whose candidate is not expanded yet.
+#[inline]
+fn first_unexpanded(list: &[Cand], from: usize) -> usize {
+    list[from.min(list.len())..].iter().position(|x| !x.expanded).map_or(list.len(), |at| from + at)
+}
+
 /// The graph under construction: `cap + 1` words per node (count, then up to `cap`
 /// neighbours). Atomics let tasks of one phase update different nodes through a shared
 /// reference; phases never read a node another task of the same phase writes, and
@@ -408,14 +429,7 @@ impl Builder<'_> {
             }
             // Keep the unvisited neighbours, and score them while the next few load, so
             // that their cache misses overlap.
-            let mut fresh = 0;
-            for i in 0..b.links.len() {
-                let nb = b.links[i];
-                if b.visited.insert(nb) {
-                    b.links[fresh] = nb;
-                    fresh += 1;
-                }
-            }
+            let fresh = keep_unvisited(b);
             for &nb in &b.links[..fresh.min(PREFETCH_AHEAD)] {
                 self.search.prefetch(nb);
             }
@@ -430,10 +444,7 @@ impl Builder<'_> {
                     next = next.min(pos);
                 }
             }
-            cursor = next;
-            while cursor < b.list.len() && b.list[cursor].expanded {
-                cursor += 1;
-            }
+            cursor = first_unexpanded(&b.list, next);
         }
     }
 
@@ -461,14 +472,9 @@ impl Builder<'_> {
                 self.search.prefetch(next.at.id);
             }
             b.pool.push(Scored { dist: self.search.dist(a, c.id), id: c.id });
-            let mut fresh = 0;
-            for i in 0..b.links.len() {
-                let nb = b.links[i];
-                if b.visited.insert(nb) {
-                    est.prefetch(nb);
-                    b.links[fresh] = nb;
-                    fresh += 1;
-                }
+            let fresh = keep_unvisited(b);
+            for &nb in &b.links[..fresh] {
+                est.prefetch(nb);
             }
             let mut next = cursor + 1;
             for &nb in &b.links[..fresh] {
@@ -478,10 +484,7 @@ impl Builder<'_> {
                     next = next.min(pos);
                 }
             }
-            cursor = next;
-            while cursor < b.list.len() && b.list[cursor].expanded {
-                cursor += 1;
-            }
+            cursor = first_unexpanded(&b.list, next);
         }
     }
 
@@ -755,11 +758,11 @@ pub(crate) enum Plan<'a> {
     /// wading through random lists), its searches ranked on the rows' sketch estimates
     /// (made with the rotation, as [`crate::index::quant::sketch::encode_rows`] makes
     /// them; [`Builder::greedy_estimated`]), its prunes scoring kept neighbours against
-    /// later candidates on the codes. It needs
-    /// a longer candidate list for the same graph: on wordnet-minilm-384 (degree 32, 2
-    /// threads) one pass with list 300 gave the recall of two with list 200 (the quantized
-    /// graph's 0.9803 at ef 48) in about 0.9 of the build time (0.75 once its searches
-    /// ranked on estimates); one pass with list 200 took 0.6 of it but gave 0.976.
+    /// later candidates on the codes. It needs a longer candidate list for the same graph:
+    /// on wordnet-minilm-384 (degree 32, 2 threads) one pass with list 300 gave the recall
+    /// of two with list 200 (the quantized graph's 0.9803 at ef 48) in about 0.9 of the
+    /// build time (0.75 once its searches ranked on estimates); one pass with list 200
+    /// took 0.6 of it but gave 0.976.
     OnePass { screen: (Sketches<'a>, &'a Rotation) },
 }
 
